@@ -1,0 +1,434 @@
+// The whole database: every resource of the spec and the contract, one table each, scoped by workspace_id.
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+// Millisecond precision: API timestamps carry milliseconds, and keyset cursors compare them exactly.
+const ts = (name: string) => timestamp(name, { precision: 3, withTimezone: true, mode: "date" });
+const createdAt = () => ts("created_at").notNull().defaultNow();
+const updatedAt = () => ts("updated_at").notNull().defaultNow();
+const wsRef = () =>
+  text("workspace_id")
+    .notNull()
+    .references(() => workspaces.id, { onDelete: "cascade" });
+
+export const workspaceRole = pgEnum("workspace_role", ["MEMBER", "ADMIN", "OWNER"]);
+export const teamRole = pgEnum("team_role", ["VIEWER", "MEMBER", "ADMIN", "OWNER"]);
+export const userType = pgEnum("user_type", ["HUMAN", "AGENT"]);
+export const taskStatus = pgEnum("task_status", ["BACKLOG", "TODO", "IN_PROGRESS", "IN_REVIEW", "DONE", "CANCELED"]);
+export const taskPriority = pgEnum("task_priority", ["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"]);
+export const projectStatus = pgEnum("project_status", ["PLANNING", "ACTIVE", "PAUSED", "COMPLETED", "CANCELED"]);
+export const milestoneStatus = pgEnum("milestone_status", ["PLANNED", "IN_PROGRESS", "DONE"]);
+export const fieldType = pgEnum("field_type", ["text", "number", "boolean", "date", "url", "select", "multiselect", "user"]);
+export const codePurpose = pgEnum("code_purpose", ["SIGNUP", "LOGIN"]);
+export const deviceStatus = pgEnum("device_status", ["PENDING", "APPROVED", "DENIED", "CONSUMED"]);
+
+export const workspaces = pgTable("workspaces", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  slug: text("slug").notNull().unique(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    // Agents get a generated address; humans sign up with theirs. Stored lower-cased.
+    email: text("email").notNull(),
+    avatarUrl: text("avatar_url"),
+    type: userType("type").notNull().default("HUMAN"),
+    humanId: text("human_id").references((): any => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("users_email_key").on(t.email), index("users_human_id_idx").on(t.humanId)],
+);
+
+export const workspaceMembers = pgTable(
+  "workspace_members",
+  {
+    workspaceId: wsRef(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: workspaceRole("role").notNull().default("MEMBER"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.userId] }),
+    index("workspace_members_user_idx").on(t.userId, t.createdAt),
+    index("workspace_members_list_idx").on(t.workspaceId, t.createdAt, t.userId),
+  ],
+);
+
+export const teams = pgTable(
+  "teams",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    description: text("description").notNull().default(""),
+    parentId: text("parent_id").references((): any => teams.id, { onDelete: "set null" }),
+    // Per-team reference counters, bumped in the same statement that inserts a task/project; never reused.
+    taskCounter: integer("task_counter").notNull().default(0),
+    projectCounter: integer("project_counter").notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("teams_workspace_prefix_key").on(t.workspaceId, t.prefix),
+    index("teams_list_idx").on(t.workspaceId, t.createdAt, t.id),
+    index("teams_parent_idx").on(t.parentId),
+  ],
+);
+
+export const teamMembers = pgTable(
+  "team_members",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: teamRole("role").notNull().default("MEMBER"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("team_members_team_user_key").on(t.teamId, t.userId),
+    index("team_members_user_idx").on(t.userId),
+    index("team_members_list_idx").on(t.teamId, t.createdAt, t.id),
+  ],
+);
+
+export const projects = pgTable(
+  "projects",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    status: projectStatus("status").notNull().default("PLANNING"),
+    leadId: text("lead_id").references(() => users.id, { onDelete: "set null" }),
+    startDate: date("start_date", { mode: "string" }),
+    targetDate: date("target_date", { mode: "string" }),
+    customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("projects_team_number_key").on(t.teamId, t.number),
+    index("projects_list_idx").on(t.workspaceId, t.createdAt, t.id),
+    index("projects_search_idx").using(
+      "gin",
+      sql`to_tsvector('simple', ${t.name} || ' ' || ${t.description})`,
+    ),
+  ],
+);
+
+export const milestones = pgTable(
+  "milestones",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    status: milestoneStatus("status").notNull().default("PLANNED"),
+    targetDate: date("target_date", { mode: "string" }),
+    customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("milestones_project_idx").on(t.projectId, t.createdAt, t.id),
+    index("milestones_list_idx").on(t.workspaceId, t.createdAt, t.id),
+    index("milestones_search_idx").using(
+      "gin",
+      sql`to_tsvector('simple', ${t.name} || ' ' || ${t.description})`,
+    ),
+  ],
+);
+
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    status: taskStatus("status").notNull().default("TODO"),
+    priority: taskPriority("priority").notNull().default("NONE"),
+    dueDate: date("due_date", { mode: "string" }),
+    projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
+    milestoneId: text("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
+    parentId: text("parent_id").references((): any => tasks.id, { onDelete: "cascade" }),
+    assigneeId: text("assignee_id").references(() => users.id, { onDelete: "set null" }),
+    creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
+    customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("tasks_team_number_key").on(t.teamId, t.number),
+    index("tasks_list_idx").on(t.workspaceId, t.createdAt, t.id),
+    index("tasks_project_idx").on(t.projectId),
+    index("tasks_milestone_idx").on(t.milestoneId),
+    index("tasks_parent_idx").on(t.parentId),
+    index("tasks_assignee_idx").on(t.assigneeId),
+    index("tasks_status_idx").on(t.workspaceId, t.status, t.createdAt, t.id),
+    index("tasks_search_idx").using(
+      "gin",
+      sql`to_tsvector('simple', ${t.title} || ' ' || ${t.description})`,
+    ),
+  ],
+);
+
+export const labels = pgTable(
+  "labels",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    name: text("name").notNull(),
+    color: text("color").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("labels_workspace_name_key").on(t.workspaceId, sql`lower(${t.name})`),
+    index("labels_list_idx").on(t.workspaceId, t.createdAt, t.id),
+  ],
+);
+
+export const taskLabels = pgTable(
+  "task_labels",
+  {
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    labelId: text("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.taskId, t.labelId] }), index("task_labels_label_idx").on(t.labelId)],
+);
+
+export const projectLabels = pgTable(
+  "project_labels",
+  {
+    projectId: text("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    labelId: text("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.labelId] }), index("project_labels_label_idx").on(t.labelId)],
+);
+
+export const comments = pgTable(
+  "comments",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    authorId: text("author_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    content: text("content").notNull(),
+    taskId: text("task_id").references(() => tasks.id, { onDelete: "cascade" }),
+    projectId: text("project_id").references(() => projects.id, { onDelete: "cascade" }),
+    milestoneId: text("milestone_id").references(() => milestones.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check(
+      "comments_one_target",
+      sql`num_nonnulls(${t.taskId}, ${t.projectId}, ${t.milestoneId}) = 1`,
+    ),
+    index("comments_task_idx").on(t.taskId, t.createdAt, t.id),
+    index("comments_project_idx").on(t.projectId, t.createdAt, t.id),
+    index("comments_milestone_idx").on(t.milestoneId, t.createdAt, t.id),
+    index("comments_list_idx").on(t.workspaceId, t.createdAt, t.id),
+  ],
+);
+
+export const invites = pgTable(
+  "invites",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    email: text("email").notNull(),
+    role: workspaceRole("role").notNull().default("MEMBER"),
+    teamRole: teamRole("team_role").notNull().default("MEMBER"),
+    teamIds: text("team_ids").array().notNull().default(sql`'{}'::text[]`),
+    tokenHash: text("token_hash").notNull(),
+    invitedById: text("invited_by_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: ts("expires_at").notNull(),
+    redeemedAt: ts("redeemed_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("invites_token_hash_key").on(t.tokenHash),
+    index("invites_list_idx").on(t.workspaceId, t.createdAt, t.id),
+  ],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    // SHA-256 of the raw key; the raw key is never stored.
+    keyHash: text("key_hash").notNull(),
+    lastUsedAt: ts("last_used_at"),
+    expiresAt: ts("expires_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
+    index("api_keys_list_idx").on(t.workspaceId, t.createdAt, t.id),
+    index("api_keys_user_idx").on(t.userId),
+  ],
+);
+
+export const fieldDefinitions = pgTable(
+  "field_definitions",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    key: text("key").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    type: fieldType("type").notNull(),
+    presentation: jsonb("presentation"),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    recordTypes: text("record_types").array().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("field_definitions_workspace_key_key").on(t.workspaceId, t.key),
+    index("field_definitions_list_idx").on(t.workspaceId, t.createdAt, t.id),
+  ],
+);
+
+/** One-time e-mail codes for sign-up and login; the token the client holds and the code are both hashed. */
+export const authCodes = pgTable(
+  "auth_codes",
+  {
+    id: text("id").primaryKey(),
+    purpose: codePurpose("purpose").notNull(),
+    email: text("email").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    codeHash: text("code_hash").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    expiresAt: ts("expires_at").notNull(),
+    consumedAt: ts("consumed_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("auth_codes_token_hash_key").on(t.tokenHash), index("auth_codes_email_idx").on(t.email)],
+);
+
+/** RFC 8628 device authorizations. */
+export const deviceAuthorizations = pgTable(
+  "device_authorizations",
+  {
+    id: text("id").primaryKey(),
+    deviceCodeHash: text("device_code_hash").notNull(),
+    userCode: text("user_code").notNull(),
+    clientName: text("client_name"),
+    status: deviceStatus("status").notNull().default("PENDING"),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id").references(() => workspaces.id, { onDelete: "cascade" }),
+    intervalSeconds: integer("interval_seconds").notNull().default(5),
+    lastPolledAt: ts("last_polled_at"),
+    expiresAt: ts("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("device_authorizations_device_code_key").on(t.deviceCodeHash),
+    uniqueIndex("device_authorizations_user_code_key").on(t.userCode),
+  ],
+);
+
+/** Mail kept by the dev adapter (DEV_MAILBOX=true only); message_id makes delivery idempotent. */
+export const devMailbox = pgTable(
+  "dev_mailbox",
+  {
+    id: text("id").primaryKey(),
+    messageId: text("message_id").notNull(),
+    to: text("to").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("dev_mailbox_message_id_key").on(t.messageId), index("dev_mailbox_to_idx").on(t.to, t.createdAt)],
+);
+
+/** Message ids already handed to a provider: a redelivered queue message is not sent twice. */
+export const emailDeliveries = pgTable("email_deliveries", {
+  messageId: text("message_id").primaryKey(),
+  provider: text("provider").notNull(),
+  deliveredAt: createdAt(),
+});
+
+export const schema = {
+  workspaces,
+  users,
+  workspaceMembers,
+  teams,
+  teamMembers,
+  projects,
+  milestones,
+  tasks,
+  labels,
+  taskLabels,
+  projectLabels,
+  comments,
+  invites,
+  apiKeys,
+  fieldDefinitions,
+  authCodes,
+  deviceAuthorizations,
+  devMailbox,
+  emailDeliveries,
+};

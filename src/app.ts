@@ -1,0 +1,61 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { etag } from "hono/etag";
+import { requestId } from "hono/request-id";
+import type { AppEnv } from "./http/context";
+import { AppError } from "./http/errors";
+import { errorResponse } from "./http/error-mapper";
+import { requestDb } from "./http/request-db";
+import { newRouter } from "./http/router";
+import { meRoutes } from "./resources/me/routes";
+import { signupRoutes } from "./resources/signup/routes";
+import { benchRoutes } from "./resources/system/bench";
+import { systemRoutes } from "./resources/system/routes";
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export function buildApp() {
+  const app = newRouter();
+
+  app.use("*", requestId());
+  app.use("*", requestDb);
+  app.use("*", cors({ origin: "*", exposeHeaders: ["x-request-id", "Server-Timing", "ETag", "Location", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"] }));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new AppError("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB");
+      },
+    }),
+  );
+  app.use("*", etag({ weak: true }));
+  app.use("/_bench/*", async (c, next) => {
+    if (c.env.BENCH_ROUTES !== "true") throw new AppError("NOT_FOUND", "Route not found");
+    await next();
+  });
+
+  app.route("/", systemRoutes);
+  app.route("/", benchRoutes);
+  app.route("/", signupRoutes);
+  app.route("/", meRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "svc-api-key" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Project Management API",
+      version: "1.0.0",
+      description: "Workspaces, teams, tasks, projects, milestones, labels, comments, invites, agents and more.",
+    },
+  });
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Project Management API" }));
+
+  app.notFound((c) => c.json({ error: { code: "NOT_FOUND", message: `No route for ${c.req.method} ${c.req.path}` } }, 404));
+  app.onError(errorResponse);
+  return app;
+}
+
+export const app = buildApp();

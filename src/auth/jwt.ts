@@ -1,0 +1,66 @@
+import { exportJWK, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from "jose";
+import type { Env } from "../env";
+
+export const JWT_ALG = "ES256";
+const TOKEN_TTL_SECONDS = 3600;
+
+type KeyPair = { privateKey: CryptoKey; publicKey: CryptoKey; publicJwk: JWK };
+let cached: { source: string; keys: Promise<KeyPair> } | undefined;
+
+/** Keys are imported once per isolate; the public half is derived from the private JWK. */
+function keys(env: Pick<Env, "JWT_PRIVATE_JWK">): Promise<KeyPair> {
+  if (cached?.source !== env.JWT_PRIVATE_JWK) {
+    const jwk = JSON.parse(env.JWT_PRIVATE_JWK) as JWK;
+    const { d: _d, ...pub } = jwk;
+    cached = {
+      source: env.JWT_PRIVATE_JWK,
+      keys: (async () => {
+        const privateKey = (await importJWK(jwk, JWT_ALG)) as CryptoKey;
+        const publicKey = (await importJWK(pub, JWT_ALG)) as CryptoKey;
+        const publicJwk = { ...(await exportJWK(publicKey)), alg: JWT_ALG, use: "sig", kid: jwk.kid ?? "main" };
+        return { privateKey, publicKey, publicJwk };
+      })(),
+    };
+  }
+  return cached.keys;
+}
+
+export async function signAccessToken(
+  env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
+  claims: { sub: string; wid: string },
+): Promise<{ token: string; expiresIn: number }> {
+  const { privateKey, publicJwk } = await keys(env);
+  const token = await new SignJWT({ wid: claims.wid })
+    .setProtectedHeader({ alg: JWT_ALG, kid: publicJwk.kid })
+    .setSubject(claims.sub)
+    .setIssuer(env.JWT_ISSUER)
+    .setAudience(env.JWT_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(`${TOKEN_TTL_SECONDS}s`)
+    .sign(privateKey);
+  return { token, expiresIn: TOKEN_TTL_SECONDS };
+}
+
+/** Verifies signature (ES256 only: `alg:none` and HMAC confusion are refused), issuer, audience and expiry. */
+export async function verifyAccessToken(
+  env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
+  token: string,
+): Promise<{ sub: string; wid: string } | null> {
+  try {
+    const { publicKey } = await keys(env);
+    const { payload } = await jwtVerify<JWTPayload & { wid?: unknown }>(token, publicKey, {
+      algorithms: [JWT_ALG],
+      issuer: env.JWT_ISSUER,
+      audience: env.JWT_AUDIENCE,
+      requiredClaims: ["exp", "sub"],
+    });
+    if (typeof payload.sub !== "string" || typeof payload.wid !== "string") return null;
+    return { sub: payload.sub, wid: payload.wid };
+  } catch {
+    return null;
+  }
+}
+
+export async function publicJwks(env: Pick<Env, "JWT_PRIVATE_JWK">): Promise<{ keys: JWK[] }> {
+  return { keys: [(await keys(env)).publicJwk] };
+}

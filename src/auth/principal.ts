@@ -1,0 +1,66 @@
+import { and, eq, sql } from "drizzle-orm";
+import { apiKeys, users, workspaceMembers, workspaces } from "../../drizzle/schema";
+import type { Db } from "../db/client";
+
+export type WorkspaceRole = "MEMBER" | "ADMIN" | "OWNER";
+
+/** Who is calling, in which workspace, with which role: everything authorization needs, from one query. */
+export interface Principal {
+  user: { id: string; name: string; email: string; avatarUrl: string | null; humanId: string | null; type: "HUMAN" | "AGENT" };
+  workspace: { id: string; name: string; slug: string; createdAt: Date; updatedAt: Date };
+  role: WorkspaceRole;
+  apiKey?: { id: string; lastUsedAt: Date | null };
+}
+
+const principalColumns = {
+  user: {
+    id: users.id,
+    name: users.name,
+    email: users.email,
+    avatarUrl: users.avatarUrl,
+    humanId: users.humanId,
+    type: users.type,
+  },
+  workspace: {
+    id: workspaces.id,
+    name: workspaces.name,
+    slug: workspaces.slug,
+    createdAt: workspaces.createdAt,
+    updatedAt: workspaces.updatedAt,
+  },
+  role: workspaceMembers.role,
+};
+
+/** The principal of an API key, by hash; expired keys and keys whose user left the workspace find nothing. */
+export async function principalByKeyHash(db: Db, keyHash: string): Promise<Principal | null> {
+  const [row] = await db
+    .select({ ...principalColumns, apiKey: { id: apiKeys.id, lastUsedAt: apiKeys.lastUsedAt } })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .innerJoin(workspaceMembers, and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId)))
+    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+    .where(and(eq(apiKeys.keyHash, keyHash), sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The principal of a verified JWT (`sub` user in workspace `wid`). */
+export async function principalByUser(db: Db, userId: string, workspaceId: string): Promise<Principal | null> {
+  const [row] = await db
+    .select(principalColumns)
+    .from(workspaceMembers)
+    .innerJoin(users, eq(users.id, workspaceMembers.userId))
+    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .where(and(eq(workspaceMembers.userId, userId), eq(workspaceMembers.workspaceId, workspaceId)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** lastUsedAt moves at most once a minute per key, after the response (waitUntil). */
+export function needsTouch(principal: Principal): boolean {
+  const key = principal.apiKey;
+  return !!key && (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() >= 60_000);
+}
+
+export const touchApiKey = (db: Db, keyId: string) =>
+  db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, keyId));

@@ -1,0 +1,95 @@
+import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
+import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import { schema } from "../../drizzle/schema";
+import type { Env } from "../env";
+
+export type Db = NeonDatabase<typeof schema>;
+
+/** Round trips made by one request, reported in Server-Timing and asserted by the tests. */
+export interface DbStats {
+  queries: number;
+  ms: number;
+}
+
+let configuredFor: string | undefined;
+/** Local driver settings, switched on only by the dev/test DB_WS_PROXY binding; production keeps Neon's defaults. */
+function configureDriver(proxy: string | undefined) {
+  if (!proxy || configuredFor === proxy) return;
+  neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+  configuredFor = proxy;
+}
+
+type QueryFn = (...args: any[]) => any;
+function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
+  const original = target.query.bind(target);
+  target.query = ((...args: any[]) => {
+    const started = performance.now();
+    const done = () => (stats.ms += performance.now() - started);
+    stats.queries++;
+    // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
+    const last = args.length - 1;
+    if (typeof args[last] === "function") {
+      const callback = args[last];
+      args[last] = (...cbArgs: unknown[]) => {
+        done();
+        return callback(...cbArgs);
+      };
+      return original(...args);
+    }
+    const result = original(...args);
+    return result && typeof result.then === "function" ? result.finally(done) : result;
+  }) as T["query"];
+  return target;
+}
+
+/**
+ * One connection pool per request (a client reused across requests fails in Workers), opened on first use
+ * and ended after the response through waitUntil.
+ */
+export class RequestDb {
+  readonly stats: DbStats = { queries: 0, ms: 0 };
+  #pool?: Pool;
+  #db?: Db;
+
+  constructor(
+    private readonly env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">,
+  ) {}
+
+  get db(): Db {
+    if (!this.#db) {
+      configureDriver(this.env.DB_WS_PROXY);
+      const pool = new Pool({ connectionString: this.env.DATABASE_URL, max: 4 });
+      // Count at the connection: pool.query and transactions both end in client.query, once each.
+      pool.on("connect", (client: PoolClient) => void counted(client, this.stats));
+      this.#pool = pool;
+      this.#db = drizzle({ client: this.#pool, schema });
+    }
+    return this.#db;
+  }
+
+  get opened(): boolean {
+    return this.#pool !== undefined;
+  }
+
+  #deferred: Array<(db: Db) => Promise<unknown>> = [];
+  /** Work that must not delay the response (e.g. lastUsedAt); it runs after it, before the pool closes. */
+  defer(work: (db: Db) => Promise<unknown>): void {
+    this.#deferred.push(work);
+  }
+
+  /** Runs deferred work, then ends the pool; called through waitUntil once the response is out. */
+  async close(): Promise<void> {
+    for (const work of this.#deferred.splice(0)) await work(this.db).catch((e) => console.error("deferred work failed", e));
+    const pool = this.#pool;
+    this.#pool = undefined;
+    this.#db = undefined;
+    if (pool) await pool.end().catch(() => {});
+  }
+}
+
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Anything that runs queries: the request's database or an open transaction. */
+export type Executor = Db | Tx;

@@ -1,0 +1,16 @@
+/** What the API puts on the email queue; the consumer renders and delivers it. */
+export type EmailMessage =
+  | { id: string; to: string; template: "signup_code"; data: { code: string } }
+  | { id: string; to: string; template: "login_code"; data: { code: string } }
+  | {
+      id: string;
+      to: string;
+      template: "invite";
+      data: { token: string; workspaceName: string; invitedBy: string; redeemUrl: string };
+    };
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}

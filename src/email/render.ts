@@ -1,0 +1,34 @@
+import type { EmailMessage, RenderedEmail } from "./messages";
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
+
+const page = (title: string, body: string) =>
+  `<!doctype html><html><body style="font-family:sans-serif"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+
+/** Text and HTML for each template. */
+export function renderEmail(message: EmailMessage): RenderedEmail {
+  switch (message.template) {
+    case "signup_code":
+    case "login_code": {
+      const what = message.template === "signup_code" ? "sign-up" : "sign-in";
+      const { code } = message.data;
+      return {
+        subject: `Your ${what} code: ${code}`,
+        text: `Your ${what} code is ${code}.\nIt expires in 15 minutes. If you did not ask for it, ignore this email.\n`,
+        html: page(`Your ${what} code`, `<p style="font-size:2em;letter-spacing:.2em"><b>${code}</b></p><p>It expires in 15 minutes. If you did not ask for it, ignore this email.</p>`),
+      };
+    }
+    case "invite": {
+      const { workspaceName, invitedBy, token, redeemUrl } = message.data;
+      return {
+        subject: `${invitedBy} invited you to ${workspaceName}`,
+        text: `${invitedBy} invited you to the workspace ${workspaceName}.\nAccept with POST ${redeemUrl} {"token": "${token}", "name": "<your name>"}\nInvite token: ${token}\n`,
+        html: page(
+          `Join ${workspaceName}`,
+          `<p>${escapeHtml(invitedBy)} invited you to the workspace <b>${escapeHtml(workspaceName)}</b>.</p><p>Invite token: <code>${escapeHtml(token)}</code></p><p>Accept with <code>POST ${escapeHtml(redeemUrl)}</code>.</p>`,
+        ),
+      };
+    }
+  }
+}

@@ -1,0 +1,11 @@
+// Entry of the email queue-consumer worker (wrangler.email.toml).
+import type { Env } from "../env";
+import { consumeEmails } from "./consumer";
+import type { EmailMessage } from "./messages";
+
+export default {
+  async fetch() {
+    return new Response("email consumer", { status: 404 });
+  },
+  queue: (batch: MessageBatch<EmailMessage>, env: Env) => consumeEmails(batch, env),
+} satisfies ExportedHandler<Env, EmailMessage>;

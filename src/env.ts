@@ -1,0 +1,27 @@
+/** Bindings of the API worker and the email consumer (wrangler.toml, wrangler.email.toml, secrets). */
+export interface Env {
+  /** Postgres connection string (Neon in production; the embedded server locally). Secret. */
+  DATABASE_URL: string;
+  /** Dev/test only: host:port of the local WebSocket-to-TCP proxy. Absent in production. */
+  DB_WS_PROXY?: string;
+  EMAIL_QUEUE: Queue<import("./email/messages").EmailMessage>;
+  /** "true" keeps delivered mail in the dev mailbox and exposes GET /_dev/mailbox. */
+  DEV_MAILBOX?: string;
+  /** "true" exposes the benchmark ceiling and floor routes. Never set in production. */
+  BENCH_ROUTES?: string;
+  /** ES256 private key as a JWK JSON string (secret); its public half is served at /.well-known/jwks.json. */
+  JWT_PRIVATE_JWK: string;
+  JWT_ISSUER: string;
+  JWT_AUDIENCE: string;
+  /** HMAC key for list cursors (secret). */
+  CURSOR_SECRET: string;
+  /** Public base URL used in links inside emails and device-flow answers. */
+  PUBLIC_BASE_URL?: string;
+  /** Email delivery: "dev" (dev mailbox) or "http" (provider API). */
+  EMAIL_PROVIDER?: string;
+  EMAIL_API_URL?: string;
+  EMAIL_API_KEY?: string;
+  EMAIL_FROM?: string;
+  /** Requests per minute per credential (default 600). */
+  RATE_LIMIT_PER_MINUTE?: string;
+}

@@ -1,0 +1,11 @@
+import type { RequestDb } from "../db/client";
+import type { Env } from "../env";
+import type { Principal } from "../auth/principal";
+
+export interface Vars {
+  requestId: string;
+  rdb: RequestDb;
+  principal: Principal;
+}
+
+export type AppEnv = { Bindings: Env; Variables: Vars };

@@ -1,0 +1,50 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { AppError, ValidationError, type ErrorCode } from "./errors";
+
+const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
+  error: details ? { code, message, details } : { code, message },
+});
+
+/** The Postgres error behind a driver or Drizzle error, if there is one. */
+function pgError(err: unknown): { code?: string; constraint?: string; detail?: string } | undefined {
+  for (let e: any = err; e; e = e.cause) {
+    if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e;
+  }
+  return undefined;
+}
+
+function isConnectionFailure(err: unknown): boolean {
+  for (let e: any = err; e; e = e.cause) {
+    const text = `${e.code ?? ""} ${e.message ?? ""}`;
+    if (/ECONNREFUSED|WebSocket|connection terminated|Connection terminated|timeout expired|ENOTFOUND|08\d{3}|57P0[1-3]/i.test(text))
+      return true;
+  }
+  return false;
+}
+
+/** The one error mapper (ARCHITECTURE: AppError, validation, unique violation, connection failure, anything else). */
+export function errorResponse(err: unknown, c: Context): Response {
+  if (err instanceof ValidationError) return c.json({ errors: err.errors }, 422);
+  if (err instanceof AppError) return c.json(body(err.code, err.message, err.details), err.status);
+  if (err instanceof HTTPException) {
+    const status = err.status;
+    if (status === 413) return c.json(body("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB"), 413);
+    if (status === 401) return c.json(body("UNAUTHORIZED", "Authentication required"), 401);
+    if (status === 400) return c.json(body("BAD_REQUEST", err.message || "Bad request"), 400);
+  }
+  const pg = pgError(err);
+  if (pg?.code === "23505") {
+    return c.json(body("CONFLICT", "A resource with these values already exists", pg.constraint ? { constraint: pg.constraint } : undefined), 409);
+  }
+  if (pg?.code === "40001" || pg?.code === "40P01") {
+    return c.json(body("CONFLICT", "Concurrent update; retry the request"), 409);
+  }
+  const requestId = c.get("requestId");
+  if (isConnectionFailure(err)) {
+    console.error(`[${requestId}] database unavailable`, err);
+    return c.json(body("UNAVAILABLE", "The database is unavailable; retry shortly", { requestId }), 503);
+  }
+  console.error(`[${requestId}] unhandled error`, err);
+  return c.json(body("INTERNAL", "Internal error", { requestId }), 500);
+}

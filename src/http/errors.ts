@@ -1,0 +1,52 @@
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** Application error codes and the one HTTP status each maps to (contract §1). */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+  // RFC 8628 device-flow answers are 400s with their own codes.
+  AUTHORIZATION_PENDING: 400,
+  SLOW_DOWN: 400,
+  EXPIRED_TOKEN: 400,
+  ACCESS_DENIED: 400,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The one error type services throw; the error mapper renders it as `{error:{code,message,details?}}`. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+  get status(): ContentfulStatusCode {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** A validation failure rendered as 422 `{errors:{field:[msg]}}`. */
+export class ValidationError extends Error {
+  constructor(readonly errors: Record<string, string[]>) {
+    super("Validation failed");
+    this.name = "ValidationError";
+  }
+}
+
+export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not found`);
+export const forbidden = (message = "You are not allowed to do this") => new AppError("FORBIDDEN", message);
+export const badRequest = (message: string, details?: Record<string, unknown>) =>
+  new AppError("BAD_REQUEST", message, details);
+export const conflict = (message: string, details?: Record<string, unknown>) =>
+  new AppError("CONFLICT", message, details);
+export const invalid = (field: string, message: string) => new ValidationError({ [field]: [message] });

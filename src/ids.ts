@@ -1,0 +1,13 @@
+import { typeid } from "typeid-js";
+
+/** Prefixes of the spec (plus `mile` for milestones and `dev` for device authorizations, contract §1). */
+export type IdPrefix =
+  | "apik" | "user" | "ws" | "team" | "proj" | "task" | "label" | "cmnt" | "tmbr" | "inv" | "fdef"
+  | "mile" | "dev" | "code" | "mail";
+
+/** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
+export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();
+
+const ID_SHAPE = /^[a-z]{2,8}_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+export const looksLikeId = (value: string, prefix?: IdPrefix): boolean =>
+  ID_SHAPE.test(value) && (prefix === undefined || value.startsWith(`${prefix}_`));

@@ -1,0 +1,61 @@
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { authCodes } from "../../../drizzle/schema";
+import { randomToken, sha256Hex, sixDigitCode, timingSafeEqual } from "../../auth/crypto";
+import type { Db, Executor } from "../../db/client";
+import { newId } from "../../ids";
+import { ValidationError } from "../../http/errors";
+
+export const CODE_TTL_MS = 15 * 60 * 1000;
+export const MAX_CODE_ATTEMPTS = 5;
+type Purpose = "SIGNUP" | "LOGIN";
+
+/** Issues a one-time code for an email: returns the token the client keeps and the code to email. */
+export async function issueCode(db: Db, purpose: Purpose, email: string): Promise<{ token: string; code: string }> {
+  const token = randomToken(32);
+  const code = sixDigitCode();
+  await db.insert(authCodes).values({
+    id: newId("code"),
+    purpose,
+    email,
+    tokenHash: await sha256Hex(token),
+    codeHash: await sha256Hex(code),
+    expiresAt: new Date(Date.now() + CODE_TTL_MS),
+  });
+  return { token, code };
+}
+
+const fail = (field: string, message: string) => new ValidationError({ [field]: [message] });
+
+/**
+ * Checks a code against its token. A wrong code counts an attempt; the fifth wrong one invalidates the code.
+ * Returns the code row (still unconsumed) when the code is right; the caller consumes it in its transaction.
+ */
+export async function verifyCode(db: Db, purpose: Purpose, token: string, code: string, tokenField: string) {
+  const [row] = await db
+    .select()
+    .from(authCodes)
+    .where(and(eq(authCodes.tokenHash, await sha256Hex(token)), eq(authCodes.purpose, purpose)))
+    .limit(1);
+  if (!row || row.consumedAt) throw fail(tokenField, "Unknown or already used token");
+  if (row.expiresAt.getTime() <= Date.now()) throw fail("code", "The code has expired; start again");
+  if (row.attempts >= MAX_CODE_ATTEMPTS) throw fail("code", "Too many wrong codes; start again");
+  if (!timingSafeEqual(await sha256Hex(code), row.codeHash)) {
+    await db
+      .update(authCodes)
+      .set({ attempts: sql`${authCodes.attempts} + 1` })
+      .where(eq(authCodes.id, row.id));
+    const left = MAX_CODE_ATTEMPTS - row.attempts - 1;
+    throw fail("code", left > 0 ? `Invalid code (${left} attempts left)` : "Invalid code; too many wrong codes, start again");
+  }
+  return row;
+}
+
+/** Marks the code used inside the caller's transaction; false if a concurrent request used it first. */
+export async function consumeCode(tx: Executor, id: string): Promise<boolean> {
+  const used = await tx
+    .update(authCodes)
+    .set({ consumedAt: sql`now()` })
+    .where(and(eq(authCodes.id, id), isNull(authCodes.consumedAt), lt(authCodes.attempts, MAX_CODE_ATTEMPTS)))
+    .returning({ id: authCodes.id });
+  return used.length === 1;
+}

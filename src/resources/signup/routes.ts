@@ -1,0 +1,53 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { newRouter } from "../../http/router";
+import { completeSignup, normalizeEmail, startSignup } from "./service";
+
+const SignupStart = z.object({ email: z.email().max(320) }).strict().openapi("SignupStart");
+const SignupComplete = z
+  .object({
+    signup_token: z.string().min(1),
+    code: z.string().length(6, "Must be exactly 6 characters"),
+    name: z.string().trim().min(1).max(200),
+    workspace_name: z.string().trim().min(1).max(200),
+  })
+  .strict()
+  .openapi("SignupComplete");
+
+const start = createRoute({
+  method: "post",
+  path: "/signup/start",
+  tags: ["Account"],
+  summary: "Start sign-up: emails a 6-digit code (valid 15 minutes, 5 tries)",
+  request: jsonBody(SignupStart),
+  responses: {
+    200: jsonResponse(z.object({ data: z.object({ signup_token: z.string() }) }), "Code sent"),
+    ...errorResponses(["BAD_REQUEST"], { validation: true }),
+  },
+});
+
+const complete = createRoute({
+  method: "post",
+  path: "/signup/complete",
+  tags: ["Account"],
+  summary: "Complete sign-up: creates the user, an initial workspace (user is OWNER) and an API key",
+  request: jsonBody(SignupComplete),
+  responses: {
+    201: jsonResponse(
+      z.object({ data: z.object({ api_token: z.string(), workspace_slug: z.string(), workspace_name: z.string() }) }),
+      "Signed up",
+    ),
+    ...errorResponses(["BAD_REQUEST", "CONFLICT"], { validation: true }),
+  },
+});
+
+export const signupRoutes = newRouter()
+  .openapi(start, async (c) => {
+    const { email } = c.req.valid("json");
+    const token = await startSignup(c.get("rdb").db, c.env, normalizeEmail(email));
+    return c.json({ data: { signup_token: token } }, 200);
+  })
+  .openapi(complete, async (c) => {
+    const data = await completeSignup(c.get("rdb").db, c.req.valid("json"));
+    return c.json({ data }, 201);
+  });

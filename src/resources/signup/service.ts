@@ -1,0 +1,37 @@
+import { users } from "../../../drizzle/schema";
+import type { Db } from "../../db/client";
+import type { Env } from "../../env";
+import { enqueueEmail } from "../../email/send";
+import { conflict, ValidationError } from "../../http/errors";
+import { newId } from "../../ids";
+import { insertWorkspace, joinWorkspaceWithKey, userByEmail } from "../workspaces/create";
+import { consumeCode, issueCode, verifyCode } from "./codes";
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** Emails a 6-digit code and returns the token that completes the sign-up with it. */
+export async function startSignup(db: Db, env: Env, email: string): Promise<string> {
+  const { token, code } = await issueCode(db, "SIGNUP", email);
+  await enqueueEmail(env, { to: email, template: "signup_code", data: { code } });
+  return token;
+}
+
+export async function completeSignup(
+  db: Db,
+  input: { signup_token: string; code: string; name: string; workspace_name: string },
+) {
+  const row = await verifyCode(db, "SIGNUP", input.signup_token, input.code, "signup_token");
+  if (await userByEmail(db, row.email)) throw conflict("An account with this email already exists; sign in instead");
+  return db.transaction(async (tx) => {
+    if (!(await consumeCode(tx, row.id))) throw new ValidationError({ signup_token: ["Unknown or already used token"] });
+    const [user] = await tx.insert(users).values({ id: newId("user"), name: input.name, email: row.email }).returning();
+    const workspace = await insertWorkspace(tx, input.workspace_name);
+    const apiToken = await joinWorkspaceWithKey(tx, {
+      workspaceId: workspace.id,
+      userId: user.id,
+      role: "OWNER",
+      keyName: "Sign-up key",
+    });
+    return { api_token: apiToken, workspace_slug: workspace.slug, workspace_name: workspace.name };
+  });
+}

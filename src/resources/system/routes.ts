@@ -1,0 +1,77 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { desc, eq, sql } from "drizzle-orm";
+import { devMailbox } from "../../../drizzle/schema";
+import { publicJwks } from "../../auth/jwt";
+import { AppError, notFound } from "../../http/errors";
+import { errorResponses, jsonResponse } from "../../http/openapi";
+import { newRouter } from "../../http/router";
+
+const health = createRoute({
+  method: "get",
+  path: "/health",
+  tags: ["System"],
+  summary: "Liveness check; `?deep=1` also pings the database",
+  request: { query: z.object({ deep: z.enum(["0", "1", "true", "false"]).optional() }) },
+  responses: {
+    200: jsonResponse(z.object({ status: z.literal("ok") }), "Alive"),
+    ...errorResponses(["UNAVAILABLE"]),
+  },
+});
+
+const jwks = createRoute({
+  method: "get",
+  path: "/.well-known/jwks.json",
+  tags: ["Account"],
+  summary: "Public keys that verify the JWTs this service issues",
+  responses: { 200: jsonResponse(z.object({ keys: z.array(z.record(z.string(), z.unknown())) }), "JWKS") },
+});
+
+const mailbox = createRoute({
+  method: "get",
+  path: "/_dev/mailbox",
+  tags: ["System"],
+  summary: "Development only (DEV_MAILBOX=true): mail delivered to an address, newest first",
+  request: { query: z.object({ to: z.string().min(1) }) },
+  responses: {
+    200: jsonResponse(
+      z.object({
+        messages: z.array(
+          z.object({ id: z.string(), to: z.string(), subject: z.string(), text: z.string(), html: z.string(), createdAt: z.string() }),
+        ),
+      }),
+      "Messages",
+    ),
+    ...errorResponses(["NOT_FOUND"], { validation: true }),
+  },
+});
+
+export const systemRoutes = newRouter()
+  .openapi(health, async (c) => {
+    const { deep } = c.req.valid("query");
+    if (deep === "1" || deep === "true") {
+      try {
+        await c.get("rdb").db.execute(sql`select 1`);
+      } catch {
+        throw new AppError("UNAVAILABLE", "The database is unavailable");
+      }
+    }
+    return c.json({ status: "ok" as const }, 200);
+  })
+  .openapi(jwks, async (c) => c.json(await publicJwks(c.env), 200))
+  .openapi(mailbox, async (c) => {
+    if (c.env.DEV_MAILBOX !== "true") throw notFound("Route");
+    const to = c.req.valid("query").to.trim().toLowerCase();
+    const rows = await c
+      .get("rdb")
+      .db.select()
+      .from(devMailbox)
+      .where(eq(devMailbox.to, to))
+      .orderBy(desc(devMailbox.createdAt), desc(devMailbox.id))
+      .limit(100);
+    return c.json(
+      {
+        messages: rows.map((m) => ({ id: m.id, to: m.to, subject: m.subject, text: m.text, html: m.html, createdAt: m.createdAt.toISOString() })),
+      },
+      200,
+    );
+  });

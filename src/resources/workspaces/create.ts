@@ -1,0 +1,62 @@
+import { eq } from "drizzle-orm";
+import { apiKeys, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
+import { generateApiKey } from "../../auth/api-keys";
+import { randomToken } from "../../auth/crypto";
+import type { Executor } from "../../db/client";
+import { newId } from "../../ids";
+
+export function slugify(name: string): string {
+  const base = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
+  return base || "workspace";
+}
+
+/** A new workspace with a free slug: the clean slug when it is free, else the slug with a random suffix. */
+export async function insertWorkspace(tx: Executor, name: string) {
+  const base = slugify(name);
+  for (let attempt = 0; ; attempt++) {
+    const slug = attempt === 0 ? base : `${base}-${randomToken(4).toLowerCase().replace(/[^a-z0-9]/g, "x").slice(0, 5)}`;
+    const [ws] = await tx
+      .insert(workspaces)
+      .values({ id: newId("ws"), name, slug })
+      .onConflictDoNothing({ target: workspaces.slug })
+      .returning();
+    if (ws) return ws;
+  }
+}
+
+/** Adds a user to a workspace with a role and issues an API key for them there; returns the raw key. */
+export async function joinWorkspaceWithKey(
+  tx: Executor,
+  args: { workspaceId: string; userId: string; role: "MEMBER" | "ADMIN" | "OWNER"; keyName: string },
+): Promise<string> {
+  await tx.insert(workspaceMembers).values({ workspaceId: args.workspaceId, userId: args.userId, role: args.role }).onConflictDoNothing();
+  return issueApiKey(tx, { workspaceId: args.workspaceId, userId: args.userId, name: args.keyName });
+}
+
+export async function issueApiKey(
+  tx: Executor,
+  args: { workspaceId: string; userId: string; name: string; expiresAt?: Date | null },
+): Promise<string> {
+  const key = await generateApiKey();
+  await tx.insert(apiKeys).values({
+    id: newId("apik"),
+    workspaceId: args.workspaceId,
+    userId: args.userId,
+    name: args.name,
+    prefix: key.prefix,
+    keyHash: key.hash,
+    expiresAt: args.expiresAt ?? null,
+  });
+  return key.raw;
+}
+
+export async function userByEmail(db: Executor, email: string) {
+  const [user] = await db.select().from(users).where(eq(users.email, email)).limit(1);
+  return user;
+}

@@ -1,3 +1,4 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -5,6 +6,52 @@ export default defineConfig({
     projects: [
       {
         test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+      },
+      {
+        plugins: [
+          // Options resolve when the pool starts, after test/global-setup.ts has started Postgres and the proxy.
+          cloudflareTest(async ({ inject }) => {
+            const stack = inject("stack");
+            const dbBindings = {
+              DATABASE_URL: stack.databaseUrl,
+              DB_WS_PROXY: stack.proxy,
+              DEV_MAILBOX: "true",
+              EMAIL_PROVIDER: "dev",
+            };
+            return {
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  ...dbBindings,
+                  JWT_PRIVATE_JWK: stack.jwk,
+                  CURSOR_SECRET: "test-cursor-secret",
+                  BENCH_ROUTES: "true",
+                  PUBLIC_BASE_URL: "http://api.test",
+                },
+                // The email consumer runs as its own worker, as in `npm start` and production.
+                workers: [
+                  {
+                    name: "pm-email",
+                    modules: true,
+                    scriptPath: stack.consumerScript,
+                    compatibilityDate: "2026-04-20",
+                    compatibilityFlags: ["nodejs_compat"],
+                    bindings: dbBindings,
+                    queueConsumers: { "pm-email": { maxBatchTimeout: 0.2, maxRetries: 3 } },
+                  },
+                ],
+              },
+            };
+          }),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/unit/**"],
+          globalSetup: ["./test/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
       },
     ],
   },

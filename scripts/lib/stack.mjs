@@ -38,7 +38,8 @@ export async function startStack({ dataDir = ".data", port = 8787, benchRoutes =
   const proxy = await startWsProxy({ log });
   log(`WebSocket proxy at ${proxy.url}`);
 
-  // Dev-only bindings; .dev.vars sits next to both wrangler configs, so both workers read it.
+  // Dev-only bindings, kept under .data/ and handed to both workers with --env-file (a .dev.vars in the
+  // project root would also leak into the test runner's bindings).
   const vars = {
     ...devSecrets(data),
     DATABASE_URL: db.url,
@@ -48,8 +49,9 @@ export async function startStack({ dataDir = ".data", port = 8787, benchRoutes =
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     BENCH_ROUTES: benchRoutes ? "true" : "false",
   };
+  const envFile = path.join(data, "dev.env");
   writeFileSync(
-    path.join(root, ".dev.vars"),
+    envFile,
     Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n",
     { mode: 0o600 },
   );
@@ -64,6 +66,7 @@ export async function startStack({ dataDir = ".data", port = 8787, benchRoutes =
       "--ip", "127.0.0.1",
       "--port", String(port),
       "--persist-to", path.join(data, "wrangler"),
+      "--env-file", envFile,
       "--show-interactive-dev-session=false",
       "--log-level", quiet ? "error" : "info",
     ],

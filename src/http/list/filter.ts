@@ -1,0 +1,110 @@
+import { sql, type SQL } from "drizzle-orm";
+import { badRequest } from "../errors";
+import type { FilterOp, ListField } from "./types";
+import { bindValue, parseValue } from "./values";
+
+export const FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "startsWith", "in"];
+const COMPARISON: Partial<Record<FilterOp, string>> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
+const TEXT_OPS: readonly FilterOp[] = ["contains", "startsWith"];
+const NULL_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
+const FILTER_KEY = /^filter\[([^[\]]*)\]\[([^[\]]*)\]$/;
+const MAX_IN_VALUES = 250;
+
+interface FilterTerm {
+  op: FilterOp;
+  name: string;
+  values: string[];
+}
+
+/** Reads every `filter[op][field]` parameter into SQL conditions (to be ANDed). */
+export function parseFilters(query: URLSearchParams, fields: Record<string, ListField>): SQL[] {
+  const terms = collectTerms(query, fields);
+  return terms.map((term) => termToSql(term, fields[term.name]));
+}
+
+function collectTerms(query: URLSearchParams, fields: Record<string, ListField>): FilterTerm[] {
+  const terms: FilterTerm[] = [];
+  const inTerms = new Map<string, FilterTerm>();
+  for (const [key, value] of query) {
+    if (key !== "filter" && !key.startsWith("filter[")) continue;
+    const match = FILTER_KEY.exec(key);
+    if (!match) {
+      throw badRequest(`Malformed filter parameter '${key}': expected filter[<op>][<field>]`, { allowed: FILTER_OPS });
+    }
+    const [, op, name] = match;
+    if (!(FILTER_OPS as readonly string[]).includes(op)) {
+      throw badRequest(`Unknown filter operator '${op}'`, { operator: op, allowed: FILTER_OPS });
+    }
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    if (!field || field.filter === false) {
+      throw badRequest(`Unknown filter field '${name}'`, { field: name, allowed: filterableNames(fields) });
+    }
+    if (op === "in") {
+      const existing = inTerms.get(name);
+      if (existing) {
+        existing.values.push(value);
+        continue;
+      }
+      const term: FilterTerm = { op, name, values: [value] };
+      inTerms.set(name, term);
+      terms.push(term);
+    } else {
+      terms.push({ op: op as FilterOp, name, values: [value] });
+    }
+  }
+  return terms;
+}
+
+export function filterableNames(fields: Record<string, ListField>): string[] {
+  return Object.keys(fields).filter((name) => fields[name].filter !== false);
+}
+
+function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
+  if (TEXT_OPS.includes(op) && field.kind !== "string") {
+    throw badRequest(`Operator '${op}' only applies to text fields; '${name}' is a ${field.kind} field`, {
+      field: name,
+      operator: op,
+      allowed: FILTER_OPS.filter((o) => !TEXT_OPS.includes(o)),
+    });
+  }
+  if (values.length > MAX_IN_VALUES) {
+    throw badRequest(`Too many values for filter field '${name}' (at most ${MAX_IN_VALUES})`, { field: name });
+  }
+  const isNull = (raw: string) => field.nullable === true && NULL_OPS.includes(op) && raw === "null";
+  const parsed = values.map((raw) => (isNull(raw) ? null : parseValue(name, field, raw)));
+  if (field.customFilter) return field.customFilter(op, values);
+
+  const { expr, kind } = field;
+  const value = parsed[0];
+  switch (op) {
+    case "eq":
+      return value === null ? sql`${expr} is null` : sql`${expr} = ${bindValue(kind, value)}`;
+    case "neq":
+      if (value === null) return sql`${expr} is not null`;
+      // A null row is "not equal" to a value too; plain <> would drop it.
+      return field.nullable
+        ? sql`${expr} is distinct from ${bindValue(kind, value)}`
+        : sql`${expr} <> ${bindValue(kind, value)}`;
+    case "contains":
+      return sql`${expr} ilike ${`%${escapeLike(String(value))}%`}`;
+    case "startsWith":
+      return sql`${expr} ilike ${`${escapeLike(String(value))}%`}`;
+    case "in":
+      return inSql(expr, kind, parsed);
+    default:
+      return sql`${expr} ${sql.raw(COMPARISON[op]!)} ${bindValue(kind, value)}`;
+  }
+}
+
+function inSql(expr: ListField["expr"], kind: ListField["kind"], parsed: (string | number | boolean | null)[]): SQL {
+  const present = [...new Set(parsed.filter((v) => v !== null))];
+  const hasNull = parsed.includes(null);
+  if (present.length === 0) return sql`${expr} is null`;
+  const list = sql`${expr} in (${sql.join(present.map((v) => bindValue(kind, v)), sql`, `)})`;
+  return hasNull ? sql`(${list} or ${expr} is null)` : list;
+}
+
+/** Escapes LIKE wildcards with backslash, Postgres's default LIKE escape character. */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

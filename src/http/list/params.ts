@@ -1,0 +1,88 @@
+import { and, type SQL } from "drizzle-orm";
+import { badRequest, ValidationError } from "../errors";
+import { decodeCursor, encodeCursor, type CursorKey } from "./cursor";
+import { parseFields } from "./fields";
+import { parseFilters } from "./filter";
+import { keysetCondition } from "./keyset";
+import { orderByFor, parseSort, sortSignature, type SortKey } from "./sort";
+import type { FieldSelection, ListSpec } from "./types";
+
+export interface ListParams {
+  limit: number;
+  /** AND of all filters and the cursor's keyset condition (undefined if none). */
+  where: SQL | undefined;
+  /** Full ORDER BY list incl. null ordering and id tiebreak. */
+  orderBy: SQL[];
+  fields: FieldSelection | null;
+  /** Take the first `limit` of the (limit+1) fetched items and compute nextCursor from the last returned item (null when there were not more than `limit`). Items are the serialized API objects (before projection). */
+  page<T extends Record<string, unknown>>(items: T[]): Promise<{ items: T[]; nextCursor: string | null }>;
+}
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 250;
+const LIMIT_MESSAGE = `limit must be an integer between 1 and ${MAX_LIMIT}`;
+
+export function parseLimit(raw: string | null): number {
+  if (raw === null) return DEFAULT_LIMIT;
+  if (!/^\d+$/.test(raw.trim())) throw new ValidationError({ limit: [LIMIT_MESSAGE] });
+  const limit = Number(raw.trim());
+  if (limit < 1 || limit > MAX_LIMIT) throw new ValidationError({ limit: [LIMIT_MESSAGE] });
+  return limit;
+}
+
+/** `query` = the request's URLSearchParams; `scope` = the caller's workspace id (binds cursors to the workspace); `secret` = HMAC key string. The caller runs its SELECT with `.where(and(scopeCondition, params.where)).orderBy(...params.orderBy).limit(params.limit + 1)`. */
+export async function parseListParams(
+  query: URLSearchParams,
+  spec: ListSpec,
+  opts: CursorKey,
+): Promise<ListParams> {
+  const limit = parseLimit(query.get("limit"));
+  const fields = parseFields(query.get("fields"), spec.shape);
+  const keys = parseSort(query, spec);
+  const signature = sortSignature(keys);
+  const conditions = parseFilters(query, spec.fields);
+
+  const rawCursor = query.get("cursor");
+  if (rawCursor) {
+    const cursor = await decodeCursor(rawCursor, opts);
+    if (cursor.r !== spec.resource) throw badRequest("Invalid cursor: it belongs to another list");
+    if (cursor.s !== signature) {
+      throw badRequest("Invalid cursor: it was issued for another sort order", { sort: signature });
+    }
+    if (!valuesFit(keys, cursor.v)) throw badRequest("Invalid cursor");
+    conditions.push(keysetCondition(keys, cursor.v, spec.id, cursor.i));
+  }
+
+  return {
+    limit,
+    where: and(...conditions),
+    orderBy: orderByFor(keys, spec.id),
+    fields,
+    async page<T extends Record<string, unknown>>(items: T[]) {
+      if (items.length <= limit) return { items, nextCursor: null };
+      const pageItems = items.slice(0, limit);
+      const last = pageItems[pageItems.length - 1];
+      if (typeof last.id !== "string") throw new Error(`${spec.resource} list item has no string id`);
+      const v = keys.map((key) => cursorValue(key, last));
+      const nextCursor = await encodeCursor({ r: spec.resource, s: signature, v, i: last.id }, opts);
+      return { items: pageItems, nextCursor };
+    },
+  };
+}
+
+function valuesFit(keys: SortKey[], values: unknown[]): boolean {
+  return values.length === keys.length && keys.every((key, i) => values[i] !== null || key.field.nullable === true);
+}
+
+/** Missing or mistyped values are spec bugs; failing loudly beats a cursor that silently ends the walk. */
+function cursorValue(key: SortKey, item: Record<string, unknown>): unknown {
+  const raw = key.field.cursorValue ? key.field.cursorValue(item) : item[key.name];
+  if (raw === null && key.field.nullable) return null;
+  if (raw instanceof Date) return key.field.kind === "date" ? raw.toISOString().slice(0, 10) : raw.toISOString();
+  if (typeof raw === "string" || typeof raw === "boolean" || (typeof raw === "number" && Number.isFinite(raw))) {
+    return raw;
+  }
+  throw new Error(
+    `List field '${key.name}' has no usable cursor value (${raw === null ? "null but not nullable" : typeof raw})`,
+  );
+}

@@ -1,0 +1,112 @@
+import { env } from "cloudflare:test";
+import { base64url as b64 } from "../src/auth/crypto";
+import { exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, get } from "./helpers/api";
+import { newTenant, type Tenant } from "./helpers/fixtures";
+
+const enc = (o: unknown) => b64(new TextEncoder().encode(JSON.stringify(o)));
+const UNAUTHORIZED = { error: { code: "UNAUTHORIZED", message: expect.stringMatching(/Authentication required/) } };
+
+async function sign(claims: Record<string, unknown>, opts: { key?: CryptoKey; exp?: string | number; iss?: string; aud?: string } = {}) {
+  const key = opts.key ?? ((await importJWK(JSON.parse(env.JWT_PRIVATE_JWK), "ES256")) as CryptoKey);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "ES256" })
+    .setIssuer(opts.iss ?? env.JWT_ISSUER)
+    .setAudience(opts.aud ?? env.JWT_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(opts.exp ?? "5m")
+    .sign(key);
+}
+
+describe("authentication", () => {
+  let tenant: Tenant;
+  beforeAll(async () => {
+    tenant = await newTenant("Auth Co");
+  });
+
+  it("rejects a missing credential with the documented 401 body", async () => {
+    const res = await get("/me");
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it("rejects an unknown API key", async () => {
+    const res = await get("/me", "pmk_not-a-real-key-at-all-0000000000000000000");
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it("accepts a valid API key", async () => {
+    const res = await get("/me", tenant.owner.key);
+    expect(res.status).toBe(200);
+    expect(res.body.workspace.id).toBe(tenant.workspaceId);
+  });
+
+  it("accepts a valid ES256 JWT carrying the workspace in `wid`", async () => {
+    const token = await sign({ sub: tenant.owner.userId, wid: tenant.workspaceId });
+    const res = await api("GET", "/me", { bearer: token });
+    expect(res.status).toBe(200);
+    expect(res.body.user.id).toBe(tenant.owner.userId);
+    expect(res.queries).toBeLessThanOrEqual(2);
+  });
+
+  it("rejects alg:none", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const token = `${enc({ alg: "none", typ: "JWT" })}.${enc({ sub: tenant.owner.userId, wid: tenant.workspaceId, iss: env.JWT_ISSUER, aud: env.JWT_AUDIENCE, exp: now + 300 })}.`;
+    const res = await api("GET", "/me", { bearer: token });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it("rejects a token signed with another key", async () => {
+    const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+    const res = await api("GET", "/me", { bearer: await sign({ sub: tenant.owner.userId, wid: tenant.workspaceId }, { key: privateKey }) });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it("rejects an HS256 token made with the public key as secret (algorithm confusion)", async () => {
+    const pub = (await get("/.well-known/jwks.json")).body.keys[0];
+    const secret = new TextEncoder().encode(JSON.stringify(pub));
+    const token = await new SignJWT({ sub: tenant.owner.userId, wid: tenant.workspaceId })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer(env.JWT_ISSUER)
+      .setAudience(env.JWT_AUDIENCE)
+      .setExpirationTime("5m")
+      .sign(secret);
+    expect((await api("GET", "/me", { bearer: token })).status).toBe(401);
+  });
+
+  it("rejects an expired token", async () => {
+    const token = await sign({ sub: tenant.owner.userId, wid: tenant.workspaceId }, { exp: Math.floor(Date.now() / 1000) - 60 });
+    const res = await api("GET", "/me", { bearer: token });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it("rejects a wrong issuer or audience", async () => {
+    const claims = { sub: tenant.owner.userId, wid: tenant.workspaceId };
+    expect((await api("GET", "/me", { bearer: await sign(claims, { iss: "someone-else" }) })).status).toBe(401);
+    expect((await api("GET", "/me", { bearer: await sign(claims, { aud: "other-api" }) })).status).toBe(401);
+  });
+
+  it("rejects a valid token for a workspace the user is not a member of", async () => {
+    const other = await newTenant("Other Co");
+    const res = await api("GET", "/me", { bearer: await sign({ sub: tenant.owner.userId, wid: other.workspaceId }) });
+    expect(res.status).toBe(401);
+  });
+
+  it("rejects garbage bearer tokens", async () => {
+    expect((await api("GET", "/me", { bearer: "abc.def.ghi" })).status).toBe(401);
+    expect((await api("GET", "/me", { headers: { authorization: "Basic Zm9vOmJhcg==" } })).status).toBe(401);
+  });
+
+  it("publishes the verification key without its private part", async () => {
+    const res = await get("/.well-known/jwks.json");
+    expect(res.status).toBe(200);
+    expect(res.body.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256" });
+    expect(res.body.keys[0].d).toBeUndefined();
+    await expect(exportJWK((await importJWK(res.body.keys[0], "ES256")) as CryptoKey)).resolves.toBeTruthy();
+  });
+});

@@ -1,0 +1,4 @@
+// The test worker's `env` carries the API worker's bindings.
+declare namespace Cloudflare {
+  interface Env extends Omit<import("../src/env").Env, never> {}
+}

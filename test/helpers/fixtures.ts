@@ -1,0 +1,49 @@
+// Fixtures: workspaces and members created with the service's own functions on the real database, so each
+// test file has its own tenant without paying for the e-mail round trip it does not test.
+import { env } from "cloudflare:test";
+import { users } from "../../drizzle/schema";
+import { RequestDb } from "../../src/db/client";
+import { newId } from "../../src/ids";
+import { insertWorkspace, joinWorkspaceWithKey } from "../../src/resources/workspaces/create";
+import { uniqueEmail } from "./api";
+
+export interface Member {
+  key: string;
+  userId: string;
+  email: string;
+  name: string;
+}
+export interface Tenant {
+  workspaceId: string;
+  slug: string;
+  owner: Member;
+}
+
+export async function withDb<T>(fn: (db: RequestDb["db"]) => Promise<T>): Promise<T> {
+  const rdb = new RequestDb(env);
+  try {
+    return await fn(rdb.db);
+  } finally {
+    await rdb.close();
+  }
+}
+
+export function newTenant(name = "Test Workspace"): Promise<Tenant> {
+  return withDb(async (db) => {
+    const workspace = await insertWorkspace(db, name);
+    const owner = await insertMember(db, workspace.id, "OWNER");
+    return { workspaceId: workspace.id, slug: workspace.slug, owner };
+  });
+}
+
+export function addMember(tenant: Tenant, role: "MEMBER" | "ADMIN" | "OWNER" = "MEMBER", type: "HUMAN" | "AGENT" = "HUMAN"): Promise<Member> {
+  return withDb((db) => insertMember(db, tenant.workspaceId, role, type));
+}
+
+async function insertMember(db: RequestDb["db"], workspaceId: string, role: "MEMBER" | "ADMIN" | "OWNER", type: "HUMAN" | "AGENT" = "HUMAN"): Promise<Member> {
+  const email = uniqueEmail(role.toLowerCase());
+  const name = `${role} ${email.slice(0, 8)}`;
+  const [user] = await db.insert(users).values({ id: newId("user"), name, email, type }).returning();
+  const key = await joinWorkspaceWithKey(db, { workspaceId, userId: user.id, role, keyName: "test" });
+  return { key, userId: user.id, email, name };
+}

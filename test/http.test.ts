@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { api, get } from "./helpers/api";
+
+describe("HTTP foundation", () => {
+  it("answers /health without credentials and reports timing and a request id", async () => {
+    const res = await get("/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ok" });
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    expect(res.headers.get("server-timing")).toMatch(/db;dur=[\d.]+;desc="0 queries", total;dur=[\d.]+/);
+  });
+
+  it("pings the database with ?deep=1 and counts the query", async () => {
+    const res = await get("/health?deep=1");
+    expect(res.status).toBe(200);
+    expect(res.queries).toBe(1);
+  });
+
+  it("echoes a client's x-request-id", async () => {
+    const res = await api("GET", "/health", { headers: { "x-request-id": "req-abc-123" } });
+    expect(res.headers.get("x-request-id")).toBe("req-abc-123");
+  });
+
+  it("answers an unknown route with a JSON 404", async () => {
+    const res = await get("/no/such/route");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+    expect(typeof res.body.error.message).toBe("string");
+  });
+
+  it("answers malformed JSON with 400 BAD_REQUEST", async () => {
+    const res = await api("POST", "/signup/start", { rawBody: "{not json", headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("BAD_REQUEST");
+  });
+
+  it("rejects a body over 1 MiB with 413 PAYLOAD_TOO_LARGE", async () => {
+    const big = JSON.stringify({ email: "a".repeat(1024 * 1024 + 10) });
+    const res = await api("POST", "/signup/start", { rawBody: big, headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
+  it("rejects unknown body fields with 422 naming the field", async () => {
+    const res = await api("POST", "/signup/start", { body: { email: "x@example.com", emial: "typo" } });
+    expect(res.status).toBe(422);
+    expect(res.body.errors.emial).toEqual(["Unknown field"]);
+  });
+
+  it("serves the OpenAPI 3.1 document and the interactive reference", async () => {
+    const doc = await get("/openapi.json");
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe("3.1.0");
+    expect(doc.body.info.version).toBe("1.0.0");
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(["/signup/start", "/signup/complete", "/me", "/health"]));
+    const docs = await (await import("cloudflare:workers") as any).exports.default.fetch(new Request("http://api.test/docs"));
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("/openapi.json");
+  });
+
+  it("exposes the bench reference routes only when BENCH_ROUTES is set (it is, in tests)", async () => {
+    expect((await get("/_bench/ceiling")).status).toBe(200);
+    const floor = await get("/_bench/floor");
+    expect(floor.status).toBe(200);
+    expect(floor.queries).toBe(1);
+  });
+
+  it("gives single GETs a weak ETag and honours If-None-Match", async () => {
+    const first = await get("/health");
+    const tag = first.headers.get("etag");
+    expect(tag).toMatch(/^W\//);
+    const second = await api("GET", "/health", { headers: { "if-none-match": tag! } });
+    expect(second.status).toBe(304);
+  });
+});

@@ -1,0 +1,229 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { AppError } from "../../src/http/errors";
+import { formatFields, parseFields, projectFields } from "../../src/http/list/fields";
+import type { FieldSelection, FieldShape } from "../../src/http/list/types";
+
+const name = fc.stringMatching(/^[a-z][A-Za-z0-9_]{0,5}$/);
+
+const shapeArb: fc.Arbitrary<FieldShape> = fc.letrec<{ shape: FieldShape; node: true | FieldShape }>((tie) => ({
+  shape: fc.dictionary(name, tie("node"), { minKeys: 1, maxKeys: 5 }),
+  node: fc.oneof({ depthSize: "small", withCrossShrink: true }, fc.constant(true as const), tie("shape")),
+})).shape;
+
+function selectionOf(shape: FieldShape): fc.Arbitrary<FieldSelection> {
+  const names = Object.keys(shape);
+  return fc.subarray(names, { minLength: 1 }).chain((picked) =>
+    fc.tuple(
+      ...picked.map((key) => {
+        const sub = shape[key];
+        const value: fc.Arbitrary<true | FieldSelection> =
+          sub === true ? fc.constant(true as const) : fc.oneof(fc.constant(true as const), selectionOf(sub));
+        return value.map((v) => [key, v] as const);
+      }),
+    ).map((entries) => Object.fromEntries(entries) as FieldSelection),
+  );
+}
+
+function valueOf(shape: FieldShape): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .tuple(
+      ...Object.entries(shape).map(([key, sub]) => {
+        const value: fc.Arbitrary<unknown> =
+          sub === true
+            ? fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }))
+            : fc.oneof(valueOf(sub), fc.array(valueOf(sub), { maxLength: 3 }), fc.constant(null));
+        return value.map((v) => [key, v] as const);
+      }),
+    )
+    .map((entries) => Object.fromEntries(entries));
+}
+
+const withSelection = shapeArb.chain((shape) => fc.tuple(fc.constant(shape), selectionOf(shape)));
+
+/** Checks a projection against the selection it was made with. */
+function checkProjection(original: unknown, projected: unknown, selection: FieldSelection): void {
+  if (Array.isArray(original)) {
+    expect(Array.isArray(projected)).toBe(true);
+    expect((projected as unknown[]).length).toBe(original.length);
+    original.forEach((element, i) => checkProjection(element, (projected as unknown[])[i], selection));
+    return;
+  }
+  if (original === null || typeof original !== "object") {
+    expect(projected).toEqual(original);
+    return;
+  }
+  const source = original as Record<string, unknown>;
+  const out = projected as Record<string, unknown>;
+  for (const key of Object.keys(out)) expect(Object.keys(selection)).toContain(key);
+  for (const [key, sub] of Object.entries(selection)) {
+    if (!(key in source)) continue;
+    if (sub === true) expect(out[key]).toEqual(source[key]);
+    else checkProjection(source[key], out[key], sub);
+  }
+}
+
+function caught(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected an error");
+}
+
+function badRequestOf(fn: () => unknown): AppError {
+  const error = caught(fn);
+  expect(error).toBeInstanceOf(AppError);
+  expect((error as AppError).code).toBe("BAD_REQUEST");
+  return error as AppError;
+}
+
+function expectWithinShape(selection: FieldSelection, shape: FieldShape): void {
+  for (const [key, sub] of Object.entries(selection)) {
+    expect(Object.hasOwn(shape, key)).toBe(true);
+    if (sub !== true) {
+      expect(shape[key]).not.toBe(true);
+      expectWithinShape(sub, shape[key] as FieldShape);
+    }
+  }
+}
+
+const taskShape: FieldShape = {
+  id: true,
+  title: true,
+  team: { id: true, prefix: true, name: true },
+  labels: { id: true, name: true, color: true },
+  project: { id: true, lead: { id: true, name: true } },
+};
+
+describe("parseFields", () => {
+  it("parses the serialization of any valid selection back to it", () => {
+    fc.assert(
+      fc.property(withSelection, ([shape, selection]) => {
+        expect(parseFields(formatFields(selection), shape)).toEqual(selection);
+      }),
+    );
+  });
+
+  it("ignores whitespace around names and braces", () => {
+    fc.assert(
+      fc.property(withSelection, ([shape, selection]) => {
+        const spaced = formatFields(selection).replace(/([,{}])/g, " $1 ");
+        expect(parseFields(` ${spaced} `, shape)).toEqual(selection);
+      }),
+    );
+  });
+
+  it("answers a selection within the shape or BAD_REQUEST for arbitrary input", () => {
+    const garbage = fc.string({ unit: fc.constantFrom("a", "b", "id", "team", "x", ",", "{", "}", " ", "é", "\n") });
+    fc.assert(
+      fc.property(fc.oneof(shapeArb, fc.constant(taskShape)), fc.oneof(garbage, fc.string({ unit: "binary" })), (shape, raw) => {
+        let result: FieldSelection | null;
+        try {
+          result = parseFields(raw, shape);
+        } catch (e) {
+          expect(e).toBeInstanceOf(AppError);
+          expect((e as AppError).code).toBe("BAD_REQUEST");
+          expect((e as AppError).details?.allowed).toBeInstanceOf(Array);
+          return;
+        }
+        if (result !== null) expectWithinShape(result, shape);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("treats a missing or empty parameter as no projection", () => {
+    expect(parseFields(null, taskShape)).toBeNull();
+    expect(parseFields(undefined, taskShape)).toBeNull();
+    expect(parseFields("", taskShape)).toBeNull();
+    expect(parseFields("  ", taskShape)).toBeNull();
+  });
+
+  it("parses nested selections", () => {
+    expect(parseFields("id,title,team{prefix},labels{name},project{lead{name}}", taskShape)).toEqual({
+      id: true,
+      title: true,
+      team: { prefix: true },
+      labels: { name: true },
+      project: { lead: { name: true } },
+    });
+  });
+
+  it("selects a whole object by its bare name and merges repeats", () => {
+    expect(parseFields("team", taskShape)).toEqual({ team: true });
+    expect(parseFields("team{id},team{name},id,id", taskShape)).toEqual({ team: { id: true, name: true }, id: true });
+    expect(parseFields("team{id},team", taskShape)).toEqual({ team: true });
+  });
+
+  it("rejects an unknown name with the allowed names", () => {
+    const error = badRequestOf(() => parseFields("id,nope", taskShape));
+    expect(error.message).toContain("nope");
+    expect(error.details).toEqual({ field: "nope", allowed: ["id", "title", "team", "labels", "project"] });
+  });
+
+  it("rejects a nested unknown name with that level's allowed names", () => {
+    const error = badRequestOf(() => parseFields("project{lead{email}}", taskShape));
+    expect(error.message).toContain("project.lead.email");
+    expect(error.details).toEqual({ field: "project.lead.email", allowed: ["id", "name"] });
+  });
+
+  it("rejects braces on a leaf", () => {
+    const error = badRequestOf(() => parseFields("title{x}", taskShape));
+    expect(error.message).toContain("title");
+    expect(error.details?.allowed).toEqual(Object.keys(taskShape));
+  });
+
+  it("rejects malformed syntax", () => {
+    for (const raw of ["team{id", "team{id}}", "id}", "{id}", "id,,title", "id,", ",id", "team{}", "team{id,}", "id title", "team{id}title"]) {
+      const error = badRequestOf(() => parseFields(raw, taskShape));
+      expect(error.details?.allowed, raw).toBeInstanceOf(Array);
+    }
+  });
+
+  it("does not resolve names through the prototype", () => {
+    badRequestOf(() => parseFields("constructor", taskShape));
+    badRequestOf(() => parseFields("__proto__", taskShape));
+    badRequestOf(() => parseFields("team{toString}", taskShape));
+  });
+});
+
+describe("projectFields", () => {
+  it("keeps only selected keys with their original values", () => {
+    const arb = shapeArb.chain((shape) =>
+      fc.tuple(selectionOf(shape), fc.oneof(valueOf(shape), fc.array(valueOf(shape), { maxLength: 3 }))),
+    );
+    fc.assert(
+      fc.property(arb, ([selection, value]) => {
+        checkProjection(value, projectFields(value, selection), selection);
+      }),
+    );
+  });
+
+  it("projects arrays per element and leaves null alone", () => {
+    const task = {
+      id: "task_1",
+      title: "T",
+      team: { id: "team_1", prefix: "ENG", name: "Eng" },
+      labels: [
+        { id: "l1", name: "bug", color: "red" },
+        { id: "l2", name: "ui", color: "blue" },
+      ],
+      project: null,
+    };
+    const selection = parseFields("title,team{prefix},labels{name},project{id}", taskShape);
+    expect(projectFields(task, selection)).toEqual({
+      title: "T",
+      team: { prefix: "ENG" },
+      labels: [{ name: "bug" }, { name: "ui" }],
+      project: null,
+    });
+    expect(projectFields([task], { id: true })).toEqual([{ id: "task_1" }]);
+  });
+
+  it("returns the value unchanged without a selection", () => {
+    const value = { a: 1, b: { c: 2 } };
+    expect(projectFields(value, null)).toBe(value);
+  });
+});

@@ -8,6 +8,7 @@ import { AppError } from "./http/errors";
 import { errorResponse } from "./http/error-mapper";
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
+import { labelRoutes } from "./resources/labels/routes";
 import { meRoutes } from "./resources/me/routes";
 import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
@@ -40,6 +41,7 @@ export function buildApp() {
   app.route("/", benchRoutes);
   app.route("/", signupRoutes);
   app.route("/", meRoutes);
+  app.route("/", labelRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "svc-api-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

@@ -8,6 +8,8 @@ export type Db = NeonDatabase<typeof schema>;
 /** Round trips made by one request, reported in Server-Timing and asserted by the tests. */
 export interface DbStats {
   queries: number;
+  /** Transactions opened (BEGIN statements); a write must be exactly one. */
+  transactions: number;
   ms: number;
 }
 
@@ -29,6 +31,8 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
     const started = performance.now();
     const done = () => (stats.ms += performance.now() - started);
     stats.queries++;
+    const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
+    if (typeof text === "string" && /^\s*begin\b/i.test(text)) stats.transactions++;
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
     const last = args.length - 1;
     if (typeof args[last] === "function") {
@@ -50,7 +54,7 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
  * and ended after the response through waitUntil.
  */
 export class RequestDb {
-  readonly stats: DbStats = { queries: 0, ms: 0 };
+  readonly stats: DbStats = { queries: 0, transactions: 0, ms: 0 };
   #pool?: Pool;
   #db?: Db;
 

@@ -6,6 +6,16 @@ const body = (code: ErrorCode, message: string, details?: Record<string, unknown
   error: details ? { code, message, details } : { code, message },
 });
 
+/** Unique constraints users can hit, with the message that explains them. */
+const CONFLICT_MESSAGES: Record<string, string> = {
+  labels_workspace_name_key: "A label with this name already exists in the workspace",
+  teams_workspace_prefix_key: "A team with this prefix already exists in the workspace",
+  team_members_team_user_key: "This user is already a member of the team",
+  field_definitions_workspace_key_key: "A field with this key already exists in the workspace",
+  users_email_key: "An account with this email already exists",
+  workspaces_slug_key: "A workspace with this slug already exists",
+};
+
 /** The Postgres error behind a driver or Drizzle error, if there is one. */
 function pgError(err: unknown): { code?: string; constraint?: string; detail?: string } | undefined {
   for (let e: any = err; e; e = e.cause) {
@@ -35,7 +45,8 @@ export function errorResponse(err: unknown, c: Context): Response {
   }
   const pg = pgError(err);
   if (pg?.code === "23505") {
-    return c.json(body("CONFLICT", "A resource with these values already exists", pg.constraint ? { constraint: pg.constraint } : undefined), 409);
+    const message = (pg.constraint && CONFLICT_MESSAGES[pg.constraint]) || "A resource with these values already exists";
+    return c.json(body("CONFLICT", message), 409);
   }
   if (pg?.code === "40001" || pg?.code === "40P01") {
     return c.json(body("CONFLICT", "Concurrent update; retry the request"), 409);

@@ -13,10 +13,10 @@ export const requestDb = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await next();
   } finally {
-    const { queries, ms } = rdb.stats;
+    const { queries, transactions, ms } = rdb.stats;
     c.header(
       "Server-Timing",
-      `db;dur=${ms.toFixed(1)};desc="${queries} queries", total;dur=${(performance.now() - started).toFixed(1)}`,
+      `db;dur=${ms.toFixed(1)};desc="${queries} queries", tx;desc="${transactions} transactions", total;dur=${(performance.now() - started).toFixed(1)}`,
     );
     c.executionCtx.waitUntil(rdb.close());
   }

@@ -7,6 +7,8 @@ export interface ApiResponse<T = any> {
   body: T;
   /** Round trips the request made, read from its Server-Timing header. */
   queries: number;
+  /** Transactions the request opened (a write must be exactly one). */
+  transactions: number;
 }
 
 export interface CallOptions {
@@ -36,6 +38,7 @@ export async function api<T = any>(method: string, path: string, opts: CallOptio
     headers: res.headers,
     body: text ? JSON.parse(text) : null,
     queries: match ? Number(match[1]) : Number.NaN,
+    transactions: Number(/tx;desc="(\d+) transactions"/.exec(timing)?.[1] ?? Number.NaN),
   };
 }
 

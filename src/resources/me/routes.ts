@@ -1,16 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { requireAuth } from "../../auth/middleware";
-import { errorResponses, jsonResponse, security } from "../../http/openapi";
+import { errorResponses, jsonResponse } from "../../http/openapi";
+import { authed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { UserSchema, WorkspaceSchema, serializeWorkspace } from "../users/schema";
 
 const me = createRoute({
   method: "get",
   path: "/me",
-  tags: ["Account"],
+  ...authed("Account"),
   summary: "The caller, their current workspace and their role in it",
-  security,
-  middleware: [requireAuth] as const,
   responses: {
     200: jsonResponse(
       z.object({ user: UserSchema, workspace: WorkspaceSchema, role: z.enum(["MEMBER", "ADMIN", "OWNER"]) }),

@@ -1,0 +1,76 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { listBody, listParams, projectFields, parseFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { authed } from "../../http/route-base";
+import { newRouter } from "../../http/router";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { Label, LabelCreate, LabelUpdate } from "./schema";
+import { createLabel, deleteLabel, getLabel, labelList, listLabels, updateLabel } from "./service";
+
+const base = authed("Labels");
+const one = z.object({ label: Label });
+
+const list = createRoute({
+  ...base,
+  method: "get",
+  path: "/labels",
+  summary: "List the workspace's labels",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(paginated("labels", Label), "Labels"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+});
+const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/labels",
+  summary: "Create a label (name unique in the workspace, case-insensitive)",
+  request: jsonBody(LabelCreate),
+  responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "CONFLICT"], { validation: true }) },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  path: "/labels/{id}",
+  summary: "Get a label",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The label"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...base,
+  method: "patch",
+  path: "/labels/{id}",
+  summary: "Rename or recolour a label",
+  request: { params: IdParam, ...jsonBody(LabelUpdate) },
+  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  path: "/labels/{id}",
+  summary: "Delete a label (it is detached from tasks and projects)",
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
+});
+
+export const labelRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, labelList);
+    const rows = await listLabels(c.get("rdb").db, c.get("principal").workspace.id, params);
+    return c.json(await listBody("labels", params, rows), 200);
+  })
+  .openapi(create, async (c) => {
+    const label = await createLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("json"));
+    return created(c, "label", `/labels/${label.id}`, label);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, labelList.shape);
+    const label = await getLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    return c.json({ label: projectFields(label, fields) as typeof label }, 200);
+  })
+  .openapi(update, async (c) => {
+    const label = await updateLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ label }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    return c.body(null, 204);
+  });

@@ -1,0 +1,20 @@
+import { sql, type SQL } from "drizzle-orm";
+import { users } from "../../../drizzle/schema";
+
+export type UserSummary = { id: string; name: string; email: string; avatarUrl: string | null; humanId: string | null };
+
+export const userSummary = (u: UserSummary): UserSummary => ({
+  id: u.id,
+  name: u.name,
+  email: u.email,
+  avatarUrl: u.avatarUrl,
+  humanId: u.humanId,
+});
+
+/**
+ * `<user-summary>` built in SQL, for embedding a user in a row of another table without a query per row
+ * (e.g. `assignee: userSummaryJson(assigneeAlias)`); null when the joined user is null.
+ */
+export function userSummaryJson(u: typeof users = users): SQL<UserSummary | null> {
+  return sql<UserSummary | null>`case when ${u.id} is null then null else json_build_object('id', ${u.id}, 'name', ${u.name}, 'email', ${u.email}, 'avatarUrl', ${u.avatarUrl}, 'humanId', ${u.humanId}) end`;
+}

@@ -8,7 +8,13 @@ import { AppError } from "./http/errors";
 import { errorResponse } from "./http/error-mapper";
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
+import { commentRoutes } from "./resources/comments/routes";
 import { labelRoutes } from "./resources/labels/routes";
+import { milestoneRoutes } from "./resources/milestones/routes";
+import { projectRoutes } from "./resources/projects/routes";
+import { taskRoutes } from "./resources/tasks/routes";
+import { teamMemberRoutes } from "./resources/team-members/routes";
+import { teamRoutes } from "./resources/teams/routes";
 import { meRoutes } from "./resources/me/routes";
 import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
@@ -42,6 +48,12 @@ export function buildApp() {
   app.route("/", signupRoutes);
   app.route("/", meRoutes);
   app.route("/", labelRoutes);
+  app.route("/", teamRoutes);
+  app.route("/", teamMemberRoutes);
+  app.route("/", taskRoutes);
+  app.route("/", projectRoutes);
+  app.route("/", milestoneRoutes);
+  app.route("/", commentRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "svc-api-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

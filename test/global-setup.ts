@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
   const db = await startPostgres({ dataDir: path.join(dir, "pg") });
   const proxy = await startWsProxy();
   // Under the project root: workerd refuses module paths that climb out of its starting directory.
-  const consumerScript = path.resolve(import.meta.dirname, "../.wrangler/test/email-consumer.js");
+  const consumerScript = path.resolve(import.meta.dirname, `../.wrangler/test/email-consumer-${process.pid}.js`);
   await build({
     entryPoints: [path.resolve(import.meta.dirname, "../src/email/worker.ts")],
     bundle: true,

@@ -1,7 +1,7 @@
 // Fixtures: workspaces and members created with the service's own functions on the real database, so each
 // test file has its own tenant without paying for the e-mail round trip it does not test.
 import { env } from "cloudflare:test";
-import { users } from "../../drizzle/schema";
+import { teamMembers, teams, users } from "../../drizzle/schema";
 import { RequestDb } from "../../src/db/client";
 import { newId } from "../../src/ids";
 import { insertWorkspace, joinWorkspaceWithKey } from "../../src/resources/workspaces/create";
@@ -46,4 +46,32 @@ async function insertMember(db: RequestDb["db"], workspaceId: string, role: "MEM
   const [user] = await db.insert(users).values({ id: newId("user"), name, email, type }).returning();
   const key = await joinWorkspaceWithKey(db, { workspaceId, userId: user.id, role, keyName: "test" });
   return { key, userId: user.id, email, name };
+}
+
+export interface TeamFixture {
+  id: string;
+  name: string;
+  prefix: string;
+  workspaceId: string;
+}
+
+let teamCounter = 0;
+/** A team inserted directly (its owner is the tenant's owner), for tests of resources that live in teams. */
+export function newTeam(tenant: Tenant, opts: { prefix?: string; name?: string } = {}): Promise<TeamFixture> {
+  const prefix = opts.prefix ?? `T${(Date.now() % 100000).toString(36).toUpperCase()}${(teamCounter++).toString(36).toUpperCase()}`.slice(0, 10);
+  const name = opts.name ?? `Team ${prefix}`;
+  return withDb(async (db) => {
+    const [team] = await db.insert(teams).values({ id: newId("team"), workspaceId: tenant.workspaceId, name, prefix }).returning();
+    await db.insert(teamMembers).values({ id: newId("tmbr"), workspaceId: tenant.workspaceId, teamId: team.id, userId: tenant.owner.userId, role: "OWNER" });
+    return { id: team.id, name, prefix, workspaceId: tenant.workspaceId };
+  });
+}
+
+/** Puts a workspace member into a team with a team role. */
+export function joinTeam(team: TeamFixture, member: Member, role: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER" = "MEMBER"): Promise<string> {
+  return withDb(async (db) => {
+    const id = newId("tmbr");
+    await db.insert(teamMembers).values({ id, workspaceId: team.workspaceId, teamId: team.id, userId: member.userId, role });
+    return id;
+  });
 }

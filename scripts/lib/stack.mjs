@@ -8,6 +8,7 @@ import { startPostgres } from "./postgres.mjs";
 import { startWsProxy } from "./ws-proxy.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
+const CONSUMER_DIR = "workers/email";
 
 export function wranglerEnv() {
   const configHome = path.join(root, ".wrangler", "config");
@@ -38,8 +39,8 @@ export async function startStack({ dataDir = ".data", port = 8787, benchRoutes =
   const proxy = await startWsProxy({ log });
   log(`WebSocket proxy at ${proxy.url}`);
 
-  // Dev-only bindings, kept under .data/ and handed to both workers with --env-file (a .dev.vars in the
-  // project root would also leak into the test runner's bindings).
+  // Dev-only bindings: the API worker takes them with --env-file (a .dev.vars in the project root would also
+  // leak into the test runner's bindings); the consumer reads the .dev.vars beside its own config.
   const vars = {
     ...devSecrets(data),
     DATABASE_URL: db.url,
@@ -50,11 +51,9 @@ export async function startStack({ dataDir = ".data", port = 8787, benchRoutes =
     BENCH_ROUTES: benchRoutes ? "true" : "false",
   };
   const envFile = path.join(data, "dev.env");
-  writeFileSync(
-    envFile,
-    Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n",
-    { mode: 0o600 },
-  );
+  const lines = Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n";
+  writeFileSync(envFile, lines, { mode: 0o600 });
+  writeFileSync(path.join(root, CONSUMER_DIR, ".dev.vars"), lines, { mode: 0o600 });
 
   const child = spawn(
     process.execPath,
@@ -62,7 +61,7 @@ export async function startStack({ dataDir = ".data", port = 8787, benchRoutes =
       path.join(root, "node_modules/wrangler/bin/wrangler.js"),
       "dev",
       "-c", "wrangler.toml",
-      "-c", "wrangler.email.toml",
+      "-c", path.join(CONSUMER_DIR, "wrangler.toml"),
       "--ip", "127.0.0.1",
       "--port", String(port),
       "--persist-to", path.join(data, "wrangler"),

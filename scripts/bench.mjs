@@ -1,0 +1,177 @@
+// `npm run bench`: drives the running service with autocannon on 127.0.0.1 and prints requests/s, latency
+// percentiles, errors and queries per request for each scenario, next to two reference routes measured in
+// the same run: a ceiling (no database) and a floor (open a connection, `select 1`).
+//
+//   npm run bench                      start the stack (as `npm start` does, on its own data) and measure
+//   BASE_URL=… DATABASE_URL=… npm run bench   measure a service that is already running
+//   npm run bench -- --compare a.json b.json  ratio between two result files
+// Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter).
+import autocannon from "autocannon";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { seedWorkspace } from "./bench/seed.mjs";
+import { startStack } from "./lib/stack.mjs";
+
+const root = path.resolve(import.meta.dirname, "..");
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ONLY = process.env.BENCH_ONLY;
+
+/**
+ * One entry per scenario. `path`/`body` get the seeded fixture; `target` is the README's budget as a ratio
+ * to the floor route; `ref` marks the reference routes.
+ */
+const SCENARIOS = [
+  { name: "ceiling: static JSON, no database", path: () => "/_bench/ceiling", ref: "ceiling" },
+  { name: "floor: connect + select 1", path: () => "/_bench/floor", ref: "floor" },
+  { name: "GET /tasks/{reference}", path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`, target: 0.85 },
+  {
+    name: "GET /tasks?limit=50 filter+sort",
+    path: () => "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc",
+    target: 0.7,
+  },
+  { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}` },
+  { name: "POST /tasks", method: "POST", path: () => "/tasks", body: (f) => ({ teamId: f.teamId, title: "Bench task", labelIds: f.labelIds.slice(0, 2) }), target: 0.6 },
+  { name: "PATCH /tasks/{id}", method: "PATCH", path: (f) => `/tasks/${f.taskIds[10]}`, body: () => ({ status: "IN_PROGRESS", priority: "HIGH" }) },
+  { name: "POST /comments", method: "POST", path: () => "/comments", body: (f) => ({ taskId: f.taskIds[20], content: "Bench comment" }) },
+  { name: "GET /projects?fields=…", path: () => "/projects?limit=50&fields=id,reference,name,status,team{prefix}" },
+];
+
+const LIST_FOR_SCALE = "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc";
+
+function queriesOf(res) {
+  const m = /desc="(\d+) queries"/.exec(res.headers.get("server-timing") ?? "");
+  return m ? Number(m[1]) : null;
+}
+
+async function probe(baseUrl, apiKey, s, fixture) {
+  const res = await fetch(baseUrl + s.path(fixture), {
+    method: s.method ?? "GET",
+    headers: { "svc-api-key": apiKey, "content-type": "application/json" },
+    body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
+  });
+  await res.arrayBuffer();
+  return { status: res.status, queries: queriesOf(res) };
+}
+
+async function measure(baseUrl, apiKey, s, fixture) {
+  const first = await probe(baseUrl, apiKey, s, fixture);
+  const result = await autocannon({
+    url: baseUrl + s.path(fixture),
+    method: s.method ?? "GET",
+    headers: { "svc-api-key": apiKey, "content-type": "application/json" },
+    body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
+  return {
+    name: s.name,
+    ref: s.ref ?? null,
+    target: s.target ?? null,
+    status: first.status,
+    queries: first.queries,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+async function deepCursor(baseUrl, apiKey, rowsDeep) {
+  let cursor = null;
+  for (let seen = 0; seen < rowsDeep; seen += 250) {
+    const res = await fetch(`${baseUrl}/tasks?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: { "svc-api-key": apiKey } });
+    const body = await res.json();
+    if (!res.ok) throw new Error(`walking /tasks failed: ${res.status} ${JSON.stringify(body)}`);
+    cursor = body.pagination.nextCursor;
+    if (!cursor) break;
+  }
+  return cursor;
+}
+
+const pad = (s, n) => String(s).padEnd(n);
+const num = (v, d = 0) => (v === null || v === undefined || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
+
+function printTable(rows, floor, ceiling) {
+  console.log(`\n${pad("scenario", 38)}${pad("req/s", 9)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("queries", 9)}${pad("×floor", 8)}${pad("×ceiling", 10)}target`);
+  for (const r of rows) {
+    const vsFloor = floor ? r.rps / floor : null;
+    const verdict = r.target ? `${r.target} ${vsFloor >= r.target ? "met" : "MISSED"}` : "";
+    console.log(
+      `${pad(r.name, 38)}${pad(num(r.rps), 9)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 8)}${pad(r.queries ?? "-", 9)}${pad(num(vsFloor, 2), 8)}${pad(num(ceiling ? r.rps / ceiling : null, 3), 10)}${verdict}`,
+    );
+  }
+}
+
+function compare(a, b) {
+  const A = JSON.parse(readFileSync(a, "utf8"));
+  const B = JSON.parse(readFileSync(b, "utf8"));
+  console.log(`${pad("scenario", 38)}${pad("A req/s", 10)}${pad("B req/s", 10)}B/A`);
+  for (const r of B.scenarios) {
+    const old = A.scenarios.find((x) => x.name === r.name);
+    console.log(`${pad(r.name, 38)}${pad(num(old?.rps), 10)}${pad(num(r.rps), 10)}${old ? num(r.rps / old.rps, 2) : "-"}`);
+  }
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  if (args[0] === "--compare") return compare(args[1], args[2]);
+
+  let stack;
+  let baseUrl = process.env.BASE_URL;
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!baseUrl) {
+    rmSync(path.join(root, ".data/bench"), { recursive: true, force: true });
+    stack = await startStack({ dataDir: ".data/bench", port: Number(process.env.BENCH_PORT ?? 8799), benchRoutes: true, quiet: true, log: () => {} });
+    baseUrl = stack.baseUrl;
+    databaseUrl = stack.databaseUrl;
+  }
+  if (!databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
+  try {
+    const started = Date.now();
+    const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
+    console.log(`seeded 10,000 tasks, 200 projects, 2,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    fixture.deepCursor = await deepCursor(baseUrl, fixture.apiKey, 8_000);
+
+    const rows = [];
+    for (const s of SCENARIOS) {
+      if (ONLY && !s.ref && !s.name.includes(ONLY)) continue;
+      const r = await measure(baseUrl, fixture.apiKey, s, fixture);
+      rows.push(r);
+      process.stdout.write(`  ${s.name}: ${num(r.rps)} req/s\n`);
+    }
+    const floor = rows.find((r) => r.ref === "floor")?.rps;
+    const ceiling = rows.find((r) => r.ref === "ceiling")?.rps;
+    printTable(rows, floor, ceiling);
+
+    // Scale: the same list in a workspace of 1,000 and one of 100,000 tasks.
+    const small = await seedWorkspace(databaseUrl, { tasks: 1_000, projects: 10, comments: 0, prefix: "SMA" });
+    const large = await seedWorkspace(databaseUrl, { tasks: 100_000, projects: 10, comments: 0, prefix: "LRG" });
+    const scaleScenario = (name) => ({ name, path: () => LIST_FOR_SCALE });
+    const s1 = await measure(baseUrl, small.apiKey, scaleScenario("list @ 1,000 tasks"), small);
+    const s2 = await measure(baseUrl, large.apiKey, scaleScenario("list @ 100,000 tasks"), large);
+    const scale = { small: s1, large: s2, p50Ratio: s2.p50 / s1.p50, rpsRatio: s1.rps / s2.rps };
+    console.log(`\nscale: ${pad("", 30)}req/s   p50 ms  p99 ms`);
+    for (const r of [s1, s2]) console.log(`  ${pad(r.name, 34)}${pad(num(r.rps), 8)}${pad(num(r.p50), 8)}${num(r.p99)}`);
+    console.log(`  100k vs 1k: latency p50 ×${num(scale.p50Ratio, 2)}, throughput ÷${num(scale.rpsRatio, 2)} (target: within 1.5×)`);
+
+    const result = {
+      date: new Date().toISOString(),
+      node: process.version,
+      durationSeconds: DURATION,
+      connections: CONNECTIONS,
+      scenarios: rows,
+      floor,
+      ceiling,
+      scale,
+    };
+    mkdirSync(path.join(root, "bench/results"), { recursive: true });
+    const file = path.join(root, "bench/results", `${result.date.replace(/[:.]/g, "-")}.json`);
+    writeFileSync(file, JSON.stringify(result, null, 2));
+    console.log(`\nresults written to ${path.relative(root, file)}`);
+  } finally {
+    await stack?.stop();
+  }
+}
+
+await main();

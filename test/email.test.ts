@@ -45,7 +45,7 @@ describe("email consumer", () => {
     // The HTTP provider without its URL and key fails: the message must come back for a retry.
     const result = await consume([message(body, 3)], { ...env, EMAIL_PROVIDER: "http", EMAIL_API_URL: undefined, EMAIL_API_KEY: undefined } as any);
     expect(result.explicitAcks).toEqual([]);
-    expect(result.retryMessages.map((m) => m.msgId)).toEqual([`q-${body.id}-3`]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual([`q-${body.id}-3`]);
   });
 
   it("escapes user-supplied text in the HTML of an invite", () => {

@@ -1,12 +1,30 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { ZodError } from "zod";
 import type { AppEnv } from "./context";
-import { ValidationError } from "./errors";
+import { badRequest, ValidationError } from "./errors";
 import { zodErrors } from "./validation";
 
+type ValidationResult = { success: boolean; target: string; error?: ZodError };
+
+const toValidationError = (result: ValidationResult): undefined => {
+  if (!result.success) throw new ValidationError(zodErrors(result.error!));
+  return undefined;
+};
+
 /** Every router validates with the same hook: a zod failure is the spec's 422 `{errors}` body. */
-export const newRouter = () =>
-  new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw new ValidationError(zodErrors(result.error));
-    },
-  });
+export const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: toValidationError });
+
+/**
+ * Route hook (third argument of `.openapi`): a JSON body whose required identifier `field` is absent or null is 400
+ * BAD_REQUEST, as the spec lists "a required team identifier" missing under BAD_REQUEST; any other failure
+ * stays 422.
+ */
+export const missingIsBadRequest =
+  (field: string) =>
+  (result: ValidationResult): undefined => {
+    // On failure the validator passes the raw input as `data`.
+    const input = (result as { data?: unknown }).data;
+    const missing = result.target === "json" && typeof input === "object" && input !== null && !Array.isArray(input) && (input as Record<string, unknown>)[field] == null;
+    if (!result.success && missing) throw badRequest(`${field} is required`, { field });
+    return toValidationError(result);
+  };

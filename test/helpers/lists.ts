@@ -17,3 +17,23 @@ export async function walk(path: string, key: string, apiKey: string, limit = 7,
   }
   throw new Error("too many pages");
 }
+
+/**
+ * A comparator that orders list items as the list machinery does: keys in turn, nulls last in both
+ * directions, ties by id in the direction of the last key. `rank` maps a field to the value it sorts by
+ * (e.g. an enum's declaration order). Compare text with plain `<`, so use case-consistent ASCII test data.
+ */
+export function listOrder(sort: Array<[field: string, dir: "asc" | "desc"]>, rank: Record<string, (item: any) => unknown> = {}) {
+  const keys = [...sort, ["id", sort[sort.length - 1][1]] as [string, "asc" | "desc"]];
+  return (a: any, b: any): number => {
+    for (const [field, dir] of keys) {
+      const value = rank[field] ?? ((item: any) => item[field]);
+      const [x, y] = [value(a), value(b)] as [any, any];
+      if (x === y) continue;
+      if (x === null) return 1;
+      if (y === null) return -1;
+      return (x < y ? -1 : 1) * (dir === "asc" ? 1 : -1);
+    }
+    return 0;
+  };
+}

@@ -1,4 +1,128 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { authed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { commentList, targetCommentLists } from "./lists";
+import { Comment, CommentContent, CommentCreate, TaskComment } from "./schema";
+import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./service";
+import { TARGET_FIELD, type Target, type TargetKind } from "./targets";
 
-// Placeholder: filled in by the comments work.
-export const commentRoutes = newRouter();
+const base = authed("Comments");
+const one = z.object({ comment: Comment });
+const location = (id: string) => `/comments/${id}`;
+
+const list = createRoute({
+  ...base,
+  method: "get",
+  path: "/comments",
+  summary: "List the workspace's comments (filter by taskId, projectId, milestoneId, authorId, content, dates)",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(paginated("comments", Comment), "Comments"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+});
+const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/comments",
+  summary: "Comment on a task, a project or a milestone (exactly one; tasks and projects also by reference)",
+  description: "Needs team role MEMBER or higher in the target's team, or workspace ADMIN/OWNER.",
+  request: jsonBody(CommentCreate),
+  responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  path: "/comments/{id}",
+  summary: "Get a comment",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The comment"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...base,
+  method: "patch",
+  path: "/comments/{id}",
+  summary: "Edit a comment's content (its author only, whatever the workspace role)",
+  request: { params: IdParam, ...jsonBody(CommentContent) },
+  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  path: "/comments/{id}",
+  summary: "Delete a comment (its author, or a workspace ADMIN/OWNER)",
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
+});
+const createOnProject = createRoute({
+  ...base,
+  method: "post",
+  path: "/projects/{id}/comments",
+  summary: "Comment on a project (id or reference)",
+  description: "Needs team role MEMBER or higher in the project's team, or workspace ADMIN/OWNER.",
+  request: { params: IdParam, ...jsonBody(CommentContent) },
+  responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
+});
+
+const PLURAL = { task: "tasks", project: "projects", milestone: "milestones" } as const;
+/** `GET /{tasks|projects|milestones}/{id}/comments`: oldest first by default; 404 for an unknown or foreign parent. */
+const listOf = (kind: TargetKind) =>
+  createRoute({
+    ...base,
+    method: "get",
+    path: `/${PLURAL[kind]}/{id}/comments`,
+    summary: `List a ${kind}'s comments${kind === "milestone" ? "" : " (id or reference)"}`,
+    request: { params: IdParam, query: ListQuery },
+    responses: {
+      200: jsonResponse(paginated("comments", kind === "task" ? TaskComment : Comment), "Comments"),
+      ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+    },
+  });
+
+/** The one target the (already validated) create body names. */
+function bodyTarget(body: z.infer<typeof CommentCreate>): Target {
+  for (const kind of Object.keys(TARGET_FIELD) as TargetKind[]) {
+    const idOrRef = body[TARGET_FIELD[kind]];
+    if (idOrRef !== undefined) return { kind, idOrRef };
+  }
+  throw new Error("CommentCreate let a body without a target through");
+}
+
+export const commentRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, commentList);
+    const rows = await listComments(c.get("rdb").db, c.get("principal").workspace.id, params);
+    return c.json(await listBody("comments", params, rows), 200);
+  })
+  .openapi(create, async (c) => {
+    const body = c.req.valid("json");
+    const comment = await createComment(c.get("rdb").db, c.get("principal"), bodyTarget(body), body.content);
+    return created(c, "comment", location(comment.id), comment);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, commentList.shape);
+    const comment = await getComment(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    return c.json({ comment: projectFields(comment, fields) as typeof comment }, 200);
+  })
+  .openapi(update, async (c) => {
+    const comment = await updateComment(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json").content);
+    return c.json({ comment }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteComment(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  })
+  .openapi(createOnProject, async (c) => {
+    const target: Target = { kind: "project", idOrRef: c.req.valid("param").id };
+    const comment = await createComment(c.get("rdb").db, c.get("principal"), target, c.req.valid("json").content);
+    return created(c, "comment", location(comment.id), comment);
+  });
+
+for (const kind of Object.keys(PLURAL) as TargetKind[]) {
+  commentRoutes.openapi(listOf(kind), async (c) => {
+    const params = await listParams(c, targetCommentLists[kind]);
+    const target: Target = { kind, idOrRef: c.req.valid("param").id };
+    const rows = await listTargetComments(c.get("rdb").db, c.get("principal").workspace.id, target, params);
+    return c.json(await listBody("comments", params, rows), 200);
+  });
+}

@@ -1,4 +1,110 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { authed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
+import {
+  createMilestone,
+  deleteMilestone,
+  getMilestone,
+  listMilestones,
+  listProjectMilestones,
+  milestoneList,
+  updateMilestone,
+} from "./service";
 
-// Placeholder: filled in by the milestones work.
-export const milestoneRoutes = newRouter();
+const base = authed("Milestones");
+const one = z.object({ milestone: Milestone });
+const listResponses = {
+  200: jsonResponse(paginated("milestones", Milestone), "Milestones"),
+  ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+};
+const filterDescription = "Filter on id, projectId, name, description, status, targetDate, createdAt, updatedAt; sort on the same except description.";
+
+const list = createRoute({
+  ...base,
+  method: "get",
+  path: "/milestones",
+  summary: "List the workspace's milestones",
+  description: filterDescription,
+  request: { query: ListQuery },
+  responses: listResponses,
+});
+const ofProject = createRoute({
+  ...base,
+  method: "get",
+  path: "/projects/{id}/milestones",
+  summary: "List a project's milestones (project by id or reference)",
+  description: filterDescription,
+  request: { params: IdParam, query: ListQuery },
+  responses: { ...listResponses, ...errorResponses(["NOT_FOUND"]) },
+});
+const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/milestones",
+  summary: "Create a milestone in a project",
+  description: "Needs team role MEMBER in the project's team, or workspace ADMIN.",
+  request: jsonBody(MilestoneCreate),
+  responses: {
+    201: jsonResponse(one, "Created; `Location` names the milestone"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  path: "/milestones/{id}",
+  summary: "Get a milestone",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The milestone"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...base,
+  method: "patch",
+  path: "/milestones/{id}",
+  summary: "Update a milestone",
+  description: "Partial: `null` clears targetDate; `customFields` merges. The project cannot change.",
+  request: { params: IdParam, ...jsonBody(MilestoneUpdate) },
+  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  path: "/milestones/{id}",
+  summary: "Delete a milestone",
+  description: "Its comments are deleted; its tasks stay, with `milestoneId` cleared.",
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
+});
+
+export const milestoneRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, milestoneList);
+    const rows = await listMilestones(c.get("rdb").db, c.get("principal").workspace.id, params);
+    return c.json(await listBody("milestones", params, rows), 200);
+  })
+  .openapi(ofProject, async (c) => {
+    const params = await listParams(c, milestoneList);
+    const rows = await listProjectMilestones(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, params);
+    return c.json(await listBody("milestones", params, rows), 200);
+  })
+  .openapi(create, async (c) => {
+    const milestone = await createMilestone(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    return created(c, "milestone", `/milestones/${milestone.id}`, milestone);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, milestoneList.shape);
+    const milestone = await getMilestone(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    return c.json({ milestone: projectFields(milestone, fields) as typeof milestone }, 200);
+  })
+  .openapi(update, async (c) => {
+    const milestone = await updateMilestone(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ milestone }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteMilestone(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

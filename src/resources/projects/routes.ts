@@ -1,4 +1,89 @@
-import { newRouter } from "../../http/router";
+import { createRoute, z } from "@hono/zod-openapi";
+import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { authed } from "../../http/route-base";
+import { missingIsBadRequest, newRouter } from "../../http/router";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { listProjects, projectList } from "./read";
+import { Project, ProjectCreate, ProjectUpdate } from "./schema";
+import { createProject, deleteProject, getProject, updateProject } from "./service";
 
-// Placeholder: filled in by the projects work.
-export const projectRoutes = newRouter();
+const base = authed("Projects");
+const one = z.object({ project: Project });
+
+const list = createRoute({
+  ...base,
+  method: "get",
+  path: "/projects",
+  summary: "List the workspace's projects",
+  description:
+    "Filter on id, number, name, description, status, teamId, leadId, startDate, targetDate, labelId (eq/neq/in), createdAt, updatedAt; sort on the same except description and labelId.",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(paginated("projects", Project), "Projects"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+});
+const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/projects",
+  summary: "Create a project in a team",
+  description: "Needs team role MEMBER or workspace ADMIN. The reference `<PREFIX>-P<n>` comes from the team's project counter, separate from task numbers.",
+  request: jsonBody(ProjectCreate),
+  responses: {
+    201: jsonResponse(one, "Created; `Location` names the project"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  path: "/projects/{id}",
+  summary: "Get a project by id or reference (`ENG-P3`, any case)",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The project"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...base,
+  method: "patch",
+  path: "/projects/{id}",
+  summary: "Update a project",
+  description: "Partial: `null` clears leadId, startDate, targetDate; `labelIds` replaces the labels; `customFields` merges. The team cannot change.",
+  request: { params: IdParam, ...jsonBody(ProjectUpdate) },
+  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  path: "/projects/{id}",
+  summary: "Delete a project",
+  description: "Its milestones and comments are deleted; its tasks stay, with `projectId` and `milestoneId` cleared.",
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
+});
+
+export const projectRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, projectList);
+    const rows = await listProjects(c.get("rdb").db, c.get("principal").workspace.id, params);
+    return c.json(await listBody("projects", params, rows), 200);
+  })
+  .openapi(
+    create,
+    async (c) => {
+      const project = await createProject(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+      return created(c, "project", `/projects/${project.id}`, project);
+    },
+    missingIsBadRequest("teamId"),
+  )
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, projectList.shape);
+    const project = await getProject(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, fields);
+    return c.json({ project: projectFields(project, fields) as typeof project }, 200);
+  })
+  .openapi(update, async (c) => {
+    const project = await updateProject(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ project }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteProject(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

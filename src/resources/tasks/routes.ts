@@ -1,4 +1,107 @@
-import { newRouter } from "../../http/router";
+import { createRoute, z } from "@hono/zod-openapi";
+import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { authed } from "../../http/route-base";
+import { missingIsBadRequest, newRouter } from "../../http/router";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { listTasks, taskList } from "./list";
+import { taskById } from "./read";
+import { Task, TaskCreate, TaskUpdate, type TaskDto } from "./schema";
+import { createTask, deleteTask, updateTask } from "./service";
 
-// Placeholder: filled in by the tasks work.
-export const taskRoutes = newRouter();
+const base = authed("Tasks");
+const one = z.object({ task: Task });
+const TaskIdParam = IdParam.extend({
+  id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)", example: "ENG-12" }),
+});
+
+const list = createRoute({
+  ...base,
+  method: "get",
+  path: "/tasks",
+  summary: "List the workspace's tasks",
+  description:
+    "Filter on id, reference, number, title, description, status, priority, dueDate, teamId, projectId, milestoneId, parentId " +
+    "(`filter[eq][parentId]=null`: top-level tasks), assigneeId, labelId (tasks carrying the label; `in`: any of them), createdAt, updatedAt. " +
+    "Sort on the same fields except reference, description and labelId; priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), " +
+    "status in workflow order, null due dates last.",
+  request: { query: ListQuery },
+  responses: {
+    200: jsonResponse(paginated("tasks", Task), "Tasks (narrowed by `fields`)"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+  },
+});
+const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/tasks",
+  summary: "Create a task in a team",
+  description:
+    "The reference `<PREFIX>-<n>` comes from the team's task counter. Missing `teamId` is 400; another workspace's team, project, " +
+    "parent, assignee or label is 404; a project or parent of another team, or a milestone outside the task's project, is 422.",
+  request: jsonBody(TaskCreate),
+  responses: {
+    201: jsonResponse(one, "Created; `Location` names the task"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  path: "/tasks/{id}",
+  summary: "Get a task by id or reference",
+  request: { params: TaskIdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The task (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...base,
+  method: "patch",
+  path: "/tasks/{id}",
+  summary: "Update a task",
+  description:
+    "Partial; `null` clears projectId, milestoneId, parentId, assigneeId, dueDate. `labelIds` replaces the set; `customFields` merges " +
+    "(`null` removes a key). Clearing or changing the project clears the milestone. A parent that is the task or one of its subtasks is 422. " +
+    "`teamId` cannot change (422).",
+  request: { params: TaskIdParam, ...jsonBody(TaskUpdate) },
+  responses: {
+    200: jsonResponse(one, "Updated"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  path: "/tasks/{id}",
+  summary: "Delete a task with its subtasks and comments",
+  request: { params: TaskIdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
+});
+
+export const taskRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, taskList);
+    const rows = await listTasks(c.get("rdb").db, c.get("principal").workspace.id, params);
+    return c.json(await listBody("tasks", params, rows), 200);
+  })
+  .openapi(
+    create,
+    async (c) => {
+      const task = await createTask(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+      return created(c, "task", `/tasks/${task.id}`, task);
+    },
+    // A body without teamId is a missing required parameter: 400 (contract §4), not 422.
+    missingIsBadRequest("teamId"),
+  )
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, taskList.shape);
+    const task = await taskById(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, fields);
+    return c.json({ task: projectFields(task, fields) as TaskDto }, 200);
+  })
+  .openapi(update, async (c) => {
+    const task = await updateTask(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ task }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteTask(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

@@ -1,4 +1,94 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { authed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
+import { addTeamMember, getTeamMember, listMembers, memberList, removeTeamMember, updateTeamMember } from "./service";
+import { teamMemberShape } from "./serialize";
 
-// Placeholder: filled in by the team-members work.
-export const teamMemberRoutes = newRouter();
+const base = authed("Team members");
+const one = z.object({ teamMember: TeamMember });
+
+const list = createRoute({
+  ...base,
+  method: "get",
+  path: "/teams/{id}/members",
+  summary: "List a team's members",
+  description:
+    "Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's); filter and sort on id, name, email, role, membershipId, createdAt.",
+  request: { params: IdParam, query: ListQuery },
+  responses: {
+    200: jsonResponse(paginated("members", TeamMemberItem), "Members"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
+});
+const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/teams/{id}/members",
+  summary: "Add a workspace member to the team",
+  description:
+    "Needs team role MEMBER or higher (or workspace ADMIN/OWNER); `role` defaults to MEMBER and may not exceed the caller's own team role unless the caller is a workspace ADMIN/OWNER. A user outside the workspace is 404; an existing member is 409.",
+  request: { params: IdParam, ...jsonBody(TeamMemberCreate) },
+  responses: {
+    201: jsonResponse(one, "Created"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  path: "/team-members/{id}",
+  summary: "Get a team membership",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The team member"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...base,
+  method: "patch",
+  path: "/team-members/{id}",
+  summary: "Change a member's team role",
+  description:
+    "Needs team ADMIN/OWNER or workspace ADMIN/OWNER; granting or taking away OWNER needs team OWNER or workspace ADMIN/OWNER. Demoting the last OWNER is 409.",
+  request: { params: IdParam, ...jsonBody(TeamMemberUpdate) },
+  responses: {
+    200: jsonResponse(one, "Updated"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  path: "/team-members/{id}",
+  summary: "Remove a member from the team, or leave it",
+  description:
+    "Needs team ADMIN/OWNER or workspace ADMIN/OWNER (removing an OWNER: team OWNER or workspace ADMIN/OWNER); any member may remove themself. Removing the last OWNER is 409.",
+  request: { params: IdParam },
+  responses: { 204: { description: "Removed" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]) },
+});
+
+export const teamMemberRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, memberList);
+    const rows = await listMembers(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, params);
+    return c.json(await listBody("members", params, rows), 200);
+  })
+  .openapi(create, async (c) => {
+    const teamMember = await addTeamMember(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    return created(c, "teamMember", `/team-members/${teamMember.id}`, teamMember);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, teamMemberShape);
+    const teamMember = await getTeamMember(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    return c.json({ teamMember: projectFields(teamMember, fields) as typeof teamMember }, 200);
+  })
+  .openapi(update, async (c) => {
+    const teamMember = await updateTeamMember(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json").role);
+    return c.json({ teamMember }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await removeTeamMember(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

@@ -1,4 +1,79 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { authed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { Team, TeamCreate, TeamUpdate } from "./schema";
+import { createTeam, deleteTeam, getTeam, listTeams, teamList, updateTeam } from "./service";
 
-// Placeholder: filled in by the teams work.
-export const teamRoutes = newRouter();
+const base = authed("Teams");
+const one = z.object({ team: Team });
+
+const list = createRoute({
+  ...base,
+  method: "get",
+  path: "/teams",
+  summary: "List the workspace's teams, each with its parent and members",
+  description: "Filter and sort on id, name, prefix, description, parentId (`null` matches top-level teams), createdAt, updatedAt.",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(paginated("teams", Team), "Teams"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+});
+const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/teams",
+  summary: "Create a team; the caller becomes its OWNER",
+  description: "Any workspace member may create a team. `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.",
+  request: jsonBody(TeamCreate),
+  responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  path: "/teams/{id}",
+  summary: "Get a team with its parent and members",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The team"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...base,
+  method: "patch",
+  path: "/teams/{id}",
+  summary: "Update a team (team ADMIN/OWNER or workspace ADMIN/OWNER)",
+  request: { params: IdParam, ...jsonBody(TeamUpdate) },
+  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  path: "/teams/{id}",
+  summary: "Delete a team with its tasks and projects (team OWNER or workspace ADMIN/OWNER)",
+  description: "Sub-teams are kept and become top-level.",
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
+});
+
+export const teamRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, teamList);
+    const rows = await listTeams(c.get("rdb").db, c.get("principal").workspace.id, params);
+    return c.json(await listBody("teams", params, rows), 200);
+  })
+  .openapi(create, async (c) => {
+    const team = await createTeam(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    return created(c, "team", `/teams/${team.id}`, team);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, teamList.shape);
+    const team = await getTeam(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, fields);
+    return c.json({ team: projectFields(team, fields) as typeof team }, 200);
+  })
+  .openapi(update, async (c) => {
+    const team = await updateTeam(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ team }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteTeam(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

@@ -1,0 +1,123 @@
+import { and, eq, sql } from "drizzle-orm";
+import { teamMembers, tasks, teams } from "../../../drizzle/schema";
+import type { Principal } from "../../auth/principal";
+import { requireTeamRole } from "../../auth/roles";
+import type { Db, Executor, Tx } from "../../db/client";
+import { notFound } from "../../http/errors";
+import { newId } from "../../ids";
+import { validateCustomFields } from "../fields/values";
+import { assertLabelsInWorkspace, replaceLabels } from "../labels/attach";
+import { taskMatch } from "../refs";
+import { teamForWrite } from "../teams/access";
+import { assertWorkspaceMember } from "../users/membership";
+import { resolveLinks, type Links } from "./links";
+import { taskById } from "./read";
+import type { TaskCreateInput, TaskDto, TaskUpdateInput } from "./schema";
+
+/**
+ * Checks everything a create or update body names (project, milestone, parent, assignee, labels, custom fields)
+ * against the caller's workspace and the task's team; returns the columns to store.
+ */
+async function checkedColumns(
+  tx: Executor,
+  workspaceId: string,
+  teamId: string,
+  input: TaskUpdateInput,
+  current: Links & { taskId: string | null; customFields: Record<string, unknown> },
+) {
+  const links = await resolveLinks(tx, workspaceId, teamId, input, current);
+  if (input.assigneeId) await assertWorkspaceMember(tx, workspaceId, input.assigneeId, "Assignee");
+  if (input.labelIds) await assertLabelsInWorkspace(tx, workspaceId, input.labelIds);
+  const customFields = input.customFields && (await validateCustomFields(tx, workspaceId, "task", input.customFields, current.customFields));
+  return {
+    title: input.title,
+    description: input.description,
+    status: input.status,
+    priority: input.priority,
+    dueDate: input.dueDate,
+    assigneeId: input.assigneeId,
+    customFields,
+    ...links,
+  };
+}
+
+/** The task (by id or reference, locked for this transaction) after checking the caller may change it. */
+async function taskForWrite(tx: Tx, principal: Principal, idOrRef: string) {
+  const [task] = await tx
+    .select({
+      id: tasks.id,
+      teamId: tasks.teamId,
+      projectId: tasks.projectId,
+      milestoneId: tasks.milestoneId,
+      parentId: tasks.parentId,
+      customFields: tasks.customFields,
+      callerRole: teamMembers.role,
+    })
+    .from(tasks)
+    .innerJoin(teams, eq(teams.id, tasks.teamId))
+    .leftJoin(teamMembers, and(eq(teamMembers.teamId, tasks.teamId), eq(teamMembers.userId, principal.user.id)))
+    .where(and(eq(tasks.workspaceId, principal.workspace.id), taskMatch(idOrRef)))
+    .limit(1)
+    .for("no key update", { of: tasks });
+  if (!task) throw notFound("Task");
+  requireTeamRole(principal, task.callerRole, "MEMBER", "change this team's tasks");
+  return task;
+}
+
+const NO_LINKS = { projectId: null, milestoneId: null, parentId: null, taskId: null, customFields: {} };
+
+export function createTask(db: Db, principal: Principal, input: TaskCreateInput): Promise<TaskDto> {
+  const workspaceId = principal.workspace.id;
+  return db.transaction(async (tx) => {
+    const team = await teamForWrite(tx, principal, input.teamId, "MEMBER", "create tasks in this team");
+    const columns = await checkedColumns(tx, workspaceId, team.id, input, NO_LINKS);
+    const id = newId("task");
+    // The counter is bumped in the statement that inserts the task: its row lock serialises concurrent creates
+    // in the team, so numbers are consecutive, never repeat and are never reused after a delete.
+    const counter = tx.$with("counter").as(
+      tx
+        .update(teams)
+        .set({ taskCounter: sql`${teams.taskCounter} + 1` })
+        .where(and(eq(teams.id, team.id), eq(teams.workspaceId, workspaceId)))
+        .returning({ number: teams.taskCounter }),
+    );
+    await tx
+      .with(counter)
+      .insert(tasks)
+      .values({
+        ...columns,
+        title: input.title,
+        id,
+        workspaceId,
+        teamId: team.id,
+        number: sql`(select ${counter.number} from ${counter})`,
+        creatorId: principal.user.id,
+      });
+    if (input.labelIds?.length) await replaceLabels(tx, "task", id, input.labelIds);
+    return taskById(tx, workspaceId, id);
+  });
+}
+
+export function updateTask(db: Db, principal: Principal, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
+  const workspaceId = principal.workspace.id;
+  return db.transaction(async (tx) => {
+    const task = await taskForWrite(tx, principal, idOrRef);
+    const columns = await checkedColumns(tx, workspaceId, task.teamId, input, { ...task, taskId: task.id });
+    if (Object.keys(input).length > 0) {
+      await tx
+        .update(tasks)
+        .set({ ...columns, updatedAt: sql`now()` })
+        .where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.id, task.id)));
+    }
+    if (input.labelIds) await replaceLabels(tx, "task", task.id, input.labelIds);
+    return taskById(tx, workspaceId, task.id);
+  });
+}
+
+/** Subtasks (recursively), comments and label links go with the task: their foreign keys cascade. */
+export function deleteTask(db: Db, principal: Principal, idOrRef: string): Promise<void> {
+  return db.transaction(async (tx) => {
+    const task = await taskForWrite(tx, principal, idOrRef);
+    await tx.delete(tasks).where(and(eq(tasks.workspaceId, principal.workspace.id), eq(tasks.id, task.id)));
+  });
+}

@@ -1,0 +1,35 @@
+import { z } from "@hono/zod-openapi";
+import { TeamMemberItem } from "../team-members/schema";
+
+export const TeamPrefix = z
+  .string()
+  .regex(/^[A-Z][A-Z0-9]{1,9}$/, "Must be 2 to 10 upper-case letters or digits, starting with a letter")
+  .openapi({ example: "ENG" });
+
+export const Team = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    description: z.string(),
+    parentId: z.string().nullable(),
+    parent: z.object({ id: z.string(), name: z.string() }).nullable(),
+    members: z.array(TeamMemberItem),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Team");
+
+const name = z.string().trim().min(1).max(100);
+const parentId = z.string().min(1).nullable().openapi({ description: "A team of the workspace; null for a top-level team" });
+
+export const TeamCreate = z
+  .object({ name, prefix: TeamPrefix, description: z.string().optional(), parentId: parentId.optional() })
+  .strict()
+  .openapi("TeamCreate");
+export const TeamUpdate = TeamCreate.partial()
+  .strict()
+  .openapi("TeamUpdate", { description: "Partial; `parentId: null` makes the team top-level. A parent that is the team itself or one of its sub-teams is 422." });
+
+export type TeamCreateInput = z.infer<typeof TeamCreate>;
+export type TeamUpdateInput = z.infer<typeof TeamUpdate>;

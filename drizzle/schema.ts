@@ -207,6 +207,11 @@ export const tasks = pgTable(
     index("tasks_parent_idx").on(t.parentId),
     index("tasks_assignee_idx").on(t.assigneeId),
     index("tasks_status_idx").on(t.workspaceId, t.status, t.createdAt, t.id),
+    // Keyset lists sorted by priority or updatedAt (either direction) walk these instead of sorting the workspace.
+    index("tasks_priority_idx").on(t.workspaceId, t.priority, t.id),
+    index("tasks_updated_idx").on(t.workspaceId, t.updatedAt, t.id),
+    index("tasks_team_list_idx").on(t.workspaceId, t.teamId, t.createdAt, t.id),
+    index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
     index("tasks_search_idx").using(
       "gin",
       sql`to_tsvector('simple', ${t.title} || ' ' || ${t.description})`,

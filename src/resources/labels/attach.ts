@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { labels, projectLabels, taskLabels } from "../../../drizzle/schema";
 import type { Executor } from "../../db/client";
@@ -13,28 +13,24 @@ export function labelsJson(owner: "task" | "project", ownerId: AnyPgColumn): SQL
   return sql<LabelSummary[]>`coalesce((select json_agg(json_build_object('id', ${labels.id}, 'name', ${labels.name}, 'color', ${labels.color}) order by ${labels.name}, ${labels.id}) from ${join} join ${labels} on ${labels.id} = ${join.labelId} where ${joinOwner} = ${ownerId}), '[]'::json)`;
 }
 
-/** Checks that every label id is in the workspace (a foreign or unknown one is NOT_FOUND). */
-export async function assertLabelsInWorkspace(tx: Executor, workspaceId: string, labelIds: string[]): Promise<void> {
+/**
+ * Makes `labelIds` the exact label set of a task or project in ONE statement: it keeps the ones already
+ * attached, attaches the new ones and detaches the rest, using only labels of the workspace. When any id is
+ * unknown or foreign it throws NOT_FOUND, and the caller's transaction rolls the whole write back.
+ */
+export async function setLabels(tx: Executor, owner: "task" | "project", ownerId: string, workspaceId: string, labelIds: string[]): Promise<void> {
   const unique = [...new Set(labelIds)];
-  if (unique.length === 0) return;
-  const found = await tx
-    .select({ id: labels.id })
-    .from(labels)
-    .where(and(eq(labels.workspaceId, workspaceId), inArray(labels.id, unique)));
-  if (found.length !== unique.length) {
-    const ok = new Set(found.map((l) => l.id));
-    throw notFound(`Label ${unique.find((id) => !ok.has(id))}`);
-  }
-}
-
-/** Replaces the labels of a task or project (ids already checked with assertLabelsInWorkspace). */
-export async function replaceLabels(tx: Executor, owner: "task" | "project", ownerId: string, labelIds: string[]): Promise<void> {
-  const unique = [...new Set(labelIds)];
-  if (owner === "task") {
-    await tx.delete(taskLabels).where(eq(taskLabels.taskId, ownerId));
-    if (unique.length) await tx.insert(taskLabels).values(unique.map((labelId) => ({ taskId: ownerId, labelId })));
-  } else {
-    await tx.delete(projectLabels).where(eq(projectLabels.projectId, ownerId));
-    if (unique.length) await tx.insert(projectLabels).values(unique.map((labelId) => ({ projectId: ownerId, labelId })));
-  }
+  const join = owner === "task" ? taskLabels : projectLabels;
+  const joinOwner = owner === "task" ? taskLabels.taskId : projectLabels.projectId;
+  const ids = unique.length ? sql`${sql.join(unique.map((id) => sql`${id}`), sql`, `)}` : sql`null`;
+  const result = await tx.execute<{ found: number }>(sql`
+    with valid as (
+      select ${labels.id} as id from ${labels} where ${labels.workspaceId} = ${workspaceId} and ${labels.id} in (${ids})
+    ), detached as (
+      delete from ${join} where ${joinOwner} = ${ownerId} and ${join.labelId} not in (select id from valid)
+    ), attached as (
+      insert into ${join} select ${ownerId}, id from valid on conflict do nothing
+    )
+    select count(*)::int as found from valid`);
+  if (Number(result.rows[0]?.found ?? 0) !== unique.length) throw notFound("Label");
 }

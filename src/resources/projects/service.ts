@@ -1,12 +1,12 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { labels, projectLabels, projects, teams } from "../../../drizzle/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Db, Executor } from "../../db/client";
 import { invalid, notFound } from "../../http/errors";
 import type { FieldSelection } from "../../http/list";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../fields/values";
-import { assertLabelsInWorkspace, replaceLabels } from "../labels/attach";
+import { setLabels } from "../labels/attach";
 import { projectMatch } from "../refs";
 import { teamForWrite } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
@@ -28,10 +28,9 @@ export async function getProject(db: Executor, workspaceId: string, idOrRef: str
   return serializeProject(row);
 }
 
-/** Checks the ids a body names (lead, labels) against the workspace: a foreign or unknown one is NOT_FOUND. */
-async function assertReferences(tx: Executor, workspaceId: string, input: { leadId?: string | null; labelIds?: string[] }) {
+/** The lead a body names must be a member of the workspace (NOT_FOUND otherwise); labels are checked by setLabels. */
+async function assertLead(tx: Executor, workspaceId: string, input: { leadId?: string | null }) {
   if (input.leadId) await assertWorkspaceMember(tx, workspaceId, input.leadId, "Lead");
-  if (input.labelIds) await assertLabelsInWorkspace(tx, workspaceId, input.labelIds);
 }
 
 export async function createProject(db: Db, principal: Principal, input: ProjectCreateInput) {
@@ -39,12 +38,11 @@ export async function createProject(db: Db, principal: Principal, input: Project
   const workspaceId = principal.workspace.id;
   return db.transaction(async (tx) => {
     await teamForWrite(tx, principal, input.teamId, "MEMBER", "create projects in this team");
-    await assertReferences(tx, workspaceId, input);
+    await assertLead(tx, workspaceId, input);
     const customFields = await validateCustomFields(tx, workspaceId, "project", input.customFields);
     const id = newId("proj");
-    const labelIds = [...new Set(input.labelIds ?? [])];
-    // One statement: the team's project counter moves and the project (and its labels) is inserted with the
-    // new number, so concurrent creates serialize on the team row and never share a number.
+    // One statement: the team's project counter moves and the project is inserted with the new number, so
+    // concurrent creates serialize on the team row and never share a number.
     const inserted = await tx.execute<{ id: string }>(sql`
       with n as (
         update ${teams} set project_counter = project_counter + 1
@@ -57,12 +55,10 @@ export async function createProject(db: Db, principal: Principal, input: Project
           ${input.targetDate ?? null}::date, ${JSON.stringify(customFields)}::jsonb
         from n
         returning id
-      )${labelIds.length ? sql`, l as (
-        insert into ${projectLabels} (project_id, label_id)
-        select p.id, ${labels.id} from p join ${labels} on ${and(inArray(labels.id, labelIds), eq(labels.workspaceId, workspaceId))}
-      )` : sql``}
+      )
       select id from p`);
     if (inserted.rows.length === 0) throw notFound("Team");
+    if (input.labelIds?.length) await setLabels(tx, "project", id, workspaceId, input.labelIds);
     return getProject(tx, workspaceId, id);
   });
 }
@@ -75,7 +71,7 @@ export async function updateProject(db: Db, principal: Principal, idOrRef: strin
       input.startDate === undefined ? current.startDate : input.startDate,
       input.targetDate === undefined ? current.targetDate : input.targetDate,
     );
-    await assertReferences(tx, workspaceId, input);
+    await assertLead(tx, workspaceId, input);
     const { labelIds, customFields, ...columns } = input;
     const merged = customFields && (await validateCustomFields(tx, workspaceId, "project", customFields, current.customFields));
     if (Object.keys(input).length > 0) {
@@ -84,7 +80,7 @@ export async function updateProject(db: Db, principal: Principal, idOrRef: strin
         .set({ ...columns, ...(merged && { customFields: merged }), updatedAt: sql`now()` })
         .where(eq(projects.id, current.id));
     }
-    if (labelIds) await replaceLabels(tx, "project", current.id, labelIds);
+    if (labelIds) await setLabels(tx, "project", current.id, workspaceId, labelIds);
     return getProject(tx, workspaceId, current.id);
   });
 }

@@ -6,7 +6,7 @@ import type { Db, Executor, Tx } from "../../db/client";
 import { notFound } from "../../http/errors";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../fields/values";
-import { assertLabelsInWorkspace, replaceLabels } from "../labels/attach";
+import { setLabels } from "../labels/attach";
 import { taskMatch } from "../refs";
 import { teamForWrite } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
@@ -27,7 +27,6 @@ async function checkedColumns(
 ) {
   const links = await resolveLinks(tx, workspaceId, teamId, input, current);
   if (input.assigneeId) await assertWorkspaceMember(tx, workspaceId, input.assigneeId, "Assignee");
-  if (input.labelIds) await assertLabelsInWorkspace(tx, workspaceId, input.labelIds);
   const customFields = input.customFields && (await validateCustomFields(tx, workspaceId, "task", input.customFields, current.customFields));
   return {
     title: input.title,
@@ -93,7 +92,7 @@ export function createTask(db: Db, principal: Principal, input: TaskCreateInput)
         number: sql`(select ${counter.number} from ${counter})`,
         creatorId: principal.user.id,
       });
-    if (input.labelIds?.length) await replaceLabels(tx, "task", id, input.labelIds);
+    if (input.labelIds?.length) await setLabels(tx, "task", id, workspaceId, input.labelIds);
     return taskById(tx, workspaceId, id);
   });
 }
@@ -109,7 +108,7 @@ export function updateTask(db: Db, principal: Principal, idOrRef: string, input:
         .set({ ...columns, updatedAt: sql`now()` })
         .where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.id, task.id)));
     }
-    if (input.labelIds) await replaceLabels(tx, "task", task.id, input.labelIds);
+    if (input.labelIds) await setLabels(tx, "task", task.id, workspaceId, input.labelIds);
     return taskById(tx, workspaceId, task.id);
   });
 }

@@ -24,6 +24,8 @@ const ONLY = process.env.BENCH_ONLY;
 const SCENARIOS = [
   { name: "ceiling: static JSON, no database", path: () => "/_bench/ceiling", ref: "ceiling" },
   { name: "floor: connect + select 1", path: () => "/_bench/floor", ref: "floor" },
+  // The authentication query alone (the principal with its workspace and role): what every route pays first.
+  { name: "GET /me (auth query only)", path: () => "/me" },
   { name: "GET /tasks/{reference}", path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`, target: 0.85 },
   {
     name: "GET /tasks?limit=50 filter+sort",

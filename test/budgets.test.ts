@@ -1,0 +1,109 @@
+// Round-trip budgets (ARCHITECTURE.md), one table for every endpoint: a single GET costs at most 2 queries
+// (authentication + 1 read), a list at most 2 whatever the page size, and a write is one transaction: an
+// explicit one, or a single statement (which Postgres runs as its own transaction).
+import { env, createExecutionContext } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { app } from "../src/app";
+import { api, get, post } from "./helpers/api";
+import { addMember, newTenant, type Tenant } from "./helpers/fixtures";
+
+describe("query budgets", () => {
+  let t: Tenant;
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    t = await newTenant("Budgets");
+    const key = t.owner.key;
+    const member = await addMember(t, "MEMBER");
+    const ok = (res: { status: number; body: any }) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body;
+    };
+    const team = ok(await post("/teams", { name: "Budget team", prefix: "BUD" }, key)).team;
+    ids.team = team.id;
+    ids.membership = ok(await post(`/teams/${team.id}/members`, { userId: member.userId }, key)).teamMember.id;
+    const labelIds: string[] = [];
+    for (let i = 0; i < 5; i++) labelIds.push(ok(await post("/labels", { name: `b${i}`, color: "#000000" }, key)).label.id);
+    ids.label = labelIds[0];
+    ids.project = ok(await post("/projects", { name: "P", teamId: team.id, labelIds, leadId: member.userId }, key)).project.id;
+    ids.milestone = ok(await post("/milestones", { projectId: ids.project, name: "M" }, key)).milestone.id;
+    // Enough rows with labels and assignees that a query per row would show.
+    for (let i = 0; i < 60; i++) {
+      const task = ok(await post("/tasks", { title: `t${i}`, teamId: team.id, projectId: ids.project, labelIds, assigneeId: member.userId }, key)).task;
+      ids.task ??= task.id;
+      ids.ref ??= task.reference;
+      ok(await post("/comments", { content: `c${i}`, taskId: ids.task }, key));
+    }
+    ids.comment = ok(await post("/comments", { content: "x", projectId: ids.project }, key)).comment.id;
+  });
+
+  const GETS = [
+    "/me", "/teams/{team}", "/team-members/{membership}", "/labels/{label}", "/tasks/{task}", "/tasks/{ref}",
+    "/projects/{project}", "/milestones/{milestone}", "/comments/{comment}",
+  ];
+  const LISTS = [
+    "/teams", "/teams/{team}/members", "/labels", "/tasks", "/tasks?filter[eq][teamId]={team}&sort[priority]=desc",
+    "/tasks/{task}/comments", "/projects", "/projects/{project}/milestones", "/projects/{project}/comments",
+    "/milestones", "/milestones/{milestone}/comments", "/comments",
+  ];
+  const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, k) => ids[k]);
+
+  it.each(GETS)("GET %s costs at most 2 queries", async (path) => {
+    const res = await get(fill(path), t.owner.key);
+    expect(res.status).toBe(200);
+    expect(res.queries).toBeLessThanOrEqual(2);
+  });
+
+  it.each(LISTS)("list %s costs at most 2 queries at limit 250", async (path) => {
+    const p = fill(path);
+    const res = await get(`${p}${p.includes("?") ? "&" : "?"}limit=250`, t.owner.key);
+    expect(res.status).toBe(200);
+    expect(res.queries).toBeLessThanOrEqual(2);
+  });
+
+  const WRITES: Array<[string, string, () => unknown]> = [
+    ["POST", "/labels", () => ({ name: `w${Math.random()}`, color: "#111111" })],
+    ["PATCH", "/labels/{label}", () => ({ color: "#222222" })],
+    ["POST", "/teams", () => ({ name: "W", prefix: `W${Math.floor(Math.random() * 1e6)}` })],
+    ["PATCH", "/teams/{team}", () => ({ description: "d" })],
+    ["PATCH", "/team-members/{membership}", () => ({ role: "ADMIN" })],
+    ["POST", "/tasks", () => ({ title: "w", teamId: ids.team, labelIds: [ids.label] })],
+    ["PATCH", "/tasks/{task}", () => ({ priority: "HIGH", labelIds: [ids.label] })],
+    ["POST", "/projects", () => ({ name: "w", teamId: ids.team })],
+    ["PATCH", "/projects/{project}", () => ({ status: "ACTIVE" })],
+    ["POST", "/milestones", () => ({ projectId: ids.project, name: "w" })],
+    ["PATCH", "/milestones/{milestone}", () => ({ status: "DONE" })],
+    ["POST", "/comments", () => ({ content: "w", taskId: ids.task })],
+    ["POST", "/projects/{project}/comments", () => ({ content: "w" })],
+    ["PATCH", "/comments/{comment}", () => ({ content: "edited" })],
+  ];
+
+  const oneTransaction = (res: { transactions: number; queries: number }) =>
+    res.transactions === 1 || (res.transactions === 0 && res.queries === 2);
+
+  it.each(WRITES)("%s %s runs as one transaction", async (method, path, body) => {
+    const res = await api(method, fill(path), { key: t.owner.key, body: body() });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    expect(oneTransaction(res), `${res.transactions} transactions, ${res.queries} queries`).toBe(true);
+  });
+
+  it("deletes run as one transaction", async () => {
+    const key = t.owner.key;
+    const task = (await post("/tasks", { title: "gone", teamId: ids.team }, key)).body.task;
+    const label = (await post("/labels", { name: "gone", color: "#000000" }, key)).body.label;
+    const comment = (await post("/comments", { content: "gone", taskId: task.id }, key)).body.comment;
+    for (const path of [`/comments/${comment.id}`, `/tasks/${task.id}`, `/labels/${label.id}`]) {
+      const res = await api("DELETE", path, { key });
+      expect(res.status).toBe(204);
+      expect(oneTransaction(res), path).toBe(true);
+    }
+  });
+
+  it("hides the bench reference routes when BENCH_ROUTES is not set", async () => {
+    const bare = { ...env, BENCH_ROUTES: undefined };
+    for (const path of ["/_bench/ceiling", "/_bench/floor"]) {
+      const res = await app.fetch(new Request(`http://api.test${path}`), bare, createExecutionContext());
+      expect(res.status).toBe(404);
+      expect((await res.json() as any).error.code).toBe("NOT_FOUND");
+    }
+  });
+});

@@ -66,6 +66,8 @@ export class RequestDb {
     if (!this.#db) {
       configureDriver(this.env.DB_WS_PROXY);
       const pool = new Pool({ connectionString: this.env.DATABASE_URL, max: 4 });
+      // A dropped connection fails the query that used it (mapped to 503); the pool's own event is only logged.
+      pool.on("error", (err: Error) => console.error("database pool error", err.message));
       // Count at the connection: pool.query and transactions both end in client.query, once each.
       pool.on("connect", (client: PoolClient) => void counted(client, this.stats));
       this.#pool = pool;

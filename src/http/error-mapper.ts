@@ -24,11 +24,15 @@ function pgError(err: unknown): { code?: string; constraint?: string; detail?: s
   return undefined;
 }
 
+const CONNECTION_FAILURE =
+  /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|WebSocket|Network connection lost|connection terminated|Connection terminated|timeout expired|too many (clients|connections)/i;
+
+/** The driver could not reach PostgreSQL (socket errors, or SQLSTATE class 08 / admin shutdown 57P0x). */
 function isConnectionFailure(err: unknown): boolean {
-  for (let e: any = err; e; e = e.cause) {
-    const text = `${e.code ?? ""} ${e.message ?? ""}`;
-    if (/ECONNREFUSED|WebSocket|connection terminated|Connection terminated|timeout expired|ENOTFOUND|08\d{3}|57P0[1-3]/i.test(text))
-      return true;
+  for (let e: any = err; e; e = e.cause ?? e.error) {
+    if (typeof e.code === "string" && /^(08\d{3}|57P0[1-3]|53300)$/.test(e.code)) return true;
+    // Drizzle's own message quotes the query's parameters (user content): only its causes speak for the driver.
+    if (e.name !== "DrizzleQueryError" && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
   }
   return false;
 }

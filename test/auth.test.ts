@@ -110,3 +110,63 @@ describe("authentication", () => {
     await expect(exportJWK((await importJWK(res.body.keys[0], "ES256")) as CryptoKey)).resolves.toBeTruthy();
   });
 });
+
+describe("reads that authenticate inside their own query", () => {
+  it("GET /tasks/{ref} costs one round trip, and a bad, expired or orphaned key is still 401, never 404", async () => {
+    const { newTeam, withDb, addMember } = await import("./helpers/fixtures");
+    const { apiKeys, workspaceMembers } = await import("../drizzle/schema");
+    const { eq, and } = await import("drizzle-orm");
+    const { post } = await import("./helpers/api");
+    const t = await newTenant("Gated");
+    const team = await newTeam(t, { prefix: "GAT" });
+    const task = (await post("/tasks", { title: "x", teamId: team.id }, t.owner.key)).body.task;
+
+    const found = await get(`/tasks/${task.reference}`, t.owner.key);
+    expect(found.status).toBe(200);
+    expect(found.body.task.id).toBe(task.id);
+    expect(found.queries).toBe(1);
+
+    expect((await get("/tasks/GAT-999", t.owner.key)).status).toBe(404);
+    const bad = await get(`/tasks/${task.reference}`, "pmk_unknown-key-000000000000000000000000000000");
+    expect(bad.status).toBe(401);
+    expect(bad.body).toEqual(UNAUTHORIZED);
+    expect((await get("/tasks/GAT-999", "pmk_unknown-key-000000000000000000000000000000")).status).toBe(401);
+    expect((await get(`/tasks/${task.reference}`)).status).toBe(401);
+
+    const expiring = await addMember(t, "MEMBER");
+    expect((await get(`/tasks/${task.reference}`, expiring.key)).status).toBe(200);
+    await withDb((db) => db.update(apiKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(apiKeys.userId, expiring.userId)));
+    expect((await get(`/tasks/${task.reference}`, expiring.key)).status).toBe(401);
+
+    const leaving = await addMember(t, "MEMBER");
+    expect((await get(`/tasks/${task.reference}`, leaving.key)).status).toBe(200);
+    await withDb((db) => db.delete(workspaceMembers).where(and(eq(workspaceMembers.userId, leaving.userId), eq(workspaceMembers.workspaceId, t.workspaceId))));
+    expect((await get(`/tasks/${task.reference}`, leaving.key)).status).toBe(401);
+
+    const viaJwt = await api("GET", `/tasks/${task.reference}`, { bearer: await sign({ sub: t.owner.userId, wid: t.workspaceId }) });
+    expect(viaJwt.status).toBe(200);
+    expect(viaJwt.queries).toBe(1);
+    const otherWorkspace = await newTenant("Elsewhere");
+    const foreign = await api("GET", `/tasks/${task.reference}`, { bearer: await sign({ sub: t.owner.userId, wid: otherWorkspace.workspaceId }) });
+    expect(foreign.status).toBe(401);
+  });
+
+  it("records lastUsedAt after a gated read", async () => {
+    const { withDb, addMember, newTeam } = await import("./helpers/fixtures");
+    const { apiKeys } = await import("../drizzle/schema");
+    const { eq } = await import("drizzle-orm");
+    const { eventually, post } = await import("./helpers/api");
+    const t = await newTenant("Touch");
+    const team = await newTeam(t, { prefix: "TCH" });
+    await post("/tasks", { title: "x", teamId: team.id }, t.owner.key);
+    const m = await addMember(t, "MEMBER");
+    const read = await get("/tasks/TCH-1", m.key); // only the gated read: the principal is never loaded
+    expect(read.status).toBe(200);
+    expect(read.queries).toBe(1);
+    const row = await eventually(async () => {
+      const [k] = await withDb((db) => db.select().from(apiKeys).where(eq(apiKeys.userId, m.userId)));
+      return k.lastUsedAt ? k : undefined;
+    });
+    expect(row.lastUsedAt).toBeInstanceOf(Date);
+  });
+});

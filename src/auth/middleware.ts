@@ -1,28 +1,60 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { AppError } from "../http/errors";
+import type { SQL } from "drizzle-orm";
+import { AppError, notFound } from "../http/errors";
 import type { AppEnv } from "../http/context";
-import { hashApiKey } from "./api-keys";
-import { verifyAccessToken } from "./jwt";
-import { principalByKeyHash, principalByUser, needsTouch, touchApiKey, type Principal } from "./principal";
+import { credentialWorkspace, loadPrincipal, readCredential, type Credential } from "./credential";
+import { needsTouch, touchApiKey, touchApiKeyByHash } from "./principal";
 
 const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
 
-/** Accepts `svc-api-key` or `Authorization: Bearer <JWT>`; sets `principal` or answers 401. */
+/** Accepts `svc-api-key` or `Authorization: Bearer <JWT>`; sets `principal` (one query) or answers 401. */
 export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const credential = await readCredential(c.req, c.env);
   const rdb = c.get("rdb");
-  const { db } = rdb;
-  const key = c.req.header("svc-api-key");
-  const authorization = c.req.header("authorization");
-  let principal: Principal | null = null;
-  if (key) {
-    principal = await principalByKeyHash(db, await hashApiKey(key));
-  } else if (authorization?.toLowerCase().startsWith("bearer ")) {
-    const claims = await verifyAccessToken(c.env, authorization.slice(7).trim());
-    if (claims) principal = await principalByUser(db, claims.sub, claims.wid);
-  }
+  const principal = credential && (await loadPrincipal(rdb.db, credential));
   if (!principal) throw unauthorized();
   c.set("principal", principal);
   const apiKeyId = principal.apiKey?.id;
   if (apiKeyId && needsTouch(principal)) rdb.defer((db) => touchApiKey(db, apiKeyId));
   await next();
 });
+
+/**
+ * For reads that authenticate inside their own query (see gatedRead): checks what can be checked without the
+ * database and sets `credential`; a request without a usable credential is 401 at once.
+ */
+export const requireCredential = createMiddleware<AppEnv>(async (c, next) => {
+  const credential = await readCredential(c.req, c.env);
+  if (!credential) throw unauthorized();
+  c.set("credential", credential);
+  await next();
+});
+
+// Keys whose lastUsedAt this isolate moved recently: the update then runs at most once a minute per key here.
+const recentlyTouched = new Map<string, number>();
+function touchLater(c: Context<AppEnv>, credential: Credential) {
+  if (credential.kind !== "apiKey") return;
+  const now = Date.now();
+  if (now - (recentlyTouched.get(credential.keyHash) ?? 0) < 60_000) return;
+  recentlyTouched.set(credential.keyHash, now);
+  if (recentlyTouched.size > 10_000) recentlyTouched.clear();
+  c.get("rdb").defer((db) => touchApiKeyByHash(db, credential.keyHash));
+}
+
+/**
+ * One round trip for an authenticated read: `read` scopes its query by the credential's workspace (a scalar
+ * subquery that is null for a bad credential). Rows back prove the credential; no rows mean a bad credential
+ * (401) or a missing resource (404), which only then costs a second query to tell apart.
+ */
+export async function gatedRead<T>(c: Context<AppEnv>, read: (workspace: SQL<string>) => Promise<T | undefined>, what: string): Promise<T> {
+  const credential = c.get("credential");
+  const db = c.get("rdb").db;
+  const found = await read(credentialWorkspace(credential));
+  if (found !== undefined) {
+    touchLater(c, credential);
+    return found;
+  }
+  if (!(await loadPrincipal(db, credential))) throw unauthorized();
+  throw notFound(what);
+}

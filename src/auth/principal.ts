@@ -64,3 +64,10 @@ export function needsTouch(principal: Principal): boolean {
 
 export const touchApiKey = (db: Db, keyId: string) =>
   db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, keyId));
+
+/** The same by hash, for reads that never loaded the principal; the condition keeps it to once a minute. */
+export const touchApiKeyByHash = (db: Db, keyHash: string) =>
+  db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`now()` })
+    .where(and(eq(apiKeys.keyHash, keyHash), sql`(${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} < now() - interval '1 minute')`));

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { tasks, teams, users } from "../../../drizzle/schema";
 import type { Executor } from "../../db/client";
@@ -80,9 +80,15 @@ export function serializeTask(row: TaskRow): TaskDto {
  * otherwise. Reusable by export, batch and search.
  */
 export async function taskById(db: Executor, workspaceId: string, idOrRef: string, fields: FieldSelection | null = null): Promise<TaskDto> {
+  const task = await findTask(db, workspaceId, idOrRef, fields);
+  if (!task) throw notFound("Task");
+  return task;
+}
+
+/** The same without the NOT_FOUND: `workspace` may be a SQL expression (a gated read's credential scope). */
+export async function findTask(db: Executor, workspace: string | SQL<string>, idOrRef: string, fields: FieldSelection | null = null): Promise<TaskDto | undefined> {
   const [row] = await selectTasks(db, fields)
-    .where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef)))
+    .where(and(eq(tasks.workspaceId, workspace), taskMatch(idOrRef)))
     .limit(1);
-  if (!row) throw notFound("Task");
-  return serializeTask(row);
+  return row && serializeTask(row);
 }

@@ -1,11 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { authed } from "../../http/route-base";
+import { gatedRead } from "../../auth/middleware";
+import { authed, authedRead } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { listTasks, taskList } from "./list";
-import { taskById } from "./read";
+import { findTask } from "./read";
 import { Task, TaskCreate, TaskUpdate, type TaskDto } from "./schema";
 import { createTask, deleteTask, updateTask } from "./service";
 
@@ -46,7 +47,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...base,
+  ...authedRead("Tasks"),
   method: "get",
   path: "/tasks/{id}",
   summary: "Get a task by id or reference",
@@ -94,7 +95,8 @@ export const taskRoutes = newRouter()
   )
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, taskList.shape);
-    const task = await taskById(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, fields);
+    const { id } = c.req.valid("param");
+    const task = await gatedRead(c, (workspace) => findTask(c.get("rdb").db, workspace, id, fields), "Task");
     return c.json({ task: projectFields(task, fields) as TaskDto }, 200);
   })
   .openapi(update, async (c) => {

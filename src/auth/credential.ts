@@ -1,0 +1,43 @@
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { apiKeys, workspaceMembers } from "../../drizzle/schema";
+import type { Db } from "../db/client";
+import type { Env } from "../env";
+import { hashApiKey } from "./api-keys";
+import { verifyAccessToken } from "./jwt";
+import { principalByKeyHash, principalByUser, type Principal } from "./principal";
+
+/** What the request presented, checked as far as it can be without the database. */
+export type Credential = { kind: "apiKey"; keyHash: string } | { kind: "jwt"; userId: string; workspaceId: string };
+
+/** `svc-api-key`, else `Authorization: Bearer <JWT>` (signature, issuer, audience and expiry verified). */
+export async function readCredential(headers: { header(name: string): string | undefined }, env: Env): Promise<Credential | null> {
+  const key = headers.header("svc-api-key");
+  if (key) return { kind: "apiKey", keyHash: await hashApiKey(key) };
+  const authorization = headers.header("authorization");
+  if (!authorization?.toLowerCase().startsWith("bearer ")) return null;
+  const claims = await verifyAccessToken(env, authorization.slice(7).trim());
+  return claims ? { kind: "jwt", userId: claims.sub, workspaceId: claims.wid } : null;
+}
+
+export function loadPrincipal(db: Db, credential: Credential): Promise<Principal | null> {
+  return credential.kind === "apiKey"
+    ? principalByKeyHash(db, credential.keyHash)
+    : principalByUser(db, credential.userId, credential.workspaceId);
+}
+
+/**
+ * The workspace the credential acts in, as a scalar subquery: null when the key is unknown or expired or its
+ * user has left the workspace. A read scoped by it authenticates in the same round trip as it reads.
+ */
+export function credentialWorkspace(credential: Credential): SQL<string> {
+  if (credential.kind === "jwt") {
+    return sql<string>`(select ${workspaceMembers.workspaceId} from ${workspaceMembers} where ${and(
+      eq(workspaceMembers.userId, credential.userId),
+      eq(workspaceMembers.workspaceId, credential.workspaceId),
+    )})`;
+  }
+  return sql<string>`(select ${apiKeys.workspaceId} from ${apiKeys} join ${workspaceMembers} on ${and(
+    eq(workspaceMembers.userId, apiKeys.userId),
+    eq(workspaceMembers.workspaceId, apiKeys.workspaceId),
+  )} where ${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now()))`;
+}

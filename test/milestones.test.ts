@@ -101,7 +101,7 @@ describe("milestones", () => {
     const read = await get(`/milestones/${milestone.id}`, outsider.key);
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ milestone });
-    expect(read.queries).toBe(2);
+    expect(read.queries).toBe(1);
     expect((await get(`/milestones/${milestone.id}?fields=id,status`, t.owner.key)).body.milestone).toEqual({ id: milestone.id, status: "IN_PROGRESS" });
     expect((await get(`/milestones/${milestone.id}?fields=reference`, t.owner.key)).status).toBe(400);
     expect((await get(`/milestones/${UNKNOWN_MILESTONE}`, t.owner.key)).status).toBe(404);

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { SQL } from "drizzle-orm";
-import { AppError, notFound } from "../http/errors";
+import { AppError } from "../http/errors";
 import type { AppEnv } from "../http/context";
 import { credentialWorkspace, loadPrincipal, readCredential, type Credential } from "./credential";
 import { needsTouch, touchApiKey, touchApiKeyByHash } from "./principal";
@@ -44,17 +44,17 @@ function touchLater(c: Context<AppEnv>, credential: Credential) {
 
 /**
  * One round trip for an authenticated read: `read` scopes its query by the credential's workspace (a scalar
- * subquery that is null for a bad credential). Rows back prove the credential; no rows mean a bad credential
- * (401) or a missing resource (404), which only then costs a second query to tell apart.
+ * subquery that is null for a bad credential) and throws NOT_FOUND when it finds nothing. Only then does a
+ * second query tell a bad credential (401) from a missing resource (404).
  */
-export async function gatedRead<T>(c: Context<AppEnv>, read: (workspace: SQL<string>) => Promise<T | undefined>, what: string): Promise<T> {
+export async function gatedRead<T>(c: Context<AppEnv>, read: (workspace: SQL<string>) => Promise<T>): Promise<T> {
   const credential = c.get("credential");
-  const db = c.get("rdb").db;
-  const found = await read(credentialWorkspace(credential));
-  if (found !== undefined) {
+  try {
+    const found = await read(credentialWorkspace(credential));
     touchLater(c, credential);
     return found;
+  } catch (err) {
+    if (err instanceof AppError && err.code === "NOT_FOUND" && !(await loadPrincipal(c.get("rdb").db, credential))) throw unauthorized();
+    throw err;
   }
-  if (!(await loadPrincipal(db, credential))) throw unauthorized();
-  throw notFound(what);
 }

@@ -99,3 +99,9 @@ export class RequestDb {
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** Anything that runs queries: the request's database or an open transaction. */
 export type Executor = Db | Tx;
+
+/**
+ * The workspace a query is scoped to: its id, or (for reads that authenticate inside their own query) the
+ * credential's workspace as a scalar subquery, which is null and matches nothing for a bad credential.
+ */
+export type WorkspaceScope = string | import("drizzle-orm").SQL<string>;

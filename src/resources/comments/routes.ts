@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { authed } from "../../http/route-base";
+import { gatedRead } from "../../auth/middleware";
+import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { commentList, targetCommentLists } from "./lists";
@@ -31,7 +32,7 @@ const create = createRoute({
   responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
 });
 const read = createRoute({
-  ...base,
+  ...authedRead("Comments"),
   method: "get",
   path: "/comments/{id}",
   summary: "Get a comment",
@@ -101,7 +102,8 @@ export const commentRoutes = newRouter()
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, commentList.shape);
-    const comment = await getComment(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    const { id } = c.req.valid("param");
+    const comment = await gatedRead(c, (workspace) => getComment(c.get("rdb").db, workspace, id));
     return c.json({ comment: projectFields(comment, fields) as typeof comment }, 200);
   })
   .openapi(update, async (c) => {

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { comments, teamMembers } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { isWorkspaceAdmin, requireTeamRole } from "../../auth/roles";
-import type { Db, Executor } from "../../db/client";
+import type { Db, Executor, WorkspaceScope } from "../../db/client";
 import { forbidden, notFound } from "../../http/errors";
 import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
@@ -10,7 +10,7 @@ import { userSummary, type UserSummary } from "../users/serialize";
 import { author, briefCommentColumns, type BriefAuthor, commentColumns, serializeComment, type CommentRow } from "./serialize";
 import { TARGET_COLUMN, TARGET_FIELD, targetNotFound, targetSelect, type Target } from "./targets";
 
-const mine = (workspaceId: string, id: string) => and(eq(comments.workspaceId, workspaceId), eq(comments.id, id));
+const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(comments.workspaceId, workspaceId), eq(comments.id, id));
 
 export async function listComments(db: Db, workspaceId: string, params: ListParams) {
   const rows = await db
@@ -41,7 +41,7 @@ export async function listTargetComments(db: Db, workspaceId: string, target: Ta
   return rows.filter((row) => row.id !== null).map((row) => serializeComment(row as CommentRow<UserSummary | BriefAuthor>));
 }
 
-export async function getComment(db: Db, workspaceId: string, id: string) {
+export async function getComment(db: Db, workspaceId: WorkspaceScope, id: string) {
   const [row] = await db
     .select(commentColumns)
     .from(comments)

@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, projectFields, parseFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { authed } from "../../http/route-base";
+import { gatedRead } from "../../auth/middleware";
+import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Label, LabelCreate, LabelUpdate } from "./schema";
@@ -27,7 +28,7 @@ const create = createRoute({
   responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "CONFLICT"], { validation: true }) },
 });
 const read = createRoute({
-  ...base,
+  ...authedRead("Labels"),
   method: "get",
   path: "/labels/{id}",
   summary: "Get a label",
@@ -63,7 +64,8 @@ export const labelRoutes = newRouter()
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, labelList.shape);
-    const label = await getLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    const { id } = c.req.valid("param");
+    const label = await gatedRead(c, (workspace) => getLabel(c.get("rdb").db, workspace, id));
     return c.json({ label: projectFields(label, fields) as typeof label }, 200);
   })
   .openapi(update, async (c) => {

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { labels } from "../../../drizzle/schema";
-import type { Db } from "../../db/client";
+import type { Db, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../http/errors";
 import type { ListParams, ListSpec } from "../../http/list";
 import { iso } from "../../http/schemas";
@@ -29,7 +29,7 @@ export const labelList: ListSpec = {
   shape: { id: true, name: true, color: true, createdAt: true, updatedAt: true },
 };
 
-const mine = (workspaceId: string, id: string) => and(eq(labels.workspaceId, workspaceId), eq(labels.id, id));
+const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(labels.workspaceId, workspaceId), eq(labels.id, id));
 
 export async function listLabels(db: Db, workspaceId: string, params: ListParams) {
   const rows = await db
@@ -41,7 +41,7 @@ export async function listLabels(db: Db, workspaceId: string, params: ListParams
   return rows.map(serializeLabel);
 }
 
-export async function getLabel(db: Db, workspaceId: string, id: string) {
+export async function getLabel(db: Db, workspaceId: WorkspaceScope, id: string) {
   const [row] = await db.select().from(labels).where(mine(workspaceId, id));
   if (!row) throw notFound("Label");
   return serializeLabel(row);

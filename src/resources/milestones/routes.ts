@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { authed } from "../../http/route-base";
+import { gatedRead } from "../../auth/middleware";
+import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
@@ -54,7 +55,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...base,
+  ...authedRead("Milestones"),
   method: "get",
   path: "/milestones/{id}",
   summary: "Get a milestone",
@@ -97,7 +98,8 @@ export const milestoneRoutes = newRouter()
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, milestoneList.shape);
-    const milestone = await getMilestone(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    const { id } = c.req.valid("param");
+    const milestone = await gatedRead(c, (workspace) => getMilestone(c.get("rdb").db, workspace, id));
     return c.json({ milestone: projectFields(milestone, fields) as typeof milestone }, 200);
   })
   .openapi(update, async (c) => {

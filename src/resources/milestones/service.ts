@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { milestones, projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import type { Db, Executor } from "../../db/client";
+import type { Db, Executor, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../http/errors";
 import type { ListParams, ListSpec } from "../../http/list";
 import { iso } from "../../http/schemas";
@@ -85,7 +85,7 @@ export async function listProjectMilestones(db: Executor, workspaceId: string, p
   return rows.flatMap((r) => (r.milestone ? [serializeMilestone(r.milestone)] : []));
 }
 
-export async function getMilestone(db: Executor, workspaceId: string, id: string) {
+export async function getMilestone(db: Executor, workspaceId: WorkspaceScope, id: string) {
   const [row] = await db
     .select()
     .from(milestones)

@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { authed } from "../../http/route-base";
+import { gatedRead } from "../../auth/middleware";
+import { authed, authedRead } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { listProjects, projectList } from "./read";
@@ -34,7 +35,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...base,
+  ...authedRead("Projects"),
   method: "get",
   path: "/projects/{id}",
   summary: "Get a project by id or reference (`ENG-P3`, any case)",
@@ -76,7 +77,8 @@ export const projectRoutes = newRouter()
   )
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, projectList.shape);
-    const project = await getProject(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, fields);
+    const { id } = c.req.valid("param");
+    const project = await gatedRead(c, (workspace) => getProject(c.get("rdb").db, workspace, id, fields));
     return c.json({ project: projectFields(project, fields) as typeof project }, 200);
   })
   .openapi(update, async (c) => {

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import type { Db, Executor } from "../../db/client";
+import type { Db, Executor, WorkspaceScope } from "../../db/client";
 import { invalid, notFound } from "../../http/errors";
 import type { FieldSelection } from "../../http/list";
 import { newId } from "../../ids";
@@ -20,7 +20,7 @@ function assertDateOrder(startDate: string | null | undefined, targetDate: strin
 }
 
 /** The Project object of a project of the workspace, by id or reference; NOT_FOUND otherwise. */
-export async function getProject(db: Executor, workspaceId: string, idOrRef: string, fields: FieldSelection | null = null) {
+export async function getProject(db: Executor, workspaceId: WorkspaceScope, idOrRef: string, fields: FieldSelection | null = null) {
   const [row] = await selectProjects(db, fields)
     .where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef)))
     .limit(1);

@@ -1,7 +1,7 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { tasks, teams, users } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../http/errors";
 import type { FieldSelection } from "../../http/list";
 import { iso } from "../../http/schemas";
@@ -79,16 +79,10 @@ export function serializeTask(row: TaskRow): TaskDto {
  * The serialized task by id or reference (`ENG-12`, any case) within the workspace, in one query; NOT_FOUND
  * otherwise. Reusable by export, batch and search.
  */
-export async function taskById(db: Executor, workspaceId: string, idOrRef: string, fields: FieldSelection | null = null): Promise<TaskDto> {
-  const task = await findTask(db, workspaceId, idOrRef, fields);
-  if (!task) throw notFound("Task");
-  return task;
-}
-
-/** The same without the NOT_FOUND: `workspace` may be a SQL expression (a gated read's credential scope). */
-export async function findTask(db: Executor, workspace: string | SQL<string>, idOrRef: string, fields: FieldSelection | null = null): Promise<TaskDto | undefined> {
+export async function taskById(db: Executor, workspaceId: WorkspaceScope, idOrRef: string, fields: FieldSelection | null = null): Promise<TaskDto> {
   const [row] = await selectTasks(db, fields)
-    .where(and(eq(tasks.workspaceId, workspace), taskMatch(idOrRef)))
+    .where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef)))
     .limit(1);
-  return row && serializeTask(row);
+  if (!row) throw notFound("Task");
+  return serializeTask(row);
 }

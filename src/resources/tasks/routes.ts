@@ -6,7 +6,7 @@ import { authed, authedRead } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { listTasks, taskList } from "./list";
-import { findTask } from "./read";
+import { taskById } from "./read";
 import { Task, TaskCreate, TaskUpdate, type TaskDto } from "./schema";
 import { createTask, deleteTask, updateTask } from "./service";
 
@@ -96,7 +96,7 @@ export const taskRoutes = newRouter()
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, taskList.shape);
     const { id } = c.req.valid("param");
-    const task = await gatedRead(c, (workspace) => findTask(c.get("rdb").db, workspace, id, fields), "Task");
+    const task = await gatedRead(c, (workspace) => taskById(c.get("rdb").db, workspace, id, fields));
     return c.json({ task: projectFields(task, fields) as TaskDto }, 200);
   })
   .openapi(update, async (c) => {

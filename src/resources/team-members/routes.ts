@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { authed } from "../../http/route-base";
+import { gatedRead } from "../../auth/middleware";
+import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
@@ -38,7 +39,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...base,
+  ...authedRead("Team members"),
   method: "get",
   path: "/team-members/{id}",
   summary: "Get a team membership",
@@ -81,7 +82,8 @@ export const teamMemberRoutes = newRouter()
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, teamMemberShape);
-    const teamMember = await getTeamMember(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    const { id } = c.req.valid("param");
+    const teamMember = await gatedRead(c, (workspace) => getTeamMember(c.get("rdb").db, workspace, id));
     return c.json({ teamMember: projectFields(teamMember, fields) as typeof teamMember }, 200);
   })
   .openapi(update, async (c) => {

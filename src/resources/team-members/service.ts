@@ -3,7 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { teamMembers, teams, users } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { isWorkspaceAdmin, requireTeamRole, TEAM_ROLES, teamRoleAtLeast, type TeamRole } from "../../auth/roles";
-import type { Db, Executor } from "../../db/client";
+import type { Db, Executor, WorkspaceScope } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../http/errors";
 import type { ListParams, ListSpec } from "../../http/list";
 import { iso } from "../../http/schemas";
@@ -50,7 +50,7 @@ export async function listMembers(db: Db, workspaceId: string, teamId: string, p
     .map(({ joinedAt, ...item }) => ({ ...(item as TeamMemberItemRow), [JOINED_AT]: iso(joinedAt!) }));
 }
 
-export async function getTeamMember(db: Executor, workspaceId: string, id: string) {
+export async function getTeamMember(db: Executor, workspaceId: WorkspaceScope, id: string) {
   const [row] = await db
     .select(teamMemberColumns)
     .from(teamMembers)

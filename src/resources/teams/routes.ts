@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { authed } from "../../http/route-base";
+import { gatedRead } from "../../auth/middleware";
+import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Team, TeamCreate, TeamUpdate } from "./schema";
@@ -29,7 +30,7 @@ const create = createRoute({
   responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
 });
 const read = createRoute({
-  ...base,
+  ...authedRead("Teams"),
   method: "get",
   path: "/teams/{id}",
   summary: "Get a team with its parent and members",
@@ -66,7 +67,8 @@ export const teamRoutes = newRouter()
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, teamList.shape);
-    const team = await getTeam(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, fields);
+    const { id } = c.req.valid("param");
+    const team = await gatedRead(c, (workspace) => getTeam(c.get("rdb").db, workspace, id, fields));
     return c.json({ team: projectFields(team, fields) as typeof team }, 200);
   })
   .openapi(update, async (c) => {

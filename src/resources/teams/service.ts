@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { teamMembers, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import type { Db, Executor } from "../../db/client";
+import type { Db, Executor, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../http/errors";
 import type { FieldSelection, ListParams, ListSpec } from "../../http/list";
 import { iso } from "../../http/schemas";
@@ -63,7 +63,7 @@ function selectTeams(db: Executor, fields: FieldSelection | null) {
 type TeamRow = Awaited<ReturnType<typeof selectTeams>>[number];
 const serializeTeam = (t: TeamRow) => ({ ...t, createdAt: iso(t.createdAt), updatedAt: iso(t.updatedAt) });
 
-const mine = (workspaceId: string, id: string) => and(eq(teams.workspaceId, workspaceId), eq(teams.id, id));
+const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(teams.workspaceId, workspaceId), eq(teams.id, id));
 
 export async function listTeams(db: Db, workspaceId: string, params: ListParams) {
   const rows = await selectTeams(db, params.fields)
@@ -73,7 +73,7 @@ export async function listTeams(db: Db, workspaceId: string, params: ListParams)
   return rows.map(serializeTeam);
 }
 
-export async function getTeam(db: Executor, workspaceId: string, id: string, fields: FieldSelection | null = null) {
+export async function getTeam(db: Executor, workspaceId: WorkspaceScope, id: string, fields: FieldSelection | null = null) {
   const [row] = await selectTeams(db, fields).where(mine(workspaceId, id));
   if (!row) throw notFound("Team");
   return serializeTeam(row);

@@ -433,7 +433,7 @@ describe("project lists", () => {
       const res = await get(`/projects?limit=250&${query}`, t.owner.key);
       expect(res.status, query).toBe(200);
       expect(res.body.projects.map((p: any) => p.id), query).toEqual(expected);
-      expect(res.queries).toBe(2);
+      expect(res.queries).toBe(1);
     }
   });
 

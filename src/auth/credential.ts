@@ -41,3 +41,10 @@ export function credentialWorkspace(credential: Credential): SQL<string> {
     eq(workspaceMembers.workspaceId, apiKeys.workspaceId),
   )} where ${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now()))`;
 }
+
+/**
+ * What list cursors are bound to, known before any query: the key (by hash) or the token's user and
+ * workspace. A cursor of another workspace, key or user is "foreign" (400).
+ */
+export const credentialScope = (credential: Credential): string =>
+  credential.kind === "apiKey" ? `key:${credential.keyHash}` : `user:${credential.userId}:${credential.workspaceId}`;

@@ -14,6 +14,7 @@ export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   const rdb = c.get("rdb");
   const principal = credential && (await loadPrincipal(rdb.db, credential));
   if (!principal) throw unauthorized();
+  c.set("credential", credential);
   c.set("principal", principal);
   const apiKeyId = principal.apiKey?.id;
   if (apiKeyId && needsTouch(principal)) rdb.defer((db) => touchApiKey(db, apiKeyId));
@@ -57,4 +58,16 @@ export async function gatedRead<T>(c: Context<AppEnv>, read: (workspace: SQL<str
     if (err instanceof AppError && err.code === "NOT_FOUND" && !(await loadPrincipal(c.get("rdb").db, credential))) throw unauthorized();
     throw err;
   }
+}
+
+/**
+ * gatedRead for a list: a page with rows proves the credential; an empty page costs the second query that
+ * tells a bad credential (401) from a list that is really empty.
+ */
+export function gatedList<T>(c: Context<AppEnv>, read: (workspace: SQL<string>) => Promise<T[]>): Promise<T[]> {
+  return gatedRead(c, async (workspace) => {
+    const rows = await read(workspace);
+    if (rows.length === 0 && !(await loadPrincipal(c.get("rdb").db, c.get("credential")))) throw unauthorized();
+    return rows;
+  });
 }

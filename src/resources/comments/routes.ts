@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
@@ -15,7 +15,7 @@ const one = z.object({ comment: Comment });
 const location = (id: string) => `/comments/${id}`;
 
 const list = createRoute({
-  ...base,
+  ...authedRead("Comments"),
   method: "get",
   path: "/comments",
   summary: "List the workspace's comments (filter by taskId, projectId, milestoneId, authorId, content, dates)",
@@ -69,7 +69,7 @@ const PLURAL = { task: "tasks", project: "projects", milestone: "milestones" } a
 /** `GET /{tasks|projects|milestones}/{id}/comments`: oldest first by default; 404 for an unknown or foreign parent. */
 const listOf = (kind: TargetKind) =>
   createRoute({
-    ...base,
+    ...authedRead("Comments"),
     method: "get",
     path: `/${PLURAL[kind]}/{id}/comments`,
     summary: `List a ${kind}'s comments${kind === "milestone" ? "" : " (id or reference)"}`,
@@ -92,7 +92,7 @@ function bodyTarget(body: z.infer<typeof CommentCreate>): Target {
 export const commentRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, commentList);
-    const rows = await listComments(c.get("rdb").db, c.get("principal").workspace.id, params);
+    const rows = await gatedList(c, (workspace) => listComments(c.get("rdb").db, workspace, params));
     return c.json(await listBody("comments", params, rows), 200);
   })
   .openapi(create, async (c) => {
@@ -124,7 +124,7 @@ for (const kind of Object.keys(PLURAL) as TargetKind[]) {
   commentRoutes.openapi(listOf(kind), async (c) => {
     const params = await listParams(c, targetCommentLists[kind]);
     const target: Target = { kind, idOrRef: c.req.valid("param").id };
-    const rows = await listTargetComments(c.get("rdb").db, c.get("principal").workspace.id, target, params);
+    const rows = await gatedList(c, (workspace) => listTargetComments(c.get("rdb").db, workspace, target, params));
     return c.json(await listBody("comments", params, rows), 200);
   });
 }

@@ -12,7 +12,7 @@ import { TARGET_COLUMN, TARGET_FIELD, targetNotFound, targetSelect, type Target 
 
 const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(comments.workspaceId, workspaceId), eq(comments.id, id));
 
-export async function listComments(db: Db, workspaceId: string, params: ListParams) {
+export async function listComments(db: Db, workspaceId: WorkspaceScope, params: ListParams) {
   const rows = await db
     .select(commentColumns)
     .from(comments)
@@ -27,7 +27,7 @@ export async function listComments(db: Db, workspaceId: string, params: ListPara
  * The comments of one target, in one statement: the target is a CTE and the page is left-joined to it, so an
  * unknown or foreign target gives no row at all (404) and a target without matching comments gives one empty row.
  */
-export async function listTargetComments(db: Db, workspaceId: string, target: Target, params: ListParams) {
+export async function listTargetComments(db: Db, workspaceId: WorkspaceScope, target: Target, params: ListParams) {
   const parent = db.$with("parent").as(targetSelect(db, workspaceId, target));
   const rows = await db
     .with(parent)

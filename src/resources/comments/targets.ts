@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { comments, milestones, projects, tasks, teams } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../http/errors";
 import { projectMatch, taskMatch } from "../refs";
 
@@ -33,7 +33,7 @@ const selection = (id: AnyPgColumn, teamId: AnyPgColumn) => ({
  * so callers resolve it in the same statement that reads or writes. `lock` keeps the row from being deleted
  * until the transaction ends (FOR KEY SHARE), so a comment insert never races its target's delete.
  */
-export function targetSelect(db: Executor, workspaceId: string, { kind, idOrRef }: Target, lock = false) {
+export function targetSelect(db: Executor, workspaceId: WorkspaceScope, { kind, idOrRef }: Target, lock = false) {
   if (kind === "task") {
     const q = db
       .select(selection(tasks.id, tasks.teamId))

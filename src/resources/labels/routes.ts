@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, projectFields, parseFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
@@ -12,7 +12,7 @@ const base = authed("Labels");
 const one = z.object({ label: Label });
 
 const list = createRoute({
-  ...base,
+  ...authedRead("Labels"),
   method: "get",
   path: "/labels",
   summary: "List the workspace's labels",
@@ -55,7 +55,7 @@ const remove = createRoute({
 export const labelRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, labelList);
-    const rows = await listLabels(c.get("rdb").db, c.get("principal").workspace.id, params);
+    const rows = await gatedList(c, (workspace) => listLabels(c.get("rdb").db, workspace, params));
     return c.json(await listBody("labels", params, rows), 200);
   })
   .openapi(create, async (c) => {

@@ -31,7 +31,7 @@ export const labelList: ListSpec = {
 
 const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(labels.workspaceId, workspaceId), eq(labels.id, id));
 
-export async function listLabels(db: Db, workspaceId: string, params: ListParams) {
+export async function listLabels(db: Db, workspaceId: WorkspaceScope, params: ListParams) {
   const rows = await db
     .select()
     .from(labels)

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
@@ -25,7 +25,7 @@ const listResponses = {
 const filterDescription = "Filter on id, projectId, name, description, status, targetDate, createdAt, updatedAt; sort on the same except description.";
 
 const list = createRoute({
-  ...base,
+  ...authedRead("Milestones"),
   method: "get",
   path: "/milestones",
   summary: "List the workspace's milestones",
@@ -34,7 +34,7 @@ const list = createRoute({
   responses: listResponses,
 });
 const ofProject = createRoute({
-  ...base,
+  ...authedRead("Milestones"),
   method: "get",
   path: "/projects/{id}/milestones",
   summary: "List a project's milestones (project by id or reference)",
@@ -84,12 +84,12 @@ const remove = createRoute({
 export const milestoneRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, milestoneList);
-    const rows = await listMilestones(c.get("rdb").db, c.get("principal").workspace.id, params);
+    const rows = await gatedList(c, (workspace) => listMilestones(c.get("rdb").db, workspace, params));
     return c.json(await listBody("milestones", params, rows), 200);
   })
   .openapi(ofProject, async (c) => {
     const params = await listParams(c, milestoneList);
-    const rows = await listProjectMilestones(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, params);
+    const rows = await gatedList(c, (workspace) => listProjectMilestones(c.get("rdb").db, workspace, c.req.valid("param").id, params));
     return c.json(await listBody("milestones", params, rows), 200);
   })
   .openapi(create, async (c) => {

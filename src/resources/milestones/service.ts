@@ -51,7 +51,7 @@ export const milestoneList: ListSpec = {
   },
 };
 
-export async function listMilestones(db: Executor, workspaceId: string, params: ListParams) {
+export async function listMilestones(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
   const rows = await db
     .select()
     .from(milestones)
@@ -66,7 +66,7 @@ export async function listMilestones(db: Executor, workspaceId: string, params: 
  * left-joined to it, so no row at all means the project is not in the workspace (404), while a single row
  * without a milestone is an empty page.
  */
-export async function listProjectMilestones(db: Executor, workspaceId: string, projectIdOrRef: string, params: ListParams) {
+export async function listProjectMilestones(db: Executor, workspaceId: WorkspaceScope, projectIdOrRef: string, params: ListParams) {
   const project = db.$with("project").as(
     db
       .select({ id: projects.id })

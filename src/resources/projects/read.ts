@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { projectLabels, projects, teams, users } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import { badRequest } from "../../http/errors";
 import type { FieldSelection, FilterOp, ListParams, ListSpec } from "../../http/list";
 import { iso } from "../../http/schemas";
@@ -105,7 +105,7 @@ export const projectList: ListSpec = {
 };
 
 /** Projects of the workspace (one query for the page, whatever its size). */
-export async function listProjects(db: Executor, workspaceId: string, params: ListParams) {
+export async function listProjects(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
   const rows = await selectProjects(db, params.fields)
     .where(and(eq(projects.workspaceId, workspaceId), params.where))
     .orderBy(...params.orderBy)

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, authedRead } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
@@ -13,7 +13,7 @@ const base = authed("Projects");
 const one = z.object({ project: Project });
 
 const list = createRoute({
-  ...base,
+  ...authedRead("Projects"),
   method: "get",
   path: "/projects",
   summary: "List the workspace's projects",
@@ -64,7 +64,7 @@ const remove = createRoute({
 export const projectRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, projectList);
-    const rows = await listProjects(c.get("rdb").db, c.get("principal").workspace.id, params);
+    const rows = await gatedList(c, (workspace) => listProjects(c.get("rdb").db, workspace, params));
     return c.json(await listBody("projects", params, rows), 200);
   })
   .openapi(

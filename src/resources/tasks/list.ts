@@ -1,6 +1,6 @@
 import { and, eq, not, or, sql, type SQL } from "drizzle-orm";
 import { taskLabels, taskPriority, taskStatus, tasks, teams } from "../../../drizzle/schema";
-import type { Db } from "../../db/client";
+import type { Db, WorkspaceScope } from "../../db/client";
 import { badRequest } from "../../http/errors";
 import type { FilterOp, ListParams, ListSpec } from "../../http/list";
 import { parseTaskRef } from "../refs";
@@ -82,7 +82,7 @@ export const taskList: ListSpec = {
 };
 
 /** One page (limit + 1 rows) of the workspace's tasks, in one query whatever the page size. */
-export async function listTasks(db: Db, workspaceId: string, params: ListParams) {
+export async function listTasks(db: Db, workspaceId: WorkspaceScope, params: ListParams) {
   const rows = await selectTasks(db, params.fields)
     .where(and(eq(tasks.workspaceId, workspaceId), params.where))
     .orderBy(...params.orderBy)

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, authedRead } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
@@ -17,7 +17,7 @@ const TaskIdParam = IdParam.extend({
 });
 
 const list = createRoute({
-  ...base,
+  ...authedRead("Tasks"),
   method: "get",
   path: "/tasks",
   summary: "List the workspace's tasks",
@@ -81,7 +81,7 @@ const remove = createRoute({
 export const taskRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, taskList);
-    const rows = await listTasks(c.get("rdb").db, c.get("principal").workspace.id, params);
+    const rows = await gatedList(c, (workspace) => listTasks(c.get("rdb").db, workspace, params));
     return c.json(await listBody("tasks", params, rows), 200);
   })
   .openapi(

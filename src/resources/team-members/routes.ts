@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
@@ -13,7 +13,7 @@ const base = authed("Team members");
 const one = z.object({ teamMember: TeamMember });
 
 const list = createRoute({
-  ...base,
+  ...authedRead("Team members"),
   method: "get",
   path: "/teams/{id}/members",
   summary: "List a team's members",
@@ -73,7 +73,7 @@ const remove = createRoute({
 export const teamMemberRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, memberList);
-    const rows = await listMembers(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, params);
+    const rows = await gatedList(c, (workspace) => listMembers(c.get("rdb").db, workspace, c.req.valid("param").id, params));
     return c.json(await listBody("members", params, rows), 200);
   })
   .openapi(create, async (c) => {

@@ -35,7 +35,7 @@ export const memberList: ListSpec = {
  * One page of a team's members. The team is right-joined so that one query tells an unknown team (no row)
  * from a page without members (one row of nulls); filters and the cursor sit in the join condition for that reason.
  */
-export async function listMembers(db: Db, workspaceId: string, teamId: string, params: ListParams) {
+export async function listMembers(db: Db, workspaceId: WorkspaceScope, teamId: string, params: ListParams) {
   const rows = await db
     .select({ ...memberItemColumns, joinedAt: teamMembers.createdAt })
     .from(teamMembers)

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, authedRead } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
@@ -12,7 +12,7 @@ const base = authed("Teams");
 const one = z.object({ team: Team });
 
 const list = createRoute({
-  ...base,
+  ...authedRead("Teams"),
   method: "get",
   path: "/teams",
   summary: "List the workspace's teams, each with its parent and members",
@@ -58,7 +58,7 @@ const remove = createRoute({
 export const teamRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, teamList);
-    const rows = await listTeams(c.get("rdb").db, c.get("principal").workspace.id, params);
+    const rows = await gatedList(c, (workspace) => listTeams(c.get("rdb").db, workspace, params));
     return c.json(await listBody("teams", params, rows), 200);
   })
   .openapi(create, async (c) => {

@@ -65,7 +65,7 @@ const serializeTeam = (t: TeamRow) => ({ ...t, createdAt: iso(t.createdAt), upda
 
 const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(teams.workspaceId, workspaceId), eq(teams.id, id));
 
-export async function listTeams(db: Db, workspaceId: string, params: ListParams) {
+export async function listTeams(db: Db, workspaceId: WorkspaceScope, params: ListParams) {
   const rows = await selectTeams(db, params.fields)
     .where(and(eq(teams.workspaceId, workspaceId), params.where))
     .orderBy(...params.orderBy)

@@ -52,7 +52,9 @@ describe("tasks", () => {
       const fresh = await newTeam(t, { name: "Fresh" });
       const res = await post("/tasks", { title: "First", teamId: fresh.id }, t.owner.key);
       expect(res.status).toBe(201);
-      expect(res.transactions).toBe(1);
+      // A body without links is created by one statement: authentication + the insert, no explicit transaction.
+      expect(res.queries).toBe(2);
+      expect(res.transactions).toBe(0);
       const task = res.body.task;
       expect(res.headers.get("location")).toBe(`/tasks/${task.id}`);
       expect(Object.keys(res.body)).toEqual(["task"]);
@@ -472,5 +474,34 @@ describe("tasks", () => {
       const next = await createTask(t.owner.key, { title: "Next", teamId: team.id });
       expect(Number(next.reference.split("-")[1])).toBe(Number(mine.reference.split("-")[1]) + 1);
     });
+  });
+});
+
+describe("single-statement create", () => {
+  it("writes nothing and burns no number when the caller may not write or a label is foreign", async () => {
+    const { newTenant, newTeam, addMember, joinTeam } = await import("./helpers/fixtures");
+    const t = await newTenant("Atomic create");
+    const team = await newTeam(t, { prefix: "ATM" });
+    const viewer = await addMember(t, "MEMBER");
+    await joinTeam(team, viewer, "VIEWER");
+    const outsider = await addMember(t, "MEMBER");
+    const other = await newTenant("Other");
+    const foreignLabel = (await post("/labels", { name: "x", color: "#000000" }, other.owner.key)).body.label;
+    const ownLabel = (await post("/labels", { name: "own", color: "#00FF00" }, t.owner.key)).body.label;
+
+    expect((await post("/tasks", { title: "v", teamId: team.id }, viewer.key)).status).toBe(403);
+    expect((await post("/tasks", { title: "o", teamId: team.id }, outsider.key)).status).toBe(403);
+    const foreign = await post("/tasks", { title: "f", teamId: team.id, labelIds: [ownLabel.id, foreignLabel.id] }, t.owner.key);
+    expect(foreign.status).toBe(404);
+    expect((await post("/tasks", { title: "g", teamId: other.owner.userId }, t.owner.key)).status).toBe(404);
+
+    const ok = await post("/tasks", { title: "first real", teamId: team.id, labelIds: [ownLabel.id] }, t.owner.key);
+    expect(ok.status).toBe(201);
+    expect(ok.body.task.reference).toBe("ATM-1");
+    expect(ok.body.task.labels).toEqual([{ id: ownLabel.id, name: "own", color: "#00FF00" }]);
+    expect(ok.queries).toBe(2);
+    const list = await get(`/tasks?filter[eq][teamId]=${team.id}`, t.owner.key);
+    expect(list.body.tasks.map((x: any) => x.title)).toEqual(["first real"]);
+    expect((await get(`/tasks/${ok.body.task.id}`, t.owner.key)).body.task).toEqual(ok.body.task);
   });
 });

@@ -52,6 +52,10 @@ export function errorResponse(err: unknown, c: Context): Response {
     const message = (pg.constraint && CONFLICT_MESSAGES[pg.constraint]) || "A resource with these values already exists";
     return c.json(body("CONFLICT", message), 409);
   }
+  if (pg?.code === "23503") {
+    // A row the request links to was deleted between its check and the write.
+    return c.json(body("CONFLICT", "Something this request refers to was deleted meanwhile; retry the request"), 409);
+  }
   if (pg?.code === "40001" || pg?.code === "40P01") {
     return c.json(body("CONFLICT", "Concurrent update; retry the request"), 409);
   }

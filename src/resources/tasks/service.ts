@@ -10,6 +10,7 @@ import { setLabels } from "../labels/attach";
 import { taskMatch } from "../refs";
 import { teamForWrite } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
+import { insertTask } from "./insert";
 import { resolveLinks, type Links } from "./links";
 import { taskById } from "./read";
 import type { TaskCreateInput, TaskDto, TaskUpdateInput } from "./schema";
@@ -65,36 +66,38 @@ async function taskForWrite(tx: Tx, principal: Principal, idOrRef: string) {
 
 const NO_LINKS = { projectId: null, milestoneId: null, parentId: null, taskId: null, customFields: {} };
 
+/**
+ * A body that names no project, milestone, parent, assignee or custom field needs no checks beyond those the
+ * insert statement makes itself: the create is then that one statement. Otherwise the checks and the insert
+ * share one transaction.
+ */
 export function createTask(db: Db, principal: Principal, input: TaskCreateInput): Promise<TaskDto> {
+  const linked = [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v != null);
+  return linked ? db.transaction((tx) => create(tx, principal, input, true)) : create(db, principal, input, false);
+}
+
+async function create(ex: Executor, principal: Principal, input: TaskCreateInput, linked: boolean): Promise<TaskDto> {
   const workspaceId = principal.workspace.id;
-  return db.transaction(async (tx) => {
-    const team = await teamForWrite(tx, principal, input.teamId, "MEMBER", "create tasks in this team");
-    const columns = await checkedColumns(tx, workspaceId, team.id, input, NO_LINKS);
-    const id = newId("task");
-    // The counter is bumped in the statement that inserts the task: its row lock serialises concurrent creates
-    // in the team, so numbers are consecutive, never repeat and are never reused after a delete.
-    const counter = tx.$with("counter").as(
-      tx
-        .update(teams)
-        .set({ taskCounter: sql`${teams.taskCounter} + 1` })
-        .where(and(eq(teams.id, team.id), eq(teams.workspaceId, workspaceId)))
-        .returning({ number: teams.taskCounter }),
-    );
-    await tx
-      .with(counter)
-      .insert(tasks)
-      .values({
-        ...columns,
-        title: input.title,
-        id,
-        workspaceId,
-        teamId: team.id,
-        number: sql`(select ${counter.number} from ${counter})`,
-        creatorId: principal.user.id,
-      });
-    if (input.labelIds?.length) await setLabels(tx, "task", id, workspaceId, input.labelIds);
-    return taskById(tx, workspaceId, id);
-  });
+  // Checked first so that a foreign or closed team answers before anything the body links to.
+  if (linked) await teamForWrite(ex, principal, input.teamId, "MEMBER", "create tasks in this team");
+  const checked: Partial<Awaited<ReturnType<typeof checkedColumns>>> = linked ? await checkedColumns(ex, workspaceId, input.teamId, input, NO_LINKS) : {};
+  const columns = {
+    title: input.title,
+    description: input.description,
+    status: input.status,
+    priority: input.priority,
+    dueDate: input.dueDate ?? null,
+    projectId: checked.projectId ?? null,
+    milestoneId: checked.milestoneId ?? null,
+    parentId: checked.parentId ?? null,
+    assigneeId: input.assigneeId ?? null,
+    customFields: checked.customFields ?? {},
+  };
+  const task = await insertTask(ex, principal, newId("task"), input.teamId, columns, [...new Set(input.labelIds ?? [])]);
+  if (task) return task;
+  // Nothing was written: the team is missing or closed to the caller (404/403), else a label is not the workspace's.
+  await teamForWrite(ex, principal, input.teamId, "MEMBER", "create tasks in this team");
+  throw notFound("Label");
 }
 
 export function updateTask(db: Db, principal: Principal, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {

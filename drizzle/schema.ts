@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import {
   boolean,
   check,
+  foreignKey,
   date,
   index,
   integer,
@@ -328,6 +329,9 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    // A key lives only as long as its user's membership of the workspace: leaving deletes the keys, so a key
+    // found by hash is enough to authenticate (no membership join on the hot path).
+    foreignKey({ name: "api_keys_membership_fk", columns: [t.workspaceId, t.userId], foreignColumns: [workspaceMembers.workspaceId, workspaceMembers.userId] }).onDelete("cascade"),
     uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
     index("api_keys_list_idx").on(t.workspaceId, t.createdAt, t.id),
     index("api_keys_user_idx").on(t.userId),

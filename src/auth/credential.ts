@@ -36,10 +36,8 @@ export function credentialWorkspace(credential: Credential): SQL<string> {
       eq(workspaceMembers.workspaceId, credential.workspaceId),
     )})`;
   }
-  return sql<string>`(select ${apiKeys.workspaceId} from ${apiKeys} join ${workspaceMembers} on ${and(
-    eq(workspaceMembers.userId, apiKeys.userId),
-    eq(workspaceMembers.workspaceId, apiKeys.workspaceId),
-  )} where ${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now()))`;
+  // api_keys_membership_fk deletes a user's keys when they leave the workspace: the key alone is enough.
+  return sql<string>`(select ${apiKeys.workspaceId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now()))`;
 }
 
 /**

@@ -170,3 +170,25 @@ describe("reads that authenticate inside their own query", () => {
     expect(row.lastUsedAt).toBeInstanceOf(Date);
   });
 });
+
+describe("writes that authenticate inside their own statement", () => {
+  it("POST /tasks with a JWT: one round trip; a token for a workspace the user left is 401", async () => {
+    const { newTeam, addMember, joinTeam, withDb } = await import("./helpers/fixtures");
+    const { workspaceMembers } = await import("../drizzle/schema");
+    const { and, eq } = await import("drizzle-orm");
+    const { post } = await import("./helpers/api");
+    const t = await newTenant("JWT writes");
+    const team = await newTeam(t, { prefix: "JWW" });
+    const member = await addMember(t, "MEMBER");
+    await joinTeam(team, member, "MEMBER");
+    const token = await sign({ sub: member.userId, wid: t.workspaceId });
+    const res = await api("POST", "/tasks", { bearer: token, body: { title: "via jwt", teamId: team.id } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.queries).toBe(1);
+    expect(res.body.task.reference).toBe("JWW-1");
+    await withDb((db) => db.delete(workspaceMembers).where(and(eq(workspaceMembers.userId, member.userId), eq(workspaceMembers.workspaceId, t.workspaceId))));
+    const after = await api("POST", "/tasks", { bearer: token, body: { title: "gone", teamId: team.id } });
+    expect(after.status).toBe(401);
+    expect((await post("/tasks", { title: "next", teamId: team.id }, t.owner.key)).body.task.reference).toBe("JWW-2");
+  });
+});

@@ -40,6 +40,25 @@ export function credentialWorkspace(credential: Credential): SQL<string> {
   return sql<string>`(select ${apiKeys.workspaceId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now()))`;
 }
 
+/** The caller as SQL for a statement that authenticates itself: workspace, user and workspace role. */
+export interface SqlActor {
+  workspace: SQL<string>;
+  user: SQL<string>;
+  role: SQL<string>;
+}
+
+export function credentialActor(credential: Credential): SqlActor {
+  const member = (column: SQL | typeof workspaceMembers.role) =>
+    credential.kind === "jwt"
+      ? sql<string>`(select ${column} from ${workspaceMembers} where ${and(eq(workspaceMembers.userId, credential.userId), eq(workspaceMembers.workspaceId, credential.workspaceId))})`
+      : sql<string>`(select ${column} from ${apiKeys} join ${workspaceMembers} on ${and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId))} where ${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now()))`;
+  return {
+    workspace: credentialWorkspace(credential),
+    user: member(sql`${workspaceMembers.userId}`),
+    role: member(workspaceMembers.role),
+  };
+}
+
 /**
  * What list cursors are bound to, known before any query: the key (by hash) or the token's user and
  * workspace. A cursor of another workspace, key or user is "foreign" (400).

@@ -3,8 +3,8 @@ import { createMiddleware } from "hono/factory";
 import type { SQL } from "drizzle-orm";
 import { AppError } from "../http/errors";
 import type { AppEnv } from "../http/context";
-import { credentialWorkspace, loadPrincipal, readCredential, type Credential } from "./credential";
-import { needsTouch, touchApiKey, touchApiKeyByHash } from "./principal";
+import { credentialActor, credentialWorkspace, loadPrincipal, readCredential, type Credential, type SqlActor } from "./credential";
+import { needsTouch, touchApiKey, touchApiKeyByHash, type Principal } from "./principal";
 
 const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
 
@@ -70,4 +70,30 @@ export function gatedList<T>(c: Context<AppEnv>, read: (workspace: SQL<string>) 
     if (rows.length === 0 && !(await loadPrincipal(c.get("rdb").db, c.get("credential")))) throw unauthorized();
     return rows;
   });
+}
+
+/** The principal of a route that took only the credential (requireCredential): one query, or 401. */
+export async function requirePrincipal(c: Context<AppEnv>): Promise<Principal> {
+  const principal = await loadPrincipal(c.get("rdb").db, c.get("credential"));
+  if (!principal) throw unauthorized();
+  return principal;
+}
+
+/**
+ * gatedRead for a write made by one statement that authenticates and authorizes itself (its SQL reads the
+ * caller from the credential) and returns undefined when it wrote nothing. Only then is the principal loaded:
+ * 401 without one, else `explain` throws the reason (404, 403, …).
+ */
+export async function gatedWrite<T>(
+  c: Context<AppEnv>,
+  write: (actor: SqlActor) => Promise<T | undefined>,
+  explain: (principal: Principal) => Promise<never>,
+): Promise<T> {
+  const credential = c.get("credential");
+  const done = await write(credentialActor(credential));
+  if (done !== undefined) {
+    touchLater(c, credential);
+    return done;
+  }
+  return explain(await requirePrincipal(c));
 }

@@ -4,5 +4,8 @@ import { security } from "./openapi";
 /** Common part of every authenticated route definition: its tag, its security schemes and the auth check. */
 export const authed = (tag: string) => ({ tags: [tag], security, middleware: requireAuth });
 
-/** The same for a read that authenticates inside its own query (gatedRead): one round trip in all. */
-export const authedRead = (tag: string) => ({ tags: [tag], security, middleware: requireCredential });
+/**
+ * The same for a route whose query authenticates itself (gatedRead, gatedList, gatedWrite): only the
+ * credential is checked up front, so the whole request can be one round trip.
+ */
+export const selfAuthed = (tag: string) => ({ tags: [tag], security, middleware: requireCredential });

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, authedRead } from "../../http/route-base";
+import { authed, selfAuthed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { commentList, targetCommentLists } from "./lists";
@@ -15,7 +15,7 @@ const one = z.object({ comment: Comment });
 const location = (id: string) => `/comments/${id}`;
 
 const list = createRoute({
-  ...authedRead("Comments"),
+  ...selfAuthed("Comments"),
   method: "get",
   path: "/comments",
   summary: "List the workspace's comments (filter by taskId, projectId, milestoneId, authorId, content, dates)",
@@ -32,7 +32,7 @@ const create = createRoute({
   responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
 });
 const read = createRoute({
-  ...authedRead("Comments"),
+  ...selfAuthed("Comments"),
   method: "get",
   path: "/comments/{id}",
   summary: "Get a comment",
@@ -69,7 +69,7 @@ const PLURAL = { task: "tasks", project: "projects", milestone: "milestones" } a
 /** `GET /{tasks|projects|milestones}/{id}/comments`: oldest first by default; 404 for an unknown or foreign parent. */
 const listOf = (kind: TargetKind) =>
   createRoute({
-    ...authedRead("Comments"),
+    ...selfAuthed("Comments"),
     method: "get",
     path: `/${PLURAL[kind]}/{id}/comments`,
     summary: `List a ${kind}'s comments${kind === "milestone" ? "" : " (id or reference)"}`,

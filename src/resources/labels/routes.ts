@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, projectFields, parseFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, authedRead } from "../../http/route-base";
+import { authed, selfAuthed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Label, LabelCreate, LabelUpdate } from "./schema";
@@ -12,7 +12,7 @@ const base = authed("Labels");
 const one = z.object({ label: Label });
 
 const list = createRoute({
-  ...authedRead("Labels"),
+  ...selfAuthed("Labels"),
   method: "get",
   path: "/labels",
   summary: "List the workspace's labels",
@@ -28,7 +28,7 @@ const create = createRoute({
   responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "CONFLICT"], { validation: true }) },
 });
 const read = createRoute({
-  ...authedRead("Labels"),
+  ...selfAuthed("Labels"),
   method: "get",
   path: "/labels/{id}",
   summary: "Get a label",

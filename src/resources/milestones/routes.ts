@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, authedRead } from "../../http/route-base";
+import { authed, selfAuthed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
@@ -25,7 +25,7 @@ const listResponses = {
 const filterDescription = "Filter on id, projectId, name, description, status, targetDate, createdAt, updatedAt; sort on the same except description.";
 
 const list = createRoute({
-  ...authedRead("Milestones"),
+  ...selfAuthed("Milestones"),
   method: "get",
   path: "/milestones",
   summary: "List the workspace's milestones",
@@ -34,7 +34,7 @@ const list = createRoute({
   responses: listResponses,
 });
 const ofProject = createRoute({
-  ...authedRead("Milestones"),
+  ...selfAuthed("Milestones"),
   method: "get",
   path: "/projects/{id}/milestones",
   summary: "List a project's milestones (project by id or reference)",
@@ -55,7 +55,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...authedRead("Milestones"),
+  ...selfAuthed("Milestones"),
   method: "get",
   path: "/milestones/{id}",
   summary: "Get a milestone",

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, authedRead } from "../../http/route-base";
+import { authed, selfAuthed } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { listProjects, projectList } from "./read";
@@ -13,7 +13,7 @@ const base = authed("Projects");
 const one = z.object({ project: Project });
 
 const list = createRoute({
-  ...authedRead("Projects"),
+  ...selfAuthed("Projects"),
   method: "get",
   path: "/projects",
   summary: "List the workspace's projects",
@@ -35,7 +35,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...authedRead("Projects"),
+  ...selfAuthed("Projects"),
   method: "get",
   path: "/projects/{id}",
   summary: "Get a project by id or reference (`ENG-P3`, any case)",

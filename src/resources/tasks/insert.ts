@@ -1,9 +1,8 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { labels, taskLabels, tasks, teamMembers, teams, users } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import { isWorkspaceAdmin } from "../../auth/roles";
-import type { Executor } from "../../db/client";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import { userSummaryJson } from "../users/serialize";
 import { serializeTask } from "./read";
 import type { TaskDto } from "./schema";
@@ -23,6 +22,15 @@ export interface TaskColumns {
 
 const assignee = alias(users, "assignee");
 
+/** Who creates: plain values from a loaded principal, or SQL from the credential (credentialActor). */
+export interface Actor {
+  workspace: WorkspaceScope;
+  user: string | SQL<string>;
+  role: string | SQL<string>;
+}
+
+export const principalActor = (p: Principal): Actor => ({ workspace: p.workspace.id, user: p.user.id, role: p.role });
+
 /**
  * Creates a task in ONE statement, returning the Task object: the team's counter moves (its row lock serialises
  * concurrent creates, so numbers are consecutive and never reused) only when the caller may write in the team
@@ -31,16 +39,15 @@ const assignee = alias(users, "assignee");
  */
 export async function insertTask(
   db: Executor,
-  principal: Principal,
+  actor: Actor,
   id: string,
   teamId: string,
   c: TaskColumns,
   labelIds: string[],
 ): Promise<TaskDto | undefined> {
-  const workspaceId = principal.workspace.id;
-  const mayWrite = isWorkspaceAdmin(principal)
-    ? sql`true`
-    : sql`exists (select 1 from ${teamMembers} where ${teamMembers.teamId} = ${teams.id} and ${teamMembers.userId} = ${principal.user.id} and ${teamMembers.role} <> 'VIEWER')`;
+  const workspaceId = actor.workspace;
+  // Contract §4: workspace ADMIN/OWNER, or team role MEMBER or higher.
+  const mayWrite = sql`(${actor.role} in ('ADMIN', 'OWNER') or exists (select 1 from ${teamMembers} where ${teamMembers.teamId} = ${teams.id} and ${teamMembers.userId} = ${actor.user} and ${teamMembers.role} <> 'VIEWER'))`;
   const ids = labelIds.length ? sql.join(labelIds.map((l) => sql`${l}`), sql`, `) : sql`null`;
   const result = await db.execute(sql`
     with valid as (
@@ -50,13 +57,13 @@ export async function insertTask(
       update ${teams} set task_counter = task_counter + 1
       where ${teams.id} = ${teamId} and ${teams.workspaceId} = ${workspaceId} and ${mayWrite}
         and (select count(*) from valid) = ${labelIds.length}
-      returning id, name, prefix, task_counter
+      returning id, workspace_id, name, prefix, task_counter
     ), ins as (
       insert into ${tasks} (id, workspace_id, team_id, number, title, description, status, priority, due_date,
         project_id, milestone_id, parent_id, assignee_id, creator_id, custom_fields)
-      select ${id}, ${workspaceId}, counter.id, counter.task_counter, ${c.title}, ${c.description}, ${c.status}::task_status,
+      select ${id}, counter.workspace_id, counter.id, counter.task_counter, ${c.title}, ${c.description}, ${c.status}::task_status,
         ${c.priority}::task_priority, ${c.dueDate}::date, ${c.projectId}, ${c.milestoneId}, ${c.parentId}, ${c.assigneeId},
-        ${principal.user.id}, ${JSON.stringify(c.customFields)}::jsonb
+        ${actor.user}, ${JSON.stringify(c.customFields)}::jsonb
       from counter
       returning *
     ), attached as (

@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, authedRead } from "../../http/route-base";
+import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
+import { authed, selfAuthed } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { listTasks, taskList } from "./list";
 import { taskById } from "./read";
 import { Task, TaskCreate, TaskUpdate, type TaskDto } from "./schema";
-import { createTask, deleteTask, updateTask } from "./service";
+import { createTask, createUnlinkedTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
 
 const base = authed("Tasks");
 const one = z.object({ task: Task });
@@ -17,7 +17,7 @@ const TaskIdParam = IdParam.extend({
 });
 
 const list = createRoute({
-  ...authedRead("Tasks"),
+  ...selfAuthed("Tasks"),
   method: "get",
   path: "/tasks",
   summary: "List the workspace's tasks",
@@ -33,7 +33,7 @@ const list = createRoute({
   },
 });
 const create = createRoute({
-  ...base,
+  ...selfAuthed("Tasks"),
   method: "post",
   path: "/tasks",
   summary: "Create a task in a team",
@@ -47,7 +47,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...authedRead("Tasks"),
+  ...selfAuthed("Tasks"),
   method: "get",
   path: "/tasks/{id}",
   summary: "Get a task by id or reference",
@@ -87,7 +87,12 @@ export const taskRoutes = newRouter()
   .openapi(
     create,
     async (c) => {
-      const task = await createTask(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+      const input = c.req.valid("json");
+      const db = c.get("rdb").db;
+      // Without links the create is one statement that authenticates itself; otherwise the principal comes first.
+      const task = hasLinks(input)
+        ? await createTask(db, await requirePrincipal(c), input)
+        : await gatedWrite(c, (actor) => createUnlinkedTask(db, actor, input), (principal) => explainRefusedCreate(db, principal, input));
       return created(c, "task", `/tasks/${task.id}`, task);
     },
     // A body without teamId is a missing required parameter: 400 (contract §4), not 422.

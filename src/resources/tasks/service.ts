@@ -10,7 +10,7 @@ import { setLabels } from "../labels/attach";
 import { taskMatch } from "../refs";
 import { teamForWrite } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
-import { insertTask } from "./insert";
+import { insertTask, principalActor, type Actor, type TaskColumns } from "./insert";
 import { resolveLinks, type Links } from "./links";
 import { taskById } from "./read";
 import type { TaskCreateInput, TaskDto, TaskUpdateInput } from "./schema";
@@ -68,36 +68,45 @@ const NO_LINKS = { projectId: null, milestoneId: null, parentId: null, taskId: n
 
 /**
  * A body that names no project, milestone, parent, assignee or custom field needs no checks beyond those the
- * insert statement makes itself: the create is then that one statement. Otherwise the checks and the insert
- * share one transaction.
+ * insert statement makes itself, so it can be created by that one statement (createUnlinkedTask).
  */
-export function createTask(db: Db, principal: Principal, input: TaskCreateInput): Promise<TaskDto> {
-  const linked = [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v != null);
-  return linked ? db.transaction((tx) => create(tx, principal, input, true)) : create(db, principal, input, false);
+export const hasLinks = (input: TaskCreateInput) =>
+  [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v != null);
+
+const columnsOf = (input: TaskCreateInput, checked: Partial<Awaited<ReturnType<typeof checkedColumns>>> = {}): TaskColumns => ({
+  title: input.title,
+  description: input.description,
+  status: input.status,
+  priority: input.priority,
+  dueDate: input.dueDate ?? null,
+  projectId: checked.projectId ?? null,
+  milestoneId: checked.milestoneId ?? null,
+  parentId: checked.parentId ?? null,
+  assigneeId: input.assigneeId ?? null,
+  customFields: checked.customFields ?? {},
+});
+
+const labelsOf = (input: TaskCreateInput) => [...new Set(input.labelIds ?? [])];
+
+/** One statement; undefined when nothing was written (see explainRefusedCreate). */
+export const createUnlinkedTask = (db: Db, actor: Actor, input: TaskCreateInput) =>
+  insertTask(db, actor, newId("task"), input.teamId, columnsOf(input), labelsOf(input));
+
+/** Why a create wrote nothing: the team is missing or closed to the caller (404/403), else a label is foreign. */
+export async function explainRefusedCreate(db: Executor, principal: Principal, input: TaskCreateInput): Promise<never> {
+  await teamForWrite(db, principal, input.teamId, "MEMBER", "create tasks in this team");
+  throw notFound("Label");
 }
 
-async function create(ex: Executor, principal: Principal, input: TaskCreateInput, linked: boolean): Promise<TaskDto> {
-  const workspaceId = principal.workspace.id;
-  // Checked first so that a foreign or closed team answers before anything the body links to.
-  if (linked) await teamForWrite(ex, principal, input.teamId, "MEMBER", "create tasks in this team");
-  const checked: Partial<Awaited<ReturnType<typeof checkedColumns>>> = linked ? await checkedColumns(ex, workspaceId, input.teamId, input, NO_LINKS) : {};
-  const columns = {
-    title: input.title,
-    description: input.description,
-    status: input.status,
-    priority: input.priority,
-    dueDate: input.dueDate ?? null,
-    projectId: checked.projectId ?? null,
-    milestoneId: checked.milestoneId ?? null,
-    parentId: checked.parentId ?? null,
-    assigneeId: input.assigneeId ?? null,
-    customFields: checked.customFields ?? {},
-  };
-  const task = await insertTask(ex, principal, newId("task"), input.teamId, columns, [...new Set(input.labelIds ?? [])]);
-  if (task) return task;
-  // Nothing was written: the team is missing or closed to the caller (404/403), else a label is not the workspace's.
-  await teamForWrite(ex, principal, input.teamId, "MEMBER", "create tasks in this team");
-  throw notFound("Label");
+/** Any create body, for a loaded principal: the checks of what it links to and the insert share one transaction. */
+export function createTask(db: Db, principal: Principal, input: TaskCreateInput): Promise<TaskDto> {
+  return db.transaction(async (tx) => {
+    // The team first, so that a foreign or closed team answers before anything the body links to.
+    await teamForWrite(tx, principal, input.teamId, "MEMBER", "create tasks in this team");
+    const checked = await checkedColumns(tx, principal.workspace.id, input.teamId, input, NO_LINKS);
+    const task = await insertTask(tx, principalActor(principal), newId("task"), input.teamId, columnsOf(input, checked), labelsOf(input));
+    return task ?? explainRefusedCreate(tx, principal, input);
+  });
 }
 
 export function updateTask(db: Db, principal: Principal, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {

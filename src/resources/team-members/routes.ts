@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, authedRead } from "../../http/route-base";
+import { authed, selfAuthed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
@@ -13,7 +13,7 @@ const base = authed("Team members");
 const one = z.object({ teamMember: TeamMember });
 
 const list = createRoute({
-  ...authedRead("Team members"),
+  ...selfAuthed("Team members"),
   method: "get",
   path: "/teams/{id}/members",
   summary: "List a team's members",
@@ -39,7 +39,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...authedRead("Team members"),
+  ...selfAuthed("Team members"),
   method: "get",
   path: "/team-members/{id}",
   summary: "Get a team membership",

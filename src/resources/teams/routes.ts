@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listBody, listParams, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, authedRead } from "../../http/route-base";
+import { authed, selfAuthed } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Team, TeamCreate, TeamUpdate } from "./schema";
@@ -12,7 +12,7 @@ const base = authed("Teams");
 const one = z.object({ team: Team });
 
 const list = createRoute({
-  ...authedRead("Teams"),
+  ...selfAuthed("Teams"),
   method: "get",
   path: "/teams",
   summary: "List the workspace's teams, each with its parent and members",
@@ -30,7 +30,7 @@ const create = createRoute({
   responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
 });
 const read = createRoute({
-  ...authedRead("Teams"),
+  ...selfAuthed("Teams"),
   method: "get",
   path: "/teams/{id}",
   summary: "Get a team with its parent and members",

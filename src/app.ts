@@ -6,6 +6,7 @@ import { requestId } from "hono/request-id";
 import type { AppEnv } from "./http/context";
 import { AppError } from "./http/errors";
 import { errorResponse } from "./http/error-mapper";
+import { rejectNulCharacters } from "./http/nul-guard";
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
 import { commentRoutes } from "./resources/comments/routes";
@@ -37,6 +38,7 @@ export function buildApp() {
       },
     }),
   );
+  app.use("*", rejectNulCharacters);
   app.use("*", etag({ weak: true }));
   app.use("/_bench/*", async (c, next) => {
     if (c.env.BENCH_ROUTES !== "true") throw new AppError("NOT_FOUND", "Route not found");

@@ -35,6 +35,37 @@ describe("HTTP foundation", () => {
     expect(res.body.error.code).toBe("BAD_REQUEST");
   });
 
+  it("answers a body that is not JSON with 400 BAD_REQUEST, never 500", async () => {
+    const { newTenant } = await import("./helpers/fixtures");
+    const t = await newTenant("Media");
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/xml"]) {
+      const res = await api("POST", "/labels", { key: t.owner.key, rawBody: "name=x", headers: { "content-type": type } });
+      expect(res.status, type).toBe(400);
+      expect(res.body.error.code).toBe("BAD_REQUEST");
+    }
+  });
+
+  it("refuses NUL characters in body strings with 422 naming the field, never 500", async () => {
+    const { newTenant } = await import("./helpers/fixtures");
+    const t = await newTenant("Nul");
+    const res = await api("POST", "/labels", { key: t.owner.key, body: { name: "a\u0000b", color: "#000000" } });
+    expect(res.status).toBe(422);
+    expect(res.body.errors.name).toEqual(["Must not contain NUL (\\u0000) characters"]);
+    const nested = await api("POST", "/teams", { key: t.owner.key, body: { name: "ok", prefix: "NUL", description: "x\u0000" } });
+    expect(nested.status).toBe(422);
+    expect(Object.keys(nested.body.errors)).toEqual(["description"]);
+    // A literal backslash-u sequence is ordinary text.
+    const literal = await api("POST", "/labels", { key: t.owner.key, body: { name: "back\\u0000slash", color: "#000000" } });
+    expect(literal.status).toBe(201);
+    expect(literal.body.label.name).toBe("back\\u0000slash");
+    // In a path or a filter it cannot match anything PostgreSQL stores: 400, not 500.
+    for (const path of ["/labels/x%00y", "/tasks/ab%00cd", "/labels?filter[eq][name]=a%00b"]) {
+      const r = await api("GET", path, { key: t.owner.key });
+      expect(r.status, path).toBe(400);
+      expect(r.body.error.code).toBe("BAD_REQUEST");
+    }
+  });
+
   it("rejects a body over 1 MiB with 413 PAYLOAD_TOO_LARGE", async () => {
     const big = JSON.stringify({ email: "a".repeat(1024 * 1024 + 10) });
     const res = await api("POST", "/signup/start", { rawBody: big, headers: { "content-type": "application/json" } });

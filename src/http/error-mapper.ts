@@ -37,16 +37,26 @@ function isConnectionFailure(err: unknown): boolean {
   return false;
 }
 
+/** Framework refusals (body limit, malformed JSON, media type, …) in the contract's codes. */
+function httpExceptionResponse(err: HTTPException, c: Context): Response {
+  switch (err.status) {
+    case 401:
+      return c.json(body("UNAUTHORIZED", "Authentication required"), 401);
+    case 413:
+      return c.json(body("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB"), 413);
+    case 415:
+      // Like malformed JSON, a body that is not JSON is a bad request (contract §1 has no 415).
+      return c.json(body("BAD_REQUEST", "Send the body as JSON with Content-Type: application/json"), 400);
+    default:
+      return c.json(body("BAD_REQUEST", err.message || "Bad request"), 400);
+  }
+}
+
 /** The one error mapper (ARCHITECTURE: AppError, validation, unique violation, connection failure, anything else). */
 export function errorResponse(err: unknown, c: Context): Response {
   if (err instanceof ValidationError) return c.json({ errors: err.errors }, 422);
   if (err instanceof AppError) return c.json(body(err.code, err.message, err.details), err.status);
-  if (err instanceof HTTPException) {
-    const status = err.status;
-    if (status === 413) return c.json(body("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB"), 413);
-    if (status === 401) return c.json(body("UNAUTHORIZED", "Authentication required"), 401);
-    if (status === 400) return c.json(body("BAD_REQUEST", err.message || "Bad request"), 400);
-  }
+  if (err instanceof HTTPException && err.status < 500) return httpExceptionResponse(err, c);
   const pg = pgError(err);
   if (pg?.code === "23505") {
     const message = (pg.constraint && CONFLICT_MESSAGES[pg.constraint]) || "A resource with these values already exists";
@@ -55,6 +65,10 @@ export function errorResponse(err: unknown, c: Context): Response {
   if (pg?.code === "23503") {
     // A row the request links to was deleted between its check and the write.
     return c.json(body("CONFLICT", "Something this request refers to was deleted meanwhile; retry the request"), 409);
+  }
+  if (pg?.code?.startsWith("22")) {
+    // Data exceptions (a value PostgreSQL cannot store or compare): the request's fault, not ours.
+    return c.json(body("BAD_REQUEST", "A value in the request cannot be stored", { reason: (pg as { message?: string }).message }), 400);
   }
   if (pg?.code === "40001" || pg?.code === "40P01") {
     return c.json(body("CONFLICT", "Concurrent update; retry the request"), 409);

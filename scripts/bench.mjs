@@ -46,26 +46,26 @@ function queriesOf(res) {
   return m ? Number(m[1]) : null;
 }
 
-async function probe(baseUrl, apiKey, s, fixture) {
-  const res = await fetch(baseUrl + s.path(fixture), {
+/** The one request a scenario sends, in the shape both fetch and autocannon take. */
+function requestOf(baseUrl, apiKey, s, fixture) {
+  return {
+    url: baseUrl + s.path(fixture),
     method: s.method ?? "GET",
     headers: { "svc-api-key": apiKey, "content-type": "application/json" },
     body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
-  });
+  };
+}
+
+async function probe(request) {
+  const res = await fetch(request.url, request);
   await res.arrayBuffer();
   return { status: res.status, queries: queriesOf(res) };
 }
 
 async function measure(baseUrl, apiKey, s, fixture) {
-  const first = await probe(baseUrl, apiKey, s, fixture);
-  const result = await autocannon({
-    url: baseUrl + s.path(fixture),
-    method: s.method ?? "GET",
-    headers: { "svc-api-key": apiKey, "content-type": "application/json" },
-    body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
-    connections: CONNECTIONS,
-    duration: DURATION,
-  });
+  const request = requestOf(baseUrl, apiKey, s, fixture);
+  const first = await probe(request);
+  const result = await autocannon({ ...request, connections: CONNECTIONS, duration: DURATION });
   return {
     name: s.name,
     ref: s.ref ?? null,

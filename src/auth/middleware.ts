@@ -4,7 +4,7 @@ import type { SQL } from "drizzle-orm";
 import { AppError } from "../http/errors";
 import type { AppEnv } from "../http/context";
 import { credentialActor, credentialWorkspace, loadPrincipal, readCredential, type Credential, type SqlActor } from "./credential";
-import { needsTouch, touchApiKey, touchApiKeyByHash, type Principal } from "./principal";
+import { touchApiKey, type Principal } from "./principal";
 
 const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
 
@@ -16,8 +16,7 @@ export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
   if (!principal) throw unauthorized();
   c.set("credential", credential);
   c.set("principal", principal);
-  const apiKeyId = principal.apiKey?.id;
-  if (apiKeyId && needsTouch(principal)) rdb.defer((db) => touchApiKey(db, apiKeyId));
+  touchLater(c, credential);
   await next();
 });
 
@@ -40,7 +39,7 @@ function touchLater(c: Context<AppEnv>, credential: Credential) {
   if (now - (recentlyTouched.get(credential.keyHash) ?? 0) < 60_000) return;
   recentlyTouched.set(credential.keyHash, now);
   if (recentlyTouched.size > 10_000) recentlyTouched.clear();
-  c.get("rdb").defer((db) => touchApiKeyByHash(db, credential.keyHash));
+  c.get("rdb").defer((db) => touchApiKey(db, credential.keyHash));
 }
 
 /**

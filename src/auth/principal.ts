@@ -9,7 +9,6 @@ export interface Principal {
   user: { id: string; name: string; email: string; avatarUrl: string | null; humanId: string | null; type: "HUMAN" | "AGENT" };
   workspace: { id: string; name: string; slug: string; createdAt: Date; updatedAt: Date };
   role: WorkspaceRole;
-  apiKey?: { id: string; lastUsedAt: Date | null };
 }
 
 const principalColumns = {
@@ -34,7 +33,7 @@ const principalColumns = {
 /** The principal of an API key, by hash; expired keys and keys whose user left the workspace find nothing. */
 export async function principalByKeyHash(db: Db, keyHash: string): Promise<Principal | null> {
   const [row] = await db
-    .select({ ...principalColumns, apiKey: { id: apiKeys.id, lastUsedAt: apiKeys.lastUsedAt } })
+    .select(principalColumns)
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .innerJoin(workspaceMembers, and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId)))
@@ -56,17 +55,8 @@ export async function principalByUser(db: Db, userId: string, workspaceId: strin
   return row ?? null;
 }
 
-/** lastUsedAt moves at most once a minute per key, after the response (waitUntil). */
-export function needsTouch(principal: Principal): boolean {
-  const key = principal.apiKey;
-  return !!key && (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() >= 60_000);
-}
-
-export const touchApiKey = (db: Db, keyId: string) =>
-  db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, keyId));
-
-/** The same by hash, for reads that never loaded the principal; the condition keeps it to once a minute. */
-export const touchApiKeyByHash = (db: Db, keyHash: string) =>
+/** Records a key's use; the condition keeps lastUsedAt to one move a minute, whichever isolate asks. */
+export const touchApiKey = (db: Db, keyHash: string) =>
   db
     .update(apiKeys)
     .set({ lastUsedAt: sql`now()` })

@@ -16,24 +16,25 @@ const CONFLICT_MESSAGES: Record<string, string> = {
   workspaces_slug_key: "A workspace with this slug already exists",
 };
 
-/** The Postgres error behind a driver or Drizzle error, if there is one. */
-function pgError(err: unknown): { code?: string; constraint?: string; detail?: string } | undefined {
-  for (let e: any = err; e; e = e.cause) {
-    if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e;
-  }
+/** The error and its causes: Drizzle wraps driver errors in `cause`; a WebSocket ErrorEvent carries `error`. */
+function* causes(err: unknown): Generator<any> {
+  for (let e: any = err; e; e = e.cause ?? e.error) yield e;
+}
+
+/** The Postgres error (one with a SQLSTATE code) behind a driver or Drizzle error, if there is one. */
+function pgError(err: unknown): { code: string; constraint?: string; message?: string } | undefined {
+  for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e;
   return undefined;
 }
 
 const CONNECTION_FAILURE =
   /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|WebSocket|Network connection lost|connection terminated|Connection terminated|timeout expired|too many (clients|connections)/i;
 
-/** The driver could not reach PostgreSQL (socket errors, or SQLSTATE class 08 / admin shutdown 57P0x). */
-function isConnectionFailure(err: unknown): boolean {
-  for (let e: any = err; e; e = e.cause ?? e.error) {
-    if (typeof e.code === "string" && /^(08\d{3}|57P0[1-3]|53300)$/.test(e.code)) return true;
-    // Drizzle's own message quotes the query's parameters (user content): only its causes speak for the driver.
-    if (e.name !== "DrizzleQueryError" && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
-  }
+/** The driver could not reach PostgreSQL: SQLSTATE class 08, admin shutdown 57P0x, too many connections, or a socket error. */
+function isConnectionFailure(err: unknown, pg: { code: string } | undefined): boolean {
+  if (pg && /^(08\d{3}|57P0[1-3]|53300)$/.test(pg.code)) return true;
+  // Drizzle's own message quotes the query's parameters (user content): only its causes speak for the driver.
+  for (const e of causes(err)) if (e.name !== "DrizzleQueryError" && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
   return false;
 }
 
@@ -68,13 +69,13 @@ export function errorResponse(err: unknown, c: Context): Response {
   }
   if (pg?.code?.startsWith("22")) {
     // Data exceptions (a value PostgreSQL cannot store or compare): the request's fault, not ours.
-    return c.json(body("BAD_REQUEST", "A value in the request cannot be stored", { reason: (pg as { message?: string }).message }), 400);
+    return c.json(body("BAD_REQUEST", "A value in the request cannot be stored", { reason: pg.message }), 400);
   }
   if (pg?.code === "40001" || pg?.code === "40P01") {
     return c.json(body("CONFLICT", "Concurrent update; retry the request"), 409);
   }
   const requestId = c.get("requestId");
-  if (isConnectionFailure(err)) {
+  if (isConnectionFailure(err, pg)) {
     console.error(`[${requestId}] database unavailable`, err);
     return c.json(body("UNAVAILABLE", "The database is unavailable; retry shortly", { requestId }), 503);
   }

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { labels, projectLabels, taskLabels } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../http/errors";
 
 type LabelSummary = { id: string; name: string; color: string };
@@ -14,6 +14,15 @@ export function labelsJson(owner: "task" | "project", ownerId: AnyPgColumn): SQL
 }
 
 /**
+ * `id, name, color` of the workspace's labels among `labelIds`, as a subquery (a CTE body): a statement that
+ * attaches labels compares its row count with the ids it was given, so a foreign or unknown id attaches nothing.
+ */
+export function workspaceLabels(workspace: WorkspaceScope, labelIds: string[]): SQL {
+  const ids = labelIds.length ? sql.join(labelIds.map((id) => sql`${id}`), sql`, `) : sql`null`;
+  return sql`select ${labels.id} as id, ${labels.name} as name, ${labels.color} as color from ${labels} where ${labels.workspaceId} = ${workspace} and ${labels.id} in (${ids})`;
+}
+
+/**
  * Makes `labelIds` the exact label set of a task or project in ONE statement: it keeps the ones already
  * attached, attaches the new ones and detaches the rest, using only labels of the workspace. When any id is
  * unknown or foreign it throws NOT_FOUND, and the caller's transaction rolls the whole write back.
@@ -22,11 +31,8 @@ export async function setLabels(tx: Executor, owner: "task" | "project", ownerId
   const unique = [...new Set(labelIds)];
   const join = owner === "task" ? taskLabels : projectLabels;
   const joinOwner = owner === "task" ? taskLabels.taskId : projectLabels.projectId;
-  const ids = unique.length ? sql`${sql.join(unique.map((id) => sql`${id}`), sql`, `)}` : sql`null`;
   const result = await tx.execute<{ found: number }>(sql`
-    with valid as (
-      select ${labels.id} as id from ${labels} where ${labels.workspaceId} = ${workspaceId} and ${labels.id} in (${ids})
-    ), detached as (
+    with valid as (${workspaceLabels(workspaceId, unique)}), detached as (
       delete from ${join} where ${joinOwner} = ${ownerId} and ${join.labelId} not in (select id from valid)
     ), attached as (
       insert into ${join} select ${ownerId}, id from valid on conflict do nothing

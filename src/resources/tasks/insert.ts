@@ -1,8 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { labels, taskLabels, tasks, teamMembers, teams, users } from "../../../drizzle/schema";
+import { taskLabels, tasks, teamMembers, teams, users } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Executor, WorkspaceScope } from "../../db/client";
+import { workspaceLabels } from "../labels/attach";
 import { userSummaryJson } from "../users/serialize";
 import { serializeTask } from "./read";
 import type { TaskDto } from "./schema";
@@ -48,12 +49,8 @@ export async function insertTask(
   const workspaceId = actor.workspace;
   // Contract §4: workspace ADMIN/OWNER, or team role MEMBER or higher.
   const mayWrite = sql`(${actor.role} in ('ADMIN', 'OWNER') or exists (select 1 from ${teamMembers} where ${teamMembers.teamId} = ${teams.id} and ${teamMembers.userId} = ${actor.user} and ${teamMembers.role} <> 'VIEWER'))`;
-  const ids = labelIds.length ? sql.join(labelIds.map((l) => sql`${l}`), sql`, `) : sql`null`;
   const result = await db.execute(sql`
-    with valid as (
-      select ${labels.id} as id, ${labels.name} as name, ${labels.color} as color from ${labels}
-      where ${labels.workspaceId} = ${workspaceId} and ${labels.id} in (${ids})
-    ), counter as (
+    with valid as (${workspaceLabels(workspaceId, labelIds)}), counter as (
       update ${teams} set task_counter = task_counter + 1
       where ${teams.id} = ${teamId} and ${teams.workspaceId} = ${workspaceId} and ${mayWrite}
         and (select count(*) from valid) = ${labelIds.length}

@@ -1,10 +1,10 @@
-/** Bindings of the API worker and the email consumer (wrangler.toml, wrangler.email.toml, secrets). */
+/** Bindings of the API worker and the email consumer (wrangler.toml, workers/email/wrangler.toml, secrets). */
 export interface Env {
   /** Postgres connection string (Neon in production; the embedded server locally). Secret. */
   DATABASE_URL: string;
   /** Dev/test only: host:port of the local WebSocket-to-TCP proxy. Absent in production. */
   DB_WS_PROXY?: string;
-  EMAIL_QUEUE: Queue<import("./email/messages").EmailMessage>;
+  EMAIL_QUEUE: Queue<import("./core/email-messages").EmailMessage>;
   /** "true" keeps delivered mail in the dev mailbox and exposes GET /_dev/mailbox. */
   DEV_MAILBOX?: string;
   /** "true" exposes the benchmark ceiling and floor routes. Never set in production. */
@@ -22,6 +22,4 @@ export interface Env {
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
   EMAIL_FROM?: string;
-  /** Requests per minute per credential (default 600). */
-  RATE_LIMIT_PER_MINUTE?: string;
 }

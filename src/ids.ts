@@ -8,6 +8,3 @@ export type IdPrefix =
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();
 
-const ID_SHAPE = /^[a-z]{2,8}_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
-export const looksLikeId = (value: string, prefix?: IdPrefix): boolean =>
-  ID_SHAPE.test(value) && (prefix === undefined || value.startsWith(`${prefix}_`));

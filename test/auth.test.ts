@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { base64url as b64 } from "../src/auth/crypto";
+import { base64url as b64 } from "../src/core/crypto";
 import { exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get } from "./helpers/api";

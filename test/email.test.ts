@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { devMailbox } from "../drizzle/schema";
 import { consumeEmails } from "../src/email/consumer";
-import type { EmailMessage } from "../src/email/messages";
+import type { EmailMessage } from "../src/core/email-messages";
 import { renderEmail } from "../src/email/render";
 import { uniqueEmail } from "./helpers/api";
 import { withDb } from "./helpers/fixtures";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { authCodes } from "../drizzle/schema";
-import { sha256Hex } from "../src/auth/crypto";
+import { sha256Hex } from "../src/core/crypto";
 import { get, post, uniqueEmail } from "./helpers/api";
 import { withDb } from "./helpers/fixtures";
 import { codeIn, mailTo, startSignup } from "./helpers/signup";

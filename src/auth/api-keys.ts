@@ -1,4 +1,4 @@
-import { randomToken, sha256Hex } from "./crypto";
+import { randomToken, sha256Hex } from "../core/crypto";
 
 const RAW_PREFIX = "pmk_";
 

@@ -1,22 +1,28 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { SQL } from "drizzle-orm";
-import { AppError } from "../http/errors";
+import type { RequestDb } from "../db/client";
+import { AppError } from "../core/errors";
 import type { AppEnv } from "../http/context";
 import { credentialActor, credentialWorkspace, loadPrincipal, readCredential, type Credential, type SqlActor } from "./credential";
 import { touchApiKey, type Principal } from "./principal";
 
 const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
 
+/** A route that took the credential only (requireCredential): its query authenticates itself. */
+export type CredentialEnv = AppEnv & { Variables: { credential: Credential } };
+/** A route that loaded the caller up front (requireAuth): user, workspace and role are known. */
+export type PrincipalEnv = AppEnv & { Variables: { credential: Credential; principal: Principal } };
+
 /** Accepts `svc-api-key` or `Authorization: Bearer <JWT>`; sets `principal` (one query) or answers 401. */
-export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
+export const requireAuth = createMiddleware<PrincipalEnv>(async (c, next) => {
   const credential = await readCredential(c.req, c.env);
   const rdb = c.get("rdb");
   const principal = credential && (await loadPrincipal(rdb.db, credential));
   if (!principal) throw unauthorized();
   c.set("credential", credential);
   c.set("principal", principal);
-  touchLater(c, credential);
+  touchLater(c.get("rdb"), credential);
   await next();
 });
 
@@ -24,7 +30,7 @@ export const requireAuth = createMiddleware<AppEnv>(async (c, next) => {
  * For reads that authenticate inside their own query (see gatedRead): checks what can be checked without the
  * database and sets `credential`; a request without a usable credential is 401 at once.
  */
-export const requireCredential = createMiddleware<AppEnv>(async (c, next) => {
+export const requireCredential = createMiddleware<CredentialEnv>(async (c, next) => {
   const credential = await readCredential(c.req, c.env);
   if (!credential) throw unauthorized();
   c.set("credential", credential);
@@ -33,13 +39,13 @@ export const requireCredential = createMiddleware<AppEnv>(async (c, next) => {
 
 // Keys whose lastUsedAt this isolate moved recently: the update then runs at most once a minute per key here.
 const recentlyTouched = new Map<string, number>();
-function touchLater(c: Context<AppEnv>, credential: Credential) {
+function touchLater(rdb: RequestDb, credential: Credential) {
   if (credential.kind !== "apiKey") return;
   const now = Date.now();
   if (now - (recentlyTouched.get(credential.keyHash) ?? 0) < 60_000) return;
   recentlyTouched.set(credential.keyHash, now);
   if (recentlyTouched.size > 10_000) recentlyTouched.clear();
-  c.get("rdb").defer((db) => touchApiKey(db, credential.keyHash));
+  rdb.defer((db) => touchApiKey(db, credential.keyHash));
 }
 
 /**
@@ -47,11 +53,11 @@ function touchLater(c: Context<AppEnv>, credential: Credential) {
  * subquery that is null for a bad credential) and throws NOT_FOUND when it finds nothing. Only then does a
  * second query tell a bad credential (401) from a missing resource (404).
  */
-export async function gatedRead<T>(c: Context<AppEnv>, read: (workspace: SQL<string>) => Promise<T>): Promise<T> {
+export async function gatedRead<T>(c: Context<CredentialEnv>, read: (workspace: SQL<string>) => Promise<T>): Promise<T> {
   const credential = c.get("credential");
   try {
     const found = await read(credentialWorkspace(credential));
-    touchLater(c, credential);
+    touchLater(c.get("rdb"), credential);
     return found;
   } catch (err) {
     if (err instanceof AppError && err.code === "NOT_FOUND" && !(await loadPrincipal(c.get("rdb").db, credential))) throw unauthorized();
@@ -63,7 +69,7 @@ export async function gatedRead<T>(c: Context<AppEnv>, read: (workspace: SQL<str
  * gatedRead for a list: a page with rows proves the credential; an empty page costs the second query that
  * tells a bad credential (401) from a list that is really empty.
  */
-export function gatedList<T>(c: Context<AppEnv>, read: (workspace: SQL<string>) => Promise<T[]>): Promise<T[]> {
+export function gatedList<T>(c: Context<CredentialEnv>, read: (workspace: SQL<string>) => Promise<T[]>): Promise<T[]> {
   return gatedRead(c, async (workspace) => {
     const rows = await read(workspace);
     if (rows.length === 0 && !(await loadPrincipal(c.get("rdb").db, c.get("credential")))) throw unauthorized();
@@ -72,7 +78,7 @@ export function gatedList<T>(c: Context<AppEnv>, read: (workspace: SQL<string>) 
 }
 
 /** The principal of a route that took only the credential (requireCredential): one query, or 401. */
-export async function requirePrincipal(c: Context<AppEnv>): Promise<Principal> {
+export async function requirePrincipal(c: Context<CredentialEnv>): Promise<Principal> {
   const principal = await loadPrincipal(c.get("rdb").db, c.get("credential"));
   if (!principal) throw unauthorized();
   return principal;
@@ -84,14 +90,14 @@ export async function requirePrincipal(c: Context<AppEnv>): Promise<Principal> {
  * 401 without one, else `explain` throws the reason (404, 403, …).
  */
 export async function gatedWrite<T>(
-  c: Context<AppEnv>,
+  c: Context<CredentialEnv>,
   write: (actor: SqlActor) => Promise<T | undefined>,
   explain: (principal: Principal) => Promise<never>,
 ): Promise<T> {
   const credential = c.get("credential");
   const done = await write(credentialActor(credential));
   if (done !== undefined) {
-    touchLater(c, credential);
+    touchLater(c.get("rdb"), credential);
     return done;
   }
   return explain(await requirePrincipal(c));

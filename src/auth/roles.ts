@@ -1,4 +1,4 @@
-import { forbidden } from "../http/errors";
+import { forbidden } from "../core/errors";
 import type { Principal, WorkspaceRole } from "./principal";
 
 export type TeamRole = "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";

@@ -76,10 +76,6 @@ export class RequestDb {
     return this.#db;
   }
 
-  get opened(): boolean {
-    return this.#pool !== undefined;
-  }
-
   #deferred: Array<(db: Db) => Promise<unknown>> = [];
   /** Work that must not delay the response (e.g. lastUsedAt); it runs after it, before the pool closes. */
   defer(work: (db: Db) => Promise<unknown>): void {

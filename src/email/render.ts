@@ -1,4 +1,4 @@
-import type { EmailMessage, RenderedEmail } from "./messages";
+import type { EmailMessage, RenderedEmail } from "../core/email-messages";
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);

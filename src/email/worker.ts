@@ -1,7 +1,7 @@
-// Entry of the email queue-consumer worker (wrangler.email.toml).
+// Entry of the email queue-consumer worker (workers/email/wrangler.toml).
 import type { Env } from "../env";
 import { consumeEmails } from "./consumer";
-import type { EmailMessage } from "./messages";
+import type { EmailMessage } from "../core/email-messages";
 
 export default {
   async fetch() {

@@ -1,13 +1,10 @@
 import type { RequestDb } from "../db/client";
 import type { Env } from "../env";
-import type { Credential } from "../auth/credential";
-import type { Principal } from "../auth/principal";
 
+/** What every request carries. Who is calling is added by the auth middleware a route declares (src/auth). */
 export interface Vars {
   requestId: string;
   rdb: RequestDb;
-  principal: Principal;
-  credential: Credential;
 }
 
 export type AppEnv = { Bindings: Env; Variables: Vars };

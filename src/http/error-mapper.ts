@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AppError, ValidationError, type ErrorCode } from "./errors";
+import { AppError, ValidationError, type ErrorCode } from "../core/errors";
 
 const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
   error: details ? { code, message, details } : { code, message },

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./context";
-import { ValidationError } from "./errors";
+import { ValidationError } from "../core/errors";
 
 /** Dotted paths of the strings (keys included) that hold a NUL character. */
 function nulPaths(value: unknown, path: string, out: string[]): string[] {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_STATUS, type ErrorCode } from "./errors";
+import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 
 export const ErrorBody = z
   .object({

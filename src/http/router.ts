@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import type { AppEnv } from "./context";
-import { badRequest, ValidationError } from "./errors";
+import { badRequest, ValidationError } from "../core/errors";
 import { zodErrors } from "./validation";
 
 type ValidationResult = { success: boolean; target: string; error?: ZodError };

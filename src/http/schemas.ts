@@ -40,5 +40,3 @@ export function created<K extends string, T>(c: Context, key: K, location: strin
   return c.json({ [key]: value } as { [P in K]: T }, 201);
 }
 
-export const iso = (d: Date) => d.toISOString();
-export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);

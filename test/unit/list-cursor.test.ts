@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../src/http/errors";
+import { AppError } from "../../src/core/errors";
 import { decodeCursor, encodeCursor, type CursorPayload } from "../../src/http/list/cursor";
 
 const key = { scope: "ws_01hzy3k9q2m8x7v6t5r4p3n2b1", secret: "test-secret" };

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AppError } from "../../src/http/errors";
+import { AppError } from "../../src/core/errors";
 import { formatFields, parseFields, projectFields } from "../../src/http/list/fields";
 import type { FieldSelection, FieldShape } from "../../src/http/list/types";
 

@@ -1,7 +1,7 @@
 import { inArray, sql, type SQL } from "drizzle-orm";
 import { boolean, date, integer, PgDialect, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
-import { AppError, ValidationError } from "../../src/http/errors";
+import { AppError, ValidationError } from "../../src/core/errors";
 import { parseLimit, parseListParams, type ListSpec } from "../../src/http/list";
 
 const tasks = pgTable("tasks", {

@@ -1,4 +1,4 @@
-import { badRequest } from "../errors";
+import { badRequest } from "../../core/errors";
 
 /** resource, sort signature, key values, id */
 export interface CursorPayload {

@@ -3,4 +3,4 @@ export { decodeCursor, encodeCursor, type CursorKey, type CursorPayload } from "
 export { formatFields, parseFields, projectFields } from "./fields";
 export { DEFAULT_LIMIT, MAX_LIMIT, parseLimit, parseListParams, type ListParams } from "./params";
 export { escapeLike, FILTER_OPS } from "./filter";
-export { listBody, listParams } from "./respond";
+export { listBody } from "./respond";

@@ -1,5 +1,5 @@
 import { and, type SQL } from "drizzle-orm";
-import { badRequest, ValidationError } from "../errors";
+import { badRequest, ValidationError } from "../../core/errors";
 import { decodeCursor, encodeCursor, type CursorKey } from "./cursor";
 import { parseFields } from "./fields";
 import { parseFilters } from "./filter";

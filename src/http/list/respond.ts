@@ -1,17 +1,5 @@
-import type { Context } from "hono";
-import { credentialScope } from "../../auth/credential";
-import type { AppEnv } from "../context";
 import { projectFields } from "./fields";
-import { parseListParams, type ListParams } from "./params";
-import type { ListSpec } from "./types";
-
-/** The list parameters of this request, with cursors bound to the caller's credential (and so workspace). */
-export function listParams(c: Context<AppEnv>, spec: ListSpec): Promise<ListParams> {
-  return parseListParams(new URL(c.req.url).searchParams, spec, {
-    scope: credentialScope(c.get("credential")),
-    secret: c.env.CURSOR_SECRET,
-  });
-}
+import type { ListParams } from "./params";
 
 /** `{<plural>: [...], pagination: {limit, nextCursor}}` from the (limit+1) serialized items a service fetched. */
 export async function listBody<K extends string, T extends Record<string, unknown>>(

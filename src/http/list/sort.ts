@@ -1,5 +1,5 @@
 import { asc, desc, sql, type AnyColumn, type SQL } from "drizzle-orm";
-import { badRequest } from "../errors";
+import { badRequest } from "../../core/errors";
 import type { ListField, ListSpec } from "./types";
 
 export type SortDirection = "asc" | "desc";

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { badRequest } from "../errors";
+import { badRequest } from "../../core/errors";
 import type { ListField, ValueKind } from "./types";
 
 export type Scalar = string | number | boolean;

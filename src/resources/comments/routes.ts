@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../auth/lists";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../http/route-base";
+import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { commentList, targetCommentLists } from "./lists";
@@ -17,6 +18,7 @@ const location = (id: string) => `/comments/${id}`;
 const list = createRoute({
   ...selfAuthed("Comments"),
   method: "get",
+  operationId: "listComments",
   path: "/comments",
   summary: "List the workspace's comments (filter by taskId, projectId, milestoneId, authorId, content, dates)",
   request: { query: ListQuery },
@@ -25,6 +27,7 @@ const list = createRoute({
 const create = createRoute({
   ...base,
   method: "post",
+  operationId: "createComment",
   path: "/comments",
   summary: "Comment on a task, a project or a milestone (exactly one; tasks and projects also by reference)",
   description: "Needs team role MEMBER or higher in the target's team, or workspace ADMIN/OWNER.",
@@ -34,6 +37,7 @@ const create = createRoute({
 const read = createRoute({
   ...selfAuthed("Comments"),
   method: "get",
+  operationId: "getComment",
   path: "/comments/{id}",
   summary: "Get a comment",
   request: { params: IdParam, query: FieldsQuery },
@@ -42,6 +46,7 @@ const read = createRoute({
 const update = createRoute({
   ...base,
   method: "patch",
+  operationId: "updateComment",
   path: "/comments/{id}",
   summary: "Edit a comment's content (its author only, whatever the workspace role)",
   request: { params: IdParam, ...jsonBody(CommentContent) },
@@ -50,6 +55,7 @@ const update = createRoute({
 const remove = createRoute({
   ...base,
   method: "delete",
+  operationId: "deleteComment",
   path: "/comments/{id}",
   summary: "Delete a comment (its author, or a workspace ADMIN/OWNER)",
   request: { params: IdParam },
@@ -58,6 +64,7 @@ const remove = createRoute({
 const createOnProject = createRoute({
   ...base,
   method: "post",
+  operationId: "createProjectComment",
   path: "/projects/{id}/comments",
   summary: "Comment on a project (id or reference)",
   description: "Needs team role MEMBER or higher in the project's team, or workspace ADMIN/OWNER.",
@@ -71,6 +78,7 @@ const listOf = (kind: TargetKind) =>
   createRoute({
     ...selfAuthed("Comments"),
     method: "get",
+    operationId: `list${kind[0].toUpperCase()}${kind.slice(1)}Comments`,
     path: `/${PLURAL[kind]}/{id}/comments`,
     summary: `List a ${kind}'s comments${kind === "milestone" ? "" : " (id or reference)"}`,
     request: { params: IdParam, query: ListQuery },

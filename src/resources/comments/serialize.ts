@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { comments, users } from "../../../drizzle/schema";
-import { iso } from "../../http/schemas";
+import { iso } from "../../core/dates";
 import { userSummaryJson, type UserSummary } from "../users/serialize";
 
 /** The comment's author, joined on `eq(author.id, comments.authorId)` so a page embeds it without a query per row. */

@@ -3,7 +3,7 @@ import { comments, teamMembers } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { isWorkspaceAdmin, requireTeamRole } from "../../auth/roles";
 import type { Db, Executor, WorkspaceScope } from "../../db/client";
-import { forbidden, notFound } from "../../http/errors";
+import { forbidden, notFound } from "../../core/errors";
 import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { userSummary, type UserSummary } from "../users/serialize";

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { fieldDefinitions, workspaceMembers } from "../../../drizzle/schema";
 import type { Executor } from "../../db/client";
-import { ValidationError } from "../../http/errors";
+import { ValidationError } from "../../core/errors";
 
 export type RecordType = "task" | "project" | "milestone";
 

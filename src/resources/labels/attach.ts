@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { labels, projectLabels, taskLabels } from "../../../drizzle/schema";
 import type { Executor, WorkspaceScope } from "../../db/client";
-import { notFound } from "../../http/errors";
+import { notFound } from "../../core/errors";
 
 type LabelSummary = { id: string; name: string; color: string };
 

@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, listParams, projectFields, parseFields } from "../../http/list";
+import { listBody, projectFields, parseFields } from "../../http/list";
+import { listParams } from "../../auth/lists";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../http/route-base";
+import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Label, LabelCreate, LabelUpdate } from "./schema";
@@ -14,6 +15,7 @@ const one = z.object({ label: Label });
 const list = createRoute({
   ...selfAuthed("Labels"),
   method: "get",
+  operationId: "listLabels",
   path: "/labels",
   summary: "List the workspace's labels",
   request: { query: ListQuery },
@@ -22,6 +24,7 @@ const list = createRoute({
 const create = createRoute({
   ...base,
   method: "post",
+  operationId: "createLabel",
   path: "/labels",
   summary: "Create a label (name unique in the workspace, case-insensitive)",
   request: jsonBody(LabelCreate),
@@ -30,6 +33,7 @@ const create = createRoute({
 const read = createRoute({
   ...selfAuthed("Labels"),
   method: "get",
+  operationId: "getLabel",
   path: "/labels/{id}",
   summary: "Get a label",
   request: { params: IdParam, query: FieldsQuery },
@@ -38,6 +42,7 @@ const read = createRoute({
 const update = createRoute({
   ...base,
   method: "patch",
+  operationId: "updateLabel",
   path: "/labels/{id}",
   summary: "Rename or recolour a label",
   request: { params: IdParam, ...jsonBody(LabelUpdate) },
@@ -46,6 +51,7 @@ const update = createRoute({
 const remove = createRoute({
   ...base,
   method: "delete",
+  operationId: "deleteLabel",
   path: "/labels/{id}",
   summary: "Delete a label (it is detached from tasks and projects)",
   request: { params: IdParam },

@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { labels } from "../../../drizzle/schema";
 import type { Db, WorkspaceScope } from "../../db/client";
-import { notFound } from "../../http/errors";
+import { notFound } from "../../core/errors";
 import type { ListParams, ListSpec } from "../../http/list";
-import { iso } from "../../http/schemas";
+import { iso } from "../../core/dates";
 import { newId } from "../../ids";
 import type { LabelCreateInput, LabelUpdateInput } from "./schema";
 

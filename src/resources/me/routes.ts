@@ -1,11 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonResponse } from "../../http/openapi";
-import { authed } from "../../http/route-base";
+import { authed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { UserSchema, WorkspaceSchema, serializeWorkspace } from "../users/schema";
 
 const me = createRoute({
   method: "get",
+  operationId: "getMe",
   path: "/me",
   ...authed("Account"),
   summary: "The caller, their current workspace and their role in it",

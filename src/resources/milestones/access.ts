@@ -3,7 +3,7 @@ import { milestones, projects, teamMembers } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { requireTeamRole, type TeamRole } from "../../auth/roles";
 import type { Executor } from "../../db/client";
-import { notFound } from "../../http/errors";
+import { notFound } from "../../core/errors";
 import type { RowLock } from "../projects/access";
 
 export interface MilestoneForCaller {

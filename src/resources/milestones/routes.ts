@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../auth/lists";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../http/route-base";
+import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
@@ -27,6 +28,7 @@ const filterDescription = "Filter on id, projectId, name, description, status, t
 const list = createRoute({
   ...selfAuthed("Milestones"),
   method: "get",
+  operationId: "listMilestones",
   path: "/milestones",
   summary: "List the workspace's milestones",
   description: filterDescription,
@@ -36,6 +38,7 @@ const list = createRoute({
 const ofProject = createRoute({
   ...selfAuthed("Milestones"),
   method: "get",
+  operationId: "listProjectMilestones",
   path: "/projects/{id}/milestones",
   summary: "List a project's milestones (project by id or reference)",
   description: filterDescription,
@@ -45,6 +48,7 @@ const ofProject = createRoute({
 const create = createRoute({
   ...base,
   method: "post",
+  operationId: "createMilestone",
   path: "/milestones",
   summary: "Create a milestone in a project",
   description: "Needs team role MEMBER in the project's team, or workspace ADMIN.",
@@ -57,6 +61,7 @@ const create = createRoute({
 const read = createRoute({
   ...selfAuthed("Milestones"),
   method: "get",
+  operationId: "getMilestone",
   path: "/milestones/{id}",
   summary: "Get a milestone",
   request: { params: IdParam, query: FieldsQuery },
@@ -65,6 +70,7 @@ const read = createRoute({
 const update = createRoute({
   ...base,
   method: "patch",
+  operationId: "updateMilestone",
   path: "/milestones/{id}",
   summary: "Update a milestone",
   description: "Partial: `null` clears targetDate; `customFields` merges. The project cannot change.",
@@ -74,6 +80,7 @@ const update = createRoute({
 const remove = createRoute({
   ...base,
   method: "delete",
+  operationId: "deleteMilestone",
   path: "/milestones/{id}",
   summary: "Delete a milestone",
   description: "Its comments are deleted; its tasks stay, with `milestoneId` cleared.",

@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../auth/lists";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../http/route-base";
+import { authed, selfAuthed } from "../../auth/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { listProjects, projectList } from "./read";
@@ -15,6 +16,7 @@ const one = z.object({ project: Project });
 const list = createRoute({
   ...selfAuthed("Projects"),
   method: "get",
+  operationId: "listProjects",
   path: "/projects",
   summary: "List the workspace's projects",
   description:
@@ -25,6 +27,7 @@ const list = createRoute({
 const create = createRoute({
   ...base,
   method: "post",
+  operationId: "createProject",
   path: "/projects",
   summary: "Create a project in a team",
   description: "Needs team role MEMBER or workspace ADMIN. The reference `<PREFIX>-P<n>` comes from the team's project counter, separate from task numbers.",
@@ -37,6 +40,7 @@ const create = createRoute({
 const read = createRoute({
   ...selfAuthed("Projects"),
   method: "get",
+  operationId: "getProject",
   path: "/projects/{id}",
   summary: "Get a project by id or reference (`ENG-P3`, any case)",
   request: { params: IdParam, query: FieldsQuery },
@@ -45,6 +49,7 @@ const read = createRoute({
 const update = createRoute({
   ...base,
   method: "patch",
+  operationId: "updateProject",
   path: "/projects/{id}",
   summary: "Update a project",
   description: "Partial: `null` clears leadId, startDate, targetDate; `labelIds` replaces the labels; `customFields` merges. The team cannot change.",
@@ -54,6 +59,7 @@ const update = createRoute({
 const remove = createRoute({
   ...base,
   method: "delete",
+  operationId: "deleteProject",
   path: "/projects/{id}",
   summary: "Delete a project",
   description: "Its milestones and comments are deleted; its tasks stay, with `projectId` and `milestoneId` cleared.",

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Db, Executor, WorkspaceScope } from "../../db/client";
-import { invalid, notFound } from "../../http/errors";
+import { invalid, notFound } from "../../core/errors";
 import type { FieldSelection } from "../../http/list";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../fields/values";

@@ -1,9 +1,9 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { authCodes } from "../../../drizzle/schema";
-import { randomToken, sha256Hex, sixDigitCode, timingSafeEqual } from "../../auth/crypto";
+import { randomToken, sha256Hex, sixDigitCode, timingSafeEqual } from "../../core/crypto";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { ValidationError } from "../../http/errors";
+import { ValidationError } from "../../core/errors";
 
 export const CODE_TTL_MS = 15 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;

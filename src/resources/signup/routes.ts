@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { publicRoute } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { completeSignup, normalizeEmail, startSignup } from "./service";
 
@@ -16,8 +17,9 @@ const SignupComplete = z
 
 const start = createRoute({
   method: "post",
+  operationId: "startSignup",
   path: "/signup/start",
-  tags: ["Account"],
+  ...publicRoute("Account"),
   summary: "Start sign-up: emails a 6-digit code (valid 15 minutes, 5 tries)",
   request: jsonBody(SignupStart),
   responses: {
@@ -28,8 +30,9 @@ const start = createRoute({
 
 const complete = createRoute({
   method: "post",
+  operationId: "completeSignup",
   path: "/signup/complete",
-  tags: ["Account"],
+  ...publicRoute("Account"),
   summary: "Complete sign-up: creates the user, an initial workspace (user is OWNER) and an API key",
   request: jsonBody(SignupComplete),
   responses: {

@@ -2,7 +2,7 @@ import { users } from "../../../drizzle/schema";
 import type { Db } from "../../db/client";
 import type { Env } from "../../env";
 import { enqueueEmail } from "../../email/send";
-import { conflict, ValidationError } from "../../http/errors";
+import { conflict, ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
 import { insertWorkspace, joinWorkspaceWithKey, userByEmail } from "../workspaces/create";
 import { consumeCode, issueCode, verifyCode } from "./codes";

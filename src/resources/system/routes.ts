@@ -2,14 +2,16 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq, sql } from "drizzle-orm";
 import { devMailbox } from "../../../drizzle/schema";
 import { publicJwks } from "../../auth/jwt";
-import { AppError, notFound } from "../../http/errors";
+import { AppError, notFound } from "../../core/errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { publicRoute } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 
 const health = createRoute({
   method: "get",
+  operationId: "getHealth",
   path: "/health",
-  tags: ["System"],
+  ...publicRoute("System"),
   summary: "Liveness check; `?deep=1` also pings the database",
   request: { query: z.object({ deep: z.enum(["0", "1", "true", "false"]).optional() }) },
   responses: {
@@ -20,16 +22,18 @@ const health = createRoute({
 
 const jwks = createRoute({
   method: "get",
+  operationId: "getJwks",
   path: "/.well-known/jwks.json",
-  tags: ["Account"],
+  ...publicRoute("Account"),
   summary: "Public keys that verify the JWTs this service issues",
   responses: { 200: jsonResponse(z.object({ keys: z.array(z.record(z.string(), z.unknown())) }), "JWKS") },
 });
 
 const mailbox = createRoute({
   method: "get",
+  operationId: "getDevMailbox",
   path: "/_dev/mailbox",
-  tags: ["System"],
+  ...publicRoute("System"),
   summary: "Development only (DEV_MAILBOX=true): mail delivered to an address, newest first",
   request: { query: z.object({ to: z.string().min(1) }) },
   responses: {

@@ -3,7 +3,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { milestones, projects, tasks, teams } from "../../../drizzle/schema";
 import type { Executor } from "../../db/client";
-import { invalid, notFound } from "../../http/errors";
+import { invalid, notFound } from "../../core/errors";
 import { projectMatch, taskMatch } from "../refs";
 
 export interface Links {

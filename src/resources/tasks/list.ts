@@ -1,7 +1,7 @@
 import { and, eq, not, or, sql, type SQL } from "drizzle-orm";
 import { taskLabels, taskPriority, taskStatus, tasks, teams } from "../../../drizzle/schema";
 import type { Db, WorkspaceScope } from "../../db/client";
-import { badRequest } from "../../http/errors";
+import { badRequest } from "../../core/errors";
 import type { FilterOp, ListParams, ListSpec } from "../../http/list";
 import { parseTaskRef } from "../refs";
 import { selectTasks, serializeTask } from "./read";

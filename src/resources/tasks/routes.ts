@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../auth/lists";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../http/route-base";
+import { authed, selfAuthed } from "../../auth/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { listTasks, taskList } from "./list";
@@ -19,6 +20,7 @@ const TaskIdParam = IdParam.extend({
 const list = createRoute({
   ...selfAuthed("Tasks"),
   method: "get",
+  operationId: "listTasks",
   path: "/tasks",
   summary: "List the workspace's tasks",
   description:
@@ -35,6 +37,7 @@ const list = createRoute({
 const create = createRoute({
   ...selfAuthed("Tasks"),
   method: "post",
+  operationId: "createTask",
   path: "/tasks",
   summary: "Create a task in a team",
   description:
@@ -49,6 +52,7 @@ const create = createRoute({
 const read = createRoute({
   ...selfAuthed("Tasks"),
   method: "get",
+  operationId: "getTask",
   path: "/tasks/{id}",
   summary: "Get a task by id or reference",
   request: { params: TaskIdParam, query: FieldsQuery },
@@ -57,6 +61,7 @@ const read = createRoute({
 const update = createRoute({
   ...base,
   method: "patch",
+  operationId: "updateTask",
   path: "/tasks/{id}",
   summary: "Update a task",
   description:
@@ -72,6 +77,7 @@ const update = createRoute({
 const remove = createRoute({
   ...base,
   method: "delete",
+  operationId: "deleteTask",
   path: "/tasks/{id}",
   summary: "Delete a task with its subtasks and comments",
   request: { params: TaskIdParam },

@@ -3,7 +3,7 @@ import { teamMembers, tasks, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { requireTeamRole } from "../../auth/roles";
 import type { Db, Executor, Tx } from "../../db/client";
-import { notFound } from "../../http/errors";
+import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../fields/values";
 import { setLabels } from "../labels/attach";

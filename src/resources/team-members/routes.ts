@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../auth/lists";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../http/route-base";
+import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
@@ -15,6 +16,7 @@ const one = z.object({ teamMember: TeamMember });
 const list = createRoute({
   ...selfAuthed("Team members"),
   method: "get",
+  operationId: "listTeamMembers",
   path: "/teams/{id}/members",
   summary: "List a team's members",
   description:
@@ -28,6 +30,7 @@ const list = createRoute({
 const create = createRoute({
   ...base,
   method: "post",
+  operationId: "addTeamMember",
   path: "/teams/{id}/members",
   summary: "Add a workspace member to the team",
   description:
@@ -41,6 +44,7 @@ const create = createRoute({
 const read = createRoute({
   ...selfAuthed("Team members"),
   method: "get",
+  operationId: "getTeamMember",
   path: "/team-members/{id}",
   summary: "Get a team membership",
   request: { params: IdParam, query: FieldsQuery },
@@ -49,6 +53,7 @@ const read = createRoute({
 const update = createRoute({
   ...base,
   method: "patch",
+  operationId: "updateTeamMember",
   path: "/team-members/{id}",
   summary: "Change a member's team role",
   description:
@@ -62,6 +67,7 @@ const update = createRoute({
 const remove = createRoute({
   ...base,
   method: "delete",
+  operationId: "deleteTeamMember",
   path: "/team-members/{id}",
   summary: "Remove a member from the team, or leave it",
   description:

@@ -3,7 +3,7 @@ import { teamMembers, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { requireTeamRole, type TeamRole } from "../../auth/roles";
 import type { Executor } from "../../db/client";
-import { notFound } from "../../http/errors";
+import { notFound } from "../../core/errors";
 
 export interface TeamForCaller {
   id: string;

@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, listParams, parseFields, projectFields } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../auth/lists";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../http/route-base";
+import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Team, TeamCreate, TeamUpdate } from "./schema";
@@ -14,6 +15,7 @@ const one = z.object({ team: Team });
 const list = createRoute({
   ...selfAuthed("Teams"),
   method: "get",
+  operationId: "listTeams",
   path: "/teams",
   summary: "List the workspace's teams, each with its parent and members",
   description: "Filter and sort on id, name, prefix, description, parentId (`null` matches top-level teams), createdAt, updatedAt.",
@@ -23,6 +25,7 @@ const list = createRoute({
 const create = createRoute({
   ...base,
   method: "post",
+  operationId: "createTeam",
   path: "/teams",
   summary: "Create a team; the caller becomes its OWNER",
   description: "Any workspace member may create a team. `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.",
@@ -32,6 +35,7 @@ const create = createRoute({
 const read = createRoute({
   ...selfAuthed("Teams"),
   method: "get",
+  operationId: "getTeam",
   path: "/teams/{id}",
   summary: "Get a team with its parent and members",
   request: { params: IdParam, query: FieldsQuery },
@@ -40,6 +44,7 @@ const read = createRoute({
 const update = createRoute({
   ...base,
   method: "patch",
+  operationId: "updateTeam",
   path: "/teams/{id}",
   summary: "Update a team (team ADMIN/OWNER or workspace ADMIN/OWNER)",
   request: { params: IdParam, ...jsonBody(TeamUpdate) },
@@ -48,6 +53,7 @@ const update = createRoute({
 const remove = createRoute({
   ...base,
   method: "delete",
+  operationId: "deleteTeam",
   path: "/teams/{id}",
   summary: "Delete a team with its tasks and projects (team OWNER or workspace ADMIN/OWNER)",
   description: "Sub-teams are kept and become top-level.",

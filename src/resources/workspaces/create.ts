@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { apiKeys, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { generateApiKey } from "../../auth/api-keys";
-import { randomToken } from "../../auth/crypto";
+import { randomToken } from "../../core/crypto";
 import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
 

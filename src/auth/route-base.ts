@@ -1,5 +1,5 @@
-import { requireAuth, requireCredential } from "../auth/middleware";
-import { security } from "./openapi";
+import { requireAuth, requireCredential } from "./middleware";
+import { security } from "../http/openapi";
 
 /** Common part of every authenticated route definition: its tag, its security schemes and the auth check. */
 export const authed = (tag: string) => ({ tags: [tag], security, middleware: requireAuth });
@@ -9,3 +9,6 @@ export const authed = (tag: string) => ({ tags: [tag], security, middleware: req
  * credential is checked up front, so the whole request can be one round trip.
  */
 export const selfAuthed = (tag: string) => ({ tags: [tag], security, middleware: requireCredential });
+
+/** A public route (no credential): the document says so with an empty security list. */
+export const publicRoute = (tag: string) => ({ tags: [tag], security: [] as Array<Record<string, string[]>> });

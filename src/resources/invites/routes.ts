@@ -1,0 +1,3 @@
+import { newRouter } from "../../http/router";
+
+export const inviteRoutes = newRouter();

@@ -1,7 +1,7 @@
 // The local stack: embedded PostgreSQL + WebSocket proxy + `wrangler dev` running the API worker and the
 // email consumer in one process (one local queue between them).
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { devSecrets } from "./dev-keys.mjs";
 import { startPostgres } from "./postgres.mjs";
@@ -30,17 +30,44 @@ async function waitForHttp(url, timeoutMs, child) {
 }
 
 /**
- * @param {{ dataDir?: string, port?: number, benchRoutes?: boolean, log?: (m: string) => void, quiet?: boolean }} opts
+ * One line of a dotenv file that wrangler's parser gives back unchanged. Single quotes: dotenv keeps their
+ * content literally, whereas inside double quotes it expands only `\n` and leaves `\"` as two characters, which
+ * turned the JSON of JWT_PRIVATE_JWK into invalid JSON (GET /.well-known/jwks.json answered 500).
  */
-export async function startStack({ dataDir = ".data", port = 8787, benchRoutes = false, log = console.log, quiet = false } = {}) {
+export function dotenvLine(key, value) {
+  const v = String(value);
+  if (/['\r\n]/.test(v)) throw new Error(`${key}: a dev variable cannot hold a single quote or a line break`);
+  return `${key}='${v}'`;
+}
+
+/**
+ * The consumer's config and its .dev.vars under the stack's data dir, not beside workers/email/wrangler.toml:
+ * wrangler gives a second config no --env-file, and a shared .dev.vars would let two stacks (npm start, the
+ * smoke test, the bench) hand each other's DATABASE_URL to their consumers.
+ */
+function consumerConfig(data, lines) {
+  const dir = path.join(data, "email-worker");
+  mkdirSync(dir, { recursive: true });
+  const source = readFileSync(path.join(root, CONSUMER_DIR, "wrangler.toml"), "utf8");
+  const main = path.join(root, CONSUMER_DIR, /^main\s*=\s*"([^"]+)"/m.exec(source)[1]);
+  writeFileSync(path.join(dir, "wrangler.toml"), source.replace(/^main\s*=.*$/m, `main = ${JSON.stringify(main)}`));
+  writeFileSync(path.join(dir, ".dev.vars"), lines, { mode: 0o600 });
+  return path.join(dir, "wrangler.toml");
+}
+
+/**
+ * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, log?: (m: string) => void, quiet?: boolean }} opts
+ * `pgPort` 0 takes any free port; the default prefers 54329.
+ */
+export async function startStack({ dataDir = ".data", port = 8787, pgPort = 54329, benchRoutes = false, log = console.log, quiet = false } = {}) {
   const data = path.resolve(root, dataDir);
-  const db = await startPostgres({ dataDir: path.join(data, "pg"), port: 54329 });
+  const db = await startPostgres({ dataDir: path.join(data, "pg"), port: pgPort });
   log(`PostgreSQL ready at ${db.url.replace(/:[^:@]*@/, ":***@")}`);
   const proxy = await startWsProxy({ log });
   log(`WebSocket proxy at ${proxy.url}`);
 
   // Dev-only bindings: the API worker takes them with --env-file (a .dev.vars in the project root would also
-  // leak into the test runner's bindings); the consumer reads the .dev.vars beside its own config.
+  // leak into the test runner's bindings); the consumer reads the .dev.vars beside its generated config.
   const vars = {
     ...devSecrets(data),
     DATABASE_URL: db.url,
@@ -51,9 +78,9 @@ export async function startStack({ dataDir = ".data", port = 8787, benchRoutes =
     BENCH_ROUTES: benchRoutes ? "true" : "false",
   };
   const envFile = path.join(data, "dev.env");
-  const lines = Object.entries(vars).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join("\n") + "\n";
+  const lines = Object.entries(vars).map(([k, v]) => dotenvLine(k, v)).join("\n") + "\n";
   writeFileSync(envFile, lines, { mode: 0o600 });
-  writeFileSync(path.join(root, CONSUMER_DIR, ".dev.vars"), lines, { mode: 0o600 });
+  const consumerToml = consumerConfig(data, lines);
 
   const child = spawn(
     process.execPath,
@@ -61,7 +88,7 @@ export async function startStack({ dataDir = ".data", port = 8787, benchRoutes =
       path.join(root, "node_modules/wrangler/bin/wrangler.js"),
       "dev",
       "-c", "wrangler.toml",
-      "-c", path.join(CONSUMER_DIR, "wrangler.toml"),
+      "-c", consumerToml,
       "--ip", "127.0.0.1",
       "--port", String(port),
       "--persist-to", path.join(data, "wrangler"),

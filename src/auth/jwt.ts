@@ -10,7 +10,13 @@ let cached: { source: string; keys: Promise<KeyPair> } | undefined;
 /** Keys are imported once per isolate; the public half is derived from the private JWK. */
 function keys(env: Pick<Env, "JWT_PRIVATE_JWK">): Promise<KeyPair> {
   if (cached?.source !== env.JWT_PRIVATE_JWK) {
-    const jwk = JSON.parse(env.JWT_PRIVATE_JWK) as JWK;
+    let jwk: JWK;
+    try {
+      jwk = JSON.parse(env.JWT_PRIVATE_JWK) as JWK;
+    } catch {
+      // Says what is wrong in the log (the value itself is a secret and stays out of it).
+      throw new Error("JWT_PRIVATE_JWK is not valid JSON: check how the secret or the dev env file quotes it");
+    }
     const { d: _d, ...pub } = jwk;
     cached = {
       source: env.JWT_PRIVATE_JWK,

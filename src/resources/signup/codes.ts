@@ -9,10 +9,14 @@ export const CODE_TTL_MS = 15 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
 type Purpose = "SIGNUP" | "LOGIN";
 
-/** Issues a one-time code for an email: returns the token the client keeps and the code to email. */
-export async function issueCode(db: Db, purpose: Purpose, email: string): Promise<{ token: string; code: string }> {
+/**
+ * Issues a one-time code for an email: returns the token the client keeps and the code to email.
+ * `decoy`: for an address without an account the same row is written (same answer, same work), but its code
+ * hash is of a random token, which no 6-character code can match: the token can never complete.
+ */
+export async function issueCode(db: Db, purpose: Purpose, email: string, opts: { decoy?: boolean } = {}): Promise<{ token: string; code: string }> {
   const token = randomToken(32);
-  const code = sixDigitCode();
+  const code = opts.decoy ? randomToken(16) : sixDigitCode();
   await db.insert(authCodes).values({
     id: newId("code"),
     purpose,

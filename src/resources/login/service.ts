@@ -1,0 +1,69 @@
+import { and, asc, eq } from "drizzle-orm";
+import { workspaceMembers, workspaces } from "../../../drizzle/schema";
+import { ValidationError } from "../../core/errors";
+import type { Db, Executor } from "../../db/client";
+import { enqueueEmail } from "../../email/send";
+import type { Env } from "../../env";
+import { consumeCode, issueCode, verifyCode } from "../signup/codes";
+import { issueApiKey, userByEmail } from "../workspaces/create";
+
+/**
+ * Emails a LOGIN code to a person with an account and returns the token that completes the login. An address
+ * without a (human) account gets the same answer from the same work, a decoy token that can never complete,
+ * and no email: the answer does not tell whether an account exists.
+ */
+export async function startLogin(db: Db, env: Env, email: string): Promise<string> {
+  const user = await userByEmail(db, email);
+  const known = user !== undefined && user.type === "HUMAN";
+  const { token, code } = await issueCode(db, "LOGIN", email, { decoy: !known });
+  if (known) await enqueueEmail(env, { to: email, template: "login_code", data: { code } });
+  return token;
+}
+
+export interface VerifiedLogin {
+  /** The code row, still unconsumed: the caller consumes it (consumeCode) in the transaction that acts on it. */
+  codeId: string;
+  user: { id: string; name: string; email: string };
+  workspace: { id: string; slug: string; name: string };
+}
+
+/**
+ * Checks a login token and its code (5 tries, 15 minutes; see signup/codes.ts) and picks the workspace: the
+ * one named by `workspaceSlug`, else the user's first by membership. A slug the user is not a member of is 422
+ * at workspace_slug, whether or not such a workspace exists, and leaves the code usable for a retry.
+ */
+export async function verifyLogin(db: Db, token: string, code: string, workspaceSlug?: string): Promise<VerifiedLogin> {
+  const row = await verifyCode(db, "LOGIN", token, code, "login_token");
+  const user = await userByEmail(db, row.email);
+  // The account was deleted (or became an agent's address) after the code was sent.
+  if (!user || user.type !== "HUMAN") throw new ValidationError({ login_token: ["Unknown or already used token"] });
+  const memberships = await db
+    .select({ id: workspaces.id, slug: workspaces.slug, name: workspaces.name })
+    .from(workspaceMembers)
+    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .where(and(eq(workspaceMembers.userId, user.id), workspaceSlug === undefined ? undefined : eq(workspaces.slug, workspaceSlug)))
+    .orderBy(asc(workspaceMembers.createdAt), asc(workspaces.id))
+    .limit(1);
+  const workspace = memberships[0];
+  if (!workspace) {
+    throw new ValidationError({
+      workspace_slug: [workspaceSlug === undefined ? "You are not a member of any workspace" : "You are not a member of a workspace with this slug"],
+    });
+  }
+  return { codeId: row.id, user: { id: user.id, name: user.name, email: user.email }, workspace };
+}
+
+/** Consumes the code in the caller's transaction; a concurrent request that used it first makes this 422. */
+export async function consumeLoginCode(tx: Executor, codeId: string): Promise<void> {
+  if (!(await consumeCode(tx, codeId))) throw new ValidationError({ login_token: ["Unknown or already used token"] });
+}
+
+/** Completes a login: a new API key of the chosen workspace for the user. */
+export async function completeLogin(db: Db, input: { login_token: string; code: string; workspace_slug?: string }) {
+  const login = await verifyLogin(db, input.login_token, input.code, input.workspace_slug);
+  return db.transaction(async (tx) => {
+    await consumeLoginCode(tx, login.codeId);
+    const apiToken = await issueApiKey(tx, { workspaceId: login.workspace.id, userId: login.user.id, name: "Login key" });
+    return { api_token: apiToken, workspace_slug: login.workspace.slug };
+  });
+}

@@ -1,3 +1,29 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authed } from "../../auth/route-base";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
+import { created } from "../../http/schemas";
+import { AgentCreate, AgentSchema } from "./schema";
+import { createAgent } from "./service";
 
-export const agentRoutes = newRouter();
+const create = createRoute({
+  ...authed("Agents"),
+  method: "post",
+  operationId: "createAgent",
+  path: "/agents",
+  summary: "Create an AI agent user",
+  description:
+    "Human callers only (an agent caller: 403). The agent is a user of type AGENT whose `humanId` is the caller, joins the caller's " +
+    "current workspace as MEMBER and gets its own API key, returned once as `apiKey`. It has no mailbox and needs no verification: its " +
+    "`email` is generated as `<agent id>@agents.pm.invalid`. `Location` names the agent as a user (`/users/{id}`).",
+  request: jsonBody(AgentCreate),
+  responses: {
+    201: jsonResponse(z.object({ agent: AgentSchema }), "Created"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
+  },
+});
+
+export const agentRoutes = newRouter().openapi(create, async (c) => {
+  const agent = await createAgent(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+  return created(c, "agent", `/users/${agent.id}`, agent);
+});

@@ -1,3 +1,67 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { credentialActor } from "../../auth/credential";
+import { listParams } from "../../auth/lists";
+import { gatedList } from "../../auth/middleware";
+import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
+import { created, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { apiKeyList, listApiKeys } from "./queries";
+import { ApiKeyCreate, ApiKeySchema } from "./schema";
+import { createApiKey, deleteApiKey } from "./service";
 
-export const apiKeyRoutes = newRouter();
+const list = createRoute({
+  ...selfAuthed("API keys"),
+  method: "get",
+  operationId: "listApiKeys",
+  path: "/api-keys",
+  summary: "List the caller's API keys and their agents' keys",
+  description:
+    "Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never " +
+    "the key or its hash. Filter and sort on id, name, prefix, userId, createdAt, lastUsedAt, expiresAt.",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(paginated("api_keys", ApiKeySchema), "API keys (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+});
+const create = createRoute({
+  ...authed("API keys"),
+  method: "post",
+  operationId: "createApiKey",
+  path: "/api-keys",
+  summary: "Create an API key for the caller in the current workspace",
+  description:
+    "`key` is the raw key, returned only in this response (only its hash is stored). `expiresAt` must lie in the future (422); from then on " +
+    "the key is 401. The key stops working when it is deleted or its holder leaves the workspace.",
+  request: jsonBody(ApiKeyCreate),
+  responses: {
+    201: jsonResponse(z.object({ apiKey: ApiKeySchema, key: z.string() }), "Created; `Location` names the key"),
+    ...errorResponses(["UNAUTHORIZED"], { validation: true }),
+  },
+});
+const remove = createRoute({
+  ...authed("API keys"),
+  method: "delete",
+  operationId: "deleteApiKey",
+  path: "/api-keys/{id}",
+  summary: "Delete (revoke) an API key",
+  description: "Your own keys or your agents' keys in the current workspace; any other key is 404. The key is 401 from the next request on.",
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
+});
+
+export const apiKeyRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, apiKeyList);
+    const user = credentialActor(c.get("credential")).user;
+    const rows = await gatedList(c, (workspace) => listApiKeys(c.get("rdb").db, workspace, user, params));
+    return c.json(await listBody("api_keys", params, rows), 200);
+  })
+  .openapi(create, async (c) => {
+    const { apiKey, key } = await createApiKey(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    c.header("Location", `/api-keys/${apiKey.id}`);
+    return c.json({ apiKey, key }, 201);
+  })
+  .openapi(remove, async (c) => {
+    await deleteApiKey(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

@@ -1,3 +1,83 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { listParams } from "../../auth/lists";
+import { gatedList, gatedRead } from "../../auth/middleware";
+import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
+import { FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { getUser, listUsers, userList } from "./queries";
+import { UserUpdate, WorkspaceUserSchema, type WorkspaceUser } from "./schema";
+import { removeUser, updateUser } from "./service";
 
-export const userRoutes = newRouter();
+const one = z.object({ user: WorkspaceUserSchema });
+
+const list = createRoute({
+  ...selfAuthed("Users"),
+  method: "get",
+  operationId: "listUsers",
+  path: "/users",
+  summary: "List the workspace's members",
+  description:
+    "Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. " +
+    "Filter on id, name, email, humanId (`filter[eq][humanId]=null`: humans), type, role, createdAt; sort on the same fields.",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(paginated("users", WorkspaceUserSchema), "Members (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+});
+const read = createRoute({
+  ...selfAuthed("Users"),
+  method: "get",
+  operationId: "getUser",
+  path: "/users/{id}",
+  summary: "Get a member of the workspace",
+  description: "`humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The user (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...authed("Users"),
+  method: "patch",
+  operationId: "updateUser",
+  path: "/users/{id}",
+  summary: "Change a member's profile or workspace role",
+  description:
+    "`name` and `avatarUrl` change only on yourself or on an agent you own (anyone else: 403). `role` needs workspace ADMIN or OWNER; " +
+    "granting OWNER or changing an OWNER's role needs an OWNER. The last OWNER keeps the role (409), also under concurrent requests.",
+  request: { params: IdParam, ...jsonBody(UserUpdate) },
+  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+});
+const remove = createRoute({
+  ...authed("Users"),
+  method: "delete",
+  operationId: "deleteUser",
+  path: "/users/{id}",
+  summary: "Remove a member from the workspace",
+  description:
+    "Needs workspace ADMIN or OWNER (anyone may remove themself, and a human their own agent); removing an OWNER needs an OWNER, and the " +
+    "last OWNER stays (409). The member's agents leave the workspace with them. Their API keys for this workspace, and their agents', stop " +
+    "working at once; their team memberships in the workspace are removed. The account itself, other workspaces, and their tasks, " +
+    "comments and assignments stay.",
+  request: { params: IdParam },
+  responses: { 204: { description: "Removed" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]) },
+});
+
+export const userRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, userList);
+    const rows = await gatedList(c, (workspace) => listUsers(c.get("rdb").db, workspace, params));
+    return c.json(await listBody("users", params, rows), 200);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, userList.shape);
+    const { id } = c.req.valid("param");
+    const user = await gatedRead(c, (workspace) => getUser(c.get("rdb").db, workspace, id));
+    return c.json({ user: projectFields(user, fields) as WorkspaceUser }, 200);
+  })
+  .openapi(update, async (c) => {
+    const user = await updateUser(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ user }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await removeUser(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

@@ -23,3 +23,26 @@ export const serializeWorkspace = (w: { id: string; name: string; slug: string; 
   createdAt: w.createdAt.toISOString(),
   updatedAt: w.updatedAt.toISOString(),
 });
+
+/**
+ * A user as a member of the current workspace (GET/PATCH /users): the User fields, the workspace `role`, and
+ * `createdAt`, when the account was created (for an agent: when its owner created it).
+ */
+export const WorkspaceUserSchema = UserSchema.extend({
+  role: z.enum(["MEMBER", "ADMIN", "OWNER"]),
+  createdAt: z.string(),
+}).openapi("WorkspaceUser");
+
+export const UserUpdate = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    avatarUrl: z.url({ protocol: /^https?$/, error: "Must be an http(s) URL" }).max(2048).nullable().optional(),
+    role: z.enum(["MEMBER", "ADMIN", "OWNER"]).optional(),
+  })
+  .strict()
+  .openapi("UserUpdate", {
+    description: "Partial. `name` and `avatarUrl` (null clears it) only on yourself or your own agent; `role` needs workspace ADMIN/OWNER.",
+  });
+
+export type UserUpdateInput = z.infer<typeof UserUpdate>;
+export type WorkspaceUser = z.infer<typeof WorkspaceUserSchema>;

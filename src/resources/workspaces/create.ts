@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
-import { apiKeys, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
-import { generateApiKey } from "../../auth/api-keys";
+import { users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { randomToken } from "../../core/crypto";
 import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
+import { insertApiKey } from "../api-keys/service";
 
 export function slugify(name: string): string {
   const base = name
@@ -39,21 +39,12 @@ export async function joinWorkspaceWithKey(
   return issueApiKey(tx, { workspaceId: args.workspaceId, userId: args.userId, name: args.keyName });
 }
 
+/** Issues an API key for a workspace member; returns the raw key. */
 export async function issueApiKey(
   tx: Executor,
   args: { workspaceId: string; userId: string; name: string; expiresAt?: Date | null },
 ): Promise<string> {
-  const key = await generateApiKey();
-  await tx.insert(apiKeys).values({
-    id: newId("apik"),
-    workspaceId: args.workspaceId,
-    userId: args.userId,
-    name: args.name,
-    prefix: key.prefix,
-    keyHash: key.hash,
-    expiresAt: args.expiresAt ?? null,
-  });
-  return key.raw;
+  return (await insertApiKey(tx, args)).key;
 }
 
 export async function userByEmail(db: Executor, email: string) {

@@ -1,3 +1,67 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { credentialActor } from "../../auth/credential";
+import { listParams } from "../../auth/lists";
+import { gatedList, gatedRead } from "../../auth/middleware";
+import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
+import { FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { getWorkspace, listWorkspaces, workspaceList } from "./queries";
+import { WorkspaceSchema, WorkspaceUpdate } from "./schema";
+import { updateWorkspace } from "./service";
 
-export const workspaceRoutes = newRouter();
+type Workspace = z.infer<typeof WorkspaceSchema>;
+const one = z.object({ workspace: WorkspaceSchema });
+
+const list = createRoute({
+  ...selfAuthed("Workspaces"),
+  method: "get",
+  operationId: "listWorkspaces",
+  path: "/workspaces",
+  summary: "List the caller's workspaces",
+  description: "Every workspace the caller is a member of (not only the credential's current one). Filter and sort on id, name, slug, createdAt, updatedAt.",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(paginated("workspaces", WorkspaceSchema), "Workspaces (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+});
+const read = createRoute({
+  ...selfAuthed("Workspaces"),
+  method: "get",
+  operationId: "getWorkspace",
+  path: "/workspaces/{id}",
+  summary: "Get a workspace the caller is a member of",
+  description: "A workspace the caller is not a member of is 404.",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: { 200: jsonResponse(one, "The workspace (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const update = createRoute({
+  ...authed("Workspaces"),
+  method: "patch",
+  operationId: "updateWorkspace",
+  path: "/workspaces/{id}",
+  summary: "Rename a workspace or change its slug",
+  description:
+    "Needs the caller's ADMIN or OWNER role in that workspace (a MEMBER: 403; not a member: 404). `slug`: lowercase letters, digits and " +
+    "hyphens (422 otherwise), unique (409).",
+  request: { params: IdParam, ...jsonBody(WorkspaceUpdate) },
+  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+});
+
+export const workspaceRoutes = newRouter()
+  .openapi(list, async (c) => {
+    const params = await listParams(c, workspaceList);
+    const user = credentialActor(c.get("credential")).user;
+    const rows = await gatedList(c, () => listWorkspaces(c.get("rdb").db, user, params));
+    return c.json(await listBody("workspaces", params, rows), 200);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, workspaceList.shape);
+    const { id } = c.req.valid("param");
+    const user = credentialActor(c.get("credential")).user;
+    const workspace = await gatedRead(c, () => getWorkspace(c.get("rdb").db, user, id));
+    return c.json({ workspace: projectFields(workspace, fields) as Workspace }, 200);
+  })
+  .openapi(update, async (c) => {
+    const workspace = await updateWorkspace(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ workspace }, 200);
+  });

@@ -1,0 +1,19 @@
+import { z } from "@hono/zod-openapi";
+
+export const AgentCreate = z
+  .object({ name: z.string().trim().min(1).max(200) })
+  .strict()
+  .openapi("AgentCreate");
+
+export const AgentSchema = z
+  .object({
+    id: z.string().openapi({ description: "The agent's user id" }),
+    name: z.string(),
+    type: z.literal("AGENT"),
+    humanId: z.string().openapi({ description: "The owning human (the caller)" }),
+    apiKey: z.string().openapi({ description: "The agent's raw API key, returned only here" }),
+  })
+  .openapi("Agent");
+
+export type AgentCreateInput = z.infer<typeof AgentCreate>;
+export type Agent = z.infer<typeof AgentSchema>;

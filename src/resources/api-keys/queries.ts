@@ -1,0 +1,64 @@
+import { and, eq, or, sql, type SQL } from "drizzle-orm";
+import { apiKeys, users } from "../../../drizzle/schema";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { iso, isoOrNull } from "../../core/dates";
+import type { ListParams, ListSpec } from "../../http/list";
+import type { ApiKey } from "./schema";
+
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** The public view of a key: never the raw key (it is not stored) nor its hash. */
+export const serializeApiKey = (k: Pick<ApiKeyRow, keyof ApiKey>): ApiKey => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  userId: k.userId,
+  workspaceId: k.workspaceId,
+  createdAt: iso(k.createdAt),
+  lastUsedAt: isoOrNull(k.lastUsedAt),
+  expiresAt: isoOrNull(k.expiresAt),
+});
+
+export const apiKeyColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  userId: apiKeys.userId,
+  workspaceId: apiKeys.workspaceId,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  expiresAt: apiKeys.expiresAt,
+};
+
+export const apiKeyList: ListSpec = {
+  resource: "api-keys",
+  id: apiKeys.id,
+  fields: {
+    id: { expr: apiKeys.id, kind: "id" },
+    name: { expr: apiKeys.name, kind: "string" },
+    prefix: { expr: apiKeys.prefix, kind: "string" },
+    userId: { expr: apiKeys.userId, kind: "id" },
+    createdAt: { expr: apiKeys.createdAt, kind: "datetime" },
+    lastUsedAt: { expr: apiKeys.lastUsedAt, kind: "datetime", nullable: true },
+    expiresAt: { expr: apiKeys.expiresAt, kind: "datetime", nullable: true },
+  },
+  shape: Object.fromEntries(Object.keys(apiKeyColumns).map((key) => [key, true])),
+};
+
+/** Keys of the workspace held by `user` or by an agent `user` owns (`user`: an id, or the credential's user in SQL). */
+export const keysOf = (workspaceId: WorkspaceScope, user: string | SQL<string>) =>
+  and(
+    eq(apiKeys.workspaceId, workspaceId),
+    or(eq(apiKeys.userId, user), sql`${apiKeys.userId} in (select ${users.id} from ${users} where ${users.humanId} = ${user})`),
+  );
+
+/** One page (limit + 1 rows) of the caller's keys and their agents' keys in the workspace. */
+export async function listApiKeys(db: Executor, workspaceId: WorkspaceScope, user: string | SQL<string>, params: ListParams) {
+  const rows = await db
+    .select(apiKeyColumns)
+    .from(apiKeys)
+    .where(and(keysOf(workspaceId, user), params.where))
+    .orderBy(...params.orderBy)
+    .limit(params.limit + 1);
+  return rows.map(serializeApiKey);
+}

@@ -1,3 +1,101 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { listParams } from "../../auth/lists";
+import { requirePrincipal } from "../../auth/middleware";
+import { authed, publicRoute, selfAuthed } from "../../auth/route-base";
+import { listBody } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
+import { created, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { inviteList, listPendingInvites } from "./queries";
+import { Invite, INVITE_TTL_DAYS, InviteCreate, InviteRedeem, InviteRedeemed } from "./schema";
+import { createInvite, deleteInvite, redeemInvite, requireInviter } from "./service";
 
-export const inviteRoutes = newRouter();
+const base = authed("Invites");
+
+const create = createRoute({
+  ...base,
+  method: "post",
+  operationId: "createInvite",
+  path: "/invites",
+  summary: "Invite someone to the workspace by email",
+  description:
+    `Needs workspace ADMIN or OWNER (agents never). \`role\` is MEMBER (default) or ADMIN; OWNER is 422. \`teamRole\` (default MEMBER) ` +
+    `is given in each of \`teamIds\`, which must be teams of this workspace (else 404). An address that already belongs to a member is 409. ` +
+    `The invite email (through the queue) carries a single-use token, stored only hashed, valid ${INVITE_TTL_DAYS} days. ` +
+    `Inviting an address that has a pending invite replaces that invite (its token stops working): this is how an invite is re-sent.`,
+  request: jsonBody(InviteCreate),
+  responses: {
+    201: jsonResponse(z.object({ invite: Invite }), "Invited; `Location` is `/invites/{id}`"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
+});
+
+const list = createRoute({
+  // The role decides before the list runs, so the caller is loaded first (requirePrincipal): still 2 queries.
+  ...selfAuthed("Invites"),
+  method: "get",
+  operationId: "listInvites",
+  path: "/invites",
+  summary: "List the workspace's pending invites",
+  description:
+    "Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filter and sort on id, email, role, teamRole, createdAt, expiresAt.",
+  request: { query: ListQuery },
+  responses: {
+    200: jsonResponse(paginated("invites", Invite), "Pending invites"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
+  },
+});
+
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  operationId: "deleteInvite",
+  path: "/invites/{id}",
+  summary: "Cancel a pending invite",
+  description:
+    "Allowed for workspace ADMIN/OWNER and for the user who sent the invite (others: 403). The invite is deleted and its token refused from then on. An accepted or expired invite is no longer pending: 409.",
+  request: { params: IdParam },
+  responses: {
+    204: { description: "Cancelled" },
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]),
+  },
+});
+
+const redeem = createRoute({
+  ...publicRoute("Invites"),
+  method: "post",
+  operationId: "redeemInvite",
+  path: "/invites/redeem",
+  summary: "Accept an invite with the token from its email",
+  description:
+    "No credential. Creates the account when the invited address is new (with `name`) or joins the existing account (which keeps its name); " +
+    "adds the workspace role and the team memberships (teams deleted since are skipped) and returns a new API key of the workspace. " +
+    "An invite is accepted once: an unknown, cancelled, already accepted or expired token is 422 at `token`.",
+  request: jsonBody(InviteRedeem),
+  responses: {
+    201: jsonResponse(InviteRedeemed, "Accepted"),
+    ...errorResponses(["BAD_REQUEST", "CONFLICT"], { validation: true }),
+  },
+});
+
+export const inviteRoutes = newRouter()
+  .openapi(create, async (c) => {
+    const redeemUrl = `${(c.env.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).replace(/\/+$/, "")}/invites/redeem`;
+    const invite = await createInvite(c.get("rdb").db, c.env, c.get("principal"), c.req.valid("json"), redeemUrl);
+    return created(c, "invite", `/invites/${invite.id}`, invite);
+  })
+  .openapi(list, async (c) => {
+    const principal = await requirePrincipal(c);
+    requireInviter(principal, "list invites");
+    const params = await listParams(c, inviteList);
+    const rows = await listPendingInvites(c.get("rdb").db, principal.workspace.id, params);
+    return c.json(await listBody("invites", params, rows), 200);
+  })
+  .openapi(redeem, async (c) => {
+    const data = await redeemInvite(c.get("rdb").db, c.req.valid("json"));
+    return c.json({ data }, 201);
+  })
+  .openapi(remove, async (c) => {
+    await deleteInvite(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

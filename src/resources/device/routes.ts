@@ -1,3 +1,245 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { authed, publicRoute } from "../../auth/route-base";
+import { AppError, forbidden, ValidationError } from "../../core/errors";
+import type { AppEnv } from "../../http/context";
+import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
+import { zodErrors } from "../../http/validation";
+import { consumeLoginCode, startLogin, verifyLogin } from "../login/service";
+import { normalizeEmail } from "../signup/service";
+import { confirmPage, enterCodePage, messagePage, PAGE_HEADERS } from "./page";
+import { createDeviceCode, decideDevice, exchangeDeviceCode, pendingDevice } from "./service";
 
-export const deviceRoutes = newRouter();
+const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+
+const DeviceCodeRequest = z
+  .object({
+    client_name: z.string().trim().min(1).max(100).optional().openapi({ description: "Shown to the person who approves, e.g. `pm-cli on laptop`" }),
+    // RFC 8628 clients send these; client_id stands in for client_name when that is absent.
+    client_id: z.string().trim().min(1).max(100).optional(),
+    scope: z.string().max(500).optional(),
+  })
+  .strict()
+  .openapi("DeviceCodeRequest");
+const DeviceApproveRequest = z.object({ user_code: z.string().min(1).max(32) }).strict().openapi("DeviceApproveRequest");
+const DeviceTokenRequest = z
+  .object({
+    device_code: z.string().min(1).max(200),
+    grant_type: z.literal(DEVICE_GRANT).optional(),
+    client_id: z.string().max(100).optional(),
+  })
+  .strict()
+  .openapi("DeviceTokenRequest");
+
+/** JSON or, as RFC 8628 clients send it, application/x-www-form-urlencoded. */
+const jsonOrForm = <T extends z.ZodType>(schema: T) => ({
+  body: {
+    // Not `required`, so each media type is validated only when it is the one sent; the handler checks the rest.
+    required: false,
+    content: { "application/json": { schema }, "application/x-www-form-urlencoded": { schema } },
+  },
+});
+
+/** The body of a jsonOrForm route, whichever media type came (none: an empty body, validated here). */
+function deviceBody<T extends z.ZodType>(c: Context, schema: T): z.infer<T> {
+  const form = /application\/x-www-form-urlencoded|multipart\/form-data/i.test(c.req.header("content-type") ?? "");
+  const input = (c.req.valid as (target: string) => unknown)(form ? "form" : "json");
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new ValidationError(zodErrors(parsed.error));
+  return parsed.data;
+}
+
+const baseUrl = (c: Context<AppEnv>) => (c.env.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).replace(/\/+$/, "");
+
+const code = createRoute({
+  method: "post",
+  operationId: "createDeviceCode",
+  path: "/auth/device/code",
+  ...publicRoute("Device flow"),
+  summary: "Start a device login (RFC 8628): a device code to poll with and a user code to show",
+  description:
+    "The command-line client shows `user_code` and `verification_uri` (or opens `verification_uri_complete`), where a person signs in with an emailed code and approves the device; meanwhile the client polls POST /auth/device/token every `interval` seconds until `expires_in` runs out.",
+  request: jsonOrForm(DeviceCodeRequest),
+  responses: {
+    200: jsonResponse(
+      z
+        .object({
+          device_code: z.string(),
+          user_code: z.string().openapi({ example: "BCDF-GHJK" }),
+          verification_uri: z.string(),
+          verification_uri_complete: z.string(),
+          expires_in: z.number().int(),
+          interval: z.number().int(),
+        })
+        .openapi("DeviceCode"),
+      "Device authorization started",
+    ),
+    ...errorResponses(["BAD_REQUEST"], { validation: true }),
+  },
+});
+
+const approve = createRoute({
+  method: "post",
+  operationId: "approveDevice",
+  path: "/auth/device/approve",
+  ...authed("Device flow"),
+  summary: "Approve a device by its user code (humans only)",
+  description:
+    "Binds the pending device to the caller and the caller's current workspace; its next poll receives a JWT for them. Agents get 403. An unknown or expired user code is 404; one already approved or denied is 409.",
+  request: jsonOrForm(DeviceApproveRequest),
+  responses: {
+    200: jsonResponse(z.object({ approved: z.literal(true) }), "Approved"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
+});
+
+const token = createRoute({
+  method: "post",
+  operationId: "exchangeDeviceToken",
+  path: "/auth/device/token",
+  ...publicRoute("Device flow"),
+  summary: "Poll for the access token of a device (RFC 8628 §3.4)",
+  description:
+    "Until the person decides: 400 `AUTHORIZATION_PENDING`, or `SLOW_DOWN` when polled faster than the interval (which then grows by 5 s; `details.interval`). Afterwards 400 `ACCESS_DENIED` or `EXPIRED_TOKEN`. Once approved: the JWT, exactly once; a device code that was already exchanged (or never existed) is 400 `BAD_REQUEST` with `details.error` `invalid_grant`. The JWT works as `Authorization: Bearer` on every endpoint, for the approving user in the workspace they approved from.",
+  request: jsonOrForm(DeviceTokenRequest),
+  responses: {
+    200: jsonResponse(
+      z.object({ access_token: z.string(), token_type: z.literal("Bearer"), expires_in: z.number().int() }).openapi("DeviceToken"),
+      "Access token (a JWT)",
+    ),
+    ...errorResponses(["BAD_REQUEST"], { validation: true }),
+  },
+});
+
+// ---- the verification page (text/html) ----
+
+const htmlResponse = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+const PageStart = z.object({ user_code: z.string().max(64), email: z.string().max(320) }).strict();
+const PageConfirm = z
+  .object({
+    user_code: z.string().max(64),
+    login_token: z.string().max(200),
+    code: z.string().max(32),
+    workspace_slug: z.string().max(100).optional(),
+    decision: z.enum(["approve", "deny"]),
+  })
+  .strict();
+const formBody = <T extends z.ZodType>(schema: T) => ({
+  body: { required: true, content: { "application/x-www-form-urlencoded": { schema } } },
+});
+
+const page = createRoute({
+  method: "get",
+  operationId: "deviceVerificationPage",
+  path: "/device",
+  ...publicRoute("Device flow"),
+  summary: "Verification page (HTML): enter the device's user code and an email address",
+  request: { query: z.object({ user_code: z.string().max(64).optional() }) },
+  responses: { 200: htmlResponse("The form") },
+});
+
+const pageStart = createRoute({
+  method: "post",
+  operationId: "deviceVerificationStart",
+  path: "/device",
+  ...publicRoute("Device flow"),
+  summary: "Verification page (HTML), step 1: checks the user code and emails a login code",
+  description: "The same login codes as POST /login/start: an address without an account gets the same page and no email.",
+  request: formBody(PageStart),
+  responses: { 200: htmlResponse("Asks for the emailed code"), 404: htmlResponse("Unknown or expired user code"), 422: htmlResponse("Invalid input") },
+});
+
+const pageConfirm = createRoute({
+  method: "post",
+  operationId: "deviceVerificationConfirm",
+  path: "/device/confirm",
+  ...publicRoute("Device flow"),
+  summary: "Verification page (HTML), step 2: checks the emailed code and approves or denies the device",
+  request: formBody(PageConfirm),
+  responses: {
+    200: htmlResponse("Approved or denied"),
+    404: htmlResponse("Unknown or expired user code"),
+    409: htmlResponse("Already decided"),
+    422: htmlResponse("Wrong code or workspace"),
+  },
+});
+
+type PageContext = Context<AppEnv>;
+const render = async (c: PageContext, body: ReturnType<typeof enterCodePage>, status: ContentfulStatusCode = 200) =>
+  c.html(await body, status, PAGE_HEADERS);
+
+/** A form that does not have the page's own fields (not sent by the page): a page, not JSON. */
+const pageHook = (result: { success: boolean }, c: PageContext) => {
+  if (!result.success) return render(c, messagePage("Something went wrong", "The form was incomplete. Start again.", { restart: true }), 422);
+  return undefined;
+};
+
+const flatten = (err: ValidationError) => Object.values(err.errors).flat();
+
+export const deviceRoutes = newRouter()
+  .openapi(code, async (c) => {
+    const input = deviceBody(c, DeviceCodeRequest);
+    return c.json(await createDeviceCode(c.get("rdb").db, baseUrl(c), input.client_name ?? input.client_id), 200);
+  })
+  .openapi(approve, async (c) => {
+    const { user_code } = deviceBody(c, DeviceApproveRequest);
+    const { user, workspace } = c.get("principal");
+    if (user.type !== "HUMAN") throw forbidden("Only a person can approve a device");
+    await decideDevice(c.get("rdb").db, user_code, { approve: true, userId: user.id, workspaceId: workspace.id });
+    return c.json({ approved: true as const }, 200);
+  })
+  .openapi(token, async (c) => {
+    const { device_code } = deviceBody(c, DeviceTokenRequest);
+    return c.json(await exchangeDeviceCode(c.get("rdb").db, c.env, device_code), 200);
+  })
+  .openapi(page, async (c) => render(c, enterCodePage({ userCode: c.req.valid("query").user_code })) as any)
+  .openapi(
+    pageStart,
+    async (c) => {
+      const { user_code, email } = c.req.valid("form");
+      const db = c.get("rdb").db;
+      const device = await pendingDevice(db, user_code);
+      if (!device) return render(c, enterCodePage({ userCode: user_code, email, errors: ["This device code is unknown or has expired. Check the code on your device."] }), 404) as any;
+      if (!z.email().safeParse(email.trim()).success) return render(c, enterCodePage({ userCode: user_code, email, errors: ["Enter a valid email address."] }), 422) as any;
+      const loginToken = await startLogin(db, c.env, normalizeEmail(email));
+      return render(c, confirmPage({ userCode: device.userCode, loginToken, clientName: device.clientName })) as any;
+    },
+    pageHook as any,
+  )
+  .openapi(
+    pageConfirm,
+    async (c) => {
+      const form = c.req.valid("form");
+      const db = c.get("rdb").db;
+      const device = await pendingDevice(db, form.user_code);
+      if (!device) return render(c, messagePage("Device code expired", "This device code is unknown, has expired or was already used.", { restart: true }), 404) as any;
+      const slug = form.workspace_slug?.trim() || undefined;
+      const again = (errors: string[]) =>
+        render(c, confirmPage({ userCode: device.userCode, loginToken: form.login_token, clientName: device.clientName, workspaceSlug: slug, errors }), 422);
+      if (!/^\d{6}$/.test(form.code.trim())) return again(["Enter the 6-digit code from the email."]) as any;
+      try {
+        const login = await verifyLogin(db, form.login_token, form.code.trim(), slug);
+        await db.transaction(async (tx) => {
+          await consumeLoginCode(tx, login.codeId);
+          await decideDevice(tx, device.userCode, form.decision === "approve" ? { approve: true, userId: login.user.id, workspaceId: login.workspace.id } : { approve: false });
+        });
+        const approved = form.decision === "approve";
+        return render(
+          c,
+          messagePage(
+            approved ? "Device approved" : "Device denied",
+            approved ? `The device is signed in to ${login.workspace.name} as ${login.user.email}. You can close this page.` : "The device was refused access. You can close this page.",
+          ),
+        ) as any;
+      } catch (err) {
+        if (err instanceof ValidationError) return again(flatten(err)) as any;
+        if (err instanceof AppError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) {
+          return render(c, messagePage("Device code no longer pending", err.message, { restart: true }), err.status) as any;
+        }
+        throw err;
+      }
+    },
+    pageHook as any,
+  );

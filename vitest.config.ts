@@ -8,6 +8,11 @@ export default defineConfig({
         test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
       },
       {
+        // Boots the real `npm start` as a child process and drives it over HTTP (test/smoke/*.test.mjs: Node code,
+        // outside the TypeScript program, which has no Node types).
+        test: { name: "smoke", include: ["test/smoke/**/*.test.mjs"], environment: "node", testTimeout: 60_000, hookTimeout: 150_000 },
+      },
+      {
         plugins: [
           // Options resolve when the pool starts, after test/global-setup.ts has started Postgres and the proxy.
           cloudflareTest(async ({ inject }) => {

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { users } from "../drizzle/schema";
 import { del, get, patch, post } from "./helpers/api";
-import { addMember, newTenant, withDb, type Member, type Tenant } from "./helpers/fixtures";
+import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 
 describe("agents", () => {
   let t: Tenant;
@@ -17,7 +17,13 @@ describe("agents", () => {
     expect(res.status).toBe(201);
     expect(res.transactions).toBe(1);
     const { agent } = res.body;
-    expect(agent).toEqual({ id: expect.stringMatching(/^user_[0-9a-z]{26}$/), name: "Build bot", type: "AGENT", humanId: member.userId, apiKey: expect.stringMatching(/^pmk_/) });
+    expect(agent).toEqual({
+      id: expect.stringMatching(/^user_[0-9a-z]{26}$/),
+      name: "Build bot",
+      type: "AGENT",
+      humanId: member.userId,
+      apiKey: expect.stringMatching(/^pmk_/),
+    });
     expect(res.headers.get("location")).toBe(`/users/${agent.id}`);
 
     // The key works at once; the agent is a MEMBER of the caller's workspace and shows its owner.
@@ -68,7 +74,15 @@ describe("agents", () => {
   });
 
   it("validates the body (422) and needs credentials (401)", async () => {
-    for (const body of [{}, { name: "" }, { name: "   " }, { name: "x".repeat(201) }, { name: 5 }, { name: "ok", type: "HUMAN" }, { name: "ok", humanId: t.owner.userId }]) {
+    for (const body of [
+      {},
+      { name: "" },
+      { name: "   " },
+      { name: "x".repeat(201) },
+      { name: 5 },
+      { name: "ok", type: "HUMAN" },
+      { name: "ok", humanId: t.owner.userId },
+    ]) {
       const res = await post("/agents", body, member.key);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.errors).toBeDefined();

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/ids";
 import { issueApiKey } from "../src/resources/workspaces/create";
 import { del, eventually, get, post } from "./helpers/api";
-import { addMember, newTenant, withDb, type Member, type Tenant } from "./helpers/fixtures";
+import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
@@ -48,7 +48,9 @@ describe("API keys", () => {
       const ok = await post("/api-keys", { name: "Later", expiresAt }, member.key);
       expect(ok.status).toBe(201);
       expect(ok.body.apiKey.expiresAt).toBe(expiresAt);
-      expect((await post("/api-keys", { name: "Offset", expiresAt: "2999-01-01T10:00:00+02:00" }, member.key)).body.apiKey.expiresAt).toBe("2999-01-01T08:00:00.000Z");
+      expect((await post("/api-keys", { name: "Offset", expiresAt: "2999-01-01T10:00:00+02:00" }, member.key)).body.apiKey.expiresAt).toBe(
+        "2999-01-01T08:00:00.000Z",
+      );
       expect((await post("/api-keys", { name: "Never", expiresAt: null }, member.key)).body.apiKey.expiresAt).toBeNull();
       const bodies = [
         { name: "Past", expiresAt: new Date(Date.now() - 1000).toISOString() },
@@ -65,7 +67,9 @@ describe("API keys", () => {
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.errors).toBeDefined();
       }
-      expect((await post("/api-keys", { name: "Past", expiresAt: "2000-01-01T00:00:00Z" }, member.key)).body.errors.expiresAt).toBeDefined();
+      expect(
+        (await post("/api-keys", { name: "Past", expiresAt: "2000-01-01T00:00:00Z" }, member.key)).body.errors.expiresAt,
+      ).toBeDefined();
       expect((await post("/api-keys", { name: "x" }, BAD_KEY)).status).toBe(401);
     });
   });
@@ -117,7 +121,12 @@ describe("API keys", () => {
       const all = await walk("/api-keys", "api_keys", w.owner.key, 4);
       expect(all.map((k) => k.name)).toEqual(["test", ...Array.from({ length: 9 }, (_, i) => `k${i}`)]);
       const desc = await walk("/api-keys?sort[name]=desc", "api_keys", w.owner.key, 3);
-      expect(desc.map((k) => k.name)).toEqual(all.map((k) => k.name).sort().reverse());
+      expect(desc.map((k) => k.name)).toEqual(
+        all
+          .map((k) => k.name)
+          .sort()
+          .reverse(),
+      );
       const some = await get("/api-keys?filter[startsWith][name]=k&filter[eq][expiresAt]=null&fields=name", w.owner.key);
       expect(some.body.api_keys).toEqual(Array.from({ length: 9 }, (_, i) => ({ name: `k${i}` })));
       expect((await get("/api-keys?sort[keyHash]=asc", w.owner.key)).status).toBe(400);

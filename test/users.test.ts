@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { teamMembers, workspaceMembers } from "../drizzle/schema";
 import { newId } from "../src/ids";
 import { del, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, newTeam, newTenant, withDb, type Member, type Tenant } from "./helpers/fixtures";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
@@ -11,8 +11,12 @@ const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
 const roleIn = (workspaceId: string, userId: string) =>
   withDb(
     async (db) =>
-      (await db.select({ role: workspaceMembers.role }).from(workspaceMembers).where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId))))[0]
-        ?.role ?? null,
+      (
+        await db
+          .select({ role: workspaceMembers.role })
+          .from(workspaceMembers)
+          .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
+      )[0]?.role ?? null,
   );
 
 async function newAgent(owner: Member, name = "Bot") {
@@ -62,7 +66,12 @@ describe("users", () => {
       const byEmail = await walk("/users?sort[email]=desc", "users", w.owner.key, 4);
       expect(byEmail.map((u) => u.email)).toEqual([...byEmail.map((u) => u.email)].sort().reverse());
       const admins = await get("/users?filter[eq][role]=ADMIN&fields=id,role", w.owner.key);
-      expect(admins.body.users).toEqual(people.slice(1).filter((_, i) => i % 3 === 0).map((p) => ({ id: p.userId, role: "ADMIN" })));
+      expect(admins.body.users).toEqual(
+        people
+          .slice(1)
+          .filter((_, i) => i % 3 === 0)
+          .map((p) => ({ id: p.userId, role: "ADMIN" })),
+      );
       const agents = await get("/users?filter[eq][type]=AGENT", w.owner.key);
       expect(agents.body.users).toEqual([expect.objectContaining({ id: bot.id, humanId: w.owner.userId, type: "AGENT", role: "MEMBER" })]);
       const humans = await get("/users?filter[eq][humanId]=null", w.owner.key);
@@ -168,7 +177,15 @@ describe("users", () => {
     });
 
     it("validates the body (422) and hides other workspaces' users (404)", async () => {
-      for (const body of [{ role: "BOSS" }, { name: "" }, { name: "x".repeat(201) }, { avatarUrl: "not a url" }, { avatarUrl: "javascript:alert(1)" }, { email: "a@b.c" }, { type: "AGENT" }]) {
+      for (const body of [
+        { role: "BOSS" },
+        { name: "" },
+        { name: "x".repeat(201) },
+        { avatarUrl: "not a url" },
+        { avatarUrl: "javascript:alert(1)" },
+        { email: "a@b.c" },
+        { type: "AGENT" },
+      ]) {
         const res = await patch(`/users/${member.userId}`, body, member.key);
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.errors).toBeDefined();

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/ids";
 import { joinWorkspaceWithKey } from "../src/resources/workspaces/create";
 import { get, patch } from "./helpers/api";
-import { addMember, newTenant, withDb, type Member, type Tenant } from "./helpers/fixtures";
+import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
@@ -113,7 +113,7 @@ describe("workspaces", () => {
     const taken = await patch(`/workspaces/${t.workspaceId}`, { slug: other.slug }, t.owner.key);
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe("CONFLICT");
-    const ok = await patch(`/workspaces/${t.workspaceId}`, { slug: "a1-b2-c3-" + freshSlug() }, t.owner.key);
+    const ok = await patch(`/workspaces/${t.workspaceId}`, { slug: `a1-b2-c3-${freshSlug()}` }, t.owner.key);
     expect(ok.status).toBe(200);
     // Keeping one's own slug is no conflict.
     expect((await patch(`/workspaces/${t.workspaceId}`, { slug: ok.body.workspace.slug }, t.owner.key)).status).toBe(200);

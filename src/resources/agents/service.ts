@@ -1,7 +1,7 @@
 import { users, workspaceMembers } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import type { Db } from "../../db/client";
 import { forbidden } from "../../core/errors";
+import type { Db } from "../../db/client";
 import { newId } from "../../ids";
 import { insertApiKey } from "../api-keys/service";
 import type { Agent, AgentCreateInput } from "./schema";

@@ -1,7 +1,7 @@
-import { and, eq, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
 import { iso, isoOrNull } from "../../core/dates";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import type { ListParams, ListSpec } from "../../http/list";
 import type { ApiKey } from "./schema";
 

@@ -6,7 +6,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { IdParam, ListQuery, paginated } from "../../http/schemas";
 import { apiKeyList, listApiKeys } from "./queries";
 import { ApiKeyCreate, ApiKeySchema } from "./schema";
 import { createApiKey, deleteApiKey } from "./service";
@@ -21,7 +21,10 @@ const list = createRoute({
     "Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never " +
     "the key or its hash. Filter and sort on id, name, prefix, userId, createdAt, lastUsedAt, expiresAt.",
   request: { query: ListQuery },
-  responses: { 200: jsonResponse(paginated("api_keys", ApiKeySchema), "API keys (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+  responses: {
+    200: jsonResponse(paginated("api_keys", ApiKeySchema), "API keys (narrowed by `fields`)"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+  },
 });
 const create = createRoute({
   ...authed("API keys"),
@@ -44,7 +47,8 @@ const remove = createRoute({
   operationId: "deleteApiKey",
   path: "/api-keys/{id}",
   summary: "Delete (revoke) an API key",
-  description: "Your own keys or your agents' keys in the current workspace; any other key is 404. The key is 401 from the next request on.",
+  description:
+    "Your own keys or your agents' keys in the current workspace; any other key is 404. The key is 401 from the next request on.",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
 });

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { workspaceMembers } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
 import { notFound } from "../../core/errors";
+import type { Executor } from "../../db/client";
 
 /** A user id from a request body must name a member of the caller's workspace; anything else is NOT_FOUND. */
 export async function assertWorkspaceMember(db: Executor, workspaceId: string, userId: string, what = "User"): Promise<void> {

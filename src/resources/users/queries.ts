@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { users, workspaceMembers } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
 import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import type { ListParams, ListSpec } from "../../http/list";
 import type { WorkspaceUser } from "./schema";
 

@@ -7,7 +7,7 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { getUser, listUsers, userList } from "./queries";
-import { UserUpdate, WorkspaceUserSchema, type WorkspaceUser } from "./schema";
+import { UserUpdate, type WorkspaceUser, WorkspaceUserSchema } from "./schema";
 import { removeUser, updateUser } from "./service";
 
 const one = z.object({ user: WorkspaceUserSchema });
@@ -22,7 +22,10 @@ const list = createRoute({
     "Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. " +
     "Filter on id, name, email, humanId (`filter[eq][humanId]=null`: humans), type, role, createdAt; sort on the same fields.",
   request: { query: ListQuery },
-  responses: { 200: jsonResponse(paginated("users", WorkspaceUserSchema), "Members (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+  responses: {
+    200: jsonResponse(paginated("users", WorkspaceUserSchema), "Members (narrowed by `fields`)"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+  },
 });
 const read = createRoute({
   ...selfAuthed("Users"),
@@ -30,7 +33,8 @@ const read = createRoute({
   operationId: "getUser",
   path: "/users/{id}",
   summary: "Get a member of the workspace",
-  description: "`humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.",
+  description:
+    "`humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.",
   request: { params: IdParam, query: FieldsQuery },
   responses: { 200: jsonResponse(one, "The user (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
@@ -44,7 +48,10 @@ const update = createRoute({
     "`name` and `avatarUrl` change only on yourself or on an agent you own (anyone else: 403). `role` needs workspace ADMIN or OWNER; " +
     "granting OWNER or changing an OWNER's role needs an OWNER. The last OWNER keeps the role (409), also under concurrent requests.",
   request: { params: IdParam, ...jsonBody(UserUpdate) },
-  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+  responses: {
+    200: jsonResponse(one, "Updated"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
 });
 const remove = createRoute({
   ...authed("Users"),

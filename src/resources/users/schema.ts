@@ -36,7 +36,11 @@ export const WorkspaceUserSchema = UserSchema.extend({
 export const UserUpdate = z
   .object({
     name: z.string().trim().min(1).max(200).optional(),
-    avatarUrl: z.url({ protocol: /^https?$/, error: "Must be an http(s) URL" }).max(2048).nullable().optional(),
+    avatarUrl: z
+      .url({ protocol: /^https?$/, error: "Must be an http(s) URL" })
+      .max(2048)
+      .nullable()
+      .optional(),
     role: z.enum(["MEMBER", "ADMIN", "OWNER"]).optional(),
   })
   .strict()

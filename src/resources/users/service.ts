@@ -2,8 +2,8 @@ import { and, eq, inArray, or, sql } from "drizzle-orm";
 import { teamMembers, users, workspaceMembers } from "../../../drizzle/schema";
 import type { Principal, WorkspaceRole } from "../../auth/principal";
 import { requireWorkspaceRole } from "../../auth/roles";
-import type { Db, Executor } from "../../db/client";
 import { conflict, forbidden, notFound } from "../../core/errors";
+import type { Db, Executor } from "../../db/client";
 import { getUser } from "./queries";
 import type { UserUpdateInput } from "./schema";
 
@@ -49,7 +49,11 @@ export function updateUser(db: Db, principal: Principal, id: string, input: User
     if (profileChange && !speaksFor(principal, target)) throw forbidden("You can only change your own name and avatar (or your agents')");
     if (input.role !== undefined) await checkRoleChange(tx, principal, target, input.role);
 
-    if (profileChange) await tx.update(users).set({ ...profile, updatedAt: sql`now()` }).where(eq(users.id, id));
+    if (profileChange)
+      await tx
+        .update(users)
+        .set({ ...profile, updatedAt: sql`now()` })
+        .where(eq(users.id, id));
     if (input.role !== undefined && input.role !== target.role) {
       await tx
         .update(workspaceMembers)

@@ -20,7 +20,13 @@ export function slugify(name: string): string {
 export async function insertWorkspace(tx: Executor, name: string) {
   const base = slugify(name);
   for (let attempt = 0; ; attempt++) {
-    const slug = attempt === 0 ? base : `${base}-${randomToken(4).toLowerCase().replace(/[^a-z0-9]/g, "x").slice(0, 5)}`;
+    const slug =
+      attempt === 0
+        ? base
+        : `${base}-${randomToken(4)
+            .toLowerCase()
+            .replace(/[^a-z0-9]/g, "x")
+            .slice(0, 5)}`;
     const [ws] = await tx
       .insert(workspaces)
       .values({ id: newId("ws"), name, slug })

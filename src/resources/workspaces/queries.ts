@@ -1,7 +1,7 @@
 import { and, eq, type SQL } from "drizzle-orm";
 import { workspaceMembers, workspaces } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
 import { notFound } from "../../core/errors";
+import type { Executor } from "../../db/client";
 import type { ListParams, ListSpec } from "../../http/list";
 import { serializeWorkspace } from "../users/schema";
 
@@ -20,7 +20,13 @@ export const workspaceList: ListSpec = {
 
 const memberships = (db: Executor) =>
   db
-    .select({ id: workspaces.id, name: workspaces.name, slug: workspaces.slug, createdAt: workspaces.createdAt, updatedAt: workspaces.updatedAt })
+    .select({
+      id: workspaces.id,
+      name: workspaces.name,
+      slug: workspaces.slug,
+      createdAt: workspaces.createdAt,
+      updatedAt: workspaces.updatedAt,
+    })
     .from(workspaceMembers)
     .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId));
 

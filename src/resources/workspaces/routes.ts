@@ -20,9 +20,13 @@ const list = createRoute({
   operationId: "listWorkspaces",
   path: "/workspaces",
   summary: "List the caller's workspaces",
-  description: "Every workspace the caller is a member of (not only the credential's current one). Filter and sort on id, name, slug, createdAt, updatedAt.",
+  description:
+    "Every workspace the caller is a member of (not only the credential's current one). Filter and sort on id, name, slug, createdAt, updatedAt.",
   request: { query: ListQuery },
-  responses: { 200: jsonResponse(paginated("workspaces", WorkspaceSchema), "Workspaces (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+  responses: {
+    200: jsonResponse(paginated("workspaces", WorkspaceSchema), "Workspaces (narrowed by `fields`)"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+  },
 });
 const read = createRoute({
   ...selfAuthed("Workspaces"),
@@ -32,7 +36,10 @@ const read = createRoute({
   summary: "Get a workspace the caller is a member of",
   description: "A workspace the caller is not a member of is 404.",
   request: { params: IdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The workspace (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(one, "The workspace (narrowed by `fields`)"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),
+  },
 });
 const update = createRoute({
   ...authed("Workspaces"),
@@ -44,7 +51,10 @@ const update = createRoute({
     "Needs the caller's ADMIN or OWNER role in that workspace (a MEMBER: 403; not a member: 404). `slug`: lowercase letters, digits and " +
     "hyphens (422 otherwise), unique (409).",
   request: { params: IdParam, ...jsonBody(WorkspaceUpdate) },
-  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+  responses: {
+    200: jsonResponse(one, "Updated"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
 });
 
 export const workspaceRoutes = newRouter()

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
-export { WorkspaceSchema, serializeWorkspace } from "../users/schema";
+export { serializeWorkspace, WorkspaceSchema } from "../users/schema";
 
 export const WorkspaceUpdate = z
   .object({

@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { workspaceMembers, workspaces } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import type { Db } from "../../db/client";
 import { forbidden, notFound } from "../../core/errors";
+import type { Db } from "../../db/client";
 import { serializeWorkspace } from "../users/schema";
 import type { WorkspaceUpdateInput } from "./schema";
 
@@ -21,7 +21,13 @@ export async function updateWorkspace(db: Db, principal: Principal, id: string, 
         sql`exists (${db
           .select({ one: sql`1` })
           .from(workspaceMembers)
-          .where(and(eq(workspaceMembers.workspaceId, id), eq(workspaceMembers.userId, userId), inArray(workspaceMembers.role, ["ADMIN", "OWNER"])))})`,
+          .where(
+            and(
+              eq(workspaceMembers.workspaceId, id),
+              eq(workspaceMembers.userId, userId),
+              inArray(workspaceMembers.role, ["ADMIN", "OWNER"]),
+            ),
+          )})`,
       ),
     )
     .returning();

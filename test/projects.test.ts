@@ -35,6 +35,7 @@ function defineFields(tenant: Tenant) {
     db.insert(fieldDefinitions).values([
       { id: newId("fdef"), workspaceId: tenant.workspaceId, key: "budget", name: "Budget", type: "number", recordTypes: ["project", "milestone"] },
       { id: newId("fdef"), workspaceId: tenant.workspaceId, key: "stage", name: "Stage", type: "text", recordTypes: ["project"] },
+      { id: newId("fdef"), workspaceId: tenant.workspaceId, key: "kickoff", name: "Kickoff", type: "date", recordTypes: ["project"] },
     ]),
   );
 }
@@ -100,7 +101,7 @@ describe("projects", () => {
         startDate: "2025-01-15",
         targetDate: "2025-03-31",
         labelIds: [bug.id, api1.id, bug.id],
-        customFields: { budget: 1200, stage: "alpha" },
+        customFields: { budget: 1200, stage: "alpha", kickoff: "2024-02-29" },
       },
       member.key,
     );
@@ -115,7 +116,7 @@ describe("projects", () => {
       targetDate: "2025-03-31",
       // Sorted by name, duplicates dropped.
       labels: [api1, bug].map(({ id, name, color }) => ({ id, name, color })),
-      customFields: { budget: 1200, stage: "alpha" },
+      customFields: { budget: 1200, stage: "alpha", kickoff: "2024-02-29" },
     });
     expect(res.transactions).toBe(1);
     const read = await get(`/projects/${project.id}`, outsider.key);
@@ -188,6 +189,9 @@ describe("projects", () => {
       [{ ...ok, number: 7 }, "number"],
       [{ ...ok, customFields: { nope: 1 } }, "customFields.nope"],
       [{ ...ok, customFields: { budget: "lots" } }, "customFields.budget"],
+      // A custom date field takes real calendar days only (the same rule as startDate).
+      [{ ...ok, customFields: { kickoff: "2024-02-31" } }, "customFields.kickoff"],
+      [{ ...ok, customFields: { kickoff: "2024-2-1" } }, "customFields.kickoff"],
     ];
     for (const [body, field] of cases) {
       const res = await post("/projects", body, t.owner.key);
@@ -425,6 +429,10 @@ describe("project lists", () => {
       [`filter[eq][labelId]=${y}`, (p) => p.labels.some((l: any) => l.id === y)],
       [`filter[in][labelId]=${x}&filter[in][labelId]=${y}`, (p) => p.labels.length > 0],
       [`filter[neq][labelId]=${x}`, (p) => !p.labels.some((l: any) => l.id === x)],
+      // `null` stands for "no label at all", as on tasks.
+      ["filter[eq][labelId]=null", (p) => p.labels.length === 0],
+      ["filter[neq][labelId]=null", (p) => p.labels.length > 0],
+      [`filter[in][labelId]=${y}&filter[in][labelId]=null`, (p) => p.labels.length === 0 || p.labels.some((l: any) => l.id === y)],
     ];
     for (const [query, matches] of cases) {
       const expected = projects.filter(matches).map((p) => p.id);

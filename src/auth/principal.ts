@@ -1,6 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { apiKeys, users, workspaceMembers, workspaces } from "../../drizzle/schema";
-import type { Db } from "../db/client";
+import type { Db, WorkspaceScope } from "../db/client";
 
 export type WorkspaceRole = "MEMBER" | "ADMIN" | "OWNER";
 
@@ -10,6 +10,18 @@ export interface Principal {
   workspace: { id: string; name: string; slug: string; createdAt: Date; updatedAt: Date };
   role: WorkspaceRole;
 }
+
+/**
+ * Who acts, for a statement that authenticates and authorizes itself: plain values of a loaded principal, or
+ * SQL read from the credential (credentialActor), null for a bad one.
+ */
+export interface Actor {
+  workspace: WorkspaceScope;
+  user: string | SQL<string>;
+  role: string | SQL<string>;
+}
+
+export const principalActor = (p: Principal) => ({ workspace: p.workspace.id, user: p.user.id, role: p.role }) satisfies Actor;
 
 const principalColumns = {
   user: {

@@ -1,12 +1,15 @@
+import { sql, type SQL } from "drizzle-orm";
 import { forbidden } from "../core/errors";
 import type { Principal, WorkspaceRole } from "./principal";
 
 export type TeamRole = "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
 export const TEAM_ROLES = ["VIEWER", "MEMBER", "ADMIN", "OWNER"] as const;
+const WORKSPACE_ROLES = ["MEMBER", "ADMIN", "OWNER"] as const;
 const TEAM_RANK: Record<TeamRole, number> = { VIEWER: 0, MEMBER: 1, ADMIN: 2, OWNER: 3 };
 const WORKSPACE_RANK: Record<WorkspaceRole, number> = { MEMBER: 0, ADMIN: 1, OWNER: 2 };
 
-export const isWorkspaceAdmin = (p: Principal) => WORKSPACE_RANK[p.role] >= WORKSPACE_RANK.ADMIN;
+const isAdminRole = (role: WorkspaceRole) => WORKSPACE_RANK[role] >= WORKSPACE_RANK.ADMIN;
+export const isWorkspaceAdmin = (p: Principal) => isAdminRole(p.role);
 
 export function requireWorkspaceRole(p: Principal, min: WorkspaceRole, what = "do this"): void {
   if (WORKSPACE_RANK[p.role] < WORKSPACE_RANK[min]) throw forbidden(`Only a workspace ${min} or higher may ${what}`);
@@ -16,10 +19,27 @@ export const teamRoleAtLeast = (role: TeamRole | null | undefined, min: TeamRole
   role != null && TEAM_RANK[role] >= TEAM_RANK[min];
 
 /**
- * Contract §4: workspace ADMIN/OWNER may do everything in the workspace; otherwise the caller's role in the
- * team decides (MEMBER writes, VIEWER reads only).
+ * Contract §4, the team write rule, stated once: workspace ADMIN/OWNER may do everything in the workspace;
+ * otherwise the caller's role in the team decides (MEMBER writes, VIEWER reads only). `requireTeamRole` applies
+ * it to a loaded principal, `mayActInTeamSql` inside a statement that authorizes itself; both read these lists.
  */
+const teamRule = (min: TeamRole) => ({
+  workspaceRoles: WORKSPACE_ROLES.filter(isAdminRole) as WorkspaceRole[],
+  teamRoles: TEAM_ROLES.filter((role) => teamRoleAtLeast(role, min)) as TeamRole[],
+});
+
+export const teamRoleRefusal = (min: TeamRole, what = "do this") =>
+  forbidden(`You need team role ${min} or higher (or workspace ADMIN) to ${what}`);
+
 export function requireTeamRole(p: Principal, teamRole: TeamRole | null | undefined, min: TeamRole, what = "do this"): void {
-  if (isWorkspaceAdmin(p) || teamRoleAtLeast(teamRole, min)) return;
-  throw forbidden(`You need team role ${min} or higher (or workspace ADMIN) to ${what}`);
+  const rule = teamRule(min);
+  if (rule.workspaceRoles.includes(p.role) || (teamRole != null && rule.teamRoles.includes(teamRole))) return;
+  throw teamRoleRefusal(min, what);
+}
+
+/** The same rule as a SQL condition (true, or false/null) over the caller's workspace role and team role. */
+export function mayActInTeamSql(workspaceRole: string | SQL, teamRole: SQL, min: TeamRole): SQL<boolean> {
+  const rule = teamRule(min);
+  const list = (values: string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
+  return sql<boolean>`(${workspaceRole} in (${list(rule.workspaceRoles)}) or ${teamRole} in (${list(rule.teamRoles)}))`;
 }

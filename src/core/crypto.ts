@@ -1,10 +1,9 @@
+import { encodeBase64Url } from "hono/utils/encode";
+
 const encoder = new TextEncoder();
 
-export function base64url(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+/** Unpadded base64url (RFC 4648 §5) of `bytes`: tokens, cursors, JWK coordinates. */
+export const base64url = (bytes: Uint8Array): string => encodeBase64Url(bytes.slice().buffer).replace(/=+$/, "");
 
 export const randomToken = (bytes = 32): string => base64url(crypto.getRandomValues(new Uint8Array(bytes)));
 
@@ -13,7 +12,7 @@ export async function sha256Hex(value: string): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Constant-time comparison of two strings of hex digests or codes. */
+/** Constant-time comparison of two strings (digests, codes, signatures): the time does not depend on where they differ. */
 export function timingSafeEqual(a: string, b: string): boolean {
   const x = encoder.encode(a);
   const y = encoder.encode(b);

@@ -26,11 +26,8 @@ export const Pagination = z.object({ limit: z.number().int(), nextCursor: z.stri
 export const paginated = <K extends string, T extends z.ZodType>(key: K, item: T) =>
   z.object({ [key]: z.array(item), pagination: Pagination } as { [P in K]: z.ZodArray<T> } & { pagination: typeof Pagination });
 
-/** `YYYY-MM-DD` that is a real calendar date. */
-export const IsoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, "Must be a date YYYY-MM-DD")
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), "Must be a real calendar date");
+/** `YYYY-MM-DD` that is a real calendar date (defined once, in core/dates). */
+export { IsoDate } from "../core/dates";
 
 export const HexColor = z.string().regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour #RRGGBB");
 

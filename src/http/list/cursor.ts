@@ -1,3 +1,5 @@
+import { decodeBase64Url } from "hono/utils/encode";
+import { base64url, timingSafeEqual } from "../../core/crypto";
 import { badRequest } from "../../core/errors";
 
 /** resource, sort signature, key values, id */
@@ -20,20 +22,6 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array {
-  const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
-  const binary = atob(base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
 // Imported keys are reused across requests; the cap only guards against unbounded growth.
 const keyCache = new Map<string, Promise<CryptoKey>>();
 
@@ -50,15 +38,7 @@ function hmacKey(secret: string): Promise<CryptoKey> {
 
 async function sign(payloadPart: string, key: CursorKey): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", await hmacKey(key.secret), encoder.encode(`${key.scope}\n${payloadPart}`));
-  return toBase64Url(new Uint8Array(mac, 0, SIGNATURE_BYTES));
-}
-
-/** Compares the canonical text, so a signature with altered padding bits is still rejected. */
-function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  return base64url(new Uint8Array(mac, 0, SIGNATURE_BYTES));
 }
 
 function isCursorValue(value: unknown): boolean {
@@ -84,7 +64,7 @@ function isPayload(value: unknown): value is CursorPayload {
 
 export async function encodeCursor(p: CursorPayload, key: CursorKey): Promise<string> {
   if (!isPayload(p)) throw new Error("Cursor values must be strings, finite numbers, booleans or null");
-  const payloadPart = toBase64Url(encoder.encode(JSON.stringify({ r: p.r, s: p.s, v: p.v, i: p.i })));
+  const payloadPart = base64url(encoder.encode(JSON.stringify({ r: p.r, s: p.s, v: p.v, i: p.i })));
   return `${payloadPart}.${await sign(payloadPart, key)}`;
 }
 
@@ -96,10 +76,10 @@ export async function decodeCursor(raw: string, key: CursorKey): Promise<CursorP
   if (parts.length !== 2) throw invalid();
   const [payloadPart, signaturePart] = parts;
   if (!BASE64URL.test(payloadPart) || !BASE64URL.test(signaturePart)) throw invalid();
-  if (!constantTimeEqual(await sign(payloadPart, key), signaturePart)) throw invalid();
+  if (!timingSafeEqual(await sign(payloadPart, key), signaturePart)) throw invalid();
   let payload: unknown;
   try {
-    payload = JSON.parse(decoder.decode(fromBase64Url(payloadPart)));
+    payload = JSON.parse(decoder.decode(decodeBase64Url(payloadPart)));
   } catch {
     throw invalid();
   }

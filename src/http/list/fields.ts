@@ -80,6 +80,9 @@ function merge(a: true | FieldSelection | undefined, b: true | FieldSelection): 
   return out;
 }
 
+/** Whether `fields` (null: everything) selects `key`: a sub-object is built in SQL only when it is shown. */
+export const selects = (fields: FieldSelection | null, key: string) => fields === null || Object.hasOwn(fields, key);
+
 /** Objects: pick selected keys; arrays: project each element; primitives and null pass through; null selection: unchanged. */
 export function projectFields<T>(value: T, selection: FieldSelection | null): Partial<T> {
   if (selection === null) return value as Partial<T>;

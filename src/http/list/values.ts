@@ -1,29 +1,19 @@
 import { sql, type SQL } from "drizzle-orm";
+import { isIsoDate } from "../../core/dates";
 import { badRequest } from "../../core/errors";
 import type { ListField, ValueKind } from "./types";
 
 export type Scalar = string | number | boolean;
 
 const NUMBER = /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:[Zz]|[+-](\d{2}):?(\d{2}))$/;
 const INT32_MAX = 2 ** 31 - 1;
-
-function isCalendarDate(year: string, month: string, day: string): boolean {
-  const d = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  return d.getUTCMonth() === Number(month) - 1 && d.getUTCDate() === Number(day);
-}
-
-export function isIsoDate(raw: string): boolean {
-  const m = DATE.exec(raw);
-  return m !== null && isCalendarDate(m[1], m[2], m[3]);
-}
 
 export function isIsoDateTime(raw: string): boolean {
   const m = DATETIME.exec(raw);
   if (!m) return false;
   const [, y, mo, d, h, mi, s = "0", oh = "0", om = "0"] = m;
-  return isCalendarDate(y, mo, d) && +h < 24 && +mi < 60 && +s < 60 && +oh < 24 && +om < 60;
+  return isIsoDate(`${y}-${mo}-${d}`) && +h < 24 && +mi < 60 && +s < 60 && +oh < 24 && +om < 60;
 }
 
 function expected(field: ListField): string {

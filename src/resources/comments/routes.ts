@@ -6,9 +6,9 @@ import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
-import { commentList, targetCommentLists } from "./lists";
+import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
 import { Comment, CommentContent, CommentCreate, TaskComment } from "./schema";
-import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./service";
+import { createComment, deleteComment, updateComment } from "./service";
 import { TARGET_FIELD, type Target, type TargetKind } from "./targets";
 
 const base = authed("Comments");

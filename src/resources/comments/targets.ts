@@ -15,9 +15,9 @@ export interface Target {
 
 export const TARGET_COLUMN = { task: comments.taskId, project: comments.projectId, milestone: comments.milestoneId } as const;
 export const TARGET_FIELD = { task: "taskId", project: "projectId", milestone: "milestoneId" } as const;
-const LABEL = { task: "Task", project: "Project", milestone: "Milestone" } as const;
+export const TARGET_NAME = { task: "Task", project: "Project", milestone: "Milestone" } as const;
 
-export const targetNotFound = (kind: TargetKind) => notFound(LABEL[kind]);
+export const targetNotFound = (kind: TargetKind) => notFound(TARGET_NAME[kind]);
 
 /**
  * The same named columns for every kind, so the CTE reads alike whatever the target. Drizzle refers to aliased

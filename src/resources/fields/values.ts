@@ -1,11 +1,11 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { fieldDefinitions, workspaceMembers } from "../../../drizzle/schema";
 import type { Executor } from "../../db/client";
+import { isIsoDate } from "../../core/dates";
 import { ValidationError } from "../../core/errors";
 
 export type RecordType = "task" | "project" | "milestone";
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 type Definition = { key: string; type: string; recordTypes: string[]; metadata: Record<string, unknown> };
 
 function options(def: Definition): string[] | null {
@@ -24,7 +24,7 @@ function check(def: Definition, value: unknown): string | null {
     case "boolean":
       return typeof value === "boolean" ? null : "Must be true or false";
     case "date":
-      return typeof value === "string" && DATE.test(value) && !Number.isNaN(Date.parse(value)) ? null : "Must be a date YYYY-MM-DD";
+      return isIsoDate(value) ? null : "Must be a date YYYY-MM-DD";
     case "url":
       try {
         return typeof value === "string" && /^https?:$/.test(new URL(value).protocol) ? null : "Must be an http(s) URL";

@@ -1,17 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { labels, projectLabels, taskLabels } from "../../../drizzle/schema";
+import { labels } from "../../../drizzle/schema";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../core/errors";
-
-type LabelSummary = { id: string; name: string; color: string };
-
-/** Labels of a task or project as a JSON array built in SQL (one query for a whole page, no query per row). */
-export function labelsJson(owner: "task" | "project", ownerId: AnyPgColumn): SQL<LabelSummary[]> {
-  const join = owner === "task" ? taskLabels : projectLabels;
-  const joinOwner = owner === "task" ? taskLabels.taskId : projectLabels.projectId;
-  return sql<LabelSummary[]>`coalesce((select json_agg(json_build_object('id', ${labels.id}, 'name', ${labels.name}, 'color', ${labels.color}) order by ${labels.name}, ${labels.id}) from ${join} join ${labels} on ${labels.id} = ${join.labelId} where ${joinOwner} = ${ownerId}), '[]'::json)`;
-}
+import { labelLinks, type LabelOwner } from "./queries";
 
 /**
  * `id, name, color` of the workspace's labels among `labelIds`, as a subquery (a CTE body): a statement that
@@ -27,10 +18,9 @@ export function workspaceLabels(workspace: WorkspaceScope, labelIds: string[]): 
  * attached, attaches the new ones and detaches the rest, using only labels of the workspace. When any id is
  * unknown or foreign it throws NOT_FOUND, and the caller's transaction rolls the whole write back.
  */
-export async function setLabels(tx: Executor, owner: "task" | "project", ownerId: string, workspaceId: string, labelIds: string[]): Promise<void> {
+export async function setLabels(tx: Executor, owner: LabelOwner, ownerId: string, workspaceId: string, labelIds: string[]): Promise<void> {
   const unique = [...new Set(labelIds)];
-  const join = owner === "task" ? taskLabels : projectLabels;
-  const joinOwner = owner === "task" ? taskLabels.taskId : projectLabels.projectId;
+  const { table: join, owner: joinOwner } = labelLinks(owner);
   const result = await tx.execute<{ found: number }>(sql`
     with valid as (${workspaceLabels(workspaceId, unique)}), detached as (
       delete from ${join} where ${joinOwner} = ${ownerId} and ${join.labelId} not in (select id from valid)

@@ -7,7 +7,8 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Label, LabelCreate, LabelUpdate } from "./schema";
-import { createLabel, deleteLabel, getLabel, labelList, listLabels, updateLabel } from "./service";
+import { getLabel, labelList, listLabels } from "./queries";
+import { createLabel, deleteLabel, updateLabel } from "./service";
 
 const base = authed("Labels");
 const one = z.object({ label: Label });

@@ -7,15 +7,8 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
-import {
-  createMilestone,
-  deleteMilestone,
-  getMilestone,
-  listMilestones,
-  listProjectMilestones,
-  milestoneList,
-  updateMilestone,
-} from "./service";
+import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
+import { createMilestone, deleteMilestone, updateMilestone } from "./service";
 
 const base = authed("Milestones");
 const one = z.object({ milestone: Milestone });

@@ -1,12 +1,12 @@
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { projectLabels, projects, teams, users } from "../../../drizzle/schema";
+import { projects, teams, users } from "../../../drizzle/schema";
 import type { Executor, WorkspaceScope } from "../../db/client";
-import { badRequest } from "../../core/errors";
-import type { FieldSelection, FilterOp, ListParams, ListSpec } from "../../http/list";
+import { notFound } from "../../core/errors";
+import { pageQuery, type FieldSelection, type ListParams, type ListSpec } from "../../http/list";
 import { iso } from "../../core/dates";
-import { labelsJson } from "../labels/attach";
-import { projectReference } from "../refs";
+import { labelFilter, labelsJson } from "../labels/queries";
+import { projectMatch, projectReference } from "../refs";
 import { userSummaryJson } from "../users/serialize";
 import { PROJECT_STATUSES } from "./schema";
 
@@ -59,14 +59,6 @@ export const serializeProject = (p: ProjectRow) => ({
   updatedAt: iso(p.updatedAt),
 });
 
-/** `filter[eq|in|neq][labelId]`: projects carrying (or not carrying) any of the labels. */
-function labelFilter(op: FilterOp, labelIds: string[]): SQL {
-  const carries = sql`exists (select 1 from ${projectLabels} where ${projectLabels.projectId} = ${projects.id} and ${inArray(projectLabels.labelId, labelIds)})`;
-  if (op === "eq" || op === "in") return carries;
-  if (op === "neq") return sql`not ${carries}`;
-  throw badRequest(`Operator '${op}' does not apply to labelId`, { field: "labelId", allowed: ["eq", "neq", "in"] });
-}
-
 export const projectList: ListSpec = {
   resource: "projects",
   id: projects.id,
@@ -81,7 +73,7 @@ export const projectList: ListSpec = {
     leadId: { expr: projects.leadId, kind: "id", nullable: true },
     startDate: { expr: projects.startDate, kind: "date", nullable: true },
     targetDate: { expr: projects.targetDate, kind: "date", nullable: true },
-    labelId: { expr: projectLabels.labelId, kind: "id", sort: false, customFilter: labelFilter },
+    labelId: { expr: projects.id, kind: "id", nullable: true, sort: false, customFilter: labelFilter("project", projects.id) },
     createdAt: { expr: projects.createdAt, kind: "datetime" },
     updatedAt: { expr: projects.updatedAt, kind: "datetime" },
   },
@@ -106,9 +98,15 @@ export const projectList: ListSpec = {
 
 /** Projects of the workspace (one query for the page, whatever its size). */
 export async function listProjects(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
-  const rows = await selectProjects(db, params.fields)
-    .where(and(eq(projects.workspaceId, workspaceId), params.where))
-    .orderBy(...params.orderBy)
-    .limit(params.limit + 1);
+  const rows = await pageQuery(selectProjects(db, params.fields).$dynamic(), projects.workspaceId, workspaceId, params);
   return rows.map(serializeProject);
+}
+
+/** The Project object of a project of the workspace, by id or reference; NOT_FOUND otherwise. */
+export async function getProject(db: Executor, workspaceId: WorkspaceScope, idOrRef: string, fields: FieldSelection | null = null) {
+  const [row] = await selectProjects(db, fields)
+    .where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef)))
+    .limit(1);
+  if (!row) throw notFound("Project");
+  return serializeProject(row);
 }

@@ -6,9 +6,9 @@ import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
-import { listProjects, projectList } from "./read";
+import { getProject, listProjects, projectList } from "./queries";
 import { Project, ProjectCreate, ProjectUpdate } from "./schema";
-import { createProject, deleteProject, getProject, updateProject } from "./service";
+import { createProject, deleteProject, updateProject } from "./service";
 
 const base = authed("Projects");
 const one = z.object({ project: Project });

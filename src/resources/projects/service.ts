@@ -1,31 +1,20 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import type { Db, Executor, WorkspaceScope } from "../../db/client";
+import type { Db, Executor } from "../../db/client";
 import { invalid, notFound } from "../../core/errors";
-import type { FieldSelection } from "../../http/list";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../fields/values";
 import { setLabels } from "../labels/attach";
-import { projectMatch } from "../refs";
-import { teamForWrite } from "../teams/access";
+import { teamForCaller } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
-import { projectForWrite } from "./access";
-import { selectProjects, serializeProject } from "./read";
+import { projectForCaller } from "./access";
+import { getProject } from "./queries";
 import type { ProjectCreateInput, ProjectUpdateInput } from "./schema";
 
 function assertDateOrder(startDate: string | null | undefined, targetDate: string | null | undefined) {
   // YYYY-MM-DD strings compare as dates.
   if (startDate && targetDate && targetDate < startDate) throw invalid("targetDate", "Must not be before startDate");
-}
-
-/** The Project object of a project of the workspace, by id or reference; NOT_FOUND otherwise. */
-export async function getProject(db: Executor, workspaceId: WorkspaceScope, idOrRef: string, fields: FieldSelection | null = null) {
-  const [row] = await selectProjects(db, fields)
-    .where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef)))
-    .limit(1);
-  if (!row) throw notFound("Project");
-  return serializeProject(row);
 }
 
 /** The lead a body names must be a member of the workspace (NOT_FOUND otherwise); labels are checked by setLabels. */
@@ -37,7 +26,7 @@ export async function createProject(db: Db, principal: Principal, input: Project
   assertDateOrder(input.startDate, input.targetDate);
   const workspaceId = principal.workspace.id;
   return db.transaction(async (tx) => {
-    await teamForWrite(tx, principal, input.teamId, "MEMBER", "create projects in this team");
+    await teamForCaller(tx, principal, input.teamId, { min: "MEMBER", what: "create projects in this team" });
     await assertLead(tx, workspaceId, input);
     const customFields = await validateCustomFields(tx, workspaceId, "project", input.customFields);
     const id = newId("proj");
@@ -66,7 +55,7 @@ export async function createProject(db: Db, principal: Principal, input: Project
 export async function updateProject(db: Db, principal: Principal, idOrRef: string, input: ProjectUpdateInput) {
   const workspaceId = principal.workspace.id;
   return db.transaction(async (tx) => {
-    const current = await projectForWrite(tx, principal, idOrRef, { lock: "update" });
+    const current = await projectForCaller(tx, principal, idOrRef, { min: "MEMBER", what: "change this project", lock: "update" });
     assertDateOrder(
       input.startDate === undefined ? current.startDate : input.startDate,
       input.targetDate === undefined ? current.targetDate : input.targetDate,
@@ -88,7 +77,7 @@ export async function updateProject(db: Db, principal: Principal, idOrRef: strin
 /** Deletes the project: its milestones and comments go with it; its tasks stay, unlinked (FKs set null). */
 export async function deleteProject(db: Db, principal: Principal, idOrRef: string) {
   await db.transaction(async (tx) => {
-    const project = await projectForWrite(tx, principal, idOrRef, { what: "delete this project" });
+    const project = await projectForCaller(tx, principal, idOrRef, { min: "MEMBER", what: "delete this project" });
     await tx.delete(projects).where(eq(projects.id, project.id));
   });
 }

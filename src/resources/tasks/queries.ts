@@ -1,19 +1,17 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, not, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { tasks, teams, users } from "../../../drizzle/schema";
+import type { WithSubquery } from "drizzle-orm";
+import { taskPriority, taskStatus, tasks, teams, users } from "../../../drizzle/schema";
 import type { Executor, WorkspaceScope } from "../../db/client";
-import { notFound } from "../../core/errors";
-import type { FieldSelection } from "../../http/list";
+import { badRequest, notFound } from "../../core/errors";
+import { pageQuery, selects, type FieldSelection, type FilterOp, type ListParams, type ListSpec } from "../../http/list";
 import { iso } from "../../core/dates";
-import { labelsJson } from "../labels/attach";
-import { taskMatch, taskReference } from "../refs";
+import { labelFilter, labelsJson } from "../labels/queries";
+import { parseTaskRef, taskMatch, taskReference } from "../refs";
 import { userSummaryJson } from "../users/serialize";
 import type { TaskDto } from "./schema";
 
 const assignee = alias(users, "assignee");
-
-/** A sub-object is built in SQL only when `fields` selects it; otherwise a cheap stand-in that projection drops. */
-const wants = (fields: FieldSelection | null, key: string) => fields === null || Object.hasOwn(fields, key);
 
 function taskColumns(fields: FieldSelection | null) {
   return {
@@ -30,8 +28,8 @@ function taskColumns(fields: FieldSelection | null) {
     milestoneId: tasks.milestoneId,
     parentId: tasks.parentId,
     assigneeId: tasks.assigneeId,
-    assignee: wants(fields, "assignee") ? userSummaryJson(assignee) : sql<null>`null`,
-    labels: wants(fields, "labels") ? labelsJson("task", tasks.id) : sql<[]>`'[]'::json`,
+    assignee: selects(fields, "assignee") ? userSummaryJson(assignee) : sql<null>`null`,
+    labels: selects(fields, "labels") ? labelsJson("task", tasks.id) : sql<[]>`'[]'::json`,
     customFields: tasks.customFields,
     createdAt: tasks.createdAt,
     updatedAt: tasks.updatedAt,
@@ -40,10 +38,12 @@ function taskColumns(fields: FieldSelection | null) {
 
 /**
  * The one SELECT that builds Task objects (team joined, assignee and labels embedded): a single round trip for
- * one task or a whole page. The caller adds the workspace condition.
+ * one task or a whole page. The caller adds the workspace condition. `ctes` lead the statement; the create uses
+ * them to put the rows it inserts under the table names this SELECT reads (see insertTask).
  */
-export function selectTasks(db: Executor, fields: FieldSelection | null = null) {
-  return db
+export function selectTasks(db: Executor, fields: FieldSelection | null = null, ctes: WithSubquery[] = []) {
+  // A sub-object is built in SQL only when `fields` selects it; otherwise a cheap stand-in that projection drops.
+  return (ctes.length ? db.with(...ctes) : db)
     .select(taskColumns(fields))
     .from(tasks)
     .innerJoin(teams, eq(teams.id, tasks.teamId))
@@ -85,4 +85,71 @@ export async function taskById(db: Executor, workspaceId: WorkspaceScope, idOrRe
     .limit(1);
   if (!row) throw notFound("Task");
   return serializeTask(row);
+}
+
+const unsupported = (name: string, op: FilterOp) =>
+  badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: ["eq", "neq", "in"] });
+
+/** `reference` filters by `ENG-12` (any case); a value that is not a reference matches nothing. */
+function referenceFilter(op: FilterOp, values: string[]): SQL {
+  const match = (value: string) => {
+    const ref = parseTaskRef(value);
+    return ref ? and(eq(teams.prefix, ref.prefix), eq(tasks.number, ref.number))! : sql`false`;
+  };
+  if (op === "eq" || op === "in") return or(...values.map(match))!;
+  if (op === "neq") return not(match(values[0]));
+  throw unsupported("reference", op);
+}
+
+/** Trailing number of `PREFIX-n`: the cursor value of a `number` sort, read from the API item. */
+const numberOf = (item: Record<string, unknown>) => Number(String(item.reference).slice(String(item.reference).lastIndexOf("-") + 1));
+
+export const taskList: ListSpec = {
+  resource: "tasks",
+  id: tasks.id,
+  fields: {
+    id: { expr: tasks.id, kind: "id" },
+    reference: { expr: tasks.number, kind: "id", sort: false, customFilter: referenceFilter },
+    number: { expr: tasks.number, kind: "number", cursorValue: numberOf },
+    title: { expr: tasks.title, kind: "string" },
+    description: { expr: tasks.description, kind: "string", sort: false },
+    status: { expr: tasks.status, kind: "enum", values: taskStatus.enumValues },
+    // The Postgres enum is declared in rank order, so the column itself sorts and compares by rank.
+    priority: { expr: tasks.priority, kind: "enum", values: taskPriority.enumValues },
+    dueDate: { expr: tasks.dueDate, kind: "date", nullable: true },
+    teamId: { expr: tasks.teamId, kind: "id" },
+    projectId: { expr: tasks.projectId, kind: "id", nullable: true },
+    milestoneId: { expr: tasks.milestoneId, kind: "id", nullable: true },
+    parentId: { expr: tasks.parentId, kind: "id", nullable: true },
+    assigneeId: { expr: tasks.assigneeId, kind: "id", nullable: true },
+    labelId: { expr: tasks.id, kind: "id", nullable: true, sort: false, customFilter: labelFilter("task", tasks.id) },
+    createdAt: { expr: tasks.createdAt, kind: "datetime" },
+    updatedAt: { expr: tasks.updatedAt, kind: "datetime" },
+  },
+  shape: {
+    id: true,
+    reference: true,
+    title: true,
+    status: true,
+    priority: true,
+    description: true,
+    dueDate: true,
+    teamId: true,
+    team: { id: true, name: true, prefix: true },
+    projectId: true,
+    milestoneId: true,
+    parentId: true,
+    assigneeId: true,
+    assignee: { id: true, name: true, email: true, avatarUrl: true, humanId: true },
+    labels: { id: true, name: true, color: true },
+    customFields: true,
+    createdAt: true,
+    updatedAt: true,
+  },
+};
+
+/** One page (limit + 1 rows) of the workspace's tasks, in one query whatever the page size. */
+export async function listTasks(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
+  const rows = await pageQuery(selectTasks(db, params.fields).$dynamic(), tasks.workspaceId, workspaceId, params);
+  return rows.map(serializeTask);
 }

@@ -6,10 +6,10 @@ import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/m
 import { authed, selfAuthed } from "../../auth/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
-import { listTasks, taskList } from "./list";
-import { taskById } from "./read";
+import { principalActor } from "../../auth/principal";
+import { listTasks, taskById, taskList } from "./queries";
 import { Task, TaskCreate, TaskUpdate, type TaskDto } from "./schema";
-import { createTask, createUnlinkedTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
+import { createTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
 
 const base = authed("Tasks");
 const one = z.object({ task: Task });
@@ -95,10 +95,13 @@ export const taskRoutes = newRouter()
     async (c) => {
       const input = c.req.valid("json");
       const db = c.get("rdb").db;
-      // Without links the create is one statement that authenticates itself; otherwise the principal comes first.
-      const task = hasLinks(input)
-        ? await createTask(db, await requirePrincipal(c), input)
-        : await gatedWrite(c, (actor) => createUnlinkedTask(db, actor, input), (principal) => explainRefusedCreate(db, principal, input));
+      // One create (createTask). Without links it is one statement that authenticates itself; links are checked
+      // against the caller's workspace, so then the principal comes first. A refusal is explained with the principal.
+      const task = await gatedWrite(
+        c,
+        async (actor) => createTask(db, hasLinks(input) ? principalActor(await requirePrincipal(c)) : actor, input),
+        (principal) => explainRefusedCreate(db, principalActor(principal), input),
+      );
       return created(c, "task", `/tasks/${task.id}`, task);
     },
     // A body without teamId is a missing required parameter: 400 (contract §4), not 422.

@@ -1,22 +1,21 @@
 import { and, eq, sql } from "drizzle-orm";
-import { teamMembers, tasks, teams } from "../../../drizzle/schema";
-import type { Principal } from "../../auth/principal";
-import { requireTeamRole } from "../../auth/roles";
-import type { Db, Executor, Tx } from "../../db/client";
-import { notFound } from "../../core/errors";
+import { taskLabels, tasks, teams } from "../../../drizzle/schema";
+import type { Actor, Principal } from "../../auth/principal";
+import { mayActInTeamSql, teamRoleRefusal } from "../../auth/roles";
+import type { Db, Executor } from "../../db/client";
+import { conflict, notFound } from "../../core/errors";
 import { newId } from "../../ids";
+import { callerTeamRole } from "../access";
 import { validateCustomFields } from "../fields/values";
-import { setLabels } from "../labels/attach";
-import { taskMatch } from "../refs";
-import { teamForWrite } from "../teams/access";
+import { setLabels, workspaceLabels } from "../labels/attach";
 import { assertWorkspaceMember } from "../users/membership";
-import { insertTask, principalActor, type Actor, type TaskColumns } from "./insert";
+import { taskForCaller } from "./access";
 import { resolveLinks, type Links } from "./links";
-import { taskById } from "./read";
+import { selectTasks, serializeTask, taskById } from "./queries";
 import type { TaskCreateInput, TaskDto, TaskUpdateInput } from "./schema";
 
 /**
- * Checks everything a create or update body names (project, milestone, parent, assignee, labels, custom fields)
+ * Checks everything a create or update body names (project, milestone, parent, assignee, custom fields)
  * against the caller's workspace and the task's team; returns the columns to store.
  */
 async function checkedColumns(
@@ -41,78 +40,123 @@ async function checkedColumns(
   };
 }
 
-/** The task (by id or reference, locked for this transaction) after checking the caller may change it. */
-async function taskForWrite(tx: Tx, principal: Principal, idOrRef: string) {
-  const [task] = await tx
-    .select({
-      id: tasks.id,
-      teamId: tasks.teamId,
-      projectId: tasks.projectId,
-      milestoneId: tasks.milestoneId,
-      parentId: tasks.parentId,
-      customFields: tasks.customFields,
-      callerRole: teamMembers.role,
-    })
-    .from(tasks)
-    .innerJoin(teams, eq(teams.id, tasks.teamId))
-    .leftJoin(teamMembers, and(eq(teamMembers.teamId, tasks.teamId), eq(teamMembers.userId, principal.user.id)))
-    .where(and(eq(tasks.workspaceId, principal.workspace.id), taskMatch(idOrRef)))
-    .limit(1)
-    .for("no key update", { of: tasks });
-  if (!task) throw notFound("Task");
-  requireTeamRole(principal, task.callerRole, "MEMBER", "change this team's tasks");
-  return task;
+const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
+
+/** The team a create names, in the actor's workspace; `mayCreate` is the contract §4 write rule over it, in SQL. */
+const theTeam = (actor: Actor, teamId: string) => and(eq(teams.id, teamId), eq(teams.workspaceId, actor.workspace));
+const mayCreate = (actor: Actor) => mayActInTeamSql(actor.role, callerTeamRole(actor.user, teams.id), CREATE.min);
+
+export interface TaskColumns {
+  title: string;
+  description: string;
+  status: string;
+  priority: string;
+  dueDate: string | null;
+  projectId: string | null;
+  milestoneId: string | null;
+  parentId: string | null;
+  assigneeId: string | null;
+  customFields: Record<string, unknown>;
 }
 
-const NO_LINKS = { projectId: null, milestoneId: null, parentId: null, taskId: null, customFields: {} };
+/**
+ * Inserts a task in ONE statement and returns the Task object, or undefined when nothing was written (see
+ * checkCreate). The team's counter moves (its row lock serialises concurrent creates, so numbers are
+ * consecutive and never reused) only when the actor may write in the team and every label is the workspace's;
+ * then the task and its labels are inserted. The Task is built by selectTasks, the SELECT of every read: the CTEs
+ * named `tasks` and `task_labels` hold the new rows under the names it reads (a statement does not see its own
+ * writes in the tables; CTE names shadow them, while INSERT targets always name the tables).
+ */
+async function insertTask(db: Executor, actor: Actor, teamId: string, c: TaskColumns, labelIds: string[]): Promise<TaskDto | undefined> {
+  const id = newId("task");
+  const valid = db.$with("valid", { id: sql<string>`id` }).as(workspaceLabels(actor.workspace, labelIds));
+  const counter = db.$with("counter", { id: sql<string>`id` }).as(sql`
+    update ${teams} set task_counter = task_counter + 1
+    where ${theTeam(actor, teamId)} and ${mayCreate(actor)} and (select count(*) from valid) = ${labelIds.length}
+    returning id, workspace_id, task_counter`);
+  const inserted = db.$with("tasks", { id: sql<string>`id` }).as(sql`
+    insert into ${tasks} (id, workspace_id, team_id, number, title, description, status, priority, due_date,
+      project_id, milestone_id, parent_id, assignee_id, creator_id, custom_fields)
+    select ${id}, counter.workspace_id, counter.id, counter.task_counter, ${c.title}, ${c.description}, ${c.status}::task_status,
+      ${c.priority}::task_priority, ${c.dueDate}::date, ${c.projectId}, ${c.milestoneId}, ${c.parentId}, ${c.assigneeId},
+      ${actor.user}, ${JSON.stringify(c.customFields)}::jsonb
+    from counter
+    returning *`);
+  const attached = db.$with("task_labels", { id: sql<string>`task_id` }).as(sql`
+    insert into ${taskLabels} (task_id, label_id) select ${sql.identifier("tasks")}.id, valid.id from ${sql.identifier("tasks")} cross join valid
+    returning *`);
+  const [row] = await selectTasks(db, null, [valid, counter, inserted, attached]);
+  return row && serializeTask(row);
+}
+
+const labelsOf = (input: TaskCreateInput) => [...new Set(input.labelIds ?? [])];
+
+/**
+ * Throws why a create by `actor` would be refused, from one query over the same conditions insertTask writes
+ * under: the team is missing (404), the rule refuses the actor (403), or a label is not the workspace's (404).
+ */
+async function checkCreate(db: Executor, actor: Actor, input: TaskCreateInput): Promise<void> {
+  const labelIds = labelsOf(input);
+  const [team] = await db
+    .select({
+      allowed: sql<boolean>`coalesce(${mayCreate(actor)}, false)`,
+      labels: sql<number>`(select count(*)::int from (${workspaceLabels(actor.workspace, labelIds)}) valid)`,
+    })
+    .from(teams)
+    .where(theTeam(actor, input.teamId));
+  if (!team) throw notFound("Team");
+  if (!team.allowed) throw teamRoleRefusal(CREATE.min, CREATE.what);
+  if (team.labels !== labelIds.length) throw notFound("Label");
+}
+
+/** Why a create wrote nothing; if every condition now holds, they changed meanwhile (409: retry). */
+export async function explainRefusedCreate(db: Executor, actor: Actor, input: TaskCreateInput): Promise<never> {
+  await checkCreate(db, actor, input);
+  throw conflict("The team or its labels changed meanwhile; retry the request");
+}
 
 /**
  * A body that names no project, milestone, parent, assignee or custom field needs no checks beyond those the
- * insert statement makes itself, so it can be created by that one statement (createUnlinkedTask).
+ * insert statement makes itself.
  */
 export const hasLinks = (input: TaskCreateInput) =>
   [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v != null);
 
-const columnsOf = (input: TaskCreateInput, checked: Partial<Awaited<ReturnType<typeof checkedColumns>>> = {}): TaskColumns => ({
-  title: input.title,
-  description: input.description,
-  status: input.status,
-  priority: input.priority,
-  dueDate: input.dueDate ?? null,
-  projectId: checked.projectId ?? null,
-  milestoneId: checked.milestoneId ?? null,
-  parentId: checked.parentId ?? null,
-  assigneeId: input.assigneeId ?? null,
-  customFields: checked.customFields ?? {},
-});
-
-const labelsOf = (input: TaskCreateInput) => [...new Set(input.labelIds ?? [])];
-
-/** One statement; undefined when nothing was written (see explainRefusedCreate). */
-export const createUnlinkedTask = (db: Db, actor: Actor, input: TaskCreateInput) =>
-  insertTask(db, actor, newId("task"), input.teamId, columnsOf(input), labelsOf(input));
-
-/** Why a create wrote nothing: the team is missing or closed to the caller (404/403), else a label is foreign. */
-export async function explainRefusedCreate(db: Executor, principal: Principal, input: TaskCreateInput): Promise<never> {
-  await teamForWrite(db, principal, input.teamId, "MEMBER", "create tasks in this team");
-  throw notFound("Label");
-}
-
-/** Any create body, for a loaded principal: the checks of what it links to and the insert share one transaction. */
-export function createTask(db: Db, principal: Principal, input: TaskCreateInput): Promise<TaskDto> {
+/**
+ * The one task create. Without links it is the insert statement alone (one round trip, authorizing itself, so
+ * `actor` may be the credential's SQL); with links, one transaction: the team and rule first (so that a foreign
+ * or closed team answers before anything the body links to), then the links, then the same insert. Undefined
+ * when nothing was written: explainRefusedCreate says why.
+ */
+export function createTask(db: Db, actor: Actor, input: TaskCreateInput): Promise<TaskDto | undefined> {
+  const columns = (checked: Partial<Awaited<ReturnType<typeof checkedColumns>>> = {}): TaskColumns => ({
+    title: input.title,
+    description: input.description,
+    status: input.status,
+    priority: input.priority,
+    dueDate: input.dueDate ?? null,
+    projectId: checked.projectId ?? null,
+    milestoneId: checked.milestoneId ?? null,
+    parentId: checked.parentId ?? null,
+    assigneeId: input.assigneeId ?? null,
+    customFields: checked.customFields ?? {},
+  });
+  if (!hasLinks(input)) return insertTask(db, actor, input.teamId, columns(), labelsOf(input));
+  const workspaceId = actor.workspace;
+  if (typeof workspaceId !== "string") throw new Error("A create with links needs a loaded principal (its checks name the workspace)");
   return db.transaction(async (tx) => {
-    // The team first, so that a foreign or closed team answers before anything the body links to.
-    await teamForWrite(tx, principal, input.teamId, "MEMBER", "create tasks in this team");
-    const checked = await checkedColumns(tx, principal.workspace.id, input.teamId, input, NO_LINKS);
-    const task = await insertTask(tx, principalActor(principal), newId("task"), input.teamId, columnsOf(input, checked), labelsOf(input));
-    return task ?? explainRefusedCreate(tx, principal, input);
+    await checkCreate(tx, actor, input);
+    const checked = await checkedColumns(tx, workspaceId, input.teamId, input, { projectId: null, milestoneId: null, parentId: null, taskId: null, customFields: {} });
+    return insertTask(tx, actor, input.teamId, columns(checked), labelsOf(input));
   });
 }
+
+const WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
 
 export function updateTask(db: Db, principal: Principal, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
   const workspaceId = principal.workspace.id;
   return db.transaction(async (tx) => {
-    const task = await taskForWrite(tx, principal, idOrRef);
+    const task = await taskForCaller(tx, principal, idOrRef, { ...WRITE, lock: "no key update" });
     const columns = await checkedColumns(tx, workspaceId, task.teamId, input, { ...task, taskId: task.id });
     if (Object.keys(input).length > 0) {
       await tx
@@ -128,7 +172,7 @@ export function updateTask(db: Db, principal: Principal, idOrRef: string, input:
 /** Subtasks (recursively), comments and label links go with the task: their foreign keys cascade. */
 export function deleteTask(db: Db, principal: Principal, idOrRef: string): Promise<void> {
   return db.transaction(async (tx) => {
-    const task = await taskForWrite(tx, principal, idOrRef);
+    const task = await taskForCaller(tx, principal, idOrRef, { ...WRITE, lock: "no key update" });
     await tx.delete(tasks).where(and(eq(tasks.workspaceId, principal.workspace.id), eq(tasks.id, task.id)));
   });
 }

@@ -1,8 +1,11 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { teamMembers, users } from "../../../drizzle/schema";
-import type { TeamRole } from "../../auth/roles";
-import type { FieldShape } from "../../http/list";
+import { teamMembers, teams, users } from "../../../drizzle/schema";
+import { TEAM_ROLES, type TeamRole } from "../../auth/roles";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { notFound } from "../../core/errors";
+import { iso } from "../../core/dates";
+import type { FieldShape, ListParams, ListSpec } from "../../http/list";
 import { userSummaryJson, type UserSummary } from "../users/serialize";
 
 /**
@@ -49,3 +52,50 @@ export const teamMemberShape: FieldShape = {
   role: true,
   user: { id: true, name: true, email: true, avatarUrl: true, humanId: true },
 };
+
+/** The membership's creation time rides on each item under a symbol: the cursor needs it, the JSON body does not show it. */
+const JOINED_AT = Symbol("joinedAt");
+
+export const memberList: ListSpec = {
+  resource: "team-members",
+  // Items are keyed by user id, unique within a team: it is the tiebreak the cursor carries.
+  id: teamMembers.userId,
+  fields: {
+    id: { expr: teamMembers.userId, kind: "id" },
+    name: { expr: users.name, kind: "string" },
+    email: { expr: users.email, kind: "string" },
+    role: { expr: teamMembers.role, kind: "enum", values: TEAM_ROLES },
+    membershipId: { expr: teamMembers.id, kind: "id" },
+    createdAt: { expr: teamMembers.createdAt, kind: "datetime", cursorValue: (item) => (item as Record<symbol, unknown>)[JOINED_AT] },
+  },
+  shape: memberItemShape,
+};
+
+/**
+ * One page of a team's members. The team is right-joined so that one query tells an unknown team (no row)
+ * from a page without members (one row of nulls); filters and the cursor sit in the join condition for that reason.
+ */
+export async function listMembers(db: Executor, workspaceId: WorkspaceScope, teamId: string, params: ListParams) {
+  const rows = await db
+    .select({ ...memberItemColumns, joinedAt: teamMembers.createdAt })
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .rightJoin(teams, and(eq(teams.id, teamMembers.teamId), params.where))
+    .where(and(eq(teams.workspaceId, workspaceId), eq(teams.id, teamId)))
+    .orderBy(...params.orderBy)
+    .limit(params.limit + 1);
+  if (rows.length === 0) throw notFound("Team");
+  return rows
+    .filter((row) => row.membershipId !== null)
+    .map(({ joinedAt, ...item }) => ({ ...(item as TeamMemberItemRow), [JOINED_AT]: iso(joinedAt!) }));
+}
+
+export async function getTeamMember(db: Executor, workspaceId: WorkspaceScope, id: string) {
+  const [row] = await db
+    .select(teamMemberColumns)
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id)));
+  if (!row) throw notFound("Team member");
+  return row;
+}

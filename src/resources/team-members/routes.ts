@@ -7,8 +7,8 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
-import { addTeamMember, getTeamMember, listMembers, memberList, removeTeamMember, updateTeamMember } from "./service";
-import { teamMemberShape } from "./serialize";
+import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
+import { addTeamMember, removeTeamMember, updateTeamMember } from "./service";
 
 const base = authed("Team members");
 const one = z.object({ teamMember: TeamMember });

@@ -7,7 +7,8 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { Team, TeamCreate, TeamUpdate } from "./schema";
-import { createTeam, deleteTeam, getTeam, listTeams, teamList, updateTeam } from "./service";
+import { getTeam, listTeams, teamList } from "./queries";
+import { createTeam, deleteTeam, updateTeam } from "./service";
 
 const base = authed("Teams");
 const one = z.object({ team: Team });

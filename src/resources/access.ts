@@ -1,0 +1,51 @@
+// The one permission lookup of every team-scoped resource: the row (in the caller's workspace) and the caller's
+// role in its team, in one query, optionally locked; NOT_FOUND when it is missing or foreign; 403 when the
+// caller's role is below what the write needs (contract §4, decided by requireTeamRole).
+import { Column, getTableName, is, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { PgSelect, PgTable } from "drizzle-orm/pg-core";
+import { teamMembers } from "../../drizzle/schema";
+import type { Principal } from "../auth/principal";
+import { requireTeamRole, type TeamRole } from "../auth/roles";
+import { notFound } from "../core/errors";
+
+/** "update" before a read-modify-write; "key share" keeps the row from being deleted while rows that reference it are inserted. */
+export type RowLock = "update" | "no key update" | "key share";
+
+export interface Access {
+  /** The team role the caller needs (workspace ADMIN/OWNER always pass); omitted: the caller's role is only read. */
+  min?: TeamRole;
+  /** What the caller tries, for the 403 message ("change this project"). */
+  what?: string;
+  lock?: RowLock;
+}
+
+/** The role of `user` (the caller) in the team `teamId` (a column of the row being read), as a scalar subquery; null when not a member. */
+/**
+ * The role of `user` (the caller) in the team `teamId` (a column of the row being read), as a scalar subquery;
+ * null when not a member. Drizzle leaves columns unqualified in a one-table query, so both sides are named here:
+ * the members table as "caller", the row's column with its table.
+ */
+export function callerTeamRole(user: string | SQL<string>, teamId: SQLWrapper) {
+  const outer = is(teamId, Column) ? sql`${sql.identifier(getTableName(teamId.table))}.${sql.identifier(teamId.name)}` : teamId;
+  const caller = (column: string) => sql`${sql.identifier("caller")}.${sql.identifier(column)}`;
+  return sql<TeamRole | null>`(select ${caller("role")} from ${teamMembers} as ${sql.identifier("caller")} where ${caller("team_id")} = ${outer} and ${caller("user_id")} = ${user})`;
+}
+
+/**
+ * Runs `query` (already scoped to the caller's workspace, its selection carrying `callerRole`, e.g. from
+ * callerTeamRole) for one row, locking `table`'s row when `access.lock` is set; NOT_FOUND(`name`) without a row;
+ * then checks `access.min`.
+ */
+export async function rowForCaller<Q extends PgSelect>(
+  principal: Principal,
+  query: Q,
+  target: { name: string; /** the table whose row `access.lock` locks */ table?: PgTable },
+  access: Access = {},
+): Promise<Q["_"]["result"][number]> {
+  const one = query.limit(1);
+  if (access.lock && !target.table) throw new Error(`rowForCaller: a lock on ${target.name} needs its table`);
+  const [row] = (await (access.lock ? one.for(access.lock, { of: target.table! }) : one)) as Q["_"]["result"];
+  if (!row) throw notFound(target.name);
+  if (access.min) requireTeamRole(principal, (row as { callerRole: TeamRole | null }).callerRole, access.min, access.what);
+  return row;
+}

@@ -1,0 +1,71 @@
+import { and, eq, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { teams } from "../../../drizzle/schema";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { notFound } from "../../core/errors";
+import { pageQuery, selects, type FieldSelection, type ListParams, type ListSpec } from "../../http/list";
+import { iso } from "../../core/dates";
+import { memberItemShape, membersJson, type TeamMemberItemRow } from "../team-members/queries";
+
+export const teamList: ListSpec = {
+  resource: "teams",
+  id: teams.id,
+  fields: {
+    id: { expr: teams.id, kind: "id" },
+    name: { expr: teams.name, kind: "string" },
+    prefix: { expr: teams.prefix, kind: "string" },
+    description: { expr: teams.description, kind: "string" },
+    parentId: { expr: teams.parentId, kind: "id", nullable: true },
+    createdAt: { expr: teams.createdAt, kind: "datetime" },
+    updatedAt: { expr: teams.updatedAt, kind: "datetime" },
+  },
+  shape: {
+    id: true,
+    name: true,
+    prefix: true,
+    description: true,
+    parentId: true,
+    parent: { id: true, name: true },
+    members: memberItemShape,
+    createdAt: true,
+    updatedAt: true,
+  },
+};
+
+const parentTeam = alias(teams, "parent");
+const noMembers = sql<TeamMemberItemRow[]>`'[]'::json`;
+
+/** Team, parent and members in one query; the members subquery is skipped when `fields` does not ask for them. */
+function selectTeams(db: Executor, fields: FieldSelection | null) {
+  return db
+    .select({
+      id: teams.id,
+      name: teams.name,
+      prefix: teams.prefix,
+      description: teams.description,
+      parentId: teams.parentId,
+      parent: { id: parentTeam.id, name: parentTeam.name },
+      // Not shown when unselected: the fields projection drops the key.
+      members: selects(fields, "members") ? membersJson(teams.id) : noMembers,
+      createdAt: teams.createdAt,
+      updatedAt: teams.updatedAt,
+    })
+    .from(teams)
+    .leftJoin(parentTeam, and(eq(parentTeam.id, teams.parentId), eq(parentTeam.workspaceId, teams.workspaceId)));
+}
+
+type TeamRow = Awaited<ReturnType<typeof selectTeams>>[number];
+const serializeTeam = (t: TeamRow) => ({ ...t, createdAt: iso(t.createdAt), updatedAt: iso(t.updatedAt) });
+
+export const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(teams.workspaceId, workspaceId), eq(teams.id, id));
+
+export async function listTeams(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
+  const rows = await pageQuery(selectTeams(db, params.fields).$dynamic(), teams.workspaceId, workspaceId, params);
+  return rows.map(serializeTeam);
+}
+
+export async function getTeam(db: Executor, workspaceId: WorkspaceScope, id: string, fields: FieldSelection | null = null) {
+  const [row] = await selectTeams(db, fields).where(mine(workspaceId, id));
+  if (!row) throw notFound("Team");
+  return serializeTeam(row);
+}

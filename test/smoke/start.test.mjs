@@ -68,7 +68,7 @@ async function mail(to, count = 1) {
   for (;;) {
     const res = await call("GET", `/_dev/mailbox?to=${encodeURIComponent(to)}`);
     if (res.body?.messages?.length >= count) return res.body.messages[0];
-    if (Date.now() > deadline) throw new Error(`no mail #${count} for ${to}`);
+    if (Date.now() > deadline) throw new Error(`no mail #${count} for ${to}; the stack said:\n${output.slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -161,6 +161,7 @@ describe("npm start, driven over HTTP", () => {
 
   it("logs in with an emailed code", async () => {
     const started = await call("POST", "/login/start", { body: { email: owner.email } });
+    expect(started.status, started.text).toBe(200);
     const done = await call("POST", "/login/complete", { body: { login_token: started.body.data.login_token, code: sixDigits(await mail(owner.email, ++owner.mails)) } });
     expect(done.status, done.text).toBe(200);
     expect(done.body.data.workspace_slug).toBe(owner.slug);

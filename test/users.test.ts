@@ -170,6 +170,24 @@ describe("users", () => {
           patch(`/users/${second.userId}`, { role: "ADMIN" }, w.owner.key),
           patch(`/users/${w.owner.userId}`, { role: "ADMIN" }, second.key),
         ]);
+        const [first, second_] = results.map((r) => r.status).sort();
+        expect(first).toBe(200);
+        // The other is refused: 409 (last OWNER) when both passed the role check, 403 when its caller was already demoted.
+        expect([403, 409]).toContain(second_);
+        const roles = [await roleIn(w.workspaceId, w.owner.userId), await roleIn(w.workspaceId, second.userId)];
+        expect(roles.filter((r) => r === "OWNER")).toHaveLength(1);
+      }
+    });
+
+    it("keeps the last OWNER when both OWNERs step down at once (the owner rows are locked)", async () => {
+      // Each caller keeps the OWNER role until its own request commits, so both pass the role check and the lock decides.
+      for (let round = 0; round < 4; round++) {
+        const w = await newTenant();
+        const second = await addMember(w, "OWNER");
+        const results = await Promise.all([
+          patch(`/users/${w.owner.userId}`, { role: "ADMIN" }, w.owner.key),
+          patch(`/users/${second.userId}`, { role: "MEMBER" }, second.key),
+        ]);
         expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
         const roles = [await roleIn(w.workspaceId, w.owner.userId), await roleIn(w.workspaceId, second.userId)];
         expect(roles.filter((r) => r === "OWNER")).toHaveLength(1);
@@ -287,6 +305,17 @@ describe("users", () => {
       }
     });
 
+    it("keeps the last OWNER when both OWNERs leave at once", async () => {
+      for (let round = 0; round < 4; round++) {
+        const w = await newTenant();
+        const second = await addMember(w, "OWNER");
+        const results = await Promise.all([del(`/users/${w.owner.userId}`, w.owner.key), del(`/users/${second.userId}`, second.key)]);
+        expect(results.map((r) => r.status).sort()).toEqual([204, 409]);
+        const roles = [await roleIn(w.workspaceId, w.owner.userId), await roleIn(w.workspaceId, second.userId)];
+        expect(roles.filter((r) => r === "OWNER")).toHaveLength(1);
+      }
+    });
+
     it("is 404 for another workspace's user or an unknown id, and changes nothing there", async () => {
       const other = await newTenant();
       const stranger = await addMember(other);
@@ -298,5 +327,47 @@ describe("users", () => {
       expect((await get("/me", stranger.key)).status).toBe(200);
       expect((await del(`/users/${stranger.userId}`, BAD_KEY)).status).toBe(401);
     });
+  });
+});
+
+describe("people and access in the OpenAPI document", () => {
+  it("documents every operation with its operationId, auth and errors", async () => {
+    const doc = (await get("/openapi.json")).body;
+    const ops: Array<[string, string, string]> = [
+      ["/users", "get", "listUsers"],
+      ["/users/{id}", "get", "getUser"],
+      ["/users/{id}", "patch", "updateUser"],
+      ["/users/{id}", "delete", "deleteUser"],
+      ["/workspaces", "get", "listWorkspaces"],
+      ["/workspaces/{id}", "get", "getWorkspace"],
+      ["/workspaces/{id}", "patch", "updateWorkspace"],
+      ["/agents", "post", "createAgent"],
+      ["/api-keys", "post", "createApiKey"],
+      ["/api-keys", "get", "listApiKeys"],
+      ["/api-keys/{id}", "delete", "deleteApiKey"],
+    ];
+    for (const [path, method, operationId] of ops) {
+      const op = doc.paths[path]?.[method];
+      expect(op?.operationId, `${method} ${path}`).toBe(operationId);
+      expect(op.summary).toBeTruthy();
+      expect(op.security.length).toBeGreaterThan(0);
+      expect(op.responses["401"]).toBeDefined();
+    }
+    expect(Object.keys(doc.paths["/users/{id}"].patch.responses).sort()).toEqual(["200", "401", "403", "404", "409", "422"]);
+    expect(Object.keys(doc.paths["/agents"].post.responses).sort()).toEqual(["201", "401", "403", "422"]);
+    expect(Object.keys(doc.components.schemas.ApiKey.properties).sort()).toEqual([
+      "createdAt",
+      "expiresAt",
+      "id",
+      "lastUsedAt",
+      "name",
+      "prefix",
+      "userId",
+      "workspaceId",
+    ]);
+    expect(doc.paths["/users/{id}"].get.responses["200"].content["application/json"].schema.properties.user.$ref).toBe(
+      "#/components/schemas/WorkspaceUser",
+    );
+    expect(JSON.stringify(doc.components.schemas.WorkspaceUser)).toContain('"role"');
   });
 });

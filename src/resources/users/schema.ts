@@ -29,9 +29,11 @@ export const serializeWorkspace = (w: { id: string; name: string; slug: string; 
  * `createdAt`, when the account was created (for an agent: when its owner created it).
  */
 export const WorkspaceUserSchema = UserSchema.extend({
-  role: z.enum(["MEMBER", "ADMIN", "OWNER"]),
-  createdAt: z.string(),
-}).openapi("WorkspaceUser");
+  role: z.enum(["MEMBER", "ADMIN", "OWNER"]).openapi({ description: "The user's role in the current workspace" }),
+  createdAt: z.string().openapi({ description: "When the account was created" }),
+}).openapi("WorkspaceUser", {
+  description: "`humanId` names the owning human of an agent (null for a human); an agent's `email` is `<agent id>@agents.pm.invalid`.",
+});
 
 export const UserUpdate = z
   .object({

@@ -334,6 +334,37 @@ describe("invites", () => {
     });
   });
 
+  describe("GET /invites/{id}", () => {
+    it("the Location of a new invite reads it back, for ADMIN/OWNER and the sender; 403 for others", async () => {
+      const sent = await invite(admin.key, { email: uniqueEmail("read"), teamRole: "VIEWER" });
+      const location = sent.res.headers.get("location")!;
+      for (const key of [admin.key, t.owner.key]) {
+        const res = await get(location, key);
+        expect(res.status).toBe(200);
+        expect(res.queries).toBeLessThanOrEqual(2);
+        expect(res.body.invite).toEqual(sent.invite);
+      }
+      expect((await get(`${location}?fields=id,teamRole,invitedBy{id}`, t.owner.key)).body.invite).toEqual({
+        id: sent.invite.id,
+        teamRole: "VIEWER",
+        invitedBy: { id: admin.userId },
+      });
+      const denied = await get(location, member.key);
+      expect(denied.status).toBe(403);
+      expect(denied.body.error.code).toBe("FORBIDDEN");
+      expect((await get(location)).status).toBe(401);
+    });
+
+    it("is 404 for another workspace's invite and once the invite is accepted", async () => {
+      const other = await newTenant("Read elsewhere");
+      const foreign = await invite(other.owner.key, { email: uniqueEmail("far") });
+      expect((await get(`/invites/${foreign.invite.id}`, t.owner.key)).status).toBe(404);
+      expect((await get(`/invites/${foreign.invite.id}`, other.owner.key)).status).toBe(200);
+      expect((await redeem(foreign.token)).status).toBe(201);
+      expect((await get(`/invites/${foreign.invite.id}`, other.owner.key)).status).toBe(404);
+    });
+  });
+
   describe("DELETE /invites/{id}", () => {
     it("an ADMIN cancels the OWNER's invite: 204, one transaction, then 404", async () => {
       const { invite: inv } = await invite(t.owner.key, { email: uniqueEmail("del") });
@@ -372,10 +403,11 @@ describe("invites", () => {
     });
   });
 
-  it("documents the four operations in the OpenAPI document", async () => {
+  it("documents the five operations in the OpenAPI document", async () => {
     const doc = (await get("/openapi.json")).body;
     expect(doc.paths["/invites"].post.operationId).toBe("createInvite");
     expect(doc.paths["/invites"].get.operationId).toBe("listInvites");
+    expect(doc.paths["/invites/{id}"].get.operationId).toBe("getInvite");
     expect(doc.paths["/invites/{id}"].delete.operationId).toBe("deleteInvite");
     expect(doc.paths["/invites/redeem"].post.operationId).toBe("redeemInvite");
     expect(doc.paths["/invites/redeem"].post.security).toEqual([]);

@@ -3,6 +3,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { invites, users } from "../../../drizzle/schema";
 import { TEAM_ROLES } from "../../auth/roles";
 import { iso } from "../../core/dates";
+import { notFound } from "../../core/errors";
 import type { Db } from "../../db/client";
 import type { ListParams, ListSpec } from "../../http/list";
 import { userSummaryJson, type UserSummary } from "../users/serialize";
@@ -69,6 +70,17 @@ export const inviteList: ListSpec = {
 
 /** Pending = neither redeemed nor expired; cancelled invites are deleted, so they are not rows at all. */
 export const pending = () => and(isNull(invites.redeemedAt), gt(invites.expiresAt, sql`now()`));
+
+/** A pending invite of the workspace with its sender's id (for the sender-or-admin check); NOT_FOUND otherwise. */
+export async function getPendingInvite(db: Db, workspaceId: string, id: string) {
+  const [row] = await db
+    .select({ ...inviteColumns, invitedById: invites.invitedById })
+    .from(invites)
+    .innerJoin(inviter, eq(inviter.id, invites.invitedById))
+    .where(and(eq(invites.workspaceId, workspaceId), eq(invites.id, id), pending()));
+  if (!row) throw notFound("Invite");
+  return { invitedById: row.invitedById, invite: serializeInvite(row) };
+}
 
 /** One page of the workspace's pending invites, oldest first by default. */
 export async function listPendingInvites(db: Db, workspaceId: string, params: ListParams) {

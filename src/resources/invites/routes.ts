@@ -2,13 +2,13 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
 import { requirePrincipal } from "../../auth/middleware";
 import { authed, publicRoute, selfAuthed } from "../../auth/route-base";
-import { listBody } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, IdParam, ListQuery, paginated } from "../../http/schemas";
-import { inviteList, listPendingInvites } from "./queries";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { getPendingInvite, inviteList, listPendingInvites } from "./queries";
 import { Invite, INVITE_TTL_DAYS, InviteCreate, InviteRedeem, InviteRedeemed } from "./schema";
-import { createInvite, deleteInvite, redeemInvite, requireInviter } from "./service";
+import { createInvite, deleteInvite, redeemInvite, requireInviteManager, requireInviter } from "./service";
 
 const base = authed("Invites");
 
@@ -43,6 +43,21 @@ const list = createRoute({
   responses: {
     200: jsonResponse(paginated("invites", Invite), "Pending invites"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
+  },
+});
+
+const read = createRoute({
+  ...base,
+  method: "get",
+  operationId: "getInvite",
+  path: "/invites/{id}",
+  summary: "Get a pending invite",
+  description:
+    "For workspace ADMIN/OWNER and the invite's sender (others: 403). Only a pending invite is found: once accepted, expired or cancelled it is 404, as in the list.",
+  request: { params: IdParam, query: FieldsQuery },
+  responses: {
+    200: jsonResponse(z.object({ invite: Invite }), "The invite"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]),
   },
 });
 
@@ -94,6 +109,13 @@ export const inviteRoutes = newRouter()
   .openapi(redeem, async (c) => {
     const data = await redeemInvite(c.get("rdb").db, c.req.valid("json"));
     return c.json({ data }, 201);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, inviteList.shape);
+    const principal = c.get("principal");
+    const { invitedById, invite } = await getPendingInvite(c.get("rdb").db, principal.workspace.id, c.req.valid("param").id);
+    requireInviteManager(principal, invitedById, "see it");
+    return c.json({ invite: projectFields(invite, fields) as typeof invite }, 200);
   })
   .openapi(remove, async (c) => {
     await deleteInvite(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);

@@ -78,6 +78,14 @@ export async function createInvite(
   });
 }
 
+/** Who may see or cancel an invite: workspace ADMIN/OWNER (humans), or whoever sent it. */
+export function requireInviteManager(principal: Principal, invitedById: string, what: string): void {
+  if (invitedById === principal.user.id) return;
+  if (principal.user.type === "AGENT" || !isWorkspaceAdmin(principal)) {
+    throw forbidden(`Only a workspace ADMIN/OWNER or the invite's sender may ${what}`);
+  }
+}
+
 /** Cancels (deletes) a pending invite: workspace ADMIN/OWNER, or whoever sent it. */
 export function deleteInvite(db: Db, principal: Principal, id: string) {
   const workspaceId = principal.workspace.id;
@@ -89,9 +97,7 @@ export function deleteInvite(db: Db, principal: Principal, id: string) {
       .where(and(eq(invites.workspaceId, workspaceId), eq(invites.id, id)))
       .for("update");
     if (!row) throw notFound("Invite");
-    if (!isWorkspaceAdmin(principal) && row.invitedById !== principal.user.id) {
-      throw forbidden("Only a workspace ADMIN/OWNER or the invite's sender may cancel it");
-    }
+    requireInviteManager(principal, row.invitedById, "cancel it");
     if (row.redeemedAt) throw conflict("This invite was already accepted; it is no longer pending");
     if (row.expired) throw conflict("This invite has expired; it is no longer pending");
     await tx.delete(invites).where(and(eq(invites.workspaceId, workspaceId), eq(invites.id, id)));

@@ -38,7 +38,9 @@ describe("invites", () => {
       const before = Date.now();
       const res = await post("/invites", { email, teamIds: [team.id] }, t.owner.key);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
+      // The auth query, then BEGIN, one statement for lock and checks, the replace, the insert, COMMIT.
       expect(res.transactions).toBe(1);
+      expect(res.queries).toBeLessThanOrEqual(6);
       const inv = res.body.invite;
       expect(res.headers.get("location")).toBe(`/invites/${inv.id}`);
       expect(inv).toEqual({
@@ -183,7 +185,9 @@ describe("invites", () => {
       const { token, invite: inv } = await invite(admin.key, { email, teamIds: [team1.id, team2.id], teamRole: "VIEWER" });
       const res = await redeem(token, "New Bie");
       expect(res.status, JSON.stringify(res.body)).toBe(201);
+      // BEGIN, the conditional update, user, membership, key, team memberships (one statement for all), COMMIT.
       expect(res.transactions).toBe(1);
+      expect(res.queries).toBeLessThanOrEqual(7);
       expect(res.headers.get("location")).toBeNull();
       expect(res.body).toEqual({ data: { api_token: expect.stringMatching(/^pmk_/), workspace_slug: t.slug } });
       const key = res.body.data.api_token;

@@ -8,7 +8,9 @@ const stack = await startStack({
   dataDir: process.env.PM_DATA_DIR || ".data",
   pgPort: process.env.PG_PORT === undefined || process.env.PG_PORT === "" ? 54329 : Number(process.env.PG_PORT),
 });
-console.log(`\nAPI ready at ${stack.baseUrl}  (docs: ${stack.baseUrl}/docs, mailbox: ${stack.baseUrl}/_dev/mailbox?to=<email>)\nCtrl-C stops everything.\n`);
+console.log(
+  `\nAPI ready at ${stack.baseUrl}  (docs: ${stack.baseUrl}/docs, mailbox: ${stack.baseUrl}/_dev/mailbox?to=<email>)\nCtrl-C stops everything.\n`,
+);
 
 let closing = false;
 const shutdown = async (signal) => {

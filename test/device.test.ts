@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { deviceAuthorizations, workspaceMembers } from "../drizzle/schema";
 import { base64url } from "../src/core/crypto";
 import { api, get, post, uniqueEmail } from "./helpers/api";
-import { addMember, newTeam, newTenant, withDb, type Tenant } from "./helpers/fixtures";
+import { addMember, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { codeIn, mailTo } from "./helpers/signup";
 
 const USER_CODE = /^[BCDFGHJKMNPQRSTVWXZ]{4}-[BCDFGHJKMNPQRSTVWXZ]{4}$/;
@@ -136,7 +136,12 @@ describe("device flow (RFC 8628)", () => {
 
   it("answers EXPIRED_TOKEN for an expired device code, which can no longer be approved", async () => {
     const device = await newDevice();
-    await withDb((db) => db.update(deviceAuthorizations).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(deviceAuthorizations.userCode, device.user_code)));
+    await withDb((db) =>
+      db
+        .update(deviceAuthorizations)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(deviceAuthorizations.userCode, device.user_code)),
+    );
     const res = await poll(device.device_code);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("EXPIRED_TOKEN");
@@ -217,19 +222,33 @@ describe("device verification page", () => {
 
   it("approves a device: user code + email, the emailed login code, then the JWT for the chosen workspace", async () => {
     const second = await newTenant("Page Second");
-    await withDb((db) => db.insert(workspaceMembers).values({ workspaceId: second.workspaceId, userId: tenant.owner.userId, role: "ADMIN" }));
+    await withDb((db) =>
+      db.insert(workspaceMembers).values({ workspaceId: second.workspaceId, userId: tenant.owner.userId, role: "ADMIN" }),
+    );
     const device = await newDevice({ client_name: '<img src=x onerror="alert(1)">' });
     const { loginToken, code, html } = await throughEmailStep(device.user_code, tenant.owner.email.toUpperCase());
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
     expect(html).not.toContain("<img");
 
-    const wrong = await raw("POST", "/device/confirm", { user_code: device.user_code, login_token: loginToken, code: code === "000000" ? "111111" : "000000", workspace_slug: "", decision: "approve" });
+    const wrong = await raw("POST", "/device/confirm", {
+      user_code: device.user_code,
+      login_token: loginToken,
+      code: code === "000000" ? "111111" : "000000",
+      workspace_slug: "",
+      decision: "approve",
+    });
     expect(wrong.status).toBe(422);
     expect(wrong.text).toMatch(/Invalid code \(4 attempts left\)/);
     expect(hidden(wrong.text, "login_token")).toBe(loginToken);
     expect((await poll(device.device_code)).body.error.code).toBe("AUTHORIZATION_PENDING");
 
-    const done = await raw("POST", "/device/confirm", { user_code: device.user_code, login_token: loginToken, code, workspace_slug: second.slug, decision: "approve" });
+    const done = await raw("POST", "/device/confirm", {
+      user_code: device.user_code,
+      login_token: loginToken,
+      code,
+      workspace_slug: second.slug,
+      decision: "approve",
+    });
     expect(done.status, done.text).toBe(200);
     expect(done.text).toContain("Device approved");
     const issued = await poll(device.device_code);
@@ -265,7 +284,12 @@ describe("device verification page", () => {
     await throughEmailStep(device.user_code, probe.email);
     expect((await get(`/_dev/mailbox?to=${encodeURIComponent(unknown)}`)).body.messages).toEqual([]);
     const loginToken = hidden(step.text, "login_token")!;
-    const guess = await raw("POST", "/device/confirm", { user_code: device.user_code, login_token: loginToken, code: "123456", decision: "approve" });
+    const guess = await raw("POST", "/device/confirm", {
+      user_code: device.user_code,
+      login_token: loginToken,
+      code: "123456",
+      decision: "approve",
+    });
     expect(guess.status).toBe(422);
   });
 
@@ -277,11 +301,35 @@ describe("device verification page", () => {
     const badEmail = await raw("POST", "/device", { user_code: device.user_code, email: "not-an-address" });
     expect(badEmail.status).toBe(422);
     expect(badEmail.text).toMatch(/valid email/);
-    const badCode = await raw("POST", "/device/confirm", { user_code: device.user_code, login_token: "x", code: "12", decision: "approve" });
+    const badCode = await raw("POST", "/device/confirm", {
+      user_code: device.user_code,
+      login_token: "x",
+      code: "12",
+      decision: "approve",
+    });
     expect(badCode.status).toBe(422);
     expect(badCode.text).toMatch(/6-digit code/);
     const incomplete = await raw("POST", "/device/confirm", { user_code: device.user_code });
     expect(incomplete.status).toBe(422);
     expect(incomplete.headers.get("content-type")).toMatch(/^text\/html/);
+  });
+});
+
+describe("device flow in the OpenAPI document", () => {
+  it("documents the JSON endpoints with both media types and the HTML page routes", async () => {
+    const doc = (await get("/openapi.json")).body;
+    const op = (method: string, path: string) => doc.paths[path]?.[method];
+    expect(op("post", "/auth/device/code").operationId).toBe("createDeviceCode");
+    expect(op("post", "/auth/device/approve").operationId).toBe("approveDevice");
+    expect(op("post", "/auth/device/token").operationId).toBe("exchangeDeviceToken");
+    expect(op("post", "/login/start").operationId).toBe("startLogin");
+    expect(op("post", "/login/complete").operationId).toBe("completeLogin");
+    for (const path of ["/auth/device/code", "/auth/device/approve", "/auth/device/token"]) {
+      expect(Object.keys(op("post", path).requestBody.content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded"]);
+    }
+    expect(op("post", "/auth/device/approve").security).toEqual([{ ApiKey: [] }, { Bearer: [] }]);
+    expect(op("post", "/auth/device/token").security).toEqual([]);
+    expect(Object.keys(op("get", "/device").responses["200"].content)).toEqual(["text/html"]);
+    expect(op("post", "/device/confirm").requestBody.content["application/x-www-form-urlencoded"]).toBeDefined();
   });
 });

@@ -3,10 +3,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { authCodes, workspaceMembers } from "../drizzle/schema";
 import { sha256Hex } from "../src/core/crypto";
 import { get, post, uniqueEmail } from "./helpers/api";
-import { addMember, newTenant, withDb, type Tenant } from "./helpers/fixtures";
+import { addMember, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { codeIn, mailTo } from "./helpers/signup";
 
-const complete = (login_token: string, code: string, extra: Record<string, unknown> = {}) => post("/login/complete", { login_token, code, ...extra });
+const complete = (login_token: string, code: string, extra: Record<string, unknown> = {}) =>
+  post("/login/complete", { login_token, code, ...extra });
 const otherThan = (code: string) => (code === "000000" ? "111111" : "000000");
 
 /** Starts a login for an address with an account; returns the token and the code read from the dev mailbox. */
@@ -100,7 +101,12 @@ describe("login", () => {
     const m = await addMember(tenant, "MEMBER");
     const { token, code } = await startLogin(m.email);
     const hash = await sha256Hex(token);
-    await withDb((db) => db.update(authCodes).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(authCodes.tokenHash, hash)));
+    await withDb((db) =>
+      db
+        .update(authCodes)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(authCodes.tokenHash, hash)),
+    );
     const res = await complete(token, code);
     expect(res.status).toBe(422);
     expect(res.body.errors.code[0]).toMatch(/expired/);

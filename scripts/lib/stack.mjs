@@ -59,7 +59,14 @@ function consumerConfig(data, lines) {
  * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, log?: (m: string) => void, quiet?: boolean }} opts
  * `pgPort` 0 takes any free port; the default prefers 54329.
  */
-export async function startStack({ dataDir = ".data", port = 8787, pgPort = 54329, benchRoutes = false, log = console.log, quiet = false } = {}) {
+export async function startStack({
+  dataDir = ".data",
+  port = 8787,
+  pgPort = 54329,
+  benchRoutes = false,
+  log = console.log,
+  quiet = false,
+} = {}) {
   const data = path.resolve(root, dataDir);
   const db = await startPostgres({ dataDir: path.join(data, "pg"), port: pgPort });
   log(`PostgreSQL ready at ${db.url.replace(/:[^:@]*@/, ":***@")}`);
@@ -78,7 +85,9 @@ export async function startStack({ dataDir = ".data", port = 8787, pgPort = 5432
     BENCH_ROUTES: benchRoutes ? "true" : "false",
   };
   const envFile = path.join(data, "dev.env");
-  const lines = Object.entries(vars).map(([k, v]) => dotenvLine(k, v)).join("\n") + "\n";
+  const lines = `${Object.entries(vars)
+    .map(([k, v]) => dotenvLine(k, v))
+    .join("\n")}\n`;
   writeFileSync(envFile, lines, { mode: 0o600 });
   const consumerToml = consumerConfig(data, lines);
 
@@ -87,14 +96,21 @@ export async function startStack({ dataDir = ".data", port = 8787, pgPort = 5432
     [
       path.join(root, "node_modules/wrangler/bin/wrangler.js"),
       "dev",
-      "-c", "wrangler.toml",
-      "-c", consumerToml,
-      "--ip", "127.0.0.1",
-      "--port", String(port),
-      "--persist-to", path.join(data, "wrangler"),
-      "--env-file", envFile,
+      "-c",
+      "wrangler.toml",
+      "-c",
+      consumerToml,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      path.join(data, "wrangler"),
+      "--env-file",
+      envFile,
       "--show-interactive-dev-session=false",
-      "--log-level", quiet ? "error" : "info",
+      "--log-level",
+      quiet ? "error" : "info",
     ],
     { cwd: root, env: wranglerEnv(), stdio: ["ignore", quiet ? "ignore" : "inherit", quiet ? "pipe" : "inherit"] },
   );

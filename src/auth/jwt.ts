@@ -1,4 +1,4 @@
-import { exportJWK, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload } from "jose";
+import { exportJWK, importJWK, type JWK, type JWTPayload, jwtVerify, SignJWT } from "jose";
 import type { Env } from "../env";
 
 export const JWT_ALG = "ES256";

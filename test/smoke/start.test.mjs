@@ -101,7 +101,8 @@ beforeAll(async () => {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
     if (/API ready at/.test(output)) break;
     // wrangler keeps running after a failed build (it waits for a fix): fail now rather than at the deadline.
-    if (/Build failed|\[ERROR\] .*(Could not resolve|No matching export)/.test(output)) throw new Error(`the worker did not build:\n${output}`);
+    if (/Build failed|\[ERROR\] .*(Could not resolve|No matching export)/.test(output))
+      throw new Error(`the worker did not build:\n${output}`);
     if (Date.now() > deadline) throw new Error(`npm start was not ready within ${STARTUP_MS} ms:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -130,7 +131,12 @@ describe("npm start, driven over HTTP", () => {
     const started = await call("POST", "/signup/start", { body: { email } });
     expect(started.status).toBe(200);
     const done = await call("POST", "/signup/complete", {
-      body: { signup_token: started.body.data.signup_token, code: sixDigits(await mail(email)), name: "Smoke Owner", workspace_name: "Smoke Works" },
+      body: {
+        signup_token: started.body.data.signup_token,
+        code: sixDigits(await mail(email)),
+        name: "Smoke Owner",
+        workspace_name: "Smoke Works",
+      },
     });
     expect(done.status, done.text).toBe(201);
     owner = { email, key: done.body.data.api_token, slug: done.body.data.workspace_slug, mails: 1 };
@@ -162,7 +168,9 @@ describe("npm start, driven over HTTP", () => {
   it("logs in with an emailed code", async () => {
     const started = await call("POST", "/login/start", { body: { email: owner.email } });
     expect(started.status, started.text).toBe(200);
-    const done = await call("POST", "/login/complete", { body: { login_token: started.body.data.login_token, code: sixDigits(await mail(owner.email, ++owner.mails)) } });
+    const done = await call("POST", "/login/complete", {
+      body: { login_token: started.body.data.login_token, code: sixDigits(await mail(owner.email, ++owner.mails)) },
+    });
     expect(done.status, done.text).toBe(200);
     expect(done.body.data.workspace_slug).toBe(owner.slug);
   });
@@ -172,9 +180,10 @@ describe("npm start, driven over HTTP", () => {
     expect(device.status).toBe(200);
     const { device_code, user_code, verification_uri, verification_uri_complete } = device.body;
     expect(verification_uri).toBe(`${base}/device`);
-    expect((await call("POST", "/auth/device/token", { form: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code } })).body.error.code).toBe(
-      "AUTHORIZATION_PENDING",
-    );
+    expect(
+      (await call("POST", "/auth/device/token", { form: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code } })).body
+        .error.code,
+    ).toBe("AUTHORIZATION_PENDING");
 
     // The person opens the page, gives their address, and approves with the emailed code.
     const page = await call("GET", new URL(verification_uri_complete).pathname + new URL(verification_uri_complete).search);
@@ -183,7 +192,13 @@ describe("npm start, driven over HTTP", () => {
     const step = await call("POST", "/device", { form: { user_code, email: owner.email } });
     expect(step.status, step.text).toBe(200);
     const confirm = await call("POST", "/device/confirm", {
-      form: { user_code, login_token: hidden(step.text, "login_token"), code: sixDigits(await mail(owner.email, ++owner.mails)), workspace_slug: "", decision: "approve" },
+      form: {
+        user_code,
+        login_token: hidden(step.text, "login_token"),
+        code: sixDigits(await mail(owner.email, ++owner.mails)),
+        workspace_slug: "",
+        decision: "approve",
+      },
     });
     expect(confirm.status, confirm.text).toBe(200);
     expect(confirm.text).toContain("Device approved");

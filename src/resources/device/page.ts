@@ -34,8 +34,7 @@ ${body}
 </body>
 </html>`;
 
-const errors = (messages: string[]) =>
-  messages.length ? html`${messages.map((m) => html`<p class="error" role="alert">${m}</p>`)}` : "";
+const errors = (messages: string[]) => (messages.length ? html`${messages.map((m) => html`<p class="error" role="alert">${m}</p>`)}` : "");
 
 /** Step 1: the code shown on the device and the person's email address. */
 export function enterCodePage(opts: { userCode?: string; email?: string; errors?: string[] }) {
@@ -54,7 +53,13 @@ ${errors(opts.errors ?? [])}
 }
 
 /** Step 2: the emailed code, then approve or deny. */
-export function confirmPage(opts: { userCode: string; loginToken: string; clientName: string | null; workspaceSlug?: string; errors?: string[] }) {
+export function confirmPage(opts: {
+  userCode: string;
+  loginToken: string;
+  clientName: string | null;
+  workspaceSlug?: string;
+  errors?: string[];
+}) {
   return layout(
     "Approve this device?",
     html`<p>${opts.clientName ? html`<b>${opts.clientName}</b>` : "A device"} with code <span class="code">${opts.userCode}</span>

@@ -16,14 +16,23 @@ const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
 const DeviceCodeRequest = z
   .object({
-    client_name: z.string().trim().min(1).max(100).optional().openapi({ description: "Shown to the person who approves, e.g. `pm-cli on laptop`" }),
+    client_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({ description: "Shown to the person who approves, e.g. `pm-cli on laptop`" }),
     // RFC 8628 clients send these; client_id stands in for client_name when that is absent.
     client_id: z.string().trim().min(1).max(100).optional(),
     scope: z.string().max(500).optional(),
   })
   .strict()
   .openapi("DeviceCodeRequest");
-const DeviceApproveRequest = z.object({ user_code: z.string().min(1).max(32) }).strict().openapi("DeviceApproveRequest");
+const DeviceApproveRequest = z
+  .object({ user_code: z.string().min(1).max(32) })
+  .strict()
+  .openapi("DeviceApproveRequest");
 const DeviceTokenRequest = z
   .object({
     device_code: z.string().min(1).max(200),
@@ -148,7 +157,11 @@ const pageStart = createRoute({
   summary: "Verification page (HTML), step 1: checks the user code and emails a login code",
   description: "The same login codes as POST /login/start: an address without an account gets the same page and no email.",
   request: formBody(PageStart),
-  responses: { 200: htmlResponse("Asks for the emailed code"), 404: htmlResponse("Unknown or expired user code"), 422: htmlResponse("Invalid input") },
+  responses: {
+    200: htmlResponse("Asks for the emailed code"),
+    404: htmlResponse("Unknown or expired user code"),
+    422: htmlResponse("Invalid input"),
+  },
 });
 
 const pageConfirm = createRoute({
@@ -170,11 +183,15 @@ type PageContext = Context<AppEnv>;
 const render = async (c: PageContext, body: ReturnType<typeof enterCodePage>, status: ContentfulStatusCode = 200) =>
   c.html(await body, status, PAGE_HEADERS);
 
-/** A form that does not have the page's own fields (not sent by the page): a page, not JSON. */
-const pageHook = (result: { success: boolean }, c: PageContext) => {
-  if (!result.success) return render(c, messagePage("Something went wrong", "The form was incomplete. Start again.", { restart: true }), 422);
-  return undefined;
-};
+/** The page's form fields, checked here so that a bad form is answered with a page, not with JSON. */
+async function pageForm<T extends z.ZodType>(c: PageContext, schema: T): Promise<z.infer<T> | undefined> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/application\/x-www-form-urlencoded|multipart\/form-data/i.test(type)) return undefined;
+  const parsed = schema.safeParse(await c.req.parseBody());
+  return parsed.success ? parsed.data : undefined;
+}
+const incomplete = (c: PageContext) =>
+  render(c, messagePage("Something went wrong", "The form was incomplete. Start again.", { restart: true }), 422);
 
 const flatten = (err: ValidationError) => Object.values(err.errors).flat();
 
@@ -193,53 +210,72 @@ export const deviceRoutes = newRouter()
   .openapi(token, async (c) => {
     const { device_code } = deviceBody(c, DeviceTokenRequest);
     return c.json(await exchangeDeviceCode(c.get("rdb").db, c.env, device_code), 200);
-  })
-  .openapi(page, async (c) => render(c, enterCodePage({ userCode: c.req.valid("query").user_code })) as any)
-  .openapi(
-    pageStart,
-    async (c) => {
-      const { user_code, email } = c.req.valid("form");
-      const db = c.get("rdb").db;
-      const device = await pendingDevice(db, user_code);
-      if (!device) return render(c, enterCodePage({ userCode: user_code, email, errors: ["This device code is unknown or has expired. Check the code on your device."] }), 404) as any;
-      if (!z.email().safeParse(email.trim()).success) return render(c, enterCodePage({ userCode: user_code, email, errors: ["Enter a valid email address."] }), 422) as any;
-      const loginToken = await startLogin(db, c.env, normalizeEmail(email));
-      return render(c, confirmPage({ userCode: device.userCode, loginToken, clientName: device.clientName })) as any;
-    },
-    pageHook as any,
-  )
-  .openapi(
-    pageConfirm,
-    async (c) => {
-      const form = c.req.valid("form");
-      const db = c.get("rdb").db;
-      const device = await pendingDevice(db, form.user_code);
-      if (!device) return render(c, messagePage("Device code expired", "This device code is unknown, has expired or was already used.", { restart: true }), 404) as any;
-      const slug = form.workspace_slug?.trim() || undefined;
-      const again = (errors: string[]) =>
-        render(c, confirmPage({ userCode: device.userCode, loginToken: form.login_token, clientName: device.clientName, workspaceSlug: slug, errors }), 422);
-      if (!/^\d{6}$/.test(form.code.trim())) return again(["Enter the 6-digit code from the email."]) as any;
-      try {
-        const login = await verifyLogin(db, form.login_token, form.code.trim(), slug);
-        await db.transaction(async (tx) => {
-          await consumeLoginCode(tx, login.codeId);
-          await decideDevice(tx, device.userCode, form.decision === "approve" ? { approve: true, userId: login.user.id, workspaceId: login.workspace.id } : { approve: false });
-        });
-        const approved = form.decision === "approve";
-        return render(
-          c,
-          messagePage(
-            approved ? "Device approved" : "Device denied",
-            approved ? `The device is signed in to ${login.workspace.name} as ${login.user.email}. You can close this page.` : "The device was refused access. You can close this page.",
-          ),
-        ) as any;
-      } catch (err) {
-        if (err instanceof ValidationError) return again(flatten(err)) as any;
-        if (err instanceof AppError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) {
-          return render(c, messagePage("Device code no longer pending", err.message, { restart: true }), err.status) as any;
-        }
-        throw err;
-      }
-    },
-    pageHook as any,
-  );
+  });
+
+// The HTML routes are plain Hono handlers (they answer pages, also for bad input); the document lists them.
+for (const route of [page, pageStart, pageConfirm]) deviceRoutes.openAPIRegistry.registerPath(route);
+
+deviceRoutes.get("/device", (c) => {
+  const userCode = c.req.query("user_code");
+  return render(c, enterCodePage({ userCode: userCode && userCode.length <= 64 ? userCode : undefined }));
+});
+
+deviceRoutes.post("/device", async (c) => {
+  const form = await pageForm(c, PageStart);
+  if (!form) return incomplete(c);
+  const { user_code, email } = form;
+  const db = c.get("rdb").db;
+  const device = await pendingDevice(db, user_code);
+  if (!device) {
+    const errors = ["This device code is unknown or has expired. Check the code on your device."];
+    return render(c, enterCodePage({ userCode: user_code, email, errors }), 404);
+  }
+  if (!z.email().safeParse(email.trim()).success) {
+    return render(c, enterCodePage({ userCode: user_code, email, errors: ["Enter a valid email address."] }), 422);
+  }
+  const loginToken = await startLogin(db, c.env, normalizeEmail(email));
+  return render(c, confirmPage({ userCode: device.userCode, loginToken, clientName: device.clientName }));
+});
+
+deviceRoutes.post("/device/confirm", async (c) => {
+  const form = await pageForm(c, PageConfirm);
+  if (!form) return incomplete(c);
+  const db = c.get("rdb").db;
+  const device = await pendingDevice(db, form.user_code);
+  if (!device) {
+    const message = "This device code is unknown, has expired or was already used.";
+    return render(c, messagePage("Device code expired", message, { restart: true }), 404);
+  }
+  const slug = form.workspace_slug?.trim() || undefined;
+  const again = (errors: string[]) =>
+    render(
+      c,
+      confirmPage({ userCode: device.userCode, loginToken: form.login_token, clientName: device.clientName, workspaceSlug: slug, errors }),
+      422,
+    );
+  const code = form.code.trim();
+  if (!/^\d{6}$/.test(code)) return again(["Enter the 6-digit code from the email."]);
+  const approve = form.decision === "approve";
+  try {
+    // The same login codes as POST /login/complete; the code is used up in the transaction that decides.
+    const login = await verifyLogin(db, form.login_token, code, slug);
+    await db.transaction(async (tx) => {
+      await consumeLoginCode(tx, login.codeId);
+      await decideDevice(
+        tx,
+        device.userCode,
+        approve ? { approve: true, userId: login.user.id, workspaceId: login.workspace.id } : { approve: false },
+      );
+    });
+    const message = approve
+      ? `The device is signed in to ${login.workspace.name} as ${login.user.email}. You can close this page.`
+      : "The device was refused access. You can close this page.";
+    return render(c, messagePage(approve ? "Device approved" : "Device denied", message));
+  } catch (err) {
+    if (err instanceof ValidationError) return again(flatten(err));
+    if (err instanceof AppError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) {
+      return render(c, messagePage("Device code no longer pending", err.message, { restart: true }), err.status);
+    }
+    throw err;
+  }
+});

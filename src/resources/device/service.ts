@@ -82,7 +82,13 @@ export async function pendingDevice(db: Db, userCodeInput: string) {
   const [row] = await db
     .select({ id: deviceAuthorizations.id, userCode: deviceAuthorizations.userCode, clientName: deviceAuthorizations.clientName })
     .from(deviceAuthorizations)
-    .where(and(eq(deviceAuthorizations.userCode, userCode), eq(deviceAuthorizations.status, "PENDING"), gt(deviceAuthorizations.expiresAt, sql`now()`)))
+    .where(
+      and(
+        eq(deviceAuthorizations.userCode, userCode),
+        eq(deviceAuthorizations.status, "PENDING"),
+        gt(deviceAuthorizations.expiresAt, sql`now()`),
+      ),
+    )
     .limit(1);
   return row;
 }
@@ -101,7 +107,13 @@ export async function decideDevice(
   const [done] = await tx
     .update(deviceAuthorizations)
     .set(decision.approve ? { status: "APPROVED", userId: decision.userId, workspaceId: decision.workspaceId } : { status: "DENIED" })
-    .where(and(eq(deviceAuthorizations.userCode, userCode), eq(deviceAuthorizations.status, "PENDING"), gt(deviceAuthorizations.expiresAt, sql`now()`)))
+    .where(
+      and(
+        eq(deviceAuthorizations.userCode, userCode),
+        eq(deviceAuthorizations.status, "PENDING"),
+        gt(deviceAuthorizations.expiresAt, sql`now()`),
+      ),
+    )
     .returning({ id: deviceAuthorizations.id });
   if (done) return;
   const [row] = await tx
@@ -119,8 +131,7 @@ export interface AccessTokenAnswer {
   expires_in: number;
 }
 
-const invalidGrant = () =>
-  new AppError("BAD_REQUEST", "Unknown or already used device_code", { error: "invalid_grant" });
+const invalidGrant = () => new AppError("BAD_REQUEST", "Unknown or already used device_code", { error: "invalid_grant" });
 
 /**
  * RFC 8628 §3.4–3.5: one statement locks the authorization, records the poll, widens the interval of a client
@@ -163,6 +174,8 @@ export async function exchangeDeviceCode(db: Db, env: Env, deviceCode: string): 
     }
     throw new AppError("AUTHORIZATION_PENDING", "The user has not approved this device yet", { interval: row.interval_seconds });
   }
-  const { token, expiresIn } = await signAccessToken(env, { sub: row.user_id!, wid: row.workspace_id! });
+  // An approved row always carries both (decideDevice sets them with the status).
+  if (!row.user_id || !row.workspace_id) throw invalidGrant();
+  const { token, expiresIn } = await signAccessToken(env, { sub: row.user_id, wid: row.workspace_id });
   return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
 }

@@ -5,7 +5,10 @@ import { newRouter } from "../../http/router";
 import { normalizeEmail } from "../signup/service";
 import { completeLogin, startLogin } from "./service";
 
-const LoginStart = z.object({ email: z.email().max(320) }).strict().openapi("LoginStart");
+const LoginStart = z
+  .object({ email: z.email().max(320) })
+  .strict()
+  .openapi("LoginStart");
 const LoginComplete = z
   .object({
     login_token: z.string().min(1).max(200),

@@ -36,7 +36,7 @@ export async function verifyLogin(db: Db, token: string, code: string, workspace
   const row = await verifyCode(db, "LOGIN", token, code, "login_token");
   const user = await userByEmail(db, row.email);
   // The account was deleted (or became an agent's address) after the code was sent.
-  if (!user || user.type !== "HUMAN") throw new ValidationError({ login_token: ["Unknown or already used token"] });
+  if (user?.type !== "HUMAN") throw new ValidationError({ login_token: ["Unknown or already used token"] });
   const memberships = await db
     .select({ id: workspaces.id, slug: workspaces.slug, name: workspaces.name })
     .from(workspaceMembers)
@@ -47,7 +47,9 @@ export async function verifyLogin(db: Db, token: string, code: string, workspace
   const workspace = memberships[0];
   if (!workspace) {
     throw new ValidationError({
-      workspace_slug: [workspaceSlug === undefined ? "You are not a member of any workspace" : "You are not a member of a workspace with this slug"],
+      workspace_slug: [
+        workspaceSlug === undefined ? "You are not a member of any workspace" : "You are not a member of a workspace with this slug",
+      ],
     });
   }
   return { codeId: row.id, user: { id: user.id, name: user.name, email: user.email }, workspace };

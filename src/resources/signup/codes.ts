@@ -1,9 +1,9 @@
 import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { authCodes } from "../../../drizzle/schema";
 import { randomToken, sha256Hex, sixDigitCode, timingSafeEqual } from "../../core/crypto";
+import { ValidationError } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { ValidationError } from "../../core/errors";
 
 export const CODE_TTL_MS = 15 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
@@ -14,7 +14,12 @@ type Purpose = "SIGNUP" | "LOGIN";
  * `decoy`: for an address without an account the same row is written (same answer, same work), but its code
  * hash is of a random token, which no 6-character code can match: the token can never complete.
  */
-export async function issueCode(db: Db, purpose: Purpose, email: string, opts: { decoy?: boolean } = {}): Promise<{ token: string; code: string }> {
+export async function issueCode(
+  db: Db,
+  purpose: Purpose,
+  email: string,
+  opts: { decoy?: boolean } = {},
+): Promise<{ token: string; code: string }> {
   const token = randomToken(32);
   const code = opts.decoy ? randomToken(16) : sixDigitCode();
   await db.insert(authCodes).values({

@@ -1,8 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { teamMembers, workspaceMembers } from "../drizzle/schema";
+import { signAccessToken } from "../src/auth/jwt";
 import { newId } from "../src/ids";
-import { del, get, patch, post } from "./helpers/api";
+import { api, del, get, patch, post, testEnv } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
@@ -244,6 +245,20 @@ describe("users", () => {
       const rows = await withDb((db) => db.select().from(teamMembers).where(eq(teamMembers.teamId, team.id)));
       expect(rows.map((r) => r.userId)).toEqual([w.owner.userId]);
       expect((await get("/users", w.owner.key)).body.users.map((u: any) => u.id)).toEqual([w.owner.userId]);
+    });
+
+    it("also shuts out the member's Bearer tokens for the workspace", async () => {
+      const w = await newTenant();
+      const leaving = await addMember(w);
+      const { token } = await signAccessToken(testEnv, { sub: leaving.userId, wid: w.workspaceId });
+      const before = await api("GET", "/users", { bearer: token });
+      expect(before.status).toBe(200);
+      expect(before.queries).toBe(1);
+      expect((await api("GET", `/workspaces/${w.workspaceId}`, { bearer: token })).status).toBe(200);
+      expect((await del(`/users/${leaving.userId}`, w.owner.key)).status).toBe(204);
+      for (const path of ["/me", "/users", `/users/${w.owner.userId}`, "/workspaces", `/workspaces/${w.workspaceId}`, "/api-keys"]) {
+        expect((await api("GET", path, { bearer: token })).status, path).toBe(401);
+      }
     });
 
     it("keeps a member's membership of other workspaces", async () => {

@@ -1,6 +1,8 @@
-// Round-trip budgets (ARCHITECTURE.md), one table for every endpoint: a single GET costs at most 2 queries
-// (authentication + 1 read), a list at most 2 whatever the page size, and a write is one transaction: an
-// explicit one, or a single statement (which Postgres runs as its own transaction).
+// Round-trip budgets, one table for every endpoint. ARCHITECTURE.md allows authentication + 1 read; reads here
+// authenticate inside their own query, so a single GET costs exactly 1 query, and a list 1 whatever the page size
+// (2 when the page is empty: the second tells a bad credential from an empty list). A write is one transaction:
+// an explicit one, or a single statement (which Postgres runs as its own transaction); POST /tasks without links
+// is that one statement.
 import { env, createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";

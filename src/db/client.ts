@@ -25,6 +25,7 @@ function configureDriver(proxy: string | undefined) {
 }
 
 type QueryFn = (...args: any[]) => any;
+// Wrapping client.query stays: pg (and the Neon driver) has no query event, and Drizzle's logger sees statements but not BEGIN/COMMIT.
 function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
   const original = target.query.bind(target);
   target.query = ((...args: any[]) => {

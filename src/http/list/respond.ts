@@ -6,11 +6,9 @@ export async function listBody<K extends string, T extends Record<string, unknow
   key: K,
   params: ListParams,
   fetched: T[],
-): Promise<{ [P in K]: T[] } & { pagination: { limit: number; nextCursor: string | null } }> {
-  // Typed as whole items: `fields` narrows them, and the OpenAPI document says so on every list.
+): Promise<{ [P in K]: Partial<T>[] } & { pagination: { limit: number; nextCursor: string | null } }> {
+  // Items narrowed by `fields`: every key is optional in the list schemas too (paginated).
   const { items, nextCursor } = await params.page(fetched);
-  return {
-    [key]: items.map((item) => projectFields(item, params.fields)),
-    pagination: { limit: params.limit, nextCursor },
-  } as any;
+  const body = { [key]: items.map((item) => projectFields(item, params.fields)) } as { [P in K]: Partial<T>[] };
+  return { ...body, pagination: { limit: params.limit, nextCursor } };
 }

@@ -5,7 +5,7 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
 import { Comment, CommentContent, CommentCreate, TaskComment } from "./schema";
 import { createComment, deleteComment, updateComment } from "./service";
@@ -13,6 +13,7 @@ import { TARGET_FIELD, type Target, type TargetKind } from "./targets";
 
 const base = authed("Comments");
 const one = z.object({ comment: Comment });
+const oneSelected = z.object({ comment: selectable(Comment) });
 const location = (id: string) => `/comments/${id}`;
 
 const list = createRoute({
@@ -41,7 +42,7 @@ const read = createRoute({
   path: "/comments/{id}",
   summary: "Get a comment",
   request: { params: IdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The comment"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: { 200: jsonResponse(oneSelected, "The comment"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({
   ...base,
@@ -112,7 +113,7 @@ export const commentRoutes = newRouter()
     const fields = parseFields(c.req.valid("query").fields, commentList.shape);
     const { id } = c.req.valid("param");
     const comment = await gatedRead(c, (workspace) => getComment(c.get("rdb").db, workspace, id));
-    return c.json({ comment: projectFields(comment, fields) as typeof comment }, 200);
+    return c.json({ comment: projectFields(comment, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const comment = await updateComment(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json").content);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { selectable } from "../../http/schemas";
 import { UserSummarySchema } from "../users/schema";
 
 /** The spec's reduced author of the task comment list. */
@@ -58,3 +59,7 @@ export const CommentCreate = z
 export const CommentContent = z.object({ content: Content }).strict().openapi("CommentContent");
 
 export type CommentCreateInput = z.infer<typeof CommentCreate>;
+
+/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+export const CommentSelection = selectable(Comment, "CommentSelection");
+export const TaskCommentSelection = selectable(TaskComment, "TaskCommentSelection");

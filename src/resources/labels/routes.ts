@@ -5,13 +5,14 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { Label, LabelCreate, LabelUpdate } from "./schema";
 import { getLabel, labelList, listLabels } from "./queries";
 import { createLabel, deleteLabel, updateLabel } from "./service";
 
 const base = authed("Labels");
 const one = z.object({ label: Label });
+const oneSelected = z.object({ label: selectable(Label) });
 
 const list = createRoute({
   ...selfAuthed("Labels"),
@@ -38,7 +39,7 @@ const read = createRoute({
   path: "/labels/{id}",
   summary: "Get a label",
   request: { params: IdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The label"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: { 200: jsonResponse(oneSelected, "The label"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({
   ...base,
@@ -73,7 +74,7 @@ export const labelRoutes = newRouter()
     const fields = parseFields(c.req.valid("query").fields, labelList.shape);
     const { id } = c.req.valid("param");
     const label = await gatedRead(c, (workspace) => getLabel(c.get("rdb").db, workspace, id));
-    return c.json({ label: projectFields(label, fields) as typeof label }, 200);
+    return c.json({ label: projectFields(label, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const label = await updateLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, c.req.valid("json"));

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { HexColor } from "../../http/schemas";
+import { HexColor, selectable } from "../../http/schemas";
 
 export const LabelSummary = z.object({ id: z.string(), name: z.string(), color: z.string() }).openapi("LabelSummary");
 export const Label = LabelSummary.extend({ createdAt: z.string(), updatedAt: z.string() }).openapi("Label");
@@ -12,3 +12,6 @@ export const LabelUpdate = LabelCreate.partial().strict().openapi("LabelUpdate")
 
 export type LabelCreateInput = z.infer<typeof LabelCreate>;
 export type LabelUpdateInput = z.infer<typeof LabelUpdate>;
+
+/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+export const LabelSelection = selectable(Label, "LabelSelection");

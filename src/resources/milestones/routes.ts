@@ -5,13 +5,14 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
 import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
 import { createMilestone, deleteMilestone, updateMilestone } from "./service";
 
 const base = authed("Milestones");
 const one = z.object({ milestone: Milestone });
+const oneSelected = z.object({ milestone: selectable(Milestone) });
 const listResponses = {
   200: jsonResponse(paginated("milestones", Milestone), "Milestones"),
   ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -58,7 +59,7 @@ const read = createRoute({
   path: "/milestones/{id}",
   summary: "Get a milestone",
   request: { params: IdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The milestone"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: { 200: jsonResponse(oneSelected, "The milestone"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({
   ...base,
@@ -100,7 +101,7 @@ export const milestoneRoutes = newRouter()
     const fields = parseFields(c.req.valid("query").fields, milestoneList.shape);
     const { id } = c.req.valid("param");
     const milestone = await gatedRead(c, (workspace) => getMilestone(c.get("rdb").db, workspace, id));
-    return c.json({ milestone: projectFields(milestone, fields) as typeof milestone }, 200);
+    return c.json({ milestone: projectFields(milestone, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const milestone = await updateMilestone(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));

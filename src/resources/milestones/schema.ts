@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { IsoDate } from "../../http/schemas";
+import { IsoDate, selectable } from "../../http/schemas";
 
 export const MILESTONE_STATUSES = ["PLANNED", "IN_PROGRESS", "DONE"] as const;
 const Status = z.enum(MILESTONE_STATUSES);
@@ -44,3 +44,6 @@ export const MilestoneUpdate = z.object(editable).partial().strict().openapi("Mi
 
 export type MilestoneCreateInput = z.infer<typeof MilestoneCreate>;
 export type MilestoneUpdateInput = z.infer<typeof MilestoneUpdate>;
+
+/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+export const MilestoneSelection = selectable(Milestone, "MilestoneSelection");

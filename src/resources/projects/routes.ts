@@ -5,13 +5,14 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { getProject, listProjects, projectList } from "./queries";
 import { Project, ProjectCreate, ProjectUpdate } from "./schema";
 import { createProject, deleteProject, updateProject } from "./service";
 
 const base = authed("Projects");
 const one = z.object({ project: Project });
+const oneSelected = z.object({ project: selectable(Project) });
 
 const list = createRoute({
   ...selfAuthed("Projects"),
@@ -44,7 +45,7 @@ const read = createRoute({
   path: "/projects/{id}",
   summary: "Get a project by id or reference (`ENG-P3`, any case)",
   request: { params: IdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The project"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: { 200: jsonResponse(oneSelected, "The project"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({
   ...base,
@@ -85,7 +86,7 @@ export const projectRoutes = newRouter()
     const fields = parseFields(c.req.valid("query").fields, projectList.shape);
     const { id } = c.req.valid("param");
     const project = await gatedRead(c, (workspace) => getProject(c.get("rdb").db, workspace, id, fields));
-    return c.json({ project: projectFields(project, fields) as typeof project }, 200);
+    return c.json({ project: projectFields(project, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const project = await updateProject(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));

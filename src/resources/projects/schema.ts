@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { IsoDate } from "../../http/schemas";
+import { IsoDate, selectable } from "../../http/schemas";
 import { LabelSummary } from "../labels/schema";
 import { UserSummarySchema } from "../users/schema";
 
@@ -58,3 +58,6 @@ export const ProjectUpdate = z.object(editable).partial().strict().openapi("Proj
 
 export type ProjectCreateInput = z.infer<typeof ProjectCreate>;
 export type ProjectUpdateInput = z.infer<typeof ProjectUpdate>;
+
+/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+export const ProjectSelection = selectable(Project, "ProjectSelection");

@@ -5,14 +5,15 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { principalActor } from "../../auth/principal";
 import { listTasks, taskById, taskList } from "./queries";
-import { Task, TaskCreate, TaskUpdate, type TaskDto } from "./schema";
+import { Task, TaskCreate, TaskUpdate } from "./schema";
 import { createTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
 
 const base = authed("Tasks");
 const one = z.object({ task: Task });
+const oneSelected = z.object({ task: selectable(Task) });
 const TaskIdParam = IdParam.extend({
   id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)", example: "ENG-12" }),
 });
@@ -56,7 +57,7 @@ const read = createRoute({
   path: "/tasks/{id}",
   summary: "Get a task by id or reference",
   request: { params: TaskIdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The task (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: { 200: jsonResponse(oneSelected, "The task (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({
   ...base,
@@ -111,7 +112,7 @@ export const taskRoutes = newRouter()
     const fields = parseFields(c.req.valid("query").fields, taskList.shape);
     const { id } = c.req.valid("param");
     const task = await gatedRead(c, (workspace) => taskById(c.get("rdb").db, workspace, id, fields));
-    return c.json({ task: projectFields(task, fields) as TaskDto }, 200);
+    return c.json({ task: projectFields(task, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const task = await updateTask(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { taskPriority, taskStatus } from "../../../drizzle/schema";
-import { IsoDate } from "../../http/schemas";
+import { IsoDate, selectable } from "../../http/schemas";
 import { LabelSummary } from "../labels/schema";
 import { UserSummarySchema } from "../users/schema";
 
@@ -68,3 +68,6 @@ export const TaskUpdate = z.object(editable).partial().strict().openapi("TaskUpd
 export type TaskDto = z.infer<typeof Task>;
 export type TaskCreateInput = z.infer<typeof TaskCreate>;
 export type TaskUpdateInput = z.infer<typeof TaskUpdate>;
+
+/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+export const TaskSelection = selectable(Task, "TaskSelection");

@@ -5,13 +5,14 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
 import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
 import { addTeamMember, removeTeamMember, updateTeamMember } from "./service";
 
 const base = authed("Team members");
 const one = z.object({ teamMember: TeamMember });
+const oneSelected = z.object({ teamMember: selectable(TeamMember) });
 
 const list = createRoute({
   ...selfAuthed("Team members"),
@@ -48,7 +49,7 @@ const read = createRoute({
   path: "/team-members/{id}",
   summary: "Get a team membership",
   request: { params: IdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The team member"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: { 200: jsonResponse(oneSelected, "The team member"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({
   ...base,
@@ -90,7 +91,7 @@ export const teamMemberRoutes = newRouter()
     const fields = parseFields(c.req.valid("query").fields, teamMemberShape);
     const { id } = c.req.valid("param");
     const teamMember = await gatedRead(c, (workspace) => getTeamMember(c.get("rdb").db, workspace, id));
-    return c.json({ teamMember: projectFields(teamMember, fields) as typeof teamMember }, 200);
+    return c.json({ teamMember: projectFields(teamMember, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const teamMember = await updateTeamMember(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json").role);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { selectable } from "../../http/schemas";
 import { TEAM_ROLES } from "../../auth/roles";
 import { UserSummarySchema } from "../users/schema";
 
@@ -27,3 +28,7 @@ export const TeamMemberCreate = z
 export const TeamMemberUpdate = z.object({ role: TeamRoleSchema }).strict().openapi("TeamMemberUpdate");
 
 export type TeamMemberCreateInput = z.infer<typeof TeamMemberCreate>;
+
+/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+export const TeamMemberSelection = selectable(TeamMember, "TeamMemberSelection");
+export const TeamMemberItemSelection = selectable(TeamMemberItem, "TeamMemberItemSelection");

@@ -5,13 +5,14 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { Team, TeamCreate, TeamUpdate } from "./schema";
 import { getTeam, listTeams, teamList } from "./queries";
 import { createTeam, deleteTeam, updateTeam } from "./service";
 
 const base = authed("Teams");
 const one = z.object({ team: Team });
+const oneSelected = z.object({ team: selectable(Team) });
 
 const list = createRoute({
   ...selfAuthed("Teams"),
@@ -40,7 +41,7 @@ const read = createRoute({
   path: "/teams/{id}",
   summary: "Get a team with its parent and members",
   request: { params: IdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The team"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: { 200: jsonResponse(oneSelected, "The team"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({
   ...base,
@@ -76,7 +77,7 @@ export const teamRoutes = newRouter()
     const fields = parseFields(c.req.valid("query").fields, teamList.shape);
     const { id } = c.req.valid("param");
     const team = await gatedRead(c, (workspace) => getTeam(c.get("rdb").db, workspace, id, fields));
-    return c.json({ team: projectFields(team, fields) as typeof team }, 200);
+    return c.json({ team: projectFields(team, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const team = await updateTeam(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));

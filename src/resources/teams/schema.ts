@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { selectable } from "../../http/schemas";
 import { TeamMemberItem } from "../team-members/schema";
 
 export const TeamPrefix = z
@@ -33,3 +34,6 @@ export const TeamUpdate = TeamCreate.partial()
 
 export type TeamCreateInput = z.infer<typeof TeamCreate>;
 export type TeamUpdateInput = z.infer<typeof TeamUpdate>;
+
+/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+export const TeamSelection = selectable(Team, "TeamSelection");

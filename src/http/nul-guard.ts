@@ -7,7 +7,7 @@ function nulPaths(value: unknown, path: string, out: string[]): string[] {
   if (typeof value === "string") {
     if (value.includes("\u0000")) out.push(path || "body");
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => nulPaths(v, path ? `${path}.${i}` : String(i), out));
+    for (const [i, v] of value.entries()) nulPaths(v, path ? `${path}.${i}` : String(i), out);
   } else if (value && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       const p = path ? `${path}.${k}` : k;

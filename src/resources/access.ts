@@ -43,8 +43,10 @@ export async function rowForCaller<Q extends PgSelect>(
   access: Access = {},
 ): Promise<Q["_"]["result"][number]> {
   const one = query.limit(1);
-  if (access.lock && !target.table) throw new Error(`rowForCaller: a lock on ${target.name} needs its table`);
-  const [row] = (await (access.lock ? one.for(access.lock, { of: target.table! }) : one)) as Q["_"]["result"];
+  const { lock } = access;
+  const { table } = target;
+  if (lock && !table) throw new Error(`rowForCaller: a lock on ${target.name} needs its table`);
+  const [row] = (await (lock && table ? one.for(lock, { of: table }) : one)) as Q["_"]["result"];
   if (!row) throw notFound(target.name);
   if (access.min) requireTeamRole(principal, (row as { callerRole: TeamRole | null }).callerRole, access.min, access.what);
   return row;

@@ -74,6 +74,6 @@ export function labelFilter(owner: LabelOwner, ownerId: AnyPgColumn) {
     }
     const terms = ids.length ? [carrying(ids)] : [];
     if (ids.length < values.length) terms.push(not(carrying([])));
-    return or(...terms)!;
+    return or(...terms) ?? sql`false`;
   };
 }

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { labels } from "../../../drizzle/schema";
 import type { Db } from "../../db/client";
 import { notFound } from "../../core/errors";

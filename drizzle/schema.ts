@@ -1,10 +1,10 @@
 // The whole database: every resource of the spec and the contract, one table each, scoped by workspace_id.
 import { sql } from "drizzle-orm";
 import {
-  boolean,
+  type AnyPgColumn,
   check,
-  foreignKey,
   date,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -53,7 +53,7 @@ export const users = pgTable(
     email: text("email").notNull(),
     avatarUrl: text("avatar_url"),
     type: userType("type").notNull().default("HUMAN"),
-    humanId: text("human_id").references((): any => users.id, { onDelete: "cascade" }),
+    humanId: text("human_id").references((): AnyPgColumn => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -86,7 +86,7 @@ export const teams = pgTable(
     name: text("name").notNull(),
     prefix: text("prefix").notNull(),
     description: text("description").notNull().default(""),
-    parentId: text("parent_id").references((): any => teams.id, { onDelete: "set null" }),
+    parentId: text("parent_id").references((): AnyPgColumn => teams.id, { onDelete: "set null" }),
     // Per-team reference counters, bumped in the same statement that inserts a task/project; never reused.
     taskCounter: integer("task_counter").notNull().default(0),
     projectCounter: integer("project_counter").notNull().default(0),
@@ -144,10 +144,7 @@ export const projects = pgTable(
   (t) => [
     uniqueIndex("projects_team_number_key").on(t.teamId, t.number),
     index("projects_list_idx").on(t.workspaceId, t.createdAt, t.id),
-    index("projects_search_idx").using(
-      "gin",
-      sql`to_tsvector('simple', ${t.name} || ' ' || ${t.description})`,
-    ),
+    index("projects_search_idx").using("gin", sql`to_tsvector('simple', ${t.name} || ' ' || ${t.description})`),
   ],
 );
 
@@ -170,10 +167,7 @@ export const milestones = pgTable(
   (t) => [
     index("milestones_project_idx").on(t.projectId, t.createdAt, t.id),
     index("milestones_list_idx").on(t.workspaceId, t.createdAt, t.id),
-    index("milestones_search_idx").using(
-      "gin",
-      sql`to_tsvector('simple', ${t.name} || ' ' || ${t.description})`,
-    ),
+    index("milestones_search_idx").using("gin", sql`to_tsvector('simple', ${t.name} || ' ' || ${t.description})`),
   ],
 );
 
@@ -193,7 +187,7 @@ export const tasks = pgTable(
     dueDate: date("due_date", { mode: "string" }),
     projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
     milestoneId: text("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
-    parentId: text("parent_id").references((): any => tasks.id, { onDelete: "cascade" }),
+    parentId: text("parent_id").references((): AnyPgColumn => tasks.id, { onDelete: "cascade" }),
     assigneeId: text("assignee_id").references(() => users.id, { onDelete: "set null" }),
     creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
@@ -213,10 +207,7 @@ export const tasks = pgTable(
     index("tasks_updated_idx").on(t.workspaceId, t.updatedAt, t.id),
     index("tasks_team_list_idx").on(t.workspaceId, t.teamId, t.createdAt, t.id),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
-    index("tasks_search_idx").using(
-      "gin",
-      sql`to_tsvector('simple', ${t.title} || ' ' || ${t.description})`,
-    ),
+    index("tasks_search_idx").using("gin", sql`to_tsvector('simple', ${t.title} || ' ' || ${t.description})`),
   ],
 );
 
@@ -278,10 +269,7 @@ export const comments = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    check(
-      "comments_one_target",
-      sql`num_nonnulls(${t.taskId}, ${t.projectId}, ${t.milestoneId}) = 1`,
-    ),
+    check("comments_one_target", sql`num_nonnulls(${t.taskId}, ${t.projectId}, ${t.milestoneId}) = 1`),
     index("comments_task_idx").on(t.taskId, t.createdAt, t.id),
     index("comments_project_idx").on(t.projectId, t.createdAt, t.id),
     index("comments_milestone_idx").on(t.milestoneId, t.createdAt, t.id),
@@ -306,10 +294,7 @@ export const invites = pgTable(
     redeemedAt: ts("redeemed_at"),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex("invites_token_hash_key").on(t.tokenHash),
-    index("invites_list_idx").on(t.workspaceId, t.createdAt, t.id),
-  ],
+  (t) => [uniqueIndex("invites_token_hash_key").on(t.tokenHash), index("invites_list_idx").on(t.workspaceId, t.createdAt, t.id)],
 );
 
 export const apiKeys = pgTable(
@@ -331,7 +316,11 @@ export const apiKeys = pgTable(
   (t) => [
     // A key lives only as long as its user's membership of the workspace: leaving deletes the keys, so a key
     // found by hash is enough to authenticate (no membership join on the hot path).
-    foreignKey({ name: "api_keys_membership_fk", columns: [t.workspaceId, t.userId], foreignColumns: [workspaceMembers.workspaceId, workspaceMembers.userId] }).onDelete("cascade"),
+    foreignKey({
+      name: "api_keys_membership_fk",
+      columns: [t.workspaceId, t.userId],
+      foreignColumns: [workspaceMembers.workspaceId, workspaceMembers.userId],
+    }).onDelete("cascade"),
     uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
     index("api_keys_list_idx").on(t.workspaceId, t.createdAt, t.id),
     index("api_keys_user_idx").on(t.userId),

@@ -6,9 +6,10 @@
 //   BASE_URL=… DATABASE_URL=… npm run bench   measure a service that is already running
 //   npm run bench -- --compare a.json b.json  ratio between two result files
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter).
-import autocannon from "autocannon";
+
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import autocannon from "autocannon";
 import { seedWorkspace } from "./bench/seed.mjs";
 import { startStack } from "./lib/stack.mjs";
 
@@ -33,8 +34,19 @@ const SCENARIOS = [
     target: 0.7,
   },
   { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}` },
-  { name: "POST /tasks", method: "POST", path: () => "/tasks", body: (f) => ({ teamId: f.teamId, title: "Bench task", labelIds: f.labelIds.slice(0, 2) }), target: 0.6 },
-  { name: "PATCH /tasks/{id}", method: "PATCH", path: (f) => `/tasks/${f.taskIds[10]}`, body: () => ({ status: "IN_PROGRESS", priority: "HIGH" }) },
+  {
+    name: "POST /tasks",
+    method: "POST",
+    path: () => "/tasks",
+    body: (f) => ({ teamId: f.teamId, title: "Bench task", labelIds: f.labelIds.slice(0, 2) }),
+    target: 0.6,
+  },
+  {
+    name: "PATCH /tasks/{id}",
+    method: "PATCH",
+    path: (f) => `/tasks/${f.taskIds[10]}`,
+    body: () => ({ status: "IN_PROGRESS", priority: "HIGH" }),
+  },
   { name: "POST /comments", method: "POST", path: () => "/comments", body: (f) => ({ taskId: f.taskIds[20], content: "Bench comment" }) },
   { name: "GET /projects?fields=…", path: () => "/projects?limit=50&fields=id,reference,name,status,team{prefix}" },
 ];
@@ -82,7 +94,9 @@ async function measure(baseUrl, apiKey, s, fixture) {
 async function deepCursor(baseUrl, apiKey, rowsDeep) {
   let cursor = null;
   for (let seen = 0; seen < rowsDeep; seen += 250) {
-    const res = await fetch(`${baseUrl}/tasks?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, { headers: { "svc-api-key": apiKey } });
+    const res = await fetch(`${baseUrl}/tasks?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, {
+      headers: { "svc-api-key": apiKey },
+    });
     const body = await res.json();
     if (!res.ok) throw new Error(`walking /tasks failed: ${res.status} ${JSON.stringify(body)}`);
     cursor = body.pagination.nextCursor;
@@ -95,7 +109,9 @@ const pad = (s, n) => String(s).padEnd(n);
 const num = (v, d = 0) => (v === null || v === undefined || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
 
 function printTable(rows, floor, ceiling) {
-  console.log(`\n${pad("scenario", 38)}${pad("req/s", 9)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("queries", 9)}${pad("×floor", 8)}${pad("×ceiling", 10)}target`);
+  console.log(
+    `\n${pad("scenario", 38)}${pad("req/s", 9)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("queries", 9)}${pad("×floor", 8)}${pad("×ceiling", 10)}target`,
+  );
   for (const r of rows) {
     const vsFloor = floor ? r.rps / floor : null;
     const verdict = r.target ? `${r.target} ${vsFloor >= r.target ? "met" : "MISSED"}` : "";
@@ -124,7 +140,13 @@ async function main() {
   let databaseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
     rmSync(path.join(root, ".data/bench"), { recursive: true, force: true });
-    stack = await startStack({ dataDir: ".data/bench", port: Number(process.env.BENCH_PORT ?? 8799), benchRoutes: true, quiet: true, log: () => {} });
+    stack = await startStack({
+      dataDir: ".data/bench",
+      port: Number(process.env.BENCH_PORT ?? 8799),
+      benchRoutes: true,
+      quiet: true,
+      log: () => {},
+    });
     baseUrl = stack.baseUrl;
     databaseUrl = stack.databaseUrl;
   }

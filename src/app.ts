@@ -3,7 +3,6 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag } from "hono/etag";
 import { requestId } from "hono/request-id";
-import type { AppEnv } from "./http/context";
 import { AppError } from "./core/errors";
 import { errorResponse } from "./http/error-mapper";
 import { rejectNulCharacters } from "./http/nul-guard";
@@ -11,22 +10,22 @@ import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
+import { commentRoutes } from "./resources/comments/routes";
 import { deviceRoutes } from "./resources/device/routes";
 import { inviteRoutes } from "./resources/invites/routes";
-import { loginRoutes } from "./resources/login/routes";
-import { userRoutes } from "./resources/users/routes";
-import { workspaceRoutes } from "./resources/workspaces/routes";
-import { commentRoutes } from "./resources/comments/routes";
 import { labelRoutes } from "./resources/labels/routes";
+import { loginRoutes } from "./resources/login/routes";
+import { meRoutes } from "./resources/me/routes";
 import { milestoneRoutes } from "./resources/milestones/routes";
 import { projectRoutes } from "./resources/projects/routes";
-import { taskRoutes } from "./resources/tasks/routes";
-import { teamMemberRoutes } from "./resources/team-members/routes";
-import { teamRoutes } from "./resources/teams/routes";
-import { meRoutes } from "./resources/me/routes";
 import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
 import { systemRoutes } from "./resources/system/routes";
+import { taskRoutes } from "./resources/tasks/routes";
+import { teamMemberRoutes } from "./resources/team-members/routes";
+import { teamRoutes } from "./resources/teams/routes";
+import { userRoutes } from "./resources/users/routes";
+import { workspaceRoutes } from "./resources/workspaces/routes";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -35,7 +34,22 @@ export function buildApp() {
 
   app.use("*", requestId());
   app.use("*", requestDb);
-  app.use("*", cors({ origin: "*", exposeHeaders: ["x-request-id", "Server-Timing", "ETag", "Location", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After"] }));
+  app.use(
+    "*",
+    cors({
+      origin: "*",
+      exposeHeaders: [
+        "x-request-id",
+        "Server-Timing",
+        "ETag",
+        "Location",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+        "Retry-After",
+      ],
+    }),
+  );
   app.use(
     "*",
     bodyLimit({

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
-import { base64url as b64 } from "../src/core/crypto";
 import { exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { base64url as b64 } from "../src/core/crypto";
 import { api, get } from "./helpers/api";
 import { newTenant, type Tenant } from "./helpers/fixtures";
 
@@ -135,19 +135,28 @@ describe("reads that authenticate inside their own query", () => {
 
     const expiring = await addMember(t, "MEMBER");
     expect((await get(`/tasks/${task.reference}`, expiring.key)).status).toBe(200);
-    await withDb((db) => db.update(apiKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(apiKeys.userId, expiring.userId)));
+    await withDb((db) =>
+      db
+        .update(apiKeys)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(apiKeys.userId, expiring.userId)),
+    );
     expect((await get(`/tasks/${task.reference}`, expiring.key)).status).toBe(401);
 
     const leaving = await addMember(t, "MEMBER");
     expect((await get(`/tasks/${task.reference}`, leaving.key)).status).toBe(200);
-    await withDb((db) => db.delete(workspaceMembers).where(and(eq(workspaceMembers.userId, leaving.userId), eq(workspaceMembers.workspaceId, t.workspaceId))));
+    await withDb((db) =>
+      db.delete(workspaceMembers).where(and(eq(workspaceMembers.userId, leaving.userId), eq(workspaceMembers.workspaceId, t.workspaceId))),
+    );
     expect((await get(`/tasks/${task.reference}`, leaving.key)).status).toBe(401);
 
     const viaJwt = await api("GET", `/tasks/${task.reference}`, { bearer: await sign({ sub: t.owner.userId, wid: t.workspaceId }) });
     expect(viaJwt.status).toBe(200);
     expect(viaJwt.queries).toBe(1);
     const otherWorkspace = await newTenant("Elsewhere");
-    const foreign = await api("GET", `/tasks/${task.reference}`, { bearer: await sign({ sub: t.owner.userId, wid: otherWorkspace.workspaceId }) });
+    const foreign = await api("GET", `/tasks/${task.reference}`, {
+      bearer: await sign({ sub: t.owner.userId, wid: otherWorkspace.workspaceId }),
+    });
     expect(foreign.status).toBe(401);
   });
 
@@ -186,7 +195,9 @@ describe("writes that authenticate inside their own statement", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.queries).toBe(1);
     expect(res.body.task.reference).toBe("JWW-1");
-    await withDb((db) => db.delete(workspaceMembers).where(and(eq(workspaceMembers.userId, member.userId), eq(workspaceMembers.workspaceId, t.workspaceId))));
+    await withDb((db) =>
+      db.delete(workspaceMembers).where(and(eq(workspaceMembers.userId, member.userId), eq(workspaceMembers.workspaceId, t.workspaceId))),
+    );
     const after = await api("POST", "/tasks", { bearer: token, body: { title: "gone", teamId: team.id } });
     expect(after.status).toBe(401);
     expect((await post("/tasks", { title: "next", teamId: team.id }, t.owner.key)).body.task.reference).toBe("JWW-2");

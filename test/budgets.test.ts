@@ -3,7 +3,7 @@
 // (2 when the page is empty: the second tells a bad credential from an empty list). A write is one transaction:
 // an explicit one, or a single statement (which Postgres runs as its own transaction); POST /tasks without links
 // is that one statement.
-import { env, createExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";
 import { api, get, post } from "./helpers/api";
@@ -30,7 +30,9 @@ describe("query budgets", () => {
     ids.milestone = ok(await post("/milestones", { projectId: ids.project, name: "M" }, key)).milestone.id;
     // Enough rows with labels and assignees that a query per row would show.
     for (let i = 0; i < 60; i++) {
-      const task = ok(await post("/tasks", { title: `t${i}`, teamId: team.id, projectId: ids.project, labelIds, assigneeId: member.userId }, key)).task;
+      const task = ok(
+        await post("/tasks", { title: `t${i}`, teamId: team.id, projectId: ids.project, labelIds, assigneeId: member.userId }, key),
+      ).task;
       ids.task ??= task.id;
       ids.ref ??= task.reference;
       ok(await post("/comments", { content: `c${i}`, taskId: ids.task }, key));
@@ -39,13 +41,29 @@ describe("query budgets", () => {
   });
 
   const GETS = [
-    "/me", "/teams/{team}", "/team-members/{membership}", "/labels/{label}", "/tasks/{task}", "/tasks/{ref}",
-    "/projects/{project}", "/milestones/{milestone}", "/comments/{comment}",
+    "/me",
+    "/teams/{team}",
+    "/team-members/{membership}",
+    "/labels/{label}",
+    "/tasks/{task}",
+    "/tasks/{ref}",
+    "/projects/{project}",
+    "/milestones/{milestone}",
+    "/comments/{comment}",
   ];
   const LISTS = [
-    "/teams", "/teams/{team}/members", "/labels", "/tasks", "/tasks?filter[eq][teamId]={team}&sort[priority]=desc",
-    "/tasks/{task}/comments", "/projects", "/projects/{project}/milestones", "/projects/{project}/comments",
-    "/milestones", "/milestones/{milestone}/comments", "/comments",
+    "/teams",
+    "/teams/{team}/members",
+    "/labels",
+    "/tasks",
+    "/tasks?filter[eq][teamId]={team}&sort[priority]=desc",
+    "/tasks/{task}/comments",
+    "/projects",
+    "/projects/{project}/milestones",
+    "/projects/{project}/comments",
+    "/milestones",
+    "/milestones/{milestone}/comments",
+    "/comments",
   ];
   const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, k) => ids[k]);
 
@@ -131,7 +149,7 @@ describe("query budgets", () => {
     for (const path of ["/_bench/ceiling", "/_bench/floor"]) {
       const res = await app.fetch(new Request(`http://api.test${path}`), bare, createExecutionContext());
       expect(res.status).toBe(404);
-      expect((await res.json() as any).error.code).toBe("NOT_FOUND");
+      expect(((await res.json()) as any).error.code).toBe("NOT_FOUND");
     }
   });
 });

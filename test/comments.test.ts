@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { milestones, projects, tasks } from "../drizzle/schema";
 import { newId } from "../src/ids";
 import { del, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, newTeam, newTenant, withDb, type Member, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -88,7 +88,10 @@ describe("comments", () => {
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ comment: c });
     expect(read.queries).toBeLessThanOrEqual(2);
-    expect((await get(`/comments/${c.id}?fields=id,author{name}`, viewer.key)).body.comment).toEqual({ id: c.id, author: { name: member.name } });
+    expect((await get(`/comments/${c.id}?fields=id,author{name}`, viewer.key)).body.comment).toEqual({
+      id: c.id,
+      author: { name: member.name },
+    });
     expect((await get(`/comments/${c.id}?fields=author{avatarUrl,nope}`, viewer.key)).status).toBe(400);
   });
 
@@ -106,7 +109,13 @@ describe("comments", () => {
       const res = await post(`/projects/${id}/comments`, { content: `via ${id}` }, member.key);
       expect(res.status).toBe(201);
       expect(res.headers.get("location")).toBe(`/comments/${res.body.comment.id}`);
-      expect(res.body.comment).toMatchObject({ content: `via ${id}`, projectId: x.projectId, taskId: null, milestoneId: null, author: summaryOf(member) });
+      expect(res.body.comment).toMatchObject({
+        content: `via ${id}`,
+        projectId: x.projectId,
+        taskId: null,
+        milestoneId: null,
+        author: summaryOf(member),
+      });
       expect(res.transactions).toBe(1);
     }
     const bad = await post(`/projects/${x.projectId}/comments`, { content: "x", taskId: x.taskId }, member.key);
@@ -125,7 +134,11 @@ describe("comments", () => {
     expect(two.status).toBe(422);
     expect(Object.keys(two.body.errors).sort()).toEqual(["projectId", "taskId"]);
 
-    const three = await post("/comments", { content: "multi", taskId: x.taskId, projectId: x.projectId, milestoneId: x.milestoneId }, member.key);
+    const three = await post(
+      "/comments",
+      { content: "multi", taskId: x.taskId, projectId: x.projectId, milestoneId: x.milestoneId },
+      member.key,
+    );
     expect(three.status).toBe(422);
     expect(Object.keys(three.body.errors).sort()).toEqual(["milestoneId", "projectId", "taskId"]);
 
@@ -253,7 +266,9 @@ describe("comments", () => {
     expect(onProject.body.comments[0]).toMatchObject({ content: "p", projectId: y.projectId, author: summaryOf(member) });
     const onMilestone = await get(`/milestones/${y.milestoneId}/comments`, viewer.key);
     expect(onMilestone.queries).toBeLessThanOrEqual(2);
-    expect(onMilestone.body.comments.map((c: any) => [c.content, c.milestoneId, c.author])).toEqual([["m", y.milestoneId, summaryOf(member)]]);
+    expect(onMilestone.body.comments.map((c: any) => [c.content, c.milestoneId, c.author])).toEqual([
+      ["m", y.milestoneId, summaryOf(member)],
+    ]);
 
     const z = await targetsIn(t, "EMP");
     for (const path of [`/tasks/${z.taskRef}/comments`, `/projects/${z.projectId}/comments`, `/milestones/${z.milestoneId}/comments`]) {
@@ -262,7 +277,12 @@ describe("comments", () => {
       expect(empty.body).toEqual({ comments: [], pagination: { limit: 50, nextCursor: null } });
       expect(empty.queries).toBeLessThanOrEqual(2);
     }
-    for (const path of [`/tasks/EMP-99999/comments`, `/tasks/${newId("task")}/comments`, `/projects/${z.taskId}/comments`, `/milestones/${z.projectId}/comments`]) {
+    for (const path of [
+      `/tasks/EMP-99999/comments`,
+      `/tasks/${newId("task")}/comments`,
+      `/projects/${z.taskId}/comments`,
+      `/milestones/${z.projectId}/comments`,
+    ]) {
       const missing = await get(path, viewer.key);
       expect(missing.status, path).toBe(404);
       expect(missing.body.error.code).toBe("NOT_FOUND");
@@ -271,9 +291,14 @@ describe("comments", () => {
 
     // Fields, filters and sorts work on the nested lists too; a cursor stays with its own list.
     const desc = await get(`/tasks/${y.taskId}/comments?sort[createdAt]=desc&fields=content,author{email}&limit=2`, viewer.key);
-    expect(desc.body.comments).toEqual([{ content: "t2", author: { email: member.email } }, { content: "t1", author: { email: member.email } }]);
+    expect(desc.body.comments).toEqual([
+      { content: "t2", author: { email: member.email } },
+      { content: "t1", author: { email: member.email } },
+    ]);
     expect((await get(`/tasks/${y.taskId}/comments?fields=author{avatarUrl}`, viewer.key)).status).toBe(400);
-    expect((await get(`/tasks/${y.taskId}/comments?filter[eq][content]=t1`, viewer.key)).body.comments.map((c: any) => c.id)).toEqual([made[1].id]);
+    expect((await get(`/tasks/${y.taskId}/comments?filter[eq][content]=t1`, viewer.key)).body.comments.map((c: any) => c.id)).toEqual([
+      made[1].id,
+    ]);
     const first = await get(`/tasks/${y.taskId}/comments?limit=1`, viewer.key);
     const cursor = encodeURIComponent(first.body.pagination.nextCursor);
     expect((await get(`/tasks/${y.taskId}/comments?limit=1&cursor=${cursor}`, viewer.key)).body.comments[0].id).toBe(made[1].id);
@@ -341,7 +366,12 @@ describe("comments", () => {
     }
     const desc = await walk(`/comments?sort[createdAt]=desc`, "comments", w.owner.key, 7);
     expect(desc).toHaveLength(38);
-    expect(desc.map((c) => c.createdAt)).toEqual(desc.map((c) => c.createdAt).sort().reverse());
+    expect(desc.map((c) => c.createdAt)).toEqual(
+      desc
+        .map((c) => c.createdAt)
+        .sort()
+        .reverse(),
+    );
   });
 
   it("keeps other workspaces' comments and targets out of reach (404, nothing changed)", async () => {
@@ -369,7 +399,9 @@ describe("comments", () => {
     expect((await get(`/projects/${foreignOnly.projectRef}/comments`, t.owner.key)).status).toBe(404);
 
     const theirList = await get(`/tasks/${ox.taskRef}/comments`, other.owner.key);
-    expect(theirList.body.comments).toEqual([{ ...theirs, author: { id: other.owner.userId, name: other.owner.name, email: other.owner.email } }]);
+    expect(theirList.body.comments).toEqual([
+      { ...theirs, author: { id: other.owner.userId, name: other.owner.name, email: other.owner.email } },
+    ]);
     expect((await get("/comments?filter[eq][content]=intrusion", other.owner.key)).body.comments).toEqual([]);
     expect((await get("/comments?filter[eq][content]=intrusion", t.owner.key)).body.comments).toEqual([]);
     // The same reference in the caller's workspace is the caller's own task.

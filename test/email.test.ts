@@ -2,8 +2,8 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { devMailbox } from "../drizzle/schema";
-import { consumeEmails } from "../src/email/consumer";
 import type { EmailMessage } from "../src/core/email-messages";
+import { consumeEmails } from "../src/email/consumer";
 import { renderEmail } from "../src/email/render";
 import { uniqueEmail } from "./helpers/api";
 import { withDb } from "./helpers/fixtures";
@@ -41,9 +41,19 @@ describe("email consumer", () => {
   });
 
   it("retries a failed delivery with backoff instead of acking it", async () => {
-    const body: EmailMessage = { id: `mail_${crypto.randomUUID()}`, to: uniqueEmail("fail"), template: "signup_code", data: { code: "000111" } };
+    const body: EmailMessage = {
+      id: `mail_${crypto.randomUUID()}`,
+      to: uniqueEmail("fail"),
+      template: "signup_code",
+      data: { code: "000111" },
+    };
     // The HTTP provider without its URL and key fails: the message must come back for a retry.
-    const result = await consume([message(body, 3)], { ...env, EMAIL_PROVIDER: "http", EMAIL_API_URL: undefined, EMAIL_API_KEY: undefined } as any);
+    const result = await consume([message(body, 3)], {
+      ...env,
+      EMAIL_PROVIDER: "http",
+      EMAIL_API_URL: undefined,
+      EMAIL_API_KEY: undefined,
+    } as any);
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual([`q-${body.id}-3`]);
   });
@@ -53,7 +63,12 @@ describe("email consumer", () => {
       id: "m",
       to: "x@example.com",
       template: "invite",
-      data: { token: "tok", workspaceName: "<script>alert(1)</script>", invitedBy: "Eve & co", redeemUrl: "http://api.test/invites/redeem" },
+      data: {
+        token: "tok",
+        workspaceName: "<script>alert(1)</script>",
+        invitedBy: "Eve & co",
+        redeemUrl: "http://api.test/invites/redeem",
+      },
     });
     expect(mail.html).not.toContain("<script>");
     expect(mail.html).toContain("&lt;script&gt;");

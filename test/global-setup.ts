@@ -1,9 +1,10 @@
 // Node side of the Workers test project: a throwaway embedded PostgreSQL with migrations applied, the
 // WebSocket proxy the Neon driver reaches it through, a signing key, and the bundled email-consumer worker.
-import { build } from "esbuild";
+
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { build } from "esbuild";
 import type { TestProject } from "vitest/node";
 import { generateJwk } from "../scripts/lib/dev-keys.mjs";
 import { startPostgres } from "../scripts/lib/postgres.mjs";

@@ -85,7 +85,7 @@ describe("HTTP foundation", () => {
     expect(doc.body.openapi).toBe("3.1.0");
     expect(doc.body.info.version).toBe("1.0.0");
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(["/signup/start", "/signup/complete", "/me", "/health"]));
-    const docs = await (await import("cloudflare:workers") as any).exports.default.fetch(new Request("http://api.test/docs"));
+    const docs = await ((await import("cloudflare:workers")) as any).exports.default.fetch(new Request("http://api.test/docs"));
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("/openapi.json");
   });
@@ -116,7 +116,11 @@ describe("database outages", () => {
     expect(res.status).toBe(503);
     const body = (await res.json()) as any;
     expect(body.error.code).toBe("UNAVAILABLE");
-    const authed = await app.fetch(new Request("http://api.test/me", { headers: { "svc-api-key": "pmk_x" } }), down, createExecutionContext());
+    const authed = await app.fetch(
+      new Request("http://api.test/me", { headers: { "svc-api-key": "pmk_x" } }),
+      down,
+      createExecutionContext(),
+    );
     expect(authed.status).toBe(503);
     expect(((await authed.json()) as any).error.code).toBe("UNAVAILABLE");
   });
@@ -127,7 +131,8 @@ describe("OpenAPI coverage", () => {
     const { app } = await import("../src/app");
     const doc = (await get("/openapi.json")).body;
     const documented = new Set<string>();
-    for (const [path, ops] of Object.entries<any>(doc.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
+    for (const [path, ops] of Object.entries<any>(doc.paths))
+      for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
     const undocumented = new Set(["GET /openapi.json", "GET /docs", "GET /_bench/ceiling", "GET /_bench/floor"]);
     const served = app.routes
       .filter((r) => r.method !== "ALL")

@@ -4,7 +4,7 @@ import { invites, teamMembers, teams, workspaceMembers } from "../drizzle/schema
 import { sha256Hex } from "../src/core/crypto";
 import { newId } from "../src/ids";
 import { api, del, get, post, uniqueEmail } from "./helpers/api";
-import { addMember, newTeam, newTenant, withDb, type Member, type Tenant } from "./helpers/fixtures";
+import { addMember, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 import { mailTo } from "./helpers/signup";
 
@@ -256,7 +256,12 @@ describe("invites", () => {
       expect(unknown.body.errors.token[0]).toMatch(/Unknown/);
 
       const expiring = await invite(t.owner.key, { email: uniqueEmail("late") });
-      await withDb((db) => db.update(invites).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(invites.id, expiring.invite.id)));
+      await withDb((db) =>
+        db
+          .update(invites)
+          .set({ expiresAt: new Date(Date.now() - 1000) })
+          .where(eq(invites.id, expiring.invite.id)),
+      );
       const late = await redeem(expiring.token);
       expect(late.status).toBe(422);
       expect(late.body.errors.token[0]).toMatch(/expired/);
@@ -286,7 +291,11 @@ describe("invites", () => {
       lt = await newTenant("Invite lists");
       ltAdmin = await addMember(lt, "ADMIN");
       for (let i = 0; i < 9; i++) {
-        const res = await post("/invites", { email: `list-${i}-${uniqueEmail("l")}`, role: i % 3 === 0 ? "ADMIN" : "MEMBER" }, i % 2 ? lt.owner.key : ltAdmin.key);
+        const res = await post(
+          "/invites",
+          { email: `list-${i}-${uniqueEmail("l")}`, role: i % 3 === 0 ? "ADMIN" : "MEMBER" },
+          i % 2 ? lt.owner.key : ltAdmin.key,
+        );
         expect(res.status).toBe(201);
         made.push(res.body.invite);
       }
@@ -307,7 +316,12 @@ describe("invites", () => {
       const admins = (await get("/invites?filter[eq][role]=ADMIN", lt.owner.key)).body.invites;
       expect(admins.map((i: any) => i.id)).toEqual(made.filter((i) => i.role === "ADMIN").map((i) => i.id));
       const byEmail = await walk("/invites?sort[email]=desc", "invites", lt.owner.key, 3);
-      expect(byEmail.map((i) => i.email)).toEqual(made.map((i) => i.email).sort().reverse());
+      expect(byEmail.map((i) => i.email)).toEqual(
+        made
+          .map((i) => i.email)
+          .sort()
+          .reverse(),
+      );
       const slim = await get("/invites?fields=id,invitedBy{name}&limit=2", lt.owner.key);
       expect(slim.body.invites[0]).toEqual({ id: made[0].id, invitedBy: { name: made[0].invitedBy.name } });
       expect((await get("/invites?filter[eq][tokenHash]=x", lt.owner.key)).status).toBe(400);
@@ -320,7 +334,12 @@ describe("invites", () => {
       const accepted = await invite(x.owner.key, { email: uniqueEmail("acc") });
       expect((await redeem(accepted.token)).status).toBe(201);
       const expired = await invite(x.owner.key, { email: uniqueEmail("exp") });
-      await withDb((db) => db.update(invites).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(invites.id, expired.invite.id)));
+      await withDb((db) =>
+        db
+          .update(invites)
+          .set({ expiresAt: new Date(Date.now() - 1000) })
+          .where(eq(invites.id, expired.invite.id)),
+      );
       const cancelled = await invite(x.owner.key, { email: uniqueEmail("can") });
       expect((await del(`/invites/${cancelled.invite.id}`, x.owner.key)).status).toBe(204);
       const live = await post("/invites", { email: uniqueEmail("live") }, x.owner.key);

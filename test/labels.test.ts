@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { del, get, patch, post } from "./helpers/api";
-import { addMember, newTenant, type Member, type Tenant } from "./helpers/fixtures";
+import { addMember, type Member, newTenant, type Tenant } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 describe("labels", () => {

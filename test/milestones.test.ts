@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { comments, fieldDefinitions, tasks, teams } from "../drizzle/schema";
 import { newId } from "../src/ids";
 import { api, del, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, newTeam, newTenant, withDb, type Member, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { listOrder, walk } from "./helpers/lists";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -46,7 +46,12 @@ describe("milestones", () => {
   beforeAll(async () => {
     t = await newTenant("Milestones Co");
     team = await newTeam(t, { prefix: "MIL" });
-    [member, viewer, outsider, admin] = await Promise.all([addMember(t, "MEMBER"), addMember(t, "MEMBER"), addMember(t, "MEMBER"), addMember(t, "ADMIN")]);
+    [member, viewer, outsider, admin] = await Promise.all([
+      addMember(t, "MEMBER"),
+      addMember(t, "MEMBER"),
+      addMember(t, "MEMBER"),
+      addMember(t, "ADMIN"),
+    ]);
     await Promise.all([
       joinTeam(team, member, "MEMBER"),
       joinTeam(team, viewer, "VIEWER"),
@@ -102,7 +107,10 @@ describe("milestones", () => {
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ milestone });
     expect(read.queries).toBe(1);
-    expect((await get(`/milestones/${milestone.id}?fields=id,status`, t.owner.key)).body.milestone).toEqual({ id: milestone.id, status: "IN_PROGRESS" });
+    expect((await get(`/milestones/${milestone.id}?fields=id,status`, t.owner.key)).body.milestone).toEqual({
+      id: milestone.id,
+      status: "IN_PROGRESS",
+    });
     expect((await get(`/milestones/${milestone.id}?fields=reference`, t.owner.key)).status).toBe(400);
     expect((await get(`/milestones/${UNKNOWN_MILESTONE}`, t.owner.key)).status).toBe(404);
   });
@@ -136,15 +144,25 @@ describe("milestones", () => {
   });
 
   it("updates partially: null clears targetDate, customFields merges; the project cannot change (422)", async () => {
-    const created = await newMilestone(t.owner.key, { projectId: project.id, name: "RC", targetDate: "2025-05-01", customFields: { budget: 3 } });
+    const created = await newMilestone(t.owner.key, {
+      projectId: project.id,
+      name: "RC",
+      targetDate: "2025-05-01",
+      customFields: { budget: 3 },
+    });
     const res = await patch(`/milestones/${created.id}`, { name: "RC1", status: "DONE" }, member.key);
     expect(res.status).toBe(200);
     expect(res.transactions).toBe(1);
     expect(res.body.milestone).toEqual({ ...created, name: "RC1", status: "DONE", updatedAt: expect.stringMatching(ISO) });
     expect(res.body.milestone.updatedAt > created.updatedAt).toBe(true);
 
-    expect((await patch(`/milestones/${created.id}`, { targetDate: null, description: "d" }, member.key)).body.milestone).toMatchObject({ targetDate: null, description: "d" });
-    expect((await patch(`/milestones/${created.id}`, { customFields: { owner_note: "n" } }, member.key)).body.milestone.customFields).toEqual({ budget: 3, owner_note: "n" });
+    expect((await patch(`/milestones/${created.id}`, { targetDate: null, description: "d" }, member.key)).body.milestone).toMatchObject({
+      targetDate: null,
+      description: "d",
+    });
+    expect(
+      (await patch(`/milestones/${created.id}`, { customFields: { owner_note: "n" } }, member.key)).body.milestone.customFields,
+    ).toEqual({ budget: 3, owner_note: "n" });
     const dropped = await patch(`/milestones/${created.id}`, { customFields: { budget: null } }, member.key);
     expect(dropped.body.milestone.customFields).toEqual({ owner_note: "n" });
     expect((await patch(`/milestones/${created.id}`, {}, member.key)).body.milestone).toEqual(dropped.body.milestone);
@@ -169,7 +187,11 @@ describe("milestones", () => {
     const doomed = await newMilestone(t.owner.key, { projectId: project.id, name: "Doomed" });
     const taskId = await insertTask(team, project.id, doomed.id);
     const commentId = newId("cmnt");
-    await withDb((db) => db.insert(comments).values({ id: commentId, workspaceId: t.workspaceId, authorId: t.owner.userId, content: "c", milestoneId: doomed.id }));
+    await withDb((db) =>
+      db
+        .insert(comments)
+        .values({ id: commentId, workspaceId: t.workspaceId, authorId: t.owner.userId, content: "c", milestoneId: doomed.id }),
+    );
 
     const res = await api("DELETE", `/milestones/${doomed.id}`, { key: member.key });
     expect(res.status).toBe(204);
@@ -295,7 +317,10 @@ describe("milestone lists", () => {
       expect(expected.length, query).toBeLessThan(all.length);
       const res = await get(`/milestones?limit=250&${query}`, t.owner.key);
       expect(res.status, query).toBe(200);
-      expect(res.body.milestones.map((m: any) => m.id), query).toEqual(expected);
+      expect(
+        res.body.milestones.map((m: any) => m.id),
+        query,
+      ).toEqual(expected);
       expect(res.queries).toBe(1);
     }
     expect((await get("/milestones?sort[description]=asc", t.owner.key)).status).toBe(400);
@@ -306,7 +331,10 @@ describe("milestone lists", () => {
     const walks = ["id", "projectId", "name", "status", "targetDate", "createdAt", "updatedAt"].flatMap((field) =>
       (["asc", "desc"] as const).map(async (dir) => {
         const items = await walk(`/milestones?sort[${field}]=${dir}`, "milestones", t.owner.key, 5);
-        expect(items.map((m) => m.id), `${field} ${dir}`).toEqual([...all].sort(listOrder([[field, dir]], rank)).map((m) => m.id));
+        expect(
+          items.map((m) => m.id),
+          `${field} ${dir}`,
+        ).toEqual([...all].sort(listOrder([[field, dir]], rank)).map((m) => m.id));
       }),
     );
     await Promise.all(walks);

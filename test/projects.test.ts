@@ -3,37 +3,63 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { comments, fieldDefinitions, milestones, projects, tasks, teams } from "../drizzle/schema";
 import { newId } from "../src/ids";
 import { api, del, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, newTeam, newTenant, withDb, type Member, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { listOrder, walk } from "./helpers/lists";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const STATUSES = ["PLANNING", "ACTIVE", "PAUSED", "COMPLETED", "CANCELED"];
-const KEYS = ["id", "reference", "name", "status", "description", "teamId", "team", "labels", "leadId", "lead", "startDate", "targetDate", "customFields", "createdAt", "updatedAt"];
+const KEYS = [
+  "id",
+  "reference",
+  "name",
+  "status",
+  "description",
+  "teamId",
+  "team",
+  "labels",
+  "leadId",
+  "lead",
+  "startDate",
+  "targetDate",
+  "customFields",
+  "createdAt",
+  "updatedAt",
+];
 const numberOf = (p: { reference: string }) => Number(p.reference.split("-P")[1]);
 
 /** A task inserted directly (the tasks endpoints are not under test here), numbered from the team's task counter. */
 async function insertTask(team: TeamFixture, links: { projectId?: string; milestoneId?: string } = {}) {
   const id = newId("task");
-  const [row] = await withDb(async (db) =>
-    (
-      await db.execute<{ number: number }>(sql`
+  const [row] = await withDb(
+    async (db) =>
+      (
+        await db.execute<{ number: number }>(sql`
         with n as (update ${teams} set task_counter = task_counter + 1 where ${teams.id} = ${team.id} returning task_counter)
         insert into ${tasks} (id, workspace_id, team_id, number, title, project_id, milestone_id)
         select ${id}, ${team.workspaceId}, ${team.id}, n.task_counter, 'A task', ${links.projectId ?? null}, ${links.milestoneId ?? null} from n
         returning number`)
-    ).rows,
+      ).rows,
   );
   return { id, number: row.number };
 }
 
 const taskRow = (id: string) => withDb(async (db) => (await db.select().from(tasks).where(eq(tasks.id, id)))[0]);
 const teamCounters = (teamId: string) =>
-  withDb(async (db) => (await db.select({ task: teams.taskCounter, project: teams.projectCounter }).from(teams).where(eq(teams.id, teamId)))[0]);
+  withDb(
+    async (db) => (await db.select({ task: teams.taskCounter, project: teams.projectCounter }).from(teams).where(eq(teams.id, teamId)))[0],
+  );
 
 function defineFields(tenant: Tenant) {
   return withDb((db) =>
     db.insert(fieldDefinitions).values([
-      { id: newId("fdef"), workspaceId: tenant.workspaceId, key: "budget", name: "Budget", type: "number", recordTypes: ["project", "milestone"] },
+      {
+        id: newId("fdef"),
+        workspaceId: tenant.workspaceId,
+        key: "budget",
+        name: "Budget",
+        type: "number",
+        recordTypes: ["project", "milestone"],
+      },
       { id: newId("fdef"), workspaceId: tenant.workspaceId, key: "stage", name: "Stage", type: "text", recordTypes: ["project"] },
       { id: newId("fdef"), workspaceId: tenant.workspaceId, key: "kickoff", name: "Kickoff", type: "date", recordTypes: ["project"] },
     ]),
@@ -55,7 +81,12 @@ describe("projects", () => {
   beforeAll(async () => {
     t = await newTenant("Projects Co");
     team = await newTeam(t, { prefix: "ENG", name: "Engineering" });
-    [member, viewer, outsider, admin] = await Promise.all([addMember(t, "MEMBER"), addMember(t, "MEMBER"), addMember(t, "MEMBER"), addMember(t, "ADMIN")]);
+    [member, viewer, outsider, admin] = await Promise.all([
+      addMember(t, "MEMBER"),
+      addMember(t, "MEMBER"),
+      addMember(t, "MEMBER"),
+      addMember(t, "ADMIN"),
+    ]);
     await Promise.all([joinTeam(team, member, "MEMBER"), joinTeam(team, viewer, "VIEWER"), defineFields(t)]);
     bug = await label(t, "bug");
     api1 = await label(t, "api");
@@ -136,12 +167,16 @@ describe("projects", () => {
     expect(await teamCounters(fresh.id)).toEqual({ task: 1, project: 2 });
     expect((await insertTask(fresh)).number).toBe(2);
     const other = await newTeam(t);
-    expect((await post("/projects", { name: "Elsewhere", teamId: other.id }, t.owner.key)).body.project.reference).toBe(`${other.prefix}-P1`);
+    expect((await post("/projects", { name: "Elsewhere", teamId: other.id }, t.owner.key)).body.project.reference).toBe(
+      `${other.prefix}-P1`,
+    );
   });
 
   it("gives 25 parallel creates distinct consecutive numbers", async () => {
     const fresh = await newTeam(t);
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => post("/projects", { name: `Parallel ${i}`, teamId: fresh.id }, t.owner.key)));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => post("/projects", { name: `Parallel ${i}`, teamId: fresh.id }, t.owner.key)),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(25).fill(201));
     const numbers = results.map((r) => numberOf(r.body.project)).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
@@ -164,9 +199,17 @@ describe("projects", () => {
   });
 
   it("selects fields on GET, nested ones too; unknown fields are 400", async () => {
-    const { project } = (await post("/projects", { name: "Fields", teamId: team.id, labelIds: [bug.id], leadId: t.owner.userId }, t.owner.key)).body;
+    const { project } = (
+      await post("/projects", { name: "Fields", teamId: team.id, labelIds: [bug.id], leadId: t.owner.userId }, t.owner.key)
+    ).body;
     const res = await get(`/projects/${project.reference}?fields=id,reference,team{prefix},labels{name},lead{email}`, t.owner.key);
-    expect(res.body.project).toEqual({ id: project.id, reference: project.reference, team: { prefix: "ENG" }, labels: [{ name: "bug" }], lead: { email: t.owner.email } });
+    expect(res.body.project).toEqual({
+      id: project.id,
+      reference: project.reference,
+      team: { prefix: "ENG" },
+      labels: [{ name: "bug" }],
+      lead: { email: t.owner.email },
+    });
     expect((await get(`/projects/${project.id}?fields=id,nope`, t.owner.key)).status).toBe(400);
     expect((await get(`/projects/${project.id}?fields=team{nope}`, t.owner.key)).status).toBe(400);
   });
@@ -221,7 +264,15 @@ describe("projects", () => {
     const created = (
       await post(
         "/projects",
-        { name: "Patchy", teamId: team.id, leadId: member.userId, startDate: "2025-01-01", targetDate: "2025-02-01", labelIds: [bug.id], customFields: { budget: 5 } },
+        {
+          name: "Patchy",
+          teamId: team.id,
+          leadId: member.userId,
+          startDate: "2025-01-01",
+          targetDate: "2025-02-01",
+          labelIds: [bug.id],
+          customFields: { budget: 5 },
+        },
         t.owner.key,
       )
     ).body.project;
@@ -232,18 +283,38 @@ describe("projects", () => {
     expect(renamed.body.project).toEqual({ ...created, name: "Renamed", status: "PAUSED", updatedAt: expect.stringMatching(ISO) });
     expect(renamed.body.project.updatedAt > created.updatedAt).toBe(true);
 
-    const cleared = await patch(`/projects/${created.id}`, { leadId: null, startDate: null, targetDate: null, description: "now described" }, member.key);
-    expect(cleared.body.project).toMatchObject({ leadId: null, lead: null, startDate: null, targetDate: null, description: "now described", name: "Renamed" });
+    const cleared = await patch(
+      `/projects/${created.id}`,
+      { leadId: null, startDate: null, targetDate: null, description: "now described" },
+      member.key,
+    );
+    expect(cleared.body.project).toMatchObject({
+      leadId: null,
+      lead: null,
+      startDate: null,
+      targetDate: null,
+      description: "now described",
+      name: "Renamed",
+    });
 
     const relabelled = await patch(`/projects/${created.id}`, { labelIds: [api1.id] }, member.key);
     expect(relabelled.body.project.labels.map((l: { id: string }) => l.id)).toEqual([api1.id]);
     expect((await patch(`/projects/${created.id}`, { labelIds: [] }, member.key)).body.project.labels).toEqual([]);
 
-    expect((await patch(`/projects/${created.id}`, { customFields: { stage: "beta" } }, member.key)).body.project.customFields).toEqual({ budget: 5, stage: "beta" });
-    expect((await patch(`/projects/${created.id}`, { customFields: { budget: null } }, member.key)).body.project.customFields).toEqual({ stage: "beta" });
+    expect((await patch(`/projects/${created.id}`, { customFields: { stage: "beta" } }, member.key)).body.project.customFields).toEqual({
+      budget: 5,
+      stage: "beta",
+    });
+    expect((await patch(`/projects/${created.id}`, { customFields: { budget: null } }, member.key)).body.project.customFields).toEqual({
+      stage: "beta",
+    });
 
     const lead = await patch(`/projects/${created.id}`, { leadId: viewer.userId, startDate: "2025-03-01" }, member.key);
-    expect(lead.body.project).toMatchObject({ leadId: viewer.userId, lead: { id: viewer.userId, email: viewer.email }, startDate: "2025-03-01" });
+    expect(lead.body.project).toMatchObject({
+      leadId: viewer.userId,
+      lead: { id: viewer.userId, email: viewer.email },
+      startDate: "2025-03-01",
+    });
 
     const untouched = await patch(`/projects/${created.id}`, {}, member.key);
     expect(untouched.status).toBe(200);
@@ -440,7 +511,10 @@ describe("project lists", () => {
       expect(expected.length, query).toBeLessThan(projects.length);
       const res = await get(`/projects?limit=250&${query}`, t.owner.key);
       expect(res.status, query).toBe(200);
-      expect(res.body.projects.map((p: any) => p.id), query).toEqual(expected);
+      expect(
+        res.body.projects.map((p: any) => p.id),
+        query,
+      ).toEqual(expected);
       expect(res.queries).toBe(1);
     }
   });
@@ -488,7 +562,10 @@ describe("project lists", () => {
       const seen: any[] = [];
       let cursor: string | null = null;
       for (let page = 0; page === 0 || cursor; page++) {
-        const res: any = await get(`/projects?sort[${field}]=${dir}&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, t.owner.key);
+        const res: any = await get(
+          `/projects?sort[${field}]=${dir}&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+          t.owner.key,
+        );
         expect(res.status).toBe(200);
         expect(res.queries).toBeLessThanOrEqual(2);
         seen.push(...res.body.projects);

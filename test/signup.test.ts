@@ -82,7 +82,12 @@ describe("sign-up", () => {
   it("rejects an expired code", async () => {
     const { token, code } = await startSignup(uniqueEmail());
     const tokenHash = await sha256Hex(token);
-    await withDb((db) => db.update(authCodes).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(authCodes.tokenHash, tokenHash)));
+    await withDb((db) =>
+      db
+        .update(authCodes)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(authCodes.tokenHash, tokenHash)),
+    );
     const res = await complete(token, code);
     expect(res.status).toBe(422);
     expect(res.body.errors.code[0]).toMatch(/expired/);

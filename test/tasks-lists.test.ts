@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { get, post } from "./helpers/api";
-import { addMember, joinTeam, newTeam, newTenant, type Member, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 const PRIORITIES = ["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"];
@@ -98,23 +98,41 @@ describe("task lists", () => {
     expect(items.map((x) => x.id)).toEqual(expected.map((x) => x.id));
   });
 
-  for (const [name, dir] of [["createdAt", "asc"], ["createdAt", "desc"], ["title", "asc"], ["priority", "desc"], ["dueDate", "asc"]] as const) {
+  for (const [name, dir] of [
+    ["createdAt", "asc"],
+    ["createdAt", "desc"],
+    ["title", "asc"],
+    ["priority", "desc"],
+    ["dueDate", "asc"],
+  ] as const) {
     it(`returns every existing row once while tasks are inserted between pages (${name} ${dir})`, async () => {
       const w = await newTenant();
       const team = await newTeam(w);
       for (let i = 0; i < 15; i++) {
-        await post("/tasks", { title: `seed ${i % 6}`, teamId: team.id, priority: PRIORITIES[i % 5], ...(i % 2 && { dueDate: `2026-03-1${i % 10}` }) }, w.owner.key);
+        await post(
+          "/tasks",
+          { title: `seed ${i % 6}`, teamId: team.id, priority: PRIORITIES[i % 5], ...(i % 2 && { dueDate: `2026-03-1${i % 10}` }) },
+          w.owner.key,
+        );
       }
       const seeded = new Set((await get("/tasks?limit=250&fields=id", w.owner.key)).body.tasks.map((x: Task) => x.id));
       const seen: Task[] = [];
       let cursor: string | null = null;
       let inserted = 0;
       do {
-        const res: any = await get(`/tasks?sort[${name}]=${dir}&limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, w.owner.key);
+        const res: any = await get(
+          `/tasks?sort[${name}]=${dir}&limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+          w.owner.key,
+        );
         expect(res.status).toBe(200);
         seen.push(...res.body.tasks);
         cursor = res.body.pagination.nextCursor;
-        const extra = { title: `seed ${inserted % 7}`, teamId: team.id, priority: PRIORITIES[(inserted * 3) % 5], ...(inserted % 2 && { dueDate: `2026-03-0${(inserted % 9) + 1}` }) };
+        const extra = {
+          title: `seed ${inserted % 7}`,
+          teamId: team.id,
+          priority: PRIORITIES[(inserted * 3) % 5],
+          ...(inserted % 2 && { dueDate: `2026-03-0${(inserted % 9) + 1}` }),
+        };
         expect((await post("/tasks", extra, w.owner.key)).status).toBe(201);
         inserted++;
       } while (cursor);
@@ -138,7 +156,10 @@ describe("task lists", () => {
       ["filter[lt][priority]=LOW", (x) => x.priority === "NONE"],
       ["filter[lte][priority]=LOW", (x) => PRIORITIES.indexOf(x.priority) <= 1],
       ["filter[gt][dueDate]=2026-05-15", (x) => dueOf(x) !== null && dueOf(x)! > "2026-05-15"],
-      ["filter[gte][dueDate]=2026-05-15&filter[lte][dueDate]=2026-07-19", (x) => dueOf(x) !== null && dueOf(x)! >= "2026-05-15" && dueOf(x)! <= "2026-07-19"],
+      [
+        "filter[gte][dueDate]=2026-05-15&filter[lte][dueDate]=2026-07-19",
+        (x) => dueOf(x) !== null && dueOf(x)! >= "2026-05-15" && dueOf(x)! <= "2026-07-19",
+      ],
       ["filter[lt][dueDate]=2026-03-01", (x) => dueOf(x) !== null && dueOf(x)! < "2026-03-01"],
       ["filter[eq][dueDate]=null", (x) => x.dueDate === null],
       ["filter[neq][dueDate]=null", (x) => x.dueDate !== null],
@@ -158,8 +179,14 @@ describe("task lists", () => {
       ["filter[neq][labelId]=BLUE", (x) => !x.labels.some((l: any) => l.id === "BLUE")],
       ["filter[eq][labelId]=null", (x) => x.labels.length === 0],
       ["filter[eq][reference]=eng-3", (x) => x.reference === "ENG-3"],
-      ["filter[in][reference]=ENG-2&filter[in][reference]=ops-1&filter[in][reference]=junk", (x) => ["ENG-2", "OPS-1"].includes(x.reference)],
-      ["filter[gt][number]=5&filter[lte][number]=9", (x) => Number(x.reference.split("-")[1]) > 5 && Number(x.reference.split("-")[1]) <= 9],
+      [
+        "filter[in][reference]=ENG-2&filter[in][reference]=ops-1&filter[in][reference]=junk",
+        (x) => ["ENG-2", "OPS-1"].includes(x.reference),
+      ],
+      [
+        "filter[gt][number]=5&filter[lte][number]=9",
+        (x) => Number(x.reference.split("-")[1]) > 5 && Number(x.reference.split("-")[1]) <= 9,
+      ],
       ["filter[contains][title]=task&filter[eq][status]=TODO&filter[eq][teamId]=ENG", (x) => x.status === "TODO" && x.teamId === "ENG"],
     ];
     for (const [query, predicate] of cases) {
@@ -261,13 +288,18 @@ describe("task lists", () => {
 
     it("keeps sorting and paging on fields that are not selected", async () => {
       const items = await walk("/tasks?fields=title&sort[priority]=desc", "tasks", member.key, 7);
-      expect(items.map((x) => x.title)).toEqual([...all].sort(comparator((x) => PRIORITIES.indexOf(x.priority), "desc")).map((x) => x.title));
+      expect(items.map((x) => x.title)).toEqual(
+        [...all].sort(comparator((x) => PRIORITIES.indexOf(x.priority), "desc")).map((x) => x.title),
+      );
       for (const item of items) expect(Object.keys(item)).toEqual(["title"]);
     });
   });
 
   it("lists 50 tasks with team, assignee and labels on every row in at most 2 queries", async () => {
-    const res = await get("/tasks?limit=50&filter[neq][labelId]=null&filter[eq][assigneeId]=MEMBER".replace("MEMBER", member.userId), member.key);
+    const res = await get(
+      "/tasks?limit=50&filter[neq][labelId]=null&filter[eq][assigneeId]=MEMBER".replace("MEMBER", member.userId),
+      member.key,
+    );
     expect(res.body.tasks.length).toBeGreaterThan(5);
     for (const task of res.body.tasks) {
       expect(task.labels.length).toBeGreaterThan(0);

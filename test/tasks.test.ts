@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { comments, fieldDefinitions, milestones, projects, taskLabels, tasks } from "../drizzle/schema";
 import { newId } from "../src/ids";
 import { api, del, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, newTeam, newTenant, withDb, type Member, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TASK_ID = /^task_[0-9a-z]{26}$/;
@@ -17,13 +17,19 @@ async function createTask(key: string, body: Record<string, unknown>) {
 /** Projects and milestones are inserted directly: this file tests tasks, not their endpoints. */
 function insertProject(team: TeamFixture, number: number) {
   return withDb(async (db) => {
-    const [p] = await db.insert(projects).values({ id: newId("proj"), workspaceId: team.workspaceId, teamId: team.id, number, name: `Project ${number}` }).returning();
+    const [p] = await db
+      .insert(projects)
+      .values({ id: newId("proj"), workspaceId: team.workspaceId, teamId: team.id, number, name: `Project ${number}` })
+      .returning();
     return { id: p.id, reference: `${team.prefix}-P${number}` };
   });
 }
 function insertMilestone(team: TeamFixture, projectId: string) {
   return withDb(async (db) => {
-    const [m] = await db.insert(milestones).values({ id: newId("mile"), workspaceId: team.workspaceId, projectId, name: "M1" }).returning();
+    const [m] = await db
+      .insert(milestones)
+      .values({ id: newId("mile"), workspaceId: team.workspaceId, projectId, name: "M1" })
+      .returning();
     return m.id;
   });
 }
@@ -79,8 +85,24 @@ describe("tasks", () => {
         updatedAt: task.createdAt,
       });
       expect(Object.keys(task)).toEqual([
-        "id", "reference", "title", "status", "priority", "description", "dueDate", "teamId", "team", "projectId",
-        "milestoneId", "parentId", "assigneeId", "assignee", "labels", "customFields", "createdAt", "updatedAt",
+        "id",
+        "reference",
+        "title",
+        "status",
+        "priority",
+        "description",
+        "dueDate",
+        "teamId",
+        "team",
+        "projectId",
+        "milestoneId",
+        "parentId",
+        "assigneeId",
+        "assignee",
+        "labels",
+        "customFields",
+        "createdAt",
+        "updatedAt",
       ]);
       expect((await get(`/tasks/${task.id}`, member.key)).body.task).toEqual(task);
     });
@@ -144,7 +166,9 @@ describe("tasks", () => {
 
     it("gives 25 parallel creates on one team 25 distinct consecutive numbers", async () => {
       const fresh = await newTeam(t);
-      const results = await Promise.all(Array.from({ length: 25 }, (_, i) => post("/tasks", { title: `P${i}`, teamId: fresh.id }, t.owner.key)));
+      const results = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => post("/tasks", { title: `P${i}`, teamId: fresh.id }, t.owner.key)),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(25).fill(201));
       const numbers = results.map((r) => Number(r.body.task.reference.split("-")[1])).sort((x, y) => x - y);
       expect(numbers).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
@@ -253,7 +277,13 @@ describe("tasks", () => {
 
   describe("update", () => {
     it("updates some fields and leaves the rest, in one transaction", async () => {
-      const task = await createTask(member.key, { title: "Before", teamId: team.id, description: "keep", priority: "LOW", dueDate: "2026-01-01" });
+      const task = await createTask(member.key, {
+        title: "Before",
+        teamId: team.id,
+        description: "keep",
+        priority: "LOW",
+        dueDate: "2026-01-01",
+      });
       const res = await patch(`/tasks/${task.reference}`, { title: "After", status: "DONE" }, member.key);
       expect(res.status).toBe(200);
       expect(res.transactions).toBe(1);
@@ -315,7 +345,14 @@ describe("tasks", () => {
 
     it("rejects teamId, unknown fields and bad values with 422 and changes nothing", async () => {
       const task = await createTask(member.key, { title: "Stable", teamId: team.id });
-      for (const body of [{ teamId: other.id }, { titel: "typo" }, { status: "WAITING" }, { dueDate: "2026-13-01" }, { title: "" }, { title: null }]) {
+      for (const body of [
+        { teamId: other.id },
+        { titel: "typo" },
+        { status: "WAITING" },
+        { dueDate: "2026-13-01" },
+        { title: "" },
+        { title: null },
+      ]) {
         const res = await patch(`/tasks/${task.id}`, body, member.key);
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.errors).toBeDefined();
@@ -359,7 +396,13 @@ describe("tasks", () => {
       const ids = [root.id, child.id, grandchild.id];
       await withDb((db) =>
         db.insert(comments).values(
-          [...ids, bystander.id].map((taskId) => ({ id: newId("cmnt"), workspaceId: t.workspaceId, authorId: member.userId, content: "hi", taskId })),
+          [...ids, bystander.id].map((taskId) => ({
+            id: newId("cmnt"),
+            workspaceId: t.workspaceId,
+            authorId: member.userId,
+            content: "hi",
+            taskId,
+          })),
         ),
       );
       const res = await del(`/tasks/${root.reference}`, member.key);
@@ -369,7 +412,10 @@ describe("tasks", () => {
       for (const id of ids) expect((await get(`/tasks/${id}`, member.key)).status).toBe(404);
       expect((await get(`/tasks/${bystander.id}`, member.key)).status).toBe(200);
       const left = await withDb(async (db) => ({
-        comments: await db.select({ taskId: comments.taskId }).from(comments).where(inArray(comments.taskId, [...ids, bystander.id])),
+        comments: await db
+          .select({ taskId: comments.taskId })
+          .from(comments)
+          .where(inArray(comments.taskId, [...ids, bystander.id])),
         links: await db.select().from(taskLabels).where(inArray(taskLabels.taskId, ids)),
       }));
       expect(left.comments).toEqual([{ taskId: bystander.id }]);

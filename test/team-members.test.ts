@@ -3,13 +3,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { teamMembers } from "../drizzle/schema";
 import { newId } from "../src/ids";
 import { del, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, newTeam, newTenant, withDb, type Member, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 type Role = "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
 
 const roleOf = (membershipId: string) =>
-  withDb(async (db) => (await db.select({ role: teamMembers.role }).from(teamMembers).where(eq(teamMembers.id, membershipId)))[0]?.role ?? null);
+  withDb(
+    async (db) => (await db.select({ role: teamMembers.role }).from(teamMembers).where(eq(teamMembers.id, membershipId)))[0]?.role ?? null,
+  );
 
 describe("team members", () => {
   let t: Tenant;
@@ -49,7 +51,14 @@ describe("team members", () => {
       expect(res.body.members).toHaveLength(15);
       expect(res.body.members[0]).toMatchObject({ id: t.owner.userId, role: "OWNER", membershipId: expect.stringMatching(/^tmbr_/) });
       const { member, role, membershipId } = joined[0];
-      expect(res.body.members[1]).toEqual({ id: member.userId, name: member.name, email: member.email, avatarUrl: null, role, membershipId });
+      expect(res.body.members[1]).toEqual({
+        id: member.userId,
+        name: member.name,
+        email: member.email,
+        avatarUrl: null,
+        role,
+        membershipId,
+      });
       expect(res.body.members.slice(1).map((m: any) => m.membershipId)).toEqual(joined.map((j) => j.membershipId));
     });
 
@@ -64,7 +73,9 @@ describe("team members", () => {
 
     it("filters, selects fields, and answers an empty page (not 404) when nothing matches", async () => {
       const admins = await get(`/teams/${team.id}/members?filter[eq][role]=ADMIN`, t.owner.key);
-      expect(admins.body.members.map((m: any) => m.membershipId)).toEqual(joined.filter((j) => j.role === "ADMIN").map((j) => j.membershipId));
+      expect(admins.body.members.map((m: any) => m.membershipId)).toEqual(
+        joined.filter((j) => j.role === "ADMIN").map((j) => j.membershipId),
+      );
       const one = await get(`/teams/${team.id}/members?filter[eq][id]=${joined[3].member.userId}&fields=membershipId`, t.owner.key);
       expect(one.body.members).toEqual([{ membershipId: joined[3].membershipId }]);
       const none = await get(`/teams/${team.id}/members?filter[contains][email]=nobody-here`, t.owner.key);
@@ -141,7 +152,8 @@ describe("team members", () => {
     it("never grants a role above the caller's own, unless the caller is a workspace ADMIN/OWNER", async () => {
       const { team, people } = await teamWith("MEMBER", "ADMIN");
       const [teamMember, teamAdmin] = people.map((p) => p.member);
-      const add = async (caller: Member, role: Role) => (await post(`/teams/${team.id}/members`, { userId: (await addMember(t)).userId, role }, caller.key)).status;
+      const add = async (caller: Member, role: Role) =>
+        (await post(`/teams/${team.id}/members`, { userId: (await addMember(t)).userId, role }, caller.key)).status;
       expect(await add(teamMember, "ADMIN")).toBe(403);
       expect(await add(teamMember, "MEMBER")).toBe(201);
       expect(await add(teamMember, "VIEWER")).toBe(201);
@@ -188,7 +200,9 @@ describe("team members", () => {
       expect(res.status).toBe(200);
       expect(res.transactions).toBe(1);
       expect(res.body.teamMember).toMatchObject({ id: people[1].membershipId, userId: people[1].member.userId, role: "VIEWER" });
-      expect((await patch(`/team-members/${people[1].membershipId}`, { role: "ADMIN" }, people[0].member.key)).body.teamMember.role).toBe("ADMIN");
+      expect((await patch(`/team-members/${people[1].membershipId}`, { role: "ADMIN" }, people[0].member.key)).body.teamMember.role).toBe(
+        "ADMIN",
+      );
     });
 
     it("refuses team MEMBERs and outsiders (403), and bad bodies (422)", async () => {

@@ -1,14 +1,15 @@
 import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { projects, teamMembers, tasks, teams } from "../drizzle/schema";
+import { projects, tasks, teamMembers, teams } from "../drizzle/schema";
 import { newId } from "../src/ids";
 import { del, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, newTenant, withDb, type Member, type Tenant } from "./helpers/fixtures";
+import { addMember, joinTeam, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 let prefixCounter = 0;
 /** A valid prefix unique in this run: the stem, a time stamp and a counter in upper-case base 36. */
-const freshPrefix = (stem = "T") => `${stem}${Date.now().toString(36).toUpperCase().slice(-4)}${(prefixCounter++).toString(36).toUpperCase()}`.slice(0, 10);
+const freshPrefix = (stem = "T") =>
+  `${stem}${Date.now().toString(36).toUpperCase().slice(-4)}${(prefixCounter++).toString(36).toUpperCase()}`.slice(0, 10);
 
 async function createTeam(key: string, body: Record<string, unknown> = {}) {
   const res = await post("/teams", { name: "Team", prefix: freshPrefix(), ...body }, key);
@@ -143,7 +144,14 @@ describe("teams", () => {
       const res = await patch(`/teams/${team.id}`, { name: "New", prefix, description: "Now described", parentId: parent.id }, t.owner.key);
       expect(res.status).toBe(200);
       expect(res.transactions).toBe(1);
-      expect(res.body.team).toMatchObject({ id: team.id, name: "New", prefix, description: "Now described", parentId: parent.id, parent: { id: parent.id, name: "New parent" } });
+      expect(res.body.team).toMatchObject({
+        id: team.id,
+        name: "New",
+        prefix,
+        description: "Now described",
+        parentId: parent.id,
+        parent: { id: parent.id, name: "New parent" },
+      });
       expect(res.body.team.members).toEqual(team.members);
       expect(res.body.team.updatedAt >= team.updatedAt).toBe(true);
       const cleared = await patch(`/teams/${team.id}`, { parentId: null }, t.owner.key);
@@ -203,7 +211,13 @@ describe("teams", () => {
     let teamOwner: Member;
     let wsAdmin: Member;
     beforeAll(async () => {
-      [plain, teamMember, teamAdmin, teamOwner, wsAdmin] = await Promise.all([addMember(t), addMember(t), addMember(t), addMember(t), addMember(t, "ADMIN")]);
+      [plain, teamMember, teamAdmin, teamOwner, wsAdmin] = await Promise.all([
+        addMember(t),
+        addMember(t),
+        addMember(t),
+        addMember(t),
+        addMember(t, "ADMIN"),
+      ]);
     });
     const fresh = async () => {
       team = await createTeam(t.owner.key, { name: "Guarded" });
@@ -268,7 +282,13 @@ describe("teams", () => {
       root = await createTeam(w.owner.key, { name: "Root", prefix: "ROOT" });
       created.push(root);
       for (let i = 0; i < 11; i++) {
-        created.push(await createTeam(w.owner.key, { name: `Squad ${String(i).padStart(2, "0")}`, prefix: `SQ${i}`, parentId: i % 3 === 0 ? root.id : undefined }));
+        created.push(
+          await createTeam(w.owner.key, {
+            name: `Squad ${String(i).padStart(2, "0")}`,
+            prefix: `SQ${i}`,
+            parentId: i % 3 === 0 ? root.id : undefined,
+          }),
+        );
       }
       const fixture = { ...root, workspaceId: w.workspaceId };
       for (let i = 0; i < 25; i++) await joinTeam(fixture, await addMember(w));
@@ -287,11 +307,22 @@ describe("teams", () => {
 
     it("walks every page exactly once, in the requested order", async () => {
       const byName = await walk("/teams?sort[name]=desc", "teams", w.owner.key, 5);
-      expect(byName.map((x) => x.name)).toEqual(created.map((x) => x.name).sort().reverse());
+      expect(byName.map((x) => x.name)).toEqual(
+        created
+          .map((x) => x.name)
+          .sort()
+          .reverse(),
+      );
       const byParent = await walk("/teams?sort[parentId]=asc&sort[createdAt]=desc", "teams", w.owner.key, 3);
       expect(byParent.map((x) => x.id)).toEqual([
-        ...created.filter((x) => x.parentId).reverse().map((x) => x.id),
-        ...created.filter((x) => !x.parentId).reverse().map((x) => x.id),
+        ...created
+          .filter((x) => x.parentId)
+          .reverse()
+          .map((x) => x.id),
+        ...created
+          .filter((x) => !x.parentId)
+          .reverse()
+          .map((x) => x.id),
       ]);
     });
 
@@ -303,13 +334,19 @@ describe("teams", () => {
       const children = created.filter((x) => x.parentId === root.id).map((x) => x.id);
       expect(ids(await get(`/teams?filter[eq][parentId]=${root.id}`, w.owner.key))).toEqual(children);
       expect(ids(await get("/teams?filter[eq][parentId]=null", w.owner.key))).toEqual(created.filter((x) => !x.parentId).map((x) => x.id));
-      expect(ids(await get(`/teams?filter[in][id]=${created[1].id}&filter[in][id]=${created[5].id}`, w.owner.key))).toEqual([created[1].id, created[5].id]);
+      expect(ids(await get(`/teams?filter[in][id]=${created[1].id}&filter[in][id]=${created[5].id}`, w.owner.key))).toEqual([
+        created[1].id,
+        created[5].id,
+      ]);
       expect(ids(await get(`/teams?filter[gt][createdAt]=${created[9].createdAt}`, w.owner.key))).toEqual([created[10].id, created[11].id]);
     });
 
     it("selects fields in the list and rejects unknown filter, sort and field names with 400", async () => {
       const res = await get("/teams?fields=prefix,parent{id}&limit=2", w.owner.key);
-      expect(res.body.teams).toEqual([{ prefix: "ROOT", parent: null }, { prefix: "SQ0", parent: { id: root.id } }]);
+      expect(res.body.teams).toEqual([
+        { prefix: "ROOT", parent: null },
+        { prefix: "SQ0", parent: { id: root.id } },
+      ]);
       expect((await get("/teams?fields=members{membershipId}&limit=1", w.owner.key)).body.teams[0].members).toHaveLength(26);
       expect((await get("/teams?filter[eq][secret]=x", w.owner.key)).status).toBe(400);
       expect((await get("/teams?sort[members]=asc", w.owner.key)).status).toBe(400);
@@ -331,9 +368,18 @@ describe("teams", () => {
       const keep = await createTeam(t.owner.key, { name: "Bystander" });
       const ids = await withDb(async (db) => {
         const row = (teamId: string, number: number) => ({ workspaceId: t.workspaceId, teamId, number });
-        const [project] = await db.insert(projects).values({ id: newId("proj"), name: "P", ...row(team.id, 1) }).returning();
-        const [task] = await db.insert(tasks).values({ id: newId("task"), title: "T", projectId: project.id, ...row(team.id, 1) }).returning();
-        const [keptTask] = await db.insert(tasks).values({ id: newId("task"), title: "K", ...row(keep.id, 1) }).returning();
+        const [project] = await db
+          .insert(projects)
+          .values({ id: newId("proj"), name: "P", ...row(team.id, 1) })
+          .returning();
+        const [task] = await db
+          .insert(tasks)
+          .values({ id: newId("task"), title: "T", projectId: project.id, ...row(team.id, 1) })
+          .returning();
+        const [keptTask] = await db
+          .insert(tasks)
+          .values({ id: newId("task"), title: "K", ...row(keep.id, 1) })
+          .returning();
         return { project: project.id, task: task.id, keptTask: keptTask.id };
       });
 
@@ -345,7 +391,10 @@ describe("teams", () => {
       expect((await get(`/teams/${team.id}`, t.owner.key)).status).toBe(404);
       expect((await get(`/teams/${child.id}`, t.owner.key)).body.team).toMatchObject({ parentId: null, parent: null });
       const left = await withDb(async (db) => ({
-        tasks: await db.select({ id: tasks.id }).from(tasks).where(inArray(tasks.id, [ids.task, ids.keptTask])),
+        tasks: await db
+          .select({ id: tasks.id })
+          .from(tasks)
+          .where(inArray(tasks.id, [ids.task, ids.keptTask])),
         projects: await db.select({ id: projects.id }).from(projects).where(eq(projects.id, ids.project)),
         members: await db.select({ id: teamMembers.id }).from(teamMembers).where(eq(teamMembers.teamId, team.id)),
         teams: await db.select({ id: teams.id }).from(teams).where(eq(teams.id, team.id)),

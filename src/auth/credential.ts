@@ -1,10 +1,10 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { apiKeys, workspaceMembers } from "../../drizzle/schema";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { hashApiKey } from "./api-keys";
 import { verifyAccessToken } from "./jwt";
-import { principalByKeyHash, principalByUser, type Principal } from "./principal";
+import { type Principal, principalByKeyHash, principalByUser } from "./principal";
 
 /** What the request presented, checked as far as it can be without the database. */
 export type Credential = { kind: "apiKey"; keyHash: string } | { kind: "jwt"; userId: string; workspaceId: string };

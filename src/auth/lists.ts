@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { parseListParams, type ListParams, type ListSpec } from "../http/list";
+import { type ListParams, type ListSpec, parseListParams } from "../http/list";
 import { credentialScope } from "./credential";
 import type { CredentialEnv } from "./middleware";
 

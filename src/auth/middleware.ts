@@ -1,11 +1,11 @@
+import type { SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { SQL } from "drizzle-orm";
-import type { RequestDb } from "../db/client";
 import { AppError } from "../core/errors";
+import type { RequestDb } from "../db/client";
 import type { AppEnv } from "../http/context";
-import { credentialActor, credentialWorkspace, loadPrincipal, readCredential, type Credential, type SqlActor } from "./credential";
-import { touchApiKey, type Principal } from "./principal";
+import { type Credential, credentialActor, credentialWorkspace, loadPrincipal, readCredential, type SqlActor } from "./credential";
+import { type Principal, touchApiKey } from "./principal";
 
 const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
 

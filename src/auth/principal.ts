@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users, workspaceMembers, workspaces } from "../../drizzle/schema";
 import type { Db, WorkspaceScope } from "../db/client";
 

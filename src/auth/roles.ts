@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { forbidden } from "../core/errors";
 import type { Principal, WorkspaceRole } from "./principal";
 
@@ -15,8 +15,7 @@ export function requireWorkspaceRole(p: Principal, min: WorkspaceRole, what = "d
   if (WORKSPACE_RANK[p.role] < WORKSPACE_RANK[min]) throw forbidden(`Only a workspace ${min} or higher may ${what}`);
 }
 
-export const teamRoleAtLeast = (role: TeamRole | null | undefined, min: TeamRole) =>
-  role != null && TEAM_RANK[role] >= TEAM_RANK[min];
+export const teamRoleAtLeast = (role: TeamRole | null | undefined, min: TeamRole) => role != null && TEAM_RANK[role] >= TEAM_RANK[min];
 
 /**
  * Contract §4, the team write rule, stated once: workspace ADMIN/OWNER may do everything in the workspace;
@@ -40,6 +39,10 @@ export function requireTeamRole(p: Principal, teamRole: TeamRole | null | undefi
 /** The same rule as a SQL condition (true, or false/null) over the caller's workspace role and team role. */
 export function mayActInTeamSql(workspaceRole: string | SQL, teamRole: SQL, min: TeamRole): SQL<boolean> {
   const rule = teamRule(min);
-  const list = (values: string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
+  const list = (values: string[]) =>
+    sql.join(
+      values.map((v) => sql`${v}`),
+      sql`, `,
+    );
   return sql<boolean>`(${workspaceRole} in (${list(rule.workspaceRoles)}) or ${teamRole} in (${list(rule.teamRoles)}))`;
 }

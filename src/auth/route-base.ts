@@ -1,5 +1,5 @@
-import { requireAuth, requireCredential } from "./middleware";
 import { security } from "../http/openapi";
+import { requireAuth, requireCredential } from "./middleware";
 
 /** Common part of every authenticated route definition: its tag, its security schemes and the auth check. */
 export const authed = (tag: string) => ({ tags: [tag], security, middleware: requireAuth });

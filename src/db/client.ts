@@ -24,10 +24,12 @@ function configureDriver(proxy: string | undefined) {
   configuredFor = proxy;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; the wrapper forwards them untouched.
 type QueryFn = (...args: any[]) => any;
 // Wrapping client.query stays: pg (and the Neon driver) has no query event, and Drizzle's logger sees statements but not BEGIN/COMMIT.
 function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
   const original = target.query.bind(target);
+  // biome-ignore lint/suspicious/noExplicitAny: see QueryFn.
   target.query = ((...args: any[]) => {
     const started = performance.now();
     const done = () => (stats.ms += performance.now() - started);
@@ -59,9 +61,7 @@ export class RequestDb {
   #pool?: Pool;
   #db?: Db;
 
-  constructor(
-    private readonly env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">,
-  ) {}
+  constructor(private readonly env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">) {}
 
   get db(): Db {
     if (!this.#db) {

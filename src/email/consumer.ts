@@ -1,6 +1,6 @@
+import type { EmailMessage } from "../core/email-messages";
 import { RequestDb } from "../db/client";
 import type { Env } from "../env";
-import type { EmailMessage } from "../core/email-messages";
 import { emailProvider } from "./providers";
 import { renderEmail } from "./render";
 

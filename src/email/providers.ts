@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { devMailbox, emailDeliveries } from "../../drizzle/schema";
+import type { RenderedEmail } from "../core/email-messages";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { newId } from "../ids";
-import type { RenderedEmail } from "../core/email-messages";
 
 /** Delivers one rendered email at most once per message id. */
 export interface EmailProvider {

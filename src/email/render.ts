@@ -1,7 +1,7 @@
 import type { EmailMessage, RenderedEmail } from "../core/email-messages";
 
 const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
+  s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] ?? ch);
 
 const page = (title: string, body: string) =>
   `<!doctype html><html><body style="font-family:sans-serif"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
@@ -16,7 +16,10 @@ export function renderEmail(message: EmailMessage): RenderedEmail {
       return {
         subject: `Your ${what} code: ${code}`,
         text: `Your ${what} code is ${code}.\nIt expires in 15 minutes. If you did not ask for it, ignore this email.\n`,
-        html: page(`Your ${what} code`, `<p style="font-size:2em;letter-spacing:.2em"><b>${code}</b></p><p>It expires in 15 minutes. If you did not ask for it, ignore this email.</p>`),
+        html: page(
+          `Your ${what} code`,
+          `<p style="font-size:2em;letter-spacing:.2em"><b>${code}</b></p><p>It expires in 15 minutes. If you did not ask for it, ignore this email.</p>`,
+        ),
       };
     }
     case "invite": {

@@ -1,6 +1,6 @@
+import type { EmailMessage } from "../core/email-messages";
 import type { Env } from "../env";
 import { newId } from "../ids";
-import type { EmailMessage } from "../core/email-messages";
 
 type Unsent = EmailMessage extends infer M ? (M extends EmailMessage ? Omit<M, "id"> : never) : never;
 

@@ -1,7 +1,8 @@
 // Entry of the email queue-consumer worker (workers/email/wrangler.toml).
+
+import type { EmailMessage } from "../core/email-messages";
 import type { Env } from "../env";
 import { consumeEmails } from "./consumer";
-import type { EmailMessage } from "../core/email-messages";
 
 export default {
   async fetch() {

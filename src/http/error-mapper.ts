@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AppError, ValidationError, type ErrorCode } from "../core/errors";
+import { AppError, type ErrorCode, ValidationError } from "../core/errors";
 
 const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
   error: details ? { code, message, details } : { code, message },
@@ -17,13 +17,14 @@ const CONFLICT_MESSAGES: Record<string, string> = {
 };
 
 /** The error and its causes: Drizzle wraps driver errors in `cause`; a WebSocket ErrorEvent carries `error`. */
-function* causes(err: unknown): Generator<any> {
-  for (let e: any = err; e; e = e.cause ?? e.error) yield e;
+type ErrorLike = { cause?: unknown; error?: unknown; code?: unknown; constraint?: string; message?: string; name?: string };
+function* causes(err: unknown): Generator<ErrorLike> {
+  for (let e = err as ErrorLike | undefined; e; e = (e.cause ?? e.error) as ErrorLike | undefined) yield e;
 }
 
 /** The Postgres error (one with a SQLSTATE code) behind a driver or Drizzle error, if there is one. */
 function pgError(err: unknown): { code: string; constraint?: string; message?: string } | undefined {
-  for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e;
+  for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return { ...e, code: e.code };
   return undefined;
 }
 
@@ -34,7 +35,8 @@ const CONNECTION_FAILURE =
 function isConnectionFailure(err: unknown, pg: { code: string } | undefined): boolean {
   if (pg && /^(08\d{3}|57P0[1-3]|53300)$/.test(pg.code)) return true;
   // Drizzle's own message quotes the query's parameters (user content): only its causes speak for the driver.
-  for (const e of causes(err)) if (e.name !== "DrizzleQueryError" && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
+  for (const e of causes(err))
+    if (e.name !== "DrizzleQueryError" && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
   return false;
 }
 

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "./context";
 import { ValidationError } from "../core/errors";
+import type { AppEnv } from "./context";
 
 /** Dotted paths of the strings (keys included) that hold a NUL character. */
 function nulPaths(value: unknown, path: string, out: string[]): string[] {

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
-import type { AppEnv } from "./context";
 import { badRequest, ValidationError } from "../core/errors";
+import type { AppEnv } from "./context";
 import { zodErrors } from "./validation";
 
 type ValidationResult = { success: boolean; target: string; error?: ZodError };
@@ -24,7 +24,12 @@ export const missingIsBadRequest =
   (result: ValidationResult): undefined => {
     // On failure the validator passes the raw input as `data`.
     const input = (result as { data?: unknown }).data;
-    const missing = result.target === "json" && typeof input === "object" && input !== null && !Array.isArray(input) && (input as Record<string, unknown>)[field] == null;
+    const missing =
+      result.target === "json" &&
+      typeof input === "object" &&
+      input !== null &&
+      !Array.isArray(input) &&
+      (input as Record<string, unknown>)[field] == null;
     if (!result.success && missing) throw badRequest(`${field} is required`, { field });
     return toValidationError(result);
   };

@@ -18,7 +18,10 @@ export const FieldsQuery = z.object({
 });
 
 export const IdParam = z.object({
-  id: z.string().min(1).openapi({ param: { name: "id", in: "path" }, description: "Identifier (or, for tasks and projects, reference)" }),
+  id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "id", in: "path" }, description: "Identifier (or, for tasks and projects, reference)" }),
 });
 
 export const Pagination = z.object({ limit: z.number().int(), nextCursor: z.string().nullable() }).openapi("Pagination");
@@ -42,7 +45,9 @@ export function selectable<T extends z.ZodObject>(schema: T, name?: string): Sel
 /** A list's body: `{<key>: [items narrowed by fields], pagination}`. */
 export const paginated = <K extends string, T extends z.ZodObject>(key: K, item: T) => {
   const items = selectable(item);
-  return z.object({ [key]: z.array(items), pagination: Pagination } as { [P in K]: z.ZodArray<typeof items> } & { pagination: typeof Pagination });
+  return z.object({ [key]: z.array(items), pagination: Pagination } as { [P in K]: z.ZodArray<typeof items> } & {
+    pagination: typeof Pagination;
+  });
 };
 
 /** `YYYY-MM-DD` that is a real calendar date (defined once, in core/dates). */
@@ -55,4 +60,3 @@ export function created<K extends string, T>(c: Context, key: K, location: strin
   c.header("Location", location);
   return c.json({ [key]: value } as { [P in K]: T }, 201);
 }
-

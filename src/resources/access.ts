@@ -1,7 +1,7 @@
 // The one permission lookup of every team-scoped resource: the row (in the caller's workspace) and the caller's
 // role in its team, in one query, optionally locked; NOT_FOUND when it is missing or foreign; 403 when the
 // caller's role is below what the write needs (contract §4, decided by requireTeamRole).
-import { Column, getTableName, is, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { Column, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgSelect, PgTable } from "drizzle-orm/pg-core";
 import { teamMembers } from "../../drizzle/schema";
 import type { Principal } from "../auth/principal";
@@ -39,7 +39,7 @@ export function callerTeamRole(user: string | SQL<string>, teamId: SQLWrapper) {
 export async function rowForCaller<Q extends PgSelect>(
   principal: Principal,
   query: Q,
-  target: { name: string; /** the table whose row `access.lock` locks */ table?: PgTable },
+  target: { name: string /** the table whose row `access.lock` locks */; table?: PgTable },
   access: Access = {},
 ): Promise<Q["_"]["result"][number]> {
   const one = query.limit(1);

@@ -62,4 +62,5 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
 
 let counter = 0;
 /** A unique email address per call, so test files never collide. */
-export const uniqueEmail = (tag = "user") => `${tag}-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;
+export const uniqueEmail = (tag = "user") =>
+  `${tag}-${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;

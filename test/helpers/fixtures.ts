@@ -36,14 +36,26 @@ export function newTenant(name = "Test Workspace"): Promise<Tenant> {
   });
 }
 
-export function addMember(tenant: Tenant, role: "MEMBER" | "ADMIN" | "OWNER" = "MEMBER", type: "HUMAN" | "AGENT" = "HUMAN"): Promise<Member> {
+export function addMember(
+  tenant: Tenant,
+  role: "MEMBER" | "ADMIN" | "OWNER" = "MEMBER",
+  type: "HUMAN" | "AGENT" = "HUMAN",
+): Promise<Member> {
   return withDb((db) => insertMember(db, tenant.workspaceId, role, type));
 }
 
-async function insertMember(db: RequestDb["db"], workspaceId: string, role: "MEMBER" | "ADMIN" | "OWNER", type: "HUMAN" | "AGENT" = "HUMAN"): Promise<Member> {
+async function insertMember(
+  db: RequestDb["db"],
+  workspaceId: string,
+  role: "MEMBER" | "ADMIN" | "OWNER",
+  type: "HUMAN" | "AGENT" = "HUMAN",
+): Promise<Member> {
   const email = uniqueEmail(role.toLowerCase());
   const name = `${role} ${email.slice(0, 8)}`;
-  const [user] = await db.insert(users).values({ id: newId("user"), name, email, type }).returning();
+  const [user] = await db
+    .insert(users)
+    .values({ id: newId("user"), name, email, type })
+    .returning();
   const key = await joinWorkspaceWithKey(db, { workspaceId, userId: user.id, role, keyName: "test" });
   return { key, userId: user.id, email, name };
 }
@@ -58,11 +70,17 @@ export interface TeamFixture {
 let teamCounter = 0;
 /** A team inserted directly (its owner is the tenant's owner), for tests of resources that live in teams. */
 export function newTeam(tenant: Tenant, opts: { prefix?: string; name?: string } = {}): Promise<TeamFixture> {
-  const prefix = opts.prefix ?? `T${(Date.now() % 100000).toString(36).toUpperCase()}${(teamCounter++).toString(36).toUpperCase()}`.slice(0, 10);
+  const prefix =
+    opts.prefix ?? `T${(Date.now() % 100000).toString(36).toUpperCase()}${(teamCounter++).toString(36).toUpperCase()}`.slice(0, 10);
   const name = opts.name ?? `Team ${prefix}`;
   return withDb(async (db) => {
-    const [team] = await db.insert(teams).values({ id: newId("team"), workspaceId: tenant.workspaceId, name, prefix }).returning();
-    await db.insert(teamMembers).values({ id: newId("tmbr"), workspaceId: tenant.workspaceId, teamId: team.id, userId: tenant.owner.userId, role: "OWNER" });
+    const [team] = await db
+      .insert(teams)
+      .values({ id: newId("team"), workspaceId: tenant.workspaceId, name, prefix })
+      .returning();
+    await db
+      .insert(teamMembers)
+      .values({ id: newId("tmbr"), workspaceId: tenant.workspaceId, teamId: team.id, userId: tenant.owner.userId, role: "OWNER" });
     return { id: team.id, name, prefix, workspaceId: tenant.workspaceId };
   });
 }

@@ -7,7 +7,10 @@ export async function walk(path: string, key: string, apiKey: string, limit = 7,
   let cursor: string | null = null;
   for (let page = 0; page < maxPages; page++) {
     const sep = path.includes("?") ? "&" : "?";
-    const res: { status: number; body: any } = await get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, apiKey);
+    const res: { status: number; body: any } = await get(
+      `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      apiKey,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.pagination.limit).toBe(limit);
     expect(res.body[key].length).toBeLessThanOrEqual(limit);

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/core/errors";
-import { decodeCursor, encodeCursor, type CursorPayload } from "../../src/http/list/cursor";
+import { type CursorPayload, decodeCursor, encodeCursor } from "../../src/http/list/cursor";
 
 const key = { scope: "ws_01hzy3k9q2m8x7v6t5r4p3n2b1", secret: "test-secret" };
 
@@ -21,7 +21,10 @@ const payload: fc.Arbitrary<CursorPayload> = fc.record({
 });
 
 const b64url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 /** Signs an arbitrary body in the documented format, to reach the checks behind the signature. */
 async function signRaw(body: string): Promise<string> {
@@ -111,7 +114,7 @@ describe("cursor codec", () => {
   });
 
   it("rejects a validly signed payload of the wrong shape", async () => {
-    for (const body of ['{}', '[]', 'null', '{"r":"a","s":"b","v":[{}],"i":"c"}', '{"r":1,"s":"b","v":[],"i":"c"}', "not json"]) {
+    for (const body of ["{}", "[]", "null", '{"r":"a","s":"b","v":[{}],"i":"c"}', '{"r":1,"s":"b","v":[],"i":"c"}', "not json"]) {
       await expectBadRequest(decodeCursor(await signRaw(body), key));
     }
   });

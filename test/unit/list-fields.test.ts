@@ -14,25 +14,27 @@ const shapeArb: fc.Arbitrary<FieldShape> = fc.letrec<{ shape: FieldShape; node: 
 function selectionOf(shape: FieldShape): fc.Arbitrary<FieldSelection> {
   const names = Object.keys(shape);
   return fc.subarray(names, { minLength: 1 }).chain((picked) =>
-    fc.tuple(
-      ...picked.map((key) => {
-        const sub = shape[key];
-        const value: fc.Arbitrary<true | FieldSelection> =
-          sub === true ? fc.constant(true as const) : fc.oneof(fc.constant(true as const), selectionOf(sub));
-        return value.map((v) => [key, v] as const);
-      }),
-    ).map((entries) => Object.fromEntries(entries) as FieldSelection),
+    fc
+      .tuple(
+        ...picked.map((key) => {
+          const sub = shape[key];
+          const value: fc.Arbitrary<true | FieldSelection> =
+            sub === true ? fc.constant(true as const) : fc.oneof(fc.constant(true as const), selectionOf(sub));
+          return value.map((v) => [key, v] as const);
+        }),
+      )
+      .map((entries) => Object.fromEntries(entries) as FieldSelection),
   );
 }
 
-function valueOf(shape: FieldShape): fc.Arbitrary<Record<string, unknown>> {
+function valueFor(shape: FieldShape): fc.Arbitrary<Record<string, unknown>> {
   return fc
     .tuple(
       ...Object.entries(shape).map(([key, sub]) => {
         const value: fc.Arbitrary<unknown> =
           sub === true
             ? fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }))
-            : fc.oneof(valueOf(sub), fc.array(valueOf(sub), { maxLength: 3 }), fc.constant(null));
+            : fc.oneof(valueFor(sub), fc.array(valueFor(sub), { maxLength: 3 }), fc.constant(null));
         return value.map((v) => [key, v] as const);
       }),
     )
@@ -46,7 +48,7 @@ function checkProjection(original: unknown, projected: unknown, selection: Field
   if (Array.isArray(original)) {
     expect(Array.isArray(projected)).toBe(true);
     expect((projected as unknown[]).length).toBe(original.length);
-    original.forEach((element, i) => checkProjection(element, (projected as unknown[])[i], selection));
+    for (const [i, element] of original.entries()) checkProjection(element, (projected as unknown[])[i], selection);
     return;
   }
   if (original === null || typeof original !== "object") {
@@ -176,7 +178,19 @@ describe("parseFields", () => {
   });
 
   it("rejects malformed syntax", () => {
-    for (const raw of ["team{id", "team{id}}", "id}", "{id}", "id,,title", "id,", ",id", "team{}", "team{id,}", "id title", "team{id}title"]) {
+    for (const raw of [
+      "team{id",
+      "team{id}}",
+      "id}",
+      "{id}",
+      "id,,title",
+      "id,",
+      ",id",
+      "team{}",
+      "team{id,}",
+      "id title",
+      "team{id}title",
+    ]) {
       const error = badRequestOf(() => parseFields(raw, taskShape));
       expect(error.details?.allowed, raw).toBeInstanceOf(Array);
     }
@@ -192,7 +206,7 @@ describe("parseFields", () => {
 describe("projectFields", () => {
   it("keeps only selected keys with their original values", () => {
     const arb = shapeArb.chain((shape) =>
-      fc.tuple(selectionOf(shape), fc.oneof(valueOf(shape), fc.array(valueOf(shape), { maxLength: 3 }))),
+      fc.tuple(selectionOf(shape), fc.oneof(valueFor(shape), fc.array(valueFor(shape), { maxLength: 3 }))),
     );
     fc.assert(
       fc.property(arb, ([selection, value]) => {

@@ -1,8 +1,8 @@
-import { inArray, sql, type SQL } from "drizzle-orm";
+import { inArray, type SQL, sql } from "drizzle-orm";
 import { boolean, date, integer, PgDialect, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { AppError, ValidationError } from "../../src/core/errors";
-import { parseLimit, parseListParams, type ListSpec } from "../../src/http/list";
+import { type ListSpec, parseLimit, parseListParams } from "../../src/http/list";
 
 const tasks = pgTable("tasks", {
   id: text("id").primaryKey(),
@@ -242,12 +242,8 @@ describe("sort", () => {
   });
 
   it("follows query order and breaks ties by id in the last key's direction", async () => {
-    expect(await orderOf("sort[status]=asc&sort[title]=desc")).toBe(
-      `"tasks"."status" asc, "tasks"."title" desc, "tasks"."id" desc`,
-    );
-    expect(await orderOf("sort[title]=desc&sort[status]=asc")).toBe(
-      `"tasks"."title" desc, "tasks"."status" asc, "tasks"."id" asc`,
-    );
+    expect(await orderOf("sort[status]=asc&sort[title]=desc")).toBe(`"tasks"."status" asc, "tasks"."title" desc, "tasks"."id" desc`);
+    expect(await orderOf("sort[title]=desc&sort[status]=asc")).toBe(`"tasks"."title" desc, "tasks"."status" asc, "tasks"."id" asc`);
   });
 
   it("puts nulls last in both directions", async () => {
@@ -256,7 +252,7 @@ describe("sort", () => {
   });
 
   it("sorts by SQL expressions", async () => {
-    expect(await orderOf("sort[priority]=asc")).toContain("(case \"tasks\".\"priority\" when 'urgent' then 0");
+    expect(await orderOf("sort[priority]=asc")).toContain('(case "tasks"."priority" when \'urgent\' then 0');
   });
 
   it("rejects a bad direction", async () => {

@@ -42,24 +42,13 @@ async function sign(payloadPart: string, key: CursorKey): Promise<string> {
 }
 
 function isCursorValue(value: unknown): boolean {
-  return (
-    value === null ||
-    typeof value === "string" ||
-    typeof value === "boolean" ||
-    (typeof value === "number" && Number.isFinite(value))
-  );
+  return value === null || typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value));
 }
 
 function isPayload(value: unknown): value is CursorPayload {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const p = value as Record<string, unknown>;
-  return (
-    typeof p.r === "string" &&
-    typeof p.s === "string" &&
-    typeof p.i === "string" &&
-    Array.isArray(p.v) &&
-    p.v.every(isCursorValue)
-  );
+  return typeof p.r === "string" && typeof p.s === "string" && typeof p.i === "string" && Array.isArray(p.v) && p.v.every(isCursorValue);
 }
 
 export async function encodeCursor(p: CursorPayload, key: CursorKey): Promise<string> {

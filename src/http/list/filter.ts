@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { badRequest } from "../../core/errors";
 import type { FilterOp, ListField } from "./types";
 import { bindValue, parseValue } from "./values";
@@ -82,9 +82,7 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
     case "neq":
       if (value === null) return sql`${expr} is not null`;
       // A null row is "not equal" to a value too; plain <> would drop it.
-      return field.nullable
-        ? sql`${expr} is distinct from ${bindValue(kind, value)}`
-        : sql`${expr} <> ${bindValue(kind, value)}`;
+      return field.nullable ? sql`${expr} is distinct from ${bindValue(kind, value)}` : sql`${expr} <> ${bindValue(kind, value)}`;
     case "contains":
       return sql`${expr} ilike ${`%${escapeLike(String(value))}%`}`;
     case "startsWith":
@@ -100,7 +98,10 @@ function inSql(expr: ListField["expr"], kind: ListField["kind"], parsed: (string
   const present = [...new Set(parsed.filter((v) => v !== null))];
   const hasNull = parsed.includes(null);
   if (present.length === 0) return sql`${expr} is null`;
-  const list = sql`${expr} in (${sql.join(present.map((v) => bindValue(kind, v)), sql`, `)})`;
+  const list = sql`${expr} in (${sql.join(
+    present.map((v) => bindValue(kind, v)),
+    sql`, `,
+  )})`;
   return hasNull ? sql`(${list} or ${expr} is null)` : list;
 }
 

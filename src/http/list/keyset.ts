@@ -1,4 +1,4 @@
-import { sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 import type { SortKey } from "./sort";
 import { tiebreakDirection } from "./sort";
 import { bindValue } from "./values";
@@ -26,8 +26,14 @@ export function keysetCondition(keys: SortKey[], values: unknown[], id: AnyColum
 
   // Common case (e.g. the default createdAt, id): one row comparison that a composite index can serve.
   if (terms.every((t) => !t.nullable && t.bound !== null) && keys.every((k) => k.dir === idDir)) {
-    const left = sql.join(terms.map((t) => sql`${t.expr}`), sql`, `);
-    const right = sql.join(terms.map((t) => t.bound!), sql`, `);
+    const left = sql.join(
+      terms.map((t) => sql`${t.expr}`),
+      sql`, `,
+    );
+    const right = sql.join(
+      terms.map((t) => t.bound!),
+      sql`, `,
+    );
     return sql`(${left}) ${terms[0].after} (${right})`;
   }
   return expand(terms, 0);

@@ -1,4 +1,4 @@
-import { and, eq, type AnyColumn } from "drizzle-orm";
+import { type AnyColumn, and, eq } from "drizzle-orm";
 import type { PgSelect } from "drizzle-orm/pg-core";
 import type { WorkspaceScope } from "../../db/client";
 import type { ListParams } from "./params";

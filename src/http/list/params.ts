@@ -1,10 +1,10 @@
 import { and, type SQL } from "drizzle-orm";
 import { badRequest, ValidationError } from "../../core/errors";
-import { decodeCursor, encodeCursor, type CursorKey } from "./cursor";
+import { type CursorKey, decodeCursor, encodeCursor } from "./cursor";
 import { parseFields } from "./fields";
 import { parseFilters } from "./filter";
 import { keysetCondition } from "./keyset";
-import { orderByFor, parseSort, sortSignature, type SortKey } from "./sort";
+import { orderByFor, parseSort, type SortKey, sortSignature } from "./sort";
 import type { FieldSelection, ListSpec } from "./types";
 
 export interface ListParams {
@@ -31,11 +31,7 @@ export function parseLimit(raw: string | null): number {
 }
 
 /** `query` = the request's URLSearchParams; `scope` = the caller's workspace id (binds cursors to the workspace); `secret` = HMAC key string. The caller runs its SELECT with `.where(and(scopeCondition, params.where)).orderBy(...params.orderBy).limit(params.limit + 1)`. */
-export async function parseListParams(
-  query: URLSearchParams,
-  spec: ListSpec,
-  opts: CursorKey,
-): Promise<ListParams> {
+export async function parseListParams(query: URLSearchParams, spec: ListSpec, opts: CursorKey): Promise<ListParams> {
   const limit = parseLimit(query.get("limit"));
   const fields = parseFields(query.get("fields"), spec.shape);
   const keys = parseSort(query, spec);
@@ -82,7 +78,5 @@ function cursorValue(key: SortKey, item: Record<string, unknown>): unknown {
   if (typeof raw === "string" || typeof raw === "boolean" || (typeof raw === "number" && Number.isFinite(raw))) {
     return raw;
   }
-  throw new Error(
-    `List field '${key.name}' has no usable cursor value (${raw === null ? "null but not nullable" : typeof raw})`,
-  );
+  throw new Error(`List field '${key.name}' has no usable cursor value (${raw === null ? "null but not nullable" : typeof raw})`);
 }

@@ -1,4 +1,4 @@
-import { asc, desc, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { type AnyColumn, asc, desc, type SQL, sql } from "drizzle-orm";
 import { badRequest } from "../../core/errors";
 import type { ListField, ListSpec } from "./types";
 

@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { isIsoDate } from "../../core/dates";
 import { badRequest } from "../../core/errors";
 import type { ListField, ValueKind } from "./types";
@@ -80,9 +80,7 @@ export function bindValue(kind: ValueKind, value: unknown): SQL {
       return sql`${value}::timestamptz`;
     case "number":
       // An untyped non-integer (or out-of-int4) parameter against an integer column is a Postgres error.
-      return typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= INT32_MAX
-        ? sql`${value}`
-        : sql`${value}::numeric`;
+      return typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= INT32_MAX ? sql`${value}` : sql`${value}::numeric`;
     default:
       return sql`${value}`;
   }

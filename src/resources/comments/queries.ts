@@ -1,12 +1,12 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { comments, users } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
-import { notFound } from "../../core/errors";
 import { iso } from "../../core/dates";
-import { pageQuery, type FieldShape, type ListField, type ListParams, type ListSpec } from "../../http/list";
-import { userSummaryJson, type UserSummary } from "../users/serialize";
-import { TARGET_COLUMN, targetNotFound, targetSelect, type Target, type TargetKind } from "./targets";
+import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { type FieldShape, type ListField, type ListParams, type ListSpec, pageQuery } from "../../http/list";
+import { type UserSummary, userSummaryJson } from "../users/serialize";
+import { TARGET_COLUMN, type Target, type TargetKind, targetNotFound, targetSelect } from "./targets";
 
 const fields: Record<string, ListField> = {
   id: { expr: comments.id, kind: "id" },
@@ -131,4 +131,3 @@ export async function getComment(db: Executor, workspaceId: WorkspaceScope, id: 
   if (!row) throw notFound("Comment");
   return serializeComment(row);
 }
-

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, parseFields, projectFields } from "../../http/list";
 import { listParams } from "../../auth/lists";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
@@ -23,7 +23,10 @@ const list = createRoute({
   path: "/comments",
   summary: "List the workspace's comments (filter by taskId, projectId, milestoneId, authorId, content, dates)",
   request: { query: ListQuery },
-  responses: { 200: jsonResponse(paginated("comments", Comment), "Comments"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+  responses: {
+    200: jsonResponse(paginated("comments", Comment), "Comments"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+  },
 });
 const create = createRoute({
   ...base,

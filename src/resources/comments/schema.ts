@@ -3,9 +3,7 @@ import { selectable } from "../../http/schemas";
 import { UserSummarySchema } from "../users/schema";
 
 /** The spec's reduced author of the task comment list. */
-export const CommentAuthorBrief = z
-  .object({ id: z.string(), name: z.string(), email: z.string() })
-  .openapi("CommentAuthorBrief");
+export const CommentAuthorBrief = z.object({ id: z.string(), name: z.string(), email: z.string() }).openapi("CommentAuthorBrief");
 
 export const Comment = z
   .object({

@@ -2,12 +2,12 @@ import { and, eq, sql } from "drizzle-orm";
 import { comments } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { isWorkspaceAdmin } from "../../auth/roles";
-import type { Db, Executor } from "../../db/client";
 import { forbidden, notFound } from "../../core/errors";
+import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { userSummary } from "../users/serialize";
 import { writableTarget } from "./access";
-import { mine, serializeComment, type CommentRow } from "./queries";
+import { type CommentRow, mine, serializeComment } from "./queries";
 import { TARGET_FIELD, type Target } from "./targets";
 
 /** The caller is the author, so the response's author comes from the principal, not from another query. */

@@ -1,8 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { comments, milestones, projects, tasks, teams } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import { projectMatch, taskMatch } from "../refs";
 
 /** What a comment can be attached to. */

@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { fieldDefinitions, workspaceMembers } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
 import { isIsoDate } from "../../core/dates";
 import { ValidationError } from "../../core/errors";
+import type { Executor } from "../../db/client";
 
 export type RecordType = "task" | "project" | "milestone";
 
@@ -11,7 +11,9 @@ type Definition = { key: string; type: string; recordTypes: string[]; metadata: 
 function options(def: Definition): string[] | null {
   const raw = (def.metadata as { options?: unknown }).options;
   if (!Array.isArray(raw)) return null;
-  return raw.map((o) => (typeof o === "string" ? o : (o as { value?: string; name?: string })?.value ?? (o as { name?: string })?.name)).filter((o): o is string => typeof o === "string");
+  return raw
+    .map((o) => (typeof o === "string" ? o : ((o as { value?: string; name?: string })?.value ?? (o as { name?: string })?.name)))
+    .filter((o): o is string => typeof o === "string");
 }
 
 function check(def: Definition, value: unknown): string | null {
@@ -63,9 +65,20 @@ export async function validateCustomFields(
   if (!input || Object.keys(input).length === 0) return current;
   const keys = Object.keys(input);
   const defs = await db
-    .select({ key: fieldDefinitions.key, type: fieldDefinitions.type, recordTypes: fieldDefinitions.recordTypes, metadata: fieldDefinitions.metadata })
+    .select({
+      key: fieldDefinitions.key,
+      type: fieldDefinitions.type,
+      recordTypes: fieldDefinitions.recordTypes,
+      metadata: fieldDefinitions.metadata,
+    })
     .from(fieldDefinitions)
-    .where(and(eq(fieldDefinitions.workspaceId, workspaceId), inArray(fieldDefinitions.key, keys), sql`${recordType} = any(${fieldDefinitions.recordTypes})`));
+    .where(
+      and(
+        eq(fieldDefinitions.workspaceId, workspaceId),
+        inArray(fieldDefinitions.key, keys),
+        sql`${recordType} = any(${fieldDefinitions.recordTypes})`,
+      ),
+    );
   const byKey = new Map(defs.map((d) => [d.key, d]));
   const errors: Record<string, string[]> = {};
   const userIds: string[] = [];
@@ -81,7 +94,9 @@ export async function validateCustomFields(
       .from(workspaceMembers)
       .where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, userIds)));
     const ok = new Set(found.map((f) => f.userId));
-    for (const key of keys) if (byKey.get(key)?.type === "user" && input[key] !== null && !ok.has(input[key] as string)) errors[`customFields.${key}`] = ["Must be a member of the workspace"];
+    for (const key of keys)
+      if (byKey.get(key)?.type === "user" && input[key] !== null && !ok.has(input[key] as string))
+        errors[`customFields.${key}`] = ["Must be a member of the workspace"];
   }
   if (Object.keys(errors).length) throw new ValidationError(errors);
   const merged = { ...current };

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { invites, users } from "../../../drizzle/schema";
 import { TEAM_ROLES } from "../../auth/roles";
@@ -6,7 +6,7 @@ import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Db } from "../../db/client";
 import type { ListParams, ListSpec } from "../../http/list";
-import { userSummaryJson, type UserSummary } from "../users/serialize";
+import { type UserSummary, userSummaryJson } from "../users/serialize";
 
 /** The user who sent the invite, joined so that a page embeds them without a query per row. */
 const inviter = alias(users, "inviter");

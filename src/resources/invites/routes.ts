@@ -7,7 +7,7 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { getPendingInvite, inviteList, listPendingInvites } from "./queries";
-import { Invite, INVITE_TTL_DAYS, InviteCreate, InviteRedeem, InviteRedeemed } from "./schema";
+import { INVITE_TTL_DAYS, Invite, InviteCreate, InviteRedeem, InviteRedeemed } from "./schema";
 import { createInvite, deleteInvite, redeemInvite, requireInviteManager, requireInviter } from "./service";
 
 const base = authed("Invites");

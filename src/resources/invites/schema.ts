@@ -28,7 +28,11 @@ export const InviteCreate = z
     email: z.email().max(320),
     role: InviteRole.default("MEMBER"),
     teamRole: TeamRoleSchema.default("MEMBER"),
-    teamIds: z.array(z.string().min(1).max(100)).max(100).default([]).openapi({ description: "Teams of this workspace the invitee joins on acceptance" }),
+    teamIds: z
+      .array(z.string().min(1).max(100))
+      .max(100)
+      .default([])
+      .openapi({ description: "Teams of this workspace the invitee joins on acceptance" }),
   })
   .strict()
   .openapi("InviteCreate");
@@ -41,9 +45,7 @@ export const InviteRedeem = z
   .strict()
   .openapi("InviteRedeem");
 
-export const InviteRedeemed = z
-  .object({ data: z.object({ api_token: z.string(), workspace_slug: z.string() }) })
-  .openapi("InviteRedeemed");
+export const InviteRedeemed = z.object({ data: z.object({ api_token: z.string(), workspace_slug: z.string() }) }).openapi("InviteRedeemed");
 
 export type InviteCreateInput = z.infer<typeof InviteCreate>;
 export type InviteRedeemInput = z.infer<typeof InviteRedeem>;

@@ -39,7 +39,12 @@ export async function createInvite(
   const workspaceId = principal.workspace.id;
   const email = normalizeEmail(input.email);
   const teamIds = [...new Set(input.teamIds)];
-  const ids = teamIds.length ? sql.join(teamIds.map((id) => sql`${id}`), sql`, `) : sql`null`;
+  const ids = teamIds.length
+    ? sql.join(
+        teamIds.map((id) => sql`${id}`),
+        sql`, `,
+      )
+    : sql`null`;
   return db.transaction(async (tx) => {
     // One statement: the lock queues concurrent invites to the same address (so one replaces the other rather
     // than both staying pending), and the two checks read membership and the teams.
@@ -151,7 +156,10 @@ export async function redeemInvite(db: Db, input: InviteRedeemInput) {
     const apiToken = await joinWorkspaceWithKey(tx, { workspaceId: invite.workspaceId, userId, role: invite.role, keyName: "Invite key" });
     if (invite.teamIds.length > 0) {
       // Teams deleted since the invite was sent drop out in the join; an existing membership is kept as it is.
-      const rows = sql.join(invite.teamIds.map((teamId) => sql`(${newId("tmbr")}, ${teamId})`), sql`, `);
+      const rows = sql.join(
+        invite.teamIds.map((teamId) => sql`(${newId("tmbr")}, ${teamId})`),
+        sql`, `,
+      );
       await tx.execute(sql`
         insert into ${teamMembers} (id, workspace_id, team_id, user_id, role)
         select v.id, ${invite.workspaceId}, v.team_id, ${userId}, ${invite.teamRole}::team_role

@@ -1,15 +1,20 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { labels } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
 import { notFound } from "../../core/errors";
-import { labelLinks, type LabelOwner } from "./queries";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { type LabelOwner, labelLinks } from "./queries";
 
 /**
  * `id, name, color` of the workspace's labels among `labelIds`, as a subquery (a CTE body): a statement that
  * attaches labels compares its row count with the ids it was given, so a foreign or unknown id attaches nothing.
  */
 export function workspaceLabels(workspace: WorkspaceScope, labelIds: string[]): SQL {
-  const ids = labelIds.length ? sql.join(labelIds.map((id) => sql`${id}`), sql`, `) : sql`null`;
+  const ids = labelIds.length
+    ? sql.join(
+        labelIds.map((id) => sql`${id}`),
+        sql`, `,
+      )
+    : sql`null`;
   return sql`select ${labels.id} as id, ${labels.name} as name, ${labels.color} as color from ${labels} where ${labels.workspaceId} = ${workspace} and ${labels.id} in (${ids})`;
 }
 

@@ -1,10 +1,10 @@
-import { and, eq, not, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, not, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { labels, projectLabels, taskLabels } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
-import { badRequest, notFound } from "../../core/errors";
-import { pageQuery, type FilterOp, type ListParams, type ListSpec } from "../../http/list";
 import { iso } from "../../core/dates";
+import { badRequest, notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { type FilterOp, type ListParams, type ListSpec, pageQuery } from "../../http/list";
 
 type LabelRow = typeof labels.$inferSelect;
 export const serializeLabel = (l: LabelRow) => ({
@@ -53,7 +53,9 @@ export const labelLinks = (owner: LabelOwner) => LINKS[owner];
 /** Labels of a task or project as a JSON array built in SQL (one query for a whole page, no query per row). */
 export function labelsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<LabelSummary[]> {
   const { table, owner: ownerColumn } = labelLinks(owner);
-  return sql<LabelSummary[]>`coalesce((select json_agg(json_build_object('id', ${labels.id}, 'name', ${labels.name}, 'color', ${labels.color}) order by ${labels.name}, ${labels.id}) from ${table} join ${labels} on ${labels.id} = ${table.labelId} where ${ownerColumn} = ${ownerId}), '[]'::json)`;
+  return sql<
+    LabelSummary[]
+  >`coalesce((select json_agg(json_build_object('id', ${labels.id}, 'name', ${labels.name}, 'color', ${labels.color}) order by ${labels.name}, ${labels.id}) from ${table} join ${labels} on ${labels.id} = ${table.labelId} where ${ownerColumn} = ${ownerId}), '[]'::json)`;
 }
 
 /**
@@ -64,7 +66,12 @@ export function labelFilter(owner: LabelOwner, ownerId: AnyPgColumn) {
   const { table, owner: ownerColumn } = labelLinks(owner);
   const carrying = (ids: string[]) =>
     sql`exists (select 1 from ${table} where ${ownerColumn} = ${ownerId}${
-      ids.length ? sql` and ${table.labelId} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})` : sql``
+      ids.length
+        ? sql` and ${table.labelId} in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : sql``
     })`;
   return (op: FilterOp, values: string[]): SQL => {
     const ids = values.filter((v) => v !== "null");

@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, projectFields, parseFields } from "../../http/list";
 import { listParams } from "../../auth/lists";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
-import { Label, LabelCreate, LabelUpdate } from "./schema";
 import { getLabel, labelList, listLabels } from "./queries";
+import { Label, LabelCreate, LabelUpdate } from "./schema";
 import { createLabel, deleteLabel, updateLabel } from "./service";
 
 const base = authed("Labels");
@@ -21,7 +21,10 @@ const list = createRoute({
   path: "/labels",
   summary: "List the workspace's labels",
   request: { query: ListQuery },
-  responses: { 200: jsonResponse(paginated("labels", Label), "Labels"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+  responses: {
+    200: jsonResponse(paginated("labels", Label), "Labels"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+  },
 });
 const create = createRoute({
   ...base,

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { labels } from "../../../drizzle/schema";
-import type { Db } from "../../db/client";
 import { notFound } from "../../core/errors";
+import type { Db } from "../../db/client";
 import { newId } from "../../ids";
 import { mine, serializeLabel } from "./queries";
 import type { LabelCreateInput, LabelUpdateInput } from "./schema";

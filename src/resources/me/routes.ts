@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonResponse } from "../../http/openapi";
 import { authed } from "../../auth/route-base";
+import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { UserSchema, WorkspaceSchema, serializeWorkspace } from "../users/schema";
+import { serializeWorkspace, UserSchema, WorkspaceSchema } from "../users/schema";
 
 const me = createRoute({
   method: "get",
@@ -11,10 +11,7 @@ const me = createRoute({
   ...authed("Account"),
   summary: "The caller, their current workspace and their role in it",
   responses: {
-    200: jsonResponse(
-      z.object({ user: UserSchema, workspace: WorkspaceSchema, role: z.enum(["MEMBER", "ADMIN", "OWNER"]) }),
-      "The caller",
-    ),
+    200: jsonResponse(z.object({ user: UserSchema, workspace: WorkspaceSchema, role: z.enum(["MEMBER", "ADMIN", "OWNER"]) }), "The caller"),
     ...errorResponses(["UNAUTHORIZED"]),
   },
 });

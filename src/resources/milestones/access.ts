@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { milestones, projects } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { callerTeamRole, rowForCaller, type Access } from "../access";
+import { type Access, callerTeamRole, rowForCaller } from "../access";
 
 /**
  * A milestone of the caller's workspace, its project's team and the caller's role there, in one query;

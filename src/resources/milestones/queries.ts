@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { milestones, projects, teams } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
-import { notFound } from "../../core/errors";
-import { pageQuery, type ListParams, type ListSpec } from "../../http/list";
 import { iso } from "../../core/dates";
+import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
 import { projectMatch } from "../refs";
 import { MILESTONE_STATUSES } from "./schema";
 

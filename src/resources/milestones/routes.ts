@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, parseFields, projectFields } from "../../http/list";
 import { listParams } from "../../auth/lists";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
-import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
 import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
+import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
 import { createMilestone, deleteMilestone, updateMilestone } from "./service";
 
 const base = authed("Milestones");
@@ -17,7 +17,8 @@ const listResponses = {
   200: jsonResponse(paginated("milestones", Milestone), "Milestones"),
   ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
 };
-const filterDescription = "Filter on id, projectId, name, description, status, targetDate, createdAt, updatedAt; sort on the same except description.";
+const filterDescription =
+  "Filter on id, projectId, name, description, status, targetDate, createdAt, updatedAt; sort on the same except description.";
 
 const list = createRoute({
   ...selfAuthed("Milestones"),

@@ -24,7 +24,9 @@ const editable = {
   description: z.string(),
   targetDate: IsoDate.nullable(),
   status: Status.openapi({ description: "Default PLANNED" }),
-  customFields: CustomFields.openapi({ description: "Type-checked against the workspace's field definitions; on update merged, null removes a key" }),
+  customFields: CustomFields.openapi({
+    description: "Type-checked against the workspace's field definitions; on update merged, null removes a key",
+  }),
 };
 
 export const MilestoneCreate = z

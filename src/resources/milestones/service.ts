@@ -13,7 +13,11 @@ export async function createMilestone(db: Db, principal: Principal, input: Miles
   const workspaceId = principal.workspace.id;
   return db.transaction(async (tx) => {
     // Key-share lock: the project cannot be deleted between this check and the insert.
-    const project = await projectForCaller(tx, principal, input.projectId, { min: "MEMBER", what: "add milestones to this project", lock: "key share" });
+    const project = await projectForCaller(tx, principal, input.projectId, {
+      min: "MEMBER",
+      what: "add milestones to this project",
+      lock: "key share",
+    });
     const customFields = await validateCustomFields(tx, workspaceId, "milestone", input.customFields);
     const [row] = await tx
       .insert(milestones)

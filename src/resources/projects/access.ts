@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { callerTeamRole, rowForCaller, type Access } from "../access";
+import { type Access, callerTeamRole, rowForCaller } from "../access";
 import { projectMatch } from "../refs";
 
 /**

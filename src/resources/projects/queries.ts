@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { projects, teams, users } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
-import { notFound } from "../../core/errors";
-import { pageQuery, type FieldSelection, type ListParams, type ListSpec } from "../../http/list";
 import { iso } from "../../core/dates";
+import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { type FieldSelection, type ListParams, type ListSpec, pageQuery } from "../../http/list";
 import { labelFilter, labelsJson } from "../labels/queries";
 import { projectMatch, projectReference } from "../refs";
 import { userSummaryJson } from "../users/serialize";
@@ -33,11 +33,7 @@ const columns = (fields: FieldSelection | null) => ({
 
 /** One SELECT that builds whole Project objects (team, labels and lead joined in); the caller adds the where. */
 export const selectProjects = (db: Executor, fields: FieldSelection | null = null) =>
-  db
-    .select(columns(fields))
-    .from(projects)
-    .innerJoin(teams, eq(teams.id, projects.teamId))
-    .leftJoin(lead, eq(lead.id, projects.leadId));
+  db.select(columns(fields)).from(projects).innerJoin(teams, eq(teams.id, projects.teamId)).leftJoin(lead, eq(lead.id, projects.leadId));
 
 type ProjectRow = Awaited<ReturnType<typeof selectProjects>>[number];
 

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, parseFields, projectFields } from "../../http/list";
 import { listParams } from "../../auth/lists";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
 import { getProject, listProjects, projectList } from "./queries";
@@ -23,7 +23,10 @@ const list = createRoute({
   description:
     "Filter on id, number, name, description, status, teamId, leadId, startDate, targetDate, labelId (eq/neq/in), createdAt, updatedAt; sort on the same except description and labelId.",
   request: { query: ListQuery },
-  responses: { 200: jsonResponse(paginated("projects", Project), "Projects"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+  responses: {
+    200: jsonResponse(paginated("projects", Project), "Projects"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+  },
 });
 const create = createRoute({
   ...base,
@@ -31,7 +34,8 @@ const create = createRoute({
   operationId: "createProject",
   path: "/projects",
   summary: "Create a project in a team",
-  description: "Needs team role MEMBER or workspace ADMIN. The reference `<PREFIX>-P<n>` comes from the team's project counter, separate from task numbers.",
+  description:
+    "Needs team role MEMBER or workspace ADMIN. The reference `<PREFIX>-P<n>` comes from the team's project counter, separate from task numbers.",
   request: jsonBody(ProjectCreate),
   responses: {
     201: jsonResponse(one, "Created; `Location` names the project"),
@@ -53,7 +57,8 @@ const update = createRoute({
   operationId: "updateProject",
   path: "/projects/{id}",
   summary: "Update a project",
-  description: "Partial: `null` clears leadId, startDate, targetDate; `labelIds` replaces the labels; `customFields` merges. The team cannot change.",
+  description:
+    "Partial: `null` clears leadId, startDate, targetDate; `labelIds` replaces the labels; `customFields` merges. The team cannot change.",
   request: { params: IdParam, ...jsonBody(ProjectUpdate) },
   responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
 });

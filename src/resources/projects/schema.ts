@@ -5,7 +5,9 @@ import { UserSummarySchema } from "../users/schema";
 
 export const PROJECT_STATUSES = ["PLANNING", "ACTIVE", "PAUSED", "COMPLETED", "CANCELED"] as const;
 const Status = z.enum(PROJECT_STATUSES);
-const CustomFields = z.record(z.string(), z.unknown()).openapi({ description: "Values keyed by field-definition key; type-checked against the workspace's definitions" });
+const CustomFields = z
+  .record(z.string(), z.unknown())
+  .openapi({ description: "Values keyed by field-definition key; type-checked against the workspace's definitions" });
 
 export const Project = z
   .object({

@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import type { Db, Executor } from "../../db/client";
 import { invalid, notFound } from "../../core/errors";
+import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../fields/values";
 import { setLabels } from "../labels/attach";

@@ -1,10 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { publicRoute } from "../../auth/route-base";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { completeSignup, normalizeEmail, startSignup } from "./service";
 
-const SignupStart = z.object({ email: z.email().max(320) }).strict().openapi("SignupStart");
+const SignupStart = z
+  .object({ email: z.email().max(320) })
+  .strict()
+  .openapi("SignupStart");
 const SignupComplete = z
   .object({
     signup_token: z.string().min(1),

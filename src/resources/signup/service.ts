@@ -1,8 +1,8 @@
 import { users } from "../../../drizzle/schema";
-import type { Db } from "../../db/client";
-import type { Env } from "../../env";
-import { enqueueEmail } from "../../email/send";
 import { conflict, ValidationError } from "../../core/errors";
+import type { Db } from "../../db/client";
+import { enqueueEmail } from "../../email/send";
+import type { Env } from "../../env";
 import { newId } from "../../ids";
 import { insertWorkspace, joinWorkspaceWithKey, userByEmail } from "../workspaces/create";
 import { consumeCode, issueCode, verifyCode } from "./codes";
@@ -16,15 +16,15 @@ export async function startSignup(db: Db, env: Env, email: string): Promise<stri
   return token;
 }
 
-export async function completeSignup(
-  db: Db,
-  input: { signup_token: string; code: string; name: string; workspace_name: string },
-) {
+export async function completeSignup(db: Db, input: { signup_token: string; code: string; name: string; workspace_name: string }) {
   const row = await verifyCode(db, "SIGNUP", input.signup_token, input.code, "signup_token");
   if (await userByEmail(db, row.email)) throw conflict("An account with this email already exists; sign in instead");
   return db.transaction(async (tx) => {
     if (!(await consumeCode(tx, row.id))) throw new ValidationError({ signup_token: ["Unknown or already used token"] });
-    const [user] = await tx.insert(users).values({ id: newId("user"), name: input.name, email: row.email }).returning();
+    const [user] = await tx
+      .insert(users)
+      .values({ id: newId("user"), name: input.name, email: row.email })
+      .returning();
     const workspace = await insertWorkspace(tx, input.workspace_name);
     const apiToken = await joinWorkspaceWithKey(tx, {
       workspaceId: workspace.id,

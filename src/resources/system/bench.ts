@@ -1,5 +1,5 @@
-import { Hono } from "hono";
 import { sql } from "drizzle-orm";
+import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
 
 /** Reference routes for `npm run bench`, mounted only when BENCH_ROUTES=true (never in production). */

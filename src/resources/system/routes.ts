@@ -2,9 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq, sql } from "drizzle-orm";
 import { devMailbox } from "../../../drizzle/schema";
 import { publicJwks } from "../../auth/jwt";
+import { publicRoute } from "../../auth/route-base";
 import { AppError, notFound } from "../../core/errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
-import { publicRoute } from "../../auth/route-base";
 import { newRouter } from "../../http/router";
 
 const health = createRoute({
@@ -74,7 +74,14 @@ export const systemRoutes = newRouter()
       .limit(100);
     return c.json(
       {
-        messages: rows.map((m) => ({ id: m.id, to: m.to, subject: m.subject, text: m.text, html: m.html, createdAt: m.createdAt.toISOString() })),
+        messages: rows.map((m) => ({
+          id: m.id,
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          html: m.html,
+          createdAt: m.createdAt.toISOString(),
+        })),
       },
       200,
     );

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { tasks, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { callerTeamRole, rowForCaller, type Access } from "../access";
+import { type Access, callerTeamRole, rowForCaller } from "../access";
 import { taskMatch } from "../refs";
 
 /** A task of the caller's workspace (by id or reference) with its links and the caller's role in its team; NOT_FOUND otherwise, 403 below `access.min`. */

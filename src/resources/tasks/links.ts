@@ -2,8 +2,8 @@
 // (NOT_FOUND otherwise) and fit the task (422 at the field otherwise).
 import { and, eq, sql } from "drizzle-orm";
 import { milestones, projects, tasks, teams } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
 import { invalid, notFound } from "../../core/errors";
+import type { Executor } from "../../db/client";
 import { projectMatch, taskMatch } from "../refs";
 
 export interface Links {

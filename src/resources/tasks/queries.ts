@@ -1,11 +1,11 @@
-import { and, eq, not, or, sql, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
 import type { WithSubquery } from "drizzle-orm";
+import { and, eq, not, or, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { taskPriority, taskStatus, tasks, teams, users } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
-import { badRequest, notFound } from "../../core/errors";
-import { pageQuery, selects, type FieldSelection, type FilterOp, type ListParams, type ListSpec } from "../../http/list";
 import { iso } from "../../core/dates";
+import { badRequest, notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { type FieldSelection, type FilterOp, type ListParams, type ListSpec, pageQuery, selects } from "../../http/list";
 import { labelFilter, labelsJson } from "../labels/queries";
 import { parseTaskRef, taskMatch, taskReference } from "../refs";
 import { userSummaryJson } from "../users/serialize";
@@ -79,7 +79,12 @@ export function serializeTask(row: TaskRow): TaskDto {
  * The serialized task by id or reference (`ENG-12`, any case) within the workspace, in one query; NOT_FOUND
  * otherwise. Reusable by export, batch and search.
  */
-export async function taskById(db: Executor, workspaceId: WorkspaceScope, idOrRef: string, fields: FieldSelection | null = null): Promise<TaskDto> {
+export async function taskById(
+  db: Executor,
+  workspaceId: WorkspaceScope,
+  idOrRef: string,
+  fields: FieldSelection | null = null,
+): Promise<TaskDto> {
   const [row] = await selectTasks(db, fields)
     .where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef)))
     .limit(1);

@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, parseFields, projectFields } from "../../http/list";
 import { listParams } from "../../auth/lists";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
+import { principalActor } from "../../auth/principal";
 import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
-import { principalActor } from "../../auth/principal";
 import { listTasks, taskById, taskList } from "./queries";
 import { Task, TaskCreate, TaskUpdate } from "./schema";
 import { createTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
@@ -15,7 +15,11 @@ const base = authed("Tasks");
 const one = z.object({ task: Task });
 const oneSelected = z.object({ task: selectable(Task) });
 const TaskIdParam = IdParam.extend({
-  id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)", example: "ENG-12" }),
+  id: IdParam.shape.id.openapi({
+    param: { name: "id", in: "path" },
+    description: "Task id or reference (`ENG-12`, any case)",
+    example: "ENG-12",
+  }),
 });
 
 const list = createRoute({
@@ -57,7 +61,10 @@ const read = createRoute({
   path: "/tasks/{id}",
   summary: "Get a task by id or reference",
   request: { params: TaskIdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(oneSelected, "The task (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(oneSelected, "The task (narrowed by `fields`)"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),
+  },
 });
 const update = createRoute({
   ...base,

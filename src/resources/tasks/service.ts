@@ -2,15 +2,15 @@ import { and, eq, sql } from "drizzle-orm";
 import { taskLabels, tasks, teams } from "../../../drizzle/schema";
 import type { Actor, Principal } from "../../auth/principal";
 import { mayActInTeamSql, teamRoleRefusal } from "../../auth/roles";
-import type { Db, Executor } from "../../db/client";
 import { conflict, notFound } from "../../core/errors";
+import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { callerTeamRole } from "../access";
 import { validateCustomFields } from "../fields/values";
 import { setLabels, workspaceLabels } from "../labels/attach";
 import { assertWorkspaceMember } from "../users/membership";
 import { taskForCaller } from "./access";
-import { resolveLinks, type Links } from "./links";
+import { type Links, resolveLinks } from "./links";
 import { selectTasks, serializeTask, taskById } from "./queries";
 import type { TaskCreateInput, TaskDto, TaskUpdateInput } from "./schema";
 
@@ -27,7 +27,8 @@ async function checkedColumns(
 ) {
   const links = await resolveLinks(tx, workspaceId, teamId, input, current);
   if (input.assigneeId) await assertWorkspaceMember(tx, workspaceId, input.assigneeId, "Assignee");
-  const customFields = input.customFields && (await validateCustomFields(tx, workspaceId, "task", input.customFields, current.customFields));
+  const customFields =
+    input.customFields && (await validateCustomFields(tx, workspaceId, "task", input.customFields, current.customFields));
   return {
     title: input.title,
     description: input.description,
@@ -146,7 +147,13 @@ export function createTask(db: Db, actor: Actor, input: TaskCreateInput): Promis
   if (typeof workspaceId !== "string") throw new Error("A create with links needs a loaded principal (its checks name the workspace)");
   return db.transaction(async (tx) => {
     await checkCreate(tx, actor, input);
-    const checked = await checkedColumns(tx, workspaceId, input.teamId, input, { projectId: null, milestoneId: null, parentId: null, taskId: null, customFields: {} });
+    const checked = await checkedColumns(tx, workspaceId, input.teamId, input, {
+      projectId: null,
+      milestoneId: null,
+      parentId: null,
+      taskId: null,
+      customFields: {},
+    });
     return insertTask(tx, actor, input.teamId, columns(checked), labelsOf(input));
   });
 }

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { teamMembers } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { callerTeamRole, rowForCaller, type Access } from "../access";
+import { type Access, callerTeamRole, rowForCaller } from "../access";
 
 /** The membership (in the caller's workspace) and the caller's own role in its team, in one query; NOT_FOUND otherwise. */
 export function membershipForCaller(db: Executor, principal: Principal, id: string, access: Access = {}) {

@@ -1,12 +1,12 @@
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { teamMembers, teams, users } from "../../../drizzle/schema";
 import { TEAM_ROLES, type TeamRole } from "../../auth/roles";
-import type { Executor, WorkspaceScope } from "../../db/client";
-import { notFound } from "../../core/errors";
 import { iso } from "../../core/dates";
+import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import type { FieldShape, ListParams, ListSpec } from "../../http/list";
-import { userSummaryJson, type UserSummary } from "../users/serialize";
+import { type UserSummary, userSummaryJson } from "../users/serialize";
 
 /**
  * A TeamMemberItem (team_members joined with users), defined once: the member list selects these columns and a
@@ -33,7 +33,9 @@ const memberItemObject = sql.join(
 
 /** A team's members as a JSON array (oldest membership first), a correlated subquery: no query per team. */
 export function membersJson(teamId: AnyPgColumn): SQL<TeamMemberItemRow[]> {
-  return sql<TeamMemberItemRow[]>`coalesce((select json_agg(json_build_object(${memberItemObject}) order by ${teamMembers.createdAt}, ${teamMembers.id}) from ${teamMembers} join ${users} on ${users.id} = ${teamMembers.userId} where ${teamMembers.teamId} = ${teamId}), '[]'::json)`;
+  return sql<
+    TeamMemberItemRow[]
+  >`coalesce((select json_agg(json_build_object(${memberItemObject}) order by ${teamMembers.createdAt}, ${teamMembers.id}) from ${teamMembers} join ${users} on ${users.id} = ${teamMembers.userId} where ${teamMembers.teamId} = ${teamId}), '[]'::json)`;
 }
 
 /** Columns of a TeamMember object; the query joins `users` on the member's user. */

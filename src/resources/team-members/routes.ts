@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, parseFields, projectFields } from "../../http/list";
 import { listParams } from "../../auth/lists";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
-import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
 import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
+import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
 import { addTeamMember, removeTeamMember, updateTeamMember } from "./service";
 
 const base = authed("Team members");

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { selectable } from "../../http/schemas";
 import { TEAM_ROLES } from "../../auth/roles";
+import { selectable } from "../../http/schemas";
 import { UserSummarySchema } from "../users/schema";
 
 export const TeamRoleSchema = z.enum(TEAM_ROLES).openapi("TeamRole");

@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { teamMembers } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import { isWorkspaceAdmin, requireTeamRole, teamRoleAtLeast, type TeamRole } from "../../auth/roles";
-import type { Db, Executor } from "../../db/client";
+import { isWorkspaceAdmin, requireTeamRole, type TeamRole, teamRoleAtLeast } from "../../auth/roles";
 import { conflict, forbidden } from "../../core/errors";
+import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { teamForCaller } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
@@ -33,7 +33,10 @@ export function updateTeamMember(db: Db, principal: Principal, id: string, role:
     requireTeamRole(principal, target.callerRole, "ADMIN", "change team roles");
     if (role === "OWNER" || target.role === "OWNER") requireOwnerRights(principal, target.callerRole);
     if (target.role === "OWNER" && role !== "OWNER") await keepAnOwner(tx, target);
-    await tx.update(teamMembers).set({ role, updatedAt: sql`now()` }).where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id)));
+    await tx
+      .update(teamMembers)
+      .set({ role, updatedAt: sql`now()` })
+      .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id)));
     return getTeamMember(tx, workspaceId, id);
   });
 }

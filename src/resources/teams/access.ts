@@ -2,12 +2,18 @@ import { and, eq } from "drizzle-orm";
 import { teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { callerTeamRole, rowForCaller, type Access } from "../access";
+import { type Access, callerTeamRole, rowForCaller } from "../access";
 
 /** The team (in the caller's workspace) and the caller's role in it, in one query; NOT_FOUND otherwise, 403 below `access.min`. */
 export function teamForCaller(db: Executor, principal: Principal, teamId: string, access: Access = {}) {
   const query = db
-    .select({ id: teams.id, name: teams.name, prefix: teams.prefix, parentId: teams.parentId, callerRole: callerTeamRole(principal.user.id, teams.id) })
+    .select({
+      id: teams.id,
+      name: teams.name,
+      prefix: teams.prefix,
+      parentId: teams.parentId,
+      callerRole: callerTeamRole(principal.user.id, teams.id),
+    })
     .from(teams)
     .where(and(eq(teams.workspaceId, principal.workspace.id), eq(teams.id, teamId)))
     .$dynamic();

@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { teams } from "../../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../../db/client";
-import { notFound } from "../../core/errors";
-import { pageQuery, selects, type FieldSelection, type ListParams, type ListSpec } from "../../http/list";
 import { iso } from "../../core/dates";
+import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { type FieldSelection, type ListParams, type ListSpec, pageQuery, selects } from "../../http/list";
 import { memberItemShape, membersJson, type TeamMemberItemRow } from "../team-members/queries";
 
 export const teamList: ListSpec = {

@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listBody, parseFields, projectFields } from "../../http/list";
 import { listParams } from "../../auth/lists";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
+import { listBody, parseFields, projectFields } from "../../http/list";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
-import { Team, TeamCreate, TeamUpdate } from "./schema";
 import { getTeam, listTeams, teamList } from "./queries";
+import { Team, TeamCreate, TeamUpdate } from "./schema";
 import { createTeam, deleteTeam, updateTeam } from "./service";
 
 const base = authed("Teams");
@@ -22,7 +22,10 @@ const list = createRoute({
   summary: "List the workspace's teams, each with its parent and members",
   description: "Filter and sort on id, name, prefix, description, parentId (`null` matches top-level teams), createdAt, updatedAt.",
   request: { query: ListQuery },
-  responses: { 200: jsonResponse(paginated("teams", Team), "Teams"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }) },
+  responses: {
+    200: jsonResponse(paginated("teams", Team), "Teams"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
+  },
 });
 const create = createRoute({
   ...base,
@@ -30,7 +33,8 @@ const create = createRoute({
   operationId: "createTeam",
   path: "/teams",
   summary: "Create a team; the caller becomes its OWNER",
-  description: "Any workspace member may create a team. `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.",
+  description:
+    "Any workspace member may create a team. `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.",
   request: jsonBody(TeamCreate),
   responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
 });
@@ -50,7 +54,10 @@ const update = createRoute({
   path: "/teams/{id}",
   summary: "Update a team (team ADMIN/OWNER or workspace ADMIN/OWNER)",
   request: { params: IdParam, ...jsonBody(TeamUpdate) },
-  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+  responses: {
+    200: jsonResponse(one, "Updated"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
 });
 const remove = createRoute({
   ...base,

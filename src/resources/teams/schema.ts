@@ -28,9 +28,9 @@ export const TeamCreate = z
   .object({ name, prefix: TeamPrefix, description: z.string().optional(), parentId: parentId.optional() })
   .strict()
   .openapi("TeamCreate");
-export const TeamUpdate = TeamCreate.partial()
-  .strict()
-  .openapi("TeamUpdate", { description: "Partial; `parentId: null` makes the team top-level. A parent that is the team itself or one of its sub-teams is 422." });
+export const TeamUpdate = TeamCreate.partial().strict().openapi("TeamUpdate", {
+  description: "Partial; `parentId: null` makes the team top-level. A parent that is the team itself or one of its sub-teams is 422.",
+});
 
 export type TeamCreateInput = z.infer<typeof TeamCreate>;
 export type TeamUpdateInput = z.infer<typeof TeamUpdate>;

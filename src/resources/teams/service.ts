@@ -14,7 +14,14 @@ export function createTeam(db: Db, principal: Principal, input: TeamCreateInput)
   return db.transaction(async (tx) => {
     const id = newId("team");
     if (input.parentId) await assertValidParent(tx, workspaceId, id, input.parentId);
-    await tx.insert(teams).values({ id, workspaceId, name: input.name, prefix: input.prefix, description: input.description ?? "", parentId: input.parentId ?? null });
+    await tx.insert(teams).values({
+      id,
+      workspaceId,
+      name: input.name,
+      prefix: input.prefix,
+      description: input.description ?? "",
+      parentId: input.parentId ?? null,
+    });
     await tx.insert(teamMembers).values({ id: newId("tmbr"), workspaceId, teamId: id, userId: principal.user.id, role: "OWNER" });
     return getTeam(tx, workspaceId, id);
   });
@@ -28,7 +35,10 @@ export function updateTeam(db: Db, principal: Principal, id: string, input: Team
       await lockTeamTree(tx, workspaceId);
       await assertValidParent(tx, workspaceId, id, input.parentId);
     }
-    await tx.update(teams).set({ ...input, updatedAt: sql`now()` }).where(mine(workspaceId, id));
+    await tx
+      .update(teams)
+      .set({ ...input, updatedAt: sql`now()` })
+      .where(mine(workspaceId, id));
     return getTeam(tx, workspaceId, id);
   });
 }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { teams } from "../../../drizzle/schema";
-import type { Executor } from "../../db/client";
 import { invalid, notFound } from "../../core/errors";
+import type { Executor } from "../../db/client";
 
 /**
  * Serialises re-parenting within a workspace for the rest of the transaction: two concurrent moves (A under B,

@@ -381,7 +381,7 @@ describe("people and access in the OpenAPI document", () => {
       "workspaceId",
     ]);
     expect(doc.paths["/users/{id}"].get.responses["200"].content["application/json"].schema.properties.user.$ref).toBe(
-      "#/components/schemas/WorkspaceUser",
+      "#/components/schemas/WorkspaceUserSelection",
     );
     expect(JSON.stringify(doc.components.schemas.WorkspaceUser)).toContain('"role"');
   });

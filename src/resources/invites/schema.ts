@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { selectable } from "../../http/schemas";
 import { TeamRoleSchema } from "../team-members/schema";
 import { UserSummarySchema } from "../users/schema";
 
@@ -49,3 +50,6 @@ export const InviteRedeemed = z.object({ data: z.object({ api_token: z.string(),
 
 export type InviteCreateInput = z.infer<typeof InviteCreate>;
 export type InviteRedeemInput = z.infer<typeof InviteRedeem>;
+
+/** An invite narrowed by `fields` (GET /invites/{id}, GET /invites). */
+export const InviteSelection = selectable(Invite, "InviteSelection");

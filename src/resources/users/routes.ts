@@ -7,10 +7,11 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { getUser, listUsers, userList } from "./queries";
-import { UserUpdate, type WorkspaceUser, WorkspaceUserSchema } from "./schema";
+import { UserUpdate, WorkspaceUserSchema, WorkspaceUserSelection } from "./schema";
 import { removeUser, updateUser } from "./service";
 
 const one = z.object({ user: WorkspaceUserSchema });
+const oneSelected = z.object({ user: WorkspaceUserSelection });
 
 const list = createRoute({
   ...selfAuthed("Users"),
@@ -36,7 +37,10 @@ const read = createRoute({
   description:
     "`humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.",
   request: { params: IdParam, query: FieldsQuery },
-  responses: { 200: jsonResponse(one, "The user (narrowed by `fields`)"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(oneSelected, "The user (narrowed by `fields`)"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),
+  },
 });
 const update = createRoute({
   ...authed("Users"),
@@ -78,7 +82,7 @@ export const userRoutes = newRouter()
     const fields = parseFields(c.req.valid("query").fields, userList.shape);
     const { id } = c.req.valid("param");
     const user = await gatedRead(c, (workspace) => getUser(c.get("rdb").db, workspace, id));
-    return c.json({ user: projectFields(user, fields) as WorkspaceUser }, 200);
+    return c.json({ user: projectFields(user, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const user = await updateUser(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { selectable } from "../../http/schemas";
 
 export const UserSummarySchema = z
   .object({
@@ -52,3 +53,7 @@ export const UserUpdate = z
 
 export type UserUpdateInput = z.infer<typeof UserUpdate>;
 export type WorkspaceUser = z.infer<typeof WorkspaceUserSchema>;
+
+/** What GET /users/{id} and GET /workspaces/{id} answer: their objects, narrowed by `fields`. */
+export const WorkspaceUserSelection = selectable(WorkspaceUserSchema, "WorkspaceUserSelection");
+export const WorkspaceSelection = selectable(WorkspaceSchema, "WorkspaceSelection");

@@ -7,12 +7,13 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { WorkspaceSelection } from "../users/schema";
 import { getWorkspace, listWorkspaces, workspaceList } from "./queries";
 import { WorkspaceSchema, WorkspaceUpdate } from "./schema";
 import { updateWorkspace } from "./service";
 
-type Workspace = z.infer<typeof WorkspaceSchema>;
 const one = z.object({ workspace: WorkspaceSchema });
+const oneSelected = z.object({ workspace: WorkspaceSelection });
 
 const list = createRoute({
   ...selfAuthed("Workspaces"),
@@ -37,7 +38,7 @@ const read = createRoute({
   description: "A workspace the caller is not a member of is 404.",
   request: { params: IdParam, query: FieldsQuery },
   responses: {
-    200: jsonResponse(one, "The workspace (narrowed by `fields`)"),
+    200: jsonResponse(oneSelected, "The workspace (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),
   },
 });
@@ -69,7 +70,7 @@ export const workspaceRoutes = newRouter()
     const { id } = c.req.valid("param");
     const user = credentialActor(c.get("credential")).user;
     const workspace = await gatedRead(c, () => getWorkspace(c.get("rdb").db, user, id));
-    return c.json({ workspace: projectFields(workspace, fields) as Workspace }, 200);
+    return c.json({ workspace: projectFields(workspace, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const workspace = await updateWorkspace(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));

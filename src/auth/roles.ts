@@ -22,10 +22,12 @@ export const teamRoleAtLeast = (role: TeamRole | null | undefined, min: TeamRole
  * otherwise the caller's role in the team decides (MEMBER writes, VIEWER reads only). `requireTeamRole` applies
  * it to a loaded principal, `mayActInTeamSql` inside a statement that authorizes itself; both read these lists.
  */
-const teamRule = (min: TeamRole) => ({
-  workspaceRoles: WORKSPACE_ROLES.filter(isAdminRole) as WorkspaceRole[],
-  teamRoles: TEAM_ROLES.filter((role) => teamRoleAtLeast(role, min)) as TeamRole[],
-});
+const ADMIN_ROLES: WorkspaceRole[] = WORKSPACE_ROLES.filter(isAdminRole);
+// One rule per minimum team role, built once (requireTeamRole runs on every write).
+const TEAM_RULES = Object.fromEntries(
+  TEAM_ROLES.map((min) => [min, { workspaceRoles: ADMIN_ROLES, teamRoles: TEAM_ROLES.filter((role) => teamRoleAtLeast(role, min)) }]),
+) as Record<TeamRole, { workspaceRoles: WorkspaceRole[]; teamRoles: TeamRole[] }>;
+const teamRule = (min: TeamRole) => TEAM_RULES[min];
 
 export const teamRoleRefusal = (min: TeamRole, what = "do this") =>
   forbidden(`You need team role ${min} or higher (or workspace ADMIN) to ${what}`);

@@ -31,24 +31,14 @@ export const Pagination = z.object({ limit: z.number().int(), nextCursor: z.stri
  * so here each key is optional (the response types then admit projectFields' narrowed objects without a cast).
  */
 export type Selectable<T extends z.ZodObject> = z.ZodObject<{ [K in keyof T["shape"]]: z.ZodOptional<T["shape"][K]> }>;
-const selections = new WeakMap<z.ZodObject, z.ZodObject>();
-/** One partial per schema; `name` (given once, where the schema is defined) makes it a component of the document. */
-export function selectable<T extends z.ZodObject>(schema: T, name?: string): Selectable<T> {
-  let partial = selections.get(schema);
-  if (!partial) {
-    partial = name ? schema.partial().openapi(name) : schema.partial();
-    selections.set(schema, partial);
-  }
-  return partial as Selectable<T>;
+/** The partial of `schema`, a named component of the document; define it once beside the schema (`<X>Selection`). */
+export function selectable<T extends z.ZodObject>(schema: T, name: string): Selectable<T> {
+  return schema.partial().openapi(name) as Selectable<T>;
 }
 
-/** A list's body: `{<key>: [items narrowed by fields], pagination}`. */
-export const paginated = <K extends string, T extends z.ZodObject>(key: K, item: T) => {
-  const items = selectable(item);
-  return z.object({ [key]: z.array(items), pagination: Pagination } as { [P in K]: z.ZodArray<typeof items> } & {
-    pagination: typeof Pagination;
-  });
-};
+/** A list's body: `{<key>: [items narrowed by fields], pagination}`; `items` is the resource's Selection. */
+export const paginated = <K extends string, T extends z.ZodObject>(key: K, items: T) =>
+  z.object({ [key]: z.array(items), pagination: Pagination } as { [P in K]: z.ZodArray<T> } & { pagination: typeof Pagination });
 
 /** `YYYY-MM-DD` that is a real calendar date (defined once, in core/dates). */
 export { IsoDate } from "../core/dates";

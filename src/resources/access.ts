@@ -19,7 +19,6 @@ export interface Access {
   lock?: RowLock;
 }
 
-/** The role of `user` (the caller) in the team `teamId` (a column of the row being read), as a scalar subquery; null when not a member. */
 /**
  * The role of `user` (the caller) in the team `teamId` (a column of the row being read), as a scalar subquery;
  * null when not a member. Drizzle leaves columns unqualified in a one-table query, so both sides are named here:

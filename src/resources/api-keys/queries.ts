@@ -2,7 +2,7 @@ import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users } from "../../../drizzle/schema";
 import { iso, isoOrNull } from "../../core/dates";
 import type { Executor, WorkspaceScope } from "../../db/client";
-import type { ListParams, ListSpec } from "../../http/list";
+import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
 import type { ApiKey } from "./schema";
 
 type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -54,11 +54,6 @@ export const keysOf = (workspaceId: WorkspaceScope, user: string | SQL<string>) 
 
 /** One page (limit + 1 rows) of the caller's keys and their agents' keys in the workspace. */
 export async function listApiKeys(db: Executor, workspaceId: WorkspaceScope, user: string | SQL<string>, params: ListParams) {
-  const rows = await db
-    .select(apiKeyColumns)
-    .from(apiKeys)
-    .where(and(keysOf(workspaceId, user), params.where))
-    .orderBy(...params.orderBy)
-    .limit(params.limit + 1);
+  const rows = await pageQuery(db.select(apiKeyColumns).from(apiKeys).$dynamic(), keysOf(workspaceId, user), params);
   return rows.map(serializeApiKey);
 }

@@ -8,7 +8,7 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { IdParam, ListQuery, paginated } from "../../http/schemas";
 import { apiKeyList, listApiKeys } from "./queries";
-import { ApiKeyCreate, ApiKeySchema } from "./schema";
+import { ApiKeyCreate, ApiKeySchema, ApiKeySelection } from "./schema";
 import { createApiKey, deleteApiKey } from "./service";
 
 const list = createRoute({
@@ -22,7 +22,7 @@ const list = createRoute({
     "the key or its hash. Filter and sort on id, name, prefix, userId, createdAt, lastUsedAt, expiresAt.",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("api_keys", ApiKeySchema), "API keys (narrowed by `fields`)"),
+    200: jsonResponse(paginated("api_keys", ApiKeySelection), "API keys (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
   },
 });

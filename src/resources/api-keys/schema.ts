@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { selectable } from "../../http/schemas";
 
 export const ApiKeySchema = z
   .object({
@@ -27,4 +28,6 @@ export const ApiKeyCreate = z
   .openapi("ApiKeyCreate");
 
 export type ApiKey = z.infer<typeof ApiKeySchema>;
+/** An API key narrowed by `fields` (GET /api-keys). */
+export const ApiKeySelection = selectable(ApiKeySchema, "ApiKeySelection");
 export type ApiKeyCreateInput = z.infer<typeof ApiKeyCreate>;

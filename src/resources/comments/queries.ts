@@ -97,8 +97,7 @@ export const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(comments
 export async function listComments(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
   const rows = await pageQuery(
     db.select(commentColumns).from(comments).innerJoin(author, eq(author.id, comments.authorId)).$dynamic(),
-    comments.workspaceId,
-    workspaceId,
+    eq(comments.workspaceId, workspaceId),
     params,
   );
   return rows.map(serializeComment);

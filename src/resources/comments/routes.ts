@@ -5,15 +5,15 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
-import { Comment, CommentContent, CommentCreate, TaskComment } from "./schema";
+import { Comment, CommentContent, CommentCreate, CommentSelection, TaskCommentSelection } from "./schema";
 import { createComment, deleteComment, updateComment } from "./service";
 import { TARGET_FIELD, type Target, type TargetKind } from "./targets";
 
 const base = authed("Comments");
 const one = z.object({ comment: Comment });
-const oneSelected = z.object({ comment: selectable(Comment) });
+const oneSelected = z.object({ comment: CommentSelection });
 const location = (id: string) => `/comments/${id}`;
 
 const list = createRoute({
@@ -24,7 +24,7 @@ const list = createRoute({
   summary: "List the workspace's comments (filter by taskId, projectId, milestoneId, authorId, content, dates)",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("comments", Comment), "Comments"),
+    200: jsonResponse(paginated("comments", CommentSelection), "Comments"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
   },
 });
@@ -87,7 +87,7 @@ const listOf = (kind: TargetKind) =>
     summary: `List a ${kind}'s comments${kind === "milestone" ? "" : " (id or reference)"}`,
     request: { params: IdParam, query: ListQuery },
     responses: {
-      200: jsonResponse(paginated("comments", kind === "task" ? TaskComment : Comment), "Comments"),
+      200: jsonResponse(paginated("comments", kind === "task" ? TaskCommentSelection : CommentSelection), "Comments"),
       ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
     },
   });

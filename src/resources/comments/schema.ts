@@ -58,6 +58,6 @@ export const CommentContent = z.object({ content: Content }).strict().openapi("C
 
 export type CommentCreateInput = z.infer<typeof CommentCreate>;
 
-/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+/** As routes that take `fields` answer them (every key optional). */
 export const CommentSelection = selectable(Comment, "CommentSelection");
 export const TaskCommentSelection = selectable(TaskComment, "TaskCommentSelection");

@@ -5,7 +5,7 @@ import { TEAM_ROLES } from "../../auth/roles";
 import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Db } from "../../db/client";
-import type { ListParams, ListSpec } from "../../http/list";
+import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
 import { type UserSummary, userSummaryJson } from "../users/serialize";
 
 /** The user who sent the invite, joined so that a page embeds them without a query per row. */
@@ -84,12 +84,10 @@ export async function getPendingInvite(db: Db, workspaceId: string, id: string) 
 
 /** One page of the workspace's pending invites, oldest first by default. */
 export async function listPendingInvites(db: Db, workspaceId: string, params: ListParams) {
-  const rows = await db
-    .select(inviteColumns)
-    .from(invites)
-    .innerJoin(inviter, eq(inviter.id, invites.invitedById))
-    .where(and(eq(invites.workspaceId, workspaceId), pending(), params.where))
-    .orderBy(...params.orderBy)
-    .limit(params.limit + 1);
+  const rows = await pageQuery(
+    db.select(inviteColumns).from(invites).innerJoin(inviter, eq(inviter.id, invites.invitedById)).$dynamic(),
+    and(eq(invites.workspaceId, workspaceId), pending()),
+    params,
+  );
   return rows.map(serializeInvite);
 }

@@ -40,7 +40,7 @@ const list = createRoute({
     "Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filter and sort on id, email, role, teamRole, createdAt, expiresAt.",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("invites", Invite), "Pending invites"),
+    200: jsonResponse(paginated("invites", InviteSelection), "Pending invites"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
   },
 });

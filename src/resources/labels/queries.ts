@@ -31,7 +31,7 @@ export const labelList: ListSpec = {
 export const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(labels.workspaceId, workspaceId), eq(labels.id, id));
 
 export async function listLabels(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
-  const rows = await pageQuery(db.select().from(labels).$dynamic(), labels.workspaceId, workspaceId, params);
+  const rows = await pageQuery(db.select().from(labels).$dynamic(), eq(labels.workspaceId, workspaceId), params);
   return rows.map(serializeLabel);
 }
 

@@ -5,14 +5,14 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { getLabel, labelList, listLabels } from "./queries";
-import { Label, LabelCreate, LabelUpdate } from "./schema";
+import { Label, LabelCreate, LabelSelection, LabelUpdate } from "./schema";
 import { createLabel, deleteLabel, updateLabel } from "./service";
 
 const base = authed("Labels");
 const one = z.object({ label: Label });
-const oneSelected = z.object({ label: selectable(Label) });
+const oneSelected = z.object({ label: LabelSelection });
 
 const list = createRoute({
   ...selfAuthed("Labels"),
@@ -22,7 +22,7 @@ const list = createRoute({
   summary: "List the workspace's labels",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("labels", Label), "Labels"),
+    200: jsonResponse(paginated("labels", LabelSelection), "Labels"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
   },
 });

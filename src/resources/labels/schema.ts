@@ -13,5 +13,5 @@ export const LabelUpdate = LabelCreate.partial().strict().openapi("LabelUpdate")
 export type LabelCreateInput = z.infer<typeof LabelCreate>;
 export type LabelUpdateInput = z.infer<typeof LabelUpdate>;
 
-/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+/** As routes that take `fields` answer them (every key optional). */
 export const LabelSelection = selectable(Label, "LabelSelection");

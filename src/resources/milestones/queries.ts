@@ -47,7 +47,7 @@ export const milestoneList: ListSpec = {
 };
 
 export async function listMilestones(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
-  const rows = await pageQuery(db.select().from(milestones).$dynamic(), milestones.workspaceId, workspaceId, params);
+  const rows = await pageQuery(db.select().from(milestones).$dynamic(), eq(milestones.workspaceId, workspaceId), params);
   return rows.map(serializeMilestone);
 }
 

@@ -5,16 +5,16 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
-import { Milestone, MilestoneCreate, MilestoneUpdate } from "./schema";
+import { Milestone, MilestoneCreate, MilestoneSelection, MilestoneUpdate } from "./schema";
 import { createMilestone, deleteMilestone, updateMilestone } from "./service";
 
 const base = authed("Milestones");
 const one = z.object({ milestone: Milestone });
-const oneSelected = z.object({ milestone: selectable(Milestone) });
+const oneSelected = z.object({ milestone: MilestoneSelection });
 const listResponses = {
-  200: jsonResponse(paginated("milestones", Milestone), "Milestones"),
+  200: jsonResponse(paginated("milestones", MilestoneSelection), "Milestones"),
   ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
 };
 const filterDescription =

@@ -47,5 +47,5 @@ export const MilestoneUpdate = z.object(editable).partial().strict().openapi("Mi
 export type MilestoneCreateInput = z.infer<typeof MilestoneCreate>;
 export type MilestoneUpdateInput = z.infer<typeof MilestoneUpdate>;
 
-/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+/** As routes that take `fields` answer them (every key optional). */
 export const MilestoneSelection = selectable(Milestone, "MilestoneSelection");

@@ -94,7 +94,7 @@ export const projectList: ListSpec = {
 
 /** Projects of the workspace (one query for the page, whatever its size). */
 export async function listProjects(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
-  const rows = await pageQuery(selectProjects(db, params.fields).$dynamic(), projects.workspaceId, workspaceId, params);
+  const rows = await pageQuery(selectProjects(db, params.fields).$dynamic(), eq(projects.workspaceId, workspaceId), params);
   return rows.map(serializeProject);
 }
 

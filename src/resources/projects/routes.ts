@@ -5,14 +5,14 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { getProject, listProjects, projectList } from "./queries";
-import { Project, ProjectCreate, ProjectUpdate } from "./schema";
+import { Project, ProjectCreate, ProjectSelection, ProjectUpdate } from "./schema";
 import { createProject, deleteProject, updateProject } from "./service";
 
 const base = authed("Projects");
 const one = z.object({ project: Project });
-const oneSelected = z.object({ project: selectable(Project) });
+const oneSelected = z.object({ project: ProjectSelection });
 
 const list = createRoute({
   ...selfAuthed("Projects"),
@@ -24,7 +24,7 @@ const list = createRoute({
     "Filter on id, number, name, description, status, teamId, leadId, startDate, targetDate, labelId (eq/neq/in), createdAt, updatedAt; sort on the same except description and labelId.",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("projects", Project), "Projects"),
+    200: jsonResponse(paginated("projects", ProjectSelection), "Projects"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
   },
 });

@@ -61,5 +61,5 @@ export const ProjectUpdate = z.object(editable).partial().strict().openapi("Proj
 export type ProjectCreateInput = z.infer<typeof ProjectCreate>;
 export type ProjectUpdateInput = z.infer<typeof ProjectUpdate>;
 
-/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+/** As routes that take `fields` answer them (every key optional). */
 export const ProjectSelection = selectable(Project, "ProjectSelection");

@@ -155,6 +155,6 @@ export const taskList: ListSpec = {
 
 /** One page (limit + 1 rows) of the workspace's tasks, in one query whatever the page size. */
 export async function listTasks(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
-  const rows = await pageQuery(selectTasks(db, params.fields).$dynamic(), tasks.workspaceId, workspaceId, params);
+  const rows = await pageQuery(selectTasks(db, params.fields).$dynamic(), eq(tasks.workspaceId, workspaceId), params);
   return rows.map(serializeTask);
 }

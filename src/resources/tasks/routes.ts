@@ -6,14 +6,14 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { listTasks, taskById, taskList } from "./queries";
-import { Task, TaskCreate, TaskUpdate } from "./schema";
+import { Task, TaskCreate, TaskSelection, TaskUpdate } from "./schema";
 import { createTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
 
 const base = authed("Tasks");
 const one = z.object({ task: Task });
-const oneSelected = z.object({ task: selectable(Task) });
+const oneSelected = z.object({ task: TaskSelection });
 const TaskIdParam = IdParam.extend({
   id: IdParam.shape.id.openapi({
     param: { name: "id", in: "path" },
@@ -35,7 +35,7 @@ const list = createRoute({
     "status in workflow order, null due dates last.",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("tasks", Task), "Tasks (narrowed by `fields`)"),
+    200: jsonResponse(paginated("tasks", TaskSelection), "Tasks (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
   },
 });

@@ -69,5 +69,5 @@ export type TaskDto = z.infer<typeof Task>;
 export type TaskCreateInput = z.infer<typeof TaskCreate>;
 export type TaskUpdateInput = z.infer<typeof TaskUpdate>;
 
-/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+/** As routes that take `fields` answer them (every key optional). */
 export const TaskSelection = selectable(Task, "TaskSelection");

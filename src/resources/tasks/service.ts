@@ -86,7 +86,8 @@ async function insertTask(db: Executor, actor: Actor, teamId: string, c: TaskCol
   const attached = db.$with("task_labels", { id: sql<string>`task_id` }).as(sql`
     insert into ${taskLabels} (task_id, label_id) select ${sql.identifier("tasks")}.id, valid.id from ${sql.identifier("tasks")} cross join valid
     returning *`);
-  const [row] = await selectTasks(db, null, [valid, counter, inserted, attached]);
+  // The where names the new row outright: the result never depends on the CTE shadowing the table alone.
+  const [row] = await selectTasks(db, null, [valid, counter, inserted, attached]).where(eq(tasks.id, id));
   return row && serializeTask(row);
 }
 

@@ -5,14 +5,14 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
-import { TeamMember, TeamMemberCreate, TeamMemberItem, TeamMemberUpdate } from "./schema";
+import { TeamMember, TeamMemberCreate, TeamMemberItemSelection, TeamMemberSelection, TeamMemberUpdate } from "./schema";
 import { addTeamMember, removeTeamMember, updateTeamMember } from "./service";
 
 const base = authed("Team members");
 const one = z.object({ teamMember: TeamMember });
-const oneSelected = z.object({ teamMember: selectable(TeamMember) });
+const oneSelected = z.object({ teamMember: TeamMemberSelection });
 
 const list = createRoute({
   ...selfAuthed("Team members"),
@@ -24,7 +24,7 @@ const list = createRoute({
     "Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's); filter and sort on id, name, email, role, membershipId, createdAt.",
   request: { params: IdParam, query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("members", TeamMemberItem), "Members"),
+    200: jsonResponse(paginated("members", TeamMemberItemSelection), "Members"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
   },
 });

@@ -29,6 +29,6 @@ export const TeamMemberUpdate = z.object({ role: TeamRoleSchema }).strict().open
 
 export type TeamMemberCreateInput = z.infer<typeof TeamMemberCreate>;
 
-/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+/** As routes that take `fields` answer them (every key optional). */
 export const TeamMemberSelection = selectable(TeamMember, "TeamMemberSelection");
 export const TeamMemberItemSelection = selectable(TeamMemberItem, "TeamMemberItemSelection");

@@ -60,7 +60,7 @@ const serializeTeam = (t: TeamRow) => ({ ...t, createdAt: iso(t.createdAt), upda
 export const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(teams.workspaceId, workspaceId), eq(teams.id, id));
 
 export async function listTeams(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
-  const rows = await pageQuery(selectTeams(db, params.fields).$dynamic(), teams.workspaceId, workspaceId, params);
+  const rows = await pageQuery(selectTeams(db, params.fields).$dynamic(), eq(teams.workspaceId, workspaceId), params);
   return rows.map(serializeTeam);
 }
 

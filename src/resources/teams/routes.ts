@@ -5,14 +5,14 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated, selectable } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
 import { getTeam, listTeams, teamList } from "./queries";
-import { Team, TeamCreate, TeamUpdate } from "./schema";
+import { Team, TeamCreate, TeamSelection, TeamUpdate } from "./schema";
 import { createTeam, deleteTeam, updateTeam } from "./service";
 
 const base = authed("Teams");
 const one = z.object({ team: Team });
-const oneSelected = z.object({ team: selectable(Team) });
+const oneSelected = z.object({ team: TeamSelection });
 
 const list = createRoute({
   ...selfAuthed("Teams"),
@@ -23,7 +23,7 @@ const list = createRoute({
   description: "Filter and sort on id, name, prefix, description, parentId (`null` matches top-level teams), createdAt, updatedAt.",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("teams", Team), "Teams"),
+    200: jsonResponse(paginated("teams", TeamSelection), "Teams"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
   },
 });

@@ -35,5 +35,5 @@ export const TeamUpdate = TeamCreate.partial().strict().openapi("TeamUpdate", {
 export type TeamCreateInput = z.infer<typeof TeamCreate>;
 export type TeamUpdateInput = z.infer<typeof TeamUpdate>;
 
-/** As routes that take `fields` answer them (every key optional); paginated and selectable(X) find these. */
+/** As routes that take `fields` answer them (every key optional). */
 export const TeamSelection = selectable(Team, "TeamSelection");

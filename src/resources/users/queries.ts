@@ -3,7 +3,7 @@ import { users, workspaceMembers } from "../../../drizzle/schema";
 import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
-import type { ListParams, ListSpec } from "../../http/list";
+import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
 import type { WorkspaceUser } from "./schema";
 
 const ROLES = ["MEMBER", "ADMIN", "OWNER"] as const;
@@ -45,10 +45,7 @@ const members = (db: Executor) =>
 
 /** One page (limit + 1 rows) of the workspace's members. */
 export async function listUsers(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
-  const rows = await members(db)
-    .where(and(eq(workspaceMembers.workspaceId, workspaceId), params.where))
-    .orderBy(...params.orderBy)
-    .limit(params.limit + 1);
+  const rows = await pageQuery(members(db).$dynamic(), eq(workspaceMembers.workspaceId, workspaceId), params);
   return rows.map(serializeWorkspaceUser);
 }
 

@@ -24,7 +24,7 @@ const list = createRoute({
     "Filter on id, name, email, humanId (`filter[eq][humanId]=null`: humans), type, role, createdAt; sort on the same fields.",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("users", WorkspaceUserSchema), "Members (narrowed by `fields`)"),
+    200: jsonResponse(paginated("users", WorkspaceUserSelection), "Members (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
   },
 });

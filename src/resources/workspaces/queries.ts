@@ -2,7 +2,7 @@ import { and, eq, type SQL } from "drizzle-orm";
 import { workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
-import type { ListParams, ListSpec } from "../../http/list";
+import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
 import { serializeWorkspace } from "../users/schema";
 
 export const workspaceList: ListSpec = {
@@ -34,10 +34,7 @@ const memberships = (db: Executor) =>
 
 /** One page (limit + 1 rows) of the workspaces the user is a member of. */
 export async function listWorkspaces(db: Executor, user: string | SQL<string>, params: ListParams) {
-  const rows = await memberships(db)
-    .where(and(eq(workspaceMembers.userId, user), params.where))
-    .orderBy(...params.orderBy)
-    .limit(params.limit + 1);
+  const rows = await pageQuery(memberships(db).$dynamic(), eq(workspaceMembers.userId, user), params);
   return rows.map(serializeWorkspace);
 }
 

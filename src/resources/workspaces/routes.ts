@@ -25,7 +25,7 @@ const list = createRoute({
     "Every workspace the caller is a member of (not only the credential's current one). Filter and sort on id, name, slug, createdAt, updatedAt.",
   request: { query: ListQuery },
   responses: {
-    200: jsonResponse(paginated("workspaces", WorkspaceSchema), "Workspaces (narrowed by `fields`)"),
+    200: jsonResponse(paginated("workspaces", WorkspaceSelection), "Workspaces (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
   },
 });

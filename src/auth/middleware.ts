@@ -4,7 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { AppError } from "../core/errors";
 import type { RequestDb } from "../db/client";
 import type { AppEnv } from "../http/context";
-import { type Credential, credentialActor, credentialWorkspace, loadPrincipal, readCredential, type SqlActor } from "./credential";
+import { type Credential, credentialActor, loadPrincipal, readCredential, type SqlActor } from "./credential";
 import { type Principal, touchApiKey } from "./principal";
 
 const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
@@ -53,10 +53,11 @@ function touchLater(rdb: RequestDb, credential: Credential) {
  * subquery that is null for a bad credential) and throws NOT_FOUND when it finds nothing. Only then does a
  * second query tell a bad credential (401) from a missing resource (404).
  */
-export async function gatedRead<T>(c: Context<CredentialEnv>, read: (workspace: SQL<string>) => Promise<T>): Promise<T> {
+export async function gatedRead<T>(c: Context<CredentialEnv>, read: (workspace: SQL<string>, actor: SqlActor) => Promise<T>): Promise<T> {
   const credential = c.get("credential");
   try {
-    const found = await read(credentialWorkspace(credential));
+    const actor = credentialActor(credential);
+    const found = await read(actor.workspace, actor);
     touchLater(c.get("rdb"), credential);
     return found;
   } catch (err) {
@@ -69,9 +70,9 @@ export async function gatedRead<T>(c: Context<CredentialEnv>, read: (workspace: 
  * gatedRead for a list: a page with rows proves the credential; an empty page costs the second query that
  * tells a bad credential (401) from a list that is really empty.
  */
-export function gatedList<T>(c: Context<CredentialEnv>, read: (workspace: SQL<string>) => Promise<T[]>): Promise<T[]> {
-  return gatedRead(c, async (workspace) => {
-    const rows = await read(workspace);
+export function gatedList<T>(c: Context<CredentialEnv>, read: (workspace: SQL<string>, actor: SqlActor) => Promise<T[]>): Promise<T[]> {
+  return gatedRead(c, async (workspace, actor) => {
+    const rows = await read(workspace, actor);
     if (rows.length === 0 && !(await loadPrincipal(c.get("rdb").db, c.get("credential")))) throw unauthorized();
     return rows;
   });

@@ -1,9 +1,9 @@
-import { users, workspaceMembers } from "../../../drizzle/schema";
+import { users } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { forbidden } from "../../core/errors";
 import type { Db } from "../../db/client";
 import { newId } from "../../ids";
-import { insertApiKey } from "../api-keys/service";
+import { joinWorkspaceWithKey } from "../workspaces/create";
 import type { Agent, AgentCreateInput } from "./schema";
 
 /**
@@ -20,8 +20,7 @@ export function createAgent(db: Db, principal: Principal, input: AgentCreateInpu
   return db.transaction(async (tx) => {
     const id = newId("user");
     await tx.insert(users).values({ id, name: input.name, email: agentEmail(id), type: "AGENT", humanId });
-    await tx.insert(workspaceMembers).values({ workspaceId, userId: id, role: "MEMBER" });
-    const { key } = await insertApiKey(tx, { workspaceId, userId: id, name: "Agent key" });
+    const key = await joinWorkspaceWithKey(tx, { workspaceId, userId: id, role: "MEMBER", keyName: "Agent key" });
     return { id, name: input.name, type: "AGENT" as const, humanId, apiKey: key };
   });
 }

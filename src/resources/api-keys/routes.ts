@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { credentialActor } from "../../auth/credential";
 import { listParams } from "../../auth/lists";
 import { gatedList } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
@@ -56,8 +55,7 @@ const remove = createRoute({
 export const apiKeyRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, apiKeyList);
-    const user = credentialActor(c.get("credential")).user;
-    const rows = await gatedList(c, (workspace) => listApiKeys(c.get("rdb").db, workspace, user, params));
+    const rows = await gatedList(c, (workspace, { user }) => listApiKeys(c.get("rdb").db, workspace, user, params));
     return c.json(await listBody("api_keys", params, rows), 200);
   })
   .openapi(create, async (c) => {

@@ -6,6 +6,7 @@ import { AppError, forbidden, ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
+import { publicBaseUrl } from "../../http/urls";
 import { zodErrors } from "../../http/validation";
 import { consumeLoginCode, startLogin, verifyLogin } from "../login/service";
 import { normalizeEmail } from "../signup/service";
@@ -59,8 +60,6 @@ function deviceBody<T extends z.ZodType>(c: Context, schema: T): z.infer<T> {
   if (!parsed.success) throw new ValidationError(zodErrors(parsed.error));
   return parsed.data;
 }
-
-const baseUrl = (c: Context<AppEnv>) => (c.env.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).replace(/\/+$/, "");
 
 const code = createRoute({
   method: "post",
@@ -198,7 +197,7 @@ const flatten = (err: ValidationError) => Object.values(err.errors).flat();
 export const deviceRoutes = newRouter()
   .openapi(code, async (c) => {
     const input = deviceBody(c, DeviceCodeRequest);
-    return c.json(await createDeviceCode(c.get("rdb").db, baseUrl(c), input.client_name ?? input.client_id), 200);
+    return c.json(await createDeviceCode(c.get("rdb").db, publicBaseUrl(c), input.client_name ?? input.client_id), 200);
   })
   .openapi(approve, async (c) => {
     const { user_code } = deviceBody(c, DeviceApproveRequest);

@@ -5,6 +5,7 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { publicBaseUrl } from "../../http/urls";
 import { getPendingInvite, inviteList, listPendingInvites } from "./queries";
 import { INVITE_TTL_DAYS, Invite, InviteCreate, InviteRedeem, InviteRedeemed, InviteSelection } from "./schema";
 import { createInvite, deleteInvite, redeemInvite, requireInviteManager, requireInviter } from "./service";
@@ -94,7 +95,7 @@ const redeem = createRoute({
 
 export const inviteRoutes = newRouter()
   .openapi(create, async (c) => {
-    const redeemUrl = `${(c.env.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).replace(/\/+$/, "")}/invites/redeem`;
+    const redeemUrl = `${publicBaseUrl(c)}/invites/redeem`;
     const invite = await createInvite(c.get("rdb").db, c.env, c.get("principal"), c.req.valid("json"), redeemUrl);
     return created(c, "invite", `/invites/${invite.id}`, invite);
   })

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { invites, teamMembers, teams, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import { isWorkspaceAdmin, requireWorkspaceRole } from "../../auth/roles";
+import { requireWorkspaceRole } from "../../auth/roles";
 import { randomToken, sha256Hex } from "../../core/crypto";
 import { conflict, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
@@ -85,10 +85,7 @@ export async function createInvite(
 
 /** Who may see or cancel an invite: workspace ADMIN/OWNER (humans), or whoever sent it. */
 export function requireInviteManager(principal: Principal, invitedById: string, what: string): void {
-  if (invitedById === principal.user.id) return;
-  if (principal.user.type === "AGENT" || !isWorkspaceAdmin(principal)) {
-    throw forbidden(`Only a workspace ADMIN/OWNER or the invite's sender may ${what}`);
-  }
+  if (invitedById !== principal.user.id) requireInviter(principal, what);
 }
 
 /** Cancels (deletes) a pending invite: workspace ADMIN/OWNER, or whoever sent it. */

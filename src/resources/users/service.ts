@@ -11,10 +11,6 @@ import type { UserUpdateInput } from "./schema";
 const speaksFor = (principal: Principal, target: { id: string; humanId: string | null }) =>
   target.id === principal.user.id || target.humanId === principal.user.id;
 
-function requireOwnerToTouchOwner(principal: Principal, what: string) {
-  if (principal.role !== "OWNER") throw forbidden(`Only a workspace OWNER may ${what}`);
-}
-
 /**
  * 409 unless an OWNER outside `leaving` remains. The owner rows are locked in user-id order, so concurrent
  * demotions and removals queue rather than deadlock, and the second re-reads the rows after the first commits:
@@ -67,7 +63,7 @@ export function updateUser(db: Db, principal: Principal, id: string, input: User
 async function checkRoleChange(tx: Executor, principal: Principal, target: { id: string; role: WorkspaceRole }, role: WorkspaceRole) {
   requireWorkspaceRole(principal, "ADMIN", "change workspace roles");
   if (role === target.role) return;
-  if (role === "OWNER" || target.role === "OWNER") requireOwnerToTouchOwner(principal, "grant or take away the OWNER role");
+  if (role === "OWNER" || target.role === "OWNER") requireWorkspaceRole(principal, "OWNER", "grant or take away the OWNER role");
   if (target.role === "OWNER") await keepAnOwner(tx, principal.workspace.id, [target.id]);
 }
 
@@ -92,7 +88,8 @@ export function removeUser(db: Db, principal: Principal, id: string) {
     if (!speaksFor(principal, target)) requireWorkspaceRole(principal, "ADMIN", "remove members");
     const ids = leaving.map((u) => u.id);
     if (leaving.some((u) => u.role === "OWNER")) {
-      if (leaving.some((u) => u.role === "OWNER" && u.id !== principal.user.id)) requireOwnerToTouchOwner(principal, "remove an OWNER");
+      if (leaving.some((u) => u.role === "OWNER" && u.id !== principal.user.id))
+        requireWorkspaceRole(principal, "OWNER", "remove an OWNER");
       await keepAnOwner(tx, workspaceId, ids);
     }
 

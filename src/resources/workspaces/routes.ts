@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { credentialActor } from "../../auth/credential";
 import { listParams } from "../../auth/lists";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
@@ -61,15 +60,13 @@ const update = createRoute({
 export const workspaceRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, workspaceList);
-    const user = credentialActor(c.get("credential")).user;
-    const rows = await gatedList(c, () => listWorkspaces(c.get("rdb").db, user, params));
+    const rows = await gatedList(c, (_, { user }) => listWorkspaces(c.get("rdb").db, user, params));
     return c.json(await listBody("workspaces", params, rows), 200);
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, workspaceList.shape);
     const { id } = c.req.valid("param");
-    const user = credentialActor(c.get("credential")).user;
-    const workspace = await gatedRead(c, () => getWorkspace(c.get("rdb").db, user, id));
+    const workspace = await gatedRead(c, (_, { user }) => getWorkspace(c.get("rdb").db, user, id));
     return c.json({ workspace: projectFields(workspace, fields) }, 200);
   })
   .openapi(update, async (c) => {

@@ -3,23 +3,13 @@
 // over HTTP from outside like a user with curl, and stops every process it started. Runs in Node, not workerd.
 import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/postgres.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const STARTUP_MS = 90_000;
-
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 
 let child;
 let base;

@@ -8,7 +8,7 @@ import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { publicBaseUrl } from "../../http/urls";
 import { zodErrors } from "../../http/validation";
-import { consumeLoginCode, startLogin, verifyLogin } from "../login/service";
+import { completeLoginWith, startLogin } from "../login/service";
 import { normalizeEmail } from "../signup/service";
 import { confirmPage, enterCodePage, messagePage, PAGE_HEADERS } from "./page";
 import { createDeviceCode, decideDevice, exchangeDeviceCode, pendingDevice } from "./service";
@@ -257,15 +257,9 @@ deviceRoutes.post("/device/confirm", async (c) => {
   const approve = form.decision === "approve";
   try {
     // The same login codes as POST /login/complete; the code is used up in the transaction that decides.
-    const login = await verifyLogin(db, form.login_token, code, slug);
-    await db.transaction(async (tx) => {
-      await consumeLoginCode(tx, login.codeId);
-      await decideDevice(
-        tx,
-        device.userCode,
-        approve ? { approve: true, userId: login.user.id, workspaceId: login.workspace.id } : { approve: false },
-      );
-    });
+    const { login } = await completeLoginWith(db, { login_token: form.login_token, code, workspace_slug: slug }, (tx, l) =>
+      decideDevice(tx, device.userCode, approve ? { approve: true, userId: l.user.id, workspaceId: l.workspace.id } : { approve: false }),
+    );
     const message = approve
       ? `The device is signed in to ${login.workspace.name} as ${login.user.email}. You can close this page.`
       : "The device was refused access. You can close this page.";

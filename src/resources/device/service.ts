@@ -60,7 +60,7 @@ export async function createDeviceCode(db: Db, baseUrl: string, clientName: stri
         expiresAt: new Date(Date.now() + DEVICE_CODE_TTL_SECONDS * 1000),
       })
       // A user code taken by an earlier authorization (19^8 codes): draw another.
-      .onConflictDoNothing()
+      .onConflictDoNothing({ target: deviceAuthorizations.userCode })
       .returning({ id: deviceAuthorizations.id });
     if (!row) continue;
     const verificationUri = `${baseUrl}/device`;

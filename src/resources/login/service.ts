@@ -32,7 +32,7 @@ export interface VerifiedLogin {
  * one named by `workspaceSlug`, else the user's first by membership. A slug the user is not a member of is 422
  * at workspace_slug, whether or not such a workspace exists, and leaves the code usable for a retry.
  */
-export async function verifyLogin(db: Db, token: string, code: string, workspaceSlug?: string): Promise<VerifiedLogin> {
+async function verifyLogin(db: Db, token: string, code: string, workspaceSlug?: string): Promise<VerifiedLogin> {
   const row = await verifyCode(db, "LOGIN", token, code, "login_token");
   const user = await userByEmail(db, row.email);
   // The account was deleted (or became an agent's address) after the code was sent.
@@ -56,16 +56,29 @@ export async function verifyLogin(db: Db, token: string, code: string, workspace
 }
 
 /** Consumes the code in the caller's transaction; a concurrent request that used it first makes this 422. */
-export async function consumeLoginCode(tx: Executor, codeId: string): Promise<void> {
+async function consumeLoginCode(tx: Executor, codeId: string): Promise<void> {
   if (!(await consumeCode(tx, codeId))) throw new ValidationError({ login_token: ["Unknown or already used token"] });
 }
 
-/** Completes a login: a new API key of the chosen workspace for the user. */
-export async function completeLogin(db: Db, input: { login_token: string; code: string; workspace_slug?: string }) {
+export type LoginInput = { login_token: string; code: string; workspace_slug?: string };
+
+/**
+ * The one login completion: checks the code, then uses it up in the transaction that does what the login is
+ * for (`act`: issue an API key, or decide a device), so a code signs in exactly once.
+ */
+export async function completeLoginWith<T>(db: Db, input: LoginInput, act: (tx: Executor, login: VerifiedLogin) => Promise<T>) {
   const login = await verifyLogin(db, input.login_token, input.code, input.workspace_slug);
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     await consumeLoginCode(tx, login.codeId);
-    const apiToken = await issueApiKey(tx, { workspaceId: login.workspace.id, userId: login.user.id, name: "Login key" });
-    return { api_token: apiToken, workspace_slug: login.workspace.slug };
+    return act(tx, login);
   });
+  return { login, result };
+}
+
+/** Completes a login: a new API key of the chosen workspace for the user. */
+export async function completeLogin(db: Db, input: LoginInput) {
+  const { login, result: apiToken } = await completeLoginWith(db, input, (tx, l) =>
+    issueApiKey(tx, { workspaceId: l.workspace.id, userId: l.user.id, name: "Login key" }),
+  );
+  return { api_token: apiToken, workspace_slug: login.workspace.slug };
 }

@@ -1,4 +1,3 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag } from "hono/etag";
@@ -20,6 +19,7 @@ import { milestoneRoutes } from "./resources/milestones/routes";
 import { projectRoutes } from "./resources/projects/routes";
 import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
+import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
 import { taskRoutes } from "./resources/tasks/routes";
 import { teamMemberRoutes } from "./resources/team-members/routes";
@@ -95,7 +95,7 @@ export function buildApp() {
       description: "Workspaces, teams, tasks, projects, milestones, labels, comments, invites, agents and more.",
     },
   });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Project Management API" }));
+  app.route("/", docsRoutes);
 
   app.notFound((c) => c.json({ error: { code: "NOT_FOUND", message: `No route for ${c.req.method} ${c.req.path}` } }, 404));
   app.onError(errorResponse);

@@ -14,6 +14,7 @@ import { deviceRoutes } from "./resources/device/routes";
 import { inviteRoutes } from "./resources/invites/routes";
 import { labelRoutes } from "./resources/labels/routes";
 import { loginRoutes } from "./resources/login/routes";
+import { mcpRoutes } from "./resources/mcp/routes";
 import { meRoutes } from "./resources/me/routes";
 import { milestoneRoutes } from "./resources/milestones/routes";
 import { projectRoutes } from "./resources/projects/routes";
@@ -84,6 +85,7 @@ export function buildApp() {
   app.route("/", projectRoutes);
   app.route("/", milestoneRoutes);
   app.route("/", commentRoutes);
+  app.route("/", mcpRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "svc-api-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

@@ -1,4 +1,50 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Context } from "hono";
+import { listParams } from "../../auth/lists";
+import { type PrincipalEnv, requireAuth } from "../../auth/middleware";
+import { AppError, badRequest } from "../../core/errors";
+import { errorResponse } from "../../http/error-mapper";
 import { newRouter } from "../../http/router";
+import { mcpServer } from "./server";
+import type { ToolContext } from "./tools";
 
-/** `POST /mcp`: the Model Context Protocol endpoint for agents (being built). */
-export const mcpRoutes = newRouter();
+/** What a tool needs of the request: its database handle, its caller, and GET-style list parameters. */
+function toolContext(c: Context<PrincipalEnv>): ToolContext {
+  const base = new URL(c.req.url);
+  return {
+    db: c.get("rdb").db,
+    principal: c.get("principal"),
+    // listParams reads the query of a request URL; the tool's arguments stand in for it.
+    listParams: (spec, query) =>
+      listParams({ req: { url: `${base.origin}${base.pathname}?${query}` }, env: c.env, get: () => c.get("credential") }, spec),
+  };
+}
+
+/** Stateless: no session lives between requests, so there is no SSE stream to GET and no session to DELETE. */
+function methodNotAllowed(c: Context) {
+  const res = errorResponse(new AppError("METHOD_NOT_ALLOWED", `${c.req.method} is not supported on /mcp: send JSON-RPC with POST`), c);
+  res.headers.set("Allow", "POST");
+  return res;
+}
+
+/**
+ * `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller authenticates like on every REST route
+ * (401 before any MCP message is read), then a fresh server and transport answer this request alone, in JSON.
+ * Not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification.
+ */
+export const mcpRoutes = newRouter()
+  .post("/mcp", requireAuth, async (c) => {
+    // Earlier middleware may have read the body (Hono caches it), so the transport gets it parsed.
+    const body: unknown = await c.req.json().catch(() => {
+      throw badRequest("Malformed JSON in request body");
+    });
+    const server = mcpServer(toolContext(c), (err) => errorResponse(err, c).json());
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw, { parsedBody: body });
+    } finally {
+      await server.close();
+    }
+  })
+  .on(["GET", "DELETE"], "/mcp", methodNotAllowed);

@@ -1,0 +1,47 @@
+import { z } from "@hono/zod-openapi";
+import { FILTER_OPS, type ListSpec, MAX_LIMIT } from "../../http/list";
+import { ListQuery } from "../../http/schemas";
+
+const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/**
+ * The arguments of every list tool: GET's `limit`, `cursor` and `fields`, with `filter[op][field]` and
+ * `sort[field]` as objects. They become a query string (listQuery), so the list machinery checks them exactly
+ * as it checks GET's (unknown names 400, limit out of range 422).
+ */
+export const ListInput = z
+  .object({
+    ...ListQuery.shape,
+    // A number here (agents send one), checked as a string by the same parseLimit as GET.
+    limit: z.number().int().optional(),
+    filter: z.record(z.string(), z.record(z.string(), z.union([Scalar, z.array(Scalar)]))).optional(),
+    sort: z.record(z.string(), z.enum(["asc", "desc"])).optional(),
+  })
+  .strict();
+export type ListArgs = z.infer<typeof ListInput>;
+
+/** The query string GET would have taken: an array value repeats the parameter (`in`), `null` is the word `null`. */
+export function listQuery(args: ListArgs): URLSearchParams {
+  const query = new URLSearchParams();
+  if (args.limit !== undefined) query.set("limit", String(args.limit));
+  if (args.cursor !== undefined) query.set("cursor", args.cursor);
+  if (args.fields !== undefined) query.set("fields", args.fields);
+  for (const [op, byField] of Object.entries(args.filter ?? {})) {
+    for (const [field, value] of Object.entries(byField)) {
+      for (const v of [value].flat()) query.append(`filter[${op}][${field}]`, v === null ? "null" : String(v));
+    }
+  }
+  for (const [field, direction] of Object.entries(args.sort ?? {})) query.append(`sort[${field}]`, direction);
+  return query;
+}
+
+/** How to page, filter and sort one list, named from its spec so the text cannot drift from what it accepts. */
+export function describeList(spec: ListSpec): string {
+  const names = (flag: "filter" | "sort") => Object.keys(spec.fields).filter((name) => spec.fields[name][flag] !== false);
+  return [
+    `limit 1..${MAX_LIMIT} (default 50); pass pagination.nextCursor back as cursor for the next page.`,
+    `fields selects keys, e.g. "id,name" or "team{prefix}". filter: {<op>: {<field>: value}}, ops ${FILTER_OPS.join(", ")}`,
+    `(in takes an array; null matches null; filters combine with AND). Filter fields: ${names("filter").join(", ")}.`,
+    `sort: {<field>: "asc"|"desc"} on ${names("sort").join(", ")}; default createdAt ascending.`,
+  ].join(" ");
+}

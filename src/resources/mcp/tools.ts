@@ -1,0 +1,113 @@
+import { z } from "@hono/zod-openapi";
+import type { Principal } from "../../auth/principal";
+import { principalActor } from "../../auth/principal";
+import type { Db } from "../../db/client";
+import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../../http/list";
+import { FieldsQuery } from "../../http/schemas";
+import { CommentContent } from "../comments/schema";
+import { createComment } from "../comments/service";
+import { labelList, listLabels } from "../labels/queries";
+import { listProjects, projectList } from "../projects/queries";
+import { listTasks, taskById, taskList } from "../tasks/queries";
+import { TaskCreate, TaskUpdate } from "../tasks/schema";
+import { createTask, explainRefusedCreate, updateTask } from "../tasks/service";
+import { listTeams, teamList } from "../teams/queries";
+import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
+
+/** What a tool runs with: the request's database and caller, as a REST handler has them. */
+export interface ToolContext {
+  db: Db;
+  principal: Principal;
+  /** List parameters from a query string, with cursors bound to the caller's credential as GET's are. */
+  listParams(spec: ListSpec, query: URLSearchParams): Promise<ListParams>;
+}
+
+/** One MCP tool: its input is a REST route's zod schema, its body the route's service or query call. */
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodType;
+  readOnly: boolean;
+  run(ctx: ToolContext, args: never): Promise<Record<string, unknown>>;
+}
+
+const tool = <S extends z.ZodType>(
+  t: Omit<Tool, "input" | "run"> & { input: S; run(ctx: ToolContext, args: z.output<S>): Promise<Record<string, unknown>> },
+): Tool => t;
+
+const TaskRef = z.string().min(1).describe("Task id or reference (`ENG-12`, any case)");
+
+/** A list tool: GET /<key>'s parameters and page, through the same list spec and query. */
+const listTool = (
+  key: string,
+  spec: ListSpec,
+  list: (db: Db, workspaceId: string, params: ListParams) => Promise<Record<string, unknown>[]>,
+) =>
+  tool({
+    name: `list_${key}`,
+    title: `List ${key}`,
+    description: `The workspace's ${key}, as GET /${key} answers them ({${key}: [...], pagination}). ${describeList(spec)}`,
+    readOnly: true,
+    input: ListInput,
+    async run(ctx, args: ListArgs) {
+      const params = await ctx.listParams(spec, listQuery(args));
+      return listBody(key, params, await list(ctx.db, ctx.principal.workspace.id, params));
+    },
+  });
+
+export const TOOLS: Tool[] = [
+  tool({
+    name: "get_task",
+    title: "Get a task",
+    description:
+      "One task by id or reference (`ENG-12`), as GET /tasks/{id} answers it ({task}); `fields` narrows it, e.g. `reference,title,labels{name}`.",
+    readOnly: true,
+    input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
+    async run(ctx, { id, fields }) {
+      const selection = parseFields(fields, taskList.shape);
+      const task = await taskById(ctx.db, ctx.principal.workspace.id, id, selection);
+      return { task: projectFields(task, selection) };
+    },
+  }),
+  listTool("tasks", taskList, listTasks),
+  tool({
+    name: "create_task",
+    title: "Create a task",
+    description:
+      "Creates a task in a team, as POST /tasks does ({task}, with its new reference). Required: teamId, title. Optional: description " +
+      "(Markdown), status, priority, dueDate (YYYY-MM-DD), projectId (id or `ENG-P3`), milestoneId, parentId (a task of the same team, " +
+      "id or `ENG-12`), assigneeId (a workspace member), labelIds, customFields.",
+    readOnly: false,
+    input: TaskCreate,
+    async run(ctx, input) {
+      const actor = principalActor(ctx.principal);
+      return { task: (await createTask(ctx.db, actor, input)) ?? (await explainRefusedCreate(ctx.db, actor, input)) };
+    },
+  }),
+  tool({
+    name: "update_task",
+    title: "Update a task",
+    description:
+      "Changes the given fields of a task (by id or reference), as PATCH /tasks/{id} does ({task}). null clears projectId, milestoneId, " +
+      "parentId, assigneeId, dueDate; labelIds replaces the set; customFields merges (null removes a key); the team cannot change.",
+    readOnly: false,
+    input: z.object({ id: TaskRef, ...TaskUpdate.shape }).strict(),
+    async run(ctx, { id, ...changes }) {
+      return { task: await updateTask(ctx.db, ctx.principal, id, changes) };
+    },
+  }),
+  tool({
+    name: "add_comment",
+    title: "Comment on a task",
+    description: "Adds a Markdown comment to a task (by id or reference), as POST /comments with taskId does ({comment}).",
+    readOnly: false,
+    input: z.object({ taskId: TaskRef, ...CommentContent.shape }).strict(),
+    async run(ctx, { taskId, content }) {
+      return { comment: await createComment(ctx.db, ctx.principal, { kind: "task", idOrRef: taskId }, content) };
+    },
+  }),
+  listTool("teams", teamList, listTeams),
+  listTool("projects", projectList, listProjects),
+  listTool("labels", labelList, listLabels),
+];

@@ -1,0 +1,196 @@
+// POST /mcp driven by the MCP SDK's own client over Streamable HTTP, into the worker: an agent works with its own
+// key and permissions, and refusals come back as tool errors in the REST API's error bodies.
+import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signAccessToken } from "../src/auth/jwt";
+import { api, get, post } from "./helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
+
+const MCP_URL = new URL("http://api.test/mcp");
+const TOOL_NAMES = ["get_task", "list_tasks", "create_task", "update_task", "add_comment", "list_teams", "list_projects", "list_labels"];
+
+const workerFetch = (url: string | URL, init?: RequestInit) => (exports as any).default.fetch(new Request(url, init)) as Promise<Response>;
+
+/** An SDK client connected to the worker with these headers on every request (an API key or a Bearer token). */
+async function connect(headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(MCP_URL, { fetch: workerFetch, requestInit: { headers } }));
+  return client;
+}
+
+/** A tool call's body: the API JSON of its text content (structuredContent must say the same). */
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = (await client.callTool({ name, arguments: args })) as any;
+  const body = JSON.parse(result.content[0].text);
+  expect(result.structuredContent).toEqual(body);
+  return { isError: result.isError === true, body };
+}
+
+describe("MCP endpoint", () => {
+  let t: Tenant;
+  let team: TeamFixture;
+  let agent: Client;
+  let viewer: Member;
+  let labelId: string;
+  const clients: Client[] = [];
+  const open = async (headers: Record<string, string>) => {
+    const client = await connect(headers);
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    t = await newTenant("MCP Co");
+    team = await newTeam(t, { prefix: "MCP", name: "Agents" });
+    const created = await post("/agents", { name: "Triage bot" }, t.owner.key);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const joined = await post(`/teams/${team.id}/members`, { userId: created.body.agent.id, role: "MEMBER" }, t.owner.key);
+    expect(joined.status, JSON.stringify(joined.body)).toBe(201);
+    agent = await open({ "svc-api-key": created.body.agent.apiKey });
+    viewer = await addMember(t);
+    await joinTeam(team, viewer, "VIEWER");
+    labelId = (await post("/labels", { name: "Bug", color: "#FF0000" }, t.owner.key)).body.label.id;
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+  });
+
+  it("lists its tools with JSON Schemas derived from the REST schemas", async () => {
+    const { tools } = await agent.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.description).toBeTruthy();
+    }
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    const create = byName.create_task.inputSchema as any;
+    expect(create.required).toEqual(["teamId", "title"]);
+    expect(create.additionalProperties).toBe(false);
+    expect(create.properties.priority.enum).toEqual(["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"]);
+    expect(create.properties.status.default).toBe("TODO");
+    const update = byName.update_task.inputSchema as any;
+    expect(update.required).toEqual(["id"]);
+    expect(update.properties.status.default).toBeUndefined();
+    expect(Object.keys(byName.list_tasks.inputSchema.properties ?? {})).toEqual(["limit", "cursor", "fields", "filter", "sort"]);
+    expect(byName.list_tasks.description).toContain("priority");
+    expect(byName.get_task.annotations?.readOnlyHint).toBe(true);
+    expect(byName.create_task.annotations?.readOnlyHint).toBe(false);
+  });
+
+  it("lets an agent create a task, read it by reference, find it in a filtered list, update it and comment on it", async () => {
+    const created = await call(agent, "create_task", { teamId: team.id, title: "Triage the inbox", priority: "HIGH", labelIds: [labelId] });
+    expect(created.isError, JSON.stringify(created.body)).toBe(false);
+    const task = created.body.task;
+    expect(task).toMatchObject({ reference: "MCP-1", title: "Triage the inbox", status: "TODO", priority: "HIGH", teamId: team.id });
+    expect(task.labels).toEqual([{ id: labelId, name: "Bug", color: "#FF0000" }]);
+    // The same object the REST API answers.
+    expect((await get(`/tasks/${task.id}`, t.owner.key)).body.task).toEqual(task);
+
+    const read = await call(agent, "get_task", { id: "mcp-1" });
+    expect(read).toEqual({ isError: false, body: { task } });
+    const narrowed = await call(agent, "get_task", { id: "MCP-1", fields: "reference,team{prefix}" });
+    expect(narrowed.body).toEqual({ task: { reference: "MCP-1", team: { prefix: "MCP" } } });
+
+    await call(agent, "create_task", { teamId: team.id, title: "Low one", priority: "LOW" });
+    const high = await call(agent, "list_tasks", {
+      filter: { eq: { priority: "HIGH" }, in: { labelId: [labelId] } },
+      fields: "reference,title",
+    });
+    expect(high.body).toEqual({ tasks: [{ reference: "MCP-1", title: "Triage the inbox" }], pagination: { limit: 50, nextCursor: null } });
+
+    const updated = await call(agent, "update_task", { id: "MCP-1", status: "IN_PROGRESS", dueDate: "2026-12-24" });
+    expect(updated.body.task).toMatchObject({ id: task.id, status: "IN_PROGRESS", dueDate: "2026-12-24", priority: "HIGH" });
+
+    const commented = await call(agent, "add_comment", { taskId: "MCP-1", content: "Picked up by the **bot**" });
+    expect(commented.body.comment).toMatchObject({ taskId: task.id, content: "Picked up by the **bot**" });
+    const comments = (await get(`/tasks/${task.id}/comments`, t.owner.key)).body.comments;
+    expect(comments.map((c: any) => c.id)).toEqual([commented.body.comment.id]);
+  });
+
+  it("pages a list with the list machinery's cursors, and lists teams, projects and labels", async () => {
+    const first = await call(agent, "list_tasks", { limit: 1, sort: { number: "desc" }, fields: "reference" });
+    expect(first.body.tasks).toHaveLength(1);
+    expect(first.body.pagination.nextCursor).toEqual(expect.any(String));
+    const second = await call(agent, "list_tasks", {
+      limit: 1,
+      sort: { number: "desc" },
+      fields: "reference",
+      cursor: first.body.pagination.nextCursor,
+    });
+    expect(second.body.tasks[0].reference).not.toBe(first.body.tasks[0].reference);
+
+    await post("/projects", { name: "Launch", teamId: team.id }, t.owner.key);
+    expect((await call(agent, "list_teams", { fields: "prefix" })).body.teams).toEqual([{ prefix: "MCP" }]);
+    expect((await call(agent, "list_projects", { filter: { eq: { teamId: team.id } } })).body.projects.map((p: any) => p.name)).toEqual([
+      "Launch",
+    ]);
+    expect((await call(agent, "list_labels", {})).body.labels.map((l: any) => l.id)).toEqual([labelId]);
+  });
+
+  it("answers invalid arguments as a tool error with the REST validation body", async () => {
+    const res = await call(agent, "create_task", { teamId: team.id, title: "", priority: "SOON", bogus: 1 });
+    expect(res.isError).toBe(true);
+    expect(res.body).toEqual({
+      errors: {
+        title: [expect.any(String)],
+        priority: [expect.stringContaining("URGENT")],
+        bogus: ["Unknown field"],
+      },
+    });
+    // Rules the list machinery checks come back the same way: a limit out of range is 422, an unknown filter 400.
+    expect((await call(agent, "list_tasks", { limit: 500 })).body).toEqual({ errors: { limit: [expect.stringContaining("250")] } });
+    const unknown = await call(agent, "list_tasks", { filter: { eq: { nope: "x" } } });
+    expect(unknown).toMatchObject({ isError: true, body: { error: { code: "BAD_REQUEST", details: { field: "nope" } } } });
+  });
+
+  it("lets a team VIEWER read but not create (FORBIDDEN tool error)", async () => {
+    const client = await open({ "svc-api-key": viewer.key });
+    expect((await call(client, "get_task", { id: "MCP-1" })).body.task.reference).toBe("MCP-1");
+    const res = await call(client, "create_task", { teamId: team.id, title: "Not mine to add" });
+    expect(res).toEqual({ isError: true, body: { error: { code: "FORBIDDEN", message: expect.stringContaining("MEMBER") } } });
+    expect((await call(client, "add_comment", { taskId: "MCP-1", content: "Hi" })).body.error.code).toBe("FORBIDDEN");
+  });
+
+  it("does not reveal another workspace's task (NOT_FOUND) and works with a Bearer token", async () => {
+    const other = await newTenant("Elsewhere");
+    const { token } = await signAccessToken(env, { sub: other.owner.userId, wid: other.workspaceId });
+    const client = await open({ authorization: `Bearer ${token}` });
+    for (const [name, args] of [
+      ["get_task", { id: "MCP-1" }],
+      ["update_task", { id: "MCP-1", title: "Mine now" }],
+      ["add_comment", { taskId: "MCP-1", content: "Hello" }],
+    ] as const) {
+      expect(await call(client, name, args)).toEqual({ isError: true, body: { error: { code: "NOT_FOUND", message: "Task not found" } } });
+    }
+    expect((await call(client, "create_task", { teamId: team.id, title: "x" })).body.error.code).toBe("NOT_FOUND");
+    expect((await call(client, "list_tasks", {})).body.tasks).toEqual([]);
+  });
+
+  it("answers 401 in the API's error body without a valid credential, before any MCP message", async () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    };
+    for (const key of [undefined, "pmk_not-a-real-key-at-all-0000000000000000000"]) {
+      const res = await api("POST", "/mcp", { body: initialize, key, headers: { accept: "application/json, text/event-stream" } });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: { code: "UNAUTHORIZED", message: expect.stringContaining("Authentication required") } });
+    }
+    // The SDK client sees the status (and would start its OAuth flow if it had one).
+    await expect(connect({})).rejects.toMatchObject({ code: 401 });
+  });
+
+  it("is stateless: GET and DELETE are 405 with Allow: POST", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const res = await api(method, "/mcp", { key: t.owner.key });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+      expect(res.body).toEqual({ error: { code: "METHOD_NOT_ALLOWED", message: expect.stringContaining("POST") } });
+    }
+  });
+});

@@ -78,6 +78,8 @@ describe("MCP endpoint", () => {
     expect(byName.list_tasks.description).toContain("priority");
     expect(byName.get_task.annotations?.readOnlyHint).toBe(true);
     expect(byName.create_task.annotations?.readOnlyHint).toBe(false);
+    // No search endpoint exists yet, so no search tool: an unknown tool is the protocol's invalid-params error.
+    await expect(agent.callTool({ name: "search", arguments: { q: "engine" } })).rejects.toMatchObject({ code: -32602 });
   });
 
   it("lets an agent create a task, read it by reference, find it in a filtered list, update it and comment on it", async () => {

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { FILTER_OPS, type ListSpec, MAX_LIMIT } from "../../http/list";
+import { filterableNames } from "../../http/list/filter";
+import { sortableNames } from "../../http/list/sort";
 import { ListQuery } from "../../http/schemas";
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -37,11 +39,10 @@ export function listQuery(args: ListArgs): URLSearchParams {
 
 /** How to page, filter and sort one list, named from its spec so the text cannot drift from what it accepts. */
 export function describeList(spec: ListSpec): string {
-  const names = (flag: "filter" | "sort") => Object.keys(spec.fields).filter((name) => spec.fields[name][flag] !== false);
   return [
     `limit 1..${MAX_LIMIT} (default 50); pass pagination.nextCursor back as cursor for the next page.`,
     `fields selects keys, e.g. "id,name" or "team{prefix}". filter: {<op>: {<field>: value}}, ops ${FILTER_OPS.join(", ")}`,
-    `(in takes an array; null matches null; filters combine with AND). Filter fields: ${names("filter").join(", ")}.`,
-    `sort: {<field>: "asc"|"desc"} on ${names("sort").join(", ")}; default createdAt ascending.`,
+    `(in takes an array; null matches null; filters combine with AND). Filter fields: ${filterableNames(spec.fields).join(", ")}.`,
+    `sort: {<field>: "asc"|"desc"} on ${sortableNames(spec.fields).join(", ")}; default createdAt ascending.`,
   ].join(" ");
 }

@@ -171,6 +171,23 @@ describe("MCP endpoint", () => {
     expect((await call(client, "list_tasks", {})).body.tasks).toEqual([]);
   });
 
+  it("answers a bare tools/call (stateless, no session) with the request's own database round trips", async () => {
+    const rpc = (id: number, name: string, args: Record<string, unknown>) =>
+      api("POST", "/mcp", {
+        key: t.owner.key,
+        body: { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
+        headers: { accept: "application/json, text/event-stream" },
+      });
+    // The caller's query, then the same single statement GET /tasks/{id} and an unlinked POST /tasks run.
+    const read = await rpc(1, "get_task", { id: "MCP-1", fields: "reference" });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ jsonrpc: "2.0", id: 1, result: { structuredContent: { task: { reference: "MCP-1" } } } });
+    expect([read.queries, read.transactions]).toEqual([2, 0]);
+    const created = await rpc(2, "create_task", { teamId: team.id, title: "One statement" });
+    expect(created.body.result.structuredContent.task.title).toBe("One statement");
+    expect([created.queries, created.transactions]).toEqual([2, 0]);
+  });
+
   it("answers 401 in the API's error body without a valid credential, before any MCP message", async () => {
     const initialize = {
       jsonrpc: "2.0",

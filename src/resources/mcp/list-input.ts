@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { FILTER_OPS, type ListSpec, MAX_LIMIT } from "../../http/list";
+import { DEFAULT_LIMIT, FILTER_OPS, type ListSpec, MAX_LIMIT } from "../../http/list";
 import { filterableNames } from "../../http/list/filter";
 import { sortableNames } from "../../http/list/sort";
 import { ListQuery } from "../../http/schemas";
@@ -15,9 +15,15 @@ export const ListInput = z
   .object({
     ...ListQuery.shape,
     // A number here (agents send one), checked as a string by the same parseLimit as GET.
-    limit: z.number().int().optional(),
-    filter: z.record(z.string(), z.record(z.string(), z.union([Scalar, z.array(Scalar)]))).optional(),
-    sort: z.record(z.string(), z.enum(["asc", "desc"])).optional(),
+    limit: z.number().int().optional().describe(`Page size, 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})`),
+    filter: z
+      .record(z.string(), z.record(z.string(), z.union([Scalar, z.array(Scalar)])))
+      .optional()
+      .describe(`{<op>: {<field>: value}}; ops ${FILTER_OPS.join(", ")}; \`in\` takes an array`),
+    sort: z
+      .record(z.string(), z.enum(["asc", "desc"]))
+      .optional()
+      .describe('{<field>: "asc"|"desc"}, in order of precedence'),
   })
   .strict();
 export type ListArgs = z.infer<typeof ListInput>;
@@ -40,7 +46,7 @@ export function listQuery(args: ListArgs): URLSearchParams {
 /** How to page, filter and sort one list, named from its spec so the text cannot drift from what it accepts. */
 export function describeList(spec: ListSpec): string {
   return [
-    `limit 1..${MAX_LIMIT} (default 50); pass pagination.nextCursor back as cursor for the next page.`,
+    `limit 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); pass pagination.nextCursor back as cursor for the next page.`,
     `fields selects keys, e.g. "id,name" or "team{prefix}". filter: {<op>: {<field>: value}}, ops ${FILTER_OPS.join(", ")}`,
     `(in takes an array; null matches null; filters combine with AND). Filter fields: ${filterableNames(spec.fields).join(", ")}.`,
     `sort: {<field>: "asc"|"desc"} on ${sortableNames(spec.fields).join(", ")}; default createdAt ascending.`,

@@ -28,8 +28,9 @@ function methodNotAllowed(c: Context) {
 }
 
 /**
- * `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller authenticates like on every REST route
- * (401 before any MCP message is read), then a fresh server and transport answer this request alone, in JSON.
+ * `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller is loaded first (requireAuth, as the REST
+ * writes do), so a bad credential is HTTP 401, the cue an MCP client re-authenticates on, and never a tool error;
+ * then a fresh server and transport answer this request alone, in JSON.
  * Not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification.
  */
 export const mcpRoutes = newRouter()

@@ -46,9 +46,9 @@ export function listQuery(args: ListArgs): URLSearchParams {
 /** How to page, filter and sort one list, named from its spec so the text cannot drift from what it accepts. */
 export function describeList(spec: ListSpec): string {
   return [
-    `limit 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); pass pagination.nextCursor back as cursor for the next page.`,
-    `fields selects keys, e.g. "id,name" or "team{prefix}". filter: {<op>: {<field>: value}}, ops ${FILTER_OPS.join(", ")}`,
-    `(in takes an array; null matches null; filters combine with AND). Filter fields: ${filterableNames(spec.fields).join(", ")}.`,
-    `sort: {<field>: "asc"|"desc"} on ${sortableNames(spec.fields).join(", ")}; default createdAt ascending.`,
+    "Pass pagination.nextCursor back as cursor for the next page.",
+    'fields selects keys, e.g. "id,name" or "team{prefix}".',
+    `Filter fields (null matches null; filters combine with AND): ${filterableNames(spec.fields).join(", ")}.`,
+    `Sort fields (default createdAt ascending): ${sortableNames(spec.fields).join(", ")}.`,
   ].join(" ");
 }

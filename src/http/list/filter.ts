@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { badRequest } from "../../core/errors";
 import type { FilterOp, ListField } from "./types";
-import { bindValue, parseValue } from "./values";
+import { bindValue, parseValue, type Scalar } from "./values";
 
 export const FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "startsWith", "in"];
 const COMPARISON: Partial<Record<FilterOp, string>> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
@@ -78,9 +78,11 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
   const value = parsed[0];
   switch (op) {
     case "eq":
-      return value === null ? sql`${expr} is null` : sql`${expr} = ${bindValue(kind, value)}`;
+      return value === null ? sql`${expr} is null` : equality(field, value);
     case "neq":
       if (value === null) return sql`${expr} is not null`;
+      // The field's own test is false on a row without a value, so its negation keeps that row, as below.
+      if (field.equals) return sql`not (${field.equals(value)})`;
       // A null row is "not equal" to a value too; plain <> would drop it.
       return field.nullable ? sql`${expr} is distinct from ${bindValue(kind, value)}` : sql`${expr} <> ${bindValue(kind, value)}`;
     case "contains":
@@ -88,20 +90,29 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
     case "startsWith":
       return sql`${expr} ilike ${`${escapeLike(String(value))}%`}`;
     case "in":
-      return inSql(expr, kind, parsed);
+      return inSql(field, parsed);
     default:
       return sql`${expr} ${sql.raw(COMPARISON[op]!)} ${bindValue(kind, value)}`;
   }
 }
 
-function inSql(expr: ListField["expr"], kind: ListField["kind"], parsed: (string | number | boolean | null)[]): SQL {
+const equality = (field: ListField, value: Scalar): SQL =>
+  field.equals ? field.equals(value) : sql`${field.expr} = ${bindValue(field.kind, value)}`;
+
+function inSql(field: ListField, parsed: (Scalar | null)[]): SQL {
+  const { expr, kind } = field;
   const present = [...new Set(parsed.filter((v) => v !== null))];
   const hasNull = parsed.includes(null);
   if (present.length === 0) return sql`${expr} is null`;
-  const list = sql`${expr} in (${sql.join(
-    present.map((v) => bindValue(kind, v)),
-    sql`, `,
-  )})`;
+  const list = field.equals
+    ? sql`(${sql.join(
+        present.map((v) => equality(field, v)),
+        sql` or `,
+      )})`
+    : sql`${expr} in (${sql.join(
+        present.map((v) => bindValue(kind, v)),
+        sql`, `,
+      )})`;
   return hasNull ? sql`(${list} or ${expr} is null)` : list;
 }
 

@@ -4,4 +4,4 @@ export { escapeLike, FILTER_OPS } from "./filter";
 export { pageQuery } from "./page";
 export { DEFAULT_LIMIT, type ListParams, MAX_LIMIT, parseLimit, parseListParams } from "./params";
 export { listBody } from "./respond";
-export type { FieldSelection, FieldShape, FilterOp, ListField, ListSpec, ValueKind } from "./types";
+export type { DynamicFields, FieldSelection, FieldShape, FilterOp, ListField, ListSpec, ValueKind } from "./types";

@@ -1,11 +1,12 @@
 import { and, type SQL } from "drizzle-orm";
 import { badRequest, ValidationError } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import { type CursorKey, decodeCursor, encodeCursor } from "./cursor";
 import { parseFields } from "./fields";
 import { parseFilters } from "./filter";
 import { keysetCondition } from "./keyset";
 import { orderByFor, parseSort, type SortKey, sortSignature } from "./sort";
-import type { FieldSelection, ListSpec } from "./types";
+import type { DynamicFields, FieldSelection, ListField, ListSpec } from "./types";
 
 export interface ListParams {
   limit: number;
@@ -16,6 +17,11 @@ export interface ListParams {
   fields: FieldSelection | null;
   /** Take the first `limit` of the (limit+1) fetched items and compute nextCursor from the last returned item (null when there were not more than `limit`). Items are the serialized API objects (before projection). */
   page<T extends Record<string, unknown>>(items: T[]): Promise<{ items: T[]; nextCursor: string | null }>;
+  /**
+   * These params with the names under the spec's `dynamic` prefix resolved for the caller (one query): a list whose
+   * spec declares dynamic fields pages with what this returns. Without such names it is the params themselves.
+   */
+  resolve(db: Executor, scope: WorkspaceScope): Promise<ListParams>;
 }
 
 export const DEFAULT_LIMIT = 50;
@@ -30,8 +36,56 @@ export function parseLimit(raw: string | null): number {
   return limit;
 }
 
-/** `query` = the request's URLSearchParams; `scope` = the caller's workspace id (binds cursors to the workspace); `secret` = HMAC key string. The caller runs its SELECT with `.where(and(scopeCondition, params.where)).orderBy(...params.orderBy).limit(params.limit + 1)`. */
+/**
+ * `query` = the request's URLSearchParams; `scope` = the caller's workspace id (binds cursors to the workspace);
+ * `secret` = HMAC key string. The caller runs its SELECT through pageQuery. When the query names fields under the
+ * spec's `dynamic` prefix, those exist only per caller: limit and fields are checked now, the rest by `resolve`.
+ */
 export async function parseListParams(query: URLSearchParams, spec: ListSpec, opts: CursorKey): Promise<ListParams> {
+  const named = spec.dynamic ? dynamicKeys(query, spec.dynamic) : [];
+  if (!spec.dynamic || named.length === 0) return completeParams(query, spec, opts);
+  const { dynamic } = spec;
+  // Resolved once per request; the route's params object then answers as the resolved ones (listBody pages with it).
+  let resolved: ListParams | undefined;
+  const done = () => {
+    if (!resolved) throw new Error(`List '${spec.resource}' names ${dynamic.prefix} fields: page with params.resolve(…)`);
+    return resolved;
+  };
+  return {
+    limit: parseLimit(query.get("limit")),
+    fields: parseFields(query.get("fields"), spec.shape),
+    get where() {
+      return done().where;
+    },
+    get orderBy() {
+      return done().orderBy;
+    },
+    page: (items) => done().page(items),
+    async resolve(db, scope) {
+      if (resolved) return resolved;
+      const found = await dynamic.resolve(db, scope, named);
+      const fields: Record<string, ListField> = { ...spec.fields };
+      for (const [key, field] of Object.entries(found)) fields[`${dynamic.prefix}.${key}`] = field;
+      resolved = await completeParams(query, { ...spec, fields }, opts);
+      return resolved;
+    },
+  };
+}
+
+// `filter[<op>][<name>]` or `sort[<name>]`: the name is the last bracket.
+const NAMED = /^(?:filter\[[^[\]]*\]|sort)\[([^[\]]*)\]$/;
+
+/** The keys under the dynamic prefix that the filters and sorts name, each once. */
+function dynamicKeys(query: URLSearchParams, dynamic: DynamicFields): string[] {
+  const keys = new Set<string>();
+  for (const param of query.keys()) {
+    const name = NAMED.exec(param)?.[1];
+    if (name?.startsWith(`${dynamic.prefix}.`)) keys.add(name.slice(dynamic.prefix.length + 1));
+  }
+  return [...keys];
+}
+
+async function completeParams(query: URLSearchParams, spec: ListSpec, opts: CursorKey): Promise<ListParams> {
   const limit = parseLimit(query.get("limit"));
   const fields = parseFields(query.get("fields"), spec.shape);
   const keys = parseSort(query, spec);
@@ -49,7 +103,7 @@ export async function parseListParams(query: URLSearchParams, spec: ListSpec, op
     conditions.push(keysetCondition(keys, cursor.v, spec.id, cursor.i));
   }
 
-  return {
+  const params: ListParams = {
     limit,
     where: and(...conditions),
     orderBy: orderByFor(keys, spec.id),
@@ -63,7 +117,9 @@ export async function parseListParams(query: URLSearchParams, spec: ListSpec, op
       const nextCursor = await encodeCursor({ r: spec.resource, s: signature, v, i: last.id }, opts);
       return { items: pageItems, nextCursor };
     },
+    resolve: async () => params,
   };
+  return params;
 }
 
 function valuesFit(keys: SortKey[], values: unknown[]): boolean {

@@ -1,4 +1,5 @@
 import type { AnyColumn, SQL } from "drizzle-orm";
+import type { Executor, WorkspaceScope } from "../../db/client";
 
 export type ValueKind = "string" | "enum" | "number" | "boolean" | "date" | "datetime" | "id";
 
@@ -15,6 +16,8 @@ export interface ListField {
   sort?: boolean;
   /** Custom filter SQL (e.g. array membership). When present, used instead of the generic operator logic; receive op and parsed raw string values. */
   customFilter?: (op: FilterOp, values: string[]) => SQL;
+  /** Equality for eq, neq and in, when `expr = value` cannot use an index (e.g. containment in a jsonb column, which GIN serves). */
+  equals?: (value: string | number | boolean) => SQL;
   /** Value stored in the cursor for this key, read from the API item; default: item[name]. E.g. priority sorts by a CASE rank. */
   cursorValue?: (item: Record<string, unknown>) => unknown;
 }
@@ -37,4 +40,17 @@ export interface ListSpec {
   fields: Record<string, ListField>;
   /** Everything `fields=` may select. */
   shape: FieldShape;
+  /** Fields `<prefix>.<key>` that exist per caller, e.g. custom fields. */
+  dynamic?: DynamicFields;
+}
+
+/**
+ * Fields named `<prefix>.<key>` whose keys and types are known per caller only (e.g. the keys of a jsonb column of
+ * custom values, typed by the workspace's definitions). `resolve` returns the fields of those of `keys` that exist
+ * (one query; a key left out is an unknown field, 400); it throws NOT_FOUND when `scope` is no workspace (a bad
+ * credential), so a gated list answers 401.
+ */
+export interface DynamicFields {
+  prefix: string;
+  resolve(db: Executor, scope: WorkspaceScope, keys: string[]): Promise<Record<string, ListField>>;
 }

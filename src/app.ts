@@ -1,12 +1,16 @@
+import { createRoute, z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag } from "hono/etag";
 import { requestId } from "hono/request-id";
+import { publicRoute } from "./auth/route-base";
 import { AppError } from "./core/errors";
 import { errorResponse } from "./http/error-mapper";
 import { rejectNulCharacters } from "./http/nul-guard";
+import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
+import { publicBaseUrl } from "./http/urls";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { commentRoutes } from "./resources/comments/routes";
@@ -29,6 +33,66 @@ import { userRoutes } from "./resources/users/routes";
 import { workspaceRoutes } from "./resources/workspaces/routes";
 
 const MAX_BODY_BYTES = 1024 * 1024;
+
+const DOCUMENT = {
+  openapi: "3.1.0",
+  info: {
+    title: "Project Management API",
+    version: "1.0.0",
+    description: [
+      "Workspaces with their members (people and AI agents), invites and API keys; teams with members and roles; tasks with",
+      "references like `ENG-42`, subtasks, labels, assignees and custom field values; projects (`ENG-P3`) with milestones; comments",
+      "on tasks, projects and milestones. Sign-up and login by emailed code; scripts log in with the device flow (RFC 8628).",
+      "",
+      "Authenticate with an API key in `svc-api-key` or a JWT from the device flow in `Authorization: Bearer`.",
+      "Lists take `limit`, `cursor`, `fields`, `filter[<op>][<field>]` and `sort[<field>]`. Errors are",
+      "`{error:{code,message,details?}}`, validation failures 422 `{errors:{<field>:[message]}}`. A create answers 201 with",
+      "`Location`; GETs carry a weak `ETag` and answer 304 to a matching `If-None-Match`; bodies are limited to 1 MiB;",
+      "every response carries `x-request-id` and `Server-Timing`.",
+    ].join("\n"),
+  },
+} as const;
+
+/** The document's tags (every operation's tag is one of them), in reading order. */
+const TAGS: Record<string, string> = {
+  Account: "Sign-up, login by emailed code, the caller (`/me`) and the keys that verify issued JWTs.",
+  "Device flow": "Logging a script or CLI in (RFC 8628): a device code, approval by a person, a JWT.",
+  Users: "The members of the current workspace, people and agents, with their workspace role.",
+  Workspaces: "The caller's workspaces.",
+  Invites: "Inviting people into the workspace (and its teams) by email.",
+  Agents: "AI agents: workspace members owned by a person, with their own API key.",
+  "API keys": "The caller's API keys and those of the caller's agents.",
+  Teams: "Teams (nested, no cycles); each has a prefix that starts its task and project references.",
+  "Team members": "Team memberships and their roles (OWNER, ADMIN, MEMBER, VIEWER).",
+  Tasks: "Tasks by id or reference (`ENG-12`), with subtasks, labels, assignee, project and milestone.",
+  Projects: "Projects by id or reference (`ENG-P3`), with lead, labels and dates.",
+  Milestones: "Milestones of a project.",
+  Comments: "Markdown comments on tasks, projects and milestones.",
+  Labels: "The workspace's labels, attached to tasks and projects.",
+  Fields: "Built-in fields and the workspace's custom field definitions, whose values tasks and projects carry.",
+  System: "Health, this document, its interactive reference, and development-only routes.",
+};
+
+const openapiRoute = createRoute({
+  ...publicRoute("System"),
+  method: "get",
+  operationId: "getOpenApiDocument",
+  path: "/openapi.json",
+  summary: "This OpenAPI 3.1 document",
+  description:
+    "Built for the deployment that serves it: `servers` is its public base URL; development-only routes appear only when switched on.",
+  responses: { 200: jsonResponse(z.record(z.string(), z.unknown()), "The document") },
+});
+
+const docsRoute = createRoute({
+  ...publicRoute("System"),
+  method: "get",
+  operationId: "getApiReference",
+  path: "/docs",
+  summary: "Interactive reference (Swagger UI) of this document",
+  description: "An HTML page served by the Worker itself; it loads `/openapi.json`.",
+  responses: { 200: { description: "The page", content: { "text/html": { schema: z.string() } } } },
+});
 
 export function buildApp() {
   const app = newRouter();
@@ -87,16 +151,18 @@ export function buildApp() {
   app.route("/", commentRoutes);
   app.route("/", mcpRoutes);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", { type: "apiKey", in: "header", name: "svc-api-key" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Project Management API",
-      version: "1.0.0",
-      description: "Workspaces, teams, tasks, projects, milestones, labels, comments, invites, agents and more.",
-    },
-  });
+  registerOpenApiComponents(app.openAPIRegistry);
+  app.openapi(openapiRoute, (c) =>
+    c.json(
+      finishDocument(app.getOpenAPI31Document(DOCUMENT), {
+        serverUrl: publicBaseUrl(c),
+        tags: TAGS,
+        switchedPaths: { "/_dev/": c.env.DEV_MAILBOX === "true", "/_bench/": c.env.BENCH_ROUTES === "true" },
+      }),
+      200,
+    ),
+  );
+  app.openAPIRegistry.registerPath(docsRoute);
   app.route("/", docsRoutes);
 
   app.notFound((c) => c.json({ error: { code: "NOT_FOUND", message: `No route for ${c.req.method} ${c.req.path}` } }, 404));

@@ -434,6 +434,16 @@ describe("invites", () => {
     expect(doc.paths["/invites/{id}"].delete.operationId).toBe("deleteInvite");
     expect(doc.paths["/invites/redeem"].post.operationId).toBe("redeemInvite");
     expect(doc.paths["/invites/redeem"].post.security).toEqual([]);
-    expect(Object.keys(doc.paths["/invites"].post.responses).sort()).toEqual(["201", "400", "401", "403", "404", "409", "422"]);
+    expect(Object.keys(doc.paths["/invites"].post.responses).sort()).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "404",
+      "409",
+      "413",
+      "422",
+      "503",
+    ]);
   });
 });

@@ -368,8 +368,18 @@ describe("people and access in the OpenAPI document", () => {
       expect(op.security.length).toBeGreaterThan(0);
       expect(op.responses["401"]).toBeDefined();
     }
-    expect(Object.keys(doc.paths["/users/{id}"].patch.responses).sort()).toEqual(["200", "401", "403", "404", "409", "422"]);
-    expect(Object.keys(doc.paths["/agents"].post.responses).sort()).toEqual(["201", "401", "403", "422"]);
+    expect(Object.keys(doc.paths["/users/{id}"].patch.responses).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "403",
+      "404",
+      "409",
+      "413",
+      "422",
+      "503",
+    ]);
+    expect(Object.keys(doc.paths["/agents"].post.responses).sort()).toEqual(["201", "400", "401", "403", "413", "422", "503"]);
     expect(Object.keys(doc.components.schemas.ApiKey.properties).sort()).toEqual([
       "createdAt",
       "expiresAt",

@@ -1,4 +1,4 @@
-import { z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 
 export const ErrorBody = z
@@ -9,11 +9,12 @@ export const ErrorBody = z
       details: z.record(z.string(), z.unknown()).optional(),
     }),
   })
-  .openapi("Error");
+  .openapi("Error", { description: "Every error but validation: a stable `code`, a human `message`, optional `details`." });
 
-export const ValidationErrorBody = z
-  .object({ errors: z.record(z.string(), z.array(z.string())) })
-  .openapi("ValidationError", { example: { errors: { code: ["Must be exactly 6 characters"] } } });
+export const ValidationErrorBody = z.object({ errors: z.record(z.string(), z.array(z.string())) }).openapi("ValidationError", {
+  description: "422: the messages per invalid field (dotted path; `body` for the body as a whole).",
+  example: { errors: { code: ["Must be exactly 6 characters"] } },
+});
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
@@ -33,4 +34,137 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 });
 export const jsonResponse = json;
 
+/** 201 of a POST that creates a resource: `created()` (http/schemas) sets `Location` to the new resource's path. */
+export const createdResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  ...json(schema, `${description}; \`Location\` is the new resource's path`),
+  headers: { Location: ref("headers", "Location") },
+});
+
 export const security: Array<Record<string, string[]>> = [{ ApiKey: [] }, { Bearer: [] }];
+
+// ---- the document as a whole ----
+
+type Document = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
+type Json = Record<string, unknown>;
+const ref = (kind: "headers" | "parameters" | "responses", name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Headers every response carries, whatever the route (request id, timing: contract §1). */
+const COMMON_HEADERS = ["x-request-id", "Server-Timing"];
+
+const HEADERS: Record<string, Json> = {
+  "x-request-id": {
+    description: "The request's id: the client's `x-request-id` when it sent one, else a new one.",
+    schema: { type: "string" },
+  },
+  "Server-Timing": {
+    description: 'Database time and round trips (`db;dur=<ms>;desc="<n> queries"`), transactions opened, and `total;dur=<ms>`.',
+    schema: { type: "string" },
+  },
+  ETag: {
+    description: 'Weak entity tag of the body (`W/"…"`); send it back in `If-None-Match` to get 304 while it is unchanged.',
+    schema: { type: "string" },
+  },
+  Location: { description: "Path of the created resource, e.g. `/tasks/task_…`.", schema: { type: "string" } },
+};
+
+/**
+ * Registers what the document's operations refer to: the two credentials and the shared headers, parameters and
+ * responses. Call once per app, before the first document is generated.
+ */
+export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry"]) {
+  registry.registerComponent("securitySchemes", "ApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "svc-api-key",
+    description: "An API key (sign-up, login, invites, POST /api-keys, agents).",
+  });
+  registry.registerComponent("securitySchemes", "Bearer", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "An ES256 JWT from the device flow (POST /auth/device/token).",
+  });
+  for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent("headers", name, header);
+  registry.registerComponent("parameters", "IfNoneMatch", {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description: "An `ETag` of an earlier answer: 304 without a body while the answer is unchanged.",
+    schema: { type: "string" },
+  });
+  registry.registerComponent("responses", "NotModified", {
+    description: "Unchanged since the `If-None-Match` ETag",
+    headers: { ETag: ref("headers", "ETag"), ...commonHeaders() },
+  });
+}
+
+const commonHeaders = () => Object.fromEntries(COMMON_HEADERS.map((name) => [name, ref("headers", name)]));
+// Plain JSON here: the document is already generated, and the routes have made `Error` a component.
+const errorResponse = (code: ErrorCode) => ({
+  description: code,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+/**
+ * What holds for every operation because of the app's middleware and auth, stated once here instead of on each
+ * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET (etag
+ * middleware); 400 (malformed JSON) and 413 (1 MiB body limit) on every JSON body; 401 and 503 on every
+ * authenticated operation (the credential is looked up in the database). Routes declare the rest.
+ */
+function applyConventions(method: string, op: Json) {
+  const responses = op.responses as Record<string, Json>;
+  const add = (status: string, response: Json) => {
+    responses[status] ??= response;
+  };
+  if (method === "get") {
+    op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ref("parameters", "IfNoneMatch")];
+    for (const [status, response] of Object.entries(responses)) {
+      if (status.startsWith("2")) response.headers = { ...(response.headers as Json | undefined), ETag: ref("headers", "ETag") };
+    }
+    add("304", ref("responses", "NotModified"));
+  }
+  const body = op.requestBody as { content?: Json } | undefined;
+  if (body?.content) {
+    if ("application/json" in body.content) add("400", errorResponse("BAD_REQUEST"));
+    add("413", errorResponse("PAYLOAD_TOO_LARGE"));
+  }
+  if (Array.isArray(op.security) && op.security.length > 0) {
+    add("401", errorResponse("UNAUTHORIZED"));
+    add("503", errorResponse("UNAVAILABLE"));
+  }
+  for (const response of Object.values(responses)) {
+    if (!("$ref" in response)) response.headers = { ...(response.headers as Json | undefined), ...commonHeaders() };
+  }
+}
+
+export interface DocumentOptions {
+  /** The deployment's public base URL (the only `servers` entry). */
+  serverUrl: string;
+  /** Tag name -> description; every operation's tag must be one of them (the lint test checks it). */
+  tags: Record<string, string>;
+  /** Path prefix -> whether the routes under it are switched on (dev-only routes answer 404 when off). */
+  switchedPaths: Record<string, boolean>;
+}
+
+/** The served document: the routes' generated document plus servers, tags, the conventions above, minus switched-off routes. */
+export function finishDocument(doc: Document, opts: DocumentOptions): Document {
+  const paths: Document["paths"] = {};
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (Object.entries(opts.switchedPaths).some(([prefix, on]) => path.startsWith(prefix) && !on)) continue;
+    const operations: Json = { ...item };
+    for (const method of METHODS) {
+      const op = operations[method] as Json | undefined;
+      if (!op) continue;
+      applyConventions(method, op);
+    }
+    paths[path] = item;
+  }
+  return {
+    ...doc,
+    servers: [{ url: opts.serverUrl, description: "This deployment" }],
+    tags: Object.entries(opts.tags).map(([name, description]) => ({ name, description })),
+    paths,
+  };
+}

@@ -1,21 +1,103 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { DEFAULT_LIMIT, FILTER_OPS, type FilterOp, type ListField, type ListSpec, MAX_LIMIT } from "./list";
+import { filterableNames } from "./list/filter";
+import { sortableNames } from "./list/sort";
 
-/** Query of every list. Filters and sorts are open-ended keys (`filter[op][field]`, `sort[field]`), checked by the list machinery. */
-export const ListQuery = z
-  .looseObject({
-    limit: z.string().optional().openapi({ description: "1..250, default 50", example: "50" }),
-    cursor: z.string().optional().openapi({ description: "Opaque `nextCursor` of the previous page" }),
-    fields: z.string().optional().openapi({ description: "Field selection, e.g. `id,title,team{prefix}`" }),
-  })
-  .openapi({
-    description:
-      "Also `filter[<op>][<field>]=<value>` (ops eq, neq, gt, gte, lt, lte, contains, startsWith, in) and `sort[<field>]=asc|desc`; unknown names are 400.",
-  });
+const FIELDS_GRAMMAR =
+  "Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400.";
 
-export const FieldsQuery = z.object({
-  fields: z.string().optional().openapi({ description: "Field selection, e.g. `id,name,team{prefix}`" }),
+/** Query of every list (the runtime schema; `listQueryFor` documents a list's filter and sort names on top of it). */
+export const ListQuery = z.looseObject({
+  // Parsed by the list machinery (parseLimit: 422 `{errors:{limit}}`), so the runtime schema stays a string.
+  limit: z
+    .string()
+    .optional()
+    .openapi({ type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Page size, 1..${MAX_LIMIT}` }),
+  cursor: z.string().optional().openapi({ description: "Opaque `pagination.nextCursor` of the previous page (same filters and sort)" }),
+  fields: z.string().optional().openapi({ description: FIELDS_GRAMMAR }),
 });
+
+export const FieldsQuery = z.object({ fields: z.string().optional().openapi({ description: FIELDS_GRAMMAR }) });
+
+// The operator rules of termToSql (list/filter.ts): text operators on text fields only, `null` with eq, neq and in; the
+// custom filters (task reference, label membership) answer eq, neq and in and refuse the rest.
+const TEXT_OPS: readonly FilterOp[] = ["contains", "startsWith"];
+const NULL_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
+const CUSTOM_FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
+const filterOpsFor = (field: ListField) =>
+  field.customFilter ? CUSTOM_FILTER_OPS : FILTER_OPS.filter((op) => field.kind === "string" || !TEXT_OPS.includes(op));
+
+type JsonSchema = { type?: "string" | "number" | "boolean" | "object" | "array"; [keyword: string]: unknown };
+
+/** A filter value of `field` as the list machinery parses it (values.ts); `null` matches null where it may. */
+function filterValue(field: ListField, op: FilterOp): JsonSchema {
+  const byKind: Record<ListField["kind"], JsonSchema> = {
+    string: { type: "string" },
+    id: { type: "string", minLength: 1 },
+    enum: { type: "string", enum: [...(field.values ?? [])] },
+    number: { type: "number" },
+    boolean: { type: "boolean" },
+    date: { type: "string", format: "date" },
+    datetime: { type: "string", format: "date-time" },
+  };
+  const value = byKind[field.kind];
+  const scalar = field.nullable && NULL_OPS.includes(op) ? { anyOf: [value, { type: "null" }] } : value;
+  return op === "in" ? { type: "array" as const, items: scalar } : scalar;
+}
+
+const objectOf = (properties: Record<string, JsonSchema>) => ({ type: "object" as const, properties, additionalProperties: false });
+
+/**
+ * A list's query documented from its ListSpec, the declaration the list machinery checks requests against:
+ * `filter[<op>][<field>]` and `sort[<field>]` as deepObject parameters whose names and value types are that list's.
+ * At runtime `filter` and `sort` stay unknowns the machinery reads from the raw query (its 400s are unchanged).
+ */
+export function listQueryFor(spec: ListSpec) {
+  const filterable = filterableNames(spec.fields);
+  const filter = objectOf(
+    Object.fromEntries(
+      FILTER_OPS.map((op) => [
+        op,
+        objectOf(
+          Object.fromEntries(
+            filterable
+              .filter((name) => filterOpsFor(spec.fields[name]).includes(op))
+              .map((name) => [name, filterValue(spec.fields[name], op)]),
+          ),
+        ),
+      ]),
+    ),
+  );
+  const sort = objectOf(
+    Object.fromEntries(sortableNames(spec.fields).map((name) => [name, { type: "string" as const, enum: ["asc", "desc"] }])),
+  );
+  const deepObject = { param: { style: "deepObject" as const, explode: true } };
+  return ListQuery.extend({
+    fields: z
+      .string()
+      .optional()
+      .openapi({ description: `${FIELDS_GRAMMAR} Names: ${Object.keys(spec.shape).join(", ")}.` }),
+    filter: z
+      .unknown()
+      .optional()
+      .openapi({
+        ...deepObject,
+        ...filter,
+        description:
+          "`filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); " +
+          "`contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400.",
+      }),
+    sort: z
+      .unknown()
+      .optional()
+      .openapi({
+        ...deepObject,
+        ...sort,
+        description: "`sort[<field>]=asc|desc`, keys in order of precedence; default `createdAt` ascending, ties by id.",
+      }),
+  });
+}
 
 export const IdParam = z.object({
   id: z
@@ -31,10 +113,33 @@ export const Pagination = z.object({ limit: z.number().int(), nextCursor: z.stri
  * so here each key is optional (the response types then admit projectFields' narrowed objects without a cast).
  */
 export type Selectable<T extends z.ZodObject> = z.ZodObject<{ [K in keyof T["shape"]]: z.ZodOptional<T["shape"][K]> }>;
-/** The partial of `schema`, a named component of the document; define it once beside the schema (`<X>Selection`). */
-export function selectable<T extends z.ZodObject>(schema: T, name: string): Selectable<T> {
-  return schema.partial().openapi(name) as Selectable<T>;
+
+type Shape = Record<string, z.core.$ZodType>;
+const narrowShape = (shape: Shape) => z.object(Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, narrowable(v)]))).partial();
+
+/** `team{prefix}` narrows embedded objects too: objects inside (also in arrays, or nullable) become partial as well. */
+function narrowable(schema: z.core.$ZodType): z.core.$ZodType {
+  if (schema instanceof z.ZodObject) return narrowShape(schema.shape);
+  if (schema instanceof z.ZodArray) return z.array(narrowable(schema.element));
+  if (schema instanceof z.ZodNullable) return z.nullable(narrowable(schema.unwrap()));
+  if (schema instanceof z.ZodUnion) return z.union(schema.options.map(narrowable));
+  return schema;
 }
+
+/**
+ * The `fields`-narrowed form of `schema`, a named component of the document; define it once beside the schema
+ * (`<X>Selection`). Its type is the top-level partial the handlers produce; the document also admits narrowed
+ * embedded objects.
+ */
+export function selectable<T extends z.ZodObject>(schema: T, name: string): Selectable<T> {
+  return narrowShape(schema.shape).openapi(name) as unknown as Selectable<T>;
+}
+
+/**
+ * `schema` or null. For a named schema `.nullable()` renders as `allOf: [$ref, {type: [object, null]}]`, which
+ * rejects null; a union renders as `anyOf: [$ref, {type: null}]`.
+ */
+export const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
 
 /** A list's body: `{<key>: [items narrowed by fields], pagination}`; `items` is the resource's Selection. */
 export const paginated = <K extends string, T extends z.ZodObject>(key: K, items: T) =>

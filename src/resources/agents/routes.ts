@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authed } from "../../auth/route-base";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created } from "../../http/schemas";
 import { AgentCreate, AgentSchema } from "./schema";
@@ -18,7 +18,7 @@ const create = createRoute({
     "`email` is generated as `<agent id>@agents.pm.invalid`. `Location` names the agent as a user (`/users/{id}`).",
   request: jsonBody(AgentCreate),
   responses: {
-    201: jsonResponse(z.object({ agent: AgentSchema }), "Created"),
+    201: createdResponse(z.object({ agent: AgentSchema }), "Created"),
     ...errorResponses(["UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
   },
 });

@@ -3,9 +3,9 @@ import { listParams } from "../../auth/lists";
 import { gatedList } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { IdParam, ListQuery, paginated } from "../../http/schemas";
+import { IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { apiKeyList, listApiKeys } from "./queries";
 import { ApiKeyCreate, ApiKeySchema, ApiKeySelection } from "./schema";
 import { createApiKey, deleteApiKey } from "./service";
@@ -19,7 +19,7 @@ const list = createRoute({
   description:
     "Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never " +
     "the key or its hash. Filter and sort on id, name, prefix, userId, createdAt, lastUsedAt, expiresAt.",
-  request: { query: ListQuery },
+  request: { query: listQueryFor(apiKeyList) },
   responses: {
     200: jsonResponse(paginated("api_keys", ApiKeySelection), "API keys (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -36,7 +36,7 @@ const create = createRoute({
     "the key is 401. The key stops working when it is deleted or its holder leaves the workspace.",
   request: jsonBody(ApiKeyCreate),
   responses: {
-    201: jsonResponse(z.object({ apiKey: ApiKeySchema, key: z.string() }), "Created; `Location` names the key"),
+    201: createdResponse(z.object({ apiKey: ApiKeySchema, key: z.string() }), "Created"),
     ...errorResponses(["UNAUTHORIZED"], { validation: true }),
   },
 });

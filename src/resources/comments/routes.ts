@@ -3,9 +3,9 @@ import { listParams } from "../../auth/lists";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
 import { Comment, CommentContent, CommentCreate, CommentSelection, TaskCommentSelection } from "./schema";
 import { createComment, deleteComment, updateComment } from "./service";
@@ -21,8 +21,9 @@ const list = createRoute({
   method: "get",
   operationId: "listComments",
   path: "/comments",
-  summary: "List the workspace's comments (filter by taskId, projectId, milestoneId, authorId, content, dates)",
-  request: { query: ListQuery },
+  summary: "List the workspace's comments",
+  description: "Every member reads them. The `filter` and `sort` parameters name the fields, e.g. `filter[eq][taskId]=<id>`.",
+  request: { query: listQueryFor(commentList) },
   responses: {
     200: jsonResponse(paginated("comments", CommentSelection), "Comments"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -36,7 +37,7 @@ const create = createRoute({
   summary: "Comment on a task, a project or a milestone (exactly one; tasks and projects also by reference)",
   description: "Needs team role MEMBER or higher in the target's team, or workspace ADMIN/OWNER.",
   request: jsonBody(CommentCreate),
-  responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
+  responses: { 201: createdResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
 });
 const read = createRoute({
   ...selfAuthed("Comments"),
@@ -44,6 +45,7 @@ const read = createRoute({
   operationId: "getComment",
   path: "/comments/{id}",
   summary: "Get a comment",
+  description: "`fields` narrows the answer, e.g. `content,author{name}`. Another workspace's comment is 404.",
   request: { params: IdParam, query: FieldsQuery },
   responses: { 200: jsonResponse(oneSelected, "The comment"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
@@ -53,6 +55,7 @@ const update = createRoute({
   operationId: "updateComment",
   path: "/comments/{id}",
   summary: "Edit a comment's content (its author only, whatever the workspace role)",
+  description: "Anyone else, also a workspace ADMIN/OWNER, gets 403.",
   request: { params: IdParam, ...jsonBody(CommentContent) },
   responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
 });
@@ -62,6 +65,7 @@ const remove = createRoute({
   operationId: "deleteComment",
   path: "/comments/{id}",
   summary: "Delete a comment (its author, or a workspace ADMIN/OWNER)",
+  description: "Anyone else gets 403.",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });
@@ -73,7 +77,7 @@ const createOnProject = createRoute({
   summary: "Comment on a project (id or reference)",
   description: "Needs team role MEMBER or higher in the project's team, or workspace ADMIN/OWNER.",
   request: { params: IdParam, ...jsonBody(CommentContent) },
-  responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
+  responses: { 201: createdResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
 });
 
 const PLURAL = { task: "tasks", project: "projects", milestone: "milestones" } as const;
@@ -85,7 +89,10 @@ const listOf = (kind: TargetKind) =>
     operationId: `list${kind[0].toUpperCase()}${kind.slice(1)}Comments`,
     path: `/${PLURAL[kind]}/{id}/comments`,
     summary: `List a ${kind}'s comments${kind === "milestone" ? "" : " (id or reference)"}`,
-    request: { params: IdParam, query: ListQuery },
+    description:
+      `Oldest first by default; an unknown or foreign ${kind} is 404. The \`filter\` and \`sort\` parameters name the fields.` +
+      (kind === "task" ? " The author carries only id, name and email." : ""),
+    request: { params: IdParam, query: listQueryFor(targetCommentLists[kind]) },
     responses: {
       200: jsonResponse(paginated("comments", kind === "task" ? TaskCommentSelection : CommentSelection), "Comments"),
       ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),

@@ -84,7 +84,7 @@ const code = createRoute({
         .openapi("DeviceCode"),
       "Device authorization started",
     ),
-    ...errorResponses(["BAD_REQUEST"], { validation: true }),
+    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
   },
 });
 
@@ -117,7 +117,7 @@ const token = createRoute({
       z.object({ access_token: z.string(), token_type: z.literal("Bearer"), expires_in: z.number().int() }).openapi("DeviceToken"),
       "Access token (a JWT)",
     ),
-    ...errorResponses(["BAD_REQUEST"], { validation: true }),
+    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
   },
 });
 
@@ -144,6 +144,7 @@ const page = createRoute({
   path: "/device",
   ...publicRoute("Device flow"),
   summary: "Verification page (HTML): enter the device's user code and an email address",
+  description: "`verification_uri_complete` opens it with `user_code` filled in.",
   request: { query: z.object({ user_code: z.string().max(64).optional() }) },
   responses: { 200: htmlResponse("The form") },
 });
@@ -160,6 +161,7 @@ const pageStart = createRoute({
     200: htmlResponse("Asks for the emailed code"),
     404: htmlResponse("Unknown or expired user code"),
     422: htmlResponse("Invalid input"),
+    ...errorResponses(["UNAVAILABLE"]),
   },
 });
 
@@ -169,12 +171,14 @@ const pageConfirm = createRoute({
   path: "/device/confirm",
   ...publicRoute("Device flow"),
   summary: "Verification page (HTML), step 2: checks the emailed code and approves or denies the device",
+  description: "The same login codes as POST /login/complete; the code is used up by the decision.",
   request: formBody(PageConfirm),
   responses: {
     200: htmlResponse("Approved or denied"),
     404: htmlResponse("Unknown or expired user code"),
     409: htmlResponse("Already decided"),
     422: htmlResponse("Wrong code or workspace"),
+    ...errorResponses(["UNAVAILABLE"]),
   },
 });
 

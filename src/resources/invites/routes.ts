@@ -2,9 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
 import { authed, publicRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
 import { getPendingInvite, inviteList, listPendingInvites } from "./queries";
 import { INVITE_TTL_DAYS, Invite, InviteCreate, InviteRedeem, InviteRedeemed, InviteSelection } from "./schema";
@@ -25,7 +25,7 @@ const create = createRoute({
     `Inviting an address that has a pending invite replaces that invite (its token stops working): this is how an invite is re-sent.`,
   request: jsonBody(InviteCreate),
   responses: {
-    201: jsonResponse(z.object({ invite: Invite }), "Invited; `Location` is `/invites/{id}`"),
+    201: createdResponse(z.object({ invite: Invite }), "Invited"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
   },
 });
@@ -39,7 +39,7 @@ const list = createRoute({
   summary: "List the workspace's pending invites",
   description:
     "Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filter and sort on id, email, role, teamRole, createdAt, expiresAt.",
-  request: { query: ListQuery },
+  request: { query: listQueryFor(inviteList) },
   responses: {
     200: jsonResponse(paginated("invites", InviteSelection), "Pending invites"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
@@ -89,7 +89,7 @@ const redeem = createRoute({
   request: jsonBody(InviteRedeem),
   responses: {
     201: jsonResponse(InviteRedeemed, "Accepted"),
-    ...errorResponses(["BAD_REQUEST", "CONFLICT"], { validation: true }),
+    ...errorResponses(["BAD_REQUEST", "CONFLICT", "UNAVAILABLE"], { validation: true }),
   },
 });
 

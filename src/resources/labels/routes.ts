@@ -3,9 +3,9 @@ import { listParams } from "../../auth/lists";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getLabel, labelList, listLabels } from "./queries";
 import { Label, LabelCreate, LabelSelection, LabelUpdate } from "./schema";
 import { createLabel, deleteLabel, updateLabel } from "./service";
@@ -20,7 +20,8 @@ const list = createRoute({
   operationId: "listLabels",
   path: "/labels",
   summary: "List the workspace's labels",
-  request: { query: ListQuery },
+  description: "Every member reads them. The `filter` and `sort` parameters name the fields.",
+  request: { query: listQueryFor(labelList) },
   responses: {
     200: jsonResponse(paginated("labels", LabelSelection), "Labels"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -32,8 +33,9 @@ const create = createRoute({
   operationId: "createLabel",
   path: "/labels",
   summary: "Create a label (name unique in the workspace, case-insensitive)",
+  description: "A name that another label of the workspace already has (in any case) is 409; `color` is `#RRGGBB`.",
   request: jsonBody(LabelCreate),
-  responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "CONFLICT"], { validation: true }) },
+  responses: { 201: createdResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "CONFLICT"], { validation: true }) },
 });
 const read = createRoute({
   ...selfAuthed("Labels"),
@@ -41,6 +43,7 @@ const read = createRoute({
   operationId: "getLabel",
   path: "/labels/{id}",
   summary: "Get a label",
+  description: "`fields` narrows the answer. Another workspace's label is 404.",
   request: { params: IdParam, query: FieldsQuery },
   responses: { 200: jsonResponse(oneSelected, "The label"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
@@ -50,6 +53,7 @@ const update = createRoute({
   operationId: "updateLabel",
   path: "/labels/{id}",
   summary: "Rename or recolour a label",
+  description: "Partial. A name that another label of the workspace already has is 409.",
   request: { params: IdParam, ...jsonBody(LabelUpdate) },
   responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
 });
@@ -59,6 +63,7 @@ const remove = createRoute({
   operationId: "deleteLabel",
   path: "/labels/{id}",
   summary: "Delete a label (it is detached from tasks and projects)",
+  description: "The tasks and projects that carried it stay; only the link goes.",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
 });

@@ -29,7 +29,7 @@ const start = createRoute({
   request: jsonBody(LoginStart),
   responses: {
     200: jsonResponse(z.object({ data: z.object({ login_token: z.string() }) }), "Code sent if the account exists"),
-    ...errorResponses(["BAD_REQUEST"], { validation: true }),
+    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
   },
 });
 
@@ -44,7 +44,7 @@ const complete = createRoute({
   request: jsonBody(LoginComplete),
   responses: {
     200: jsonResponse(z.object({ data: z.object({ api_token: z.string(), workspace_slug: z.string() }) }), "Logged in"),
-    ...errorResponses(["BAD_REQUEST"], { validation: true }),
+    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
   },
 });
 

@@ -10,6 +10,7 @@ const me = createRoute({
   path: "/me",
   ...authed("Account"),
   summary: "The caller, their current workspace and their role in it",
+  description: "The workspace is the credential's: an API key's workspace, or the `wid` of a JWT.",
   responses: {
     200: jsonResponse(z.object({ user: UserSchema, workspace: WorkspaceSchema, role: z.enum(["MEMBER", "ADMIN", "OWNER"]) }), "The caller"),
     ...errorResponses(["UNAUTHORIZED"]),

@@ -3,9 +3,9 @@ import { listParams } from "../../auth/lists";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
 import { Milestone, MilestoneCreate, MilestoneSelection, MilestoneUpdate } from "./schema";
 import { createMilestone, deleteMilestone, updateMilestone } from "./service";
@@ -17,8 +17,7 @@ const listResponses = {
   200: jsonResponse(paginated("milestones", MilestoneSelection), "Milestones"),
   ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
 };
-const filterDescription =
-  "Filter on id, projectId, name, description, status, targetDate, createdAt, updatedAt; sort on the same except description.";
+const filterDescription = "The `filter` and `sort` parameters name the fields; null target dates sort last.";
 
 const list = createRoute({
   ...selfAuthed("Milestones"),
@@ -27,7 +26,7 @@ const list = createRoute({
   path: "/milestones",
   summary: "List the workspace's milestones",
   description: filterDescription,
-  request: { query: ListQuery },
+  request: { query: listQueryFor(milestoneList) },
   responses: listResponses,
 });
 const ofProject = createRoute({
@@ -37,7 +36,7 @@ const ofProject = createRoute({
   path: "/projects/{id}/milestones",
   summary: "List a project's milestones (project by id or reference)",
   description: filterDescription,
-  request: { params: IdParam, query: ListQuery },
+  request: { params: IdParam, query: listQueryFor(milestoneList) },
   responses: { ...listResponses, ...errorResponses(["NOT_FOUND"]) },
 });
 const create = createRoute({
@@ -49,7 +48,7 @@ const create = createRoute({
   description: "Needs team role MEMBER in the project's team, or workspace ADMIN.",
   request: jsonBody(MilestoneCreate),
   responses: {
-    201: jsonResponse(one, "Created; `Location` names the milestone"),
+    201: createdResponse(one, "Created"),
     ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
   },
 });
@@ -59,6 +58,7 @@ const read = createRoute({
   operationId: "getMilestone",
   path: "/milestones/{id}",
   summary: "Get a milestone",
+  description: "`fields` narrows the answer. Another workspace's milestone is 404.",
   request: { params: IdParam, query: FieldsQuery },
   responses: { 200: jsonResponse(oneSelected, "The milestone"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });

@@ -3,9 +3,9 @@ import { listParams } from "../../auth/lists";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getProject, listProjects, projectList } from "./queries";
 import { Project, ProjectCreate, ProjectSelection, ProjectUpdate } from "./schema";
 import { createProject, deleteProject, updateProject } from "./service";
@@ -21,8 +21,8 @@ const list = createRoute({
   path: "/projects",
   summary: "List the workspace's projects",
   description:
-    "Filter on id, number, name, description, status, teamId, leadId, startDate, targetDate, labelId (eq/neq/in), createdAt, updatedAt; sort on the same except description and labelId.",
-  request: { query: ListQuery },
+    "The `filter` and `sort` parameters name the fields; `labelId` matches projects carrying the label (`in`: any of them). Null dates sort last.",
+  request: { query: listQueryFor(projectList) },
   responses: {
     200: jsonResponse(paginated("projects", ProjectSelection), "Projects"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -38,7 +38,7 @@ const create = createRoute({
     "Needs team role MEMBER or workspace ADMIN. The reference `<PREFIX>-P<n>` comes from the team's project counter, separate from task numbers.",
   request: jsonBody(ProjectCreate),
   responses: {
-    201: jsonResponse(one, "Created; `Location` names the project"),
+    201: createdResponse(one, "Created"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
   },
 });
@@ -48,6 +48,7 @@ const read = createRoute({
   operationId: "getProject",
   path: "/projects/{id}",
   summary: "Get a project by id or reference (`ENG-P3`, any case)",
+  description: "`fields` narrows the answer, e.g. `reference,name,lead{name}`. Another workspace's project is 404.",
   request: { params: IdParam, query: FieldsQuery },
   responses: { 200: jsonResponse(oneSelected, "The project"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { IsoDate, selectable } from "../../http/schemas";
+import { IsoDate, orNull, selectable } from "../../http/schemas";
 import { LabelSummary } from "../labels/schema";
 import { UserSummarySchema } from "../users/schema";
 
@@ -20,7 +20,7 @@ export const Project = z
     team: z.object({ id: z.string(), name: z.string(), prefix: z.string() }),
     labels: z.array(LabelSummary),
     leadId: z.string().nullable(),
-    lead: UserSummarySchema.nullable(),
+    lead: orNull(UserSummarySchema),
     startDate: z.string().nullable().openapi({ example: "2025-01-31" }),
     targetDate: z.string().nullable().openapi({ example: "2025-03-31" }),
     customFields: CustomFields,

@@ -24,10 +24,11 @@ const start = createRoute({
   path: "/signup/start",
   ...publicRoute("Account"),
   summary: "Start sign-up: emails a 6-digit code (valid 15 minutes, 5 tries)",
+  description: "Complete it with the returned `signup_token` and the emailed code at POST /signup/complete.",
   request: jsonBody(SignupStart),
   responses: {
     200: jsonResponse(z.object({ data: z.object({ signup_token: z.string() }) }), "Code sent"),
-    ...errorResponses(["BAD_REQUEST"], { validation: true }),
+    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
   },
 });
 
@@ -37,13 +38,14 @@ const complete = createRoute({
   path: "/signup/complete",
   ...publicRoute("Account"),
   summary: "Complete sign-up: creates the user, an initial workspace (user is OWNER) and an API key",
+  description: "An email that already has an account is 409; a wrong code is 422 (the fifth wrong code invalidates it).",
   request: jsonBody(SignupComplete),
   responses: {
     201: jsonResponse(
       z.object({ data: z.object({ api_token: z.string(), workspace_slug: z.string(), workspace_name: z.string() }) }),
       "Signed up",
     ),
-    ...errorResponses(["BAD_REQUEST", "CONFLICT"], { validation: true }),
+    ...errorResponses(["BAD_REQUEST", "CONFLICT", "UNAVAILABLE"], { validation: true }),
   },
 });
 

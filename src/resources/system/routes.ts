@@ -13,10 +13,11 @@ const health = createRoute({
   path: "/health",
   ...publicRoute("System"),
   summary: "Liveness check; `?deep=1` also pings the database",
+  description: "Without `deep` the database is not touched; with it, an unreachable database is 503.",
   request: { query: z.object({ deep: z.enum(["0", "1", "true", "false"]).optional() }) },
   responses: {
     200: jsonResponse(z.object({ status: z.literal("ok") }), "Alive"),
-    ...errorResponses(["UNAVAILABLE"]),
+    ...errorResponses(["UNAVAILABLE"], { validation: true }),
   },
 });
 
@@ -26,6 +27,7 @@ const jwks = createRoute({
   path: "/.well-known/jwks.json",
   ...publicRoute("Account"),
   summary: "Public keys that verify the JWTs this service issues",
+  description: "A JSON Web Key Set (RFC 7517) of the ES256 keys that sign the device flow's access tokens.",
   responses: { 200: jsonResponse(z.object({ keys: z.array(z.record(z.string(), z.unknown())) }), "JWKS") },
 });
 
@@ -35,6 +37,7 @@ const mailbox = createRoute({
   path: "/_dev/mailbox",
   ...publicRoute("System"),
   summary: "Development only (DEV_MAILBOX=true): mail delivered to an address, newest first",
+  description: "Exists only where DEV_MAILBOX=true (local stacks and tests); at most 100 messages.",
   request: { query: z.object({ to: z.string().min(1) }) },
   responses: {
     200: jsonResponse(
@@ -45,7 +48,7 @@ const mailbox = createRoute({
       }),
       "Messages",
     ),
-    ...errorResponses(["NOT_FOUND"], { validation: true }),
+    ...errorResponses(["NOT_FOUND", "UNAVAILABLE"], { validation: true }),
   },
 });
 

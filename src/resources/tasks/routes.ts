@@ -4,9 +4,9 @@ import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/m
 import { principalActor } from "../../auth/principal";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { listTasks, taskById, taskList } from "./queries";
 import { Task, TaskCreate, TaskSelection, TaskUpdate } from "./schema";
 import { createTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
@@ -29,11 +29,10 @@ const list = createRoute({
   path: "/tasks",
   summary: "List the workspace's tasks",
   description:
-    "Filter on id, reference, number, title, description, status, priority, dueDate, teamId, projectId, milestoneId, parentId " +
-    "(`filter[eq][parentId]=null`: top-level tasks), assigneeId, labelId (tasks carrying the label; `in`: any of them), createdAt, updatedAt. " +
-    "Sort on the same fields except reference, description and labelId; priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), " +
+    "The `filter` and `sort` parameters name the fields. `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying " +
+    "the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), " +
     "status in workflow order, null due dates last.",
-  request: { query: ListQuery },
+  request: { query: listQueryFor(taskList) },
   responses: {
     200: jsonResponse(paginated("tasks", TaskSelection), "Tasks (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -50,7 +49,7 @@ const create = createRoute({
     "parent, assignee or label is 404; a project or parent of another team, or a milestone outside the task's project, is 422.",
   request: jsonBody(TaskCreate),
   responses: {
-    201: jsonResponse(one, "Created; `Location` names the task"),
+    201: createdResponse(one, "Created"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
   },
 });
@@ -60,6 +59,7 @@ const read = createRoute({
   operationId: "getTask",
   path: "/tasks/{id}",
   summary: "Get a task by id or reference",
+  description: "`fields` narrows the answer, e.g. `reference,title,assignee{name},labels{name}`. Another workspace's task is 404.",
   request: { params: TaskIdParam, query: FieldsQuery },
   responses: {
     200: jsonResponse(oneSelected, "The task (narrowed by `fields`)"),
@@ -88,6 +88,7 @@ const remove = createRoute({
   operationId: "deleteTask",
   path: "/tasks/{id}",
   summary: "Delete a task with its subtasks and comments",
+  description: "Needs team MEMBER or above (or workspace ADMIN/OWNER). The reference is never reused.",
   request: { params: TaskIdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { taskPriority, taskStatus } from "../../../drizzle/schema";
-import { IsoDate, selectable } from "../../http/schemas";
+import { IsoDate, orNull, selectable } from "../../http/schemas";
 import { LabelSummary } from "../labels/schema";
 import { UserSummarySchema } from "../users/schema";
 
@@ -25,7 +25,7 @@ export const Task = z
     milestoneId: z.string().nullable(),
     parentId: z.string().nullable().openapi({ description: "Parent task of a subtask" }),
     assigneeId: z.string().nullable(),
-    assignee: UserSummarySchema.nullable(),
+    assignee: orNull(UserSummarySchema),
     labels: z.array(LabelSummary),
     customFields: z.record(z.string(), z.unknown()),
     createdAt: z.string(),

@@ -3,9 +3,9 @@ import { listParams } from "../../auth/lists";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
 import { TeamMember, TeamMemberCreate, TeamMemberItemSelection, TeamMemberSelection, TeamMemberUpdate } from "./schema";
 import { addTeamMember, removeTeamMember, updateTeamMember } from "./service";
@@ -21,8 +21,8 @@ const list = createRoute({
   path: "/teams/{id}/members",
   summary: "List a team's members",
   description:
-    "Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's); filter and sort on id, name, email, role, membershipId, createdAt.",
-  request: { params: IdParam, query: ListQuery },
+    "Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's); the `filter` and `sort` parameters name the fields.",
+  request: { params: IdParam, query: listQueryFor(memberList) },
   responses: {
     200: jsonResponse(paginated("members", TeamMemberItemSelection), "Members"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -38,7 +38,7 @@ const create = createRoute({
     "Needs team role MEMBER or higher (or workspace ADMIN/OWNER); `role` defaults to MEMBER and may not exceed the caller's own team role unless the caller is a workspace ADMIN/OWNER. A user outside the workspace is 404; an existing member is 409.",
   request: { params: IdParam, ...jsonBody(TeamMemberCreate) },
   responses: {
-    201: jsonResponse(one, "Created"),
+    201: createdResponse(one, "Created"),
     ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
   },
 });
@@ -48,6 +48,7 @@ const read = createRoute({
   operationId: "getTeamMember",
   path: "/team-members/{id}",
   summary: "Get a team membership",
+  description: "By membership id (`tmbr_…`); `fields` narrows the answer. Another workspace's membership is 404.",
   request: { params: IdParam, query: FieldsQuery },
   responses: { 200: jsonResponse(oneSelected, "The team member"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });

@@ -3,9 +3,9 @@ import { listParams } from "../../auth/lists";
 import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
-import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getTeam, listTeams, teamList } from "./queries";
 import { Team, TeamCreate, TeamSelection, TeamUpdate } from "./schema";
 import { createTeam, deleteTeam, updateTeam } from "./service";
@@ -20,8 +20,8 @@ const list = createRoute({
   operationId: "listTeams",
   path: "/teams",
   summary: "List the workspace's teams, each with its parent and members",
-  description: "Filter and sort on id, name, prefix, description, parentId (`null` matches top-level teams), createdAt, updatedAt.",
-  request: { query: ListQuery },
+  description: "The `filter` and `sort` parameters name the fields; `filter[eq][parentId]=null` matches top-level teams.",
+  request: { query: listQueryFor(teamList) },
   responses: {
     200: jsonResponse(paginated("teams", TeamSelection), "Teams"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -36,7 +36,7 @@ const create = createRoute({
   description:
     "Any workspace member may create a team. `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.",
   request: jsonBody(TeamCreate),
-  responses: { 201: jsonResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+  responses: { 201: createdResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
 });
 const read = createRoute({
   ...selfAuthed("Teams"),
@@ -44,6 +44,7 @@ const read = createRoute({
   operationId: "getTeam",
   path: "/teams/{id}",
   summary: "Get a team with its parent and members",
+  description: "`fields` narrows the answer, e.g. `name,prefix,members{name,role}`. Another workspace's team is 404.",
   request: { params: IdParam, query: FieldsQuery },
   responses: { 200: jsonResponse(oneSelected, "The team"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
@@ -53,6 +54,8 @@ const update = createRoute({
   operationId: "updateTeam",
   path: "/teams/{id}",
   summary: "Update a team (team ADMIN/OWNER or workspace ADMIN/OWNER)",
+  description:
+    "Partial; `parentId: null` makes the team top-level. A prefix another team of the workspace has is 409; a parent that is the team or one of its sub-teams is 422.",
   request: { params: IdParam, ...jsonBody(TeamUpdate) },
   responses: {
     200: jsonResponse(one, "Updated"),

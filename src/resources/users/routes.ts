@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getUser, listUsers, userList } from "./queries";
 import { UserUpdate, WorkspaceUserSchema, WorkspaceUserSelection } from "./schema";
 import { removeUser, updateUser } from "./service";
@@ -21,8 +21,8 @@ const list = createRoute({
   summary: "List the workspace's members",
   description:
     "Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. " +
-    "Filter on id, name, email, humanId (`filter[eq][humanId]=null`: humans), type, role, createdAt; sort on the same fields.",
-  request: { query: ListQuery },
+    "The `filter` and `sort` parameters name the fields; `filter[eq][humanId]=null` matches people.",
+  request: { query: listQueryFor(userList) },
   responses: {
     200: jsonResponse(paginated("users", WorkspaceUserSelection), "Members (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),

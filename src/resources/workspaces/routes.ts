@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { FieldsQuery, IdParam, ListQuery, paginated } from "../../http/schemas";
+import { FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { WorkspaceSelection } from "../users/schema";
 import { getWorkspace, listWorkspaces, workspaceList } from "./queries";
 import { WorkspaceSchema, WorkspaceUpdate } from "./schema";
@@ -22,7 +22,7 @@ const list = createRoute({
   summary: "List the caller's workspaces",
   description:
     "Every workspace the caller is a member of (not only the credential's current one). Filter and sort on id, name, slug, createdAt, updatedAt.",
-  request: { query: ListQuery },
+  request: { query: listQueryFor(workspaceList) },
   responses: {
     200: jsonResponse(paginated("workspaces", WorkspaceSelection), "Workspaces (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),

@@ -1,19 +1,16 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { fieldDefinitions, workspaceMembers } from "../../../drizzle/schema";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { fieldDefinitions, milestones, projects, tasks, workspaceMembers } from "../../../drizzle/schema";
 import { isIsoDate } from "../../core/dates";
 import { ValidationError } from "../../core/errors";
 import type { Executor } from "../../db/client";
+import type { RecordType } from "./schema";
 
-export type RecordType = "task" | "project" | "milestone";
+export type Definition = { key: string; type: string; metadata: Record<string, unknown> };
 
-type Definition = { key: string; type: string; recordTypes: string[]; metadata: Record<string, unknown> };
-
-function options(def: Definition): string[] | null {
-  const raw = (def.metadata as { options?: unknown }).options;
-  if (!Array.isArray(raw)) return null;
-  return raw
-    .map((o) => (typeof o === "string" ? o : ((o as { value?: string; name?: string })?.value ?? (o as { name?: string })?.name)))
-    .filter((o): o is string => typeof o === "string");
+/** The options of a select or multiselect definition (`metadata.options`, strings). */
+export function options(def: Pick<Definition, "metadata">): string[] {
+  const raw = def.metadata.options;
+  return Array.isArray(raw) ? raw.filter((o): o is string => typeof o === "string") : [];
 }
 
 function check(def: Definition, value: unknown): string | null {
@@ -35,13 +32,13 @@ function check(def: Definition, value: unknown): string | null {
       }
     case "select": {
       const allowed = options(def);
-      if (typeof value !== "string") return "Must be one of the field's options";
-      return !allowed || allowed.includes(value) ? null : `Must be one of: ${allowed.join(", ")}`;
+      return typeof value === "string" && allowed.includes(value) ? null : `Must be one of: ${allowed.join(", ")}`;
     }
     case "multiselect": {
       const allowed = options(def);
       if (!Array.isArray(value) || value.some((v) => typeof v !== "string")) return "Must be an array of the field's options";
-      return !allowed || value.every((v) => allowed.includes(v)) ? null : `Each value must be one of: ${allowed.join(", ")}`;
+      if (new Set(value).size !== value.length) return "Must not repeat an option";
+      return value.every((v) => allowed.includes(v)) ? null : `Each value must be one of: ${allowed.join(", ")}`;
     }
     case "user":
       return typeof value === "string" ? null : "Must be a user id";
@@ -52,7 +49,8 @@ function check(def: Definition, value: unknown): string | null {
 
 /**
  * Type-checks `customFields` against the workspace's field definitions for this record type (one query,
- * plus one for `user` fields). Unknown keys and bad values are 422 at `customFields.<key>`.
+ * plus one for `user` fields). Unknown keys and bad values are 422 at `customFields.<key>`. The definitions are
+ * share-locked, so a definition change (options, record types, delete) waits for this write and then sees its values.
  * Returns the values to store, merged over `current` (a null value removes the key).
  */
 export async function validateCustomFields(
@@ -65,12 +63,7 @@ export async function validateCustomFields(
   if (!input || Object.keys(input).length === 0) return current;
   const keys = Object.keys(input);
   const defs = await db
-    .select({
-      key: fieldDefinitions.key,
-      type: fieldDefinitions.type,
-      recordTypes: fieldDefinitions.recordTypes,
-      metadata: fieldDefinitions.metadata,
-    })
+    .select({ key: fieldDefinitions.key, type: fieldDefinitions.type, metadata: fieldDefinitions.metadata })
     .from(fieldDefinitions)
     .where(
       and(
@@ -78,7 +71,8 @@ export async function validateCustomFields(
         inArray(fieldDefinitions.key, keys),
         sql`${recordType} = any(${fieldDefinitions.recordTypes})`,
       ),
-    );
+    )
+    .for("share");
   const byKey = new Map(defs.map((d) => [d.key, d]));
   const errors: Record<string, string[]> = {};
   const userIds: string[] = [];
@@ -105,4 +99,40 @@ export async function validateCustomFields(
     else merged[key] = input[key];
   }
   return merged;
+}
+
+/** `values` as a Postgres text[] (for `&&`, `?|`). */
+export const textArray = (values: string[]): SQL =>
+  sql`array[${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )}]::text[]`;
+
+/** The table of each record type that carries custom values. */
+export const RECORD_TABLES = { task: tasks, project: projects, milestone: milestones } as const;
+
+/**
+ * Removes the value under `key` from the workspace's records of `types`, in one statement, so a definition change
+ * (delete, a record type dropped) leaves no orphaned values. Run it after locking the definition, so that values
+ * written meanwhile are seen. Records keep their `updatedAt`: the schema changed, not the record.
+ */
+export async function removeValues(db: Executor, workspaceId: string, key: string, types: readonly RecordType[]) {
+  if (types.length === 0) return;
+  const updates = types.map((type) => {
+    const t = RECORD_TABLES[type];
+    return sql`${sql.identifier(`drop_${type}_values`)} as (update ${t} set custom_fields = ${t.customFields} - ${key}::text where ${t.workspaceId} = ${workspaceId} and ${t.customFields} ? ${key}::text)`;
+  });
+  await db.execute(sql`with ${sql.join(updates, sql`, `)} select 1`);
+}
+
+/** How many of the workspace's records of `types` hold any of `values` under `key` (a select value or a multiselect element). */
+export async function recordsUsing(db: Executor, workspaceId: string, key: string, values: string[], types: readonly RecordType[]) {
+  if (types.length === 0 || values.length === 0) return 0;
+  const list = textArray(values);
+  const counts = types.map((type) => {
+    const t = RECORD_TABLES[type];
+    return sql`(select count(*) from ${t} where ${t.workspaceId} = ${workspaceId} and ${t.customFields} -> ${key}::text ?| ${list})`;
+  });
+  const { rows } = await db.execute<{ n: number }>(sql`select (${sql.join(counts, sql` + `)})::int as n`);
+  return Number(rows[0]?.n ?? 0);
 }

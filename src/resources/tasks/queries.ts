@@ -6,6 +6,7 @@ import { iso } from "../../core/dates";
 import { badRequest, notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { type FieldSelection, type FilterOp, type ListParams, type ListSpec, pageQuery, selects } from "../../http/list";
+import { customFieldsOf } from "../fields/list-fields";
 import { labelFilter, labelsJson } from "../labels/queries";
 import { parseTaskRef, taskMatch, taskReference } from "../refs";
 import { userSummaryJson } from "../users/serialize";
@@ -151,10 +152,15 @@ export const taskList: ListSpec = {
     createdAt: true,
     updatedAt: true,
   },
+  dynamic: customFieldsOf("task", tasks.customFields),
 };
 
-/** One page (limit + 1 rows) of the workspace's tasks, in one query whatever the page size. */
+/**
+ * One page (limit + 1 rows) of the workspace's tasks, in one query whatever the page size; filters and sorts on
+ * `customFields.<key>` first look up those keys' definitions (one more query).
+ */
 export async function listTasks(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
-  const rows = await pageQuery(selectTasks(db, params.fields).$dynamic(), eq(tasks.workspaceId, workspaceId), params);
+  const page = await params.resolve(db, workspaceId);
+  const rows = await pageQuery(selectTasks(db, page.fields).$dynamic(), eq(tasks.workspaceId, workspaceId), page);
   return rows.map(serializeTask);
 }

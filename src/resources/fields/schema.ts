@@ -1,0 +1,98 @@
+import { z } from "@hono/zod-openapi";
+import { fieldType } from "../../../drizzle/schema";
+import { selectable } from "../../http/schemas";
+
+export const RECORD_TYPES = ["task", "project", "milestone"] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+export const FIELD_TYPES = fieldType.enumValues;
+export type FieldType = (typeof FIELD_TYPES)[number];
+/** The types whose values are chosen from `metadata.options`. */
+export const OPTION_TYPES: readonly FieldType[] = ["select", "multiselect"];
+/** Built-in links to other records (project, parent task, labels…) have this type; custom fields never do. */
+const BUILT_IN_ONLY_TYPES = ["relation"] as const;
+
+const unique = (values: string[]) => new Set(values).size === values.length;
+
+const RecordTypeSchema = z.enum(RECORD_TYPES);
+const RecordTypes = z
+  .array(RecordTypeSchema)
+  .min(1)
+  .refine(unique, "Must not repeat a record type")
+  .openapi({ description: "The records that carry the field: any of task, project, milestone", example: ["task"] });
+const Options = z
+  .array(z.string().trim().min(1).max(100))
+  .min(1)
+  .max(200)
+  .refine(unique, "Options must be unique")
+  .openapi({ description: "The values a select or multiselect field accepts", example: ["low", "high"] });
+
+export const FieldMetadata = z
+  .object({ options: Options.optional() })
+  .strict()
+  .openapi("FieldMetadata", { description: "`options`: required for select and multiselect fields, refused for other types" });
+const Presentation = z
+  .record(z.string(), z.unknown())
+  .nullable()
+  .openapi({ description: "Free-form display hints for clients (stored, never interpreted)" });
+
+export const Field = z
+  .object({
+    id: z.string().optional().openapi({ example: "fdef_01jz8x4q0be0sv3c5kq9v1y2ab", description: "Absent on built-in fields" }),
+    key: z.string().openapi({ example: "severity", description: "The key of the value in a record's `customFields`; immutable" }),
+    name: z.string(),
+    description: z.string().nullable(),
+    type: z.enum([...FIELD_TYPES, ...BUILT_IN_ONLY_TYPES]).openapi({ description: "Immutable; `relation` only on built-in fields" }),
+    presentation: z.record(z.string(), z.unknown()).nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    recordTypes: z.array(RecordTypeSchema),
+    isBuiltIn: z.boolean(),
+    createdAt: z.string().optional().openapi({ description: "Absent on built-in fields" }),
+    updatedAt: z.string().optional().openapi({ description: "Absent on built-in fields" }),
+  })
+  .openapi("Field");
+export type FieldDto = z.infer<typeof Field>;
+/** As routes that take `fields` answer them (every key optional). */
+export const FieldSelection = selectable(Field, "FieldSelection");
+
+const editable = {
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(2000).nullable(),
+  recordTypes: RecordTypes,
+  metadata: FieldMetadata,
+  presentation: Presentation,
+};
+
+export const FieldCreate = z
+  .object({
+    key: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,62}$/, "Must be a lower-case letter, then up to 62 lower-case letters, digits or _")
+      .openapi({ description: "Unique in the workspace (409); immutable", example: "severity" }),
+    type: z.enum(FIELD_TYPES).openapi({ description: "Immutable" }),
+    ...editable,
+    description: editable.description.optional(),
+    metadata: editable.metadata.optional(),
+    presentation: editable.presentation.optional(),
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    const message = optionsProblem(input.type, input.metadata);
+    if (message) ctx.addIssue({ code: "custom", path: ["metadata", "options"], message });
+  })
+  .openapi("FieldCreate");
+
+/** `key` and `type` cannot change: naming either is 400 (see the route), not an unknown field. */
+export const FieldUpdate = z.object(editable).partial().strict().openapi("FieldUpdate");
+export const IMMUTABLE_KEYS = ["key", "type"] as const;
+
+export type FieldCreateInput = z.infer<typeof FieldCreate>;
+export type FieldUpdateInput = z.infer<typeof FieldUpdate>;
+export type FieldMetadataInput = z.infer<typeof FieldMetadata>;
+
+/** Options are required exactly for select and multiselect fields: the message when `metadata` breaks that, else null. */
+export function optionsProblem(type: FieldType, metadata: FieldMetadataInput | undefined): string | null {
+  const takesOptions = OPTION_TYPES.includes(type);
+  if (takesOptions && !metadata?.options) return `A ${type} field needs metadata.options`;
+  if (!takesOptions && metadata?.options) return `Only select and multiselect fields have options, not ${type}`;
+  return null;
+}

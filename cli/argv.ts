@@ -1,0 +1,91 @@
+// The command line as citty reads it, checked strictly: citty lets unknown options through and keeps only the last
+// of a repeated one, so the runner rejects unknown options and extra arguments (a usage error, exit 2) and
+// repeatable options (`--filter`, `--label`) are read from the raw arguments here.
+import type { ArgDef, ArgsDef } from "citty";
+import { UsageError } from "./errors";
+
+/** Options every command that calls the API takes. */
+export const commonArgs = {
+  json: { type: "boolean", description: "Print the raw API JSON (for scripts)" },
+  "base-url": {
+    type: "string",
+    valueHint: "url",
+    description: "The API (default: PM_BASE_URL, else the one you logged in to, else http://127.0.0.1:8787)",
+  },
+} as const satisfies ArgsDef;
+
+interface Scanned {
+  options: { name: string; value: string | true }[];
+  positionals: string[];
+}
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The definition an option token names: its name, camelCase or kebab-case spelling, or an alias. */
+function definitionOf(raw: string, defs: ArgsDef): [string, ArgDef] | undefined {
+  for (const [name, def] of Object.entries(defs)) {
+    if (def.type === "positional") continue;
+    const aliases = "alias" in def && def.alias !== undefined ? [def.alias].flat() : [];
+    if (kebab(raw) === kebab(name) || aliases.includes(raw)) return [name, def];
+  }
+  return undefined;
+}
+
+/** Every option (in order, repeats kept) and positional of `tokens`; unknown options and missing values throw. */
+export function scan(tokens: string[], defs: ArgsDef): Scanned {
+  const scanned: Scanned = { options: [], positionals: [] };
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token === "--") {
+      scanned.positionals.push(...tokens.slice(i + 1));
+      break;
+    }
+    if (!token.startsWith("-") || token === "-") {
+      scanned.positionals.push(token);
+      continue;
+    }
+    const [raw, inline] = splitOnce(token.replace(/^--?/, ""), "=");
+    const negated = raw.startsWith("no-") ? definitionOf(raw.slice(3), defs) : undefined;
+    if (negated?.[1].type === "boolean" && inline === undefined) {
+      scanned.options.push({ name: negated[0], value: true });
+      continue;
+    }
+    const found = definitionOf(raw, defs);
+    if (!found) throw new UsageError(`unknown option ${token.split("=")[0]}`);
+    const [name, def] = found;
+    if (def.type === "boolean") {
+      scanned.options.push({ name, value: true });
+      continue;
+    }
+    const value = inline ?? tokens[++i];
+    if (value === undefined || (inline === undefined && value.startsWith("--"))) throw new UsageError(`option --${name} needs a value`);
+    scanned.options.push({ name, value });
+  }
+  return scanned;
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** Throws a usage error for what citty would silently accept: unknown options, options without values, extra arguments. */
+export function checkCommandLine(tokens: string[], defs: ArgsDef): void {
+  const { positionals } = scan(tokens, defs);
+  const expected = Object.values(defs).filter((def) => def.type === "positional").length;
+  if (positionals.length > expected) throw new UsageError(`unexpected argument '${positionals[expected]}' (quote text that has spaces)`);
+}
+
+/** All values given for a repeatable option, in order. */
+export function repeated(tokens: string[], defs: ArgsDef, name: string): string[] {
+  return scan(tokens, defs)
+    .options.filter((option) => option.name === name && typeof option.value === "string")
+    .map((option) => option.value as string);
+}
+
+/** A value that must be one of `allowed`, in any case; given back as the API spells it. */
+export function oneOf<T extends string>(option: string, value: string, allowed: readonly T[]): T {
+  const found = allowed.find((candidate) => candidate === value.toUpperCase());
+  if (!found) throw new UsageError(`--${option} must be one of ${allowed.join(", ")} (got '${value}')`);
+  return found;
+}

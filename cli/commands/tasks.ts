@@ -1,0 +1,165 @@
+import { type ArgsDef, defineCommand } from "citty";
+import type { operations, Schemas } from "../../client/index";
+import { commonArgs, oneOf, repeated } from "../argv";
+import { UsageError } from "../errors";
+import { addFilter, listArgs, listQuery } from "../list";
+import { type Column, fieldColumns, printJson, printNextCursor, printRecord, printTable } from "../output";
+import { openSession, type Session, unwrap } from "../session";
+import { resolveTeamId } from "./teams";
+
+type Task = Schemas["Task"];
+type TaskSelection = Schemas["TaskSelection"];
+type TaskListQuery = NonNullable<operations["listTasks"]["parameters"]["query"]>;
+
+// Checked here too, so that a typo is a usage error before any request; `satisfies` keeps them the API's values.
+const STATUSES = ["BACKLOG", "TODO", "IN_PROGRESS", "IN_REVIEW", "DONE", "CANCELED"] as const satisfies readonly Schemas["TaskStatus"][];
+const PRIORITIES = ["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"] as const satisfies readonly Schemas["TaskPriority"][];
+
+const NONE = "none";
+const refArg = { type: "positional", description: "Task reference (ENG-12, any case) or id", valueHint: "ref", required: true } as const;
+
+/** The options of a task's fields, shared by create and update (`none` clears a link or the due date). */
+const fieldArgs = {
+  title: { type: "string", description: "Title" },
+  description: { type: "string", description: "Markdown description" },
+  priority: { type: "string", valueHint: PRIORITIES.join("|"), description: "Priority" },
+  status: { type: "string", valueHint: STATUSES.join("|"), description: "Status" },
+  assignee: { type: "string", valueHint: "user id|none", description: "Assignee" },
+  project: { type: "string", valueHint: "ENG-P3|id|none", description: "Project of the task's team" },
+  parent: { type: "string", valueHint: "ENG-12|id|none", description: "Parent task (makes this a subtask)" },
+  label: { type: "string", valueHint: "label id", description: "Repeatable; replaces the task's labels" },
+  due: { type: "string", valueHint: "YYYY-MM-DD|none", description: "Due date" },
+} as const;
+
+type FieldOptions = { [K in Exclude<keyof typeof fieldArgs, "label">]?: string };
+
+const orNone = (value: string) => (value.toLowerCase() === NONE ? null : value);
+
+/** The body fields the options give (only those given: an update changes nothing else); `defs` are the command's. */
+function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef): Schemas["TaskUpdate"] {
+  const fields: Schemas["TaskUpdate"] = {};
+  if (given.title !== undefined) fields.title = given.title;
+  if (given.description !== undefined) fields.description = given.description;
+  if (given.priority !== undefined) fields.priority = oneOf("priority", given.priority, PRIORITIES);
+  if (given.status !== undefined) fields.status = oneOf("status", given.status, STATUSES);
+  if (given.assignee !== undefined) fields.assigneeId = orNone(given.assignee);
+  if (given.project !== undefined) fields.projectId = orNone(given.project);
+  if (given.parent !== undefined) fields.parentId = orNone(given.parent);
+  if (given.due !== undefined) fields.dueDate = orNone(given.due);
+  const labels = repeated(rawArgs, defs, "label");
+  if (labels.length > 0) fields.labelIds = labels;
+  return fields;
+}
+
+function printTask(task: TaskSelection): void {
+  printRecord([
+    ["reference", task.reference],
+    ["title", task.title],
+    ["status", task.status],
+    ["priority", task.priority],
+    ["team", task.team],
+    ["assignee", task.assignee],
+    ["project", task.projectId],
+    ["parent", task.parentId],
+    ["labels", task.labels?.map((label) => label.name)],
+    ["due", task.dueDate],
+    ["created", task.createdAt],
+    ["updated", task.updatedAt],
+    ["id", task.id],
+  ]);
+  if (task.description) console.log(`\n${task.description}`);
+}
+
+/** Prints a task the API answered with, as JSON or for people. */
+function show(json: boolean | undefined, answer: { task: Task | TaskSelection }): void {
+  if (json) printJson(answer);
+  else printTask(answer.task);
+}
+
+const TASK_COLUMNS: Column<TaskSelection>[] = [
+  { header: "REF", value: (t) => t.reference },
+  { header: "STATUS", value: (t) => t.status },
+  { header: "PRIORITY", value: (t) => t.priority },
+  { header: "ASSIGNEE", value: (t) => t.assignee },
+  { header: "TITLE", value: (t) => t.title },
+];
+
+const listOwnArgs = {
+  team: { type: "string", valueHint: "ENG|id", description: "Only this team's tasks" },
+  status: { type: "string", valueHint: "TODO[,DONE…]", description: "Only these statuses" },
+  assignee: { type: "string", valueHint: "user id|me|none", description: "Only tasks assigned to them (none: unassigned)" },
+} as const;
+const listAllArgs = { ...commonArgs, ...listArgs, ...listOwnArgs } as const;
+
+/** The assignee filter's value: `me` is the caller (one GET /me), `none` matches unassigned tasks. */
+async function assigneeValue({ client }: Session, assignee: string): Promise<string> {
+  if (assignee.toLowerCase() === NONE) return "null";
+  if (assignee.toLowerCase() !== "me") return assignee;
+  return (await unwrap(client.GET("/me"))).user.id;
+}
+
+const list = defineCommand({
+  meta: { name: "pm tasks list", description: "List tasks (filters combine with AND)" },
+  args: listAllArgs,
+  async run({ args, rawArgs }) {
+    const session = openSession(args["base-url"]);
+    const query = listQuery(args, rawArgs, listAllArgs);
+    if (args.team) addFilter(query, "eq", "teamId", await resolveTeamId(session, args.team));
+    if (args.status) {
+      const statuses = args.status.split(",").map((status) => oneOf("status", status, STATUSES));
+      addFilter(query, statuses.length > 1 ? "in" : "eq", "status", statuses.length > 1 ? statuses : statuses[0]);
+    }
+    if (args.assignee) addFilter(query, "eq", "assigneeId", await assigneeValue(session, args.assignee));
+    const page = await unwrap(session.client.GET("/tasks", { params: { query: query as TaskListQuery } }));
+    if (args.json) return printJson(page);
+    printTable<TaskSelection>(page.tasks, args.fields ? fieldColumns(args.fields) : TASK_COLUMNS);
+    printNextCursor(page.pagination.nextCursor);
+  },
+});
+
+const get = defineCommand({
+  meta: { name: "pm tasks get", description: "Show one task" },
+  args: { ref: refArg, ...commonArgs, fields: listArgs.fields },
+  async run({ args }) {
+    const { client } = openSession(args["base-url"]);
+    const query = args.fields ? { fields: args.fields } : {};
+    show(args.json, await unwrap(client.GET("/tasks/{id}", { params: { path: { id: args.ref }, query } })));
+  },
+});
+
+const createArgs = {
+  ...commonArgs,
+  team: { type: "string", valueHint: "ENG|id", description: "The task's team", required: true },
+  ...fieldArgs,
+  title: { ...fieldArgs.title, required: true },
+} as const;
+
+const create = defineCommand({
+  meta: { name: "pm tasks create", description: "Create a task" },
+  args: createArgs,
+  async run({ args, rawArgs }) {
+    const session = openSession(args["base-url"]);
+    const fields = taskFields(args, rawArgs, createArgs);
+    const teamId = await resolveTeamId(session, args.team);
+    const body: Schemas["TaskCreate"] = { ...fields, teamId, title: args.title, description: args.description ?? "" };
+    show(args.json, await unwrap(session.client.POST("/tasks", { body })));
+  },
+});
+
+const updateArgs = { ref: refArg, ...commonArgs, ...fieldArgs } as const;
+
+const update = defineCommand({
+  meta: { name: "pm tasks update", description: "Change a task's fields (only the options given)" },
+  args: updateArgs,
+  async run({ args, rawArgs }) {
+    const body = taskFields(args, rawArgs, updateArgs);
+    if (Object.keys(body).length === 0) throw new UsageError("nothing to update: give at least one field option");
+    const { client } = openSession(args["base-url"]);
+    show(args.json, await unwrap(client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body })));
+  },
+});
+
+export const tasks = defineCommand({
+  meta: { name: "pm tasks", description: "Tasks" },
+  subCommands: { list, get, create, update },
+});

@@ -1,0 +1,59 @@
+// The options every list command shares and the list query they make: `filter[op][field]`, `sort[field]`, `limit`,
+// `cursor` and `fields`, as the API's list endpoints read them (client/index.ts writes the brackets).
+import type { ArgsDef } from "citty";
+import { repeated } from "./argv";
+import { UsageError } from "./errors";
+
+export const listArgs = {
+  filter: {
+    type: "string",
+    valueHint: "op:field=value",
+    description:
+      "Repeatable; op is eq (the default), neq, gt, gte, lt, lte, contains, startsWith or in (comma-separated values); null matches none",
+  },
+  sort: { type: "string", valueHint: "field:asc|desc", description: "Repeatable, in order of precedence" },
+  limit: { type: "string", valueHint: "n", description: "Items per page (the API's default 50)" },
+  cursor: { type: "string", description: "Where the previous page said to continue (`more: --cursor …`)" },
+  fields: { type: "string", description: "Only these fields, e.g. reference,title,team{prefix}" },
+} as const satisfies ArgsDef;
+
+/** A list query as the command line gives it: names and values are the API's to check (400 names what is allowed). */
+export interface ListQuery {
+  limit?: number;
+  cursor?: string;
+  fields?: string;
+  filter?: Record<string, Record<string, string | string[]>>;
+  sort?: Record<string, "asc" | "desc">;
+}
+
+interface ListOptions {
+  limit?: string;
+  cursor?: string;
+  fields?: string;
+}
+
+/** The query of `--filter`, `--sort`, `--limit`, `--cursor` and `--fields` (`defs` are the command's, to read repeats). */
+export function listQuery(args: ListOptions, rawArgs: string[], defs: ArgsDef): ListQuery {
+  const query: ListQuery = { cursor: args.cursor, fields: args.fields };
+  if (args.limit !== undefined) {
+    if (!/^\d+$/.test(args.limit)) throw new UsageError(`--limit must be a whole number (got '${args.limit}')`);
+    query.limit = Number(args.limit);
+  }
+  for (const term of repeated(rawArgs, defs, "filter")) {
+    const match = /^(?:(\w+):)?([^=]+)=(.*)$/s.exec(term);
+    if (!match) throw new UsageError(`--filter takes op:field=value (got '${term}')`);
+    const [, op = "eq", field, value] = match;
+    addFilter(query, op, field, op === "in" ? value.split(",") : value);
+  }
+  for (const key of repeated(rawArgs, defs, "sort")) {
+    const [field, direction = "asc"] = key.split(":");
+    if (direction !== "asc" && direction !== "desc") throw new UsageError(`--sort takes field:asc or field:desc (got '${key}')`);
+    query.sort = { ...query.sort, [field]: direction };
+  }
+  return query;
+}
+
+/** Adds `filter[op][field]=value` (a list repeats the parameter, as `in` takes it). */
+export function addFilter(query: ListQuery, op: string, field: string, value: string | string[]): void {
+  query.filter = { ...query.filter, [op]: { ...query.filter?.[op], [field]: value } };
+}

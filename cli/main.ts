@@ -1,0 +1,59 @@
+// `pm`: the project-management API from the terminal. Exit codes: 0 ok, 1 API error, 2 usage error, 3 not logged in
+// (or 401). citty parses and dispatches; this runner adds the strict checks, `--help` at any level and the exit codes.
+import { type ArgsDef, type CommandDef, defineCommand, type Resolvable, renderUsage, runCommand, type SubCommandsDef } from "citty";
+import { checkCommandLine } from "./argv";
+import { comment } from "./commands/comment";
+import { login, logout } from "./commands/login";
+import { projects } from "./commands/projects";
+import { tasks } from "./commands/tasks";
+import { teams } from "./commands/teams";
+import { whoami } from "./commands/whoami";
+import { reportFailure, UsageError } from "./errors";
+
+const pm = defineCommand({
+  meta: {
+    name: "pm",
+    description: "The project-management API from the terminal (credentials: `pm login`, or PM_API_KEY and PM_BASE_URL)",
+  },
+  subCommands: { login, logout, whoami, tasks, comment, teams, projects },
+});
+
+const resolved = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === "function" ? (value as () => T | Promise<T>)() : value);
+
+/** The command `argv` names (following subcommand names) and the arguments after its name. */
+async function commandOf(argv: string[]): Promise<{ command: CommandDef; rest: string[] }> {
+  let command: CommandDef = pm;
+  let rest = argv;
+  for (;;) {
+    const subCommands: SubCommandsDef = (await resolved(command.subCommands)) ?? {};
+    const name = rest[0];
+    if (name === undefined || !Object.hasOwn(subCommands, name)) return { command, rest };
+    command = await resolved(subCommands[name]);
+    rest = rest.slice(1);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { command, rest } = await commandOf(argv);
+  const name = (await resolved(command.meta))?.name ?? "pm";
+  const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (options.includes("--help") || options.includes("-h")) {
+    console.log(await renderUsage(command));
+    return 0;
+  }
+  try {
+    if (command.subCommands) {
+      throw new UsageError(rest[0] === undefined ? `${name} needs a command` : `unknown command '${rest[0]}'`);
+    }
+    const defs: ArgsDef = (await resolved(command.args)) ?? {};
+    checkCommandLine(rest, defs);
+    await runCommand(pm, { rawArgs: argv });
+    return 0;
+  } catch (error) {
+    // citty's own parse errors (a missing required option or argument) are usage errors too.
+    const usage = error instanceof Error && error.name === "CLIError" ? new UsageError(error.message) : error;
+    return reportFailure(usage, `Run \`${name} --help\` for usage.`);
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

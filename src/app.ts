@@ -15,6 +15,7 @@ import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { commentRoutes } from "./resources/comments/routes";
 import { deviceRoutes } from "./resources/device/routes";
+import { fieldRoutes } from "./resources/fields/routes";
 import { inviteRoutes } from "./resources/invites/routes";
 import { labelRoutes } from "./resources/labels/routes";
 import { loginRoutes } from "./resources/login/routes";
@@ -143,6 +144,7 @@ export function buildApp() {
   app.route("/", agentRoutes);
   app.route("/", apiKeyRoutes);
   app.route("/", labelRoutes);
+  app.route("/", fieldRoutes);
   app.route("/", teamRoutes);
   app.route("/", teamMemberRoutes);
   app.route("/", taskRoutes);

@@ -3,7 +3,7 @@ import { MILESTONE_STATUSES } from "../milestones/schema";
 import { PROJECT_STATUSES } from "../projects/schema";
 import type { FieldDto, RecordType } from "./schema";
 
-type BuiltIn = Pick<FieldDto, "key" | "name" | "type" | "metadata"> & { description?: string };
+type BuiltIn = Pick<FieldDto, "key" | "name" | "type" | "metadata">;
 
 const text = (key: string, name: string): BuiltIn => ({ key, name, type: "text", metadata: {} });
 const date = (key: string, name: string): BuiltIn => ({ key, name, type: "date", metadata: {} });
@@ -52,16 +52,7 @@ const BUILT_INS: Record<RecordType, BuiltIn[]> = {
 };
 
 const ALL: FieldDto[] = (Object.keys(BUILT_INS) as RecordType[]).flatMap((recordType) =>
-  BUILT_INS[recordType].map((f) => ({
-    key: f.key,
-    name: f.name,
-    description: f.description ?? null,
-    type: f.type,
-    presentation: null,
-    metadata: f.metadata,
-    recordTypes: [recordType],
-    isBuiltIn: true,
-  })),
+  BUILT_INS[recordType].map((f) => ({ ...f, description: null, presentation: null, recordTypes: [recordType], isBuiltIn: true })),
 );
 
 const FILTER = /^filter\[([^[\]]*)\]\[([^[\]]*)\]$/;

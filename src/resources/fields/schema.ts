@@ -42,7 +42,7 @@ export const Field = z
     name: z.string(),
     description: z.string().nullable(),
     type: z.enum([...FIELD_TYPES, ...BUILT_IN_ONLY_TYPES]).openapi({ description: "Immutable; `relation` only on built-in fields" }),
-    presentation: z.record(z.string(), z.unknown()).nullable(),
+    presentation: Presentation,
     metadata: z.record(z.string(), z.unknown()),
     recordTypes: z.array(RecordTypeSchema),
     isBuiltIn: z.boolean(),

@@ -24,7 +24,7 @@ const fieldArgs = {
   description: { type: "string", description: "Markdown description" },
   priority: { type: "string", valueHint: PRIORITIES.join("|"), description: "Priority" },
   status: { type: "string", valueHint: STATUSES.join("|"), description: "Status" },
-  assignee: { type: "string", valueHint: "user id|none", description: "Assignee" },
+  assignee: { type: "string", valueHint: "user id|me|none", description: "Assignee" },
   project: { type: "string", valueHint: "ENG-P3|id|none", description: "Project of the task's team" },
   parent: { type: "string", valueHint: "ENG-12|id|none", description: "Parent task (makes this a subtask)" },
   label: { type: "string", valueHint: "label id", description: "Repeatable; replaces the task's labels" },
@@ -35,14 +35,21 @@ type FieldOptions = { [K in Exclude<keyof typeof fieldArgs, "label">]?: string }
 
 const orNone = (value: string) => (value.toLowerCase() === NONE ? null : value);
 
+/** An assignee as given: `me` is the caller (one GET /me), `none` is nobody (null), anything else a user id. */
+async function assigneeId({ client }: Session, assignee: string): Promise<string | null> {
+  if (assignee.toLowerCase() === NONE) return null;
+  if (assignee.toLowerCase() !== "me") return assignee;
+  return (await unwrap(client.GET("/me"))).user.id;
+}
+
 /** The body fields the options give (only those given: an update changes nothing else); `defs` are the command's. */
-function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef): Schemas["TaskUpdate"] {
+async function taskFields(session: Session, given: FieldOptions, rawArgs: string[], defs: ArgsDef): Promise<Schemas["TaskUpdate"]> {
   const fields: Schemas["TaskUpdate"] = {};
   if (given.title !== undefined) fields.title = given.title;
   if (given.description !== undefined) fields.description = given.description;
   if (given.priority !== undefined) fields.priority = oneOf("priority", given.priority, PRIORITIES);
   if (given.status !== undefined) fields.status = oneOf("status", given.status, STATUSES);
-  if (given.assignee !== undefined) fields.assigneeId = orNone(given.assignee);
+  if (given.assignee !== undefined) fields.assigneeId = await assigneeId(session, given.assignee);
   if (given.project !== undefined) fields.projectId = orNone(given.project);
   if (given.parent !== undefined) fields.parentId = orNone(given.parent);
   if (given.due !== undefined) fields.dueDate = orNone(given.due);
@@ -91,13 +98,6 @@ const listOwnArgs = {
 } as const;
 const listAllArgs = { ...commonArgs, ...listArgs, ...listOwnArgs } as const;
 
-/** The assignee filter's value: `me` is the caller (one GET /me), `none` matches unassigned tasks. */
-async function assigneeValue({ client }: Session, assignee: string): Promise<string> {
-  if (assignee.toLowerCase() === NONE) return "null";
-  if (assignee.toLowerCase() !== "me") return assignee;
-  return (await unwrap(client.GET("/me"))).user.id;
-}
-
 const list = defineCommand({
   meta: { name: "pm tasks list", description: "List tasks (filters combine with AND)" },
   args: listAllArgs,
@@ -109,7 +109,8 @@ const list = defineCommand({
       const statuses = args.status.split(",").map((status) => oneOf("status", status, STATUSES));
       addFilter(query, statuses.length > 1 ? "in" : "eq", "status", statuses.length > 1 ? statuses : statuses[0]);
     }
-    if (args.assignee) addFilter(query, "eq", "assigneeId", await assigneeValue(session, args.assignee));
+    // The filters' word for "no value" is null.
+    if (args.assignee) addFilter(query, "eq", "assigneeId", (await assigneeId(session, args.assignee)) ?? "null");
     const page = await unwrap(session.client.GET("/tasks", { params: { query: query as TaskListQuery } }));
     if (args.json) return printJson(page);
     printTable<TaskSelection>(page.tasks, args.fields ? fieldColumns(args.fields) : TASK_COLUMNS);
@@ -139,7 +140,7 @@ const create = defineCommand({
   args: createArgs,
   async run({ args, rawArgs }) {
     const session = openSession(args["base-url"]);
-    const fields = taskFields(args, rawArgs, createArgs);
+    const fields = await taskFields(session, args, rawArgs, createArgs);
     const teamId = await resolveTeamId(session, args.team);
     const body: Schemas["TaskCreate"] = { ...fields, teamId, title: args.title, description: args.description ?? "" };
     show(args.json, await unwrap(session.client.POST("/tasks", { body })));
@@ -152,10 +153,10 @@ const update = defineCommand({
   meta: { name: "pm tasks update", description: "Change a task's fields (only the options given)" },
   args: updateArgs,
   async run({ args, rawArgs }) {
-    const body = taskFields(args, rawArgs, updateArgs);
+    const session = openSession(args["base-url"]);
+    const body = await taskFields(session, args, rawArgs, updateArgs);
     if (Object.keys(body).length === 0) throw new UsageError("nothing to update: give at least one field option");
-    const { client } = openSession(args["base-url"]);
-    show(args.json, await unwrap(client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body })));
+    show(args.json, await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body })));
   },
 });
 

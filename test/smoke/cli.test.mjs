@@ -1,0 +1,176 @@
+// The `pm` CLI against the real `npm start`: built as `npm run build:cli` builds it, run as the `bin` of package.json
+// in child processes with their own config directory, as a person (device-flow login approved on the /device page)
+// and as a script (PM_API_KEY).
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approveOnDevicePage, root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const bin = path.join(root, pkg.bin.pm);
+
+let stack;
+let owner;
+let configHome;
+
+/** Starts `pm` with `args`; `env` adds to a hermetic environment (no PM_* of the caller's, its own config directory). */
+function startPm(args, env = {}) {
+  const { PM_API_KEY, PM_BASE_URL, ...inherited } = process.env;
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...inherited, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const run = { child, stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk) => {
+    run.stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    run.stderr += chunk;
+  });
+  run.done = new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout: run.stdout, stderr: run.stderr })));
+  return run;
+}
+
+const pm = (args, env) => startPm(args, env).done;
+const pmJson = async (args, env) => {
+  const result = await pm([...args, "--json"], env);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+};
+
+async function waitFor(run, pattern, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const match = pattern.exec(run.stdout);
+    if (match) return match;
+    if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} in: ${run.stdout}${run.stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  const [command, ...args] = pkg.scripts["build:cli"].split(/\s+/);
+  expect(command).toBe("node");
+  const build = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
+  expect(build.status, build.stderr).toBe(0);
+  configHome = mkdtempSync(path.join(tmpdir(), "pm-cli-config-"));
+  stack = await startStack();
+  owner = await signUp(stack, "cli");
+  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
+  expect(team.status, team.text).toBe(201);
+}, STARTUP_MS + 30_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  if (configHome) rmSync(configHome, { recursive: true, force: true });
+}, 40_000);
+
+describe("pm, as a person who logged in", () => {
+  it("logs in with the device flow approved on the /device page and stores the token for the owner only", async () => {
+    const login = startPm(["login", "--base-url", stack.base]);
+    const [, userCode] = await waitFor(login, /enter the code: (\S+)/);
+    expect(login.stdout).toContain(`${stack.base}/device?user_code=`);
+    const { confirm } = await approveOnDevicePage(stack, { userCode, email: owner.email, mailNumber: ++owner.mails });
+    expect(confirm?.text).toContain("Device approved");
+    const { code, stdout, stderr } = await login.done;
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`Logged in as Smoke cli <${owner.email}>`);
+
+    const file = path.join(configHome, "pm", "config.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ baseUrl: stack.base, token: expect.any(String) });
+    // The stored login names its API: no --base-url from here on.
+    expect((await pmJson(["whoami"])).user.email).toBe(owner.email);
+  }, 40_000);
+
+  it("creates, lists, shows and updates tasks; comments", async () => {
+    const first = await pmJson(["tasks", "create", "--team", "eng", "--title", "Write the engine", "--priority", "high"]);
+    expect(first.task).toMatchObject({ reference: "ENG-1", priority: "HIGH", team: { prefix: "ENG" } });
+    const created = await pm([
+      "tasks",
+      "create",
+      "--team",
+      first.task.teamId,
+      "--title",
+      "Sub step",
+      "--parent",
+      "ENG-1",
+      "--due",
+      "2026-12-24",
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^reference: +ENG-2$/m);
+    expect(created.stdout).toMatch(/^due: +2026-12-24$/m);
+
+    // A table for people: a header, one aligned line per task, newest first as sorted.
+    const table = await pm(["tasks", "list", "--team", "ENG", "--sort", "createdAt:desc"]);
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^REF +STATUS +PRIORITY +ASSIGNEE +TITLE$/);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^ENG-2 +TODO +NONE +- +Sub step$/),
+      expect.stringMatching(/^ENG-1 +TODO +HIGH +- +Write the engine$/),
+    ]);
+    expect(new Set(lines.map((line) => line.search(/TITLE|Sub step|Write the engine/))).size).toBe(1);
+
+    const high = await pmJson(["tasks", "list", "--filter", "in:priority=HIGH,URGENT", "--fields", "reference,priority"]);
+    expect(high.tasks).toEqual([{ reference: "ENG-1", priority: "HIGH" }]);
+
+    const updated = await pmJson(["tasks", "update", "eng-1", "--status", "done", "--assignee", "me"]);
+    expect(updated.task).toMatchObject({ reference: "ENG-1", status: "DONE", assignee: { email: owner.email } });
+    expect((await pmJson(["tasks", "get", "ENG-1"])).task.status).toBe("DONE");
+    const done = await pmJson(["tasks", "list", "--status", "done", "--assignee", "me", "--fields", "reference"]);
+    expect(done.tasks).toEqual([{ reference: "ENG-1" }]);
+
+    const comment = await pmJson(["comment", "ENG-1", "Looks **good**"]);
+    expect(comment.comment).toMatchObject({ content: "Looks **good**", author: { email: owner.email } });
+    const comments = await stack.call("GET", "/tasks/ENG-1/comments", { key: owner.key });
+    expect(comments.body.comments.map((c) => c.id)).toEqual([comment.comment.id]);
+  });
+
+  it("reports API errors (exit 1) with the code, message and each invalid field, never a stack trace", async () => {
+    const missing = await pm(["tasks", "get", "ENG-999"]);
+    expect(missing).toMatchObject({ code: 1, stdout: "" });
+    expect(missing.stderr).toMatch(/^error: NOT_FOUND: .+$/m);
+    const invalid = await pm(["tasks", "update", "ENG-1", "--due", "2026-13-45"]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/^error: VALIDATION_FAILED: .+\n {2}dueDate: .+$/m);
+    for (const { stderr } of [missing, invalid]) expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("rejects a wrong command line (exit 2) before calling the API", async () => {
+    for (const args of [
+      ["tasks", "list", "--bogus"],
+      ["tasks", "create", "--title", "no team"],
+      ["tasks", "update", "ENG-1", "--status", "SOON"],
+      ["tasks"],
+    ]) {
+      const result = await pm(args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toMatch(/^error: .+\nRun `pm.* --help` for usage\.$/m);
+    }
+  });
+
+  it("logs out (exit 3 afterwards)", async () => {
+    expect((await pm(["logout"])).code).toBe(0);
+    const after = await pm(["whoami"]);
+    expect(after.code).toBe(3);
+    expect(after.stderr).toContain("pm login");
+  });
+});
+
+describe("pm, as a script with PM_API_KEY", () => {
+  it("works without a login; a bad key is exit 3", async () => {
+    const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+    const teams = await pm(["teams", "list"], env);
+    expect(teams.code, teams.stderr).toBe(0);
+    expect(teams.stdout).toMatch(/^PREFIX +NAME +PARENT +ID\nENG +Engineering +- +team_\w+\n$/);
+    expect((await pmJson(["tasks", "list", "--fields", "reference"], env)).tasks).toHaveLength(2);
+    const bad = await pm(["whoami"], { ...env, PM_API_KEY: "not-a-key" });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toMatch(/^error: UNAUTHORIZED: /);
+  });
+});

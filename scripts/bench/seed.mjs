@@ -19,7 +19,9 @@ async function insertColumns(client, table, columns, types, rows) {
 }
 
 /**
- * @returns {Promise<{ apiKey: string, workspaceId: string, teamId: string, prefix: string, taskIds: string[], projectIds: string[] }>}
+ * @returns {Promise<{ apiKey: string, workspaceId: string, teamId: string, prefix: string, taskIds: string[], projectIds: string[],
+ *   userIds: string[], labelIds: string[], membershipIds: string[], milestoneIds: string[], commentIds: string[] }>}
+ * `commentIds` are the comments of the key's user (the OWNER), who may edit them.
  */
 export async function seedWorkspace(
   databaseUrl,
@@ -60,12 +62,13 @@ export async function seedWorkspace(
       "insert into teams (id, workspace_id, name, prefix, task_counter, project_counter) values ($1, $2, 'Bench team', $3, $4, $5)",
       [teamId, workspaceId, prefix, tasks, projects],
     );
+    const membershipIds = userIds.map(() => id("tmbr"));
     await insertColumns(
       client,
       "team_members",
       ["id", "workspace_id", "team_id", "user_id", "role"],
       ["text", "text", "text", "text", "team_role"],
-      userIds.map((u, i) => [id("tmbr"), workspaceId, teamId, u, i === 0 ? "OWNER" : "MEMBER"]),
+      userIds.map((u, i) => [membershipIds[i], workspaceId, teamId, u, i === 0 ? "OWNER" : "MEMBER"]),
     );
     const labelIds = Array.from({ length: labels }, () => id("label"));
     await insertColumns(
@@ -83,6 +86,14 @@ export async function seedWorkspace(
       ["id", "workspace_id", "team_id", "number", "name", "status", "created_at"],
       ["text", "text", "text", "int", "text", "project_status", "timestamptz"],
       projectIds.map((p, i) => [p, workspaceId, teamId, i + 1, `Project ${i + 1}`, i % 2 ? "ACTIVE" : "PLANNING", new Date(base + i * 10)]),
+    );
+    const milestoneIds = projectIds.slice(0, 10).map(() => id("mile"));
+    await insertColumns(
+      client,
+      "milestones",
+      ["id", "workspace_id", "project_id", "name"],
+      ["text", "text", "text", "text"],
+      milestoneIds.map((m, i) => [m, workspaceId, projectIds[i], `Milestone ${i + 1}`]),
     );
     const taskIds = Array.from({ length: tasks }, () => id("task"));
     await insertColumns(
@@ -128,22 +139,18 @@ export async function seedWorkspace(
         [t, labelIds[(i + 5) % labels]],
       ]),
     );
+    const allCommentIds = Array.from({ length: comments }, () => id("cmnt"));
     await insertColumns(
       client,
       "comments",
       ["id", "workspace_id", "author_id", "content", "task_id"],
       ["text", "text", "text", "text", "text"],
-      Array.from({ length: comments }, (_, i) => [
-        id("cmnt"),
-        workspaceId,
-        userIds[i % userIds.length],
-        `Comment ${i}`,
-        taskIds[i % taskIds.length],
-      ]),
+      allCommentIds.map((c, i) => [c, workspaceId, userIds[i % userIds.length], `Comment ${i}`, taskIds[i % taskIds.length]]),
     );
+    const commentIds = allCommentIds.filter((_, i) => i % userIds.length === 0);
     await client.query("commit");
     await client.query("analyze");
-    return { apiKey, workspaceId, teamId, prefix, taskIds, projectIds, userIds, labelIds };
+    return { apiKey, workspaceId, teamId, prefix, taskIds, projectIds, userIds, labelIds, membershipIds, milestoneIds, commentIds };
   } catch (err) {
     await client.query("rollback").catch(() => {});
     throw err;

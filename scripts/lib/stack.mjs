@@ -56,21 +56,23 @@ function consumerConfig(data, lines) {
 }
 
 /**
- * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, log?: (m: string) => void, quiet?: boolean }} opts
- * `pgPort` 0 takes any free port; the default prefers 54329.
+ * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, rttMs?: number, log?: (m: string) => void, quiet?: boolean }} opts
+ * `pgPort` 0 takes any free port; the default prefers 54329. `rttMs` puts the database that far away (the proxy
+ * holds each message for half of it each way).
  */
 export async function startStack({
   dataDir = ".data",
   port = 8787,
   pgPort = 54329,
   benchRoutes = false,
+  rttMs = 0,
   log = console.log,
   quiet = false,
 } = {}) {
   const data = path.resolve(root, dataDir);
   const db = await startPostgres({ dataDir: path.join(data, "pg"), port: pgPort });
   log(`PostgreSQL ready at ${db.url.replace(/:[^:@]*@/, ":***@")}`);
-  const proxy = await startWsProxy({ log });
+  const proxy = await startWsProxy({ delayMs: rttMs / 2, log });
   log(`WebSocket proxy at ${proxy.url}`);
 
   // Dev-only bindings: the API worker takes them with --env-file (a .dev.vars in the project root would also

@@ -5,9 +5,25 @@ import { WebSocketServer } from "ws";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-/** @returns {Promise<{ port: number, url: string, close: () => Promise<void> }>} */
-export function startWsProxy({ port = 0, log = () => {} } = {}) {
-  const wss = new WebSocketServer({ host: "127.0.0.1", port, perMessageDeflate: false });
+/**
+ * Runs `fn` after `ms`, or at once when there is no delay. Timers of one duration fire in the order they were
+ * set, so every message keeps its place in its direction.
+ */
+const later = (ms, fn) => (ms > 0 ? setTimeout(fn, ms) : fn());
+
+/**
+ * `delayMs` holds every message for that long in each direction, and the WebSocket upgrade for twice as long
+ * (request and answer), so the loopback behaves like a Worker that far from its database: a round trip of
+ * 2 × delayMs, paid again by every round trip the driver makes.
+ * @returns {Promise<{ port: number, url: string, close: () => Promise<void> }>}
+ */
+export function startWsProxy({ port = 0, delayMs = 0, log = () => {} } = {}) {
+  const wss = new WebSocketServer({
+    host: "127.0.0.1",
+    port,
+    perMessageDeflate: false,
+    verifyClient: delayMs > 0 ? (_info, accept) => setTimeout(() => accept(true), 2 * delayMs) : undefined,
+  });
   wss.on("connection", (ws, req) => {
     const address = new URL(req.url ?? "/", "http://proxy").searchParams.get("address") ?? "";
     const i = address.lastIndexOf(":");
@@ -24,11 +40,13 @@ export function startWsProxy({ port = 0, log = () => {} } = {}) {
     tcp.on("connect", () => {
       for (const chunk of pending.splice(0)) tcp.write(chunk);
     });
-    ws.on("message", (data) => {
+    const toServer = (data) => {
+      if (tcp.destroyed) return;
       if (tcp.connecting) pending.push(data);
       else tcp.write(data);
-    });
-    tcp.on("data", (chunk) => ws.readyState === ws.OPEN && ws.send(chunk));
+    };
+    ws.on("message", (data) => later(delayMs, () => toServer(data)));
+    tcp.on("data", (chunk) => later(delayMs, () => ws.readyState === ws.OPEN && ws.send(chunk)));
     const end = () => {
       tcp.destroy();
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.terminate();
@@ -37,8 +55,9 @@ export function startWsProxy({ port = 0, log = () => {} } = {}) {
       log(`proxy tcp error: ${e.message}`);
       end();
     });
-    tcp.on("close", end);
-    ws.on("close", end);
+    // A close travels behind the messages sent before it.
+    tcp.on("close", () => later(delayMs, end));
+    ws.on("close", () => later(delayMs, end));
     ws.on("error", end);
   });
   return new Promise((resolve, reject) => {

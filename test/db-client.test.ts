@@ -1,0 +1,37 @@
+// The local stack must take the driver path production takes: Neon's defaults, connection pipelining included,
+// with only the proxy and TLS changed. A pipelined connect sends the password before the server asks for it,
+// which works only when the server asks for the password method (as Neon does).
+
+import { env } from "cloudflare:test";
+import { neonConfig } from "@neondatabase/serverless";
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { LOCAL_DRIVER_SETTINGS, RequestDb } from "../src/db/client";
+
+describe("local driver settings", () => {
+  it("keep every Neon default but the proxy and TLS, connection pipelining included", async () => {
+    const rdb = new RequestDb(env);
+    try {
+      const { rows } = await rdb.db.execute(sql`select 1 as one`);
+      expect(rows).toEqual([{ one: 1 }]);
+      expect(rdb.stats.queries).toBe(1);
+    } finally {
+      await rdb.close();
+    }
+    // What the local stack set; every other option reads Neon's default.
+    const opts = (neonConfig as unknown as { opts: Record<string, unknown> }).opts;
+    expect(Object.keys(opts).sort()).toEqual([...LOCAL_DRIVER_SETTINGS].sort());
+    expect(neonConfig.pipelineConnect).toBe("password");
+    expect(neonConfig.coalesceWrites).toBe(true);
+  });
+
+  it("connect to a server that asks for the password method, as pipelining needs", async () => {
+    const rdb = new RequestDb(env);
+    try {
+      const { rows } = await rdb.db.execute(sql`select distinct auth_method from pg_hba_file_rules where type = 'host'`);
+      expect(rows).toEqual([{ auth_method: "password" }]);
+    } finally {
+      await rdb.close();
+    }
+  });
+});

@@ -261,6 +261,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/fields": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the built-in fields and the workspace's custom fields
+     * @description The first page (a request without `cursor`) starts with the built-in fields of tasks, projects and milestones (no `id`, `isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep their fixed order). `fields` narrows both. Every member reads.
+     */
+    get: operations["listFields"];
+    put?: never;
+    /**
+     * Define a custom field
+     * @description Workspace ADMIN or OWNER only (403 otherwise). `key` is unique in the workspace (409) and becomes the key of the value in the `customFields` of the `recordTypes` records. `metadata.options` is required for select and multiselect fields and refused for other types (422).
+     */
+    post: operations["createField"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/fields/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a custom field definition
+     * @description `fields` narrows the answer. Another workspace's field is 404.
+     */
+    get: operations["getField"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a custom field and its values
+     * @description Workspace ADMIN or OWNER only (403 otherwise). Its values go from every task, project and milestone of the workspace, in the same transaction.
+     */
+    delete: operations["deleteField"];
+    options?: never;
+    head?: never;
+    /**
+     * Change a custom field's name, description, presentation, options or record types
+     * @description Workspace ADMIN or OWNER only (403 otherwise). Partial. `key` and `type` cannot change (400). Removing a record type removes the field's values from records of that type; removing an option that a record still holds is 409 (change those values first). One transaction.
+     */
+    patch: operations["updateField"];
+    trace?: never;
+  };
   "/health": {
     parameters: {
       query?: never;
@@ -1096,6 +1148,122 @@ export interface components {
         message: string;
       };
     };
+    Field: {
+      /** @description Absent on built-in fields */
+      createdAt?: string;
+      description: string | null;
+      /**
+       * @description Absent on built-in fields
+       * @example fdef_01jz8x4q0be0sv3c5kq9v1y2ab
+       */
+      id?: string;
+      isBuiltIn: boolean;
+      /**
+       * @description The key of the value in a record's `customFields`; immutable
+       * @example severity
+       */
+      key: string;
+      metadata: {
+        [key: string]: unknown;
+      };
+      name: string;
+      /** @description Free-form display hints for clients (stored, never interpreted) */
+      presentation: {
+        [key: string]: unknown;
+      } | null;
+      recordTypes: ("task" | "project" | "milestone")[];
+      /**
+       * @description Immutable; `relation` only on built-in fields
+       * @enum {string}
+       */
+      type: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user" | "relation";
+      /** @description Absent on built-in fields */
+      updatedAt?: string;
+    };
+    FieldCreate: {
+      description?: string | null;
+      /**
+       * @description Unique in the workspace (409); immutable
+       * @example severity
+       */
+      key: string;
+      metadata?: components["schemas"]["FieldMetadata"];
+      name: string;
+      /** @description Free-form display hints for clients (stored, never interpreted) */
+      presentation?: {
+        [key: string]: unknown;
+      } | null;
+      /**
+       * @description The records that carry the field: any of task, project, milestone
+       * @example [
+       *       "task"
+       *     ]
+       */
+      recordTypes: ("task" | "project" | "milestone")[];
+      /**
+       * @description Immutable
+       * @enum {string}
+       */
+      type: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+    };
+    /** @description `options`: required for select and multiselect fields, refused for other types */
+    FieldMetadata: {
+      /**
+       * @description The values a select or multiselect field accepts
+       * @example [
+       *       "low",
+       *       "high"
+       *     ]
+       */
+      options?: string[];
+    };
+    FieldSelection: {
+      /** @description Absent on built-in fields */
+      createdAt?: string;
+      description?: string | null;
+      /**
+       * @description Absent on built-in fields
+       * @example fdef_01jz8x4q0be0sv3c5kq9v1y2ab
+       */
+      id?: string;
+      isBuiltIn?: boolean;
+      /**
+       * @description The key of the value in a record's `customFields`; immutable
+       * @example severity
+       */
+      key?: string;
+      metadata?: {
+        [key: string]: unknown;
+      };
+      name?: string;
+      presentation?: {
+        [key: string]: unknown;
+      } | null;
+      recordTypes?: ("task" | "project" | "milestone")[];
+      /**
+       * @description Immutable; `relation` only on built-in fields
+       * @enum {string}
+       */
+      type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user" | "relation";
+      /** @description Absent on built-in fields */
+      updatedAt?: string;
+    };
+    FieldUpdate: {
+      description?: string | null;
+      metadata?: components["schemas"]["FieldMetadata"];
+      name?: string;
+      /** @description Free-form display hints for clients (stored, never interpreted) */
+      presentation?: {
+        [key: string]: unknown;
+      } | null;
+      /**
+       * @description The records that carry the field: any of task, project, milestone
+       * @example [
+       *       "task"
+       *     ]
+       */
+      recordTypes?: ("task" | "project" | "milestone")[];
+    };
     Invite: {
       createdAt: string;
       email: string;
@@ -1115,7 +1283,7 @@ export interface components {
        * @description Teams of this workspace the invitee joins on acceptance
        * @default []
        */
-      teamIds: string[];
+      teamIds?: string[];
       teamRole?: components["schemas"]["TeamRole"];
     };
     InviteRedeem: {
@@ -1429,7 +1597,7 @@ export interface components {
         [key: string]: unknown;
       };
       /** @default  */
-      description: string;
+      description?: string;
       /** Format: date */
       dueDate?: string | null;
       /** @description Labels of the workspace; replaces the whole set on update */
@@ -3210,6 +3378,566 @@ export interface operations {
         };
       };
       304: components["responses"]["NotModified"];
+    };
+  };
+  listFields: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, key, name, description, type, presentation, metadata, recordTypes, isBuiltIn, createdAt, updatedAt. */
+        fields?: string;
+        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400. */
+        filter?: {
+          contains?: {
+            key?: string;
+            name?: string;
+          };
+          eq?: {
+            /** Format: date-time */
+            createdAt?: string;
+            id?: string;
+            isBuiltIn?: boolean;
+            key?: string;
+            name?: string;
+            /** @enum {string} */
+            recordType?: "task" | "project" | "milestone";
+            /** @enum {string} */
+            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+            /** Format: date-time */
+            updatedAt?: string;
+          };
+          gt?: {
+            /** Format: date-time */
+            createdAt?: string;
+            id?: string;
+            key?: string;
+            name?: string;
+            /** @enum {string} */
+            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+            /** Format: date-time */
+            updatedAt?: string;
+          };
+          gte?: {
+            /** Format: date-time */
+            createdAt?: string;
+            id?: string;
+            key?: string;
+            name?: string;
+            /** @enum {string} */
+            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+            /** Format: date-time */
+            updatedAt?: string;
+          };
+          in?: {
+            createdAt?: string[];
+            id?: string[];
+            isBuiltIn?: boolean[];
+            key?: string[];
+            name?: string[];
+            recordType?: ("task" | "project" | "milestone")[];
+            type?: ("text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user")[];
+            updatedAt?: string[];
+          };
+          lt?: {
+            /** Format: date-time */
+            createdAt?: string;
+            id?: string;
+            key?: string;
+            name?: string;
+            /** @enum {string} */
+            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+            /** Format: date-time */
+            updatedAt?: string;
+          };
+          lte?: {
+            /** Format: date-time */
+            createdAt?: string;
+            id?: string;
+            key?: string;
+            name?: string;
+            /** @enum {string} */
+            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+            /** Format: date-time */
+            updatedAt?: string;
+          };
+          neq?: {
+            /** Format: date-time */
+            createdAt?: string;
+            id?: string;
+            isBuiltIn?: boolean;
+            key?: string;
+            name?: string;
+            /** @enum {string} */
+            recordType?: "task" | "project" | "milestone";
+            /** @enum {string} */
+            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+            /** Format: date-time */
+            updatedAt?: string;
+          };
+          startsWith?: {
+            key?: string;
+            name?: string;
+          };
+        };
+        /** @description Page size, 1..250 */
+        limit?: number;
+        /** @description `sort[<field>]=asc|desc`, keys in order of precedence; default `createdAt` ascending, ties by id. */
+        sort?: {
+          /** @enum {string} */
+          createdAt?: "asc" | "desc";
+          /** @enum {string} */
+          id?: "asc" | "desc";
+          /** @enum {string} */
+          key?: "asc" | "desc";
+          /** @enum {string} */
+          name?: "asc" | "desc";
+          /** @enum {string} */
+          type?: "asc" | "desc";
+          /** @enum {string} */
+          updatedAt?: "asc" | "desc";
+        };
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Built-in fields (first page), then custom fields */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            fields: components["schemas"]["FieldSelection"][];
+            pagination: components["schemas"]["Pagination"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createField: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["FieldCreate"];
+      };
+    };
+    responses: {
+      /** @description Created; `Location` is the new resource's path */
+      201: {
+        headers: {
+          Location: components["headers"]["Location"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            field: components["schemas"]["Field"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getField: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        fields?: string;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The field (narrowed by `fields`) */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            field: components["schemas"]["FieldSelection"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteField: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateField: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["FieldUpdate"];
+      };
+    };
+    responses: {
+      /** @description Updated */
+      200: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            field: components["schemas"]["Field"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getHealth: {
@@ -6618,11 +7346,13 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, reference, title, status, priority, description, dueDate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400. */
+        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400. `customFields.<key>` filters and sorts on a custom field, as its definition's type. */
         filter?: {
           contains?: {
             description?: string;
             title?: string;
+          } & {
+            [key: string]: string | number | boolean | null;
           };
           eq?: {
             assigneeId?: string | null;
@@ -6645,6 +7375,8 @@ export interface operations {
             title?: string;
             /** Format: date-time */
             updatedAt?: string;
+          } & {
+            [key: string]: string | number | boolean | null;
           };
           gt?: {
             assigneeId?: string;
@@ -6666,6 +7398,8 @@ export interface operations {
             title?: string;
             /** Format: date-time */
             updatedAt?: string;
+          } & {
+            [key: string]: string | number | boolean | null;
           };
           gte?: {
             assigneeId?: string;
@@ -6687,6 +7421,8 @@ export interface operations {
             title?: string;
             /** Format: date-time */
             updatedAt?: string;
+          } & {
+            [key: string]: string | number | boolean | null;
           };
           in?: {
             assigneeId?: (string | null)[];
@@ -6705,6 +7441,8 @@ export interface operations {
             teamId?: string[];
             title?: string[];
             updatedAt?: string[];
+          } & {
+            [key: string]: (string | number | boolean | null)[];
           };
           lt?: {
             assigneeId?: string;
@@ -6726,6 +7464,8 @@ export interface operations {
             title?: string;
             /** Format: date-time */
             updatedAt?: string;
+          } & {
+            [key: string]: string | number | boolean | null;
           };
           lte?: {
             assigneeId?: string;
@@ -6747,6 +7487,8 @@ export interface operations {
             title?: string;
             /** Format: date-time */
             updatedAt?: string;
+          } & {
+            [key: string]: string | number | boolean | null;
           };
           neq?: {
             assigneeId?: string | null;
@@ -6769,10 +7511,14 @@ export interface operations {
             title?: string;
             /** Format: date-time */
             updatedAt?: string;
+          } & {
+            [key: string]: string | number | boolean | null;
           };
           startsWith?: {
             description?: string;
             title?: string;
+          } & {
+            [key: string]: string | number | boolean | null;
           };
         };
         /** @description Page size, 1..250 */
@@ -6805,6 +7551,8 @@ export interface operations {
           title?: "asc" | "desc";
           /** @enum {string} */
           updatedAt?: "asc" | "desc";
+        } & {
+          [key: string]: "asc" | "desc";
         };
       };
       header?: {

@@ -53,18 +53,21 @@ const COMMON_HEADERS = ["x-request-id", "Server-Timing"];
 
 const HEADERS: Record<string, Json> = {
   "x-request-id": {
+    required: true,
     description: "The request's id: the client's `x-request-id` when it sent one, else a new one.",
     schema: { type: "string" },
   },
   "Server-Timing": {
+    required: true,
     description: 'Database time and round trips (`db;dur=<ms>;desc="<n> queries"`), transactions opened, and `total;dur=<ms>`.',
     schema: { type: "string" },
   },
   ETag: {
+    required: true,
     description: 'Weak entity tag of the body (`W/"…"`); send it back in `If-None-Match` to get 304 while it is unchanged.',
     schema: { type: "string" },
   },
-  Location: { description: "Path of the created resource, e.g. `/tasks/task_…`.", schema: { type: "string" } },
+  Location: { required: true, description: "Path of the created resource, e.g. `/tasks/task_…`.", schema: { type: "string" } },
 };
 
 /**

@@ -28,7 +28,8 @@ const CUSTOM_FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 const filterOpsFor = (field: ListField) =>
   field.customFilter ? CUSTOM_FILTER_OPS : FILTER_OPS.filter((op) => field.kind === "string" || !TEXT_OPS.includes(op));
 
-type JsonSchema = { type?: "string" | "number" | "boolean" | "object" | "array"; [keyword: string]: unknown };
+type JsonType = "string" | "number" | "boolean" | "object" | "array" | "null";
+type JsonSchema = { type?: JsonType | JsonType[]; [keyword: string]: unknown };
 
 /** A filter value of `field` as the list machinery parses it (values.ts); `null` matches null where it may. */
 function filterValue(field: ListField, op: FilterOp): JsonSchema {
@@ -54,24 +55,29 @@ const objectOf = (properties: Record<string, JsonSchema>) => ({ type: "object" a
  * At runtime `filter` and `sort` stay unknowns the machinery reads from the raw query (its 400s are unchanged).
  */
 export function listQueryFor(spec: ListSpec) {
+  // `<prefix>.<key>` names (custom fields) exist per workspace: any such name, with a value of any scalar type.
+  const dynamic = (value: JsonSchema) => (spec.dynamic ? { patternProperties: { [`^${spec.dynamic.prefix}\\.`]: value } } : {});
+  const DYNAMIC_VALUE: JsonSchema = { type: ["string", "number", "boolean", "null"] };
   const filterable = filterableNames(spec.fields);
   const filter = objectOf(
     Object.fromEntries(
       FILTER_OPS.map((op) => [
         op,
-        objectOf(
-          Object.fromEntries(
-            filterable
-              .filter((name) => filterOpsFor(spec.fields[name]).includes(op))
-              .map((name) => [name, filterValue(spec.fields[name], op)]),
+        {
+          ...objectOf(
+            Object.fromEntries(
+              filterable
+                .filter((name) => filterOpsFor(spec.fields[name]).includes(op))
+                .map((name) => [name, filterValue(spec.fields[name], op)]),
+            ),
           ),
-        ),
+          ...dynamic(op === "in" ? { type: "array", items: DYNAMIC_VALUE } : DYNAMIC_VALUE),
+        },
       ]),
     ),
   );
-  const sort = objectOf(
-    Object.fromEntries(sortableNames(spec.fields).map((name) => [name, { type: "string" as const, enum: ["asc", "desc"] }])),
-  );
+  const direction: JsonSchema = { type: "string", enum: ["asc", "desc"] };
+  const sort = { ...objectOf(Object.fromEntries(sortableNames(spec.fields).map((name) => [name, direction]))), ...dynamic(direction) };
   const deepObject = { param: { style: "deepObject" as const, explode: true } };
   return ListQuery.extend({
     fields: z
@@ -86,7 +92,8 @@ export function listQueryFor(spec: ListSpec) {
         ...filter,
         description:
           "`filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); " +
-          "`contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400.",
+          "`contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400." +
+          (spec.dynamic ? ` \`${spec.dynamic.prefix}.<key>\` filters and sorts on a custom field, as its definition's type.` : ""),
       }),
     sort: z
       .unknown()

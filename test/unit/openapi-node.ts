@@ -13,6 +13,9 @@ export interface NodeModules {
   writeFileSync(path: string, data: string): void;
   readFileSync(path: string, encoding: "utf8"): string;
   rmSync(path: string, options: { recursive: boolean; force: boolean }): void;
+  mkdirSync(path: string, options: { recursive: boolean }): void;
+  copyFileSync(from: string, to: string): void;
+  symlinkSync(target: string, path: string): void;
   tmpdir(): string;
   join(...parts: string[]): string;
 }

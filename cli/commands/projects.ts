@@ -13,8 +13,8 @@ const list = defineCommand({
   meta: { name: "pm projects list", description: "List the workspace's projects" },
   args,
   async run({ args: given, rawArgs }) {
-    const { client } = openSession(given["base-url"]);
     const query = listQuery(given, rawArgs, args) as ProjectListQuery;
+    const { client } = openSession(given["base-url"]);
     const page = await unwrap(client.GET("/projects", { params: { query } }));
     if (given.json) return printJson(page);
     printTable<Schemas["ProjectSelection"]>(page.projects, [

@@ -35,21 +35,21 @@ type FieldOptions = { [K in Exclude<keyof typeof fieldArgs, "label">]?: string }
 
 const orNone = (value: string) => (value.toLowerCase() === NONE ? null : value);
 
-/** An assignee as given: `me` is the caller (one GET /me), `none` is nobody (null), anything else a user id. */
-async function assigneeId({ client }: Session, assignee: string): Promise<string | null> {
-  if (assignee.toLowerCase() === NONE) return null;
-  if (assignee.toLowerCase() !== "me") return assignee;
-  return (await unwrap(client.GET("/me"))).user.id;
-}
+/** `me` as an assignee is the caller. */
+const isMe = (assignee: string | null | undefined) => assignee?.toLowerCase() === "me";
+const callerId = async ({ client }: Session) => (await unwrap(client.GET("/me"))).user.id;
 
-/** The body fields the options give (only those given: an update changes nothing else); `defs` are the command's. */
-async function taskFields(session: Session, given: FieldOptions, rawArgs: string[], defs: ArgsDef): Promise<Schemas["TaskUpdate"]> {
+/**
+ * The body fields the options give (only those given: an update changes nothing else); `defs` are the command's.
+ * An assignee `me` is left for the caller to resolve, once the command line is known to be right.
+ */
+function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef): Schemas["TaskUpdate"] {
   const fields: Schemas["TaskUpdate"] = {};
   if (given.title !== undefined) fields.title = given.title;
   if (given.description !== undefined) fields.description = given.description;
   if (given.priority !== undefined) fields.priority = oneOf("priority", given.priority, PRIORITIES);
   if (given.status !== undefined) fields.status = oneOf("status", given.status, STATUSES);
-  if (given.assignee !== undefined) fields.assigneeId = await assigneeId(session, given.assignee);
+  if (given.assignee !== undefined) fields.assigneeId = orNone(given.assignee);
   if (given.project !== undefined) fields.projectId = orNone(given.project);
   if (given.parent !== undefined) fields.parentId = orNone(given.parent);
   if (given.due !== undefined) fields.dueDate = orNone(given.due);
@@ -102,15 +102,16 @@ const list = defineCommand({
   meta: { name: "pm tasks list", description: "List tasks (filters combine with AND)" },
   args: listAllArgs,
   async run({ args, rawArgs }) {
-    const session = openSession(args["base-url"]);
     const query = listQuery(args, rawArgs, listAllArgs);
+    const statuses = args.status?.split(",").map((status) => oneOf("status", status, STATUSES)) ?? [];
+    if (statuses.length > 0) addFilter(query, statuses.length > 1 ? "in" : "eq", "status", statuses.length > 1 ? statuses : statuses[0]);
+    const session = openSession(args["base-url"]);
     if (args.team) addFilter(query, "eq", "teamId", await resolveTeamId(session, args.team));
-    if (args.status) {
-      const statuses = args.status.split(",").map((status) => oneOf("status", status, STATUSES));
-      addFilter(query, statuses.length > 1 ? "in" : "eq", "status", statuses.length > 1 ? statuses : statuses[0]);
+    if (args.assignee) {
+      const assignee = orNone(args.assignee);
+      // The filters' word for "no value" is null.
+      addFilter(query, "eq", "assigneeId", assignee === null ? "null" : isMe(assignee) ? await callerId(session) : assignee);
     }
-    // The filters' word for "no value" is null.
-    if (args.assignee) addFilter(query, "eq", "assigneeId", (await assigneeId(session, args.assignee)) ?? "null");
     const page = await unwrap(session.client.GET("/tasks", { params: { query: query as TaskListQuery } }));
     if (args.json) return printJson(page);
     printTable<TaskSelection>(page.tasks, args.fields ? fieldColumns(args.fields) : TASK_COLUMNS);
@@ -139,8 +140,9 @@ const create = defineCommand({
   meta: { name: "pm tasks create", description: "Create a task" },
   args: createArgs,
   async run({ args, rawArgs }) {
+    const fields = taskFields(args, rawArgs, createArgs);
     const session = openSession(args["base-url"]);
-    const fields = await taskFields(session, args, rawArgs, createArgs);
+    if (isMe(fields.assigneeId)) fields.assigneeId = await callerId(session);
     const teamId = await resolveTeamId(session, args.team);
     const body: Schemas["TaskCreate"] = { ...fields, teamId, title: args.title, description: args.description ?? "" };
     show(args.json, await unwrap(session.client.POST("/tasks", { body })));
@@ -153,9 +155,10 @@ const update = defineCommand({
   meta: { name: "pm tasks update", description: "Change a task's fields (only the options given)" },
   args: updateArgs,
   async run({ args, rawArgs }) {
-    const session = openSession(args["base-url"]);
-    const body = await taskFields(session, args, rawArgs, updateArgs);
+    const body = taskFields(args, rawArgs, updateArgs);
     if (Object.keys(body).length === 0) throw new UsageError("nothing to update: give at least one field option");
+    const session = openSession(args["base-url"]);
+    if (isMe(body.assigneeId)) body.assigneeId = await callerId(session);
     show(args.json, await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body })));
   },
 });

@@ -24,8 +24,8 @@ const list = defineCommand({
   meta: { name: "pm teams list", description: "List the workspace's teams" },
   args,
   async run({ args: given, rawArgs }) {
-    const { client } = openSession(given["base-url"]);
     const query = listQuery(given, rawArgs, args) as TeamListQuery;
+    const { client } = openSession(given["base-url"]);
     const page = await unwrap(client.GET("/teams", { params: { query } }));
     if (given.json) return printJson(page);
     printTable<Schemas["TeamSelection"]>(page.teams, [

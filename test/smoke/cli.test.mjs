@@ -159,6 +159,8 @@ describe("pm, as a person who logged in", () => {
     const after = await pm(["whoami"]);
     expect(after.code).toBe(3);
     expect(after.stderr).toContain("pm login");
+    // The command line is checked before the credential.
+    expect((await pm(["tasks", "list", "--limit", "many"])).code).toBe(2);
   });
 });
 
@@ -168,7 +170,9 @@ describe("pm, as a script with PM_API_KEY", () => {
     const teams = await pm(["teams", "list"], env);
     expect(teams.code, teams.stderr).toBe(0);
     expect(teams.stdout).toMatch(/^PREFIX +NAME +PARENT +ID\nENG +Engineering +- +team_\w+\n$/);
-    expect((await pmJson(["tasks", "list", "--fields", "reference"], env)).tasks).toHaveLength(2);
+    // A field selection chooses the table's columns (top-level names).
+    const selected = await pm(["tasks", "list", "--fields", "reference,team{prefix},dueDate"], env);
+    expect(selected.stdout).toMatch(/^REFERENCE +TEAM +DUE_DATE\nENG-1 +ENG +-\nENG-2 +ENG +2026-12-24\n$/);
     const bad = await pm(["whoami"], { ...env, PM_API_KEY: "not-a-key" });
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/^error: UNAUTHORIZED: /);

@@ -78,9 +78,7 @@ export function checkCommandLine(tokens: string[], defs: ArgsDef): void {
 
 /** All values given for a repeatable option, in order. */
 export function repeated(tokens: string[], defs: ArgsDef, name: string): string[] {
-  return scan(tokens, defs)
-    .options.filter((option) => option.name === name && typeof option.value === "string")
-    .map((option) => option.value as string);
+  return scan(tokens, defs).options.flatMap((option) => (option.name === name && typeof option.value === "string" ? [option.value] : []));
 }
 
 /** A value that must be one of `allowed`, in any case; given back as the API spells it. */

@@ -9,14 +9,14 @@ export interface Column<T> {
   value: (row: T) => unknown;
 }
 
-/** One line per row, columns padded to their widest cell (the last column is not padded). */
+/** A header and one line per row, each column padded to its widest cell. */
 export function printTable<T>(rows: T[], columns: Column<T>[]): void {
   const lines = [columns.map((c) => c.header), ...rows.map((row) => columns.map((c) => cell(c.value(row))))];
   const widths = columns.map((_, i) => Math.max(...lines.map((line) => line[i].length)));
   for (const line of lines)
     console.log(
       line
-        .map((text, i) => (i === line.length - 1 ? text : text.padEnd(widths[i])))
+        .map((text, i) => text.padEnd(widths[i]))
         .join("  ")
         .trimEnd(),
     );

@@ -144,7 +144,7 @@ const create = defineCommand({
     const session = openSession(args["base-url"]);
     if (isMe(fields.assigneeId)) fields.assigneeId = await callerId(session);
     const teamId = await resolveTeamId(session, args.team);
-    const body: Schemas["TaskCreate"] = { ...fields, teamId, title: args.title, description: args.description ?? "" };
+    const body: Schemas["TaskCreate"] = { ...fields, teamId, title: args.title };
     show(args.json, await unwrap(session.client.POST("/tasks", { body })));
   },
 });

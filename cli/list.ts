@@ -9,7 +9,7 @@ export const listArgs = {
     type: "string",
     valueHint: "op:field=value",
     description:
-      "Repeatable; op is eq (the default), neq, gt, gte, lt, lte, contains, startsWith or in (comma-separated values); null matches none",
+      "Repeatable; op is eq (the default), neq, gt, gte, lt, lte, contains, startsWith or in (comma-separated values); the value null matches a field without one",
   },
   sort: { type: "string", valueHint: "field:asc|desc", description: "Repeatable, in order of precedence" },
   limit: { type: "string", valueHint: "n", description: "Items per page (the API's default 50)" },

@@ -7,7 +7,7 @@ import { openSession, unwrap } from "../session";
 
 type ProjectListQuery = NonNullable<operations["listProjects"]["parameters"]["query"]>;
 
-const args = { ...commonArgs, ...listArgs } as const;
+const args = { ...listArgs, ...commonArgs } as const;
 
 const list = defineCommand({
   meta: { name: "pm projects list", description: "List the workspace's projects" },

@@ -96,7 +96,7 @@ const listOwnArgs = {
   status: { type: "string", valueHint: "TODO[,DONE…]", description: "Only these statuses" },
   assignee: { type: "string", valueHint: "user id|me|none", description: "Only tasks assigned to them (none: unassigned)" },
 } as const;
-const listAllArgs = { ...commonArgs, ...listArgs, ...listOwnArgs } as const;
+const listAllArgs = { ...listOwnArgs, ...listArgs, ...commonArgs } as const;
 
 const list = defineCommand({
   meta: { name: "pm tasks list", description: "List tasks (filters combine with AND)" },
@@ -121,7 +121,7 @@ const list = defineCommand({
 
 const get = defineCommand({
   meta: { name: "pm tasks get", description: "Show one task" },
-  args: { ref: refArg, ...commonArgs, fields: listArgs.fields },
+  args: { ref: refArg, fields: listArgs.fields, ...commonArgs },
   async run({ args }) {
     const { client } = openSession(args["base-url"]);
     const query = args.fields ? { fields: args.fields } : {};
@@ -130,10 +130,10 @@ const get = defineCommand({
 });
 
 const createArgs = {
-  ...commonArgs,
   team: { type: "string", valueHint: "ENG|id", description: "The task's team", required: true },
   ...fieldArgs,
   title: { ...fieldArgs.title, required: true },
+  ...commonArgs,
 } as const;
 
 const create = defineCommand({
@@ -149,7 +149,7 @@ const create = defineCommand({
   },
 });
 
-const updateArgs = { ref: refArg, ...commonArgs, ...fieldArgs } as const;
+const updateArgs = { ref: refArg, ...fieldArgs, ...commonArgs } as const;
 
 const update = defineCommand({
   meta: { name: "pm tasks update", description: "Change a task's fields (only the options given)" },

@@ -18,7 +18,7 @@ export async function resolveTeamId({ client }: Session, team: string): Promise<
   return teams[0].id;
 }
 
-const args = { ...commonArgs, ...listArgs } as const;
+const args = { ...listArgs, ...commonArgs } as const;
 
 const list = defineCommand({
   meta: { name: "pm teams list", description: "List the workspace's teams" },

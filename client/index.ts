@@ -31,7 +31,7 @@ export function createPmClient({ baseUrl, apiKey, token, fetch }: PmClientOption
  * (`filter[in][priority]=HIGH&filter[in][priority]=URGENT`), and `null` is the literal `null` the filters match
  * absent values with. Brackets stay readable; names and values are percent-encoded otherwise.
  */
-export function serializeQuery(query: Record<string, unknown>): string {
+function serializeQuery(query: Record<string, unknown>): string {
   const pairs: string[] = [];
   const add = (key: string, value: unknown): void => {
     if (value === undefined) return;

@@ -1992,6 +1992,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -2263,6 +2274,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -2332,6 +2354,17 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
@@ -2874,6 +2907,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -2912,7 +2956,7 @@ export interface operations {
   getComment: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -3042,6 +3086,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description UNAVAILABLE */
       503: {
         headers: {
@@ -3119,6 +3174,17 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
@@ -3808,6 +3874,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description UNAVAILABLE */
       503: {
         headers: {
@@ -4310,7 +4387,7 @@ export interface operations {
   getInvite: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, email, role, teamRole, teamIds, createdAt, invitedBy, expiresAt. */
         fields?: string;
       };
       header?: {
@@ -4820,7 +4897,7 @@ export interface operations {
   getLabel: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, name, color, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -4930,6 +5007,17 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
@@ -5535,6 +5623,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -5573,7 +5672,7 @@ export interface operations {
   getMilestone: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, projectId, name, description, targetDate, status, customFields, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -5703,6 +5802,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description UNAVAILABLE */
       503: {
         headers: {
@@ -5780,6 +5890,17 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
@@ -6362,6 +6483,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -6400,7 +6532,7 @@ export interface operations {
   getProject: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, reference, name, status, description, teamId, team, labels, leadId, lead, startDate, targetDate, customFields, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -6530,6 +6662,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description UNAVAILABLE */
       503: {
         headers: {
@@ -6607,6 +6750,17 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
@@ -6919,6 +7073,17 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
@@ -7697,6 +7862,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         headers: {
@@ -7735,7 +7911,7 @@ export interface operations {
   getTask: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, reference, title, status, priority, description, dueDate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -7865,6 +8041,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description UNAVAILABLE */
       503: {
         headers: {
@@ -7942,6 +8129,17 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
@@ -8192,7 +8390,7 @@ export interface operations {
   getTeamMember: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, teamId, userId, role, user. */
         fields?: string;
       };
       header?: {
@@ -8760,7 +8958,7 @@ export interface operations {
   getTeam: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, name, prefix, description, parentId, parent, members, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -8881,6 +9079,17 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
@@ -9524,7 +9733,7 @@ export interface operations {
   getUser: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, name, email, avatarUrl, humanId, type, role, createdAt. */
         fields?: string;
       };
       header?: {
@@ -9966,7 +10175,7 @@ export interface operations {
   getWorkspace: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, name, slug, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {

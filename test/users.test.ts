@@ -379,7 +379,7 @@ describe("people and access in the OpenAPI document", () => {
       "422",
       "503",
     ]);
-    expect(Object.keys(doc.paths["/agents"].post.responses).sort()).toEqual(["201", "400", "401", "403", "413", "422", "503"]);
+    expect(Object.keys(doc.paths["/agents"].post.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "422", "503"]);
     expect(Object.keys(doc.components.schemas.ApiKey.properties).sort()).toEqual([
       "createdAt",
       "expiresAt",

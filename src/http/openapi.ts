@@ -114,7 +114,7 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
  * What holds for every operation because of the app's middleware and auth, stated once here instead of on each
  * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET (etag
  * middleware); 400 (malformed JSON) and 413 (1 MiB body limit) on every JSON body; 401 and 503 on every
- * authenticated operation (the credential is looked up in the database). Routes declare the rest.
+ * authenticated operation (the credential is looked up in the database), 409 on its writes. Routes declare the rest.
  */
 function applyConventions(method: string, op: Json) {
   const responses = op.responses as Record<string, Json>;
@@ -136,6 +136,8 @@ function applyConventions(method: string, op: Json) {
   if (Array.isArray(op.security) && op.security.length > 0) {
     add("401", errorResponse("UNAUTHORIZED"));
     add("503", errorResponse("UNAVAILABLE"));
+    // The error mapper's 409s: a deadlock or serialization failure, or a linked row deleted meanwhile (retry).
+    if (method !== "get") add("409", errorResponse("CONFLICT"));
   }
   for (const response of Object.values(responses)) {
     if (!("$ref" in response)) response.headers = { ...(response.headers as Json | undefined), ...commonHeaders() };

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { DEFAULT_LIMIT, FILTER_OPS, type FilterOp, type ListField, type ListSpec, MAX_LIMIT } from "./list";
+import { DEFAULT_LIMIT, FILTER_OPS, type FieldShape, type FilterOp, type ListField, type ListSpec, MAX_LIMIT } from "./list";
 import { filterableNames } from "./list/filter";
 import { sortableNames } from "./list/sort";
 
@@ -18,7 +18,18 @@ export const ListQuery = z.looseObject({
   fields: z.string().optional().openapi({ description: FIELDS_GRAMMAR }),
 });
 
+/** `fields` without its names, for callers that have no FieldShape at hand. */
 export const FieldsQuery = z.object({ fields: z.string().optional().openapi({ description: FIELDS_GRAMMAR }) });
+
+/** `fields` with the names `shape` (the route's FieldShape, what parseFields checks) allows at the top level. */
+const fieldsParam = (shape: FieldShape) =>
+  z
+    .string()
+    .optional()
+    .openapi({ description: `${FIELDS_GRAMMAR} Names: ${Object.keys(shape).join(", ")}.` });
+
+/** The query of a single GET that takes `fields`. */
+export const fieldsQueryFor = (shape: FieldShape) => z.object({ fields: fieldsParam(shape) });
 
 // The operator rules of termToSql (list/filter.ts): text operators on text fields only, `null` with eq, neq and in; the
 // custom filters (task reference, label membership) answer eq, neq and in and refuse the rest.
@@ -80,10 +91,7 @@ export function listQueryFor(spec: ListSpec) {
   const sort = { ...objectOf(Object.fromEntries(sortableNames(spec.fields).map((name) => [name, direction]))), ...dynamic(direction) };
   const deepObject = { param: { style: "deepObject" as const, explode: true } };
   return ListQuery.extend({
-    fields: z
-      .string()
-      .optional()
-      .openapi({ description: `${FIELDS_GRAMMAR} Names: ${Object.keys(spec.shape).join(", ")}.` }),
+    fields: fieldsParam(spec.shape),
     filter: z
       .unknown()
       .optional()

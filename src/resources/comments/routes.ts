@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
 import { Comment, CommentContent, CommentCreate, CommentSelection, TaskCommentSelection } from "./schema";
 import { createComment, deleteComment, updateComment } from "./service";
@@ -46,7 +46,7 @@ const read = createRoute({
   path: "/comments/{id}",
   summary: "Get a comment",
   description: "`fields` narrows the answer, e.g. `content,author{name}`. Another workspace's comment is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(commentList.shape) },
   responses: { 200: jsonResponse(oneSelected, "The comment"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({

@@ -4,7 +4,7 @@ import { authed, publicRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
 import { getPendingInvite, inviteList, listPendingInvites } from "./queries";
 import { INVITE_TTL_DAYS, Invite, InviteCreate, InviteRedeem, InviteRedeemed, InviteSelection } from "./schema";
@@ -54,7 +54,7 @@ const read = createRoute({
   summary: "Get a pending invite",
   description:
     "For workspace ADMIN/OWNER and the invite's sender (others: 403). Only a pending invite is found: once accepted, expired or cancelled it is 404, as in the list.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(inviteList.shape) },
   responses: {
     200: jsonResponse(z.object({ invite: InviteSelection }), "The invite (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]),

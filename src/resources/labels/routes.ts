@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getLabel, labelList, listLabels } from "./queries";
 import { Label, LabelCreate, LabelSelection, LabelUpdate } from "./schema";
 import { createLabel, deleteLabel, updateLabel } from "./service";
@@ -44,7 +44,7 @@ const read = createRoute({
   path: "/labels/{id}",
   summary: "Get a label",
   description: "`fields` narrows the answer. Another workspace's label is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(labelList.shape) },
   responses: { 200: jsonResponse(oneSelected, "The label"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({

@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
 import { Milestone, MilestoneCreate, MilestoneSelection, MilestoneUpdate } from "./schema";
 import { createMilestone, deleteMilestone, updateMilestone } from "./service";
@@ -59,7 +59,7 @@ const read = createRoute({
   path: "/milestones/{id}",
   summary: "Get a milestone",
   description: "`fields` narrows the answer. Another workspace's milestone is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(milestoneList.shape) },
   responses: { 200: jsonResponse(oneSelected, "The milestone"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({

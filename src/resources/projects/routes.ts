@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getProject, listProjects, projectList } from "./queries";
 import { Project, ProjectCreate, ProjectSelection, ProjectUpdate } from "./schema";
 import { createProject, deleteProject, updateProject } from "./service";
@@ -49,7 +49,7 @@ const read = createRoute({
   path: "/projects/{id}",
   summary: "Get a project by id or reference (`ENG-P3`, any case)",
   description: "`fields` narrows the answer, e.g. `reference,name,lead{name}`. Another workspace's project is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(projectList.shape) },
   responses: { 200: jsonResponse(oneSelected, "The project"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({

@@ -6,7 +6,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { listTasks, taskById, taskList } from "./queries";
 import { Task, TaskCreate, TaskSelection, TaskUpdate } from "./schema";
 import { createTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
@@ -60,7 +60,7 @@ const read = createRoute({
   path: "/tasks/{id}",
   summary: "Get a task by id or reference",
   description: "`fields` narrows the answer, e.g. `reference,title,assignee{name},labels{name}`. Another workspace's task is 404.",
-  request: { params: TaskIdParam, query: FieldsQuery },
+  request: { params: TaskIdParam, query: fieldsQueryFor(taskList.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The task (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),

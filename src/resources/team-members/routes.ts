@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
 import { TeamMember, TeamMemberCreate, TeamMemberItemSelection, TeamMemberSelection, TeamMemberUpdate } from "./schema";
 import { addTeamMember, removeTeamMember, updateTeamMember } from "./service";
@@ -49,7 +49,7 @@ const read = createRoute({
   path: "/team-members/{id}",
   summary: "Get a team membership",
   description: "By membership id (`tmbr_…`); `fields` narrows the answer. Another workspace's membership is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(teamMemberShape) },
   responses: { 200: jsonResponse(oneSelected, "The team member"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({

@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getTeam, listTeams, teamList } from "./queries";
 import { Team, TeamCreate, TeamSelection, TeamUpdate } from "./schema";
 import { createTeam, deleteTeam, updateTeam } from "./service";
@@ -45,7 +45,7 @@ const read = createRoute({
   path: "/teams/{id}",
   summary: "Get a team with its parent and members",
   description: "`fields` narrows the answer, e.g. `name,prefix,members{name,role}`. Another workspace's team is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(teamList.shape) },
   responses: { 200: jsonResponse(oneSelected, "The team"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const update = createRoute({

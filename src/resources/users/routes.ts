@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getUser, listUsers, userList } from "./queries";
 import { UserUpdate, WorkspaceUserSchema, WorkspaceUserSelection } from "./schema";
 import { removeUser, updateUser } from "./service";
@@ -36,7 +36,7 @@ const read = createRoute({
   summary: "Get a member of the workspace",
   description:
     "`humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(userList.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The user (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),

@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { WorkspaceSelection } from "../users/schema";
 import { getWorkspace, listWorkspaces, workspaceList } from "./queries";
 import { WorkspaceSchema, WorkspaceUpdate } from "./schema";
@@ -35,7 +35,7 @@ const read = createRoute({
   path: "/workspaces/{id}",
   summary: "Get a workspace the caller is a member of",
   description: "A workspace the caller is not a member of is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(workspaceList.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The workspace (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),

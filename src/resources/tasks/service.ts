@@ -1,17 +1,18 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type WithSubquery } from "drizzle-orm";
 import { taskLabels, tasks, teams } from "../../../drizzle/schema";
 import type { Actor, Principal } from "../../auth/principal";
 import { mayActInTeamSql, teamRoleRefusal } from "../../auth/roles";
 import { conflict, notFound } from "../../core/errors";
-import type { Db, Executor } from "../../db/client";
+import { type Db, type Executor, oneTransaction } from "../../db/client";
 import { newId } from "../../ids";
 import { callerTeamRole } from "../access";
 import { validateCustomFields } from "../fields/values";
-import { setLabels, workspaceLabels } from "../labels/attach";
+import { workspaceLabels } from "../labels/attach";
+import { taskMatch } from "../refs";
 import { assertWorkspaceMember } from "../users/membership";
 import { taskForCaller } from "./access";
 import { type Links, resolveLinks } from "./links";
-import { selectTasks, serializeTask, taskById } from "./queries";
+import { selectTasks, serializeTask } from "./queries";
 import type { TaskCreateInput, TaskDto, TaskUpdateInput } from "./schema";
 
 /**
@@ -161,20 +162,99 @@ export function createTask(db: Db, actor: Actor, input: TaskCreateInput): Promis
 
 const WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
 
-export function updateTask(db: Db, principal: Principal, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
+/** The task `idOrRef` names in the workspace, as a subquery of its id (a reference needs the team's prefix). */
+const taskIdOf = (db: Executor, workspaceId: string, idOrRef: string) =>
+  db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .innerJoin(teams, eq(teams.id, tasks.teamId))
+    .where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef)));
+
+/**
+ * Updates a task in ONE statement (sent as one transaction in one round trip) and returns the Task object, or undefined when nothing was written (see
+ * explainRefusedUpdate). The row changes only when it is the workspace's, the caller may write in its team
+ * (contract §4, in SQL) and every label is the workspace's; `labelIds` then replaces the label set in the same
+ * statement. As in insertTask, CTEs named `tasks` and `task_labels` hold the new rows under the names selectTasks
+ * reads. An empty body writes nothing visible (updatedAt stays).
+ */
+async function writeTask(
+  db: Executor,
+  principal: Principal,
+  idOrRef: string,
+  changes: Partial<typeof tasks.$inferInsert>,
+  labelIds: string[] | undefined,
+): Promise<TaskDto | undefined> {
   const workspaceId = principal.workspace.id;
-  return db.transaction(async (tx) => {
-    const task = await taskForCaller(tx, principal, idOrRef, { ...WRITE, lock: "no key update" });
-    const columns = await checkedColumns(tx, workspaceId, task.teamId, input, { ...task, taskId: task.id });
-    if (Object.keys(input).length > 0) {
-      await tx
-        .update(tasks)
-        .set({ ...columns, updatedAt: sql`now()` })
-        .where(and(eq(tasks.workspaceId, workspaceId), eq(tasks.id, task.id)));
-    }
-    if (input.labelIds) await setLabels(tx, "task", task.id, workspaceId, input.labelIds);
-    return taskById(tx, workspaceId, task.id);
-  });
+  const unique = labelIds && [...new Set(labelIds)];
+  const changing = unique !== undefined || Object.values(changes).some((v) => v !== undefined);
+  const valid = db.$with("valid", { id: sql<string>`id` }).as(workspaceLabels(workspaceId, unique ?? []));
+  const update = db
+    .update(tasks)
+    .set({ ...changes, updatedAt: changing ? sql`now()` : sql`${tasks.updatedAt}` })
+    .where(
+      and(
+        eq(tasks.workspaceId, workspaceId),
+        inArray(tasks.id, taskIdOf(db, workspaceId, idOrRef)),
+        mayActInTeamSql(principal.role, callerTeamRole(principal.user.id, tasks.teamId), WRITE.min),
+        unique && sql`(select count(*) from valid) = ${unique.length}`,
+      ),
+    )
+    .returning();
+  const updated = db.$with("tasks", { id: sql<string>`id` }).as(update.getSQL());
+  const ctes: WithSubquery[] = [valid, updated];
+  if (unique) {
+    // Detach the labels left out, attach the new ones (keeping those already there), and show selectTasks the new set.
+    const updatedRow = sql.identifier("tasks");
+    ctes.push(
+      db.$with("detached", { id: sql<string>`task_id` }).as(sql`
+        delete from ${taskLabels} where ${taskLabels.taskId} in (select id from ${updatedRow})
+          and ${taskLabels.labelId} not in (select id from valid)
+        returning task_id`),
+      db.$with("attached", { id: sql<string>`task_id` }).as(sql`
+        insert into ${taskLabels} (task_id, label_id) select ${updatedRow}.id, valid.id from ${updatedRow} cross join valid
+        on conflict do nothing returning task_id`),
+      db.$with("task_labels", { id: sql<string>`task_id` }).as(sql`
+        select ${updatedRow}.id as task_id, valid.id as label_id from ${updatedRow} cross join valid`),
+    );
+  }
+  const [row] = await oneTransaction(db, () =>
+    selectTasks(db, null, ctes).where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef))),
+  );
+  return row && serializeTask(row);
+}
+
+/** Why an update wrote nothing: the task is missing (404), the rule refuses the caller (403), a label is not the workspace's (404). */
+async function explainRefusedUpdate(db: Executor, principal: Principal, idOrRef: string, labelIds: string[] | undefined): Promise<never> {
+  await taskForCaller(db, principal, idOrRef, WRITE);
+  if (labelIds) {
+    const unique = [...new Set(labelIds)];
+    const [found] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(sql`(${workspaceLabels(principal.workspace.id, unique)}) valid`);
+    if (found.n !== unique.length) throw notFound("Label");
+  }
+  throw conflict("The task or its labels changed meanwhile; retry the request");
+}
+
+/** An update that names a link, even to clear it (clearing the project clears the milestone), goes through resolveLinks. */
+const namesLinks = (input: TaskUpdateInput) =>
+  [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v !== undefined);
+
+/**
+ * The one task update (writeTask). A body without links is that statement alone (one round trip after the
+ * caller's); with links, one transaction: the task and rule first (so that a foreign task or a refused caller
+ * answers before anything the body links to), then the links, then the same statement.
+ */
+export async function updateTask(db: Db, principal: Principal, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
+  const { labelIds, ...fields } = input;
+  const task = namesLinks(input)
+    ? await db.transaction(async (tx) => {
+        const current = await taskForCaller(tx, principal, idOrRef, { ...WRITE, lock: "no key update" });
+        const columns = await checkedColumns(tx, principal.workspace.id, current.teamId, fields, { ...current, taskId: current.id });
+        return writeTask(tx, principal, current.id, columns, labelIds);
+      })
+    : await writeTask(db, principal, idOrRef, fields, labelIds);
+  return task ?? explainRefusedUpdate(db, principal, idOrRef, labelIds);
 }
 
 /** Subtasks (recursively), comments and label links go with the task: their foreign keys cascade. */

@@ -154,16 +154,21 @@ export function buildApp() {
   app.route("/", mcpRoutes);
 
   registerOpenApiComponents(app.openAPIRegistry);
-  app.openapi(openapiRoute, (c) =>
-    c.json(
-      finishDocument(app.getOpenAPI31Document(DOCUMENT), {
-        serverUrl: publicBaseUrl(c),
-        tags: TAGS,
-        switchedPaths: { "/_dev/": c.env.DEV_MAILBOX === "true", "/_bench/": c.env.BENCH_ROUTES === "true" },
-      }),
-      200,
-    ),
-  );
+  // Generating the document costs ~20 ms of CPU and it changes only with the base URL and the dev switches: kept per
+  // combination (a handful; cleared when full, as the base URL may come from the request's Host).
+  const documents = new Map<string, ReturnType<typeof finishDocument>>();
+  app.openapi(openapiRoute, (c) => {
+    const serverUrl = publicBaseUrl(c);
+    const switchedPaths = { "/_dev/": c.env.DEV_MAILBOX === "true", "/_bench/": c.env.BENCH_ROUTES === "true" };
+    const key = JSON.stringify([serverUrl, switchedPaths]);
+    let doc = documents.get(key);
+    if (!doc) {
+      if (documents.size >= 8) documents.clear();
+      doc = finishDocument(app.getOpenAPI31Document(DOCUMENT), { serverUrl, tags: TAGS, switchedPaths });
+      documents.set(key, doc);
+    }
+    return c.json(doc, 200);
+  });
   app.openAPIRegistry.registerPath(docsRoute);
   app.route("/", docsRoutes);
 

@@ -43,15 +43,34 @@ function spectral(file: string, out: string): Problem[] {
   return results.map((r) => ({ rule: r.code, severity: severities[r.severity], message: r.message, where: r.path.join(".") }));
 }
 
+type Operation = { operationId?: string; summary?: string; description?: string; tags?: string[] };
+
+/** What neither linter asks for: a camelCase operationId, a summary and exactly one tag on every operation. */
+function conventionProblems(doc: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const paths = doc.paths as Record<string, Record<string, Operation>>;
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      if (!/^[a-z][a-zA-Z0-9]*$/.test(op.operationId ?? "")) problems.push(`${where}: operationId '${op.operationId}' is not camelCase`);
+      if (!op.summary) problems.push(`${where}: no summary`);
+      if (op.tags?.length !== 1) problems.push(`${where}: ${op.tags?.length ?? 0} tags`);
+    }
+  }
+  return problems;
+}
+
 describe.each([
   ["production", PRODUCTION],
   ["dev routes on", DEV],
 ])("GET /openapi.json (%s)", (_, env) => {
-  it("lints clean with redocly and spectral", async () => {
+  it("lints clean with redocly and spectral, and every operation has a camelCase id, a summary and a tag", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pm-openapi-lint-"));
     try {
       const file = join(dir, "openapi.json");
-      writeFileSync(file, JSON.stringify(await openapiDocument(env), null, 2));
+      const doc = await openapiDocument(env);
+      writeFileSync(file, JSON.stringify(doc, null, 2));
+      expect(conventionProblems(doc)).toEqual([]);
       expect(redocly(file)).toEqual([]);
       expect(spectral(file, join(dir, "spectral.json"))).toEqual([]);
     } finally {

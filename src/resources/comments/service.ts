@@ -1,34 +1,56 @@
 import { and, eq, sql } from "drizzle-orm";
 import { comments } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import { isWorkspaceAdmin } from "../../auth/roles";
-import { forbidden, notFound } from "../../core/errors";
-import type { Db, Executor } from "../../db/client";
+import { isWorkspaceAdmin, mayActInTeamSql } from "../../auth/roles";
+import { conflict, forbidden, notFound } from "../../core/errors";
+import { type Db, type Executor, oneTransaction } from "../../db/client";
 import { newId } from "../../ids";
+import { callerTeamRole } from "../access";
 import { userSummary } from "../users/serialize";
 import { writableTarget } from "./access";
 import { type CommentRow, mine, serializeComment } from "./queries";
-import { TARGET_FIELD, type Target } from "./targets";
+import { type Target, type TargetKind, targetSelect } from "./targets";
 
 /** The caller is the author, so the response's author comes from the principal, not from another query. */
 const withCaller = (principal: Principal, row: Omit<CommentRow, "author">) =>
   serializeComment({ ...row, author: userSummary(principal.user) });
 
-export function createComment(db: Db, principal: Principal, target: Target, content: string) {
-  return db.transaction(async (tx) => {
-    const found = await writableTarget(tx, principal, target);
-    const [row] = await tx
-      .insert(comments)
-      .values({
-        id: newId("cmnt"),
-        workspaceId: principal.workspace.id,
-        authorId: principal.user.id,
-        content,
-        [TARGET_FIELD[target.kind]]: found.id,
-      })
-      .returning();
-    return withCaller(principal, row);
-  });
+const COMMENT = { min: "MEMBER", what: "comment on this team's work" } as const;
+
+/**
+ * One statement, sent as one transaction in one round trip: the target (in the caller's workspace, locked against
+ * deletion) and the caller's team role are checked by the INSERT … SELECT that writes the comment. When it writes
+ * nothing, writableTarget says why with the same 404 or 403; if the target now passes, it changed meanwhile (409).
+ */
+export async function createComment(db: Db, principal: Principal, target: Target, content: string) {
+  const found = db.$with("target").as(targetSelect(db, principal.workspace.id, target, true));
+  const targetColumn = (kind: TargetKind) =>
+    (kind === target.kind ? sql<string | null>`${found.id}` : sql<string | null>`null`).as(`${kind}_id`);
+  const insert = db
+    .with(found)
+    .insert(comments)
+    .select(
+      db
+        // Every column in the table's order, as INSERT … SELECT takes them.
+        .select({
+          id: sql<string>`${newId("cmnt")}`.as("id"),
+          workspaceId: sql<string>`${principal.workspace.id}`.as("workspace_id"),
+          authorId: sql<string>`${principal.user.id}`.as("author_id"),
+          content: sql<string>`${content}`.as("content"),
+          taskId: targetColumn("task"),
+          projectId: targetColumn("project"),
+          milestoneId: targetColumn("milestone"),
+          createdAt: sql<Date>`now()`.as("created_at"),
+          updatedAt: sql<Date>`now()`.as("updated_at"),
+        })
+        .from(found)
+        .where(mayActInTeamSql(principal.role, callerTeamRole(principal.user.id, found.teamId), COMMENT.min)),
+    )
+    .returning();
+  const [row] = await oneTransaction(db, () => insert);
+  if (row) return withCaller(principal, row);
+  await writableTarget(db, principal, target, COMMENT);
+  throw conflict("The target changed meanwhile; retry the request");
 }
 
 /** Explains why a guarded write matched no row: the comment is missing (404) or the caller may not touch it (403). */

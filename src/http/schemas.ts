@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { DEFAULT_LIMIT, FILTER_OPS, type FieldShape, type FilterOp, type ListField, type ListSpec, MAX_LIMIT } from "./list";
-import { filterableNames } from "./list/filter";
+import { filterableNames, filterOpsFor, NULL_OPS } from "./list/filter";
 import { sortableNames } from "./list/sort";
 
 const FIELDS_GRAMMAR =
@@ -30,14 +30,6 @@ const fieldsParam = (shape: FieldShape) =>
 
 /** The query of a single GET that takes `fields`. */
 export const fieldsQueryFor = (shape: FieldShape) => z.object({ fields: fieldsParam(shape) });
-
-// The operator rules of termToSql (list/filter.ts): text operators on text fields only, `null` with eq, neq and in; the
-// custom filters (task reference, label membership) answer eq, neq and in and refuse the rest.
-const TEXT_OPS: readonly FilterOp[] = ["contains", "startsWith"];
-const NULL_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
-const CUSTOM_FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
-const filterOpsFor = (field: ListField) =>
-  field.customFilter ? CUSTOM_FILTER_OPS : FILTER_OPS.filter((op) => field.kind === "string" || !TEXT_OPS.includes(op));
 
 type JsonType = "string" | "number" | "boolean" | "object" | "array" | "null";
 type JsonSchema = { type?: JsonType | JsonType[]; [keyword: string]: unknown };

@@ -6,7 +6,10 @@ import { bindValue, parseValue, type Scalar } from "./values";
 export const FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "startsWith", "in"];
 const COMPARISON: Partial<Record<FilterOp, string>> = { gt: ">", gte: ">=", lt: "<", lte: "<=" };
 const TEXT_OPS: readonly FilterOp[] = ["contains", "startsWith"];
-const NULL_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
+/** Operators with which the value `null` matches a null field. */
+export const NULL_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
+/** A field with a custom filter (a task reference, label membership) answers only these. */
+const CUSTOM_FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 const FILTER_KEY = /^filter\[([^[\]]*)\]\[([^[\]]*)\]$/;
 const MAX_IN_VALUES = 250;
 
@@ -59,6 +62,12 @@ export function filterableNames(fields: Record<string, ListField>): string[] {
   return Object.keys(fields).filter((name) => fields[name].filter !== false);
 }
 
+/** The operators `field` answers: what termToSql lets through (the OpenAPI document lists them). */
+export function filterOpsFor(field: ListField): readonly FilterOp[] {
+  if (field.customFilter) return CUSTOM_FILTER_OPS;
+  return field.kind === "string" ? FILTER_OPS : FILTER_OPS.filter((op) => !TEXT_OPS.includes(op));
+}
+
 function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
   if (TEXT_OPS.includes(op) && field.kind !== "string") {
     throw badRequest(`Operator '${op}' only applies to text fields; '${name}' is a ${field.kind} field`, {
@@ -72,7 +81,12 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
   }
   const isNull = (raw: string) => field.nullable === true && NULL_OPS.includes(op) && raw === "null";
   const parsed = values.map((raw) => (isNull(raw) ? null : parseValue(name, field, raw)));
-  if (field.customFilter) return field.customFilter(op, values);
+  if (field.customFilter) {
+    if (!CUSTOM_FILTER_OPS.includes(op)) {
+      throw badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: CUSTOM_FILTER_OPS });
+    }
+    return field.customFilter(op, values);
+  }
 
   const { expr, kind } = field;
   const value = parsed[0];

@@ -42,8 +42,10 @@ const DOCUMENT = {
     version: "1.0.0",
     description: [
       "Workspaces with their members (people and AI agents), invites and API keys; teams with members and roles; tasks with",
-      "references like `ENG-42`, subtasks, labels, assignees and custom field values; projects (`ENG-P3`) with milestones; comments",
-      "on tasks, projects and milestones. Sign-up and login by emailed code; scripts log in with the device flow (RFC 8628).",
+      "references like `ENG-42`, subtasks, labels and assignees; projects (`ENG-P3`) with milestones; comments on tasks, projects",
+      "and milestones; custom fields (definitions at `/fields`, values in `customFields`). Sign-up and login by emailed code;",
+      "scripts log in with the device flow (RFC 8628). AI agents may also use the MCP endpoint `POST /mcp` (JSON-RPC, described",
+      "by the Model Context Protocol, not here).",
       "",
       "Authenticate with an API key in `svc-api-key` or a JWT from the device flow in `Authorization: Bearer`.",
       "Lists take `limit`, `cursor`, `fields`, `filter[<op>][<field>]` and `sort[<field>]`. Errors are",

@@ -5,8 +5,9 @@ import { Column, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzl
 import type { PgSelect, PgTable } from "drizzle-orm/pg-core";
 import { teamMembers } from "../../drizzle/schema";
 import type { Principal } from "../auth/principal";
-import { requireTeamRole, type TeamRole } from "../auth/roles";
-import { notFound } from "../core/errors";
+import { mayActInTeamSql, requireTeamRole, type TeamRole } from "../auth/roles";
+import { conflict, notFound } from "../core/errors";
+import { type Executor, oneTransaction } from "../db/client";
 
 /** "update" before a read-modify-write; "key share" keeps the row from being deleted while rows that reference it are inserted. */
 export type RowLock = "update" | "no key update" | "key share";
@@ -49,4 +50,20 @@ export async function rowForCaller<Q extends PgSelect>(
   if (!row) throw notFound(target.name);
   if (access.min) requireTeamRole(principal, (row as { callerRole: TeamRole | null }).callerRole, access.min, access.what);
   return row;
+}
+
+/** The write rule (requireTeamRole's, contract §4) as a condition of the statement that writes: the caller may act at `min` in `teamId`'s team. */
+export const callerMay = (principal: Principal, teamId: SQLWrapper, min: TeamRole) =>
+  mayActInTeamSql(principal.role, callerTeamRole(principal.user.id, teamId), min);
+
+/**
+ * A write whose one statement checks the caller itself (the row in the workspace, the rule by callerMay), sent
+ * as one transaction in one round trip. When it wrote nothing, `explain` throws why: the lookup the checked
+ * path makes, with its 404 or 403. If that finds nothing wrong, the row changed meanwhile (409: retry).
+ */
+export async function guardedWrite<T>(db: Executor, write: () => PromiseLike<T[]>, explain: () => Promise<unknown>): Promise<T> {
+  const [row] = await oneTransaction(db, write);
+  if (row !== undefined) return row;
+  await explain();
+  throw conflict("The row changed meanwhile; retry the request");
 }

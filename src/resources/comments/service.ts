@@ -1,11 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { comments } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import { isWorkspaceAdmin, mayActInTeamSql } from "../../auth/roles";
-import { conflict, forbidden, notFound } from "../../core/errors";
-import { type Db, type Executor, oneTransaction } from "../../db/client";
+import { isWorkspaceAdmin } from "../../auth/roles";
+import { forbidden, notFound } from "../../core/errors";
+import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { callerTeamRole } from "../access";
+import { callerMay, guardedWrite } from "../access";
 import { userSummary } from "../users/serialize";
 import { writableTarget } from "./access";
 import { type CommentRow, mine, serializeComment } from "./queries";
@@ -44,13 +44,15 @@ export async function createComment(db: Db, principal: Principal, target: Target
           updatedAt: sql<Date>`now()`.as("updated_at"),
         })
         .from(found)
-        .where(mayActInTeamSql(principal.role, callerTeamRole(principal.user.id, found.teamId), COMMENT.min)),
+        .where(callerMay(principal, found.teamId, COMMENT.min)),
     )
     .returning();
-  const [row] = await oneTransaction(db, () => insert);
-  if (row) return withCaller(principal, row);
-  await writableTarget(db, principal, target, COMMENT);
-  throw conflict("The target changed meanwhile; retry the request");
+  const row = await guardedWrite(
+    db,
+    () => insert,
+    () => writableTarget(db, principal, target, COMMENT),
+  );
+  return withCaller(principal, row);
 }
 
 /** Explains why a guarded write matched no row: the comment is missing (404) or the caller may not touch it (403). */
@@ -59,27 +61,33 @@ async function refuse(tx: Executor, workspaceId: string, id: string, message: st
   throw exists ? forbidden(message) : notFound("Comment");
 }
 
-/** Only the author edits a comment, whatever their workspace role (spec: "Only the comment author may update"). */
-export function updateComment(db: Db, principal: Principal, id: string, content: string) {
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(comments)
-      .set({ content, updatedAt: sql`now()` })
-      .where(and(mine(principal.workspace.id, id), eq(comments.authorId, principal.user.id)))
-      .returning();
-    if (!row) return refuse(tx, principal.workspace.id, id, "Only the comment's author may edit it");
-    return withCaller(principal, row);
-  });
+/** Only the author edits a comment, whatever their workspace role (spec: "Only the comment author may update"). One statement. */
+export async function updateComment(db: Db, principal: Principal, id: string, content: string) {
+  const workspaceId = principal.workspace.id;
+  const row = await guardedWrite(
+    db,
+    () =>
+      db
+        .update(comments)
+        .set({ content, updatedAt: sql`now()` })
+        .where(and(mine(workspaceId, id), eq(comments.authorId, principal.user.id)))
+        .returning(),
+    () => refuse(db, workspaceId, id, "Only the comment's author may edit it"),
+  );
+  return withCaller(principal, row);
 }
 
-/** The author or a workspace ADMIN/OWNER deletes a comment (contract §4). */
-export function deleteComment(db: Db, principal: Principal, id: string) {
-  return db.transaction(async (tx) => {
-    const allowed = isWorkspaceAdmin(principal) ? undefined : eq(comments.authorId, principal.user.id);
-    const deleted = await tx
-      .delete(comments)
-      .where(and(mine(principal.workspace.id, id), allowed))
-      .returning({ id: comments.id });
-    if (deleted.length === 0) await refuse(tx, principal.workspace.id, id, "Only the comment's author or a workspace ADMIN may delete it");
-  });
+/** The author or a workspace ADMIN/OWNER deletes a comment (contract §4). One statement. */
+export async function deleteComment(db: Db, principal: Principal, id: string): Promise<void> {
+  const workspaceId = principal.workspace.id;
+  const allowed = isWorkspaceAdmin(principal) ? undefined : eq(comments.authorId, principal.user.id);
+  await guardedWrite(
+    db,
+    () =>
+      db
+        .delete(comments)
+        .where(and(mine(workspaceId, id), allowed))
+        .returning({ id: comments.id }),
+    () => refuse(db, workspaceId, id, "Only the comment's author or a workspace ADMIN may delete it"),
+  );
 }

@@ -5,7 +5,7 @@ import { mayActInTeamSql, teamRoleRefusal } from "../../auth/roles";
 import { conflict, notFound } from "../../core/errors";
 import { type Db, type Executor, oneTransaction } from "../../db/client";
 import { newId } from "../../ids";
-import { callerTeamRole } from "../access";
+import { callerMay, callerTeamRole, guardedWrite } from "../access";
 import { validateCustomFields } from "../fields/values";
 import { workspaceLabels } from "../labels/attach";
 import { taskMatch } from "../refs";
@@ -195,7 +195,7 @@ async function writeTask(
       and(
         eq(tasks.workspaceId, workspaceId),
         inArray(tasks.id, taskIdOf(db, workspaceId, idOrRef)),
-        mayActInTeamSql(principal.role, callerTeamRole(principal.user.id, tasks.teamId), WRITE.min),
+        callerMay(principal, tasks.teamId, WRITE.min),
         unique && sql`(select count(*) from valid) = ${unique.length}`,
       ),
     )
@@ -257,10 +257,22 @@ export async function updateTask(db: Db, principal: Principal, idOrRef: string, 
   return task ?? explainRefusedUpdate(db, principal, idOrRef, labelIds);
 }
 
-/** Subtasks (recursively), comments and label links go with the task: their foreign keys cascade. */
-export function deleteTask(db: Db, principal: Principal, idOrRef: string): Promise<void> {
-  return db.transaction(async (tx) => {
-    const task = await taskForCaller(tx, principal, idOrRef, { ...WRITE, lock: "no key update" });
-    await tx.delete(tasks).where(and(eq(tasks.workspaceId, principal.workspace.id), eq(tasks.id, task.id)));
-  });
+/** Subtasks (recursively), comments and label links go with the task: their foreign keys cascade. One statement, rule included. */
+export async function deleteTask(db: Db, principal: Principal, idOrRef: string): Promise<void> {
+  const workspaceId = principal.workspace.id;
+  await guardedWrite(
+    db,
+    () =>
+      db
+        .delete(tasks)
+        .where(
+          and(
+            eq(tasks.workspaceId, workspaceId),
+            inArray(tasks.id, taskIdOf(db, workspaceId, idOrRef)),
+            callerMay(principal, tasks.teamId, WRITE.min),
+          ),
+        )
+        .returning({ id: tasks.id }),
+    () => taskForCaller(db, principal, idOrRef, WRITE),
+  );
 }

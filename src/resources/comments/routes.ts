@@ -47,7 +47,10 @@ const read = createRoute({
   summary: "Get a comment",
   description: "`fields` narrows the answer, e.g. `content,author{name}`. Another workspace's comment is 404.",
   request: { params: IdParam, query: fieldsQueryFor(commentList.shape) },
-  responses: { 200: jsonResponse(oneSelected, "The comment"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(oneSelected, "The comment"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
 });
 const update = createRoute({
   ...base,

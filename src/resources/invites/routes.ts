@@ -57,7 +57,7 @@ const read = createRoute({
   request: { params: IdParam, query: fieldsQueryFor(inviteList.shape) },
   responses: {
     200: jsonResponse(z.object({ invite: InviteSelection }), "The invite (narrowed by `fields`)"),
-    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
   },
 });
 

@@ -45,7 +45,10 @@ const read = createRoute({
   summary: "Get a label",
   description: "`fields` narrows the answer. Another workspace's label is 404.",
   request: { params: IdParam, query: fieldsQueryFor(labelList.shape) },
-  responses: { 200: jsonResponse(oneSelected, "The label"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(oneSelected, "The label"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
 });
 const update = createRoute({
   ...base,

@@ -60,7 +60,10 @@ const read = createRoute({
   summary: "Get a milestone",
   description: "`fields` narrows the answer. Another workspace's milestone is 404.",
   request: { params: IdParam, query: fieldsQueryFor(milestoneList.shape) },
-  responses: { 200: jsonResponse(oneSelected, "The milestone"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(oneSelected, "The milestone"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
 });
 const update = createRoute({
   ...base,

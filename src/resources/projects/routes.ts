@@ -50,7 +50,10 @@ const read = createRoute({
   summary: "Get a project by id or reference (`ENG-P3`, any case)",
   description: "`fields` narrows the answer, e.g. `reference,name,lead{name}`. Another workspace's project is 404.",
   request: { params: IdParam, query: fieldsQueryFor(projectList.shape) },
-  responses: { 200: jsonResponse(oneSelected, "The project"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(oneSelected, "The project"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
 });
 const update = createRoute({
   ...base,

@@ -63,7 +63,7 @@ const read = createRoute({
   request: { params: TaskIdParam, query: fieldsQueryFor(taskList.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The task (narrowed by `fields`)"),
-    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
   },
 });
 const update = createRoute({

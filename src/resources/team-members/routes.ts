@@ -50,7 +50,10 @@ const read = createRoute({
   summary: "Get a team membership",
   description: "By membership id (`tmbr_…`); `fields` narrows the answer. Another workspace's membership is 404.",
   request: { params: IdParam, query: fieldsQueryFor(teamMemberShape) },
-  responses: { 200: jsonResponse(oneSelected, "The team member"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(oneSelected, "The team member"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
 });
 const update = createRoute({
   ...base,

@@ -46,7 +46,10 @@ const read = createRoute({
   summary: "Get a team with its parent and members",
   description: "`fields` narrows the answer, e.g. `name,prefix,members{name,role}`. Another workspace's team is 404.",
   request: { params: IdParam, query: fieldsQueryFor(teamList.shape) },
-  responses: { 200: jsonResponse(oneSelected, "The team"), ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: {
+    200: jsonResponse(oneSelected, "The team"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
 });
 const update = createRoute({
   ...base,

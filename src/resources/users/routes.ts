@@ -39,7 +39,7 @@ const read = createRoute({
   request: { params: IdParam, query: fieldsQueryFor(userList.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The user (narrowed by `fields`)"),
-    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
   },
 });
 const update = createRoute({

@@ -38,7 +38,7 @@ const read = createRoute({
   request: { params: IdParam, query: fieldsQueryFor(workspaceList.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The workspace (narrowed by `fields`)"),
-    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
   },
 });
 const update = createRoute({

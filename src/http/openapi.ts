@@ -116,6 +116,7 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
  * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET (etag
  * middleware); 400 (malformed JSON) and 413 (1 MiB body limit) on every JSON body; 401 and 503 on every
  * authenticated operation (the credential is looked up in the database), 409 on its writes. Routes declare the rest.
+ * Later cross-cutting behaviour (rate-limit headers and 429, If-Match and 412, Idempotency-Key) belongs here too.
  */
 function applyConventions(method: string, op: Json) {
   const responses = op.responses as Record<string, Json>;

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type WithSubquery } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { projects, teams, users } from "../../../drizzle/schema";
 import { iso } from "../../core/dates";
@@ -31,9 +31,16 @@ const columns = (fields: FieldSelection | null) => ({
   updatedAt: projects.updatedAt,
 });
 
-/** One SELECT that builds whole Project objects (team, labels and lead joined in); the caller adds the where. */
-export const selectProjects = (db: Executor, fields: FieldSelection | null = null) =>
-  db.select(columns(fields)).from(projects).innerJoin(teams, eq(teams.id, projects.teamId)).leftJoin(lead, eq(lead.id, projects.leadId));
+/**
+ * One SELECT that builds whole Project objects (team, labels and lead joined in); the caller adds the where.
+ * `ctes` lead the statement: an update puts the row it writes under the names this SELECT reads (see updateProject).
+ */
+export const selectProjects = (db: Executor, fields: FieldSelection | null = null, ctes: WithSubquery[] = []) =>
+  (ctes.length ? db.with(...ctes) : db)
+    .select(columns(fields))
+    .from(projects)
+    .innerJoin(teams, eq(teams.id, projects.teamId))
+    .leftJoin(lead, eq(lead.id, projects.leadId));
 
 type ProjectRow = Awaited<ReturnType<typeof selectProjects>>[number];
 

@@ -1,15 +1,17 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import { invalid, notFound } from "../../core/errors";
-import type { Db, Executor } from "../../db/client";
+import { conflict, invalid, notFound } from "../../core/errors";
+import { type Db, type Executor, oneTransaction } from "../../db/client";
 import { newId } from "../../ids";
+import { assertWorkspaceLabels, callerMay, guardedWrite, replaceLabels } from "../access";
 import { validateCustomFields } from "../fields/values";
 import { setLabels } from "../labels/attach";
+import { projectMatch } from "../refs";
 import { teamForCaller } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
 import { projectForCaller } from "./access";
-import { getProject } from "./queries";
+import { getProject, selectProjects, serializeProject } from "./queries";
 import type { ProjectCreateInput, ProjectUpdateInput } from "./schema";
 
 function assertDateOrder(startDate: string | null | undefined, targetDate: string | null | undefined) {
@@ -52,32 +54,115 @@ export async function createProject(db: Db, principal: Principal, input: Project
   });
 }
 
-export async function updateProject(db: Db, principal: Principal, idOrRef: string, input: ProjectUpdateInput) {
-  const workspaceId = principal.workspace.id;
-  return db.transaction(async (tx) => {
-    const current = await projectForCaller(tx, principal, idOrRef, { min: "MEMBER", what: "change this project", lock: "update" });
-    assertDateOrder(
-      input.startDate === undefined ? current.startDate : input.startDate,
-      input.targetDate === undefined ? current.targetDate : input.targetDate,
-    );
-    await assertLead(tx, workspaceId, input);
-    const { labelIds, customFields, ...columns } = input;
-    const merged = customFields && (await validateCustomFields(tx, workspaceId, "project", customFields, current.customFields));
-    if (Object.keys(input).length > 0) {
-      await tx
-        .update(projects)
-        .set({ ...columns, ...(merged && { customFields: merged }), updatedAt: sql`now()` })
-        .where(eq(projects.id, current.id));
-    }
-    if (labelIds) await setLabels(tx, "project", current.id, workspaceId, labelIds);
-    return getProject(tx, workspaceId, current.id);
-  });
+const WRITE = { min: "MEMBER", what: "change this project" } as const;
+
+/** The project `idOrRef` names in the workspace, as a subquery of its id (a reference needs the team's prefix). */
+const projectIdOf = (db: Executor, workspaceId: string, idOrRef: string) =>
+  db
+    .select({ id: projects.id })
+    .from(projects)
+    .innerJoin(teams, eq(teams.id, projects.teamId))
+    .where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef)));
+
+/** assertDateOrder in SQL: the dates after the update (the stored ones where the body leaves them) stay in order. */
+function datesInOrder(input: ProjectUpdateInput) {
+  const start = input.startDate === undefined ? projects.startDate : sql`${input.startDate}::date`;
+  const target = input.targetDate === undefined ? projects.targetDate : sql`${input.targetDate}::date`;
+  return sql`(${start} is null or ${target} is null or ${target} >= ${start})`;
 }
 
-/** Deletes the project: its milestones and comments go with it; its tasks stay, unlinked (FKs set null). */
+/**
+ * Updates a project in ONE statement (sent as one transaction in one round trip) and returns the Project object,
+ * or undefined when nothing was written (explainRefusedUpdate says why). The row changes only when it is the
+ * workspace's, the caller may write in its team, the dates stay in order and every label is the workspace's;
+ * `labelIds` then replaces the label set in the same statement. CTEs named `projects` and `project_labels` hold
+ * the new rows under the names selectProjects reads. An empty body writes nothing visible.
+ */
+async function writeProject(
+  db: Executor,
+  principal: Principal,
+  idOrRef: string,
+  input: ProjectUpdateInput,
+  customFields: Record<string, unknown> | undefined,
+) {
+  const workspaceId = principal.workspace.id;
+  const { labelIds, customFields: _unmerged, ...columns } = input;
+  const labels = labelIds && replaceLabels(db, "project", workspaceId, [...new Set(labelIds)], "projects");
+  const update = db
+    .update(projects)
+    .set({
+      ...columns,
+      ...(customFields && { customFields }),
+      updatedAt: Object.keys(input).length > 0 ? sql`now()` : sql`${projects.updatedAt}`,
+    })
+    .where(
+      and(
+        eq(projects.workspaceId, workspaceId),
+        inArray(projects.id, projectIdOf(db, workspaceId, idOrRef)),
+        callerMay(principal, projects.teamId, WRITE.min),
+        datesInOrder(input),
+        labels?.allValid,
+      ),
+    )
+    .returning();
+  const updated = db.$with("projects", { id: sql<string>`id` }).as(update.getSQL());
+  const ctes = labels ? [labels.valid, updated, ...labels.links] : [updated];
+  const [row] = await oneTransaction(db, () =>
+    selectProjects(db, null, ctes).where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef))),
+  );
+  return row && serializeProject(row);
+}
+
+const datesAfter = (input: ProjectUpdateInput, current: { startDate: string | null; targetDate: string | null }) =>
+  assertDateOrder(
+    input.startDate === undefined ? current.startDate : input.startDate,
+    input.targetDate === undefined ? current.targetDate : input.targetDate,
+  );
+
+/** Why an update wrote nothing, in the checked path's order: 404/403, dates out of order (422), a foreign label (404). */
+async function explainRefusedUpdate(db: Executor, principal: Principal, idOrRef: string, input: ProjectUpdateInput): Promise<never> {
+  datesAfter(input, await projectForCaller(db, principal, idOrRef, WRITE));
+  if (input.labelIds) await assertWorkspaceLabels(db, principal.workspace.id, input.labelIds);
+  throw conflict("The project or its labels changed meanwhile; retry the request");
+}
+
+/**
+ * The one project update (writeProject). A body that names a lead or custom fields first checks them (the lead
+ * a member, the fields merged with the current ones and type-checked) in a transaction around the same statement;
+ * otherwise the statement alone is the request's one round trip after the caller's.
+ */
+export async function updateProject(db: Db, principal: Principal, idOrRef: string, input: ProjectUpdateInput) {
+  const workspaceId = principal.workspace.id;
+  const { customFields } = input;
+  const project =
+    input.leadId || customFields
+      ? await db.transaction(async (tx) => {
+          const current = await projectForCaller(tx, principal, idOrRef, { ...WRITE, lock: "update" });
+          datesAfter(input, current);
+          await assertLead(tx, workspaceId, input);
+          const merged = customFields && (await validateCustomFields(tx, workspaceId, "project", customFields, current.customFields));
+          return writeProject(tx, principal, current.id, input, merged);
+        })
+      : await writeProject(db, principal, idOrRef, input, undefined);
+  return project ?? explainRefusedUpdate(db, principal, idOrRef, input);
+}
+
+/** Deletes the project: its milestones and comments go with it; its tasks stay, unlinked (FKs set null). One statement. */
 export async function deleteProject(db: Db, principal: Principal, idOrRef: string) {
-  await db.transaction(async (tx) => {
-    const project = await projectForCaller(tx, principal, idOrRef, { min: "MEMBER", what: "delete this project" });
-    await tx.delete(projects).where(eq(projects.id, project.id));
-  });
+  const workspaceId = principal.workspace.id;
+  await guardedWrite(
+    db,
+    () =>
+      db
+        .delete(projects)
+        .where(
+          and(
+            eq(projects.workspaceId, workspaceId),
+            inArray(projects.id, projectIdOf(db, workspaceId, idOrRef)),
+            callerMay(principal, projects.teamId, "MEMBER"),
+          ),
+        )
+        .returning({ id: projects.id }),
+    () => projectForCaller(db, principal, idOrRef, { min: "MEMBER", what: "delete this project" }),
+  );
 }

@@ -1,11 +1,11 @@
-import { and, eq, inArray, sql, type WithSubquery } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { taskLabels, tasks, teams } from "../../../drizzle/schema";
 import type { Actor, Principal } from "../../auth/principal";
 import { mayActInTeamSql, teamRoleRefusal } from "../../auth/roles";
 import { conflict, notFound } from "../../core/errors";
 import { type Db, type Executor, oneTransaction } from "../../db/client";
 import { newId } from "../../ids";
-import { callerMay, callerTeamRole, guardedWrite } from "../access";
+import { assertWorkspaceLabels, callerMay, callerTeamRole, guardedWrite, replaceLabels } from "../access";
 import { validateCustomFields } from "../fields/values";
 import { workspaceLabels } from "../labels/attach";
 import { taskMatch } from "../refs";
@@ -185,9 +185,8 @@ async function writeTask(
   labelIds: string[] | undefined,
 ): Promise<TaskDto | undefined> {
   const workspaceId = principal.workspace.id;
-  const unique = labelIds && [...new Set(labelIds)];
-  const changing = unique !== undefined || Object.values(changes).some((v) => v !== undefined);
-  const valid = db.$with("valid", { id: sql<string>`id` }).as(workspaceLabels(workspaceId, unique ?? []));
+  const labels = labelIds && replaceLabels(db, "task", workspaceId, [...new Set(labelIds)], "tasks");
+  const changing = labels !== undefined || Object.values(changes).some((v) => v !== undefined);
   const update = db
     .update(tasks)
     .set({ ...changes, updatedAt: changing ? sql`now()` : sql`${tasks.updatedAt}` })
@@ -196,27 +195,12 @@ async function writeTask(
         eq(tasks.workspaceId, workspaceId),
         inArray(tasks.id, taskIdOf(db, workspaceId, idOrRef)),
         callerMay(principal, tasks.teamId, WRITE.min),
-        unique && sql`(select count(*) from valid) = ${unique.length}`,
+        labels?.allValid,
       ),
     )
     .returning();
   const updated = db.$with("tasks", { id: sql<string>`id` }).as(update.getSQL());
-  const ctes: WithSubquery[] = [valid, updated];
-  if (unique) {
-    // Detach the labels left out, attach the new ones (keeping those already there), and show selectTasks the new set.
-    const updatedRow = sql.identifier("tasks");
-    ctes.push(
-      db.$with("detached", { id: sql<string>`task_id` }).as(sql`
-        delete from ${taskLabels} where ${taskLabels.taskId} in (select id from ${updatedRow})
-          and ${taskLabels.labelId} not in (select id from valid)
-        returning task_id`),
-      db.$with("attached", { id: sql<string>`task_id` }).as(sql`
-        insert into ${taskLabels} (task_id, label_id) select ${updatedRow}.id, valid.id from ${updatedRow} cross join valid
-        on conflict do nothing returning task_id`),
-      db.$with("task_labels", { id: sql<string>`task_id` }).as(sql`
-        select ${updatedRow}.id as task_id, valid.id as label_id from ${updatedRow} cross join valid`),
-    );
-  }
+  const ctes = labels ? [labels.valid, updated, ...labels.links] : [updated];
   const [row] = await oneTransaction(db, () =>
     selectTasks(db, null, ctes).where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef))),
   );
@@ -226,13 +210,7 @@ async function writeTask(
 /** Why an update wrote nothing: the task is missing (404), the rule refuses the caller (403), a label is not the workspace's (404). */
 async function explainRefusedUpdate(db: Executor, principal: Principal, idOrRef: string, labelIds: string[] | undefined): Promise<never> {
   await taskForCaller(db, principal, idOrRef, WRITE);
-  if (labelIds) {
-    const unique = [...new Set(labelIds)];
-    const [found] = await db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(sql`(${workspaceLabels(principal.workspace.id, unique)}) valid`);
-    if (found.n !== unique.length) throw notFound("Label");
-  }
+  if (labelIds) await assertWorkspaceLabels(db, principal.workspace.id, labelIds);
   throw conflict("The task or its labels changed meanwhile; retry the request");
 }
 

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql, type WithSubquery } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { teams } from "../../../drizzle/schema";
 import { iso } from "../../core/dates";
@@ -35,9 +35,12 @@ export const teamList: ListSpec = {
 const parentTeam = alias(teams, "parent");
 const noMembers = sql<TeamMemberItemRow[]>`'[]'::json`;
 
-/** Team, parent and members in one query; the members subquery is skipped when `fields` does not ask for them. */
-function selectTeams(db: Executor, fields: FieldSelection | null) {
-  return db
+/**
+ * Team, parent and members in one query; the members subquery is skipped when `fields` does not ask for them.
+ * `ctes` lead the statement: an update puts the workspace's teams as they are after it under the name `teams`.
+ */
+function selectTeams(db: Executor, fields: FieldSelection | null, ctes: WithSubquery[] = []) {
+  return (ctes.length ? db.with(...ctes) : db)
     .select({
       id: teams.id,
       name: teams.name,
@@ -62,6 +65,19 @@ export const mine = (workspaceId: WorkspaceScope, id: string) => and(eq(teams.wo
 export async function listTeams(db: Executor, workspaceId: WorkspaceScope, params: ListParams) {
   const rows = await pageQuery(selectTeams(db, params.fields).$dynamic(), eq(teams.workspaceId, workspaceId), params);
   return rows.map(serializeTeam);
+}
+
+/**
+ * The Team object of the team an update `write` (an UPDATE … RETURNING of the workspace's teams) changed, in the
+ * same statement; nothing when it changed none. The parent is read from the workspace's teams as the update
+ * leaves them.
+ */
+export async function updatedTeam(db: Executor, workspaceId: string, write: SQL) {
+  const updated = db.$with("updated", { id: sql<string>`id` }).as(write);
+  const after = db.$with("teams", { id: sql<string>`id` }).as(sql`
+    select * from updated union all select * from ${teams} where ${teams.workspaceId} = ${workspaceId} and ${teams.id} not in (select id from updated)`);
+  const [row] = await selectTeams(db, null, [updated, after]).where(sql`${teams.id} in (select id from updated)`);
+  return row && serializeTeam(row);
 }
 
 export async function getTeam(db: Executor, workspaceId: WorkspaceScope, id: string, fields: FieldSelection | null = null) {

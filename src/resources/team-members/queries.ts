@@ -1,4 +1,4 @@
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { teamMembers, teams, users } from "../../../drizzle/schema";
 import { TEAM_ROLES, type TeamRole } from "../../auth/roles";
@@ -92,12 +92,23 @@ export async function listMembers(db: Executor, workspaceId: WorkspaceScope, tea
     .map(({ joinedAt, ...item }) => ({ ...(item as TeamMemberItemRow), [JOINED_AT]: iso(joinedAt!) }));
 }
 
-export async function getTeamMember(db: Executor, workspaceId: WorkspaceScope, id: string) {
-  const [row] = await db
+/**
+ * The TeamMember object of membership `id`; `write` (an INSERT or UPDATE of team_members … RETURNING) runs in the
+ * same statement and its row is the one read: nothing when it wrote none.
+ */
+export async function selectTeamMember(db: Executor, workspaceId: WorkspaceScope, id: string, write?: SQL) {
+  // A statement does not see its own writes in the table: a CTE named like it holds the written row.
+  const written = write && db.$with(getTableName(teamMembers), { id: sql<string>`id` }).as(write);
+  const [row] = await (written ? db.with(written) : db)
     .select(teamMemberColumns)
     .from(teamMembers)
     .innerJoin(users, eq(users.id, teamMembers.userId))
     .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id)));
+  return row;
+}
+
+export async function getTeamMember(db: Executor, workspaceId: WorkspaceScope, id: string) {
+  const row = await selectTeamMember(db, workspaceId, id);
   if (!row) throw notFound("Team member");
   return row;
 }

@@ -1,56 +1,124 @@
-import { and, eq, sql } from "drizzle-orm";
-import { teamMembers } from "../../../drizzle/schema";
+import { and, eq, isNotNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { teamMembers, teams, workspaceMembers } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { isWorkspaceAdmin, requireTeamRole, type TeamRole, teamRoleAtLeast } from "../../auth/roles";
-import { conflict, forbidden } from "../../core/errors";
-import type { Db, Executor } from "../../db/client";
+import { conflict, forbidden, notFound } from "../../core/errors";
+import { type Db, type Executor, oneTransaction } from "../../db/client";
 import { newId } from "../../ids";
+import { callerMay } from "../access";
 import { teamForCaller } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
 import { membershipForCaller } from "./access";
-import { getTeamMember } from "./queries";
+import { getTeamMember, selectTeamMember } from "./queries";
 import type { TeamMemberCreateInput } from "./schema";
 
-/** Needs team MEMBER (or workspace ADMIN/OWNER); nobody grants a role above their own team role unless a workspace ADMIN/OWNER. */
-export function addTeamMember(db: Db, principal: Principal, teamId: string, input: TeamMemberCreateInput) {
+/**
+ * Needs team MEMBER (or workspace ADMIN/OWNER); nobody grants a role above their own team role unless a workspace
+ * ADMIN/OWNER. ONE statement (sent as one transaction) inserts under those rules, the user a member of the
+ * workspace, and returns the TeamMember; when it writes nothing, the checked transaction decides with its errors.
+ */
+export async function addTeamMember(db: Db, principal: Principal, teamId: string, input: TeamMemberCreateInput) {
   const workspaceId = principal.workspace.id;
+  const id = newId("tmbr");
+  const team = sql`(select ${teams.id} from ${teams} where ${and(eq(teams.workspaceId, workspaceId), eq(teams.id, teamId))})`;
+  // Every column in the table's order, as INSERT … SELECT takes them.
+  const insert = db
+    .insert(teamMembers)
+    .select(
+      db
+        .select({
+          id: sql<string>`${id}`.as("id"),
+          workspaceId: workspaceMembers.workspaceId,
+          teamId: sql<string>`${team}`.as("team_id"),
+          userId: workspaceMembers.userId,
+          role: sql<TeamRole>`${input.role}::team_role`.as("role"),
+          createdAt: sql<Date>`now()`.as("created_at"),
+          updatedAt: sql<Date>`now()`.as("updated_at"),
+        })
+        .from(workspaceMembers)
+        .where(
+          and(
+            eq(workspaceMembers.workspaceId, workspaceId),
+            eq(workspaceMembers.userId, input.userId),
+            isNotNull(team),
+            callerMay(principal, team, "MEMBER"),
+            callerMay(principal, team, input.role),
+          ),
+        ),
+    )
+    .returning();
+  const added = await oneTransaction(db, () => selectTeamMember(db, workspaceId, id, insert.getSQL()));
+  if (added) return added;
   return db.transaction(async (tx) => {
-    const team = await teamForCaller(tx, principal, teamId, { min: "MEMBER", what: "add team members" });
-    if (!isWorkspaceAdmin(principal) && !teamRoleAtLeast(team.callerRole, input.role)) {
+    const found = await teamForCaller(tx, principal, teamId, { min: "MEMBER", what: "add team members" });
+    if (!isWorkspaceAdmin(principal) && !teamRoleAtLeast(found.callerRole, input.role)) {
       throw forbidden(`You cannot grant team role ${input.role}, which is above your own`);
     }
     await assertWorkspaceMember(tx, workspaceId, input.userId);
-    const id = newId("tmbr");
     await tx.insert(teamMembers).values({ id, workspaceId, teamId, userId: input.userId, role: input.role });
     return getTeamMember(tx, workspaceId, id);
   });
 }
 
-export function updateTeamMember(db: Db, principal: Principal, id: string, role: TeamRole) {
+/**
+ * Team ADMIN/OWNER (or workspace ADMIN/OWNER) change roles; only an OWNER (or workspace ADMIN/OWNER) grants or
+ * takes away OWNER, and the last OWNER stays. When neither the old nor the new role is OWNER the rule is the team
+ * role alone: ONE statement (sent as one transaction) changes the role under it and returns the TeamMember.
+ * Otherwise, or when it wrote nothing, the checked transaction decides, with its errors.
+ */
+export async function updateTeamMember(db: Db, principal: Principal, id: string, role: TeamRole) {
   const workspaceId = principal.workspace.id;
+  const setRole = (exec: Executor, guard?: SQL) =>
+    selectTeamMember(
+      exec,
+      workspaceId,
+      id,
+      exec
+        .update(teamMembers)
+        .set({ role, updatedAt: sql`now()` })
+        .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id), guard))
+        .returning()
+        .getSQL(),
+    );
+  if (role !== "OWNER") {
+    const changed = await oneTransaction(db, () =>
+      setRole(db, and(callerMay(principal, teamMembers.teamId, "ADMIN"), ne(teamMembers.role, "OWNER"))),
+    );
+    if (changed) return changed;
+  }
   return db.transaction(async (tx) => {
     const target = await membershipForCaller(tx, principal, id);
     requireTeamRole(principal, target.callerRole, "ADMIN", "change team roles");
     if (role === "OWNER" || target.role === "OWNER") requireOwnerRights(principal, target.callerRole);
     if (target.role === "OWNER" && role !== "OWNER") await keepAnOwner(tx, target);
-    await tx
-      .update(teamMembers)
-      .set({ role, updatedAt: sql`now()` })
-      .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id)));
-    return getTeamMember(tx, workspaceId, id);
+    const changed = await setRole(tx);
+    if (!changed) throw notFound("Team member");
+    return changed;
   });
 }
 
-/** Team ADMIN/OWNER or workspace ADMIN/OWNER remove members; anyone may leave. The last OWNER stays either way. */
-export function removeTeamMember(db: Db, principal: Principal, id: string) {
-  return db.transaction(async (tx) => {
+/**
+ * Team ADMIN/OWNER or workspace ADMIN/OWNER remove members; anyone may leave. The last OWNER stays either way.
+ * A member who is not an OWNER goes in ONE guarded statement; an OWNER (or a refusal) takes the checked transaction.
+ */
+export async function removeTeamMember(db: Db, principal: Principal, id: string) {
+  const workspaceId = principal.workspace.id;
+  const mayRemove = or(eq(teamMembers.userId, principal.user.id), callerMay(principal, teamMembers.teamId, "ADMIN"));
+  const removed = await oneTransaction(db, () =>
+    db
+      .delete(teamMembers)
+      .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id), ne(teamMembers.role, "OWNER"), mayRemove))
+      .returning({ id: teamMembers.id }),
+  );
+  if (removed.length > 0) return;
+  await db.transaction(async (tx) => {
     const target = await membershipForCaller(tx, principal, id);
     if (target.userId !== principal.user.id) {
       requireTeamRole(principal, target.callerRole, "ADMIN", "remove team members");
       if (target.role === "OWNER") requireOwnerRights(principal, target.callerRole);
     }
     if (target.role === "OWNER") await keepAnOwner(tx, target);
-    await tx.delete(teamMembers).where(and(eq(teamMembers.workspaceId, principal.workspace.id), eq(teamMembers.id, id)));
+    await tx.delete(teamMembers).where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id)));
   });
 }
 

@@ -1876,6 +1876,7 @@ export interface components {
       headers: {
         ETag: components["headers"]["ETag"];
         "Server-Timing": components["headers"]["Server-Timing"];
+        "x-request-id": components["headers"]["x-request-id"];
         [name: string]: unknown;
       };
       content?: never;

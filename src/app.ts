@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { etag } from "hono/etag";
+import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
 import { publicRoute } from "./auth/route-base";
 import { AppError } from "./core/errors";
@@ -128,7 +128,8 @@ export function buildApp() {
     }),
   );
   app.use("*", rejectNulCharacters);
-  app.use("*", etag({ weak: true }));
+  // A 304 is rebuilt by the middleware; it keeps the request id like every other response (contract §1).
+  app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
   app.use("/_bench/*", async (c, next) => {
     if (c.env.BENCH_ROUTES !== "true") throw new AppError("NOT_FOUND", "Route not found");
     await next();

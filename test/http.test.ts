@@ -103,6 +103,8 @@ describe("HTTP foundation", () => {
     expect(tag).toMatch(/^W\//);
     const second = await api("GET", "/health", { headers: { "if-none-match": tag! } });
     expect(second.status).toBe(304);
+    expect(second.headers.get("x-request-id")).toBeTruthy();
+    expect(second.headers.get("etag")).toBe(tag);
   });
 });
 

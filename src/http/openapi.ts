@@ -48,7 +48,7 @@ type Document = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
 type Json = Record<string, unknown>;
 const ref = (kind: "headers" | "parameters" | "responses", name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-/** Headers every response but a 304 carries, whatever the route (request id, timing: contract §1). */
+/** Headers every response carries, whatever the route (request id, timing: contract §1). */
 const COMMON_HEADERS = ["x-request-id", "Server-Timing"];
 
 const HEADERS: Record<string, Json> = {
@@ -97,8 +97,8 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
   });
   registry.registerComponent("responses", "NotModified", {
     description: "Unchanged since the `If-None-Match` ETag",
-    // The etag middleware's 304 keeps only ETag of the headers set before it; Server-Timing is added after it.
-    headers: { ETag: ref("headers", "ETag"), "Server-Timing": ref("headers", "Server-Timing") },
+    // The etag middleware's 304 keeps ETag and the request id of the headers set before it; Server-Timing comes after it.
+    headers: { ETag: ref("headers", "ETag"), ...commonHeaders() },
   });
 }
 

@@ -15,14 +15,15 @@ const page = `<!doctype html>
 <link rel="stylesheet" href="/docs/swagger-ui.css">
 </head>
 <body>
-<div id="swagger-ui"></div>
+<div id="swagger-ui" data-openapi-url="/openapi.json"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>
 </body>
 </html>`;
 
 // The initialiser is a file of its own, so the page's CSP needs no 'unsafe-inline' script.
-const init = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true });`;
+const init = `const root = document.getElementById("swagger-ui");
+window.ui = SwaggerUIBundle({ url: root.dataset.openapiUrl, dom_id: "#swagger-ui", deepLinking: true });`;
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
 // The assets are immutable for a given package version; the page itself is cheap to revalidate.

@@ -1,40 +1,67 @@
 import { and, eq, sql } from "drizzle-orm";
-import { milestones, projects } from "../../../drizzle/schema";
+import { milestones, projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { callerMay, guardedWrite } from "../access";
 import { validateCustomFields } from "../fields/values";
 import { projectForCaller } from "../projects/access";
+import { projectMatch } from "../refs";
 import { milestoneForCaller } from "./access";
 import { serializeMilestone } from "./queries";
 import type { MilestoneCreateInput, MilestoneUpdateInput } from "./schema";
 
+const CREATE = { min: "MEMBER", what: "add milestones to this project" } as const;
+
+/**
+ * ONE statement (sent as one transaction): the INSERT … SELECT reads the project (in the workspace, by id or
+ * reference) and the caller's role in its team, and writes only under the rule; the foreign key keeps the project
+ * from going away meanwhile. Custom fields are first checked against the definitions, in a transaction that
+ * share-locks the project, around the same statement.
+ */
 export async function createMilestone(db: Db, principal: Principal, input: MilestoneCreateInput) {
   const workspaceId = principal.workspace.id;
-  return db.transaction(async (tx) => {
-    // Key-share lock: the project cannot be deleted between this check and the insert.
-    const project = await projectForCaller(tx, principal, input.projectId, {
-      min: "MEMBER",
-      what: "add milestones to this project",
-      lock: "key share",
-    });
-    const customFields = await validateCustomFields(tx, workspaceId, "milestone", input.customFields);
-    const [row] = await tx
-      .insert(milestones)
-      .values({
-        id: newId("mile"),
-        workspaceId,
-        projectId: project.id,
-        name: input.name,
-        description: input.description ?? "",
-        targetDate: input.targetDate ?? null,
-        status: input.status ?? "PLANNED",
-        customFields,
+  const insert = (exec: Executor, customFields: Record<string, unknown>) =>
+    guardedWrite(
+      exec,
+      () =>
+        exec
+          .insert(milestones)
+          .select(
+            // Every column in the table's order, as INSERT … SELECT takes them.
+            exec
+              .select({
+                id: sql<string>`${newId("mile")}`.as("id"),
+                workspaceId: projects.workspaceId,
+                projectId: projects.id,
+                name: sql<string>`${input.name}`.as("name"),
+                description: sql<string>`${input.description ?? ""}`.as("description"),
+                status: sql<string>`${input.status ?? "PLANNED"}::milestone_status`.as("status"),
+                targetDate: sql<string | null>`${input.targetDate ?? null}::date`.as("target_date"),
+                customFields: sql<Record<string, unknown>>`${JSON.stringify(customFields)}::jsonb`.as("custom_fields"),
+                createdAt: sql<Date>`now()`.as("created_at"),
+                updatedAt: sql<Date>`now()`.as("updated_at"),
+              })
+              .from(projects)
+              .innerJoin(teams, eq(teams.id, projects.teamId))
+              .where(
+                and(
+                  eq(projects.workspaceId, workspaceId),
+                  projectMatch(input.projectId),
+                  callerMay(principal, projects.teamId, CREATE.min),
+                ),
+              ),
+          )
+          .returning(),
+      () => projectForCaller(exec, principal, input.projectId, CREATE),
+    );
+  const row = input.customFields
+    ? await db.transaction(async (tx) => {
+        await projectForCaller(tx, principal, input.projectId, { ...CREATE, lock: "key share" });
+        return insert(tx, await validateCustomFields(tx, workspaceId, "milestone", input.customFields));
       })
-      .returning();
-    return serializeMilestone(row);
-  });
+    : await insert(db, {});
+  return serializeMilestone(row);
 }
 
 const WRITE = { min: "MEMBER", what: "change this milestone" } as const;

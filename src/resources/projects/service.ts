@@ -1,17 +1,16 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import { conflict, invalid, notFound } from "../../core/errors";
+import { conflict, invalid } from "../../core/errors";
 import { type Db, type Executor, oneTransaction } from "../../db/client";
 import { newId } from "../../ids";
 import { assertWorkspaceLabels, callerMay, guardedWrite, replaceLabels } from "../access";
 import { validateCustomFields } from "../fields/values";
-import { setLabels } from "../labels/attach";
 import { projectMatch } from "../refs";
 import { teamForCaller } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
 import { projectForCaller } from "./access";
-import { getProject, selectProjects, serializeProject } from "./queries";
+import { selectProjects, serializeProject } from "./queries";
 import type { ProjectCreateInput, ProjectUpdateInput } from "./schema";
 
 function assertDateOrder(startDate: string | null | undefined, targetDate: string | null | undefined) {
@@ -24,34 +23,60 @@ async function assertLead(tx: Executor, workspaceId: string, input: { leadId?: s
   if (input.leadId) await assertWorkspaceMember(tx, workspaceId, input.leadId, "Lead");
 }
 
+const CREATE = { min: "MEMBER", what: "create projects in this team" } as const;
+
+/**
+ * Inserts a project in ONE statement (sent as one transaction in one round trip) and returns the Project object,
+ * or undefined when nothing was written (explainRefusedCreate says why). The team's project counter moves (its row
+ * lock serialises concurrent creates, so numbers are never shared) only when the team is the workspace's, the
+ * caller may create in it and every label is the workspace's; then the project and its labels are inserted. CTEs
+ * named `projects` and `project_labels` hold the new rows under the names selectProjects reads.
+ */
+async function insertProject(db: Executor, principal: Principal, input: ProjectCreateInput, customFields: Record<string, unknown>) {
+  const workspaceId = principal.workspace.id;
+  const id = newId("proj");
+  const labels = replaceLabels(db, "project", workspaceId, [...new Set(input.labelIds ?? [])], "projects");
+  const counter = db.$with("counter", { n: sql<number>`project_counter` }).as(sql`
+    update ${teams} set project_counter = project_counter + 1
+    where ${teams.id} = ${input.teamId} and ${teams.workspaceId} = ${workspaceId} and ${callerMay(principal, teams.id, CREATE.min)}
+      and ${labels.allValid}
+    returning project_counter`);
+  const inserted = db.$with("projects", { id: sql<string>`id` }).as(sql`
+    insert into ${projects} (id, workspace_id, team_id, number, name, description, status, lead_id, start_date, target_date, custom_fields)
+    select ${id}, ${workspaceId}, ${input.teamId}, counter.project_counter, ${input.name}, ${input.description ?? ""},
+      ${input.status ?? "PLANNING"}::project_status, ${input.leadId ?? null}, ${input.startDate ?? null}::date,
+      ${input.targetDate ?? null}::date, ${JSON.stringify(customFields)}::jsonb
+    from counter
+    returning *`);
+  const [row] = await oneTransaction(db, () =>
+    selectProjects(db, null, [labels.valid, counter, inserted, ...labels.links]).where(eq(projects.id, id)),
+  );
+  return row && serializeProject(row);
+}
+
+/** Why a create wrote nothing: the team is missing (404) or refuses the caller (403), or a label is foreign (404). */
+async function explainRefusedCreate(db: Executor, principal: Principal, input: ProjectCreateInput): Promise<never> {
+  await teamForCaller(db, principal, input.teamId, CREATE);
+  if (input.labelIds) await assertWorkspaceLabels(db, principal.workspace.id, input.labelIds);
+  throw conflict("The team or its labels changed meanwhile; retry the request");
+}
+
+/**
+ * The one project create (insertProject): that statement alone, or, when the body names a lead or custom fields,
+ * a transaction that checks them (after the team and the rule) around the same statement.
+ */
 export async function createProject(db: Db, principal: Principal, input: ProjectCreateInput) {
   assertDateOrder(input.startDate, input.targetDate);
   const workspaceId = principal.workspace.id;
-  return db.transaction(async (tx) => {
-    await teamForCaller(tx, principal, input.teamId, { min: "MEMBER", what: "create projects in this team" });
-    await assertLead(tx, workspaceId, input);
-    const customFields = await validateCustomFields(tx, workspaceId, "project", input.customFields);
-    const id = newId("proj");
-    // One statement: the team's project counter moves and the project is inserted with the new number, so
-    // concurrent creates serialize on the team row and never share a number.
-    const inserted = await tx.execute<{ id: string }>(sql`
-      with n as (
-        update ${teams} set project_counter = project_counter + 1
-        where ${teams.id} = ${input.teamId} and ${teams.workspaceId} = ${workspaceId}
-        returning project_counter
-      ), p as (
-        insert into ${projects} (id, workspace_id, team_id, number, name, description, status, lead_id, start_date, target_date, custom_fields)
-        select ${id}, ${workspaceId}, ${input.teamId}, n.project_counter, ${input.name}, ${input.description ?? ""},
-          ${input.status ?? "PLANNING"}::project_status, ${input.leadId ?? null}, ${input.startDate ?? null}::date,
-          ${input.targetDate ?? null}::date, ${JSON.stringify(customFields)}::jsonb
-        from n
-        returning id
-      )
-      select id from p`);
-    if (inserted.rows.length === 0) throw notFound("Team");
-    if (input.labelIds?.length) await setLabels(tx, "project", id, workspaceId, input.labelIds);
-    return getProject(tx, workspaceId, id);
-  });
+  const project =
+    input.leadId || input.customFields
+      ? await db.transaction(async (tx) => {
+          await teamForCaller(tx, principal, input.teamId, CREATE);
+          await assertLead(tx, workspaceId, input);
+          return insertProject(tx, principal, input, await validateCustomFields(tx, workspaceId, "project", input.customFields));
+        })
+      : await insertProject(db, principal, input, {});
+  return project ?? explainRefusedCreate(db, principal, input);
 }
 
 const WRITE = { min: "MEMBER", what: "change this project" } as const;

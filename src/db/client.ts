@@ -110,10 +110,14 @@ function counted(target: PgClient, stats: DbStats, pipeline: { next: boolean }):
   // biome-ignore lint/suspicious/noExplicitAny: see QueryFn.
   target.query = ((...args: any[]) => {
     const started = performance.now();
-    const done = () => (stats.ms += performance.now() - started);
     stats.queries++;
     const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
     const pipelined = pipeline.next && typeof text === "string";
+    const settled = () => {
+      stats.ms += performance.now() - started;
+      // A batch that never went out (the client failed first) must not wrap a later statement of the same text.
+      if (pipelined && batchText === text) batchText = undefined;
+    };
     if (pipelined) {
       pipeline.next = false;
       batchText = text;
@@ -121,13 +125,13 @@ function counted(target: PgClient, stats: DbStats, pipeline: { next: boolean }):
     } else if (typeof text === "string" && /^\s*begin\b/i.test(text)) stats.transactions++;
     // BEGIN, the statement, COMMIT: three results; the caller asked for the statement's.
     const own = (result: unknown) => (pipelined && Array.isArray(result) ? result[1] : result);
-    const failed = () => pipelined && void original("rollback").catch(() => {});
+    const failed = () => pipelined && void target.query("rollback").catch(() => {});
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
     const last = args.length - 1;
     if (typeof args[last] === "function") {
       const callback = args[last];
       args[last] = (err: unknown, result: unknown) => {
-        done();
+        settled();
         if (err) failed();
         return callback(err, own(result));
       };
@@ -140,7 +144,7 @@ function counted(target: PgClient, stats: DbStats, pipeline: { next: boolean }):
         failed();
         throw err;
       })
-      .finally(done);
+      .finally(settled);
   }) as QueryFn;
   return target;
 }

@@ -7,7 +7,7 @@ import { badRequest, ValidationError } from "../../core/errors";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, FieldsQuery, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { zodErrors } from "../../http/validation";
 import { builtInFieldsFor } from "./builtins";
 import { fieldList, getField, listFields } from "./queries";
@@ -59,7 +59,7 @@ const read = createRoute({
   path: "/fields/{id}",
   summary: "Get a custom field definition",
   description: "`fields` narrows the answer. Another workspace's field is 404.",
-  request: { params: IdParam, query: FieldsQuery },
+  request: { params: IdParam, query: fieldsQueryFor(fieldList.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The field (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { users } from "../drizzle/schema";
-import { del, get, patch, post } from "./helpers/api";
+import { del, expectAtomicWrite, get, patch, post } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 
 describe("agents", () => {
@@ -15,7 +15,7 @@ describe("agents", () => {
   it("creates an agent: 201, Location /users/<id>, raw key once, in one transaction", async () => {
     const res = await post("/agents", { name: " Build bot " }, member.key);
     expect(res.status).toBe(201);
-    expect(res.transactions).toBe(1);
+    expectAtomicWrite(res);
     const { agent } = res.body;
     expect(agent).toEqual({
       id: expect.stringMatching(/^user_[0-9a-z]{26}$/),

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { milestones, projects, tasks } from "../drizzle/schema";
 import { newId } from "../src/ids";
-import { del, get, patch, post } from "./helpers/api";
+import { del, expectAtomicWrite, get, patch, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
@@ -81,7 +81,7 @@ describe("comments", () => {
       createdAt: expect.stringMatching(ISO),
       updatedAt: c.createdAt,
     });
-    expect(res.transactions).toBe(1);
+    expectAtomicWrite(res);
     expect(res.queries).toBeLessThanOrEqual(5); // auth, BEGIN, target, INSERT, COMMIT
 
     const read = await get(`/comments/${c.id}`, viewer.key);
@@ -116,7 +116,7 @@ describe("comments", () => {
         milestoneId: null,
         author: summaryOf(member),
       });
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
     }
     const bad = await post(`/projects/${x.projectId}/comments`, { content: "x", taskId: x.taskId }, member.key);
     expect(bad.status).toBe(422);
@@ -207,7 +207,7 @@ describe("comments", () => {
     expect(res.status).toBe(200);
     expect(res.body.comment).toEqual({ ...c, content: "second draft", updatedAt: expect.stringMatching(ISO) });
     expect(res.body.comment.updatedAt > c.updatedAt).toBe(true);
-    expect(res.transactions).toBe(1);
+    expectAtomicWrite(res);
     expect(res.queries).toBeLessThanOrEqual(4); // auth, BEGIN, UPDATE, COMMIT
 
     for (const who of [t.owner, admin, member2, viewer]) {
@@ -235,7 +235,7 @@ describe("comments", () => {
     const gone = await del(`/comments/${byAuthor.id}`, member.key);
     expect(gone.status).toBe(204);
     expect(gone.body).toBeNull();
-    expect(gone.transactions).toBe(1);
+    expectAtomicWrite(gone);
     expect(gone.queries).toBeLessThanOrEqual(4); // auth, BEGIN, DELETE, COMMIT
     expect((await del(`/comments/${byAdmin.id}`, admin.key)).status).toBe(204);
     expect((await del(`/comments/${byOwner.id}`, t.owner.key)).status).toBe(204);

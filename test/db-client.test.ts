@@ -6,7 +6,7 @@ import { env } from "cloudflare:test";
 import { neonConfig } from "@neondatabase/serverless";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { LOCAL_DRIVER_SETTINGS, oneTransaction, RequestDb } from "../src/db/client";
+import { LOCAL_DRIVER_SETTINGS, RequestDb } from "../src/db/client";
 
 describe("local driver settings", () => {
   it("keep every Neon default but the proxy and TLS, connection pipelining included", async () => {
@@ -35,27 +35,14 @@ describe("local driver settings", () => {
     }
   });
 
-  it("send a oneTransaction statement as BEGIN, statement, COMMIT in one round trip", async () => {
+  // The one-statement writes rely on this: a statement is atomic, its data-modifying CTEs included.
+  it("roll a failed statement back, writes included, and leave the connection usable", async () => {
     const rdb = new RequestDb(env);
-    try {
-      const { rows } = await oneTransaction(rdb.db, () => rdb.db.execute(sql`select 2 as two`));
-      expect(rows).toEqual([{ two: 2 }]);
-      expect([rdb.stats.queries, rdb.stats.transactions]).toEqual([1, 1]);
-      // Inside the transaction and committed: the connection is idle again.
-      const { rows: after } = await rdb.db.execute(sql`select 3 as three`);
-      expect(after).toEqual([{ three: 3 }]);
-    } finally {
-      await rdb.close();
-    }
-  });
-
-  it("roll a failed oneTransaction statement back, writes included, and leave the database usable", async () => {
-    const rdb = new RequestDb(env);
-    const id = `ws_pipelined_${Date.now()}`;
+    const id = `ws_atomic_${Date.now()}`;
     try {
       const failing = sql`with w as (insert into workspaces (id, name, slug) values (${id}, 'x', ${id}) returning id)
         select 1 / (select count(*) - 1 from w) as boom`;
-      const error = await oneTransaction(rdb.db, () => rdb.db.execute(failing)).catch((e: Error) => e);
+      const error = await rdb.db.execute(failing).catch((e: Error) => e);
       expect(String((error as Error).cause)).toMatch(/division by zero/);
       const { rows } = await rdb.db.execute(sql`select count(*)::int as n from workspaces where id = ${id}`);
       expect(rows).toEqual([{ n: 0 }]);

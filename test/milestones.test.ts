@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { comments, fieldDefinitions, tasks, teams } from "../drizzle/schema";
 import { newId } from "../src/ids";
-import { api, del, get, patch, post } from "./helpers/api";
+import { api, del, expectAtomicWrite, get, patch, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { listOrder, walk } from "./helpers/lists";
 
@@ -84,7 +84,7 @@ describe("milestones", () => {
       },
     });
     expect(Object.keys(res.body.milestone)).toEqual(KEYS);
-    expect(res.transactions).toBe(1);
+    expectAtomicWrite(res);
   });
 
   it("creates with every field and a project reference in any case; GET returns it in one query, with fields", async () => {
@@ -152,7 +152,7 @@ describe("milestones", () => {
     });
     const res = await patch(`/milestones/${created.id}`, { name: "RC1", status: "DONE" }, member.key);
     expect(res.status).toBe(200);
-    expect(res.transactions).toBe(1);
+    expectAtomicWrite(res);
     expect(res.body.milestone).toEqual({ ...created, name: "RC1", status: "DONE", updatedAt: expect.stringMatching(ISO) });
     expect(res.body.milestone.updatedAt > created.updatedAt).toBe(true);
 
@@ -196,7 +196,7 @@ describe("milestones", () => {
     const res = await api("DELETE", `/milestones/${doomed.id}`, { key: member.key });
     expect(res.status).toBe(204);
     expect(res.body).toBeNull();
-    expect(res.transactions).toBe(1);
+    expectAtomicWrite(res);
     expect((await get(`/milestones/${doomed.id}`, t.owner.key)).status).toBe(404);
     const after = await withDb(async (db) => ({
       task: (await db.select({ projectId: tasks.projectId, milestoneId: tasks.milestoneId }).from(tasks).where(eq(tasks.id, taskId)))[0],

@@ -2,7 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { comments, fieldDefinitions, milestones, projects, taskLabels, tasks } from "../drizzle/schema";
 import { newId } from "../src/ids";
-import { api, del, get, patch, post } from "./helpers/api";
+import { api, del, expectAtomicWrite, get, patch, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -132,7 +132,7 @@ describe("tasks", () => {
         member.key,
       );
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       expect(res.body.task).toMatchObject({
         title: "Full",
         projectId: project.id,
@@ -286,7 +286,7 @@ describe("tasks", () => {
       });
       const res = await patch(`/tasks/${task.reference}`, { title: "After", status: "DONE" }, member.key);
       expect(res.status).toBe(200);
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       expect(res.body.task).toEqual({ ...task, title: "After", status: "DONE", updatedAt: expect.stringMatching(ISO) });
       expect(res.body.task.updatedAt > task.updatedAt).toBe(true);
       expect((await get(`/tasks/${task.id}`, member.key)).body.task).toEqual(res.body.task);
@@ -408,7 +408,7 @@ describe("tasks", () => {
       const res = await del(`/tasks/${root.reference}`, member.key);
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       for (const id of ids) expect((await get(`/tasks/${id}`, member.key)).status).toBe(404);
       expect((await get(`/tasks/${bystander.id}`, member.key)).status).toBe(200);
       const left = await withDb(async (db) => ({

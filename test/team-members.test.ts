@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { teamMembers } from "../drizzle/schema";
 import { newId } from "../src/ids";
-import { del, get, patch, post } from "./helpers/api";
+import { del, expectAtomicWrite, get, patch, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
@@ -103,7 +103,7 @@ describe("team members", () => {
       const newcomer = await addMember(t);
       const res = await post(`/teams/${team.id}/members`, { userId: newcomer.userId }, people[0].member.key);
       expect(res.status).toBe(201);
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       const tm = res.body.teamMember;
       expect(res.headers.get("location")).toBe(`/team-members/${tm.id}`);
       expect(tm).toEqual({
@@ -198,7 +198,7 @@ describe("team members", () => {
       const { people } = await teamWith("ADMIN", "MEMBER");
       const res = await patch(`/team-members/${people[1].membershipId}`, { role: "VIEWER" }, people[0].member.key);
       expect(res.status).toBe(200);
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       expect(res.body.teamMember).toMatchObject({ id: people[1].membershipId, userId: people[1].member.userId, role: "VIEWER" });
       expect((await patch(`/team-members/${people[1].membershipId}`, { role: "ADMIN" }, people[0].member.key)).body.teamMember.role).toBe(
         "ADMIN",
@@ -265,7 +265,7 @@ describe("team members", () => {
       const res = await del(`/team-members/${people[2].membershipId}`, people[0].member.key);
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       expect(await roleOf(people[2].membershipId)).toBeNull();
       expect((await get(`/team-members/${people[2].membershipId}`, t.owner.key)).status).toBe(404);
       expect((await get(`/teams/${team.id}/members`, t.owner.key)).body.members).toHaveLength(3);

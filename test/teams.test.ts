@@ -2,7 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { projects, tasks, teamMembers, teams } from "../drizzle/schema";
 import { newId } from "../src/ids";
-import { del, get, patch, post } from "./helpers/api";
+import { del, expectAtomicWrite, get, patch, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
@@ -30,7 +30,7 @@ describe("teams", () => {
       const prefix = freshPrefix("ENG");
       const res = await post("/teams", { name: "Engineering", prefix }, member.key);
       expect(res.status).toBe(201);
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       const team = res.body.team;
       expect(res.headers.get("location")).toBe(`/teams/${team.id}`);
       expect(team.id).toMatch(/^team_[0-9a-z]{26}$/);
@@ -143,7 +143,7 @@ describe("teams", () => {
       const prefix = freshPrefix("NEW");
       const res = await patch(`/teams/${team.id}`, { name: "New", prefix, description: "Now described", parentId: parent.id }, t.owner.key);
       expect(res.status).toBe(200);
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       expect(res.body.team).toMatchObject({
         id: team.id,
         name: "New",
@@ -386,7 +386,7 @@ describe("teams", () => {
       const res = await del(`/teams/${team.id}`, t.owner.key);
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
 
       expect((await get(`/teams/${team.id}`, t.owner.key)).status).toBe(404);
       expect((await get(`/teams/${child.id}`, t.owner.key)).body.team).toMatchObject({ parentId: null, parent: null });

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { teamMembers, workspaceMembers } from "../drizzle/schema";
 import { signAccessToken } from "../src/auth/jwt";
 import { newId } from "../src/ids";
-import { api, del, get, patch, post, testEnv } from "./helpers/api";
+import { api, del, expectAtomicWrite, get, patch, post, testEnv } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
@@ -105,7 +105,7 @@ describe("users", () => {
       const me = await addMember(t);
       const res = await patch(`/users/${me.userId}`, { name: "  New Name ", avatarUrl: "https://img.example.com/a.png" }, me.key);
       expect(res.status).toBe(200);
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
       expect(res.body.user).toMatchObject({ id: me.userId, name: "New Name", avatarUrl: "https://img.example.com/a.png", role: "MEMBER" });
       expect((await patch(`/users/${me.userId}`, { avatarUrl: null }, me.key)).body.user.avatarUrl).toBeNull();
       expect((await get("/me", me.key)).body.user.name).toBe("New Name");
@@ -135,7 +135,7 @@ describe("users", () => {
       expect((await patch(`/users/${member.userId}`, { role: "ADMIN" }, member.key)).status).toBe(403);
       const byAdmin = await patch(`/users/${target.userId}`, { role: "ADMIN" }, admin.key);
       expect(byAdmin.status).toBe(200);
-      expect(byAdmin.transactions).toBe(1);
+      expectAtomicWrite(byAdmin);
       expect(byAdmin.body.user.role).toBe("ADMIN");
       expect((await get(`/users/${target.userId}`, member.key)).body.user.role).toBe("ADMIN");
       expect((await patch(`/users/${target.userId}`, { role: "MEMBER" }, t.owner.key)).body.user.role).toBe("MEMBER");
@@ -233,7 +233,7 @@ describe("users", () => {
       const res = await del(`/users/${leaving.userId}`, w.owner.key);
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
-      expect(res.transactions).toBe(1);
+      expectAtomicWrite(res);
 
       for (const key of [leaving.key, extra, bot.apiKey]) {
         const after = await get("/me", key);

@@ -32,120 +32,29 @@ function configureDriver(proxy: string | undefined) {
 
 // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; the wrapper forwards them untouched.
 type QueryFn = (...args: any[]) => any;
-/** The extended-protocol messages of pg's connection that a pipelined transaction writes around a statement. */
-interface PgConnection {
-  parse(query: { text: string }): void;
-  bind(config: object): void;
-  execute(config: object): void;
-  describe(config: { type: "P"; name: string }): void;
-  sync(): void;
-  query(text: string): void;
-}
-/** A pooled client: its query() and the connection it writes to. */
-type PgClient = { query: QueryFn; connection: PgConnection };
-
-/** Per request database: whether the next statement it runs goes out as a whole transaction (oneTransaction). */
-const pipelineNext = new WeakMap<object, { next: boolean }>();
-
-/**
- * Runs `query` (a Drizzle query on the request's database) as one transaction in ONE round trip: BEGIN, the
- * statement and COMMIT leave together, before one Sync, so its checks and writes commit or roll back as one, like
- * a transaction, without waiting between them. Inside an open transaction (`db` is a Tx) it is just the query.
- * The request's statements run one after another, so "the next one" is this one.
- */
-export function oneTransaction<T>(db: Executor, query: () => PromiseLike<T>): Promise<T> {
-  const state = pipelineNext.get(db);
-  if (state) state.next = true;
-  return Promise.resolve(query()).finally(() => {
-    if (state) state.next = false;
-  });
-}
-
-/** The extended-protocol messages of one parameterless statement (BEGIN, COMMIT, or a statement pg sent simply). */
-function writeStatement(connection: PgConnection, text: string, describe = false) {
-  connection.parse({ text });
-  connection.bind({});
-  if (describe) connection.describe({ type: "P", name: "" });
-  connection.execute({});
-}
-
-/**
- * Wraps a pooled client: counts its round trips into `stats` and sends the statement oneTransaction marked as
- * BEGIN; statement; COMMIT. pg hands back one result per statement; the caller gets the statement's. If the
- * statement fails, the server skips to the Sync and leaves the transaction aborted: a ROLLBACK goes next, ahead
- * of anything else on the connection. (Wrapping client.query stays: pg has no query event, and Drizzle's logger
- * sees statements but not BEGIN/COMMIT.)
- */
-function counted(target: PgClient, stats: DbStats, pipeline: { next: boolean }): PgClient {
+// Wrapping client.query stays: pg (and the Neon driver) has no query event, and Drizzle's logger sees statements but not BEGIN/COMMIT.
+function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
   const original = target.query.bind(target);
-  const connection = target.connection;
-  let batchText: string | undefined;
-  let inBatch = false;
-  const { parse, query, sync } = connection;
-  // The statement oneTransaction marked goes out between BEGIN and COMMIT, whichever protocol pg picks for it.
-  const opening = (text: string) => {
-    if (text !== batchText) return false;
-    batchText = undefined;
-    inBatch = true;
-    writeStatement(connection, "begin");
-    return true;
-  };
-  connection.parse = function (this: PgConnection, q) {
-    opening(q.text);
-    parse.call(this, q);
-  };
-  connection.query = function (this: PgConnection, text) {
-    if (!opening(text)) return query.call(this, text);
-    writeStatement(this, text, true);
-    this.sync();
-  };
-  connection.sync = function (this: PgConnection) {
-    if (inBatch) {
-      inBatch = false;
-      writeStatement(this, "commit");
-    }
-    sync.call(this);
-  };
-
   // biome-ignore lint/suspicious/noExplicitAny: see QueryFn.
   target.query = ((...args: any[]) => {
     const started = performance.now();
+    const done = () => (stats.ms += performance.now() - started);
     stats.queries++;
     const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
-    const pipelined = pipeline.next && typeof text === "string";
-    const settled = () => {
-      stats.ms += performance.now() - started;
-      // A batch that never went out (the client failed first) must not wrap a later statement of the same text.
-      if (pipelined && batchText === text) batchText = undefined;
-    };
-    if (pipelined) {
-      pipeline.next = false;
-      batchText = text;
-      stats.transactions++;
-    } else if (typeof text === "string" && /^\s*begin\b/i.test(text)) stats.transactions++;
-    // BEGIN, the statement, COMMIT: three results; the caller asked for the statement's.
-    const own = (result: unknown) => (pipelined && Array.isArray(result) ? result[1] : result);
-    const failed = () => pipelined && void target.query("rollback").catch(() => {});
+    if (typeof text === "string" && /^\s*begin\b/i.test(text)) stats.transactions++;
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
     const last = args.length - 1;
     if (typeof args[last] === "function") {
       const callback = args[last];
-      args[last] = (err: unknown, result: unknown) => {
-        settled();
-        if (err) failed();
-        return callback(err, own(result));
+      args[last] = (...cbArgs: unknown[]) => {
+        done();
+        return callback(...cbArgs);
       };
       return original(...args);
     }
     const result = original(...args);
-    if (!result || typeof result.then !== "function") return result;
-    return result
-      .then(own, (err: unknown) => {
-        failed();
-        throw err;
-      })
-      .finally(settled);
-  }) as QueryFn;
+    return result && typeof result.then === "function" ? result.finally(done) : result;
+  }) as T["query"];
   return target;
 }
 
@@ -166,12 +75,10 @@ export class RequestDb {
       const pool = new Pool({ connectionString: this.env.DATABASE_URL, max: 4 });
       // A dropped connection fails the query that used it (mapped to 503); the pool's own event is only logged.
       pool.on("error", (err: Error) => console.error("database pool error", err.message));
-      const pipeline = { next: false };
       // Count at the connection: pool.query and transactions both end in client.query, once each.
-      pool.on("connect", (client: PoolClient) => void counted(client as unknown as PgClient, this.stats, pipeline));
+      pool.on("connect", (client: PoolClient) => void counted(client, this.stats));
       this.#pool = pool;
       this.#db = drizzle({ client: this.#pool, schema });
-      pipelineNext.set(this.#db, pipeline);
     }
     return this.#db;
   }

@@ -7,7 +7,7 @@ import { teamMembers } from "../../drizzle/schema";
 import type { Principal } from "../auth/principal";
 import { mayActInTeamSql, requireTeamRole, type TeamRole } from "../auth/roles";
 import { conflict, notFound } from "../core/errors";
-import { type Executor, oneTransaction } from "../db/client";
+import type { Executor } from "../db/client";
 import { workspaceLabels } from "./labels/attach";
 import { type LabelOwner, labelLinks } from "./labels/queries";
 
@@ -59,12 +59,12 @@ export const callerMay = (principal: Principal, teamId: SQLWrapper, min: TeamRol
   mayActInTeamSql(principal.role, callerTeamRole(principal.user.id, teamId), min);
 
 /**
- * A write whose one statement checks the caller itself (the row in the workspace, the rule by callerMay), sent
- * as one transaction in one round trip. When it wrote nothing, `explain` throws why: the lookup the checked
+ * A write whose one statement checks the caller itself (the row in the workspace, the rule by callerMay): one
+ * round trip, and atomic as every single statement is (Postgres runs it as its own transaction). When it wrote nothing, `explain` throws why: the lookup the checked
  * path makes, with its 404 or 403. If that finds nothing wrong, the row changed meanwhile (409: retry).
  */
-export async function guardedWrite<T>(db: Executor, write: () => PromiseLike<T[]>, explain: () => Promise<unknown>): Promise<T> {
-  const [row] = await oneTransaction(db, write);
+export async function guardedWrite<T>(write: () => PromiseLike<T[]>, explain: () => Promise<unknown>): Promise<T> {
+  const [row] = await write();
   if (row !== undefined) return row;
   await explain();
   throw conflict("The row changed meanwhile; retry the request");

@@ -7,7 +7,7 @@ export interface ApiResponse<T = any> {
   body: T;
   /** Round trips the request made, read from its Server-Timing header. */
   queries: number;
-  /** Transactions the request opened (a write must be exactly one). */
+  /** Explicit transactions (BEGIN) the request opened. */
   transactions: number;
 }
 
@@ -48,6 +48,15 @@ export const patch = <T = any>(path: string, body: unknown, key?: string) => api
 export const del = <T = any>(path: string, key?: string) => api<T>("DELETE", path, { key });
 
 export const testEnv = env;
+
+/**
+ * Whether a write was atomic: one explicit transaction, or a single statement after the authentication query
+ * (Postgres runs every statement as its own transaction, data-modifying CTEs included).
+ */
+export function expectAtomicWrite(res: Pick<ApiResponse, "transactions" | "queries">, what = "") {
+  const atomic = res.transactions === 1 || (res.transactions === 0 && res.queries <= 2);
+  if (!atomic) throw new Error(`${what} not one write: ${res.transactions} transactions, ${res.queries} queries`.trim());
+}
 
 /** Polls until `check` returns a value (the queue consumer delivers asynchronously). */
 export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {

@@ -48,7 +48,6 @@ export async function createComment(db: Db, principal: Principal, target: Target
     )
     .returning();
   const row = await guardedWrite(
-    db,
     () => insert,
     () => writableTarget(db, principal, target, COMMENT),
   );
@@ -65,7 +64,6 @@ async function refuse(tx: Executor, workspaceId: string, id: string, message: st
 export async function updateComment(db: Db, principal: Principal, id: string, content: string) {
   const workspaceId = principal.workspace.id;
   const row = await guardedWrite(
-    db,
     () =>
       db
         .update(comments)
@@ -82,7 +80,6 @@ export async function deleteComment(db: Db, principal: Principal, id: string): P
   const workspaceId = principal.workspace.id;
   const allowed = isWorkspaceAdmin(principal) ? undefined : eq(comments.authorId, principal.user.id);
   await guardedWrite(
-    db,
     () =>
       db
         .delete(comments)

@@ -23,7 +23,6 @@ export async function createMilestone(db: Db, principal: Principal, input: Miles
   const workspaceId = principal.workspace.id;
   const insert = (exec: Executor, customFields: Record<string, unknown>) =>
     guardedWrite(
-      exec,
       () =>
         exec
           .insert(milestones)
@@ -79,7 +78,6 @@ export async function updateMilestone(db: Db, principal: Principal, id: string, 
   const { customFields, ...columns } = input;
   const write = (exec: Executor, merged?: Record<string, unknown>) =>
     guardedWrite(
-      exec,
       () =>
         exec
           .update(milestones)
@@ -105,7 +103,6 @@ export async function updateMilestone(db: Db, principal: Principal, id: string, 
 export async function deleteMilestone(db: Db, principal: Principal, id: string) {
   const workspaceId = principal.workspace.id;
   await guardedWrite(
-    db,
     () =>
       db
         .delete(milestones)

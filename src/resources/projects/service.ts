@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { conflict, invalid } from "../../core/errors";
-import { type Db, type Executor, oneTransaction } from "../../db/client";
+import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { assertWorkspaceLabels, callerMay, guardedWrite, replaceLabels } from "../access";
 import { validateCustomFields } from "../fields/values";
@@ -48,9 +48,7 @@ async function insertProject(db: Executor, principal: Principal, input: ProjectC
       ${input.targetDate ?? null}::date, ${JSON.stringify(customFields)}::jsonb
     from counter
     returning *`);
-  const [row] = await oneTransaction(db, () =>
-    selectProjects(db, null, [labels.valid, counter, inserted, ...labels.links]).where(eq(projects.id, id)),
-  );
+  const [row] = await selectProjects(db, null, [labels.valid, counter, inserted, ...labels.links]).where(eq(projects.id, id));
   return row && serializeProject(row);
 }
 
@@ -132,9 +130,7 @@ async function writeProject(
     .returning();
   const updated = db.$with("projects", { id: sql<string>`id` }).as(update.getSQL());
   const ctes = labels ? [labels.valid, updated, ...labels.links] : [updated];
-  const [row] = await oneTransaction(db, () =>
-    selectProjects(db, null, ctes).where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef))),
-  );
+  const [row] = await selectProjects(db, null, ctes).where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef)));
   return row && serializeProject(row);
 }
 
@@ -176,7 +172,6 @@ export async function updateProject(db: Db, principal: Principal, idOrRef: strin
 export async function deleteProject(db: Db, principal: Principal, idOrRef: string) {
   const workspaceId = principal.workspace.id;
   await guardedWrite(
-    db,
     () =>
       db
         .delete(projects)

@@ -3,7 +3,7 @@ import { taskLabels, tasks, teams } from "../../../drizzle/schema";
 import type { Actor, Principal } from "../../auth/principal";
 import { mayActInTeamSql, teamRoleRefusal } from "../../auth/roles";
 import { conflict, notFound } from "../../core/errors";
-import { type Db, type Executor, oneTransaction } from "../../db/client";
+import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { assertWorkspaceLabels, callerMay, callerTeamRole, guardedWrite, replaceLabels } from "../access";
 import { validateCustomFields } from "../fields/values";
@@ -201,9 +201,7 @@ async function writeTask(
     .returning();
   const updated = db.$with("tasks", { id: sql<string>`id` }).as(update.getSQL());
   const ctes = labels ? [labels.valid, updated, ...labels.links] : [updated];
-  const [row] = await oneTransaction(db, () =>
-    selectTasks(db, null, ctes).where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef))),
-  );
+  const [row] = await selectTasks(db, null, ctes).where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef)));
   return row && serializeTask(row);
 }
 
@@ -239,7 +237,6 @@ export async function updateTask(db: Db, principal: Principal, idOrRef: string, 
 export async function deleteTask(db: Db, principal: Principal, idOrRef: string): Promise<void> {
   const workspaceId = principal.workspace.id;
   await guardedWrite(
-    db,
     () =>
       db
         .delete(tasks)

@@ -3,7 +3,7 @@ import { teamMembers, teams, workspaceMembers } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
 import { isWorkspaceAdmin, requireTeamRole, type TeamRole, teamRoleAtLeast } from "../../auth/roles";
 import { conflict, forbidden, notFound } from "../../core/errors";
-import { type Db, type Executor, oneTransaction } from "../../db/client";
+import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { callerMay } from "../access";
 import { teamForCaller } from "../teams/access";
@@ -47,7 +47,7 @@ export async function addTeamMember(db: Db, principal: Principal, teamId: string
         ),
     )
     .returning();
-  const added = await oneTransaction(db, () => selectTeamMember(db, workspaceId, id, insert.getSQL()));
+  const added = await selectTeamMember(db, workspaceId, id, insert.getSQL());
   if (added) return added;
   return db.transaction(async (tx) => {
     const found = await teamForCaller(tx, principal, teamId, { min: "MEMBER", what: "add team members" });
@@ -81,9 +81,7 @@ export async function updateTeamMember(db: Db, principal: Principal, id: string,
         .getSQL(),
     );
   if (role !== "OWNER") {
-    const changed = await oneTransaction(db, () =>
-      setRole(db, and(callerMay(principal, teamMembers.teamId, "ADMIN"), ne(teamMembers.role, "OWNER"))),
-    );
+    const changed = await setRole(db, and(callerMay(principal, teamMembers.teamId, "ADMIN"), ne(teamMembers.role, "OWNER")));
     if (changed) return changed;
   }
   return db.transaction(async (tx) => {
@@ -104,12 +102,10 @@ export async function updateTeamMember(db: Db, principal: Principal, id: string,
 export async function removeTeamMember(db: Db, principal: Principal, id: string) {
   const workspaceId = principal.workspace.id;
   const mayRemove = or(eq(teamMembers.userId, principal.user.id), callerMay(principal, teamMembers.teamId, "ADMIN"));
-  const removed = await oneTransaction(db, () =>
-    db
-      .delete(teamMembers)
-      .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id), ne(teamMembers.role, "OWNER"), mayRemove))
-      .returning({ id: teamMembers.id }),
-  );
+  const removed = await db
+    .delete(teamMembers)
+    .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id), ne(teamMembers.role, "OWNER"), mayRemove))
+    .returning({ id: teamMembers.id });
   if (removed.length > 0) return;
   await db.transaction(async (tx) => {
     const target = await membershipForCaller(tx, principal, id);

@@ -39,7 +39,6 @@ export async function updateTeam(db: Db, principal: Principal, id: string, input
   const workspaceId = principal.workspace.id;
   const write = (exec: Executor) =>
     guardedWrite(
-      exec,
       () =>
         updatedTeam(
           exec,
@@ -66,7 +65,6 @@ export async function updateTeam(db: Db, principal: Principal, id: string, input
 /** Tasks, projects and memberships go with the team (FK cascades); sub-teams stay, top-level. One statement. */
 export async function deleteTeam(db: Db, principal: Principal, id: string): Promise<void> {
   await guardedWrite(
-    db,
     () =>
       db
         .delete(teams)

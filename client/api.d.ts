@@ -3755,7 +3755,7 @@ export interface operations {
   getField: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400. Names: id, key, name, description, type, presentation, metadata, recordTypes, isBuiltIn, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {

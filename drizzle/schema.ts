@@ -206,6 +206,8 @@ export const tasks = pgTable(
     index("tasks_priority_idx").on(t.workspaceId, t.priority, t.id),
     index("tasks_updated_idx").on(t.workspaceId, t.updatedAt, t.id),
     index("tasks_team_list_idx").on(t.workspaceId, t.teamId, t.createdAt, t.id),
+    // filter[eq|neq|in][customFields.<key>] is jsonb containment (custom_fields @> {...}), which this index serves.
+    index("tasks_custom_fields_idx").using("gin", t.customFields.op("jsonb_path_ops")),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
     index("tasks_search_idx").using("gin", sql`to_tsvector('simple', ${t.title} || ' ' || ${t.description})`),
   ],

@@ -1,0 +1,1 @@
+CREATE INDEX "tasks_custom_fields_idx" ON "tasks" USING gin ("custom_fields" jsonb_path_ops);

@@ -31,7 +31,8 @@ const list = createRoute({
   description:
     "The `filter` and `sort` parameters name the fields. `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying " +
     "the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), " +
-    "status in workflow order, null due dates last.",
+    "status in workflow order, null due dates last. A custom field of tasks is `customFields.<key>` (`filter[eq][customFields.severity]=high`, " +
+    "`sort[customFields.points]=desc`), compared as its definition's type; a key not defined for tasks is 400.",
   request: { query: listQueryFor(taskList) },
   responses: {
     200: jsonResponse(paginated("tasks", TaskSelection), "Tasks (narrowed by `fields`)"),

@@ -750,7 +750,7 @@ export interface paths {
     };
     /**
      * List the workspace's tasks
-     * @description The `filter` and `sort` parameters name the fields. `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last.
+     * @description The `filter` and `sort` parameters name the fields. `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last. A custom field of tasks is `customFields.<key>` (`filter[eq][customFields.severity]=high`, `sort[customFields.points]=desc`), compared as its definition's type; a key not defined for tasks is 400.
      */
     get: operations["listTasks"];
     put?: never;

@@ -13,6 +13,7 @@ import { newRouter } from "./http/router";
 import { publicBaseUrl } from "./http/urls";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
+import { batchRoutes } from "./resources/batch/routes";
 import { commentRoutes } from "./resources/comments/routes";
 import { deviceRoutes } from "./resources/device/routes";
 import { fieldRoutes } from "./resources/fields/routes";
@@ -72,6 +73,7 @@ const TAGS: Record<string, string> = {
   Milestones: "Milestones of a project.",
   Comments: "Markdown comments on tasks, projects and milestones.",
   Labels: "The workspace's labels, attached to tasks and projects.",
+  Batch: "Several GETs in one call, each with the caller's credential and the rules of the direct call.",
   Fields: "Built-in fields and the workspace's custom field definitions, whose values tasks and projects carry.",
   System: "Health, this document, its interactive reference, and development-only routes.",
 };
@@ -155,6 +157,7 @@ export function buildApp() {
   app.route("/", milestoneRoutes);
   app.route("/", commentRoutes);
   app.route("/", mcpRoutes);
+  app.route("/", batchRoutes(app));
 
   registerOpenApiComponents(app.openAPIRegistry);
   // Generating the document costs ~20 ms of CPU and it changes only with the base URL and the dev switches: kept per

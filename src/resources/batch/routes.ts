@@ -1,0 +1,46 @@
+import { createRoute } from "@hono/zod-openapi";
+import { requirePrincipal } from "../../auth/middleware";
+import { selfAuthed } from "../../auth/route-base";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { newRouter } from "../../http/router";
+import { type BatchApp, dispatchItem, outerOf } from "./dispatch";
+import { BatchRequest, BatchResponse, MAX_ITEMS } from "./schema";
+
+const batch = createRoute({
+  ...selfAuthed("Batch"),
+  method: "post",
+  operationId: "batch",
+  path: "/batch",
+  summary: "Run several GETs in one call",
+  description: [
+    `1..${MAX_ITEMS} relative GET paths, each run through the same routes, validation and permissions as a direct GET with the`,
+    "caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run",
+    "concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when",
+    "items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404",
+    "`NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in",
+    "`details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`,",
+    "a `.`/`..` segment, `/batch` itself, or an answer that is not JSON (`/docs`) is a `BAD_REQUEST` slot. A missing or",
+    "invalid credential is 401 for the whole call.",
+  ].join(" "),
+  request: jsonBody(BatchRequest),
+  responses: {
+    200: jsonResponse(BatchResponse, "One result per request, in order"),
+    ...errorResponses(["UNAUTHORIZED"], { validation: true }),
+  },
+});
+
+/** POST /batch, dispatching into `app`, the built app (app.ts passes it in, so nothing here imports app.ts). */
+export const batchRoutes = (app: BatchApp) =>
+  newRouter().openapi(batch, async (c) => {
+    const { requests } = c.req.valid("json");
+    const outer = outerOf(c);
+    // The credential is checked beside the items (one more query, no extra round trip before them): a bad one is
+    // 401 for the whole call, whatever the items answered.
+    const [caller, results] = await Promise.allSettled([
+      requirePrincipal(c),
+      Promise.all(requests.map((raw, i) => dispatchItem(app, outer, raw, i))),
+    ]);
+    if (caller.status === "rejected") throw caller.reason;
+    if (results.status === "rejected") throw results.reason;
+    return c.json({ results: results.value }, 200);
+  });

@@ -49,6 +49,13 @@ const SCENARIOS = [
     target: 0.7,
     kind: "read",
   },
+  // Issue 8's budget, no `kind` (not one read): 20 task reads in one call cost at most 3× GET /tasks/{reference}.
+  {
+    name: "POST /batch of 20 task reads",
+    method: "POST",
+    path: () => "/batch",
+    body: (f) => ({ requests: Array.from({ length: 20 }, (_, i) => `/tasks/${f.prefix}-${i + 1}`) }),
+  },
   { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}`, kind: "read" },
   {
     name: "POST /tasks",

@@ -145,6 +145,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/batch": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run several GETs in one call
+     * @description 1..50 relative GET paths, each run through the same routes, validation and permissions as a direct GET with the caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404 `NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in `details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`, a `.`/`..` segment, `/batch` itself, or an answer that is not JSON (`/docs`) is a `BAD_REQUEST` slot. A missing or invalid credential is 401 for the whole call.
+     */
+    post: operations["batch"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/comments": {
     parameters: {
       query?: never;
@@ -1060,6 +1080,26 @@ export interface components {
       /** @description The owner: the caller or one of the caller's agents */
       userId?: string;
       workspaceId?: string;
+    };
+    BatchRequest: {
+      /**
+       * @description 1..50 relative GET paths with their query strings (`/tasks/ENG-1?fields=title`); `GET /path` is accepted too.
+       * @example [
+       *       "/tasks/ENG-1",
+       *       "/tasks?filter[eq][priority]=HIGH&limit=5",
+       *       "/teams/team_01h…/members"
+       *     ]
+       */
+      requests: string[];
+    };
+    BatchResponse: {
+      /** @description One per request, in order: the body the direct GET answers, or `{error:{code,message,details?}}` for an item that failed (a 422 becomes code `VALIDATION_FAILED` with the field messages in `details.errors`). */
+      results: (
+        | {
+            [key: string]: unknown;
+          }
+        | components["schemas"]["Error"]
+      )[];
     };
     /** @description Exactly one of taskId, projectId, milestoneId is set. */
     Comment: {
@@ -2603,6 +2643,98 @@ export interface operations {
       };
       /** @description BAD_REQUEST */
       400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  batch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["BatchRequest"];
+      };
+    };
+    responses: {
+      /** @description One result per request, in order */
+      200: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["BatchResponse"];
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];

@@ -6,7 +6,7 @@ import { inheritRequestDb } from "../../http/request-db";
 import { itemPath } from "./paths";
 
 /** The built app the items run through (passed in by app.ts: no import of it from here). */
-export type BatchApp = Pick<OpenAPIHono<AppEnv>, "fetch" | "router" | "getPath">;
+export type BatchApp = Pick<OpenAPIHono<AppEnv>, "fetch" | "router" | "getPath" | "openAPIRegistry">;
 
 /** The outer request's headers an item gets: its credential, nothing else (no If-None-Match: a 304 has no body to carry). */
 const FORWARDED = ["svc-api-key", "authorization"];
@@ -32,6 +32,27 @@ export function outerOf<E extends AppEnv>(c: Context<E>): Outer {
 }
 
 type Slot = Record<string, unknown>;
+/** An item's slot and whether it proved the caller's credential (a 2xx of a route that requires one). */
+export interface Item {
+  slot: Slot;
+  provesCredential: boolean;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+const securedPaths = new WeakMap<BatchApp, RegExp[]>();
+/** Whether the document says the GET route of `pathname` requires a credential (public ones, e.g. /health, do not). */
+function secured(app: BatchApp, pathname: string): boolean {
+  let paths = securedPaths.get(app);
+  if (!paths) {
+    paths = app.openAPIRegistry.definitions.flatMap((d) =>
+      d.type === "route" && d.route.method === "get" && d.route.security?.length
+        ? [new RegExp(`^${escapeRegExp(d.route.path).replace(/\{[^}]+\}/g, "[^/]+")}$`)]
+        : [],
+    );
+    securedPaths.set(app, paths);
+  }
+  return paths.some((p) => p.test(pathname));
+}
 const failed = (code: string, message: string, details?: unknown): Slot => ({
   error: details ? { code, message, details } : { code, message },
 });
@@ -61,14 +82,16 @@ async function toSlot(res: Response, path: string): Promise<Slot> {
  * Runs one item through the app as a direct GET with the caller's credential and the outer request's database
  * handle; an item that is not a GET of this API is a BAD_REQUEST slot and never dispatched.
  */
-export async function dispatchItem(app: BatchApp, outer: Outer, raw: string, index: number): Promise<Slot> {
+export async function dispatchItem(app: BatchApp, outer: Outer, raw: string, index: number): Promise<Item> {
   const path = itemPath(raw);
-  if (typeof path !== "string") return failed(path.code, path.message);
+  if (typeof path !== "string") return { slot: failed(path.code, path.message), provesCredential: false };
   const headers = new Headers(outer.credential);
   // The item's id names the batch and the slot, so an item's log line (or a 500's requestId) leads to both.
   headers.set("x-request-id", `${outer.requestId}-${index}`);
   const request = new Request(new URL(path, outer.url), { headers });
-  if (path === "/batch" || !routed(app, request, outer.env)) return failed("BAD_REQUEST", `No GET route for ${path.split("?")[0]}`);
+  if (path === "/batch" || !routed(app, request, outer.env)) {
+    return { slot: failed("BAD_REQUEST", `No GET route for ${path.split("?")[0]}`), provesCredential: false };
+  }
   const res = await app.fetch(inheritRequestDb(request, outer.rdb), outer.env, outer.ctx);
-  return toSlot(res, path);
+  return { slot: await toSlot(res, path), provesCredential: res.ok && secured(app, new URL(request.url).pathname) };
 }

@@ -111,6 +111,8 @@ describe("query budgets", () => {
   type Budget = [queries: number, transactions: number];
   /** Authentication, then one statement that checks and writes. */
   const AUTH_AND_ONE: Budget = [2, 0];
+  /** One statement that authenticates itself (no separate authentication query). */
+  const SELF: Budget = [1, 0];
   const WRITES: Array<[string, string, () => unknown, Budget?]> = [
     ["POST", "/labels", () => ({ name: `w${Math.random()}`, color: "#111111" })],
     ["PATCH", "/labels/{label}", () => ({ color: "#222222" })],
@@ -125,9 +127,9 @@ describe("query budgets", () => {
     ["PATCH", "/projects/{project}", () => ({ status: "ACTIVE", labelIds: [ids.label] }), AUTH_AND_ONE],
     ["POST", "/milestones", () => ({ projectId: ids.project, name: "w" }), AUTH_AND_ONE],
     ["PATCH", "/milestones/{milestone}", () => ({ status: "DONE" }), AUTH_AND_ONE],
-    ["POST", "/comments", () => ({ content: "w", taskId: ids.task }), AUTH_AND_ONE],
-    ["POST", "/projects/{project}/comments", () => ({ content: "w" }), AUTH_AND_ONE],
-    ["PATCH", "/comments/{comment}", () => ({ content: "edited" }), AUTH_AND_ONE],
+    ["POST", "/comments", () => ({ content: "w", taskId: ids.task }), SELF],
+    ["POST", "/projects/{project}/comments", () => ({ content: "w" }), SELF],
+    ["PATCH", "/comments/{comment}", () => ({ content: "edited" }), SELF],
   ];
 
   it.each(WRITES)("%s %s runs as one transaction", async (method, path, body, budget) => {
@@ -158,20 +160,37 @@ describe("query budgets", () => {
     const team = ok(await post("/teams", { name: "Gone", prefix: `G${Math.floor(Math.random() * 1e6)}` }, key)).team;
     const leaver = await addMember(t, "MEMBER");
     const membership = ok(await post(`/teams/${ids.team}/members`, { userId: leaver.userId }, key)).teamMember;
+    const selfAuthenticated = [`/comments/${comment.id}`];
     const budgeted = [
-      `/comments/${comment.id}`,
       `/tasks/${task.id}`,
       `/projects/${project.id}`,
       `/milestones/${milestone.id}`,
       `/team-members/${membership.id}`,
       `/teams/${team.id}`,
     ];
-    for (const path of [...budgeted, `/labels/${label.id}`]) {
+    for (const path of [...selfAuthenticated, ...budgeted, `/labels/${label.id}`]) {
       const res = await api("DELETE", path, { key });
       expect(res.status, path).toBe(204);
       expectAtomicWrite(res, path);
       if (budgeted.includes(path)) expect([res.queries, res.transactions], path).toEqual(AUTH_AND_ONE);
+      if (selfAuthenticated.includes(path)) expect([res.queries, res.transactions], path).toEqual(SELF);
     }
+  });
+
+  // A self-authenticating write that writes nothing loads the principal and explains itself as before.
+  const REFUSED: Array<[string, string, () => unknown, who: "outsider" | "nobody", status: number]> = [
+    ["POST", "/comments", () => ({ content: "no", taskId: ids.task }), "outsider", 403],
+    ["POST", "/comments", () => ({ content: "no", taskId: "tsk_missing" }), "outsider", 404],
+    ["POST", "/comments", () => ({ content: "no", taskId: ids.task }), "nobody", 401],
+    ["POST", "/projects/{project}/comments", () => ({ content: "no" }), "outsider", 403],
+    ["PATCH", "/comments/{comment}", () => ({ content: "no" }), "outsider", 403],
+    ["PATCH", "/comments/{comment}", () => ({ content: "no" }), "nobody", 401],
+    ["DELETE", "/comments/{comment}", () => undefined, "outsider", 403],
+  ];
+  it.each(REFUSED)("%s %s refused (%s) is %i", async (method, path, body, who, status) => {
+    const key = who === "nobody" ? "svc_unknown_key" : (await addMember(t, "MEMBER")).key;
+    const res = await api(method, fill(path), { key, body: body() });
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
   });
 
   it("hides the bench reference routes when BENCH_ROUTES is not set", async () => {

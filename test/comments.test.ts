@@ -82,7 +82,7 @@ describe("comments", () => {
       updatedAt: c.createdAt,
     });
     expectAtomicWrite(res);
-    expect(res.queries).toBe(2); // auth, then one INSERT … SELECT that checks the target and the rule
+    expect(res.queries).toBe(1); // one INSERT … SELECT that authenticates and checks the target and the rule
 
     const read = await get(`/comments/${c.id}`, viewer.key);
     expect(read.status).toBe(200);
@@ -208,7 +208,7 @@ describe("comments", () => {
     expect(res.body.comment).toEqual({ ...c, content: "second draft", updatedAt: expect.stringMatching(ISO) });
     expect(res.body.comment.updatedAt > c.updatedAt).toBe(true);
     expectAtomicWrite(res);
-    expect(res.queries).toBe(2); // auth, then one UPDATE that checks the author
+    expect(res.queries).toBe(1); // one UPDATE that authenticates and checks the author
 
     for (const who of [t.owner, admin, member2, viewer]) {
       const denied = await patch(`/comments/${c.id}`, { content: "hijacked" }, who.key);
@@ -236,7 +236,7 @@ describe("comments", () => {
     expect(gone.status).toBe(204);
     expect(gone.body).toBeNull();
     expectAtomicWrite(gone);
-    expect(gone.queries).toBe(2); // auth, then one DELETE that checks the rule
+    expect(gone.queries).toBe(1); // one DELETE that authenticates and checks the rule
     expect((await del(`/comments/${byAdmin.id}`, admin.key)).status).toBe(204);
     expect((await del(`/comments/${byOwner.id}`, t.owner.key)).status).toBe(204);
     for (const c of [byAuthor, byAdmin, byOwner]) expect((await get(`/comments/${c.id}`, member.key)).status).toBe(404);

@@ -48,3 +48,10 @@ export function mayActInTeamSql(workspaceRole: string | SQL, teamRole: SQL, min:
     );
   return sql<boolean>`(${workspaceRole} in (${list(rule.workspaceRoles)}) or ${teamRole} in (${list(rule.teamRoles)}))`;
 }
+
+/** isWorkspaceAdmin as a SQL condition over a workspace role (a value, or SQL read from the credential). */
+export const workspaceAdminSql = (workspaceRole: string | SQL): SQL<boolean> =>
+  sql<boolean>`(${workspaceRole} in (${sql.join(
+    ADMIN_ROLES.map((r) => sql`${r}`),
+    sql`, `,
+  )}))`;

@@ -4,7 +4,7 @@
 import { Column, getTableName, is, type SQL, type SQLWrapper, sql, type WithSubquery } from "drizzle-orm";
 import type { PgSelect, PgTable } from "drizzle-orm/pg-core";
 import { teamMembers } from "../../drizzle/schema";
-import type { Principal } from "../auth/principal";
+import type { Actor, Principal } from "../auth/principal";
 import { mayActInTeamSql, requireTeamRole, type TeamRole } from "../auth/roles";
 import { conflict, notFound } from "../core/errors";
 import type { Executor } from "../db/client";
@@ -57,6 +57,10 @@ export async function rowForCaller<Q extends PgSelect>(
 /** The write rule (requireTeamRole's, contract §4) as a condition of the statement that writes: the caller may act at `min` in `teamId`'s team. */
 export const callerMay = (principal: Principal, teamId: SQLWrapper, min: TeamRole) =>
   mayActInTeamSql(principal.role, callerTeamRole(principal.user.id, teamId), min);
+
+/** callerMay for an Actor: its role and user may be SQL read from the credential (a statement that authenticates itself). */
+export const actorMay = (actor: Actor, teamId: SQLWrapper, min: TeamRole) =>
+  mayActInTeamSql(actor.role, callerTeamRole(actor.user, teamId), min);
 
 /**
  * A write whose one statement checks the caller itself (the row in the workspace, the rule by callerMay): one

@@ -1,17 +1,24 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { gatedList, gatedRead, gatedWrite } from "../../auth/middleware";
+import { selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
 import { Comment, CommentContent, CommentCreate, CommentSelection, TaskCommentSelection } from "./schema";
-import { createComment, deleteComment, updateComment } from "./service";
+import {
+  createComment,
+  deleteComment,
+  explainRefusedComment,
+  explainRefusedCommentDelete,
+  explainRefusedCommentEdit,
+  updateComment,
+} from "./service";
 import { TARGET_FIELD, type Target, type TargetKind } from "./targets";
 
-const base = authed("Comments");
+const base = selfAuthed("Comments");
 const one = z.object({ comment: Comment });
 const oneSelected = z.object({ comment: CommentSelection });
 const location = (id: string) => `/comments/${id}`;
@@ -119,7 +126,13 @@ export const commentRoutes = newRouter()
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    const comment = await createComment(c.get("rdb").db, c.get("principal"), bodyTarget(body), body.content);
+    const db = c.get("rdb").db;
+    const target = bodyTarget(body);
+    const comment = await gatedWrite(
+      c,
+      (actor) => createComment(db, actor, target, body.content),
+      (principal) => explainRefusedComment(db, principal, target),
+    );
     return created(c, "comment", location(comment.id), comment);
   })
   .openapi(read, async (c) => {
@@ -129,16 +142,33 @@ export const commentRoutes = newRouter()
     return c.json({ comment: projectFields(comment, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const comment = await updateComment(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json").content);
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    const comment = await gatedWrite(
+      c,
+      (actor) => updateComment(db, actor, id, c.req.valid("json").content),
+      (principal) => explainRefusedCommentEdit(db, principal, id),
+    );
     return c.json({ comment }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteComment(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    await gatedWrite(
+      c,
+      async (actor) => (await deleteComment(db, actor, id)) || undefined,
+      (principal) => explainRefusedCommentDelete(db, principal, id),
+    );
     return c.body(null, 204);
   })
   .openapi(createOnProject, async (c) => {
     const target: Target = { kind: "project", idOrRef: c.req.valid("param").id };
-    const comment = await createComment(c.get("rdb").db, c.get("principal"), target, c.req.valid("json").content);
+    const db = c.get("rdb").db;
+    const comment = await gatedWrite(
+      c,
+      (actor) => createComment(db, actor, target, c.req.valid("json").content),
+      (principal) => explainRefusedComment(db, principal, target),
+    );
     return created(c, "comment", location(comment.id), comment);
   });
 

@@ -1,32 +1,36 @@
-import { and, eq, sql } from "drizzle-orm";
-import { comments } from "../../../drizzle/schema";
-import type { Principal } from "../../auth/principal";
-import { isWorkspaceAdmin } from "../../auth/roles";
-import { forbidden, notFound } from "../../core/errors";
+import { and, eq, getTableColumns, or, sql } from "drizzle-orm";
+import { comments, users } from "../../../drizzle/schema";
+import type { Actor, Principal } from "../../auth/principal";
+import { workspaceAdminSql } from "../../auth/roles";
+import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { callerMay, guardedWrite } from "../access";
-import { userSummary } from "../users/serialize";
+import { actorMay } from "../access";
+import type { UserSummary } from "../users/serialize";
 import { writableTarget } from "./access";
-import { type CommentRow, mine, serializeComment } from "./queries";
+import { mine, serializeComment } from "./queries";
 import { type Target, type TargetKind, targetSelect } from "./targets";
-
-/** The caller is the author, so the response's author comes from the principal, not from another query. */
-const withCaller = (principal: Principal, row: Omit<CommentRow, "author">) =>
-  serializeComment({ ...row, author: userSummary(principal.user) });
 
 const COMMENT = { min: "MEMBER", what: "comment on this team's work" } as const;
 
+/** The author of the row a write statement returns, read in that statement (the caller may be SQL of the credential). */
+const authorOfRow = () => {
+  const a = sql.identifier("author");
+  return sql<UserSummary>`(select json_build_object('id', ${a}.id, 'name', ${a}.name, 'email', ${a}.email, 'avatarUrl', ${a}.avatar_url, 'humanId', ${a}.human_id) from ${users} as ${a} where ${a}.id = ${comments.authorId})`;
+};
+const returned = () => ({ ...getTableColumns(comments), author: authorOfRow() });
+
 /**
- * One statement, sent as one transaction in one round trip: the target (in the caller's workspace, locked against
- * deletion) and the caller's team role are checked by the INSERT … SELECT that writes the comment. When it writes
- * nothing, writableTarget says why with the same 404 or 403; if the target now passes, it changed meanwhile (409).
+ * One statement that authenticates and authorizes itself when `actor` is the credential's SQL: the target (in
+ * the actor's workspace, locked against deletion) and the actor's team role are checked by the INSERT … SELECT
+ * that writes the comment, and the author is read in the same statement. Undefined when it wrote nothing:
+ * explainRefusedComment says why.
  */
-export async function createComment(db: Db, principal: Principal, target: Target, content: string) {
-  const found = db.$with("target").as(targetSelect(db, principal.workspace.id, target, true));
+export async function createComment(db: Db, actor: Actor, target: Target, content: string) {
+  const found = db.$with("target").as(targetSelect(db, actor.workspace, target, true));
   const targetColumn = (kind: TargetKind) =>
     (kind === target.kind ? sql<string | null>`${found.id}` : sql<string | null>`null`).as(`${kind}_id`);
-  const insert = db
+  const [row] = await db
     .with(found)
     .insert(comments)
     .select(
@@ -34,8 +38,8 @@ export async function createComment(db: Db, principal: Principal, target: Target
         // Every column in the table's order, as INSERT … SELECT takes them.
         .select({
           id: sql<string>`${newId("cmnt")}`.as("id"),
-          workspaceId: sql<string>`${principal.workspace.id}`.as("workspace_id"),
-          authorId: sql<string>`${principal.user.id}`.as("author_id"),
+          workspaceId: sql<string>`${actor.workspace}`.as("workspace_id"),
+          authorId: sql<string>`${actor.user}`.as("author_id"),
           content: sql<string>`${content}`.as("content"),
           taskId: targetColumn("task"),
           projectId: targetColumn("project"),
@@ -44,14 +48,16 @@ export async function createComment(db: Db, principal: Principal, target: Target
           updatedAt: sql<Date>`now()`.as("updated_at"),
         })
         .from(found)
-        .where(callerMay(principal, found.teamId, COMMENT.min)),
+        .where(actorMay(actor, found.teamId, COMMENT.min)),
     )
-    .returning();
-  const row = await guardedWrite(
-    () => insert,
-    () => writableTarget(db, principal, target, COMMENT),
-  );
-  return withCaller(principal, row);
+    .returning(returned());
+  return row && serializeComment(row);
+}
+
+/** Why createComment wrote nothing: writableTarget's 404 or 403; if the target now passes, it changed meanwhile (409). */
+export async function explainRefusedComment(db: Db, principal: Principal, target: Target): Promise<never> {
+  await writableTarget(db, principal, target, COMMENT);
+  throw conflict("The row changed meanwhile; retry the request");
 }
 
 /** Explains why a guarded write matched no row: the comment is missing (404) or the caller may not touch it (403). */
@@ -60,31 +66,28 @@ async function refuse(tx: Executor, workspaceId: string, id: string, message: st
   throw exists ? forbidden(message) : notFound("Comment");
 }
 
-/** Only the author edits a comment, whatever their workspace role (spec: "Only the comment author may update"). One statement. */
-export async function updateComment(db: Db, principal: Principal, id: string, content: string) {
-  const workspaceId = principal.workspace.id;
-  const row = await guardedWrite(
-    () =>
-      db
-        .update(comments)
-        .set({ content, updatedAt: sql`now()` })
-        .where(and(mine(workspaceId, id), eq(comments.authorId, principal.user.id)))
-        .returning(),
-    () => refuse(db, workspaceId, id, "Only the comment's author may edit it"),
-  );
-  return withCaller(principal, row);
+/** Only the author edits a comment, whatever their workspace role (spec: "Only the comment author may update"). One statement; undefined when it wrote nothing (explainRefusedCommentEdit). */
+export async function updateComment(db: Db, actor: Actor, id: string, content: string) {
+  const [row] = await db
+    .update(comments)
+    .set({ content, updatedAt: sql`now()` })
+    .where(and(mine(actor.workspace, id), eq(comments.authorId, actor.user)))
+    .returning(returned());
+  return row && serializeComment(row);
 }
 
-/** The author or a workspace ADMIN/OWNER deletes a comment (contract §4). One statement. */
-export async function deleteComment(db: Db, principal: Principal, id: string): Promise<void> {
-  const workspaceId = principal.workspace.id;
-  const allowed = isWorkspaceAdmin(principal) ? undefined : eq(comments.authorId, principal.user.id);
-  await guardedWrite(
-    () =>
-      db
-        .delete(comments)
-        .where(and(mine(workspaceId, id), allowed))
-        .returning({ id: comments.id }),
-    () => refuse(db, workspaceId, id, "Only the comment's author or a workspace ADMIN may delete it"),
-  );
+export const explainRefusedCommentEdit = (db: Db, principal: Principal, id: string) =>
+  refuse(db, principal.workspace.id, id, "Only the comment's author may edit it");
+
+/** The author or a workspace ADMIN/OWNER deletes a comment (contract §4). One statement; false when it deleted nothing (explainRefusedCommentDelete). */
+export async function deleteComment(db: Db, actor: Actor, id: string): Promise<boolean> {
+  const allowed = or(workspaceAdminSql(actor.role), eq(comments.authorId, actor.user));
+  const rows = await db
+    .delete(comments)
+    .where(and(mine(actor.workspace, id), allowed))
+    .returning({ id: comments.id });
+  return rows.length > 0;
 }
+
+export const explainRefusedCommentDelete = (db: Db, principal: Principal, id: string) =>
+  refuse(db, principal.workspace.id, id, "Only the comment's author or a workspace ADMIN may delete it");

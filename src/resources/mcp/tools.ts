@@ -5,7 +5,7 @@ import type { Db } from "../../db/client";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../../http/list";
 import { FieldsQuery } from "../../http/schemas";
 import { CommentContent } from "../comments/schema";
-import { createComment } from "../comments/service";
+import { createComment, explainRefusedComment } from "../comments/service";
 import { labelList, listLabels } from "../labels/queries";
 import { listProjects, projectList } from "../projects/queries";
 import { listTasks, taskById, taskList } from "../tasks/queries";
@@ -104,7 +104,12 @@ export const TOOLS: Tool[] = [
     readOnly: false,
     input: z.object({ taskId: TaskRef, ...CommentContent.shape }).strict(),
     async run(ctx, { taskId, content }) {
-      return { comment: await createComment(ctx.db, ctx.principal, { kind: "task", idOrRef: taskId }, content) };
+      const target = { kind: "task", idOrRef: taskId } as const;
+      return {
+        comment:
+          (await createComment(ctx.db, principalActor(ctx.principal), target, content)) ??
+          (await explainRefusedComment(ctx.db, ctx.principal, target)),
+      };
     },
   }),
   listTool("teams", teamList, listTeams),

@@ -123,8 +123,8 @@ describe("query budgets", () => {
     ["POST", "/tasks", () => ({ title: "w", teamId: ids.team, labelIds: [ids.label] }), [1, 0]],
     ["PATCH", "/tasks/{task}", () => ({ priority: "HIGH", labelIds: [ids.label] }), AUTH_AND_ONE],
     ["PATCH", "/tasks/{ref}", () => ({ title: "by reference", dueDate: null }), AUTH_AND_ONE],
-    ["POST", "/projects", () => ({ name: "w", teamId: ids.team, labelIds: [ids.label] }), AUTH_AND_ONE],
-    ["PATCH", "/projects/{project}", () => ({ status: "ACTIVE", labelIds: [ids.label] }), AUTH_AND_ONE],
+    ["POST", "/projects", () => ({ name: "w", teamId: ids.team, labelIds: [ids.label] }), SELF],
+    ["PATCH", "/projects/{project}", () => ({ status: "ACTIVE", labelIds: [ids.label] }), SELF],
     ["POST", "/milestones", () => ({ projectId: ids.project, name: "w" }), AUTH_AND_ONE],
     ["PATCH", "/milestones/{milestone}", () => ({ status: "DONE" }), AUTH_AND_ONE],
     ["POST", "/comments", () => ({ content: "w", taskId: ids.task }), SELF],
@@ -160,14 +160,8 @@ describe("query budgets", () => {
     const team = ok(await post("/teams", { name: "Gone", prefix: `G${Math.floor(Math.random() * 1e6)}` }, key)).team;
     const leaver = await addMember(t, "MEMBER");
     const membership = ok(await post(`/teams/${ids.team}/members`, { userId: leaver.userId }, key)).teamMember;
-    const selfAuthenticated = [`/comments/${comment.id}`];
-    const budgeted = [
-      `/tasks/${task.id}`,
-      `/projects/${project.id}`,
-      `/milestones/${milestone.id}`,
-      `/team-members/${membership.id}`,
-      `/teams/${team.id}`,
-    ];
+    const selfAuthenticated = [`/comments/${comment.id}`, `/projects/${project.id}`];
+    const budgeted = [`/tasks/${task.id}`, `/milestones/${milestone.id}`, `/team-members/${membership.id}`, `/teams/${team.id}`];
     for (const path of [...selfAuthenticated, ...budgeted, `/labels/${label.id}`]) {
       const res = await api("DELETE", path, { key });
       expect(res.status, path).toBe(204);
@@ -178,7 +172,7 @@ describe("query budgets", () => {
   });
 
   // A self-authenticating write that writes nothing loads the principal and explains itself as before.
-  const REFUSED: Array<[string, string, () => unknown, who: "outsider" | "nobody", status: number]> = [
+  const REFUSED: Array<[string, string, () => unknown, who: "outsider" | "nobody" | "owner", status: number]> = [
     ["POST", "/comments", () => ({ content: "no", taskId: ids.task }), "outsider", 403],
     ["POST", "/comments", () => ({ content: "no", taskId: "tsk_missing" }), "outsider", 404],
     ["POST", "/comments", () => ({ content: "no", taskId: ids.task }), "nobody", 401],
@@ -186,9 +180,16 @@ describe("query budgets", () => {
     ["PATCH", "/comments/{comment}", () => ({ content: "no" }), "outsider", 403],
     ["PATCH", "/comments/{comment}", () => ({ content: "no" }), "nobody", 401],
     ["DELETE", "/comments/{comment}", () => undefined, "outsider", 403],
+    ["POST", "/projects", () => ({ name: "no", teamId: ids.team }), "outsider", 403],
+    ["POST", "/projects", () => ({ name: "no", teamId: ids.team }), "nobody", 401],
+    ["POST", "/projects", () => ({ name: "no", teamId: ids.team, labelIds: ["lbl_missing"] }), "owner", 404],
+    ["PATCH", "/projects/{project}", () => ({ name: "no" }), "outsider", 403],
+    ["PATCH", "/projects/{project}", () => ({ targetDate: "1999-01-01", startDate: "2000-01-01" }), "owner", 422],
+    ["DELETE", "/projects/{project}", () => undefined, "outsider", 403],
+    ["DELETE", "/projects/proj_missing", () => undefined, "owner", 404],
   ];
   it.each(REFUSED)("%s %s refused (%s) is %i", async (method, path, body, who, status) => {
-    const key = who === "nobody" ? "svc_unknown_key" : (await addMember(t, "MEMBER")).key;
+    const key = who === "nobody" ? "svc_unknown_key" : who === "owner" ? t.owner.key : (await addMember(t, "MEMBER")).key;
     const res = await api(method, fill(path), { key, body: body() });
     expect(res.status, JSON.stringify(res.body)).toBe(status);
   });

@@ -7,7 +7,7 @@ import { teamMembers } from "../../drizzle/schema";
 import type { Actor, Principal } from "../auth/principal";
 import { mayActInTeamSql, requireTeamRole, type TeamRole } from "../auth/roles";
 import { conflict, notFound } from "../core/errors";
-import type { Executor } from "../db/client";
+import type { Executor, WorkspaceScope } from "../db/client";
 import { workspaceLabels } from "./labels/attach";
 import { type LabelOwner, labelLinks } from "./labels/queries";
 
@@ -80,7 +80,7 @@ export async function guardedWrite<T>(write: () => PromiseLike<T[]>, explain: ()
  * compares its count), the links left out go, the new ones come, and a CTE named like the link table shows the
  * new set to the statement's final SELECT (a statement does not see its own writes in the tables).
  */
-export function replaceLabels(db: Executor, owner: LabelOwner, workspaceId: string, labelIds: string[], written: string) {
+export function replaceLabels(db: Executor, owner: LabelOwner, workspaceId: WorkspaceScope, labelIds: string[], written: string) {
   const { table, owner: ownerColumn } = labelLinks(owner);
   const row = sql.identifier(written);
   const valid = db.$with("valid", { id: sql<string>`id` }).as(workspaceLabels(workspaceId, labelIds));

@@ -1,16 +1,26 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
+import { selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getProject, listProjects, projectList } from "./queries";
 import { Project, ProjectCreate, ProjectSelection, ProjectUpdate } from "./schema";
-import { createProject, deleteProject, updateProject } from "./service";
+import {
+  createProject,
+  createProjectAs,
+  deleteProject,
+  explainRefusedCreate,
+  explainRefusedDelete,
+  explainRefusedUpdate,
+  needsCheckedCreate,
+  updateProject,
+  writeProject,
+} from "./service";
 
-const base = authed("Projects");
+const base = selfAuthed("Projects");
 const one = z.object({ project: Project });
 const oneSelected = z.object({ project: ProjectSelection });
 
@@ -86,7 +96,17 @@ export const projectRoutes = newRouter()
   .openapi(
     create,
     async (c) => {
-      const project = await createProject(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+      const input = c.req.valid("json");
+      const db = c.get("rdb").db;
+      // The common body is one statement that authenticates itself; a lead, custom fields or dates out of order
+      // take the checked create with the principal loaded first.
+      const project = needsCheckedCreate(input)
+        ? await createProject(db, await requirePrincipal(c), input)
+        : await gatedWrite(
+            c,
+            (actor) => createProjectAs(db, actor, input),
+            (principal) => explainRefusedCreate(db, principal, input),
+          );
       return created(c, "project", `/projects/${project.id}`, project);
     },
     missingIsBadRequest("teamId"),
@@ -98,10 +118,27 @@ export const projectRoutes = newRouter()
     return c.json({ project: projectFields(project, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const project = await updateProject(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    // A lead or custom fields take the checked update (principal first); otherwise one self-authenticating statement.
+    const project =
+      input.leadId || input.customFields
+        ? await updateProject(db, await requirePrincipal(c), id, input)
+        : await gatedWrite(
+            c,
+            (actor) => writeProject(db, actor, id, input, undefined),
+            (principal) => explainRefusedUpdate(db, principal, id, input),
+          );
     return c.json({ project }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteProject(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    await gatedWrite(
+      c,
+      async (actor) => (await deleteProject(db, actor, id)) || undefined,
+      (principal) => explainRefusedDelete(db, principal, id),
+    );
     return c.body(null, 204);
   });

@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
-import type { Principal } from "../../auth/principal";
+import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { conflict, invalid } from "../../core/errors";
-import type { Db, Executor } from "../../db/client";
+import type { Db, Executor, WorkspaceScope } from "../../db/client";
 import { newId } from "../../ids";
-import { assertWorkspaceLabels, callerMay, guardedWrite, replaceLabels } from "../access";
+import { actorMay, assertWorkspaceLabels, replaceLabels } from "../access";
 import { validateCustomFields } from "../fields/values";
 import { projectMatch } from "../refs";
 import { teamForCaller } from "../teams/access";
@@ -32,13 +32,13 @@ const CREATE = { min: "MEMBER", what: "create projects in this team" } as const;
  * caller may create in it and every label is the workspace's; then the project and its labels are inserted. CTEs
  * named `projects` and `project_labels` hold the new rows under the names selectProjects reads.
  */
-async function insertProject(db: Executor, principal: Principal, input: ProjectCreateInput, customFields: Record<string, unknown>) {
-  const workspaceId = principal.workspace.id;
+async function insertProject(db: Executor, actor: Actor, input: ProjectCreateInput, customFields: Record<string, unknown>) {
+  const workspaceId = actor.workspace;
   const id = newId("proj");
   const labels = replaceLabels(db, "project", workspaceId, [...new Set(input.labelIds ?? [])], "projects");
   const counter = db.$with("counter", { n: sql<number>`project_counter` }).as(sql`
     update ${teams} set project_counter = project_counter + 1
-    where ${teams.id} = ${input.teamId} and ${teams.workspaceId} = ${workspaceId} and ${callerMay(principal, teams.id, CREATE.min)}
+    where ${teams.id} = ${input.teamId} and ${teams.workspaceId} = ${workspaceId} and ${actorMay(actor, teams.id, CREATE.min)}
       and ${labels.allValid}
     returning project_counter`);
   const inserted = db.$with("projects", { id: sql<string>`id` }).as(sql`
@@ -53,11 +53,22 @@ async function insertProject(db: Executor, principal: Principal, input: ProjectC
 }
 
 /** Why a create wrote nothing: the team is missing (404) or refuses the caller (403), or a label is foreign (404). */
-async function explainRefusedCreate(db: Executor, principal: Principal, input: ProjectCreateInput): Promise<never> {
+export async function explainRefusedCreate(db: Executor, principal: Principal, input: ProjectCreateInput): Promise<never> {
   await teamForCaller(db, principal, input.teamId, CREATE);
   if (input.labelIds) await assertWorkspaceLabels(db, principal.workspace.id, input.labelIds);
   throw conflict("The team or its labels changed meanwhile; retry the request");
 }
+
+/** A body that needs the checked create (a lead or custom fields to check, dates out of order to refuse). */
+export const needsCheckedCreate = (input: ProjectCreateInput) =>
+  Boolean(input.leadId || input.customFields || (input.startDate && input.targetDate && input.targetDate < input.startDate));
+
+/**
+ * The common create: insertProject alone, one statement that authenticates and authorizes itself when `actor`
+ * is the credential's SQL; undefined when it wrote nothing (explainRefusedCreate says why). For bodies without
+ * needsCheckedCreate.
+ */
+export const createProjectAs = (db: Db, actor: Actor, input: ProjectCreateInput) => insertProject(db, actor, input, {});
 
 /**
  * The one project create (insertProject): that statement alone, or, when the body names a lead or custom fields,
@@ -66,21 +77,22 @@ async function explainRefusedCreate(db: Executor, principal: Principal, input: P
 export async function createProject(db: Db, principal: Principal, input: ProjectCreateInput) {
   assertDateOrder(input.startDate, input.targetDate);
   const workspaceId = principal.workspace.id;
+  const actor = principalActor(principal);
   const project =
     input.leadId || input.customFields
       ? await db.transaction(async (tx) => {
           await teamForCaller(tx, principal, input.teamId, CREATE);
           await assertLead(tx, workspaceId, input);
-          return insertProject(tx, principal, input, await validateCustomFields(tx, workspaceId, "project", input.customFields));
+          return insertProject(tx, actor, input, await validateCustomFields(tx, workspaceId, "project", input.customFields));
         })
-      : await insertProject(db, principal, input, {});
+      : await insertProject(db, actor, input, {});
   return project ?? explainRefusedCreate(db, principal, input);
 }
 
 const WRITE = { min: "MEMBER", what: "change this project" } as const;
 
 /** The project `idOrRef` names in the workspace, as a subquery of its id (a reference needs the team's prefix). */
-const projectIdOf = (db: Executor, workspaceId: string, idOrRef: string) =>
+const projectIdOf = (db: Executor, workspaceId: WorkspaceScope, idOrRef: string) =>
   db
     .select({ id: projects.id })
     .from(projects)
@@ -101,14 +113,14 @@ function datesInOrder(input: ProjectUpdateInput) {
  * `labelIds` then replaces the label set in the same statement. CTEs named `projects` and `project_labels` hold
  * the new rows under the names selectProjects reads. An empty body writes nothing visible.
  */
-async function writeProject(
+export async function writeProject(
   db: Executor,
-  principal: Principal,
+  actor: Actor,
   idOrRef: string,
   input: ProjectUpdateInput,
   customFields: Record<string, unknown> | undefined,
 ) {
-  const workspaceId = principal.workspace.id;
+  const workspaceId = actor.workspace;
   const { labelIds, customFields: _unmerged, ...columns } = input;
   const labels = labelIds && replaceLabels(db, "project", workspaceId, [...new Set(labelIds)], "projects");
   const update = db
@@ -122,7 +134,7 @@ async function writeProject(
       and(
         eq(projects.workspaceId, workspaceId),
         inArray(projects.id, projectIdOf(db, workspaceId, idOrRef)),
-        callerMay(principal, projects.teamId, WRITE.min),
+        actorMay(actor, projects.teamId, WRITE.min),
         datesInOrder(input),
         labels?.allValid,
       ),
@@ -141,7 +153,7 @@ const datesAfter = (input: ProjectUpdateInput, current: { startDate: string | nu
   );
 
 /** Why an update wrote nothing, in the checked path's order: 404/403, dates out of order (422), a foreign label (404). */
-async function explainRefusedUpdate(db: Executor, principal: Principal, idOrRef: string, input: ProjectUpdateInput): Promise<never> {
+export async function explainRefusedUpdate(db: Executor, principal: Principal, idOrRef: string, input: ProjectUpdateInput): Promise<never> {
   datesAfter(input, await projectForCaller(db, principal, idOrRef, WRITE));
   if (input.labelIds) await assertWorkspaceLabels(db, principal.workspace.id, input.labelIds);
   throw conflict("The project or its labels changed meanwhile; retry the request");
@@ -162,27 +174,29 @@ export async function updateProject(db: Db, principal: Principal, idOrRef: strin
           datesAfter(input, current);
           await assertLead(tx, workspaceId, input);
           const merged = customFields && (await validateCustomFields(tx, workspaceId, "project", customFields, current.customFields));
-          return writeProject(tx, principal, current.id, input, merged);
+          return writeProject(tx, principalActor(principal), current.id, input, merged);
         })
-      : await writeProject(db, principal, idOrRef, input, undefined);
+      : await writeProject(db, principalActor(principal), idOrRef, input, undefined);
   return project ?? explainRefusedUpdate(db, principal, idOrRef, input);
 }
 
-/** Deletes the project: its milestones and comments go with it; its tasks stay, unlinked (FKs set null). One statement. */
-export async function deleteProject(db: Db, principal: Principal, idOrRef: string) {
-  const workspaceId = principal.workspace.id;
-  await guardedWrite(
-    () =>
-      db
-        .delete(projects)
-        .where(
-          and(
-            eq(projects.workspaceId, workspaceId),
-            inArray(projects.id, projectIdOf(db, workspaceId, idOrRef)),
-            callerMay(principal, projects.teamId, "MEMBER"),
-          ),
-        )
-        .returning({ id: projects.id }),
-    () => projectForCaller(db, principal, idOrRef, { min: "MEMBER", what: "delete this project" }),
-  );
+/** Deletes the project: its milestones and comments go with it; its tasks stay, unlinked (FKs set null). One statement; false when it deleted nothing (explainRefusedDelete). */
+export async function deleteProject(db: Db, actor: Actor, idOrRef: string): Promise<boolean> {
+  const rows = await db
+    .delete(projects)
+    .where(
+      and(
+        eq(projects.workspaceId, actor.workspace),
+        inArray(projects.id, projectIdOf(db, actor.workspace, idOrRef)),
+        actorMay(actor, projects.teamId, "MEMBER"),
+      ),
+    )
+    .returning({ id: projects.id });
+  return rows.length > 0;
+}
+
+/** Why deleteProject deleted nothing: 404 or 403; if the project now passes, it changed meanwhile (409). */
+export async function explainRefusedDelete(db: Db, principal: Principal, idOrRef: string): Promise<never> {
+  await projectForCaller(db, principal, idOrRef, { min: "MEMBER", what: "delete this project" });
+  throw conflict("The row changed meanwhile; retry the request");
 }

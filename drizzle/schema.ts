@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import {
   type AnyPgColumn,
   check,
+  customType,
   date,
   foreignKey,
   index,
@@ -18,6 +19,14 @@ import {
 
 // Millisecond precision: API timestamps carry milliseconds, and keyset cursors compare them exactly.
 const ts = (name: string) => timestamp(name, { precision: 3, withTimezone: true, mode: "date" });
+
+// GET /search: a stored tsvector per searchable row ('simple': no stemming or stop words, so any language,
+// names and identifiers match as typed), the title/name weighted A above the description's D.
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const searchVector = (titleColumn: string) =>
+  tsvector("search_vector").generatedAlwaysAs(
+    sql`setweight(to_tsvector('simple', ${sql.identifier(titleColumn)}), 'A') || setweight(to_tsvector('simple', "description"), 'D')`,
+  );
 const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
 const wsRef = () =>
@@ -140,11 +149,12 @@ export const projects = pgTable(
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    searchVector: searchVector("name"),
   },
   (t) => [
     uniqueIndex("projects_team_number_key").on(t.teamId, t.number),
     index("projects_list_idx").on(t.workspaceId, t.createdAt, t.id),
-    index("projects_search_idx").using("gin", sql`to_tsvector('simple', ${t.name} || ' ' || ${t.description})`),
+    index("projects_search_idx").using("gin", t.searchVector),
   ],
 );
 
@@ -163,11 +173,12 @@ export const milestones = pgTable(
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    searchVector: searchVector("name"),
   },
   (t) => [
     index("milestones_project_idx").on(t.projectId, t.createdAt, t.id),
     index("milestones_list_idx").on(t.workspaceId, t.createdAt, t.id),
-    index("milestones_search_idx").using("gin", sql`to_tsvector('simple', ${t.name} || ' ' || ${t.description})`),
+    index("milestones_search_idx").using("gin", t.searchVector),
   ],
 );
 
@@ -193,6 +204,7 @@ export const tasks = pgTable(
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    searchVector: searchVector("title"),
   },
   (t) => [
     uniqueIndex("tasks_team_number_key").on(t.teamId, t.number),
@@ -209,7 +221,7 @@ export const tasks = pgTable(
     // filter[eq|neq|in][customFields.<key>] is jsonb containment (custom_fields @> {...}), which this index serves.
     index("tasks_custom_fields_idx").using("gin", t.customFields.op("jsonb_path_ops")),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
-    index("tasks_search_idx").using("gin", sql`to_tsvector('simple', ${t.title} || ' ' || ${t.description})`),
+    index("tasks_search_idx").using("gin", t.searchVector),
   ],
 );
 

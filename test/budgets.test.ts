@@ -125,8 +125,8 @@ describe("query budgets", () => {
     ["PATCH", "/tasks/{ref}", () => ({ title: "by reference", dueDate: null }), AUTH_AND_ONE],
     ["POST", "/projects", () => ({ name: "w", teamId: ids.team, labelIds: [ids.label] }), SELF],
     ["PATCH", "/projects/{project}", () => ({ status: "ACTIVE", labelIds: [ids.label] }), SELF],
-    ["POST", "/milestones", () => ({ projectId: ids.project, name: "w" }), AUTH_AND_ONE],
-    ["PATCH", "/milestones/{milestone}", () => ({ status: "DONE" }), AUTH_AND_ONE],
+    ["POST", "/milestones", () => ({ projectId: ids.project, name: "w" }), SELF],
+    ["PATCH", "/milestones/{milestone}", () => ({ status: "DONE" }), SELF],
     ["POST", "/comments", () => ({ content: "w", taskId: ids.task }), SELF],
     ["POST", "/projects/{project}/comments", () => ({ content: "w" }), SELF],
     ["PATCH", "/comments/{comment}", () => ({ content: "edited" }), SELF],
@@ -160,8 +160,8 @@ describe("query budgets", () => {
     const team = ok(await post("/teams", { name: "Gone", prefix: `G${Math.floor(Math.random() * 1e6)}` }, key)).team;
     const leaver = await addMember(t, "MEMBER");
     const membership = ok(await post(`/teams/${ids.team}/members`, { userId: leaver.userId }, key)).teamMember;
-    const selfAuthenticated = [`/comments/${comment.id}`, `/projects/${project.id}`];
-    const budgeted = [`/tasks/${task.id}`, `/milestones/${milestone.id}`, `/team-members/${membership.id}`, `/teams/${team.id}`];
+    const selfAuthenticated = [`/comments/${comment.id}`, `/projects/${project.id}`, `/milestones/${milestone.id}`];
+    const budgeted = [`/tasks/${task.id}`, `/team-members/${membership.id}`, `/teams/${team.id}`];
     for (const path of [...selfAuthenticated, ...budgeted, `/labels/${label.id}`]) {
       const res = await api("DELETE", path, { key });
       expect(res.status, path).toBe(204);
@@ -187,6 +187,12 @@ describe("query budgets", () => {
     ["PATCH", "/projects/{project}", () => ({ targetDate: "1999-01-01", startDate: "2000-01-01" }), "owner", 422],
     ["DELETE", "/projects/{project}", () => undefined, "outsider", 403],
     ["DELETE", "/projects/proj_missing", () => undefined, "owner", 404],
+    ["POST", "/milestones", () => ({ projectId: ids.project, name: "no" }), "outsider", 403],
+    ["POST", "/milestones", () => ({ projectId: "proj_missing", name: "no" }), "owner", 404],
+    ["POST", "/milestones", () => ({ projectId: ids.project, name: "no" }), "nobody", 401],
+    ["PATCH", "/milestones/{milestone}", () => ({ name: "no" }), "outsider", 403],
+    ["DELETE", "/milestones/{milestone}", () => undefined, "outsider", 403],
+    ["DELETE", "/milestones/mile_missing", () => undefined, "owner", 404],
   ];
   it.each(REFUSED)("%s %s refused (%s) is %i", async (method, path, body, who, status) => {
     const key = who === "nobody" ? "svc_unknown_key" : who === "owner" ? t.owner.key : (await addMember(t, "MEMBER")).key;

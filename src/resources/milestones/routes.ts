@@ -1,16 +1,25 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
+import { selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
 import { Milestone, MilestoneCreate, MilestoneSelection, MilestoneUpdate } from "./schema";
-import { createMilestone, deleteMilestone, updateMilestone } from "./service";
+import {
+  createMilestone,
+  createMilestoneAs,
+  deleteMilestone,
+  explainRefusedCreate,
+  explainRefusedDelete,
+  explainRefusedUpdate,
+  updateMilestone,
+  writeMilestone,
+} from "./service";
 
-const base = authed("Milestones");
+const base = selfAuthed("Milestones");
 const one = z.object({ milestone: Milestone });
 const oneSelected = z.object({ milestone: MilestoneSelection });
 const listResponses = {
@@ -98,7 +107,16 @@ export const milestoneRoutes = newRouter()
     return c.json(await listBody("milestones", params, rows), 200);
   })
   .openapi(create, async (c) => {
-    const milestone = await createMilestone(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    const db = c.get("rdb").db;
+    const input = c.req.valid("json");
+    // Custom fields take the checked create (principal first); otherwise one self-authenticating statement.
+    const milestone = input.customFields
+      ? await createMilestone(db, await requirePrincipal(c), input)
+      : await gatedWrite(
+          c,
+          (actor) => createMilestoneAs(db, actor, input),
+          (principal) => explainRefusedCreate(db, principal, input),
+        );
     return created(c, "milestone", `/milestones/${milestone.id}`, milestone);
   })
   .openapi(read, async (c) => {
@@ -108,10 +126,25 @@ export const milestoneRoutes = newRouter()
     return c.json({ milestone: projectFields(milestone, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const milestone = await updateMilestone(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    const milestone = input.customFields
+      ? await updateMilestone(db, await requirePrincipal(c), id, input)
+      : await gatedWrite(
+          c,
+          (actor) => writeMilestone(db, actor, id, input),
+          (principal) => explainRefusedUpdate(db, principal, id),
+        );
     return c.json({ milestone }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteMilestone(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    await gatedWrite(
+      c,
+      async (actor) => (await deleteMilestone(db, actor, id)) || undefined,
+      (principal) => explainRefusedDelete(db, principal, id),
+    );
     return c.body(null, 204);
   });

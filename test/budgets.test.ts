@@ -121,8 +121,8 @@ describe("query budgets", () => {
     ["PATCH", "/team-members/{membership}", () => ({ role: "ADMIN" }), AUTH_AND_ONE],
     // One statement that authenticates itself.
     ["POST", "/tasks", () => ({ title: "w", teamId: ids.team, labelIds: [ids.label] }), [1, 0]],
-    ["PATCH", "/tasks/{task}", () => ({ priority: "HIGH", labelIds: [ids.label] }), AUTH_AND_ONE],
-    ["PATCH", "/tasks/{ref}", () => ({ title: "by reference", dueDate: null }), AUTH_AND_ONE],
+    ["PATCH", "/tasks/{task}", () => ({ priority: "HIGH", labelIds: [ids.label] }), SELF],
+    ["PATCH", "/tasks/{ref}", () => ({ title: "by reference", dueDate: null }), SELF],
     ["POST", "/projects", () => ({ name: "w", teamId: ids.team, labelIds: [ids.label] }), SELF],
     ["PATCH", "/projects/{project}", () => ({ status: "ACTIVE", labelIds: [ids.label] }), SELF],
     ["POST", "/milestones", () => ({ projectId: ids.project, name: "w" }), SELF],
@@ -160,8 +160,8 @@ describe("query budgets", () => {
     const team = ok(await post("/teams", { name: "Gone", prefix: `G${Math.floor(Math.random() * 1e6)}` }, key)).team;
     const leaver = await addMember(t, "MEMBER");
     const membership = ok(await post(`/teams/${ids.team}/members`, { userId: leaver.userId }, key)).teamMember;
-    const selfAuthenticated = [`/comments/${comment.id}`, `/projects/${project.id}`, `/milestones/${milestone.id}`];
-    const budgeted = [`/tasks/${task.id}`, `/team-members/${membership.id}`, `/teams/${team.id}`];
+    const selfAuthenticated = [`/comments/${comment.id}`, `/projects/${project.id}`, `/milestones/${milestone.id}`, `/tasks/${task.id}`];
+    const budgeted = [`/team-members/${membership.id}`, `/teams/${team.id}`];
     for (const path of [...selfAuthenticated, ...budgeted, `/labels/${label.id}`]) {
       const res = await api("DELETE", path, { key });
       expect(res.status, path).toBe(204);
@@ -193,6 +193,12 @@ describe("query budgets", () => {
     ["PATCH", "/milestones/{milestone}", () => ({ name: "no" }), "outsider", 403],
     ["DELETE", "/milestones/{milestone}", () => undefined, "outsider", 403],
     ["DELETE", "/milestones/mile_missing", () => undefined, "owner", 404],
+    ["PATCH", "/tasks/{task}", () => ({ title: "no" }), "outsider", 403],
+    ["PATCH", "/tasks/{ref}", () => ({ title: "no" }), "nobody", 401],
+    ["PATCH", "/tasks/{task}", () => ({ labelIds: ["lbl_missing"] }), "owner", 404],
+    ["PATCH", "/tasks/BUD-999999", () => ({ title: "no" }), "owner", 404],
+    ["DELETE", "/tasks/{task}", () => undefined, "outsider", 403],
+    ["DELETE", "/tasks/{task}", () => undefined, "nobody", 401],
   ];
   it.each(REFUSED)("%s %s refused (%s) is %i", async (method, path, body, who, status) => {
     const key = who === "nobody" ? "svc_unknown_key" : who === "owner" ? t.owner.key : (await addMember(t, "MEMBER")).key;

@@ -2,16 +2,26 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
 import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
 import { principalActor } from "../../auth/principal";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { listTasks, taskById, taskList } from "./queries";
 import { Task, TaskCreate, TaskSelection, TaskUpdate } from "./schema";
-import { createTask, deleteTask, explainRefusedCreate, hasLinks, updateTask } from "./service";
+import {
+  createTask,
+  deleteTask,
+  explainRefusedCreate,
+  explainRefusedDelete,
+  explainRefusedUpdate,
+  hasLinks,
+  namesLinks,
+  updateTask,
+  updateTaskAs,
+} from "./service";
 
-const base = authed("Tasks");
+const base = selfAuthed("Tasks");
 const one = z.object({ task: Task });
 const oneSelected = z.object({ task: TaskSelection });
 const TaskIdParam = IdParam.extend({
@@ -124,10 +134,27 @@ export const taskRoutes = newRouter()
     return c.json({ task: projectFields(task, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const task = await updateTask(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    // Links (checked against the caller's workspace) take the checked update, principal first; otherwise one
+    // statement that authenticates itself.
+    const task = namesLinks(input)
+      ? await updateTask(db, await requirePrincipal(c), id, input)
+      : await gatedWrite(
+          c,
+          (actor) => updateTaskAs(db, actor, id, input),
+          (principal) => explainRefusedUpdate(db, principal, id, input.labelIds),
+        );
     return c.json({ task }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteTask(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    await gatedWrite(
+      c,
+      async (actor) => (await deleteTask(db, actor, id)) || undefined,
+      (principal) => explainRefusedDelete(db, principal, id),
+    );
     return c.body(null, 204);
   });

@@ -1,11 +1,11 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { taskLabels, tasks, teams } from "../../../drizzle/schema";
-import type { Actor, Principal } from "../../auth/principal";
+import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { mayActInTeamSql, teamRoleRefusal } from "../../auth/roles";
 import { conflict, notFound } from "../../core/errors";
-import type { Db, Executor } from "../../db/client";
+import type { Db, Executor, WorkspaceScope } from "../../db/client";
 import { newId } from "../../ids";
-import { assertWorkspaceLabels, callerMay, callerTeamRole, guardedWrite, replaceLabels } from "../access";
+import { actorMay, assertWorkspaceLabels, callerTeamRole, replaceLabels } from "../access";
 import { validateCustomFields } from "../fields/values";
 import { workspaceLabels } from "../labels/attach";
 import { taskMatch } from "../refs";
@@ -163,7 +163,7 @@ export function createTask(db: Db, actor: Actor, input: TaskCreateInput): Promis
 const WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
 
 /** The task `idOrRef` names in the workspace, as a subquery of its id (a reference needs the team's prefix). */
-const taskIdOf = (db: Executor, workspaceId: string, idOrRef: string) =>
+const taskIdOf = (db: Executor, workspaceId: WorkspaceScope, idOrRef: string) =>
   db
     .select({ id: tasks.id })
     .from(tasks)
@@ -179,12 +179,12 @@ const taskIdOf = (db: Executor, workspaceId: string, idOrRef: string) =>
  */
 async function writeTask(
   db: Executor,
-  principal: Principal,
+  actor: Actor,
   idOrRef: string,
   changes: Partial<typeof tasks.$inferInsert>,
   labelIds: string[] | undefined,
 ): Promise<TaskDto | undefined> {
-  const workspaceId = principal.workspace.id;
+  const workspaceId = actor.workspace;
   const labels = labelIds && replaceLabels(db, "task", workspaceId, [...new Set(labelIds)], "tasks");
   const changing = labels !== undefined || Object.values(changes).some((v) => v !== undefined);
   const update = db
@@ -194,7 +194,7 @@ async function writeTask(
       and(
         eq(tasks.workspaceId, workspaceId),
         inArray(tasks.id, taskIdOf(db, workspaceId, idOrRef)),
-        callerMay(principal, tasks.teamId, WRITE.min),
+        actorMay(actor, tasks.teamId, WRITE.min),
         labels?.allValid,
       ),
     )
@@ -206,14 +206,19 @@ async function writeTask(
 }
 
 /** Why an update wrote nothing: the task is missing (404), the rule refuses the caller (403), a label is not the workspace's (404). */
-async function explainRefusedUpdate(db: Executor, principal: Principal, idOrRef: string, labelIds: string[] | undefined): Promise<never> {
+export async function explainRefusedUpdate(
+  db: Executor,
+  principal: Principal,
+  idOrRef: string,
+  labelIds: string[] | undefined,
+): Promise<never> {
   await taskForCaller(db, principal, idOrRef, WRITE);
   if (labelIds) await assertWorkspaceLabels(db, principal.workspace.id, labelIds);
   throw conflict("The task or its labels changed meanwhile; retry the request");
 }
 
 /** An update that names a link, even to clear it (clearing the project clears the milestone), goes through resolveLinks. */
-const namesLinks = (input: TaskUpdateInput) =>
+export const namesLinks = (input: TaskUpdateInput) =>
   [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v !== undefined);
 
 /**
@@ -227,27 +232,38 @@ export async function updateTask(db: Db, principal: Principal, idOrRef: string, 
     ? await db.transaction(async (tx) => {
         const current = await taskForCaller(tx, principal, idOrRef, { ...WRITE, lock: "no key update" });
         const columns = await checkedColumns(tx, principal.workspace.id, current.teamId, fields, { ...current, taskId: current.id });
-        return writeTask(tx, principal, current.id, columns, labelIds);
+        return writeTask(tx, principalActor(principal), current.id, columns, labelIds);
       })
-    : await writeTask(db, principal, idOrRef, fields, labelIds);
+    : await writeTask(db, principalActor(principal), idOrRef, fields, labelIds);
   return task ?? explainRefusedUpdate(db, principal, idOrRef, labelIds);
 }
 
-/** Subtasks (recursively), comments and label links go with the task: their foreign keys cascade. One statement, rule included. */
-export async function deleteTask(db: Db, principal: Principal, idOrRef: string): Promise<void> {
-  const workspaceId = principal.workspace.id;
-  await guardedWrite(
-    () =>
-      db
-        .delete(tasks)
-        .where(
-          and(
-            eq(tasks.workspaceId, workspaceId),
-            inArray(tasks.id, taskIdOf(db, workspaceId, idOrRef)),
-            callerMay(principal, tasks.teamId, WRITE.min),
-          ),
-        )
-        .returning({ id: tasks.id }),
-    () => taskForCaller(db, principal, idOrRef, WRITE),
-  );
+/**
+ * The common update (a body without links, see namesLinks): writeTask alone, one statement that authenticates
+ * itself when `actor` is the credential's SQL; undefined when it wrote nothing (explainRefusedUpdate says why).
+ */
+export function updateTaskAs(db: Db, actor: Actor, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto | undefined> {
+  const { labelIds, ...fields } = input;
+  return writeTask(db, actor, idOrRef, fields, labelIds);
+}
+
+/** Subtasks (recursively), comments and label links go with the task: their foreign keys cascade. One statement, rule included; false when it deleted nothing. */
+export async function deleteTask(db: Db, actor: Actor, idOrRef: string): Promise<boolean> {
+  const rows = await db
+    .delete(tasks)
+    .where(
+      and(
+        eq(tasks.workspaceId, actor.workspace),
+        inArray(tasks.id, taskIdOf(db, actor.workspace, idOrRef)),
+        actorMay(actor, tasks.teamId, WRITE.min),
+      ),
+    )
+    .returning({ id: tasks.id });
+  return rows.length > 0;
+}
+
+/** Why deleteTask deleted nothing: 404 or 403; if the task now passes, it changed meanwhile (409). */
+export async function explainRefusedDelete(db: Db, principal: Principal, idOrRef: string): Promise<never> {
+  await taskForCaller(db, principal, idOrRef, WRITE);
+  throw conflict("The row changed meanwhile; retry the request");
 }

@@ -3,7 +3,6 @@ import { sql } from "drizzle-orm";
 import {
   type AnyPgColumn,
   check,
-  customType,
   date,
   foreignKey,
   index,
@@ -20,13 +19,10 @@ import {
 // Millisecond precision: API timestamps carry milliseconds, and keyset cursors compare them exactly.
 const ts = (name: string) => timestamp(name, { precision: 3, withTimezone: true, mode: "date" });
 
-// GET /search: a stored tsvector per searchable row ('simple': no stemming or stop words, so any language,
-// names and identifiers match as typed), the title/name weighted A above the description's D.
-const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
-const searchVector = (titleColumn: string) =>
-  tsvector("search_vector").generatedAlwaysAs(
-    sql`setweight(to_tsvector('simple', ${sql.identifier(titleColumn)}), 'A') || setweight(to_tsvector('simple', "description"), 'D')`,
-  );
+// GET /search reads a stored generated tsvector, search_vector, on tasks, projects and milestones (migration
+// 0004: title/name weighted A, description D, the 'simple' configuration). It is left out of the Drizzle tables
+// on purpose: a typed INSERT … SELECT must list every declared column, and a generated one cannot be inserted.
+const searchIndex = (name: string) => index(name).using("gin", sql`search_vector`);
 const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
 const wsRef = () =>
@@ -149,12 +145,11 @@ export const projects = pgTable(
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
-    searchVector: searchVector("name"),
   },
   (t) => [
     uniqueIndex("projects_team_number_key").on(t.teamId, t.number),
     index("projects_list_idx").on(t.workspaceId, t.createdAt, t.id),
-    index("projects_search_idx").using("gin", t.searchVector),
+    searchIndex("projects_search_idx"),
   ],
 );
 
@@ -173,12 +168,11 @@ export const milestones = pgTable(
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
-    searchVector: searchVector("name"),
   },
   (t) => [
     index("milestones_project_idx").on(t.projectId, t.createdAt, t.id),
     index("milestones_list_idx").on(t.workspaceId, t.createdAt, t.id),
-    index("milestones_search_idx").using("gin", t.searchVector),
+    searchIndex("milestones_search_idx"),
   ],
 );
 
@@ -204,7 +198,6 @@ export const tasks = pgTable(
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
-    searchVector: searchVector("title"),
   },
   (t) => [
     uniqueIndex("tasks_team_number_key").on(t.teamId, t.number),
@@ -221,7 +214,7 @@ export const tasks = pgTable(
     // filter[eq|neq|in][customFields.<key>] is jsonb containment (custom_fields @> {...}), which this index serves.
     index("tasks_custom_fields_idx").using("gin", t.customFields.op("jsonb_path_ops")),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
-    index("tasks_search_idx").using("gin", t.searchVector),
+    searchIndex("tasks_search_idx"),
   ],
 );
 

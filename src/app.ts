@@ -24,6 +24,7 @@ import { mcpRoutes } from "./resources/mcp/routes";
 import { meRoutes } from "./resources/me/routes";
 import { milestoneRoutes } from "./resources/milestones/routes";
 import { projectRoutes } from "./resources/projects/routes";
+import { searchRoutes } from "./resources/search/routes";
 import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
 import { docsRoutes } from "./resources/system/docs";
@@ -73,6 +74,7 @@ const TAGS: Record<string, string> = {
   Milestones: "Milestones of a project.",
   Comments: "Markdown comments on tasks, projects and milestones.",
   Labels: "The workspace's labels, attached to tasks and projects.",
+  Search: "Full-text search over the workspace's tasks, projects and milestones.",
   Batch: "Several GETs in one call, each with the caller's credential and the rules of the direct call.",
   Fields: "Built-in fields and the workspace's custom field definitions, whose values tasks and projects carry.",
   System: "Health, this document, its interactive reference, and development-only routes.",
@@ -156,6 +158,7 @@ export function buildApp() {
   app.route("/", projectRoutes);
   app.route("/", milestoneRoutes);
   app.route("/", commentRoutes);
+  app.route("/", searchRoutes);
   app.route("/", mcpRoutes);
   app.route("/", batchRoutes(app));
 

@@ -56,6 +56,7 @@ const SCENARIOS = [
     path: () => "/batch",
     body: (f) => ({ requests: Array.from({ length: 20 }, (_, i) => `/tasks/${f.prefix}-${i + 1}`) }),
   },
+  { name: "GET /search?q=deploy timeout", path: () => SEARCH_FOR_SCALE, kind: "read" },
   { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}`, kind: "read" },
   {
     name: "POST /tasks",
@@ -164,6 +165,8 @@ const SCENARIOS = [
   },
 ];
 
+// Two words (~1% of tasks match: a title word and a description word), ranked, 50 a page.
+const SEARCH_FOR_SCALE = "/search?q=deploy%20timeout&types=task&limit=50";
 const LIST_FOR_SCALE = "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc";
 
 function queriesOf(res) {
@@ -311,6 +314,15 @@ async function main() {
     console.log(`\nscale: ${pad("", 30)}req/s   p50 ms  p99 ms`);
     for (const r of [s1, s2]) console.log(`  ${pad(r.name, 34)}${pad(num(r.rps), 8)}${pad(num(r.p50), 8)}${num(r.p99)}`);
     console.log(`  100k vs 1k: latency p50 ×${num(scale.p50Ratio, 2)}, throughput ÷${num(scale.rpsRatio, 2)} (target: within 1.5×)`);
+    // Search joins the scale check: the same query at 1,000 and at 100,000 tasks.
+    const searchAt = (f, name) => measure(baseUrl, f.apiKey, { name, path: () => SEARCH_FOR_SCALE }, f);
+    const q1 = await searchAt(small, "search @ 1,000 tasks");
+    const q2 = await searchAt(large, "search @ 100,000 tasks");
+    scale.search = { small: q1, large: q2, p50Ratio: q2.p50 / q1.p50, rpsRatio: q1.rps / q2.rps };
+    for (const r of [q1, q2]) console.log(`  ${pad(r.name, 34)}${pad(num(r.rps), 8)}${pad(num(r.p50), 8)}${num(r.p99)}`);
+    console.log(
+      `  search 100k vs 1k: latency p50 ×${num(scale.search.p50Ratio, 2)}, throughput ÷${num(scale.search.rpsRatio, 2)} (target: within 1.5×)`,
+    );
 
     // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
     let latency;

@@ -23,6 +23,23 @@ async function insertColumns(client, table, columns, types, rows) {
  *   userIds: string[], labelIds: string[], membershipIds: string[], milestoneIds: string[], commentIds: string[] }>}
  * `commentIds` are the comments of the key's user (the OWNER), who may edit them.
  */
+// Varied words in task titles and descriptions, so GET /search has matches of both weights to rank.
+const SEARCH_WORDS = [
+  "login",
+  "payment",
+  "cache",
+  "invoice",
+  "export",
+  "billing",
+  "timeout",
+  "webhook",
+  "retry",
+  "latency",
+  "onboarding",
+  "dashboard",
+  "migration",
+];
+
 export async function seedWorkspace(
   databaseUrl,
   { tasks = 10_000, projects = 200, comments = 2_000, labels = 12, members = 8, prefix = "BEN" } = {},
@@ -119,8 +136,8 @@ export async function seedWorkspace(
         workspaceId,
         teamId,
         i + 1,
-        `Task ${i + 1} ${i % 7 === 0 ? "deploy pipeline" : "write docs"}`,
-        `Description of task ${i + 1}`,
+        `Task ${i + 1} ${i % 7 === 0 ? "deploy pipeline" : "write docs"} ${SEARCH_WORDS[i % SEARCH_WORDS.length]}`,
+        `Description of task ${i + 1}: the ${SEARCH_WORDS[(i * 7 + 3) % SEARCH_WORDS.length]} step fails after the ${SEARCH_WORDS[(i * 5 + 1) % SEARCH_WORDS.length]} change`,
         STATUSES[i % STATUSES.length],
         PRIORITIES[i % PRIORITIES.length],
         i % 3 === 0 ? null : new Date(base + i * 86_400_00).toISOString().slice(0, 10),

@@ -117,7 +117,7 @@ describe("query budgets", () => {
     ["POST", "/labels", () => ({ name: `w${Math.random()}`, color: "#111111" })],
     ["PATCH", "/labels/{label}", () => ({ color: "#222222" })],
     ["POST", "/teams", () => ({ name: "W", prefix: `W${Math.floor(Math.random() * 1e6)}` })],
-    ["PATCH", "/teams/{team}", () => ({ description: "d" }), AUTH_AND_ONE],
+    ["PATCH", "/teams/{team}", () => ({ description: "d" }), SELF],
     ["PATCH", "/team-members/{membership}", () => ({ role: "ADMIN" }), AUTH_AND_ONE],
     // One statement that authenticates itself.
     ["POST", "/tasks", () => ({ title: "w", teamId: ids.team, labelIds: [ids.label] }), [1, 0]],
@@ -160,8 +160,14 @@ describe("query budgets", () => {
     const team = ok(await post("/teams", { name: "Gone", prefix: `G${Math.floor(Math.random() * 1e6)}` }, key)).team;
     const leaver = await addMember(t, "MEMBER");
     const membership = ok(await post(`/teams/${ids.team}/members`, { userId: leaver.userId }, key)).teamMember;
-    const selfAuthenticated = [`/comments/${comment.id}`, `/projects/${project.id}`, `/milestones/${milestone.id}`, `/tasks/${task.id}`];
-    const budgeted = [`/team-members/${membership.id}`, `/teams/${team.id}`];
+    const selfAuthenticated = [
+      `/comments/${comment.id}`,
+      `/projects/${project.id}`,
+      `/milestones/${milestone.id}`,
+      `/tasks/${task.id}`,
+      `/teams/${team.id}`,
+    ];
+    const budgeted = [`/team-members/${membership.id}`];
     for (const path of [...selfAuthenticated, ...budgeted, `/labels/${label.id}`]) {
       const res = await api("DELETE", path, { key });
       expect(res.status, path).toBe(204);
@@ -199,6 +205,10 @@ describe("query budgets", () => {
     ["PATCH", "/tasks/BUD-999999", () => ({ title: "no" }), "owner", 404],
     ["DELETE", "/tasks/{task}", () => undefined, "outsider", 403],
     ["DELETE", "/tasks/{task}", () => undefined, "nobody", 401],
+    ["PATCH", "/teams/{team}", () => ({ description: "no" }), "outsider", 403],
+    ["PATCH", "/teams/team_missing", () => ({ description: "no" }), "owner", 404],
+    ["PATCH", "/teams/{team}", () => ({ description: "no" }), "nobody", 401],
+    ["DELETE", "/teams/{team}", () => undefined, "outsider", 403],
   ];
   it.each(REFUSED)("%s %s refused (%s) is %i", async (method, path, body, who, status) => {
     const key = who === "nobody" ? "svc_unknown_key" : who === "owner" ? t.owner.key : (await addMember(t, "MEMBER")).key;

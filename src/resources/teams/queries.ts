@@ -72,7 +72,7 @@ export async function listTeams(db: Executor, workspaceId: WorkspaceScope, param
  * same statement; nothing when it changed none. The parent is read from the workspace's teams as the update
  * leaves them.
  */
-export async function updatedTeam(db: Executor, workspaceId: string, write: SQL) {
+export async function updatedTeam(db: Executor, workspaceId: WorkspaceScope, write: SQL) {
   const updated = db.$with("updated", { id: sql<string>`id` }).as(write);
   const after = db.$with("teams", { id: sql<string>`id` }).as(sql`
     select * from updated union all select * from ${teams} where ${teams.workspaceId} = ${workspaceId} and ${teams.id} not in (select id from updated)`);

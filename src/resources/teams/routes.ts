@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
@@ -8,9 +8,11 @@ import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getTeam, listTeams, teamList } from "./queries";
 import { Team, TeamCreate, TeamSelection, TeamUpdate } from "./schema";
-import { createTeam, deleteTeam, updateTeam } from "./service";
+import { createTeam, deleteTeam, explainRefusedDelete, explainRefusedUpdate, updateTeam, writeTeam } from "./service";
 
 const base = authed("Teams");
+/** PATCH and DELETE: their one statement authenticates itself (gatedWrite). */
+const selfBase = selfAuthed("Teams");
 const one = z.object({ team: Team });
 const oneSelected = z.object({ team: TeamSelection });
 
@@ -52,7 +54,7 @@ const read = createRoute({
   },
 });
 const update = createRoute({
-  ...base,
+  ...selfBase,
   method: "patch",
   operationId: "updateTeam",
   path: "/teams/{id}",
@@ -66,7 +68,7 @@ const update = createRoute({
   },
 });
 const remove = createRoute({
-  ...base,
+  ...selfBase,
   method: "delete",
   operationId: "deleteTeam",
   path: "/teams/{id}",
@@ -93,10 +95,27 @@ export const teamRoutes = newRouter()
     return c.json({ team: projectFields(team, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const team = await updateTeam(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    // A new parent takes the checked update (tree lock, cycle check), principal first; otherwise one
+    // statement that authenticates itself.
+    const team = input.parentId
+      ? await updateTeam(db, await requirePrincipal(c), id, input)
+      : await gatedWrite(
+          c,
+          (actor) => writeTeam(db, actor, id, input),
+          (principal) => explainRefusedUpdate(db, principal, id),
+        );
     return c.json({ team }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteTeam(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    await gatedWrite(
+      c,
+      async (actor) => (await deleteTeam(db, actor, id)) || undefined,
+      (principal) => explainRefusedDelete(db, principal, id),
+    );
     return c.body(null, 204);
   });

@@ -1,9 +1,10 @@
 import { and, sql } from "drizzle-orm";
 import { teamMembers, teams } from "../../../drizzle/schema";
-import type { Principal } from "../../auth/principal";
+import { type Actor, type Principal, principalActor } from "../../auth/principal";
+import { conflict } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { callerMay, guardedWrite } from "../access";
+import { actorMay } from "../access";
 import { teamForCaller } from "./access";
 import { getTeam, mine, updatedTeam } from "./queries";
 import type { TeamCreateInput, TeamUpdateInput } from "./schema";
@@ -31,27 +32,36 @@ export function createTeam(db: Db, principal: Principal, input: TeamCreateInput)
 const EDIT = { min: "ADMIN", what: "edit this team" } as const;
 
 /**
- * ONE statement (sent as one transaction) that updates the team under the rule and returns the Team object. A
- * new parent first locks the workspace's team tree and is checked for cycles, in a transaction around the same
- * statement.
+ * ONE statement that updates the team under the rule and returns the Team object (undefined when it wrote
+ * nothing: explainRefusedUpdate); with `actor` the credential's SQL it authenticates itself.
+ */
+export function writeTeam(exec: Executor, actor: Actor, id: string, input: TeamUpdateInput) {
+  return updatedTeam(
+    exec,
+    actor.workspace,
+    exec
+      .update(teams)
+      .set({ ...input, updatedAt: sql`now()` })
+      .where(and(mine(actor.workspace, id), actorMay(actor, teams.id, EDIT.min)))
+      .returning()
+      .getSQL(),
+  );
+}
+
+/** Why writeTeam wrote nothing: teamForCaller's 404 or 403; if it now passes, the row changed meanwhile (409). */
+export async function explainRefusedUpdate(db: Executor, principal: Principal, id: string): Promise<never> {
+  await teamForCaller(db, principal, id, EDIT);
+  throw conflict("The row changed meanwhile; retry the request");
+}
+
+/**
+ * The checked update: a new parent first locks the workspace's team tree and is checked for cycles, in a
+ * transaction around the same statement (writeTeam).
  */
 export async function updateTeam(db: Db, principal: Principal, id: string, input: TeamUpdateInput) {
   const workspaceId = principal.workspace.id;
-  const write = (exec: Executor) =>
-    guardedWrite(
-      () =>
-        updatedTeam(
-          exec,
-          workspaceId,
-          exec
-            .update(teams)
-            .set({ ...input, updatedAt: sql`now()` })
-            .where(and(mine(workspaceId, id), callerMay(principal, teams.id, EDIT.min)))
-            .returning()
-            .getSQL(),
-        ).then((row) => (row ? [row] : [])),
-      () => teamForCaller(exec, principal, id, EDIT),
-    );
+  const write = async (exec: Executor) =>
+    (await writeTeam(exec, principalActor(principal), id, input)) ?? explainRefusedUpdate(exec, principal, id);
   if (!input.parentId) return write(db);
   const parentId = input.parentId;
   return db.transaction(async (tx) => {
@@ -62,14 +72,17 @@ export async function updateTeam(db: Db, principal: Principal, id: string, input
   });
 }
 
-/** Tasks, projects and memberships go with the team (FK cascades); sub-teams stay, top-level. One statement. */
-export async function deleteTeam(db: Db, principal: Principal, id: string): Promise<void> {
-  await guardedWrite(
-    () =>
-      db
-        .delete(teams)
-        .where(and(mine(principal.workspace.id, id), callerMay(principal, teams.id, "OWNER")))
-        .returning({ id: teams.id }),
-    () => teamForCaller(db, principal, id, { min: "OWNER", what: "delete this team" }),
-  );
+/** Tasks, projects and memberships go with the team (FK cascades); sub-teams stay, top-level. One statement; false when it deleted nothing. */
+export async function deleteTeam(db: Db, actor: Actor, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(teams)
+    .where(and(mine(actor.workspace, id), actorMay(actor, teams.id, "OWNER")))
+    .returning({ id: teams.id });
+  return rows.length > 0;
+}
+
+/** Why deleteTeam deleted nothing: 404 or 403; if it now passes, the row changed meanwhile (409). */
+export async function explainRefusedDelete(db: Db, principal: Principal, id: string): Promise<never> {
+  await teamForCaller(db, principal, id, { min: "OWNER", what: "delete this team" });
+  throw conflict("The row changed meanwhile; retry the request");
 }

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
+import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
@@ -8,9 +8,23 @@ import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
 import { TeamMember, TeamMemberCreate, TeamMemberItemSelection, TeamMemberSelection, TeamMemberUpdate } from "./schema";
-import { addTeamMember, removeTeamMember, updateTeamMember } from "./service";
+import {
+  addTeamMember,
+  removeNonOwner,
+  removeTeamMemberChecked,
+  setTeamMemberRole,
+  updateTeamMember,
+  updateTeamMemberChecked,
+} from "./service";
 
 const base = authed("Team members");
+/** PATCH and DELETE: the common change is one statement that authenticates itself (gatedWrite). */
+const selfBase = selfAuthed("Team members");
+/**
+ * gatedWrite's fallback here is the checked transaction, which may still succeed (an OWNER's role or removal):
+ * its result comes back through gatedWrite, whose `explain` is typed for a refusal.
+ */
+const checkedFallback = <T>(checked: Promise<T>) => checked as Promise<never>;
 const one = z.object({ teamMember: TeamMember });
 const oneSelected = z.object({ teamMember: TeamMemberSelection });
 
@@ -56,7 +70,7 @@ const read = createRoute({
   },
 });
 const update = createRoute({
-  ...base,
+  ...selfBase,
   method: "patch",
   operationId: "updateTeamMember",
   path: "/team-members/{id}",
@@ -70,7 +84,7 @@ const update = createRoute({
   },
 });
 const remove = createRoute({
-  ...base,
+  ...selfBase,
   method: "delete",
   operationId: "deleteTeamMember",
   path: "/team-members/{id}",
@@ -98,10 +112,26 @@ export const teamMemberRoutes = newRouter()
     return c.json({ teamMember: projectFields(teamMember, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const teamMember = await updateTeamMember(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json").role);
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    const { role } = c.req.valid("json");
+    const teamMember =
+      role === "OWNER"
+        ? await updateTeamMember(db, await requirePrincipal(c), id, role)
+        : await gatedWrite(
+            c,
+            (actor) => setTeamMemberRole(db, actor, id, role),
+            (principal) => checkedFallback(updateTeamMemberChecked(db, principal, id, role)),
+          );
     return c.json({ teamMember }, 200);
   })
   .openapi(remove, async (c) => {
-    await removeTeamMember(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    const db = c.get("rdb").db;
+    const { id } = c.req.valid("param");
+    await gatedWrite(
+      c,
+      async (actor) => (await removeNonOwner(db, actor, id)) || undefined,
+      (principal) => checkedFallback(removeTeamMemberChecked(db, principal, id).then(() => true)),
+    );
     return c.body(null, 204);
   });

@@ -1,11 +1,11 @@
 import { and, eq, isNotNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, workspaceMembers } from "../../../drizzle/schema";
-import type { Principal } from "../../auth/principal";
+import type { Actor, Principal } from "../../auth/principal";
 import { isWorkspaceAdmin, requireTeamRole, type TeamRole, teamRoleAtLeast } from "../../auth/roles";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { callerMay } from "../access";
+import { actorMay, callerMay } from "../access";
 import { teamForCaller } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
 import { membershipForCaller } from "./access";
@@ -66,6 +66,31 @@ export async function addTeamMember(db: Db, principal: Principal, teamId: string
  * role alone: ONE statement (sent as one transaction) changes the role under it and returns the TeamMember.
  * Otherwise, or when it wrote nothing, the checked transaction decides, with its errors.
  */
+export function setTeamMemberRole(db: Db, actor: Actor, id: string, role: Exclude<TeamRole, "OWNER">) {
+  return selectTeamMember(
+    db,
+    actor.workspace,
+    id,
+    db
+      .update(teamMembers)
+      .set({ role, updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(teamMembers.workspaceId, actor.workspace),
+          eq(teamMembers.id, id),
+          actorMay(actor, teamMembers.teamId, "ADMIN"),
+          ne(teamMembers.role, "OWNER"),
+        ),
+      )
+      .returning()
+      .getSQL(),
+  );
+}
+
+/**
+ * The checked role change (updateTeamMember) when the common one (setTeamMemberRole: neither side OWNER, one
+ * statement that authenticates itself when `actor` is the credential's SQL) wrote nothing.
+ */
 export async function updateTeamMember(db: Db, principal: Principal, id: string, role: TeamRole) {
   const workspaceId = principal.workspace.id;
   const setRole = (exec: Executor, guard?: SQL) =>
@@ -84,6 +109,24 @@ export async function updateTeamMember(db: Db, principal: Principal, id: string,
     const changed = await setRole(db, and(callerMay(principal, teamMembers.teamId, "ADMIN"), ne(teamMembers.role, "OWNER")));
     if (changed) return changed;
   }
+  return updateTeamMemberChecked(db, principal, id, role);
+}
+
+/** The checked transaction of a role change: OWNER rights, the last-OWNER lock and every refusal. */
+export function updateTeamMemberChecked(db: Db, principal: Principal, id: string, role: TeamRole) {
+  const workspaceId = principal.workspace.id;
+  const setRole = (exec: Executor) =>
+    selectTeamMember(
+      exec,
+      workspaceId,
+      id,
+      exec
+        .update(teamMembers)
+        .set({ role, updatedAt: sql`now()` })
+        .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id)))
+        .returning()
+        .getSQL(),
+    );
   return db.transaction(async (tx) => {
     const target = await membershipForCaller(tx, principal, id);
     requireTeamRole(principal, target.callerRole, "ADMIN", "change team roles");
@@ -99,14 +142,18 @@ export async function updateTeamMember(db: Db, principal: Principal, id: string,
  * Team ADMIN/OWNER or workspace ADMIN/OWNER remove members; anyone may leave. The last OWNER stays either way.
  * A member who is not an OWNER goes in ONE guarded statement; an OWNER (or a refusal) takes the checked transaction.
  */
-export async function removeTeamMember(db: Db, principal: Principal, id: string) {
-  const workspaceId = principal.workspace.id;
-  const mayRemove = or(eq(teamMembers.userId, principal.user.id), callerMay(principal, teamMembers.teamId, "ADMIN"));
+export async function removeNonOwner(db: Db, actor: Actor, id: string): Promise<boolean> {
+  const mayRemove = or(eq(teamMembers.userId, actor.user), actorMay(actor, teamMembers.teamId, "ADMIN"));
   const removed = await db
     .delete(teamMembers)
-    .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id), ne(teamMembers.role, "OWNER"), mayRemove))
+    .where(and(eq(teamMembers.workspaceId, actor.workspace), eq(teamMembers.id, id), ne(teamMembers.role, "OWNER"), mayRemove))
     .returning({ id: teamMembers.id });
-  if (removed.length > 0) return;
+  return removed.length > 0;
+}
+
+/** The checked removal (after removeNonOwner, one statement that may authenticate itself, removed nothing). */
+export async function removeTeamMemberChecked(db: Db, principal: Principal, id: string) {
+  const workspaceId = principal.workspace.id;
   await db.transaction(async (tx) => {
     const target = await membershipForCaller(tx, principal, id);
     if (target.userId !== principal.user.id) {

@@ -10,7 +10,17 @@ import { api, get, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 
 const MCP_URL = new URL("http://api.test/mcp");
-const TOOL_NAMES = ["get_task", "list_tasks", "create_task", "update_task", "add_comment", "list_teams", "list_projects", "list_labels"];
+const TOOL_NAMES = [
+  "get_task",
+  "list_tasks",
+  "create_task",
+  "update_task",
+  "add_comment",
+  "search",
+  "list_teams",
+  "list_projects",
+  "list_labels",
+];
 
 const workerFetch = (url: string | URL, init?: RequestInit) => (exports as any).default.fetch(new Request(url, init)) as Promise<Response>;
 
@@ -78,8 +88,9 @@ describe("MCP endpoint", () => {
     expect(byName.list_tasks.description).toContain("priority");
     expect(byName.get_task.annotations?.readOnlyHint).toBe(true);
     expect(byName.create_task.annotations?.readOnlyHint).toBe(false);
-    // No search endpoint exists yet, so no search tool: an unknown tool is the protocol's invalid-params error.
-    await expect(agent.callTool({ name: "search", arguments: { q: "engine" } })).rejects.toMatchObject({ code: -32602 });
+    expect((byName.search.inputSchema as any).required).toEqual(["q"]);
+    // An unknown tool is the protocol's invalid-params error.
+    await expect(agent.callTool({ name: "find", arguments: { q: "engine" } })).rejects.toMatchObject({ code: -32602 });
   });
 
   it("lets an agent create a task, read it by reference, find it in a filtered list, update it and comment on it", async () => {
@@ -110,6 +121,16 @@ describe("MCP endpoint", () => {
     expect(commented.body.comment).toMatchObject({ taskId: task.id, content: "Picked up by the **bot**" });
     const comments = (await get(`/tasks/${task.id}/comments`, t.owner.key)).body.comments;
     expect(comments.map((c: any) => c.id)).toEqual([commented.body.comment.id]);
+
+    // Search answers what GET /search answers, pages with its cursor, and validates like it.
+    const found = await call(agent, "search", { q: "inbox", types: ["task"], limit: 1 });
+    expect(found.isError, JSON.stringify(found.body)).toBe(false);
+    expect(found.body.results).toEqual([expect.objectContaining({ type: "task", id: task.id, reference: "MCP-1" })]);
+    expect(found.body).toEqual((await get("/search?q=inbox&types=task&limit=1", t.owner.key)).body);
+    const byReference = await call(agent, "search", { q: "mcp-1" });
+    expect(byReference.body.results[0]).toMatchObject({ reference: "MCP-1", score: 1000 });
+    const blank = await call(agent, "search", { q: "  " });
+    expect(blank).toMatchObject({ isError: true, body: { errors: { q: [expect.any(String)] } } });
   });
 
   it("pages a list with the list machinery's cursors, and lists teams, projects and labels", async () => {

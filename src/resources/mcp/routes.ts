@@ -1,5 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
+import { credentialScope } from "../../auth/credential";
 import { listParams } from "../../auth/lists";
 import { type PrincipalEnv, requireAuth } from "../../auth/middleware";
 import { AppError, badRequest } from "../../core/errors";
@@ -17,6 +18,7 @@ function toolContext(c: Context<PrincipalEnv>): ToolContext {
     // listParams reads the query of a request URL; the tool's arguments stand in for it.
     listParams: (spec, query) =>
       listParams({ req: { url: `${base.origin}${base.pathname}?${query}` }, env: c.env, get: () => c.get("credential") }, spec),
+    cursorKey: { scope: credentialScope(c.get("credential")), secret: c.env.CURSOR_SECRET },
   };
 }
 

@@ -1,13 +1,17 @@
 import { z } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
 import type { Principal } from "../../auth/principal";
 import { principalActor } from "../../auth/principal";
 import type { Db } from "../../db/client";
-import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../../http/list";
+import { type CursorKey, type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../../http/list";
 import { FieldsQuery } from "../../http/schemas";
 import { CommentContent } from "../comments/schema";
 import { createComment, explainRefusedComment } from "../comments/service";
 import { labelList, listLabels } from "../labels/queries";
 import { listProjects, projectList } from "../projects/queries";
+import { searchRows } from "../search/queries";
+import { SEARCH_TYPES, SearchQuery } from "../search/schema";
+import { searchPage } from "../search/service";
 import { listTasks, taskById, taskList } from "../tasks/queries";
 import { TaskCreate, TaskUpdate } from "../tasks/schema";
 import { createTask, explainRefusedCreate, updateTask } from "../tasks/service";
@@ -20,6 +24,8 @@ export interface ToolContext {
   principal: Principal;
   /** List parameters from a query string, with cursors bound to the caller's credential as GET's are. */
   listParams(spec: ListSpec, query: URLSearchParams): Promise<ListParams>;
+  /** What search cursors are signed with and bound to (the caller's credential), as GET /search's are. */
+  cursorKey: CursorKey;
 }
 
 /** One MCP tool: its input is a REST route's zod schema, its body the route's service or query call. */
@@ -110,6 +116,27 @@ export const TOOLS: Tool[] = [
           (await createComment(ctx.db, principalActor(ctx.principal), target, content)) ??
           (await explainRefusedComment(ctx.db, ctx.principal, target)),
       };
+    },
+  }),
+  tool({
+    name: "search",
+    title: "Search",
+    description:
+      "Full-text search over task titles and descriptions and project and milestone names and descriptions, as GET /search " +
+      "answers it ({results: [{type, id, reference?, title, snippet, score}], pagination}); an exact reference (`ENG-12`) comes " +
+      "first; matched words are wrapped in « » in `snippet`. Pass `pagination.nextCursor` back as `cursor` for the next page.",
+    readOnly: true,
+    input: z
+      .object({
+        q: SearchQuery.shape.q,
+        types: z.array(z.enum(SEARCH_TYPES)).min(1).optional().describe("Which records (default: all three)"),
+        limit: z.number().int().min(1).max(250).optional().describe("1..250, default 50"),
+        cursor: SearchQuery.shape.cursor,
+      })
+      .strict(),
+    async run(ctx, { q, types = [...SEARCH_TYPES], limit = 50, cursor }) {
+      const workspace = sql<string>`${ctx.principal.workspace.id}`;
+      return searchPage(ctx.cursorKey, { q, types: [...new Set(types)], limit, cursor }, (input) => searchRows(ctx.db, workspace, input));
     },
   }),
   listTool("teams", teamList, listTeams),

@@ -4,9 +4,9 @@ import { gatedList } from "../../auth/middleware";
 import { selfAuthed } from "../../auth/route-base";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { searchCursor } from "./cursor";
 import { searchRows } from "./queries";
 import { SearchPage, SearchQuery } from "./schema";
+import { searchPage } from "./service";
 
 const search = createRoute({
   ...selfAuthed("Search"),
@@ -29,24 +29,9 @@ const search = createRoute({
 });
 
 export const searchRoutes = newRouter().openapi(search, async (c) => {
-  const { q, types, limit, cursor } = c.req.valid("query");
-  const pages = searchCursor({ scope: credentialScope(c.get("credential")), secret: c.env.CURSOR_SECRET }, q, types);
-  const after = cursor === undefined ? undefined : await pages.decode(cursor);
-  const rows = await gatedList(c, (workspace) => searchRows(c.get("rdb").db, workspace, { q, types, limit: limit + 1, after }));
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return c.json(
-    {
-      results: page.map((r) => ({
-        type: r.type,
-        id: r.id,
-        ...(r.reference === null ? {} : { reference: r.reference }),
-        title: r.title,
-        snippet: r.snippet,
-        score: Number(r.score),
-      })),
-      pagination: { limit, nextCursor: rows.length > limit && last ? await pages.encode(last) : null },
-    },
-    200,
+  const key = { scope: credentialScope(c.get("credential")), secret: c.env.CURSOR_SECRET };
+  const body = await searchPage(key, c.req.valid("query"), (input) =>
+    gatedList(c, (workspace) => searchRows(c.get("rdb").db, workspace, input)),
   );
+  return c.json(body, 200);
 });

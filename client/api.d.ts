@@ -721,6 +721,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/search": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search tasks, projects and milestones
+     * @description Full-text search (PostgreSQL, `simple` configuration: words match as typed, in any language) over task titles and descriptions and project and milestone names and descriptions, the title or name weighted above the description. `q` takes websearch syntax (`"a phrase"`, `or`, `-word`). An exact reference (`ENG-12`, `ENG-P3`, any case) comes first. Results are ordered by `score` (descending), then `id`. `snippet` is plain text from the description (or the title when the description has no match), at most 25 words, matches wrapped in « and ». Only the caller's workspace is searched; a cursor of another query or credential is 400.
+     */
+    get: operations["search"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/signup/complete": {
     parameters: {
       query?: never;
@@ -1569,6 +1589,18 @@ export interface components {
        * @description Not before startDate
        */
       targetDate?: string | null;
+    };
+    SearchResult: {
+      id: string;
+      /** @description Tasks (`ENG-12`) and projects (`ENG-P3`). */
+      reference?: string;
+      /** @description Higher is better; an exact reference scores 1000. */
+      score: number;
+      /** @description Plain text; matched words are wrapped in « and ». */
+      snippet: string;
+      title: string;
+      /** @enum {string} */
+      type: "task" | "project" | "milestone";
     };
     SignupComplete: {
       code: string;
@@ -7497,6 +7529,87 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  search: {
+    parameters: {
+      query: {
+        cursor?: string;
+        limit?: number;
+        /** @description Words, "quoted phrases", `or` and `-excluded` (websearch syntax); or a reference like `ENG-12`. */
+        q: string;
+        /** @description Comma list of `task`, `project`, `milestone` (default: all). */
+        types?: string;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Matches, best first */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            pagination: components["schemas"]["Pagination"];
+            results: components["schemas"]["SearchResult"][];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];

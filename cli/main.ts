@@ -5,6 +5,7 @@ import { checkCommandLine } from "./argv";
 import { comment } from "./commands/comment";
 import { login, logout } from "./commands/login";
 import { projects } from "./commands/projects";
+import { search } from "./commands/search";
 import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
 import { whoami } from "./commands/whoami";
@@ -15,7 +16,7 @@ const pm = defineCommand({
     name: "pm",
     description: "The project-management API from the terminal (credentials: `pm login`, or PM_API_KEY and PM_BASE_URL)",
   },
-  subCommands: { login, logout, whoami, tasks, comment, teams, projects },
+  subCommands: { login, logout, whoami, tasks, comment, search, teams, projects },
 });
 
 const resolved = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === "function" ? (value as () => T | Promise<T>)() : value);

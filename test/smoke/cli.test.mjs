@@ -129,6 +129,14 @@ describe("pm, as a person who logged in", () => {
     expect(comment.comment).toMatchObject({ content: "Looks **good**", author: { email: owner.email } });
     const comments = await stack.call("GET", "/tasks/ENG-1/comments", { key: owner.key });
     expect(comments.body.comments.map((c) => c.id)).toEqual([comment.comment.id]);
+
+    // Search: JSON for scripts, a table for people; an exact reference comes first.
+    const found = await pmJson(["search", "engine", "--types", "task"]);
+    expect(found.results).toEqual([expect.objectContaining({ type: "task", reference: "ENG-1", title: "Write the engine" })]);
+    const byRef = await pm(["search", "eng-2"]);
+    expect(byRef.code, byRef.stderr).toBe(0);
+    expect(byRef.stdout.split("\n")[0]).toMatch(/^TYPE +REF +TITLE +SNIPPET$/);
+    expect(byRef.stdout.split("\n")[1]).toMatch(/^task +ENG-2 +Sub step/);
   });
 
   it("reports API errors (exit 1) with the code, message and each invalid field, never a stack trace", async () => {

@@ -88,12 +88,13 @@ export async function requirePrincipal(c: Context<CredentialEnv>): Promise<Princ
 /**
  * gatedRead for a write made by one statement that authenticates and authorizes itself (its SQL reads the
  * caller from the credential) and returns undefined when it wrote nothing. Only then is the principal loaded:
- * 401 without one, else `explain` throws the reason (404, 403, …).
+ * 401 without one, else `fallback` throws the reason (404, 403, …) or, for the cases the statement leaves to a
+ * checked transaction (e.g. OWNER changes), does the write itself.
  */
 export async function gatedWrite<T>(
   c: Context<CredentialEnv>,
   write: (actor: SqlActor) => Promise<T | undefined>,
-  explain: (principal: Principal) => Promise<never>,
+  fallback: (principal: Principal) => Promise<T>,
 ): Promise<T> {
   const credential = c.get("credential");
   const done = await write(credentialActor(credential));
@@ -101,5 +102,5 @@ export async function gatedWrite<T>(
     touchLater(c.get("rdb"), credential);
     return done;
   }
-  return explain(await requirePrincipal(c));
+  return fallback(await requirePrincipal(c));
 }

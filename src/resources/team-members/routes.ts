@@ -20,11 +20,6 @@ import {
 const base = authed("Team members");
 /** PATCH and DELETE: the common change is one statement that authenticates itself (gatedWrite). */
 const selfBase = selfAuthed("Team members");
-/**
- * gatedWrite's fallback here is the checked transaction, which may still succeed (an OWNER's role or removal):
- * its result comes back through gatedWrite, whose `explain` is typed for a refusal.
- */
-const checkedFallback = <T>(checked: Promise<T>) => checked as Promise<never>;
 const one = z.object({ teamMember: TeamMember });
 const oneSelected = z.object({ teamMember: TeamMemberSelection });
 
@@ -121,7 +116,7 @@ export const teamMemberRoutes = newRouter()
         : await gatedWrite(
             c,
             (actor) => setTeamMemberRole(db, actor, id, role),
-            (principal) => checkedFallback(updateTeamMemberChecked(db, principal, id, role)),
+            (principal) => updateTeamMemberChecked(db, principal, id, role),
           );
     return c.json({ teamMember }, 200);
   })
@@ -131,7 +126,7 @@ export const teamMemberRoutes = newRouter()
     await gatedWrite(
       c,
       async (actor) => (await removeNonOwner(db, actor, id)) || undefined,
-      (principal) => checkedFallback(removeTeamMemberChecked(db, principal, id).then(() => true)),
+      (principal) => removeTeamMemberChecked(db, principal, id).then(() => true),
     );
     return c.body(null, 204);
   });

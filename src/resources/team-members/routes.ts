@@ -8,14 +8,7 @@ import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
 import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
 import { TeamMember, TeamMemberCreate, TeamMemberItemSelection, TeamMemberSelection, TeamMemberUpdate } from "./schema";
-import {
-  addTeamMember,
-  removeNonOwner,
-  removeTeamMemberChecked,
-  setTeamMemberRole,
-  updateTeamMember,
-  updateTeamMemberChecked,
-} from "./service";
+import { addTeamMember, removeNonOwner, removeTeamMemberChecked, setTeamMemberRole, updateTeamMemberChecked } from "./service";
 
 const base = authed("Team members");
 /** PATCH and DELETE: the common change is one statement that authenticates itself (gatedWrite). */
@@ -112,7 +105,7 @@ export const teamMemberRoutes = newRouter()
     const { role } = c.req.valid("json");
     const teamMember =
       role === "OWNER"
-        ? await updateTeamMember(db, await requirePrincipal(c), id, role)
+        ? await updateTeamMemberChecked(db, await requirePrincipal(c), id, role)
         : await gatedWrite(
             c,
             (actor) => setTeamMemberRole(db, actor, id, role),

@@ -63,76 +63,39 @@ export async function addTeamMember(db: Db, principal: Principal, teamId: string
 /**
  * Team ADMIN/OWNER (or workspace ADMIN/OWNER) change roles; only an OWNER (or workspace ADMIN/OWNER) grants or
  * takes away OWNER, and the last OWNER stays. When neither the old nor the new role is OWNER the rule is the team
- * role alone: ONE statement (sent as one transaction) changes the role under it and returns the TeamMember.
+ * role alone: ONE statement, which authenticates itself, changes the role under it and returns the TeamMember.
  * Otherwise, or when it wrote nothing, the checked transaction decides, with its errors.
  */
 export function setTeamMemberRole(db: Db, actor: Actor, id: string, role: Exclude<TeamRole, "OWNER">) {
-  return selectTeamMember(
-    db,
-    actor.workspace,
+  return changeRole(db, actor.workspace, id, role, and(actorMay(actor, teamMembers.teamId, "ADMIN"), ne(teamMembers.role, "OWNER")));
+}
+
+/** The role change itself, returning the TeamMember; `guard` makes it refuse in SQL. */
+const changeRole = (exec: Executor, workspace: Actor["workspace"], id: string, role: TeamRole, guard?: SQL) =>
+  selectTeamMember(
+    exec,
+    workspace,
     id,
-    db
+    exec
       .update(teamMembers)
       .set({ role, updatedAt: sql`now()` })
-      .where(
-        and(
-          eq(teamMembers.workspaceId, actor.workspace),
-          eq(teamMembers.id, id),
-          actorMay(actor, teamMembers.teamId, "ADMIN"),
-          ne(teamMembers.role, "OWNER"),
-        ),
-      )
+      .where(and(eq(teamMembers.workspaceId, workspace), eq(teamMembers.id, id), guard))
       .returning()
       .getSQL(),
   );
-}
 
 /**
- * The checked role change (updateTeamMember) when the common one (setTeamMemberRole: neither side OWNER, one
- * statement that authenticates itself when `actor` is the credential's SQL) wrote nothing.
+ * The checked transaction of a role change, when the common one (setTeamMemberRole) does not apply or wrote
+ * nothing: OWNER rights, the last-OWNER lock and every refusal.
  */
-export async function updateTeamMember(db: Db, principal: Principal, id: string, role: TeamRole) {
-  const workspaceId = principal.workspace.id;
-  const setRole = (exec: Executor, guard?: SQL) =>
-    selectTeamMember(
-      exec,
-      workspaceId,
-      id,
-      exec
-        .update(teamMembers)
-        .set({ role, updatedAt: sql`now()` })
-        .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id), guard))
-        .returning()
-        .getSQL(),
-    );
-  if (role !== "OWNER") {
-    const changed = await setRole(db, and(callerMay(principal, teamMembers.teamId, "ADMIN"), ne(teamMembers.role, "OWNER")));
-    if (changed) return changed;
-  }
-  return updateTeamMemberChecked(db, principal, id, role);
-}
-
-/** The checked transaction of a role change: OWNER rights, the last-OWNER lock and every refusal. */
 export function updateTeamMemberChecked(db: Db, principal: Principal, id: string, role: TeamRole) {
   const workspaceId = principal.workspace.id;
-  const setRole = (exec: Executor) =>
-    selectTeamMember(
-      exec,
-      workspaceId,
-      id,
-      exec
-        .update(teamMembers)
-        .set({ role, updatedAt: sql`now()` })
-        .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.id, id)))
-        .returning()
-        .getSQL(),
-    );
   return db.transaction(async (tx) => {
     const target = await membershipForCaller(tx, principal, id);
     requireTeamRole(principal, target.callerRole, "ADMIN", "change team roles");
     if (role === "OWNER" || target.role === "OWNER") requireOwnerRights(principal, target.callerRole);
     if (target.role === "OWNER" && role !== "OWNER") await keepAnOwner(tx, target);
-    const changed = await setRole(tx);
+    const changed = await changeRole(tx, workspaceId, id, role);
     if (!changed) throw notFound("Team member");
     return changed;
   });

@@ -38,20 +38,19 @@ export function requireTeamRole(p: Principal, teamRole: TeamRole | null | undefi
   throw teamRoleRefusal(min, what);
 }
 
+/** Roles as the list of an SQL `in (…)`. */
+const inList = (values: string[]) =>
+  sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  );
+
 /** The same rule as a SQL condition (true, or false/null) over the caller's workspace role and team role. */
 export function mayActInTeamSql(workspaceRole: string | SQL, teamRole: SQL, min: TeamRole): SQL<boolean> {
   const rule = teamRule(min);
-  const list = (values: string[]) =>
-    sql.join(
-      values.map((v) => sql`${v}`),
-      sql`, `,
-    );
-  return sql<boolean>`(${workspaceRole} in (${list(rule.workspaceRoles)}) or ${teamRole} in (${list(rule.teamRoles)}))`;
+  return sql<boolean>`(${workspaceRole} in (${inList(rule.workspaceRoles)}) or ${teamRole} in (${inList(rule.teamRoles)}))`;
 }
 
 /** isWorkspaceAdmin as a SQL condition over a workspace role (a value, or SQL read from the credential). */
 export const workspaceAdminSql = (workspaceRole: string | SQL): SQL<boolean> =>
-  sql<boolean>`(${workspaceRole} in (${sql.join(
-    ADMIN_ROLES.map((r) => sql`${r}`),
-    sql`, `,
-  )}))`;
+  sql<boolean>`(${workspaceRole} in (${inList(ADMIN_ROLES)}))`;

@@ -6,7 +6,7 @@ import type { PgSelect, PgTable } from "drizzle-orm/pg-core";
 import { teamMembers } from "../../drizzle/schema";
 import type { Actor, Principal } from "../auth/principal";
 import { mayActInTeamSql, requireTeamRole, type TeamRole } from "../auth/roles";
-import { conflict, notFound } from "../core/errors";
+import { notFound } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
 import { workspaceLabels } from "./labels/attach";
 import { type LabelOwner, labelLinks } from "./labels/queries";
@@ -54,25 +54,13 @@ export async function rowForCaller<Q extends PgSelect>(
   return row;
 }
 
-/** The write rule (requireTeamRole's, contract §4) as a condition of the statement that writes: the caller may act at `min` in `teamId`'s team. */
-export const callerMay = (principal: Principal, teamId: SQLWrapper, min: TeamRole) =>
-  mayActInTeamSql(principal.role, callerTeamRole(principal.user.id, teamId), min);
-
-/** callerMay for an Actor: its role and user may be SQL read from the credential (a statement that authenticates itself). */
+/**
+ * The write rule (requireTeamRole's, contract §4) as a condition of the statement that writes: the actor may act at
+ * `min` in `teamId`'s team. Its role and user may be values (a loaded principal, via principalActor) or SQL read
+ * from the credential (a statement that authenticates itself).
+ */
 export const actorMay = (actor: Actor, teamId: SQLWrapper, min: TeamRole) =>
   mayActInTeamSql(actor.role, callerTeamRole(actor.user, teamId), min);
-
-/**
- * A write whose one statement checks the caller itself (the row in the workspace, the rule by callerMay): one
- * round trip, and atomic as every single statement is (Postgres runs it as its own transaction). When it wrote nothing, `explain` throws why: the lookup the checked
- * path makes, with its 404 or 403. If that finds nothing wrong, the row changed meanwhile (409: retry).
- */
-export async function guardedWrite<T>(write: () => PromiseLike<T[]>, explain: () => Promise<unknown>): Promise<T> {
-  const [row] = await write();
-  if (row !== undefined) return row;
-  await explain();
-  throw conflict("The row changed meanwhile; retry the request");
-}
 
 /**
  * CTEs that make `labelIds` the exact label set of the row a write statement returned (in the CTE named

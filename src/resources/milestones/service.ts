@@ -4,7 +4,7 @@ import { type Actor, type Principal, principalActor } from "../../auth/principal
 import { conflict } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { actorMay, guardedWrite } from "../access";
+import { actorMay } from "../access";
 import { validateCustomFields } from "../fields/values";
 import { projectForCaller } from "../projects/access";
 import { projectMatch } from "../refs";
@@ -115,13 +115,7 @@ export async function updateMilestone(db: Db, principal: Principal, id: string, 
     ? await db.transaction(async (tx) => {
         const current = await milestoneForCaller(tx, principal, id, { ...WRITE, lock: "update" });
         const merged = await validateCustomFields(tx, workspaceId, "milestone", customFields, current.customFields);
-        return guardedWrite(
-          async () => {
-            const written = await writeMilestone(tx, actor, id, input, merged);
-            return written ? [written] : [];
-          },
-          () => milestoneForCaller(tx, principal, id, WRITE),
-        );
+        return writeMilestone(tx, actor, id, input, merged);
       })
     : await writeMilestone(db, actor, id, input);
   return row ?? explainRefusedUpdate(db, principal, id);

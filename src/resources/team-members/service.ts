@@ -1,11 +1,11 @@
 import { and, eq, isNotNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, workspaceMembers } from "../../../drizzle/schema";
-import type { Actor, Principal } from "../../auth/principal";
+import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { isWorkspaceAdmin, requireTeamRole, type TeamRole, teamRoleAtLeast } from "../../auth/roles";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { actorMay, callerMay } from "../access";
+import { actorMay } from "../access";
 import { teamForCaller } from "../teams/access";
 import { assertWorkspaceMember } from "../users/membership";
 import { membershipForCaller } from "./access";
@@ -41,8 +41,8 @@ export async function addTeamMember(db: Db, principal: Principal, teamId: string
             eq(workspaceMembers.workspaceId, workspaceId),
             eq(workspaceMembers.userId, input.userId),
             isNotNull(team),
-            callerMay(principal, team, "MEMBER"),
-            callerMay(principal, team, input.role),
+            actorMay(principalActor(principal), team, "MEMBER"),
+            actorMay(principalActor(principal), team, input.role),
           ),
         ),
     )

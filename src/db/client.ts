@@ -66,10 +66,13 @@ export class RequestDb {
   readonly stats: DbStats = { queries: 0, transactions: 0, ms: 0 };
   #pool?: Pool;
   #db?: Db;
+  #scope?: Tx;
 
   constructor(private readonly env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">) {}
 
   get db(): Db {
+    // Inside inTransaction every query of the request runs in that transaction (a handler's own transactions nest as savepoints).
+    if (this.#scope) return this.#scope as unknown as Db;
     if (!this.#db) {
       configureDriver(this.env.DB_WS_PROXY);
       const pool = new Pool({ connectionString: this.env.DATABASE_URL, max: 4 });
@@ -81,6 +84,23 @@ export class RequestDb {
       this.#db = drizzle({ client: this.#pool, schema });
     }
     return this.#db;
+  }
+
+  /**
+   * Runs `work` with the whole request's database (`db`) inside one transaction, for request-wide rules that must be
+   * atomic with whatever the handler writes (Idempotency-Key records, If-Match checks): committed when `work`
+   * resolves, rolled back when it throws.
+   */
+  async inTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.#scope) return work(this.#scope);
+    return this.db.transaction(async (tx) => {
+      this.#scope = tx;
+      try {
+        return await work(tx);
+      } finally {
+        this.#scope = undefined;
+      }
+    });
   }
 
   #deferred: Array<(db: Db) => Promise<unknown>> = [];

@@ -32,10 +32,13 @@ import { systemRoutes } from "./resources/system/routes";
 import { taskRoutes } from "./resources/tasks/routes";
 import { teamMemberRoutes } from "./resources/team-members/routes";
 import { teamRoutes } from "./resources/teams/routes";
+import { IMPORT_PATH, transferRoutes } from "./resources/transfer/routes";
 import { userRoutes } from "./resources/users/routes";
 import { workspaceRoutes } from "./resources/workspaces/routes";
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** Import routes take a whole export (contract §1). */
+const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
 
 const DOCUMENT = {
   openapi: "3.1.0",
@@ -52,7 +55,7 @@ const DOCUMENT = {
       "Authenticate with an API key in `svc-api-key` or a JWT from the device flow in `Authorization: Bearer`.",
       "Lists take `limit`, `cursor`, `fields`, `filter[<op>][<field>]` and `sort[<field>]`. Errors are",
       "`{error:{code,message,details?}}`, validation failures 422 `{errors:{<field>:[message]}}`. A create answers 201 with",
-      "`Location`; GETs carry a weak `ETag` and answer 304 to a matching `If-None-Match`; bodies are limited to 1 MiB;",
+      "`Location`; GETs carry a weak `ETag` and answer 304 to a matching `If-None-Match`; bodies are limited to 1 MiB (32 MiB on the import routes);",
       "every response carries `x-request-id` and `Server-Timing`.",
     ].join("\n"),
   },
@@ -122,15 +125,16 @@ export function buildApp() {
       ],
     }),
   );
-  app.use(
-    "*",
+  const limitBody = (maxSize: number, words: string) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize,
       onError: () => {
-        throw new AppError("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB");
+        throw new AppError("PAYLOAD_TOO_LARGE", `Request body is larger than ${words}`);
       },
-    }),
-  );
+    });
+  const defaultLimit = limitBody(MAX_BODY_BYTES, "1 MiB");
+  const importLimit = limitBody(MAX_IMPORT_BYTES, "32 MiB");
+  app.use("*", (c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next));
   app.use("*", rejectNulCharacters);
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (contract §1).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
@@ -159,6 +163,7 @@ export function buildApp() {
   app.route("/", milestoneRoutes);
   app.route("/", commentRoutes);
   app.route("/", searchRoutes);
+  app.route("/", transferRoutes);
   app.route("/", mcpRoutes);
   app.route("/", batchRoutes(app));
 

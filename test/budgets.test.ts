@@ -78,6 +78,16 @@ describe("query budgets", () => {
     expect(res.queries).toBe(1);
   });
 
+  // Exports load the caller (the workspace export is for OWNERs), then build the whole document in one statement.
+  it.each(["/tasks/{task}/export", "/projects/{project}/export", "/teams/{team}/export", "/workspaces/{workspace}/export"])(
+    "GET %s costs the authentication and one query",
+    async (path) => {
+      const res = await get(fill(path.replace("{workspace}", t.workspaceId)), t.owner.key);
+      expect(res.status).toBe(200);
+      expect(res.queries).toBe(2);
+    },
+  );
+
   it.each(GETS.filter((p) => p !== "/me"))("GET %s with a bad key is 401, not 404", async (path) => {
     const res = await get(fill(path), "pmk_not-a-key-0000000000000000000000000000000");
     expect(res.status).toBe(401);

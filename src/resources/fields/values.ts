@@ -13,7 +13,8 @@ export function options(def: Pick<Definition, "metadata">): string[] {
   return Array.isArray(raw) ? raw.filter((o): o is string => typeof o === "string") : [];
 }
 
-function check(def: Definition, value: unknown): string | null {
+/** Why `value` does not fit `def` (null: it fits; null always fits, it clears a value). */
+export function valueProblem(def: Definition, value: unknown): string | null {
   if (value === null) return null; // null clears a value
   switch (def.type) {
     case "text":
@@ -78,7 +79,7 @@ export async function validateCustomFields(
   const userIds: string[] = [];
   for (const key of keys) {
     const def = byKey.get(key);
-    const message = def ? check(def, input[key]) : `Unknown custom field for a ${recordType}`;
+    const message = def ? valueProblem(def, input[key]) : `Unknown custom field for a ${recordType}`;
     if (message) errors[`customFields.${key}`] = [message];
     else if (def?.type === "user" && input[key] !== null) userIds.push(input[key] as string);
   }

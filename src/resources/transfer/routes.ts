@@ -1,0 +1,99 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authed } from "../../auth/route-base";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { newRouter } from "../../http/router";
+import { created, IdParam } from "../../http/schemas";
+import { getTeam } from "../teams/queries";
+import { Team } from "../teams/schema";
+import { serializeWorkspace, WorkspaceSchema } from "../workspaces/schema";
+import { exportResource } from "./export";
+import { importIntoTeam, importWorkspace } from "./import";
+import { EXPORT_TYPES, ExportDocument, ImportBody } from "./schema";
+
+const TAGS = { task: "Tasks", project: "Projects", team: "Teams", workspace: "Workspaces" } as const;
+const WHAT = {
+  task: "a task with its subtasks",
+  project: "a project with its milestones and tasks",
+  team: "a team with its members, projects, milestones and tasks",
+  workspace: "the whole workspace (OWNER only; the credential's own workspace)",
+} as const;
+
+const exportRoute = (type: (typeof EXPORT_TYPES)[number]) =>
+  createRoute({
+    ...authed(TAGS[type]),
+    method: "get",
+    operationId: `export${type[0].toUpperCase()}${type.slice(1)}`,
+    path: `/${type}s/{id}/export`,
+    summary: `Export ${WHAT[type]}`,
+    description:
+      "The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, " +
+      "the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or " +
+      `\`POST /workspaces/import\` (workspace) takes it back whole.${type === "task" || type === "project" ? " `{id}` may be the reference." : ""}`,
+    request: { params: IdParam },
+    responses: {
+      200: jsonResponse(ExportDocument, "The export document"),
+      ...errorResponses(type === "workspace" ? ["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"] : ["UNAUTHORIZED", "NOT_FOUND"]),
+    },
+  });
+
+const IMPORT_RULES =
+  "One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. " +
+  "Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; " +
+  "labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). " +
+  "Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB.";
+
+const teamImport = createRoute({
+  ...authed("Teams"),
+  method: "post",
+  operationId: "importIntoTeam",
+  path: "/teams/{id}/import",
+  summary: "Import a task, project or team export into this team",
+  description:
+    "Needs team role MEMBER or higher (or workspace ADMIN/OWNER). `update:false`: every record gets a new id and the next references of this team; " +
+    "`update:true`: records whose id already exists in this team are overwritten (they keep their reference), the rest created; a team's own export " +
+    `imported back with \`update:true\` also restores its name and description (team ADMIN). New team members are added with their exported role. ${IMPORT_RULES}`,
+  request: { params: IdParam, ...jsonBody(ImportBody) },
+  responses: {
+    200: jsonResponse(z.object({ imported: Team }), "The team after the import"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+
+const workspaceImport = createRoute({
+  ...authed("Workspaces"),
+  method: "post",
+  operationId: "importWorkspace",
+  path: "/workspaces/import",
+  summary: "Import a workspace export into a new workspace",
+  description:
+    "Needs the OWNER role in the credential's workspace. Creates a new workspace (named as the exported one, with a free slug) whose only member and OWNER is " +
+    "the caller, with every team, label, field, project, milestone, task and comment of the export under new ids; team memberships of other people are not " +
+    `carried over (they are not members of the new workspace; invite them). \`update\` changes nothing here: the workspace is new. ${IMPORT_RULES}`,
+  request: jsonBody(ImportBody),
+  responses: {
+    201: createdResponse(z.object({ workspace: WorkspaceSchema }), "The new workspace"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
+  },
+});
+
+const exports = newRouter();
+for (const type of EXPORT_TYPES)
+  exports.openapi(exportRoute(type), async (c) =>
+    c.json(await exportResource(c.get("rdb").db, c.get("principal"), type, c.req.valid("param").id), 200),
+  );
+
+export const transferRoutes = exports
+  .openapi(teamImport, async (c) => {
+    const db = c.get("rdb").db;
+    const principal = c.get("principal");
+    const { id } = c.req.valid("param");
+    await importIntoTeam(db, principal, id, c.req.valid("json"));
+    return c.json({ imported: await getTeam(db, principal.workspace.id, id) }, 200);
+  })
+  .openapi(workspaceImport, async (c) => {
+    const workspace = await importWorkspace(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    return created(c, "workspace", `/workspaces/${workspace.id}`, serializeWorkspace(workspace));
+  });
+
+/** The import routes take bodies up to 32 MiB (contract §1); every other route keeps 1 MiB. */
+export const IMPORT_PATH = /^\/(teams\/[^/]+|workspaces)\/import$/;

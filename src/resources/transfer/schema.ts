@@ -1,0 +1,171 @@
+// The export document (contract §6): what GET …/export answers and what an import takes back, version 1.
+// Records are flat and link by id (`teamId`, `parentId`, `labelIds`, …), so one shape serves every export type.
+import { z } from "@hono/zod-openapi";
+import { milestoneStatus, projectStatus, teamRole, userType, workspaceRole } from "../../../drizzle/schema";
+import { HexColor, IsoDate } from "../../http/schemas";
+import { FIELD_TYPES, FieldMetadata, RECORD_TYPES } from "../fields/schema";
+import { TaskPriority, TaskStatus } from "../tasks/schema";
+import { TeamPrefix } from "../teams/schema";
+
+export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;
+export type ExportType = (typeof EXPORT_TYPES)[number];
+
+const id = z.string().min(1).max(64);
+const link = id.nullable();
+const text = (max: number) => z.string().max(max);
+const name = z.string().trim().min(1).max(500);
+const timestamp = z.iso.datetime({ offset: true }).openapi({ description: "ISO 8601; not imported (an import is a new write)" });
+const times = { createdAt: timestamp, updatedAt: timestamp };
+const customFields = z.record(z.string(), z.unknown()).openapi({ description: "`{<field key>: value}`, checked against the fields" });
+const labelIds = z.array(id).max(100);
+
+const ExportUser = z
+  .object({ id, name: text(500), email: text(320), avatarUrl: z.string().max(2048).nullable(), type: z.enum(userType.enumValues) })
+  .strict()
+  .openapi("ExportUser", { description: "A person or agent the records point at (assignee, lead, author, member)" });
+const ExportLabel = z
+  .object({ id, name: z.string().trim().min(1).max(100), color: HexColor })
+  .strict()
+  .openapi("ExportLabel");
+const ExportField = z
+  .object({
+    id,
+    key: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/),
+    name: z.string().trim().min(1).max(100),
+    description: text(2000).nullable(),
+    type: z.enum(FIELD_TYPES),
+    presentation: z.record(z.string(), z.unknown()).nullable(),
+    metadata: FieldMetadata,
+    recordTypes: z.array(z.enum(RECORD_TYPES)).min(1),
+    ...times,
+  })
+  .strict()
+  .openapi("ExportField");
+const ExportTeamMember = z
+  .object({ id, userId: id, role: z.enum(teamRole.enumValues) })
+  .strict()
+  .openapi("ExportTeamMember");
+const ExportTeam = z
+  .object({
+    id,
+    name: z.string().trim().min(1).max(100),
+    prefix: TeamPrefix,
+    description: text(100_000),
+    parentId: link,
+    members: z.array(ExportTeamMember),
+    ...times,
+  })
+  .strict()
+  .openapi("ExportTeam");
+const ExportProject = z
+  .object({
+    id,
+    reference: z.string().max(32),
+    teamId: id,
+    name,
+    description: text(100_000),
+    status: z.enum(projectStatus.enumValues),
+    leadId: link,
+    startDate: IsoDate.nullable(),
+    targetDate: IsoDate.nullable(),
+    labelIds,
+    customFields,
+    ...times,
+  })
+  .strict()
+  .openapi("ExportProject");
+const ExportMilestone = z
+  .object({
+    id,
+    projectId: id,
+    name,
+    description: text(100_000),
+    status: z.enum(milestoneStatus.enumValues),
+    targetDate: IsoDate.nullable(),
+    customFields,
+    ...times,
+  })
+  .strict()
+  .openapi("ExportMilestone");
+const ExportTask = z
+  .object({
+    id,
+    reference: z.string().max(32),
+    teamId: id,
+    title: name,
+    description: text(100_000),
+    status: TaskStatus,
+    priority: TaskPriority,
+    dueDate: IsoDate.nullable(),
+    parentId: link,
+    projectId: link,
+    milestoneId: link,
+    assigneeId: link,
+    labelIds,
+    customFields,
+    ...times,
+  })
+  .strict()
+  .openapi("ExportTask");
+const ExportComment = z
+  .object({ id, authorId: id, content: z.string().min(1).max(100_000), taskId: link, projectId: link, milestoneId: link, ...times })
+  .strict()
+  .openapi("ExportComment");
+
+/** Everything an export holds besides its root record; a task export has no teams, projects or milestones of its own. */
+const collections = {
+  users: z.array(ExportUser),
+  labels: z.array(ExportLabel),
+  fields: z.array(ExportField),
+  teams: z.array(ExportTeam),
+  projects: z.array(ExportProject),
+  milestones: z.array(ExportMilestone),
+  tasks: z.array(ExportTask),
+  comments: z.array(ExportComment),
+};
+export const ExportData = z
+  .object({
+    root: id.openapi({ description: "The id of the exported resource, found in its collection (`tasks`, `projects`, `teams`)" }),
+    workspace: z
+      .object({
+        id,
+        name: z.string().trim().min(1).max(100),
+        slug: z.string().max(100),
+        members: z.array(z.object({ userId: id, role: z.enum(workspaceRole.enumValues) }).strict()),
+      })
+      .strict()
+      .optional()
+      .openapi({ description: "Workspace exports only: the workspace and its members' roles" }),
+    ...collections,
+  })
+  .strict()
+  .openapi("ExportData", {
+    description:
+      "The exported resource and everything under it, as flat lists whose records link by id: a task with its subtasks; a project with its milestones and tasks; a team with its members, projects, milestones and tasks; a workspace with all of it. Comments, the labels and fields the records use and the users they point at come along.",
+  });
+
+export const ExportDocument = z
+  .object({
+    type: z.enum(EXPORT_TYPES),
+    version: z.literal(1),
+    data: ExportData,
+    exportedAt: timestamp.openapi({ description: "When the export was taken" }),
+  })
+  .strict()
+  .openapi("Export");
+
+export const ImportBody = z
+  .object({
+    data: ExportDocument.openapi({ description: "A document an export answered, whole" }),
+    update: z.boolean().default(false).openapi({
+      description:
+        "false: every record gets a new id and reference; true: records whose id exists in the target are overwritten, the rest created",
+      example: false,
+    }),
+  })
+  .strict()
+  .openapi("ImportRequest");
+
+export type ExportDocumentDto = z.infer<typeof ExportDocument>;
+export type ExportDataDto = z.infer<typeof ExportData>;
+export type ImportInput = z.infer<typeof ImportBody>;

@@ -13,6 +13,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
+import { measureImport } from "./bench/import.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
 import { startStack } from "./lib/stack.mjs";
 
@@ -324,6 +325,13 @@ async function main() {
       `  search 100k vs 1k: latency p50 ×${num(scale.search.p50Ratio, 2)}, throughput ÷${num(scale.search.rpsRatio, 2)} (target: within 1.5×)`,
     );
 
+    // Import: 5,000 tasks and their comments in one request, timed end to end (after the scenarios: it grows the team).
+    const imported = !ONLY || "import".includes(ONLY) ? await measureImport(baseUrl, fixture) : undefined;
+    if (imported)
+      console.log(
+        `\nimport of ${imported.tasks} tasks + ${imported.comments} comments (${num(imported.bytes / 1e6, 1)} MB, ${imported.queries} queries): median ${num(imported.medianMs)} ms, max ${num(imported.maxMs)} ms of ${imported.runs} (target: under ${imported.targetMs} ms)`,
+      );
+
     // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
     let latency;
     if (RTT > 0) {
@@ -347,6 +355,7 @@ async function main() {
       floor,
       ceiling,
       scale,
+      import: imported,
       latency,
     };
     mkdirSync(path.join(root, "bench/results"), { recursive: true });

@@ -32,7 +32,7 @@ export async function freePort(preferred = 0) {
 
 /**
  * @param {{ dataDir: string, port?: number, database?: string, log?: (m: string) => void }} opts
- * @returns {Promise<{ url: string, port: number, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, port: number, stop: () => Promise<void>, start: () => Promise<void> }>}
  */
 export async function startPostgres({ dataDir, port, database = "app", log = () => {} }) {
   const dir = path.resolve(root, dataDir);
@@ -64,7 +64,8 @@ export async function startPostgres({ dataDir, port, database = "app", log = () 
   await admin.end();
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${pgPort}/${database}`;
   await applyMigrations(url);
-  return { url, port: pgPort, stop: () => server.stop() };
+  // start() after stop() brings the same server back on the same port and data (the outage test does it).
+  return { url, port: pgPort, stop: () => server.stop(), start: () => server.start() };
 }
 
 export async function applyMigrations(url) {

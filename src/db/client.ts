@@ -1,6 +1,7 @@
 import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { schema } from "../../drizzle/schema";
+import { errorSummary } from "../core/error-chain";
 import type { Env } from "../env";
 
 export type Db = NeonDatabase<typeof schema>;
@@ -12,6 +13,21 @@ export interface DbStats {
   transactions: number;
   ms: number;
 }
+
+/**
+ * Bounds on waiting for PostgreSQL, so an unreachable or hung database is a 503 within 5 s, never a hung request
+ * (test/smoke/outage.test.mjs). Opening the WebSocket may take this long (a Neon compute waking from scale-to-zero
+ * takes well under it); past it the pool destroys the socket.
+ */
+export const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * Each statement's answer may take this long (client side, pg's `query_timeout`). This is the bound that holds on the
+ * WebSocket path: with the pipelined connect the client counts as connected once the socket is open, so a server that
+ * accepts and never answers (the outage test stops its postmaster) is cut only by this; without it the request hung.
+ * The API's statements take milliseconds. No server-side `statement_timeout`: Neon's pooled endpoint refuses it as a
+ * startup parameter.
+ */
+export const QUERY_TIMEOUT_MS = 5000;
 
 let configuredFor: string | undefined;
 /**
@@ -75,7 +91,12 @@ export class RequestDb {
     if (this.#scope) return this.#scope as unknown as Db;
     if (!this.#db) {
       configureDriver(this.env.DB_WS_PROXY);
-      const pool = new Pool({ connectionString: this.env.DATABASE_URL, max: 4 });
+      const pool = new Pool({
+        connectionString: this.env.DATABASE_URL,
+        max: 4,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        query_timeout: QUERY_TIMEOUT_MS,
+      });
       // A dropped connection fails the query that used it (mapped to 503); the pool's own event is only logged.
       pool.on("error", (err: Error) => console.error("database pool error", err.message));
       // Count at the connection: pool.query and transactions both end in client.query, once each.
@@ -111,7 +132,8 @@ export class RequestDb {
 
   /** Runs deferred work, then ends the pool; called through waitUntil once the response is out. */
   async close(): Promise<void> {
-    for (const work of this.#deferred.splice(0)) await work(this.db).catch((e) => console.error("deferred work failed", e));
+    for (const work of this.#deferred.splice(0))
+      await work(this.db).catch((e) => console.error(`deferred work failed: ${errorSummary(e)}`));
     const pool = this.#pool;
     this.#pool = undefined;
     this.#db = undefined;

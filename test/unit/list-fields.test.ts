@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/core/errors";
-import { formatFields, parseFields, projectFields } from "../../src/http/list/fields";
+import {
+  formatFields,
+  MAX_FIELDS_DEPTH,
+  MAX_FIELDS_LENGTH,
+  MAX_FIELDS_NAMES,
+  parseFields,
+  projectFields,
+} from "../../src/http/list/fields";
 import type { FieldSelection, FieldShape } from "../../src/http/list/types";
 
 const name = fc.stringMatching(/^[a-z][A-Za-z0-9_]{0,5}$/);
@@ -41,7 +48,14 @@ function valueFor(shape: FieldShape): fc.Arbitrary<Record<string, unknown>> {
     .map((entries) => Object.fromEntries(entries));
 }
 
-const withSelection = shapeArb.chain((shape) => fc.tuple(fc.constant(shape), selectionOf(shape)));
+const depthOf = (selection: FieldSelection): number =>
+  1 + Math.max(0, ...Object.values(selection).map((sub) => (sub === true ? 0 : depthOf(sub))));
+const namesIn = (selection: FieldSelection): number =>
+  Object.values(selection).reduce<number>((n, sub) => n + 1 + (sub === true ? 0 : namesIn(sub)), 0);
+/** A shape and a selection within it and within the parser's bounds (depth, names). */
+const withSelection = shapeArb
+  .chain((shape) => fc.tuple(fc.constant(shape), selectionOf(shape)))
+  .filter(([, selection]) => depthOf(selection) <= MAX_FIELDS_DEPTH && namesIn(selection) <= MAX_FIELDS_NAMES);
 
 /** Checks a projection against the selection it was made with. */
 function checkProjection(original: unknown, projected: unknown, selection: FieldSelection): void {
@@ -239,5 +253,46 @@ describe("projectFields", () => {
   it("returns the value unchanged without a selection", () => {
     const value = { a: 1, b: { c: 2 } };
     expect(projectFields(value, null)).toBe(value);
+  });
+});
+
+describe("parseFields limits", () => {
+  /** `{a: {a: … {a: true}}}`, `levels` deep. */
+  const nested = (levels: number): FieldShape => (levels === 1 ? { a: true, b: true } : { a: nested(levels - 1), b: true });
+  const deep = (levels: number) => `${"a{".repeat(levels - 1)}b${"}".repeat(levels - 1)}`;
+
+  it(`accepts ${MAX_FIELDS_DEPTH} levels and refuses one more, whatever the shape allows`, () => {
+    const shape = nested(10);
+    expect(parseFields(deep(MAX_FIELDS_DEPTH), shape)).not.toBeNull();
+    const error = badRequestOf(() => parseFields(deep(MAX_FIELDS_DEPTH + 1), shape));
+    expect(error.message).toContain(`nested deeper than ${MAX_FIELDS_DEPTH} levels`);
+  });
+
+  it(`refuses more than ${MAX_FIELDS_NAMES} names, repeats included`, () => {
+    const shape: FieldShape = { id: true };
+    expect(parseFields(Array(MAX_FIELDS_NAMES).fill("id").join(","), shape)).toEqual({ id: true });
+    const error = badRequestOf(() =>
+      parseFields(
+        Array(MAX_FIELDS_NAMES + 1)
+          .fill("id")
+          .join(","),
+        shape,
+      ),
+    );
+    expect(error.message).toContain(`more than ${MAX_FIELDS_NAMES} names`);
+  });
+
+  it(`refuses an expression longer than ${MAX_FIELDS_LENGTH} characters before parsing it`, () => {
+    expect(parseFields(`id${" ".repeat(MAX_FIELDS_LENGTH - 2)}`, taskShape)).toEqual({ id: true });
+    const error = badRequestOf(() => parseFields(`id${" ".repeat(MAX_FIELDS_LENGTH - 1)}`, taskShape));
+    expect(error.message).toContain(`longer than ${MAX_FIELDS_LENGTH} characters`);
+    expect(error.details).toEqual({ allowed: Object.keys(taskShape), maxLength: MAX_FIELDS_LENGTH });
+  });
+
+  it("refuses a brace bomb in bounded time", () => {
+    const started = performance.now();
+    badRequestOf(() => parseFields("a{".repeat(1000), nested(1000)));
+    badRequestOf(() => parseFields("{".repeat(100_000), taskShape));
+    expect(performance.now() - started).toBeLessThan(100);
   });
 });

@@ -2,7 +2,7 @@ import { inArray, type SQL, sql } from "drizzle-orm";
 import { boolean, date, integer, PgDialect, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { AppError, ValidationError } from "../../src/core/errors";
-import { type ListSpec, parseLimit, parseListParams } from "../../src/http/list";
+import { type ListSpec, MAX_FILTER_VALUE_LENGTH, MAX_FILTERS, MAX_SORT_KEYS, parseLimit, parseListParams } from "../../src/http/list";
 
 const tasks = pgTable("tasks", {
   id: text("id").primaryKey(),
@@ -273,6 +273,57 @@ describe("sort", () => {
     for (const qs of ["sort=title", "sort[]=asc", "sort[title=asc", "sort[title]=asc&sort[title]=desc"]) {
       await badRequest(parse(qs));
     }
+  });
+});
+
+describe("limits", () => {
+  const titles = (n: number) => Array.from({ length: n }, (_, i) => `filter[contains][title]=t${i}`).join("&");
+
+  it(`ANDs up to ${MAX_FILTERS} filters and refuses more`, async () => {
+    expect(render((await parse(titles(MAX_FILTERS))).where)!.params).toHaveLength(MAX_FILTERS);
+    const error = await badRequest(parse(titles(MAX_FILTERS + 1)));
+    expect(error.message).toBe(`Too many filters (at most ${MAX_FILTERS})`);
+  });
+
+  it("counts the repeated values of one `in` filter as one filter (they are capped on their own)", async () => {
+    const many = Array.from({ length: MAX_FILTERS + 5 }, (_, i) => `filter[in][title]=t${i}`).join("&");
+    await parse(many);
+    await badRequest(parse(Array.from({ length: 251 }, (_, i) => `filter[in][title]=t${i}`).join("&")));
+  });
+
+  it(`refuses a filter value longer than ${MAX_FILTER_VALUE_LENGTH} characters`, async () => {
+    await parse(`filter[contains][title]=${"x".repeat(MAX_FILTER_VALUE_LENGTH)}`);
+    const error = await badRequest(parse(`filter[contains][title]=${"x".repeat(MAX_FILTER_VALUE_LENGTH + 1)}`));
+    expect(error.details).toEqual({ field: "title", maxLength: MAX_FILTER_VALUE_LENGTH });
+  });
+
+  it(`sorts by up to ${MAX_SORT_KEYS} keys and refuses more`, async () => {
+    const names = ["title", "status", "estimate", "archived", "dueDate", "createdAt"];
+    const sorts = (n: number) =>
+      names
+        .slice(0, n)
+        .map((name) => `sort[${name}]=asc`)
+        .join("&");
+    expect((await parse(sorts(MAX_SORT_KEYS))).orderBy.length).toBeGreaterThan(MAX_SORT_KEYS);
+    const error = await badRequest(parse(sorts(MAX_SORT_KEYS + 1)));
+    expect(error.message).toBe(`Too many sort keys (at most ${MAX_SORT_KEYS})`);
+  });
+
+  it("refuses a query naming more dynamic fields than a valid one can, before resolving them", async () => {
+    let resolved = 0;
+    const dynamicSpec: ListSpec = {
+      ...spec,
+      dynamic: {
+        prefix: "customFields",
+        resolve: async () => {
+          resolved++;
+          return {};
+        },
+      },
+    };
+    const keys = Array.from({ length: MAX_FILTERS + MAX_SORT_KEYS + 1 }, (_, i) => `filter[eq][customFields.k${i}]=1`).join("&");
+    await badRequest(parse(keys, dynamicSpec));
+    expect(resolved).toBe(0);
   });
 });
 

@@ -1,12 +1,23 @@
 import { badRequest } from "../../core/errors";
 import type { FieldSelection, FieldShape } from "./types";
 
+/** Bounds on a `fields` expression, whatever the shape allows (a hostile one costs no more than these). */
+export const MAX_FIELDS_LENGTH = 2000;
+export const MAX_FIELDS_DEPTH = 4;
+export const MAX_FIELDS_NAMES = 100;
+
 /**
  * Grammar: list := item ("," item)* ; item := name ("{" list "}")? ; whitespace around tokens is ignored.
  * Names repeated in one list are merged (a bare name selects the whole object).
  */
 export function parseFields(raw: string | null | undefined, shape: FieldShape): FieldSelection | null {
   if (raw == null || raw.trim() === "") return null;
+  if (raw.length > MAX_FIELDS_LENGTH) {
+    throw badRequest(`Invalid fields parameter: longer than ${MAX_FIELDS_LENGTH} characters`, {
+      allowed: Object.keys(shape),
+      maxLength: MAX_FIELDS_LENGTH,
+    });
+  }
   const parser = new FieldsParser(raw);
   const selection = parser.list(shape, []);
   parser.skipSpace();
@@ -25,6 +36,7 @@ const NAME_CHAR = /[^\s,{}]/;
 
 class FieldsParser {
   pos = 0;
+  private names = 0;
   constructor(private readonly text: string) {}
 
   atEnd(): boolean {
@@ -40,6 +52,7 @@ class FieldsParser {
   }
 
   list(shape: FieldShape, path: string[]): FieldSelection {
+    if (path.length >= MAX_FIELDS_DEPTH) throw this.malformed(`nested deeper than ${MAX_FIELDS_DEPTH} levels`, shape);
     const selection: FieldSelection = {};
     for (;;) {
       this.skipSpace();
@@ -47,6 +60,7 @@ class FieldsParser {
       while (!this.atEnd() && NAME_CHAR.test(this.text[this.pos])) this.pos++;
       const name = this.text.slice(start, this.pos);
       if (name === "") throw this.malformed("expected a field name", shape);
+      if (++this.names > MAX_FIELDS_NAMES) throw this.malformed(`more than ${MAX_FIELDS_NAMES} names`, shape);
       const qualified = [...path, name].join(".");
       if (!Object.hasOwn(shape, name)) {
         throw badRequest(`Unknown field '${qualified}'`, { field: qualified, allowed: Object.keys(shape) });

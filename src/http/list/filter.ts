@@ -12,6 +12,9 @@ export const NULL_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 const CUSTOM_FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 const FILTER_KEY = /^filter\[([^[\]]*)\]\[([^[\]]*)\]$/;
 const MAX_IN_VALUES = 250;
+/** Bounds on a list's filters: a query may AND this many terms, each value this long (a title is at most 500). */
+export const MAX_FILTERS = 20;
+export const MAX_FILTER_VALUE_LENGTH = 2000;
 
 interface FilterTerm {
   op: FilterOp;
@@ -35,6 +38,12 @@ function collectTerms(query: URLSearchParams, fields: Record<string, ListField>)
       throw badRequest(`Malformed filter parameter '${key}': expected filter[<op>][<field>]`, { allowed: FILTER_OPS });
     }
     const [, op, name] = match;
+    if (value.length > MAX_FILTER_VALUE_LENGTH) {
+      throw badRequest(`Filter value for '${name}' is longer than ${MAX_FILTER_VALUE_LENGTH} characters`, {
+        field: name,
+        maxLength: MAX_FILTER_VALUE_LENGTH,
+      });
+    }
     if (!(FILTER_OPS as readonly string[]).includes(op)) {
       throw badRequest(`Unknown filter operator '${op}'`, { operator: op, allowed: FILTER_OPS });
     }
@@ -54,6 +63,7 @@ function collectTerms(query: URLSearchParams, fields: Record<string, ListField>)
     } else {
       terms.push({ op: op as FilterOp, name, values: [value] });
     }
+    if (terms.length > MAX_FILTERS) throw badRequest(`Too many filters (at most ${MAX_FILTERS})`, { maxFilters: MAX_FILTERS });
   }
   return terms;
 }

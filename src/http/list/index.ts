@@ -1,7 +1,8 @@
 export { type CursorKey, type CursorPayload, decodeCursor, encodeCursor } from "./cursor";
-export { formatFields, parseFields, projectFields, selects } from "./fields";
-export { escapeLike, FILTER_OPS } from "./filter";
+export { formatFields, MAX_FIELDS_DEPTH, MAX_FIELDS_LENGTH, MAX_FIELDS_NAMES, parseFields, projectFields, selects } from "./fields";
+export { escapeLike, FILTER_OPS, MAX_FILTER_VALUE_LENGTH, MAX_FILTERS } from "./filter";
 export { pageQuery } from "./page";
 export { DEFAULT_LIMIT, type ListParams, MAX_LIMIT, parseLimit, parseListParams } from "./params";
 export { listBody } from "./respond";
+export { MAX_SORT_KEYS } from "./sort";
 export type { DynamicFields, FieldSelection, FieldShape, FilterOp, ListField, ListSpec, ValueKind } from "./types";

@@ -3,9 +3,9 @@ import { badRequest, ValidationError } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { type CursorKey, decodeCursor, encodeCursor } from "./cursor";
 import { parseFields } from "./fields";
-import { parseFilters } from "./filter";
+import { MAX_FILTERS, parseFilters } from "./filter";
 import { keysetCondition } from "./keyset";
-import { orderByFor, parseSort, type SortKey, sortSignature } from "./sort";
+import { MAX_SORT_KEYS, orderByFor, parseSort, type SortKey, sortSignature } from "./sort";
 import type { DynamicFields, FieldSelection, ListField, ListSpec } from "./types";
 
 export interface ListParams {
@@ -82,6 +82,8 @@ function dynamicKeys(query: URLSearchParams, dynamic: DynamicFields): string[] {
     const name = NAMED.exec(param)?.[1];
     if (name?.startsWith(`${dynamic.prefix}.`)) keys.add(name.slice(dynamic.prefix.length + 1));
   }
+  // Resolving looks the keys up in the database: more than a valid query can name are refused before that.
+  if (keys.size > MAX_FILTERS + MAX_SORT_KEYS) throw badRequest(`Too many filters (at most ${MAX_FILTERS})`, { maxFilters: MAX_FILTERS });
   return [...keys];
 }
 

@@ -12,6 +12,8 @@ export interface SortKey {
 
 const SORT_KEY = /^sort\[([^[\]]*)\]$/;
 const DEFAULT_SORT_FIELD = "createdAt";
+/** Sort keys a query may give (each is an ORDER BY term and a value in every cursor). */
+export const MAX_SORT_KEYS = 5;
 
 export function sortableNames(fields: Record<string, ListField>): string[] {
   return Object.keys(fields).filter((name) => fields[name].sort !== false);
@@ -42,6 +44,7 @@ export function parseSort(query: URLSearchParams, spec: ListSpec): SortKey[] {
     if (keys.some((key) => key.name === name)) {
       throw badRequest(`Sort field '${name}' is given more than once`, { field: name });
     }
+    if (keys.length === MAX_SORT_KEYS) throw badRequest(`Too many sort keys (at most ${MAX_SORT_KEYS})`, { maxSortKeys: MAX_SORT_KEYS });
     keys.push({ name, field, dir: value });
   }
   if (keys.length > 0) return keys;

@@ -4,9 +4,9 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { build } from "esbuild";
 import type { TestProject } from "vitest/node";
 import { generateJwk } from "../scripts/lib/dev-keys.mjs";
+import { bundleEmailConsumer } from "../scripts/lib/email-consumer-bundle.mjs";
 import { startPostgres } from "../scripts/lib/postgres.mjs";
 import { startWsProxy } from "../scripts/lib/ws-proxy.mjs";
 
@@ -23,18 +23,7 @@ export default async function setup(project: TestProject) {
   const proxy = await startWsProxy();
   // Under the project root: workerd refuses module paths that climb out of its starting directory.
   const consumerScript = path.resolve(import.meta.dirname, `../.wrangler/test/email-consumer-${process.pid}.js`);
-  await build({
-    entryPoints: [path.resolve(import.meta.dirname, "../src/email/worker.ts")],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    outfile: consumerScript,
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["browser", "module", "main"],
-    external: ["node:*", "cloudflare:*"],
-    logLevel: "warning",
-  });
+  await bundleEmailConsumer(consumerScript);
   project.provide("stack", {
     databaseUrl: db.url,
     proxy: `127.0.0.1:${proxy.port}`,

@@ -1,24 +1,36 @@
 import type { EmailMessage } from "../core/email-messages";
+import { errorSummary } from "../core/error-chain";
 import { RequestDb } from "../db/client";
 import type { Env } from "../env";
-import { emailProvider } from "./providers";
+import { type EmailProvider, emailProvider } from "./providers";
 import { renderEmail } from "./render";
 
 const MAX_BACKOFF_SECONDS = 600;
 
-/** Queue consumer: render and deliver each message; a failure is retried with backoff, then dead-lettered. */
-export async function consumeEmails(batch: MessageBatch<EmailMessage>, env: Env): Promise<void> {
+/** The wait before the next try after failed attempt `attempts` (1-based): 2, 4, 8, … seconds, at most 10 minutes. */
+export const retryDelaySeconds = (attempts: number) => Math.min(MAX_BACKOFF_SECONDS, 2 ** attempts);
+
+/**
+ * Queue consumer: render and deliver each message; a failure is retried with backoff, and after the consumer's
+ * max_retries the queue moves it to the dead-letter queue (workers/email/wrangler.toml). `provider` is the one the
+ * configuration names unless a test passes another.
+ */
+export async function consumeEmails(
+  batch: MessageBatch<EmailMessage>,
+  env: Env,
+  provider: EmailProvider = emailProvider(env),
+): Promise<void> {
   const rdb = new RequestDb(env);
   try {
-    const provider = emailProvider(env);
     for (const message of batch.messages) {
       try {
         const mail = message.body;
         await provider.deliver(rdb.db, mail.id, mail.to, renderEmail(mail));
         message.ack();
       } catch (err) {
-        console.error(`email ${message.body?.id} attempt ${message.attempts} failed`, err);
-        message.retry({ delaySeconds: Math.min(MAX_BACKOFF_SECONDS, 2 ** message.attempts) });
+        // The message id, not its content: the body holds codes and invite tokens.
+        console.error(`email ${message.body?.id} attempt ${message.attempts} failed: ${errorSummary(err)}`);
+        message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
       }
     }
   } finally {

@@ -1,4 +1,3 @@
-import { eq } from "drizzle-orm";
 import { devMailbox, emailDeliveries } from "../../drizzle/schema";
 import type { RenderedEmail } from "../core/email-messages";
 import type { Db } from "../db/client";
@@ -22,25 +21,33 @@ const devMailboxProvider: EmailProvider = {
   },
 };
 
-/** Production: an HTTP email API (JSON POST with bearer key); the message id doubles as idempotency key. */
+/**
+ * Production: an HTTP email API (JSON POST with bearer key). The delivery record is claimed and the call made in one
+ * transaction: committed only after the provider accepted the mail, rolled back (so a retry sends) when it did not.
+ * A redelivered message finds the record and is not sent again; one delivered concurrently waits on the claim's
+ * unique key and then finds it. What is left is the commit after a successful call: if it fails, a redelivery sends
+ * again, so the message id also goes as `Idempotency-Key` for a provider that drops such a duplicate (Resend: 24 h).
+ */
 function httpProvider(env: Env): EmailProvider {
   return {
     name: "http",
     async deliver(db, messageId, to, mail) {
-      const [done] = await db.select().from(emailDeliveries).where(eq(emailDeliveries.messageId, messageId));
-      if (done) return;
       if (!env.EMAIL_API_URL || !env.EMAIL_API_KEY) throw new Error("EMAIL_API_URL and EMAIL_API_KEY must be set");
-      const res = await fetch(env.EMAIL_API_URL, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${env.EMAIL_API_KEY}`,
-          "content-type": "application/json",
-          "idempotency-key": messageId,
-        },
-        body: JSON.stringify({ from: env.EMAIL_FROM ?? "no-reply@example.com", to: [to], ...mail }),
+      const { EMAIL_API_URL: url, EMAIL_API_KEY: key } = env;
+      await db.transaction(async (tx) => {
+        const claimed = await tx
+          .insert(emailDeliveries)
+          .values({ messageId, provider: "http" })
+          .onConflictDoNothing()
+          .returning({ messageId: emailDeliveries.messageId });
+        if (claimed.length === 0) return;
+        const res = await fetch(url, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": messageId },
+          body: JSON.stringify({ from: env.EMAIL_FROM ?? "no-reply@example.com", to: [to], ...mail }),
+        });
+        if (!res.ok) throw new Error(`email provider answered ${res.status}`);
       });
-      if (!res.ok) throw new Error(`email provider answered ${res.status}`);
-      await db.insert(emailDeliveries).values({ messageId, provider: "http" }).onConflictDoNothing();
     },
   };
 }

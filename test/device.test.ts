@@ -1,9 +1,8 @@
-import { exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { deviceAuthorizations, workspaceMembers } from "../drizzle/schema";
 import { base64url } from "../src/core/crypto";
-import { api, get, post, uniqueEmail } from "./helpers/api";
+import { api, fetchApp, get, post, uniqueEmail } from "./helpers/api";
 import { addMember, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { codeIn, mailTo } from "./helpers/signup";
 
@@ -16,7 +15,7 @@ async function raw(method: string, path: string, form?: Record<string, string>) 
     init.body = new URLSearchParams(form).toString();
     init.headers = { "content-type": "application/x-www-form-urlencoded" };
   }
-  const res = await (exports as any).default.fetch(new Request(`http://api.test${path}`, init));
+  const res = await fetchApp(new Request(`http://api.test${path}`, init));
   return { status: res.status as number, headers: res.headers as Headers, text: await res.text() };
 }
 
@@ -106,7 +105,7 @@ describe("device flow (RFC 8628)", () => {
     const pending = await raw("POST", "/auth/device/token", grant);
     expect(pending.status).toBe(400);
     expect(JSON.parse(pending.text).error.code).toBe("AUTHORIZATION_PENDING");
-    const approve = await (exports as any).default.fetch(
+    const approve = await fetchApp(
       new Request("http://api.test/auth/device/approve", {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", "svc-api-key": tenant.owner.key },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, get } from "./helpers/api";
+import { api, fetchApp, get } from "./helpers/api";
 
 describe("HTTP foundation", () => {
   it("answers /health without credentials and reports timing and a request id", async () => {
@@ -85,7 +85,7 @@ describe("HTTP foundation", () => {
     expect(doc.body.openapi).toBe("3.1.0");
     expect(doc.body.info.version).toBe("1.0.0");
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(["/signup/start", "/signup/complete", "/me", "/health"]));
-    const docs = await ((await import("cloudflare:workers")) as any).exports.default.fetch(new Request("http://api.test/docs"));
+    const docs = await fetchApp(new Request("http://api.test/docs"));
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("/openapi.json");
   });

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import { assertConforms } from "./openapi-conformance";
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -19,6 +20,16 @@ export interface CallOptions {
   rawBody?: string;
 }
 
+/**
+ * The worker's answer to `request`, checked against the served OpenAPI document: throws, naming the call, when the
+ * status is undocumented for the operation, the body fails its schema or a documented header is missing.
+ */
+export async function fetchApp(request: Request): Promise<Response> {
+  const res: Response = await (exports as any).default.fetch(request);
+  await assertConforms(request.method, request.url, res.status, res.headers, await res.clone().text());
+  return res;
+}
+
 /** Drives the real worker over HTTP (inside workerd), against the real database. */
 export async function api<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
   const headers = new Headers(opts.headers);
@@ -29,7 +40,7 @@ export async function api<T = any>(method: string, path: string, opts: CallOptio
     body = JSON.stringify(opts.body);
     headers.set("content-type", "application/json");
   }
-  const res = await (exports as any).default.fetch(new Request(`http://api.test${path}`, { method, headers, body }));
+  const res = await fetchApp(new Request(`http://api.test${path}`, { method, headers, body }));
   const text = await res.text();
   const timing = res.headers.get("server-timing") ?? "";
   const match = /desc="(\d+) queries"/.exec(timing);

@@ -1,6 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { DEFAULT_LIMIT, FILTER_OPS, type FieldShape, type FilterOp, type ListField, type ListSpec, MAX_LIMIT } from "./list";
+import {
+  DEFAULT_LIMIT,
+  FILTER_OPS,
+  type FieldShape,
+  type FilterOp,
+  type ListField,
+  type ListSpec,
+  MAX_CURSOR_LENGTH,
+  MAX_FIELDS_LENGTH,
+  MAX_LIMIT,
+} from "./list";
 import { filterableNames, filterOpsFor, NULL_OPS } from "./list/filter";
 import { sortableNames } from "./list/sort";
 
@@ -14,19 +24,24 @@ export const ListQuery = z.looseObject({
     .string()
     .optional()
     .openapi({ type: "integer", minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Page size, 1..${MAX_LIMIT}` }),
-  cursor: z.string().optional().openapi({ description: "Opaque `pagination.nextCursor` of the previous page (same filters and sort)" }),
-  fields: z.string().optional().openapi({ description: FIELDS_GRAMMAR }),
+  cursor: z
+    .string()
+    .optional()
+    .openapi({ maxLength: MAX_CURSOR_LENGTH, description: "Opaque `pagination.nextCursor` of the previous page (same filters and sort)" }),
+  fields: z.string().optional().openapi({ maxLength: MAX_FIELDS_LENGTH, description: FIELDS_GRAMMAR }),
 });
 
 /** `fields` without its names, for callers that have no FieldShape at hand. */
-export const FieldsQuery = z.object({ fields: z.string().optional().openapi({ description: FIELDS_GRAMMAR }) });
+export const FieldsQuery = z.object({
+  fields: z.string().optional().openapi({ maxLength: MAX_FIELDS_LENGTH, description: FIELDS_GRAMMAR }),
+});
 
 /** `fields` with the names `shape` (the route's FieldShape, what parseFields checks) allows at the top level. */
 const fieldsParam = (shape: FieldShape) =>
   z
     .string()
     .optional()
-    .openapi({ description: `${FIELDS_GRAMMAR} Names: ${Object.keys(shape).join(", ")}.` });
+    .openapi({ maxLength: MAX_FIELDS_LENGTH, description: `${FIELDS_GRAMMAR} Names: ${Object.keys(shape).join(", ")}.` });
 
 /** The query of a single GET that takes `fields`. */
 export const fieldsQueryFor = (shape: FieldShape) => z.object({ fields: fieldsParam(shape) });
@@ -155,7 +170,18 @@ export const paginated = <K extends string, T extends z.ZodObject>(key: K, items
 /** `YYYY-MM-DD` that is a real calendar date (defined once, in core/dates). */
 export { IsoDate } from "../core/dates";
 
-export const HexColor = z.string().regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour #RRGGBB");
+export const HexColor = z
+  .string()
+  .max(7, "Must be a colour #RRGGBB")
+  .regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour #RRGGBB");
+
+/** Length bounds of request strings that have no natural one (issue 9, hostile input). */
+export const MAX_ID_LENGTH = 100;
+export const MAX_TEXT_LENGTH = 100_000;
+/** An id (or reference) a request body names: 1..100 characters. */
+export const BodyId = z.string().min(1).max(MAX_ID_LENGTH, `Must be at most ${MAX_ID_LENGTH} characters`);
+/** Markdown a request body carries (descriptions): at most 100,000 characters. */
+export const LongText = z.string().max(MAX_TEXT_LENGTH, `Must be at most ${MAX_TEXT_LENGTH.toLocaleString("en")} characters`);
 
 /** 201 with Location (contract §1) for a POST that creates a resource. */
 export function created<K extends string, T>(c: Context, key: K, location: string, value: T) {

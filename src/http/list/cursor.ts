@@ -15,7 +15,8 @@ export interface CursorKey {
   secret: string;
 }
 
-const MAX_CURSOR_LENGTH = 4096;
+/** A longer cursor is refused unread (400), like a tampered one. */
+export const MAX_CURSOR_LENGTH = 4096;
 const SIGNATURE_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 

@@ -1,4 +1,4 @@
-export { type CursorKey, type CursorPayload, decodeCursor, encodeCursor } from "./cursor";
+export { type CursorKey, type CursorPayload, decodeCursor, encodeCursor, MAX_CURSOR_LENGTH } from "./cursor";
 export { formatFields, MAX_FIELDS_DEPTH, MAX_FIELDS_LENGTH, MAX_FIELDS_NAMES, parseFields, projectFields, selects } from "./fields";
 export { escapeLike, FILTER_OPS, MAX_FILTER_VALUE_LENGTH, MAX_FILTERS } from "./filter";
 export { pageQuery } from "./page";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { selectable } from "../../http/schemas";
+import { BodyId, selectable } from "../../http/schemas";
 import { UserSummarySchema } from "../users/schema";
 
 /** The spec's reduced author of the task comment list. */
@@ -31,7 +31,7 @@ const Content = z
   .openapi({ description: "Markdown, 1..50,000 characters, not only whitespace" });
 
 const TARGET_KEYS = ["taskId", "projectId", "milestoneId"] as const;
-const targetId = (description: string) => z.string().min(1).optional().openapi({ description });
+const targetId = (description: string) => BodyId.optional().openapi({ description });
 
 export const CommentCreate = z
   .object({

@@ -66,6 +66,7 @@ export const FieldCreate = z
   .object({
     key: z
       .string()
+      .max(63, "Must be at most 63 characters")
       .regex(/^[a-z][a-z0-9_]{0,62}$/, "Must be a lower-case letter, then up to 62 lower-case letters, digits or _")
       .openapi({ description: "Unique in the workspace (409); immutable", example: "severity" }),
     type: z.enum(FIELD_TYPES).openapi({ description: "Immutable" }),

@@ -26,7 +26,7 @@ export const Invite = z
 
 export const InviteCreate = z
   .object({
-    email: z.email().max(320),
+    email: z.email().max(254),
     role: InviteRole.default("MEMBER"),
     teamRole: TeamRoleSchema.default("MEMBER"),
     teamIds: z

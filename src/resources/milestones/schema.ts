@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { IsoDate, selectable } from "../../http/schemas";
+import { BodyId, IsoDate, LongText, selectable } from "../../http/schemas";
 
 export const MILESTONE_STATUSES = ["PLANNED", "IN_PROGRESS", "DONE"] as const;
 const Status = z.enum(MILESTONE_STATUSES);
@@ -21,7 +21,7 @@ export const Milestone = z
 
 const editable = {
   name: z.string().trim().min(1).max(200),
-  description: z.string(),
+  description: LongText,
   targetDate: IsoDate.nullable(),
   status: Status.openapi({ description: "Default PLANNED" }),
   customFields: CustomFields.openapi({
@@ -31,7 +31,7 @@ const editable = {
 
 export const MilestoneCreate = z
   .object({
-    projectId: z.string().min(1).openapi({ description: "Project id or reference (`ENG-P3`)" }),
+    projectId: BodyId.openapi({ description: "Project id or reference (`ENG-P3`)" }),
     name: editable.name,
     description: editable.description.optional(),
     targetDate: editable.targetDate.optional(),

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { IsoDate, orNull, selectable } from "../../http/schemas";
+import { BodyId, IsoDate, LongText, orNull, selectable } from "../../http/schemas";
 import { LabelSummary } from "../labels/schema";
 import { UserSummarySchema } from "../users/schema";
 
@@ -32,18 +32,18 @@ export const Project = z
 const editable = {
   name: z.string().trim().min(1).max(200),
   status: Status.openapi({ description: "Default PLANNING" }),
-  description: z.string(),
-  leadId: z.string().min(1).nullable().openapi({ description: "A member of the workspace" }),
+  description: LongText,
+  leadId: BodyId.nullable().openapi({ description: "A member of the workspace" }),
   startDate: IsoDate.nullable(),
   targetDate: IsoDate.nullable().openapi({ description: "Not before startDate" }),
-  labelIds: z.array(z.string().min(1)).max(100).openapi({ description: "Labels of the workspace; on update, replaces the set" }),
+  labelIds: z.array(BodyId).max(100).openapi({ description: "Labels of the workspace; on update, replaces the set" }),
   customFields: CustomFields.openapi({ description: "On update, merged into the stored values; null removes a key" }),
 };
 
 export const ProjectCreate = z
   .object({
     name: editable.name,
-    teamId: z.string().min(1).openapi({ description: "Required (400 BAD_REQUEST when missing); a team of the workspace" }),
+    teamId: BodyId.openapi({ description: "Required (400 BAD_REQUEST when missing); a team of the workspace" }),
     status: editable.status.optional(),
     description: editable.description.optional(),
     leadId: editable.leadId.optional(),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { MAX_CURSOR_LENGTH } from "../../http/list";
 import { Pagination } from "../../http/schemas";
 
 export const SEARCH_TYPES = ["task", "project", "milestone"] as const;
@@ -12,6 +13,7 @@ export const SearchQuery = z.object({
     .openapi({ description: 'Words, "quoted phrases", `or` and `-excluded` (websearch syntax); or a reference like `ENG-12`.' }),
   types: z
     .string()
+    .max(100)
     .optional()
     .transform((raw, ctx) => {
       const types = raw === undefined ? [...SEARCH_TYPES] : raw.split(",").map((t) => t.trim());
@@ -19,9 +21,10 @@ export const SearchQuery = z.object({
       if (unknown.length > 0) ctx.addIssue({ code: "custom", message: `Unknown type: ${unknown.join(", ")} (task, project, milestone)` });
       return [...new Set(types)] as SearchType[];
     })
-    .openapi({ type: "string", description: "Comma list of `task`, `project`, `milestone` (default: all)." }),
+    .openapi({ type: "string", maxLength: 100, description: "Comma list of `task`, `project`, `milestone` (default: all)." }),
   limit: z.coerce.number().int().min(1).max(250).default(50),
-  cursor: z.string().optional(),
+  // Longer than any cursor is refused by the cursor check (400), as a tampered one.
+  cursor: z.string().optional().openapi({ maxLength: MAX_CURSOR_LENGTH }),
 });
 
 export const SearchResult = z

@@ -10,7 +10,7 @@ const SignupStart = z
   .openapi("SignupStart");
 const SignupComplete = z
   .object({
-    signup_token: z.string().min(1),
+    signup_token: z.string().min(1).max(200),
     code: z.string().length(6, "Must be exactly 6 characters"),
     name: z.string().trim().min(1).max(200),
     workspace_name: z.string().trim().min(1).max(200),

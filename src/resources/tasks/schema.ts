@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { taskPriority, taskStatus } from "../../../drizzle/schema";
-import { IsoDate, orNull, selectable } from "../../http/schemas";
+import { BodyId, IsoDate, LongText, orNull, selectable } from "../../http/schemas";
 import { LabelSummary } from "../labels/schema";
 import { UserSummarySchema } from "../users/schema";
 
@@ -36,15 +36,15 @@ export const Task = z
 // Shared by create and update; `null` clears a nullable field (on create it is the same as leaving it out).
 const editable = {
   title: z.string().trim().min(1).max(500),
-  description: z.string(),
+  description: LongText,
   status: TaskStatus,
   priority: TaskPriority,
   dueDate: IsoDate.nullable(),
-  projectId: z.string().min(1).nullable().openapi({ description: "A project of the task's team: id or reference (`ENG-P3`)" }),
-  milestoneId: z.string().min(1).nullable().openapi({ description: "A milestone of the task's project" }),
-  parentId: z.string().min(1).nullable().openapi({ description: "A task of the same team: id or reference (`ENG-12`); no cycles" }),
-  assigneeId: z.string().min(1).nullable().openapi({ description: "A member of the workspace" }),
-  labelIds: z.array(z.string().min(1)).max(100).openapi({ description: "Labels of the workspace; replaces the whole set on update" }),
+  projectId: BodyId.nullable().openapi({ description: "A project of the task's team: id or reference (`ENG-P3`)" }),
+  milestoneId: BodyId.nullable().openapi({ description: "A milestone of the task's project" }),
+  parentId: BodyId.nullable().openapi({ description: "A task of the same team: id or reference (`ENG-12`); no cycles" }),
+  assigneeId: BodyId.nullable().openapi({ description: "A member of the workspace" }),
+  labelIds: z.array(BodyId).max(100).openapi({ description: "Labels of the workspace; replaces the whole set on update" }),
   customFields: z
     .record(z.string(), z.unknown())
     .openapi({ description: "`{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key" }),
@@ -52,7 +52,7 @@ const editable = {
 
 export const TaskCreate = z
   .object({
-    teamId: z.string().min(1).openapi({ description: "Required (400 BAD_REQUEST when missing)" }),
+    teamId: BodyId.openapi({ description: "Required (400 BAD_REQUEST when missing)" }),
     ...editable,
     description: editable.description.default(""),
     status: editable.status.default("TODO"),

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { TEAM_ROLES } from "../../auth/roles";
-import { selectable } from "../../http/schemas";
+import { BodyId, selectable } from "../../http/schemas";
 import { UserSummarySchema } from "../users/schema";
 
 export const TeamRoleSchema = z.enum(TEAM_ROLES).openapi("TeamRole");
@@ -22,7 +22,7 @@ export const TeamMember = z
   .openapi("TeamMember");
 
 export const TeamMemberCreate = z
-  .object({ userId: z.string().min(1), role: TeamRoleSchema.default("MEMBER") })
+  .object({ userId: BodyId, role: TeamRoleSchema.default("MEMBER") })
   .strict()
   .openapi("TeamMemberCreate");
 export const TeamMemberUpdate = z.object({ role: TeamRoleSchema }).strict().openapi("TeamMemberUpdate");

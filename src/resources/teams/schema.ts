@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { selectable } from "../../http/schemas";
+import { BodyId, LongText, selectable } from "../../http/schemas";
 import { TeamMemberItem } from "../team-members/schema";
 
 export const TeamPrefix = z
   .string()
+  .max(10, "Must be 2 to 10 upper-case letters or digits, starting with a letter")
   .regex(/^[A-Z][A-Z0-9]{1,9}$/, "Must be 2 to 10 upper-case letters or digits, starting with a letter")
   .openapi({ example: "ENG" });
 
@@ -22,10 +23,10 @@ export const Team = z
   .openapi("Team");
 
 const name = z.string().trim().min(1).max(100);
-const parentId = z.string().min(1).nullable().openapi({ description: "A team of the workspace; null for a top-level team" });
+const parentId = BodyId.nullable().openapi({ description: "A team of the workspace; null for a top-level team" });
 
 export const TeamCreate = z
-  .object({ name, prefix: TeamPrefix, description: z.string().optional(), parentId: parentId.optional() })
+  .object({ name, prefix: TeamPrefix, description: LongText.optional(), parentId: parentId.optional() })
   .strict()
   .openapi("TeamCreate");
 export const TeamUpdate = TeamCreate.partial().strict().openapi("TeamUpdate", {

@@ -6,6 +6,7 @@ import { requestId } from "hono/request-id";
 import { publicRoute } from "./auth/route-base";
 import { AppError } from "./core/errors";
 import { errorResponse } from "./http/error-mapper";
+import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { rejectNulCharacters } from "./http/nul-guard";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
 import { requestDb } from "./http/request-db";
@@ -56,7 +57,8 @@ const DOCUMENT = {
       "Lists take `limit`, `cursor`, `fields`, `filter[<op>][<field>]` and `sort[<field>]`. Errors are",
       "`{error:{code,message,details?}}`, validation failures 422 `{errors:{<field>:[message]}}`. A create answers 201 with",
       "`Location`; GETs carry a weak `ETag` and answer 304 to a matching `If-None-Match`; bodies are limited to 1 MiB (32 MiB on the import routes);",
-      "every response carries `x-request-id` and `Server-Timing`.",
+      "every response carries `x-request-id` and `Server-Timing`. A method a path does not serve is 405 `METHOD_NOT_ALLOWED` with",
+      "`Allow` listing the methods it does (an unknown path is 404).",
     ].join("\n"),
   },
 } as const;
@@ -186,7 +188,7 @@ export function buildApp() {
   app.openAPIRegistry.registerPath(docsRoute);
   app.route("/", docsRoutes);
 
-  app.notFound((c) => c.json({ error: { code: "NOT_FOUND", message: `No route for ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound(methodNotAllowedOr404(app));
   app.onError(errorResponse);
   return app;
 }

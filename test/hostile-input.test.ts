@@ -176,3 +176,120 @@ describe("length limits", () => {
     expect(params).toBeGreaterThan(30);
   });
 });
+
+describe("a method a path does not serve", () => {
+  const VERBS = ["get", "post", "put", "patch", "delete"];
+  /** What the document says is served on `path`: the methods of every template that matches it, as Allow lists them. */
+  function documentedAllow(path: string): string[] {
+    const served = new Set<string>();
+    for (const [template, item] of Object.entries(doc.paths as Json)) {
+      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+      if (pattern.test(path)) for (const verb of VERBS) if (item[verb]) served.add(verb.toUpperCase());
+    }
+    if (served.has("GET")) served.add("HEAD");
+    served.add("OPTIONS");
+    return ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((m) => served.has(m));
+  }
+
+  it("is 405 METHOD_NOT_ALLOWED with Allow on every documented path, as the document lists its methods", async () => {
+    let checkedPaths = 0;
+    for (const template of Object.keys(doc.paths)) {
+      const path = concrete(template);
+      // `/invites/redeem` is also `/invites/{id}`: a method either serves is served.
+      const allow = documentedAllow(path);
+      for (const verb of VERBS.filter((v) => !allow.includes(v.toUpperCase()))) {
+        const res = await raw(verb.toUpperCase(), path, { headers: { "svc-api-key": tenant.owner.key } });
+        const what = `${verb.toUpperCase()} ${template}`;
+        expect(res.status, what).toBe(405);
+        expect(res.headers.get("content-type"), what).toMatch(/application\/json/);
+        expect(res.headers.get("allow"), what).toBe(allow.join(", "));
+        expect(res.body.error, what).toEqual({
+          code: "METHOD_NOT_ALLOWED",
+          message: `${verb.toUpperCase()} is not allowed on ${path}`,
+          details: { allowed: allow },
+        });
+        checkedPaths++;
+      }
+    }
+    expect(checkedPaths).toBeGreaterThan(40);
+  });
+
+  it("PUT /tasks/{ref} is 405 with Allow: GET, HEAD, PATCH, DELETE, OPTIONS, and writes nothing", async () => {
+    const task = await post("/tasks", { teamId: team.id, title: "Stays" }, tenant.owner.key);
+    const res = await raw("PUT", `/tasks/${task.body.task.reference}`, {
+      headers: { "svc-api-key": tenant.owner.key, "content-type": "application/json" },
+      body: JSON.stringify({ title: "Replaced" }),
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, HEAD, PATCH, DELETE, OPTIONS");
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    expect((await get(`/tasks/${task.body.task.id}`, tenant.owner.key)).body.task.title).toBe("Stays");
+  });
+
+  it("an unknown path stays 404 whatever the method", async () => {
+    for (const method of ["GET", "PUT", "POST", "DELETE", "PATCH"]) {
+      for (const path of ["/nope", "/tasks/x/nope", "/tasksx"]) {
+        const res = await raw(method, path);
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.body.error, `${method} ${path}`).toEqual({ code: "NOT_FOUND", message: `No route for ${method} ${path}` });
+        expect(res.headers.get("allow")).toBeNull();
+      }
+    }
+  });
+
+  it("a CORS preflight still answers 204 with the CORS headers", async () => {
+    const res = await raw("OPTIONS", "/tasks/ENG-1", {
+      headers: { origin: "https://app.example", "access-control-request-method": "PATCH", "access-control-request-headers": "svc-api-key" },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-methods")).toContain("PATCH");
+  });
+
+  it("the document says so once, for every path", () => {
+    expect(doc.info.description).toContain("405 `METHOD_NOT_ALLOWED`");
+  });
+});
+
+describe("body limits", () => {
+  const MiB = 1024 * 1024;
+  /** A JSON body of exactly `bytes` bytes whose only field is `name`. */
+  const bodyOf = (bytes: number, name = "title") => {
+    const shell = JSON.stringify({ [name]: "" });
+    return `${shell.slice(0, -2)}${"x".repeat(bytes - shell.length)}"}`;
+  };
+  /** The same bytes as a stream: chunked, no Content-Length, the limit found only while reading. */
+  const streamOf = (text: string) => {
+    const bytes = new TextEncoder().encode(text);
+    let at = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(at, at + 64 * 1024));
+        at += 64 * 1024;
+      },
+    });
+  };
+  const ROUTES: [string, string][] = [
+    ["POST", "/tasks"],
+    ["PATCH", "/tasks/x_nothing"],
+    ["POST", "/comments"],
+    ["POST", "/labels"],
+    ["POST", "/batch"],
+    ["POST", "/signup/start"],
+  ];
+
+  it.each(ROUTES)("%s %s: over 1 MiB is 413 PAYLOAD_TOO_LARGE, with or without Content-Length; 1 MiB is read", async (method, path) => {
+    const headers = { "svc-api-key": tenant.owner.key, "content-type": "application/json" };
+    for (const body of [bodyOf(MiB + 1), streamOf(bodyOf(MiB + 1)), streamOf(bodyOf(8 * MiB))]) {
+      const res = await raw(method, path, { headers, body });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ error: { code: "PAYLOAD_TOO_LARGE", message: "Request body is larger than 1 MiB" } });
+    }
+    for (const body of [bodyOf(MiB), streamOf(bodyOf(MiB))]) {
+      const res = await raw(method, path, { headers, body });
+      expect(res.status).not.toBe(413);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { causes, errorSummary } from "../core/error-chain";
+import { causes, errorSummary, isQueryWrapper } from "../core/error-chain";
 import { AppError, type ErrorCode, ValidationError } from "../core/errors";
 
 const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
@@ -33,8 +33,7 @@ const CONNECTION_FAILURE =
 function isConnectionFailure(err: unknown, pg: { code: string } | undefined): boolean {
   if (pg && /^(08\d{3}|57P0[1-3]|53300)$/.test(pg.code)) return true;
   // Drizzle's own message quotes the query's parameters (user content): only its causes speak for the driver.
-  for (const e of causes(err))
-    if (e.name !== "DrizzleQueryError" && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
+  for (const e of causes(err)) if (!isQueryWrapper(e) && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
   return false;
 }
 

@@ -136,5 +136,5 @@ export async function startStack({
     await stop();
     throw err;
   }
-  return { baseUrl, databaseUrl: db.url, stop, child, postgres: db };
+  return { baseUrl, databaseUrl: db.url, stop, child, postgres: db, proxy };
 }

@@ -16,8 +16,9 @@ export interface DbStats {
 
 /**
  * Bounds on waiting for PostgreSQL, so an unreachable or hung database is a 503 within 5 s, never a hung request
- * (test/smoke/outage.test.mjs). Opening the WebSocket may take this long (a Neon compute waking from scale-to-zero
- * takes well under it); past it the pool destroys the socket.
+ * (test/smoke/outage.test.mjs; each bound has its case there, which hung without it). Opening the WebSocket may take
+ * this long (a Neon compute waking from scale-to-zero takes well under it); past it the pool destroys the socket.
+ * It is what ends a wait on a proxy that accepts TCP and never answers the upgrade.
  */
 export const CONNECT_TIMEOUT_MS = 5000;
 /**

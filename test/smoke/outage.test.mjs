@@ -2,13 +2,16 @@
 // WebSocket proxy, `wrangler dev`): PostgreSQL is stopped, hung, shut down under a request and crashed under one,
 // and every endpoint that needs it answers 503 UNAVAILABLE in the documented body within the bound; when it comes
 // back the same API process answers 200 again. Runs in Node, not workerd.
+
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/postgres.mjs";
 import { startStack } from "../../scripts/lib/stack.mjs";
+import { startWsProxy } from "../../scripts/lib/ws-proxy.mjs";
 import { apiClient, STARTUP_MS, signUp } from "./lib/stack.mjs";
 
 // The bound a request waits for an absent or silent database: src/db/client.ts CONNECT_TIMEOUT_MS and
@@ -21,6 +24,8 @@ let dataDir;
 let owner;
 let team;
 let admin;
+/** The proxy started again on the stack's port after the black-hole case (stack.stop() closes only the first). */
+let revivedProxy;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "pm-outage-"));
@@ -41,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await admin?.end().catch(() => {});
   await stack?.stop();
+  await revivedProxy?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 40_000);
 
@@ -153,6 +159,27 @@ describe("database outage", () => {
     } finally {
       process.kill(pm, "SIGCONT");
       await releaseLock();
+    }
+    await expectServing();
+  }, 60_000);
+
+  it("the database's WebSocket endpoint accepts TCP and never answers the upgrade (a black-holed proxy): 503 within the bound", async () => {
+    const { port } = stack.proxy;
+    await stack.proxy.close();
+    const sockets = new Set();
+    const silent = net.createServer((socket) => sockets.add(socket));
+    await new Promise((resolve) => silent.listen(port, "127.0.0.1", resolve));
+    try {
+      const answers = await Promise.all([
+        timed("GET", "/tasks/ENG-1"),
+        timed("GET", "/me"),
+        timed("GET", "/health?deep=1", { anonymous: true }),
+      ]);
+      for (const res of answers) expectUnavailable(res);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+      revivedProxy = await startWsProxy({ port });
     }
     await expectServing();
   }, 60_000);

@@ -293,3 +293,148 @@ describe("body limits", () => {
     }
   });
 });
+
+describe("cursor tampering", () => {
+  let other: Tenant;
+  const firstCursor = async (path: string, key = tenant.owner.key) => {
+    const res = await get(path, key);
+    expect(res.status, path).toBe(200);
+    expect(res.body.pagination.nextCursor, path).toEqual(expect.any(String));
+    return res.body.pagination.nextCursor as string;
+  };
+  /** Flips one character of the signed payload (a byte the signature covers). */
+  const flip = (cursor: string, at: number) => `${cursor.slice(0, at)}${cursor[at] === "A" ? "B" : "A"}${cursor.slice(at + 1)}`;
+
+  beforeAll(async () => {
+    other = await newTenant("Hostile other");
+    const otherTeam = await newTeam(other);
+    for (let i = 0; i < 3; i++) {
+      await post("/tasks", { teamId: team.id, title: `cursor ${i}` }, tenant.owner.key);
+      await post("/tasks", { teamId: otherTeam.id, title: `cursor ${i}` }, other.owner.key);
+      await post("/labels", { name: `cursor ${i}`, color: "#00aa00" }, tenant.owner.key);
+      await post("/projects", { teamId: team.id, name: `cursor ${i}` }, tenant.owner.key);
+    }
+  });
+
+  it("a changed, truncated, over-long or garbage cursor is 400 on several lists", async () => {
+    for (const list of ["/tasks", "/labels", "/projects", `/teams/${team.id}/members`, "/users"]) {
+      const cursor = await firstCursor(`${list}?limit=1`).catch(() => null);
+      const bad = ["", "x", "abc.def", "..", "a".repeat(5000), `${"A".repeat(40)}.${"A".repeat(22)}`];
+      if (cursor) bad.push(flip(cursor, 3), flip(cursor, cursor.length - 2), cursor.slice(0, -1), `${cursor}A`, cursor.replace(".", ".."));
+      for (const value of bad.filter(Boolean)) {
+        const res = await get(`${list}?limit=1&cursor=${encodeURIComponent(value)}`, tenant.owner.key);
+        expect(res.status, `${list} ${value.slice(0, 40)}`).toBe(400);
+        expect(res.body.error.code).toBe("BAD_REQUEST");
+      }
+    }
+  });
+
+  it("a cursor of another list, another sort, another workspace or another search is 400", async () => {
+    const tasks = await firstCursor("/tasks?limit=1");
+    const labels = await firstCursor("/labels?limit=1");
+    const otherTasks = await firstCursor("/tasks?limit=1", other.owner.key);
+    const cases: [string, string][] = [
+      ["a task cursor on /labels", `/labels?limit=1&cursor=${tasks}`],
+      ["a label cursor on /tasks", `/tasks?limit=1&cursor=${labels}`],
+      ["a task cursor on /projects", `/projects?limit=1&cursor=${tasks}`],
+      ["a task cursor under another sort", `/tasks?limit=1&sort[title]=asc&cursor=${tasks}`],
+      ["another workspace's task cursor", `/tasks?limit=1&cursor=${otherTasks}`],
+      ["a list cursor on /search", `/search?q=cursor&cursor=${tasks}`],
+    ];
+    for (const [what, path] of cases) {
+      const res = await get(path, tenant.owner.key);
+      expect(res.status, what).toBe(400);
+      expect(res.body.error.code, what).toBe("BAD_REQUEST");
+    }
+    // Another search's cursor: the same words are a cursor of this search only.
+    const search = await get("/search?q=cursor&limit=1", tenant.owner.key);
+    const next = search.body.pagination.nextCursor;
+    expect(next).toEqual(expect.any(String));
+    expect((await get(`/search?q=other&cursor=${next}`, tenant.owner.key)).status).toBe(400);
+    expect((await get(`/search?q=cursor&limit=1&cursor=${next}`, other.owner.key)).status).toBe(400);
+  });
+});
+
+describe("Unicode and SQL metacharacters are data", () => {
+  const VALUES = [
+    "emoji 🚀 family 👩‍👩‍👧‍👦 flag 🇺🇦 skin 👋🏽",
+    "RTL עברית and العربية with \u202Eoverride\u202C",
+    "combining e\u0301 a\u0308 o\u0302\u0323 Zalgo Z\u0351\u0368\u0315",
+    // Names and titles are trimmed (JavaScript's trim, which counts U+FEFF as space): these sit inside.
+    "zero width \u200B joiner \u200D non-joiner \u200C BOM \uFEFF inside",
+    "astral 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𠜎 😀",
+    "'; drop table tasks; --",
+    '100% _under_ score\\back\\\\slash "quoted" `tick` $1 ?',
+    "Robert'); DELETE FROM users WHERE ('1'='1",
+    "<script>alert(1)</script> &amp; %00 %27",
+  ];
+
+  const taskIds: string[] = [];
+  beforeAll(async () => {
+    for (const value of VALUES) {
+      const task = await post("/tasks", { teamId: team.id, title: value, description: `${value}\n\n${value}` }, tenant.owner.key);
+      expect(task.status, value).toBe(201);
+      taskIds.push(task.body.task.id);
+    }
+  });
+
+  it("are stored and returned verbatim in titles, descriptions, comments, names", async () => {
+    for (const [i, value] of VALUES.entries()) {
+      const task = { body: { task: { id: taskIds[i] } } };
+      const read = (await get(`/tasks/${task.body.task.id}`, tenant.owner.key)).body.task;
+      expect(read.title).toBe(value);
+      expect(read.description).toBe(`${value}\n\n${value}`);
+
+      const comment = await post("/comments", { taskId: task.body.task.id, content: value }, tenant.owner.key);
+      expect((await get(`/comments/${comment.body.comment.id}`, tenant.owner.key)).body.comment.content).toBe(value);
+
+      const label = await post("/labels", { name: `${value.slice(0, 90)} ${i}`, color: "#123456" }, tenant.owner.key);
+      expect((await get(`/labels/${label.body.label.id}`, tenant.owner.key)).body.label.name).toBe(`${value.slice(0, 90)} ${i}`);
+
+      const project = await post("/projects", { teamId: team.id, name: value, description: value }, tenant.owner.key);
+      const renamed = await patch(`/projects/${project.body.project.id}`, { name: `${value} ✓` }, tenant.owner.key);
+      expect(renamed.body.project.name).toBe(`${value} ✓`);
+      expect((await get(`/projects/${project.body.project.id}`, tenant.owner.key)).body.project.description).toBe(value);
+    }
+    // Stored as sent, not just echoed: the rows themselves.
+    const stored = await withDb((db) => db.execute<{ title: string }>(`select title from tasks where team_id = '${team.id}'`));
+    for (const value of VALUES) expect(stored.rows.map((r) => r.title)).toContain(value);
+  });
+
+  it("filter[contains] and filter[startsWith] match them literally: % and _ are not wildcards", async () => {
+    const titles = (res: { body: { tasks: { title: string }[] } }) => res.body.tasks.map((t) => t.title);
+    const list = async (filter: string) => {
+      const res = await get(`/tasks?limit=250&filter[eq][teamId]=${team.id}&${filter}`, tenant.owner.key);
+      expect(res.status, filter).toBe(200);
+      return titles(res);
+    };
+    // Each needle is found exactly in the values that hold it as a substring (ilike folds case; none of these has any).
+    for (const needle of ["%", "_", "\\", "'; drop", "👩‍👩‍👧‍👦", "e\u0301", "\u200D", "𠜎", "עברית", "%00", "\\\\"]) {
+      const expected = VALUES.filter((v) => v.includes(needle));
+      expect(expected.length, needle).toBeGreaterThan(0);
+      expect((await list(`filter[contains][title]=${encodeURIComponent(needle)}`)).sort(), needle).toEqual(expected.sort());
+    }
+    expect(await list(`filter[startsWith][title]=${encodeURIComponent("100%")}`)).toEqual([VALUES[6]]);
+    expect(await list(`filter[startsWith][title]=${encodeURIComponent("_")}`)).toEqual([]);
+    expect(await list(`filter[eq][title]=${encodeURIComponent(VALUES[5])}`)).toEqual([VALUES[5]]);
+  });
+
+  it("a lone surrogate (JSON can carry it, UTF-8 cannot) is no 500: it is stored as U+FFFD", async () => {
+    const res = await post("/tasks", { teamId: team.id, title: "lone \uD800 surrogate", description: "\uDFFF" }, tenant.owner.key);
+    expect(res.status).toBe(201);
+    const read = (await get(`/tasks/${res.body.task.id}`, tenant.owner.key)).body.task;
+    expect([read.title, read.description]).toEqual(["lone \uFFFD surrogate", "\uFFFD"]);
+  });
+
+  it("search finds them by their words and survives its own operators", async () => {
+    const find = async (q: string) => {
+      const res = await get(`/search?types=task&q=${encodeURIComponent(q)}`, tenant.owner.key);
+      expect(res.status, q).toBe(200);
+      return res.body.results.map((r: { title: string }) => r.title);
+    };
+    expect(await find("עברית")).toContain(VALUES[1]);
+    expect(await find("𝔘𝔫𝔦𝔠𝔬𝔡𝔢")).toContain(VALUES[4]);
+    expect(await find("drop table")).toContain(VALUES[5]);
+    for (const q of ["'; drop table tasks; --", "\\", "%_%", '"unclosed', "-", "or or or", "((", "&|!:*"]) await find(q);
+  });
+});

@@ -44,6 +44,7 @@ function startFakeEmailApi() {
       return res.end("ok");
     }
     const to = body.to[0];
+    if (to.startsWith("slow")) await new Promise((r) => setTimeout(r, 500));
     const left = failures.get(to) ?? 0;
     const ok = req.headers.authorization === "Bearer test-email-key" && left === 0;
     if (left > 0) failures.set(to, left - 1);
@@ -161,5 +162,19 @@ describe("email delivery through the HTTP provider", () => {
     expect(callsFor(flaky.id).filter((c) => c.ok)).toHaveLength(1);
     expect(callsFor(flaky.id)).toHaveLength(3);
     expect(await deliveryRecords([flaky.id, marker.id])).toEqual([flaky.id, marker.id]);
+  }, 30_000);
+
+  it("sends once when two consumers get the same message at the same time (the second waits on the first's claim)", async () => {
+    const twin = mail("mail_twin", "slow-twin@example.com");
+    const consumer = await mf.getWorker("pm-email");
+    const delivery = (id) => consumer.queue(QUEUE, [{ id, timestamp: new Date(), attempts: 1, body: twin }]);
+    // The provider takes 500 ms to answer, so the second delivery starts while the first call is in flight.
+    const results = await Promise.all([delivery("q-twin-1"), delivery("q-twin-2")]);
+    expect(results.map((r) => [r.outcome, r.explicitAcks])).toEqual([
+      ["ok", ["q-twin-1"]],
+      ["ok", ["q-twin-2"]],
+    ]);
+    expect(callsFor(twin.id)).toHaveLength(1);
+    expect(await deliveryRecords([twin.id])).toEqual([twin.id]);
   }, 30_000);
 });

@@ -21,6 +21,8 @@ const devMailboxProvider: EmailProvider = {
   },
 };
 
+const PROVIDER_TIMEOUT_MS = 10_000;
+
 /**
  * Production: an HTTP email API (JSON POST with bearer key). The delivery record is claimed and the call made in one
  * transaction: committed only after the provider accepted the mail, rolled back (so a retry sends) when it did not.
@@ -45,6 +47,8 @@ function httpProvider(env: Env): EmailProvider {
           method: "POST",
           headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": messageId },
           body: JSON.stringify({ from: env.EMAIL_FROM ?? "no-reply@example.com", to: [to], ...mail }),
+          // A provider that never answers must not hold the claim (and a consumer) open: the message is retried.
+          signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
         });
         if (!res.ok) throw new Error(`email provider answered ${res.status}`);
       });

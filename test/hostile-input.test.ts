@@ -438,3 +438,38 @@ describe("Unicode and SQL metacharacters are data", () => {
     for (const q of ["'; drop table tasks; --", "\\", "%_%", '"unclosed', "-", "or or or", "((", "&|!:*"]) await find(q);
   });
 });
+
+// What reaches the Worker is answered in JSON, whatever its size. What does not reach it: under `npm start`
+// (wrangler dev) workerd's HTTP parser refuses a request head of 128 KiB or more, and a URL of 64 KiB or more
+// (Miniflare repeats the URL in a header, MF-Original-URL), with `431 text/plain "ERROR: header too large."`; on
+// Cloudflare the edge answers 414 beyond 32 KB of URL. Neither runs Worker code, so neither can be JSON.
+describe("large URLs and headers that reach the Worker", () => {
+  const KiB = 1024;
+
+  it("a 60 KiB path, a 60 KiB query and a 100 KiB header are answered in JSON, never a 500", async () => {
+    const key = { "svc-api-key": tenant.owner.key };
+    const cases: [string, string, Record<string, string>, number][] = [
+      ["a 60 KiB task reference", `/tasks/${"x".repeat(60 * KiB)}`, key, 404],
+      ["a 60 KiB unknown path", `/${"x".repeat(60 * KiB)}`, key, 404],
+      ["60 KiB of unknown query parameters", `/tasks?limit=1&${"a=1&".repeat(15 * KiB)}`, key, 200],
+      ["a 60 KiB filter value", `/tasks?filter[contains][title]=${"x".repeat(60 * KiB)}`, key, 400],
+      ["a 60 KiB fields", `/tasks?fields=${"id,".repeat(20 * KiB)}id`, key, 400],
+      ["a 100 KiB header beside the key", "/me", { ...key, "x-padding": "x".repeat(100 * KiB) }, 200],
+      ["a 100 KiB API key", "/me", { "svc-api-key": "x".repeat(100 * KiB) }, 401],
+      ["a 100 KiB bearer token", "/me", { authorization: `Bearer ${"x".repeat(100 * KiB)}` }, 401],
+      ["a 100 KiB request id", "/health", { "x-request-id": "x".repeat(100 * KiB) }, 200],
+    ];
+    for (const [what, path, headers, status] of cases) {
+      const res = await raw("GET", path, { headers });
+      expect(res.status, what).toBe(status);
+      expect(res.headers.get("content-type"), what).toMatch(/application\/json/);
+    }
+  });
+
+  it("a thousand headers are answered in JSON", async () => {
+    const headers: Record<string, string> = { "svc-api-key": tenant.owner.key };
+    for (let i = 0; i < 1000; i++) headers[`x-h${i}`] = "y".repeat(64);
+    const res = await raw("GET", "/me", { headers });
+    expect(res.status).toBe(200);
+  });
+});

@@ -50,7 +50,7 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 40_000);
 
-/** Requests that each need the database: a single read, a create, a list, the caller, a public write, the deep health. */
+/** Requests that each need the database: a single read, a create, a list, the caller, a public write, the deep health, a batch, MCP. */
 const endpoints = () => [
   ["GET", "/tasks/ENG-1", {}],
   ["POST", "/tasks", { body: { teamId: team.id, title: "Written during the outage?" } }],
@@ -58,6 +58,8 @@ const endpoints = () => [
   ["GET", "/me", {}],
   ["POST", "/signup/start", { body: { email: "outage-signup@example.com" }, anonymous: true }],
   ["GET", "/health?deep=1", { anonymous: true }],
+  ["POST", "/batch", { body: { requests: ["/tasks/ENG-1", "/me"] } }],
+  ["POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } }],
 ];
 
 async function timed(method, pathname, opts = {}) {

@@ -159,6 +159,25 @@ describe("length limits", () => {
     expect(fields).toBeGreaterThan(40);
   });
 
+  it("custom field values are bounded too: text 10,000 characters, url 2,048", async () => {
+    for (const [key, type] of [
+      ["notes", "text"],
+      ["link", "url"],
+    ]) {
+      const field = await post("/fields", { key, name: key, type, recordTypes: ["task"] }, tenant.owner.key);
+      expect(field.status).toBe(201);
+    }
+    const task = (customFields: Json) => post("/tasks", { teamId: team.id, title: "custom", customFields }, tenant.owner.key);
+    const url = (n: number) => `https://example.com/${"x".repeat(n - "https://example.com/".length)}`;
+    expect((await task({ notes: "x".repeat(10_000), link: url(2048) })).status).toBe(201);
+    const over = await task({ notes: "x".repeat(10_001), link: url(2049) });
+    expect(over.status).toBe(422);
+    expect(over.body.errors).toEqual({
+      "customFields.notes": ["Must be at most 10,000 characters"],
+      "customFields.link": ["Must be at most 2048 characters"],
+    });
+  });
+
   it("a query parameter over its bound is refused (400 or 422) on every operation", async () => {
     let params = 0;
     for (const op of checked()) {

@@ -13,12 +13,18 @@ export function options(def: Pick<Definition, "metadata">): string[] {
   return Array.isArray(raw) ? raw.filter((o): o is string => typeof o === "string") : [];
 }
 
+/** Bounds of custom string values (issue 9: every request string has one). */
+export const MAX_TEXT_VALUE = 10_000;
+const MAX_URL_VALUE = 2048;
+const MAX_USER_ID = 100;
+
 /** Why `value` does not fit `def` (null: it fits; null always fits, it clears a value). */
 export function valueProblem(def: Definition, value: unknown): string | null {
   if (value === null) return null; // null clears a value
   switch (def.type) {
     case "text":
-      return typeof value === "string" ? null : "Must be a string";
+      if (typeof value !== "string") return "Must be a string";
+      return value.length <= MAX_TEXT_VALUE ? null : `Must be at most ${MAX_TEXT_VALUE.toLocaleString("en")} characters`;
     case "number":
       return typeof value === "number" && Number.isFinite(value) ? null : "Must be a number";
     case "boolean":
@@ -26,6 +32,7 @@ export function valueProblem(def: Definition, value: unknown): string | null {
     case "date":
       return isIsoDate(value) ? null : "Must be a date YYYY-MM-DD";
     case "url":
+      if (typeof value === "string" && value.length > MAX_URL_VALUE) return `Must be at most ${MAX_URL_VALUE} characters`;
       try {
         return typeof value === "string" && /^https?:$/.test(new URL(value).protocol) ? null : "Must be an http(s) URL";
       } catch {
@@ -42,7 +49,7 @@ export function valueProblem(def: Definition, value: unknown): string | null {
       return value.every((v) => allowed.includes(v)) ? null : `Each value must be one of: ${allowed.join(", ")}`;
     }
     case "user":
-      return typeof value === "string" ? null : "Must be a user id";
+      return typeof value === "string" && value.length <= MAX_USER_ID ? null : "Must be a user id";
     default:
       return "Unsupported field type";
   }

@@ -178,6 +178,25 @@ describe("length limits", () => {
     });
   });
 
+  it("free-form JSON (a field's presentation) is bounded in depth and size: 50,000 levels are a 422, not PostgreSQL's 500", async () => {
+    const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${"}".repeat(levels - 1)}`;
+    const field = (key: string, presentation: string) =>
+      raw("POST", "/fields", {
+        headers: { "svc-api-key": tenant.owner.key, "content-type": "application/json" },
+        body: `{"key":"${key}","name":"n","type":"text","recordTypes":["task"],"presentation":${presentation}}`,
+      });
+    expect((await field("deep_ok", nested(16))).status).toBe(201);
+    for (const [key, presentation] of [
+      ["deep_17", nested(17)],
+      ["deep_50k", nested(50_000)],
+      ["wide", JSON.stringify({ hint: "x".repeat(10_000) })],
+    ]) {
+      const res = await field(key, presentation);
+      expect(res.status, key).toBe(422);
+      expect(res.body.errors.presentation, key).toEqual(["Must nest at most 16 levels and be at most 10,000 characters as JSON"]);
+    }
+  });
+
   it("a query parameter over its bound is refused (400 or 422) on every operation", async () => {
     let params = 0;
     for (const op of checked()) {

@@ -30,10 +30,32 @@ export const FieldMetadata = z
   .object({ options: Options.optional() })
   .strict()
   .openapi("FieldMetadata", { description: "`options`: required for select and multiselect fields, refused for other types" });
+/** Bounds of the free-form `presentation`: PostgreSQL refuses jsonb nested past its stack depth (a 500 otherwise). */
+const MAX_PRESENTATION_DEPTH = 16;
+const MAX_PRESENTATION_LENGTH = 10_000;
+
+/** Whether `value` nests at most `max` objects or arrays deep; iterative, so a hostile depth cannot overflow the stack. */
+function nestsAtMost(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth >= max) return false;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return true;
+}
+
 const Presentation = z
   .record(z.string(), z.unknown())
+  .refine(
+    (value) => nestsAtMost(value, MAX_PRESENTATION_DEPTH) && JSON.stringify(value).length <= MAX_PRESENTATION_LENGTH,
+    `Must nest at most ${MAX_PRESENTATION_DEPTH} levels and be at most ${MAX_PRESENTATION_LENGTH.toLocaleString("en")} characters as JSON`,
+  )
   .nullable()
-  .openapi({ description: "Free-form display hints for clients (stored, never interpreted)" });
+  .openapi({
+    description: `Free-form display hints for clients (stored, never interpreted); at most ${MAX_PRESENTATION_DEPTH} levels deep and ${MAX_PRESENTATION_LENGTH.toLocaleString("en")} characters as JSON`,
+  });
 
 export const Field = z
   .object({

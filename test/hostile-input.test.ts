@@ -133,6 +133,40 @@ describe("strict schemas", () => {
   });
 });
 
+describe("prototype-named keys", () => {
+  it("__proto__, constructor and toString are unknown fields (422) on every POST and PATCH, never a 500 or a polluted prototype", async () => {
+    for (const op of jsonOps()) {
+      const known = JSON.stringify(required(bodySchema(doc, op))).slice(1, -1);
+      const rawBody = `{${known ? `${known},` : ""}"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"toString":1}`;
+      const res = await api(op.method, concrete(op.path), {
+        rawBody,
+        headers: { "content-type": "application/json" },
+        key: tenant.owner.key,
+      });
+      const what = `${op.method.toUpperCase()} ${op.path}`;
+      expect(res.status, what).toBe(422);
+      for (const key of ["__proto__", "constructor", "toString"]) expect(Object.hasOwn(res.body.errors, key), `${what} ${key}`).toBe(true);
+    }
+    expect(({} as Json).polluted).toBeUndefined();
+  });
+
+  it("in free-form objects (custom fields) __proto__ is dropped, other keys are checked, and keys are bounded", async () => {
+    await post("/fields", { key: "proto_probe", name: "n", type: "text", recordTypes: ["task"] }, tenant.owner.key);
+    const send = (customFields: string) =>
+      api("POST", "/tasks", {
+        rawBody: `{"teamId":"${team.id}","title":"proto","customFields":${customFields}}`,
+        headers: { "content-type": "application/json" },
+        key: tenant.owner.key,
+      });
+    const dropped = await send(`{"__proto__":{"polluted":true},"proto_probe":"kept"}`);
+    expect(dropped.status).toBe(201);
+    expect(dropped.body.task.customFields).toEqual({ proto_probe: "kept" });
+    expect((await send(`{"constructor":"x"}`)).body.errors).toEqual({ "customFields.constructor": ["Unknown custom field for a task"] });
+    expect((await send(`{"${"k".repeat(101)}":"x"}`)).status).toBe(422);
+    expect(({} as Json).polluted).toBeUndefined();
+  });
+});
+
 describe("length limits", () => {
   it("a string one character over its bound is 422 on that field, at the bound it is not, in every body", async () => {
     let fields = 0;

@@ -180,6 +180,8 @@ export const MAX_ID_LENGTH = 100;
 export const MAX_TEXT_LENGTH = 100_000;
 /** An id (or reference) a request body names: 1..100 characters. */
 export const BodyId = z.string().min(1).max(MAX_ID_LENGTH, `Must be at most ${MAX_ID_LENGTH} characters`);
+/** A key of a free-form object in a request body (custom fields, presentation); zod drops a `__proto__` key. */
+export const ObjectKey = z.string().max(MAX_ID_LENGTH, `Must be at most ${MAX_ID_LENGTH} characters`);
 /** Markdown a request body carries (descriptions): at most 100,000 characters. */
 export const LongText = z.string().max(MAX_TEXT_LENGTH, `Must be at most ${MAX_TEXT_LENGTH.toLocaleString("en")} characters`);
 

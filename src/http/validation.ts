@@ -2,10 +2,12 @@ import type { z } from "zod";
 
 /** zod issues -> the spec's validation body `{errors:{field:[msg]}}` (field = dotted path). */
 export function zodErrors(error: z.ZodError): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
+  // Field names come from the request (an unknown `__proto__` or `constructor`): a Map, not an object's inherited keys.
+  const errors = new Map<string, string[]>();
   const add = (field: string, message: string) => {
-    errors[field] ??= [];
-    errors[field].push(message);
+    const messages = errors.get(field);
+    if (messages) messages.push(message);
+    else errors.set(field, [message]);
   };
   for (const issue of error.issues) {
     const path = issue.path.map(String).join(".");
@@ -15,5 +17,6 @@ export function zodErrors(error: z.ZodError): Record<string, string[]> {
       add(path || "body", issue.message);
     }
   }
-  return errors;
+  // fromEntries defines own properties, so `__proto__` is a key like any other.
+  return Object.fromEntries(errors);
 }

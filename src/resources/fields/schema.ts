@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { fieldType } from "../../../drizzle/schema";
-import { selectable } from "../../http/schemas";
+import { ObjectKey, selectable } from "../../http/schemas";
 
 export const RECORD_TYPES = ["task", "project", "milestone"] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
@@ -47,7 +47,7 @@ function nestsAtMost(value: unknown, max: number): boolean {
 }
 
 const Presentation = z
-  .record(z.string(), z.unknown())
+  .record(ObjectKey, z.unknown())
   .refine(
     (value) => nestsAtMost(value, MAX_PRESENTATION_DEPTH) && JSON.stringify(value).length <= MAX_PRESENTATION_LENGTH,
     `Must nest at most ${MAX_PRESENTATION_DEPTH} levels and be at most ${MAX_PRESENTATION_LENGTH.toLocaleString("en")} characters as JSON`,

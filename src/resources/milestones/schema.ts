@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { BodyId, IsoDate, LongText, selectable } from "../../http/schemas";
+import { BodyId, IsoDate, LongText, ObjectKey, selectable } from "../../http/schemas";
 
 export const MILESTONE_STATUSES = ["PLANNED", "IN_PROGRESS", "DONE"] as const;
 const Status = z.enum(MILESTONE_STATUSES);
-const CustomFields = z.record(z.string(), z.unknown());
+const CustomFields = z.record(ObjectKey, z.unknown());
 
 export const Milestone = z
   .object({

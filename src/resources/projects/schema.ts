@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { BodyId, IsoDate, LongText, orNull, selectable } from "../../http/schemas";
+import { BodyId, IsoDate, LongText, ObjectKey, orNull, selectable } from "../../http/schemas";
 import { LabelSummary } from "../labels/schema";
 import { UserSummarySchema } from "../users/schema";
 
 export const PROJECT_STATUSES = ["PLANNING", "ACTIVE", "PAUSED", "COMPLETED", "CANCELED"] as const;
 const Status = z.enum(PROJECT_STATUSES);
 const CustomFields = z
-  .record(z.string(), z.unknown())
+  .record(ObjectKey, z.unknown())
   .openapi({ description: "Values keyed by field-definition key; type-checked against the workspace's definitions" });
 
 export const Project = z

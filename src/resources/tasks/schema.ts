@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { taskPriority, taskStatus } from "../../../drizzle/schema";
-import { BodyId, IsoDate, LongText, orNull, selectable } from "../../http/schemas";
+import { BodyId, IsoDate, LongText, ObjectKey, orNull, selectable } from "../../http/schemas";
 import { LabelSummary } from "../labels/schema";
 import { UserSummarySchema } from "../users/schema";
 
@@ -46,7 +46,7 @@ const editable = {
   assigneeId: BodyId.nullable().openapi({ description: "A member of the workspace" }),
   labelIds: z.array(BodyId).max(100).openapi({ description: "Labels of the workspace; replaces the whole set on update" }),
   customFields: z
-    .record(z.string(), z.unknown())
+    .record(ObjectKey, z.unknown())
     .openapi({ description: "`{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key" }),
 };
 

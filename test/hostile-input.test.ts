@@ -133,6 +133,32 @@ describe("strict schemas", () => {
   });
 });
 
+describe("bodies that are not a JSON object", () => {
+  it("are 400 or 422 in the documented shapes on every POST and PATCH, never a 500", async () => {
+    const bodies: [string, string | Uint8Array, string][] = [
+      ["an array", "[]", "application/json"],
+      ["null", "null", "application/json"],
+      ["a string", '"x"', "application/json"],
+      ["a number", "1e999", "application/json"],
+      ["true", "true", "application/json"],
+      ["nothing", "", "application/json"],
+      ["truncated JSON", '{"title":', "application/json"],
+      ["a lone BOM", "\uFEFF", "application/json"],
+      ["invalid UTF-8", new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), "application/json"],
+      ["a form", "title=x", "application/x-www-form-urlencoded"],
+      ["no content type", '{"title":"x"}', ""],
+    ];
+    for (const op of jsonOps()) {
+      for (const [what, body, type] of bodies) {
+        const headers: Record<string, string> = { "svc-api-key": tenant.owner.key };
+        if (type) headers["content-type"] = type;
+        const res = await raw(op.method.toUpperCase(), concrete(op.path), { headers, body });
+        expect([400, 422], `${op.method.toUpperCase()} ${op.path} with ${what}`).toContain(res.status);
+      }
+    }
+  });
+});
+
 describe("prototype-named keys", () => {
   it("__proto__, constructor and toString are unknown fields (422) on every POST and PATCH, never a 500 or a polluted prototype", async () => {
     for (const op of jsonOps()) {

@@ -1,6 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
-import { documentInternalError } from "./openapi-internal";
+import { documentGenericFailures } from "./openapi-failures";
 
 export const ErrorBody = z
   .object({
@@ -142,7 +142,7 @@ function applyConventions(method: string, op: Json) {
     // The error mapper's 409s: a deadlock or serialization failure, or a linked row deleted meanwhile (retry).
     if (method !== "get") add("409", errorResponse("CONFLICT"));
   }
-  documentInternalError(responses);
+  documentGenericFailures(op);
   for (const response of Object.values(responses)) {
     if (!("$ref" in response)) response.headers = { ...(response.headers as Json | undefined), ...commonHeaders() };
   }

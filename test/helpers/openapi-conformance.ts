@@ -21,6 +21,8 @@ export interface OpenApi {
   operation(method: string, pathname: string): Operation | null;
   /** Every operation of the document. */
   operations(): Operation[];
+  /** `value`, or what its `$ref` points at. */
+  resolve(value: Json): Json;
   /** What is wrong with a response to `method url` (empty when it conforms). */
   problems(method: string, url: string, status: number, headers: Headers, text: string): string[];
 }
@@ -64,11 +66,7 @@ function openApi(doc: Json): OpenApi {
     }))
     .sort((a, b) => a.params - b.params);
 
-  const resolve = (value: Json): Json => {
-    if (typeof value?.$ref !== "string") return value;
-    const parts = value.$ref.replace(/^#\//, "").split("/");
-    return resolve(parts.reduce((node: Json, part: string) => node?.[part.replaceAll("~1", "/").replaceAll("~0", "~")], doc));
-  };
+  const resolve = (value: Json) => resolveRef(doc, value);
 
   const operation = (method: string, pathname: string): Operation | null => {
     const verb = method.toLowerCase();
@@ -117,7 +115,17 @@ function openApi(doc: Json): OpenApi {
       METHODS.filter((method) => item[method]).map((method) => ({ method, path, op: item[method] as Json })),
     );
 
-  return { doc, operation, operations, problems };
+  return { doc, operation, operations, problems, resolve };
+}
+
+/** `value`, or what its local `$ref` points at in `doc` (followed until it is no reference). */
+export function resolveRef(doc: Json, value: Json): Json {
+  if (typeof value?.$ref !== "string") return value;
+  const parts = value.$ref.replace(/^#\//, "").split("/");
+  return resolveRef(
+    doc,
+    parts.reduce((node: Json, part: string) => node?.[part.replaceAll("~1", "/").replaceAll("~0", "~")], doc),
+  );
 }
 
 function schemaProblems(validate: ValidateFunction, text: string, what: string): string[] {

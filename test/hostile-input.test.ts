@@ -415,6 +415,34 @@ describe("body limits", () => {
   });
 });
 
+describe("list expressions beyond their bounds", () => {
+  it("are 400 BAD_REQUEST naming the bound, on lists and single GETs, and the document states the bounds", async () => {
+    const filters = (n: number) => Array.from({ length: n }, (_, i) => `filter[contains][title]=t${i}`).join("&");
+    const sorts = ["title", "status", "priority", "dueDate", "createdAt", "updatedAt"].map((name) => `sort[${name}]=asc`);
+    const cases: [string, string][] = [
+      [`/tasks?${filters(21)}`, "Too many filters (at most 20)"],
+      [`/tasks?filter[contains][title]=${"x".repeat(2001)}`, "longer than 2000 characters"],
+      [`/tasks?${sorts.join("&")}`, "Too many sort keys (at most 5)"],
+      [`/tasks?fields=${Array(101).fill("id").join(",")}`, "more than 100 names"],
+      [`/tasks?fields=${"id,".repeat(700)}id`, "longer than 2000 characters"],
+      [`/tasks/ENG-1?fields=${"id,".repeat(700)}id`, "longer than 2000 characters"],
+      [`/tasks?fields=${"team{".repeat(50)}id${"}".repeat(50)}`, "team.team"],
+      [`/tasks?fields=${"{".repeat(1999)}`, "expected a field name"],
+    ];
+    for (const [path, message] of cases) {
+      const res = await get(path, tenant.owner.key);
+      expect(res.status, path.slice(0, 80)).toBe(400);
+      expect(res.body.error.message, path.slice(0, 80)).toContain(message);
+    }
+    expect((await get(`/tasks?${filters(20)}`, tenant.owner.key)).status).toBe(200);
+    expect((await get(`/tasks?${sorts.slice(0, 5).join("&")}`, tenant.owner.key)).status).toBe(200);
+    const list = doc.paths["/tasks"].get.parameters.map((p: Json) => resolve(doc, p)!);
+    expect(list.find((p: Json) => p.name === "filter").description).toContain("more than 20 filters");
+    expect(list.find((p: Json) => p.name === "sort").description).toContain("at most 5 keys");
+    expect(list.find((p: Json) => p.name === "fields").schema.maxLength).toBe(2000);
+  });
+});
+
 describe("cursor tampering", () => {
   let other: Tenant;
   const firstCursor = async (path: string, key = tenant.owner.key) => {

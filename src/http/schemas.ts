@@ -8,14 +8,20 @@ import {
   type ListField,
   type ListSpec,
   MAX_CURSOR_LENGTH,
+  MAX_FIELDS_DEPTH,
   MAX_FIELDS_LENGTH,
+  MAX_FIELDS_NAMES,
+  MAX_FILTER_VALUE_LENGTH,
+  MAX_FILTERS,
   MAX_LIMIT,
+  MAX_SORT_KEYS,
 } from "./list";
 import { filterableNames, filterOpsFor, NULL_OPS } from "./list/filter";
 import { sortableNames } from "./list/sort";
 
 const FIELDS_GRAMMAR =
-  "Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400.";
+  "Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, " +
+  `and so are more than ${MAX_FIELDS_NAMES} names or ${MAX_FIELDS_DEPTH} levels.`;
 
 /** Query of every list (the runtime schema; `listQueryFor` documents a list's filter and sort names on top of it). */
 export const ListQuery = z.looseObject({
@@ -107,7 +113,8 @@ export function listQueryFor(spec: ListSpec) {
         ...filter,
         description:
           "`filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); " +
-          "`contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400." +
+          "`contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are " +
+          `more than ${MAX_FILTERS} filters or a value longer than ${MAX_FILTER_VALUE_LENGTH} characters.` +
           (spec.dynamic ? ` \`${spec.dynamic.prefix}.<key>\` filters and sorts on a custom field, as its definition's type.` : ""),
       }),
     sort: z
@@ -116,7 +123,7 @@ export function listQueryFor(spec: ListSpec) {
       .openapi({
         ...deepObject,
         ...sort,
-        description: "`sort[<field>]=asc|desc`, keys in order of precedence; default `createdAt` ascending, ties by id.",
+        description: `\`sort[<field>]=asc|desc\`, at most ${MAX_SORT_KEYS} keys in order of precedence; default \`createdAt\` ascending, ties by id.`,
       }),
   });
 }

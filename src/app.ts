@@ -24,6 +24,7 @@ import { loginRoutes } from "./resources/login/routes";
 import { mcpRoutes } from "./resources/mcp/routes";
 import { meRoutes } from "./resources/me/routes";
 import { milestoneRoutes } from "./resources/milestones/routes";
+import { CONDITIONAL, ifMatch } from "./resources/preconditions/if-match";
 import { projectRoutes } from "./resources/projects/routes";
 import { searchRoutes } from "./resources/search/routes";
 import { signupRoutes } from "./resources/signup/routes";
@@ -56,7 +57,7 @@ const DOCUMENT = {
       "Authenticate with an API key in `svc-api-key` or a JWT from the device flow in `Authorization: Bearer`.",
       "Lists take `limit`, `cursor`, `fields`, `filter[<op>][<field>]` and `sort[<field>]`. Errors are",
       "`{error:{code,message,details?}}`, validation failures 422 `{errors:{<field>:[message]}}`. A create answers 201 with",
-      "`Location`; GETs carry a weak `ETag` and answer 304 to a matching `If-None-Match`; bodies are limited to 1 MiB (32 MiB on the import routes);",
+      "`Location`; GETs (and PATCH answers) carry a weak `ETag` and answer 304 to a matching `If-None-Match`; PATCH and DELETE take it back in `If-Match` (412 when stale, nothing written); bodies are limited to 1 MiB (32 MiB on the import routes);",
       "every response carries `x-request-id` and `Server-Timing`. A method a path does not serve is 405 `METHOD_NOT_ALLOWED` with",
       "`Allow` listing the methods it does (an unknown path is 404).",
     ].join("\n"),
@@ -140,6 +141,8 @@ export function buildApp() {
   app.use("*", rejectNulCharacters);
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (contract §1).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
+  // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.
+  app.use("*", ifMatch(app));
   app.use("/_bench/*", async (c, next) => {
     if (c.env.BENCH_ROUTES !== "true") throw new AppError("NOT_FOUND", "Route not found");
     await next();
@@ -180,7 +183,12 @@ export function buildApp() {
     let doc = documents.get(key);
     if (!doc) {
       if (documents.size >= 8) documents.clear();
-      doc = finishDocument(app.getOpenAPI31Document(DOCUMENT), { serverUrl, tags: TAGS, switchedPaths });
+      doc = finishDocument(app.getOpenAPI31Document(DOCUMENT), {
+        serverUrl,
+        tags: TAGS,
+        switchedPaths,
+        conditionalWrites: Object.keys(CONDITIONAL),
+      });
       documents.set(key, doc);
     }
     return c.json(doc, 200);

@@ -96,6 +96,14 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
     description: "An `ETag` of an earlier answer: 304 without a body while the answer is unchanged.",
     schema: { type: "string" },
   });
+  registry.registerComponent("parameters", "IfMatch", {
+    name: "If-Match",
+    in: "header",
+    required: false,
+    description:
+      "The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional.",
+    schema: { type: "string" },
+  });
   registry.registerComponent("responses", "NotModified", {
     description: "Unchanged since the `If-None-Match` ETag",
     // The etag middleware's 304 keeps ETag and the request id of the headers set before it; Server-Timing comes after it.
@@ -155,6 +163,15 @@ export interface DocumentOptions {
   tags: Record<string, string>;
   /** Path prefix -> whether the routes under it are switched on (dev-only routes answer 404 when off). */
   switchedPaths: Record<string, boolean>;
+  /** The resources (first path segment) whose `PATCH`/`DELETE /<resource>/{id}` honour If-Match. */
+  conditionalWrites?: string[];
+}
+
+/** If-Match on a conditional write: the header, and 412 when it is stale. */
+function documentIfMatch(op: Json) {
+  op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ref("parameters", "IfMatch")];
+  const responses = op.responses as Record<string, Json>;
+  responses["412"] ??= { ...errorResponse("PRECONDITION_FAILED"), headers: commonHeaders() };
 }
 
 /** The served document: the routes' generated document plus servers, tags, the conventions above, minus switched-off routes. */
@@ -167,6 +184,8 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
       const op = operations[method] as Json | undefined;
       if (!op) continue;
       applyConventions(method, op);
+      const conditional = /^\/([^/]+)\/\{id\}$/.exec(path)?.[1];
+      if ((method === "patch" || method === "delete") && conditional && opts.conditionalWrites?.includes(conditional)) documentIfMatch(op);
     }
     paths[path] = item;
   }

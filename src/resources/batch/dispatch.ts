@@ -85,13 +85,19 @@ async function toSlot(res: Response, path: string): Promise<Slot> {
 export async function dispatchItem(app: BatchApp, outer: Outer, raw: string, index: number): Promise<Item> {
   const path = itemPath(raw);
   if (typeof path !== "string") return { slot: failed(path.code, path.message), provesCredential: false };
-  const headers = new Headers(outer.credential);
-  // The item's id names the batch and the slot, so an item's log line (or a 500's requestId) leads to both.
-  headers.set("x-request-id", `${outer.requestId}-${index}`);
-  const request = new Request(new URL(path, outer.url), { headers });
-  if (path === "/batch" || !routed(app, request, outer.env)) {
+  const url = new URL(path, outer.url);
+  if (path === "/batch" || !routed(app, new Request(url), outer.env)) {
     return { slot: failed("BAD_REQUEST", `No GET route for ${path.split("?")[0]}`), provesCredential: false };
   }
-  const res = await app.fetch(inheritRequestDb(request, outer.rdb), outer.env, outer.ctx);
-  return { slot: await toSlot(res, path), provesCredential: res.ok && secured(app, new URL(request.url).pathname) };
+  // The item's id names the batch and the slot, so an item's log line (or a 500's requestId) leads to both.
+  const res = await dispatchGet(app, outer, path, `${outer.requestId}-${index}`);
+  return { slot: await toSlot(res, path), provesCredential: res.ok && secured(app, url.pathname) };
+}
+
+/** A GET of `path` through the app, as the outer request's caller and on its database handle (inside its transaction, when one is open). */
+export async function dispatchGet(app: BatchApp, outer: Outer, path: string, requestId: string): Promise<Response> {
+  const headers = new Headers(outer.credential);
+  headers.set("x-request-id", requestId);
+  const request = new Request(new URL(path, outer.url), { headers });
+  return app.fetch(inheritRequestDb(request, outer.rdb), outer.env, outer.ctx);
 }

@@ -6,7 +6,7 @@ import { normalizeEmail } from "../signup/service";
 import { completeLogin, startLogin } from "./service";
 
 const LoginStart = z
-  .object({ email: z.email().max(320) })
+  .object({ email: z.email().max(254) })
   .strict()
   .openapi("LoginStart");
 const LoginComplete = z

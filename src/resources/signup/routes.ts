@@ -5,7 +5,7 @@ import { newRouter } from "../../http/router";
 import { completeSignup, normalizeEmail, startSignup } from "./service";
 
 const SignupStart = z
-  .object({ email: z.email().max(320) })
+  .object({ email: z.email().max(254) })
   .strict()
   .openapi("SignupStart");
 const SignupComplete = z

@@ -38,7 +38,7 @@ const mailbox = createRoute({
   ...publicRoute("System"),
   summary: "Development only (DEV_MAILBOX=true): mail delivered to an address, newest first",
   description: "Exists only where DEV_MAILBOX=true (local stacks and tests); at most 100 messages.",
-  request: { query: z.object({ to: z.string().min(1).max(320) }) },
+  request: { query: z.object({ to: z.string().min(1).max(254) }) },
   responses: {
     200: jsonResponse(
       z.object({

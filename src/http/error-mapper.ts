@@ -70,6 +70,10 @@ export function errorResponse(err: unknown, c: Context): Response {
     // Data exceptions (a value PostgreSQL cannot store or compare): the request's fault, not ours.
     return c.json(body("BAD_REQUEST", "A value in the request cannot be stored", { reason: pg.message }), 400);
   }
+  if (pg?.code?.startsWith("54")) {
+    // Program limits (a value nested too deeply, too many arguments): what the request sent is too big to process.
+    return c.json(body("BAD_REQUEST", "A value in the request is too large or too deeply nested to process"), 400);
+  }
   if (pg?.code === "40001" || pg?.code === "40P01") {
     return c.json(body("CONFLICT", "Concurrent update; retry the request"), 409);
   }

@@ -46,7 +46,7 @@ function nestsAtMost(value: unknown, max: number): boolean {
   return true;
 }
 
-const Presentation = z
+export const Presentation = z
   .record(ObjectKey, z.unknown())
   .refine(
     (value) => nestsAtMost(value, MAX_PRESENTATION_DEPTH) && JSON.stringify(value).length <= MAX_PRESENTATION_LENGTH,

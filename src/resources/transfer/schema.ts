@@ -2,21 +2,21 @@
 // Records are flat and link by id (`teamId`, `parentId`, `labelIds`, …), so one shape serves every export type.
 import { z } from "@hono/zod-openapi";
 import { milestoneStatus, projectStatus, teamRole, userType, workspaceRole } from "../../../drizzle/schema";
-import { HexColor, IsoDate } from "../../http/schemas";
-import { FIELD_TYPES, FieldMetadata, RECORD_TYPES } from "../fields/schema";
+import { BodyId, HexColor, IsoDate, LongText, ObjectKey } from "../../http/schemas";
+import { FIELD_TYPES, FieldMetadata, Presentation, RECORD_TYPES } from "../fields/schema";
 import { TaskPriority, TaskStatus } from "../tasks/schema";
 import { TeamPrefix } from "../teams/schema";
 
 export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;
 export type ExportType = (typeof EXPORT_TYPES)[number];
 
-const id = z.string().min(1).max(64);
+const id = BodyId;
 const link = id.nullable();
 const text = (max: number) => z.string().max(max);
 const name = z.string().trim().min(1).max(500);
 const timestamp = z.iso.datetime({ offset: true }).openapi({ description: "ISO 8601; not imported (an import is a new write)" });
 const times = { createdAt: timestamp, updatedAt: timestamp };
-const customFields = z.record(z.string(), z.unknown()).openapi({ description: "`{<field key>: value}`, checked against the fields" });
+const customFields = z.record(ObjectKey, z.unknown()).openapi({ description: "`{<field key>: value}`, checked against the fields" });
 const labelIds = z.array(id).max(100);
 
 const ExportUser = z
@@ -34,7 +34,7 @@ const ExportField = z
     name: z.string().trim().min(1).max(100),
     description: text(2000).nullable(),
     type: z.enum(FIELD_TYPES),
-    presentation: z.record(z.string(), z.unknown()).nullable(),
+    presentation: Presentation,
     metadata: FieldMetadata,
     recordTypes: z.array(z.enum(RECORD_TYPES)).min(1),
     ...times,
@@ -50,7 +50,7 @@ const ExportTeam = z
     id,
     name: z.string().trim().min(1).max(100),
     prefix: TeamPrefix,
-    description: text(100_000),
+    description: LongText,
     parentId: link,
     members: z.array(ExportTeamMember),
     ...times,
@@ -63,7 +63,7 @@ const ExportProject = z
     reference: z.string().max(32),
     teamId: id,
     name,
-    description: text(100_000),
+    description: LongText,
     status: z.enum(projectStatus.enumValues),
     leadId: link,
     startDate: IsoDate.nullable(),
@@ -79,7 +79,7 @@ const ExportMilestone = z
     id,
     projectId: id,
     name,
-    description: text(100_000),
+    description: LongText,
     status: z.enum(milestoneStatus.enumValues),
     targetDate: IsoDate.nullable(),
     customFields,
@@ -93,7 +93,7 @@ const ExportTask = z
     reference: z.string().max(32),
     teamId: id,
     title: name,
-    description: text(100_000),
+    description: LongText,
     status: TaskStatus,
     priority: TaskPriority,
     dueDate: IsoDate.nullable(),
@@ -108,7 +108,7 @@ const ExportTask = z
   .strict()
   .openapi("ExportTask");
 const ExportComment = z
-  .object({ id, authorId: id, content: z.string().min(1).max(100_000), taskId: link, projectId: link, milestoneId: link, ...times })
+  .object({ id, authorId: id, content: LongText.min(1), taskId: link, projectId: link, milestoneId: link, ...times })
   .strict()
   .openapi("ExportComment");
 

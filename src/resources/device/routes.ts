@@ -190,7 +190,8 @@ const render = async (c: PageContext, body: ReturnType<typeof enterCodePage>, st
 async function pageForm<T extends z.ZodType>(c: PageContext, schema: T): Promise<z.infer<T> | undefined> {
   const type = c.req.header("content-type") ?? "";
   if (!/application\/x-www-form-urlencoded|multipart\/form-data/i.test(type)) return undefined;
-  const parsed = schema.safeParse(await c.req.parseBody());
+  // A malformed multipart body (no boundary, truncated) is an incomplete form, not a server error.
+  const parsed = schema.safeParse(await c.req.parseBody().catch(() => undefined));
   return parsed.success ? parsed.data : undefined;
 }
 const incomplete = (c: PageContext) =>

@@ -32,6 +32,9 @@ export default defineConfig({
                   CURSOR_SECRET: "test-cursor-secret",
                   BENCH_ROUTES: "true",
                   PUBLIC_BASE_URL: "http://api.test",
+                  // Generous, so no other test meets them; test/rate-limit.test.ts lowers them per request.
+                  RATE_LIMIT_CREDENTIAL: "1000000",
+                  RATE_LIMIT_IP: "1000000",
                 },
                 // The email consumer runs as its own worker, as in `npm start` and production.
                 workers: [

@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
+import { rateLimit } from "./auth/rate-limit";
 import { publicRoute } from "./auth/route-base";
 import { AppError } from "./core/errors";
 import { errorResponse } from "./http/error-mapper";
@@ -139,6 +140,7 @@ export function buildApp() {
   const importLimit = limitBody(MAX_IMPORT_BYTES, "32 MiB");
   app.use("*", (c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next));
   app.use("*", rejectNulCharacters);
+  app.use("*", rateLimit);
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (contract §1).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.

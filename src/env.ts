@@ -22,4 +22,12 @@ export interface Env {
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
   EMAIL_FROM?: string;
+  /** One RateLimiter Durable Object per limited key (src/core/rate-limiter.ts). */
+  RATE_LIMITER: DurableObjectNamespace<import("./core/rate-limiter").RateLimiter>;
+  /** Requests per window per credential (API key, or a JWT's user and workspace). */
+  RATE_LIMIT_CREDENTIAL: string;
+  /** Requests per window per client IP on the public sign-up, login, invite-redeem and device endpoints. */
+  RATE_LIMIT_IP: string;
+  /** The fixed window, in seconds. */
+  RATE_LIMIT_WINDOW_SECONDS: string;
 }

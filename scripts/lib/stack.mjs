@@ -85,6 +85,9 @@ export async function startStack({
     EMAIL_PROVIDER: "dev",
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     BENCH_ROUTES: benchRoutes ? "true" : "false",
+    // Generous local limits (production's are in wrangler.toml): suites and the bench from one machine never meet them.
+    RATE_LIMIT_CREDENTIAL: "1000000",
+    RATE_LIMIT_IP: "100000",
   };
   const envFile = path.join(data, "dev.env");
   const lines = `${Object.entries(vars)

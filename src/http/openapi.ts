@@ -1,6 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 import { documentGenericFailures } from "./openapi-failures";
+import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
 
 export const ErrorBody = z
   .object({
@@ -88,7 +89,7 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
     bearerFormat: "JWT",
     description: "An ES256 JWT from the device flow (POST /auth/device/token).",
   });
-  for (const [name, header] of Object.entries(HEADERS)) registry.registerComponent("headers", name, header);
+  for (const [name, header] of Object.entries({ ...HEADERS, ...RATE_LIMIT_HEADERS })) registry.registerComponent("headers", name, header);
   registry.registerComponent("parameters", "IfNoneMatch", {
     name: "If-None-Match",
     in: "header",
@@ -184,6 +185,7 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
       const op = operations[method] as Json | undefined;
       if (!op) continue;
       applyConventions(method, op);
+      documentRateLimits(path, op);
       const conditional = /^\/([^/]+)\/\{id\}$/.exec(path)?.[1];
       if ((method === "patch" || method === "delete") && conditional && opts.conditionalWrites?.includes(conditional)) documentIfMatch(op);
     }

@@ -1,0 +1,64 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { AppError } from "../core/errors";
+import type { RateLimitVerdict } from "../core/rate-limiter";
+import type { AppEnv } from "../http/context";
+import { errorResponse } from "../http/error-mapper";
+import { IP_LIMITED_PATHS } from "../http/openapi-rate-limit";
+import { credentialScope, readCredential } from "./credential";
+
+/**
+ * The limiter's key and limit, known without a database query: the client IP on the public sign-up, login,
+ * invite-redeem and device routes, else the credential (an API key by its hash, a JWT by its verified user and
+ * workspace). A request without a usable credential is not limited: it is 401 before any query (an unknown
+ * API key costs the one lookup that refuses it, like any key).
+ */
+async function limiterKey(c: Context<AppEnv>): Promise<{ name: string; limit: number } | null> {
+  if (IP_LIMITED_PATHS.has(c.req.path)) {
+    // Cloudflare sets CF-Connecting-IP (a client cannot forge it through the edge); locally every caller is one.
+    return { name: `ip:${c.req.header("cf-connecting-ip") ?? "local"}`, limit: Number(c.env.RATE_LIMIT_IP) };
+  }
+  const credential = await readCredential(c.req, c.env);
+  return credential && { name: credentialScope(credential), limit: Number(c.env.RATE_LIMIT_CREDENTIAL) };
+}
+
+function setHeaders(res: Response, verdict: RateLimitVerdict) {
+  res.headers.set("RateLimit-Limit", String(verdict.limit));
+  res.headers.set("RateLimit-Remaining", String(verdict.remaining));
+  res.headers.set("RateLimit-Reset", String(verdict.resetSeconds));
+}
+
+/** The 429, replacing whatever was answered (unset first: Hono would copy that answer's headers, e.g. its ETag). */
+function refuse(c: Context<AppEnv>, verdict: RateLimitVerdict) {
+  c.res = undefined;
+  const res = errorResponse(
+    new AppError("RATE_LIMITED", `Rate limit of ${verdict.limit} requests exceeded; retry in ${verdict.resetSeconds} s`),
+    c,
+  );
+  res.headers.set("Retry-After", String(verdict.resetSeconds));
+  c.res = res;
+}
+
+/**
+ * Counts the request in its key's RateLimiter Durable Object (an exact count per key, no database round trip).
+ * A GET or HEAD runs beside the count and is replaced by the 429 when over; any other method waits for the
+ * verdict, so a refused write never starts. BENCH_ROUTES (never set in production) lets the bench switch it off
+ * per request with `x-bench-rate-limit: off`, to measure its cost.
+ */
+export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.env.BENCH_ROUTES === "true" && c.req.header("x-bench-rate-limit") === "off") return next();
+  const key = await limiterKey(c);
+  if (!key) return next();
+  const limiter = c.env.RATE_LIMITER;
+  const counted = limiter.get(limiter.idFromName(key.name)).hit(key.limit, Number(c.env.RATE_LIMIT_WINDOW_SECONDS));
+  let verdict: RateLimitVerdict;
+  if (c.req.method === "GET" || c.req.method === "HEAD") {
+    [verdict] = await Promise.all([counted, next()]);
+    if (!verdict.allowed) refuse(c, verdict);
+  } else {
+    verdict = await counted;
+    if (!verdict.allowed) refuse(c, verdict);
+    else await next();
+  }
+  setHeaders(c.res, verdict);
+});

@@ -44,6 +44,13 @@ const SCENARIOS = [
     target: 0.85,
     kind: "read",
   },
+  // The rate limiter's cost (issue 9: at most 0.05 of the row above's ratio to the floor): the same read with the
+  // limiter switched off, which BENCH_ROUTES (dev-only) allows per request.
+  {
+    name: "GET /tasks/{reference} limiter off",
+    path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`,
+    headers: { "x-bench-rate-limit": "off" },
+  },
   {
     name: "GET /tasks?limit=50 filter+sort",
     path: () => "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc",
@@ -180,7 +187,7 @@ function requestOf(baseUrl, apiKey, s, fixture, n = 0) {
   return {
     url: baseUrl + s.path(fixture, n),
     method: s.method ?? "GET",
-    headers: { "svc-api-key": apiKey, "content-type": "application/json" },
+    headers: { "svc-api-key": apiKey, "content-type": "application/json", ...s.headers },
     body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
   };
 }

@@ -416,6 +416,27 @@ export const emailDeliveries = pgTable("email_deliveries", {
   deliveredAt: createdAt(),
 });
 
+/**
+ * Answers of POSTs sent with an Idempotency-Key (contract §1), kept 24 h per caller and key: a retry with the same
+ * request gets the stored answer. The body is sealed (AES-GCM under a key derived from CURSOR_SECRET): answers such
+ * as POST /api-keys carry raw secrets, which are never stored in plain text.
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    // The caller's user, or `ip:<address>` on the public routes.
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    // SHA-256 of method, path and body: the same key with another request is refused.
+    requestHash: text("request_hash").notNull(),
+    status: integer("status").notNull(),
+    location: text("location"),
+    sealedBody: text("sealed_body").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
+);
+
 export const schema = {
   workspaces,
   users,
@@ -436,4 +457,5 @@ export const schema = {
   deviceAuthorizations,
   devMailbox,
   emailDeliveries,
+  idempotencyKeys,
 };

@@ -5,6 +5,7 @@ import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
 import { rateLimit } from "./auth/rate-limit";
 import { publicRoute } from "./auth/route-base";
+import { safeRetries } from "./auth/safe-retries";
 import { AppError } from "./core/errors";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
@@ -145,6 +146,8 @@ export function buildApp() {
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.
   app.use("*", ifMatch(app));
+  // POST with Idempotency-Key: the answer is stored in the write's transaction and replayed to a repeat.
+  app.use("*", safeRetries);
   app.use("/_bench/*", async (c, next) => {
     if (c.env.BENCH_ROUTES !== "true") throw new AppError("NOT_FOUND", "Route not found");
     await next();

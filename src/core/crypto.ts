@@ -1,4 +1,4 @@
-import { encodeBase64Url } from "hono/utils/encode";
+import { decodeBase64, encodeBase64, encodeBase64Url } from "hono/utils/encode";
 
 const encoder = new TextEncoder();
 
@@ -28,4 +28,51 @@ export function sixDigitCode(): string {
     crypto.getRandomValues(buf);
     if (buf[0] < 4_294_000_000) return String(buf[0] % 1_000_000).padStart(6, "0");
   }
+}
+
+const sealingKeys = new Map<string, Promise<CryptoKey>>();
+/** An AES-GCM key derived (HKDF-SHA-256) from `secret` for one `purpose`, so one configured secret serves several uses. */
+function sealingKey(secret: string, purpose: string): Promise<CryptoKey> {
+  const id = `${purpose}\u0000${secret}`;
+  let key = sealingKeys.get(id);
+  if (!key) {
+    key = crypto.subtle
+      .importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"])
+      .then((base) =>
+        crypto.subtle.deriveKey(
+          { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(purpose) },
+          base,
+          { name: "AES-GCM", length: 256 },
+          false,
+          ["encrypt", "decrypt"],
+        ),
+      );
+    sealingKeys.set(id, key);
+  }
+  return key;
+}
+
+/** `text` encrypted and authenticated (AES-GCM, random IV, bound to `context`), as base64 of IV ‖ ciphertext. */
+export async function sealText(secret: string, purpose: string, text: string, context: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: encoder.encode(context) },
+    await sealingKey(secret, purpose),
+    encoder.encode(text),
+  );
+  const out = new Uint8Array(12 + sealed.byteLength);
+  out.set(iv);
+  out.set(new Uint8Array(sealed), 12);
+  return encodeBase64(out.buffer);
+}
+
+/** The text `sealText` sealed with the same secret, purpose and context (throws when any differs or it was altered). */
+export async function openText(secret: string, purpose: string, sealed: string, context: string): Promise<string> {
+  const bytes = decodeBase64(sealed);
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: bytes.slice(0, 12), additionalData: encoder.encode(context) },
+    await sealingKey(secret, purpose),
+    bytes.slice(12),
+  );
+  return new TextDecoder().decode(plain);
 }

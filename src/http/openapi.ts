@@ -70,6 +70,11 @@ const HEADERS: Record<string, Json> = {
     schema: { type: "string" },
   },
   Location: { required: true, description: "Path of the created resource, e.g. `/tasks/task_…`.", schema: { type: "string" } },
+  "Idempotent-Replayed": {
+    required: false,
+    description: "`true` on an answer replayed for a repeated `Idempotency-Key` (the work was not done again).",
+    schema: { type: "string", enum: ["true"] },
+  },
 };
 
 /**
@@ -96,6 +101,14 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
     required: false,
     description: "An `ETag` of an earlier answer: 304 without a body while the answer is unchanged.",
     schema: { type: "string" },
+  });
+  registry.registerComponent("parameters", "IdempotencyKey", {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description:
+      "1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept.",
+    schema: { type: "string", minLength: 1, maxLength: 255 },
   });
   registry.registerComponent("parameters", "IfMatch", {
     name: "If-Match",
@@ -168,6 +181,21 @@ export interface DocumentOptions {
   conditionalWrites?: string[];
 }
 
+/** Idempotency-Key on a POST: the header, the replay marker on its successes, 409 (in progress) and 422 (reused). */
+function documentIdempotencyKey(op: Json) {
+  op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ref("parameters", "IdempotencyKey")];
+  const responses = op.responses as Record<string, Json>;
+  for (const [status, response] of Object.entries(responses))
+    if (status.startsWith("2") && !("$ref" in response))
+      response.headers = { ...(response.headers as Json | undefined), "Idempotent-Replayed": ref("headers", "Idempotent-Replayed") };
+  responses["409"] ??= { ...errorResponse("CONFLICT"), headers: commonHeaders() };
+  responses["422"] ??= {
+    description: "Validation failed (also: this Idempotency-Key was used with another request)",
+    content: { "application/json": { schema: { $ref: "#/components/schemas/ValidationError" } } },
+    headers: commonHeaders(),
+  };
+}
+
 /** If-Match on a conditional write: the header, and 412 when it is stale. */
 function documentIfMatch(op: Json) {
   op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ref("parameters", "IfMatch")];
@@ -186,6 +214,7 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
       if (!op) continue;
       applyConventions(method, op);
       documentRateLimits(path, op);
+      if (method === "post" && path !== "/mcp") documentIdempotencyKey(op);
       const conditional = /^\/([^/]+)\/\{id\}$/.exec(path)?.[1];
       if ((method === "patch" || method === "delete") && conditional && opts.conditionalWrites?.includes(conditional)) documentIfMatch(op);
     }

@@ -375,11 +375,25 @@ describe("people and access in the OpenAPI document", () => {
       "403",
       "404",
       "409",
+      "412",
       "413",
       "422",
+      "429",
+      "500",
       "503",
     ]);
-    expect(Object.keys(doc.paths["/agents"].post.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "422", "503"]);
+    expect(Object.keys(doc.paths["/agents"].post.responses).sort()).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "409",
+      "413",
+      "422",
+      "429",
+      "500",
+      "503",
+    ]);
     expect(Object.keys(doc.components.schemas.ApiKey.properties).sort()).toEqual([
       "createdAt",
       "expiresAt",

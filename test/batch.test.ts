@@ -156,4 +156,17 @@ describe("POST /batch", () => {
     expect(res.status).toBe(200);
     expect(serverMs(res, "db")).toBeGreaterThan(serverMs(res, "total"));
   });
+
+  it("counts once against the caller's rate limit, whatever its number of items", async () => {
+    const caller = await addMember(t, "MEMBER");
+    const remaining = (res: ApiResponse) => Number(res.headers.get("ratelimit-remaining"));
+    const before = remaining(await get("/me", caller.key));
+    const res = await batch(
+      refs.slice(0, 10).map((ref) => `/tasks/${ref}`),
+      caller.key,
+    );
+    expect(res.status).toBe(200);
+    expect(remaining(res)).toBe(before - 1);
+    expect(remaining(await get("/me", caller.key))).toBe(before - 2);
+  });
 });

@@ -5,6 +5,7 @@ import type { RateLimitVerdict } from "../core/rate-limiter";
 import type { AppEnv } from "../http/context";
 import { errorResponse } from "../http/error-mapper";
 import { IP_LIMITED_PATHS } from "../http/openapi-rate-limit";
+import { isInherited } from "../http/request-db";
 import { credentialScope, readCredential } from "./credential";
 
 /**
@@ -47,6 +48,8 @@ function refuse(c: Context<AppEnv>, verdict: RateLimitVerdict) {
  */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (c.env.BENCH_ROUTES === "true" && c.req.header("x-bench-rate-limit") === "off") return next();
+  // A request the app dispatches inside another (a batch item, an If-Match check) was counted with it.
+  if (isInherited(c.req.raw)) return next();
   const key = await limiterKey(c);
   if (!key) return next();
   const limiter = c.env.RATE_LIMITER;

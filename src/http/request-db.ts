@@ -16,6 +16,9 @@ export function inheritRequestDb(request: Request, rdb: RequestDb): Request {
   return request;
 }
 
+/** Whether `request` was dispatched by the app inside another request (a batch item, an If-Match check). */
+export const isInherited = (request: Request): boolean => inherited.has(request);
+
 /**
  * Opens the request's database handle lazily, reports round trips in Server-Timing (hono/timing:
  * `db;dur=<ms>;desc="<n> queries"`, `tx;desc="<n> transactions"`, `total;dur=<ms>`), and closes the pool (after

@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { labels } from "../drizzle/schema";
 import { app } from "../src/app";
+import { signAccessToken } from "../src/auth/jwt";
 import { api, get, post, uniqueEmail } from "./helpers/api";
 import { newTeam, newTenant, withDb } from "./helpers/fixtures";
 import { assertConforms, servedOpenApi } from "./helpers/openapi-conformance";
@@ -77,6 +78,17 @@ describe("rate limits per credential", () => {
     const fresh = await limited(low, "GET", "/me", { "svc-api-key": other.owner.key });
     expect(fresh.status).toBe(200);
     expect(fresh.headers.get("RateLimit-Remaining")).toBe("2");
+  });
+
+  it("a JWT is limited per user and workspace: every token of theirs shares one budget, the user's API key has its own", async () => {
+    const t = await newTenant();
+    const low = { RATE_LIMIT_CREDENTIAL: "2", RATE_LIMIT_WINDOW_SECONDS: "60" };
+    const claims = { sub: t.owner.userId, wid: t.workspaceId };
+    const bearer = async () => ({ authorization: `Bearer ${(await signAccessToken(env, claims)).token}` });
+    expect((await limited(low, "GET", "/me", await bearer())).status).toBe(200);
+    expect((await limited(low, "GET", "/me", await bearer())).status).toBe(200);
+    expect((await limited(low, "GET", "/me", await bearer())).status).toBe(429);
+    expect((await limited(low, "GET", "/me", { "svc-api-key": t.owner.key })).status).toBe(200);
   });
 
   it("the window resets: after Retry-After seconds the credential is served again", async () => {

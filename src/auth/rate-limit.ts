@@ -8,6 +8,13 @@ import { IP_LIMITED_PATHS } from "../http/openapi-rate-limit";
 import { isInherited } from "../http/request-db";
 import { credentialScope, readCredential } from "./credential";
 
+/** A limit from wrangler.toml [vars]: a missing or malformed one fails loudly instead of refusing everything (NaN). */
+function setting(env: AppEnv["Bindings"], name: "RATE_LIMIT_CREDENTIAL" | "RATE_LIMIT_IP" | "RATE_LIMIT_WINDOW_SECONDS"): number {
+  const value = Number(env[name]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (wrangler.toml [vars])`);
+  return value;
+}
+
 /**
  * The limiter's key and limit, known without a database query: the client IP on the public sign-up, login,
  * invite-redeem and device routes, else the credential (an API key by its hash, a JWT by its verified user and
@@ -17,10 +24,10 @@ import { credentialScope, readCredential } from "./credential";
 async function limiterKey(c: Context<AppEnv>): Promise<{ name: string; limit: number } | null> {
   if (IP_LIMITED_PATHS.has(c.req.path)) {
     // Cloudflare sets CF-Connecting-IP (a client cannot forge it through the edge); locally every caller is one.
-    return { name: `ip:${c.req.header("cf-connecting-ip") ?? "local"}`, limit: Number(c.env.RATE_LIMIT_IP) };
+    return { name: `ip:${c.req.header("cf-connecting-ip") ?? "local"}`, limit: setting(c.env, "RATE_LIMIT_IP") };
   }
   const credential = await readCredential(c.req, c.env);
-  return credential && { name: credentialScope(credential), limit: Number(c.env.RATE_LIMIT_CREDENTIAL) };
+  return credential && { name: credentialScope(credential), limit: setting(c.env, "RATE_LIMIT_CREDENTIAL") };
 }
 
 function setHeaders(res: Response, verdict: RateLimitVerdict) {
@@ -53,7 +60,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const key = await limiterKey(c);
   if (!key) return next();
   const limiter = c.env.RATE_LIMITER;
-  const counted = limiter.get(limiter.idFromName(key.name)).hit(key.limit, Number(c.env.RATE_LIMIT_WINDOW_SECONDS));
+  const counted = limiter.get(limiter.idFromName(key.name)).hit(key.limit, setting(c.env, "RATE_LIMIT_WINDOW_SECONDS"));
   let verdict: RateLimitVerdict;
   if (c.req.method === "GET" || c.req.method === "HEAD") {
     [verdict] = await Promise.all([counted, next()]);

@@ -68,6 +68,11 @@ describe("rate limits per credential", () => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(rateHeaders(refused.headers)).toEqual(["3", "0", String(retryAfter)]);
     expect(refused.headers.get("ETag")).toBeNull();
+    // The rest of the window is refused by this isolate from the limiter's answer: no read, no call.
+    const again = await limited(low, "GET", "/me", key);
+    expect(again.status).toBe(429);
+    expect(again.headers.get("Server-Timing")).toContain('desc="0 queries"');
+    expect(Number(again.headers.get("Retry-After"))).toBeLessThanOrEqual(retryAfter);
 
     // The verdict comes before a write: the refused POST creates no label.
     const write = await limited(low, "POST", "/labels", key, { name: "over the limit", color: "#123456" });

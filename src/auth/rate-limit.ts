@@ -30,6 +30,29 @@ async function limiterKey(c: Context<AppEnv>): Promise<{ name: string; limit: nu
   return credential && { name: credentialScope(credential), limit: setting(c.env, "RATE_LIMIT_CREDENTIAL") };
 }
 
+/**
+ * Refusals this isolate was given, until their window ends: a refused key stays refused for the rest of its
+ * window (its count only grows), so repeating the Durable Object's answer is exact, and a flood over the limit
+ * costs neither a call to it nor, for GETs, the read. Keyed with the limit and window, which a deploy may change.
+ */
+const refusedUntil = new Map<string, number>();
+
+function cachedRefusal(cacheKey: string, limit: number): RateLimitVerdict | null {
+  const resetAt = refusedUntil.get(cacheKey);
+  if (resetAt === undefined) return null;
+  const now = Date.now();
+  if (resetAt <= now) {
+    refusedUntil.delete(cacheKey);
+    return null;
+  }
+  return { allowed: false, limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)), resetAt };
+}
+
+function rememberRefusal(cacheKey: string, verdict: RateLimitVerdict) {
+  if (refusedUntil.size >= 10_000) refusedUntil.clear();
+  refusedUntil.set(cacheKey, verdict.resetAt);
+}
+
 function setHeaders(res: Response, verdict: RateLimitVerdict) {
   res.headers.set("RateLimit-Limit", String(verdict.limit));
   res.headers.set("RateLimit-Remaining", String(verdict.remaining));
@@ -49,8 +72,9 @@ function refuse(c: Context<AppEnv>, verdict: RateLimitVerdict) {
 
 /**
  * Counts the request in its key's RateLimiter Durable Object (an exact count per key, no database round trip).
- * A GET or HEAD runs beside the count and is replaced by the 429 when over; any other method waits for the
- * verdict, so a refused write never starts. BENCH_ROUTES (never set in production) lets the bench switch it off
+ * A GET or HEAD runs beside the count and is replaced by the 429 when over (only the first refused GET of a window
+ * in an isolate pays its read: see refusedUntil); any other method waits for the verdict, so a refused write
+ * never starts. BENCH_ROUTES (never set in production) lets the bench switch it off
  * per request with `x-bench-rate-limit: off`, to measure its cost.
  */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
@@ -59,16 +83,24 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (isInherited(c.req.raw)) return next();
   const key = await limiterKey(c);
   if (!key) return next();
-  const limiter = c.env.RATE_LIMITER;
-  const counted = limiter.get(limiter.idFromName(key.name)).hit(key.limit, setting(c.env, "RATE_LIMIT_WINDOW_SECONDS"));
-  let verdict: RateLimitVerdict;
-  if (c.req.method === "GET" || c.req.method === "HEAD") {
-    [verdict] = await Promise.all([counted, next()]);
-    if (!verdict.allowed) refuse(c, verdict);
+  const windowSeconds = setting(c.env, "RATE_LIMIT_WINDOW_SECONDS");
+  const cacheKey = `${key.name} ${key.limit}/${windowSeconds}`;
+  let verdict = cachedRefusal(cacheKey, key.limit);
+  if (verdict) {
+    refuse(c, verdict);
   } else {
-    verdict = await counted;
-    if (!verdict.allowed) refuse(c, verdict);
-    else await next();
+    const limiter = c.env.RATE_LIMITER;
+    const counted = limiter.get(limiter.idFromName(key.name)).hit(key.limit, windowSeconds);
+    if (c.req.method === "GET" || c.req.method === "HEAD") {
+      [verdict] = await Promise.all([counted, next()]);
+    } else {
+      verdict = await counted;
+      if (verdict.allowed) await next();
+    }
+    if (!verdict.allowed) {
+      rememberRefusal(cacheKey, verdict);
+      refuse(c, verdict);
+    }
   }
   setHeaders(c.res, verdict);
 });

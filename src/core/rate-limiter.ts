@@ -7,6 +7,8 @@ export interface RateLimitVerdict {
   remaining: number;
   /** Seconds until the window ends (Retry-After when refused). */
   resetSeconds: number;
+  /** When the window ends (epoch ms): a refused key stays refused until then, as its count only grows. */
+  resetAt: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export class RateLimiter extends DurableObject {
     }
     const allowed = this.count < limit;
     if (allowed) this.count++;
-    return { allowed, limit, remaining: limit - this.count, resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)) };
+    const resetAt = start + windowMs;
+    return { allowed, limit, remaining: limit - this.count, resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)), resetAt };
   }
 }

@@ -87,7 +87,7 @@ export async function startStack({
     BENCH_ROUTES: benchRoutes ? "true" : "false",
     // Generous local limits (production's are in wrangler.toml): suites and the bench from one machine never meet them.
     RATE_LIMIT_CREDENTIAL: "1000000",
-    RATE_LIMIT_IP: "100000",
+    RATE_LIMIT_IP: "1000000",
   };
   const envFile = path.join(data, "dev.env");
   const lines = `${Object.entries(vars)

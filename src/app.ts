@@ -59,7 +59,7 @@ const DOCUMENT = {
       "Authenticate with an API key in `svc-api-key` or a JWT from the device flow in `Authorization: Bearer`.",
       "Lists take `limit`, `cursor`, `fields`, `filter[<op>][<field>]` and `sort[<field>]`. Errors are",
       "`{error:{code,message,details?}}`, validation failures 422 `{errors:{<field>:[message]}}`. A create answers 201 with",
-      "`Location`; GETs (and PATCH answers) carry a weak `ETag` and answer 304 to a matching `If-None-Match`; PATCH and DELETE take it back in `If-Match` (412 when stale, nothing written); bodies are limited to 1 MiB (32 MiB on the import routes);",
+      "`Location`; GETs (and PATCH answers) carry a weak `ETag` and answer 304 to a matching `If-None-Match`; PATCH and DELETE take it back in `If-Match` (412 when stale, nothing written); every POST takes an `Idempotency-Key` (a repeat within 24 h gets the first answer); answers carry `RateLimit-*` headers (429 with `Retry-After` over the limit); bodies are limited to 1 MiB (32 MiB on the import routes);",
       "every response carries `x-request-id` and `Server-Timing`. A method a path does not serve is 405 `METHOD_NOT_ALLOWED` with",
       "`Allow` listing the methods it does (an unknown path is 404).",
     ].join("\n"),
@@ -127,6 +127,7 @@ export function buildApp() {
         "RateLimit-Remaining",
         "RateLimit-Reset",
         "Retry-After",
+        "Idempotent-Replayed",
       ],
     }),
   );

@@ -8,6 +8,7 @@ import { apiKeys, idempotencyKeys } from "../../drizzle/schema";
 import { openText, sealText, sha256Hex } from "../core/crypto";
 import { AppError, ValidationError } from "../core/errors";
 import type { AppEnv } from "../http/context";
+import { inRequestTransaction } from "../http/request-db";
 import { readCredential } from "./credential";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
@@ -16,8 +17,6 @@ const MAX_KEY_LENGTH = 255;
 const SEALING_PURPOSE = "idempotency-key answers";
 /** POSTs that are not one request and one answer: MCP is JSON-RPC with its own request ids (and may stream). */
 const EXEMPT = new Set(["/mcp"]);
-
-class RolledBack extends Error {}
 
 type Stored = { requestHash: string; status: number; location: string | null; sealedBody: string };
 
@@ -40,11 +39,10 @@ export const safeRetries = createMiddleware<AppEnv>(async (c, next) => {
   const scope = await scopeOf(c);
   const secret = c.env.CURSOR_SECRET;
   let replay: Response | undefined;
-  try {
-    await c.get("rdb").inTransaction(async (tx) => {
-      // One statement: drop this key's expired answer, take the key's lock (held to the end of the transaction),
-      // read a stored answer.
-      const { rows } = await tx.execute<{ scope: string; locked: boolean; stored: Stored | null }>(sql`with
+  await inRequestTransaction(c, async (tx) => {
+    // One statement: drop this key's expired answer, take the key's lock (held to the end of the transaction),
+    // read a stored answer.
+    const { rows } = await tx.execute<{ scope: string; locked: boolean; stored: Stored | null }>(sql`with
         caller as (select ${scope} as scope),
         expired as (delete from ${idempotencyKeys} where scope = (select scope from caller) and key = ${key}
           and created_at <= now() - interval '24 hours')
@@ -52,32 +50,29 @@ export const safeRetries = createMiddleware<AppEnv>(async (c, next) => {
           (select json_build_object('requestHash', i.request_hash, 'status', i.status, 'location', i.location, 'sealedBody', i.sealed_body)
            from ${idempotencyKeys} i where i.scope = caller.scope and i.key = ${key} and i.created_at > now() - interval '24 hours') as stored
         from caller`);
-      const { scope: owner, locked, stored } = rows[0];
-      if (!locked)
-        throw new AppError("CONFLICT", `A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished`);
-      const context = `${owner} ${key}`;
-      if (stored) {
-        if (stored.requestHash !== requestHash)
-          throw new ValidationError({ [IDEMPOTENCY_HEADER]: ["This key was used with a different request in the last 24 hours"] });
-        const headers = new Headers({ "content-type": "application/json", [REPLAYED_HEADER]: "true" });
-        if (stored.location) headers.set("location", stored.location);
-        replay = new Response(await openText(secret, SEALING_PURPOSE, stored.sealedBody, context), { status: stored.status, headers });
-        return;
-      }
-      await next();
-      // Only a success is kept: a refused request wrote nothing and may be retried, corrected or not.
-      if (!c.res.ok) throw new RolledBack();
-      await tx.insert(idempotencyKeys).values({
-        scope: owner,
-        key,
-        requestHash,
-        status: c.res.status,
-        location: c.res.headers.get("location"),
-        sealedBody: await sealText(secret, SEALING_PURPOSE, await c.res.clone().text(), context),
-      });
+    const { scope: owner, locked, stored } = rows[0];
+    if (!locked)
+      throw new AppError("CONFLICT", `A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished`);
+    const context = `${owner} ${key}`;
+    if (stored) {
+      if (stored.requestHash !== requestHash)
+        throw new ValidationError({ [IDEMPOTENCY_HEADER]: ["This key was used with a different request in the last 24 hours"] });
+      const headers = new Headers({ "content-type": "application/json", [REPLAYED_HEADER]: "true" });
+      if (stored.location) headers.set("location", stored.location);
+      replay = new Response(await openText(secret, SEALING_PURPOSE, stored.sealedBody, context), { status: stored.status, headers });
+      return;
+    }
+    await next();
+    // Only a success is kept: a refused request wrote nothing and may be retried, corrected or not.
+    if (!c.res.ok) return;
+    await tx.insert(idempotencyKeys).values({
+      scope: owner,
+      key,
+      requestHash,
+      status: c.res.status,
+      location: c.res.headers.get("location"),
+      sealedBody: await sealText(secret, SEALING_PURPOSE, await c.res.clone().text(), context),
     });
-  } catch (err) {
-    if (!(err instanceof RolledBack)) throw err;
-  }
+  });
   if (replay) c.res = replay;
 });

@@ -1,6 +1,7 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { setMetric, timing } from "hono/timing";
-import { RequestDb } from "../db/client";
+import { RequestDb, type Tx } from "../db/client";
 import type { AppEnv } from "./context";
 
 // `total;dur=<ms>` (no description), after the request's own metrics.
@@ -43,3 +44,21 @@ export const requestDb = createMiddleware<AppEnv>((c, next) => {
     }
   });
 });
+
+class ErrorAnswer extends Error {}
+
+/**
+ * Runs `work`, which calls the rest of the request (the handler), with every query of the request in one transaction,
+ * for a rule that must hold atomically with the handler's write (If-Match, Idempotency-Key). It commits when the
+ * answer is a success; an error answer stands and rolls back whatever the transaction holds.
+ */
+export async function inRequestTransaction(c: Context<AppEnv>, work: (tx: Tx) => Promise<void>): Promise<void> {
+  try {
+    await c.get("rdb").inTransaction(async (tx) => {
+      await work(tx);
+      if (c.res.status >= 400) throw new ErrorAnswer();
+    });
+  } catch (err) {
+    if (!(err instanceof ErrorAnswer)) throw err;
+  }
+}

@@ -21,6 +21,7 @@ import {
 } from "../../../drizzle/schema";
 import { AppError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
+import { inRequestTransaction } from "../../http/request-db";
 import { type BatchApp, dispatchGet, outerOf } from "../batch/dispatch";
 
 /** The resources whose PATCH or DELETE honours If-Match: path segment → the table whose row the write changes. */
@@ -47,8 +48,6 @@ export function ifMatchSatisfied(header: string, etag: string | null): boolean {
   const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
   return header.split(",").some((tag) => opaque(tag) === opaque(etag));
 }
-
-class RolledBack extends Error {}
 
 // hono's etag middleware tags GET answers only: a PATCH answer gets the same weak tag of its body (SHA-1, as hono
 // computes it for bodies under its 256 KiB chunk), which is the ETag the next GET answers, so writes can chain.
@@ -84,33 +83,27 @@ async function checkedWrite(
 ) {
   const outer = outerOf(c);
   const render = () => dispatchGet(app, outer, c.req.path, `${outer.requestId}-if-match`);
-  try {
-    await c.get("rdb").inTransaction(async (tx) => {
-      // Lock the row first (by its id; a reference is resolved by rendering once), then render what is locked.
-      let lockId = id;
-      if (!TYPEID.test(id)) {
-        const first = await render();
-        const body = first.ok ? ((await first.json()) as Record<string, { id?: string }>) : null;
-        lockId = (body && Object.values(body)[0]?.id) || id;
-      }
-      await tx.select({ id: table.id }).from(table).where(eq(table.id, lockId)).for("update");
-      const current = await render();
-      await current.body?.cancel();
-      // A missing (or foreign) resource keeps the write's own answer (404, or 401 for a bad credential).
-      if (current.status === 404 || current.status === 401) return next();
-      if (!current.ok || !ifMatchSatisfied(header, current.headers.get("etag")))
-        throw new AppError(
-          "PRECONDITION_FAILED",
-          `The ${resource.replace(/-/g, " ").replace(/s$/, "")} changed since that ETag; read it again and retry`,
-          {
-            etag: current.headers.get("etag"),
-          },
-        );
-      await next();
-      // The handler refused (its answer stands): roll back whatever the transaction holds.
-      if (c.res.status >= 400) throw new RolledBack();
-    });
-  } catch (err) {
-    if (!(err instanceof RolledBack)) throw err;
-  }
+  await inRequestTransaction(c, async (tx) => {
+    // Lock the row first (by its id; a reference is resolved by rendering once), then render what is locked.
+    let lockId = id;
+    if (!TYPEID.test(id)) {
+      const first = await render();
+      const body = first.ok ? ((await first.json()) as Record<string, { id?: string }>) : null;
+      lockId = (body && Object.values(body)[0]?.id) || id;
+    }
+    await tx.select({ id: table.id }).from(table).where(eq(table.id, lockId)).for("update");
+    const current = await render();
+    await current.body?.cancel();
+    // A missing (or foreign) resource keeps the write's own answer (404, or 401 for a bad credential).
+    if (current.status === 404 || current.status === 401) return next();
+    if (!current.ok || !ifMatchSatisfied(header, current.headers.get("etag")))
+      throw new AppError(
+        "PRECONDITION_FAILED",
+        `The ${resource.replace(/-/g, " ").replace(/s$/, "")} changed since that ETag; read it again and retry`,
+        {
+          etag: current.headers.get("etag"),
+        },
+      );
+    await next();
+  });
 }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { joinWorkspaceWithKey } from "../src/resources/workspaces/create";
 import { api, expectAtomicWrite, uniqueEmail } from "./helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 
@@ -62,6 +63,31 @@ describe("Idempotency-Key on POST", () => {
     expect(theirs.headers.get("idempotent-replayed")).toBeNull();
   });
 
+  it("is kept per workspace: the same user's same request in another workspace runs there", async () => {
+    const key = crypto.randomUUID();
+    const body = { name: `Per workspace ${key}`, color: "#000000" };
+    const elsewhere = await newTenant("Retries elsewhere");
+    const secondKey = await withDb((db) =>
+      joinWorkspaceWithKey(db, { workspaceId: elsewhere.workspaceId, userId: t.owner.userId, role: "MEMBER", keyName: "second" }),
+    );
+    expect((await retried("/labels", body, t.owner.key, key)).status).toBe(201);
+    const there = await retried("/labels", body, secondKey, key);
+    expect(there.status).toBe(201);
+    expect(there.headers.get("idempotent-replayed")).toBeNull();
+    expect(await count("labels", "name", body.name)).toBe(2);
+  });
+
+  it("an expired key does not get its user's stored answer", async () => {
+    const key = crypto.randomUUID();
+    const member = await addMember(t);
+    const body = { name: `Expired ${key}`, color: "#000000" };
+    expect((await retried("/labels", body, member.key, key)).status).toBe(201);
+    await withDb((db) => db.execute(sql`update api_keys set expires_at = now() - interval '1 second' where user_id = ${member.userId}`));
+    const replay = await retried("/labels", body, member.key, key);
+    expect(replay.status).toBe(401);
+    expect(replay.headers.get("idempotent-replayed")).toBeNull();
+  });
+
   it("a repeat while the first still runs is 409", async () => {
     const key = crypto.randomUUID();
     // Hold the key's lock, as a first request still in its transaction does.
@@ -70,7 +96,9 @@ describe("Idempotency-Key on POST", () => {
     const held = new Promise<void>((r) => (locked = r));
     const holder = withDb((db) =>
       db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`user:${t.owner.userId}`} || ' ' || ${key}, 0))`);
+        await tx.execute(
+          sql`select pg_advisory_xact_lock(hashtextextended(${`user:${t.owner.userId}:${t.workspaceId}`} || ' ' || ${key}, 0))`,
+        );
         locked();
         await new Promise<void>((r) => (release = r));
       }),

@@ -20,12 +20,17 @@ const EXEMPT = new Set(["/mcp"]);
 
 type Stored = { requestHash: string; status: number; location: string | null; sealedBody: string };
 
-/** Whose keys these are: the credential's user (any of their keys or tokens), else the client address on public routes. */
+/**
+ * Whose keys these are: the credential's user in the credential's workspace (any of their keys or tokens there; the
+ * same body under the same key in another workspace is another request), else the client address on public routes.
+ * An expired or unknown key gets a scope of its own, so it never replays its user's answers (it is then refused).
+ */
 async function scopeOf(c: Context<AppEnv>): Promise<SQL<string>> {
   const credential = await readCredential(c.req, c.env).catch(() => null);
-  if (credential?.kind === "jwt") return sql`${`user:${credential.userId}`}`;
+  if (credential?.kind === "jwt") return sql`${`user:${credential.userId}:${credential.workspaceId}`}`;
   if (credential?.kind === "apiKey")
-    return sql`coalesce((select 'user:' || ${apiKeys.userId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash}), ${`key:${credential.keyHash}`})`;
+    return sql`coalesce((select 'user:' || ${apiKeys.userId} || ':' || ${apiKeys.workspaceId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash}
+      and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())), ${`key:${credential.keyHash}`})`;
   return sql`${`ip:${c.req.header("cf-connecting-ip") ?? "local"}`}`;
 }
 

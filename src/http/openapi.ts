@@ -107,7 +107,7 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
     in: "header",
     required: false,
     description:
-      "1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept.",
+      "1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept.",
     schema: { type: "string", minLength: 1, maxLength: 255 },
   });
   registry.registerComponent("parameters", "IfMatch", {

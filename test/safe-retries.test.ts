@@ -1,5 +1,7 @@
+import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { signAccessToken } from "../src/auth/jwt";
 import { joinWorkspaceWithKey } from "../src/resources/workspaces/create";
 import { api, expectAtomicWrite, uniqueEmail } from "./helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
@@ -84,6 +86,19 @@ describe("Idempotency-Key on POST", () => {
     expect((await retried("/labels", body, member.key, key)).status).toBe(201);
     await withDb((db) => db.execute(sql`update api_keys set expires_at = now() - interval '1 second' where user_id = ${member.userId}`));
     const replay = await retried("/labels", body, member.key, key);
+    expect(replay.status).toBe(401);
+    expect(replay.headers.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("a token of someone who left the workspace does not get their stored answer", async () => {
+    const key = crypto.randomUUID();
+    const member = await addMember(t);
+    const { token } = await signAccessToken(env, { sub: member.userId, wid: t.workspaceId });
+    const bearer = { authorization: `Bearer ${token}`, "idempotency-key": key };
+    const body = { name: `Left ${key}`, color: "#000000" };
+    expect((await api("POST", "/labels", { body, headers: bearer })).status).toBe(201);
+    await withDb((db) => db.execute(sql`delete from workspace_members where user_id = ${member.userId}`));
+    const replay = await api("POST", "/labels", { body, headers: bearer });
     expect(replay.status).toBe(401);
     expect(replay.headers.get("idempotent-replayed")).toBeNull();
   });

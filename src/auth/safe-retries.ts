@@ -4,7 +4,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { apiKeys, idempotencyKeys } from "../../drizzle/schema";
+import { apiKeys, idempotencyKeys, workspaceMembers } from "../../drizzle/schema";
 import { openText, sealText, sha256Hex } from "../core/crypto";
 import { AppError, ValidationError } from "../core/errors";
 import type { AppEnv } from "../http/context";
@@ -23,11 +23,14 @@ type Stored = { requestHash: string; status: number; location: string | null; se
 /**
  * Whose keys these are: the credential's user in the credential's workspace (any of their keys or tokens there; the
  * same body under the same key in another workspace is another request), else the client address on public routes.
- * An expired or unknown key gets a scope of its own, so it never replays its user's answers (it is then refused).
+ * An expired or unknown key, or a token of someone who left the workspace, gets a scope of its own, so it never replays
+ * the user's answers (the request is then refused).
  */
 async function scopeOf(c: Context<AppEnv>): Promise<SQL<string>> {
   const credential = await readCredential(c.req, c.env).catch(() => null);
-  if (credential?.kind === "jwt") return sql`${`user:${credential.userId}:${credential.workspaceId}`}`;
+  if (credential?.kind === "jwt")
+    return sql`coalesce((select 'user:' || ${workspaceMembers.userId} || ':' || ${workspaceMembers.workspaceId} from ${workspaceMembers}
+      where ${workspaceMembers.userId} = ${credential.userId} and ${workspaceMembers.workspaceId} = ${credential.workspaceId}), ${`left:${credential.userId}`})`;
   if (credential?.kind === "apiKey")
     return sql`coalesce((select 'user:' || ${apiKeys.userId} || ':' || ${apiKeys.workspaceId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash}
       and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())), ${`key:${credential.keyHash}`})`;

@@ -24,14 +24,15 @@ export class RateLimiter extends DurableObject {
   hit(limit: number, windowSeconds: number): RateLimitVerdict {
     const now = Date.now();
     const windowMs = windowSeconds * 1000;
-    const start = now - (now % windowMs);
-    if (start !== this.windowStart) {
-      this.windowStart = start;
+    // The window opens at the key's first request (not at a clock boundary shared by every key): keys do not all
+    // reset at once, and a burst is never split across a boundary it happens to straddle.
+    if (now >= this.windowStart + windowMs) {
+      this.windowStart = now;
       this.count = 0;
     }
     const allowed = this.count < limit;
     if (allowed) this.count++;
-    const resetAt = start + windowMs;
+    const resetAt = this.windowStart + windowMs;
     return { allowed, limit, remaining: limit - this.count, resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)), resetAt };
   }
 }

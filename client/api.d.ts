@@ -2284,7 +2284,7 @@ export interface components {
     };
   };
   parameters: {
-    /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+    /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
     IdempotencyKey: string;
     /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
     IfMatch: string;
@@ -2362,7 +2362,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -2755,7 +2755,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -3030,7 +3030,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -3208,7 +3208,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -3338,7 +3338,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -3468,7 +3468,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -3847,7 +3847,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -4578,7 +4578,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -4724,7 +4724,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -5148,7 +5148,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -6095,7 +6095,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -6576,7 +6576,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -6918,7 +6918,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -7518,7 +7518,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -7652,7 +7652,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -8122,7 +8122,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -9347,7 +9347,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -10253,7 +10253,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path: {
@@ -10938,7 +10938,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -11076,7 +11076,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -11540,7 +11540,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -13273,7 +13273,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;
@@ -14033,7 +14033,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path: {
@@ -14448,7 +14448,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path: {
@@ -16009,7 +16009,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user (per client address on the public routes); only successes are kept. */
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
         "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
       };
       path?: never;

@@ -225,6 +225,8 @@ export const labels = pgTable(
     workspaceId: wsRef(),
     name: text("name").notNull(),
     color: text("color").notNull(),
+    // Renaming, recolouring and deleting need workspace ADMIN/OWNER or this user (null: admins only).
+    creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

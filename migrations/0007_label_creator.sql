@@ -1,0 +1,2 @@
+ALTER TABLE "labels" ADD COLUMN "creator_id" text;--> statement-breakpoint
+ALTER TABLE "labels" ADD CONSTRAINT "labels_creator_id_users_id_fk" FOREIGN KEY ("creator_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;

@@ -97,6 +97,16 @@ describe("login", () => {
     expect(res.body.errors.code[0]).toMatch(/Too many/);
   });
 
+  it("counts concurrent wrong codes atomically: of 30 at once, four are told 4, 3, 2, 1 attempts left", async () => {
+    const m = await addMember(tenant, "MEMBER");
+    const { token, code } = await startLogin(m.email);
+    const answers = await Promise.all(Array.from({ length: 30 }, () => complete(token, otherThan(code))));
+    expect(answers.every((r) => r.status === 422)).toBe(true);
+    const left = answers.map((r) => /\((\d) attempts left\)/.exec(r.body.errors.code[0])?.[1]).filter(Boolean);
+    expect(left.sort()).toEqual(["1", "2", "3", "4"]);
+    expect((await complete(token, code)).body.errors.code[0]).toMatch(/Too many/);
+  });
+
   it("rejects an expired code", async () => {
     const m = await addMember(tenant, "MEMBER");
     const { token, code } = await startLogin(m.email);

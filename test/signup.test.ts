@@ -79,6 +79,19 @@ describe("sign-up", () => {
     expect(res.body.errors.code[0]).toMatch(/Too many/);
   });
 
+  it("counts concurrent wrong codes atomically: 30 at once give 4, 3, 2, 1 attempts left once each, the rest none", async () => {
+    const { token, code } = await startSignup(uniqueEmail("race"));
+    const wrong = code === "000000" ? "111111" : "000000";
+    const answers = await Promise.all(Array.from({ length: 30 }, () => complete(token, wrong)));
+    expect(answers.every((r) => r.status === 422)).toBe(true);
+    const left = answers.map((r) => /\((\d) attempts left\)/.exec(r.body.errors.code[0])?.[1]).filter(Boolean);
+    expect(left.sort()).toEqual(["1", "2", "3", "4"]);
+    const tokenHash = await sha256Hex(token);
+    const [row] = await withDb((db) => db.select().from(authCodes).where(eq(authCodes.tokenHash, tokenHash)));
+    expect(row.attempts).toBe(5);
+    expect((await complete(token, code)).status).toBe(422);
+  });
+
   it("rejects an expired code", async () => {
     const { token, code } = await startSignup(uniqueEmail());
     const tokenHash = await sha256Hex(token);

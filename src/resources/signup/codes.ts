@@ -49,11 +49,14 @@ export async function verifyCode(db: Db, purpose: Purpose, token: string, code: 
   if (row.expiresAt.getTime() <= Date.now()) throw fail("code", "The code has expired; start again");
   if (row.attempts >= MAX_CODE_ATTEMPTS) throw fail("code", "Too many wrong codes; start again");
   if (!timingSafeEqual(await sha256Hex(code), row.codeHash)) {
-    await db
+    // Counted in the statement that reads the count back: of concurrent wrong codes, each gets its own number, and
+    // none past the limit is counted or told it has attempts left.
+    const [counted] = await db
       .update(authCodes)
       .set({ attempts: sql`${authCodes.attempts} + 1` })
-      .where(eq(authCodes.id, row.id));
-    const left = MAX_CODE_ATTEMPTS - row.attempts - 1;
+      .where(and(eq(authCodes.id, row.id), lt(authCodes.attempts, MAX_CODE_ATTEMPTS)))
+      .returning({ attempts: authCodes.attempts });
+    const left = counted ? MAX_CODE_ATTEMPTS - counted.attempts : 0;
     throw fail("code", left > 0 ? `Invalid code (${left} attempts left)` : "Invalid code; too many wrong codes, start again");
   }
   return row;

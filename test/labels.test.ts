@@ -43,11 +43,38 @@ describe("labels", () => {
     expect(read.status).toBe(200);
     expect(read.body.label).toEqual(label);
     expect(read.queries).toBeLessThanOrEqual(2);
-    const upd = await patch(`/labels/${label.id}`, { name: "Temp2" }, member.key);
+    const upd = await patch(`/labels/${label.id}`, { name: "Temp2" }, t.owner.key);
     expect(upd.status).toBe(200);
     expect(upd.body.label).toMatchObject({ name: "Temp2", color: "#123456" });
     expect((await del(`/labels/${label.id}`, t.owner.key)).status).toBe(204);
     expect((await get(`/labels/${label.id}`, t.owner.key)).status).toBe(404);
+  });
+
+  it("lets any member create a label, but only its creator or a workspace ADMIN/OWNER rename, recolour or delete it (403)", async () => {
+    const admin = await addMember(t, "ADMIN");
+    const agent = await addMember(t, "MEMBER", "AGENT");
+    const { label: owned } = (await post("/labels", { name: "Owners own", color: "#101010" }, t.owner.key)).body;
+    for (const who of [member, agent]) {
+      const rename = await patch(`/labels/${owned.id}`, { name: "Hijacked" }, who.key);
+      expect(rename.status).toBe(403);
+      expect(rename.body.error.code).toBe("FORBIDDEN");
+      expect((await patch(`/labels/${owned.id}`, { color: "#000001" }, who.key)).status).toBe(403);
+      expect((await del(`/labels/${owned.id}`, who.key)).status).toBe(403);
+    }
+    expect((await get(`/labels/${owned.id}`, member.key)).body.label).toEqual(owned);
+    // The creator (here a plain member) and a workspace ADMIN may.
+    const mine = await post("/labels", { name: "Member made", color: "#202020" }, member.key);
+    expect(mine.status).toBe(201);
+    expect((await patch(`/labels/${mine.body.label.id}`, { name: "Member renamed" }, member.key)).status).toBe(200);
+    expect((await patch(`/labels/${mine.body.label.id}`, { color: "#303030" }, admin.key)).status).toBe(200);
+    expect((await patch(`/labels/${mine.body.label.id}`, { name: "Not yours" }, agent.key)).status).toBe(403);
+    expect((await del(`/labels/${mine.body.label.id}`, member.key)).status).toBe(204);
+    expect((await del(`/labels/${owned.id}`, admin.key)).status).toBe(204);
+    // Another workspace's label is 404, not 403.
+    const other = await newTenant();
+    const { label: foreign } = (await post("/labels", { name: "Foreign", color: "#404040" }, other.owner.key)).body;
+    expect((await patch(`/labels/${foreign.id}`, { name: "x" }, t.owner.key)).status).toBe(404);
+    expect((await del(`/labels/${foreign.id}`, member.key)).status).toBe(404);
   });
 
   it("selects fields on get and list", async () => {

@@ -1,7 +1,7 @@
-import { and, eq, getTableColumns, or, sql } from "drizzle-orm";
+import { and, getTableColumns, sql } from "drizzle-orm";
 import { comments, users } from "../../../drizzle/schema";
 import type { Actor, Principal } from "../../auth/principal";
-import { workspaceAdminSql } from "../../auth/roles";
+import { COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
@@ -71,20 +71,19 @@ export async function updateComment(db: Db, actor: Actor, id: string, content: s
   const [row] = await db
     .update(comments)
     .set({ content, updatedAt: sql`now()` })
-    .where(and(mine(actor.workspace, id), eq(comments.authorId, actor.user)))
+    .where(and(mine(actor.workspace, id), mayEditComment(actor)))
     .returning(returned());
   return row && serializeComment(row);
 }
 
 export const explainRefusedCommentEdit = (db: Db, principal: Principal, id: string) =>
-  refuse(db, principal.workspace.id, id, "Only the comment's author may edit it");
+  refuse(db, principal.workspace.id, id, COMMENT_EDIT_REFUSAL);
 
 /** The author or a workspace ADMIN/OWNER deletes a comment (contract §4). One statement; false when it deleted nothing (explainRefusedCommentDelete). */
 export async function deleteComment(db: Db, actor: Actor, id: string): Promise<boolean> {
-  const allowed = or(workspaceAdminSql(actor.role), eq(comments.authorId, actor.user));
   const rows = await db
     .delete(comments)
-    .where(and(mine(actor.workspace, id), allowed))
+    .where(and(mine(actor.workspace, id), mayDeleteComment(actor)))
     .returning({ id: comments.id });
   return rows.length > 0;
 }

@@ -33,7 +33,8 @@ const create = createRoute({
   operationId: "createLabel",
   path: "/labels",
   summary: "Create a label (name unique in the workspace, case-insensitive)",
-  description: "A name that another label of the workspace already has (in any case) is 409; `color` is `#RRGGBB`.",
+  description:
+    "Any workspace member may create one. A name that another label of the workspace already has (in any case) is 409; `color` is `#RRGGBB`.",
   request: jsonBody(LabelCreate),
   responses: { 201: createdResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "CONFLICT"], { validation: true }) },
 });
@@ -56,9 +57,13 @@ const update = createRoute({
   operationId: "updateLabel",
   path: "/labels/{id}",
   summary: "Rename or recolour a label",
-  description: "Partial. A name that another label of the workspace already has is 409.",
+  description:
+    "Partial. Needs workspace ADMIN/OWNER or the label's creator (403 otherwise). A name that another label of the workspace already has is 409.",
   request: { params: IdParam, ...jsonBody(LabelUpdate) },
-  responses: { 200: jsonResponse(one, "Updated"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+  responses: {
+    200: jsonResponse(one, "Updated"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
 });
 const remove = createRoute({
   ...base,
@@ -66,9 +71,9 @@ const remove = createRoute({
   operationId: "deleteLabel",
   path: "/labels/{id}",
   summary: "Delete a label (it is detached from tasks and projects)",
-  description: "The tasks and projects that carried it stay; only the link goes.",
+  description: "Needs workspace ADMIN/OWNER or the label's creator (403 otherwise). The tasks and projects that carried it stay; only the link goes.",
   request: { params: IdParam },
-  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });
 
 export const labelRoutes = newRouter()
@@ -78,7 +83,7 @@ export const labelRoutes = newRouter()
     return c.json(await listBody("labels", params, rows), 200);
   })
   .openapi(create, async (c) => {
-    const label = await createLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("json"));
+    const label = await createLabel(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
     return created(c, "label", `/labels/${label.id}`, label);
   })
   .openapi(read, async (c) => {
@@ -88,10 +93,10 @@ export const labelRoutes = newRouter()
     return c.json({ label: projectFields(label, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const label = await updateLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id, c.req.valid("json"));
+    const label = await updateLabel(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ label }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteLabel(c.get("rdb").db, c.get("principal").workspace.id, c.req.valid("param").id);
+    await deleteLabel(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -1,0 +1,17 @@
+// Rules that name a record's creator or author (contract §4), as conditions of the statement that writes: the REST
+// operation and the import that stands for it (an overwrite) decide with the same expression.
+import { eq, or } from "drizzle-orm";
+import { comments, labels } from "../../drizzle/schema";
+import type { Actor } from "./principal";
+import { workspaceAdminSql } from "./roles";
+
+/** Renaming, recolouring and deleting a label: workspace ADMIN/OWNER or the label's creator (any member creates one). */
+export const mayEditLabel = (actor: Actor) => or(workspaceAdminSql(actor.role), eq(labels.creatorId, actor.user));
+export const LABEL_EDIT_REFUSAL = "Only the label's creator or a workspace ADMIN/OWNER may change or delete it";
+
+/** Editing a comment: its author alone, whatever their workspace role (spec: "Only the comment author may update"). */
+export const mayEditComment = (actor: Actor) => eq(comments.authorId, actor.user);
+export const COMMENT_EDIT_REFUSAL = "Only the comment's author may edit it";
+
+/** Deleting a comment: its author or a workspace ADMIN/OWNER. */
+export const mayDeleteComment = (actor: Actor) => or(workspaceAdminSql(actor.role), eq(comments.authorId, actor.user));

@@ -85,9 +85,39 @@ describe("teams", () => {
       expect((await post("/teams", { name: "Elsewhere", prefix }, other.owner.key)).status).toBe(201);
     });
 
+    it("a sub-team needs team role ADMIN or higher in the parent, or workspace ADMIN/OWNER (403, nothing created), on create and on a move", async () => {
+      const parent = await createTeam(t.owner.key, { name: "Guarded parent" });
+      const [viewer, teamMember, teamAdmin, wsAdmin] = await Promise.all([
+        addMember(t, "MEMBER"),
+        addMember(t, "MEMBER"),
+        addMember(t, "MEMBER"),
+        addMember(t, "ADMIN"),
+      ]);
+      const tf = { id: parent.id, name: parent.name, prefix: parent.prefix, workspaceId: t.workspaceId };
+      await joinTeam(tf, viewer, "VIEWER");
+      await joinTeam(tf, teamMember, "MEMBER");
+      await joinTeam(tf, teamAdmin, "ADMIN");
+      for (const who of [member, viewer, teamMember]) {
+        const prefix = freshPrefix("SUB");
+        const res = await post("/teams", { name: "Sub", prefix, parentId: parent.id }, who.key);
+        expect(res.status).toBe(403);
+        expect(res.body.error.code).toBe("FORBIDDEN");
+        expect((await get(`/teams?filter[eq][prefix]=${prefix}`, t.owner.key)).body.teams).toHaveLength(0);
+        // A top-level team of their own, moved under the parent: the same rule.
+        const own = await createTeam(who.key, { name: "Own" });
+        expect((await patch(`/teams/${own.id}`, { parentId: parent.id }, who.key)).status).toBe(403);
+        expect((await get(`/teams/${own.id}`, who.key)).body.team.parentId).toBeNull();
+      }
+      for (const who of [teamAdmin, wsAdmin]) {
+        expect((await post("/teams", { name: "Sub", prefix: freshPrefix("SUB"), parentId: parent.id }, who.key)).status).toBe(201);
+        const own = await createTeam(who.key, { name: "Own" });
+        expect((await patch(`/teams/${own.id}`, { parentId: parent.id }, who.key)).status).toBe(200);
+      }
+    });
+
     it("nests a team under a parent of the workspace; an unknown or foreign parent is 404 and creates nothing", async () => {
       const parent = await createTeam(t.owner.key, { name: "Parent" });
-      const child = await createTeam(member.key, { name: "Child", parentId: parent.id });
+      const child = await createTeam(t.owner.key, { name: "Child", parentId: parent.id });
       expect(child).toMatchObject({ parentId: parent.id, parent: { id: parent.id, name: "Parent" } });
 
       const other = await newTenant();

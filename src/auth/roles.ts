@@ -38,6 +38,16 @@ export function requireTeamRole(p: Principal, teamRole: TeamRole | null | undefi
   throw teamRoleRefusal(min, what);
 }
 
+/**
+ * Contract §4, adding someone to a team: team role MEMBER or higher, and never a role above one's own team role
+ * (workspace ADMIN/OWNER excepted). POST /teams/{id}/members and an import's new team members decide with it; the
+ * one-statement add writes under the same two conditions (mayActInTeamSql at MEMBER and at `role`).
+ */
+export function requireMayGrant(p: Principal, callerRole: TeamRole | null | undefined, role: TeamRole): void {
+  requireTeamRole(p, callerRole, "MEMBER", "add team members");
+  requireTeamRole(p, callerRole, role, `grant team role ${role}`);
+}
+
 /** Roles as the list of an SQL `in (…)`. */
 const inList = (values: string[]) =>
   sql.join(

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, workspaceMembers } from "../../../drizzle/schema";
 import { type Actor, type Principal, principalActor } from "../../auth/principal";
-import { isWorkspaceAdmin, requireTeamRole, type TeamRole, teamRoleAtLeast } from "../../auth/roles";
+import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, type TeamRole } from "../../auth/roles";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
@@ -50,10 +50,8 @@ export async function addTeamMember(db: Db, principal: Principal, teamId: string
   const added = await selectTeamMember(db, workspaceId, id, insert.getSQL());
   if (added) return added;
   return db.transaction(async (tx) => {
-    const found = await teamForCaller(tx, principal, teamId, { min: "MEMBER", what: "add team members" });
-    if (!isWorkspaceAdmin(principal) && !teamRoleAtLeast(found.callerRole, input.role)) {
-      throw forbidden(`You cannot grant team role ${input.role}, which is above your own`);
-    }
+    const found = await teamForCaller(tx, principal, teamId);
+    requireMayGrant(principal, found.callerRole, input.role);
     await assertWorkspaceMember(tx, workspaceId, input.userId);
     await tx.insert(teamMembers).values({ id, workspaceId, teamId, userId: input.userId, role: input.role });
     return getTeamMember(tx, workspaceId, id);

@@ -4,8 +4,8 @@ import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
 import { type Access, callerTeamRole, rowForCaller } from "../access";
 
-/** The team (in the caller's workspace) and the caller's role in it, in one query; NOT_FOUND otherwise, 403 below `access.min`. */
-export function teamForCaller(db: Executor, principal: Principal, teamId: string, access: Access = {}) {
+/** The team (in the caller's workspace) and the caller's role in it, in one query; NOT_FOUND(`name`) otherwise, 403 below `access.min`. */
+export function teamForCaller(db: Executor, principal: Principal, teamId: string, access: Access = {}, name = "Team") {
   const query = db
     .select({
       id: teams.id,
@@ -17,5 +17,5 @@ export function teamForCaller(db: Executor, principal: Principal, teamId: string
     .from(teams)
     .where(and(eq(teams.workspaceId, principal.workspace.id), eq(teams.id, teamId)))
     .$dynamic();
-  return rowForCaller(principal, query, { table: teams, name: "Team" }, access);
+  return rowForCaller(principal, query, { table: teams, name }, access);
 }

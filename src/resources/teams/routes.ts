@@ -36,9 +36,13 @@ const create = createRoute({
   path: "/teams",
   summary: "Create a team; the caller becomes its OWNER",
   description:
-    "Any workspace member may create a team. `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.",
+    "Any workspace member may create a top-level team; a sub-team (`parentId`) needs team role ADMIN or higher in the parent, or " +
+    "workspace ADMIN/OWNER (403). `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.",
   request: jsonBody(TeamCreate),
-  responses: { 201: createdResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT"], { validation: true }) },
+  responses: {
+    201: createdResponse(one, "Created"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
 });
 const read = createRoute({
   ...selfAuthed("Teams"),
@@ -60,7 +64,8 @@ const update = createRoute({
   path: "/teams/{id}",
   summary: "Update a team (team ADMIN/OWNER or workspace ADMIN/OWNER)",
   description:
-    "Partial; `parentId: null` makes the team top-level. A prefix another team of the workspace has is 409; a parent that is the team or one of its sub-teams is 422.",
+    "Partial; `parentId: null` makes the team top-level. A new parent needs team role ADMIN or higher in it (or workspace ADMIN/OWNER). " +
+    "A prefix another team of the workspace has is 409; a parent that is the team or one of its sub-teams is 422.",
   request: { params: IdParam, ...jsonBody(TeamUpdate) },
   responses: {
     200: jsonResponse(one, "Updated"),

@@ -3,19 +3,28 @@ import { teamMembers, teams } from "../../../drizzle/schema";
 import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { conflict } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
+import { lockTeamTree } from "../../db/tree-locks";
 import { newId } from "../../ids";
 import { actorMay } from "../access";
 import { teamForCaller } from "./access";
 import { getTeam, mine, updatedTeam } from "./queries";
 import type { TeamCreateInput, TeamUpdateInput } from "./schema";
-import { assertValidParent, lockTeamTree } from "./tree";
+import { assertValidParent } from "./tree";
 
-/** Any workspace member may create a team; the creator becomes its OWNER in the same transaction. */
+/** Contract §4: a sub-team needs team role ADMIN or higher in its parent (or workspace ADMIN/OWNER), on create and on a move. */
+const SUBTEAM = { min: "ADMIN", what: "put a sub-team under this team" } as const;
+const requireParentRights = (tx: Executor, principal: Principal, parentId: string) =>
+  teamForCaller(tx, principal, parentId, SUBTEAM, "Parent team");
+
+/**
+ * Any workspace member may create a top-level team; the creator becomes its OWNER in the same transaction. A sub-team
+ * needs the parent's rights (requireParentRights).
+ */
 export function createTeam(db: Db, principal: Principal, input: TeamCreateInput) {
   const workspaceId = principal.workspace.id;
   return db.transaction(async (tx) => {
     const id = newId("team");
-    if (input.parentId) await assertValidParent(tx, workspaceId, id, input.parentId);
+    if (input.parentId) await requireParentRights(tx, principal, input.parentId);
     await tx.insert(teams).values({
       id,
       workspaceId,
@@ -66,6 +75,7 @@ export async function updateTeam(db: Db, principal: Principal, id: string, input
   const parentId = input.parentId;
   return db.transaction(async (tx) => {
     await teamForCaller(tx, principal, id, EDIT);
+    await requireParentRights(tx, principal, parentId);
     await lockTeamTree(tx, workspaceId);
     await assertValidParent(tx, workspaceId, id, parentId);
     return write(tx);

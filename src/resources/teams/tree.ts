@@ -4,14 +4,6 @@ import { invalid, notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
 
 /**
- * Serialises re-parenting within a workspace for the rest of the transaction: two concurrent moves (A under B,
- * B under A) would each pass the cycle check on their own snapshot.
- */
-export async function lockTeamTree(tx: Executor, workspaceId: string): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`team-tree:${workspaceId}`}, 0))`);
-}
-
-/**
  * `parentId` must be a team of the workspace (NOT_FOUND otherwise) and must not be `teamId` or one of its
  * descendants (422): one recursive query walks up from the proposed parent and looks for `teamId` on the way.
  */

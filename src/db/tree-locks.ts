@@ -1,0 +1,16 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { Executor } from "./client";
+
+/**
+ * Locks that serialise re-parenting for the rest of the transaction. A cycle check reads the tree as its snapshot shows
+ * it: two concurrent moves (A under B, B under A) would each pass on their own. Whoever moves a node takes the lock
+ * first; the second waits, and its check (a later statement, a newer snapshot) sees the first move.
+ */
+const lockSql = (name: SQL) => sql`pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+
+/** Teams nest within a workspace. */
+export const lockTeamTree = (tx: Executor, workspaceId: string) => tx.execute(sql`select ${lockSql(sql`${`team-tree:${workspaceId}`}`)}`);
+
+/** Subtasks nest within a team; as an expression, so that a statement that reads the team can take it too. */
+export const subtaskTreeLock = (teamId: SQL) => lockSql(sql`'task-tree:' || ${teamId}`);
+export const lockSubtaskTree = (tx: Executor, teamId: string) => tx.execute(sql`select ${subtaskTreeLock(sql`${teamId}`)}`);

@@ -387,6 +387,39 @@ describe("tasks", () => {
       expect((await patch(`/tasks/${d.id}`, { parentId: null }, member.key)).body.task.parentId).toBeNull();
     });
 
+    it("never lets two concurrent re-parentings build a cycle (X under Y while Y goes under X)", async () => {
+      for (let round = 0; round < 10; round++) {
+        const x = await createTask(member.key, { title: `X${round}`, teamId: team.id });
+        const y = await createTask(member.key, { title: `Y${round}`, teamId: team.id });
+        const [first, second] = await Promise.all([
+          patch(`/tasks/${x.reference}`, { parentId: y.id }, member.key),
+          patch(`/tasks/${y.reference}`, { parentId: x.id }, t.owner.key),
+        ]);
+        expect([first.status, second.status].sort(), `round ${round}`).toEqual([200, 422]);
+        const [xAfter, yAfter] = await Promise.all([get(`/tasks/${x.id}`, member.key), get(`/tasks/${y.id}`, member.key)]);
+        expect([xAfter.body.task.parentId, yAfter.body.task.parentId].filter(Boolean)).toHaveLength(1);
+      }
+    });
+
+    it("reads a subtask tree in bounded work even if a cycle were stored (export answers at once, not after the statement timeout)", async () => {
+      const x = await createTask(member.key, { title: "Loop X", teamId: team.id });
+      const y = await createTask(member.key, { title: "Loop Y", teamId: team.id, parentId: x.id });
+      // A cycle no request can build, written under the API's feet.
+      await withDb((db) => db.update(tasks).set({ parentId: y.id }).where(eq(tasks.id, x.id)));
+      try {
+        const started = Date.now();
+        const res = await get(`/tasks/${x.reference}/export`, member.key);
+        expect(res.status).toBe(200);
+        expect(res.body.data.tasks.map((task: { title: string }) => task.title).sort()).toEqual(["Loop X", "Loop Y"]);
+        expect(Date.now() - started).toBeLessThan(2000);
+        // The cycle check of a move walks it in bounded work too.
+        const z = await createTask(member.key, { title: "Loop Z", teamId: team.id });
+        expect((await patch(`/tasks/${z.id}`, { parentId: x.id }, member.key)).status).toBe(200);
+      } finally {
+        await withDb((db) => db.update(tasks).set({ parentId: null }).where(eq(tasks.id, x.id)));
+      }
+    });
+
     it("deletes a task with its subtasks (recursively), their comments and label links, in one transaction", async () => {
       const label = (await post("/labels", { name: "Doomed", color: "#333333" }, t.owner.key)).body.label;
       const root = await createTask(member.key, { title: "Root", teamId: team.id, labelIds: [label.id] });

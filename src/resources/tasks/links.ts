@@ -4,6 +4,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { milestones, projects, tasks, teams } from "../../../drizzle/schema";
 import { invalid, notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
+import { lockSubtaskTree } from "../../db/tree-locks";
 import { projectMatch, taskMatch } from "../refs";
 
 export interface Links {
@@ -45,7 +46,9 @@ async function parentInTeam(tx: Executor, workspaceId: string, idOrRef: string, 
     .limit(1);
   if (!parent) throw notFound("Parent task");
   if (parent.teamId !== teamId) throw invalid("parentId", "Must be a task of the same team");
-  if (taskId !== null && (await isSelfOrDescendant(tx, workspaceId, parent.id, taskId))) {
+  if (taskId === null) return parent.id; // a new task has no subtasks: no cycle
+  await lockSubtaskTree(tx, teamId);
+  if (await isSelfOrDescendant(tx, workspaceId, parent.id, taskId)) {
     throw invalid("parentId", "Must not be the task itself or one of its subtasks (that would make a cycle)");
   }
   return parent.id;

@@ -46,7 +46,8 @@ function scope(type: ExportType, workspace: string) {
   switch (type) {
     case "task":
       return {
-        tasks: sql`select id from ${tasks} where id = (select id from root) union all select t.id from ${tasks} t join scope_tasks s on t.parent_id = s.id`,
+        // `union`, not `union all`: each task is taken once, so the walk ends after the subtree even if it held a cycle.
+        tasks: sql`select id from ${tasks} where id = (select id from root) union select t.id from ${tasks} t join scope_tasks s on t.parent_id = s.id`,
         projects: sql`select id from ${projects} where false`,
         teams: sql`select id from ${teams} where false`,
       };

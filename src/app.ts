@@ -7,9 +7,9 @@ import { rateLimit } from "./auth/rate-limit";
 import { publicRoute } from "./auth/route-base";
 import { safeRetries } from "./auth/safe-retries";
 import { AppError } from "./core/errors";
+import { rejectUnkeepableText } from "./http/body-guard";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
-import { rejectNulCharacters } from "./http/nul-guard";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
@@ -141,7 +141,7 @@ export function buildApp() {
   const defaultLimit = limitBody(MAX_BODY_BYTES, "1 MiB");
   const importLimit = limitBody(MAX_IMPORT_BYTES, "32 MiB");
   app.use("*", (c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next));
-  app.use("*", rejectNulCharacters);
+  app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (contract §1).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));

@@ -163,6 +163,17 @@ describe("MCP endpoint", () => {
         bogus: ["Unknown field"],
       },
     });
+    // What no REST body may carry (a NUL, a lone surrogate, a __proto__ key) is a tool error too, never an HTTP 422.
+    expect(await call(agent, "search", { q: "nul\u0000byte" })).toEqual({
+      isError: true,
+      body: { errors: { q: ["Must not contain NUL (\\u0000) characters"] } },
+    });
+    const proto = JSON.parse(`{"teamId":"${team.id}","title":"proto","customFields":{"__proto__":"x"}}`);
+    expect(await call(agent, "create_task", proto)).toEqual({
+      isError: true,
+      body: { errors: Object.fromEntries([["customFields.__proto__", ["A key must not be named __proto__"]]]) },
+    });
+    expect((await call(agent, "update_task", { id: "MCP-1", title: "lone \uD800" })).body.errors.title[0]).toMatch(/lone surrogate/);
     // Rules the list machinery checks come back the same way: a limit out of range is 422, an unknown filter 400.
     expect((await call(agent, "list_tasks", { limit: 500 })).body).toEqual({ errors: { limit: [expect.stringContaining("250")] } });
     const unknown = await call(agent, "list_tasks", { filter: { eq: { nope: "x" } } });

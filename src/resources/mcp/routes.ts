@@ -4,6 +4,7 @@ import { credentialScope } from "../../auth/credential";
 import { listParams } from "../../auth/lists";
 import { type PrincipalEnv, requireAuth } from "../../auth/middleware";
 import { AppError, badRequest } from "../../core/errors";
+import { isUtf8 } from "../../http/body-guard";
 import { errorResponse } from "../../http/error-mapper";
 import { newRouter } from "../../http/router";
 import { mcpServer } from "./server";
@@ -37,7 +38,9 @@ function methodNotAllowed(c: Context) {
  */
 export const mcpRoutes = newRouter()
   .post("/mcp", requireAuth, async (c) => {
-    // Earlier middleware may have read the body (Hono caches it), so the transport gets it parsed.
+    // Earlier middleware may have read the body (Hono caches it), so the transport gets it parsed. Bytes that are not
+    // UTF-8 would reach the tools as U+FFFD: malformed, like JSON that does not parse.
+    if (!isUtf8(await c.req.arrayBuffer())) throw badRequest("The request body is not valid UTF-8");
     const body: unknown = await c.req.json().catch(() => {
       throw badRequest("Malformed JSON in request body");
     });

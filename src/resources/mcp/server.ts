@@ -9,6 +9,7 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError } from "../../core/errors";
+import { unkeepableText } from "../../http/body-guard";
 import { zodErrors } from "../../http/validation";
 import { TOOLS, type ToolContext } from "./tools";
 
@@ -48,6 +49,9 @@ export function mcpServer(ctx: ToolContext, errorBody: (err: unknown) => Promise
     const tool = byName.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     try {
+      // The checks every REST body gets before its handler (http/body-guard), on the tool's arguments.
+      const unkeepable = unkeepableText(params.arguments ?? {});
+      if (Object.keys(unkeepable).length) throw new ValidationError(unkeepable);
       const args = tool.input.safeParse(params.arguments ?? {});
       if (!args.success) throw new ValidationError(zodErrors(args.error));
       return toolResult(await tool.run(ctx, args.data as never), false);

@@ -204,7 +204,14 @@ describe("export and import", () => {
     const res = await post(`/teams/${copy.id}/import`, { data: first, update: false }, t.owner.key);
     expect(res.status).toBe(200);
     expect(res.body.imported).toMatchObject({ id: copy.id, prefix: copy.prefix });
-    expect(res.body.imported.members.map((m: any) => m.id).sort()).toEqual([t.owner.userId, member.userId].sort());
+    // Spec, Team: "members … in the import response: team-member objects".
+    const members = res.body.imported.members;
+    expect(members.map((m: any) => m.userId).sort()).toEqual([t.owner.userId, member.userId].sort());
+    for (const m of members) {
+      expect(m.id).toMatch(/^tmbr_[0-9a-z]{26}$/);
+      expect(m).toEqual({ id: m.id, teamId: copy.id, userId: m.userId, role: m.role, user: expect.objectContaining({ id: m.userId }) });
+      expect((await get(`/team-members/${m.id}`, member.key)).body.teamMember).toEqual(m);
+    }
     const after = await counts(t.workspaceId);
     expect(after.tasks - before.tasks).toBe(4);
     expect(after.labels).toBe(before.labels); // mapped by name, not duplicated
@@ -337,6 +344,91 @@ describe("export and import", () => {
     const res = await post(`/teams/${team.id}/import`, { data: doc }, member.key);
     expect(res.status).toBe(403);
     expect(res.body.error.message).toContain("brand_new");
+  });
+
+  it("applies the rules of the operations it stands for: no team role above one's own, labels and comments only as PATCH allows (403, nothing written)", async () => {
+    // A team MEMBER cannot grant OWNER through POST /teams/{id}/members, nor by adding it to an export.
+    const agent = (await post("/agents", { name: "Takeover bot" }, member.key)).body.agent;
+    const doc = (await get(`/teams/${team.id}/export`, member.key)).body;
+    doc.data.users.push({ id: agent.id, name: agent.name, email: `${agent.id}@agents.test`, avatarUrl: null, type: "AGENT" });
+    const tamper = (role: string) => {
+      const copy = structuredClone(doc);
+      copy.data.teams[0].members.push({ id: "tmbr_tamper", userId: agent.id, role });
+      return copy;
+    };
+    expect((await post(`/teams/${team.id}/members`, { userId: agent.id, role: "OWNER" }, member.key)).status).toBe(403);
+    const before = await counts(t.workspaceId);
+    for (const role of ["OWNER", "ADMIN"]) {
+      const res = await post(`/teams/${team.id}/import`, { data: tamper(role), update: false }, member.key);
+      expect(res.status, role).toBe(403);
+      expect(res.body.error.code).toBe("FORBIDDEN");
+      expect(res.body.error.message).toContain(role);
+    }
+    expect(await counts(t.workspaceId)).toEqual(before);
+    expect((await get(`/teams/${team.id}/members`, t.owner.key)).body.members.map((m: any) => m.id)).not.toContain(agent.id);
+    // A role at or below one's own is what POST /teams/{id}/members allows too.
+    const allowed = await post(`/teams/${team.id}/import`, { data: tamper("MEMBER"), update: false }, member.key);
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.imported.members.find((m: any) => m.userId === agent.id)).toMatchObject({ role: "MEMBER" });
+
+    // update:true overwrites a label only as PATCH /labels would (its creator or a workspace ADMIN/OWNER) …
+    const project = (await get(`/projects/${projectId}/export`, member.key)).body;
+    const relabel = structuredClone(project);
+    relabel.data.labels[0].name = "Renamed by import";
+    const labelsBefore = (await get("/labels", t.owner.key)).body.labels;
+    const refused = await post(`/teams/${team.id}/import`, { data: relabel, update: true }, member.key);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/creator/);
+    expect((await get("/labels", t.owner.key)).body.labels).toEqual(labelsBefore);
+    // … and another author's comment only as PATCH /comments would (never).
+    const recomment = structuredClone(project);
+    const theirs = recomment.data.comments.findIndex((c: any) => c.authorId === t.owner.userId);
+    recomment.data.comments[theirs].content = "Put in the owner's mouth";
+    const edit = await post(`/teams/${team.id}/import`, { data: recomment, update: true }, member.key);
+    expect(edit.status).toBe(403);
+    expect(edit.body.error.details.paths).toEqual([`data.data.comments.${theirs}`]);
+    // Unchanged labels and comments are no edit: the same export goes back in.
+    expect((await post(`/teams/${team.id}/import`, { data: project, update: true }, member.key)).status).toBe(200);
+    // The owner may do both.
+    expect((await post(`/teams/${team.id}/import`, { data: relabel, update: true }, t.owner.key)).status).toBe(200);
+    expect((await get(`/labels/${relabel.data.labels[0].id}`, t.owner.key)).body.label.name).toBe("Renamed by import");
+    await patch(`/labels/${relabel.data.labels[0].id}`, { name: project.data.labels[0].name }, t.owner.key);
+  });
+
+  it("refuses an export whose records share an id, or whose teams list a user twice, with 422 at the second one (one was dropped)", async () => {
+    const doc = (await get(`/teams/${team.id}/export`, t.owner.key)).body;
+    doc.data.tasks[1].id = doc.data.tasks[0].id;
+    doc.data.comments[1].id = doc.data.labels[0].id;
+    doc.data.teams[0].members.push({ ...doc.data.teams[0].members[0], id: "tmbr_twice" });
+    const before = await counts(t.workspaceId);
+    const res = await post(`/teams/${(await newTeam(t)).id}/import`, { data: doc, update: false }, t.owner.key);
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      "data.data.tasks.1.id": ["Another record of the export (tasks.0) has this id"],
+      "data.data.comments.1.id": ["Another record of the export (labels.0) has this id"],
+      [`data.data.teams.0.members.${doc.data.teams[0].members.length - 1}.userId`]: ["The team lists this user twice"],
+    });
+    expect((await counts(t.workspaceId)).tasks).toBe(before.tasks);
+  });
+
+  it("refuses a workspace export whose teams form a cycle (t1 → t2 → t1, t3 → t3), as PATCH /teams does (422)", async () => {
+    const source = await newTenant("Cyclic Co");
+    const [t1, t2, t3] = [await newTeam(source), await newTeam(source), await newTeam(source)];
+    const doc = (await get(`/workspaces/${source.workspaceId}/export`, source.owner.key)).body;
+    const at = (id: string) => doc.data.teams.findIndex((x: any) => x.id === id);
+    doc.data.teams[at(t1.id)].parentId = t2.id;
+    doc.data.teams[at(t2.id)].parentId = t1.id;
+    doc.data.teams[at(t3.id)].parentId = t3.id;
+    const res = await post("/workspaces/import", { data: doc }, source.owner.key);
+    expect(res.status).toBe(422);
+    const cycle = ["Teams must not form a cycle (a team under itself or one of its sub-teams)"];
+    expect(res.body.errors).toEqual({ [`data.data.teams.${at(t1.id)}.parentId`]: cycle, [`data.data.teams.${at(t3.id)}.parentId`]: cycle });
+    // A proper tree imports, parents before children whatever the export's order.
+    doc.data.teams[at(t1.id)].parentId = t2.id;
+    doc.data.teams[at(t2.id)].parentId = null;
+    doc.data.teams[at(t3.id)].parentId = t1.id;
+    const ok = await post("/workspaces/import", { data: doc }, source.owner.key);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
   });
 
   it("imports a workspace into a new one owned by the caller (201, Location) and it round-trips", async () => {

@@ -112,3 +112,13 @@ export async function getTeamMember(db: Executor, workspaceId: WorkspaceScope, i
   if (!row) throw notFound("Team member");
   return row;
 }
+
+/** A team's memberships as TeamMember objects, oldest first: the `members` of a team an import answers (spec, Team). */
+export function teamMemberships(db: Executor, workspaceId: WorkspaceScope, teamId: string) {
+  return db
+    .select(teamMemberColumns)
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(and(eq(teamMembers.workspaceId, workspaceId), eq(teamMembers.teamId, teamId)))
+    .orderBy(teamMembers.createdAt, teamMembers.id);
+}

@@ -17,10 +17,12 @@ import {
   users,
   workspaceMembers,
 } from "../../../drizzle/schema";
-import type { Principal } from "../../auth/principal";
-import { isWorkspaceAdmin, requireTeamRole, requireWorkspaceRole, type TeamRole } from "../../auth/roles";
-import { forbidden, notFound, ValidationError } from "../../core/errors";
+import { COMMENT_EDIT_REFUSAL, LABEL_EDIT_REFUSAL, mayEditComment, mayEditLabel } from "../../auth/ownership";
+import { type Principal, principalActor } from "../../auth/principal";
+import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, requireWorkspaceRole, type TeamRole } from "../../auth/roles";
+import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
+import { subtaskTreeLock } from "../../db/tree-locks";
 import { callerTeamRole } from "../access";
 import { insertWorkspace } from "../workspaces/create";
 import { type Plan, planImport, type Target } from "./plan";
@@ -119,20 +121,29 @@ type TargetRow = {
   role: TeamRole | null;
   members: Target["members"];
   labels: Target["labels"];
+  comments: Array<{ id: string; content: string; editable: boolean }>;
   fields: Target["fields"];
   teamMembers: string[];
   existing: Array<{ id: string; number: number | null }>;
 };
 
-/** The target team and everything the plan needs from its workspace, in one statement; null when the team is not there. */
+/**
+ * The target team and everything the plan needs from its workspace, in one statement; null when the team is not there.
+ * It locks the team row (its counters) and the team's subtask tree: overwritten tasks may change parents, serialised
+ * with PATCH /tasks re-parenting there, so no race builds a cycle.
+ */
 async function readTarget(db: Executor, principal: Principal, teamId: string, exportIds: string[]): Promise<TargetRow | null> {
   const workspace = principal.workspace.id;
+  const actor = principalActor(principal);
   const ids = sql`${sql.param(exportIds)}::text[]`;
   const { rows } = await db.execute<{ target: TargetRow | null }>(sql`select json_build_object(
       'role', ${callerTeamRole(principal.user.id, teams.id)},
       'members', (select coalesce(json_agg(json_build_object('id', u.id, 'email', u.email)), '[]') from ${workspaceMembers} wm
         join ${users} u on u.id = wm.user_id where wm.workspace_id = ${workspace}),
-      'labels', (select coalesce(json_agg(json_build_object('id', id, 'name', name)), '[]') from ${labels} where workspace_id = ${workspace}),
+      'labels', (select coalesce(json_agg(json_build_object('id', id, 'name', name, 'color', color,
+        'editable', coalesce(${mayEditLabel(actor)}, false))), '[]') from ${labels} where workspace_id = ${workspace}),
+      'comments', (select coalesce(json_agg(json_build_object('id', id, 'content', content,
+        'editable', coalesce(${mayEditComment(actor)}, false))), '[]') from ${comments} where workspace_id = ${workspace} and id = any(${ids})),
       'fields', (select coalesce(json_agg(json_build_object('id', id, 'key', key, 'type', type, 'metadata', metadata,
         'recordTypes', record_types)), '[]') from ${fieldDefinitions} where workspace_id = ${workspace}),
       'teamMembers', (select coalesce(json_agg(user_id), '[]') from ${teamMembers} where team_id = teams.id),
@@ -145,7 +156,7 @@ async function readTarget(db: Executor, principal: Principal, teamId: string, ex
             or c.milestone_id in (select m.id from ${milestones} m join ${projects} p on p.id = m.project_id where p.team_id = teams.id))
           union all select id, null from ${labels} where workspace_id = ${workspace} and id = any(${ids})
         ) e)
-    ) as target
+    ) as target, ${subtaskTreeLock(sql`teams.id`)}
     from ${teams} where teams.id = ${teamId} and teams.workspace_id = ${workspace}
     for update`);
   return rows[0]?.target ?? null;
@@ -157,10 +168,20 @@ function exportIds(input: ImportInput): string[] {
   return [d.labels, d.projects, d.milestones, d.tasks, d.comments].flatMap((list) => list.map((r) => r.id));
 }
 
-/** Fields are created by workspace ADMIN/OWNER only (as with POST /fields). */
-function requireFieldRights(principal: Principal, plan: Plan) {
+/**
+ * An import does what the operations it stands for may do, by their rules: creating fields (POST /fields: workspace
+ * ADMIN/OWNER), adding team members (POST /teams/{id}/members: no role above one's own), changing labels (PATCH /labels:
+ * their creator or workspace ADMIN/OWNER) and comments (PATCH /comments: their author). 403 before anything is written.
+ */
+function requireRights(principal: Principal, plan: Plan, teamRole: TeamRole | null) {
   if (plan.fields.length && !isWorkspaceAdmin(principal))
     throw forbidden(`Only a workspace ADMIN or OWNER may create the fields this import needs: ${plan.fields.map((f) => f.key).join(", ")}`);
+  for (const member of plan.teamMembers) requireMayGrant(principal, teamRole, member.role);
+  if (plan.labels.refused.length) throw forbidden(`${LABEL_EDIT_REFUSAL}: ${plan.labels.refused.join(", ")}`);
+  if (plan.refusedComments.length)
+    throw new AppError("FORBIDDEN", `${COMMENT_EDIT_REFUSAL}; this import changes other people's comments`, {
+      paths: plan.refusedComments.map((p) => `data.data.${p}`),
+    });
 }
 
 /** POST /teams/{id}/import: a task, project or team export into team `teamId`, in one transaction. */
@@ -178,11 +199,12 @@ export async function importIntoTeam(db: Executor, principal: Principal, teamId:
       update: input.update,
       members: found.members,
       labels: found.labels,
+      comments: new Map(found.comments.map(({ id, ...c }) => [id, c])),
       fields: found.fields,
       existing: new Map(found.existing.map((e) => [e.id, e.number])),
       teamMembers: new Set(found.teamMembers),
     });
-    requireFieldRights(principal, plan);
+    requireRights(principal, plan, found.role);
     if (plan.teamOverwrite) {
       requireTeamRole(principal, found.role, "ADMIN", "overwrite this team");
       await tx
@@ -225,6 +247,7 @@ export async function importWorkspace(db: Executor, principal: Principal, input:
       update: false,
       members: [{ id: principal.user.id, email: principal.user.email }],
       labels: [],
+      comments: new Map(),
       fields: [],
       existing: new Map(),
       teamMembers: new Set(),

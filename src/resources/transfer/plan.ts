@@ -16,7 +16,10 @@ export interface Target {
   teamId?: string;
   update: boolean;
   members: Array<{ id: string; email: string }>;
-  labels: Array<{ id: string; name: string }>;
+  /** The workspace's labels; `editable`: the caller may rename or recolour it (the rule of PATCH /labels). */
+  labels: Array<{ id: string; name: string; color: string; editable: boolean }>;
+  /** Comments of the target that the export names (update:true only); `editable`: the caller may edit it (PATCH /comments). */
+  comments: Map<string, { content: string; editable: boolean }>;
   fields: Array<Definition & { id: string; recordTypes: string[] }>;
   /** Ids of the export's records that exist in the target (update:true only), with a task's or project's number; those are overwritten. */
   existing: Map<string, number | null>;
@@ -59,11 +62,17 @@ export function planImport(doc: ExportDocumentDto, target: Target) {
 
   // Labels: the same id in the target (update), else the same name, else a new label.
   const labelByName = new Map(target.labels.map((l) => [l.name.toLowerCase(), l.id]));
-  const labels = { insert: [] as Data["labels"], overwrite: [] as Data["labels"] };
+  const labelById = new Map(target.labels.map((l) => [l.id, l]));
+  /** `overwrite`: labels the export changes (an unchanged one is not written); `refused`: those of them the caller may not edit. */
+  const labels = { insert: [] as Data["labels"], overwrite: [] as Data["labels"], refused: [] as string[] };
   for (const label of data.labels) {
     if (kept(label.id)) {
       ids.set(label.id, label.id);
-      labels.overwrite.push(label);
+      const current = labelById.get(label.id);
+      if (current && (current.name !== label.name || current.color.toUpperCase() !== label.color.toUpperCase())) {
+        labels.overwrite.push(label);
+        if (!current.editable) labels.refused.push(current.name);
+      }
       continue;
     }
     const same = labelByName.get(label.name.toLowerCase());
@@ -124,6 +133,8 @@ export function planImport(doc: ExportDocumentDto, target: Target) {
     if (!parent) fail(`teams.${i}.parentId`, "Not a team of the export");
     t.parentId = parent ?? null;
   }
+  // As PATCH /teams refuses it: no team under itself or one of its sub-teams.
+  const orderedTeams = parentsFirst(teams, (i) => fail(`teams.${i}.parentId`, "Teams must not form a cycle (a team under itself or one of its sub-teams)"));
 
   const rootTeam = data.teams.find((t) => t.id === data.root);
   const memberSources = target.teamId
@@ -227,12 +238,17 @@ export function planImport(doc: ExportDocumentDto, target: Target) {
       fail(`comments.${i}`, "Must be on exactly one task, project or milestone");
     return { id: mapId(c.id, "cmnt"), authorId: user(c.authorId) ?? target.callerId, content: c.content, ...links };
   });
+  /** Overwritten comments whose content changes and that the caller may not edit (only their author may). */
+  const refusedComments = comments.flatMap((c, i) => {
+    const current = target.comments.get(c.id);
+    return current && !current.editable && current.content !== c.content ? [`comments.${i}`] : [];
+  });
 
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return {
     labels,
     fields: fieldInserts,
-    teams,
+    teams: orderedTeams,
     teamOverwrite,
     teamMembers,
     counters,
@@ -240,6 +256,7 @@ export function planImport(doc: ExportDocumentDto, target: Target) {
     milestones,
     tasks: ordered,
     comments,
+    refusedComments,
     /** The ids of records overwritten in place (their numbers are final; new records' numbers are offsets). */
     kept: new Set([...ids.values()].filter((id) => kept(id))),
   };

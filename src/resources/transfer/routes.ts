@@ -3,12 +3,17 @@ import { authed } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
+import { teamMemberships } from "../team-members/queries";
+import { TeamMember } from "../team-members/schema";
 import { getTeam } from "../teams/queries";
 import { Team } from "../teams/schema";
 import { serializeWorkspace, WorkspaceSchema } from "../workspaces/schema";
 import { exportResource } from "./export";
 import { importIntoTeam, importWorkspace } from "./import";
 import { EXPORT_TYPES, ExportDocument, ImportBody } from "./schema";
+
+/** The spec's Team, whose `members` in an import's answer are team-member objects (`tmbr_…` ids) rather than list items. */
+const ImportedTeam = z.object({ ...Team.shape, members: z.array(TeamMember) }).openapi("ImportedTeam");
 
 const TAGS = { task: "Tasks", project: "Projects", team: "Teams", workspace: "Workspaces" } as const;
 const WHAT = {
@@ -54,7 +59,7 @@ const teamImport = createRoute({
     `imported back with \`update:true\` also restores its name and description (team ADMIN). New team members are added with their exported role. ${IMPORT_RULES}`,
   request: { params: IdParam, ...jsonBody(ImportBody) },
   responses: {
-    200: jsonResponse(z.object({ imported: Team }), "The team after the import"),
+    200: jsonResponse(z.object({ imported: ImportedTeam }), "The team after the import, its members as team-member objects"),
     ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
   },
 });
@@ -88,7 +93,8 @@ export const transferRoutes = exports
     const principal = c.get("principal");
     const { id } = c.req.valid("param");
     await importIntoTeam(db, principal, id, c.req.valid("json"));
-    return c.json({ imported: await getTeam(db, principal.workspace.id, id) }, 200);
+    const team = await getTeam(db, principal.workspace.id, id);
+    return c.json({ imported: { ...team, members: await teamMemberships(db, principal.workspace.id, id) } }, 200);
   })
   .openapi(workspaceImport, async (c) => {
     const workspace = await importWorkspace(c.get("rdb").db, c.get("principal"), c.req.valid("json"));

@@ -112,6 +112,34 @@ const ExportComment = z
   .strict()
   .openapi("ExportComment");
 
+/**
+ * Every record of an export has an id of its own (the import maps each id to one record; a second record under an id
+ * would be dropped), and a team lists a user once.
+ */
+type Collections = Record<"users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments", Array<{ id: string }>> & {
+  teams: Array<{ id: string; members: Array<{ userId: string }> }>;
+};
+function uniqueIds(data: Collections, ctx: z.RefinementCtx) {
+  const seen = new Map<string, string>();
+  const records = (["labels", "fields", "teams", "projects", "milestones", "tasks", "comments"] as const).flatMap((list) =>
+    data[list].map((record, i) => [record.id, `${list}.${i}`] as const),
+  );
+  const users = data.users.map((u, i) => [`user ${u.id}`, `users.${i}`] as const);
+  for (const [id, at] of [...records, ...users]) {
+    const first = seen.get(id);
+    if (first) ctx.addIssue({ code: "custom", path: [...at.split("."), "id"], message: `Another record of the export (${first}) has this id` });
+    else seen.set(id, at);
+  }
+  for (const [t, team] of data.teams.entries()) {
+    const members = new Set<string>();
+    for (const [m, member] of team.members.entries()) {
+      if (members.has(member.userId))
+        ctx.addIssue({ code: "custom", path: ["teams", t, "members", m, "userId"], message: "The team lists this user twice" });
+      members.add(member.userId);
+    }
+  }
+}
+
 /** Everything an export holds besides its root record; a task export has no teams, projects or milestones of its own. */
 const collections = {
   users: z.array(ExportUser),
@@ -139,6 +167,7 @@ export const ExportData = z
     ...collections,
   })
   .strict()
+  .superRefine(uniqueIds)
   .openapi("ExportData", {
     description:
       "The exported resource and everything under it, as flat lists whose records link by id: a task with its subtasks; a project with its milestones and tasks; a team with its members, projects, milestones and tasks; a workspace with all of it. Comments, the labels and fields the records use and the users they point at come along.",

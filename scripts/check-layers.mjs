@@ -1,12 +1,12 @@
 // `npm run check:layers`: the folders of src/ form layers that only point down, so no folder imports one that
 // imports it back (no cycle between folders):
-//   core (errors, crypto, dates, email messages) < env < ids < db < email < http < auth < resources < app
+//   core (errors, crypto, dates, email messages) < env < ids < db < email < http < auth < middleware < resources < app
 // A relative import (type-only and `import("…")` included) into a higher layer is printed and fails the check.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 const SRC = path.resolve(import.meta.dirname, "../src");
-const LAYERS = ["core", "env", "ids", "db", "email", "http", "auth", "resources", "app"];
+const LAYERS = ["core", "env", "ids", "db", "email", "http", "auth", "middleware", "resources", "app"];
 const IMPORT = /(?:(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+|import\(\s*)["'](\.{1,2}\/[^"']+)["']/g;
 
 function layerOf(file) {

@@ -14,6 +14,7 @@ import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
 import { publicBaseUrl } from "./http/urls";
+import { checksInOrder } from "./middleware/order-of-checks";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { batchRoutes } from "./resources/batch/routes";
@@ -203,7 +204,7 @@ export function buildApp() {
   app.route("/", docsRoutes);
 
   app.notFound(methodNotAllowedOr404(app));
-  app.onError(errorResponse);
+  app.onError(checksInOrder(app, errorResponse));
   return app;
 }
 

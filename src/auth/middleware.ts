@@ -7,7 +7,7 @@ import type { AppEnv } from "../http/context";
 import { type Credential, credentialActor, loadPrincipal, readCredential, type SqlActor } from "./credential";
 import { type Principal, touchApiKey } from "./principal";
 
-const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
+export const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
 
 /** A route that took the credential only (requireCredential): its query authenticates itself. */
 export type CredentialEnv = AppEnv & { Variables: { credential: Credential } };

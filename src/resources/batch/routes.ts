@@ -1,9 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requirePrincipal } from "../../auth/middleware";
 import { selfAuthed } from "../../auth/route-base";
+import { type AppHandle, outerOf } from "../../http/dispatch";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { type BatchApp, dispatchItem, outerOf } from "./dispatch";
+import { dispatchItem } from "./dispatch";
 import { BatchRequest, BatchResponse, MAX_ITEMS } from "./schema";
 
 const batch = createRoute({
@@ -30,7 +31,7 @@ const batch = createRoute({
 });
 
 /** POST /batch, dispatching into `app`, the built app (app.ts passes it in, so nothing here imports app.ts). */
-export const batchRoutes = (app: BatchApp) =>
+export const batchRoutes = (app: AppHandle) =>
   newRouter().openapi(batch, async (c) => {
     const { requests } = c.req.valid("json");
     const outer = outerOf(c);

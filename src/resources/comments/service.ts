@@ -1,7 +1,7 @@
 import { and, getTableColumns, sql } from "drizzle-orm";
 import { comments, users } from "../../../drizzle/schema";
-import type { Actor, Principal } from "../../auth/principal";
 import { COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
+import type { Actor, Principal } from "../../auth/principal";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";

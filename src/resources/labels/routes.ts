@@ -71,7 +71,8 @@ const remove = createRoute({
   operationId: "deleteLabel",
   path: "/labels/{id}",
   summary: "Delete a label (it is detached from tasks and projects)",
-  description: "Needs workspace ADMIN/OWNER or the label's creator (403 otherwise). The tasks and projects that carried it stay; only the link goes.",
+  description:
+    "Needs workspace ADMIN/OWNER or the label's creator (403 otherwise). The tasks and projects that carried it stay; only the link goes.",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });

@@ -1,7 +1,7 @@
 import { and, sql } from "drizzle-orm";
 import { labels } from "../../../drizzle/schema";
-import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { LABEL_EDIT_REFUSAL, mayEditLabel } from "../../auth/ownership";
+import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";

@@ -21,8 +21,8 @@ import {
 } from "../../../drizzle/schema";
 import { AppError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
+import { type AppHandle, dispatchGet, outerOf } from "../../http/dispatch";
 import { inRequestTransaction } from "../../http/request-db";
-import { type BatchApp, dispatchGet, outerOf } from "../batch/dispatch";
 
 /** The resources whose PATCH or DELETE honours If-Match: path segment → the table whose row the write changes. */
 export const CONDITIONAL: Record<string, PgTable & { id: AnyPgColumn }> = {
@@ -60,7 +60,7 @@ async function tagAnswer(res: Response): Promise<void> {
 }
 
 /** The middleware; `app` is the built app, through which the current representation is rendered. */
-export function ifMatch(app: BatchApp) {
+export function ifMatch(app: AppHandle) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const [, resource, id, more] = c.req.path.split("/");
     const table = resource ? CONDITIONAL[resource] : undefined;
@@ -73,7 +73,7 @@ export function ifMatch(app: BatchApp) {
 }
 
 async function checkedWrite(
-  app: BatchApp,
+  app: AppHandle,
   c: Context<AppEnv>,
   header: string,
   resource: string,

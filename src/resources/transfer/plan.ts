@@ -134,7 +134,9 @@ export function planImport(doc: ExportDocumentDto, target: Target) {
     t.parentId = parent ?? null;
   }
   // As PATCH /teams refuses it: no team under itself or one of its sub-teams.
-  const orderedTeams = parentsFirst(teams, (i) => fail(`teams.${i}.parentId`, "Teams must not form a cycle (a team under itself or one of its sub-teams)"));
+  const orderedTeams = parentsFirst(teams, (i) =>
+    fail(`teams.${i}.parentId`, "Teams must not form a cycle (a team under itself or one of its sub-teams)"),
+  );
 
   const rootTeam = data.teams.find((t) => t.id === data.root);
   const memberSources = target.teamId

@@ -127,7 +127,8 @@ function uniqueIds(data: Collections, ctx: z.RefinementCtx) {
   const users = data.users.map((u, i) => [`user ${u.id}`, `users.${i}`] as const);
   for (const [id, at] of [...records, ...users]) {
     const first = seen.get(id);
-    if (first) ctx.addIssue({ code: "custom", path: [...at.split("."), "id"], message: `Another record of the export (${first}) has this id` });
+    if (first)
+      ctx.addIssue({ code: "custom", path: [...at.split("."), "id"], message: `Another record of the export (${first}) has this id` });
     else seen.set(id, at);
   }
   for (const [t, team] of data.teams.entries()) {

@@ -1,7 +1,9 @@
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiKeys } from "../drizzle/schema";
 import { newId } from "../src/ids";
 import { issueApiKey } from "../src/resources/workspaces/create";
-import { del, eventually, get, post } from "./helpers/api";
+import { api, del, eventually, get, post } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
@@ -183,6 +185,28 @@ describe("API keys", () => {
       expect((await del(`/api-keys/${apiKey.id}`, member.key)).status).toBe(404);
     });
 
+    it("GET /api-keys/{id} reads one key as the list shows it; DELETE honours its ETag in If-Match (412 when stale, the key stays)", async () => {
+      const { apiKey, key } = (await post("/api-keys", { name: "conditional" }, member.key)).body;
+      const read = await get(`/api-keys/${apiKey.id}`, member.key);
+      expect(read.status).toBe(200);
+      expect(read.body.apiKey).toEqual(apiKey);
+      expect(read.queries).toBeLessThanOrEqual(2);
+      expect((await get(`/api-keys/${apiKey.id}?fields=id,prefix`, member.key)).body.apiKey).toEqual({
+        id: apiKey.id,
+        prefix: apiKey.prefix,
+      });
+      const etag = read.headers.get("etag")!;
+      // Using the key moves lastUsedAt: the representation changed, the tag is stale.
+      await withDb((db) => db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, apiKey.id)));
+      const stale = await api("DELETE", `/api-keys/${apiKey.id}`, { key: member.key, headers: { "if-match": etag } });
+      expect(stale.status).toBe(412);
+      expect(stale.body.error.code).toBe("PRECONDITION_FAILED");
+      expect((await get("/me", key)).status).toBe(200);
+      const current = (await get(`/api-keys/${apiKey.id}`, member.key)).headers.get("etag")!;
+      expect((await api("DELETE", `/api-keys/${apiKey.id}`, { key: member.key, headers: { "if-match": current } })).status).toBe(204);
+      expect((await get("/me", key)).status).toBe(401);
+    });
+
     it("may delete the very key it is called with", async () => {
       const { apiKey, key } = (await post("/api-keys", { name: "self" }, member.key)).body;
       expect((await del(`/api-keys/${apiKey.id}`, key)).status).toBe(204);
@@ -215,6 +239,7 @@ describe("API keys", () => {
         const res = await del(`/api-keys/${id}`, key);
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe("NOT_FOUND");
+        expect((await get(`/api-keys/${id}`, key)).status).toBe(404);
       }
       // An ADMIN/OWNER cannot revoke others' keys either; an agent cannot revoke its owner's keys.
       const humansKeyId = (await get(`/api-keys?filter[eq][userId]=${human.userId}`, human.key)).body.api_keys[0].id;

@@ -1,6 +1,7 @@
 import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users } from "../../../drizzle/schema";
 import { iso, isoOrNull } from "../../core/dates";
+import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
 import type { ApiKey } from "./schema";
@@ -56,4 +57,14 @@ export const keysOf = (workspaceId: WorkspaceScope, user: string | SQL<string>) 
 export async function listApiKeys(db: Executor, workspaceId: WorkspaceScope, user: string | SQL<string>, params: ListParams) {
   const rows = await pageQuery(db.select(apiKeyColumns).from(apiKeys).$dynamic(), keysOf(workspaceId, user), params);
   return rows.map(serializeApiKey);
+}
+
+/** One of the caller's keys or their agents' keys in the workspace (any other key: 404, as if it did not exist). */
+export async function getApiKey(db: Executor, workspaceId: WorkspaceScope, user: string | SQL<string>, id: string) {
+  const [row] = await db
+    .select(apiKeyColumns)
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), keysOf(workspaceId, user)));
+  if (!row) throw notFound("API key");
+  return serializeApiKey(row);
 }

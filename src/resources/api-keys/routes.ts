@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
-import { gatedList } from "../../auth/middleware";
+import { gatedList, gatedRead } from "../../auth/middleware";
 import { authed, selfAuthed } from "../../auth/route-base";
-import { listBody } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { IdParam, listQueryFor, paginated } from "../../http/schemas";
-import { apiKeyList, listApiKeys } from "./queries";
+import { fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { apiKeyList, getApiKey, listApiKeys } from "./queries";
 import { ApiKeyCreate, ApiKeySchema, ApiKeySelection } from "./schema";
 import { createApiKey, deleteApiKey } from "./service";
 
@@ -40,6 +40,21 @@ const create = createRoute({
     ...errorResponses(["UNAUTHORIZED"], { validation: true }),
   },
 });
+const read = createRoute({
+  ...selfAuthed("API keys"),
+  method: "get",
+  operationId: "getApiKey",
+  path: "/api-keys/{id}",
+  summary: "Get one of the caller's API keys (or an agent's)",
+  description:
+    "As an item of `GET /api-keys`: only the 10-character `prefix`, never the key or its hash. Any other key is 404. Its ETag is what " +
+    "`DELETE /api-keys/{id}` takes in `If-Match`.",
+  request: { params: IdParam, query: fieldsQueryFor(apiKeyList.shape) },
+  responses: {
+    200: jsonResponse(z.object({ apiKey: ApiKeySelection }), "The API key"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
+});
 const remove = createRoute({
   ...authed("API keys"),
   method: "delete",
@@ -62,6 +77,12 @@ export const apiKeyRoutes = newRouter()
     const { apiKey, key } = await createApiKey(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
     c.header("Location", `/api-keys/${apiKey.id}`);
     return c.json({ apiKey, key }, 201);
+  })
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, apiKeyList.shape);
+    const { id } = c.req.valid("param");
+    const apiKey = await gatedRead(c, (workspace, { user }) => getApiKey(c.get("rdb").db, workspace, user, id));
+    return c.json({ apiKey: projectFields(apiKey, fields) }, 200);
   })
   .openapi(remove, async (c) => {
     await deleteApiKey(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);

@@ -7,6 +7,7 @@ import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import {
+  apiKeys,
   comments,
   fieldDefinitions,
   invites,
@@ -26,6 +27,7 @@ import { inRequestTransaction } from "../../http/request-db";
 
 /** The resources whose PATCH or DELETE honours If-Match: path segment → the table whose row the write changes. */
 export const CONDITIONAL: Record<string, PgTable & { id: AnyPgColumn }> = {
+  "api-keys": apiKeys,
   tasks,
   projects,
   milestones,

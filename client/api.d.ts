@@ -72,7 +72,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Get one of the caller's API keys (or an agent's)
+     * @description As an item of `GET /api-keys`: only the 10-character `prefix`, never the key or its hash. Any other key is 404. Its ETag is what `DELETE /api-keys/{id}` takes in `If-Match`.
+     */
+    get: operations["getApiKey"];
     put?: never;
     post?: never;
     /**
@@ -436,7 +440,7 @@ export interface paths {
     put?: never;
     /**
      * Create a label (name unique in the workspace, case-insensitive)
-     * @description A name that another label of the workspace already has (in any case) is 409; `color` is `#RRGGBB`.
+     * @description Any workspace member may create one. A name that another label of the workspace already has (in any case) is 409; `color` is `#RRGGBB`.
      */
     post: operations["createLabel"];
     delete?: never;
@@ -461,14 +465,14 @@ export interface paths {
     post?: never;
     /**
      * Delete a label (it is detached from tasks and projects)
-     * @description The tasks and projects that carried it stay; only the link goes.
+     * @description Needs workspace ADMIN/OWNER or the label's creator (403 otherwise). The tasks and projects that carried it stay; only the link goes.
      */
     delete: operations["deleteLabel"];
     options?: never;
     head?: never;
     /**
      * Rename or recolour a label
-     * @description Partial. A name that another label of the workspace already has is 409.
+     * @description Partial. Needs workspace ADMIN/OWNER or the label's creator (403 otherwise). A name that another label of the workspace already has is 409.
      */
     patch: operations["updateLabel"];
     trace?: never;
@@ -936,7 +940,7 @@ export interface paths {
     put?: never;
     /**
      * Create a team; the caller becomes its OWNER
-     * @description Any workspace member may create a team. `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.
+     * @description Any workspace member may create a top-level team; a sub-team (`parentId`) needs team role ADMIN or higher in the parent, or workspace ADMIN/OWNER (403). `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.
      */
     post: operations["createTeam"];
     delete?: never;
@@ -968,7 +972,7 @@ export interface paths {
     head?: never;
     /**
      * Update a team (team ADMIN/OWNER or workspace ADMIN/OWNER)
-     * @description Partial; `parentId: null` makes the team top-level. A prefix another team of the workspace has is 409; a parent that is the team or one of its sub-teams is 422.
+     * @description Partial; `parentId: null` makes the team top-level. A new parent needs team role ADMIN or higher in it (or workspace ADMIN/OWNER). A prefix another team of the workspace has is 409; a parent that is the team or one of its sub-teams is 422.
      */
     patch: operations["updateTeam"];
     trace?: never;
@@ -1643,6 +1647,20 @@ export interface components {
        *     ]
        */
       recordTypes?: ("task" | "project" | "milestone")[];
+    };
+    ImportedTeam: {
+      createdAt: string;
+      description: string;
+      id: string;
+      members: components["schemas"]["TeamMember"][];
+      name: string;
+      parent: {
+        id: string;
+        name: string;
+      } | null;
+      parentId: string | null;
+      prefix: string;
+      updatedAt: string;
     };
     ImportRequest: {
       data: components["schemas"]["Export"] & unknown;
@@ -2901,10 +2919,150 @@ export interface operations {
       };
     };
   };
+  getApiKey: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, createdAt, lastUsedAt, expiresAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The API key */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            apiKey: components["schemas"]["ApiKeySelection"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   deleteApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -2973,6 +3131,17 @@ export interface operations {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -7255,6 +7424,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -7390,6 +7573,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -13331,6 +13528,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -14048,7 +14259,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The team after the import */
+      /** @description The team after the import, its members as team-member objects */
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14061,7 +14272,7 @@ export interface operations {
         };
         content: {
           "application/json": {
-            imported: components["schemas"]["Team"];
+            imported: components["schemas"]["ImportedTeam"];
           };
         };
       };

@@ -56,6 +56,14 @@ const checked = () => ops.filter((op) => !IMPORT.test(op.path));
 
 /** A concrete path for a template: every `{param}` an id that exists nowhere. */
 const concrete = (template: string) => template.replace(/\{[^}]+\}/g, "x_nothing");
+/** Ids of the tenant's records by the path segment that names them (`/tasks/{id}` → a task). */
+const ids: Record<string, string> = {};
+/**
+ * A concrete path whose `{id}` names a real record of the tenant: a missing one is 404 before any body check (the
+ * order of checks), and these tests are about bodies.
+ */
+const existing = (template: string) =>
+  template.replace(/^\/([^/]+)\/\{[^}]+\}/, (whole, segment) => (ids[segment] ? `/${segment}/${ids[segment]}` : whole));
 
 let tenant: Tenant;
 let team: TeamFixture;
@@ -65,6 +73,23 @@ let doc: Json;
 beforeAll(async () => {
   tenant = await newTenant("Hostile");
   team = await newTeam(tenant);
+  const key = tenant.owner.key;
+  const task = (await post("/tasks", { teamId: team.id, title: "Target" }, key)).body.task;
+  const project = (await post("/projects", { teamId: team.id, name: "Target" }, key)).body.project;
+  Object.assign(ids, {
+    tasks: task.id,
+    projects: project.id,
+    milestones: (await post("/milestones", { projectId: project.id, name: "Target" }, key)).body.milestone.id,
+    comments: (await post("/comments", { taskId: task.id, content: "Target" }, key)).body.comment.id,
+    labels: (await post("/labels", { name: "Target", color: "#101010" }, key)).body.label.id,
+    fields: (await post("/fields", { key: "target", name: "Target", type: "text", recordTypes: ["task"] }, key)).body.field.id,
+    teams: team.id,
+    "team-members": (await get(`/teams/${team.id}/members`, key)).body.members[0].membershipId,
+    users: tenant.owner.userId,
+    workspaces: tenant.workspaceId,
+    invites: (await post("/invites", { email: "target@example.com" }, key)).body.invite.id,
+    "api-keys": (await post("/api-keys", { name: "Target" }, key)).body.apiKey.id,
+  });
   const openapi = await servedOpenApi();
   doc = openapi.doc;
   ops = openapi.operations();
@@ -128,7 +153,7 @@ describe("strict schemas", () => {
     expect(jsonOps().length).toBeGreaterThan(25);
     for (const op of jsonOps()) {
       const body = { ...required(bodySchema(doc, op)), surprise: "<script>" };
-      const res = await api(op.method, concrete(op.path), { body, key: tenant.owner.key });
+      const res = await api(op.method, existing(op.path), { body, key: tenant.owner.key });
       expect(res.status, `${op.method} ${op.path}`).toBe(422);
       expect(res.body.errors.surprise, `${op.method} ${op.path}`).toEqual(["Unknown field"]);
     }
@@ -156,7 +181,7 @@ describe("bodies that are not a JSON object", () => {
         for (const [what, body, type] of bodies) {
           const headers: Record<string, string> = { "svc-api-key": tenant.owner.key };
           if (type) headers["content-type"] = type;
-          const res = await raw(op.method.toUpperCase(), concrete(op.path), { headers, body });
+          const res = await raw(op.method.toUpperCase(), existing(op.path), { headers, body });
           expect([400, 422], `${op.method.toUpperCase()} ${op.path} with ${what}`).toContain(res.status);
         }
       }
@@ -170,7 +195,7 @@ describe("prototype-named keys", () => {
     for (const op of jsonOps()) {
       const known = JSON.stringify(required(bodySchema(doc, op))).slice(1, -1);
       const send = (keys: string) =>
-        api(op.method, concrete(op.path), {
+        api(op.method, existing(op.path), {
           rawBody: `{${known ? `${known},` : ""}${keys}}`,
           headers: { "content-type": "application/json" },
           key: tenant.owner.key,
@@ -237,14 +262,14 @@ describe("length limits", () => {
           const at = array ? `${name}.0` : name;
           const value = (n: number) => (array ? ["x".repeat(n)] : "x".repeat(n));
           const what = `${op.method.toUpperCase()} ${op.path} ${at} (max ${max})`;
-          const over = await api(op.method, concrete(op.path), {
+          const over = await api(op.method, existing(op.path), {
             body: { ...required(schema), [name]: value(max + 1) },
             key: tenant.owner.key,
           });
           expect(over.status, what).toBe(422);
           expect(over.body.errors[at], what).toBeDefined();
           if (!plain) continue;
-          const atMax = await api(op.method, concrete(op.path), {
+          const atMax = await api(op.method, existing(op.path), {
             body: { ...required(schema), [name]: value(max) },
             key: tenant.owner.key,
           });

@@ -122,6 +122,8 @@ export async function startStack({
       "--env-file",
       envFile,
       "--show-interactive-dev-session=false",
+      // GET /__scheduled runs the Worker's scheduled handler (the email relay): wrangler dev fires no Cron Triggers.
+      "--test-scheduled",
       "--log-level",
       quiet ? "error" : "info",
     ],

@@ -7,7 +7,7 @@ import { RESEND_AFTER_SECONDS, type RelayEnv, relayEmails } from "./relay";
 import { sealMessage } from "./sealed-message";
 
 /** An email before the outbox gives it its id. */
-export type Unsent = EmailMessage extends infer M ? (M extends EmailMessage ? Omit<M, "id"> : never) : never;
+type Unsent = EmailMessage extends infer M ? (M extends EmailMessage ? Omit<M, "id"> : never) : never;
 
 /**
  * How a request sends email: never inside the request. The write that causes a mail stores it in the outbox in the same

@@ -419,6 +419,28 @@ export const emailDeliveries = pgTable("email_deliveries", {
 });
 
 /**
+ * Emails waiting for delivery (the outbox): the write that causes one (a sign-up or login code, an invite) inserts it in
+ * its own statement or transaction, so a committed write always has its email here. The relay (src/email/relay.ts)
+ * sends it to the email queue after the commit and again, later and less often, while it is not delivered; the
+ * consumer deletes it once delivered. The row id is the queue message id, by which the consumer delivers once.
+ * The message is sealed (AES-GCM under a key derived from CURSOR_SECRET): it carries a code or an invite token.
+ */
+export const emailOutbox = pgTable(
+  "email_outbox",
+  {
+    id: text("id").primaryKey(),
+    sealedMessage: text("sealed_message").notNull(),
+    // When the code or invite it carries expires: after that the mail is useless and the relay drops it.
+    expiresAt: ts("expires_at").notNull(),
+    // Sends to the queue so far, and when the relay sends it again if it is still here.
+    relays: integer("relays").notNull().default(0),
+    relayAfter: ts("relay_after").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("email_outbox_relay_after_idx").on(t.relayAfter)],
+);
+
+/**
  * Answers of POSTs sent with an Idempotency-Key (contract §1), kept 24 h per caller and key: a retry with the same
  * request gets the stored answer. The body is sealed (AES-GCM under a key derived from CURSOR_SECRET): answers such
  * as POST /api-keys carry raw secrets, which are never stored in plain text.
@@ -459,5 +481,6 @@ export const schema = {
   deviceAuthorizations,
   devMailbox,
   emailDeliveries,
+  emailOutbox,
   idempotencyKeys,
 };

@@ -13,7 +13,15 @@ const CONSUMER_DIR = "workers/email";
 export function wranglerEnv() {
   const configHome = path.join(root, ".wrangler", "config");
   mkdirSync(configHome, { recursive: true });
-  return { ...process.env, WRANGLER_SEND_METRICS: "false", XDG_CONFIG_HOME: configHome, CI: process.env.CI ?? "" };
+  return {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    XDG_CONFIG_HOME: configHome,
+    CI: process.env.CI ?? "",
+    // Miniflare otherwise downloads a sample `Request.cf` from workers.cloudflare.com at start-up (offline: a warning with
+    // a stack trace, per worker, after a wait of up to 3 s) and falls back to its built-in placeholder; nothing here reads cf.
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  };
 }
 
 async function waitForHttp(url, timeoutMs, child) {
@@ -114,6 +122,8 @@ export async function startStack({
       "--env-file",
       envFile,
       "--show-interactive-dev-session=false",
+      // GET /__scheduled runs the Worker's scheduled handler (the email relay): wrangler dev fires no Cron Triggers.
+      "--test-scheduled",
       "--log-level",
       quiet ? "error" : "info",
     ],

@@ -2,6 +2,7 @@ import type { EmailMessage } from "../core/email-messages";
 import { errorSummary } from "../core/error-chain";
 import { RequestDb } from "../db/client";
 import type { Env } from "../env";
+import { emailDelivered } from "./outbox";
 import { type EmailProvider, emailProvider } from "./providers";
 import { renderEmail } from "./render";
 
@@ -11,9 +12,9 @@ const MAX_BACKOFF_SECONDS = 600;
 export const retryDelaySeconds = (attempts: number) => Math.min(MAX_BACKOFF_SECONDS, 2 ** attempts);
 
 /**
- * Queue consumer: render and deliver each message; a failure is retried with backoff, and after the consumer's
- * max_retries the queue moves it to the dead-letter queue (workers/email/wrangler.toml). `provider` is the one the
- * configuration names unless a test passes another.
+ * Queue consumer: render and deliver each message, then take it out of the outbox; a failure is retried with backoff,
+ * and after the consumer's max_retries the queue moves it to the dead-letter queue (workers/email/wrangler.toml).
+ * `provider` is the one the configuration names unless a test passes another.
  */
 export async function consumeEmails(
   batch: MessageBatch<EmailMessage>,
@@ -26,6 +27,8 @@ export async function consumeEmails(
       try {
         const mail = message.body;
         await provider.deliver(rdb.db, mail.id, mail.to, renderEmail(mail));
+        // Delivered: the relay stops sending it. Should this fail, the retry finds the mail delivered and tries again.
+        await emailDelivered(rdb.db, mail.id);
         message.ack();
       } catch (err) {
         // The message id, not its content: the body holds codes and invite tokens.

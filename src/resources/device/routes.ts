@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { authed, publicRoute } from "../../auth/route-base";
 import { AppError, forbidden, ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
+import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { publicBaseUrl } from "../../http/urls";
@@ -237,7 +238,7 @@ deviceRoutes.post("/device", async (c) => {
   if (!z.email().safeParse(email.trim()).success) {
     return render(c, enterCodePage({ userCode: user_code, email, errors: ["Enter a valid email address."] }), 422);
   }
-  const loginToken = await startLogin(db, c.env, normalizeEmail(email));
+  const loginToken = await startLogin(db, emailOutbox(c), normalizeEmail(email));
   return render(c, confirmPage({ userCode: device.userCode, loginToken, clientName: device.clientName }));
 });
 

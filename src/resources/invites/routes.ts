@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/lists";
 import { authed, publicRoute } from "../../auth/route-base";
+import { emailOutbox } from "../../http/email-outbox";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -96,7 +97,7 @@ const redeem = createRoute({
 export const inviteRoutes = newRouter()
   .openapi(create, async (c) => {
     const redeemUrl = `${publicBaseUrl(c)}/invites/redeem`;
-    const invite = await createInvite(c.get("rdb").db, c.env, c.get("principal"), c.req.valid("json"), redeemUrl);
+    const invite = await createInvite(c.get("rdb").db, emailOutbox(c), c.get("principal"), c.req.valid("json"), redeemUrl);
     return created(c, "invite", `/invites/${invite.id}`, invite);
   })
   .openapi(list, async (c) => {

@@ -5,8 +5,7 @@ import { requireWorkspaceRole } from "../../auth/roles";
 import { randomToken, sha256Hex } from "../../core/crypto";
 import { conflict, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
-import { enqueueEmail } from "../../email/send";
-import type { Env } from "../../env";
+import type { EmailOutbox } from "../../email/outbox";
 import { newId } from "../../ids";
 import { normalizeEmail } from "../signup/service";
 import { userSummary } from "../users/serialize";
@@ -23,18 +22,12 @@ export function requireInviter(principal: Principal, what = "invite people"): vo
 }
 
 /**
- * Stores a pending invite (the token only as its SHA-256) and queues the invite email, in one transaction: the
- * email is enqueued last, so a failure to enqueue leaves no invite behind. A new invite to an address that
- * already has a pending one in this workspace replaces it (the old token stops working): that is how an
+ * Stores a pending invite (the token only as its SHA-256) and its email in the outbox, in one statement of one
+ * transaction: an invite never commits without its email, which the relay sends after the commit. A new invite to an
+ * address that already has a pending one in this workspace replaces it (the old token stops working): that is how an
  * invite is re-sent.
  */
-export async function createInvite(
-  db: Db,
-  env: Pick<Env, "EMAIL_QUEUE">,
-  principal: Principal,
-  input: InviteCreateInput,
-  redeemUrl: string,
-) {
+export async function createInvite(db: Db, outbox: EmailOutbox, principal: Principal, input: InviteCreateInput, redeemUrl: string) {
   requireInviter(principal);
   const workspaceId = principal.workspace.id;
   const email = normalizeEmail(input.email);
@@ -59,7 +52,18 @@ export async function createInvite(
     if (Number(state.teams) !== teamIds.length) throw notFound("Team");
     await tx.delete(invites).where(and(eq(invites.workspaceId, workspaceId), eq(invites.email, email), isNull(invites.redeemedAt)));
     const token = randomToken(32);
+    const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
+    const mail = await outbox.add(
+      tx,
+      {
+        to: email,
+        template: "invite",
+        data: { token, workspaceName: principal.workspace.name, invitedBy: principal.user.name, redeemUrl },
+      },
+      expiresAt,
+    );
     const [row] = await tx
+      .with(mail)
       .insert(invites)
       .values({
         id: newId("inv"),
@@ -70,14 +74,9 @@ export async function createInvite(
         teamIds,
         tokenHash: await sha256Hex(token),
         invitedById: principal.user.id,
-        expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+        expiresAt,
       })
       .returning();
-    await enqueueEmail(env, {
-      to: email,
-      template: "invite",
-      data: { token, workspaceName: principal.workspace.name, invitedBy: principal.user.name, redeemUrl },
-    });
     // The caller sent it, so the summary comes from the principal rather than another query.
     return serializeInvite({ ...row, invitedBy: userSummary(principal.user) });
   });

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { publicRoute } from "../../auth/route-base";
+import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { normalizeEmail } from "../signup/service";
@@ -50,7 +51,7 @@ const complete = createRoute({
 
 export const loginRoutes = newRouter()
   .openapi(start, async (c) => {
-    const token = await startLogin(c.get("rdb").db, c.env, normalizeEmail(c.req.valid("json").email));
+    const token = await startLogin(c.get("rdb").db, emailOutbox(c), normalizeEmail(c.req.valid("json").email));
     return c.json({ data: { login_token: token } }, 200);
   })
   .openapi(complete, async (c) => {

@@ -2,8 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { ValidationError } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
-import { enqueueEmail } from "../../email/send";
-import type { Env } from "../../env";
+import type { EmailOutbox } from "../../email/outbox";
 import { consumeCode, issueCode, verifyCode } from "../signup/codes";
 import { issueApiKey, userByEmail } from "../workspaces/create";
 
@@ -12,12 +11,10 @@ import { issueApiKey, userByEmail } from "../workspaces/create";
  * without a (human) account gets the same answer from the same work, a decoy token that can never complete,
  * and no email: the answer does not tell whether an account exists.
  */
-export async function startLogin(db: Db, env: Env, email: string): Promise<string> {
+export async function startLogin(db: Db, outbox: EmailOutbox, email: string): Promise<string> {
   const user = await userByEmail(db, email);
   const known = user !== undefined && user.type === "HUMAN";
-  const { token, code } = await issueCode(db, "LOGIN", email, { decoy: !known });
-  if (known) await enqueueEmail(env, { to: email, template: "login_code", data: { code } });
-  return token;
+  return issueCode(db, outbox, "LOGIN", email, { decoy: !known });
 }
 
 export interface VerifiedLogin {

@@ -3,6 +3,7 @@ import { authCodes } from "../../../drizzle/schema";
 import { randomToken, sha256Hex, sixDigitCode, timingSafeEqual } from "../../core/crypto";
 import { ValidationError } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
+import type { EmailOutbox } from "../../email/outbox";
 import { newId } from "../../ids";
 
 export const CODE_TTL_MS = 15 * 60 * 1000;
@@ -10,27 +11,34 @@ export const MAX_CODE_ATTEMPTS = 5;
 type Purpose = "SIGNUP" | "LOGIN";
 
 /**
- * Issues a one-time code for an email: returns the token the client keeps and the code to email.
- * `decoy`: for an address without an account the same row is written (same answer, same work), but its code
- * hash is of a random token, which no 6-character code can match: the token can never complete.
+ * Issues a one-time code for an email and the email that carries it, in one statement: returns the token the client
+ * keeps. `decoy`: for an address without an account the same row is written (same answer, same round trips), but its
+ * code hash is of a random token, which no 6-character code can match: the token can never complete; it gets no email.
  */
 export async function issueCode(
   db: Db,
+  outbox: EmailOutbox,
   purpose: Purpose,
   email: string,
   opts: { decoy?: boolean } = {},
-): Promise<{ token: string; code: string }> {
+): Promise<string> {
   const token = randomToken(32);
   const code = opts.decoy ? randomToken(16) : sixDigitCode();
-  await db.insert(authCodes).values({
-    id: newId("code"),
-    purpose,
-    email,
-    tokenHash: await sha256Hex(token),
-    codeHash: await sha256Hex(code),
-    expiresAt: new Date(Date.now() + CODE_TTL_MS),
-  });
-  return { token, code };
+  const expiresAt = new Date(Date.now() + CODE_TTL_MS);
+  const template = purpose === "SIGNUP" ? "signup_code" : "login_code";
+  const mail = opts.decoy ? [] : [await outbox.add(db, { to: email, template, data: { code } }, expiresAt)];
+  await db
+    .with(...mail)
+    .insert(authCodes)
+    .values({
+      id: newId("code"),
+      purpose,
+      email,
+      tokenHash: await sha256Hex(token),
+      codeHash: await sha256Hex(code),
+      expiresAt,
+    });
+  return token;
 }
 
 const fail = (field: string, message: string) => new ValidationError({ [field]: [message] });

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { publicRoute } from "../../auth/route-base";
+import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { completeSignup, normalizeEmail, startSignup } from "./service";
@@ -52,7 +53,7 @@ const complete = createRoute({
 export const signupRoutes = newRouter()
   .openapi(start, async (c) => {
     const { email } = c.req.valid("json");
-    const token = await startSignup(c.get("rdb").db, c.env, normalizeEmail(email));
+    const token = await startSignup(c.get("rdb").db, emailOutbox(c), normalizeEmail(email));
     return c.json({ data: { signup_token: token } }, 200);
   })
   .openapi(complete, async (c) => {

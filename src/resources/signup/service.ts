@@ -1,8 +1,7 @@
 import { users } from "../../../drizzle/schema";
 import { conflict, ValidationError } from "../../core/errors";
 import type { Db } from "../../db/client";
-import { enqueueEmail } from "../../email/send";
-import type { Env } from "../../env";
+import type { EmailOutbox } from "../../email/outbox";
 import { newId } from "../../ids";
 import { insertWorkspace, joinWorkspaceWithKey, userByEmail } from "../workspaces/create";
 import { consumeCode, issueCode, verifyCode } from "./codes";
@@ -10,10 +9,8 @@ import { consumeCode, issueCode, verifyCode } from "./codes";
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /** Emails a 6-digit code and returns the token that completes the sign-up with it. */
-export async function startSignup(db: Db, env: Env, email: string): Promise<string> {
-  const { token, code } = await issueCode(db, "SIGNUP", email);
-  await enqueueEmail(env, { to: email, template: "signup_code", data: { code } });
-  return token;
+export function startSignup(db: Db, outbox: EmailOutbox, email: string): Promise<string> {
+  return issueCode(db, outbox, "SIGNUP", email);
 }
 
 export async function completeSignup(db: Db, input: { signup_token: string; code: string; name: string; workspace_name: string }) {

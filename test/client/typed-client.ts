@@ -17,22 +17,25 @@ export async function walkthrough(baseUrl: string, apiKey: string, teamId: strin
   if (task.assignee === null) log.push(`${task.reference} is unassigned`);
   else log.push(`${task.reference} is assigned to ${task.assignee.name}`);
 
-  // Every list parameter, typed: limit a number, filter by operator and field, sort by field.
+  // Every list parameter, typed: limit a number, one parameter per filter operator and field (`in` an array, "null"
+  // for no value), one per sort key in order of precedence; a custom field (named per workspace) rides beside them.
+  const custom: Record<string, string | string[]> = { "filter[in][customFields.severity]": ["high", "critical"] };
   let cursor: string | undefined;
   do {
     const page = await api.GET("/tasks", {
       params: {
         query: {
+          ...custom,
           limit: 25,
           cursor,
           fields: "id,reference,title,assignee{name}",
-          filter: {
-            eq: { priority: "HIGH", parentId: null },
-            in: { status: ["TODO", "IN_PROGRESS"] },
-            contains: { title: "engine" },
-            gte: { createdAt: "2026-01-01T00:00:00.000Z" },
-          },
-          sort: { priority: "desc", createdAt: "asc" },
+          "filter[eq][priority]": "HIGH",
+          "filter[eq][parentId]": "null",
+          "filter[in][status]": ["TODO", "IN_PROGRESS"],
+          "filter[contains][title]": "engine",
+          "filter[gte][createdAt]": "2026-01-01T00:00:00.000Z",
+          "sort[priority]": "desc",
+          "sort[createdAt]": "asc",
         },
       },
     });

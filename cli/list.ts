@@ -1,5 +1,5 @@
 // The options every list command shares and the list query they make: `filter[op][field]`, `sort[field]`, `limit`,
-// `cursor` and `fields`, as the API's list endpoints read them (client/index.ts writes the brackets).
+// `cursor` and `fields`, keyed by the API's parameter names (openapi-fetch sends them as they are).
 import type { ArgsDef } from "citty";
 import { repeated } from "./argv";
 import { UsageError } from "./errors";
@@ -17,13 +17,15 @@ export const listArgs = {
   fields: { type: "string", description: "Only these fields, e.g. reference,title,team{prefix}" },
 } as const satisfies ArgsDef;
 
-/** A list query as the command line gives it: names and values are the API's to check (400 names what is allowed). */
+/**
+ * A list query as the command line gives it: names and values are the API's to check (400 names what is allowed),
+ * so `filter[…]` and `sort[…]` are any names; a string record is what a typed list query takes beside its own names.
+ */
 export interface ListQuery {
   limit?: number;
   cursor?: string;
   fields?: string;
-  filter?: Record<string, Record<string, string | string[]>>;
-  sort?: Record<string, "asc" | "desc">;
+  [param: string]: string | string[] | number | undefined;
 }
 
 interface ListOptions {
@@ -48,12 +50,12 @@ export function listQuery(args: ListOptions, rawArgs: string[], defs: ArgsDef): 
   for (const key of repeated(rawArgs, defs, "sort")) {
     const [field, direction = "asc"] = key.split(":");
     if (direction !== "asc" && direction !== "desc") throw new UsageError(`--sort takes field:asc or field:desc (got '${key}')`);
-    query.sort = { ...query.sort, [field]: direction };
+    query[`sort[${field}]`] = direction;
   }
   return query;
 }
 
 /** Adds `filter[op][field]=value` (a list repeats the parameter, as `in` takes it). */
 export function addFilter(query: ListQuery, op: string, field: string, value: string | string[]): void {
-  query.filter = { ...query.filter, [op]: { ...query.filter?.[op], [field]: value } };
+  query[`filter[${op}][${field}]`] = value;
 }

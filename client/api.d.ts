@@ -50,7 +50,7 @@ export interface paths {
     };
     /**
      * List the caller's API keys and their agents' keys
-     * @description Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never the key or its hash. Filter and sort on id, name, prefix, userId, createdAt, lastUsedAt, expiresAt.
+     * @description Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never the key or its hash. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listApiKeys"];
     put?: never;
@@ -178,7 +178,7 @@ export interface paths {
     };
     /**
      * List the workspace's comments
-     * @description Every member reads them. The `filter` and `sort` parameters name the fields, e.g. `filter[eq][taskId]=<id>`.
+     * @description Every member reads them, e.g. a task's with `filter[eq][taskId]=<id>`. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listComments"];
     put?: never;
@@ -294,7 +294,7 @@ export interface paths {
     };
     /**
      * List the built-in fields and the workspace's custom fields
-     * @description The first page (a request without `cursor`) starts with the built-in fields of tasks, projects and milestones (no `id`, `isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep their fixed order). `fields` narrows both. Every member reads.
+     * @description The first page (a request without `cursor`) starts with the built-in fields of tasks, projects and milestones (no `id`, `isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep their fixed order). `fields` narrows both. Every member reads. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listFields"];
     put?: never;
@@ -366,7 +366,7 @@ export interface paths {
     };
     /**
      * List the workspace's pending invites
-     * @description Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filter and sort on id, email, role, teamRole, createdAt, expiresAt.
+     * @description Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listInvites"];
     put?: never;
@@ -434,7 +434,7 @@ export interface paths {
     };
     /**
      * List the workspace's labels
-     * @description Every member reads them. The `filter` and `sort` parameters name the fields.
+     * @description Every member reads them. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listLabels"];
     put?: never;
@@ -546,7 +546,7 @@ export interface paths {
     };
     /**
      * List the workspace's milestones
-     * @description The `filter` and `sort` parameters name the fields; null target dates sort last.
+     * @description Null target dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listMilestones"];
     put?: never;
@@ -598,7 +598,7 @@ export interface paths {
     };
     /**
      * List a milestone's comments
-     * @description Oldest first by default; an unknown or foreign milestone is 404. The `filter` and `sort` parameters name the fields.
+     * @description Oldest first by default; an unknown or foreign milestone is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listMilestoneComments"];
     put?: never;
@@ -638,7 +638,7 @@ export interface paths {
     };
     /**
      * List the workspace's projects
-     * @description The `filter` and `sort` parameters name the fields; `labelId` matches projects carrying the label (`in`: any of them). Null dates sort last.
+     * @description `labelId` matches projects carrying the label (`in`: any of them). Null dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listProjects"];
     put?: never;
@@ -690,7 +690,7 @@ export interface paths {
     };
     /**
      * List a project's comments (id or reference)
-     * @description Oldest first by default; an unknown or foreign project is 404. The `filter` and `sort` parameters name the fields.
+     * @description Oldest first by default; an unknown or foreign project is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listProjectComments"];
     put?: never;
@@ -734,7 +734,7 @@ export interface paths {
     };
     /**
      * List a project's milestones (project by id or reference)
-     * @description The `filter` and `sort` parameters name the fields; null target dates sort last.
+     * @description Null target dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listProjectMilestones"];
     put?: never;
@@ -814,7 +814,7 @@ export interface paths {
     };
     /**
      * List the workspace's tasks
-     * @description The `filter` and `sort` parameters name the fields. `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last. A custom field of tasks is `customFields.<key>` (`filter[eq][customFields.severity]=high`, `sort[customFields.points]=desc`), compared as its definition's type; a key not defined for tasks is 400.
+     * @description `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters. Custom fields are `filter[<op>][customFields.<key>]` and `sort[customFields.<key>]`, compared as the field definition's type (a key not defined for tasks is 400). Their keys differ per workspace, so no parameter above names them: send them as further query parameters of the same form. A generated TypeScript client (openapi-fetch, hey-api) sends every key of its query: spread a `Record<string, string | string[]>` of them into the typed parameters, e.g. `{...custom, "filter[eq][priority]": "HIGH"}`.
      */
     get: operations["listTasks"];
     put?: never;
@@ -866,7 +866,7 @@ export interface paths {
     };
     /**
      * List a task's comments (id or reference)
-     * @description Oldest first by default; an unknown or foreign task is 404. The `filter` and `sort` parameters name the fields. The author carries only id, name and email.
+     * @description Oldest first by default; an unknown or foreign task is 404. The author carries only id, name and email. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listTaskComments"];
     put?: never;
@@ -934,7 +934,7 @@ export interface paths {
     };
     /**
      * List the workspace's teams, each with its parent and members
-     * @description The `filter` and `sort` parameters name the fields; `filter[eq][parentId]=null` matches top-level teams.
+     * @description `filter[eq][parentId]=null` matches top-level teams. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listTeams"];
     put?: never;
@@ -1026,7 +1026,7 @@ export interface paths {
     };
     /**
      * List a team's members
-     * @description Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's); the `filter` and `sort` parameters name the fields.
+     * @description Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listTeamMembers"];
     put?: never;
@@ -1050,7 +1050,7 @@ export interface paths {
     };
     /**
      * List the workspace's members
-     * @description Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. The `filter` and `sort` parameters name the fields; `filter[eq][humanId]=null` matches people.
+     * @description Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. `filter[eq][humanId]=null` matches people. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listUsers"];
     put?: never;
@@ -1098,7 +1098,7 @@ export interface paths {
     };
     /**
      * List the caller's workspaces
-     * @description Every workspace the caller is a member of (not only the credential's current one). Filter and sort on id, name, slug, createdAt, updatedAt.
+     * @description Every workspace the caller is a member of (not only the credential's current one). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      */
     get: operations["listWorkspaces"];
     put?: never;
@@ -2546,113 +2546,68 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, createdAt, lastUsedAt, expiresAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            name?: string;
-            prefix?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            expiresAt?: string | null;
-            id?: string;
-            lastUsedAt?: string | null;
-            name?: string;
-            prefix?: string;
-            userId?: string;
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** Format: date-time */
-            lastUsedAt?: string;
-            name?: string;
-            prefix?: string;
-            userId?: string;
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** Format: date-time */
-            lastUsedAt?: string;
-            name?: string;
-            prefix?: string;
-            userId?: string;
-          };
-          in?: {
-            createdAt?: string[];
-            expiresAt?: (string | null)[];
-            id?: string[];
-            lastUsedAt?: (string | null)[];
-            name?: string[];
-            prefix?: string[];
-            userId?: string[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** Format: date-time */
-            lastUsedAt?: string;
-            name?: string;
-            prefix?: string;
-            userId?: string;
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** Format: date-time */
-            lastUsedAt?: string;
-            name?: string;
-            prefix?: string;
-            userId?: string;
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            expiresAt?: string | null;
-            id?: string;
-            lastUsedAt?: string | null;
-            name?: string;
-            prefix?: string;
-            userId?: string;
-          };
-          startsWith?: {
-            name?: string;
-            prefix?: string;
-          };
-        };
+        "filter[contains][name]"?: string;
+        "filter[contains][prefix]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][expiresAt]"?: string | "null";
+        "filter[eq][id]"?: string;
+        "filter[eq][lastUsedAt]"?: string | "null";
+        "filter[eq][name]"?: string;
+        "filter[eq][prefix]"?: string;
+        "filter[eq][userId]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][expiresAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][lastUsedAt]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][prefix]"?: string;
+        "filter[gt][userId]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][expiresAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][lastUsedAt]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][prefix]"?: string;
+        "filter[gte][userId]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][expiresAt]"?: (string | "null")[];
+        "filter[in][id]"?: string[];
+        "filter[in][lastUsedAt]"?: (string | "null")[];
+        "filter[in][name]"?: string[];
+        "filter[in][prefix]"?: string[];
+        "filter[in][userId]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][expiresAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][lastUsedAt]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][prefix]"?: string;
+        "filter[lt][userId]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][expiresAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][lastUsedAt]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][prefix]"?: string;
+        "filter[lte][userId]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][expiresAt]"?: string | "null";
+        "filter[neq][id]"?: string;
+        "filter[neq][lastUsedAt]"?: string | "null";
+        "filter[neq][name]"?: string;
+        "filter[neq][prefix]"?: string;
+        "filter[neq][userId]"?: string;
+        "filter[startsWith][name]"?: string;
+        "filter[startsWith][prefix]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          expiresAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          lastUsedAt?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          prefix?: "asc" | "desc";
-          /** @enum {string} */
-          userId?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[expiresAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[lastUsedAt]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[prefix]"?: "asc" | "desc";
+        "sort[userId]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -3786,116 +3741,73 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            content?: string;
-          };
-          eq?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string | null;
-            projectId?: string | null;
-            taskId?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            authorId?: string[];
-            content?: string[];
-            createdAt?: string[];
-            id?: string[];
-            milestoneId?: (string | null)[];
-            projectId?: (string | null)[];
-            taskId?: (string | null)[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string | null;
-            projectId?: string | null;
-            taskId?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            content?: string;
-          };
-        };
+        "filter[contains][content]"?: string;
+        "filter[eq][authorId]"?: string;
+        "filter[eq][content]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][milestoneId]"?: string | "null";
+        "filter[eq][projectId]"?: string | "null";
+        "filter[eq][taskId]"?: string | "null";
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][authorId]"?: string;
+        "filter[gt][content]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][milestoneId]"?: string;
+        "filter[gt][projectId]"?: string;
+        "filter[gt][taskId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][authorId]"?: string;
+        "filter[gte][content]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][milestoneId]"?: string;
+        "filter[gte][projectId]"?: string;
+        "filter[gte][taskId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][authorId]"?: string[];
+        "filter[in][content]"?: string[];
+        "filter[in][createdAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][milestoneId]"?: (string | "null")[];
+        "filter[in][projectId]"?: (string | "null")[];
+        "filter[in][taskId]"?: (string | "null")[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][authorId]"?: string;
+        "filter[lt][content]"?: string;
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][milestoneId]"?: string;
+        "filter[lt][projectId]"?: string;
+        "filter[lt][taskId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][authorId]"?: string;
+        "filter[lte][content]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][milestoneId]"?: string;
+        "filter[lte][projectId]"?: string;
+        "filter[lte][taskId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][authorId]"?: string;
+        "filter[neq][content]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][milestoneId]"?: string | "null";
+        "filter[neq][projectId]"?: string | "null";
+        "filter[neq][taskId]"?: string | "null";
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][content]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          authorId?: "asc" | "desc";
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          milestoneId?: "asc" | "desc";
-          /** @enum {string} */
-          projectId?: "asc" | "desc";
-          /** @enum {string} */
-          taskId?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[authorId]"?: "asc" | "desc";
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[milestoneId]"?: "asc" | "desc";
+        "sort[projectId]"?: "asc" | "desc";
+        "sort[taskId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -5087,116 +4999,66 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, key, name, description, type, presentation, metadata, recordTypes, isBuiltIn, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            key?: string;
-            name?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            isBuiltIn?: boolean;
-            key?: string;
-            name?: string;
-            /** @enum {string} */
-            recordType?: "task" | "project" | "milestone";
-            /** @enum {string} */
-            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            key?: string;
-            name?: string;
-            /** @enum {string} */
-            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            key?: string;
-            name?: string;
-            /** @enum {string} */
-            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            createdAt?: string[];
-            id?: string[];
-            isBuiltIn?: boolean[];
-            key?: string[];
-            name?: string[];
-            recordType?: ("task" | "project" | "milestone")[];
-            type?: ("text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user")[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            key?: string;
-            name?: string;
-            /** @enum {string} */
-            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            key?: string;
-            name?: string;
-            /** @enum {string} */
-            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            isBuiltIn?: boolean;
-            key?: string;
-            name?: string;
-            /** @enum {string} */
-            recordType?: "task" | "project" | "milestone";
-            /** @enum {string} */
-            type?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            key?: string;
-            name?: string;
-          };
-        };
+        "filter[contains][key]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][isBuiltIn]"?: boolean;
+        "filter[eq][key]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][recordType]"?: "task" | "project" | "milestone";
+        "filter[eq][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][key]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][key]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][isBuiltIn]"?: boolean[];
+        "filter[in][key]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][recordType]"?: ("task" | "project" | "milestone")[];
+        "filter[in][type]"?: ("text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user")[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][key]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][key]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][isBuiltIn]"?: boolean;
+        "filter[neq][key]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][recordType]"?: "task" | "project" | "milestone";
+        "filter[neq][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][key]"?: string;
+        "filter[startsWith][name]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          key?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          type?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[key]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[type]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -6024,112 +5886,58 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, email, role, teamRole, teamIds, createdAt, invitedBy, expiresAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            email?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN";
-            /** @enum {string} */
-            teamRole?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN";
-            /** @enum {string} */
-            teamRole?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN";
-            /** @enum {string} */
-            teamRole?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          in?: {
-            createdAt?: string[];
-            email?: string[];
-            expiresAt?: string[];
-            id?: string[];
-            role?: ("MEMBER" | "ADMIN")[];
-            teamRole?: ("VIEWER" | "MEMBER" | "ADMIN" | "OWNER")[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN";
-            /** @enum {string} */
-            teamRole?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN";
-            /** @enum {string} */
-            teamRole?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            /** Format: date-time */
-            expiresAt?: string;
-            id?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN";
-            /** @enum {string} */
-            teamRole?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          startsWith?: {
-            email?: string;
-          };
-        };
+        "filter[contains][email]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][email]"?: string;
+        "filter[eq][expiresAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][role]"?: "MEMBER" | "ADMIN";
+        "filter[eq][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][email]"?: string;
+        "filter[gt][expiresAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][role]"?: "MEMBER" | "ADMIN";
+        "filter[gt][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][email]"?: string;
+        "filter[gte][expiresAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][role]"?: "MEMBER" | "ADMIN";
+        "filter[gte][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[in][createdAt]"?: string[];
+        "filter[in][email]"?: string[];
+        "filter[in][expiresAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][role]"?: ("MEMBER" | "ADMIN")[];
+        "filter[in][teamRole]"?: ("VIEWER" | "MEMBER" | "ADMIN" | "OWNER")[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][email]"?: string;
+        "filter[lt][expiresAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][role]"?: "MEMBER" | "ADMIN";
+        "filter[lt][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][email]"?: string;
+        "filter[lte][expiresAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][role]"?: "MEMBER" | "ADMIN";
+        "filter[lte][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][email]"?: string;
+        "filter[neq][expiresAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][role]"?: "MEMBER" | "ADMIN";
+        "filter[neq][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[startsWith][email]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          email?: "asc" | "desc";
-          /** @enum {string} */
-          expiresAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          role?: "asc" | "desc";
-          /** @enum {string} */
-          teamRole?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[email]"?: "asc" | "desc";
+        "sort[expiresAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[role]"?: "asc" | "desc";
+        "sort[teamRole]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -6880,93 +6688,52 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, color, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            color?: string;
-            name?: string;
-          };
-          eq?: {
-            color?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            color?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            color?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            color?: string[];
-            createdAt?: string[];
-            id?: string[];
-            name?: string[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            color?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            color?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            color?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            color?: string;
-            name?: string;
-          };
-        };
+        "filter[contains][color]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][color]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][color]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][color]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][color]"?: string[];
+        "filter[in][createdAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][color]"?: string;
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][color]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][color]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][color]"?: string;
+        "filter[startsWith][name]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          color?: "asc" | "desc";
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[color]"?: "asc" | "desc";
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -8077,128 +7844,75 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, projectId, name, description, targetDate, status, customFields, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            description?: string;
-            name?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            targetDate?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            /** Format: date */
-            targetDate?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            /** Format: date */
-            targetDate?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            createdAt?: string[];
-            description?: string[];
-            id?: string[];
-            name?: string[];
-            projectId?: string[];
-            status?: ("PLANNED" | "IN_PROGRESS" | "DONE")[];
-            targetDate?: (string | null)[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            /** Format: date */
-            targetDate?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            /** Format: date */
-            targetDate?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            targetDate?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            description?: string;
-            name?: string;
-          };
-        };
+        "filter[contains][description]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][description]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][projectId]"?: string;
+        "filter[eq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[eq][targetDate]"?: string | "null";
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][description]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][projectId]"?: string;
+        "filter[gt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[gt][targetDate]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][description]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][projectId]"?: string;
+        "filter[gte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[gte][targetDate]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][description]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][projectId]"?: string[];
+        "filter[in][status]"?: ("PLANNED" | "IN_PROGRESS" | "DONE")[];
+        "filter[in][targetDate]"?: (string | "null")[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][description]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][projectId]"?: string;
+        "filter[lt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[lt][targetDate]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][description]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][projectId]"?: string;
+        "filter[lte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[lte][targetDate]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][description]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][projectId]"?: string;
+        "filter[neq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[neq][targetDate]"?: string | "null";
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][description]"?: string;
+        "filter[startsWith][name]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          projectId?: "asc" | "desc";
-          /** @enum {string} */
-          status?: "asc" | "desc";
-          /** @enum {string} */
-          targetDate?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[projectId]"?: "asc" | "desc";
+        "sort[status]"?: "asc" | "desc";
+        "sort[targetDate]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -8978,116 +8692,73 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            content?: string;
-          };
-          eq?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string | null;
-            projectId?: string | null;
-            taskId?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            authorId?: string[];
-            content?: string[];
-            createdAt?: string[];
-            id?: string[];
-            milestoneId?: (string | null)[];
-            projectId?: (string | null)[];
-            taskId?: (string | null)[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string | null;
-            projectId?: string | null;
-            taskId?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            content?: string;
-          };
-        };
+        "filter[contains][content]"?: string;
+        "filter[eq][authorId]"?: string;
+        "filter[eq][content]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][milestoneId]"?: string | "null";
+        "filter[eq][projectId]"?: string | "null";
+        "filter[eq][taskId]"?: string | "null";
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][authorId]"?: string;
+        "filter[gt][content]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][milestoneId]"?: string;
+        "filter[gt][projectId]"?: string;
+        "filter[gt][taskId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][authorId]"?: string;
+        "filter[gte][content]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][milestoneId]"?: string;
+        "filter[gte][projectId]"?: string;
+        "filter[gte][taskId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][authorId]"?: string[];
+        "filter[in][content]"?: string[];
+        "filter[in][createdAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][milestoneId]"?: (string | "null")[];
+        "filter[in][projectId]"?: (string | "null")[];
+        "filter[in][taskId]"?: (string | "null")[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][authorId]"?: string;
+        "filter[lt][content]"?: string;
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][milestoneId]"?: string;
+        "filter[lt][projectId]"?: string;
+        "filter[lt][taskId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][authorId]"?: string;
+        "filter[lte][content]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][milestoneId]"?: string;
+        "filter[lte][projectId]"?: string;
+        "filter[lte][taskId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][authorId]"?: string;
+        "filter[neq][content]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][milestoneId]"?: string | "null";
+        "filter[neq][projectId]"?: string | "null";
+        "filter[neq][taskId]"?: string | "null";
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][content]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          authorId?: "asc" | "desc";
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          milestoneId?: "asc" | "desc";
-          /** @enum {string} */
-          projectId?: "asc" | "desc";
-          /** @enum {string} */
-          taskId?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[authorId]"?: "asc" | "desc";
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[milestoneId]"?: "asc" | "desc";
+        "sort[projectId]"?: "asc" | "desc";
+        "sort[taskId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -9268,162 +8939,102 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, name, status, description, teamId, team, labels, leadId, lead, startDate, targetDate, customFields, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            description?: string;
-            name?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            labelId?: string | null;
-            leadId?: string | null;
-            name?: string;
-            number?: number;
-            startDate?: string | null;
-            /** @enum {string} */
-            status?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
-            targetDate?: string | null;
-            teamId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            leadId?: string;
-            name?: string;
-            number?: number;
-            /** Format: date */
-            startDate?: string;
-            /** @enum {string} */
-            status?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
-            /** Format: date */
-            targetDate?: string;
-            teamId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            leadId?: string;
-            name?: string;
-            number?: number;
-            /** Format: date */
-            startDate?: string;
-            /** @enum {string} */
-            status?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
-            /** Format: date */
-            targetDate?: string;
-            teamId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            createdAt?: string[];
-            description?: string[];
-            id?: string[];
-            labelId?: (string | null)[];
-            leadId?: (string | null)[];
-            name?: string[];
-            number?: number[];
-            startDate?: (string | null)[];
-            status?: ("PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED")[];
-            targetDate?: (string | null)[];
-            teamId?: string[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            leadId?: string;
-            name?: string;
-            number?: number;
-            /** Format: date */
-            startDate?: string;
-            /** @enum {string} */
-            status?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
-            /** Format: date */
-            targetDate?: string;
-            teamId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            leadId?: string;
-            name?: string;
-            number?: number;
-            /** Format: date */
-            startDate?: string;
-            /** @enum {string} */
-            status?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
-            /** Format: date */
-            targetDate?: string;
-            teamId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            labelId?: string | null;
-            leadId?: string | null;
-            name?: string;
-            number?: number;
-            startDate?: string | null;
-            /** @enum {string} */
-            status?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
-            targetDate?: string | null;
-            teamId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            description?: string;
-            name?: string;
-          };
-        };
+        "filter[contains][description]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][description]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][labelId]"?: string | "null";
+        "filter[eq][leadId]"?: string | "null";
+        "filter[eq][name]"?: string;
+        "filter[eq][number]"?: number;
+        "filter[eq][startDate]"?: string | "null";
+        "filter[eq][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
+        "filter[eq][targetDate]"?: string | "null";
+        "filter[eq][teamId]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][description]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][leadId]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][number]"?: number;
+        "filter[gt][startDate]"?: string;
+        "filter[gt][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
+        "filter[gt][targetDate]"?: string;
+        "filter[gt][teamId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][description]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][leadId]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][number]"?: number;
+        "filter[gte][startDate]"?: string;
+        "filter[gte][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
+        "filter[gte][targetDate]"?: string;
+        "filter[gte][teamId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][description]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][labelId]"?: (string | "null")[];
+        "filter[in][leadId]"?: (string | "null")[];
+        "filter[in][name]"?: string[];
+        "filter[in][number]"?: number[];
+        "filter[in][startDate]"?: (string | "null")[];
+        "filter[in][status]"?: ("PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED")[];
+        "filter[in][targetDate]"?: (string | "null")[];
+        "filter[in][teamId]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][description]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][leadId]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][number]"?: number;
+        "filter[lt][startDate]"?: string;
+        "filter[lt][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
+        "filter[lt][targetDate]"?: string;
+        "filter[lt][teamId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][description]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][leadId]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][number]"?: number;
+        "filter[lte][startDate]"?: string;
+        "filter[lte][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
+        "filter[lte][targetDate]"?: string;
+        "filter[lte][teamId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][description]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][labelId]"?: string | "null";
+        "filter[neq][leadId]"?: string | "null";
+        "filter[neq][name]"?: string;
+        "filter[neq][number]"?: number;
+        "filter[neq][startDate]"?: string | "null";
+        "filter[neq][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
+        "filter[neq][targetDate]"?: string | "null";
+        "filter[neq][teamId]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][description]"?: string;
+        "filter[startsWith][name]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          leadId?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          number?: "asc" | "desc";
-          /** @enum {string} */
-          startDate?: "asc" | "desc";
-          /** @enum {string} */
-          status?: "asc" | "desc";
-          /** @enum {string} */
-          targetDate?: "asc" | "desc";
-          /** @enum {string} */
-          teamId?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[leadId]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[number]"?: "asc" | "desc";
+        "sort[startDate]"?: "asc" | "desc";
+        "sort[status]"?: "asc" | "desc";
+        "sort[targetDate]"?: "asc" | "desc";
+        "sort[teamId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -10203,116 +9814,73 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            content?: string;
-          };
-          eq?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string | null;
-            projectId?: string | null;
-            taskId?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            authorId?: string[];
-            content?: string[];
-            createdAt?: string[];
-            id?: string[];
-            milestoneId?: (string | null)[];
-            projectId?: (string | null)[];
-            taskId?: (string | null)[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string | null;
-            projectId?: string | null;
-            taskId?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            content?: string;
-          };
-        };
+        "filter[contains][content]"?: string;
+        "filter[eq][authorId]"?: string;
+        "filter[eq][content]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][milestoneId]"?: string | "null";
+        "filter[eq][projectId]"?: string | "null";
+        "filter[eq][taskId]"?: string | "null";
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][authorId]"?: string;
+        "filter[gt][content]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][milestoneId]"?: string;
+        "filter[gt][projectId]"?: string;
+        "filter[gt][taskId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][authorId]"?: string;
+        "filter[gte][content]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][milestoneId]"?: string;
+        "filter[gte][projectId]"?: string;
+        "filter[gte][taskId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][authorId]"?: string[];
+        "filter[in][content]"?: string[];
+        "filter[in][createdAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][milestoneId]"?: (string | "null")[];
+        "filter[in][projectId]"?: (string | "null")[];
+        "filter[in][taskId]"?: (string | "null")[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][authorId]"?: string;
+        "filter[lt][content]"?: string;
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][milestoneId]"?: string;
+        "filter[lt][projectId]"?: string;
+        "filter[lt][taskId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][authorId]"?: string;
+        "filter[lte][content]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][milestoneId]"?: string;
+        "filter[lte][projectId]"?: string;
+        "filter[lte][taskId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][authorId]"?: string;
+        "filter[neq][content]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][milestoneId]"?: string | "null";
+        "filter[neq][projectId]"?: string | "null";
+        "filter[neq][taskId]"?: string | "null";
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][content]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          authorId?: "asc" | "desc";
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          milestoneId?: "asc" | "desc";
-          /** @enum {string} */
-          projectId?: "asc" | "desc";
-          /** @enum {string} */
-          taskId?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[authorId]"?: "asc" | "desc";
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[milestoneId]"?: "asc" | "desc";
+        "sort[projectId]"?: "asc" | "desc";
+        "sort[taskId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -10751,128 +10319,75 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, projectId, name, description, targetDate, status, customFields, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            description?: string;
-            name?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            targetDate?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            /** Format: date */
-            targetDate?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            /** Format: date */
-            targetDate?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            createdAt?: string[];
-            description?: string[];
-            id?: string[];
-            name?: string[];
-            projectId?: string[];
-            status?: ("PLANNED" | "IN_PROGRESS" | "DONE")[];
-            targetDate?: (string | null)[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            /** Format: date */
-            targetDate?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            /** Format: date */
-            targetDate?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            projectId?: string;
-            /** @enum {string} */
-            status?: "PLANNED" | "IN_PROGRESS" | "DONE";
-            targetDate?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            description?: string;
-            name?: string;
-          };
-        };
+        "filter[contains][description]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][description]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][projectId]"?: string;
+        "filter[eq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[eq][targetDate]"?: string | "null";
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][description]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][projectId]"?: string;
+        "filter[gt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[gt][targetDate]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][description]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][projectId]"?: string;
+        "filter[gte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[gte][targetDate]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][description]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][projectId]"?: string[];
+        "filter[in][status]"?: ("PLANNED" | "IN_PROGRESS" | "DONE")[];
+        "filter[in][targetDate]"?: (string | "null")[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][description]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][projectId]"?: string;
+        "filter[lt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[lt][targetDate]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][description]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][projectId]"?: string;
+        "filter[lte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[lte][targetDate]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][description]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][projectId]"?: string;
+        "filter[neq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
+        "filter[neq][targetDate]"?: string | "null";
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][description]"?: string;
+        "filter[startsWith][name]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          projectId?: "asc" | "desc";
-          /** @enum {string} */
-          status?: "asc" | "desc";
-          /** @enum {string} */
-          targetDate?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[projectId]"?: "asc" | "desc";
+        "sort[status]"?: "asc" | "desc";
+        "sort[targetDate]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -11409,214 +10924,129 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. `customFields.<key>` filters and sorts on a custom field, as its definition's type. */
-        filter?: {
-          contains?: {
-            description?: string;
-            title?: string;
-          } & {
-            [key: string]: string | number | boolean | null;
-          };
-          eq?: {
-            assigneeId?: string | null;
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            dueDate?: string | null;
-            id?: string;
-            labelId?: string | null;
-            milestoneId?: string | null;
-            number?: number;
-            parentId?: string | null;
-            /** @enum {string} */
-            priority?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
-            projectId?: string | null;
-            reference?: string;
-            /** @enum {string} */
-            status?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
-            teamId?: string;
-            title?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          } & {
-            [key: string]: string | number | boolean | null;
-          };
-          gt?: {
-            assigneeId?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            /** Format: date */
-            dueDate?: string;
-            id?: string;
-            milestoneId?: string;
-            number?: number;
-            parentId?: string;
-            /** @enum {string} */
-            priority?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
-            projectId?: string;
-            /** @enum {string} */
-            status?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
-            teamId?: string;
-            title?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          } & {
-            [key: string]: string | number | boolean | null;
-          };
-          gte?: {
-            assigneeId?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            /** Format: date */
-            dueDate?: string;
-            id?: string;
-            milestoneId?: string;
-            number?: number;
-            parentId?: string;
-            /** @enum {string} */
-            priority?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
-            projectId?: string;
-            /** @enum {string} */
-            status?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
-            teamId?: string;
-            title?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          } & {
-            [key: string]: string | number | boolean | null;
-          };
-          in?: {
-            assigneeId?: (string | null)[];
-            createdAt?: string[];
-            description?: string[];
-            dueDate?: (string | null)[];
-            id?: string[];
-            labelId?: (string | null)[];
-            milestoneId?: (string | null)[];
-            number?: number[];
-            parentId?: (string | null)[];
-            priority?: ("NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
-            projectId?: (string | null)[];
-            reference?: string[];
-            status?: ("BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED")[];
-            teamId?: string[];
-            title?: string[];
-            updatedAt?: string[];
-          } & {
-            [key: string]: (string | number | boolean | null)[];
-          };
-          lt?: {
-            assigneeId?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            /** Format: date */
-            dueDate?: string;
-            id?: string;
-            milestoneId?: string;
-            number?: number;
-            parentId?: string;
-            /** @enum {string} */
-            priority?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
-            projectId?: string;
-            /** @enum {string} */
-            status?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
-            teamId?: string;
-            title?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          } & {
-            [key: string]: string | number | boolean | null;
-          };
-          lte?: {
-            assigneeId?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            /** Format: date */
-            dueDate?: string;
-            id?: string;
-            milestoneId?: string;
-            number?: number;
-            parentId?: string;
-            /** @enum {string} */
-            priority?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
-            projectId?: string;
-            /** @enum {string} */
-            status?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
-            teamId?: string;
-            title?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          } & {
-            [key: string]: string | number | boolean | null;
-          };
-          neq?: {
-            assigneeId?: string | null;
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            dueDate?: string | null;
-            id?: string;
-            labelId?: string | null;
-            milestoneId?: string | null;
-            number?: number;
-            parentId?: string | null;
-            /** @enum {string} */
-            priority?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
-            projectId?: string | null;
-            reference?: string;
-            /** @enum {string} */
-            status?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
-            teamId?: string;
-            title?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          } & {
-            [key: string]: string | number | boolean | null;
-          };
-          startsWith?: {
-            description?: string;
-            title?: string;
-          } & {
-            [key: string]: string | number | boolean | null;
-          };
-        };
+        "filter[contains][description]"?: string;
+        "filter[contains][title]"?: string;
+        "filter[eq][assigneeId]"?: string | "null";
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][description]"?: string;
+        "filter[eq][dueDate]"?: string | "null";
+        "filter[eq][id]"?: string;
+        "filter[eq][labelId]"?: string | "null";
+        "filter[eq][milestoneId]"?: string | "null";
+        "filter[eq][number]"?: number;
+        "filter[eq][parentId]"?: string | "null";
+        "filter[eq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        "filter[eq][projectId]"?: string | "null";
+        "filter[eq][reference]"?: string;
+        "filter[eq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[eq][teamId]"?: string;
+        "filter[eq][title]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][assigneeId]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][description]"?: string;
+        "filter[gt][dueDate]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][milestoneId]"?: string;
+        "filter[gt][number]"?: number;
+        "filter[gt][parentId]"?: string;
+        "filter[gt][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        "filter[gt][projectId]"?: string;
+        "filter[gt][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[gt][teamId]"?: string;
+        "filter[gt][title]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][assigneeId]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][description]"?: string;
+        "filter[gte][dueDate]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][milestoneId]"?: string;
+        "filter[gte][number]"?: number;
+        "filter[gte][parentId]"?: string;
+        "filter[gte][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        "filter[gte][projectId]"?: string;
+        "filter[gte][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[gte][teamId]"?: string;
+        "filter[gte][title]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][assigneeId]"?: (string | "null")[];
+        "filter[in][createdAt]"?: string[];
+        "filter[in][description]"?: string[];
+        "filter[in][dueDate]"?: (string | "null")[];
+        "filter[in][id]"?: string[];
+        "filter[in][labelId]"?: (string | "null")[];
+        "filter[in][milestoneId]"?: (string | "null")[];
+        "filter[in][number]"?: number[];
+        "filter[in][parentId]"?: (string | "null")[];
+        "filter[in][priority]"?: ("NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+        "filter[in][projectId]"?: (string | "null")[];
+        "filter[in][reference]"?: string[];
+        "filter[in][status]"?: ("BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED")[];
+        "filter[in][teamId]"?: string[];
+        "filter[in][title]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][assigneeId]"?: string;
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][description]"?: string;
+        "filter[lt][dueDate]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][milestoneId]"?: string;
+        "filter[lt][number]"?: number;
+        "filter[lt][parentId]"?: string;
+        "filter[lt][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        "filter[lt][projectId]"?: string;
+        "filter[lt][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[lt][teamId]"?: string;
+        "filter[lt][title]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][assigneeId]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][description]"?: string;
+        "filter[lte][dueDate]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][milestoneId]"?: string;
+        "filter[lte][number]"?: number;
+        "filter[lte][parentId]"?: string;
+        "filter[lte][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        "filter[lte][projectId]"?: string;
+        "filter[lte][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[lte][teamId]"?: string;
+        "filter[lte][title]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][assigneeId]"?: string | "null";
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][description]"?: string;
+        "filter[neq][dueDate]"?: string | "null";
+        "filter[neq][id]"?: string;
+        "filter[neq][labelId]"?: string | "null";
+        "filter[neq][milestoneId]"?: string | "null";
+        "filter[neq][number]"?: number;
+        "filter[neq][parentId]"?: string | "null";
+        "filter[neq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        "filter[neq][projectId]"?: string | "null";
+        "filter[neq][reference]"?: string;
+        "filter[neq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[neq][teamId]"?: string;
+        "filter[neq][title]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][description]"?: string;
+        "filter[startsWith][title]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          assigneeId?: "asc" | "desc";
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          dueDate?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          milestoneId?: "asc" | "desc";
-          /** @enum {string} */
-          number?: "asc" | "desc";
-          /** @enum {string} */
-          parentId?: "asc" | "desc";
-          /** @enum {string} */
-          priority?: "asc" | "desc";
-          /** @enum {string} */
-          projectId?: "asc" | "desc";
-          /** @enum {string} */
-          status?: "asc" | "desc";
-          /** @enum {string} */
-          teamId?: "asc" | "desc";
-          /** @enum {string} */
-          title?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        } & {
-          [key: string]: "asc" | "desc";
-        };
+        "sort[assigneeId]"?: "asc" | "desc";
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[dueDate]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[milestoneId]"?: "asc" | "desc";
+        "sort[number]"?: "asc" | "desc";
+        "sort[parentId]"?: "asc" | "desc";
+        "sort[priority]"?: "asc" | "desc";
+        "sort[projectId]"?: "asc" | "desc";
+        "sort[status]"?: "asc" | "desc";
+        "sort[teamId]"?: "asc" | "desc";
+        "sort[title]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -12396,116 +11826,73 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            content?: string;
-          };
-          eq?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string | null;
-            projectId?: string | null;
-            taskId?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            authorId?: string[];
-            content?: string[];
-            createdAt?: string[];
-            id?: string[];
-            milestoneId?: (string | null)[];
-            projectId?: (string | null)[];
-            taskId?: (string | null)[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string;
-            projectId?: string;
-            taskId?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            authorId?: string;
-            content?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            milestoneId?: string | null;
-            projectId?: string | null;
-            taskId?: string | null;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            content?: string;
-          };
-        };
+        "filter[contains][content]"?: string;
+        "filter[eq][authorId]"?: string;
+        "filter[eq][content]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][milestoneId]"?: string | "null";
+        "filter[eq][projectId]"?: string | "null";
+        "filter[eq][taskId]"?: string | "null";
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][authorId]"?: string;
+        "filter[gt][content]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][milestoneId]"?: string;
+        "filter[gt][projectId]"?: string;
+        "filter[gt][taskId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][authorId]"?: string;
+        "filter[gte][content]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][milestoneId]"?: string;
+        "filter[gte][projectId]"?: string;
+        "filter[gte][taskId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][authorId]"?: string[];
+        "filter[in][content]"?: string[];
+        "filter[in][createdAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][milestoneId]"?: (string | "null")[];
+        "filter[in][projectId]"?: (string | "null")[];
+        "filter[in][taskId]"?: (string | "null")[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][authorId]"?: string;
+        "filter[lt][content]"?: string;
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][milestoneId]"?: string;
+        "filter[lt][projectId]"?: string;
+        "filter[lt][taskId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][authorId]"?: string;
+        "filter[lte][content]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][milestoneId]"?: string;
+        "filter[lte][projectId]"?: string;
+        "filter[lte][taskId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][authorId]"?: string;
+        "filter[neq][content]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][milestoneId]"?: string | "null";
+        "filter[neq][projectId]"?: string | "null";
+        "filter[neq][taskId]"?: string | "null";
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][content]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          authorId?: "asc" | "desc";
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          milestoneId?: "asc" | "desc";
-          /** @enum {string} */
-          projectId?: "asc" | "desc";
-          /** @enum {string} */
-          taskId?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[authorId]"?: "asc" | "desc";
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[milestoneId]"?: "asc" | "desc";
+        "sort[projectId]"?: "asc" | "desc";
+        "sort[taskId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -13243,113 +12630,70 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, description, parentId, parent, members, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            description?: string;
-            name?: string;
-            prefix?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            parentId?: string | null;
-            prefix?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            parentId?: string;
-            prefix?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            parentId?: string;
-            prefix?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            createdAt?: string[];
-            description?: string[];
-            id?: string[];
-            name?: string[];
-            parentId?: (string | null)[];
-            prefix?: string[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            parentId?: string;
-            prefix?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            parentId?: string;
-            prefix?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            description?: string;
-            id?: string;
-            name?: string;
-            parentId?: string | null;
-            prefix?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            description?: string;
-            name?: string;
-            prefix?: string;
-          };
-        };
+        "filter[contains][description]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[contains][prefix]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][description]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][parentId]"?: string | "null";
+        "filter[eq][prefix]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][description]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][parentId]"?: string;
+        "filter[gt][prefix]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][description]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][parentId]"?: string;
+        "filter[gte][prefix]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][description]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][parentId]"?: (string | "null")[];
+        "filter[in][prefix]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][description]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][parentId]"?: string;
+        "filter[lt][prefix]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][description]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][parentId]"?: string;
+        "filter[lte][prefix]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][description]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][parentId]"?: string | "null";
+        "filter[neq][prefix]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][description]"?: string;
+        "filter[startsWith][name]"?: string;
+        "filter[startsWith][prefix]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          description?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          parentId?: "asc" | "desc";
-          /** @enum {string} */
-          prefix?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[description]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[parentId]"?: "asc" | "desc";
+        "sort[prefix]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -14426,102 +13770,60 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, email, avatarUrl, role, membershipId. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            email?: string;
-            name?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            id?: string;
-            membershipId?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            id?: string;
-            membershipId?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            id?: string;
-            membershipId?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          in?: {
-            createdAt?: string[];
-            email?: string[];
-            id?: string[];
-            membershipId?: string[];
-            name?: string[];
-            role?: ("VIEWER" | "MEMBER" | "ADMIN" | "OWNER")[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            id?: string;
-            membershipId?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            id?: string;
-            membershipId?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            id?: string;
-            membershipId?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
-          };
-          startsWith?: {
-            email?: string;
-            name?: string;
-          };
-        };
+        "filter[contains][email]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][email]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][membershipId]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][email]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][membershipId]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][email]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][membershipId]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[in][createdAt]"?: string[];
+        "filter[in][email]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][membershipId]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][role]"?: ("VIEWER" | "MEMBER" | "ADMIN" | "OWNER")[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][email]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][membershipId]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][email]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][membershipId]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][email]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][membershipId]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
+        "filter[startsWith][email]"?: string;
+        "filter[startsWith][name]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          email?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          membershipId?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          role?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[email]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[membershipId]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[role]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -14842,117 +14144,68 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, email, avatarUrl, humanId, type, role, createdAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            email?: string;
-            name?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            humanId?: string | null;
-            id?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN" | "OWNER";
-            /** @enum {string} */
-            type?: "HUMAN" | "AGENT";
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            humanId?: string;
-            id?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN" | "OWNER";
-            /** @enum {string} */
-            type?: "HUMAN" | "AGENT";
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            humanId?: string;
-            id?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN" | "OWNER";
-            /** @enum {string} */
-            type?: "HUMAN" | "AGENT";
-          };
-          in?: {
-            createdAt?: string[];
-            email?: string[];
-            humanId?: (string | null)[];
-            id?: string[];
-            name?: string[];
-            role?: ("MEMBER" | "ADMIN" | "OWNER")[];
-            type?: ("HUMAN" | "AGENT")[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            humanId?: string;
-            id?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN" | "OWNER";
-            /** @enum {string} */
-            type?: "HUMAN" | "AGENT";
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            humanId?: string;
-            id?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN" | "OWNER";
-            /** @enum {string} */
-            type?: "HUMAN" | "AGENT";
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            email?: string;
-            humanId?: string | null;
-            id?: string;
-            name?: string;
-            /** @enum {string} */
-            role?: "MEMBER" | "ADMIN" | "OWNER";
-            /** @enum {string} */
-            type?: "HUMAN" | "AGENT";
-          };
-          startsWith?: {
-            email?: string;
-            name?: string;
-          };
-        };
+        "filter[contains][email]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][email]"?: string;
+        "filter[eq][humanId]"?: string | "null";
+        "filter[eq][id]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][role]"?: "MEMBER" | "ADMIN" | "OWNER";
+        "filter[eq][type]"?: "HUMAN" | "AGENT";
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][email]"?: string;
+        "filter[gt][humanId]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][role]"?: "MEMBER" | "ADMIN" | "OWNER";
+        "filter[gt][type]"?: "HUMAN" | "AGENT";
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][email]"?: string;
+        "filter[gte][humanId]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][role]"?: "MEMBER" | "ADMIN" | "OWNER";
+        "filter[gte][type]"?: "HUMAN" | "AGENT";
+        "filter[in][createdAt]"?: string[];
+        "filter[in][email]"?: string[];
+        "filter[in][humanId]"?: (string | "null")[];
+        "filter[in][id]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][role]"?: ("MEMBER" | "ADMIN" | "OWNER")[];
+        "filter[in][type]"?: ("HUMAN" | "AGENT")[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][email]"?: string;
+        "filter[lt][humanId]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][role]"?: "MEMBER" | "ADMIN" | "OWNER";
+        "filter[lt][type]"?: "HUMAN" | "AGENT";
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][email]"?: string;
+        "filter[lte][humanId]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][role]"?: "MEMBER" | "ADMIN" | "OWNER";
+        "filter[lte][type]"?: "HUMAN" | "AGENT";
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][email]"?: string;
+        "filter[neq][humanId]"?: string | "null";
+        "filter[neq][id]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][role]"?: "MEMBER" | "ADMIN" | "OWNER";
+        "filter[neq][type]"?: "HUMAN" | "AGENT";
+        "filter[startsWith][email]"?: string;
+        "filter[startsWith][name]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          email?: "asc" | "desc";
-          /** @enum {string} */
-          humanId?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          role?: "asc" | "desc";
-          /** @enum {string} */
-          type?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[email]"?: "asc" | "desc";
+        "sort[humanId]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[role]"?: "asc" | "desc";
+        "sort[type]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -15555,93 +14808,52 @@ export interface operations {
         cursor?: string;
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, slug, createdAt, updatedAt. */
         fields?: string;
-        /** @description `filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); `contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are more than 20 filters or a value longer than 2000 characters. */
-        filter?: {
-          contains?: {
-            name?: string;
-            slug?: string;
-          };
-          eq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            slug?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            slug?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          gte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            slug?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          in?: {
-            createdAt?: string[];
-            id?: string[];
-            name?: string[];
-            slug?: string[];
-            updatedAt?: string[];
-          };
-          lt?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            slug?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          lte?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            slug?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          neq?: {
-            /** Format: date-time */
-            createdAt?: string;
-            id?: string;
-            name?: string;
-            slug?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-          };
-          startsWith?: {
-            name?: string;
-            slug?: string;
-          };
-        };
+        "filter[contains][name]"?: string;
+        "filter[contains][slug]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][slug]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][slug]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][slug]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][slug]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][slug]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][slug]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][slug]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][name]"?: string;
+        "filter[startsWith][slug]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description `sort[<field>]=asc|desc`, at most 5 keys in order of precedence; default `createdAt` ascending, ties by id. */
-        sort?: {
-          /** @enum {string} */
-          createdAt?: "asc" | "desc";
-          /** @enum {string} */
-          id?: "asc" | "desc";
-          /** @enum {string} */
-          name?: "asc" | "desc";
-          /** @enum {string} */
-          slug?: "asc" | "desc";
-          /** @enum {string} */
-          updatedAt?: "asc" | "desc";
-        };
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[slug]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */

@@ -160,34 +160,46 @@ const fieldsOf = (description: string) => {
   );
 };
 
-/** `filter[op][field]=value` and `sort[field]=dir` pairs from the documented deepObject schema, and junk. */
-const deepObjectOf = (name: string, schema: Json): fc.Arbitrary<[string, string][]> => {
-  const s = openApi.resolve(schema);
-  const props = Object.entries((s.properties ?? {}) as Json);
-  const key = (names: string[]) =>
-    fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...(names.length ? names : ["id"])) }, { weight: 1, arbitrary: hostileString });
-  const filterValue = (inner: Json | undefined) =>
-    fc.oneof(
-      { weight: 4, arbitrary: fromSchema(openApi.doc, inner, anyId).map(queryValue) },
-      { weight: 1, arbitrary: fc.oneof(fc.constantFrom("null", "TODO", "2026-01-01", "1"), anyId, hostileString) },
-    );
-  const pair: fc.Arbitrary<[string, string]> =
-    name === "filter"
-      ? fc.nat().chain((n) => {
-          const [op, inner] = props[n % props.length] ?? ["eq", {}];
-          const fields = (openApi.resolve(inner).properties ?? {}) as Json;
-          const opName = fc.oneof({ weight: 8, arbitrary: fc.constant(op) }, { weight: 1, arbitrary: hostileString });
-          return fc
-            .tuple(opName, key(Object.keys(fields)))
-            .chain(([o, f]) => filterValue(fields[f]).map((v): [string, string] => [`filter[${o}][${f}]`, v]));
-        })
-      : fc
-          .tuple(key(props.map(([f]) => f)), fc.constantFrom("asc", "desc", "desc", "up", ""))
-          .map(([f, v]): [string, string] => [`sort[${f}]`, v]);
+/** The documented `filter[<op>][<field>]` and `sort[<field>]` parameters of a list. */
+const LIST_PARAM = /^(?:filter|sort)\[/;
+
+/** A documented list parameter's pairs: a value of its schema (an array repeats the name) or a likely one, a junk name now and then. */
+const listTermOf = (param: Json): fc.Arbitrary<[string, string][]> => {
+  const values: fc.Arbitrary<string[]> = param.name.startsWith("sort[")
+    ? fc.constantFrom("asc", "desc", "desc", "up", "").map((v) => [v])
+    : fc.oneof(
+        { weight: 4, arbitrary: fromSchema(openApi.doc, param.schema, anyId).map((v) => (Array.isArray(v) ? v : [v]).map(queryValue)) },
+        { weight: 1, arbitrary: fc.oneof(fc.constantFrom("null", "TODO", "2026-01-01", "1"), anyId, hostileString).map((v) => [v]) },
+      );
+  // A hostile operator or field in place of the documented one (the first or the last bracket).
+  const name = fc.oneof(
+    { weight: 8, arbitrary: fc.constant(param.name as string) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(hostileString, fc.boolean())
+        .map(([junk, last]) => param.name.replace(last ? /\[[^[\]]*\]$/ : /\[[^[\]]*\]/, `[${junk}]`)),
+    },
+  );
+  return fc.tuple(name, values).map(([n, vs]) => vs.map((v): [string, string] => [n, v]));
+};
+
+/** Filters and sorts of a list: a few of its documented parameters, very many, or malformed names. */
+const listTermsOf = (params: Json[]): fc.Arbitrary<[string, string][]> => {
+  const term = fc.constantFrom(...params).chain(listTermOf);
   return fc.oneof(
-    { weight: 8, arbitrary: fc.array(pair, { minLength: 1, maxLength: 3 }) },
-    { weight: 1, arbitrary: fc.array(pair, { minLength: 30, maxLength: 80 }) },
-    { weight: 1, arbitrary: fc.constantFrom<[string, string][]>([[`${name}[eq][title][x][y]`, "1"]], [[name, "x"]], [[`${name}[`, "]"]]) },
+    { weight: 8, arbitrary: fc.array(term, { minLength: 1, maxLength: 3 }).map((terms) => terms.flat()) },
+    { weight: 1, arbitrary: fc.array(term, { minLength: 30, maxLength: 80 }).map((terms) => terms.flat()) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<[string, string][]>(
+        [["filter[eq][title][x][y]", "1"]],
+        [["filter", "x"]],
+        [["sort", "x"]],
+        [["filter[", "]"]],
+        [["sort[", "]"]],
+      ),
+    },
   );
 };
 
@@ -197,35 +209,39 @@ const sometimes = (arbitrary: fc.Arbitrary<[string, string][]>, present: number)
   fc.oneof({ weight: present, arbitrary }, { weight: 10 - present, arbitrary: fc.constant<[string, string][]>([]) });
 
 const queryOf = (op: Json): fc.Arbitrary<string> => {
-  const pairs = paramsOf(op).map((param): fc.Arbitrary<[string, string][]> => {
-    const one = (value: fc.Arbitrary<string>) =>
-      sometimes(
-        value.map((v): [string, string][] => [[param.name, v]]),
-        param.required ? 9 : 4,
-      );
-    if (param.style === "deepObject") return sometimes(deepObjectOf(param.name, param.schema), 3);
-    if (param.name === "fields") return one(fieldsOf(param.description ?? ""));
-    if (param.name === "cursor")
+  const params = paramsOf(op);
+  const listParams = params.filter((param) => LIST_PARAM.test(param.name));
+  const pairs = params
+    .filter((param) => !LIST_PARAM.test(param.name))
+    .map((param): fc.Arbitrary<[string, string][]> => {
+      const one = (value: fc.Arbitrary<string>) =>
+        sometimes(
+          value.map((v): [string, string][] => [[param.name, v]]),
+          param.required ? 9 : 4,
+        );
+      if (param.name === "fields") return one(fieldsOf(param.description ?? ""));
+      if (param.name === "cursor")
+        return one(
+          fc.oneof(
+            fc.constant(cursor),
+            fc.constant(cursor),
+            fc.nat().map((n) => `${cursor.slice(0, n % cursor.length)}A${cursor.slice((n % cursor.length) + 1)}`),
+            hostileString,
+            fc.base64String(),
+          ),
+        );
+      if (param.name === "limit")
+        return one(
+          fc.oneof({ weight: 4, arbitrary: fc.integer({ min: -3, max: 300 }).map(String) }, { weight: 1, arbitrary: hostileString }),
+        );
       return one(
         fc.oneof(
-          fc.constant(cursor),
-          fc.constant(cursor),
-          fc.nat().map((n) => `${cursor.slice(0, n % cursor.length)}A${cursor.slice((n % cursor.length) + 1)}`),
-          hostileString,
-          fc.base64String(),
+          { weight: 4, arbitrary: fromSchema(openApi.doc, param.schema, anyId).map(queryValue) },
+          { weight: 1, arbitrary: hostileString },
         ),
       );
-    if (param.name === "limit")
-      return one(
-        fc.oneof({ weight: 4, arbitrary: fc.integer({ min: -3, max: 300 }).map(String) }, { weight: 1, arbitrary: hostileString }),
-      );
-    return one(
-      fc.oneof(
-        { weight: 4, arbitrary: fromSchema(openApi.doc, param.schema, anyId).map(queryValue) },
-        { weight: 1, arbitrary: hostileString },
-      ),
-    );
-  });
+    });
+  if (listParams.length > 0) pairs.push(sometimes(listTermsOf(listParams), 5));
   const junk = sometimes(fc.array(fc.tuple(hostileString, hostileString), { minLength: 1, maxLength: 2 }), 2);
   return fc.tuple(fc.tuple(...pairs), junk, fc.constantFrom("", "", "", "&", "&&=&%zz")).map(([known, extra, tail]) => {
     const params = new URLSearchParams([...known.flat(), ...extra]);

@@ -326,8 +326,11 @@ describe("length limits", () => {
     async () => {
       let params = 0;
       for (const op of checked()) {
+        // A list's filter values share one bound, checked before the name's meaning: one of them stands for all.
+        let filters = 0;
         for (const p of ((op.op.parameters ?? []) as Json[]).map((x) => resolve(doc, x)!)) {
           if (p.in !== "query" || p.schema?.maxLength === undefined) continue;
+          if (p.name.startsWith("filter[") && filters++ > 0) continue;
           params++;
           const long = "x".repeat(p.schema.maxLength + 1);
           const res = await raw(op.method, `${concrete(op.path)}?${p.name}=${long}`, { headers: { "svc-api-key": tenant.owner.key } });
@@ -487,9 +490,10 @@ describe("list expressions beyond their bounds", () => {
     }
     expect((await get(`/tasks?${filters(20)}`, tenant.owner.key)).status).toBe(200);
     expect((await get(`/tasks?${sorts.slice(0, 5).join("&")}`, tenant.owner.key)).status).toBe(200);
-    const list = doc.paths["/tasks"].get.parameters.map((p: Json) => resolve(doc, p)!);
-    expect(list.find((p: Json) => p.name === "filter").description).toContain("more than 20 filters");
-    expect(list.find((p: Json) => p.name === "sort").description).toContain("at most 5 keys");
+    const operation = doc.paths["/tasks"].get;
+    expect(operation.description).toContain("more than 20 filters");
+    expect(operation.description).toContain("at most 5 keys");
+    const list = operation.parameters.map((p: Json) => resolve(doc, p)!);
     expect(list.find((p: Json) => p.name === "fields").schema.maxLength).toBe(2000);
   });
 });

@@ -1,11 +1,9 @@
 import { defineCommand } from "citty";
-import type { operations, Schemas } from "../../client/index";
+import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { listArgs, listQuery } from "../list";
 import { printJson, printNextCursor, printTable } from "../output";
 import { openSession, unwrap } from "../session";
-
-type ProjectListQuery = NonNullable<operations["listProjects"]["parameters"]["query"]>;
 
 const args = { ...listArgs, ...commonArgs } as const;
 
@@ -13,7 +11,7 @@ const list = defineCommand({
   meta: { name: "pm projects list", description: "List the workspace's projects" },
   args,
   async run({ args: given, rawArgs }) {
-    const query = listQuery(given, rawArgs, args) as ProjectListQuery;
+    const query = listQuery(given, rawArgs, args);
     const { client } = openSession(given["base-url"]);
     const page = await unwrap(client.GET("/projects", { params: { query } }));
     if (given.json) return printJson(page);

@@ -1,5 +1,5 @@
 import { type ArgsDef, defineCommand } from "citty";
-import type { operations, Schemas } from "../../client/index";
+import type { Schemas } from "../../client/index";
 import { commonArgs, oneOf, repeated } from "../argv";
 import { UsageError } from "../errors";
 import { addFilter, listArgs, listQuery } from "../list";
@@ -9,7 +9,6 @@ import { resolveTeamId } from "./teams";
 
 type Task = Schemas["Task"];
 type TaskSelection = Schemas["TaskSelection"];
-type TaskListQuery = NonNullable<operations["listTasks"]["parameters"]["query"]>;
 
 // Checked here too, so that a typo is a usage error before any request; `satisfies` keeps them the API's values.
 const STATUSES = ["BACKLOG", "TODO", "IN_PROGRESS", "IN_REVIEW", "DONE", "CANCELED"] as const satisfies readonly Schemas["TaskStatus"][];
@@ -112,7 +111,7 @@ const list = defineCommand({
       // The filters' word for "no value" is null.
       addFilter(query, "eq", "assigneeId", assignee === null ? "null" : isMe(assignee) ? await callerId(session) : assignee);
     }
-    const page = await unwrap(session.client.GET("/tasks", { params: { query: query as TaskListQuery } }));
+    const page = await unwrap(session.client.GET("/tasks", { params: { query } }));
     if (args.json) return printJson(page);
     printTable<TaskSelection>(page.tasks, args.fields ? fieldColumns(args.fields) : TASK_COLUMNS);
     printNextCursor(page.pagination.nextCursor);

@@ -1,19 +1,17 @@
 import { defineCommand } from "citty";
-import type { operations, Schemas } from "../../client/index";
+import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { ApiError } from "../errors";
-import { type ListQuery, listArgs, listQuery } from "../list";
+import { listArgs, listQuery } from "../list";
 import { printJson, printNextCursor, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
-
-type TeamListQuery = NonNullable<operations["listTeams"]["parameters"]["query"]>;
 
 /** A team given as its id or its prefix (`ENG`, any case): the id (a prefix costs one lookup). */
 export async function resolveTeamId({ client }: Session, team: string): Promise<string> {
   if (team.startsWith("team_")) return team;
   const prefix = team.toUpperCase();
-  const query: ListQuery = { filter: { eq: { prefix } }, fields: "id", limit: 1 };
-  const { teams } = await unwrap(client.GET("/teams", { params: { query: query as TeamListQuery } }));
+  const query = { "filter[eq][prefix]": prefix, fields: "id", limit: 1 };
+  const { teams } = await unwrap(client.GET("/teams", { params: { query } }));
   if (!teams[0]?.id) throw new ApiError(404, "NOT_FOUND", `No team with the prefix '${prefix}'`);
   return teams[0].id;
 }
@@ -24,7 +22,7 @@ const list = defineCommand({
   meta: { name: "pm teams list", description: "List the workspace's teams" },
   args,
   async run({ args: given, rawArgs }) {
-    const query = listQuery(given, rawArgs, args) as TeamListQuery;
+    const query = listQuery(given, rawArgs, args);
     const { client } = openSession(given["base-url"]);
     const page = await unwrap(client.GET("/teams", { params: { query } }));
     if (given.json) return printJson(page);

@@ -2,7 +2,6 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
   DEFAULT_LIMIT,
-  FILTER_OPS,
   type FieldShape,
   type FilterOp,
   type ListField,
@@ -16,7 +15,7 @@ import {
   MAX_LIMIT,
   MAX_SORT_KEYS,
 } from "./list";
-import { filterableNames, filterOpsFor, NULL_OPS } from "./list/filter";
+import { filterableNames, filterOpsFor, MAX_IN_VALUES, NULL_OPS } from "./list/filter";
 import { sortableNames } from "./list/sort";
 
 const FIELDS_GRAMMAR =
@@ -55,77 +54,76 @@ export const fieldsQueryFor = (shape: FieldShape) => z.object({ fields: fieldsPa
 type JsonType = "string" | "number" | "boolean" | "object" | "array" | "null";
 type JsonSchema = { type?: JsonType | JsonType[]; [keyword: string]: unknown };
 
-/** A filter value of `field` as the list machinery parses it (values.ts); `null` matches null where it may. */
+/**
+ * A filter value of `field` as the list machinery parses it (values.ts), which refuses any value longer than
+ * MAX_FILTER_VALUE_LENGTH first. Query strings carry text, so "no value" is the word `null` (generated clients
+ * drop a JSON null instead of sending it).
+ */
 function filterValue(field: ListField, op: FilterOp): JsonSchema {
+  const text = (schema: JsonSchema): JsonSchema => ({ type: "string", ...schema, maxLength: MAX_FILTER_VALUE_LENGTH });
   const byKind: Record<ListField["kind"], JsonSchema> = {
-    string: { type: "string" },
-    id: { type: "string", minLength: 1 },
+    string: text({}),
+    id: text({ minLength: 1 }),
     enum: { type: "string", enum: [...(field.values ?? [])] },
     number: { type: "number" },
     boolean: { type: "boolean" },
-    date: { type: "string", format: "date" },
-    datetime: { type: "string", format: "date-time" },
+    date: text({ format: "date" }),
+    datetime: text({ format: "date-time" }),
   };
   const value = byKind[field.kind];
-  const scalar = field.nullable && NULL_OPS.includes(op) ? { anyOf: [value, { type: "null" }] } : value;
-  return op === "in" ? { type: "array" as const, items: scalar } : scalar;
+  return field.nullable && NULL_OPS.includes(op) ? { anyOf: [value, { type: "string", const: "null" }] } : value;
 }
 
-const objectOf = (properties: Record<string, JsonSchema>) => ({ type: "object" as const, properties, additionalProperties: false });
+/** A query parameter the route documents but does not check: the list machinery reads it from the raw query. */
+const documented = (schema: JsonSchema) => z.unknown().optional().openapi(schema);
 
 /**
- * A list's query documented from its ListSpec, the declaration the list machinery checks requests against:
- * `filter[<op>][<field>]` and `sort[<field>]` as deepObject parameters whose names and value types are that list's.
- * At runtime `filter` and `sort` stay unknowns the machinery reads from the raw query (its 400s are unchanged).
+ * A list's query documented from its ListSpec, the declaration the list machinery checks requests against: one
+ * plain parameter per accepted `filter[<op>][<field>]` (`in` as an exploded array) and `sort[<field>]`, which
+ * OpenAPI's form style and so every generated client serialise as they are (a deepObject two levels deep is
+ * outside what OpenAPI defines). At runtime they stay unknowns read from the raw query (its 400s are unchanged).
  */
 export function listQueryFor(spec: ListSpec) {
-  // `<prefix>.<key>` names (custom fields) exist per workspace: any such name, with a value of any scalar type.
-  const dynamic = (value: JsonSchema) => (spec.dynamic ? { patternProperties: { [`^${spec.dynamic.prefix}\\.`]: value } } : {});
-  const DYNAMIC_VALUE: JsonSchema = { type: ["string", "number", "boolean", "null"] };
-  const filterable = filterableNames(spec.fields);
-  const filter = objectOf(
-    Object.fromEntries(
-      FILTER_OPS.map((op) => [
-        op,
-        {
-          ...objectOf(
-            Object.fromEntries(
-              filterable
-                .filter((name) => filterOpsFor(spec.fields[name]).includes(op))
-                .map((name) => [name, filterValue(spec.fields[name], op)]),
-            ),
-          ),
-          ...dynamic(op === "in" ? { type: "array", items: DYNAMIC_VALUE } : DYNAMIC_VALUE),
-        },
-      ]),
-    ),
-  );
-  const direction: JsonSchema = { type: "string", enum: ["asc", "desc"] };
-  const sort = { ...objectOf(Object.fromEntries(sortableNames(spec.fields).map((name) => [name, direction]))), ...dynamic(direction) };
-  const deepObject = { param: { style: "deepObject" as const, explode: true } };
-  return ListQuery.extend({
-    fields: fieldsParam(spec.shape),
-    filter: z
-      .unknown()
-      .optional()
-      .openapi({
-        ...deepObject,
-        ...filter,
-        description:
-          "`filter[<op>][<field>]=<value>`; several combine with AND. `in` repeats the parameter (`filter[in][status]=TODO&filter[in][status]=DONE`); " +
-          "`contains` and `startsWith` are case-insensitive; `null` (eq, neq, in) matches null. Unknown names are 400, and so are " +
-          `more than ${MAX_FILTERS} filters or a value longer than ${MAX_FILTER_VALUE_LENGTH} characters.` +
-          (spec.dynamic ? ` \`${spec.dynamic.prefix}.<key>\` filters and sorts on a custom field, as its definition's type.` : ""),
-      }),
-    sort: z
-      .unknown()
-      .optional()
-      .openapi({
-        ...deepObject,
-        ...sort,
-        description: `\`sort[<field>]=asc|desc\`, at most ${MAX_SORT_KEYS} keys in order of precedence; default \`createdAt\` ascending, ties by id.`,
-      }),
-  });
+  const params: Record<string, z.ZodType> = {};
+  for (const name of filterableNames(spec.fields)) {
+    const field = spec.fields[name];
+    for (const op of filterOpsFor(field)) {
+      const value = filterValue(field, op);
+      params[`filter[${op}][${name}]`] = documented(
+        op === "in" ? { type: "array", items: value, maxItems: MAX_IN_VALUES, param: { style: "form", explode: true } } : value,
+      );
+    }
+  }
+  for (const name of sortableNames(spec.fields)) params[`sort[${name}]`] = documented({ type: "string", enum: ["asc", "desc"] });
+  return ListQuery.extend({ fields: fieldsParam(spec.shape), ...params });
+}
+
+/**
+ * How a list's filter and sort parameters work, for the operation's description (after `about`, the route's own
+ * text). Fields under `spec.dynamic` exist per workspace, so no parameter can name them: how a typed client sends
+ * them anyway is said here.
+ */
+export function listDescription(spec: ListSpec, about: string): string {
+  const text = [
+    about,
+    "Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats " +
+      "its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) " +
+      "matches a field that has none. `sort[<field>]=asc|desc`: at most " +
+      `${MAX_SORT_KEYS} keys, in the order of the parameters; default \`createdAt\` ascending, ties by id. An unknown name is 400 ` +
+      `(\`details\` lists the allowed ones), and so are more than ${MAX_FILTERS} filters or a value longer than ` +
+      `${MAX_FILTER_VALUE_LENGTH} characters.`,
+  ];
+  if (spec.dynamic) {
+    const name = `${spec.dynamic.prefix}.<key>`;
+    text.push(
+      `Custom fields are \`filter[<op>][${name}]\` and \`sort[${name}]\`, compared as the field definition's type (a key not ` +
+        `defined for ${spec.resource} is 400). Their keys differ per workspace, so no parameter above names them: send them as ` +
+        "further query parameters of the same form. A generated TypeScript client (openapi-fetch, hey-api) sends every key of its " +
+        "query: spread a `Record<string, string | string[]>` of them into the typed parameters, e.g. " +
+        '`{...custom, "filter[eq][priority]": "HIGH"}`.',
+    );
+  }
+  return text.join(" ");
 }
 
 export const IdParam = z.object({

@@ -1,7 +1,10 @@
 // A script a user of the typed client would write: every list parameter, a nullable field, a conditional GET and a
 // create's Location, all typed by client/api.d.ts (generated from the served document) without a single cast.
-// test/unit/openapi-client.test.ts compiles it against freshly generated types; it is not run.
-import { createPmClient, type Schemas } from "../../client";
+// test/unit/openapi-client.test.ts compiles it against freshly generated types; test/smoke/generated-clients.test.mjs
+// runs `filteredTasks` against `npm start`.
+import { createPmClient, type operations, type Schemas } from "../../client";
+
+type TaskQuery = NonNullable<operations["listTasks"]["parameters"]["query"]>;
 
 export async function walkthrough(baseUrl: string, apiKey: string, teamId: string): Promise<string[]> {
   const api = createPmClient({ baseUrl, apiKey });
@@ -17,22 +20,25 @@ export async function walkthrough(baseUrl: string, apiKey: string, teamId: strin
   if (task.assignee === null) log.push(`${task.reference} is unassigned`);
   else log.push(`${task.reference} is assigned to ${task.assignee.name}`);
 
-  // Every list parameter, typed: limit a number, filter by operator and field, sort by field.
+  // Every list parameter, typed: limit a number, one parameter per filter operator and field (`in` an array, "null"
+  // for no value), one per sort key in order of precedence; a custom field (named per workspace) rides beside them.
+  const custom: Record<string, string | string[]> = { "filter[in][customFields.severity]": ["high", "critical"] };
   let cursor: string | undefined;
   do {
     const page = await api.GET("/tasks", {
       params: {
         query: {
+          ...custom,
           limit: 25,
           cursor,
           fields: "id,reference,title,assignee{name}",
-          filter: {
-            eq: { priority: "HIGH", parentId: null },
-            in: { status: ["TODO", "IN_PROGRESS"] },
-            contains: { title: "engine" },
-            gte: { createdAt: "2026-01-01T00:00:00.000Z" },
-          },
-          sort: { priority: "desc", createdAt: "asc" },
+          "filter[eq][priority]": "HIGH",
+          "filter[eq][parentId]": "null",
+          "filter[in][status]": ["TODO", "IN_PROGRESS"],
+          "filter[contains][title]": "engine",
+          "filter[gte][createdAt]": "2026-01-01T00:00:00.000Z",
+          "sort[priority]": "desc",
+          "sort[createdAt]": "asc",
         },
       },
     });
@@ -52,4 +58,23 @@ export async function walkthrough(baseUrl: string, apiKey: string, teamId: strin
     log.push(again.response.status === 304 ? "unchanged (304)" : `changed: ${again.data?.task.title ?? ""}`);
   }
   return log;
+}
+
+/** The references of a few filtered and sorted task lists (the same lists as hey-api-client.ts's `filteredTasks`). */
+export async function filteredTasks(
+  baseUrl: string,
+  apiKey: string,
+  custom: Record<string, string | string[]>,
+): Promise<Record<string, string[]>> {
+  const api = createPmClient({ baseUrl, apiKey });
+  const references = async (query: TaskQuery) => {
+    const { data, response } = await api.GET("/tasks", { params: { query: { ...query, fields: "reference" } } });
+    if (!data) throw new Error(`list failed: ${response.status}`);
+    return data.tasks.map((task) => task.reference ?? "?");
+  };
+  return {
+    high: await references({ "filter[eq][priority]": "HIGH" }),
+    todoOrDoneByTitle: await references({ "filter[in][status]": ["TODO", "DONE"], "sort[title]": "desc" }),
+    topLevelWithCustom: await references({ ...custom, "filter[eq][parentId]": "null", "sort[createdAt]": "desc" }),
+  };
 }

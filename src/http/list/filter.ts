@@ -11,7 +11,7 @@ export const NULL_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 /** A field with a custom filter (a task reference, label membership) answers only these. */
 const CUSTOM_FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 const FILTER_KEY = /^filter\[([^[\]]*)\]\[([^[\]]*)\]$/;
-const MAX_IN_VALUES = 250;
+export const MAX_IN_VALUES = 250;
 /** Bounds on a list's filters: a query may AND this many terms, each value this long (a title is at most 500). */
 export const MAX_FILTERS = 20;
 export const MAX_FILTER_VALUE_LENGTH = 2000;

@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { apiKeyList, getApiKey, listApiKeys } from "./queries";
 import { ApiKeyCreate, ApiKeySchema, ApiKeySelection } from "./schema";
 import { createApiKey, deleteApiKey } from "./service";
@@ -16,9 +16,11 @@ const list = createRoute({
   operationId: "listApiKeys",
   path: "/api-keys",
   summary: "List the caller's API keys and their agents' keys",
-  description:
+  description: listDescription(
+    apiKeyList,
     "Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never " +
-    "the key or its hash. Filter and sort on id, name, prefix, userId, createdAt, lastUsedAt, expiresAt.",
+      "the key or its hash.",
+  ),
   request: { query: listQueryFor(apiKeyList) },
   responses: {
     200: jsonResponse(paginated("api_keys", ApiKeySelection), "API keys (narrowed by `fields`)"),

@@ -5,7 +5,7 @@ import { selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
 import { Comment, CommentContent, CommentCreate, CommentSelection, TaskCommentSelection } from "./schema";
 import {
@@ -29,7 +29,7 @@ const list = createRoute({
   operationId: "listComments",
   path: "/comments",
   summary: "List the workspace's comments",
-  description: "Every member reads them. The `filter` and `sort` parameters name the fields, e.g. `filter[eq][taskId]=<id>`.",
+  description: listDescription(commentList, "Every member reads them, e.g. a task's with `filter[eq][taskId]=<id>`."),
   request: { query: listQueryFor(commentList) },
   responses: {
     200: jsonResponse(paginated("comments", CommentSelection), "Comments"),
@@ -99,9 +99,10 @@ const listOf = (kind: TargetKind) =>
     operationId: `list${kind[0].toUpperCase()}${kind.slice(1)}Comments`,
     path: `/${PLURAL[kind]}/{id}/comments`,
     summary: `List a ${kind}'s comments${kind === "milestone" ? "" : " (id or reference)"}`,
-    description:
-      `Oldest first by default; an unknown or foreign ${kind} is 404. The \`filter\` and \`sort\` parameters name the fields.` +
-      (kind === "task" ? " The author carries only id, name and email." : ""),
+    description: listDescription(
+      targetCommentLists[kind],
+      `Oldest first by default; an unknown or foreign ${kind} is 404.${kind === "task" ? " The author carries only id, name and email." : ""}`,
+    ),
     request: { params: IdParam, query: listQueryFor(targetCommentLists[kind]) },
     responses: {
       200: jsonResponse(paginated("comments", kind === "task" ? TaskCommentSelection : CommentSelection), "Comments"),

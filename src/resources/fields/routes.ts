@@ -7,7 +7,7 @@ import { badRequest, ValidationError } from "../../core/errors";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { zodErrors } from "../../http/validation";
 import { builtInFieldsFor } from "./builtins";
 import { fieldList, getField, listFields } from "./queries";
@@ -25,12 +25,14 @@ const list = createRoute({
   operationId: "listFields",
   path: "/fields",
   summary: "List the built-in fields and the workspace's custom fields",
-  description:
+  description: listDescription(
+    fieldList,
     "The first page (a request without `cursor`) starts with the built-in fields of tasks, projects and milestones (no `id`, " +
-    "`isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted " +
-    "in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any " +
-    "other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep " +
-    "their fixed order). `fields` narrows both. Every member reads.",
+      "`isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted " +
+      "in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any " +
+      "other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep " +
+      "their fixed order). `fields` narrows both. Every member reads.",
+  ),
   request: { query: listQueryFor(fieldList) },
   responses: {
     200: jsonResponse(paginated("fields", FieldSelection), "Built-in fields (first page), then custom fields"),

@@ -5,7 +5,7 @@ import { emailOutbox } from "../../http/email-outbox";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
 import { getPendingInvite, inviteList, listPendingInvites } from "./queries";
 import { INVITE_TTL_DAYS, Invite, InviteCreate, InviteRedeem, InviteRedeemed, InviteSelection } from "./schema";
@@ -38,8 +38,10 @@ const list = createRoute({
   operationId: "listInvites",
   path: "/invites",
   summary: "List the workspace's pending invites",
-  description:
-    "Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filter and sort on id, email, role, teamRole, createdAt, expiresAt.",
+  description: listDescription(
+    inviteList,
+    "Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed.",
+  ),
   request: { query: listQueryFor(inviteList) },
   responses: {
     200: jsonResponse(paginated("invites", InviteSelection), "Pending invites"),

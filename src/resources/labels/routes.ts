@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { getLabel, labelList, listLabels } from "./queries";
 import { Label, LabelCreate, LabelSelection, LabelUpdate } from "./schema";
 import { createLabel, deleteLabel, updateLabel } from "./service";
@@ -20,7 +20,7 @@ const list = createRoute({
   operationId: "listLabels",
   path: "/labels",
   summary: "List the workspace's labels",
-  description: "Every member reads them. The `filter` and `sort` parameters name the fields.",
+  description: listDescription(labelList, "Every member reads them."),
   request: { query: listQueryFor(labelList) },
   responses: {
     200: jsonResponse(paginated("labels", LabelSelection), "Labels"),

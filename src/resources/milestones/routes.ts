@@ -5,7 +5,7 @@ import { selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
 import { Milestone, MilestoneCreate, MilestoneSelection, MilestoneUpdate } from "./schema";
 import {
@@ -26,7 +26,7 @@ const listResponses = {
   200: jsonResponse(paginated("milestones", MilestoneSelection), "Milestones"),
   ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
 };
-const filterDescription = "The `filter` and `sort` parameters name the fields; null target dates sort last.";
+const filterDescription = listDescription(milestoneList, "Null target dates sort last.");
 
 const list = createRoute({
   ...selfAuthed("Milestones"),

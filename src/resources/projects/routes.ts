@@ -5,7 +5,7 @@ import { selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { getProject, listProjects, projectList } from "./queries";
 import { Project, ProjectCreate, ProjectSelection, ProjectUpdate } from "./schema";
 import {
@@ -30,8 +30,7 @@ const list = createRoute({
   operationId: "listProjects",
   path: "/projects",
   summary: "List the workspace's projects",
-  description:
-    "The `filter` and `sort` parameters name the fields; `labelId` matches projects carrying the label (`in`: any of them). Null dates sort last.",
+  description: listDescription(projectList, "`labelId` matches projects carrying the label (`in`: any of them). Null dates sort last."),
   request: { query: listQueryFor(projectList) },
   responses: {
     200: jsonResponse(paginated("projects", ProjectSelection), "Projects"),

@@ -6,7 +6,7 @@ import { selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { listTasks, taskById, taskList } from "./queries";
 import { Task, TaskCreate, TaskSelection, TaskUpdate } from "./schema";
 import {
@@ -38,11 +38,11 @@ const list = createRoute({
   operationId: "listTasks",
   path: "/tasks",
   summary: "List the workspace's tasks",
-  description:
-    "The `filter` and `sort` parameters name the fields. `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying " +
-    "the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), " +
-    "status in workflow order, null due dates last. A custom field of tasks is `customFields.<key>` (`filter[eq][customFields.severity]=high`, " +
-    "`sort[customFields.points]=desc`), compared as its definition's type; a key not defined for tasks is 400.",
+  description: listDescription(
+    taskList,
+    "`filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts " +
+      "by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last.",
+  ),
   request: { query: listQueryFor(taskList) },
   responses: {
     200: jsonResponse(paginated("tasks", TaskSelection), "Tasks (narrowed by `fields`)"),

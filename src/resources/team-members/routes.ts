@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
 import { TeamMember, TeamMemberCreate, TeamMemberItemSelection, TeamMemberSelection, TeamMemberUpdate } from "./schema";
 import { addTeamMember, removeNonOwner, removeTeamMemberChecked, setTeamMemberRole, updateTeamMemberChecked } from "./service";
@@ -22,8 +22,10 @@ const list = createRoute({
   operationId: "listTeamMembers",
   path: "/teams/{id}/members",
   summary: "List a team's members",
-  description:
-    "Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's); the `filter` and `sort` parameters name the fields.",
+  description: listDescription(
+    memberList,
+    "Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's).",
+  ),
   request: { params: IdParam, query: listQueryFor(memberList) },
   responses: {
     200: jsonResponse(paginated("members", TeamMemberItemSelection), "Members"),

@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { getTeam, listTeams, teamList } from "./queries";
 import { Team, TeamCreate, TeamSelection, TeamUpdate } from "./schema";
 import { createTeam, deleteTeam, explainRefusedDelete, explainRefusedUpdate, updateTeam, writeTeam } from "./service";
@@ -22,7 +22,7 @@ const list = createRoute({
   operationId: "listTeams",
   path: "/teams",
   summary: "List the workspace's teams, each with its parent and members",
-  description: "The `filter` and `sort` parameters name the fields; `filter[eq][parentId]=null` matches top-level teams.",
+  description: listDescription(teamList, "`filter[eq][parentId]=null` matches top-level teams."),
   request: { query: listQueryFor(teamList) },
   responses: {
     200: jsonResponse(paginated("teams", TeamSelection), "Teams"),

@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { getUser, listUsers, userList } from "./queries";
 import { UserUpdate, WorkspaceUserSchema, WorkspaceUserSelection } from "./schema";
 import { removeUser, updateUser } from "./service";
@@ -19,9 +19,11 @@ const list = createRoute({
   operationId: "listUsers",
   path: "/users",
   summary: "List the workspace's members",
-  description:
+  description: listDescription(
+    userList,
     "Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. " +
-    "The `filter` and `sort` parameters name the fields; `filter[eq][humanId]=null` matches people.",
+      "`filter[eq][humanId]=null` matches people.",
+  ),
   request: { query: listQueryFor(userList) },
   responses: {
     200: jsonResponse(paginated("users", WorkspaceUserSelection), "Members (narrowed by `fields`)"),

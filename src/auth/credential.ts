@@ -1,10 +1,9 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { apiKeys, workspaceMembers } from "../../drizzle/schema";
-import type { Db } from "../db/client";
 import type { Env } from "../env";
 import { hashApiKey } from "./api-keys";
 import { verifyAccessToken } from "./jwt";
-import { type Principal, principalByKeyHash, principalByUser } from "./principal";
 
 /** What the request presented, checked as far as it can be without the database. */
 export type Credential = { kind: "apiKey"; keyHash: string } | { kind: "jwt"; userId: string; workspaceId: string };
@@ -19,44 +18,22 @@ export async function readCredential(headers: { header(name: string): string | u
   return claims ? { kind: "jwt", userId: claims.sub, workspaceId: claims.wid } : null;
 }
 
-export function loadPrincipal(db: Db, credential: Credential): Promise<Principal | null> {
-  return credential.kind === "apiKey"
-    ? principalByKeyHash(db, credential.keyHash)
-    : principalByUser(db, credential.userId, credential.workspaceId);
-}
-
 /**
- * The workspace the credential acts in, as a scalar subquery: null when the key is unknown or expired or its
- * user has left the workspace. A read scoped by it authenticates in the same round trip as it reads.
+ * The one statement of what makes a credential live, as the condition of a query over `api_keys` (an API key: known by
+ * its hash and not expired) or `workspace_members` (a JWT: its user still a member of its workspace). A key whose user
+ * leaves the workspace is deleted with the membership (api_keys_membership_fk), so the key alone is enough.
  */
-export function credentialWorkspace(credential: Credential): SQL<string> {
-  if (credential.kind === "jwt") {
-    return sql<string>`(select ${workspaceMembers.workspaceId} from ${workspaceMembers} where ${and(
-      eq(workspaceMembers.userId, credential.userId),
-      eq(workspaceMembers.workspaceId, credential.workspaceId),
-    )})`;
-  }
-  // api_keys_membership_fk deletes a user's keys when they leave the workspace: the key alone is enough.
-  return sql<string>`(select ${apiKeys.workspaceId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now()))`;
+export function liveCredential(credential: Credential): SQL {
+  return credential.kind === "apiKey"
+    ? sql`${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`
+    : and(eq(workspaceMembers.userId, credential.userId), eq(workspaceMembers.workspaceId, credential.workspaceId))!;
 }
 
-/** The caller as SQL for a statement that authenticates itself: workspace, user and workspace role. */
-export interface SqlActor {
-  workspace: SQL<string>;
-  user: SQL<string>;
-  role: SQL<string>;
-}
-
-export function credentialActor(credential: Credential): SqlActor {
-  const member = (column: SQL | typeof workspaceMembers.role) =>
-    credential.kind === "jwt"
-      ? sql<string>`(select ${column} from ${workspaceMembers} where ${and(eq(workspaceMembers.userId, credential.userId), eq(workspaceMembers.workspaceId, credential.workspaceId))})`
-      : sql<string>`(select ${column} from ${apiKeys} join ${workspaceMembers} on ${and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId))} where ${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now()))`;
-  return {
-    workspace: credentialWorkspace(credential),
-    user: member(sql`${workspaceMembers.userId}`),
-    role: member(workspaceMembers.role),
-  };
+/** A column of the credential's membership row (its workspace, user or role) as a scalar subquery: null when it is not live. */
+export function memberColumn(credential: Credential, column: AnyPgColumn): SQL<string> {
+  return credential.kind === "jwt"
+    ? sql<string>`(select ${column} from ${workspaceMembers} where ${liveCredential(credential)})`
+    : sql<string>`(select ${column} from ${apiKeys} join ${workspaceMembers} on ${and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId))} where ${liveCredential(credential)})`;
 }
 
 /**

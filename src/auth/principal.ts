@@ -1,6 +1,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users, workspaceMembers, workspaces } from "../../drizzle/schema";
 import type { Db, WorkspaceScope } from "../db/client";
+import { type Credential, liveCredential } from "./credential";
 
 export type WorkspaceRole = "MEMBER" | "ADMIN" | "OWNER";
 
@@ -12,8 +13,8 @@ export interface Principal {
 }
 
 /**
- * Who acts, for a statement that authenticates and authorizes itself: plain values of a loaded principal, or
- * SQL read from the credential (credentialActor), null for a bad one.
+ * Who acts, in a statement that authenticates and authorizes itself: plain values of a loaded principal, or SQL read
+ * from the credential in the statement (null for a credential that is not live).
  */
 export interface Actor {
   workspace: WorkspaceScope;
@@ -42,28 +43,19 @@ const principalColumns = {
   role: workspaceMembers.role,
 };
 
-/** The principal of an API key, by hash; expired keys and keys whose user left the workspace find nothing. */
-export async function principalByKeyHash(db: Db, keyHash: string): Promise<Principal | null> {
-  const [row] = await db
-    .select(principalColumns)
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .innerJoin(workspaceMembers, and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId)))
-    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
-    .where(and(eq(apiKeys.keyHash, keyHash), sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`))
-    .limit(1);
-  return row ?? null;
-}
-
-/** The principal of a verified JWT (`sub` user in workspace `wid`). */
-export async function principalByUser(db: Db, userId: string, workspaceId: string): Promise<Principal | null> {
-  const [row] = await db
-    .select(principalColumns)
-    .from(workspaceMembers)
-    .innerJoin(users, eq(users.id, workspaceMembers.userId))
-    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
-    .where(and(eq(workspaceMembers.userId, userId), eq(workspaceMembers.workspaceId, workspaceId)))
-    .limit(1);
+/** The principal of a credential, in one indexed query; null when it is not live (unknown, expired, or no longer a member). */
+export async function loadPrincipal(db: Db, credential: Credential): Promise<Principal | null> {
+  const member = db.select(principalColumns).from(workspaceMembers);
+  const query =
+    credential.kind === "apiKey"
+      ? member
+          .innerJoin(apiKeys, and(eq(apiKeys.userId, workspaceMembers.userId), eq(apiKeys.workspaceId, workspaceMembers.workspaceId)))
+          .innerJoin(users, eq(users.id, workspaceMembers.userId))
+          .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+      : member
+          .innerJoin(users, eq(users.id, workspaceMembers.userId))
+          .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId));
+  const [row] = await query.where(liveCredential(credential)).limit(1);
   return row ?? null;
 }
 

@@ -5,8 +5,9 @@
 // (its own GET), so that the refusal a caller gets is the first the order names.
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { loadPrincipal, readCredential } from "../auth/credential";
-import { unauthorized } from "../auth/middleware";
+import { type Caller, unauthorized } from "../auth/caller";
+import { readCredential } from "../auth/credential";
+import { loadPrincipal } from "../auth/principal";
 import { AppError, ValidationError } from "../core/errors";
 import type { AppEnv } from "../http/context";
 import { type AppHandle, dispatchGet, documentedRoute, outerOf } from "../http/dispatch";
@@ -17,9 +18,10 @@ const isInputRefusal = (err: unknown) =>
   (err instanceof AppError && err.code === "BAD_REQUEST") ||
   (err instanceof HTTPException && (err.status === 400 || err.status === 415));
 
-/** Whether the request's credential names a live key or token of a current member (no query when a principal is loaded). */
+/** Whether the request's credential names a live key or token of a current member (no query when the caller knows). */
 async function credentialHolds(c: Context<AppEnv>): Promise<boolean> {
-  if ((c as Context<AppEnv & { Variables: { principal?: unknown } }>).get("principal")) return true;
+  const caller = (c as Context<AppEnv & { Variables: { caller?: Caller } }>).get("caller");
+  if (caller) return caller.holds();
   const credential = await readCredential(c.req, c.env);
   return credential !== null && (await loadPrincipal(c.get("rdb").db, credential)) !== null;
 }

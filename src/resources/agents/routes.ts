@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authed } from "../../auth/route-base";
+import { protectedRoute } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created } from "../../http/schemas";
@@ -7,7 +7,7 @@ import { AgentCreate, AgentSchema } from "./schema";
 import { createAgent } from "./service";
 
 const create = createRoute({
-  ...authed("Agents"),
+  ...protectedRoute("Agents"),
   method: "post",
   operationId: "createAgent",
   path: "/agents",
@@ -24,6 +24,6 @@ const create = createRoute({
 });
 
 export const agentRoutes = newRouter().openapi(create, async (c) => {
-  const agent = await createAgent(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+  const agent = await createAgent(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
   return created(c, "agent", `/users/${agent.id}`, agent);
 });

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -11,7 +10,7 @@ import { ApiKeyCreate, ApiKeySchema, ApiKeySelection } from "./schema";
 import { createApiKey, deleteApiKey } from "./service";
 
 const list = createRoute({
-  ...selfAuthed("API keys"),
+  ...protectedRoute("API keys"),
   method: "get",
   operationId: "listApiKeys",
   path: "/api-keys",
@@ -28,7 +27,7 @@ const list = createRoute({
   },
 });
 const create = createRoute({
-  ...authed("API keys"),
+  ...protectedRoute("API keys"),
   method: "post",
   operationId: "createApiKey",
   path: "/api-keys",
@@ -43,7 +42,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("API keys"),
+  ...protectedRoute("API keys"),
   method: "get",
   operationId: "getApiKey",
   path: "/api-keys/{id}",
@@ -58,7 +57,7 @@ const read = createRoute({
   },
 });
 const remove = createRoute({
-  ...authed("API keys"),
+  ...protectedRoute("API keys"),
   method: "delete",
   operationId: "deleteApiKey",
   path: "/api-keys/{id}",
@@ -72,21 +71,21 @@ const remove = createRoute({
 export const apiKeyRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, apiKeyList);
-    const rows = await gatedList(c, (workspace, { user }) => listApiKeys(c.get("rdb").db, workspace, user, params));
+    const rows = await c.get("caller").list(({ workspace, user }) => listApiKeys(c.get("rdb").db, workspace, user, params));
     return c.json(await listBody("api_keys", params, rows), 200);
   })
   .openapi(create, async (c) => {
-    const { apiKey, key } = await createApiKey(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    const { apiKey, key } = await createApiKey(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
     c.header("Location", `/api-keys/${apiKey.id}`);
     return c.json({ apiKey, key }, 201);
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, apiKeyList.shape);
     const { id } = c.req.valid("param");
-    const apiKey = await gatedRead(c, (workspace, { user }) => getApiKey(c.get("rdb").db, workspace, user, id));
+    const apiKey = await c.get("caller").read(({ workspace, user }) => getApiKey(c.get("rdb").db, workspace, user, id));
     return c.json({ apiKey: projectFields(apiKey, fields) }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteApiKey(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    await deleteApiKey(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -1,6 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { requirePrincipal } from "../../auth/middleware";
-import { selfAuthed } from "../../auth/route-base";
+import { protectedRoute } from "../../auth/route-base";
 import { type AppHandle, outerOf } from "../../http/dispatch";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -8,7 +7,7 @@ import { dispatchItem } from "./dispatch";
 import { BatchRequest, BatchResponse, MAX_ITEMS } from "./schema";
 
 const batch = createRoute({
-  ...selfAuthed("Batch"),
+  ...protectedRoute("Batch"),
   method: "post",
   operationId: "batch",
   path: "/batch",
@@ -38,6 +37,6 @@ export const batchRoutes = (app: AppHandle) =>
     const items = await Promise.all(requests.map((raw, i) => dispatchItem(app, outer, raw, i)));
     // Every item ran with the same credential: one that succeeded on a route requiring it proved it. Otherwise (all
     // failed, or only public routes) one query checks it, so a bad credential is 401 for the whole call.
-    if (!items.some((item) => item.provesCredential)) await requirePrincipal(c);
+    if (!items.some((item) => item.provesCredential)) await c.get("caller").principal();
     return c.json({ results: items.map((item) => item.slot) }, 200);
   });

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead, gatedWrite } from "../../auth/middleware";
-import { selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -18,13 +17,13 @@ import {
 } from "./service";
 import { TARGET_FIELD, type Target, type TargetKind } from "./targets";
 
-const base = selfAuthed("Comments");
+const base = protectedRoute("Comments");
 const one = z.object({ comment: Comment });
 const oneSelected = z.object({ comment: CommentSelection });
 const location = (id: string) => `/comments/${id}`;
 
 const list = createRoute({
-  ...selfAuthed("Comments"),
+  ...protectedRoute("Comments"),
   method: "get",
   operationId: "listComments",
   path: "/comments",
@@ -47,7 +46,7 @@ const create = createRoute({
   responses: { 201: createdResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }) },
 });
 const read = createRoute({
-  ...selfAuthed("Comments"),
+  ...protectedRoute("Comments"),
   method: "get",
   operationId: "getComment",
   path: "/comments/{id}",
@@ -94,7 +93,7 @@ const PLURAL = { task: "tasks", project: "projects", milestone: "milestones" } a
 /** `GET /{tasks|projects|milestones}/{id}/comments`: oldest first by default; 404 for an unknown or foreign parent. */
 const listOf = (kind: TargetKind) =>
   createRoute({
-    ...selfAuthed("Comments"),
+    ...protectedRoute("Comments"),
     method: "get",
     operationId: `list${kind[0].toUpperCase()}${kind.slice(1)}Comments`,
     path: `/${PLURAL[kind]}/{id}/comments`,
@@ -122,15 +121,14 @@ function bodyTarget(body: z.infer<typeof CommentCreate>): Target {
 export const commentRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, commentList);
-    const rows = await gatedList(c, (workspace) => listComments(c.get("rdb").db, workspace, params));
+    const rows = await c.get("caller").list(({ workspace }) => listComments(c.get("rdb").db, workspace, params));
     return c.json(await listBody("comments", params, rows), 200);
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     const db = c.get("rdb").db;
     const target = bodyTarget(body);
-    const comment = await gatedWrite(
-      c,
+    const comment = await c.get("caller").write(
       (actor) => createComment(db, actor, target, body.content),
       (principal) => explainRefusedComment(db, principal, target),
     );
@@ -139,14 +137,13 @@ export const commentRoutes = newRouter()
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, commentList.shape);
     const { id } = c.req.valid("param");
-    const comment = await gatedRead(c, (workspace) => getComment(c.get("rdb").db, workspace, id));
+    const comment = await c.get("caller").read(({ workspace }) => getComment(c.get("rdb").db, workspace, id));
     return c.json({ comment: projectFields(comment, fields) }, 200);
   })
   .openapi(update, async (c) => {
     const db = c.get("rdb").db;
     const { id } = c.req.valid("param");
-    const comment = await gatedWrite(
-      c,
+    const comment = await c.get("caller").write(
       (actor) => updateComment(db, actor, id, c.req.valid("json").content),
       (principal) => explainRefusedCommentEdit(db, principal, id),
     );
@@ -155,8 +152,7 @@ export const commentRoutes = newRouter()
   .openapi(remove, async (c) => {
     const db = c.get("rdb").db;
     const { id } = c.req.valid("param");
-    await gatedWrite(
-      c,
+    await c.get("caller").write(
       async (actor) => (await deleteComment(db, actor, id)) || undefined,
       (principal) => explainRefusedCommentDelete(db, principal, id),
     );
@@ -165,8 +161,7 @@ export const commentRoutes = newRouter()
   .openapi(createOnProject, async (c) => {
     const target: Target = { kind: "project", idOrRef: c.req.valid("param").id };
     const db = c.get("rdb").db;
-    const comment = await gatedWrite(
-      c,
+    const comment = await c.get("caller").write(
       (actor) => createComment(db, actor, target, c.req.valid("json").content),
       (principal) => explainRefusedComment(db, principal, target),
     );
@@ -177,7 +172,7 @@ for (const kind of Object.keys(PLURAL) as TargetKind[]) {
   commentRoutes.openapi(listOf(kind), async (c) => {
     const params = await listParams(c, targetCommentLists[kind]);
     const target: Target = { kind, idOrRef: c.req.valid("param").id };
-    const rows = await gatedList(c, (workspace) => listTargetComments(c.get("rdb").db, workspace, target, params));
+    const rows = await c.get("caller").list(({ workspace }) => listTargetComments(c.get("rdb").db, workspace, target, params));
     return c.json(await listBody("comments", params, rows), 200);
   });
 }

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { authed, publicRoute } from "../../auth/route-base";
+import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { AppError, forbidden, ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
@@ -93,7 +93,7 @@ const approve = createRoute({
   method: "post",
   operationId: "approveDevice",
   path: "/auth/device/approve",
-  ...authed("Device flow"),
+  ...protectedRoute("Device flow"),
   summary: "Approve a device by its user code (humans only)",
   description:
     "Binds the pending device to the caller and the caller's current workspace; its next poll receives a JWT for them. Agents get 403. An unknown or expired user code is 404; one already approved or denied is 409.",
@@ -207,7 +207,7 @@ export const deviceRoutes = newRouter()
   })
   .openapi(approve, async (c) => {
     const { user_code } = deviceBody(c, DeviceApproveRequest);
-    const { user, workspace } = c.get("principal");
+    const { user, workspace } = await c.get("caller").principal();
     if (user.type !== "HUMAN") throw forbidden("Only a person can approve a device");
     await decideDevice(c.get("rdb").db, user_code, { approve: true, userId: user.id, workspaceId: workspace.id });
     return c.json({ approved: true as const }, 200);

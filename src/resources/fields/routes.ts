@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { badRequest, ValidationError } from "../../core/errors";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
@@ -14,13 +13,13 @@ import { fieldList, getField, listFields } from "./queries";
 import { Field, FieldCreate, FieldSelection, FieldUpdate, IMMUTABLE_KEYS } from "./schema";
 import { createField, deleteField, updateField } from "./service";
 
-const base = authed("Fields");
+const base = protectedRoute("Fields");
 const one = z.object({ field: Field });
 const oneSelected = z.object({ field: FieldSelection });
 const WRITERS = "Workspace ADMIN or OWNER only (403 otherwise).";
 
 const list = createRoute({
-  ...selfAuthed("Fields"),
+  ...protectedRoute("Fields"),
   method: "get",
   operationId: "listFields",
   path: "/fields",
@@ -55,7 +54,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("Fields"),
+  ...protectedRoute("Fields"),
   method: "get",
   operationId: "getField",
   path: "/fields/{id}",
@@ -108,30 +107,30 @@ function immutableIsBadRequest(result: ValidationResult): undefined {
 export const fieldRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, fieldList);
-    const rows = await gatedList(c, (workspace) => listFields(c.get("rdb").db, workspace, params));
+    const rows = await c.get("caller").list(({ workspace }) => listFields(c.get("rdb").db, workspace, params));
     const body = await listBody("fields", params, rows);
     const builtIns = builtInFieldsFor(new URL(c.req.url).searchParams).map((f) => projectFields(f, params.fields));
     return c.json({ ...body, fields: [...builtIns, ...body.fields] }, 200);
   })
   .openapi(create, async (c) => {
-    const field = await createField(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    const field = await createField(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
     return created(c, "field", `/fields/${field.id}`, field);
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, fieldList.shape);
     const { id } = c.req.valid("param");
-    const field = await gatedRead(c, (workspace) => getField(c.get("rdb").db, workspace, id));
+    const field = await c.get("caller").read(({ workspace }) => getField(c.get("rdb").db, workspace, id));
     return c.json({ field: projectFields(field, fields) }, 200);
   })
   .openapi(
     update,
     async (c) => {
-      const field = await updateField(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+      const field = await updateField(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id, c.req.valid("json"));
       return c.json({ field }, 200);
     },
     immutableIsBadRequest,
   )
   .openapi(remove, async (c) => {
-    await deleteField(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    await deleteField(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { authed, publicRoute } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
@@ -11,7 +11,7 @@ import { getPendingInvite, inviteList, listPendingInvites } from "./queries";
 import { INVITE_TTL_DAYS, Invite, InviteCreate, InviteRedeem, InviteRedeemed, InviteSelection } from "./schema";
 import { createInvite, deleteInvite, redeemInvite, requireInviteManager, requireInviter } from "./service";
 
-const base = authed("Invites");
+const base = protectedRoute("Invites");
 
 const create = createRoute({
   ...base,
@@ -99,11 +99,11 @@ const redeem = createRoute({
 export const inviteRoutes = newRouter()
   .openapi(create, async (c) => {
     const redeemUrl = `${publicBaseUrl(c)}/invites/redeem`;
-    const invite = await createInvite(c.get("rdb").db, emailOutbox(c), c.get("principal"), c.req.valid("json"), redeemUrl);
+    const invite = await createInvite(c.get("rdb").db, emailOutbox(c), await c.get("caller").principal(), c.req.valid("json"), redeemUrl);
     return created(c, "invite", `/invites/${invite.id}`, invite);
   })
   .openapi(list, async (c) => {
-    const principal = c.get("principal");
+    const principal = await c.get("caller").principal();
     requireInviter(principal, "list invites");
     const params = await listParams(c, inviteList);
     const rows = await listPendingInvites(c.get("rdb").db, principal.workspace.id, params);
@@ -115,12 +115,12 @@ export const inviteRoutes = newRouter()
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, inviteList.shape);
-    const principal = c.get("principal");
+    const principal = await c.get("caller").principal();
     const { invitedById, invite } = await getPendingInvite(c.get("rdb").db, principal.workspace.id, c.req.valid("param").id);
     requireInviteManager(principal, invitedById, "see it");
     return c.json({ invite: projectFields(invite, fields) }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteInvite(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    await deleteInvite(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -10,12 +9,12 @@ import { getLabel, labelList, listLabels } from "./queries";
 import { Label, LabelCreate, LabelSelection, LabelUpdate } from "./schema";
 import { createLabel, deleteLabel, updateLabel } from "./service";
 
-const base = authed("Labels");
+const base = protectedRoute("Labels");
 const one = z.object({ label: Label });
 const oneSelected = z.object({ label: LabelSelection });
 
 const list = createRoute({
-  ...selfAuthed("Labels"),
+  ...protectedRoute("Labels"),
   method: "get",
   operationId: "listLabels",
   path: "/labels",
@@ -39,7 +38,7 @@ const create = createRoute({
   responses: { 201: createdResponse(one, "Created"), ...errorResponses(["UNAUTHORIZED", "CONFLICT"], { validation: true }) },
 });
 const read = createRoute({
-  ...selfAuthed("Labels"),
+  ...protectedRoute("Labels"),
   method: "get",
   operationId: "getLabel",
   path: "/labels/{id}",
@@ -80,24 +79,24 @@ const remove = createRoute({
 export const labelRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, labelList);
-    const rows = await gatedList(c, (workspace) => listLabels(c.get("rdb").db, workspace, params));
+    const rows = await c.get("caller").list(({ workspace }) => listLabels(c.get("rdb").db, workspace, params));
     return c.json(await listBody("labels", params, rows), 200);
   })
   .openapi(create, async (c) => {
-    const label = await createLabel(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    const label = await createLabel(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
     return created(c, "label", `/labels/${label.id}`, label);
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, labelList.shape);
     const { id } = c.req.valid("param");
-    const label = await gatedRead(c, (workspace) => getLabel(c.get("rdb").db, workspace, id));
+    const label = await c.get("caller").read(({ workspace }) => getLabel(c.get("rdb").db, workspace, id));
     return c.json({ label: projectFields(label, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const label = await updateLabel(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const label = await updateLabel(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ label }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteLabel(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    await deleteLabel(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
     return c.body(null, 204);
   });

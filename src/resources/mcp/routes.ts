@@ -1,8 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
-import { credentialScope } from "../../auth/credential";
-import { listParams } from "../../auth/lists";
-import { type PrincipalEnv, requireAuth } from "../../auth/middleware";
+import { type CallerEnv, withCaller } from "../../auth/middleware";
 import { AppError, badRequest } from "../../core/errors";
 import { isUtf8 } from "../../http/body-guard";
 import { errorResponse } from "../../http/error-mapper";
@@ -10,17 +8,10 @@ import { newRouter } from "../../http/router";
 import { mcpServer } from "./server";
 import type { ToolContext } from "./tools";
 
-/** What a tool needs of the request: its database handle, its caller, and GET-style list parameters. */
-function toolContext(c: Context<PrincipalEnv>): ToolContext {
-  const base = new URL(c.req.url);
-  return {
-    db: c.get("rdb").db,
-    principal: c.get("principal"),
-    // listParams reads the query of a request URL; the tool's arguments stand in for it.
-    listParams: (spec, query) =>
-      listParams({ req: { url: `${base.origin}${base.pathname}?${query}` }, env: c.env, get: () => c.get("credential") }, spec),
-    cursorKey: { scope: credentialScope(c.get("credential")), secret: c.env.CURSOR_SECRET },
-  };
+/** What a tool needs of the request: its caller, loaded (an MCP client re-authenticates on HTTP 401, not on a tool error). */
+async function toolContext(c: Context<CallerEnv>): Promise<ToolContext> {
+  const caller = c.get("caller");
+  return { caller, principal: await caller.principal() };
 }
 
 /** Stateless: no session lives between requests, so there is no SSE stream to GET and no session to DELETE. */
@@ -31,20 +22,21 @@ function methodNotAllowed(c: Context) {
 }
 
 /**
- * `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller is loaded first (requireAuth, as the REST
- * writes do), so a bad credential is HTTP 401, the cue an MCP client re-authenticates on, and never a tool error;
+ * `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller is loaded first, so a bad credential is HTTP
+ * 401, the cue an MCP client re-authenticates on, and never a tool error;
  * then a fresh server and transport answer this request alone, in JSON.
  * Not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification.
  */
 export const mcpRoutes = newRouter()
-  .post("/mcp", requireAuth, async (c) => {
+  .post("/mcp", withCaller, async (c) => {
+    const context = await toolContext(c);
     // Earlier middleware may have read the body (Hono caches it), so the transport gets it parsed. Bytes that are not
     // UTF-8 would reach the tools as U+FFFD: malformed, like JSON that does not parse.
     if (!isUtf8(await c.req.arrayBuffer())) throw badRequest("The request body is not valid UTF-8");
     const body: unknown = await c.req.json().catch(() => {
       throw badRequest("Malformed JSON in request body");
     });
-    const server = mcpServer(toolContext(c), (err) => errorResponse(err, c).json());
+    const server = mcpServer(context, (err) => errorResponse(err, c).json());
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

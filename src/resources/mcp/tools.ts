@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import type { Caller } from "../../auth/caller";
 import type { Principal } from "../../auth/principal";
 import { principalActor } from "../../auth/principal";
 import type { Db } from "../../db/client";
-import { type CursorKey, type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../../http/list";
+import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../../http/list";
 import { FieldsQuery } from "../../http/schemas";
 import { CommentContent } from "../comments/schema";
 import { createComment, explainRefusedComment } from "../comments/service";
@@ -18,14 +19,10 @@ import { createTask, explainRefusedCreate, updateTask } from "../tasks/service";
 import { listTeams, teamList } from "../teams/queries";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
-/** What a tool runs with: the request's database and caller, as a REST handler has them. */
+/** What a tool runs with: the request's caller (loaded), as a REST handler has it. */
 export interface ToolContext {
-  db: Db;
+  caller: Caller;
   principal: Principal;
-  /** List parameters from a query string, with cursors bound to the caller's credential as GET's are. */
-  listParams(spec: ListSpec, query: URLSearchParams): Promise<ListParams>;
-  /** What search cursors are signed with and bound to (the caller's credential), as GET /search's are. */
-  cursorKey: CursorKey;
 }
 
 /** One MCP tool: its input is a REST route's zod schema, its body the route's service or query call. */
@@ -57,8 +54,8 @@ const listTool = (
     readOnly: true,
     input: ListInput,
     async run(ctx, args: ListArgs) {
-      const params = await ctx.listParams(spec, listQuery(args));
-      return listBody(key, params, await list(ctx.db, ctx.principal.workspace.id, params));
+      const params = await ctx.caller.listParams(spec, listQuery(args));
+      return listBody(key, params, await list(ctx.caller.db, ctx.principal.workspace.id, params));
     },
   });
 
@@ -72,7 +69,7 @@ export const TOOLS: Tool[] = [
     input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
     async run(ctx, { id, fields }) {
       const selection = parseFields(fields, taskList.shape);
-      const task = await taskById(ctx.db, ctx.principal.workspace.id, id, selection);
+      const task = await taskById(ctx.caller.db, ctx.principal.workspace.id, id, selection);
       return { task: projectFields(task, selection) };
     },
   }),
@@ -88,7 +85,7 @@ export const TOOLS: Tool[] = [
     input: TaskCreate,
     async run(ctx, input) {
       const actor = principalActor(ctx.principal);
-      return { task: (await createTask(ctx.db, actor, input)) ?? (await explainRefusedCreate(ctx.db, actor, input)) };
+      return { task: (await createTask(ctx.caller.db, actor, input)) ?? (await explainRefusedCreate(ctx.caller.db, actor, input)) };
     },
   }),
   tool({
@@ -100,7 +97,7 @@ export const TOOLS: Tool[] = [
     readOnly: false,
     input: z.object({ id: TaskRef, ...TaskUpdate.shape }).strict(),
     async run(ctx, { id, ...changes }) {
-      return { task: await updateTask(ctx.db, ctx.principal, id, changes) };
+      return { task: await updateTask(ctx.caller.db, ctx.principal, id, changes) };
     },
   }),
   tool({
@@ -113,8 +110,8 @@ export const TOOLS: Tool[] = [
       const target = { kind: "task", idOrRef: taskId } as const;
       return {
         comment:
-          (await createComment(ctx.db, principalActor(ctx.principal), target, content)) ??
-          (await explainRefusedComment(ctx.db, ctx.principal, target)),
+          (await createComment(ctx.caller.db, principalActor(ctx.principal), target, content)) ??
+          (await explainRefusedComment(ctx.caller.db, ctx.principal, target)),
       };
     },
   }),
@@ -136,7 +133,9 @@ export const TOOLS: Tool[] = [
       .strict(),
     async run(ctx, { q, types = [...SEARCH_TYPES], limit = 50, cursor }) {
       const workspace = sql<string>`${ctx.principal.workspace.id}`;
-      return searchPage(ctx.cursorKey, { q, types: [...new Set(types)], limit, cursor }, (input) => searchRows(ctx.db, workspace, input));
+      return searchPage(ctx.caller.cursorKey, { q, types: [...new Set(types)], limit, cursor }, (input) =>
+        searchRows(ctx.caller.db, workspace, input),
+      );
     },
   }),
   listTool("teams", teamList, listTeams),

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authed } from "../../auth/route-base";
+import { protectedRoute } from "../../auth/route-base";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { serializeWorkspace, UserSchema, WorkspaceSchema } from "../users/schema";
@@ -8,7 +8,7 @@ const me = createRoute({
   method: "get",
   operationId: "getMe",
   path: "/me",
-  ...authed("Account"),
+  ...protectedRoute("Account"),
   summary: "The caller, their current workspace and their role in it",
   description: "The workspace is the credential's: an API key's workspace, or the `wid` of a JWT.",
   responses: {
@@ -18,7 +18,7 @@ const me = createRoute({
 });
 
 // The principal already holds everything: /me costs exactly the authentication query.
-export const meRoutes = newRouter().openapi(me, (c) => {
-  const { user, workspace, role } = c.get("principal");
+export const meRoutes = newRouter().openapi(me, async (c) => {
+  const { user, workspace, role } = await c.get("caller").principal();
   return c.json({ user, workspace: serializeWorkspace(workspace), role }, 200);
 });

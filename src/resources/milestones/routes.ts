@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
-import { selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -19,7 +18,7 @@ import {
   writeMilestone,
 } from "./service";
 
-const base = selfAuthed("Milestones");
+const base = protectedRoute("Milestones");
 const one = z.object({ milestone: Milestone });
 const oneSelected = z.object({ milestone: MilestoneSelection });
 const listResponses = {
@@ -29,7 +28,7 @@ const listResponses = {
 const filterDescription = listDescription(milestoneList, "Null target dates sort last.");
 
 const list = createRoute({
-  ...selfAuthed("Milestones"),
+  ...protectedRoute("Milestones"),
   method: "get",
   operationId: "listMilestones",
   path: "/milestones",
@@ -39,7 +38,7 @@ const list = createRoute({
   responses: listResponses,
 });
 const ofProject = createRoute({
-  ...selfAuthed("Milestones"),
+  ...protectedRoute("Milestones"),
   method: "get",
   operationId: "listProjectMilestones",
   path: "/projects/{id}/milestones",
@@ -62,7 +61,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("Milestones"),
+  ...protectedRoute("Milestones"),
   method: "get",
   operationId: "getMilestone",
   path: "/milestones/{id}",
@@ -98,12 +97,14 @@ const remove = createRoute({
 export const milestoneRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, milestoneList);
-    const rows = await gatedList(c, (workspace) => listMilestones(c.get("rdb").db, workspace, params));
+    const rows = await c.get("caller").list(({ workspace }) => listMilestones(c.get("rdb").db, workspace, params));
     return c.json(await listBody("milestones", params, rows), 200);
   })
   .openapi(ofProject, async (c) => {
     const params = await listParams(c, milestoneList);
-    const rows = await gatedList(c, (workspace) => listProjectMilestones(c.get("rdb").db, workspace, c.req.valid("param").id, params));
+    const rows = await c
+      .get("caller")
+      .list(({ workspace }) => listProjectMilestones(c.get("rdb").db, workspace, c.req.valid("param").id, params));
     return c.json(await listBody("milestones", params, rows), 200);
   })
   .openapi(create, async (c) => {
@@ -111,9 +112,8 @@ export const milestoneRoutes = newRouter()
     const input = c.req.valid("json");
     // Custom fields take the checked create (principal first); otherwise one self-authenticating statement.
     const milestone = input.customFields
-      ? await createMilestone(db, await requirePrincipal(c), input)
-      : await gatedWrite(
-          c,
+      ? await createMilestone(db, await c.get("caller").principal(), input)
+      : await c.get("caller").write(
           (actor) => createMilestoneAs(db, actor, input),
           (principal) => explainRefusedCreate(db, principal, input),
         );
@@ -122,7 +122,7 @@ export const milestoneRoutes = newRouter()
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, milestoneList.shape);
     const { id } = c.req.valid("param");
-    const milestone = await gatedRead(c, (workspace) => getMilestone(c.get("rdb").db, workspace, id));
+    const milestone = await c.get("caller").read(({ workspace }) => getMilestone(c.get("rdb").db, workspace, id));
     return c.json({ milestone: projectFields(milestone, fields) }, 200);
   })
   .openapi(update, async (c) => {
@@ -130,9 +130,8 @@ export const milestoneRoutes = newRouter()
     const { id } = c.req.valid("param");
     const input = c.req.valid("json");
     const milestone = input.customFields
-      ? await updateMilestone(db, await requirePrincipal(c), id, input)
-      : await gatedWrite(
-          c,
+      ? await updateMilestone(db, await c.get("caller").principal(), id, input)
+      : await c.get("caller").write(
           (actor) => writeMilestone(db, actor, id, input),
           (principal) => explainRefusedUpdate(db, principal, id),
         );
@@ -141,8 +140,7 @@ export const milestoneRoutes = newRouter()
   .openapi(remove, async (c) => {
     const db = c.get("rdb").db;
     const { id } = c.req.valid("param");
-    await gatedWrite(
-      c,
+    await c.get("caller").write(
       async (actor) => (await deleteMilestone(db, actor, id)) || undefined,
       (principal) => explainRefusedDelete(db, principal, id),
     );

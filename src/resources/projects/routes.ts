@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
-import { selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
@@ -20,12 +19,12 @@ import {
   writeProject,
 } from "./service";
 
-const base = selfAuthed("Projects");
+const base = protectedRoute("Projects");
 const one = z.object({ project: Project });
 const oneSelected = z.object({ project: ProjectSelection });
 
 const list = createRoute({
-  ...selfAuthed("Projects"),
+  ...protectedRoute("Projects"),
   method: "get",
   operationId: "listProjects",
   path: "/projects",
@@ -52,7 +51,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("Projects"),
+  ...protectedRoute("Projects"),
   method: "get",
   operationId: "getProject",
   path: "/projects/{id}",
@@ -89,7 +88,7 @@ const remove = createRoute({
 export const projectRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, projectList);
-    const rows = await gatedList(c, (workspace) => listProjects(c.get("rdb").db, workspace, params));
+    const rows = await c.get("caller").list(({ workspace }) => listProjects(c.get("rdb").db, workspace, params));
     return c.json(await listBody("projects", params, rows), 200);
   })
   .openapi(
@@ -100,9 +99,8 @@ export const projectRoutes = newRouter()
       // The common body is one statement that authenticates itself; a lead, custom fields or dates out of order
       // take the checked create with the principal loaded first.
       const project = needsCheckedCreate(input)
-        ? await createProject(db, await requirePrincipal(c), input)
-        : await gatedWrite(
-            c,
+        ? await createProject(db, await c.get("caller").principal(), input)
+        : await c.get("caller").write(
             (actor) => createProjectAs(db, actor, input),
             (principal) => explainRefusedCreate(db, principal, input),
           );
@@ -113,7 +111,7 @@ export const projectRoutes = newRouter()
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, projectList.shape);
     const { id } = c.req.valid("param");
-    const project = await gatedRead(c, (workspace) => getProject(c.get("rdb").db, workspace, id, fields));
+    const project = await c.get("caller").read(({ workspace }) => getProject(c.get("rdb").db, workspace, id, fields));
     return c.json({ project: projectFields(project, fields) }, 200);
   })
   .openapi(update, async (c) => {
@@ -123,9 +121,8 @@ export const projectRoutes = newRouter()
     // A lead or custom fields take the checked update (principal first); otherwise one self-authenticating statement.
     const project =
       input.leadId || input.customFields
-        ? await updateProject(db, await requirePrincipal(c), id, input)
-        : await gatedWrite(
-            c,
+        ? await updateProject(db, await c.get("caller").principal(), id, input)
+        : await c.get("caller").write(
             (actor) => writeProject(db, actor, id, input, undefined),
             (principal) => explainRefusedUpdate(db, principal, id, input),
           );
@@ -134,8 +131,7 @@ export const projectRoutes = newRouter()
   .openapi(remove, async (c) => {
     const db = c.get("rdb").db;
     const { id } = c.req.valid("param");
-    await gatedWrite(
-      c,
+    await c.get("caller").write(
       async (actor) => (await deleteProject(db, actor, id)) || undefined,
       (principal) => explainRefusedDelete(db, principal, id),
     );

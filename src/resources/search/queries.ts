@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import type { Db, WorkspaceScope } from "../../db/client";
 import type { SearchType } from "./schema";
 
 export interface SearchRow {
@@ -54,7 +54,7 @@ function branches(types: SearchType[], ref: ReturnType<typeof parseReference>): 
 }
 
 /** One statement: the caller's workspace (from the credential), the ranked matches, and the page's snippets. */
-export async function searchRows(db: Db, workspace: SQL<string>, input: SearchInput): Promise<SearchRow[]> {
+export async function searchRows(db: Db, workspace: WorkspaceScope, input: SearchInput): Promise<SearchRow[]> {
   const after = input.after
     ? sql`where (score < ${input.after.score}::numeric or (score = ${input.after.score}::numeric and id > ${input.after.id}))`
     : sql``;

@@ -1,7 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { credentialScope } from "../../auth/credential";
-import { gatedList } from "../../auth/middleware";
-import { selfAuthed } from "../../auth/route-base";
+import { protectedRoute } from "../../auth/route-base";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { searchRows } from "./queries";
@@ -9,7 +7,7 @@ import { SearchPage, SearchQuery } from "./schema";
 import { searchPage } from "./service";
 
 const search = createRoute({
-  ...selfAuthed("Search"),
+  ...protectedRoute("Search"),
   method: "get",
   operationId: "search",
   path: "/search",
@@ -29,9 +27,9 @@ const search = createRoute({
 });
 
 export const searchRoutes = newRouter().openapi(search, async (c) => {
-  const key = { scope: credentialScope(c.get("credential")), secret: c.env.CURSOR_SECRET };
-  const body = await searchPage(key, c.req.valid("query"), (input) =>
-    gatedList(c, (workspace) => searchRows(c.get("rdb").db, workspace, input)),
+  const caller = c.get("caller");
+  const body = await searchPage(caller.cursorKey, c.req.valid("query"), (input) =>
+    caller.list(({ workspace }) => searchRows(caller.db, workspace, input)),
   );
   return c.json(body, 200);
 });

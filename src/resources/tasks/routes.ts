@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
+import { listParams } from "../../auth/middleware";
 import { principalActor } from "../../auth/principal";
-import { selfAuthed } from "../../auth/route-base";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
@@ -21,7 +20,7 @@ import {
   updateTaskAs,
 } from "./service";
 
-const base = selfAuthed("Tasks");
+const base = protectedRoute("Tasks");
 const one = z.object({ task: Task });
 const oneSelected = z.object({ task: TaskSelection });
 const TaskIdParam = IdParam.extend({
@@ -33,7 +32,7 @@ const TaskIdParam = IdParam.extend({
 });
 
 const list = createRoute({
-  ...selfAuthed("Tasks"),
+  ...protectedRoute("Tasks"),
   method: "get",
   operationId: "listTasks",
   path: "/tasks",
@@ -50,7 +49,7 @@ const list = createRoute({
   },
 });
 const create = createRoute({
-  ...selfAuthed("Tasks"),
+  ...protectedRoute("Tasks"),
   method: "post",
   operationId: "createTask",
   path: "/tasks",
@@ -65,7 +64,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("Tasks"),
+  ...protectedRoute("Tasks"),
   method: "get",
   operationId: "getTask",
   path: "/tasks/{id}",
@@ -107,7 +106,7 @@ const remove = createRoute({
 export const taskRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, taskList);
-    const rows = await gatedList(c, (workspace) => listTasks(c.get("rdb").db, workspace, params));
+    const rows = await c.get("caller").list(({ workspace }) => listTasks(c.get("rdb").db, workspace, params));
     return c.json(await listBody("tasks", params, rows), 200);
   })
   .openapi(
@@ -117,9 +116,8 @@ export const taskRoutes = newRouter()
       const db = c.get("rdb").db;
       // One create (createTask). Without links it is one statement that authenticates itself; links are checked
       // against the caller's workspace, so then the principal comes first. A refusal is explained with the principal.
-      const task = await gatedWrite(
-        c,
-        async (actor) => createTask(db, hasLinks(input) ? principalActor(await requirePrincipal(c)) : actor, input),
+      const task = await c.get("caller").write(
+        async (actor) => createTask(db, hasLinks(input) ? principalActor(await c.get("caller").principal()) : actor, input),
         (principal) => explainRefusedCreate(db, principalActor(principal), input),
       );
       return created(c, "task", `/tasks/${task.id}`, task);
@@ -130,7 +128,7 @@ export const taskRoutes = newRouter()
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, taskList.shape);
     const { id } = c.req.valid("param");
-    const task = await gatedRead(c, (workspace) => taskById(c.get("rdb").db, workspace, id, fields));
+    const task = await c.get("caller").read(({ workspace }) => taskById(c.get("rdb").db, workspace, id, fields));
     return c.json({ task: projectFields(task, fields) }, 200);
   })
   .openapi(update, async (c) => {
@@ -140,9 +138,8 @@ export const taskRoutes = newRouter()
     // Links (checked against the caller's workspace) take the checked update, principal first; otherwise one
     // statement that authenticates itself.
     const task = namesLinks(input)
-      ? await updateTask(db, await requirePrincipal(c), id, input)
-      : await gatedWrite(
-          c,
+      ? await updateTask(db, await c.get("caller").principal(), id, input)
+      : await c.get("caller").write(
           (actor) => updateTaskAs(db, actor, id, input),
           (principal) => explainRefusedUpdate(db, principal, id, input.labelIds),
         );
@@ -151,8 +148,7 @@ export const taskRoutes = newRouter()
   .openapi(remove, async (c) => {
     const db = c.get("rdb").db;
     const { id } = c.req.valid("param");
-    await gatedWrite(
-      c,
+    await c.get("caller").write(
       async (actor) => (await deleteTask(db, actor, id)) || undefined,
       (principal) => explainRefusedDelete(db, principal, id),
     );

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -10,14 +9,14 @@ import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queri
 import { TeamMember, TeamMemberCreate, TeamMemberItemSelection, TeamMemberSelection, TeamMemberUpdate } from "./schema";
 import { addTeamMember, removeNonOwner, removeTeamMemberChecked, setTeamMemberRole, updateTeamMemberChecked } from "./service";
 
-const base = authed("Team members");
+const base = protectedRoute("Team members");
 /** PATCH and DELETE: the common change is one statement that authenticates itself (gatedWrite). */
-const selfBase = selfAuthed("Team members");
+const selfBase = protectedRoute("Team members");
 const one = z.object({ teamMember: TeamMember });
 const oneSelected = z.object({ teamMember: TeamMemberSelection });
 
 const list = createRoute({
-  ...selfAuthed("Team members"),
+  ...protectedRoute("Team members"),
   method: "get",
   operationId: "listTeamMembers",
   path: "/teams/{id}/members",
@@ -47,7 +46,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("Team members"),
+  ...protectedRoute("Team members"),
   method: "get",
   operationId: "getTeamMember",
   path: "/team-members/{id}",
@@ -88,17 +87,22 @@ const remove = createRoute({
 export const teamMemberRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, memberList);
-    const rows = await gatedList(c, (workspace) => listMembers(c.get("rdb").db, workspace, c.req.valid("param").id, params));
+    const rows = await c.get("caller").list(({ workspace }) => listMembers(c.get("rdb").db, workspace, c.req.valid("param").id, params));
     return c.json(await listBody("members", params, rows), 200);
   })
   .openapi(create, async (c) => {
-    const teamMember = await addTeamMember(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const teamMember = await addTeamMember(
+      c.get("rdb").db,
+      await c.get("caller").principal(),
+      c.req.valid("param").id,
+      c.req.valid("json"),
+    );
     return created(c, "teamMember", `/team-members/${teamMember.id}`, teamMember);
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, teamMemberShape);
     const { id } = c.req.valid("param");
-    const teamMember = await gatedRead(c, (workspace) => getTeamMember(c.get("rdb").db, workspace, id));
+    const teamMember = await c.get("caller").read(({ workspace }) => getTeamMember(c.get("rdb").db, workspace, id));
     return c.json({ teamMember: projectFields(teamMember, fields) }, 200);
   })
   .openapi(update, async (c) => {
@@ -107,9 +111,8 @@ export const teamMemberRoutes = newRouter()
     const { role } = c.req.valid("json");
     const teamMember =
       role === "OWNER"
-        ? await updateTeamMemberChecked(db, await requirePrincipal(c), id, role)
-        : await gatedWrite(
-            c,
+        ? await updateTeamMemberChecked(db, await c.get("caller").principal(), id, role)
+        : await c.get("caller").write(
             (actor) => setTeamMemberRole(db, actor, id, role),
             (principal) => updateTeamMemberChecked(db, principal, id, role),
           );
@@ -118,8 +121,7 @@ export const teamMemberRoutes = newRouter()
   .openapi(remove, async (c) => {
     const db = c.get("rdb").db;
     const { id } = c.req.valid("param");
-    await gatedWrite(
-      c,
+    await c.get("caller").write(
       async (actor) => (await removeNonOwner(db, actor, id)) || undefined,
       (principal) => removeTeamMemberChecked(db, principal, id).then(() => true),
     );

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead, gatedWrite, requirePrincipal } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -10,14 +9,14 @@ import { getTeam, listTeams, teamList } from "./queries";
 import { Team, TeamCreate, TeamSelection, TeamUpdate } from "./schema";
 import { createTeam, deleteTeam, explainRefusedDelete, explainRefusedUpdate, updateTeam, writeTeam } from "./service";
 
-const base = authed("Teams");
+const base = protectedRoute("Teams");
 /** PATCH and DELETE: their one statement authenticates itself (gatedWrite). */
-const selfBase = selfAuthed("Teams");
+const selfBase = protectedRoute("Teams");
 const one = z.object({ team: Team });
 const oneSelected = z.object({ team: TeamSelection });
 
 const list = createRoute({
-  ...selfAuthed("Teams"),
+  ...protectedRoute("Teams"),
   method: "get",
   operationId: "listTeams",
   path: "/teams",
@@ -45,7 +44,7 @@ const create = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("Teams"),
+  ...protectedRoute("Teams"),
   method: "get",
   operationId: "getTeam",
   path: "/teams/{id}",
@@ -86,17 +85,17 @@ const remove = createRoute({
 export const teamRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, teamList);
-    const rows = await gatedList(c, (workspace) => listTeams(c.get("rdb").db, workspace, params));
+    const rows = await c.get("caller").list(({ workspace }) => listTeams(c.get("rdb").db, workspace, params));
     return c.json(await listBody("teams", params, rows), 200);
   })
   .openapi(create, async (c) => {
-    const team = await createTeam(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    const team = await createTeam(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
     return created(c, "team", `/teams/${team.id}`, team);
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, teamList.shape);
     const { id } = c.req.valid("param");
-    const team = await gatedRead(c, (workspace) => getTeam(c.get("rdb").db, workspace, id, fields));
+    const team = await c.get("caller").read(({ workspace }) => getTeam(c.get("rdb").db, workspace, id, fields));
     return c.json({ team: projectFields(team, fields) }, 200);
   })
   .openapi(update, async (c) => {
@@ -106,9 +105,8 @@ export const teamRoutes = newRouter()
     // A new parent takes the checked update (tree lock, cycle check), principal first; otherwise one
     // statement that authenticates itself.
     const team = input.parentId
-      ? await updateTeam(db, await requirePrincipal(c), id, input)
-      : await gatedWrite(
-          c,
+      ? await updateTeam(db, await c.get("caller").principal(), id, input)
+      : await c.get("caller").write(
           (actor) => writeTeam(db, actor, id, input),
           (principal) => explainRefusedUpdate(db, principal, id),
         );
@@ -117,8 +115,7 @@ export const teamRoutes = newRouter()
   .openapi(remove, async (c) => {
     const db = c.get("rdb").db;
     const { id } = c.req.valid("param");
-    await gatedWrite(
-      c,
+    await c.get("caller").write(
       async (actor) => (await deleteTeam(db, actor, id)) || undefined,
       (principal) => explainRefusedDelete(db, principal, id),
     );

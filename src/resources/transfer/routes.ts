@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authed } from "../../auth/route-base";
+import { protectedRoute } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
@@ -25,7 +25,7 @@ const WHAT = {
 
 const exportRoute = (type: (typeof EXPORT_TYPES)[number]) =>
   createRoute({
-    ...authed(TAGS[type]),
+    ...protectedRoute(TAGS[type]),
     method: "get",
     operationId: `export${type[0].toUpperCase()}${type.slice(1)}`,
     path: `/${type}s/{id}/export`,
@@ -48,7 +48,7 @@ const IMPORT_RULES =
   "Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB.";
 
 const teamImport = createRoute({
-  ...authed("Teams"),
+  ...protectedRoute("Teams"),
   method: "post",
   operationId: "importIntoTeam",
   path: "/teams/{id}/import",
@@ -65,7 +65,7 @@ const teamImport = createRoute({
 });
 
 const workspaceImport = createRoute({
-  ...authed("Workspaces"),
+  ...protectedRoute("Workspaces"),
   method: "post",
   operationId: "importWorkspace",
   path: "/workspaces/import",
@@ -84,20 +84,20 @@ const workspaceImport = createRoute({
 const exports = newRouter();
 for (const type of EXPORT_TYPES)
   exports.openapi(exportRoute(type), async (c) =>
-    c.json(await exportResource(c.get("rdb").db, c.get("principal"), type, c.req.valid("param").id), 200),
+    c.json(await exportResource(c.get("rdb").db, await c.get("caller").principal(), type, c.req.valid("param").id), 200),
   );
 
 export const transferRoutes = exports
   .openapi(teamImport, async (c) => {
     const db = c.get("rdb").db;
-    const principal = c.get("principal");
+    const principal = await c.get("caller").principal();
     const { id } = c.req.valid("param");
     await importIntoTeam(db, principal, id, c.req.valid("json"));
     const team = await getTeam(db, principal.workspace.id, id);
     return c.json({ imported: { ...team, members: await teamMemberships(db, principal.workspace.id, id) } }, 200);
   })
   .openapi(workspaceImport, async (c) => {
-    const workspace = await importWorkspace(c.get("rdb").db, c.get("principal"), c.req.valid("json"));
+    const workspace = await importWorkspace(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
     return created(c, "workspace", `/workspaces/${workspace.id}`, serializeWorkspace(workspace));
   });
 

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -14,7 +13,7 @@ const one = z.object({ user: WorkspaceUserSchema });
 const oneSelected = z.object({ user: WorkspaceUserSelection });
 
 const list = createRoute({
-  ...selfAuthed("Users"),
+  ...protectedRoute("Users"),
   method: "get",
   operationId: "listUsers",
   path: "/users",
@@ -31,7 +30,7 @@ const list = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("Users"),
+  ...protectedRoute("Users"),
   method: "get",
   operationId: "getUser",
   path: "/users/{id}",
@@ -45,7 +44,7 @@ const read = createRoute({
   },
 });
 const update = createRoute({
-  ...authed("Users"),
+  ...protectedRoute("Users"),
   method: "patch",
   operationId: "updateUser",
   path: "/users/{id}",
@@ -60,7 +59,7 @@ const update = createRoute({
   },
 });
 const remove = createRoute({
-  ...authed("Users"),
+  ...protectedRoute("Users"),
   method: "delete",
   operationId: "deleteUser",
   path: "/users/{id}",
@@ -77,20 +76,20 @@ const remove = createRoute({
 export const userRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, userList);
-    const rows = await gatedList(c, (workspace) => listUsers(c.get("rdb").db, workspace, params));
+    const rows = await c.get("caller").list(({ workspace }) => listUsers(c.get("rdb").db, workspace, params));
     return c.json(await listBody("users", params, rows), 200);
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, userList.shape);
     const { id } = c.req.valid("param");
-    const user = await gatedRead(c, (workspace) => getUser(c.get("rdb").db, workspace, id));
+    const user = await c.get("caller").read(({ workspace }) => getUser(c.get("rdb").db, workspace, id));
     return c.json({ user: projectFields(user, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const user = await updateUser(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const user = await updateUser(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ user }, 200);
   })
   .openapi(remove, async (c) => {
-    await removeUser(c.get("rdb").db, c.get("principal"), c.req.valid("param").id);
+    await removeUser(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
     return c.body(null, 204);
   });

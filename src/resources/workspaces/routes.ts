@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/lists";
-import { gatedList, gatedRead } from "../../auth/middleware";
-import { authed, selfAuthed } from "../../auth/route-base";
+import { listParams } from "../../auth/middleware";
+import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
@@ -15,7 +14,7 @@ const one = z.object({ workspace: WorkspaceSchema });
 const oneSelected = z.object({ workspace: WorkspaceSelection });
 
 const list = createRoute({
-  ...selfAuthed("Workspaces"),
+  ...protectedRoute("Workspaces"),
   method: "get",
   operationId: "listWorkspaces",
   path: "/workspaces",
@@ -28,7 +27,7 @@ const list = createRoute({
   },
 });
 const read = createRoute({
-  ...selfAuthed("Workspaces"),
+  ...protectedRoute("Workspaces"),
   method: "get",
   operationId: "getWorkspace",
   path: "/workspaces/{id}",
@@ -41,7 +40,7 @@ const read = createRoute({
   },
 });
 const update = createRoute({
-  ...authed("Workspaces"),
+  ...protectedRoute("Workspaces"),
   method: "patch",
   operationId: "updateWorkspace",
   path: "/workspaces/{id}",
@@ -59,16 +58,21 @@ const update = createRoute({
 export const workspaceRoutes = newRouter()
   .openapi(list, async (c) => {
     const params = await listParams(c, workspaceList);
-    const rows = await gatedList(c, (_, { user }) => listWorkspaces(c.get("rdb").db, user, params));
+    const rows = await c.get("caller").list(({ workspace: _, user }) => listWorkspaces(c.get("rdb").db, user, params));
     return c.json(await listBody("workspaces", params, rows), 200);
   })
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, workspaceList.shape);
     const { id } = c.req.valid("param");
-    const workspace = await gatedRead(c, (_, { user }) => getWorkspace(c.get("rdb").db, user, id));
+    const workspace = await c.get("caller").read(({ workspace: _, user }) => getWorkspace(c.get("rdb").db, user, id));
     return c.json({ workspace: projectFields(workspace, fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const workspace = await updateWorkspace(c.get("rdb").db, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+    const workspace = await updateWorkspace(
+      c.get("rdb").db,
+      await c.get("caller").principal(),
+      c.req.valid("param").id,
+      c.req.valid("json"),
+    );
     return c.json({ workspace }, 200);
   });

@@ -1,0 +1,97 @@
+// A write decided by its own statement (docs/architecture.md, "One function per operation"): the statement reads the
+// row it acts on (the target), evaluates each rule of the operation on it, writes only when every rule holds, and
+// answers with why it wrote nothing in the same round trip: 401 (the credential), 404 (no target), the refusal of the
+// first rule that fails, or 409 when everything held and the row changed under it. No second query re-derives a refusal.
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
+import { conflict, notFound } from "../core/errors";
+import type { Executor } from "../db/client";
+import { type Caller, unauthorized } from "./caller";
+
+/** A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails. */
+export interface Guard {
+  holds: SQL;
+  refusal: () => Error;
+}
+
+/** The row an operation acts on (the task it updates, the team it creates a task in), in the caller's workspace. */
+export interface Target {
+  /** The FROM clause: the target's table and whatever its columns and rules join. */
+  from: SQL;
+  /** The one row: the caller's workspace and the id or reference. */
+  where: SQL;
+  /** What the write reads of the target, by name; `id` is required. */
+  columns: { id: SQL | AnyColumn } & Record<string, SQL | AnyColumn>;
+  guards: Guard[];
+  /** The NOT_FOUND's noun ("Task"). */
+  name: string;
+  /** The table whose row a standalone read of the target locks. */
+  table?: PgTable;
+}
+
+const flag = (i: number) => sql.identifier(`g${i}`);
+
+/** The target as a SELECT of at most one row: its columns and one boolean per rule. */
+function targetSelect(target: Target): SQL {
+  const columns = Object.entries(target.columns).map(([name, value]) => sql`${value} as ${sql.identifier(name)}`);
+  const guards = target.guards.map((guard, i) => sql`coalesce(${guard.holds}, false) as ${flag(i)}`);
+  return sql`select ${sql.join([...columns, ...guards], sql`, `)} from ${target.from} where ${target.where} limit 1`;
+}
+
+/** A target row read on its own: its columns and rule flags. */
+type TargetRow = Record<string, unknown>;
+
+/** Throws the refusal the flags of `row` name (the first rule that fails); the row otherwise. */
+function refuseUnless(target: Target, row: TargetRow): TargetRow {
+  const failed = target.guards.findIndex((_, i) => row[`g${i}`] !== true);
+  if (failed >= 0) throw target.guards[failed].refusal();
+  return row;
+}
+
+/**
+ * The target read by itself (in a checked transaction, before the links a body names are checked), locked when the
+ * target names its table: 401, 404 or the first rule's refusal, from this one query.
+ */
+export async function readTarget(tx: Executor, caller: Caller, target: Target, lock?: "update" | "no key update" | "key share") {
+  const locking = lock && target.table ? sql` for ${sql.raw(lock)} of ${target.table}` : sql``;
+  const { rows } = await tx.execute<TargetRow>(sql`${targetSelect(target)}${locking}`);
+  if (!rows[0]) return caller.missing(target.name);
+  return refuseUnless(target, rows[0]);
+}
+
+export interface Write<T> {
+  /** The statement's CTEs after `target` (each `name as (…)`), given the target's id when every rule holds. */
+  ctes: SQL[];
+  /** The answer, read in the same statement (e.g. the written record's JSON); null when nothing was written. */
+  result: SQL<T | null>;
+}
+
+/**
+ * ONE statement: `target`, then the write (`write(allowed)`: CTEs that change rows where the target's id is `allowed`,
+ * which is null unless every rule holds), then the result. Returns the result, or throws why there is none.
+ */
+export async function guardedWrite<T>(caller: Caller, target: Target, write: (allowed: SQL) => Write<T>): Promise<T> {
+  const allowed = sql`(select id from target where ${sql.join(
+    target.guards.map((_, i) => flag(i)),
+    sql` and `,
+  )})`;
+  const { ctes, result } = write(target.guards.length ? allowed : sql`(select id from target)`);
+  const flags = target.guards.map((_, i) => sql`${flag(i)}`);
+  const { rows } = await caller.db.execute<{ live: boolean; target: TargetRow | null; result: T | null }>(sql`
+    with target as (${targetSelect(target)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
+    select ${caller.live} as live,
+      (select json_build_object(${sql.join(
+        target.guards.map((_, i) => sql`${sql.raw(`'g${i}'`)}, ${flags[i]}`),
+        sql`, `,
+      )}) from target) as target,
+      ${result} as result`);
+  const [row] = rows;
+  if (row.result !== null && row.result !== undefined) {
+    caller.touch();
+    return row.result;
+  }
+  if (!row.live) throw unauthorized();
+  if (!row.target) throw notFound(target.name);
+  refuseUnless(target, row.target);
+  throw conflict(`The ${target.name.toLowerCase()} changed meanwhile; retry the request`);
+}

@@ -1,0 +1,120 @@
+// The Task record: its one field map (docs/architecture.md, "One shape per resource"). The answer's JSON and schema, the
+// `fields` shape, the list's filters and sorts, the request bodies, the columns a write stores, and the export record
+// with what an import checks all come from `taskRecord`; a new field is one entry here (and its column).
+import { z } from "@hono/zod-openapi";
+import { and, eq, not, or, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { taskPriority, taskStatus, tasks, teams, users } from "../../drizzle/schema";
+import { badRequest } from "../core/errors";
+import type { FilterOp } from "../http/list";
+import { defineRecord, f } from "../http/record";
+import { BodyId, IsoDate, LongText } from "../http/schemas";
+import { CustomFieldValues, customFieldsOf } from "./custom-fields";
+import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
+import { parseTaskRef } from "./refs";
+import { EXPORT_TIMESTAMP, TeamSummary, teamSummaryJson } from "./teams";
+import { orNull, UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+
+export const TaskStatus = z.enum(taskStatus.enumValues).openapi("TaskStatus");
+/** Declared in rank order (NONE lowest), so sorting and gt/lt filters on the column follow the rank. */
+export const TaskPriority = z.enum(taskPriority.enumValues).openapi("TaskPriority");
+
+const unsupported = (name: string, op: FilterOp) =>
+  badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: ["eq", "neq", "in"] });
+
+/** `reference` filters by `ENG-12` (any case); a value that is not a reference matches nothing. */
+function referenceFilter(op: FilterOp, values: string[]): SQL {
+  const match = (value: string) => {
+    const ref = parseTaskRef(value);
+    return ref ? and(eq(teams.prefix, ref.prefix), eq(tasks.number, ref.number))! : sql`false`;
+  };
+  if (op === "eq" || op === "in") return or(...values.map(match))!;
+  if (op === "neq") return not(match(values[0]));
+  throw unsupported("reference", op);
+}
+
+/** Trailing number of `PREFIX-n`: the cursor value of a `number` sort, read from the answer. */
+const numberOf = (item: Record<string, unknown>) => Number(String(item.reference).slice(String(item.reference).lastIndexOf("-") + 1));
+
+const assignee = alias(users, "assignee");
+const link = (description: string) => ({ schema: BodyId.nullable().openapi({ description }), write: "resolved" as const });
+
+export const taskRecord = defineRecord({
+  name: "Task",
+  resource: "tasks",
+  id: tasks.id,
+  from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId} left join ${users} as ${sql.identifier("assignee")} on ${assignee.id} = ${tasks.assigneeId}`,
+  fields: {
+    id: f.id(tasks.id, { exported: BodyId, doc: { example: "task_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    reference: f.text(sql`${teams.prefix} || '-' || ${tasks.number}`, {
+      list: { kind: "id", sort: false, customFilter: referenceFilter },
+      exported: z.string().max(32),
+      doc: { example: "ENG-12", description: "`<team prefix>-<number>`, never reused" },
+    }),
+    number: f.integer(tasks.number, { hidden: true, list: { cursorValue: numberOf } }),
+    title: f.text(tasks.title, { input: { schema: z.string().trim().min(1).max(500), create: "required" }, exported: true }),
+    status: f.enum(tasks.status, TaskStatus, { input: { schema: TaskStatus, create: { default: "TODO" } }, exported: true }),
+    priority: f.enum(tasks.priority, TaskPriority, { input: { schema: TaskPriority, create: { default: "NONE" } }, exported: true }),
+    description: f.text(tasks.description, {
+      list: { sort: false },
+      input: { schema: LongText, create: { default: "" } },
+      exported: true,
+      doc: { description: "Markdown; empty string when not set" },
+    }),
+    dueDate: f.date(tasks.dueDate, { nullable: true, input: { schema: IsoDate.nullable() }, exported: true, doc: { description: "YYYY-MM-DD" } }),
+    teamId: f.id(tasks.teamId, { exported: BodyId }),
+    team: f.json(teamSummaryJson(teams), TeamSummary, { shape: { id: true, name: true, prefix: true } }),
+    projectId: f.id(tasks.projectId, {
+      nullable: true,
+      input: link("A project of the task's team: id or reference (`ENG-P3`)"),
+      exported: BodyId.nullable(),
+    }),
+    milestoneId: f.id(tasks.milestoneId, { nullable: true, input: link("A milestone of the task's project"), exported: BodyId.nullable() }),
+    parentId: f.id(tasks.parentId, {
+      nullable: true,
+      input: link("A task of the same team: id or reference (`ENG-12`); no cycles"),
+      exported: BodyId.nullable(),
+      doc: { description: "Parent task of a subtask" },
+    }),
+    assigneeId: f.id(tasks.assigneeId, { nullable: true, input: link("A member of the workspace"), exported: BodyId.nullable() }),
+    assignee: f.json(userSummaryJson(assignee), orNull(UserSummarySchema), { lazy: true, shape: userSummaryShape }),
+    labels: f.json(labelsJson("task", tasks.id), z.array(LabelSummary), { lazy: true, shape: { id: true, name: true, color: true } }),
+    labelIds: f.json(labelIdsJson("task", tasks.id), LabelIds, {
+      hidden: true,
+      input: { schema: LabelIds.openapi({ description: "Labels of the workspace; replaces the whole set on update" }), write: "resolved", column: false },
+      exported: true,
+    }),
+    // Not in the answer: `filter[eq][labelId]=…` matches tasks carrying the label (`in`: any of them).
+    labelId: f.id(tasks.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("task", tasks.id) } }),
+    customFields: f.json(tasks.customFields, z.record(z.string(), z.unknown()), {
+      input: { schema: CustomFieldValues, write: "resolved" },
+      exported: true,
+    }),
+    createdAt: f.datetime(tasks.createdAt, { exported: EXPORT_TIMESTAMP }),
+    updatedAt: f.datetime(tasks.updatedAt, { exported: EXPORT_TIMESTAMP }),
+  },
+  dynamic: customFieldsOf("task", tasks.customFields),
+});
+
+export const Task = taskRecord.schema;
+export type TaskDto = z.infer<typeof Task>;
+export const TaskSelection = taskRecord.selection;
+
+export const TaskCreate = z
+  .object({ teamId: BodyId.openapi({ description: "Required (400 BAD_REQUEST when missing)" }), ...taskRecord.createShape() })
+  .strict()
+  .openapi("TaskCreate");
+/** Moving a task to another team is not supported, so `teamId` is an unknown field here (422). */
+export const TaskUpdate = z.object(taskRecord.inputShape()).partial().strict().openapi("TaskUpdate");
+
+/** What a create or update body names that the operation resolves; every other field is stored as sent. */
+export interface TaskLinks {
+  projectId?: string | null;
+  milestoneId?: string | null;
+  parentId?: string | null;
+  assigneeId?: string | null;
+  labelIds?: string[];
+  customFields?: Record<string, unknown>;
+}
+export type TaskCreateInput = TaskLinks & { teamId: string } & Record<string, unknown>;
+export type TaskUpdateInput = TaskLinks & Record<string, unknown>;

@@ -1,12 +1,15 @@
 // `npm run check:layers`: the folders of src/ form layers that only point down, so no folder imports one that
 // imports it back (no cycle between folders):
-//   core (errors, crypto, dates, email messages) < env < ids < db < email < http < auth < middleware < resources < app
-// A relative import (type-only and `import("…")` included) into a higher layer is printed and fails the check.
+//   core (errors, crypto, dates, email messages) < env < ids < db < email < http < records < auth < middleware
+//   < resources < mcp < app
+// and inside resources/ no resource imports another: what two resources share (a record's field map, a rule) sits in
+// a layer below (records/, auth/). A relative import (type-only and `import("…")` included) that breaks either rule is
+// printed and fails the check.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 const SRC = path.resolve(import.meta.dirname, "../src");
-const LAYERS = ["core", "env", "ids", "db", "email", "http", "auth", "middleware", "resources", "app"];
+const LAYERS = ["core", "env", "ids", "db", "email", "http", "records", "auth", "middleware", "resources", "mcp", "app"];
 const IMPORT = /(?:(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+|import\(\s*)["'](\.{1,2}\/[^"']+)["']/g;
 
 function layerOf(file) {
@@ -16,14 +19,21 @@ function layerOf(file) {
   return layer;
 }
 
+/** The resource folder of a file under src/resources/ (undefined elsewhere). */
+const resourceOf = (file) => {
+  const [top, folder] = path.relative(SRC, file).split(path.sep);
+  return top === "resources" ? folder : undefined;
+};
+
 const modules = (dir) =>
   readdirSync(dir).flatMap((name) => {
     const p = path.join(dir, name);
-    return statSync(p).isDirectory() ? modules(p) : p.endsWith(".ts") ? [p] : [];
+    return statSync(p).isDirectory() ? modules(p) : p.endsWith(".ts") && !p.endsWith(".test.ts") ? [p] : [];
   });
 
 let checked = 0;
 const upward = [];
+const across = [];
 for (const file of modules(SRC)) {
   for (const [, spec] of readFileSync(file, "utf8").matchAll(IMPORT)) {
     const target = path.resolve(path.dirname(file), spec);
@@ -32,10 +42,12 @@ for (const file of modules(SRC)) {
     if (LAYERS.indexOf(layerOf(file)) < LAYERS.indexOf(layerOf(target))) {
       upward.push(`${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`);
     }
+    const [from, to] = [resourceOf(file), resourceOf(target)];
+    if (from && to && from !== to) across.push(`${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`);
   }
 }
-if (upward.length) {
-  console.error(`Imports that point up a layer (${LAYERS.join(" < ")}):\n  ${upward.join("\n  ")}`);
-  process.exit(1);
-}
-console.log(`layers: ${checked} imports checked, none points up (${LAYERS.join(" < ")})`);
+if (upward.length) console.error(`Imports that point up a layer (${LAYERS.join(" < ")}):\n  ${upward.join("\n  ")}`);
+if (across.length)
+  console.error(`Imports from one resource into another (share through records/ or auth/ instead):\n  ${across.join("\n  ")}`);
+if (upward.length || across.length) process.exit(1);
+console.log(`layers: ${checked} imports checked, none points up (${LAYERS.join(" < ")}), no resource imports another`);

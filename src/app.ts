@@ -14,6 +14,7 @@ import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
 import { publicBaseUrl } from "./http/urls";
+import { mcpRoutes } from "./mcp/routes";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
@@ -24,7 +25,6 @@ import { fieldRoutes } from "./resources/fields/routes";
 import { inviteRoutes } from "./resources/invites/routes";
 import { labelRoutes } from "./resources/labels/routes";
 import { loginRoutes } from "./resources/login/routes";
-import { mcpRoutes } from "./resources/mcp/routes";
 import { meRoutes } from "./resources/me/routes";
 import { milestoneRoutes } from "./resources/milestones/routes";
 import { CONDITIONAL, ifMatch } from "./resources/preconditions/if-match";

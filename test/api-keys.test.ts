@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../drizzle/schema";
+import { issueApiKey } from "../src/auth/accounts/membership";
 import { newId } from "../src/ids";
-import { issueApiKey } from "../src/resources/workspaces/create";
 import { api, del, eventually, get, post } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";

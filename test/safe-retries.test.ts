@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { joinWorkspaceWithKey } from "../src/auth/accounts/membership";
 import { signAccessToken } from "../src/auth/jwt";
-import { joinWorkspaceWithKey } from "../src/resources/workspaces/create";
 import { api, expectAtomicWrite, uniqueEmail } from "./helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 

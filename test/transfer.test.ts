@@ -451,7 +451,7 @@ describe("export and import", () => {
     expect(ws).toMatchObject({ name: "Solo Co" });
     expect(ws.id).not.toBe(source.workspaceId);
     const key = await withDb(async (db) => {
-      const { joinWorkspaceWithKey } = await import("../src/resources/workspaces/create");
+      const { joinWorkspaceWithKey } = await import("../src/auth/accounts/membership");
       return joinWorkspaceWithKey(db, { workspaceId: ws.id, userId: source.owner.userId, role: "OWNER", keyName: "test" });
     });
     expect((await get("/me", key)).body.role).toBe("OWNER");

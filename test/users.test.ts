@@ -266,7 +266,7 @@ describe("users", () => {
       const b = await newTenant();
       const person = await addMember(a);
       const keyInB = await withDb(async (db) => {
-        const { joinWorkspaceWithKey } = await import("../src/resources/workspaces/create");
+        const { joinWorkspaceWithKey } = await import("../src/auth/accounts/membership");
         return joinWorkspaceWithKey(db, { workspaceId: b.workspaceId, userId: person.userId, role: "MEMBER", keyName: "b" });
       });
       expect((await del(`/users/${person.userId}`, a.owner.key)).status).toBe(204);

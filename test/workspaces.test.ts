@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { joinWorkspaceWithKey } from "../src/auth/accounts/membership";
 import { newId } from "../src/ids";
-import { joinWorkspaceWithKey } from "../src/resources/workspaces/create";
 import { get, patch } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { workspaceMembers } from "../../drizzle/schema";
 import { AppError } from "../core/errors";
-import type { Db, RequestDb } from "../db/client";
+import type { Db, RequestDb, Tx } from "../db/client";
 import type { Env } from "../env";
 import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../http/list";
 import { type Credential, credentialScope, memberColumn } from "./credential";
@@ -33,6 +33,14 @@ export class Caller {
   /** The request's database (inside its transaction, when one is open). */
   get db(): Db {
     return this.rdb.db;
+  }
+
+  /**
+   * Runs `work` in one transaction of the request's database: every query of the operation (`caller.db` included) runs
+   * in it; committed when `work` resolves.
+   */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.rdb.inTransaction(work);
   }
 
   /** The caller in a statement: the loaded values, or SQL that reads them from the credential (null when it is not live). */

@@ -52,11 +52,16 @@ function refuseUnless(target: Target, row: TargetRow): TargetRow {
  * The target read by itself (in a checked transaction, before the links a body names are checked), locked when the
  * target names its table: 401, 404 or the first rule's refusal, from this one query.
  */
-export async function readTarget(tx: Executor, caller: Caller, target: Target, lock?: "update" | "no key update" | "key share") {
+export async function readTarget<R = TargetRow>(
+  tx: Executor,
+  caller: Caller,
+  target: Target,
+  lock?: "update" | "no key update" | "key share",
+): Promise<R> {
   const locking = lock && target.table ? sql` for ${sql.raw(lock)} of ${target.table}` : sql``;
   const { rows } = await tx.execute<TargetRow>(sql`${targetSelect(target)}${locking}`);
   if (!rows[0]) return caller.missing(target.name);
-  return refuseUnless(target, rows[0]);
+  return refuseUnless(target, rows[0]) as R;
 }
 
 export interface Write<T> {

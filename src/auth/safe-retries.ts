@@ -2,14 +2,15 @@
 // repeat of the same request within 24 h gets that answer (status, body, Location) without doing the work again.
 // The same key with another request is 422; a repeat while the first is still running is 409 (advisory lock).
 import { type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { apiKeys, idempotencyKeys, workspaceMembers } from "../../drizzle/schema";
+import { idempotencyKeys, workspaceMembers } from "../../drizzle/schema";
 import { openText, sealText, sha256Hex } from "../core/crypto";
 import { AppError, ValidationError } from "../core/errors";
 import type { AppEnv } from "../http/context";
 import { inRequestTransaction } from "../http/request-db";
-import { readCredential } from "./credential";
+import { memberColumn, readCredential } from "./credential";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
@@ -28,13 +29,10 @@ type Stored = { requestHash: string; status: number; location: string | null; se
  */
 async function scopeOf(c: Context<AppEnv>): Promise<SQL<string>> {
   const credential = await readCredential(c.req, c.env).catch(() => null);
-  if (credential?.kind === "jwt")
-    return sql`coalesce((select 'user:' || ${workspaceMembers.userId} || ':' || ${workspaceMembers.workspaceId} from ${workspaceMembers}
-      where ${workspaceMembers.userId} = ${credential.userId} and ${workspaceMembers.workspaceId} = ${credential.workspaceId}), ${`left:${credential.userId}`})`;
-  if (credential?.kind === "apiKey")
-    return sql`coalesce((select 'user:' || ${apiKeys.userId} || ':' || ${apiKeys.workspaceId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash}
-      and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())), ${`key:${credential.keyHash}`})`;
-  return sql`${`ip:${c.req.header("cf-connecting-ip") ?? "local"}`}`;
+  if (!credential) return sql`${`ip:${c.req.header("cf-connecting-ip") ?? "local"}`}`;
+  const member = (column: AnyPgColumn) => memberColumn(credential, column);
+  const dead = credential.kind === "jwt" ? `left:${credential.userId}` : `key:${credential.keyHash}`;
+  return sql`coalesce('user:' || ${member(workspaceMembers.userId)} || ':' || ${member(workspaceMembers.workspaceId)}, ${dead})`;
 }
 
 export const safeRetries = createMiddleware<AppEnv>(async (c, next) => {

@@ -190,7 +190,12 @@ export const ObjectKey = z.string().max(MAX_ID_LENGTH, `Must be at most ${MAX_ID
 /** Markdown a request body carries (descriptions): at most 100,000 characters. */
 export const LongText = z.string().max(MAX_TEXT_LENGTH, `Must be at most ${MAX_TEXT_LENGTH.toLocaleString("en")} characters`);
 
-/** 201 with Location (contract §1) for a POST that creates a resource. */
+/** A record's createdAt or updatedAt in an export: ISO 8601, and not imported (an import is a new write). */
+export const ExportTimestamp = z.iso
+  .datetime({ offset: true })
+  .openapi({ description: "ISO 8601; not imported (an import is a new write)" });
+
+/** 201 with Location (docs/api.md) for a POST that creates a resource. */
 export function created<K extends string, T>(c: Context, key: K, location: string, value: T) {
   c.header("Location", location);
   return c.json({ [key]: value } as { [P in K]: T }, 201);

@@ -8,12 +8,12 @@ import { taskPriority, taskStatus, tasks, teams, users } from "../../drizzle/sch
 import { badRequest } from "../core/errors";
 import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
-import { BodyId, IsoDate, LongText } from "../http/schemas";
+import { BodyId, ExportTimestamp, IsoDate, LongText, orNull } from "../http/schemas";
 import { CustomFieldValues, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { parseTaskRef } from "./refs";
-import { EXPORT_TIMESTAMP, TeamSummary, teamSummaryJson } from "./teams";
-import { orNull, UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+import { TeamSummary, teamSummaryJson } from "./teams";
+import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
 export const TaskStatus = z.enum(taskStatus.enumValues).openapi("TaskStatus");
 /** Declared in rank order (NONE lowest), so sorting and gt/lt filters on the column follow the rank. */
@@ -61,7 +61,12 @@ export const taskRecord = defineRecord({
       exported: true,
       doc: { description: "Markdown; empty string when not set" },
     }),
-    dueDate: f.date(tasks.dueDate, { nullable: true, input: { schema: IsoDate.nullable() }, exported: true, doc: { description: "YYYY-MM-DD" } }),
+    dueDate: f.date(tasks.dueDate, {
+      nullable: true,
+      input: { schema: IsoDate.nullable() },
+      exported: true,
+      doc: { description: "YYYY-MM-DD" },
+    }),
     teamId: f.id(tasks.teamId, { exported: BodyId }),
     team: f.json(teamSummaryJson(teams), TeamSummary, { shape: { id: true, name: true, prefix: true } }),
     projectId: f.id(tasks.projectId, {
@@ -81,7 +86,11 @@ export const taskRecord = defineRecord({
     labels: f.json(labelsJson("task", tasks.id), z.array(LabelSummary), { lazy: true, shape: { id: true, name: true, color: true } }),
     labelIds: f.json(labelIdsJson("task", tasks.id), LabelIds, {
       hidden: true,
-      input: { schema: LabelIds.openapi({ description: "Labels of the workspace; replaces the whole set on update" }), write: "resolved", column: false },
+      input: {
+        schema: LabelIds.openapi({ description: "Labels of the workspace; replaces the whole set on update" }),
+        write: "resolved",
+        column: false,
+      },
       exported: true,
     }),
     // Not in the answer: `filter[eq][labelId]=…` matches tasks carrying the label (`in`: any of them).
@@ -90,8 +99,8 @@ export const taskRecord = defineRecord({
       input: { schema: CustomFieldValues, write: "resolved" },
       exported: true,
     }),
-    createdAt: f.datetime(tasks.createdAt, { exported: EXPORT_TIMESTAMP }),
-    updatedAt: f.datetime(tasks.updatedAt, { exported: EXPORT_TIMESTAMP }),
+    createdAt: f.datetime(tasks.createdAt, { exported: ExportTimestamp }),
+    updatedAt: f.datetime(tasks.updatedAt, { exported: ExportTimestamp }),
   },
   dynamic: customFieldsOf("task", tasks.customFields),
 });

@@ -2,9 +2,9 @@
 // test file has its own tenant without paying for the e-mail round trip it does not test.
 import { env } from "cloudflare:test";
 import { teamMembers, teams, users } from "../../drizzle/schema";
+import { insertWorkspace, joinWorkspaceWithKey } from "../../src/auth/accounts/membership";
 import { RequestDb } from "../../src/db/client";
 import { newId } from "../../src/ids";
-import { insertWorkspace, joinWorkspaceWithKey } from "../../src/resources/workspaces/create";
 import { uniqueEmail } from "./api";
 
 export interface Member {

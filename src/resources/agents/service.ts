@@ -1,9 +1,9 @@
 import { users } from "../../../drizzle/schema";
+import { joinWorkspaceWithKey } from "../../auth/accounts/membership";
 import type { Principal } from "../../auth/principal";
 import { forbidden } from "../../core/errors";
 import type { Db } from "../../db/client";
 import { newId } from "../../ids";
-import { joinWorkspaceWithKey } from "../workspaces/create";
 import type { Agent, AgentCreateInput } from "./schema";
 
 /**

@@ -1,35 +1,9 @@
 import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users } from "../../../drizzle/schema";
-import { iso, isoOrNull } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
-import type { ApiKey } from "./schema";
-
-type ApiKeyRow = typeof apiKeys.$inferSelect;
-
-/** The public view of a key: never the raw key (it is not stored) nor its hash. */
-export const serializeApiKey = (k: Pick<ApiKeyRow, keyof ApiKey>): ApiKey => ({
-  id: k.id,
-  name: k.name,
-  prefix: k.prefix,
-  userId: k.userId,
-  workspaceId: k.workspaceId,
-  createdAt: iso(k.createdAt),
-  lastUsedAt: isoOrNull(k.lastUsedAt),
-  expiresAt: isoOrNull(k.expiresAt),
-});
-
-export const apiKeyColumns = {
-  id: apiKeys.id,
-  name: apiKeys.name,
-  prefix: apiKeys.prefix,
-  userId: apiKeys.userId,
-  workspaceId: apiKeys.workspaceId,
-  createdAt: apiKeys.createdAt,
-  lastUsedAt: apiKeys.lastUsedAt,
-  expiresAt: apiKeys.expiresAt,
-};
+import { apiKeyColumns, serializeApiKey } from "../../records/api-keys";
 
 export const apiKeyList: ListSpec = {
   resource: "api-keys",

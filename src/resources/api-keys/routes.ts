@@ -5,8 +5,8 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { ApiKeyCreate, ApiKeySchema, ApiKeySelection } from "../../records/api-keys";
 import { apiKeyList, getApiKey, listApiKeys } from "./queries";
-import { ApiKeyCreate, ApiKeySchema, ApiKeySelection } from "./schema";
 import { createApiKey, deleteApiKey } from "./service";
 
 const list = createRoute({

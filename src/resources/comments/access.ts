@@ -1,6 +1,6 @@
+import { type Access, callerTeamRole, rowForCaller } from "../../auth/access";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { type Access, callerTeamRole, rowForCaller } from "../access";
 import { TARGET_NAME, type Target, targetSelect } from "./targets";
 
 /** The target (locked against deletion) after checking the caller may act in its team as `access` says (contract §4). */

@@ -5,7 +5,7 @@ import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { type FieldShape, type ListField, type ListParams, type ListSpec, pageQuery } from "../../http/list";
-import { type UserSummary, userSummaryJson } from "../users/serialize";
+import { type UserSummary, userSummaryJson } from "../../records/users";
 import { TARGET_COLUMN, type Target, type TargetKind, targetNotFound, targetSelect } from "./targets";
 
 const fields: Record<string, ListField> = {

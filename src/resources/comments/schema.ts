@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { BodyId, selectable } from "../../http/schemas";
-import { UserSummarySchema } from "../users/schema";
+import { UserSummarySchema } from "../../records/users";
 
 /** The spec's reduced author of the task comment list. */
 export const CommentAuthorBrief = z.object({ id: z.string(), name: z.string(), email: z.string() }).openapi("CommentAuthorBrief");

@@ -1,12 +1,12 @@
 import { and, getTableColumns, sql } from "drizzle-orm";
 import { comments, users } from "../../../drizzle/schema";
+import { actorMay } from "../../auth/access";
 import { COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
 import type { Actor, Principal } from "../../auth/principal";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { actorMay } from "../access";
-import type { UserSummary } from "../users/serialize";
+import type { UserSummary } from "../../records/users";
 import { writableTarget } from "./access";
 import { mine, serializeComment } from "./queries";
 import { type Target, type TargetKind, targetSelect } from "./targets";

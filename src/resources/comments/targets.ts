@@ -3,7 +3,7 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { comments, milestones, projects, tasks, teams } from "../../../drizzle/schema";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
-import { projectMatch, taskMatch } from "../refs";
+import { projectMatch, taskMatch } from "../../records/refs";
 
 /** What a comment can be attached to. */
 export type TargetKind = "task" | "project" | "milestone";

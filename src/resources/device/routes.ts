@@ -1,6 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { completeLoginWith, startLogin } from "../../auth/accounts/login";
+import { normalizeEmail } from "../../auth/accounts/signup";
 import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { AppError, forbidden, ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
@@ -9,8 +11,6 @@ import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { publicBaseUrl } from "../../http/urls";
 import { zodErrors } from "../../http/validation";
-import { completeLoginWith, startLogin } from "../login/service";
-import { normalizeEmail } from "../signup/service";
 import { confirmPage, enterCodePage, messagePage, PAGE_HEADERS } from "./page";
 import { createDeviceCode, decideDevice, exchangeDeviceCode, pendingDevice } from "./service";
 

@@ -4,8 +4,8 @@ import { iso } from "../../core/dates";
 import { badRequest, notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { type FilterOp, type ListParams, type ListSpec, pageQuery } from "../../http/list";
-import { FIELD_TYPES, type FieldDto, RECORD_TYPES, type RecordType } from "./schema";
-import { textArray } from "./values";
+import { FIELD_TYPES, RECORD_TYPES, type RecordType, textArray } from "../../records/custom-fields";
+import type { FieldDto } from "./schema";
 
 type FieldRow = typeof fieldDefinitions.$inferSelect;
 export const serializeField = (f: FieldRow): FieldDto => ({

@@ -1,13 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { fieldType } from "../../../drizzle/schema";
 import { ObjectKey, selectable } from "../../http/schemas";
+import { FIELD_TYPES, type FieldType, OPTION_TYPES, RECORD_TYPES } from "../../records/custom-fields";
 
-export const RECORD_TYPES = ["task", "project", "milestone"] as const;
-export type RecordType = (typeof RECORD_TYPES)[number];
-export const FIELD_TYPES = fieldType.enumValues;
-export type FieldType = (typeof FIELD_TYPES)[number];
-/** The types whose values are chosen from `metadata.options`. */
-export const OPTION_TYPES: readonly FieldType[] = ["select", "multiselect"];
 /** Built-in links to other records (project, parent task, labels…) have this type; custom fields never do. */
 const BUILT_IN_ONLY_TYPES = ["relation"] as const;
 

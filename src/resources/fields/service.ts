@@ -4,10 +4,10 @@ import type { Principal } from "../../auth/principal";
 import { conflict, invalid, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
+import { options, RECORD_TYPES, type RecordType, recordsUsing, removeValues } from "../../records/custom-fields";
 import { fieldForChange, requireFieldAdmin } from "./access";
 import { mine, serializeField } from "./queries";
-import { type FieldCreateInput, type FieldUpdateInput, optionsProblem, RECORD_TYPES, type RecordType } from "./schema";
-import { options, recordsUsing, removeValues } from "./values";
+import { type FieldCreateInput, type FieldUpdateInput, optionsProblem } from "./schema";
 
 export async function createField(db: Db, principal: Principal, input: FieldCreateInput) {
   requireFieldAdmin(principal);

@@ -6,7 +6,7 @@ import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Db } from "../../db/client";
 import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
-import { type UserSummary, userSummaryJson } from "../users/serialize";
+import { type UserSummary, userSummaryJson } from "../../records/users";
 
 /** The user who sent the invite, joined so that a page embeds them without a query per row. */
 const inviter = alias(users, "inviter");

@@ -1,5 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { invites, teamMembers, teams, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
+import { joinWorkspaceWithKey, userByEmail } from "../../auth/accounts/membership";
+import { normalizeEmail } from "../../auth/accounts/signup";
 import type { Principal } from "../../auth/principal";
 import { requireWorkspaceRole } from "../../auth/roles";
 import { randomToken, sha256Hex } from "../../core/crypto";
@@ -7,9 +9,7 @@ import { conflict, forbidden, notFound, ValidationError } from "../../core/error
 import type { Db, Executor } from "../../db/client";
 import type { EmailOutbox } from "../../email/outbox";
 import { newId } from "../../ids";
-import { normalizeEmail } from "../signup/service";
-import { userSummary } from "../users/serialize";
-import { joinWorkspaceWithKey, userByEmail } from "../workspaces/create";
+import { userSummary } from "../../records/users";
 import { pending, serializeInvite } from "./queries";
 import { INVITE_TTL_DAYS, type InviteCreateInput, type InviteRedeemInput } from "./schema";
 

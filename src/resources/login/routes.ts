@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { completeLogin, startLogin } from "../../auth/accounts/login";
+import { normalizeEmail } from "../../auth/accounts/signup";
 import { publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { normalizeEmail } from "../signup/service";
-import { completeLogin, startLogin } from "./service";
 
 const LoginStart = z
   .object({ email: z.email().max(254) })

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { milestones, projects } from "../../../drizzle/schema";
+import { type Access, callerTeamRole, rowForCaller } from "../../auth/access";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { type Access, callerTeamRole, rowForCaller } from "../access";
 
 /**
  * A milestone of the caller's workspace, its project's team and the caller's role there, in one query;

@@ -4,7 +4,7 @@ import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { type ListParams, type ListSpec, pageQuery } from "../../http/list";
-import { projectMatch } from "../refs";
+import { projectMatch } from "../../records/refs";
 import { MILESTONE_STATUSES } from "./schema";
 
 type MilestoneRow = typeof milestones.$inferSelect;

@@ -1,13 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import { milestones, projects, teams } from "../../../drizzle/schema";
+import { actorMay } from "../../auth/access";
 import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { conflict } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { actorMay } from "../access";
-import { validateCustomFields } from "../fields/values";
+import { validateCustomFields } from "../../records/custom-fields";
+import { projectMatch } from "../../records/refs";
 import { projectForCaller } from "../projects/access";
-import { projectMatch } from "../refs";
 import { milestoneForCaller } from "./access";
 import { serializeMilestone } from "./queries";
 import type { MilestoneCreateInput, MilestoneUpdateInput } from "./schema";

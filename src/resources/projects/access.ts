@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
+import { type Access, callerTeamRole, rowForCaller } from "../../auth/access";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { type Access, callerTeamRole, rowForCaller } from "../access";
-import { projectMatch } from "../refs";
+import { projectMatch } from "../../records/refs";
 
 /**
  * A project of the caller's workspace by id or reference (`ENG-P3`, any case) and the caller's role in its

@@ -5,9 +5,9 @@ import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { type FieldSelection, type ListParams, type ListSpec, pageQuery } from "../../http/list";
-import { labelFilter, labelsJson } from "../labels/queries";
-import { projectMatch, projectReference } from "../refs";
-import { userSummaryJson } from "../users/serialize";
+import { labelFilter, labelsJson } from "../../records/labels";
+import { projectMatch, projectReference } from "../../records/refs";
+import { userSummaryJson } from "../../records/users";
 import { PROJECT_STATUSES } from "./schema";
 
 const lead = alias(users, "lead");

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { BodyId, IsoDate, LongText, ObjectKey, orNull, selectable } from "../../http/schemas";
-import { LabelSummary } from "../labels/schema";
-import { UserSummarySchema } from "../users/schema";
+import { LabelSummary } from "../../records/labels";
+import { UserSummarySchema } from "../../records/users";
 
 export const PROJECT_STATUSES = ["PLANNING", "ACTIVE", "PAUSED", "COMPLETED", "CANCELED"] as const;
 const Status = z.enum(PROJECT_STATUSES);

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { completeSignup, normalizeEmail, startSignup } from "../../auth/accounts/signup";
 import { publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { completeSignup, normalizeEmail, startSignup } from "./service";
 
 const SignupStart = z
   .object({ email: z.email().max(254) })

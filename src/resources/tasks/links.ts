@@ -3,9 +3,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import { milestones, projects, tasks, teams } from "../../../drizzle/schema";
 import { invalid, notFound } from "../../core/errors";
-import type { Executor } from "../../db/client";
+import type { Executor, WorkspaceScope } from "../../db/client";
 import { lockSubtaskTree } from "../../db/tree-locks";
-import { projectMatch, taskMatch } from "../refs";
+import { projectMatch, taskMatch } from "../../records/refs";
 
 export interface Links {
   projectId: string | null;
@@ -14,7 +14,7 @@ export interface Links {
 }
 export type LinksInput = { [K in keyof Links]?: string | null };
 
-async function projectOfTeam(tx: Executor, workspaceId: string, idOrRef: string, teamId: string): Promise<string> {
+async function projectOfTeam(tx: Executor, workspaceId: WorkspaceScope, idOrRef: string, teamId: string): Promise<string> {
   const [project] = await tx
     .select({ id: projects.id, teamId: projects.teamId })
     .from(projects)
@@ -26,7 +26,7 @@ async function projectOfTeam(tx: Executor, workspaceId: string, idOrRef: string,
   return project.id;
 }
 
-async function milestoneOfProject(tx: Executor, workspaceId: string, id: string, projectId: string | null): Promise<string> {
+async function milestoneOfProject(tx: Executor, workspaceId: WorkspaceScope, id: string, projectId: string | null): Promise<string> {
   const [milestone] = await tx
     .select({ projectId: milestones.projectId })
     .from(milestones)
@@ -37,7 +37,13 @@ async function milestoneOfProject(tx: Executor, workspaceId: string, id: string,
   return id;
 }
 
-async function parentInTeam(tx: Executor, workspaceId: string, idOrRef: string, teamId: string, taskId: string | null): Promise<string> {
+async function parentInTeam(
+  tx: Executor,
+  workspaceId: WorkspaceScope,
+  idOrRef: string,
+  teamId: string,
+  taskId: string | null,
+): Promise<string> {
   const [parent] = await tx
     .select({ id: tasks.id, teamId: tasks.teamId })
     .from(tasks)
@@ -55,7 +61,7 @@ async function parentInTeam(tx: Executor, workspaceId: string, idOrRef: string, 
 }
 
 /** Walks up from the would-be parent in one recursive query: meeting the task means a cycle. */
-async function isSelfOrDescendant(tx: Executor, workspaceId: string, candidateId: string, taskId: string): Promise<boolean> {
+async function isSelfOrDescendant(tx: Executor, workspaceId: WorkspaceScope, candidateId: string, taskId: string): Promise<boolean> {
   const result = await tx.execute(sql`
     with recursive chain(id, parent_id) as (
       select id, parent_id from tasks where id = ${candidateId} and workspace_id = ${workspaceId}
@@ -72,7 +78,7 @@ async function isSelfOrDescendant(tx: Executor, workspaceId: string, candidateId
  */
 export async function resolveLinks(
   tx: Executor,
-  workspaceId: string,
+  workspaceId: WorkspaceScope,
   teamId: string,
   input: LinksInput,
   current: Links & { taskId: string | null },

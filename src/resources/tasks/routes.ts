@@ -1,24 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/middleware";
-import { principalActor } from "../../auth/principal";
 import { protectedRoute } from "../../auth/route-base";
 import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { listTasks, taskById, taskList } from "./queries";
-import { Task, TaskCreate, TaskSelection, TaskUpdate } from "./schema";
-import {
-  createTask,
-  deleteTask,
-  explainRefusedCreate,
-  explainRefusedDelete,
-  explainRefusedUpdate,
-  hasLinks,
-  namesLinks,
-  updateTask,
-  updateTaskAs,
-} from "./service";
+import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../../records/tasks";
+import { createTask, deleteTask, getTask, listTasks, updateTask } from "./operations";
 
 const base = protectedRoute("Tasks");
 const one = z.object({ task: Task });
@@ -38,11 +26,11 @@ const list = createRoute({
   path: "/tasks",
   summary: "List the workspace's tasks",
   description: listDescription(
-    taskList,
+    taskRecord.list,
     "`filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts " +
       "by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last.",
   ),
-  request: { query: listQueryFor(taskList) },
+  request: { query: listQueryFor(taskRecord.list) },
   responses: {
     200: jsonResponse(paginated("tasks", TaskSelection), "Tasks (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -70,7 +58,7 @@ const read = createRoute({
   path: "/tasks/{id}",
   summary: "Get a task by id or reference",
   description: "`fields` narrows the answer, e.g. `reference,title,assignee{name},labels{name}`. Another workspace's task is 404.",
-  request: { params: TaskIdParam, query: fieldsQueryFor(taskList.shape) },
+  request: { params: TaskIdParam, query: fieldsQueryFor(taskRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The task (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -105,52 +93,27 @@ const remove = createRoute({
 
 export const taskRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, taskList);
-    const rows = await c.get("caller").list(({ workspace }) => listTasks(c.get("rdb").db, workspace, params));
-    return c.json(await listBody("tasks", params, rows), 200);
+    const params = await listParams(c, taskRecord.list);
+    return c.json(await listBody("tasks", params, await listTasks(c.get("caller"), params)), 200);
   })
   .openapi(
     create,
     async (c) => {
-      const input = c.req.valid("json");
-      const db = c.get("rdb").db;
-      // One create (createTask). Without links it is one statement that authenticates itself; links are checked
-      // against the caller's workspace, so then the principal comes first. A refusal is explained with the principal.
-      const task = await c.get("caller").write(
-        async (actor) => createTask(db, hasLinks(input) ? principalActor(await c.get("caller").principal()) : actor, input),
-        (principal) => explainRefusedCreate(db, principalActor(principal), input),
-      );
+      const task = await createTask(c.get("caller"), c.req.valid("json") as TaskCreateInput);
       return created(c, "task", `/tasks/${task.id}`, task);
     },
-    // A body without teamId is a missing required parameter: 400 (contract §4), not 422.
+    // A body without teamId is a missing required parameter: 400 (docs/api.md), not 422.
     missingIsBadRequest("teamId"),
   )
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, taskList.shape);
-    const { id } = c.req.valid("param");
-    const task = await c.get("caller").read(({ workspace }) => taskById(c.get("rdb").db, workspace, id, fields));
-    return c.json({ task: projectFields(task, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, taskRecord.shape);
+    return c.json({ task: projectFields(await getTask(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    const input = c.req.valid("json");
-    // Links (checked against the caller's workspace) take the checked update, principal first; otherwise one
-    // statement that authenticates itself.
-    const task = namesLinks(input)
-      ? await updateTask(db, await c.get("caller").principal(), id, input)
-      : await c.get("caller").write(
-          (actor) => updateTaskAs(db, actor, id, input),
-          (principal) => explainRefusedUpdate(db, principal, id, input.labelIds),
-        );
+    const task = await updateTask(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as TaskUpdateInput);
     return c.json({ task }, 200);
   })
   .openapi(remove, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    await c.get("caller").write(
-      async (actor) => (await deleteTask(db, actor, id)) || undefined,
-      (principal) => explainRefusedDelete(db, principal, id),
-    );
+    await deleteTask(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { teamMembers } from "../../../drizzle/schema";
+import { type Access, callerTeamRole, rowForCaller } from "../../auth/access";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { type Access, callerTeamRole, rowForCaller } from "../access";
 
 /** The membership (in the caller's workspace) and the caller's own role in its team, in one query; NOT_FOUND otherwise. */
 export function membershipForCaller(db: Executor, principal: Principal, id: string, access: Access = {}) {

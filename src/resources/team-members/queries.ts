@@ -6,7 +6,7 @@ import { iso } from "../../core/dates";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import type { FieldShape, ListParams, ListSpec } from "../../http/list";
-import { type UserSummary, userSummaryJson } from "../users/serialize";
+import { type UserSummary, userSummaryJson } from "../../records/users";
 
 /**
  * A TeamMemberItem (team_members joined with users), defined once: the member list selects these columns and a

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { TEAM_ROLES } from "../../auth/roles";
 import { BodyId, selectable } from "../../http/schemas";
-import { UserSummarySchema } from "../users/schema";
+import { UserSummarySchema } from "../../records/users";
 
 export const TeamRoleSchema = z.enum(TEAM_ROLES).openapi("TeamRole");
 

@@ -1,13 +1,13 @@
 import { and, eq, isNotNull, ne, or, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, workspaceMembers } from "../../../drizzle/schema";
+import { actorMay } from "../../auth/access";
 import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, type TeamRole } from "../../auth/roles";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { actorMay } from "../access";
+import { assertWorkspaceMember } from "../../records/users";
 import { teamForCaller } from "../teams/access";
-import { assertWorkspaceMember } from "../users/membership";
 import { membershipForCaller } from "./access";
 import { getTeamMember, selectTeamMember } from "./queries";
 import type { TeamMemberCreateInput } from "./schema";

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { teams } from "../../../drizzle/schema";
+import { type Access, callerTeamRole, rowForCaller } from "../../auth/access";
 import type { Principal } from "../../auth/principal";
 import type { Executor } from "../../db/client";
-import { type Access, callerTeamRole, rowForCaller } from "../access";
 
 /** The team (in the caller's workspace) and the caller's role in it, in one query; NOT_FOUND(`name`) otherwise, 403 below `access.min`. */
 export function teamForCaller(db: Executor, principal: Principal, teamId: string, access: Access = {}, name = "Team") {

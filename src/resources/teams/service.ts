@@ -1,11 +1,11 @@
 import { and, sql } from "drizzle-orm";
 import { teamMembers, teams } from "../../../drizzle/schema";
+import { actorMay } from "../../auth/access";
 import { type Actor, type Principal, principalActor } from "../../auth/principal";
 import { conflict } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { lockTeamTree } from "../../db/tree-locks";
 import { newId } from "../../ids";
-import { actorMay } from "../access";
 import { teamForCaller } from "./access";
 import { getTeam, mine, updatedTeam } from "./queries";
 import type { TeamCreateInput, TeamUpdateInput } from "./schema";

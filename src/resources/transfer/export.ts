@@ -20,7 +20,7 @@ import type { Principal } from "../../auth/principal";
 import { requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
-import { parseProjectRef, parseTaskRef } from "../refs";
+import { parseProjectRef, parseTaskRef } from "../../records/refs";
 import type { ExportDataDto, ExportDocumentDto, ExportType } from "./schema";
 
 const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -17,14 +17,14 @@ import {
   users,
   workspaceMembers,
 } from "../../../drizzle/schema";
+import { callerTeamRole } from "../../auth/access";
+import { insertWorkspace } from "../../auth/accounts/membership";
 import { COMMENT_EDIT_REFUSAL, LABEL_EDIT_REFUSAL, mayEditComment, mayEditLabel } from "../../auth/ownership";
 import { type Principal, principalActor } from "../../auth/principal";
 import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, requireWorkspaceRole, type TeamRole } from "../../auth/roles";
 import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
 import { subtaskTreeLock } from "../../db/tree-locks";
-import { callerTeamRole } from "../access";
-import { insertWorkspace } from "../workspaces/create";
 import { type Plan, planImport, type Target } from "./plan";
 import type { ImportInput } from "./schema";
 

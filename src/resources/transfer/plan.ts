@@ -2,7 +2,7 @@
 // link checked, every custom value type-checked. No I/O here; import.ts reads the target first and writes the plan.
 import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
-import { type Definition, valueProblem } from "../fields/values";
+import { type Definition, valueProblem } from "../../records/custom-fields";
 import type { ExportDataDto, ExportDocumentDto } from "./schema";
 
 type Data = ExportDataDto;

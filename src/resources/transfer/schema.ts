@@ -3,8 +3,9 @@
 import { z } from "@hono/zod-openapi";
 import { milestoneStatus, projectStatus, teamRole, userType, workspaceRole } from "../../../drizzle/schema";
 import { BodyId, HexColor, IsoDate, LongText, ObjectKey } from "../../http/schemas";
-import { FIELD_TYPES, FieldMetadata, Presentation, RECORD_TYPES } from "../fields/schema";
-import { TaskPriority, TaskStatus } from "../tasks/schema";
+import { FIELD_TYPES, RECORD_TYPES } from "../../records/custom-fields";
+import { TaskPriority, TaskStatus } from "../../records/tasks";
+import { FieldMetadata, Presentation } from "../fields/schema";
 import { TeamPrefix } from "../teams/schema";
 
 export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;

@@ -1,9 +1,10 @@
 import { eq } from "drizzle-orm";
-import { users, workspaceMembers, workspaces } from "../../../drizzle/schema";
+import { apiKeys, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { randomToken } from "../../core/crypto";
 import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { insertApiKey } from "../api-keys/service";
+import { apiKeyColumns, serializeApiKey } from "../../records/api-keys";
+import { generateApiKey } from "../api-keys";
 
 export function slugify(name: string): string {
   const base = name
@@ -56,4 +57,25 @@ export async function issueApiKey(
 export async function userByEmail(db: Executor, email: string) {
   const [user] = await db.select().from(users).where(eq(users.email, email)).limit(1);
   return user;
+}
+
+/** Stores a new key for a workspace member (only its hash); returns the public view and the raw key, shown once. */
+export async function insertApiKey(
+  db: Executor,
+  args: { workspaceId: string; userId: string; name: string; expiresAt?: Date | null },
+): Promise<{ apiKey: ReturnType<typeof serializeApiKey>; key: string }> {
+  const key = await generateApiKey();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      id: newId("apik"),
+      workspaceId: args.workspaceId,
+      userId: args.userId,
+      name: args.name,
+      prefix: key.prefix,
+      keyHash: key.hash,
+      expiresAt: args.expiresAt ?? null,
+    })
+    .returning(apiKeyColumns);
+  return { apiKey: serializeApiKey(row), key: key.raw };
 }

@@ -1,22 +1,20 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
-import type { Caller } from "../../auth/caller";
-import type { Principal } from "../../auth/principal";
-import { principalActor } from "../../auth/principal";
-import type { Db } from "../../db/client";
-import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../../http/list";
-import { FieldsQuery } from "../../http/schemas";
-import { CommentContent } from "../comments/schema";
-import { createComment, explainRefusedComment } from "../comments/service";
-import { labelList, listLabels } from "../labels/queries";
-import { listProjects, projectList } from "../projects/queries";
-import { searchRows } from "../search/queries";
-import { SEARCH_TYPES, SearchQuery } from "../search/schema";
-import { searchPage } from "../search/service";
-import { listTasks, taskById, taskList } from "../tasks/queries";
-import { TaskCreate, TaskUpdate } from "../tasks/schema";
-import { createTask, explainRefusedCreate, updateTask } from "../tasks/service";
-import { listTeams, teamList } from "../teams/queries";
+import type { Caller } from "../auth/caller";
+import type { Principal } from "../auth/principal";
+import { principalActor } from "../auth/principal";
+import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
+import { FieldsQuery } from "../http/schemas";
+import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
+import { CommentContent } from "../resources/comments/schema";
+import { createComment, explainRefusedComment } from "../resources/comments/service";
+import { labelList, listLabels } from "../resources/labels/queries";
+import { listProjects, projectList } from "../resources/projects/queries";
+import { searchRows } from "../resources/search/queries";
+import { SEARCH_TYPES, SearchQuery } from "../resources/search/schema";
+import { searchPage } from "../resources/search/service";
+import { createTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
+import { listTeams, teamList } from "../resources/teams/queries";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
 /** What a tool runs with: the request's caller (loaded), as a REST handler has it. */
@@ -42,11 +40,7 @@ const tool = <S extends z.ZodType>(
 const TaskRef = z.string().min(1).describe("Task id or reference (`ENG-12`, any case)");
 
 /** A list tool: GET /<key>'s parameters and page, through the same list spec and query. */
-const listTool = (
-  key: string,
-  spec: ListSpec,
-  list: (db: Db, workspaceId: string, params: ListParams) => Promise<Record<string, unknown>[]>,
-) =>
+const listTool = (key: string, spec: ListSpec, list: (caller: Caller, params: ListParams) => Promise<Record<string, unknown>[]>) =>
   tool({
     name: `list_${key}`,
     title: `List ${key}`,
@@ -55,7 +49,7 @@ const listTool = (
     input: ListInput,
     async run(ctx, args: ListArgs) {
       const params = await ctx.caller.listParams(spec, listQuery(args));
-      return listBody(key, params, await list(ctx.caller.db, ctx.principal.workspace.id, params));
+      return listBody(key, params, await list(ctx.caller, params));
     },
   });
 
@@ -68,12 +62,12 @@ export const TOOLS: Tool[] = [
     readOnly: true,
     input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
     async run(ctx, { id, fields }) {
-      const selection = parseFields(fields, taskList.shape);
-      const task = await taskById(ctx.caller.db, ctx.principal.workspace.id, id, selection);
+      const selection = parseFields(fields, taskRecord.shape);
+      const task = await getTask(ctx.caller, id, selection);
       return { task: projectFields(task, selection) };
     },
   }),
-  listTool("tasks", taskList, listTasks),
+  listTool("tasks", taskRecord.list, listTasks),
   tool({
     name: "create_task",
     title: "Create a task",
@@ -84,8 +78,7 @@ export const TOOLS: Tool[] = [
     readOnly: false,
     input: TaskCreate,
     async run(ctx, input) {
-      const actor = principalActor(ctx.principal);
-      return { task: (await createTask(ctx.caller.db, actor, input)) ?? (await explainRefusedCreate(ctx.caller.db, actor, input)) };
+      return { task: await createTask(ctx.caller, input as TaskCreateInput) };
     },
   }),
   tool({
@@ -97,7 +90,7 @@ export const TOOLS: Tool[] = [
     readOnly: false,
     input: z.object({ id: TaskRef, ...TaskUpdate.shape }).strict(),
     async run(ctx, { id, ...changes }) {
-      return { task: await updateTask(ctx.caller.db, ctx.principal, id, changes) };
+      return { task: await updateTask(ctx.caller, id, changes as TaskUpdateInput) };
     },
   }),
   tool({
@@ -138,7 +131,7 @@ export const TOOLS: Tool[] = [
       );
     },
   }),
-  listTool("teams", teamList, listTeams),
-  listTool("projects", projectList, listProjects),
-  listTool("labels", labelList, listLabels),
+  listTool("teams", teamList, (caller, params) => caller.list(({ workspace }) => listTeams(caller.db, workspace, params))),
+  listTool("projects", projectList, (caller, params) => caller.list(({ workspace }) => listProjects(caller.db, workspace, params))),
+  listTool("labels", labelList, (caller, params) => caller.list(({ workspace }) => listLabels(caller.db, workspace, params))),
 ];

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { DEFAULT_LIMIT, FILTER_OPS, type ListSpec, MAX_LIMIT } from "../../http/list";
-import { filterableNames } from "../../http/list/filter";
-import { sortableNames } from "../../http/list/sort";
-import { ListQuery } from "../../http/schemas";
+import { DEFAULT_LIMIT, FILTER_OPS, type ListSpec, MAX_LIMIT } from "../http/list";
+import { filterableNames } from "../http/list/filter";
+import { sortableNames } from "../http/list/sort";
+import { ListQuery } from "../http/schemas";
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 

@@ -1,15 +1,15 @@
 // The one permission lookup of every team-scoped resource: the row (in the caller's workspace) and the caller's
 // role in its team, in one query, optionally locked; NOT_FOUND when it is missing or foreign; 403 when the
 // caller's role is below what the write needs (contract §4, decided by requireTeamRole).
-import { Column, getTableName, is, type SQL, type SQLWrapper, sql, type WithSubquery } from "drizzle-orm";
+import { Column, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgSelect, PgTable } from "drizzle-orm/pg-core";
 import { teamMembers } from "../../drizzle/schema";
-import type { Actor, Principal } from "../auth/principal";
-import { mayActInTeamSql, requireTeamRole, type TeamRole } from "../auth/roles";
 import { notFound } from "../core/errors";
-import type { Executor, WorkspaceScope } from "../db/client";
-import { workspaceLabels } from "./labels/attach";
-import { type LabelOwner, labelLinks } from "./labels/queries";
+import type { WorkspaceScope } from "../db/client";
+import { allWorkspaceLabels } from "../records/labels";
+import type { Guard } from "./guarded";
+import type { Actor, Principal } from "./principal";
+import { mayActInTeamSql, requireTeamRole, type TeamRole, teamRoleRefusal } from "./roles";
 
 /** "update" before a read-modify-write; "key share" keeps the row from being deleted while rows that reference it are inserted. */
 export type RowLock = "update" | "no key update" | "key share";
@@ -62,32 +62,14 @@ export async function rowForCaller<Q extends PgSelect>(
 export const actorMay = (actor: Actor, teamId: SQLWrapper, min: TeamRole) =>
   mayActInTeamSql(actor.role, callerTeamRole(actor.user, teamId), min);
 
-/**
- * CTEs that make `labelIds` the exact label set of the row a write statement returned (in the CTE named
- * `written`), in that same statement: `valid` holds the workspace's labels among them (the write's condition
- * compares its count), the links left out go, the new ones come, and a CTE named like the link table shows the
- * new set to the statement's final SELECT (a statement does not see its own writes in the tables).
- */
-export function replaceLabels(db: Executor, owner: LabelOwner, workspaceId: WorkspaceScope, labelIds: string[], written: string) {
-  const { table, owner: ownerColumn } = labelLinks(owner);
-  const row = sql.identifier(written);
-  const valid = db.$with("valid", { id: sql<string>`id` }).as(workspaceLabels(workspaceId, labelIds));
-  const links: WithSubquery[] = [
-    db.$with("detached", { id: sql<string>`id` }).as(sql`
-      delete from ${table} where ${ownerColumn} in (select id from ${row}) and ${table.labelId} not in (select id from valid)
-      returning ${table.labelId} as id`),
-    db.$with("attached", { id: sql<string>`id` }).as(sql`
-      insert into ${table} select ${row}.id, valid.id from ${row} cross join valid on conflict do nothing
-      returning ${table.labelId} as id`),
-    db.$with(getTableName(table), { id: sql<string>`label_id` }).as(sql`
-      select ${row}.id as ${sql.identifier(ownerColumn.name)}, valid.id as label_id from ${row} cross join valid`),
-  ];
-  return { valid, links, allValid: sql`(select count(*) from valid) = ${labelIds.length}` };
-}
+/** The team write rule (actorMay) as a guard of a write's target whose team is `teamId`. */
+export const teamRoleGuard = (actor: Actor, teamId: SQLWrapper, min: TeamRole, what: string): Guard => ({
+  holds: actorMay(actor, teamId, min),
+  refusal: () => teamRoleRefusal(min, what),
+});
 
-/** NOT_FOUND unless every id is a label of the workspace: why replaceLabels's condition refused a write. */
-export async function assertWorkspaceLabels(db: Executor, workspaceId: string, labelIds: string[]): Promise<void> {
-  const unique = [...new Set(labelIds)];
-  const [found] = await db.select({ n: sql<number>`count(*)::int` }).from(sql`(${workspaceLabels(workspaceId, unique)}) valid`);
-  if (found.n !== unique.length) throw notFound("Label");
-}
+/** Every one of `labelIds` a label of the workspace (NOT_FOUND otherwise), as a guard of a write that attaches them. */
+export const labelsGuard = (workspace: WorkspaceScope, labelIds: string[]): Guard => ({
+  holds: allWorkspaceLabels(workspace, labelIds),
+  refusal: () => notFound("Label"),
+});

@@ -3,8 +3,8 @@ import { conflict, ValidationError } from "../../core/errors";
 import type { Db } from "../../db/client";
 import type { EmailOutbox } from "../../email/outbox";
 import { newId } from "../../ids";
-import { insertWorkspace, joinWorkspaceWithKey, userByEmail } from "../workspaces/create";
 import { consumeCode, issueCode, verifyCode } from "./codes";
+import { insertWorkspace, joinWorkspaceWithKey, userByEmail } from "./membership";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 

@@ -3,8 +3,8 @@ import { workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { ValidationError } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import type { EmailOutbox } from "../../email/outbox";
-import { consumeCode, issueCode, verifyCode } from "../signup/codes";
-import { issueApiKey, userByEmail } from "../workspaces/create";
+import { consumeCode, issueCode, verifyCode } from "./codes";
+import { issueApiKey, userByEmail } from "./membership";
 
 /**
  * Emails a LOGIN code to a person with an account and returns the token that completes the login. An address

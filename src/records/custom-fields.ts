@@ -1,9 +1,26 @@
+// Custom field values (docs/api.md, custom fields): the types a definition may have, the check of a value against its
+// definition, the merge a write stores, and a record's values as list fields (`customFields.<key>`).
+import { z } from "@hono/zod-openapi";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { fieldDefinitions, milestones, projects, tasks, workspaceMembers } from "../../../drizzle/schema";
-import { isIsoDate } from "../../core/dates";
-import { ValidationError } from "../../core/errors";
-import type { Executor } from "../../db/client";
-import type { RecordType } from "./schema";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { fieldDefinitions, fieldType, milestones, projects, tasks, workspaceMembers } from "../../drizzle/schema";
+import { isIsoDate } from "../core/dates";
+import { notFound, ValidationError } from "../core/errors";
+import type { Executor, WorkspaceScope } from "../db/client";
+import type { DynamicFields, ListField } from "../http/list";
+import { ObjectKey } from "../http/schemas";
+
+export const RECORD_TYPES = ["task", "project", "milestone"] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+export const FIELD_TYPES = fieldType.enumValues;
+export type FieldType = (typeof FIELD_TYPES)[number];
+/** The types whose values are chosen from `metadata.options`. */
+export const OPTION_TYPES: readonly FieldType[] = ["select", "multiselect"];
+
+/** A request's (or an export's) custom values: `{<field key>: value}`. */
+export const CustomFieldValues = z
+  .record(ObjectKey, z.unknown())
+  .openapi({ description: "`{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key" });
 
 export type Definition = { key: string; type: string; metadata: Record<string, unknown> };
 
@@ -63,7 +80,7 @@ export function valueProblem(def: Definition, value: unknown): string | null {
  */
 export async function validateCustomFields(
   db: Executor,
-  workspaceId: string,
+  workspaceId: WorkspaceScope,
   recordType: RecordType,
   input: Record<string, unknown> | undefined,
   current: Record<string, unknown> = {},
@@ -143,4 +160,62 @@ export async function recordsUsing(db: Executor, workspaceId: string, key: strin
   });
   const { rows } = await db.execute<{ n: number }>(sql`select (${sql.join(counts, sql` + `)})::int as n`);
   return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * A record's custom value as a list field: filtered and sorted as its definition's type (numbers as numbers, dates
+ * as dates), a missing value as null (last in both directions). Equality is containment in the whole jsonb column,
+ * which its GIN index serves; a multiselect field is "equal" to each option it holds, and does not sort.
+ */
+function customListField(column: AnyPgColumn, def: Definition): ListField {
+  const key = sql`${def.key}::text`;
+  const text = sql`(${column} ->> ${key})`;
+  const contains = (value: unknown): SQL => sql`${column} @> ${JSON.stringify({ [def.key]: value })}::jsonb`;
+  const base = {
+    nullable: true,
+    equals: contains,
+    cursorValue: (item: Record<string, unknown>) => (item.customFields as Record<string, unknown>)[def.key] ?? null,
+  };
+  switch (def.type) {
+    case "number":
+      return { ...base, expr: sql`${text}::numeric`, kind: "number" };
+    case "boolean":
+      return { ...base, expr: sql`(${column} -> ${key})::boolean`, kind: "boolean" };
+    case "date":
+      return { ...base, expr: sql`${text}::date`, kind: "date" };
+    case "select":
+      return { ...base, expr: text, kind: "enum", values: options(def) };
+    case "multiselect":
+      return { ...base, expr: text, kind: "enum", values: options(def), sort: false, equals: (option) => contains([option]) };
+    case "user":
+      return { ...base, expr: text, kind: "id" };
+    default:
+      return { ...base, expr: text, kind: "string" };
+  }
+}
+
+/**
+ * `customFields.<key>` in the filters and sorts of a list of `recordType` records whose values live in `column`:
+ * the keys are the workspace's definitions for that record type, looked up once per request that names one.
+ */
+export function customFieldsOf(recordType: RecordType, column: AnyPgColumn): DynamicFields {
+  return {
+    prefix: "customFields",
+    async resolve(db, workspace, keys) {
+      const d = fieldDefinitions;
+      // One row even without a definition: a null workspace is a bad credential (NOT_FOUND, which gatedList turns into 401).
+      const { rows } = await db.execute<{ workspace: string | null; defs: Definition[] }>(sql`
+        select ${workspace} as workspace, coalesce((
+          select json_agg(json_build_object('key', ${d.key}, 'type', ${d.type}, 'metadata', ${d.metadata}))
+          from ${d}
+          where ${d.workspaceId} = ${workspace} and ${recordType} = any(${d.recordTypes}) and ${d.key} in (${sql.join(
+            keys.map((k) => sql`${k}`),
+            sql`, `,
+          )})
+        ), '[]'::json) as defs`);
+      const [found] = rows;
+      if (!found?.workspace) throw notFound("Workspace");
+      return Object.fromEntries(found.defs.map((def) => [def.key, customListField(column, def)]));
+    },
+  };
 }

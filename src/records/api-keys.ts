@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { selectable } from "../../http/schemas";
+import { apiKeys } from "../../drizzle/schema";
+import { iso, isoOrNull } from "../core/dates";
+import { selectable } from "../http/schemas";
 
 export const ApiKeySchema = z
   .object({
@@ -31,3 +33,28 @@ export type ApiKey = z.infer<typeof ApiKeySchema>;
 /** An API key narrowed by `fields` (GET /api-keys). */
 export const ApiKeySelection = selectable(ApiKeySchema, "ApiKeySelection");
 export type ApiKeyCreateInput = z.infer<typeof ApiKeyCreate>;
+
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** The public view of a key: never the raw key (it is not stored) nor its hash. */
+export const serializeApiKey = (k: Pick<ApiKeyRow, keyof ApiKey>): ApiKey => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  userId: k.userId,
+  workspaceId: k.workspaceId,
+  createdAt: iso(k.createdAt),
+  lastUsedAt: isoOrNull(k.lastUsedAt),
+  expiresAt: isoOrNull(k.expiresAt),
+});
+
+export const apiKeyColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  userId: apiKeys.userId,
+  workspaceId: apiKeys.workspaceId,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  expiresAt: apiKeys.expiresAt,
+};

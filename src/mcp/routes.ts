@@ -1,10 +1,10 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "hono";
-import { type CallerEnv, withCaller } from "../../auth/middleware";
-import { AppError, badRequest } from "../../core/errors";
-import { isUtf8 } from "../../http/body-guard";
-import { errorResponse } from "../../http/error-mapper";
-import { newRouter } from "../../http/router";
+import { type CallerEnv, withCaller } from "../auth/middleware";
+import { AppError, badRequest } from "../core/errors";
+import { isUtf8 } from "../http/body-guard";
+import { errorResponse } from "../http/error-mapper";
+import { newRouter } from "../http/router";
 import { mcpServer } from "./server";
 import type { ToolContext } from "./tools";
 

@@ -1,0 +1,134 @@
+// Labels as other records carry them: embedded summaries, the label ids of an export, the `labelId` filter, and the
+// statements that make a request's `labelIds` a record's label set.
+import { z } from "@hono/zod-openapi";
+import { getTableName, not, or, type SQL, sql, type WithSubquery } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { labels, projectLabels, taskLabels } from "../../drizzle/schema";
+import { badRequest, notFound } from "../core/errors";
+import type { Executor, WorkspaceScope } from "../db/client";
+import type { FilterOp } from "../http/list";
+import { BodyId } from "../http/schemas";
+
+export const LabelSummary = z.object({ id: z.string(), name: z.string(), color: z.string() }).openapi("LabelSummary");
+type LabelSummaryDto = z.infer<typeof LabelSummary>;
+/** A request's (or an export's) label ids: labels of the workspace. */
+export const LabelIds = z.array(BodyId).max(100);
+
+/**
+ * `id, name, color` of the workspace's labels among `labelIds`, as a subquery (a CTE body): a statement that
+ * attaches labels compares its row count with the ids it was given, so a foreign or unknown id attaches nothing.
+ */
+export function workspaceLabels(workspace: WorkspaceScope, labelIds: string[]): SQL {
+  const ids = labelIds.length
+    ? sql.join(
+        labelIds.map((id) => sql`${id}`),
+        sql`, `,
+      )
+    : sql`null`;
+  return sql`select ${labels.id} as id, ${labels.name} as name, ${labels.color} as color from ${labels} where ${labels.workspaceId} = ${workspace} and ${labels.id} in (${ids})`;
+}
+
+export type LabelOwner = "task" | "project";
+const LINKS = {
+  task: { table: taskLabels, owner: taskLabels.taskId },
+  project: { table: projectLabels, owner: projectLabels.projectId },
+} as const;
+/** The table that attaches labels to a task or a project, and its owner column. */
+export const labelLinks = (owner: LabelOwner) => LINKS[owner];
+
+/** Labels of a task or project as a JSON array built in SQL (one query for a whole page, no query per row). */
+export function labelsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<LabelSummaryDto[]> {
+  const { table, owner: ownerColumn } = labelLinks(owner);
+  return sql<
+    LabelSummaryDto[]
+  >`coalesce((select json_agg(json_build_object('id', ${labels.id}, 'name', ${labels.name}, 'color', ${labels.color}) order by ${labels.name}, ${labels.id}) from ${table} join ${labels} on ${labels.id} = ${table.labelId} where ${ownerColumn} = ${ownerId}), '[]'::json)`;
+}
+
+/**
+ * The `labelId` filter of the task and project lists: rows carrying the label (`in`: any of them; `neq`: not
+ * carrying it); the value `null` stands for "no label at all".
+ */
+export function labelFilter(owner: LabelOwner, ownerId: AnyPgColumn) {
+  const { table, owner: ownerColumn } = labelLinks(owner);
+  const carrying = (ids: string[]) =>
+    sql`exists (select 1 from ${table} where ${ownerColumn} = ${ownerId}${
+      ids.length
+        ? sql` and ${table.labelId} in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : sql``
+    })`;
+  return (op: FilterOp, values: string[]): SQL => {
+    const ids = values.filter((v) => v !== "null");
+    if (op === "neq") return ids.length ? not(carrying(ids)) : carrying([]);
+    if (op !== "eq" && op !== "in") {
+      throw badRequest(`Operator '${op}' does not apply to 'labelId'`, { field: "labelId", operator: op, allowed: ["eq", "neq", "in"] });
+    }
+    const terms = ids.length ? [carrying(ids)] : [];
+    if (ids.length < values.length) terms.push(not(carrying([])));
+    return or(...terms) ?? sql`false`;
+  };
+}
+
+/** The ids of a task's or project's labels as a JSON array (an export's `labelIds`), in id order. */
+export function labelIdsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<string[]> {
+  const { table, owner: ownerColumn } = labelLinks(owner);
+  return sql<
+    string[]
+  >`coalesce((select json_agg(${table.labelId} order by ${table.labelId}) from ${table} where ${ownerColumn} = ${ownerId}), '[]'::json)`;
+}
+
+/** Whether every one of `labelIds` is a label of the workspace: the rule a write that attaches them checks. */
+export const allWorkspaceLabels = (workspace: WorkspaceScope, labelIds: string[]) =>
+  sql`(select count(*) from (${workspaceLabels(workspace, labelIds)}) valid) = ${new Set(labelIds).size}`;
+
+/**
+ * CTEs (`name as (…)`) that make `labelIds` the exact label set of the row the CTE `written` holds, in the statement
+ * that writes it: the links left out go, the new ones come, and a CTE named like the link table shows the new set to
+ * the statement's answer (a statement does not see its own writes in the tables).
+ */
+export function labelSetCtes(owner: LabelOwner, workspace: WorkspaceScope, labelIds: string[], written: string): SQL[] {
+  const { table, owner: ownerColumn } = labelLinks(owner);
+  const row = sql.identifier(written);
+  const valid = sql.identifier(`${owner}_valid_labels`);
+  return [
+    sql`${valid} as (${workspaceLabels(workspace, [...new Set(labelIds)])})`,
+    sql`${sql.identifier(`${owner}_labels_detached`)} as (
+      delete from ${table} where ${ownerColumn} in (select id from ${row}) and ${table.labelId} not in (select id from ${valid}))`,
+    sql`${sql.identifier(`${owner}_labels_attached`)} as (
+      insert into ${table} select ${row}.id, ${valid}.id from ${row} cross join ${valid} on conflict do nothing)`,
+    sql`${sql.identifier(getTableName(table))} as (
+      select ${row}.id as ${sql.identifier(ownerColumn.name)}, ${valid}.id as label_id from ${row} cross join ${valid})`,
+  ];
+}
+
+/**
+ * CTEs that make `labelIds` the exact label set of the row a write statement returned (in the CTE named
+ * `written`), in that same statement: `valid` holds the workspace's labels among them (the write's condition
+ * compares its count), the links left out go, the new ones come, and a CTE named like the link table shows the
+ * new set to the statement's final SELECT (a statement does not see its own writes in the tables).
+ */
+export function replaceLabels(db: Executor, owner: LabelOwner, workspaceId: WorkspaceScope, labelIds: string[], written: string) {
+  const { table, owner: ownerColumn } = labelLinks(owner);
+  const row = sql.identifier(written);
+  const valid = db.$with("valid", { id: sql<string>`id` }).as(workspaceLabels(workspaceId, labelIds));
+  const links: WithSubquery[] = [
+    db.$with("detached", { id: sql<string>`id` }).as(sql`
+      delete from ${table} where ${ownerColumn} in (select id from ${row}) and ${table.labelId} not in (select id from valid)
+      returning ${table.labelId} as id`),
+    db.$with("attached", { id: sql<string>`id` }).as(sql`
+      insert into ${table} select ${row}.id, valid.id from ${row} cross join valid on conflict do nothing
+      returning ${table.labelId} as id`),
+    db.$with(getTableName(table), { id: sql<string>`label_id` }).as(sql`
+      select ${row}.id as ${sql.identifier(ownerColumn.name)}, valid.id as label_id from ${row} cross join valid`),
+  ];
+  return { valid, links, allValid: sql`(select count(*) from valid) = ${labelIds.length}` };
+}
+
+/** NOT_FOUND unless every id is a label of the workspace: why replaceLabels's condition refused a write. */
+export async function assertWorkspaceLabels(db: Executor, workspaceId: string, labelIds: string[]): Promise<void> {
+  const unique = [...new Set(labelIds)];
+  const [found] = await db.select({ n: sql<number>`count(*)::int` }).from(sql`(${workspaceLabels(workspaceId, unique)}) valid`);
+  if (found.n !== unique.length) throw notFound("Label");
+}

@@ -1,0 +1,200 @@
+// The task operations, one function each, called alike by the REST routes and the MCP tools. Each is one statement that
+// authenticates and authorizes itself and says why it wrote nothing (guardedWrite); a body that names links (a project, a
+// milestone, a parent, an assignee, custom values) first has them checked in a transaction around that same statement.
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import { tasks, teams } from "../../../drizzle/schema";
+import { labelsGuard, teamRoleGuard } from "../../auth/access";
+import type { Caller } from "../../auth/caller";
+import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { notFound } from "../../core/errors";
+import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import { newId } from "../../ids";
+import { validateCustomFields } from "../../records/custom-fields";
+import { labelSetCtes } from "../../records/labels";
+import { taskMatch } from "../../records/refs";
+import { type TaskCreateInput, type TaskDto, type TaskUpdateInput, taskRecord } from "../../records/tasks";
+import { assertWorkspaceMember } from "../../records/users";
+import { type Links, resolveLinks } from "./links";
+
+const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
+const WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
+
+/** The Task answer of the task `id`, read in the statement that wrote it (its CTE `tasks` shadows the table). */
+const written = (id: SQL): SQL<TaskDto | null> => sql`(select ${taskRecord.json()} from ${taskRecord.from} where ${tasks.id} = ${id})`;
+
+/** A value for `column` in a raw INSERT, encoded and cast as the column takes it. */
+const value = (column: PgColumn, v: unknown) => sql`${sql.param(v, column)}::${sql.raw(column.getSQLType())}`;
+
+/** The fields a body stores as sent (title, status, dueDate, …: every field of the record's map that is not a link). */
+function storedValues(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(taskRecord.storedFields().flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
+}
+
+/** A body that names a link or custom values: those are checked (in a transaction) before the write. */
+const namesLinks = (input: TaskUpdateInput) =>
+  [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v !== undefined);
+
+/** The team a create names, in the caller's workspace, with the rules of a create there. */
+function teamTarget(caller: Caller, input: TaskCreateInput): Target {
+  const { actor } = caller;
+  return {
+    from: sql`${teams}`,
+    where: and(eq(teams.id, input.teamId), eq(teams.workspaceId, actor.workspace))!,
+    columns: { id: teams.id },
+    guards: [teamRoleGuard(actor, teams.id, CREATE.min, CREATE.what), labelsGuard(actor.workspace, input.labelIds ?? [])],
+    name: "Team",
+    table: teams,
+  };
+}
+
+/** The task `idOrRef` names, in the caller's workspace, with the write rule and the labels a body names. */
+function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[]): Target {
+  const { actor } = caller;
+  return {
+    from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
+    where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(idOrRef))!,
+    columns: {
+      id: tasks.id,
+      teamId: tasks.teamId,
+      projectId: tasks.projectId,
+      milestoneId: tasks.milestoneId,
+      parentId: tasks.parentId,
+      customFields: tasks.customFields,
+    },
+    guards: [teamRoleGuard(actor, tasks.teamId, WRITE.min, WRITE.what), ...(labelIds ? [labelsGuard(actor.workspace, labelIds)] : [])],
+    name: "Task",
+    table: tasks,
+  };
+}
+
+/**
+ * The insert: the team's counter moves (its row lock serialises concurrent creates, so numbers are consecutive and
+ * never reused) only when every rule holds; then the task and its labels.
+ */
+function insertTask(caller: Caller, input: TaskCreateInput, resolved: Partial<Links> & { customFields?: Record<string, unknown> }) {
+  const id = newId("task");
+  const columns: Record<string, unknown> = {
+    ...storedValues(input),
+    projectId: resolved.projectId ?? null,
+    milestoneId: resolved.milestoneId ?? null,
+    parentId: resolved.parentId ?? null,
+    assigneeId: input.assigneeId ?? null,
+    customFields: resolved.customFields ?? {},
+  };
+  const names = Object.keys(columns) as Array<keyof typeof tasks.$inferInsert>;
+  const column = (name: string) => tasks[name as keyof typeof tasks.$inferInsert] as PgColumn;
+  return guardedWrite(caller, teamTarget(caller, input), (allowed) => ({
+    ctes: [
+      sql`counter as (update ${teams} set task_counter = task_counter + 1 where ${teams.id} = ${allowed} returning id, workspace_id, task_counter)`,
+      sql`tasks as (insert into ${tasks} (id, workspace_id, team_id, number, creator_id, ${sql.join(
+        names.map((name) => sql.identifier(column(name).name)),
+        sql`, `,
+      )})
+        select ${id}, counter.workspace_id, counter.id, counter.task_counter, ${caller.actor.user}, ${sql.join(
+          names.map((name) => value(column(name), columns[name])),
+          sql`, `,
+        )} from counter returning *)`,
+      ...labelSetCtes("task", caller.actor.workspace, input.labelIds ?? [], "tasks"),
+    ],
+    result: written(sql`${id}`),
+  }));
+}
+
+/** POST /tasks: the reference `<PREFIX>-<n>` from the team's counter. */
+export async function createTask(caller: Caller, input: TaskCreateInput): Promise<TaskDto> {
+  if (!namesLinks(input)) return insertTask(caller, input, {});
+  return caller.transaction(async (tx) => {
+    // The team and the rule first, so a foreign or closed team answers before anything the body links to.
+    await readTarget(tx, caller, teamTarget(caller, input), "key share");
+    const links = await resolveLinks(tx, caller.actor.workspace, input.teamId, input, {
+      projectId: null,
+      milestoneId: null,
+      parentId: null,
+      taskId: null,
+    });
+    if (input.assigneeId) await assertWorkspaceMember(tx, caller.actor.workspace, input.assigneeId, "Assignee");
+    const customFields = await validateCustomFields(tx, caller.actor.workspace, "task", input.customFields);
+    return insertTask(caller, input, { ...links, customFields });
+  });
+}
+
+/** The update: the row changes (and `labelIds` replaces its label set) only when every rule holds. An empty body writes nothing visible. */
+function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unknown>, labelIds: string[] | undefined) {
+  const changing = labelIds !== undefined || Object.values(changes).some((v) => v !== undefined);
+  return guardedWrite(caller, taskTarget(caller, idOrRef, labelIds), (allowed) => ({
+    ctes: [
+      sql`tasks as (${caller.db
+        .update(tasks)
+        .set({ ...changes, updatedAt: changing ? sql`now()` : sql`${tasks.updatedAt}` })
+        .where(sql`${tasks.id} = ${allowed}`)
+        .returning()
+        .getSQL()})`,
+      ...(labelIds ? labelSetCtes("task", caller.actor.workspace, labelIds, "tasks") : []),
+    ],
+    result: written(sql`(select id from tasks)`),
+  }));
+}
+
+/**
+ * PATCH /tasks/{id}: partial; links are checked against the task's team (a project or parent of another team, or a
+ * milestone outside the task's project, is 422), custom values merged and type-checked.
+ */
+export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
+  const { labelIds, ...fields } = input;
+  if (!namesLinks(input)) return writeTask(caller, idOrRef, storedValues(fields), labelIds);
+  return caller.transaction(async (tx) => {
+    // The task and the rule first (locked), so a foreign task or a refused caller answers before anything the body links to.
+    const current = await readTarget<Links & { id: string; teamId: string; customFields: Record<string, unknown> }>(
+      tx,
+      caller,
+      taskTarget(caller, idOrRef),
+      "no key update",
+    );
+    const links = await resolveLinks(tx, caller.actor.workspace, current.teamId, fields, { ...current, taskId: current.id });
+    if (fields.assigneeId) await assertWorkspaceMember(tx, caller.actor.workspace, fields.assigneeId, "Assignee");
+    const customFields =
+      fields.customFields && (await validateCustomFields(tx, caller.actor.workspace, "task", fields.customFields, current.customFields));
+    return writeTask(caller, current.id, { ...storedValues(fields), ...links, assigneeId: fields.assigneeId, customFields }, labelIds);
+  });
+}
+
+/** DELETE /tasks/{id}: subtasks (recursively), comments and label links go with it (their foreign keys cascade). */
+export async function deleteTask(caller: Caller, idOrRef: string): Promise<void> {
+  await guardedWrite(caller, taskTarget(caller, idOrRef), (allowed) => ({
+    ctes: [sql`deleted as (delete from ${tasks} where ${tasks.id} = ${allowed} returning id)`],
+    result: sql<boolean | null>`(select true from deleted)`,
+  }));
+}
+
+/** GET /tasks/{id}: by id or reference (`ENG-12`, any case), in one statement that authenticates itself. */
+export function getTask(caller: Caller, idOrRef: string, fields: FieldSelection | null = null): Promise<TaskDto> {
+  return caller.read(async ({ workspace }) => {
+    const [row] = await caller.db
+      .select({ task: taskRecord.json(fields) })
+      .from(taskRecord.from)
+      .where(and(eq(tasks.workspaceId, workspace), taskMatch(idOrRef)))
+      .limit(1);
+    if (!row) throw notFound("Task");
+    return row.task;
+  });
+}
+
+/**
+ * GET /tasks: one page (limit + 1 rows) in one query whatever the page size; filters and sorts on
+ * `customFields.<key>` first look up those keys' definitions (one more query).
+ */
+export function listTasks(caller: Caller, params: ListParams): Promise<TaskDto[]> {
+  return caller.list(async ({ workspace }) => {
+    const page = await params.resolve(caller.db, workspace);
+    const rows = await pageQuery(
+      caller.db
+        .select({ task: taskRecord.json(page.fields) })
+        .from(taskRecord.from)
+        .$dynamic(),
+      eq(tasks.workspaceId, workspace),
+      page,
+    );
+    return rows.map((row) => row.task);
+  });
+}

@@ -54,7 +54,8 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
-          include: ["test/**/*.test.ts"],
+          // Middleware keeps its test beside it (src/middleware/<name>/<name>.test.ts), as Hono's own middleware does.
+          include: ["test/**/*.test.ts", "src/**/*.test.ts"],
           exclude: ["test/unit/**"],
           globalSetup: ["./test/global-setup.ts"],
           testTimeout: 30_000,

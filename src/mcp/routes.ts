@@ -2,9 +2,9 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Context } from "hono";
 import { type CallerEnv, withCaller } from "../auth/middleware";
 import { AppError, badRequest } from "../core/errors";
-import { isUtf8 } from "../http/body-guard";
 import { errorResponse } from "../http/error-mapper";
 import { newRouter } from "../http/router";
+import { isUtf8 } from "../middleware/body-guard";
 import { mcpServer } from "./server";
 import type { ToolContext } from "./tools";
 

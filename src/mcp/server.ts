@@ -9,8 +9,8 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError } from "../core/errors";
-import { unkeepableText } from "../http/body-guard";
 import { zodErrors } from "../http/validation";
+import { unkeepableText } from "../middleware/body-guard";
 import { TOOLS, type ToolContext } from "./tools";
 
 const INSTRUCTIONS =

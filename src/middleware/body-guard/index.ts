@@ -3,8 +3,8 @@
 // UTF-8 (decoded as U+FFFD), and a key named `__proto__` (a JavaScript object takes it as its prototype, so the key
 // would vanish). Each is a 422 naming the field, never a silent change (nothing a user sent may change unseen).
 import { createMiddleware } from "hono/factory";
-import { ValidationError } from "../core/errors";
-import type { AppEnv } from "./context";
+import { ValidationError } from "../../core/errors";
+import type { AppEnv } from "../../http/context";
 
 const NUL = "Must not contain NUL (\\u0000) characters";
 const LONE_SURROGATE = "Must be valid Unicode text (a lone surrogate such as \\ud800 has no character)";

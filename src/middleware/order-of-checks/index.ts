@@ -5,12 +5,12 @@
 // (its own GET), so that the refusal a caller gets is the first the order names.
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { type Caller, unauthorized } from "../auth/caller";
-import { readCredential } from "../auth/credential";
-import { loadPrincipal } from "../auth/principal";
-import { AppError, ValidationError } from "../core/errors";
-import type { AppEnv } from "../http/context";
-import { type AppHandle, dispatchGet, documentedRoute, outerOf } from "../http/dispatch";
+import { type Caller, unauthorized } from "../../auth/caller";
+import { readCredential } from "../../auth/credential";
+import { loadPrincipal } from "../../auth/principal";
+import { AppError, ValidationError } from "../../core/errors";
+import type { AppEnv } from "../../http/context";
+import { type AppHandle, dispatchGet, documentedRoute, outerOf } from "../../http/dispatch";
 
 /** A refusal of what the request carries (its body, query or path values), not of who sends it or what it names. */
 const isInputRefusal = (err: unknown) =>

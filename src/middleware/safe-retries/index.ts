@@ -5,12 +5,12 @@ import { type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { idempotencyKeys, workspaceMembers } from "../../drizzle/schema";
-import { openText, sealText, sha256Hex } from "../core/crypto";
-import { AppError, ValidationError } from "../core/errors";
-import type { AppEnv } from "../http/context";
-import { inRequestTransaction } from "../http/request-db";
-import { memberColumn, readCredential } from "./credential";
+import { idempotencyKeys, workspaceMembers } from "../../../drizzle/schema";
+import { memberColumn, readCredential } from "../../auth/credential";
+import { openText, sealText, sha256Hex } from "../../core/crypto";
+import { AppError, ValidationError } from "../../core/errors";
+import type { AppEnv } from "../../http/context";
+import { inRequestTransaction } from "../../http/request-db";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";

@@ -4,12 +4,12 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { labels } from "../drizzle/schema";
-import { app } from "../src/app";
-import { signAccessToken } from "../src/auth/jwt";
-import { api, get, post, uniqueEmail } from "./helpers/api";
-import { newTeam, newTenant, withDb } from "./helpers/fixtures";
-import { assertConforms, servedOpenApi } from "./helpers/openapi-conformance";
+import { labels } from "../../../drizzle/schema";
+import { api, get, post, uniqueEmail } from "../../../test/helpers/api";
+import { newTeam, newTenant, withDb } from "../../../test/helpers/fixtures";
+import { assertConforms, servedOpenApi } from "../../../test/helpers/openapi-conformance";
+import { app } from "../../app";
+import { signAccessToken } from "../../auth/jwt";
 
 interface Limits {
   RATE_LIMIT_CREDENTIAL?: string;

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { joinWorkspaceWithKey } from "../src/auth/accounts/membership";
-import { signAccessToken } from "../src/auth/jwt";
-import { api, expectAtomicWrite, uniqueEmail } from "./helpers/api";
-import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { api, expectAtomicWrite, uniqueEmail } from "../../../test/helpers/api";
+import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../../test/helpers/fixtures";
+import { joinWorkspaceWithKey } from "../../auth/accounts/membership";
+import { signAccessToken } from "../../auth/jwt";
 
 const retried = (path: string, body: unknown, key: string | undefined, idempotencyKey: string) =>
   api("POST", path, { body, key, headers: { "idempotency-key": idempotencyKey } });

@@ -1,10 +1,10 @@
 // Contract §1, order of checks: a protected operation answers 401 for a missing or invalid credential whatever its body or
 // parameters (only 413 and 405 come first); then 403/404; then validation.
 import { beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../src/ids";
-import { api, patch, post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
-import { type Operation, servedOpenApi } from "./helpers/openapi-conformance";
+import { api, patch, post } from "../../../test/helpers/api";
+import { newTeam, newTenant, type TeamFixture, type Tenant } from "../../../test/helpers/fixtures";
+import { type Operation, servedOpenApi } from "../../../test/helpers/openapi-conformance";
+import { newId } from "../../ids";
 
 const UNKNOWN_KEY = "pmk_unknownunknownunknownunknownunknownunknown";
 const concrete = (template: string) => template.replace(/\{[^}]+\}/g, "x_nothing");

@@ -1,12 +1,12 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { AppError } from "../core/errors";
-import type { RateLimitVerdict } from "../core/rate-limiter";
-import type { AppEnv } from "../http/context";
-import { errorResponse } from "../http/error-mapper";
-import { IP_LIMITED_PATHS } from "../http/openapi-rate-limit";
-import { isInherited } from "../http/request-db";
-import { credentialScope, readCredential } from "./credential";
+import { credentialScope, readCredential } from "../../auth/credential";
+import { AppError } from "../../core/errors";
+import type { RateLimitVerdict } from "../../core/rate-limiter";
+import type { AppEnv } from "../../http/context";
+import { errorResponse } from "../../http/error-mapper";
+import { IP_LIMITED_PATHS } from "../../http/openapi-rate-limit";
+import { isInherited } from "../../http/request-db";
 
 /** A limit from wrangler.toml [vars]: a missing or malformed one fails loudly instead of refusing everything (NaN). */
 function setting(env: AppEnv["Bindings"], name: "RATE_LIMIT_CREDENTIAL" | "RATE_LIMIT_IP" | "RATE_LIMIT_WINDOW_SECONDS"): number {

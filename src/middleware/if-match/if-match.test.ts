@@ -1,7 +1,16 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { api, get, patch, post } from "../../../test/helpers/api";
+import {
+  addMember,
+  joinTeam,
+  type Member,
+  newTeam,
+  newTenant,
+  type TeamFixture,
+  type Tenant,
+  withDb,
+} from "../../../test/helpers/fixtures";
 
 const conditional = (method: "PATCH" | "DELETE", path: string, key: string, ifMatch: string, body?: unknown) =>
   api(method, path, { key, body, headers: { "if-match": ifMatch } });

@@ -1475,7 +1475,7 @@ export interface components {
        * @description ISO 8601; not imported (an import is a new write)
        */
       createdAt: string;
-      /** @description `{<field key>: value}`, checked against the fields */
+      /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields: {
         [key: string]: unknown;
       };
@@ -1483,6 +1483,7 @@ export interface components {
       /** Format: date */
       dueDate: string | null;
       id: string;
+      /** @description Labels of the workspace; replaces the whole set on update */
       labelIds: string[];
       milestoneId: string | null;
       parentId: string | null;
@@ -2050,6 +2051,10 @@ export interface components {
       };
       /** @description Markdown; empty string when not set */
       description?: string;
+      /**
+       * @description YYYY-MM-DD
+       * @example 2026-03-31
+       */
       dueDate?: string | null;
       /** @example task_01jz8x4q0be0sv3c5kq9v1y2ab */
       id?: string;
@@ -2059,6 +2064,7 @@ export interface components {
         name?: string;
       }[];
       milestoneId?: string | null;
+      /** @description Parent task of a subtask */
       parentId?: string | null;
       priority?: components["schemas"]["TaskPriority"];
       projectId?: string | null;

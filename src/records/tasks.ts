@@ -127,3 +127,18 @@ export interface TaskLinks {
 }
 export type TaskCreateInput = TaskLinks & { teamId: string } & Record<string, unknown>;
 export type TaskUpdateInput = TaskLinks & Record<string, unknown>;
+
+/** An exported task as an import reads it: the links and ids it maps by name; every other field is written as exported. */
+export type ExportedTask = {
+  id: string;
+  reference: string;
+  teamId: string;
+  projectId: string | null;
+  milestoneId: string | null;
+  parentId: string | null;
+  assigneeId: string | null;
+  labelIds: string[];
+  customFields: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+} & Record<string, unknown>;

@@ -21,6 +21,7 @@ import { requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
 import { parseProjectRef, parseTaskRef } from "../../records/refs";
+import { taskRecord } from "../../records/tasks";
 import type { ExportDataDto, ExportDocumentDto, ExportType } from "./schema";
 
 const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -77,10 +78,6 @@ function exportStatement(type: ExportType, idOrRef: string, workspace: string): 
   const whole = type === "workspace";
   const labelIds = (links: typeof taskLabels | typeof projectLabels, owner: string, column: string) =>
     sql`(select coalesce(json_agg(l.label_id order by l.label_id), '[]') from ${links} l where l.${sql.raw(column)} = ${sql.raw(owner)}.id)`;
-  const taskRow = sql`json_build_object('id', t.id, 'reference', tm.prefix || '-' || t.number, 'teamId', t.team_id, 'title', t.title,
-    'description', t.description, 'status', t.status, 'priority', t.priority, 'dueDate', t.due_date, 'parentId', t.parent_id,
-    'projectId', t.project_id, 'milestoneId', t.milestone_id, 'assigneeId', t.assignee_id,
-    'labelIds', ${labelIds(taskLabels, "t", "task_id")}, 'customFields', t.custom_fields, ${times("t")})`;
   const projectRow = sql`json_build_object('id', p.id, 'reference', tm.prefix || '-P' || p.number, 'teamId', p.team_id, 'name', p.name,
     'description', p.description, 'status', p.status, 'leadId', p.lead_id, 'startDate', p.start_date, 'targetDate', p.target_date,
     'labelIds', ${labelIds(projectLabels, "p", "project_id")}, 'customFields', p.custom_fields, ${times("p")})`;
@@ -147,7 +144,7 @@ function exportStatement(type: ExportType, idOrRef: string, workspace: string): 
       'teams', ${agg(teamRow, sql`from ${teams} tm where tm.id in (select id from scope_teams)`, "tm.created_at, tm.id")},
       'projects', ${agg(projectRow, sql`from ${projects} p join ${teams} tm on tm.id = p.team_id where p.id in (select id from scope_projects)`, "tm.prefix, p.number")},
       'milestones', ${agg(milestoneRow, sql`from ${milestones} m where m.id in (select id from scope_milestones)`, "m.created_at, m.id")},
-      'tasks', ${agg(taskRow, sql`from ${tasks} t join ${teams} tm on tm.id = t.team_id where t.id in (select id from scope_tasks)`, "tm.prefix, t.number")},
+      'tasks', ${agg(taskRecord.exportJson(), sql`from ${taskRecord.from} where ${tasks.id} in (select id from scope_tasks)`, `"teams"."prefix", "tasks"."number"`)},
       'comments', ${agg(commentRow, sql`from ${comments} c where c.id in (select id from scope_comments)`, "c.created_at, c.id")}
     ) end as data`;
 }

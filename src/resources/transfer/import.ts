@@ -25,6 +25,7 @@ import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, requireWorkspaceRol
 import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
 import { subtaskTreeLock } from "../../db/tree-locks";
+import { taskRecord } from "../../records/tasks";
 import { type Plan, planImport, type Target } from "./plan";
 import type { ImportInput } from "./schema";
 
@@ -62,7 +63,7 @@ async function linkLabels(tx: Executor, kind: keyof typeof LINKS, rows: Array<{ 
 const RECORD_COLUMNS = {
   project: ["name", "description", "status", "leadId", "startDate", "targetDate", "customFields"],
   milestone: ["projectId", "name", "description", "status", "targetDate", "customFields"],
-  task: ["title", "description", "status", "priority", "dueDate", "projectId", "milestoneId", "parentId", "assigneeId", "customFields"],
+  task: taskRecord.importedFields(),
 };
 
 /** Writes the plan's records (labels and fields first, then teams, projects, milestones, tasks, comments). */
@@ -105,7 +106,7 @@ async function writePlan(tx: Tx, plan: Plan, workspaceId: string, bases: Map<str
   await insertRows(
     tx,
     tasks,
-    taskRows.map(({ labelIds: _l, ...t }) => ({ ...t, ...inWorkspace })),
+    taskRows.map(({ labelIds: _l, ...t }) => ({ ...t, ...inWorkspace }) as typeof tasks.$inferInsert),
     RECORD_COLUMNS.task,
   );
   await linkLabels(tx, "task", taskRows, plan.kept);

@@ -1,12 +1,13 @@
 // What an import writes, decided before the first write: every id of the export mapped to the target's id, every
 // link checked, every custom value type-checked. No I/O here; import.ts reads the target first and writes the plan.
+// One planner per table, in dependency order (users, labels, fields, teams, projects, milestones, tasks, comments), each
+// reading and adding to one explicit PlanState: the id map, the refusals, and what the earlier planners decided.
 import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
-import { type Definition, valueProblem } from "../../records/custom-fields";
+import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
 import type { ExportDataDto, ExportDocumentDto } from "./schema";
 
 type Data = ExportDataDto;
-type RecordType = "task" | "project" | "milestone";
 
 /** The target as the import finds it (import.ts reads it in one statement). */
 export interface Target {
@@ -29,206 +30,261 @@ export interface Target {
 
 const omitTimes = <T extends { createdAt: string; updatedAt: string }>({ createdAt: _c, updatedAt: _u, ...rest }: T) => rest;
 
-export type Plan = ReturnType<typeof planImport>;
+/** What every planner shares: the target, the ids mapped so far, the refusals, and the mappings earlier planners made. */
+class PlanState {
+  readonly ids = new Map<string, string>();
+  readonly errors = new Map<string, string[]>();
+  /** Definitions by key: the target's, then those the import creates. */
+  readonly definitions: Map<string, Definition & { recordTypes: string[] }>;
+  /** New records of a team are numbered 1, 2, … in export order; import.ts adds the team's counter. */
+  readonly counters = new Map<string, { tasks: number; projects: number }>();
+  #users = new Map<string, string | null>();
+  readonly #memberIds: Set<string>;
 
-/**
- * Maps the export onto the target. Ids: with `update`, a record whose id exists in the target keeps it (and is
- * overwritten); every other record gets a new id. Users map to the target workspace's member with the same id,
- * else the same email, else to nobody (an assignee or lead is cleared, a comment's author becomes the importer):
- * an import never points at anyone outside the workspace. Labels map by id (update) or name, fields by key; the
- * missing ones are created. Throws a ValidationError (paths under `data.data.`) for links that cannot hold.
- */
-export function planImport(doc: ExportDocumentDto, target: Target) {
-  const data = doc.data;
-  const errors: Record<string, string[]> = {};
-  const fail = (path: string, message: string) => {
+  constructor(
+    readonly doc: ExportDocumentDto,
+    readonly target: Target,
+  ) {
+    this.#memberIds = new Set(target.members.map((m) => m.id));
+    this.definitions = new Map(target.fields.map((f) => [f.key, f]));
+  }
+
+  get data(): Data {
+    return this.doc.data;
+  }
+
+  /** A refusal at `path` under `data.data.` (a 422 once every planner ran). */
+  fail(path: string, message: string) {
     const key = `data.data.${path}`;
-    errors[key] = [...(errors[key] ?? []), message];
-  };
-  const ids = new Map<string, string>();
-  const kept = (id: string) => target.update && target.existing.has(id);
-  const mapId = (id: string, prefix: Parameters<typeof newId>[0]) => {
-    const mapped = kept(id) ? id : newId(prefix);
-    ids.set(id, mapped);
+    this.errors.set(key, [...(this.errors.get(key) ?? []), message]);
+  }
+
+  /** With `update`, a record whose id exists in the target keeps it and is overwritten. */
+  kept(id: string): boolean {
+    return this.target.update && this.target.existing.has(id);
+  }
+
+  /** The target's id for an export record: its own when kept, else a new one. */
+  mapId(id: string, prefix: Parameters<typeof newId>[0]): string {
+    const mapped = this.kept(id) ? id : newId(prefix);
+    this.ids.set(id, mapped);
     return mapped;
-  };
+  }
 
-  // Users: by id, else by email, among the target workspace's members.
-  const memberIds = new Set(target.members.map((m) => m.id));
-  const memberByEmail = new Map(target.members.map((m) => [m.email.toLowerCase(), m.id]));
-  const userMap = new Map<string, string | null>();
-  for (const u of data.users) userMap.set(u.id, memberIds.has(u.id) ? u.id : (memberByEmail.get(u.email.toLowerCase()) ?? null));
-  const user = (id: string | null) => (id === null ? null : memberIds.has(id) ? id : (userMap.get(id) ?? null));
+  /** Users map by id, else by email, among the target workspace's members (planUsers fills this). */
+  setUser(exportId: string, email: string) {
+    const byEmail = this.target.members.find((m) => m.email.toLowerCase() === email.toLowerCase())?.id ?? null;
+    this.#users.set(exportId, this.#memberIds.has(exportId) ? exportId : byEmail);
+  }
 
-  // Labels: the same id in the target (update), else the same name, else a new label.
-  const labelByName = new Map(target.labels.map((l) => [l.name.toLowerCase(), l.id]));
-  const labelById = new Map(target.labels.map((l) => [l.id, l]));
+  /** The target member an export user stands for; null for nobody (an import never points outside the workspace). */
+  user(id: string | null): string | null {
+    return id === null ? null : this.#memberIds.has(id) ? id : (this.#users.get(id) ?? null);
+  }
+
+  /** The target's label ids for an export record's label ids. */
+  labelIds(list: string[], path: string): string[] {
+    return list.map((id, i) => {
+      const mapped = this.ids.get(id);
+      if (!mapped) this.fail(`${path}.${i}`, "Not a label of the export");
+      return mapped ?? id;
+    });
+  }
+
+  /** A record's custom values checked against the definitions; a `user` value outside the workspace is dropped, like an assignee. */
+  customFields(values: Record<string, unknown>, type: RecordType, path: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [key, raw] of Object.entries(values)) {
+      const def = this.definitions.get(key);
+      if (!def?.recordTypes.includes(type)) {
+        this.fail(`${path}.${key}`, `Unknown custom field for a ${type}`);
+        continue;
+      }
+      const problem = valueProblem(def, raw);
+      if (problem) this.fail(`${path}.${key}`, problem);
+      else if (def.type === "user") {
+        const mapped = this.user(raw as string);
+        if (mapped) out[key] = mapped;
+      } else if (raw !== null) out[key] = raw;
+    }
+    return out;
+  }
+
+  /** The team a record of the export goes into: the target team, or (a workspace import) the team its export team became. */
+  teamOf(id: string, path: string): string {
+    if (this.target.teamId) return this.target.teamId;
+    const mapped = this.ids.get(id);
+    if (!mapped) this.fail(path, "Not a team of the export");
+    return mapped ?? id;
+  }
+
+  /** A new record's number in its team (the export's order). */
+  nextNumber(team: string, kind: "tasks" | "projects"): number {
+    const c = this.counters.get(team) ?? { tasks: 0, projects: 0 };
+    this.counters.set(team, c);
+    return ++c[kind];
+  }
+}
+
+function planUsers(state: PlanState) {
+  for (const u of state.data.users) state.setUser(u.id, u.email);
+}
+
+/** Labels: the same id in the target (update), else the same name, else a new label. */
+function planLabels(state: PlanState) {
+  const byName = new Map(state.target.labels.map((l) => [l.name.toLowerCase(), l.id]));
+  const byId = new Map(state.target.labels.map((l) => [l.id, l]));
   /** `overwrite`: labels the export changes (an unchanged one is not written); `refused`: those of them the caller may not edit. */
   const labels = { insert: [] as Data["labels"], overwrite: [] as Data["labels"], refused: [] as string[] };
-  for (const label of data.labels) {
-    if (kept(label.id)) {
-      ids.set(label.id, label.id);
-      const current = labelById.get(label.id);
+  for (const label of state.data.labels) {
+    if (state.kept(label.id)) {
+      state.ids.set(label.id, label.id);
+      const current = byId.get(label.id);
       if (current && (current.name !== label.name || current.color.toUpperCase() !== label.color.toUpperCase())) {
         labels.overwrite.push(label);
         if (!current.editable) labels.refused.push(current.name);
       }
       continue;
     }
-    const same = labelByName.get(label.name.toLowerCase());
+    const same = byName.get(label.name.toLowerCase());
     if (same) {
-      ids.set(label.id, same);
+      state.ids.set(label.id, same);
       continue;
     }
     const created = { ...label, id: newId("label") };
-    labelByName.set(label.name.toLowerCase(), created.id);
-    ids.set(label.id, created.id);
+    byName.set(label.name.toLowerCase(), created.id);
+    state.ids.set(label.id, created.id);
     labels.insert.push(created);
   }
-  const labelIds = (list: string[], path: string) =>
-    list.map((id, i) => {
-      const mapped = ids.get(id);
-      if (!mapped) fail(`${path}.${i}`, "Not a label of the export");
-      return mapped ?? id;
-    });
+  return labels;
+}
 
-  // Fields: by key; a key the target lacks is created from the export's definition.
-  const definitions = new Map(target.fields.map((f) => [f.key, f]));
-  const fieldInserts: Array<Data["fields"][number]> = [];
-  for (const field of data.fields) {
-    if (definitions.has(field.key)) continue;
+/** Fields: by key; a key the target lacks is created from the export's definition. */
+function planFields(state: PlanState) {
+  const inserts: Array<Data["fields"][number]> = [];
+  for (const field of state.data.fields) {
+    if (state.definitions.has(field.key)) continue;
     const created = { ...field, id: newId("fdef") };
-    definitions.set(field.key, { ...created, metadata: created.metadata as Record<string, unknown> });
-    fieldInserts.push(created);
+    state.definitions.set(field.key, { ...created, metadata: created.metadata as Record<string, unknown> });
+    inserts.push(created);
   }
-  const customFields = (values: Record<string, unknown>, type: RecordType, path: string) => {
-    const out: Record<string, unknown> = {};
-    for (const [key, raw] of Object.entries(values)) {
-      const def = definitions.get(key);
-      if (!def?.recordTypes.includes(type)) {
-        fail(`${path}.${key}`, `Unknown custom field for a ${type}`);
-        continue;
-      }
-      const problem = valueProblem(def, raw);
-      if (problem) fail(`${path}.${key}`, problem);
-      else if (def.type === "user") {
-        const mapped = user(raw as string);
-        if (mapped) out[key] = mapped; // a user outside the workspace is dropped, like an assignee
-      } else if (raw !== null) out[key] = raw;
-    }
-    return out;
-  };
+  return inserts;
+}
 
-  // Teams (workspace import only: team imports put everything into the target team).
-  const teams = target.teamId ? [] : data.teams.map((t) => ({ ...omitTimes(t), id: mapId(t.id, "team") }));
-  const teamOf = (id: string, path: string) => {
-    if (target.teamId) return target.teamId;
-    const mapped = ids.get(id);
-    if (!mapped) fail(path, "Not a team of the export");
-    return mapped ?? id;
-  };
+/**
+ * Teams (a workspace import creates the export's; a team import puts everything into the target team), their members,
+ * and, importing a team's own export back with `update`, its name and description.
+ */
+function planTeams(state: PlanState) {
+  const { data, target } = state;
+  const teams = target.teamId ? [] : data.teams.map((t) => ({ ...omitTimes(t), id: state.mapId(t.id, "team") }));
   for (const [i, t] of teams.entries()) {
     if (t.parentId === null) continue;
-    const parent = ids.get(t.parentId);
-    if (!parent) fail(`teams.${i}.parentId`, "Not a team of the export");
+    const parent = state.ids.get(t.parentId);
+    if (!parent) state.fail(`teams.${i}.parentId`, "Not a team of the export");
     t.parentId = parent ?? null;
   }
   // As PATCH /teams refuses it: no team under itself or one of its sub-teams.
-  const orderedTeams = parentsFirst(teams, (i) =>
-    fail(`teams.${i}.parentId`, "Teams must not form a cycle (a team under itself or one of its sub-teams)"),
+  const ordered = parentsFirst(teams, (i) =>
+    state.fail(`teams.${i}.parentId`, "Teams must not form a cycle (a team under itself or one of its sub-teams)"),
   );
 
   const rootTeam = data.teams.find((t) => t.id === data.root);
-  const memberSources = target.teamId
-    ? doc.type === "team" && rootTeam
+  const sources = target.teamId
+    ? state.doc.type === "team" && rootTeam
       ? [{ team: target.teamId, members: rootTeam.members }]
       : []
-    : data.teams.map((t) => ({ team: ids.get(t.id) as string, members: t.members }));
-  const teamMembers = memberSources.flatMap(({ team, members }) =>
+    : data.teams.map((t) => ({ team: state.ids.get(t.id) as string, members: t.members }));
+  const members = sources.flatMap(({ team, members }) =>
     members.flatMap((m) => {
-      const userId = user(m.userId);
+      const userId = state.user(m.userId);
       if (!userId || (target.teamId && target.teamMembers.has(userId))) return [];
       return [{ id: newId("tmbr"), teamId: team, userId, role: m.role }];
     }),
   );
-  // With update, importing a team's own export back overwrites its name and description.
-  const teamOverwrite =
-    target.teamId && doc.type === "team" && rootTeam && kept(rootTeam.id) && rootTeam.id === target.teamId
+  const overwrite =
+    target.teamId && state.doc.type === "team" && rootTeam && state.kept(rootTeam.id) && rootTeam.id === target.teamId
       ? { name: rootTeam.name, description: rootTeam.description }
       : null;
+  return { teams: ordered, members, overwrite };
+}
 
-  /** New records of a team are numbered 1, 2, … in export order; import.ts adds the team's counter. */
-  const counters = new Map<string, { tasks: number; projects: number }>();
-  const nextNumber = (team: string, kind: "tasks" | "projects") => {
-    const c = counters.get(team) ?? { tasks: 0, projects: 0 };
-    counters.set(team, c);
-    return ++c[kind];
-  };
-
-  const projects = data.projects.map((p, i) => {
-    const id = mapId(p.id, "proj");
-    const teamId = teamOf(p.teamId, `projects.${i}.teamId`);
+function planProjects(state: PlanState) {
+  return state.data.projects.map((p, i) => {
+    const id = state.mapId(p.id, "proj");
+    const teamId = state.teamOf(p.teamId, `projects.${i}.teamId`);
     const { reference: _r, labelIds: links, customFields: values, ...rest } = omitTimes(p);
     return {
       ...rest,
       id,
       teamId,
-      number: kept(p.id) ? (target.existing.get(p.id) as number) : nextNumber(teamId, "projects"),
-      leadId: user(p.leadId),
-      labelIds: labelIds(links, `projects.${i}.labelIds`),
-      customFields: customFields(values, "project", `projects.${i}.customFields`),
+      number: state.kept(p.id) ? (state.target.existing.get(p.id) as number) : state.nextNumber(teamId, "projects"),
+      leadId: state.user(p.leadId),
+      labelIds: state.labelIds(links, `projects.${i}.labelIds`),
+      customFields: state.customFields(values, "project", `projects.${i}.customFields`),
     };
   });
-  const projectTeam = new Map(projects.map((p) => [p.id, p.teamId]));
-  const milestones = data.milestones.map((m, i) => {
-    const id = mapId(m.id, "mile");
-    const projectId = ids.get(m.projectId);
-    if (!projectId) fail(`milestones.${i}.projectId`, "Not a project of the export");
+}
+
+function planMilestones(state: PlanState) {
+  return state.data.milestones.map((m, i) => {
+    const id = state.mapId(m.id, "mile");
+    const projectId = state.ids.get(m.projectId);
+    if (!projectId) state.fail(`milestones.${i}.projectId`, "Not a project of the export");
     const { customFields: values, ...rest } = omitTimes(m);
     return {
       ...rest,
       id,
       projectId: projectId ?? m.projectId,
-      customFields: customFields(values, "milestone", `milestones.${i}.customFields`),
+      customFields: state.customFields(values, "milestone", `milestones.${i}.customFields`),
     };
   });
-  const milestoneProject = new Map(milestones.map((m) => [m.id, m.projectId]));
+}
 
-  for (const t of data.tasks) mapId(t.id, "task");
-  const tasks = data.tasks.map((t, i) => {
-    const id = ids.get(t.id) as string;
-    const teamId = teamOf(t.teamId, `tasks.${i}.teamId`);
-    const { reference: _r, labelIds: links, customFields: values, ...rest } = omitTimes(t);
-    // Links to records outside the export (a subtask's parent, the project of an exported task) are dropped.
-    const projectId = t.projectId === null ? null : (ids.get(t.projectId) ?? null);
-    const milestoneId = t.milestoneId === null ? null : (ids.get(t.milestoneId) ?? null);
-    const parentId = t.parentId === null ? null : (ids.get(t.parentId) ?? null);
-    if (projectId && projectTeam.get(projectId) !== teamId) fail(`tasks.${i}.projectId`, "Must be a project of the task's team");
+/** Tasks, parents before subtasks; links to records outside the export (a subtask's parent, an exported task's project) are dropped. */
+function planTasks(
+  state: PlanState,
+  projects: Array<{ id: string; teamId: string }>,
+  milestones: Array<{ id: string; projectId: string }>,
+) {
+  const projectTeam = new Map(projects.map((p) => [p.id, p.teamId]));
+  const milestoneProject = new Map(milestones.map((m) => [m.id, m.projectId]));
+  const link = (id: string | null) => (id === null ? null : (state.ids.get(id) ?? null));
+  for (const t of state.data.tasks) state.mapId(t.id, "task");
+  const tasks = state.data.tasks.map((t, i) => {
+    const teamId = state.teamOf(t.teamId, `tasks.${i}.teamId`);
+    const { reference: _r, labelIds: _l, customFields: _c, ...rest } = omitTimes(t);
+    const [projectId, milestoneId, parentId] = [link(t.projectId), link(t.milestoneId), link(t.parentId)];
+    if (projectId && projectTeam.get(projectId) !== teamId) state.fail(`tasks.${i}.projectId`, "Must be a project of the task's team");
     if (milestoneId && milestoneProject.get(milestoneId) !== projectId)
-      fail(`tasks.${i}.milestoneId`, "Must be a milestone of the task's project");
+      state.fail(`tasks.${i}.milestoneId`, "Must be a milestone of the task's project");
     return {
       ...rest,
-      id,
+      id: state.ids.get(t.id) as string,
       teamId,
-      number: kept(t.id) ? (target.existing.get(t.id) as number) : nextNumber(teamId, "tasks"),
+      number: state.kept(t.id) ? (state.target.existing.get(t.id) as number) : state.nextNumber(teamId, "tasks"),
       projectId,
       milestoneId,
       parentId,
-      assigneeId: user(t.assigneeId),
-      labelIds: labelIds(links, `tasks.${i}.labelIds`),
-      customFields: customFields(values, "task", `tasks.${i}.customFields`),
+      assigneeId: state.user(t.assigneeId),
+      labelIds: state.labelIds(t.labelIds, `tasks.${i}.labelIds`),
+      customFields: state.customFields(t.customFields, "task", `tasks.${i}.customFields`),
     };
   });
-  const ordered = parentsFirst(tasks, (i) => fail(`tasks.${i}.parentId`, "Subtasks must not form a cycle"));
+  const ordered = parentsFirst(tasks, (i) => state.fail(`tasks.${i}.parentId`, "Subtasks must not form a cycle"));
   const taskTeam = new Map(tasks.map((t) => [t.id, t.teamId]));
   for (const [i, t] of tasks.entries())
-    if (t.parentId && taskTeam.get(t.parentId) !== t.teamId) fail(`tasks.${i}.parentId`, "Must be a task of the same team");
+    if (t.parentId && taskTeam.get(t.parentId) !== t.teamId) state.fail(`tasks.${i}.parentId`, "Must be a task of the same team");
+  return ordered;
+}
 
-  const comments = data.comments.map((c, i) => {
+/** Comments on exactly one record of the export; an author outside the workspace becomes the importer. */
+function planComments(state: PlanState) {
+  const comments = state.data.comments.map((c, i) => {
     const linkOf = (id: string | null, what: string) => {
       if (id === null) return null;
-      const mapped = ids.get(id);
-      if (!mapped) fail(`comments.${i}.${what}`, "Not a record of the export");
+      const mapped = state.ids.get(id);
+      if (!mapped) state.fail(`comments.${i}.${what}`, "Not a record of the export");
       return mapped ?? null;
     };
     const links = {
@@ -237,34 +293,52 @@ export function planImport(doc: ExportDocumentDto, target: Target) {
       milestoneId: linkOf(c.milestoneId, "milestoneId"),
     };
     if ([links.taskId, links.projectId, links.milestoneId].filter(Boolean).length !== 1)
-      fail(`comments.${i}`, "Must be on exactly one task, project or milestone");
-    return { id: mapId(c.id, "cmnt"), authorId: user(c.authorId) ?? target.callerId, content: c.content, ...links };
+      state.fail(`comments.${i}`, "Must be on exactly one task, project or milestone");
+    return { id: state.mapId(c.id, "cmnt"), authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, ...links };
   });
   /** Overwritten comments whose content changes and that the caller may not edit (only their author may). */
-  const refusedComments = comments.flatMap((c, i) => {
-    const current = target.comments.get(c.id);
+  const refused = comments.flatMap((c, i) => {
+    const current = state.target.comments.get(c.id);
     return current && !current.editable && current.content !== c.content ? [`comments.${i}`] : [];
   });
+  return { comments, refused };
+}
 
-  if (Object.keys(errors).length) throw new ValidationError(errors);
+export type Plan = ReturnType<typeof planImport>;
+
+/**
+ * Maps the export onto the target: see the planners above. Throws a ValidationError (paths under `data.data.`) for
+ * links that cannot hold, once every planner ran (so one answer names every bad value).
+ */
+export function planImport(doc: ExportDocumentDto, target: Target) {
+  const state = new PlanState(doc, target);
+  planUsers(state);
+  const labels = planLabels(state);
+  const fields = planFields(state);
+  const teams = planTeams(state);
+  const projects = planProjects(state);
+  const milestones = planMilestones(state);
+  const tasks = planTasks(state, projects, milestones);
+  const { comments, refused } = planComments(state);
+  if (state.errors.size) throw new ValidationError(Object.fromEntries(state.errors));
   return {
     labels,
-    fields: fieldInserts,
-    teams: orderedTeams,
-    teamOverwrite,
-    teamMembers,
-    counters,
+    fields,
+    teams: teams.teams,
+    teamOverwrite: teams.overwrite,
+    teamMembers: teams.members,
+    counters: state.counters,
     projects,
     milestones,
-    tasks: ordered,
+    tasks,
     comments,
-    refusedComments,
+    refusedComments: refused,
     /** The ids of records overwritten in place (their numbers are final; new records' numbers are offsets). */
-    kept: new Set([...ids.values()].filter((id) => kept(id))),
+    kept: new Set([...state.ids.values()].filter((id) => state.kept(id))),
   };
 }
 
-/** Tasks with every parent before its children (chunked inserts then never point forward); reports cycles. */
+/** Records with every parent before its children (chunked inserts then never point forward); reports cycles. */
 function parentsFirst<T extends { id: string; parentId: string | null }>(rows: T[], cycle: (index: number) => void): T[] {
   const byId = new Map(rows.map((r) => [r.id, r]));
   const index = new Map(rows.map((r, i) => [r.id, i]));

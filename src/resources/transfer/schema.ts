@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { milestoneStatus, projectStatus, teamRole, userType, workspaceRole } from "../../../drizzle/schema";
 import { BodyId, HexColor, IsoDate, LongText, ObjectKey } from "../../http/schemas";
 import { FIELD_TYPES, RECORD_TYPES } from "../../records/custom-fields";
-import { TaskPriority, TaskStatus } from "../../records/tasks";
+import { type ExportedTask, taskRecord } from "../../records/tasks";
 import { FieldMetadata, Presentation } from "../fields/schema";
 import { TeamPrefix } from "../teams/schema";
 
@@ -88,26 +88,8 @@ const ExportMilestone = z
   })
   .strict()
   .openapi("ExportMilestone");
-const ExportTask = z
-  .object({
-    id,
-    reference: z.string().max(32),
-    teamId: id,
-    title: name,
-    description: LongText,
-    status: TaskStatus,
-    priority: TaskPriority,
-    dueDate: IsoDate.nullable(),
-    parentId: link,
-    projectId: link,
-    milestoneId: link,
-    assigneeId: link,
-    labelIds,
-    customFields,
-    ...times,
-  })
-  .strict()
-  .openapi("ExportTask");
+// From the task's field map: what a task export carries is what an import checks (a new field is exported and imported).
+const ExportTask = z.object(taskRecord.exportShape()).strict().openapi("ExportTask") as unknown as z.ZodType<ExportedTask>;
 const ExportComment = z
   .object({ id, authorId: id, content: LongText.min(1), taskId: link, projectId: link, milestoneId: link, ...times })
   .strict()

@@ -1482,6 +1482,7 @@ export interface components {
       description: string;
       /** Format: date */
       dueDate: string | null;
+      estimate: number | null;
       id: string;
       /** @description Labels of the workspace; replaces the whole set on update */
       labelIds: string[];
@@ -1974,6 +1975,8 @@ export interface components {
        * @example 2026-03-31
        */
       dueDate: string | null;
+      /** @description Points; null when not estimated */
+      estimate: number | null;
       /** @example task_01jz8x4q0be0sv3c5kq9v1y2ab */
       id: string;
       labels: components["schemas"]["LabelSummary"][];
@@ -2020,6 +2023,7 @@ export interface components {
       description?: string;
       /** Format: date */
       dueDate?: string | null;
+      estimate?: number | null;
       /** @description Labels of the workspace; replaces the whole set on update */
       labelIds?: string[];
       /** @description A milestone of the task's project */
@@ -2056,6 +2060,8 @@ export interface components {
        * @example 2026-03-31
        */
       dueDate?: string | null;
+      /** @description Points; null when not estimated */
+      estimate?: number | null;
       /** @example task_01jz8x4q0be0sv3c5kq9v1y2ab */
       id?: string;
       labels?: {
@@ -2095,6 +2101,7 @@ export interface components {
       description?: string;
       /** Format: date */
       dueDate?: string | null;
+      estimate?: number | null;
       /** @description Labels of the workspace; replaces the whole set on update */
       labelIds?: string[];
       /** @description A milestone of the task's project */
@@ -10928,7 +10935,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
@@ -10936,6 +10943,7 @@ export interface operations {
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
         "filter[eq][dueDate]"?: string | "null";
+        "filter[eq][estimate]"?: number | "null";
         "filter[eq][id]"?: string;
         "filter[eq][labelId]"?: string | "null";
         "filter[eq][milestoneId]"?: string | "null";
@@ -10952,6 +10960,7 @@ export interface operations {
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
         "filter[gt][dueDate]"?: string;
+        "filter[gt][estimate]"?: number;
         "filter[gt][id]"?: string;
         "filter[gt][milestoneId]"?: string;
         "filter[gt][number]"?: number;
@@ -10966,6 +10975,7 @@ export interface operations {
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
         "filter[gte][dueDate]"?: string;
+        "filter[gte][estimate]"?: number;
         "filter[gte][id]"?: string;
         "filter[gte][milestoneId]"?: string;
         "filter[gte][number]"?: number;
@@ -10980,6 +10990,7 @@ export interface operations {
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
         "filter[in][dueDate]"?: (string | "null")[];
+        "filter[in][estimate]"?: (number | "null")[];
         "filter[in][id]"?: string[];
         "filter[in][labelId]"?: (string | "null")[];
         "filter[in][milestoneId]"?: (string | "null")[];
@@ -10996,6 +11007,7 @@ export interface operations {
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
         "filter[lt][dueDate]"?: string;
+        "filter[lt][estimate]"?: number;
         "filter[lt][id]"?: string;
         "filter[lt][milestoneId]"?: string;
         "filter[lt][number]"?: number;
@@ -11010,6 +11022,7 @@ export interface operations {
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
         "filter[lte][dueDate]"?: string;
+        "filter[lte][estimate]"?: number;
         "filter[lte][id]"?: string;
         "filter[lte][milestoneId]"?: string;
         "filter[lte][number]"?: number;
@@ -11024,6 +11037,7 @@ export interface operations {
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
         "filter[neq][dueDate]"?: string | "null";
+        "filter[neq][estimate]"?: number | "null";
         "filter[neq][id]"?: string;
         "filter[neq][labelId]"?: string | "null";
         "filter[neq][milestoneId]"?: string | "null";
@@ -11043,6 +11057,7 @@ export interface operations {
         "sort[assigneeId]"?: "asc" | "desc";
         "sort[createdAt]"?: "asc" | "desc";
         "sort[dueDate]"?: "asc" | "desc";
+        "sort[estimate]"?: "asc" | "desc";
         "sort[id]"?: "asc" | "desc";
         "sort[milestoneId]"?: "asc" | "desc";
         "sort[number]"?: "asc" | "desc";
@@ -11349,7 +11364,7 @@ export interface operations {
   getTask: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {

@@ -190,6 +190,8 @@ export const tasks = pgTable(
     status: taskStatus("status").notNull().default("TODO"),
     priority: taskPriority("priority").notNull().default("NONE"),
     dueDate: date("due_date", { mode: "string" }),
+    /** Points; null when not estimated. */
+    estimate: integer("estimate"),
     projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
     milestoneId: text("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
     parentId: text("parent_id").references((): AnyPgColumn => tasks.id, { onDelete: "cascade" }),

@@ -67,6 +67,12 @@ export const taskRecord = defineRecord({
       exported: true,
       doc: { description: "YYYY-MM-DD" },
     }),
+    estimate: f.integer(tasks.estimate, {
+      nullable: true,
+      input: { schema: z.number().int().min(0).max(1_000_000).nullable() },
+      exported: true,
+      doc: { description: "Points; null when not estimated" },
+    }),
     teamId: f.id(tasks.teamId, { exported: BodyId }),
     team: f.json(teamSummaryJson(teams), TeamSummary, { shape: { id: true, name: true, prefix: true } }),
     projectId: f.id(tasks.projectId, {

@@ -11,12 +11,14 @@ export async function walkthrough(baseUrl: string, apiKey: string, teamId: strin
   const log: string[] = [];
 
   // A body with only the required fields: description, status and priority have defaults.
-  const created = await api.POST("/tasks", { body: { title: "Write the engine", teamId } });
+  const created = await api.POST("/tasks", { body: { title: "Write the engine", teamId, estimate: 3 } });
   if (!created.data) throw new Error(`create failed: ${created.response.status}`);
   const task: Schemas["Task"] = created.data.task;
   log.push(`created ${task.reference} at ${created.response.headers.get("Location") ?? "?"}`);
 
   // A nullable embedded user: null until someone is assigned.
+  const points: number | null = task.estimate;
+  log.push(points === null ? `${task.reference} is not estimated` : `${task.reference} is ${points} points`);
   if (task.assignee === null) log.push(`${task.reference} is unassigned`);
   else log.push(`${task.reference} is assigned to ${task.assignee.name}`);
 
@@ -37,6 +39,7 @@ export async function walkthrough(baseUrl: string, apiKey: string, teamId: strin
           "filter[in][status]": ["TODO", "IN_PROGRESS"],
           "filter[contains][title]": "engine",
           "filter[gte][createdAt]": "2026-01-01T00:00:00.000Z",
+          "filter[lte][estimate]": 8,
           "sort[priority]": "desc",
           "sort[createdAt]": "asc",
         },

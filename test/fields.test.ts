@@ -7,15 +7,16 @@ import { mailTo } from "./helpers/signup";
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
 const TASK_BUILT_INS = [
   "title",
-  "description",
   "status",
   "priority",
+  "description",
   "dueDate",
-  "assigneeId",
-  "labels",
-  "parentId",
+  "estimate",
   "projectId",
   "milestoneId",
+  "parentId",
+  "assigneeId",
+  "labels",
 ];
 const PROJECT_BUILT_INS = ["name", "description", "status", "leadId", "startDate", "targetDate"];
 const MILESTONE_BUILT_INS = ["name", "description", "targetDate", "status"];

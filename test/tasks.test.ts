@@ -72,6 +72,7 @@ describe("tasks", () => {
         priority: "NONE",
         description: "",
         dueDate: null,
+        estimate: null,
         teamId: fresh.id,
         team: { id: fresh.id, name: "Fresh", prefix: fresh.prefix },
         projectId: null,

@@ -3,7 +3,8 @@
 // (in the statement that reads or writes), the answer's OpenAPI schema, what `fields` may select, the list's filters and
 // sorts, the request bodies' schemas, the columns a write stores, and the export record with the schema an import checks.
 import { z } from "@hono/zod-openapi";
-import { type AnyColumn, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { type DynamicFields, type FieldSelection, type FieldShape, type ListField, type ListSpec, selects, type ValueKind } from "./list";
 import { selectable } from "./schemas";
 
@@ -42,32 +43,81 @@ export interface Field {
   exported?: true | z.ZodType;
   nullable?: boolean;
   values?: readonly string[];
+  /**
+   * Listed by GET /fields as a built-in field of the record type: its display name, and its type when the kind does not
+   * say it (a link is a `user` or a `relation` to another record). A select's options are the enum's values.
+   */
+  builtIn?: { name: string; type?: "user" | "relation"; metadata?: Record<string, unknown> };
 }
 
-type Options = Partial<Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape">> & {
+/** A built-in field as GET /fields lists it (before the record type and the fixed attributes are added). */
+export interface BuiltInField {
+  key: string;
+  name: string;
+  type: BuiltInType;
+  metadata: Record<string, unknown>;
+}
+type BuiltInType = "text" | "select" | "date" | "number" | "boolean" | "user" | "relation";
+
+const BUILT_IN_TYPE: Partial<Record<Kind, BuiltInType>> = {
+  string: "text",
+  enum: "select",
+  date: "date",
+  number: "number",
+  boolean: "boolean",
+};
+
+type Options = Partial<Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn">> & {
   nullable?: boolean;
+  /** Absent from some answers (a built-in field has no id): optional in the answer's schema. */
+  optional?: boolean;
   /** OpenAPI description and example of the answer's field. */
   doc?: { description?: string; example?: unknown };
 };
 
-function field(value: SQL | AnyColumn, kind: Kind, schema: z.ZodType, o: Options = {}, values?: readonly string[]): Field {
+type Nullable<S extends z.ZodType, O> = O extends { nullable: true } ? z.ZodNullable<S> : S;
+type Optional<S extends z.ZodType, O> = O extends { optional: true } ? z.ZodOptional<S> : S;
+/** A field whose answer schema (nullable, optional) and visibility are known to the types, so a record's answer type is. */
+export type TypedField<S extends z.ZodType, O> = Omit<Field, "schema" | "hidden"> & {
+  schema: Optional<Nullable<S, O>, O>;
+  hidden: O extends { hidden: true } ? true : false;
+};
+
+function field<S extends z.ZodType, O extends Options>(
+  value: SQL | AnyColumn,
+  kind: Kind,
+  schema: S,
+  o: O = {} as O,
+  values?: readonly string[],
+): TypedField<S, O> {
   const described = o.doc ? schema.openapi(o.doc) : schema;
-  return { ...o, value, kind, values, schema: o.nullable ? described.nullable() : described };
+  const nullable = o.nullable ? described.nullable() : described;
+  return {
+    ...o,
+    value,
+    kind,
+    values,
+    schema: o.optional ? nullable.optional() : nullable,
+    hidden: o.hidden === true,
+  } as unknown as TypedField<S, O>;
 }
 
 /** Field constructors by kind: `f.text(tasks.title, { input: … })`. */
 export const f = {
-  id: (value: SQL | AnyColumn, o?: Options) => field(value, "id", z.string(), o),
-  text: (value: SQL | AnyColumn, o?: Options) => field(value, "string", z.string(), o),
-  integer: (value: SQL | AnyColumn, o?: Options) => field(value, "number", z.number().int(), o),
-  boolean: (value: SQL | AnyColumn, o?: Options) => field(value, "boolean", z.boolean(), o),
+  id: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "id", z.string(), o),
+  text: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "string", z.string(), o),
+  integer: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "number", z.number().int(), o),
+  boolean: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "boolean", z.boolean(), o),
   /** `YYYY-MM-DD` */
-  date: (value: SQL | AnyColumn, o?: Options) => field(value, "date", z.string(), { ...o, doc: { example: "2026-03-31", ...o?.doc } }),
+  date: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) =>
+    field(value, "date", z.string().openapi({ example: "2026-03-31" }), o),
   /** ISO 8601 UTC with milliseconds and `Z` */
-  datetime: (value: SQL | AnyColumn, o?: Options) => field(value, "datetime", z.string(), o),
-  enum: (value: SQL | AnyColumn, schema: z.ZodEnum, o?: Options) => field(value, "enum", schema, o, schema.options as string[]),
-  /** A JSON value built in SQL (an embedded object or array, a jsonb column): neither filtered nor sorted. */
-  json: (value: SQL | AnyColumn, schema: z.ZodType, o?: Options) => field(value, "json", schema, { list: false, ...o }),
+  datetime: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "datetime", z.string(), o),
+  enum: <E extends z.ZodEnum, const O extends Options = {}>(value: SQL | AnyColumn, schema: E, o?: O) =>
+    field(value, "enum", schema, o, schema.options as string[]),
+  /** A JSON value built in SQL (an embedded object or array, a jsonb column): neither filtered nor sorted unless `list` says. */
+  json: <S extends z.ZodType, const O extends Options = {}>(value: SQL | AnyColumn, schema: S, o?: O) =>
+    field(value, "json", schema, { list: false, ...o } as O),
 };
 
 const ISO_DATETIME = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
@@ -101,7 +151,8 @@ export interface RecordDefinition<F extends Record<string, Field>> {
 }
 
 type Shown<F extends Record<string, Field>> = { [K in keyof F as F[K]["hidden"] extends true ? never : K]: F[K] };
-type Dto<F extends Record<string, Field>> = { [K in keyof Shown<F>]: z.infer<Shown<F>[K]["schema"]> };
+type AnswerShape<F extends Record<string, Field>> = { [K in keyof Shown<F>]: Shown<F>[K]["schema"] };
+type Dto<F extends Record<string, Field>> = z.infer<z.ZodObject<AnswerShape<F>>>;
 type Inputs<F extends Record<string, Field>> = { [K in keyof F as F[K]["input"] extends FieldInput ? K : never]: F[K] };
 
 /** A record type, from its field map: see the top of this file. */
@@ -175,6 +226,16 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     storedFields(): string[] {
       return inputs.filter(([, { input }]) => (input.write ?? "stored") === "stored" && input.column !== false).map(([name]) => name);
     },
+    /** The record type's built-in fields, as GET /fields lists them, in the order of the map. */
+    builtIns(): BuiltInField[] {
+      return entries.flatMap(([key, field]) => {
+        if (!field.builtIn) return [];
+        const type = field.builtIn.type ?? BUILT_IN_TYPE[field.kind];
+        if (!type) throw new Error(`${def.name}.${key}: a built-in of kind ${field.kind} needs its type`);
+        const metadata = field.builtIn.metadata ?? (field.kind === "enum" ? { options: [...(field.values ?? [])] } : {});
+        return [{ key, name: field.builtIn.name, type, metadata }];
+      });
+    },
     /** Every field an import writes or overwrites (stored and resolved columns). */
     importedFields(): string[] {
       return inputs.filter(([, { input }]) => input.column !== false).map(([name]) => name);
@@ -183,3 +244,21 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
 }
 
 export type RecordType = ReturnType<typeof defineRecord>;
+
+/**
+ * `values` (by property name of `table`'s columns) as the column list and the values of a raw `INSERT … SELECT`, each
+ * value encoded and cast as its column takes it (a statement that inserts from a CTE cannot use Drizzle's builder).
+ */
+export function insertColumns(table: PgTable, values: Record<string, unknown>): { names: SQL; values: SQL } {
+  const columns = Object.keys(values).map((name) => [getTableColumns(table)[name] as PgColumn, values[name]] as const);
+  return {
+    names: sql.join(
+      columns.map(([column]) => sql.identifier(column.name)),
+      sql`, `,
+    ),
+    values: sql.join(
+      columns.map(([column, value]) => sql`${sql.param(value, column)}::${sql.raw(column.getSQLType())}`),
+      sql`, `,
+    ),
+  };
+}

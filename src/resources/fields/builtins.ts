@@ -1,8 +1,8 @@
-import { taskPriority, taskStatus } from "../../../drizzle/schema";
 import type { RecordType } from "../../records/custom-fields";
+import type { FieldDto } from "../../records/fields";
+import { taskRecord } from "../../records/tasks";
 import { MILESTONE_STATUSES } from "../milestones/schema";
 import { PROJECT_STATUSES } from "../projects/schema";
-import type { FieldDto } from "./schema";
 
 type BuiltIn = Pick<FieldDto, "key" | "name" | "type" | "metadata">;
 
@@ -24,18 +24,7 @@ const relation = (key: string, name: string, target: string, multiple = false): 
 
 /** The intrinsic fields of each record type, in the order GET /fields lists them. */
 const BUILT_INS: Record<RecordType, BuiltIn[]> = {
-  task: [
-    text("title", "Title"),
-    text("description", "Description"),
-    select("status", "Status", taskStatus.enumValues),
-    select("priority", "Priority", taskPriority.enumValues),
-    date("dueDate", "Due date"),
-    user("assigneeId", "Assignee"),
-    relation("labels", "Labels", "label", true),
-    relation("parentId", "Parent task", "task"),
-    relation("projectId", "Project", "project"),
-    relation("milestoneId", "Milestone", "milestone"),
-  ],
+  task: taskRecord.builtIns(),
   project: [
     text("name", "Name"),
     text("description", "Description"),

@@ -8,10 +8,9 @@ import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../h
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { zodErrors } from "../../http/validation";
+import { Field, FieldCreate, FieldSelection, FieldUpdate, fieldRecord, IMMUTABLE_KEYS } from "../../records/fields";
 import { builtInFieldsFor } from "./builtins";
-import { fieldList, getField, listFields } from "./queries";
-import { Field, FieldCreate, FieldSelection, FieldUpdate, IMMUTABLE_KEYS } from "./schema";
-import { createField, deleteField, updateField } from "./service";
+import { createField, deleteField, getField, listFields, updateField } from "./operations";
 
 const base = protectedRoute("Fields");
 const one = z.object({ field: Field });
@@ -25,14 +24,14 @@ const list = createRoute({
   path: "/fields",
   summary: "List the built-in fields and the workspace's custom fields",
   description: listDescription(
-    fieldList,
+    fieldRecord.list,
     "The first page (a request without `cursor`) starts with the built-in fields of tasks, projects and milestones (no `id`, " +
       "`isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted " +
       "in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any " +
       "other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep " +
       "their fixed order). `fields` narrows both. Every member reads.",
   ),
-  request: { query: listQueryFor(fieldList) },
+  request: { query: listQueryFor(fieldRecord.list) },
   responses: {
     200: jsonResponse(paginated("fields", FieldSelection), "Built-in fields (first page), then custom fields"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -60,7 +59,7 @@ const read = createRoute({
   path: "/fields/{id}",
   summary: "Get a custom field definition",
   description: "`fields` narrows the answer. Another workspace's field is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(fieldList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(fieldRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The field (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"]),
@@ -106,31 +105,25 @@ function immutableIsBadRequest(result: ValidationResult): undefined {
 
 export const fieldRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, fieldList);
-    const rows = await c.get("caller").list(({ workspace }) => listFields(c.get("rdb").db, workspace, params));
-    const body = await listBody("fields", params, rows);
+    const params = await listParams(c, fieldRecord.list);
+    const body = await listBody("fields", params, await listFields(c.get("caller"), params));
     const builtIns = builtInFieldsFor(new URL(c.req.url).searchParams).map((f) => projectFields(f, params.fields));
     return c.json({ ...body, fields: [...builtIns, ...body.fields] }, 200);
   })
   .openapi(create, async (c) => {
-    const field = await createField(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
+    const field = await createField(c.get("caller"), c.req.valid("json"));
     return created(c, "field", `/fields/${field.id}`, field);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, fieldList.shape);
-    const { id } = c.req.valid("param");
-    const field = await c.get("caller").read(({ workspace }) => getField(c.get("rdb").db, workspace, id));
-    return c.json({ field: projectFields(field, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, fieldRecord.shape);
+    return c.json({ field: projectFields(await getField(c.get("caller"), c.req.valid("param").id), fields) }, 200);
   })
   .openapi(
     update,
-    async (c) => {
-      const field = await updateField(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id, c.req.valid("json"));
-      return c.json({ field }, 200);
-    },
+    async (c) => c.json({ field: await updateField(c.get("caller"), c.req.valid("param").id, c.req.valid("json")) }, 200),
     immutableIsBadRequest,
   )
   .openapi(remove, async (c) => {
-    await deleteField(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
+    await deleteField(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

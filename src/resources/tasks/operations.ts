@@ -2,13 +2,13 @@
 // authenticates and authorizes itself and says why it wrote nothing (guardedWrite); a body that names links (a project, a
 // milestone, a parent, an assignee, custom values) first has them checked in a transaction around that same statement.
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import type { PgColumn } from "drizzle-orm/pg-core";
 import { tasks, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
 import { notFound } from "../../core/errors";
 import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { labelSetCtes } from "../../records/labels";
@@ -22,9 +22,6 @@ const WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
 
 /** The Task answer of the task `id`, read in the statement that wrote it (its CTE `tasks` shadows the table). */
 const written = (id: SQL): SQL<TaskDto | null> => sql`(select ${taskRecord.json()} from ${taskRecord.from} where ${tasks.id} = ${id})`;
-
-/** A value for `column` in a raw INSERT, encoded and cast as the column takes it. */
-const value = (column: PgColumn, v: unknown) => sql`${sql.param(v, column)}::${sql.raw(column.getSQLType())}`;
 
 /** The fields a body stores as sent (title, status, dueDate, …: every field of the record's map that is not a link). */
 function storedValues(input: Record<string, unknown>): Record<string, unknown> {
@@ -82,19 +79,12 @@ function insertTask(caller: Caller, input: TaskCreateInput, resolved: Partial<Li
     assigneeId: input.assigneeId ?? null,
     customFields: resolved.customFields ?? {},
   };
-  const names = Object.keys(columns) as Array<keyof typeof tasks.$inferInsert>;
-  const column = (name: string) => tasks[name as keyof typeof tasks.$inferInsert] as PgColumn;
+  const insert = insertColumns(tasks, columns);
   return guardedWrite(caller, teamTarget(caller, input), (allowed) => ({
     ctes: [
       sql`counter as (update ${teams} set task_counter = task_counter + 1 where ${teams.id} = ${allowed} returning id, workspace_id, task_counter)`,
-      sql`tasks as (insert into ${tasks} (id, workspace_id, team_id, number, creator_id, ${sql.join(
-        names.map((name) => sql.identifier(column(name).name)),
-        sql`, `,
-      )})
-        select ${id}, counter.workspace_id, counter.id, counter.task_counter, ${caller.actor.user}, ${sql.join(
-          names.map((name) => value(column(name), columns[name])),
-          sql`, `,
-        )} from counter returning *)`,
+      sql`tasks as (insert into ${tasks} (id, workspace_id, team_id, number, creator_id, ${insert.names})
+        select ${id}, counter.workspace_id, counter.id, counter.task_counter, ${caller.actor.user}, ${insert.values} from counter returning *)`,
       ...labelSetCtes("task", caller.actor.workspace, input.labelIds ?? [], "tasks"),
     ],
     result: written(sql`${id}`),

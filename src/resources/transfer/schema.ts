@@ -4,8 +4,8 @@ import { z } from "@hono/zod-openapi";
 import { milestoneStatus, projectStatus, teamRole, userType, workspaceRole } from "../../../drizzle/schema";
 import { BodyId, HexColor, IsoDate, LongText, ObjectKey } from "../../http/schemas";
 import { FIELD_TYPES, RECORD_TYPES } from "../../records/custom-fields";
+import { FieldMetadata, Presentation } from "../../records/fields";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
-import { FieldMetadata, Presentation } from "../fields/schema";
 import { TeamPrefix } from "../teams/schema";
 
 export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;

@@ -1,6 +1,13 @@
+// The Field definition record: custom fields (their field map below) and the schemas of their bodies. Built-in fields come
+// from the other records' maps (`builtIn`), listed by GET /fields before these.
 import { z } from "@hono/zod-openapi";
-import { ObjectKey, selectable } from "../../http/schemas";
-import { FIELD_TYPES, type FieldType, OPTION_TYPES, RECORD_TYPES } from "../../records/custom-fields";
+import { type SQL, sql } from "drizzle-orm";
+import { fieldDefinitions } from "../../drizzle/schema";
+import { badRequest } from "../core/errors";
+import type { FilterOp } from "../http/list";
+import { defineRecord, f } from "../http/record";
+import { BodyId, ExportTimestamp, ObjectKey } from "../http/schemas";
+import { FIELD_TYPES, type FieldType, OPTION_TYPES, RECORD_TYPES, textArray } from "./custom-fields";
 
 /** Built-in links to other records (project, parent task, labels…) have this type; custom fields never do. */
 const BUILT_IN_ONLY_TYPES = ["relation"] as const;
@@ -51,24 +58,69 @@ export const Presentation = z
     description: `Free-form display hints for clients (stored, never interpreted); at most ${MAX_PRESENTATION_DEPTH} levels deep and ${MAX_PRESENTATION_LENGTH.toLocaleString("en")} characters as JSON`,
   });
 
-export const Field = z
-  .object({
-    id: z.string().optional().openapi({ example: "fdef_01jz8x4q0be0sv3c5kq9v1y2ab", description: "Absent on built-in fields" }),
-    key: z.string().openapi({ example: "severity", description: "The key of the value in a record's `customFields`; immutable" }),
-    name: z.string(),
-    description: z.string().nullable(),
-    type: z.enum([...FIELD_TYPES, ...BUILT_IN_ONLY_TYPES]).openapi({ description: "Immutable; `relation` only on built-in fields" }),
-    presentation: Presentation,
-    metadata: z.record(z.string(), z.unknown()),
-    recordTypes: z.array(RecordTypeSchema),
-    isBuiltIn: z.boolean(),
-    createdAt: z.string().optional().openapi({ description: "Absent on built-in fields" }),
-    updatedAt: z.string().optional().openapi({ description: "Absent on built-in fields" }),
-  })
-  .openapi("Field");
+/** The filters below answer equality only: eq, neq and in. */
+function equalityOnly(name: string, op: FilterOp) {
+  if (op !== "eq" && op !== "neq" && op !== "in") {
+    throw badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: ["eq", "neq", "in"] });
+  }
+}
+
+/** `recordType`: definitions that apply to the record type (`in`: to any of them; `neq`: not to it). */
+function recordTypeFilter(op: FilterOp, values: string[]): SQL {
+  equalityOnly("recordType", op);
+  const applies = sql`${fieldDefinitions.recordTypes} && ${textArray(values)}`;
+  return op === "neq" ? sql`not (${applies})` : applies;
+}
+
+/** `isBuiltIn`: the stored definitions are all custom, so the filter keeps all of them or none. */
+function isBuiltInFilter(op: FilterOp, values: string[]): SQL {
+  equalityOnly("isBuiltIn", op);
+  const wantsCustom = op === "neq" ? values.includes("true") : values.includes("false");
+  return wantsCustom ? sql`true` : sql`false`;
+}
+
+const absentOnBuiltIns = { optional: true, doc: { description: "Absent on built-in fields" } } as const;
+
+export const fieldRecord = defineRecord({
+  name: "Field",
+  resource: "fields",
+  id: fieldDefinitions.id,
+  from: sql`${fieldDefinitions}`,
+  fields: {
+    id: f.id(fieldDefinitions.id, {
+      ...absentOnBuiltIns,
+      exported: BodyId,
+      doc: { ...absentOnBuiltIns.doc, example: "fdef_01jz8x4q0be0sv3c5kq9v1y2ab" },
+    }),
+    key: f.text(fieldDefinitions.key, {
+      exported: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/),
+      doc: { example: "severity", description: "The key of the value in a record's `customFields`; immutable" },
+    }),
+    name: f.text(fieldDefinitions.name, { exported: z.string().trim().min(1).max(100) }),
+    description: f.text(fieldDefinitions.description, { nullable: true, list: false, exported: z.string().max(2000).nullable() }),
+    type: f.enum(fieldDefinitions.type, z.enum([...FIELD_TYPES, ...BUILT_IN_ONLY_TYPES]), {
+      list: { values: FIELD_TYPES },
+      exported: z.enum(FIELD_TYPES),
+      doc: { description: "Immutable; `relation` only on built-in fields" },
+    }),
+    presentation: f.json(fieldDefinitions.presentation, Presentation, { exported: true }),
+    metadata: f.json(fieldDefinitions.metadata, z.record(z.string(), z.unknown()), { exported: FieldMetadata }),
+    recordTypes: f.json(fieldDefinitions.recordTypes, z.array(RecordTypeSchema), { exported: z.array(RecordTypeSchema).min(1) }),
+    // Not in the answer: `filter[eq][recordType]=task` keeps the definitions (and built-ins) that apply to tasks.
+    recordType: f.enum(fieldDefinitions.recordTypes, RecordTypeSchema, {
+      hidden: true,
+      list: { sort: false, customFilter: recordTypeFilter },
+    }),
+    isBuiltIn: f.boolean(sql`false`, { list: { sort: false, customFilter: isBuiltInFilter } }),
+    createdAt: f.datetime(fieldDefinitions.createdAt, { ...absentOnBuiltIns, exported: ExportTimestamp }),
+    updatedAt: f.datetime(fieldDefinitions.updatedAt, { ...absentOnBuiltIns, exported: ExportTimestamp }),
+  },
+});
+
+export const Field = fieldRecord.schema;
 export type FieldDto = z.infer<typeof Field>;
 /** As routes that take `fields` answer them (every key optional). */
-export const FieldSelection = selectable(Field, "FieldSelection");
+export const FieldSelection = fieldRecord.selection;
 
 const editable = {
   name: z.string().trim().min(1).max(100),

@@ -1,7 +1,7 @@
 import { taskPriority, taskStatus } from "../../../drizzle/schema";
 import type { RecordType } from "../../records/custom-fields";
-import { MILESTONE_STATUSES } from "../milestones/schema";
-import { PROJECT_STATUSES } from "../projects/schema";
+import { MILESTONE_STATUSES } from "../../records/milestones";
+import { PROJECT_STATUSES } from "../../records/projects";
 import type { FieldDto } from "./schema";
 
 type BuiltIn = Pick<FieldDto, "key" | "name" | "type" | "metadata">;

@@ -1801,6 +1801,7 @@ export interface components {
       projectId?: string;
       /** @enum {string} */
       status?: "PLANNED" | "IN_PROGRESS" | "DONE";
+      /** @example 2025-03-31 */
       targetDate?: string | null;
       updatedAt?: string;
     };
@@ -1901,9 +1902,11 @@ export interface components {
       name?: string;
       /** @example ENG-P3 */
       reference?: string;
+      /** @example 2025-01-31 */
       startDate?: string | null;
       /** @enum {string} */
       status?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
+      /** @example 2025-03-31 */
       targetDate?: string | null;
       team?: {
         id?: string;
@@ -2050,6 +2053,10 @@ export interface components {
       };
       /** @description Markdown; empty string when not set */
       description?: string;
+      /**
+       * @description YYYY-MM-DD
+       * @example 2026-03-31
+       */
       dueDate?: string | null;
       /** @example task_01jz8x4q0be0sv3c5kq9v1y2ab */
       id?: string;
@@ -2059,6 +2066,7 @@ export interface components {
         name?: string;
       }[];
       milestoneId?: string | null;
+      /** @description Parent task of a subtask */
       parentId?: string | null;
       priority?: components["schemas"]["TaskPriority"];
       projectId?: string | null;

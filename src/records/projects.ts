@@ -111,7 +111,7 @@ export const ProjectCreate = z
 /** The team is fixed at creation: `teamId` here is an unknown field (422). */
 export const ProjectUpdate = z.object(projectRecord.inputShape()).partial().strict().openapi("ProjectUpdate");
 
-/** What a create or update body names that the operation checks or resolves; every other field is stored as sent. */
+/** What a body names that the operation checks: the dates' order, a lead who is a member, labels and custom values of the workspace. */
 export interface ProjectChecks {
   leadId?: string | null;
   startDate?: string | null;

@@ -113,6 +113,7 @@ function insertProject(caller: Caller, input: ProjectCreateInput, customFields: 
 
 /** POST /projects: the reference `<PREFIX>-P<n>` from the team's project counter, separate from task numbers. */
 export async function createProject(caller: Caller, input: ProjectCreateInput): Promise<ProjectDto> {
+  // Both dates are in the body, so their order needs no row (an update checks it in its statement, against the stored ones).
   if (input.startDate && input.targetDate && input.targetDate < input.startDate) throw outOfOrder();
   if (!namesChecks(input)) return insertProject(caller, input, {});
   return caller.transaction(async (tx) => {

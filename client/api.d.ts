@@ -1803,6 +1803,7 @@ export interface components {
       projectId?: string;
       /** @enum {string} */
       status?: "PLANNED" | "IN_PROGRESS" | "DONE";
+      /** @example 2025-03-31 */
       targetDate?: string | null;
       updatedAt?: string;
     };
@@ -1903,9 +1904,11 @@ export interface components {
       name?: string;
       /** @example ENG-P3 */
       reference?: string;
+      /** @example 2025-01-31 */
       startDate?: string | null;
       /** @enum {string} */
       status?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
+      /** @example 2025-03-31 */
       targetDate?: string | null;
       team?: {
         id?: string;

@@ -18,7 +18,7 @@ const TASK_BUILT_INS = [
   "assigneeId",
   "labels",
 ];
-const PROJECT_BUILT_INS = ["name", "description", "status", "leadId", "startDate", "targetDate"];
+const PROJECT_BUILT_INS = ["name", "status", "description", "leadId", "startDate", "targetDate"];
 const MILESTONE_BUILT_INS = ["name", "description", "targetDate", "status"];
 
 /** Invites a colleague as `by` (workspace MEMBER, team MEMBER) and redeems the emailed token. */

@@ -5,11 +5,12 @@ import type { Principal } from "../auth/principal";
 import { principalActor } from "../auth/principal";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
 import { FieldsQuery } from "../http/schemas";
+import { projectRecord } from "../records/projects";
 import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { CommentContent } from "../resources/comments/schema";
 import { createComment, explainRefusedComment } from "../resources/comments/service";
 import { labelList, listLabels } from "../resources/labels/queries";
-import { listProjects, projectList } from "../resources/projects/queries";
+import { listProjects } from "../resources/projects/operations";
 import { searchRows } from "../resources/search/queries";
 import { SEARCH_TYPES, SearchQuery } from "../resources/search/schema";
 import { searchPage } from "../resources/search/service";
@@ -132,6 +133,6 @@ export const TOOLS: Tool[] = [
     },
   }),
   listTool("teams", teamList, (caller, params) => caller.list(({ workspace }) => listTeams(caller.db, workspace, params))),
-  listTool("projects", projectList, (caller, params) => caller.list(({ workspace }) => listProjects(caller.db, workspace, params))),
+  listTool("projects", projectRecord.list, listProjects),
   listTool("labels", labelList, (caller, params) => caller.list(({ workspace }) => listLabels(caller.db, workspace, params))),
 ];

@@ -1,11 +1,11 @@
 // Labels as other records carry them: embedded summaries, the label ids of an export, the `labelId` filter, and the
 // statements that make a request's `labelIds` a record's label set.
 import { z } from "@hono/zod-openapi";
-import { getTableName, not, or, type SQL, sql, type WithSubquery } from "drizzle-orm";
+import { getTableName, not, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { labels, projectLabels, taskLabels } from "../../drizzle/schema";
-import { badRequest, notFound } from "../core/errors";
-import type { Executor, WorkspaceScope } from "../db/client";
+import { badRequest } from "../core/errors";
+import type { WorkspaceScope } from "../db/client";
 import type { FilterOp } from "../http/list";
 import { BodyId } from "../http/schemas";
 
@@ -101,34 +101,4 @@ export function labelSetCtes(owner: LabelOwner, workspace: WorkspaceScope, label
     sql`${sql.identifier(getTableName(table))} as (
       select ${row}.id as ${sql.identifier(ownerColumn.name)}, ${valid}.id as label_id from ${row} cross join ${valid})`,
   ];
-}
-
-/**
- * CTEs that make `labelIds` the exact label set of the row a write statement returned (in the CTE named
- * `written`), in that same statement: `valid` holds the workspace's labels among them (the write's condition
- * compares its count), the links left out go, the new ones come, and a CTE named like the link table shows the
- * new set to the statement's final SELECT (a statement does not see its own writes in the tables).
- */
-export function replaceLabels(db: Executor, owner: LabelOwner, workspaceId: WorkspaceScope, labelIds: string[], written: string) {
-  const { table, owner: ownerColumn } = labelLinks(owner);
-  const row = sql.identifier(written);
-  const valid = db.$with("valid", { id: sql<string>`id` }).as(workspaceLabels(workspaceId, labelIds));
-  const links: WithSubquery[] = [
-    db.$with("detached", { id: sql<string>`id` }).as(sql`
-      delete from ${table} where ${ownerColumn} in (select id from ${row}) and ${table.labelId} not in (select id from valid)
-      returning ${table.labelId} as id`),
-    db.$with("attached", { id: sql<string>`id` }).as(sql`
-      insert into ${table} select ${row}.id, valid.id from ${row} cross join valid on conflict do nothing
-      returning ${table.labelId} as id`),
-    db.$with(getTableName(table), { id: sql<string>`label_id` }).as(sql`
-      select ${row}.id as ${sql.identifier(ownerColumn.name)}, valid.id as label_id from ${row} cross join valid`),
-  ];
-  return { valid, links, allValid: sql`(select count(*) from valid) = ${labelIds.length}` };
-}
-
-/** NOT_FOUND unless every id is a label of the workspace: why replaceLabels's condition refused a write. */
-export async function assertWorkspaceLabels(db: Executor, workspaceId: string, labelIds: string[]): Promise<void> {
-  const unique = [...new Set(labelIds)];
-  const [found] = await db.select({ n: sql<number>`count(*)::int` }).from(sql`(${workspaceLabels(workspaceId, unique)}) valid`);
-  if (found.n !== unique.length) throw notFound("Label");
 }

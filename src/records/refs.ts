@@ -15,7 +15,6 @@ export function parseProjectRef(value: string): { prefix: string; number: number
 }
 
 export const taskReference = (prefix: string, number: number) => `${prefix}-${number}`;
-export const projectReference = (prefix: string, number: number) => `${prefix}-P${number}`;
 
 /**
  * Matches a task by id or reference (`ENG-12`, any case). The query must join `teams` on the task's team;

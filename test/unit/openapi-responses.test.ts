@@ -4,9 +4,9 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseFields, projectFields } from "../../src/http/list";
+import { projectRecord } from "../../src/records/projects";
 import { taskRecord } from "../../src/records/tasks";
 import { serializeComment, targetCommentLists } from "../../src/resources/comments/queries";
-import { projectList, serializeProject } from "../../src/resources/projects/queries";
 import { type OpenApiDocument, openapiDocument } from "./openapi-node";
 
 const at = new Date("2026-01-02T03:04:05.006Z");
@@ -34,9 +34,10 @@ const task = {
   createdAt: at.toISOString(),
   updatedAt: at.toISOString(),
 };
-const project = serializeProject({
+// A Project too (records/projects.ts).
+const project = {
   id: "proj_01",
-  number: 3,
+  reference: "ENG-P3",
   name: "Launch",
   status: "PLANNING",
   description: "",
@@ -48,9 +49,9 @@ const project = serializeProject({
   startDate: null,
   targetDate: "2026-03-31",
   customFields: {},
-  createdAt: at,
-  updatedAt: at,
-});
+  createdAt: at.toISOString(),
+  updatedAt: at.toISOString(),
+};
 const briefComment = serializeComment({
   id: "cmnt_01",
   content: "Looks **good**",
@@ -104,7 +105,7 @@ describe("responses in the served document", () => {
   it("admit a project without lead, whole and narrowed", () => {
     expect(check("post", "/projects", 201, { project })).toBeNull();
     expect(
-      check("get", "/projects", 200, page("projects", [narrowed(project, "reference,lead{name},labels{name}", projectList.shape)])),
+      check("get", "/projects", 200, page("projects", [narrowed(project, "reference,lead{name},labels{name}", projectRecord.shape)])),
     ).toBeNull();
   });
 

@@ -1,45 +1,11 @@
 import type { RecordType } from "../../records/custom-fields";
 import type { FieldDto } from "../../records/fields";
+import { milestoneRecord } from "../../records/milestones";
+import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
-import { MILESTONE_STATUSES } from "../milestones/schema";
-import { PROJECT_STATUSES } from "../projects/schema";
 
-type BuiltIn = Pick<FieldDto, "key" | "name" | "type" | "metadata">;
-
-const text = (key: string, name: string): BuiltIn => ({ key, name, type: "text", metadata: {} });
-const date = (key: string, name: string): BuiltIn => ({ key, name, type: "date", metadata: {} });
-const user = (key: string, name: string): BuiltIn => ({ key, name, type: "user", metadata: {} });
-const select = (key: string, name: string, options: readonly string[]): BuiltIn => ({
-  key,
-  name,
-  type: "select",
-  metadata: { options: [...options] },
-});
-const relation = (key: string, name: string, target: string, multiple = false): BuiltIn => ({
-  key,
-  name,
-  type: "relation",
-  metadata: multiple ? { target, multiple } : { target },
-});
-
-/** The intrinsic fields of each record type, in the order GET /fields lists them. */
-const BUILT_INS: Record<RecordType, BuiltIn[]> = {
-  task: taskRecord.builtIns(),
-  project: [
-    text("name", "Name"),
-    text("description", "Description"),
-    select("status", "Status", PROJECT_STATUSES),
-    user("leadId", "Lead"),
-    date("startDate", "Start date"),
-    date("targetDate", "Target date"),
-  ],
-  milestone: [
-    text("name", "Name"),
-    text("description", "Description"),
-    date("targetDate", "Target date"),
-    select("status", "Status", MILESTONE_STATUSES),
-  ],
-};
+/** The intrinsic fields of each record type, in the order GET /fields lists them: each record's map names its own. */
+const BUILT_INS = { task: taskRecord.builtIns(), project: projectRecord.builtIns(), milestone: milestoneRecord.builtIns() };
 
 const ALL: FieldDto[] = (Object.keys(BUILT_INS) as RecordType[]).flatMap((recordType) =>
   BUILT_INS[recordType].map((f) => ({ ...f, description: null, presentation: null, recordTypes: [recordType], isBuiltIn: true })),

@@ -5,18 +5,16 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { getMilestone, listMilestones, listProjectMilestones, milestoneList } from "./queries";
-import { Milestone, MilestoneCreate, MilestoneSelection, MilestoneUpdate } from "./schema";
 import {
-  createMilestone,
-  createMilestoneAs,
-  deleteMilestone,
-  explainRefusedCreate,
-  explainRefusedDelete,
-  explainRefusedUpdate,
-  updateMilestone,
-  writeMilestone,
-} from "./service";
+  Milestone,
+  MilestoneCreate,
+  type MilestoneCreateInput,
+  MilestoneSelection,
+  MilestoneUpdate,
+  type MilestoneUpdateInput,
+  milestoneRecord,
+} from "../../records/milestones";
+import { createMilestone, deleteMilestone, getMilestone, listMilestones, listProjectMilestones, updateMilestone } from "./operations";
 
 const base = protectedRoute("Milestones");
 const one = z.object({ milestone: Milestone });
@@ -25,7 +23,7 @@ const listResponses = {
   200: jsonResponse(paginated("milestones", MilestoneSelection), "Milestones"),
   ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
 };
-const filterDescription = listDescription(milestoneList, "Null target dates sort last.");
+const filterDescription = listDescription(milestoneRecord.list, "Null target dates sort last.");
 
 const list = createRoute({
   ...protectedRoute("Milestones"),
@@ -34,7 +32,7 @@ const list = createRoute({
   path: "/milestones",
   summary: "List the workspace's milestones",
   description: filterDescription,
-  request: { query: listQueryFor(milestoneList) },
+  request: { query: listQueryFor(milestoneRecord.list) },
   responses: listResponses,
 });
 const ofProject = createRoute({
@@ -44,7 +42,7 @@ const ofProject = createRoute({
   path: "/projects/{id}/milestones",
   summary: "List a project's milestones (project by id or reference)",
   description: filterDescription,
-  request: { params: IdParam, query: listQueryFor(milestoneList) },
+  request: { params: IdParam, query: listQueryFor(milestoneRecord.list) },
   responses: { ...listResponses, ...errorResponses(["NOT_FOUND"]) },
 });
 const create = createRoute({
@@ -67,7 +65,7 @@ const read = createRoute({
   path: "/milestones/{id}",
   summary: "Get a milestone",
   description: "`fields` narrows the answer. Another workspace's milestone is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(milestoneList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(milestoneRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The milestone"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -96,53 +94,27 @@ const remove = createRoute({
 
 export const milestoneRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, milestoneList);
-    const rows = await c.get("caller").list(({ workspace }) => listMilestones(c.get("rdb").db, workspace, params));
-    return c.json(await listBody("milestones", params, rows), 200);
+    const params = await listParams(c, milestoneRecord.list);
+    return c.json(await listBody("milestones", params, await listMilestones(c.get("caller"), params)), 200);
   })
   .openapi(ofProject, async (c) => {
-    const params = await listParams(c, milestoneList);
-    const rows = await c
-      .get("caller")
-      .list(({ workspace }) => listProjectMilestones(c.get("rdb").db, workspace, c.req.valid("param").id, params));
+    const params = await listParams(c, milestoneRecord.list);
+    const rows = await listProjectMilestones(c.get("caller"), c.req.valid("param").id, params);
     return c.json(await listBody("milestones", params, rows), 200);
   })
   .openapi(create, async (c) => {
-    const db = c.get("rdb").db;
-    const input = c.req.valid("json");
-    // Custom fields take the checked create (principal first); otherwise one self-authenticating statement.
-    const milestone = input.customFields
-      ? await createMilestone(db, await c.get("caller").principal(), input)
-      : await c.get("caller").write(
-          (actor) => createMilestoneAs(db, actor, input),
-          (principal) => explainRefusedCreate(db, principal, input),
-        );
+    const milestone = await createMilestone(c.get("caller"), c.req.valid("json") as MilestoneCreateInput);
     return created(c, "milestone", `/milestones/${milestone.id}`, milestone);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, milestoneList.shape);
-    const { id } = c.req.valid("param");
-    const milestone = await c.get("caller").read(({ workspace }) => getMilestone(c.get("rdb").db, workspace, id));
-    return c.json({ milestone: projectFields(milestone, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, milestoneRecord.shape);
+    return c.json({ milestone: projectFields(await getMilestone(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    const input = c.req.valid("json");
-    const milestone = input.customFields
-      ? await updateMilestone(db, await c.get("caller").principal(), id, input)
-      : await c.get("caller").write(
-          (actor) => writeMilestone(db, actor, id, input),
-          (principal) => explainRefusedUpdate(db, principal, id),
-        );
+    const milestone = await updateMilestone(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as MilestoneUpdateInput);
     return c.json({ milestone }, 200);
   })
   .openapi(remove, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    await c.get("caller").write(
-      async (actor) => (await deleteMilestone(db, actor, id)) || undefined,
-      (principal) => explainRefusedDelete(db, principal, id),
-    );
+    await deleteMilestone(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -5,19 +5,16 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { getProject, listProjects, projectList } from "./queries";
-import { Project, ProjectCreate, ProjectSelection, ProjectUpdate } from "./schema";
 import {
-  createProject,
-  createProjectAs,
-  deleteProject,
-  explainRefusedCreate,
-  explainRefusedDelete,
-  explainRefusedUpdate,
-  needsCheckedCreate,
-  updateProject,
-  writeProject,
-} from "./service";
+  Project,
+  ProjectCreate,
+  type ProjectCreateInput,
+  ProjectSelection,
+  ProjectUpdate,
+  type ProjectUpdateInput,
+  projectRecord,
+} from "../../records/projects";
+import { createProject, deleteProject, getProject, listProjects, updateProject } from "./operations";
 
 const base = protectedRoute("Projects");
 const one = z.object({ project: Project });
@@ -29,8 +26,11 @@ const list = createRoute({
   operationId: "listProjects",
   path: "/projects",
   summary: "List the workspace's projects",
-  description: listDescription(projectList, "`labelId` matches projects carrying the label (`in`: any of them). Null dates sort last."),
-  request: { query: listQueryFor(projectList) },
+  description: listDescription(
+    projectRecord.list,
+    "`labelId` matches projects carrying the label (`in`: any of them). Null dates sort last.",
+  ),
+  request: { query: listQueryFor(projectRecord.list) },
   responses: {
     200: jsonResponse(paginated("projects", ProjectSelection), "Projects"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -57,7 +57,7 @@ const read = createRoute({
   path: "/projects/{id}",
   summary: "Get a project by id or reference (`ENG-P3`, any case)",
   description: "`fields` narrows the answer, e.g. `reference,name,lead{name}`. Another workspace's project is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(projectList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(projectRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The project"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -87,53 +87,27 @@ const remove = createRoute({
 
 export const projectRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, projectList);
-    const rows = await c.get("caller").list(({ workspace }) => listProjects(c.get("rdb").db, workspace, params));
-    return c.json(await listBody("projects", params, rows), 200);
+    const params = await listParams(c, projectRecord.list);
+    return c.json(await listBody("projects", params, await listProjects(c.get("caller"), params)), 200);
   })
   .openapi(
     create,
     async (c) => {
-      const input = c.req.valid("json");
-      const db = c.get("rdb").db;
-      // The common body is one statement that authenticates itself; a lead, custom fields or dates out of order
-      // take the checked create with the principal loaded first.
-      const project = needsCheckedCreate(input)
-        ? await createProject(db, await c.get("caller").principal(), input)
-        : await c.get("caller").write(
-            (actor) => createProjectAs(db, actor, input),
-            (principal) => explainRefusedCreate(db, principal, input),
-          );
+      const project = await createProject(c.get("caller"), c.req.valid("json") as ProjectCreateInput);
       return created(c, "project", `/projects/${project.id}`, project);
     },
+    // A body without teamId is a missing required parameter: 400 (docs/api.md), not 422.
     missingIsBadRequest("teamId"),
   )
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, projectList.shape);
-    const { id } = c.req.valid("param");
-    const project = await c.get("caller").read(({ workspace }) => getProject(c.get("rdb").db, workspace, id, fields));
-    return c.json({ project: projectFields(project, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, projectRecord.shape);
+    return c.json({ project: projectFields(await getProject(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    const input = c.req.valid("json");
-    // A lead or custom fields take the checked update (principal first); otherwise one self-authenticating statement.
-    const project =
-      input.leadId || input.customFields
-        ? await updateProject(db, await c.get("caller").principal(), id, input)
-        : await c.get("caller").write(
-            (actor) => writeProject(db, actor, id, input, undefined),
-            (principal) => explainRefusedUpdate(db, principal, id, input),
-          );
+    const project = await updateProject(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as ProjectUpdateInput);
     return c.json({ project }, 200);
   })
   .openapi(remove, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    await c.get("caller").write(
-      async (actor) => (await deleteProject(db, actor, id)) || undefined,
-      (principal) => explainRefusedDelete(db, principal, id),
-    );
+    await deleteProject(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -20,6 +20,8 @@ import type { Principal } from "../../auth/principal";
 import { requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
+import { milestoneRecord } from "../../records/milestones";
+import { projectRecord } from "../../records/projects";
 import { parseProjectRef, parseTaskRef } from "../../records/refs";
 import { taskRecord } from "../../records/tasks";
 import type { ExportDataDto, ExportDocumentDto, ExportType } from "./schema";
@@ -78,11 +80,6 @@ function exportStatement(type: ExportType, idOrRef: string, workspace: string): 
   const whole = type === "workspace";
   const labelIds = (links: typeof taskLabels | typeof projectLabels, owner: string, column: string) =>
     sql`(select coalesce(json_agg(l.label_id order by l.label_id), '[]') from ${links} l where l.${sql.raw(column)} = ${sql.raw(owner)}.id)`;
-  const projectRow = sql`json_build_object('id', p.id, 'reference', tm.prefix || '-P' || p.number, 'teamId', p.team_id, 'name', p.name,
-    'description', p.description, 'status', p.status, 'leadId', p.lead_id, 'startDate', p.start_date, 'targetDate', p.target_date,
-    'labelIds', ${labelIds(projectLabels, "p", "project_id")}, 'customFields', p.custom_fields, ${times("p")})`;
-  const milestoneRow = sql`json_build_object('id', m.id, 'projectId', m.project_id, 'name', m.name, 'description', m.description,
-    'status', m.status, 'targetDate', m.target_date, 'customFields', m.custom_fields, ${times("m")})`;
   const commentRow = sql`json_build_object('id', c.id, 'authorId', c.author_id, 'content', c.content, 'taskId', c.task_id,
     'projectId', c.project_id, 'milestoneId', c.milestone_id, ${times("c")})`;
   const teamRow = sql`json_build_object('id', tm.id, 'name', tm.name, 'prefix', tm.prefix, 'description', tm.description,
@@ -142,8 +139,8 @@ function exportStatement(type: ExportType, idOrRef: string, workspace: string): 
         "f.created_at, f.id",
       )},
       'teams', ${agg(teamRow, sql`from ${teams} tm where tm.id in (select id from scope_teams)`, "tm.created_at, tm.id")},
-      'projects', ${agg(projectRow, sql`from ${projects} p join ${teams} tm on tm.id = p.team_id where p.id in (select id from scope_projects)`, "tm.prefix, p.number")},
-      'milestones', ${agg(milestoneRow, sql`from ${milestones} m where m.id in (select id from scope_milestones)`, "m.created_at, m.id")},
+      'projects', ${agg(projectRecord.exportJson(), sql`from ${projectRecord.from} where ${projects.id} in (select id from scope_projects)`, `"teams"."prefix", "projects"."number"`)},
+      'milestones', ${agg(milestoneRecord.exportJson(), sql`from ${milestoneRecord.from} where ${milestones.id} in (select id from scope_milestones)`, `"milestones"."created_at", "milestones"."id"`)},
       'tasks', ${agg(taskRecord.exportJson(), sql`from ${taskRecord.from} where ${tasks.id} in (select id from scope_tasks)`, `"teams"."prefix", "tasks"."number"`)},
       'comments', ${agg(commentRow, sql`from ${comments} c where c.id in (select id from scope_comments)`, "c.created_at, c.id")}
     ) end as data`;

@@ -25,6 +25,8 @@ import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, requireWorkspaceRol
 import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
 import { subtaskTreeLock } from "../../db/tree-locks";
+import { milestoneRecord } from "../../records/milestones";
+import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
 import { type Plan, planImport, type Target } from "./plan";
 import type { ImportInput } from "./schema";
@@ -61,8 +63,9 @@ async function linkLabels(tx: Executor, kind: keyof typeof LINKS, rows: Array<{ 
 }
 
 const RECORD_COLUMNS = {
-  project: ["name", "description", "status", "leadId", "startDate", "targetDate", "customFields"],
-  milestone: ["projectId", "name", "description", "status", "targetDate", "customFields"],
+  project: projectRecord.importedFields(),
+  // A milestone's project is set on create only (no request moves it), but an overwrite maps it like any link.
+  milestone: [...milestoneRecord.importedFields(), "projectId"],
   task: taskRecord.importedFields(),
 };
 
@@ -92,14 +95,14 @@ async function writePlan(tx: Tx, plan: Plan, workspaceId: string, bases: Map<str
   await insertRows(
     tx,
     projects,
-    projectRows.map(({ labelIds: _l, ...p }) => ({ ...p, ...inWorkspace })),
+    projectRows.map(({ labelIds: _l, ...p }) => ({ ...p, ...inWorkspace }) as typeof projects.$inferInsert),
     RECORD_COLUMNS.project,
   );
   await linkLabels(tx, "project", projectRows, plan.kept);
   await insertRows(
     tx,
     milestones,
-    plan.milestones.map((m) => ({ ...m, ...inWorkspace })),
+    plan.milestones.map((m) => ({ ...m, ...inWorkspace }) as typeof milestones.$inferInsert),
     RECORD_COLUMNS.milestone,
   );
   const taskRows = numbered(plan.tasks, "tasks");

@@ -213,15 +213,15 @@ function planProjects(state: PlanState) {
   return state.data.projects.map((p, i) => {
     const id = state.mapId(p.id, "proj");
     const teamId = state.teamOf(p.teamId, `projects.${i}.teamId`);
-    const { reference: _r, labelIds: links, customFields: values, ...rest } = omitTimes(p);
+    const { reference: _r, labelIds: _l, customFields: _c, ...rest } = omitTimes(p);
     return {
       ...rest,
       id,
       teamId,
       number: state.kept(p.id) ? (state.target.existing.get(p.id) as number) : state.nextNumber(teamId, "projects"),
       leadId: state.user(p.leadId),
-      labelIds: state.labelIds(links, `projects.${i}.labelIds`),
-      customFields: state.customFields(values, "project", `projects.${i}.customFields`),
+      labelIds: state.labelIds(p.labelIds, `projects.${i}.labelIds`),
+      customFields: state.customFields(p.customFields, "project", `projects.${i}.customFields`),
     };
   });
 }
@@ -231,12 +231,12 @@ function planMilestones(state: PlanState) {
     const id = state.mapId(m.id, "mile");
     const projectId = state.ids.get(m.projectId);
     if (!projectId) state.fail(`milestones.${i}.projectId`, "Not a project of the export");
-    const { customFields: values, ...rest } = omitTimes(m);
+    const { customFields: _c, ...rest } = omitTimes(m);
     return {
       ...rest,
       id,
       projectId: projectId ?? m.projectId,
-      customFields: state.customFields(values, "milestone", `milestones.${i}.customFields`),
+      customFields: state.customFields(m.customFields, "milestone", `milestones.${i}.customFields`),
     };
   });
 }

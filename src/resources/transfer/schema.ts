@@ -5,6 +5,8 @@ import { milestoneStatus, projectStatus, teamRole, userType, workspaceRole } fro
 import { BodyId, HexColor, IsoDate, LongText, ObjectKey } from "../../http/schemas";
 import { FIELD_TYPES, RECORD_TYPES } from "../../records/custom-fields";
 import { FieldMetadata, Presentation } from "../../records/fields";
+import { type ExportedMilestone, milestoneRecord } from "../../records/milestones";
+import { type ExportedProject, projectRecord } from "../../records/projects";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
 import { TeamPrefix } from "../teams/schema";
 
@@ -58,37 +60,12 @@ const ExportTeam = z
   })
   .strict()
   .openapi("ExportTeam");
-const ExportProject = z
-  .object({
-    id,
-    reference: z.string().max(32),
-    teamId: id,
-    name,
-    description: LongText,
-    status: z.enum(projectStatus.enumValues),
-    leadId: link,
-    startDate: IsoDate.nullable(),
-    targetDate: IsoDate.nullable(),
-    labelIds,
-    customFields,
-    ...times,
-  })
-  .strict()
-  .openapi("ExportProject");
+// From the records' field maps: what an export carries is what an import checks (a new field is exported and imported).
+const ExportProject = z.object(projectRecord.exportShape()).strict().openapi("ExportProject") as unknown as z.ZodType<ExportedProject>;
 const ExportMilestone = z
-  .object({
-    id,
-    projectId: id,
-    name,
-    description: LongText,
-    status: z.enum(milestoneStatus.enumValues),
-    targetDate: IsoDate.nullable(),
-    customFields,
-    ...times,
-  })
+  .object(milestoneRecord.exportShape())
   .strict()
-  .openapi("ExportMilestone");
-// From the task's field map: what a task export carries is what an import checks (a new field is exported and imported).
+  .openapi("ExportMilestone") as unknown as z.ZodType<ExportedMilestone>;
 const ExportTask = z.object(taskRecord.exportShape()).strict().openapi("ExportTask") as unknown as z.ZodType<ExportedTask>;
 const ExportComment = z
   .object({ id, authorId: id, content: LongText.min(1), taskId: link, projectId: link, milestoneId: link, ...times })

@@ -1,0 +1,81 @@
+// The Milestone record: its one field map (docs/architecture.md, "One shape per resource"). The answer's JSON and schema,
+// the `fields` shape, the list's filters and sorts, the request bodies, the columns a write stores, and the export record
+// with what an import checks all come from `milestoneRecord`.
+import { z } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
+import { milestoneStatus, milestones } from "../../drizzle/schema";
+import { defineRecord, f } from "../http/record";
+import { BodyId, ExportTimestamp, IsoDate, LongText, ObjectKey } from "../http/schemas";
+import { CustomFieldValues } from "./custom-fields";
+import { ImportedName } from "./projects";
+
+export const MILESTONE_STATUSES = milestoneStatus.enumValues;
+export const MilestoneStatus = z.enum(MILESTONE_STATUSES);
+
+export const milestoneRecord = defineRecord({
+  name: "Milestone",
+  resource: "milestones",
+  id: milestones.id,
+  from: sql`${milestones}`,
+  fields: {
+    id: f.id(milestones.id, { exported: BodyId }),
+    projectId: f.id(milestones.projectId, { exported: BodyId }),
+    name: f.text(milestones.name, {
+      builtIn: { name: "Name" },
+      input: { schema: z.string().trim().min(1).max(200), create: "required" },
+      exported: ImportedName,
+    }),
+    description: f.text(milestones.description, {
+      builtIn: { name: "Description" },
+      list: { sort: false },
+      input: { schema: LongText },
+      exported: true,
+    }),
+    targetDate: f.date(milestones.targetDate, {
+      builtIn: { name: "Target date" },
+      nullable: true,
+      input: { schema: IsoDate.nullable() },
+      exported: true,
+      doc: { example: "2025-03-31" },
+    }),
+    status: f.enum(milestones.status, MilestoneStatus, {
+      builtIn: { name: "Status" },
+      input: { schema: MilestoneStatus.openapi({ description: "Default PLANNED" }) },
+      exported: MilestoneStatus,
+    }),
+    customFields: f.json(milestones.customFields, z.record(ObjectKey, z.unknown()), {
+      input: {
+        schema: CustomFieldValues.openapi({
+          description: "Type-checked against the workspace's field definitions; on update merged, null removes a key",
+        }),
+        write: "resolved",
+      },
+      exported: CustomFieldValues,
+    }),
+    createdAt: f.datetime(milestones.createdAt, { exported: ExportTimestamp }),
+    updatedAt: f.datetime(milestones.updatedAt, { exported: ExportTimestamp }),
+  },
+});
+
+export const Milestone = milestoneRecord.schema;
+export type MilestoneDto = z.infer<typeof Milestone>;
+export const MilestoneSelection = milestoneRecord.selection;
+
+export const MilestoneCreate = z
+  .object({ projectId: BodyId.openapi({ description: "Project id or reference (`ENG-P3`)" }), ...milestoneRecord.createShape() })
+  .strict()
+  .openapi("MilestoneCreate");
+/** A milestone stays in its project: `projectId` here is an unknown field (422). */
+export const MilestoneUpdate = z.object(milestoneRecord.inputShape()).partial().strict().openapi("MilestoneUpdate");
+
+export type MilestoneCreateInput = { projectId: string; customFields?: Record<string, unknown> } & Record<string, unknown>;
+export type MilestoneUpdateInput = { customFields?: Record<string, unknown> } & Record<string, unknown>;
+
+/** An exported milestone as an import reads it: the links and ids it maps by name; every other field is written as exported. */
+export type ExportedMilestone = {
+  id: string;
+  projectId: string;
+  customFields: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+} & Record<string, unknown>;

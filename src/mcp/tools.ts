@@ -5,10 +5,11 @@ import type { Principal } from "../auth/principal";
 import { principalActor } from "../auth/principal";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
 import { FieldsQuery } from "../http/schemas";
+import { labelRecord } from "../records/labels";
 import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { CommentContent } from "../resources/comments/schema";
 import { createComment, explainRefusedComment } from "../resources/comments/service";
-import { labelList, listLabels } from "../resources/labels/queries";
+import { listLabels } from "../resources/labels/operations";
 import { listProjects, projectList } from "../resources/projects/queries";
 import { searchRows } from "../resources/search/queries";
 import { SEARCH_TYPES, SearchQuery } from "../resources/search/schema";
@@ -133,5 +134,5 @@ export const TOOLS: Tool[] = [
   }),
   listTool("teams", teamList, (caller, params) => caller.list(({ workspace }) => listTeams(caller.db, workspace, params))),
   listTool("projects", projectList, (caller, params) => caller.list(({ workspace }) => listProjects(caller.db, workspace, params))),
-  listTool("labels", labelList, (caller, params) => caller.list(({ workspace }) => listLabels(caller.db, workspace, params))),
+  listTool("labels", labelRecord.list, listLabels),
 ];

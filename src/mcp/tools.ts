@@ -2,13 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import type { Caller } from "../auth/caller";
 import type { Principal } from "../auth/principal";
-import { principalActor } from "../auth/principal";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
 import { FieldsQuery } from "../http/schemas";
+import { CommentContent } from "../records/comments";
 import { labelRecord } from "../records/labels";
 import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
-import { CommentContent } from "../resources/comments/schema";
-import { createComment, explainRefusedComment } from "../resources/comments/service";
+import { createComment } from "../resources/comments/operations";
 import { listLabels } from "../resources/labels/operations";
 import { listProjects, projectList } from "../resources/projects/queries";
 import { searchRows } from "../resources/search/queries";
@@ -101,12 +100,7 @@ export const TOOLS: Tool[] = [
     readOnly: false,
     input: z.object({ taskId: TaskRef, ...CommentContent.shape }).strict(),
     async run(ctx, { taskId, content }) {
-      const target = { kind: "task", idOrRef: taskId } as const;
-      return {
-        comment:
-          (await createComment(ctx.caller.db, principalActor(ctx.principal), target, content)) ??
-          (await explainRefusedComment(ctx.caller.db, ctx.principal, target)),
-      };
+      return { comment: await createComment(ctx.caller, { taskId, content }) };
     },
   }),
   tool({

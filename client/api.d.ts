@@ -1724,8 +1724,11 @@ export interface components {
       teamIds?: string[];
       teamRole?: components["schemas"]["TeamRole"];
     };
-    Label: components["schemas"]["LabelSummary"] & {
+    Label: {
+      color: string;
       createdAt: string;
+      id: string;
+      name: string;
       updatedAt: string;
     };
     LabelCreate: {
@@ -2050,6 +2053,10 @@ export interface components {
       };
       /** @description Markdown; empty string when not set */
       description?: string;
+      /**
+       * @description YYYY-MM-DD
+       * @example 2026-03-31
+       */
       dueDate?: string | null;
       /** @example task_01jz8x4q0be0sv3c5kq9v1y2ab */
       id?: string;
@@ -2059,6 +2066,7 @@ export interface components {
         name?: string;
       }[];
       milestoneId?: string | null;
+      /** @description Parent task of a subtask */
       parentId?: string | null;
       priority?: components["schemas"]["TaskPriority"];
       projectId?: string | null;

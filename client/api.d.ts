@@ -1726,8 +1726,11 @@ export interface components {
       teamIds?: string[];
       teamRole?: components["schemas"]["TeamRole"];
     };
-    Label: components["schemas"]["LabelSummary"] & {
+    Label: {
+      color: string;
       createdAt: string;
+      id: string;
+      name: string;
       updatedAt: string;
     };
     LabelCreate: {

@@ -15,3 +15,4 @@ export const COMMENT_EDIT_REFUSAL = "Only the comment's author may edit it";
 
 /** Deleting a comment: its author or a workspace ADMIN/OWNER. */
 export const mayDeleteComment = (actor: Actor) => or(workspaceAdminSql(actor.role), eq(comments.authorId, actor.user));
+export const COMMENT_DELETE_REFUSAL = "Only the comment's author or a workspace ADMIN may delete it";

@@ -2,14 +2,14 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import type { Caller } from "../auth/caller";
 import type { Principal } from "../auth/principal";
-import { principalActor } from "../auth/principal";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
 import { FieldsQuery } from "../http/schemas";
+import { CommentContent } from "../records/comments";
+import { labelRecord } from "../records/labels";
 import { projectRecord } from "../records/projects";
 import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
-import { CommentContent } from "../resources/comments/schema";
-import { createComment, explainRefusedComment } from "../resources/comments/service";
-import { labelList, listLabels } from "../resources/labels/queries";
+import { createComment } from "../resources/comments/operations";
+import { listLabels } from "../resources/labels/operations";
 import { listProjects } from "../resources/projects/operations";
 import { searchRows } from "../resources/search/queries";
 import { SEARCH_TYPES, SearchQuery } from "../resources/search/schema";
@@ -101,12 +101,7 @@ export const TOOLS: Tool[] = [
     readOnly: false,
     input: z.object({ taskId: TaskRef, ...CommentContent.shape }).strict(),
     async run(ctx, { taskId, content }) {
-      const target = { kind: "task", idOrRef: taskId } as const;
-      return {
-        comment:
-          (await createComment(ctx.caller.db, principalActor(ctx.principal), target, content)) ??
-          (await explainRefusedComment(ctx.caller.db, ctx.principal, target)),
-      };
+      return { comment: await createComment(ctx.caller, { taskId, content }) };
     },
   }),
   tool({
@@ -134,5 +129,5 @@ export const TOOLS: Tool[] = [
   }),
   listTool("teams", teamList, (caller, params) => caller.list(({ workspace }) => listTeams(caller.db, workspace, params))),
   listTool("projects", projectRecord.list, listProjects),
-  listTool("labels", labelList, (caller, params) => caller.list(({ workspace }) => listLabels(caller.db, workspace, params))),
+  listTool("labels", labelRecord.list, listLabels),
 ];

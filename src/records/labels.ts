@@ -1,5 +1,6 @@
-// Labels as other records carry them: embedded summaries, the label ids of an export, the `labelId` filter, and the
-// statements that make a request's `labelIds` a record's label set.
+// The Label record (its one field map, docs/architecture.md "One shape per resource"), and labels as other records
+// carry them: embedded summaries, the label ids of an export, the `labelId` filter, and the statements that make a
+// request's `labelIds` a record's label set.
 import { z } from "@hono/zod-openapi";
 import { getTableName, not, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
@@ -7,7 +8,32 @@ import { labels, projectLabels, taskLabels } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
 import type { WorkspaceScope } from "../db/client";
 import type { FilterOp } from "../http/list";
-import { BodyId } from "../http/schemas";
+import { defineRecord, f } from "../http/record";
+import { BodyId, HexColor } from "../http/schemas";
+
+/** Any member creates a label; its name is unique in the workspace, in any case (409). */
+export const labelRecord = defineRecord({
+  name: "Label",
+  resource: "labels",
+  id: labels.id,
+  from: sql`${labels}`,
+  fields: {
+    id: f.id(labels.id, { exported: BodyId }),
+    name: f.text(labels.name, { input: { schema: z.string().trim().min(1).max(100), create: "required" }, exported: true }),
+    color: f.text(labels.color, { input: { schema: HexColor, create: "required" }, exported: true }),
+    createdAt: f.datetime(labels.createdAt),
+    updatedAt: f.datetime(labels.updatedAt),
+  },
+});
+
+export const Label = labelRecord.schema;
+export type LabelDto = z.infer<typeof Label>;
+export const LabelSelection = labelRecord.selection;
+
+export const LabelCreate = z.object(labelRecord.createShape()).strict().openapi("LabelCreate");
+export const LabelUpdate = z.object(labelRecord.inputShape()).partial().strict().openapi("LabelUpdate");
+export type LabelCreateInput = { name: string; color: string } & Record<string, unknown>;
+export type LabelUpdateInput = { name?: string; color?: string } & Record<string, unknown>;
 
 export const LabelSummary = z.object({ id: z.string(), name: z.string(), color: z.string() }).openapi("LabelSummary");
 type LabelSummaryDto = z.infer<typeof LabelSummary>;

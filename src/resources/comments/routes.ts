@@ -5,22 +5,22 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { commentList, getComment, listComments, listTargetComments, targetCommentLists } from "./queries";
-import { Comment, CommentContent, CommentCreate, CommentSelection, TaskCommentSelection } from "./schema";
 import {
-  createComment,
-  deleteComment,
-  explainRefusedComment,
-  explainRefusedCommentDelete,
-  explainRefusedCommentEdit,
-  updateComment,
-} from "./service";
-import { TARGET_FIELD, type Target, type TargetKind } from "./targets";
+  Comment,
+  CommentContent,
+  CommentCreate,
+  type CommentCreateInput,
+  CommentSelection,
+  type CommentTargetKind,
+  commentRecord,
+  TaskCommentSelection,
+  targetCommentLists,
+} from "../../records/comments";
+import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./operations";
 
 const base = protectedRoute("Comments");
 const one = z.object({ comment: Comment });
 const oneSelected = z.object({ comment: CommentSelection });
-const location = (id: string) => `/comments/${id}`;
 
 const list = createRoute({
   ...protectedRoute("Comments"),
@@ -28,8 +28,8 @@ const list = createRoute({
   operationId: "listComments",
   path: "/comments",
   summary: "List the workspace's comments",
-  description: listDescription(commentList, "Every member reads them, e.g. a task's with `filter[eq][taskId]=<id>`."),
-  request: { query: listQueryFor(commentList) },
+  description: listDescription(commentRecord.list, "Every member reads them, e.g. a task's with `filter[eq][taskId]=<id>`."),
+  request: { query: listQueryFor(commentRecord.list) },
   responses: {
     200: jsonResponse(paginated("comments", CommentSelection), "Comments"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -52,7 +52,7 @@ const read = createRoute({
   path: "/comments/{id}",
   summary: "Get a comment",
   description: "`fields` narrows the answer, e.g. `content,author{name}`. Another workspace's comment is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(commentList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(commentRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The comment"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -91,7 +91,7 @@ const createOnProject = createRoute({
 
 const PLURAL = { task: "tasks", project: "projects", milestone: "milestones" } as const;
 /** `GET /{tasks|projects|milestones}/{id}/comments`: oldest first by default; 404 for an unknown or foreign parent. */
-const listOf = (kind: TargetKind) =>
+const listOf = (kind: CommentTargetKind) =>
   createRoute({
     ...protectedRoute("Comments"),
     method: "get",
@@ -109,70 +109,36 @@ const listOf = (kind: TargetKind) =>
     },
   });
 
-/** The one target the (already validated) create body names. */
-function bodyTarget(body: z.infer<typeof CommentCreate>): Target {
-  for (const kind of Object.keys(TARGET_FIELD) as TargetKind[]) {
-    const idOrRef = body[TARGET_FIELD[kind]];
-    if (idOrRef !== undefined) return { kind, idOrRef };
-  }
-  throw new Error("CommentCreate let a body without a target through");
-}
-
 export const commentRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, commentList);
-    const rows = await c.get("caller").list(({ workspace }) => listComments(c.get("rdb").db, workspace, params));
-    return c.json(await listBody("comments", params, rows), 200);
+    const params = await listParams(c, commentRecord.list);
+    return c.json(await listBody("comments", params, await listComments(c.get("caller"), params)), 200);
   })
   .openapi(create, async (c) => {
-    const body = c.req.valid("json");
-    const db = c.get("rdb").db;
-    const target = bodyTarget(body);
-    const comment = await c.get("caller").write(
-      (actor) => createComment(db, actor, target, body.content),
-      (principal) => explainRefusedComment(db, principal, target),
-    );
-    return created(c, "comment", location(comment.id), comment);
+    const comment = await createComment(c.get("caller"), c.req.valid("json") as CommentCreateInput);
+    return created(c, "comment", `/comments/${comment.id}`, comment);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, commentList.shape);
-    const { id } = c.req.valid("param");
-    const comment = await c.get("caller").read(({ workspace }) => getComment(c.get("rdb").db, workspace, id));
-    return c.json({ comment: projectFields(comment, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, commentRecord.shape);
+    return c.json({ comment: projectFields(await getComment(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    const comment = await c.get("caller").write(
-      (actor) => updateComment(db, actor, id, c.req.valid("json").content),
-      (principal) => explainRefusedCommentEdit(db, principal, id),
-    );
+    const comment = await updateComment(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ comment }, 200);
   })
   .openapi(remove, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    await c.get("caller").write(
-      async (actor) => (await deleteComment(db, actor, id)) || undefined,
-      (principal) => explainRefusedCommentDelete(db, principal, id),
-    );
+    await deleteComment(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   })
   .openapi(createOnProject, async (c) => {
-    const target: Target = { kind: "project", idOrRef: c.req.valid("param").id };
-    const db = c.get("rdb").db;
-    const comment = await c.get("caller").write(
-      (actor) => createComment(db, actor, target, c.req.valid("json").content),
-      (principal) => explainRefusedComment(db, principal, target),
-    );
-    return created(c, "comment", location(comment.id), comment);
+    const comment = await createComment(c.get("caller"), { ...c.req.valid("json"), projectId: c.req.valid("param").id });
+    return created(c, "comment", `/comments/${comment.id}`, comment);
   });
 
-for (const kind of Object.keys(PLURAL) as TargetKind[]) {
+for (const kind of Object.keys(PLURAL) as CommentTargetKind[]) {
   commentRoutes.openapi(listOf(kind), async (c) => {
     const params = await listParams(c, targetCommentLists[kind]);
-    const target: Target = { kind, idOrRef: c.req.valid("param").id };
-    const rows = await c.get("caller").list(({ workspace }) => listTargetComments(c.get("rdb").db, workspace, target, params));
-    return c.json(await listBody("comments", params, rows), 200);
+    const comments = await listTargetComments(c.get("caller"), kind, c.req.valid("param").id, params);
+    return c.json(await listBody("comments", params, comments), 200);
   });
 }

@@ -1,62 +1,65 @@
-import { and, eq, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+// What a comment attaches to: exactly one task (id or reference), project (id or reference) or milestone of the
+// caller's workspace. A create writes under the target's team rule; a list under a target reads the target alone.
+import { and, eq, type SQLWrapper, sql } from "drizzle-orm";
 import { comments, milestones, projects, tasks, teams } from "../../../drizzle/schema";
-import { notFound } from "../../core/errors";
-import type { Executor, WorkspaceScope } from "../../db/client";
+import { teamRoleGuard } from "../../auth/access";
+import type { Caller } from "../../auth/caller";
+import type { Target } from "../../auth/guarded";
+import type { CommentCreateInput, CommentTargetKind } from "../../records/comments";
 import { projectMatch, taskMatch } from "../../records/refs";
 
-/** What a comment can be attached to. */
-export type TargetKind = "task" | "project" | "milestone";
-export interface Target {
-  kind: TargetKind;
+/** Commenting needs team role MEMBER or higher in the target's team, or workspace ADMIN/OWNER. */
+const COMMENT = { min: "MEMBER", what: "comment on this team's work" } as const;
+
+export interface CommentTarget {
+  kind: CommentTargetKind;
   /** Id, or for tasks and projects a reference (`ENG-12`, `ENG-P3`). */
   idOrRef: string;
 }
 
+/** The comment column that names a target of each kind. */
 export const TARGET_COLUMN = { task: comments.taskId, project: comments.projectId, milestone: comments.milestoneId } as const;
-export const TARGET_FIELD = { task: "taskId", project: "projectId", milestone: "milestoneId" } as const;
-export const TARGET_NAME = { task: "Task", project: "Project", milestone: "Milestone" } as const;
+const TARGET_FIELD = { task: "taskId", project: "projectId", milestone: "milestoneId" } as const;
 
-export const targetNotFound = (kind: TargetKind) => notFound(TARGET_NAME[kind]);
+/** The one target a create names (CommentCreate lets no body with another count through). */
+export function bodyTarget(input: CommentCreateInput): CommentTarget {
+  for (const kind of Object.keys(TARGET_FIELD) as CommentTargetKind[]) {
+    const idOrRef = input[TARGET_FIELD[kind]];
+    if (idOrRef !== undefined) return { kind, idOrRef };
+  }
+  throw new Error("A comment create without a target got through CommentCreate");
+}
 
-/**
- * The same named columns for every kind, so the CTE reads alike whatever the target. Drizzle refers to aliased
- * CTE columns unqualified, so the names must not clash with the columns of the tables joined to it.
- */
-const selection = (id: AnyPgColumn, teamId: AnyPgColumn) => ({
-  id: sql<string>`${id}`.as("target_id"),
-  teamId: sql<string>`${teamId}`.as("target_team_id"),
-});
-
-/**
- * `{id, teamId}` of the target in the workspace (nothing when it is missing or foreign), to be used as a CTE
- * so callers resolve it in the same statement that reads or writes. `lock` keeps the row from being deleted
- * until the transaction ends (FOR KEY SHARE), so a comment insert never races its target's delete.
- */
-export function targetSelect(db: Executor, workspaceId: WorkspaceScope, { kind, idOrRef }: Target, lock = false) {
+/** The target in the caller's workspace, with the rule of commenting on it. */
+export function commentTarget(caller: Caller, { kind, idOrRef }: CommentTarget): Target {
+  const { actor } = caller;
+  const rule = (teamId: SQLWrapper) => [teamRoleGuard(actor, teamId, COMMENT.min, COMMENT.what)];
   if (kind === "task") {
-    const q = db
-      .select(selection(tasks.id, tasks.teamId))
-      .from(tasks)
-      .innerJoin(teams, eq(teams.id, tasks.teamId))
-      .where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef)))
-      .$dynamic();
-    return lock ? q.for("key share", { of: tasks }) : q;
+    return {
+      from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
+      where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(idOrRef))!,
+      columns: { id: tasks.id },
+      guards: rule(tasks.teamId),
+      name: "Task",
+      table: tasks,
+    };
   }
   if (kind === "project") {
-    const q = db
-      .select(selection(projects.id, projects.teamId))
-      .from(projects)
-      .innerJoin(teams, eq(teams.id, projects.teamId))
-      .where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef)))
-      .$dynamic();
-    return lock ? q.for("key share", { of: projects }) : q;
+    return {
+      from: sql`${projects} join ${teams} on ${teams.id} = ${projects.teamId}`,
+      where: and(eq(projects.workspaceId, actor.workspace), projectMatch(idOrRef))!,
+      columns: { id: projects.id },
+      guards: rule(projects.teamId),
+      name: "Project",
+      table: projects,
+    };
   }
-  const q = db
-    .select(selection(milestones.id, projects.teamId))
-    .from(milestones)
-    .innerJoin(projects, eq(projects.id, milestones.projectId))
-    .where(and(eq(milestones.workspaceId, workspaceId), eq(milestones.id, idOrRef)))
-    .$dynamic();
-  return lock ? q.for("key share", { of: milestones }) : q;
+  return {
+    from: sql`${milestones} join ${projects} on ${projects.id} = ${milestones.projectId}`,
+    where: and(eq(milestones.workspaceId, actor.workspace), eq(milestones.id, idOrRef))!,
+    columns: { id: milestones.id },
+    guards: rule(projects.teamId),
+    name: "Milestone",
+    table: milestones,
+  };
 }

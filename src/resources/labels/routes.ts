@@ -5,9 +5,16 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { getLabel, labelList, listLabels } from "./queries";
-import { Label, LabelCreate, LabelSelection, LabelUpdate } from "./schema";
-import { createLabel, deleteLabel, updateLabel } from "./service";
+import {
+  Label,
+  LabelCreate,
+  type LabelCreateInput,
+  LabelSelection,
+  LabelUpdate,
+  type LabelUpdateInput,
+  labelRecord,
+} from "../../records/labels";
+import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from "./operations";
 
 const base = protectedRoute("Labels");
 const one = z.object({ label: Label });
@@ -19,8 +26,8 @@ const list = createRoute({
   operationId: "listLabels",
   path: "/labels",
   summary: "List the workspace's labels",
-  description: listDescription(labelList, "Every member reads them."),
-  request: { query: listQueryFor(labelList) },
+  description: listDescription(labelRecord.list, "Every member reads them."),
+  request: { query: listQueryFor(labelRecord.list) },
   responses: {
     200: jsonResponse(paginated("labels", LabelSelection), "Labels"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -44,7 +51,7 @@ const read = createRoute({
   path: "/labels/{id}",
   summary: "Get a label",
   description: "`fields` narrows the answer. Another workspace's label is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(labelList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(labelRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The label"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -78,25 +85,22 @@ const remove = createRoute({
 
 export const labelRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, labelList);
-    const rows = await c.get("caller").list(({ workspace }) => listLabels(c.get("rdb").db, workspace, params));
-    return c.json(await listBody("labels", params, rows), 200);
+    const params = await listParams(c, labelRecord.list);
+    return c.json(await listBody("labels", params, await listLabels(c.get("caller"), params)), 200);
   })
   .openapi(create, async (c) => {
-    const label = await createLabel(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
+    const label = await createLabel(c.get("caller"), c.req.valid("json") as LabelCreateInput);
     return created(c, "label", `/labels/${label.id}`, label);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, labelList.shape);
-    const { id } = c.req.valid("param");
-    const label = await c.get("caller").read(({ workspace }) => getLabel(c.get("rdb").db, workspace, id));
-    return c.json({ label: projectFields(label, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, labelRecord.shape);
+    return c.json({ label: projectFields(await getLabel(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const label = await updateLabel(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id, c.req.valid("json"));
+    const label = await updateLabel(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as LabelUpdateInput);
     return c.json({ label }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteLabel(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
+    await deleteLabel(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

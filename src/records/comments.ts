@@ -1,0 +1,112 @@
+// The Comment record: its one field map (docs/architecture.md, "One shape per resource"). The answer's JSON and schema,
+// the `fields` shape, the lists' filters and sorts, the request bodies and the export fields come from it. The list under
+// a task shows a reduced author (id, name, email): the same map with that author, as a second record (TaskComment).
+import { z } from "@hono/zod-openapi";
+import { type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { comments, users } from "../../drizzle/schema";
+import type { FieldShape, ListSpec } from "../http/list";
+import { defineRecord, type Field, f } from "../http/record";
+import { BodyId, ExportTimestamp, LongText } from "../http/schemas";
+import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+
+/** The comment's author, joined on `author.id = comments.author_id` (never null: the author is required). */
+const author = alias(users, "author");
+const from = sql`${comments} join ${users} as ${sql.identifier("author")} on ${author.id} = ${comments.authorId}`;
+
+const Content = z
+  .string()
+  .min(1)
+  .max(50_000)
+  .refine((s) => s.trim().length > 0, "Must not be blank")
+  .openapi({ description: "Markdown, 1..50,000 characters, not only whitespace" });
+
+/** A target of a create body: resolved by the operation (an id, or for tasks and projects a reference). */
+const target = (description: string) => ({ schema: BodyId.openapi({ description }), write: "resolved" as const });
+
+/** The field map of both records, with the author each one shows. */
+const fields = <A extends Field>(authorField: A) =>
+  ({
+    id: f.id(comments.id, { exported: BodyId }),
+    content: f.text(comments.content, {
+      list: { sort: false },
+      input: { schema: Content, create: "required" },
+      exported: LongText.min(1),
+      doc: { description: "Markdown" },
+    }),
+    authorId: f.id(comments.authorId, { exported: BodyId }),
+    author: authorField,
+    taskId: f.id(comments.taskId, { nullable: true, input: target("Task id or reference (`ENG-12`)"), exported: BodyId.nullable() }),
+    projectId: f.id(comments.projectId, {
+      nullable: true,
+      input: target("Project id or reference (`ENG-P3`)"),
+      exported: BodyId.nullable(),
+    }),
+    milestoneId: f.id(comments.milestoneId, { nullable: true, input: target("Milestone id"), exported: BodyId.nullable() }),
+    createdAt: f.datetime(comments.createdAt, { exported: ExportTimestamp }),
+    updatedAt: f.datetime(comments.updatedAt, { exported: ExportTimestamp }),
+  }) as const;
+
+export const commentRecord = defineRecord({
+  name: "Comment",
+  resource: "comments",
+  id: comments.id,
+  from,
+  fields: fields(f.json(userSummaryJson(author), UserSummarySchema, { shape: userSummaryShape })),
+});
+
+/** The spec's reduced author of the task comment list. */
+const CommentAuthorBrief = z.object({ id: z.string(), name: z.string(), email: z.string() }).openapi("CommentAuthorBrief");
+const briefAuthorShape: FieldShape = { id: true, name: true, email: true };
+const briefAuthorJson: SQL = sql`json_build_object('id', ${author.id}, 'name', ${author.name}, 'email', ${author.email})`;
+
+/** A comment as the task comment list shows it (`TaskCommentSelection`): the author carries only id, name and email. */
+export const taskCommentRecord = defineRecord({
+  name: "TaskComment",
+  resource: "task-comments",
+  id: comments.id,
+  from,
+  fields: fields(f.json(briefAuthorJson, CommentAuthorBrief, { shape: briefAuthorShape })),
+});
+
+export const Comment = commentRecord.schema.openapi({ description: "Exactly one of taskId, projectId, milestoneId is set." });
+export type CommentDto = z.infer<typeof Comment>;
+export const CommentSelection = commentRecord.selection;
+export const TaskCommentSelection = taskCommentRecord.selection;
+
+/** What a comment is attached to. */
+export type CommentTargetKind = "task" | "project" | "milestone";
+
+/** The lists under one target; a resource name each, so a cursor of one list is refused by another. */
+export const targetCommentLists: Record<CommentTargetKind, ListSpec> = {
+  task: taskCommentRecord.list,
+  project: { ...commentRecord.list, resource: "project-comments" },
+  milestone: { ...commentRecord.list, resource: "milestone-comments" },
+};
+
+const TARGET_KEYS = ["taskId", "projectId", "milestoneId"] as const;
+
+export const CommentCreate = z
+  .object(commentRecord.createShape())
+  .strict()
+  .superRefine((body, ctx) => {
+    const given = TARGET_KEYS.filter((key) => body[key] !== undefined);
+    if (given.length === 1) return;
+    // Zero targets: every key is a way to fix it; several: each given one is in conflict.
+    const message =
+      given.length === 0
+        ? "Exactly one of taskId, projectId, milestoneId is required"
+        : `Only one of taskId, projectId, milestoneId may be given (got ${given.join(", ")})`;
+    for (const key of given.length === 0 ? TARGET_KEYS : given) ctx.addIssue({ code: "custom", path: [key], message });
+  })
+  .openapi("CommentCreate", { description: "Exactly one of taskId, projectId, milestoneId (422 otherwise)." });
+
+/** Body of `POST /projects/{id}/comments` (the target is the path's project) and of `PATCH /comments/{id}`. */
+export const CommentContent = z.object({ content: Content }).strict().openapi("CommentContent");
+export type CommentContentInput = z.infer<typeof CommentContent>;
+
+/** A create: the content and exactly one target (CommentCreate checks that). */
+export type CommentCreateInput = CommentContentInput & { taskId?: string; projectId?: string; milestoneId?: string } & Record<
+    string,
+    unknown
+  >;

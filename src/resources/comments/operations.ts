@@ -1,0 +1,132 @@
+// The comment operations, one function each, called alike by the REST routes and the MCP tools. Each write is one
+// statement that authenticates and authorizes itself and says why it wrote nothing (guardedWrite); each read is one
+// query that authenticates itself.
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { comments } from "../../../drizzle/schema";
+import type { Caller } from "../../auth/caller";
+import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
+import { COMMENT_DELETE_REFUSAL, COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
+import { forbidden, notFound } from "../../core/errors";
+import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import { newId } from "../../ids";
+import {
+  type CommentContentInput,
+  type CommentCreateInput,
+  type CommentDto,
+  type CommentTargetKind,
+  commentRecord,
+  taskCommentRecord,
+} from "../../records/comments";
+import { bodyTarget, commentTarget, TARGET_COLUMN } from "./targets";
+
+/** The Comment answer of the comment `id`, read in the statement that wrote it (its CTE `comments` shadows the table). */
+const written = (id: SQL): SQL<CommentDto | null> =>
+  sql`(select ${commentRecord.json()} from ${commentRecord.from} where ${comments.id} = ${id})`;
+
+/** The comment `id` in the caller's workspace, with the rule of the write. */
+function commentById(caller: Caller, id: string, rule: Guard): Target {
+  return {
+    from: sql`${comments}`,
+    where: and(eq(comments.workspaceId, caller.actor.workspace), eq(comments.id, id))!,
+    columns: { id: comments.id },
+    guards: [rule],
+    name: "Comment",
+    table: comments,
+  };
+}
+
+/**
+ * POST /comments and POST /projects/{id}/comments: on the one target the body names (tasks and projects also by
+ * reference), by a team MEMBER or higher or a workspace ADMIN/OWNER.
+ */
+export function createComment(caller: Caller, input: CommentCreateInput): Promise<CommentDto> {
+  const named = bodyTarget(input);
+  const target = commentTarget(caller, named);
+  const id = newId("cmnt");
+  return guardedWrite(caller, target, (allowed) => ({
+    ctes: [
+      // The target locked against deletion until the comment is in (a concurrent delete then waits and cascades to it).
+      sql`locked as (select id, workspace_id from ${target.table} where id = ${allowed} for key share)`,
+      sql`comments as (insert into ${comments} (id, workspace_id, author_id, content, ${sql.identifier(TARGET_COLUMN[named.kind].name)})
+        select ${id}, workspace_id, ${caller.actor.user}, ${input.content}, id from locked returning *)`,
+    ],
+    result: written(sql`${id}`),
+  }));
+}
+
+/** PATCH /comments/{id}: its author alone, whatever their workspace role. */
+export function updateComment(caller: Caller, id: string, input: CommentContentInput): Promise<CommentDto> {
+  const rule = { holds: mayEditComment(caller.actor), refusal: () => forbidden(COMMENT_EDIT_REFUSAL) };
+  return guardedWrite(caller, commentById(caller, id, rule), (allowed) => ({
+    ctes: [
+      sql`comments as (${caller.db
+        .update(comments)
+        .set({ content: input.content, updatedAt: sql`now()` })
+        .where(sql`${comments.id} = ${allowed}`)
+        .returning()
+        .getSQL()})`,
+    ],
+    result: written(sql`(select id from comments)`),
+  }));
+}
+
+/** DELETE /comments/{id}: its author or a workspace ADMIN/OWNER. */
+export async function deleteComment(caller: Caller, id: string): Promise<void> {
+  const rule = { holds: mayDeleteComment(caller.actor)!, refusal: () => forbidden(COMMENT_DELETE_REFUSAL) };
+  await guardedWrite(caller, commentById(caller, id, rule), (allowed) => ({
+    ctes: [sql`deleted as (delete from ${comments} where ${comments.id} = ${allowed} returning id)`],
+    result: sql<boolean | null>`(select true from deleted)`,
+  }));
+}
+
+/** GET /comments/{id}: every member reads it. */
+export function getComment(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<CommentDto> {
+  return caller.read(async ({ workspace }) => {
+    const [row] = await caller.db
+      .select({ comment: commentRecord.json(fields) })
+      .from(commentRecord.from)
+      .where(and(eq(comments.workspaceId, workspace), eq(comments.id, id)))
+      .limit(1);
+    if (!row) throw notFound("Comment");
+    return row.comment;
+  });
+}
+
+/** GET /comments: one page in one query. */
+export function listComments(caller: Caller, params: ListParams): Promise<CommentDto[]> {
+  return caller.list(async ({ workspace }) => {
+    const rows = await pageQuery(
+      caller.db
+        .select({ comment: commentRecord.json(params.fields) })
+        .from(commentRecord.from)
+        .$dynamic(),
+      eq(comments.workspaceId, workspace),
+      params,
+    );
+    return rows.map((row) => row.comment);
+  });
+}
+
+/**
+ * GET /{tasks|projects|milestones}/{id}/comments, in one query: the page is left-joined to the target, so an unknown
+ * or foreign target gives no row at all (404) and a target without matching comments one row of nulls. Under a task
+ * the author carries only id, name and email.
+ */
+export function listTargetComments(caller: Caller, kind: CommentTargetKind, idOrRef: string, params: ListParams): Promise<CommentDto[]> {
+  const record = kind === "task" ? taskCommentRecord : commentRecord;
+  return caller.list(async ({ workspace }) => {
+    const target = commentTarget(caller, { kind, idOrRef });
+    const parent = sql`(select ${target.columns.id} as id from ${target.from} where ${target.where} limit 1) as ${sql.identifier("parent")}`;
+    const rows = await caller.db
+      .select({ comment: record.json(params.fields) })
+      .from(parent)
+      .leftJoin(
+        sql`(${record.from})`,
+        and(eq(TARGET_COLUMN[kind], sql`${sql.identifier("parent")}.id`), eq(comments.workspaceId, workspace), params.where),
+      )
+      .orderBy(...params.orderBy)
+      .limit(params.limit + 1);
+    if (rows.length === 0) throw notFound(target.name);
+    return rows.map((row) => row.comment as CommentDto).filter((comment) => comment.id !== null);
+  });
+}

@@ -1421,7 +1421,7 @@ export interface components {
        * @description ISO 8601; not imported (an import is a new write)
        */
       createdAt: string;
-      /** @description `{<field key>: value}`, checked against the fields */
+      /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields: {
         [key: string]: unknown;
       };
@@ -1445,7 +1445,7 @@ export interface components {
        * @description ISO 8601; not imported (an import is a new write)
        */
       createdAt: string;
-      /** @description `{<field key>: value}`, checked against the fields */
+      /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields: {
         [key: string]: unknown;
       };

@@ -198,6 +198,13 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     exportJson(): SQL {
       return jsonObject(exported.map(([name, field]) => [name, jsonValue(field)]));
     },
+    /**
+     * The export record's schema (a named component), which an import checks: strict, each field by its exported schema.
+     * `T` says what the import reads of it by name (its ids and links); the other fields are written as exported.
+     */
+    exportSchema<T extends Record<string, unknown>>(component: string): z.ZodType<T> {
+      return z.object(this.exportShape()).strict().openapi(component) as unknown as z.ZodType<T>;
+    },
     /** The schemas an import checks an exported record's fields with. */
     exportShape(): Record<string, z.ZodType> {
       return Object.fromEntries(

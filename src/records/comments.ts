@@ -110,3 +110,13 @@ export type CommentCreateInput = CommentContentInput & { taskId?: string; projec
     string,
     unknown
   >;
+
+/** An exported comment as an import reads it. */
+export type ExportedComment = {
+  id: string;
+  authorId: string;
+  content: string;
+  taskId: string | null;
+  projectId: string | null;
+  milestoneId: string | null;
+};

@@ -165,3 +165,17 @@ export function optionsProblem(type: FieldType, metadata: FieldMetadataInput | u
   if (!takesOptions && metadata?.options) return `Only select and multiselect fields have options, not ${type}`;
   return null;
 }
+
+/** An exported field definition as an import reads it (a definition it creates is written as exported, new id). */
+export type ExportedField = {
+  id: string;
+  key: string;
+  name: string;
+  description: string | null;
+  type: FieldType;
+  presentation: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
+  recordTypes: Array<(typeof RECORD_TYPES)[number]>;
+  createdAt: string;
+  updatedAt: string;
+};

@@ -128,3 +128,6 @@ export function labelSetCtes(owner: LabelOwner, workspace: WorkspaceScope, label
       select ${row}.id as ${sql.identifier(ownerColumn.name)}, ${valid}.id as label_id from ${row} cross join ${valid})`,
   ];
 }
+
+/** An exported label as an import reads it. */
+export type ExportedLabel = { id: string; name: string; color: string };

@@ -22,6 +22,7 @@ const task = {
   priority: "HIGH",
   description: "",
   dueDate: null,
+  estimate: null,
   teamId: team.id,
   team,
   projectId: null,

@@ -20,6 +20,9 @@ import type { Principal } from "../../auth/principal";
 import { requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
+import { commentRecord } from "../../records/comments";
+import { fieldRecord } from "../../records/fields";
+import { labelRecord } from "../../records/labels";
 import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { parseProjectRef, parseTaskRef } from "../../records/refs";
@@ -78,18 +81,14 @@ function scope(type: ExportType, workspace: string) {
 function exportStatement(type: ExportType, idOrRef: string, workspace: string): SQL {
   const s = scope(type, workspace);
   const whole = type === "workspace";
-  const labelIds = (links: typeof taskLabels | typeof projectLabels, owner: string, column: string) =>
+  const _labelIds = (links: typeof taskLabels | typeof projectLabels, owner: string, column: string) =>
     sql`(select coalesce(json_agg(l.label_id order by l.label_id), '[]') from ${links} l where l.${sql.raw(column)} = ${sql.raw(owner)}.id)`;
-  const commentRow = sql`json_build_object('id', c.id, 'authorId', c.author_id, 'content', c.content, 'taskId', c.task_id,
-    'projectId', c.project_id, 'milestoneId', c.milestone_id, ${times("c")})`;
   const teamRow = sql`json_build_object('id', tm.id, 'name', tm.name, 'prefix', tm.prefix, 'description', tm.description,
     'parentId', tm.parent_id, 'members', ${agg(
       sql`json_build_object('id', mb.id, 'userId', mb.user_id, 'role', mb.role)`,
       sql`from ${teamMembers} mb where mb.team_id = tm.id`,
       "mb.created_at, mb.id",
     )}, ${times("tm")})`;
-  const fieldRow = sql`json_build_object('id', f.id, 'key', f.key, 'name', f.name, 'description', f.description, 'type', f.type,
-    'presentation', f.presentation, 'metadata', f.metadata, 'recordTypes', to_json(f.record_types), ${times("f")})`;
   const usedKeys = sql`select jsonb_object_keys(custom_fields) from ${tasks} where id in (select id from scope_tasks)
     union select jsonb_object_keys(custom_fields) from ${projects} where id in (select id from scope_projects)
     union select jsonb_object_keys(custom_fields) from ${milestones} where id in (select id from scope_milestones)`;
@@ -126,23 +125,23 @@ function exportStatement(type: ExportType, idOrRef: string, workspace: string): 
         "u.id",
       )},
       'labels', ${agg(
-        sql`json_build_object('id', l.id, 'name', l.name, 'color', l.color)`,
+        labelRecord.exportJson(),
         whole
-          ? sql`from ${labels} l where l.workspace_id = ${workspace}`
-          : sql`from ${labels} l where l.id in (select label_id from ${taskLabels} where task_id in (select id from scope_tasks)
+          ? sql`from ${labelRecord.from} where ${labels.workspaceId} = ${workspace}`
+          : sql`from ${labelRecord.from} where ${labels.id} in (select label_id from ${taskLabels} where task_id in (select id from scope_tasks)
               union select label_id from ${projectLabels} where project_id in (select id from scope_projects))`,
-        "l.created_at, l.id",
+        `"labels"."created_at", "labels"."id"`,
       )},
       'fields', ${agg(
-        fieldRow,
-        sql`from ${fieldDefinitions} f where f.workspace_id = ${workspace} ${whole ? sql`` : sql`and f.key in (${usedKeys})`}`,
-        "f.created_at, f.id",
+        fieldRecord.exportJson(),
+        sql`from ${fieldRecord.from} where ${fieldDefinitions.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${fieldDefinitions.key} in (${usedKeys})`}`,
+        `"field_definitions"."created_at", "field_definitions"."id"`,
       )},
       'teams', ${agg(teamRow, sql`from ${teams} tm where tm.id in (select id from scope_teams)`, "tm.created_at, tm.id")},
       'projects', ${agg(projectRecord.exportJson(), sql`from ${projectRecord.from} where ${projects.id} in (select id from scope_projects)`, `"teams"."prefix", "projects"."number"`)},
       'milestones', ${agg(milestoneRecord.exportJson(), sql`from ${milestoneRecord.from} where ${milestones.id} in (select id from scope_milestones)`, `"milestones"."created_at", "milestones"."id"`)},
       'tasks', ${agg(taskRecord.exportJson(), sql`from ${taskRecord.from} where ${tasks.id} in (select id from scope_tasks)`, `"teams"."prefix", "tasks"."number"`)},
-      'comments', ${agg(commentRow, sql`from ${comments} c where c.id in (select id from scope_comments)`, "c.created_at, c.id")}
+      'comments', ${agg(commentRecord.exportJson(), sql`from ${commentRecord.from} where ${comments.id} in (select id from scope_comments)`, `"comments"."created_at", "comments"."id"`)}
     ) end as data`;
 }
 

@@ -1,10 +1,11 @@
 // The export document (contract §6): what GET …/export answers and what an import takes back, version 1.
 // Records are flat and link by id (`teamId`, `parentId`, `labelIds`, …), so one shape serves every export type.
 import { z } from "@hono/zod-openapi";
-import { milestoneStatus, projectStatus, teamRole, userType, workspaceRole } from "../../../drizzle/schema";
-import { BodyId, HexColor, IsoDate, LongText, ObjectKey } from "../../http/schemas";
-import { FIELD_TYPES, RECORD_TYPES } from "../../records/custom-fields";
-import { FieldMetadata, Presentation } from "../../records/fields";
+import { teamRole, userType, workspaceRole } from "../../../drizzle/schema";
+import { BodyId, LongText, ObjectKey } from "../../http/schemas";
+import { commentRecord, type ExportedComment } from "../../records/comments";
+import { type ExportedField, fieldRecord } from "../../records/fields";
+import { type ExportedLabel, labelRecord } from "../../records/labels";
 import { type ExportedMilestone, milestoneRecord } from "../../records/milestones";
 import { type ExportedProject, projectRecord } from "../../records/projects";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
@@ -16,34 +17,18 @@ export type ExportType = (typeof EXPORT_TYPES)[number];
 const id = BodyId;
 const link = id.nullable();
 const text = (max: number) => z.string().max(max);
-const name = z.string().trim().min(1).max(500);
+const _name = z.string().trim().min(1).max(500);
 const timestamp = z.iso.datetime({ offset: true }).openapi({ description: "ISO 8601; not imported (an import is a new write)" });
 const times = { createdAt: timestamp, updatedAt: timestamp };
-const customFields = z.record(ObjectKey, z.unknown()).openapi({ description: "`{<field key>: value}`, checked against the fields" });
-const labelIds = z.array(id).max(100);
+const _customFields = z.record(ObjectKey, z.unknown()).openapi({ description: "`{<field key>: value}`, checked against the fields" });
+const _labelIds = z.array(id).max(100);
 
 const ExportUser = z
   .object({ id, name: text(500), email: text(320), avatarUrl: z.string().max(2048).nullable(), type: z.enum(userType.enumValues) })
   .strict()
   .openapi("ExportUser", { description: "A person or agent the records point at (assignee, lead, author, member)" });
-const ExportLabel = z
-  .object({ id, name: z.string().trim().min(1).max(100), color: HexColor })
-  .strict()
-  .openapi("ExportLabel");
-const ExportField = z
-  .object({
-    id,
-    key: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/),
-    name: z.string().trim().min(1).max(100),
-    description: text(2000).nullable(),
-    type: z.enum(FIELD_TYPES),
-    presentation: Presentation,
-    metadata: FieldMetadata,
-    recordTypes: z.array(z.enum(RECORD_TYPES)).min(1),
-    ...times,
-  })
-  .strict()
-  .openapi("ExportField");
+const ExportLabel = labelRecord.exportSchema<ExportedLabel>("ExportLabel");
+const ExportField = fieldRecord.exportSchema<ExportedField>("ExportField");
 const ExportTeamMember = z
   .object({ id, userId: id, role: z.enum(teamRole.enumValues) })
   .strict()
@@ -61,16 +46,10 @@ const ExportTeam = z
   .strict()
   .openapi("ExportTeam");
 // From the records' field maps: what an export carries is what an import checks (a new field is exported and imported).
-const ExportProject = z.object(projectRecord.exportShape()).strict().openapi("ExportProject") as unknown as z.ZodType<ExportedProject>;
-const ExportMilestone = z
-  .object(milestoneRecord.exportShape())
-  .strict()
-  .openapi("ExportMilestone") as unknown as z.ZodType<ExportedMilestone>;
-const ExportTask = z.object(taskRecord.exportShape()).strict().openapi("ExportTask") as unknown as z.ZodType<ExportedTask>;
-const ExportComment = z
-  .object({ id, authorId: id, content: LongText.min(1), taskId: link, projectId: link, milestoneId: link, ...times })
-  .strict()
-  .openapi("ExportComment");
+const ExportProject = projectRecord.exportSchema<ExportedProject>("ExportProject");
+const ExportMilestone = milestoneRecord.exportSchema<ExportedMilestone>("ExportMilestone");
+const ExportTask = taskRecord.exportSchema<ExportedTask>("ExportTask");
+const ExportComment = commentRecord.exportSchema<ExportedComment>("ExportComment");
 
 /**
  * Every record of an export has an id of its own (the import maps each id to one record; a second record under an id

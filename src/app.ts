@@ -42,7 +42,7 @@ import { userRoutes } from "./resources/users/routes";
 import { workspaceRoutes } from "./resources/workspaces/routes";
 
 const MAX_BODY_BYTES = 1024 * 1024;
-/** Import routes take a whole export (contract §1). */
+/** Import routes take a whole export (docs/api.md, conventions). */
 const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
 
 const DOCUMENT = {
@@ -144,7 +144,7 @@ export function buildApp() {
   app.use("*", (c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next));
   app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
-  // A 304 is rebuilt by the middleware; it keeps the request id like every other response (contract §1).
+  // A 304 is rebuilt by the middleware; it keeps the request id like every other response (docs/api.md, conventions).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.
   app.use("*", ifMatch(app));

@@ -1,6 +1,6 @@
 import { typeid } from "typeid-js";
 
-/** Prefixes of the spec (plus `mile` for milestones and `dev` for device authorizations, contract §1). */
+/** Prefixes of the spec (plus `mile` for milestones and `dev` for device authorizations, docs/api.md, conventions). */
 export type IdPrefix =
   | "apik"
   | "user"

@@ -1,4 +1,4 @@
-// Contract §4 proven with real people: the owner signs up, builds a team through the API and invites a
+// The permissions of docs/api.md proven with real people: the owner signs up, builds a team through the API and invites a
 // colleague, who joins through the email the queue delivered, as a user of the product would.
 import { beforeAll, describe, expect, it } from "vitest";
 import { del, get, patch, post, uniqueEmail } from "./helpers/api";

@@ -1,6 +1,6 @@
 // The one permission lookup of every team-scoped resource: the row (in the caller's workspace) and the caller's
 // role in its team, in one query, optionally locked; NOT_FOUND when it is missing or foreign; 403 when the
-// caller's role is below what the write needs (contract §4, decided by requireTeamRole).
+// caller's role is below what the write needs (docs/api.md, permissions, decided by requireTeamRole).
 import { Column, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgSelect, PgTable } from "drizzle-orm/pg-core";
 import { teamMembers } from "../../drizzle/schema";
@@ -55,7 +55,7 @@ export async function rowForCaller<Q extends PgSelect>(
 }
 
 /**
- * The write rule (requireTeamRole's, contract §4) as a condition of the statement that writes: the actor may act at
+ * The write rule (requireTeamRole's, docs/api.md, permissions) as a condition of the statement that writes: the actor may act at
  * `min` in `teamId`'s team. Its role and user may be values (a loaded principal, via principalActor) or SQL read
  * from the credential (a statement that authenticates itself).
  */

@@ -1,4 +1,4 @@
-// Rules that name a record's creator or author (contract §4), as conditions of the statement that writes: the REST
+// Rules that name a record's creator or author (docs/api.md, permissions), as conditions of the statement that writes: the REST
 // operation and the import that stands for it (an overwrite) decide with the same expression.
 import { eq, or } from "drizzle-orm";
 import { comments, labels } from "../../drizzle/schema";

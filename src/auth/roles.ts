@@ -18,7 +18,7 @@ export function requireWorkspaceRole(p: Principal, min: WorkspaceRole, what = "d
 export const teamRoleAtLeast = (role: TeamRole | null | undefined, min: TeamRole) => role != null && TEAM_RANK[role] >= TEAM_RANK[min];
 
 /**
- * Contract §4, the team write rule, stated once: workspace ADMIN/OWNER may do everything in the workspace;
+ * The team write rule (docs/api.md, permissions), stated once: workspace ADMIN/OWNER may do everything in the workspace;
  * otherwise the caller's role in the team decides (MEMBER writes, VIEWER reads only). `requireTeamRole` applies
  * it to a loaded principal, `mayActInTeamSql` inside a statement that authorizes itself; both read these lists.
  */
@@ -39,7 +39,7 @@ export function requireTeamRole(p: Principal, teamRole: TeamRole | null | undefi
 }
 
 /**
- * Contract §4, adding someone to a team: team role MEMBER or higher, and never a role above one's own team role
+ * Adding someone to a team (docs/api.md, permissions): team role MEMBER or higher, and never a role above one's own team role
  * (workspace ADMIN/OWNER excepted). POST /teams/{id}/members and an import's new team members decide with it; the
  * one-statement add writes under the same two conditions (mayActInTeamSql at MEMBER and at `role`).
  */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** API timestamps: ISO 8601 UTC with milliseconds and `Z` (contract §1). */
+/** API timestamps: ISO 8601 UTC with milliseconds and `Z` (docs/api.md, conventions). */
 export const iso = (d: Date) => d.toISOString();
 export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -1,6 +1,6 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** Application error codes and the one HTTP status each maps to (contract §1). */
+/** Application error codes and the one HTTP status each maps to (docs/api.md, conventions). */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,

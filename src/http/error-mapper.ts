@@ -37,7 +37,7 @@ function isConnectionFailure(err: unknown, pg: { code: string } | undefined): bo
   return false;
 }
 
-/** Framework refusals (body limit, malformed JSON, media type, …) in the contract's codes. */
+/** Framework refusals (body limit, malformed JSON, media type, …) in the API's error codes (docs/api.md). */
 function httpExceptionResponse(err: HTTPException, c: Context): Response {
   switch (err.status) {
     case 401:
@@ -45,7 +45,7 @@ function httpExceptionResponse(err: HTTPException, c: Context): Response {
     case 413:
       return c.json(body("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB"), 413);
     case 415:
-      // Like malformed JSON, a body that is not JSON is a bad request (contract §1 has no 415).
+      // Like malformed JSON, a body that is not JSON is a bad request (the API has no 415: docs/api.md).
       return c.json(body("BAD_REQUEST", "Send the body as JSON with Content-Type: application/json"), 400);
     default:
       return c.json(body("BAD_REQUEST", err.message || "Bad request"), 400);

@@ -1,7 +1,7 @@
 const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
 
 /**
- * Failures any operation can meet whatever its route declares, from the error mapper (contract §1):
+ * Failures any operation can meet whatever its route declares, from the error mapper (docs/api.md, conventions):
  * - 500 INTERNAL, an unexpected failure (a bug, a database error that is neither an outage nor a conflict), with no
  *   stack or SQL; `details.requestId` names the request in the logs;
  * - 400 BAD_REQUEST on an operation that takes input (path, query or body): a value PostgreSQL cannot store or

@@ -50,7 +50,7 @@ type Document = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
 type Json = Record<string, unknown>;
 const ref = (kind: "headers" | "parameters" | "responses", name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-/** Headers every response carries, whatever the route (request id, timing: contract §1). */
+/** Headers every response carries, whatever the route (request id, timing: docs/api.md, conventions). */
 const COMMON_HEADERS = ["x-request-id", "Server-Timing"];
 
 const HEADERS: Record<string, Json> = {

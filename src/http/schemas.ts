@@ -180,7 +180,7 @@ export const HexColor = z
   .max(7, "Must be a colour #RRGGBB")
   .regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour #RRGGBB");
 
-/** Length bounds of request strings that have no natural one (issue 9, hostile input). */
+/** Length bounds of request strings that have no natural one (docs/security.md, hostile input). */
 export const MAX_ID_LENGTH = 100;
 export const MAX_TEXT_LENGTH = 100_000;
 /** An id (or reference) a request body names: 1..100 characters. */

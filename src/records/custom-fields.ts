@@ -30,7 +30,7 @@ export function options(def: Pick<Definition, "metadata">): string[] {
   return Array.isArray(raw) ? raw.filter((o): o is string => typeof o === "string") : [];
 }
 
-/** Bounds of custom string values (issue 9: every request string has one). */
+/** Bounds of custom string values (docs/security.md: every request string has one). */
 export const MAX_TEXT_VALUE = 10_000;
 const MAX_URL_VALUE = 2048;
 const MAX_USER_ID = 100;

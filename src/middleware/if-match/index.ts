@@ -1,4 +1,4 @@
-// Lost-update protection (contract §1 "conditional write"): a PATCH or DELETE with `If-Match` runs in one transaction
+// Lost-update protection (docs/api.md, conventions: conditional writes): a PATCH or DELETE with `If-Match` runs in one transaction
 // that locks the resource's row, renders its current representation with the resource's own GET (so the tag is the
 // very ETag a GET answers: anything embedded that changed changes it), compares, and only then lets the handler
 // write. A stale tag is 412 and nothing is written; without `If-Match` nothing here runs.

@@ -1,4 +1,4 @@
-// Contract §1, order of checks: a protected operation answers 401 for a missing or invalid credential whatever its body or
+// The order of checks (docs/api.md, conventions): a protected operation answers 401 for a missing or invalid credential whatever its body or
 // parameters (only 413 and 405 come first); then 403/404; then validation. The common request never pays for it: a
 // statement that authenticates itself proves the credential while it works, so input is checked before the credential is.
 // Only when the input is refused does this prove the credential (one query), and look up the resource its path names

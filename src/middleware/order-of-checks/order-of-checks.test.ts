@@ -1,4 +1,4 @@
-// Contract §1, order of checks: a protected operation answers 401 for a missing or invalid credential whatever its body or
+// The order of checks (docs/api.md, conventions): a protected operation answers 401 for a missing or invalid credential whatever its body or
 // parameters (only 413 and 405 come first); then 403/404; then validation.
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, patch, post } from "../../../test/helpers/api";

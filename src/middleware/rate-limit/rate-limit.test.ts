@@ -1,4 +1,4 @@
-// Rate limiting (issue 9): one RateLimiter Durable Object per credential, or per client IP on the public sign-up,
+// Rate limiting (docs/security.md): one RateLimiter Durable Object per credential, or per client IP on the public sign-up,
 // login, invite-redeem and device routes. The suite runs with generous limits (vitest.config.ts); the tests that
 // reach a limit call the app with a copy of env carrying low ones, against the same Durable Object namespace.
 import { createExecutionContext, env } from "cloudflare:test";

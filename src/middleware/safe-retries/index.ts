@@ -1,4 +1,4 @@
-// Safe retries (contract §1): a POST with `Idempotency-Key` runs in one transaction that also stores its answer, so a
+// Safe retries (docs/api.md, conventions): a POST with `Idempotency-Key` runs in one transaction that also stores its answer, so a
 // repeat of the same request within 24 h gets that answer (status, body, Location) without doing the work again.
 // The same key with another request is 422; a repeat while the first is still running is 409 (advisory lock).
 import { type SQL, sql } from "drizzle-orm";

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ErrorBody } from "../../http/openapi";
 
-/** Items per call: the contract's 1..50; each a path the size of a URL a browser would send. */
+/** Items per call: 1..50 (docs/api.md); each a path the size of a URL a browser would send. */
 export const MAX_ITEMS = 50;
 const MAX_PATH = 4096;
 

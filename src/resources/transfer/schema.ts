@@ -1,4 +1,4 @@
-// The export document (contract §6): what GET …/export answers and what an import takes back, version 1.
+// The export document (docs/api.md, export and import): what GET …/export answers and what an import takes back, version 1.
 // Records are flat and link by id (`teamId`, `parentId`, `labelIds`, …), so one shape serves every export type.
 import { z } from "@hono/zod-openapi";
 import { teamRole, userType, workspaceRole } from "../../../drizzle/schema";

@@ -24,7 +24,7 @@ const ONLY = process.env.BENCH_ONLY;
 const rttArg = process.argv.indexOf("--rtt");
 const RTT = Number(rttArg >= 0 ? process.argv[rttArg + 1] : (process.env.BENCH_RTT_MS ?? 0));
 
-/** Latency budgets at a distance, in round trips at p50 (issue 11): what each kind of request may cost. */
+/** Latency budgets at a distance, in round trips at p50 (docs/performance.md): what each kind of request may cost. */
 const RTT_TARGET = { read: 2.7, create: 3, write: 3.5 };
 
 /**
@@ -44,7 +44,7 @@ const SCENARIOS = [
     target: 0.85,
     kind: "read",
   },
-  // The rate limiter's cost (issue 9: at most 0.05 of the row above's ratio to the floor): the same read with the
+  // The rate limiter's cost (docs/performance.md: at most 0.05 of the row above's ratio to the floor): the same read with the
   // limiter switched off, which BENCH_ROUTES (dev-only) allows per request.
   {
     name: "GET /tasks/{reference} limiter off",

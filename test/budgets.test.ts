@@ -2,7 +2,7 @@
 // authenticate inside their own query, so a single GET costs exactly 1 query, and a list 1 whatever the page size
 // (2 when the page is empty: the second tells a bad credential from an empty list). A write is one transaction:
 // an explicit one, or a single statement (which Postgres runs as its own transaction). POST /tasks without links
-// and the writes budgeted SELF below are one statement that reads the caller from the credential (issue 11): only
+// and the writes budgeted SELF below are one statement that reads the caller from the credential (docs/performance.md): only
 // a write that wrote nothing loads the principal to explain itself, with the status it always had. The writes
 // budgeted AUTH_AND_ONE are the authentication query and then ONE statement that checks the rule and writes.
 // With the connection (1 round trip for the WebSocket, its startup pipelined with the first query), that keeps a

@@ -1,4 +1,4 @@
-// Property-based fuzz of every operation in the served OpenAPI document (issue 9, hostile input): generated bodies
+// Property-based fuzz of every operation in the served OpenAPI document (docs/security.md, hostile input): generated bodies
 // (from the request schema, and junk: wrong types, extra keys, huge or empty strings, Unicode, nulls, deep
 // nesting), path ids (real, of another kind, references, junk segments), query strings (limit, cursor, fields,
 // filter, sort, junk) and credentials (valid, none, junk). Each answer must be documented for its operation

@@ -1,4 +1,4 @@
-// Hostile input (issue 9): what an attacker or a broken client sends, through HTTP against the real database.
+// Hostile input (docs/security.md): what an attacker or a broken client sends, through HTTP against the real database.
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, patch, post } from "./helpers/api";

@@ -1,4 +1,4 @@
-// The import scenario of `npm run bench` (issue 8): POST /teams/{id}/import of an export holding 5,000 tasks (one in
+// The import scenario of `npm run bench` (docs/performance.md): POST /teams/{id}/import of an export holding 5,000 tasks (one in
 // ten a subtask) and 5,000 comments, timed end to end, a few times in a row. Built from a real export of one seeded
 // task, so the document is exactly what GET …/export answers.
 

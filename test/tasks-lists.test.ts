@@ -251,6 +251,7 @@ describe("task lists", () => {
       priority: (v) => PRIORITIES.includes(v as string),
       description: (v) => typeof v === "string",
       dueDate: (v) => v === null || (typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v)),
+      estimate: (v) => v === null || Number.isInteger(v),
       teamId: (v) => typeof v === "string",
       team: (v: any) => typeof v === "object" && Object.keys(v).join() === "id,name,prefix",
       projectId: (v) => v === null || typeof v === "string",

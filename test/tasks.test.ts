@@ -93,6 +93,7 @@ describe("tasks", () => {
         "priority",
         "description",
         "dueDate",
+        "estimate",
         "teamId",
         "team",
         "projectId",

@@ -3,8 +3,9 @@
 // (in the statement that reads or writes), the answer's OpenAPI schema, what `fields` may select, the list's filters and
 // sorts, the request bodies' schemas, the columns a write stores, and the export record with the schema an import checks.
 import { z } from "@hono/zod-openapi";
-import { type AnyColumn, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { WorkspaceScope } from "../db/client";
 import { type DynamicFields, type FieldSelection, type FieldShape, type ListField, type ListSpec, selects, type ValueKind } from "./list";
 import { selectable } from "./schemas";
 
@@ -145,6 +146,12 @@ export interface RecordDefinition<F extends Record<string, Field>> {
   from: SQL;
   /** The id column (the keyset's tiebreak). */
   id: AnyColumn;
+  /** The column that scopes a record to its workspace. */
+  workspace: AnyColumn;
+  /** How a path names one record (default: its id; tasks and projects also by reference). */
+  match?: (idOrRef: string) => SQL;
+  /** The noun of its NOT_FOUND (default: `name`). */
+  noun?: string;
   fields: F;
   /** Per-workspace names `<prefix>.<key>` (custom fields) in filters and sorts. */
   dynamic?: DynamicFields;
@@ -177,7 +184,13 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
 
   return {
     name: def.name,
+    noun: def.noun ?? def.name,
     from: def.from,
+    /** The records of the caller's workspace (`workspace`: an id, or the credential's workspace as SQL). */
+    inWorkspace: (workspace: WorkspaceScope) => eq(def.workspace, workspace),
+    /** The one record `idOrRef` names in the workspace. */
+    named: (workspace: WorkspaceScope, idOrRef: string) =>
+      and(eq(def.workspace, workspace), def.match ? def.match(idOrRef) : eq(def.id, idOrRef))!,
     /** The answer's schema (a named component). */
     schema,
     /** The answer narrowed by `fields` (every key optional). */

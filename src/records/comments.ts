@@ -51,6 +51,7 @@ export const commentRecord = defineRecord({
   name: "Comment",
   resource: "comments",
   id: comments.id,
+  workspace: comments.workspaceId,
   from,
   fields: fields(f.json(userSummaryJson(author), UserSummarySchema, { shape: userSummaryShape })),
 });
@@ -65,6 +66,7 @@ export const taskCommentRecord = defineRecord({
   name: "TaskComment",
   resource: "task-comments",
   id: comments.id,
+  workspace: comments.workspaceId,
   from,
   fields: fields(f.json(briefAuthorJson, CommentAuthorBrief, { shape: briefAuthorShape })),
 });

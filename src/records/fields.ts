@@ -85,6 +85,7 @@ export const fieldRecord = defineRecord({
   name: "Field",
   resource: "fields",
   id: fieldDefinitions.id,
+  workspace: fieldDefinitions.workspaceId,
   from: sql`${fieldDefinitions}`,
   fields: {
     id: f.id(fieldDefinitions.id, {

@@ -16,6 +16,7 @@ export const labelRecord = defineRecord({
   name: "Label",
   resource: "labels",
   id: labels.id,
+  workspace: labels.workspaceId,
   from: sql`${labels}`,
   fields: {
     id: f.id(labels.id, { exported: BodyId }),

@@ -16,6 +16,7 @@ export const milestoneRecord = defineRecord({
   name: "Milestone",
   resource: "milestones",
   id: milestones.id,
+  workspace: milestones.workspaceId,
   from: sql`${milestones}`,
   fields: {
     id: f.id(milestones.id, { exported: BodyId }),

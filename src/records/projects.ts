@@ -9,6 +9,7 @@ import { defineRecord, f } from "../http/record";
 import { BodyId, ExportTimestamp, IsoDate, LongText, ObjectKey, orNull } from "../http/schemas";
 import { CustomFieldValues } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
+import { projectMatch } from "./refs";
 import { teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
@@ -27,6 +28,8 @@ export const projectRecord = defineRecord({
   name: "Project",
   resource: "projects",
   id: projects.id,
+  workspace: projects.workspaceId,
+  match: projectMatch,
   from: sql`${projects} join ${teams} on ${teams.id} = ${projects.teamId} left join ${users} as ${sql.identifier("lead")} on ${lead.id} = ${projects.leadId}`,
   fields: {
     id: f.id(projects.id, { exported: BodyId }),

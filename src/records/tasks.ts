@@ -11,7 +11,7 @@ import { defineRecord, f } from "../http/record";
 import { BodyId, ExportTimestamp, IsoDate, LongText, orNull } from "../http/schemas";
 import { CustomFieldValues, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { parseTaskRef } from "./refs";
+import { parseTaskRef, taskMatch } from "./refs";
 import { TeamSummary, teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
@@ -43,6 +43,8 @@ export const taskRecord = defineRecord({
   name: "Task",
   resource: "tasks",
   id: tasks.id,
+  workspace: tasks.workspaceId,
+  match: taskMatch,
   from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId} left join ${users} as ${sql.identifier("assignee")} on ${assignee.id} = ${tasks.assigneeId}`,
   fields: {
     id: f.id(tasks.id, { exported: BodyId, doc: { example: "task_01jz8x4q0be0sv3c5kq9v1y2ab" } }),

@@ -6,8 +6,9 @@ import { comments } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
 import { COMMENT_DELETE_REFUSAL, COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
+import { listRecords, readRecord } from "../../auth/reads";
 import { forbidden, notFound } from "../../core/errors";
-import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import {
   type CommentContentInput,
@@ -81,30 +82,12 @@ export async function deleteComment(caller: Caller, id: string): Promise<void> {
 
 /** GET /comments/{id}: every member reads it. */
 export function getComment(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<CommentDto> {
-  return caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ comment: commentRecord.json(fields) })
-      .from(commentRecord.from)
-      .where(and(eq(comments.workspaceId, workspace), eq(comments.id, id)))
-      .limit(1);
-    if (!row) throw notFound("Comment");
-    return row.comment;
-  });
+  return readRecord(caller, commentRecord, id, fields);
 }
 
 /** GET /comments: one page in one query. */
 export function listComments(caller: Caller, params: ListParams): Promise<CommentDto[]> {
-  return caller.list(async ({ workspace }) => {
-    const rows = await pageQuery(
-      caller.db
-        .select({ comment: commentRecord.json(params.fields) })
-        .from(commentRecord.from)
-        .$dynamic(),
-      eq(comments.workspaceId, workspace),
-      params,
-    );
-    return rows.map((row) => row.comment);
-  });
+  return listRecords(caller, commentRecord, params);
 }
 
 /**

@@ -5,10 +5,11 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { fieldDefinitions, workspaceMembers } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
 import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { listRecords, readRecord } from "../../auth/reads";
 import { workspaceAdminSql } from "../../auth/roles";
-import { conflict, forbidden, invalid, notFound } from "../../core/errors";
+import { conflict, forbidden, invalid } from "../../core/errors";
 import type { Executor } from "../../db/client";
-import { type ListParams, pageQuery } from "../../http/list";
+import type { ListParams } from "../../http/list";
 import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { type FieldType, options, RECORD_TYPES, type RecordType, recordsUsing, removeValues } from "../../records/custom-fields";
@@ -128,27 +129,10 @@ export function deleteField(caller: Caller, id: string): Promise<void> {
 
 /** GET /fields/{id}: one statement that authenticates itself. */
 export function getField(caller: Caller, id: string): Promise<FieldDto> {
-  return caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ field: fieldRecord.json() })
-      .from(fieldRecord.from)
-      .where(and(eq(fieldDefinitions.workspaceId, workspace), eq(fieldDefinitions.id, id)));
-    if (!row) throw notFound("Field");
-    return row.field;
-  });
+  return readRecord(caller, fieldRecord, id);
 }
 
 /** GET /fields (the custom part): one page (limit + 1 rows) of the workspace's definitions. */
 export function listFields(caller: Caller, params: ListParams): Promise<FieldDto[]> {
-  return caller.list(async ({ workspace }) => {
-    const rows = await pageQuery(
-      caller.db
-        .select({ field: fieldRecord.json(params.fields) })
-        .from(fieldRecord.from)
-        .$dynamic(),
-      eq(fieldDefinitions.workspaceId, workspace),
-      params,
-    );
-    return rows.map((row) => row.field);
-  });
+  return listRecords(caller, fieldRecord, params);
 }

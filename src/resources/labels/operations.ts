@@ -6,8 +6,9 @@ import { labels, workspaces } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
 import { guardedWrite, type Target } from "../../auth/guarded";
 import { LABEL_EDIT_REFUSAL, mayEditLabel } from "../../auth/ownership";
-import { forbidden, notFound } from "../../core/errors";
-import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import { listRecords, readRecord } from "../../auth/reads";
+import { forbidden } from "../../core/errors";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { type LabelCreateInput, type LabelDto, type LabelUpdateInput, labelRecord } from "../../records/labels";
 
@@ -82,28 +83,10 @@ export async function deleteLabel(caller: Caller, id: string): Promise<void> {
 
 /** GET /labels/{id}: every member reads it. */
 export function getLabel(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<LabelDto> {
-  return caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ label: labelRecord.json(fields) })
-      .from(labelRecord.from)
-      .where(and(eq(labels.workspaceId, workspace), eq(labels.id, id)))
-      .limit(1);
-    if (!row) throw notFound("Label");
-    return row.label;
-  });
+  return readRecord(caller, labelRecord, id, fields);
 }
 
 /** GET /labels: one page in one query. */
 export function listLabels(caller: Caller, params: ListParams): Promise<LabelDto[]> {
-  return caller.list(async ({ workspace }) => {
-    const rows = await pageQuery(
-      caller.db
-        .select({ label: labelRecord.json(params.fields) })
-        .from(labelRecord.from)
-        .$dynamic(),
-      eq(labels.workspaceId, workspace),
-      params,
-    );
-    return rows.map((row) => row.label);
-  });
+  return listRecords(caller, labelRecord, params);
 }

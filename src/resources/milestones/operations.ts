@@ -6,8 +6,9 @@ import { milestones, projects, teams } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { listRecords, readRecord } from "../../auth/reads";
 import { notFound } from "../../core/errors";
-import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
@@ -123,30 +124,12 @@ export async function deleteMilestone(caller: Caller, id: string): Promise<void>
 
 /** GET /milestones/{id}, in one statement that authenticates itself. */
 export function getMilestone(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<MilestoneDto> {
-  return caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ milestone: milestoneRecord.json(fields) })
-      .from(milestoneRecord.from)
-      .where(and(eq(milestones.workspaceId, workspace), eq(milestones.id, id)))
-      .limit(1);
-    if (!row) throw notFound("Milestone");
-    return row.milestone;
-  });
+  return readRecord(caller, milestoneRecord, id, fields);
 }
 
 /** GET /milestones: one page (limit + 1 rows) in one query whatever the page size. */
 export function listMilestones(caller: Caller, params: ListParams): Promise<MilestoneDto[]> {
-  return caller.list(async ({ workspace }) => {
-    const rows = await pageQuery(
-      caller.db
-        .select({ milestone: milestoneRecord.json(params.fields) })
-        .from(milestoneRecord.from)
-        .$dynamic(),
-      eq(milestones.workspaceId, workspace),
-      params,
-    );
-    return rows.map((row) => row.milestone);
-  });
+  return listRecords(caller, milestoneRecord, params);
 }
 
 /**

@@ -6,8 +6,9 @@ import { projects, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedWrite, readTarget, type Target } from "../../auth/guarded";
-import { invalid, notFound } from "../../core/errors";
-import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import { listRecords, readRecord } from "../../auth/reads";
+import { invalid } from "../../core/errors";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
@@ -164,28 +165,10 @@ export async function deleteProject(caller: Caller, idOrRef: string): Promise<vo
 
 /** GET /projects/{id}: by id or reference (`ENG-P3`, any case), in one statement that authenticates itself. */
 export function getProject(caller: Caller, idOrRef: string, fields: FieldSelection | null = null): Promise<ProjectDto> {
-  return caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ project: projectRecord.json(fields) })
-      .from(projectRecord.from)
-      .where(and(eq(projects.workspaceId, workspace), projectMatch(idOrRef)))
-      .limit(1);
-    if (!row) throw notFound("Project");
-    return row.project;
-  });
+  return readRecord(caller, projectRecord, idOrRef, fields);
 }
 
 /** GET /projects: one page (limit + 1 rows) in one query whatever the page size. */
 export function listProjects(caller: Caller, params: ListParams): Promise<ProjectDto[]> {
-  return caller.list(async ({ workspace }) => {
-    const rows = await pageQuery(
-      caller.db
-        .select({ project: projectRecord.json(params.fields) })
-        .from(projectRecord.from)
-        .$dynamic(),
-      eq(projects.workspaceId, workspace),
-      params,
-    );
-    return rows.map((row) => row.project);
-  });
+  return listRecords(caller, projectRecord, params);
 }

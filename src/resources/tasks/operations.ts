@@ -6,8 +6,8 @@ import { tasks, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
-import { notFound } from "../../core/errors";
-import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import { listRecords, readRecord } from "../../auth/reads";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
@@ -159,15 +159,7 @@ export async function deleteTask(caller: Caller, idOrRef: string): Promise<void>
 
 /** GET /tasks/{id}: by id or reference (`ENG-12`, any case), in one statement that authenticates itself. */
 export function getTask(caller: Caller, idOrRef: string, fields: FieldSelection | null = null): Promise<TaskDto> {
-  return caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ task: taskRecord.json(fields) })
-      .from(taskRecord.from)
-      .where(and(eq(tasks.workspaceId, workspace), taskMatch(idOrRef)))
-      .limit(1);
-    if (!row) throw notFound("Task");
-    return row.task;
-  });
+  return readRecord(caller, taskRecord, idOrRef, fields);
 }
 
 /**
@@ -175,16 +167,5 @@ export function getTask(caller: Caller, idOrRef: string, fields: FieldSelection 
  * `customFields.<key>` first look up those keys' definitions (one more query).
  */
 export function listTasks(caller: Caller, params: ListParams): Promise<TaskDto[]> {
-  return caller.list(async ({ workspace }) => {
-    const page = await params.resolve(caller.db, workspace);
-    const rows = await pageQuery(
-      caller.db
-        .select({ task: taskRecord.json(page.fields) })
-        .from(taskRecord.from)
-        .$dynamic(),
-      eq(tasks.workspaceId, workspace),
-      page,
-    );
-    return rows.map((row) => row.task);
-  });
+  return listRecords(caller, taskRecord, params);
 }

@@ -8,8 +8,16 @@ import { notFound } from "../core/errors";
 import type { WorkspaceScope } from "../db/client";
 import { allWorkspaceLabels } from "../records/labels";
 import type { Guard } from "./guarded";
-import type { Actor, Principal } from "./principal";
-import { mayActInTeamSql, requireTeamRole, type TeamRole, teamRoleRefusal } from "./roles";
+import type { Actor, Principal, WorkspaceRole } from "./principal";
+import {
+  grantRules,
+  mayActInTeamSql,
+  requireTeamRole,
+  type TeamRole,
+  teamRoleRefusal,
+  workspaceRoleRefusal,
+  workspaceRoleSql,
+} from "./roles";
 
 /** "update" before a read-modify-write; "key share" keeps the row from being deleted while rows that reference it are inserted. */
 export type RowLock = "update" | "no key update" | "key share";
@@ -66,6 +74,16 @@ export const actorMay = (actor: Actor, teamId: SQLWrapper, min: TeamRole) =>
 export const teamRoleGuard = (actor: Actor, teamId: SQLWrapper, min: TeamRole, what: string): Guard => ({
   holds: actorMay(actor, teamId, min),
   refusal: () => teamRoleRefusal(min, what),
+});
+
+/** requireMayGrant's rule (team MEMBER, and no role above one's own) as the guards of a write that adds to `teamId`'s team. */
+export const mayGrantGuards = (actor: Actor, teamId: SQLWrapper, role: TeamRole): Guard[] =>
+  grantRules(role).map((rule) => teamRoleGuard(actor, teamId, rule.min, rule.what));
+
+/** requireWorkspaceRole's rule as a guard: the actor's role in its workspace is `min` or higher. */
+export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: string): Guard => ({
+  holds: workspaceRoleSql(actor.role, min),
+  refusal: () => workspaceRoleRefusal(min, what),
 });
 
 /** Every one of `labelIds` a label of the workspace (NOT_FOUND otherwise), as a guard of a write that attaches them. */

@@ -6,6 +6,7 @@ import { principalActor } from "../auth/principal";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
 import { FieldsQuery } from "../http/schemas";
 import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
+import { teamRecord } from "../records/teams";
 import { CommentContent } from "../resources/comments/schema";
 import { createComment, explainRefusedComment } from "../resources/comments/service";
 import { labelList, listLabels } from "../resources/labels/queries";
@@ -14,7 +15,7 @@ import { searchRows } from "../resources/search/queries";
 import { SEARCH_TYPES, SearchQuery } from "../resources/search/schema";
 import { searchPage } from "../resources/search/service";
 import { createTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
-import { listTeams, teamList } from "../resources/teams/queries";
+import { listTeams } from "../resources/teams/operations";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
 /** What a tool runs with: the request's caller (loaded), as a REST handler has it. */
@@ -131,7 +132,7 @@ export const TOOLS: Tool[] = [
       );
     },
   }),
-  listTool("teams", teamList, (caller, params) => caller.list(({ workspace }) => listTeams(caller.db, workspace, params))),
+  listTool("teams", teamRecord.list, listTeams),
   listTool("projects", projectList, (caller, params) => caller.list(({ workspace }) => listProjects(caller.db, workspace, params))),
   listTool("labels", labelList, (caller, params) => caller.list(({ workspace }) => listLabels(caller.db, workspace, params))),
 ];

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { selectable } from "../../http/schemas";
+import { TeamRoleSchema } from "../../records/team-members";
 import { UserSummarySchema } from "../../records/users";
-import { TeamRoleSchema } from "../team-members/schema";
 
 /** How long an invite can be redeemed after it was sent (a new invite to the same address replaces it). */
 export const INVITE_TTL_DAYS = 7;

@@ -5,8 +5,8 @@ import { milestoneStatus, projectStatus, teamRole, userType, workspaceRole } fro
 import { BodyId, HexColor, IsoDate, LongText, ObjectKey } from "../../http/schemas";
 import { FIELD_TYPES, RECORD_TYPES } from "../../records/custom-fields";
 import { TaskPriority, TaskStatus } from "../../records/tasks";
+import { TeamPrefix } from "../../records/teams";
 import { FieldMetadata, Presentation } from "../fields/schema";
-import { TeamPrefix } from "../teams/schema";
 
 export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;
 export type ExportType = (typeof EXPORT_TYPES)[number];

@@ -2050,6 +2050,10 @@ export interface components {
       };
       /** @description Markdown; empty string when not set */
       description?: string;
+      /**
+       * @description YYYY-MM-DD
+       * @example 2026-03-31
+       */
       dueDate?: string | null;
       /** @example task_01jz8x4q0be0sv3c5kq9v1y2ab */
       id?: string;
@@ -2059,6 +2063,7 @@ export interface components {
         name?: string;
       }[];
       milestoneId?: string | null;
+      /** @description Parent task of a subtask */
       parentId?: string | null;
       priority?: components["schemas"]["TaskPriority"];
       projectId?: string | null;
@@ -2209,7 +2214,12 @@ export interface components {
       /** @example ENG */
       prefix?: string;
     };
-    User: components["schemas"]["UserSummary"] & {
+    User: {
+      avatarUrl: string | null;
+      email: string;
+      humanId: string | null;
+      id: string;
+      name: string;
       /** @enum {string} */
       type: "HUMAN" | "AGENT";
     };
@@ -2263,14 +2273,21 @@ export interface components {
       slug?: string;
     };
     /** @description `humanId` names the owning human of an agent (null for a human); an agent's `email` is `<agent id>@agents.pm.invalid`. */
-    WorkspaceUser: components["schemas"]["User"] & {
+    WorkspaceUser: {
+      avatarUrl: string | null;
       /** @description When the account was created */
       createdAt: string;
+      email: string;
+      humanId: string | null;
+      id: string;
+      name: string;
       /**
        * @description The user's role in the current workspace
        * @enum {string}
        */
       role: "MEMBER" | "ADMIN" | "OWNER";
+      /** @enum {string} */
+      type: "HUMAN" | "AGENT";
     };
     WorkspaceUserSelection: {
       avatarUrl?: string | null;

@@ -70,9 +70,12 @@ export async function rowForCaller<Q extends PgSelect>(
 export const actorMay = (actor: Actor, teamId: SQLWrapper, min: TeamRole) =>
   mayActInTeamSql(actor.role, callerTeamRole(actor.user, teamId), min);
 
-/** The team write rule (actorMay) as a guard of a write's target whose team is `teamId`. */
-export const teamRoleGuard = (actor: Actor, teamId: SQLWrapper, min: TeamRole, what: string): Guard => ({
-  holds: actorMay(actor, teamId, min),
+/** A rule that also holds whenever `exempt` does (e.g. a member leaving a team needs no role to do so). */
+const exempting = (holds: SQL, exempt?: SQL) => (exempt ? sql`(${exempt} or ${holds})` : holds);
+
+/** The team write rule (actorMay) as a guard of a write's target whose team is `teamId`, unless `exempt` holds. */
+export const teamRoleGuard = (actor: Actor, teamId: SQLWrapper, min: TeamRole, what: string, exempt?: SQL): Guard => ({
+  holds: exempting(actorMay(actor, teamId, min), exempt),
   refusal: () => teamRoleRefusal(min, what),
 });
 
@@ -80,9 +83,9 @@ export const teamRoleGuard = (actor: Actor, teamId: SQLWrapper, min: TeamRole, w
 export const mayGrantGuards = (actor: Actor, teamId: SQLWrapper, role: TeamRole): Guard[] =>
   grantRules(role).map((rule) => teamRoleGuard(actor, teamId, rule.min, rule.what));
 
-/** requireWorkspaceRole's rule as a guard: the actor's role in its workspace is `min` or higher. */
-export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: string): Guard => ({
-  holds: workspaceRoleSql(actor.role, min),
+/** requireWorkspaceRole's rule as a guard (the actor's role in its workspace is `min` or higher), unless `exempt` holds. */
+export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: string, exempt?: SQL): Guard => ({
+  holds: exempting(workspaceRoleSql(actor.role, min), exempt),
   refusal: () => workspaceRoleRefusal(min, what),
 });
 

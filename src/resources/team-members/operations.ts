@@ -105,9 +105,8 @@ export function updateTeamMember(caller: Caller, id: string, { role }: TeamMembe
 /** DELETE /team-members/{id}: team ADMIN/OWNER or workspace ADMIN/OWNER remove members (an OWNER: ownerRights); anyone may leave; the last OWNER stays. */
 export async function removeTeamMember(caller: Caller, id: string): Promise<void> {
   const self = sql`${teamMembers.userId} = ${caller.actor.user}`;
-  const mayRemove = teamRoleGuard(caller.actor, teamMembers.teamId, "ADMIN", "remove team members");
   const guards = [
-    { ...mayRemove, holds: sql`(${self} or ${mayRemove.holds})` },
+    teamRoleGuard(caller.actor, teamMembers.teamId, "ADMIN", "remove team members", self),
     ownerRights(caller, sql`(${self} or ${teamMembers.role} <> 'OWNER')`),
     keepsAnOwner,
   ];

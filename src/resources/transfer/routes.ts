@@ -5,7 +5,7 @@ import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { TeamMember, teamMemberships } from "../../records/team-members";
 import { getTeam, Team } from "../../records/teams";
-import { serializeWorkspace, WorkspaceSchema } from "../workspaces/schema";
+import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
 import { exportResource } from "./export";
 import { importIntoTeam, importWorkspace } from "./import";
 import { EXPORT_TYPES, ExportDocument, ImportBody } from "./schema";

@@ -1217,6 +1217,7 @@ export interface components {
       createdAt?: string;
       expiresAt?: string | null;
       id?: string;
+      /** @description Moves at most once a minute */
       lastUsedAt?: string | null;
       name?: string;
       /** @description The first 10 characters of the raw key */

@@ -24,14 +24,6 @@ export const UserSummarySchema = z
 export type UserSummary = z.infer<typeof UserSummarySchema>;
 export const userSummaryShape: FieldShape = { id: true, name: true, email: true, avatarUrl: true, humanId: true };
 
-export const userSummary = (u: UserSummary): UserSummary => ({
-  id: u.id,
-  name: u.name,
-  email: u.email,
-  avatarUrl: u.avatarUrl,
-  humanId: u.humanId,
-});
-
 /** The users table or an alias of it (`alias(users, "lead")`). */
 type UserColumns = Record<"id" | "name" | "email" | "avatarUrl" | "humanId", AnyPgColumn>;
 

@@ -1217,6 +1217,7 @@ export interface components {
       createdAt?: string;
       expiresAt?: string | null;
       id?: string;
+      /** @description Moves at most once a minute */
       lastUsedAt?: string | null;
       name?: string;
       /** @description The first 10 characters of the raw key */
@@ -2228,7 +2229,12 @@ export interface components {
       /** @example ENG */
       prefix?: string;
     };
-    User: components["schemas"]["UserSummary"] & {
+    User: {
+      avatarUrl: string | null;
+      email: string;
+      humanId: string | null;
+      id: string;
+      name: string;
       /** @enum {string} */
       type: "HUMAN" | "AGENT";
     };
@@ -2282,14 +2288,21 @@ export interface components {
       slug?: string;
     };
     /** @description `humanId` names the owning human of an agent (null for a human); an agent's `email` is `<agent id>@agents.pm.invalid`. */
-    WorkspaceUser: components["schemas"]["User"] & {
+    WorkspaceUser: {
+      avatarUrl: string | null;
       /** @description When the account was created */
       createdAt: string;
+      email: string;
+      humanId: string | null;
+      id: string;
+      name: string;
       /**
        * @description The user's role in the current workspace
        * @enum {string}
        */
       role: "MEMBER" | "ADMIN" | "OWNER";
+      /** @enum {string} */
+      type: "HUMAN" | "AGENT";
     };
     WorkspaceUserSelection: {
       avatarUrl?: string | null;

@@ -2,11 +2,10 @@
 // authenticate inside their own query, so a single GET costs exactly 1 query, and a list 1 whatever the page size
 // (2 when the page is empty: the second tells a bad credential from an empty list). A write is one transaction:
 // an explicit one, or a single statement (which Postgres runs as its own transaction). POST /tasks without links
-// and the writes budgeted SELF below are one statement that reads the caller from the credential (docs/performance.md): only
-// a write that wrote nothing loads the principal to explain itself, with the status it always had. The writes
-// budgeted AUTH_AND_ONE are the authentication query and then ONE statement that checks the rule and writes.
+// and the writes budgeted SELF below are one statement that reads the caller from the credential and says why it wrote
+// nothing (docs/architecture.md, one function per operation).
 // With the connection (1 round trip for the WebSocket, its startup pipelined with the first query), that keeps a
-// read or a SELF write to 2 round trips of a distant database, an AUTH_AND_ONE write to 3 (README, Performance).
+// read or a SELF write to 2 round trips of a distant database (README, Performance).
 import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";
@@ -120,8 +119,6 @@ describe("query budgets", () => {
   });
 
   type Budget = [queries: number, transactions: number];
-  /** Authentication, then one statement that checks and writes. */
-  const AUTH_AND_ONE: Budget = [2, 0];
   /** One statement that authenticates itself (no separate authentication query). */
   const SELF: Budget = [1, 0];
   const WRITES: Array<[string, string, () => unknown, Budget?]> = [
@@ -150,11 +147,11 @@ describe("query budgets", () => {
     if (budget) expect([res.queries, res.transactions]).toEqual(budget);
   });
 
-  it("adding a team member is the authentication and one statement", async () => {
+  it("adding a team member is one statement that authenticates itself", async () => {
     const newcomer = await addMember(t, "MEMBER");
     const res = await post(`/teams/${ids.team}/members`, { userId: newcomer.userId }, t.owner.key);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect([res.queries, res.transactions]).toEqual(AUTH_AND_ONE);
+    expect([res.queries, res.transactions]).toEqual(SELF);
   });
 
   it("deletes are one statement that authenticates itself", async () => {

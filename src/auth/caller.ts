@@ -99,19 +99,6 @@ export class Caller {
     });
   }
 
-  /**
-   * A write made by one statement that authenticates and authorizes itself with `actor` and returns undefined when it
-   * wrote nothing; only then is the principal loaded (401 without one) and `fallback` decides.
-   */
-  async write<T>(write: (actor: Actor) => Promise<T | undefined>, fallback: (principal: Principal) => Promise<T>): Promise<T> {
-    const done = await write(this.actor);
-    if (done !== undefined) {
-      this.touch();
-      return done;
-    }
-    return fallback(await this.principal());
-  }
-
   /** NOT_FOUND(`what`) for a read or write that found nothing, unless the credential is not live (401). */
   async missing(what: string): Promise<never> {
     if (!(await this.holds())) throw unauthorized();

@@ -11,8 +11,10 @@ const WORKSPACE_RANK: Record<WorkspaceRole, number> = { MEMBER: 0, ADMIN: 1, OWN
 const isAdminRole = (role: WorkspaceRole) => WORKSPACE_RANK[role] >= WORKSPACE_RANK.ADMIN;
 export const isWorkspaceAdmin = (p: Principal) => isAdminRole(p.role);
 
+export const workspaceRoleRefusal = (min: WorkspaceRole, what = "do this") => forbidden(`Only a workspace ${min} or higher may ${what}`);
+
 export function requireWorkspaceRole(p: Principal, min: WorkspaceRole, what = "do this"): void {
-  if (WORKSPACE_RANK[p.role] < WORKSPACE_RANK[min]) throw forbidden(`Only a workspace ${min} or higher may ${what}`);
+  if (WORKSPACE_RANK[p.role] < WORKSPACE_RANK[min]) throw workspaceRoleRefusal(min, what);
 }
 
 export const teamRoleAtLeast = (role: TeamRole | null | undefined, min: TeamRole) => role != null && TEAM_RANK[role] >= TEAM_RANK[min];
@@ -44,9 +46,14 @@ export function requireTeamRole(p: Principal, teamRole: TeamRole | null | undefi
  * one-statement add writes under the same two conditions (mayActInTeamSql at MEMBER and at `role`).
  */
 export function requireMayGrant(p: Principal, callerRole: TeamRole | null | undefined, role: TeamRole): void {
-  requireTeamRole(p, callerRole, "MEMBER", "add team members");
-  requireTeamRole(p, callerRole, role, `grant team role ${role}`);
+  for (const rule of grantRules(role)) requireTeamRole(p, callerRole, rule.min, rule.what);
 }
+
+/** The two team roles requireMayGrant asks for, in its order (auth/access.ts's mayGrantGuards states them in SQL). */
+export const grantRules = (role: TeamRole) => [
+  { min: "MEMBER" as TeamRole, what: "add team members" },
+  { min: role, what: `grant team role ${role}` },
+];
 
 /** Roles as the list of an SQL `in (…)`. */
 const inList = (values: string[]) =>
@@ -60,6 +67,10 @@ export function mayActInTeamSql(workspaceRole: string | SQL, teamRole: SQL, min:
   const rule = teamRule(min);
   return sql<boolean>`(${workspaceRole} in (${inList(rule.workspaceRoles)}) or ${teamRole} in (${inList(rule.teamRoles)}))`;
 }
+
+/** requireWorkspaceRole's rule as a SQL condition over a workspace role (a value, or SQL read from the credential). */
+export const workspaceRoleSql = (workspaceRole: string | SQL, min: WorkspaceRole): SQL<boolean> =>
+  sql<boolean>`(${workspaceRole} in (${inList(WORKSPACE_ROLES.filter((role) => WORKSPACE_RANK[role] >= WORKSPACE_RANK[min]))}))`;
 
 /** isWorkspaceAdmin as a SQL condition over a workspace role (a value, or SQL read from the credential). */
 export const workspaceAdminSql = (workspaceRole: string | SQL): SQL<boolean> =>

@@ -103,21 +103,24 @@ function field<S extends z.ZodType, O extends Options>(
   } as unknown as TypedField<S, O>;
 }
 
+/** A field with no options (`{}`, spelled so the linter knows it is meant). */
+type NoOptions = Record<never, never>;
+
 /** Field constructors by kind: `f.text(tasks.title, { input: … })`. */
 export const f = {
-  id: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "id", z.string(), o),
-  text: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "string", z.string(), o),
-  integer: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "number", z.number().int(), o),
-  boolean: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "boolean", z.boolean(), o),
+  id: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "id", z.string(), o),
+  text: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "string", z.string(), o),
+  integer: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "number", z.number().int(), o),
+  boolean: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "boolean", z.boolean(), o),
   /** `YYYY-MM-DD` */
-  date: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) =>
+  date: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) =>
     field(value, "date", z.string().openapi({ example: "2026-03-31" }), o),
   /** ISO 8601 UTC with milliseconds and `Z` */
-  datetime: <const O extends Options = {}>(value: SQL | AnyColumn, o?: O) => field(value, "datetime", z.string(), o),
-  enum: <E extends z.ZodEnum, const O extends Options = {}>(value: SQL | AnyColumn, schema: E, o?: O) =>
+  datetime: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "datetime", z.string(), o),
+  enum: <E extends z.ZodEnum, const O extends Options = NoOptions>(value: SQL | AnyColumn, schema: E, o?: O) =>
     field(value, "enum", schema, o, schema.options as string[]),
   /** A JSON value built in SQL (an embedded object or array, a jsonb column): neither filtered nor sorted unless `list` says. */
-  json: <S extends z.ZodType, const O extends Options = {}>(value: SQL | AnyColumn, schema: S, o?: O) =>
+  json: <S extends z.ZodType, const O extends Options = NoOptions>(value: SQL | AnyColumn, schema: S, o?: O) =>
     field(value, "json", schema, { list: false, ...o } as O),
 };
 
@@ -146,8 +149,8 @@ export interface RecordDefinition<F extends Record<string, Field>> {
   from: SQL;
   /** The id column (the keyset's tiebreak). */
   id: AnyColumn;
-  /** The column that scopes a record to its workspace. */
-  workspace: AnyColumn;
+  /** The column that scopes a record to its workspace (a user as such has none: its membership does). */
+  workspace?: AnyColumn;
   /** How a path names one record (default: its id; tasks and projects also by reference). */
   match?: (idOrRef: string) => SQL;
   /** The noun of its NOT_FOUND (default: `name`). */
@@ -181,16 +184,20 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
   );
   const inputs = entries.filter(([, field]) => field.input) as Array<[string, Field & { input: FieldInput }]>;
   const exported = entries.filter(([, field]) => field.exported);
+  const scoped = () => {
+    if (!def.workspace) throw new Error(`${def.name} has no workspace column: it is read through another record`);
+    return def.workspace;
+  };
 
   return {
     name: def.name,
     noun: def.noun ?? def.name,
     from: def.from,
     /** The records of the caller's workspace (`workspace`: an id, or the credential's workspace as SQL). */
-    inWorkspace: (workspace: WorkspaceScope) => eq(def.workspace, workspace),
+    inWorkspace: (workspace: WorkspaceScope) => eq(scoped(), workspace),
     /** The one record `idOrRef` names in the workspace. */
     named: (workspace: WorkspaceScope, idOrRef: string) =>
-      and(eq(def.workspace, workspace), def.match ? def.match(idOrRef) : eq(def.id, idOrRef))!,
+      and(eq(scoped(), workspace), def.match ? def.match(idOrRef) : eq(def.id, idOrRef))!,
     /** The answer's schema (a named component). */
     schema,
     /** The answer narrowed by `fields` (every key optional). */

@@ -11,7 +11,8 @@ import type { ToolContext } from "./tools";
 /** What a tool needs of the request: its caller, loaded (an MCP client re-authenticates on HTTP 401, not on a tool error). */
 async function toolContext(c: Context<CallerEnv>): Promise<ToolContext> {
   const caller = c.get("caller");
-  return { caller, principal: await caller.principal() };
+  await caller.principal();
+  return { caller };
 }
 
 /** Stateless: no session lives between requests, so there is no SSE stream to GET and no session to DELETE. */

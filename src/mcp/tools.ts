@@ -1,27 +1,24 @@
 import { z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
 import type { Caller } from "../auth/caller";
-import type { Principal } from "../auth/principal";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
 import { FieldsQuery } from "../http/schemas";
 import { CommentContent } from "../records/comments";
 import { labelRecord } from "../records/labels";
 import { projectRecord } from "../records/projects";
 import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
+import { teamRecord } from "../records/teams";
 import { createComment } from "../resources/comments/operations";
 import { listLabels } from "../resources/labels/operations";
 import { listProjects } from "../resources/projects/operations";
-import { searchRows } from "../resources/search/queries";
+import { search } from "../resources/search/operations";
 import { SEARCH_TYPES, SearchQuery } from "../resources/search/schema";
-import { searchPage } from "../resources/search/service";
 import { createTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
-import { listTeams, teamList } from "../resources/teams/queries";
+import { listTeams } from "../resources/teams/operations";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
-/** What a tool runs with: the request's caller (loaded), as a REST handler has it. */
+/** What a tool runs with: the request's caller, as a REST handler has it. */
 export interface ToolContext {
   caller: Caller;
-  principal: Principal;
 }
 
 /** One MCP tool: its input is a REST route's zod schema, its body the route's service or query call. */
@@ -121,13 +118,10 @@ export const TOOLS: Tool[] = [
       })
       .strict(),
     async run(ctx, { q, types = [...SEARCH_TYPES], limit = 50, cursor }) {
-      const workspace = sql<string>`${ctx.principal.workspace.id}`;
-      return searchPage(ctx.caller.cursorKey, { q, types: [...new Set(types)], limit, cursor }, (input) =>
-        searchRows(ctx.caller.db, workspace, input),
-      );
+      return search(ctx.caller, { q, types: [...new Set(types)], limit, cursor });
     },
   }),
-  listTool("teams", teamList, (caller, params) => caller.list(({ workspace }) => listTeams(caller.db, workspace, params))),
+  listTool("teams", teamRecord.list, listTeams),
   listTool("projects", projectRecord.list, listProjects),
   listTool("labels", labelRecord.list, listLabels),
 ];

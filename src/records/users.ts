@@ -1,11 +1,15 @@
-// A user as other records embed it (`<user-summary>`: an assignee, a lead, an author, an inviter).
+// The user records: a user (User, as `/me` answers it), a member of the current workspace with their role
+// (WorkspaceUser, `/users`), one field map each; and a user as other records embed it (`<user-summary>`: an assignee,
+// a lead, an author, an inviter).
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { users, workspaceMembers } from "../../drizzle/schema";
+import { users, userType, workspaceMembers, workspaceRole } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
 import type { FieldShape } from "../http/list";
+import { defineRecord, f } from "../http/record";
+import { BodyId } from "../http/schemas";
 
 export const UserSummarySchema = z
   .object({
@@ -19,14 +23,6 @@ export const UserSummarySchema = z
 
 export type UserSummary = z.infer<typeof UserSummarySchema>;
 export const userSummaryShape: FieldShape = { id: true, name: true, email: true, avatarUrl: true, humanId: true };
-
-export const userSummary = (u: UserSummary): UserSummary => ({
-  id: u.id,
-  name: u.name,
-  email: u.email,
-  avatarUrl: u.avatarUrl,
-  humanId: u.humanId,
-});
 
 /** The users table or an alias of it (`alias(users, "lead")`). */
 type UserColumns = Record<"id" | "name" | "email" | "avatarUrl" | "humanId", AnyPgColumn>;
@@ -47,4 +43,66 @@ export async function assertWorkspaceMember(db: Executor, workspaceId: Workspace
     .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
     .limit(1);
   if (!row) throw notFound(what);
+}
+
+/** A user's own fields, with the schemas an import checks them with (an export's `users`). */
+const userFields = {
+  id: f.id(users.id, { exported: BodyId }),
+  name: f.text(users.name, { exported: z.string().max(500) }),
+  email: f.text(users.email, { exported: z.string().max(320) }),
+  avatarUrl: f.text(users.avatarUrl, { nullable: true, list: false, exported: z.string().max(2048).nullable() }),
+  humanId: f.id(users.humanId, { nullable: true }),
+  type: f.enum(users.type, z.enum(userType.enumValues), { exported: true }),
+};
+
+export const userRecord = defineRecord({ name: "User", resource: "users", id: users.id, from: sql`${users}`, fields: userFields });
+export const UserSchema = userRecord.schema;
+export type UserDto = z.infer<typeof UserSchema>;
+
+const WorkspaceRole = z.enum(workspaceRole.enumValues);
+
+/**
+ * A user as a member of the current workspace (GET/PATCH /users): the User fields, the workspace `role`, and
+ * `createdAt`, when the account was created (for an agent: when its owner created it).
+ */
+export const workspaceUserRecord = defineRecord({
+  name: "WorkspaceUser",
+  resource: "users",
+  id: users.id,
+  workspace: workspaceMembers.workspaceId,
+  from: sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId}`,
+  fields: {
+    ...userFields,
+    name: { ...userFields.name, input: { schema: z.string().trim().min(1).max(200) } },
+    avatarUrl: {
+      ...userFields.avatarUrl,
+      input: {
+        schema: z
+          .url({ protocol: /^https?$/, error: "Must be an http(s) URL" })
+          .max(2048)
+          .nullable(),
+      },
+    },
+    role: f.enum(workspaceMembers.role, WorkspaceRole, {
+      input: { schema: WorkspaceRole, write: "resolved" },
+      doc: { description: "The user's role in the current workspace" },
+    }),
+    createdAt: f.datetime(users.createdAt, { doc: { description: "When the account was created" } }),
+  },
+});
+
+export const WorkspaceUserSchema = workspaceUserRecord.schema.openapi({
+  description: "`humanId` names the owning human of an agent (null for a human); an agent's `email` is `<agent id>@agents.pm.invalid`.",
+});
+export type WorkspaceUser = z.infer<typeof WorkspaceUserSchema>;
+/** What GET /users and /users/{id} answer: the WorkspaceUser narrowed by `fields`. */
+export const WorkspaceUserSelection = workspaceUserRecord.selection;
+
+export const UserUpdate = z.object(workspaceUserRecord.inputShape()).partial().strict().openapi("UserUpdate", {
+  description: "Partial. `name` and `avatarUrl` (null clears it) only on yourself or your own agent; `role` needs workspace ADMIN/OWNER.",
+});
+export interface UserUpdateInput {
+  name?: string;
+  avatarUrl?: string | null;
+  role?: z.infer<typeof WorkspaceRole>;
 }

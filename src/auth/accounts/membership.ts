@@ -3,7 +3,7 @@ import { apiKeys, users, workspaceMembers, workspaces } from "../../../drizzle/s
 import { randomToken } from "../../core/crypto";
 import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { apiKeyColumns, serializeApiKey } from "../../records/api-keys";
+import { type ApiKey, apiKeyRecord } from "../../records/api-keys";
 import { generateApiKey } from "../api-keys";
 
 export function slugify(name: string): string {
@@ -63,7 +63,7 @@ export async function userByEmail(db: Executor, email: string) {
 export async function insertApiKey(
   db: Executor,
   args: { workspaceId: string; userId: string; name: string; expiresAt?: Date | null },
-): Promise<{ apiKey: ReturnType<typeof serializeApiKey>; key: string }> {
+): Promise<{ apiKey: ApiKey; key: string }> {
   const key = await generateApiKey();
   const [row] = await db
     .insert(apiKeys)
@@ -76,6 +76,6 @@ export async function insertApiKey(
       keyHash: key.hash,
       expiresAt: args.expiresAt ?? null,
     })
-    .returning(apiKeyColumns);
-  return { apiKey: serializeApiKey(row), key: key.raw };
+    .returning({ apiKey: apiKeyRecord.json() });
+  return { apiKey: row.apiKey, key: key.raw };
 }

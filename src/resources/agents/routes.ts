@@ -3,8 +3,8 @@ import { protectedRoute } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created } from "../../http/schemas";
-import { AgentCreate, AgentSchema } from "./schema";
-import { createAgent } from "./service";
+import { AgentCreate, AgentSchema } from "../../records/agents";
+import { createAgent } from "./operations";
 
 const create = createRoute({
   ...protectedRoute("Agents"),
@@ -24,6 +24,6 @@ const create = createRoute({
 });
 
 export const agentRoutes = newRouter().openapi(create, async (c) => {
-  const agent = await createAgent(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
+  const agent = await createAgent(c.get("caller"), c.req.valid("json"));
   return created(c, "agent", `/users/${agent.id}`, agent);
 });

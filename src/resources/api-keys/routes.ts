@@ -5,9 +5,8 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { ApiKeyCreate, ApiKeySchema, ApiKeySelection } from "../../records/api-keys";
-import { apiKeyList, getApiKey, listApiKeys } from "./queries";
-import { createApiKey, deleteApiKey } from "./service";
+import { ApiKeyCreate, type ApiKeyCreateInput, ApiKeySchema, ApiKeySelection, apiKeyRecord } from "../../records/api-keys";
+import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./operations";
 
 const list = createRoute({
   ...protectedRoute("API keys"),
@@ -16,11 +15,11 @@ const list = createRoute({
   path: "/api-keys",
   summary: "List the caller's API keys and their agents' keys",
   description: listDescription(
-    apiKeyList,
+    apiKeyRecord.list,
     "Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never " +
       "the key or its hash.",
   ),
-  request: { query: listQueryFor(apiKeyList) },
+  request: { query: listQueryFor(apiKeyRecord.list) },
   responses: {
     200: jsonResponse(paginated("api_keys", ApiKeySelection), "API keys (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -50,7 +49,7 @@ const read = createRoute({
   description:
     "As an item of `GET /api-keys`: only the 10-character `prefix`, never the key or its hash. Any other key is 404. Its ETag is what " +
     "`DELETE /api-keys/{id}` takes in `If-Match`.",
-  request: { params: IdParam, query: fieldsQueryFor(apiKeyList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(apiKeyRecord.shape) },
   responses: {
     200: jsonResponse(z.object({ apiKey: ApiKeySelection }), "The API key"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -70,22 +69,19 @@ const remove = createRoute({
 
 export const apiKeyRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, apiKeyList);
-    const rows = await c.get("caller").list(({ workspace, user }) => listApiKeys(c.get("rdb").db, workspace, user, params));
-    return c.json(await listBody("api_keys", params, rows), 200);
+    const params = await listParams(c, apiKeyRecord.list);
+    return c.json(await listBody("api_keys", params, await listApiKeys(c.get("caller"), params)), 200);
   })
   .openapi(create, async (c) => {
-    const { apiKey, key } = await createApiKey(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
+    const { apiKey, key } = await createApiKey(c.get("caller"), c.req.valid("json") as ApiKeyCreateInput);
     c.header("Location", `/api-keys/${apiKey.id}`);
     return c.json({ apiKey, key }, 201);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, apiKeyList.shape);
-    const { id } = c.req.valid("param");
-    const apiKey = await c.get("caller").read(({ workspace, user }) => getApiKey(c.get("rdb").db, workspace, user, id));
-    return c.json({ apiKey: projectFields(apiKey, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, apiKeyRecord.shape);
+    return c.json({ apiKey: projectFields(await getApiKey(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteApiKey(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
+    await deleteApiKey(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

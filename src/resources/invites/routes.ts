@@ -1,15 +1,22 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/middleware";
 import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
-import { getPendingInvite, inviteList, listPendingInvites } from "./queries";
-import { INVITE_TTL_DAYS, Invite, InviteCreate, InviteRedeem, InviteRedeemed, InviteSelection } from "./schema";
-import { createInvite, deleteInvite, redeemInvite, requireInviteManager, requireInviter } from "./service";
+import {
+  INVITE_TTL_DAYS,
+  Invite,
+  InviteCreate,
+  type InviteCreateInput,
+  InviteRedeem,
+  InviteRedeemed,
+  InviteSelection,
+  inviteRecord,
+} from "../../records/invites";
+import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
 
 const base = protectedRoute("Invites");
 
@@ -39,10 +46,10 @@ const list = createRoute({
   path: "/invites",
   summary: "List the workspace's pending invites",
   description: listDescription(
-    inviteList,
+    inviteRecord.list,
     "Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed.",
   ),
-  request: { query: listQueryFor(inviteList) },
+  request: { query: listQueryFor(inviteRecord.list) },
   responses: {
     200: jsonResponse(paginated("invites", InviteSelection), "Pending invites"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
@@ -57,7 +64,7 @@ const read = createRoute({
   summary: "Get a pending invite",
   description:
     "For workspace ADMIN/OWNER and the invite's sender (others: 403). Only a pending invite is found: once accepted, expired or cancelled it is 404, as in the list.",
-  request: { params: IdParam, query: fieldsQueryFor(inviteList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(inviteRecord.shape) },
   responses: {
     200: jsonResponse(z.object({ invite: InviteSelection }), "The invite (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
@@ -98,29 +105,20 @@ const redeem = createRoute({
 
 export const inviteRoutes = newRouter()
   .openapi(create, async (c) => {
-    const redeemUrl = `${publicBaseUrl(c)}/invites/redeem`;
-    const invite = await createInvite(c.get("rdb").db, emailOutbox(c), await c.get("caller").principal(), c.req.valid("json"), redeemUrl);
+    const input = c.req.valid("json") as InviteCreateInput;
+    const invite = await createInvite(c.get("caller"), emailOutbox(c), input, `${publicBaseUrl(c)}/invites/redeem`);
     return created(c, "invite", `/invites/${invite.id}`, invite);
   })
-  .openapi(list, async (c) => {
-    const principal = await c.get("caller").principal();
-    requireInviter(principal, "list invites");
-    const params = await listParams(c, inviteList);
-    const rows = await listPendingInvites(c.get("rdb").db, principal.workspace.id, params);
-    return c.json(await listBody("invites", params, rows), 200);
-  })
+  .openapi(list, async (c) => c.json(await listInvites(c.get("caller"), new URL(c.req.url).searchParams), 200))
   .openapi(redeem, async (c) => {
     const data = await redeemInvite(c.get("rdb").db, c.req.valid("json"));
     return c.json({ data }, 201);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, inviteList.shape);
-    const principal = await c.get("caller").principal();
-    const { invitedById, invite } = await getPendingInvite(c.get("rdb").db, principal.workspace.id, c.req.valid("param").id);
-    requireInviteManager(principal, invitedById, "see it");
-    return c.json({ invite: projectFields(invite, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, inviteRecord.shape);
+    return c.json({ invite: projectFields(await getInvite(c.get("caller"), c.req.valid("param").id), fields) }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteInvite(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
+    await deleteInvite(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -2,7 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { serializeWorkspace, UserSchema, WorkspaceSchema } from "../users/schema";
+import { UserSchema } from "../../records/users";
+import { WorkspaceSchema } from "../../records/workspaces";
+import { getMe } from "./operations";
 
 const me = createRoute({
   method: "get",
@@ -17,8 +19,4 @@ const me = createRoute({
   },
 });
 
-// The principal already holds everything: /me costs exactly the authentication query.
-export const meRoutes = newRouter().openapi(me, async (c) => {
-  const { user, workspace, role } = await c.get("caller").principal();
-  return c.json({ user, workspace: serializeWorkspace(workspace), role }, 200);
-});
+export const meRoutes = newRouter().openapi(me, async (c) => c.json(await getMe(c.get("caller")), 200));

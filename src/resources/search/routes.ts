@@ -2,9 +2,8 @@ import { createRoute } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { searchRows } from "./queries";
+import { search as searchOperation } from "./operations";
 import { SearchPage, SearchQuery } from "./schema";
-import { searchPage } from "./service";
 
 const search = createRoute({
   ...protectedRoute("Search"),
@@ -26,10 +25,6 @@ const search = createRoute({
   },
 });
 
-export const searchRoutes = newRouter().openapi(search, async (c) => {
-  const caller = c.get("caller");
-  const body = await searchPage(caller.cursorKey, c.req.valid("query"), (input) =>
-    caller.list(({ workspace }) => searchRows(caller.db, workspace, input)),
-  );
-  return c.json(body, 200);
-});
+export const searchRoutes = newRouter().openapi(search, async (c) =>
+  c.json(await searchOperation(c.get("caller"), c.req.valid("query")), 200),
+);

@@ -5,13 +5,19 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { getTeamMember, listMembers, memberList, teamMemberShape } from "./queries";
-import { TeamMember, TeamMemberCreate, TeamMemberItemSelection, TeamMemberSelection, TeamMemberUpdate } from "./schema";
-import { addTeamMember, removeNonOwner, removeTeamMemberChecked, setTeamMemberRole, updateTeamMemberChecked } from "./service";
+import {
+  TeamMember,
+  TeamMemberCreate,
+  type TeamMemberCreateInput,
+  TeamMemberItemSelection,
+  TeamMemberSelection,
+  TeamMemberUpdate,
+  teamMemberItemRecord,
+  teamMemberRecord,
+} from "../../records/team-members";
+import { addTeamMember, getTeamMember, listTeamMembers, removeTeamMember, updateTeamMember } from "./operations";
 
 const base = protectedRoute("Team members");
-/** PATCH and DELETE: the common change is one statement that authenticates itself (gatedWrite). */
-const selfBase = protectedRoute("Team members");
 const one = z.object({ teamMember: TeamMember });
 const oneSelected = z.object({ teamMember: TeamMemberSelection });
 
@@ -22,10 +28,10 @@ const list = createRoute({
   path: "/teams/{id}/members",
   summary: "List a team's members",
   description: listDescription(
-    memberList,
+    teamMemberItemRecord.list,
     "Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's).",
   ),
-  request: { params: IdParam, query: listQueryFor(memberList) },
+  request: { params: IdParam, query: listQueryFor(teamMemberItemRecord.list) },
   responses: {
     200: jsonResponse(paginated("members", TeamMemberItemSelection), "Members"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -52,14 +58,14 @@ const read = createRoute({
   path: "/team-members/{id}",
   summary: "Get a team membership",
   description: "By membership id (`tmbr_…`); `fields` narrows the answer. Another workspace's membership is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(teamMemberShape) },
+  request: { params: IdParam, query: fieldsQueryFor(teamMemberRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The team member"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
   },
 });
 const update = createRoute({
-  ...selfBase,
+  ...base,
   method: "patch",
   operationId: "updateTeamMember",
   path: "/team-members/{id}",
@@ -73,7 +79,7 @@ const update = createRoute({
   },
 });
 const remove = createRoute({
-  ...selfBase,
+  ...base,
   method: "delete",
   operationId: "deleteTeamMember",
   path: "/team-members/{id}",
@@ -86,44 +92,23 @@ const remove = createRoute({
 
 export const teamMemberRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, memberList);
-    const rows = await c.get("caller").list(({ workspace }) => listMembers(c.get("rdb").db, workspace, c.req.valid("param").id, params));
-    return c.json(await listBody("members", params, rows), 200);
+    const params = await listParams(c, teamMemberItemRecord.list);
+    return c.json(await listBody("members", params, await listTeamMembers(c.get("caller"), c.req.valid("param").id, params)), 200);
   })
   .openapi(create, async (c) => {
-    const teamMember = await addTeamMember(
-      c.get("rdb").db,
-      await c.get("caller").principal(),
-      c.req.valid("param").id,
-      c.req.valid("json"),
-    );
+    const input = c.req.valid("json") as TeamMemberCreateInput;
+    const teamMember = await addTeamMember(c.get("caller"), c.req.valid("param").id, input);
     return created(c, "teamMember", `/team-members/${teamMember.id}`, teamMember);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, teamMemberShape);
-    const { id } = c.req.valid("param");
-    const teamMember = await c.get("caller").read(({ workspace }) => getTeamMember(c.get("rdb").db, workspace, id));
-    return c.json({ teamMember: projectFields(teamMember, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, teamMemberRecord.shape);
+    return c.json({ teamMember: projectFields(await getTeamMember(c.get("caller"), c.req.valid("param").id), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    const { role } = c.req.valid("json");
-    const teamMember =
-      role === "OWNER"
-        ? await updateTeamMemberChecked(db, await c.get("caller").principal(), id, role)
-        : await c.get("caller").write(
-            (actor) => setTeamMemberRole(db, actor, id, role),
-            (principal) => updateTeamMemberChecked(db, principal, id, role),
-          );
+    const teamMember = await updateTeamMember(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ teamMember }, 200);
   })
   .openapi(remove, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    await c.get("caller").write(
-      async (actor) => (await removeNonOwner(db, actor, id)) || undefined,
-      (principal) => removeTeamMemberChecked(db, principal, id).then(() => true),
-    );
+    await removeTeamMember(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -5,13 +5,10 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { getTeam, listTeams, teamList } from "./queries";
-import { Team, TeamCreate, TeamSelection, TeamUpdate } from "./schema";
-import { createTeam, deleteTeam, explainRefusedDelete, explainRefusedUpdate, updateTeam, writeTeam } from "./service";
+import { Team, TeamCreate, type TeamCreateInput, TeamSelection, TeamUpdate, type TeamUpdateInput, teamRecord } from "../../records/teams";
+import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "./operations";
 
 const base = protectedRoute("Teams");
-/** PATCH and DELETE: their one statement authenticates itself (gatedWrite). */
-const selfBase = protectedRoute("Teams");
 const one = z.object({ team: Team });
 const oneSelected = z.object({ team: TeamSelection });
 
@@ -21,8 +18,8 @@ const list = createRoute({
   operationId: "listTeams",
   path: "/teams",
   summary: "List the workspace's teams, each with its parent and members",
-  description: listDescription(teamList, "`filter[eq][parentId]=null` matches top-level teams."),
-  request: { query: listQueryFor(teamList) },
+  description: listDescription(teamRecord.list, "`filter[eq][parentId]=null` matches top-level teams."),
+  request: { query: listQueryFor(teamRecord.list) },
   responses: {
     200: jsonResponse(paginated("teams", TeamSelection), "Teams"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -50,14 +47,14 @@ const read = createRoute({
   path: "/teams/{id}",
   summary: "Get a team with its parent and members",
   description: "`fields` narrows the answer, e.g. `name,prefix,members{name,role}`. Another workspace's team is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(teamList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(teamRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The team"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
   },
 });
 const update = createRoute({
-  ...selfBase,
+  ...base,
   method: "patch",
   operationId: "updateTeam",
   path: "/teams/{id}",
@@ -72,7 +69,7 @@ const update = createRoute({
   },
 });
 const remove = createRoute({
-  ...selfBase,
+  ...base,
   method: "delete",
   operationId: "deleteTeam",
   path: "/teams/{id}",
@@ -84,40 +81,22 @@ const remove = createRoute({
 
 export const teamRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, teamList);
-    const rows = await c.get("caller").list(({ workspace }) => listTeams(c.get("rdb").db, workspace, params));
-    return c.json(await listBody("teams", params, rows), 200);
+    const params = await listParams(c, teamRecord.list);
+    return c.json(await listBody("teams", params, await listTeams(c.get("caller"), params)), 200);
   })
   .openapi(create, async (c) => {
-    const team = await createTeam(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
+    const team = await createTeam(c.get("caller"), c.req.valid("json") as TeamCreateInput);
     return created(c, "team", `/teams/${team.id}`, team);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, teamList.shape);
-    const { id } = c.req.valid("param");
-    const team = await c.get("caller").read(({ workspace }) => getTeam(c.get("rdb").db, workspace, id, fields));
-    return c.json({ team: projectFields(team, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, teamRecord.shape);
+    return c.json({ team: projectFields(await getTeam(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    const input = c.req.valid("json");
-    // A new parent takes the checked update (tree lock, cycle check), principal first; otherwise one
-    // statement that authenticates itself.
-    const team = input.parentId
-      ? await updateTeam(db, await c.get("caller").principal(), id, input)
-      : await c.get("caller").write(
-          (actor) => writeTeam(db, actor, id, input),
-          (principal) => explainRefusedUpdate(db, principal, id),
-        );
+    const team = await updateTeam(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as TeamUpdateInput);
     return c.json({ team }, 200);
   })
   .openapi(remove, async (c) => {
-    const db = c.get("rdb").db;
-    const { id } = c.req.valid("param");
-    await c.get("caller").write(
-      async (actor) => (await deleteTeam(db, actor, id)) || undefined,
-      (principal) => explainRefusedDelete(db, principal, id),
-    );
+    await deleteTeam(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -9,7 +9,7 @@ import { type ExportedLabel, labelRecord } from "../../records/labels";
 import { type ExportedMilestone, milestoneRecord } from "../../records/milestones";
 import { type ExportedProject, projectRecord } from "../../records/projects";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
-import { TeamPrefix } from "../teams/schema";
+import { TeamPrefix } from "../../records/teams";
 
 export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;
 export type ExportType = (typeof EXPORT_TYPES)[number];

@@ -5,9 +5,8 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { getUser, listUsers, userList } from "./queries";
-import { UserUpdate, WorkspaceUserSchema, WorkspaceUserSelection } from "./schema";
-import { removeUser, updateUser } from "./service";
+import { UserUpdate, type UserUpdateInput, WorkspaceUserSchema, WorkspaceUserSelection, workspaceUserRecord } from "../../records/users";
+import { getUser, listUsers, removeUser, updateUser } from "./operations";
 
 const one = z.object({ user: WorkspaceUserSchema });
 const oneSelected = z.object({ user: WorkspaceUserSelection });
@@ -19,11 +18,11 @@ const list = createRoute({
   path: "/users",
   summary: "List the workspace's members",
   description: listDescription(
-    userList,
+    workspaceUserRecord.list,
     "Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. " +
       "`filter[eq][humanId]=null` matches people.",
   ),
-  request: { query: listQueryFor(userList) },
+  request: { query: listQueryFor(workspaceUserRecord.list) },
   responses: {
     200: jsonResponse(paginated("users", WorkspaceUserSelection), "Members (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -37,7 +36,7 @@ const read = createRoute({
   summary: "Get a member of the workspace",
   description:
     "`humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(userList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(workspaceUserRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The user (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -75,21 +74,18 @@ const remove = createRoute({
 
 export const userRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, userList);
-    const rows = await c.get("caller").list(({ workspace }) => listUsers(c.get("rdb").db, workspace, params));
-    return c.json(await listBody("users", params, rows), 200);
+    const params = await listParams(c, workspaceUserRecord.list);
+    return c.json(await listBody("users", params, await listUsers(c.get("caller"), params)), 200);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, userList.shape);
-    const { id } = c.req.valid("param");
-    const user = await c.get("caller").read(({ workspace }) => getUser(c.get("rdb").db, workspace, id));
-    return c.json({ user: projectFields(user, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, workspaceUserRecord.shape);
+    return c.json({ user: projectFields(await getUser(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const user = await updateUser(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id, c.req.valid("json"));
+    const user = await updateUser(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as UserUpdateInput);
     return c.json({ user }, 200);
   })
   .openapi(remove, async (c) => {
-    await removeUser(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
+    await removeUser(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

@@ -5,10 +5,8 @@ import { listBody, parseFields, projectFields } from "../../http/list";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { WorkspaceSelection } from "../users/schema";
-import { getWorkspace, listWorkspaces, workspaceList } from "./queries";
-import { WorkspaceSchema, WorkspaceUpdate } from "./schema";
-import { updateWorkspace } from "./service";
+import { WorkspaceSchema, WorkspaceSelection, WorkspaceUpdate, type WorkspaceUpdateInput, workspaceRecord } from "../../records/workspaces";
+import { getWorkspace, listWorkspaces, updateWorkspace } from "./operations";
 
 const one = z.object({ workspace: WorkspaceSchema });
 const oneSelected = z.object({ workspace: WorkspaceSelection });
@@ -19,8 +17,8 @@ const list = createRoute({
   operationId: "listWorkspaces",
   path: "/workspaces",
   summary: "List the caller's workspaces",
-  description: listDescription(workspaceList, "Every workspace the caller is a member of (not only the credential's current one)."),
-  request: { query: listQueryFor(workspaceList) },
+  description: listDescription(workspaceRecord.list, "Every workspace the caller is a member of (not only the credential's current one)."),
+  request: { query: listQueryFor(workspaceRecord.list) },
   responses: {
     200: jsonResponse(paginated("workspaces", WorkspaceSelection), "Workspaces (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED"], { validation: true }),
@@ -33,7 +31,7 @@ const read = createRoute({
   path: "/workspaces/{id}",
   summary: "Get a workspace the caller is a member of",
   description: "A workspace the caller is not a member of is 404.",
-  request: { params: IdParam, query: fieldsQueryFor(workspaceList.shape) },
+  request: { params: IdParam, query: fieldsQueryFor(workspaceRecord.shape) },
   responses: {
     200: jsonResponse(oneSelected, "The workspace (narrowed by `fields`)"),
     ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
@@ -57,22 +55,14 @@ const update = createRoute({
 
 export const workspaceRoutes = newRouter()
   .openapi(list, async (c) => {
-    const params = await listParams(c, workspaceList);
-    const rows = await c.get("caller").list(({ workspace: _, user }) => listWorkspaces(c.get("rdb").db, user, params));
-    return c.json(await listBody("workspaces", params, rows), 200);
+    const params = await listParams(c, workspaceRecord.list);
+    return c.json(await listBody("workspaces", params, await listWorkspaces(c.get("caller"), params)), 200);
   })
   .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, workspaceList.shape);
-    const { id } = c.req.valid("param");
-    const workspace = await c.get("caller").read(({ workspace: _, user }) => getWorkspace(c.get("rdb").db, user, id));
-    return c.json({ workspace: projectFields(workspace, fields) }, 200);
+    const fields = parseFields(c.req.valid("query").fields, workspaceRecord.shape);
+    return c.json({ workspace: projectFields(await getWorkspace(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
   })
   .openapi(update, async (c) => {
-    const workspace = await updateWorkspace(
-      c.get("rdb").db,
-      await c.get("caller").principal(),
-      c.req.valid("param").id,
-      c.req.valid("json"),
-    );
+    const workspace = await updateWorkspace(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as WorkspaceUpdateInput);
     return c.json({ workspace }, 200);
   });

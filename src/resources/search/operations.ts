@@ -1,6 +1,6 @@
-import type { CursorKey } from "../../http/list";
+import type { Caller } from "../../auth/caller";
 import { searchCursor } from "./cursor";
-import type { SearchInput, SearchRow } from "./queries";
+import { searchRows } from "./queries";
 import type { SearchType } from "./schema";
 
 export interface SearchParams {
@@ -11,17 +11,14 @@ export interface SearchParams {
 }
 
 /**
- * One page of search results as GET /search answers it, for the REST route and the MCP tool alike. `fetchRows`
- * runs the search statement in the caller's workspace (each caller authenticates its own way).
+ * GET /search: one page of results, for the REST route and the MCP tool alike; the search statement is scoped by the
+ * caller's workspace as SQL, so it authenticates itself (an empty page asks once more: 401 rather than no results).
  */
-export async function searchPage(
-  key: CursorKey,
-  { q, types, limit, cursor }: SearchParams,
-  fetchRows: (input: SearchInput) => Promise<SearchRow[]>,
-) {
-  const pages = searchCursor(key, q, types);
+export async function search(caller: Caller, { q, types, limit, cursor }: SearchParams) {
+  const pages = searchCursor(caller.cursorKey, q, types);
   const after = cursor === undefined ? undefined : await pages.decode(cursor);
-  const rows = await fetchRows({ q, types, limit: limit + 1, after });
+  const input = { q, types, limit: limit + 1, after };
+  const rows = await caller.list(({ workspace }) => searchRows(caller.db, workspace, input));
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

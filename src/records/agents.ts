@@ -1,3 +1,4 @@
+// An agent as POST /agents answers it: the new AGENT user with its raw key, returned once (no stored record has the key).
 import { z } from "@hono/zod-openapi";
 
 export const AgentCreate = z

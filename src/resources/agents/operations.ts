@@ -1,0 +1,24 @@
+import { users } from "../../../drizzle/schema";
+import { joinWorkspaceWithKey } from "../../auth/accounts/membership";
+import type { Caller } from "../../auth/caller";
+import { forbidden } from "../../core/errors";
+import { newId } from "../../ids";
+import type { Agent, AgentCreateInput } from "../../records/agents";
+
+/**
+ * Agents have no mailbox but users.email is required and unique: each gets a reserved-TLD address built from its
+ * own id (RFC 2606 `.invalid` can never receive mail), so it cannot collide with a person or be signed in by email.
+ */
+const agentEmail = (agentId: string) => `${agentId}@agents.pm.invalid`;
+
+/** POST /agents: a human's agent, an AGENT user, MEMBER of the caller's current workspace, with its own API key; one transaction. */
+export async function createAgent(caller: Caller, input: AgentCreateInput): Promise<Agent> {
+  const { user, workspace } = await caller.principal();
+  if (user.type !== "HUMAN") throw forbidden("Only a human user may create agents");
+  return caller.transaction(async (tx) => {
+    const id = newId("user");
+    await tx.insert(users).values({ id, name: input.name, email: agentEmail(id), type: "AGENT", humanId: user.id });
+    const key = await joinWorkspaceWithKey(tx, { workspaceId: workspace.id, userId: id, role: "MEMBER", keyName: "Agent key" });
+    return { id, name: input.name, type: "AGENT" as const, humanId: user.id, apiKey: key };
+  });
+}

@@ -1,0 +1,70 @@
+// The API-key operations, one function each: the caller's keys and their agents' keys in the current workspace.
+import { and, eq, or, type SQL, sql } from "drizzle-orm";
+import { apiKeys, users } from "../../../drizzle/schema";
+import { insertApiKey } from "../../auth/accounts/membership";
+import type { Caller } from "../../auth/caller";
+import { guardedWrite } from "../../auth/guarded";
+import type { Actor } from "../../auth/principal";
+import { notFound } from "../../core/errors";
+import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "../../records/api-keys";
+
+/** Keys of the caller's workspace held by the caller or by an agent the caller owns; any other key is as if it did not exist. */
+const keysOf = ({ workspace, user }: Pick<Actor, "workspace" | "user">): SQL =>
+  and(
+    eq(apiKeys.workspaceId, workspace),
+    or(eq(apiKeys.userId, user), sql`${apiKeys.userId} in (select ${users.id} from ${users} where ${users.humanId} = ${user})`),
+  )!;
+
+/** POST /api-keys: a key of the caller in their current workspace (the account primitive takes the caller's ids), raw key once. */
+export async function createApiKey(caller: Caller, input: ApiKeyCreateInput): Promise<{ apiKey: ApiKey; key: string }> {
+  const { workspace, user } = await caller.principal();
+  return insertApiKey(caller.db, {
+    workspaceId: workspace.id,
+    userId: user.id,
+    name: input.name,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+  });
+}
+
+/** DELETE /api-keys/{id}: one of the caller's keys or their agents' keys (anything else: 404); 401 from the next request on. */
+export async function deleteApiKey(caller: Caller, id: string): Promise<void> {
+  const target = {
+    from: sql`${apiKeys}`,
+    where: and(eq(apiKeys.id, id), keysOf(caller.actor))!,
+    columns: { id: apiKeys.id },
+    guards: [],
+    name: "API key",
+  };
+  await guardedWrite(caller, target, (allowed) => ({
+    ctes: [sql`deleted as (delete from ${apiKeys} where ${apiKeys.id} = ${allowed} returning id)`],
+    result: sql<boolean | null>`(select true from deleted)`,
+  }));
+}
+
+/** GET /api-keys/{id}, in one statement that authenticates itself. */
+export function getApiKey(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<ApiKey> {
+  return caller.read(async (actor) => {
+    const [row] = await caller.db
+      .select({ apiKey: apiKeyRecord.json(fields) })
+      .from(apiKeyRecord.from)
+      .where(and(eq(apiKeys.id, id), keysOf(actor)));
+    if (!row) throw notFound("API key");
+    return row.apiKey;
+  });
+}
+
+/** GET /api-keys: one page of the caller's keys and their agents' keys. */
+export function listApiKeys(caller: Caller, params: ListParams): Promise<ApiKey[]> {
+  return caller.list(async (actor) => {
+    const rows = await pageQuery(
+      caller.db
+        .select({ apiKey: apiKeyRecord.json(params.fields) })
+        .from(apiKeyRecord.from)
+        .$dynamic(),
+      keysOf(actor),
+      params,
+    );
+    return rows.map((row) => row.apiKey);
+  });
+}

@@ -1,0 +1,29 @@
+import { and, eq, sql } from "drizzle-orm";
+import { users, workspaceMembers, workspaces } from "../../../drizzle/schema";
+import { type Caller, unauthorized } from "../../auth/caller";
+import type { WorkspaceRole } from "../../auth/principal";
+import { type UserDto, userRecord } from "../../records/users";
+import { type WorkspaceDto, workspaceRecord } from "../../records/workspaces";
+
+export interface Me {
+  user: UserDto;
+  workspace: WorkspaceDto;
+  role: WorkspaceRole;
+}
+
+/**
+ * GET /me: the caller, their current workspace and their role in it, in one statement that authenticates itself. The
+ * membership it reads is what makes the credential live, so finding none is 401.
+ */
+export function getMe(caller: Caller): Promise<Me> {
+  return caller.read(async ({ workspace, user }) => {
+    const [row] = await caller.db
+      .select({ user: userRecord.json(), workspace: workspaceRecord.json(), role: sql<WorkspaceRole>`${workspaceMembers.role}` })
+      .from(
+        sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId} join ${workspaces} on ${workspaces.id} = ${workspaceMembers.workspaceId}`,
+      )
+      .where(and(eq(workspaceMembers.workspaceId, workspace), eq(workspaceMembers.userId, user)));
+    if (!row) throw unauthorized();
+    return row;
+  });
+}

@@ -1766,6 +1766,7 @@ export interface components {
     };
     Milestone: {
       createdAt: string;
+      /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields: {
         [key: string]: unknown;
       };
@@ -1780,7 +1781,7 @@ export interface components {
       updatedAt: string;
     };
     MilestoneCreate: {
-      /** @description Type-checked against the workspace's field definitions; on update merged, null removes a key */
+      /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields?: {
         [key: string]: unknown;
       };
@@ -1798,6 +1799,7 @@ export interface components {
     };
     MilestoneSelection: {
       createdAt?: string;
+      /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields?: {
         [key: string]: unknown;
       };
@@ -1812,7 +1814,7 @@ export interface components {
       updatedAt?: string;
     };
     MilestoneUpdate: {
-      /** @description Type-checked against the workspace's field definitions; on update merged, null removes a key */
+      /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields?: {
         [key: string]: unknown;
       };
@@ -1832,7 +1834,7 @@ export interface components {
     };
     Project: {
       createdAt: string;
-      /** @description Values keyed by field-definition key; type-checked against the workspace's definitions */
+      /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields: {
         [key: string]: unknown;
       };
@@ -1859,7 +1861,7 @@ export interface components {
       updatedAt: string;
     };
     ProjectCreate: {
-      /** @description On update, merged into the stored values; null removes a key */
+      /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields?: {
         [key: string]: unknown;
       };
@@ -1886,7 +1888,7 @@ export interface components {
     };
     ProjectSelection: {
       createdAt?: string;
-      /** @description Values keyed by field-definition key; type-checked against the workspace's definitions */
+      /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields?: {
         [key: string]: unknown;
       };
@@ -1923,7 +1925,7 @@ export interface components {
       updatedAt?: string;
     };
     ProjectUpdate: {
-      /** @description On update, merged into the stored values; null removes a key */
+      /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields?: {
         [key: string]: unknown;
       };
@@ -1972,6 +1974,7 @@ export interface components {
       assignee: components["schemas"]["UserSummary"] | null;
       assigneeId: string | null;
       createdAt: string;
+      /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields: {
         [key: string]: unknown;
       };
@@ -2057,6 +2060,7 @@ export interface components {
       } | null;
       assigneeId?: string | null;
       createdAt?: string;
+      /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields?: {
         [key: string]: unknown;
       };

@@ -100,3 +100,11 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
   refuseUnless(target, row.target);
   throw conflict(`The ${target.name.toLowerCase()} changed meanwhile; retry the request`);
 }
+
+/** A DELETE decided by its own statement: the target's row in `table` goes (its dependents as the foreign keys say). */
+export async function guardedDelete(caller: Caller, target: Target, table: PgTable & { id: AnyColumn }): Promise<void> {
+  await guardedWrite(caller, target, (allowed) => ({
+    ctes: [sql`deleted as (delete from ${table} where ${table.id} = ${allowed} returning id)`],
+    result: sql<boolean | null>`(select true from deleted)`,
+  }));
+}

@@ -3,10 +3,10 @@
 // credential is live (401) before answering 404 or an empty page.
 import type { SQL } from "drizzle-orm";
 import { notFound } from "../core/errors";
-import type { WorkspaceScope } from "../db/client";
 import { type FieldSelection, type ListParams, pageQuery } from "../http/list";
 import type { RecordType } from "../http/record";
 import type { Caller } from "./caller";
+import type { Actor } from "./principal";
 
 type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 
@@ -25,17 +25,12 @@ export function readRecord<R extends RecordType>(caller: Caller, record: R, idOr
 
 /**
  * GET /<records>: one page (limit + 1 rows) in one query whatever the page size; `scope` narrows the workspace's records
- * (a project's milestones…). Filters and sorts on per-workspace names (custom fields) first resolve them (one query).
+ * (the caller's own API keys…). Filters and sorts on per-workspace names (custom fields) first resolve them (one query).
  */
-export function listRecords<R extends RecordType>(
-  caller: Caller,
-  record: R,
-  params: ListParams,
-  scope?: (workspace: WorkspaceScope) => SQL,
-) {
-  return caller.list(async ({ workspace }) => {
-    const page = await params.resolve(caller.db, workspace);
-    const where = scope ? scope(workspace) : record.inWorkspace(workspace);
+export function listRecords<R extends RecordType>(caller: Caller, record: R, params: ListParams, scope?: (actor: Actor) => SQL) {
+  return caller.list(async (actor) => {
+    const page = await params.resolve(caller.db, actor.workspace);
+    const where = scope ? scope(actor) : record.inWorkspace(actor.workspace);
     const rows = await pageQuery(
       caller.db
         .select({ record: record.json(page.fields) })

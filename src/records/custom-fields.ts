@@ -8,6 +8,7 @@ import { isIsoDate } from "../core/dates";
 import { notFound, ValidationError } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
 import type { DynamicFields, ListField } from "../http/list";
+import { f } from "../http/record";
 import { ObjectKey } from "../http/schemas";
 
 export const RECORD_TYPES = ["task", "project", "milestone"] as const;
@@ -21,6 +22,17 @@ export const OPTION_TYPES: readonly FieldType[] = ["select", "multiselect"];
 export const CustomFieldValues = z
   .record(ObjectKey, z.unknown())
   .openapi({ description: "`{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key" });
+
+/**
+ * The `customFields` entry of a task's, project's or milestone's field map: answered as stored, written once
+ * type-checked against the workspace's definitions (an update merges; null removes a key), exported and imported as is.
+ */
+export const customFieldsField = (column: AnyPgColumn) =>
+  f.json(
+    column,
+    z.record(ObjectKey, z.unknown()).openapi({ description: "Values keyed by field-definition key (the workspace's custom fields)" }),
+    { input: { schema: CustomFieldValues, write: "resolved" }, exported: CustomFieldValues },
+  );
 
 export type Definition = { key: string; type: string; metadata: Record<string, unknown> };
 

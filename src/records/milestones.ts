@@ -5,8 +5,8 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { milestoneStatus, milestones } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp, IsoDate, LongText, ObjectKey } from "../http/schemas";
-import { CustomFieldValues } from "./custom-fields";
+import { BodyId, ExportTimestamp, IsoDate, LongText } from "../http/schemas";
+import { customFieldsField } from "./custom-fields";
 import { ImportedName } from "./projects";
 
 export const MILESTONE_STATUSES = milestoneStatus.enumValues;
@@ -44,15 +44,7 @@ export const milestoneRecord = defineRecord({
       input: { schema: MilestoneStatus.openapi({ description: "Default PLANNED" }) },
       exported: MilestoneStatus,
     }),
-    customFields: f.json(milestones.customFields, z.record(ObjectKey, z.unknown()), {
-      input: {
-        schema: CustomFieldValues.openapi({
-          description: "Type-checked against the workspace's field definitions; on update merged, null removes a key",
-        }),
-        write: "resolved",
-      },
-      exported: CustomFieldValues,
-    }),
+    customFields: customFieldsField(milestones.customFields),
     createdAt: f.datetime(milestones.createdAt, { exported: ExportTimestamp }),
     updatedAt: f.datetime(milestones.updatedAt, { exported: ExportTimestamp }),
   },

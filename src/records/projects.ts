@@ -6,8 +6,8 @@ import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { projectStatus, projects, teams, users } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp, IsoDate, LongText, ObjectKey, orNull } from "../http/schemas";
-import { CustomFieldValues } from "./custom-fields";
+import { BodyId, ExportTimestamp, IsoDate, LongText, orNull } from "../http/schemas";
+import { customFieldsField } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { projectMatch } from "./refs";
 import { teamSummaryJson } from "./teams";
@@ -93,19 +93,7 @@ export const projectRecord = defineRecord({
     }),
     // Not in the answer: `filter[eq][labelId]=…` matches projects carrying the label (`in`: any of them).
     labelId: f.id(projects.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("project", projects.id) } }),
-    customFields: f.json(
-      projects.customFields,
-      z
-        .record(ObjectKey, z.unknown())
-        .openapi({ description: "Values keyed by field-definition key; type-checked against the workspace's definitions" }),
-      {
-        input: {
-          schema: CustomFieldValues.openapi({ description: "On update, merged into the stored values; null removes a key" }),
-          write: "resolved",
-        },
-        exported: CustomFieldValues,
-      },
-    ),
+    customFields: customFieldsField(projects.customFields),
     createdAt: f.datetime(projects.createdAt, { exported: ExportTimestamp }),
     updatedAt: f.datetime(projects.updatedAt, { exported: ExportTimestamp }),
   },

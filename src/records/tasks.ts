@@ -9,7 +9,7 @@ import { badRequest } from "../core/errors";
 import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId, ExportTimestamp, IsoDate, LongText, orNull } from "../http/schemas";
-import { CustomFieldValues, customFieldsOf } from "./custom-fields";
+import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { parseTaskRef, taskMatch } from "./refs";
 import { TeamSummary, teamSummaryJson } from "./teams";
@@ -134,10 +134,7 @@ export const taskRecord = defineRecord({
     }),
     // Not in the answer: `filter[eq][labelId]=…` matches tasks carrying the label (`in`: any of them).
     labelId: f.id(tasks.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("task", tasks.id) } }),
-    customFields: f.json(tasks.customFields, z.record(z.string(), z.unknown()), {
-      input: { schema: CustomFieldValues, write: "resolved" },
-      exported: true,
-    }),
+    customFields: customFieldsField(tasks.customFields),
     createdAt: f.datetime(tasks.createdAt, { exported: ExportTimestamp }),
     updatedAt: f.datetime(tasks.updatedAt, { exported: ExportTimestamp }),
   },

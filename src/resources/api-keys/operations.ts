@@ -3,10 +3,11 @@ import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users } from "../../../drizzle/schema";
 import { insertApiKey } from "../../auth/accounts/membership";
 import type { Caller } from "../../auth/caller";
-import { guardedWrite } from "../../auth/guarded";
+import { guardedDelete } from "../../auth/guarded";
 import type { Actor } from "../../auth/principal";
+import { listRecords } from "../../auth/reads";
 import { notFound } from "../../core/errors";
-import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "../../records/api-keys";
 
 /** Keys of the caller's workspace held by the caller or by an agent the caller owns; any other key is as if it did not exist. */
@@ -36,10 +37,7 @@ export async function deleteApiKey(caller: Caller, id: string): Promise<void> {
     guards: [],
     name: "API key",
   };
-  await guardedWrite(caller, target, (allowed) => ({
-    ctes: [sql`deleted as (delete from ${apiKeys} where ${apiKeys.id} = ${allowed} returning id)`],
-    result: sql<boolean | null>`(select true from deleted)`,
-  }));
+  await guardedDelete(caller, target, apiKeys);
 }
 
 /** GET /api-keys/{id}, in one statement that authenticates itself. */
@@ -56,15 +54,5 @@ export function getApiKey(caller: Caller, id: string, fields: FieldSelection | n
 
 /** GET /api-keys: one page of the caller's keys and their agents' keys. */
 export function listApiKeys(caller: Caller, params: ListParams): Promise<ApiKey[]> {
-  return caller.list(async (actor) => {
-    const rows = await pageQuery(
-      caller.db
-        .select({ apiKey: apiKeyRecord.json(params.fields) })
-        .from(apiKeyRecord.from)
-        .$dynamic(),
-      keysOf(actor),
-      params,
-    );
-    return rows.map((row) => row.apiKey);
-  });
+  return listRecords(caller, apiKeyRecord, params, keysOf);
 }

@@ -4,7 +4,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { comments } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
+import { type Guard, guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
 import { COMMENT_DELETE_REFUSAL, COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
 import { listRecords, readRecord } from "../../auth/reads";
 import { forbidden, notFound } from "../../core/errors";
@@ -74,10 +74,7 @@ export function updateComment(caller: Caller, id: string, input: CommentContentI
 /** DELETE /comments/{id}: its author or a workspace ADMIN/OWNER. */
 export async function deleteComment(caller: Caller, id: string): Promise<void> {
   const rule = { holds: mayDeleteComment(caller.actor)!, refusal: () => forbidden(COMMENT_DELETE_REFUSAL) };
-  await guardedWrite(caller, commentById(caller, id, rule), (allowed) => ({
-    ctes: [sql`deleted as (delete from ${comments} where ${comments.id} = ${allowed} returning id)`],
-    result: sql<boolean | null>`(select true from deleted)`,
-  }));
+  await guardedDelete(caller, commentById(caller, id, rule), comments);
 }
 
 /** GET /comments/{id}: every member reads it. */

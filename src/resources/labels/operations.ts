@@ -4,7 +4,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { labels, workspaces } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { guardedWrite, type Target } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
 import { LABEL_EDIT_REFUSAL, mayEditLabel } from "../../auth/ownership";
 import { listRecords, readRecord } from "../../auth/reads";
 import { forbidden } from "../../core/errors";
@@ -75,10 +75,7 @@ export function updateLabel(caller: Caller, id: string, input: LabelUpdateInput)
 
 /** DELETE /labels/{id}: the tasks and projects that carried it stay; only the links go (their foreign keys cascade). */
 export async function deleteLabel(caller: Caller, id: string): Promise<void> {
-  await guardedWrite(caller, labelTarget(caller, id), (allowed) => ({
-    ctes: [sql`deleted as (delete from ${labels} where ${labels.id} = ${allowed} returning id)`],
-    result: sql<boolean | null>`(select true from deleted)`,
-  }));
+  await guardedDelete(caller, labelTarget(caller, id), labels);
 }
 
 /** GET /labels/{id}: every member reads it. */

@@ -5,7 +5,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { milestones, projects, teams } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, readTarget, type Target } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
 import { notFound } from "../../core/errors";
 import type { FieldSelection, ListParams } from "../../http/list";
@@ -116,10 +116,7 @@ export async function updateMilestone(caller: Caller, id: string, input: Milesto
 
 /** DELETE /milestones/{id}: its comments go with it; its tasks stay, with `milestoneId` cleared (foreign key set null). */
 export async function deleteMilestone(caller: Caller, id: string): Promise<void> {
-  await guardedWrite(caller, milestoneTarget(caller, id, DELETE), (allowed) => ({
-    ctes: [sql`deleted as (delete from ${milestones} where ${milestones.id} = ${allowed} returning id)`],
-    result: sql<boolean | null>`(select true from deleted)`,
-  }));
+  await guardedDelete(caller, milestoneTarget(caller, id, DELETE), milestones);
 }
 
 /** GET /milestones/{id}, in one statement that authenticates itself. */

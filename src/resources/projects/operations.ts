@@ -5,7 +5,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { type Guard, guardedDelete, guardedWrite, readTarget, type Target } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
 import { invalid } from "../../core/errors";
 import type { FieldSelection, ListParams } from "../../http/list";
@@ -157,10 +157,7 @@ export async function updateProject(caller: Caller, idOrRef: string, input: Proj
 
 /** DELETE /projects/{id}: its milestones and comments go with it; its tasks stay, unlinked (their foreign keys set null). */
 export async function deleteProject(caller: Caller, idOrRef: string): Promise<void> {
-  await guardedWrite(caller, projectTarget(caller, idOrRef, DELETE), (allowed) => ({
-    ctes: [sql`deleted as (delete from ${projects} where ${projects.id} = ${allowed} returning id)`],
-    result: sql<boolean | null>`(select true from deleted)`,
-  }));
+  await guardedDelete(caller, projectTarget(caller, idOrRef, DELETE), projects);
 }
 
 /** GET /projects/{id}: by id or reference (`ENG-P3`, any case), in one statement that authenticates itself. */

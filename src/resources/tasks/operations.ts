@@ -5,7 +5,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { tasks, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, readTarget, type Target } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
 import type { FieldSelection, ListParams } from "../../http/list";
 import { insertColumns } from "../../http/record";
@@ -151,10 +151,7 @@ export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpd
 
 /** DELETE /tasks/{id}: subtasks (recursively), comments and label links go with it (their foreign keys cascade). */
 export async function deleteTask(caller: Caller, idOrRef: string): Promise<void> {
-  await guardedWrite(caller, taskTarget(caller, idOrRef), (allowed) => ({
-    ctes: [sql`deleted as (delete from ${tasks} where ${tasks.id} = ${allowed} returning id)`],
-    result: sql<boolean | null>`(select true from deleted)`,
-  }));
+  await guardedDelete(caller, taskTarget(caller, idOrRef), tasks);
 }
 
 /** GET /tasks/{id}: by id or reference (`ENG-12`, any case), in one statement that authenticates itself. */

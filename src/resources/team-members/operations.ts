@@ -4,7 +4,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, users, workspaceMembers } from "../../../drizzle/schema";
 import { actorMay, mayGrantGuards, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
+import { type Guard, guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
 import { iso } from "../../core/dates";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { ListParams } from "../../http/list";
@@ -110,10 +110,7 @@ export async function removeTeamMember(caller: Caller, id: string): Promise<void
     ownerRights(caller, sql`(${self} or ${teamMembers.role} <> 'OWNER')`),
     keepsAnOwner,
   ];
-  await guardedWrite(caller, membershipTarget(caller, id, guards), (allowed) => ({
-    ctes: [sql`deleted as (delete from ${teamMembers} where ${teamMembers.id} = ${allowed} returning id)`],
-    result: sql<boolean | null>`(select true from deleted)`,
-  }));
+  await guardedDelete(caller, membershipTarget(caller, id, guards), teamMembers);
 }
 
 /** GET /team-members/{id}, in one statement that authenticates itself. */

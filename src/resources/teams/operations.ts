@@ -5,9 +5,10 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, workspaces } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { listRecords } from "../../auth/reads";
 import { lockTeamTree } from "../../db/tree-locks";
-import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { getTeam as readTeam, type TeamCreateInput, type TeamDto, type TeamUpdateInput, teamRecord } from "../../records/teams";
 import { assertValidParent } from "./tree";
@@ -122,10 +123,7 @@ export async function updateTeam(caller: Caller, id: string, input: TeamUpdateIn
 
 /** DELETE /teams/{id}: tasks, projects and memberships go with the team (FK cascades); sub-teams stay, top-level. */
 export async function deleteTeam(caller: Caller, id: string): Promise<void> {
-  await guardedWrite(caller, teamTarget(caller, id, DELETE), (allowed) => ({
-    ctes: [sql`deleted as (delete from ${teams} where ${teams.id} = ${allowed} returning id)`],
-    result: sql<boolean | null>`(select true from deleted)`,
-  }));
+  await guardedDelete(caller, teamTarget(caller, id, DELETE), teams);
 }
 
 /** GET /teams/{id}: with its parent and members, in one statement that authenticates itself. */
@@ -135,15 +133,5 @@ export function getTeam(caller: Caller, id: string, fields: FieldSelection | nul
 
 /** GET /teams: one page, with parents and members (a correlated subquery each, skipped when `fields` leaves them out). */
 export function listTeams(caller: Caller, params: ListParams): Promise<TeamDto[]> {
-  return caller.list(async ({ workspace }) => {
-    const rows = await pageQuery(
-      caller.db
-        .select({ team: teamRecord.json(params.fields) })
-        .from(teamRecord.from)
-        .$dynamic(),
-      eq(teams.workspaceId, workspace),
-      params,
-    );
-    return rows.map((row) => row.team);
-  });
+  return listRecords(caller, teamRecord, params);
 }

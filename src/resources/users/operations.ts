@@ -5,8 +5,9 @@ import { teamMembers, users, workspaceMembers } from "../../../drizzle/schema";
 import { workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
+import { listRecords } from "../../auth/reads";
 import { conflict, forbidden, notFound } from "../../core/errors";
-import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { type UserUpdateInput, type WorkspaceUser, workspaceUserRecord } from "../../records/users";
 
 /** The member `id` of the caller's workspace, with the guards of the write on it. */
@@ -139,15 +140,5 @@ export function getUser(caller: Caller, id: string, fields: FieldSelection | nul
 
 /** GET /users: one page of the workspace's members. */
 export function listUsers(caller: Caller, params: ListParams): Promise<WorkspaceUser[]> {
-  return caller.list(async ({ workspace }) => {
-    const rows = await pageQuery(
-      caller.db
-        .select({ user: workspaceUserRecord.json(params.fields) })
-        .from(workspaceUserRecord.from)
-        .$dynamic(),
-      eq(workspaceMembers.workspaceId, workspace),
-      params,
-    );
-    return rows.map((row) => row.user);
-  });
+  return listRecords(caller, workspaceUserRecord, params);
 }

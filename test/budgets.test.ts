@@ -5,7 +5,7 @@
 // and the writes budgeted SELF below are one statement that reads the caller from the credential and says why it wrote
 // nothing (docs/architecture.md, one function per operation).
 // With the connection (1 round trip for the WebSocket, its startup pipelined with the first query), that keeps a
-// read or a SELF write to 2 round trips of a distant database (README, Performance).
+// read or a SELF write to 2 round trips of a distant database (docs/performance.md).
 import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";

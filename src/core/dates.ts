@@ -2,7 +2,6 @@ import { z } from "zod";
 
 /** API timestamps: ISO 8601 UTC with milliseconds and `Z` (docs/api.md, conventions). */
 export const iso = (d: Date) => d.toISOString();
-export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The one date rule: `YYYY-MM-DD` naming a real calendar day (`2024-02-31` is refused). Request bodies, filters and custom fields use it. */
 export const IsoDate = z.iso.date({ error: "Must be a date YYYY-MM-DD" });

@@ -14,8 +14,6 @@ export function parseProjectRef(value: string): { prefix: string; number: number
   return m ? { prefix: m[1].toUpperCase(), number: Number(m[2]) } : null;
 }
 
-export const taskReference = (prefix: string, number: number) => `${prefix}-${number}`;
-
 /**
  * Matches a task by id or reference (`ENG-12`, any case). The query must join `teams` on the task's team;
  * the caller adds the workspace condition.

@@ -14,11 +14,7 @@ import { type Operation, servedOpenApi } from "./helpers/openapi-conformance";
 
 /** Fixed (plus the operation's index), so a failure replays; fast-check prints the seed with the counterexample. */
 const SEED = 20261123;
-/**
- * Requests per operation: ~90 operations × 8 stay within about a minute on 2 cores. Also bounded by the pool:
- * each `exports.default.fetch` nests one more Proxy in vitest-pool-workers' entrypoint class, and after ~1,700
- * calls in one file the isolate overflows its stack.
- */
+/** Requests per operation: ~90 operations × 8 stay within seconds on 2 cores. */
 const RUNS = 8;
 
 type Json = Record<string, any>;

@@ -123,8 +123,8 @@ describe("query budgets", () => {
   const SELF: Budget = [1, 0];
   const WRITES: Array<[string, string, () => unknown, Budget?]> = [
     ["POST", "/labels", () => ({ name: `w${Math.random()}`, color: "#111111" })],
-    ["PATCH", "/labels/{label}", () => ({ color: "#222222" })],
-    ["POST", "/teams", () => ({ name: "W", prefix: `W${Math.floor(Math.random() * 1e6)}` })],
+    ["PATCH", "/labels/{label}", () => ({ color: "#222222" }), SELF],
+    ["POST", "/teams", () => ({ name: "W", prefix: `W${Math.floor(Math.random() * 1e6)}` }), SELF],
     ["PATCH", "/teams/{team}", () => ({ description: "d" }), SELF],
     ["PATCH", "/team-members/{membership}", () => ({ role: "ADMIN" }), SELF],
     // One statement that authenticates itself.

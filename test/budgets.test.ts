@@ -122,7 +122,7 @@ describe("query budgets", () => {
   /** One statement that authenticates itself (no separate authentication query). */
   const SELF: Budget = [1, 0];
   const WRITES: Array<[string, string, () => unknown, Budget?]> = [
-    ["POST", "/labels", () => ({ name: `w${Math.random()}`, color: "#111111" })],
+    ["POST", "/labels", () => ({ name: `w${Math.random()}`, color: "#111111" }), SELF],
     ["PATCH", "/labels/{label}", () => ({ color: "#222222" }), SELF],
     ["POST", "/teams", () => ({ name: "W", prefix: `W${Math.floor(Math.random() * 1e6)}` }), SELF],
     ["PATCH", "/teams/{team}", () => ({ description: "d" }), SELF],

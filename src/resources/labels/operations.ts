@@ -33,8 +33,6 @@ function labelTarget(caller: Caller, id: string): Target {
 
 /** POST /labels: any member of the workspace creates one; its creator may later change or delete it. */
 export async function createLabel(caller: Caller, input: LabelCreateInput): Promise<LabelDto> {
-  // The caller is loaded first: the create's budget is the authentication and one INSERT (test/labels.test.ts).
-  await caller.principal();
   const { actor } = caller;
   const { name, color } = normalized(input);
   const id = newId("label");

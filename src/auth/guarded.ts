@@ -108,3 +108,26 @@ export async function guardedDelete(caller: Caller, target: Target, table: PgTab
     result: sql<boolean | null>`(select true from deleted)`,
   }));
 }
+
+type UpdatedTable = PgTable & { id: AnyColumn; updatedAt: AnyColumn };
+
+/**
+ * The write of a PATCH decided by its own statement: the CTE `<name> as (update … where id = allowed returning *)`,
+ * named like the table so the answer's JSON reads the changed row. `updatedAt` moves only when `changing` (an empty
+ * body writes nothing visible).
+ */
+export function updatedRow(
+  caller: Caller,
+  name: string,
+  table: UpdatedTable,
+  values: Record<string, unknown>,
+  allowed: SQL,
+  changing = Object.keys(values).length > 0,
+): SQL {
+  const update = caller.db
+    .update(table)
+    .set({ ...values, updatedAt: changing ? sql`now()` : sql`${table.updatedAt}` } as never)
+    .where(sql`${table.id} = ${allowed}`)
+    .returning();
+  return sql`${sql.identifier(name)} as (${update.getSQL()})`;
+}

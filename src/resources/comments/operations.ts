@@ -4,7 +4,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { comments } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
+import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../auth/guarded";
 import { COMMENT_DELETE_REFUSAL, COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
 import { listRecords, readRecord } from "../../auth/reads";
 import { forbidden, notFound } from "../../core/errors";
@@ -59,14 +59,7 @@ export function createComment(caller: Caller, input: CommentCreateInput): Promis
 export function updateComment(caller: Caller, id: string, input: CommentContentInput): Promise<CommentDto> {
   const rule = { holds: mayEditComment(caller.actor), refusal: () => forbidden(COMMENT_EDIT_REFUSAL) };
   return guardedWrite(caller, commentById(caller, id, rule), (allowed) => ({
-    ctes: [
-      sql`comments as (${caller.db
-        .update(comments)
-        .set({ content: input.content, updatedAt: sql`now()` })
-        .where(sql`${comments.id} = ${allowed}`)
-        .returning()
-        .getSQL()})`,
-    ],
+    ctes: [updatedRow(caller, "comments", comments, { content: input.content }, allowed)],
     result: written(sql`(select id from comments)`),
   }));
 }

@@ -4,7 +4,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { labels, workspaces } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, type Target, updatedRow } from "../../auth/guarded";
 import { LABEL_EDIT_REFUSAL, mayEditLabel } from "../../auth/ownership";
 import { listRecords, readRecord } from "../../auth/reads";
 import { forbidden } from "../../core/errors";
@@ -59,14 +59,7 @@ export function updateLabel(caller: Caller, id: string, input: LabelUpdateInput)
     labelRecord.storedFields().flatMap((name) => (changes[name] === undefined ? [] : [[name, changes[name]]])),
   );
   return guardedWrite(caller, labelTarget(caller, id), (allowed) => ({
-    ctes: [
-      sql`labels as (${caller.db
-        .update(labels)
-        .set({ ...stored, updatedAt: sql`now()` })
-        .where(sql`${labels.id} = ${allowed}`)
-        .returning()
-        .getSQL()})`,
-    ],
+    ctes: [updatedRow(caller, "labels", labels, stored, allowed)],
     result: written(sql`(select id from labels)`),
   }));
 }

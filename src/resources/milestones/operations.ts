@@ -5,7 +5,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { milestones, projects, teams } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
 import { notFound } from "../../core/errors";
 import type { FieldSelection, ListParams } from "../../http/list";
@@ -81,18 +81,7 @@ export async function createMilestone(caller: Caller, input: MilestoneCreateInpu
 /** The update: the row changes only when the rule holds. An empty body writes nothing visible (updatedAt stays). */
 function writeMilestone(caller: Caller, id: string, input: MilestoneUpdateInput, customFields: Record<string, unknown> | undefined) {
   return guardedWrite(caller, milestoneTarget(caller, id, WRITE), (allowed) => ({
-    ctes: [
-      sql`milestones as (${caller.db
-        .update(milestones)
-        .set({
-          ...storedValues(input),
-          customFields,
-          updatedAt: Object.keys(input).length > 0 ? sql`now()` : sql`${milestones.updatedAt}`,
-        })
-        .where(sql`${milestones.id} = ${allowed}`)
-        .returning()
-        .getSQL()})`,
-    ],
+    ctes: [updatedRow(caller, "milestones", milestones, { ...storedValues(input), customFields }, allowed, Object.keys(input).length > 0)],
     result: written(sql`(select id from milestones)`),
   }));
 }

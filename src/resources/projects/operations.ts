@@ -5,7 +5,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedDelete, guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
 import { invalid } from "../../core/errors";
 import type { FieldSelection, ListParams } from "../../http/list";
@@ -121,12 +121,7 @@ function writeProject(caller: Caller, idOrRef: string, input: ProjectUpdateInput
   const changes = { ...storedValues(input), leadId: input.leadId, customFields };
   return guardedWrite(caller, projectTarget(caller, idOrRef, WRITE, input), (allowed) => ({
     ctes: [
-      sql`projects as (${caller.db
-        .update(projects)
-        .set({ ...changes, updatedAt: Object.keys(input).length > 0 ? sql`now()` : sql`${projects.updatedAt}` })
-        .where(sql`${projects.id} = ${allowed}`)
-        .returning()
-        .getSQL()})`,
+      updatedRow(caller, "projects", projects, changes, allowed, Object.keys(input).length > 0),
       ...(labelIds ? labelSetCtes("project", caller.actor.workspace, labelIds, "projects") : []),
     ],
     result: written(sql`(select id from projects)`),

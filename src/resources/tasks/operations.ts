@@ -5,7 +5,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { tasks, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
 import type { FieldSelection, ListParams } from "../../http/list";
 import { insertColumns } from "../../http/record";
@@ -114,12 +114,7 @@ function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unkn
   const changing = labelIds !== undefined || Object.values(changes).some((v) => v !== undefined);
   return guardedWrite(caller, taskTarget(caller, idOrRef, labelIds), (allowed) => ({
     ctes: [
-      sql`tasks as (${caller.db
-        .update(tasks)
-        .set({ ...changes, updatedAt: changing ? sql`now()` : sql`${tasks.updatedAt}` })
-        .where(sql`${tasks.id} = ${allowed}`)
-        .returning()
-        .getSQL()})`,
+      updatedRow(caller, "tasks", tasks, changes, allowed, changing),
       ...(labelIds ? labelSetCtes("task", caller.actor.workspace, labelIds, "tasks") : []),
     ],
     result: written(sql`(select id from tasks)`),

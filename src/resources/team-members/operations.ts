@@ -4,7 +4,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, users, workspaceMembers } from "../../../drizzle/schema";
 import { actorMay, mayGrantGuards, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
+import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../auth/guarded";
 import { iso } from "../../core/dates";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { ListParams } from "../../http/list";
@@ -90,14 +90,7 @@ export function updateTeamMember(caller: Caller, id: string, { role }: TeamMembe
     ...(role === "OWNER" ? [] : [keepsAnOwner]),
   ];
   return guardedWrite(caller, membershipTarget(caller, id, guards), (allowed) => ({
-    ctes: [
-      sql`team_members as (${caller.db
-        .update(teamMembers)
-        .set({ role, updatedAt: sql`now()` })
-        .where(sql`${teamMembers.id} = ${allowed}`)
-        .returning()
-        .getSQL()})`,
-    ],
+    ctes: [updatedRow(caller, "team_members", teamMembers, { role }, allowed)],
     result: written(sql`(select id from team_members)`),
   }));
 }

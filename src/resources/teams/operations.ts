@@ -5,7 +5,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, workspaces } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, guardedWrite, readTarget, type Target } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
 import { listRecords } from "../../auth/reads";
 import { lockTeamTree } from "../../db/tree-locks";
 import type { FieldSelection, ListParams } from "../../http/list";
@@ -89,18 +89,9 @@ export function createTeam(caller: Caller, input: TeamCreateInput): Promise<Team
 /** The update under the edit rule, answering the Team. An empty body writes nothing visible. */
 function writeTeam(caller: Caller, id: string, input: TeamUpdateInput): Promise<TeamDto> {
   const values = storedValues(input);
-  const changing = Object.keys(values).length > 0;
   const written = writtenTeam(sql`(select id from written)`);
   return guardedWrite(caller, teamTarget(caller, id, EDIT), (allowed) => ({
-    ctes: [
-      sql`written as (${caller.db
-        .update(teams)
-        .set({ ...values, updatedAt: changing ? sql`now()` : sql`${teams.updatedAt}` })
-        .where(sql`${teams.id} = ${allowed}`)
-        .returning()
-        .getSQL()})`,
-      written.cte,
-    ],
+    ctes: [updatedRow(caller, "written", teams, values, allowed), written.cte],
     result: written.result,
   }));
 }

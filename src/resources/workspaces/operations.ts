@@ -3,7 +3,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { workspaceMembers, workspaces } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { guardedWrite } from "../../auth/guarded";
+import { guardedWrite, updatedRow } from "../../auth/guarded";
 import { workspaceRoleSql } from "../../auth/roles";
 import { forbidden, notFound } from "../../core/errors";
 import { type FieldSelection, type ListParams, pageQuery } from "../../http/list";
@@ -30,14 +30,7 @@ export function updateWorkspace(caller: Caller, id: string, input: WorkspaceUpda
     name: "Workspace",
   };
   return guardedWrite(caller, target, (allowed) => ({
-    ctes: [
-      sql`workspaces as (${caller.db
-        .update(workspaces)
-        .set({ ...input, updatedAt: sql`now()` })
-        .where(sql`${workspaces.id} = ${allowed}`)
-        .returning()
-        .getSQL()})`,
-    ],
+    ctes: [updatedRow(caller, "workspaces", workspaces, { ...input }, allowed)],
     result: sql`(select ${workspaceRecord.json()} from ${workspaceRecord.from})`,
   }));
 }

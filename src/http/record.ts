@@ -7,7 +7,7 @@ import { type AnyColumn, and, eq, getTableColumns, type SQL, sql } from "drizzle
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { WorkspaceScope } from "../db/client";
 import { type DynamicFields, type FieldSelection, type FieldShape, type ListField, type ListSpec, selects, type ValueKind } from "./list";
-import { selectable } from "./schemas";
+import { ExportTimestamp, selectable } from "./schemas";
 
 type Kind = ValueKind | "json";
 
@@ -123,6 +123,12 @@ export const f = {
   json: <S extends z.ZodType, const O extends Options = NoOptions>(value: SQL | AnyColumn, schema: S, o?: O) =>
     field(value, "json", schema, { list: false, ...o } as O),
 };
+
+/** `createdAt` and `updatedAt` of a record that goes out in exports (the import checks them as ISO timestamps). */
+export const exportedTimestamps = (table: { createdAt: AnyColumn; updatedAt: AnyColumn }) => ({
+  createdAt: f.datetime(table.createdAt, { exported: ExportTimestamp }),
+  updatedAt: f.datetime(table.updatedAt, { exported: ExportTimestamp }),
+});
 
 const ISO_DATETIME = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 

@@ -6,8 +6,8 @@ import { type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { comments, users } from "../../drizzle/schema";
 import type { FieldShape, ListSpec } from "../http/list";
-import { defineRecord, type Field, f } from "../http/record";
-import { BodyId, ExportTimestamp, LongText } from "../http/schemas";
+import { defineRecord, exportedTimestamps, type Field, f } from "../http/record";
+import { BodyId, LongText } from "../http/schemas";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
 /** The comment's author, joined on `author.id = comments.author_id` (never null: the author is required). */
@@ -43,8 +43,7 @@ const fields = <A extends Field>(authorField: A) =>
       exported: BodyId.nullable(),
     }),
     milestoneId: f.id(comments.milestoneId, { nullable: true, input: target("Milestone id"), exported: BodyId.nullable() }),
-    createdAt: f.datetime(comments.createdAt, { exported: ExportTimestamp }),
-    updatedAt: f.datetime(comments.updatedAt, { exported: ExportTimestamp }),
+    ...exportedTimestamps(comments),
   }) as const;
 
 export const commentRecord = defineRecord({

@@ -4,8 +4,8 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { milestoneStatus, milestones } from "../../drizzle/schema";
-import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp, IsoDate, LongText } from "../http/schemas";
+import { defineRecord, exportedTimestamps, f } from "../http/record";
+import { BodyId, IsoDate, LongText } from "../http/schemas";
 import { customFieldsField } from "./custom-fields";
 import { ImportedName } from "./projects";
 
@@ -45,8 +45,7 @@ export const milestoneRecord = defineRecord({
       exported: MilestoneStatus,
     }),
     customFields: customFieldsField(milestones.customFields),
-    createdAt: f.datetime(milestones.createdAt, { exported: ExportTimestamp }),
-    updatedAt: f.datetime(milestones.updatedAt, { exported: ExportTimestamp }),
+    ...exportedTimestamps(milestones),
   },
 });
 

@@ -5,8 +5,8 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { projectStatus, projects, teams, users } from "../../drizzle/schema";
-import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp, IsoDate, LongText, orNull } from "../http/schemas";
+import { defineRecord, exportedTimestamps, f } from "../http/record";
+import { BodyId, IsoDate, LongText, orNull } from "../http/schemas";
 import { customFieldsField } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { projectMatch } from "./refs";
@@ -94,8 +94,7 @@ export const projectRecord = defineRecord({
     // Not in the answer: `filter[eq][labelId]=…` matches projects carrying the label (`in`: any of them).
     labelId: f.id(projects.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("project", projects.id) } }),
     customFields: customFieldsField(projects.customFields),
-    createdAt: f.datetime(projects.createdAt, { exported: ExportTimestamp }),
-    updatedAt: f.datetime(projects.updatedAt, { exported: ExportTimestamp }),
+    ...exportedTimestamps(projects),
   },
 });
 

@@ -7,8 +7,8 @@ import { alias } from "drizzle-orm/pg-core";
 import { taskPriority, taskStatus, tasks, teams, users } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
 import type { FilterOp } from "../http/list";
-import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp, IsoDate, LongText, orNull } from "../http/schemas";
+import { defineRecord, exportedTimestamps, f } from "../http/record";
+import { BodyId, IsoDate, LongText, orNull } from "../http/schemas";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { parseTaskRef, taskMatch } from "./refs";
@@ -135,8 +135,7 @@ export const taskRecord = defineRecord({
     // Not in the answer: `filter[eq][labelId]=…` matches tasks carrying the label (`in`: any of them).
     labelId: f.id(tasks.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("task", tasks.id) } }),
     customFields: customFieldsField(tasks.customFields),
-    createdAt: f.datetime(tasks.createdAt, { exported: ExportTimestamp }),
-    updatedAt: f.datetime(tasks.updatedAt, { exported: ExportTimestamp }),
+    ...exportedTimestamps(tasks),
   },
   dynamic: customFieldsOf("task", tasks.customFields),
 });

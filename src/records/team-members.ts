@@ -14,6 +14,7 @@ export const TeamRoleSchema = z.enum(teamRole.enumValues).openapi("TeamRole");
 /** A membership with its user; `from` joins the user. */
 export const teamMemberRecord = defineRecord({
   name: "TeamMember",
+  noun: "Team member",
   resource: "team-members",
   id: teamMembers.id,
   workspace: teamMembers.workspaceId,

@@ -7,8 +7,8 @@ import { teams } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
 import type { FieldSelection } from "../http/list";
-import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp, LongText } from "../http/schemas";
+import { defineRecord, exportedTimestamps, f } from "../http/record";
+import { BodyId, LongText } from "../http/schemas";
 import { membersJson, TeamMemberItem, teamMemberItemRecord } from "./team-members";
 
 export const TeamSummary = z.object({ id: z.string(), name: z.string(), prefix: z.string() }).openapi("TeamSummary");
@@ -47,8 +47,7 @@ export const teamRecord = defineRecord({
       { shape: { id: true, name: true } },
     ),
     members: f.json(membersJson(teams.id), z.array(TeamMemberItem), { lazy: true, shape: teamMemberItemRecord.shape }),
-    createdAt: f.datetime(teams.createdAt, { exported: ExportTimestamp }),
-    updatedAt: f.datetime(teams.updatedAt, { exported: ExportTimestamp }),
+    ...exportedTimestamps(teams),
   },
 });
 

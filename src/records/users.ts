@@ -67,6 +67,7 @@ const WorkspaceRole = z.enum(workspaceRole.enumValues);
  */
 export const workspaceUserRecord = defineRecord({
   name: "WorkspaceUser",
+  noun: "User",
   resource: "users",
   id: users.id,
   workspace: workspaceMembers.workspaceId,

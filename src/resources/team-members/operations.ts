@@ -5,6 +5,7 @@ import { teamMembers, teams, users, workspaceMembers } from "../../../drizzle/sc
 import { actorMay, mayGrantGuards, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../auth/guarded";
+import { readRecord } from "../../auth/reads";
 import { iso } from "../../core/dates";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { ListParams } from "../../http/list";
@@ -108,14 +109,7 @@ export async function removeTeamMember(caller: Caller, id: string): Promise<void
 
 /** GET /team-members/{id}, in one statement that authenticates itself. */
 export function getTeamMember(caller: Caller, id: string): Promise<TeamMemberDto> {
-  return caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ member: teamMemberRecord.json() })
-      .from(teamMemberRecord.from)
-      .where(and(eq(teamMembers.workspaceId, workspace), eq(teamMembers.id, id)));
-    if (!row) throw notFound("Team member");
-    return row.member;
-  });
+  return readRecord(caller, teamMemberRecord, id);
 }
 
 /**

@@ -6,11 +6,11 @@ import { teamMembers, teams, workspaces } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
-import { listRecords } from "../../auth/reads";
+import { listRecords, readRecord } from "../../auth/reads";
 import { lockTeamTree } from "../../db/tree-locks";
 import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
-import { getTeam as readTeam, type TeamCreateInput, type TeamDto, type TeamUpdateInput, teamRecord } from "../../records/teams";
+import { type TeamCreateInput, type TeamDto, type TeamUpdateInput, teamRecord } from "../../records/teams";
 import { assertValidParent } from "./tree";
 
 /** A sub-team needs team role ADMIN or higher in its parent (or workspace ADMIN/OWNER), on create and on a move. */
@@ -119,7 +119,7 @@ export async function deleteTeam(caller: Caller, id: string): Promise<void> {
 
 /** GET /teams/{id}: with its parent and members, in one statement that authenticates itself. */
 export function getTeam(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<TeamDto> {
-  return caller.read(({ workspace }) => readTeam(caller.db, workspace, id, fields));
+  return readRecord(caller, teamRecord, id, fields);
 }
 
 /** GET /teams: one page, with parents and members (a correlated subquery each, skipped when `fields` leaves them out). */

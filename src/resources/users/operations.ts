@@ -5,8 +5,8 @@ import { teamMembers, users, workspaceMembers } from "../../../drizzle/schema";
 import { workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
-import { listRecords } from "../../auth/reads";
-import { conflict, forbidden, notFound } from "../../core/errors";
+import { listRecords, readRecord } from "../../auth/reads";
+import { conflict, forbidden } from "../../core/errors";
 import type { FieldSelection, ListParams } from "../../http/list";
 import { type UserUpdateInput, type WorkspaceUser, workspaceUserRecord } from "../../records/users";
 
@@ -128,14 +128,7 @@ export async function removeUser(caller: Caller, id: string): Promise<void> {
 
 /** GET /users/{id}: a member of the workspace (anyone else is NOT_FOUND), in one statement that authenticates itself. */
 export function getUser(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<WorkspaceUser> {
-  return caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ user: workspaceUserRecord.json(fields) })
-      .from(workspaceUserRecord.from)
-      .where(and(eq(workspaceMembers.workspaceId, workspace), eq(workspaceMembers.userId, id)));
-    if (!row) throw notFound("User");
-    return row.user;
-  });
+  return readRecord(caller, workspaceUserRecord, id, fields);
 }
 
 /** GET /users: one page of the workspace's members. */

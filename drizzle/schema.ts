@@ -2,6 +2,8 @@
 import { sql } from "drizzle-orm";
 import {
   type AnyPgColumn,
+  bigint,
+  boolean,
   check,
   date,
   foreignKey,
@@ -463,6 +465,102 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_keys_created_idx").on(t.createdAt)],
 );
 
+/**
+ * The change feed (docs/events.md): one row per change of a tracked record, written by the database's own triggers
+ * (migration 0011) in the transaction of the change, so no write path can commit without its event. `position` is the
+ * writing transaction's id shifted left 20 bits plus the event's rank in it: a reader takes only positions below the
+ * oldest transaction still running (`pg_snapshot_xmin`), so a stream resumed by position never skips a late commit.
+ * Images are the row as stored (snake_case, secrets removed); the API shape is rendered when read.
+ */
+export const events = pgTable(
+  "events",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    xact: bigint("xact", { mode: "number" }).notNull(),
+    position: bigint("position", { mode: "number" }).notNull(),
+    type: text("type").notNull(),
+    resourceType: text("resource_type").notNull(),
+    resourceId: text("resource_id").notNull(),
+    reference: text("reference"),
+    teamId: text("team_id"),
+    // The user an API key belongs to, for api_key events: its owner sees them.
+    ownerId: text("owner_id"),
+    actorId: text("actor_id"),
+    via: text("via"),
+    requestId: text("request_id"),
+    oldImage: jsonb("old_image").$type<Record<string, unknown>>(),
+    newImage: jsonb("new_image").$type<Record<string, unknown>>(),
+    labelsAfter: text("labels_after").array(),
+    labelsAdded: text("labels_added").array(),
+    labelsRemoved: text("labels_removed").array(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("events_position_key").on(t.position),
+    // One event per record per transaction: a second change in the same transaction folds into the first.
+    uniqueIndex("events_xact_resource_key").on(t.xact, t.resourceType, t.resourceId),
+    index("events_stream_idx").on(t.workspaceId, t.position),
+    index("events_resource_idx").on(t.resourceId, t.position),
+    index("events_created_idx").on(t.createdAt),
+  ],
+);
+
+/** Webhooks (docs/webhooks.md): where a workspace's events are POSTed, signed per the Standard Webhooks specification. */
+export const webhooks = pgTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    url: text("url").notNull(),
+    // Event types or wildcards (`task.*`, `*`).
+    events: text("events").array().notNull(),
+    description: text("description").notNull().default(""),
+    // Only events of these teams; null: every event.
+    teamIds: text("team_ids").array(),
+    enabled: boolean("enabled").notNull().default(true),
+    // Signing secrets, sealed (AES-GCM); the previous one keeps signing until previous_secret_expires_at.
+    sealedSecret: text("sealed_secret").notNull(),
+    sealedPreviousSecret: text("sealed_previous_secret"),
+    previousSecretExpiresAt: ts("previous_secret_expires_at"),
+    creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
+    // Since when every delivery has failed (null: the last one succeeded); 3 days of it disables the webhook.
+    failingSince: ts("failing_since"),
+    disabledReason: text("disabled_reason"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index("webhooks_list_idx").on(t.workspaceId, t.createdAt, t.id)],
+);
+
+/** One event (or ping) for one webhook: created with the event, relayed to the webhook queue, kept 30 days. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    eventId: text("event_id").notNull(),
+    // The body of a delivery that is not a stored event (a ping).
+    payload: jsonb("payload"),
+    status: text("status").$type<"pending" | "succeeded" | "failed">().notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    responseStatus: integer("response_status"),
+    durationMs: integer("duration_ms"),
+    lastError: text("last_error"),
+    nextAttemptAt: ts("next_attempt_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("webhook_deliveries_list_idx").on(t.webhookId, t.createdAt, t.id),
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index("webhook_deliveries_created_idx").on(t.createdAt),
+  ],
+);
+
 export const schema = {
   workspaces,
   users,
@@ -485,4 +583,7 @@ export const schema = {
   emailDeliveries,
   emailOutbox,
   idempotencyKeys,
+  events,
+  webhooks,
+  webhookDeliveries,
 };

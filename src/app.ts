@@ -10,9 +10,10 @@ import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
-import { publicBaseUrl } from "./http/urls";
+import { IMPORT_PATH, publicBaseUrl } from "./http/urls";
 import { mcpRoutes } from "./mcp/routes";
 import { rejectUnkeepableText } from "./middleware/body-guard";
+import { eventContext } from "./middleware/event-context";
 import { CONDITIONAL, ifMatch } from "./middleware/if-match";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
@@ -37,7 +38,7 @@ import { systemRoutes } from "./resources/system/routes";
 import { taskRoutes } from "./resources/tasks/routes";
 import { teamMemberRoutes } from "./resources/team-members/routes";
 import { teamRoutes } from "./resources/teams/routes";
-import { IMPORT_PATH, transferRoutes } from "./resources/transfer/routes";
+import { transferRoutes } from "./resources/transfer/routes";
 import { userRoutes } from "./resources/users/routes";
 import { workspaceRoutes } from "./resources/workspaces/routes";
 
@@ -144,6 +145,7 @@ export function buildApp() {
   app.use("*", (c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next));
   app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
+  app.use("*", eventContext);
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (docs/api.md, conventions).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.

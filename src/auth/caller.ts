@@ -43,6 +43,11 @@ export class Caller {
     return this.rdb.inTransaction(work);
   }
 
+  /** A statement that writes starts: the request's event context it sets (docs/events.md). */
+  writing() {
+    return this.rdb.writing();
+  }
+
   /** The caller in a statement: the loaded values, or SQL that reads them from the credential (null when it is not live). */
   get actor(): Actor {
     if (this.#principal) return principalActor(this.#principal);

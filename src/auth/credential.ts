@@ -8,8 +8,20 @@ import { verifyAccessToken } from "./jwt";
 /** What the request presented, checked as far as it can be without the database. */
 export type Credential = { kind: "apiKey"; keyHash: string } | { kind: "jwt"; userId: string; workspaceId: string };
 
+// Read once per request: the rate limit, the event context, safe retries and the route's auth all ask.
+const read = new WeakMap<object, Promise<Credential | null>>();
+
 /** `svc-api-key`, else `Authorization: Bearer <JWT>` (signature, issuer, audience and expiry verified). */
-export async function readCredential(headers: { header(name: string): string | undefined }, env: Env): Promise<Credential | null> {
+export function readCredential(headers: { header(name: string): string | undefined }, env: Env): Promise<Credential | null> {
+  let credential = read.get(headers);
+  if (!credential) {
+    credential = parseCredential(headers, env);
+    read.set(headers, credential);
+  }
+  return credential;
+}
+
+async function parseCredential(headers: { header(name: string): string | undefined }, env: Env): Promise<Credential | null> {
   const key = headers.header("svc-api-key");
   if (key) return { kind: "apiKey", keyHash: await hashApiKey(key) };
   const authorization = headers.header("authorization");
@@ -42,3 +54,7 @@ export function memberColumn(credential: Credential, column: AnyPgColumn): SQL<s
  */
 export const credentialScope = (credential: Credential): string =>
   credential.kind === "apiKey" ? `key:${credential.keyHash}` : `user:${credential.userId}:${credential.workspaceId}`;
+
+/** The user a credential acts as, for the events of its writes: the token's user, or the key's user read by its hash. */
+export const credentialUser = (credential: Credential): SQL | string =>
+  credential.kind === "jwt" ? credential.userId : sql`(select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash})`;

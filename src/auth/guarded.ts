@@ -6,6 +6,7 @@ import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { conflict, notFound } from "../core/errors";
 import type { Executor } from "../db/client";
+import { contextSet } from "../db/event-context";
 import { type Caller, unauthorized } from "./caller";
 
 /** A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails. */
@@ -81,9 +82,12 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
     sql` and `,
   )})`;
   const { ctes, result } = write(target.guards.length ? allowed : sql`(select id from target)`);
+  // The events of what it writes say who wrote (docs/events.md): set before the target row is read.
+  const context = caller.writing();
+  const written = context ? { ...target, where: sql`${target.where} and ${contextSet(context)}` } : target;
   const flags = target.guards.map((_, i) => sql`${flag(i)}`);
   const { rows } = await caller.db.execute<{ live: boolean; target: TargetRow | null; result: T | null }>(sql`
-    with target as (${targetSelect(target)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
+    with target as (${targetSelect(written)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
     select ${caller.live} as live,
       (select json_build_object(${sql.join(
         target.guards.map((_, i) => sql`${sql.raw(`'g${i}'`)}, ${flags[i]}`),

@@ -3,6 +3,7 @@ import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { schema } from "../../drizzle/schema";
 import { errorSummary } from "../core/error-chain";
 import type { Env } from "../env";
+import { type EventContext, withContext } from "./event-context";
 
 export type Db = NeonDatabase<typeof schema>;
 
@@ -50,7 +51,8 @@ function configureDriver(proxy: string | undefined) {
 // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; the wrapper forwards them untouched.
 type QueryFn = (...args: any[]) => any;
 // Wrapping client.query stays: pg (and the Neon driver) has no query event, and Drizzle's logger sees statements but not BEGIN/COMMIT.
-function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
+// A BEGIN also sets the request's event context (event-context.ts), in the same round trip.
+function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginning: () => EventContext | undefined): T {
   const original = target.query.bind(target);
   // biome-ignore lint/suspicious/noExplicitAny: see QueryFn.
   target.query = ((...args: any[]) => {
@@ -58,7 +60,11 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
     const done = () => (stats.ms += performance.now() - started);
     stats.queries++;
     const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
-    if (typeof text === "string" && /^\s*begin\b/i.test(text)) stats.transactions++;
+    if (typeof text === "string" && /^\s*begin\b/i.test(text)) {
+      stats.transactions++;
+      const ctx = beginning();
+      if (ctx) args[0] = typeof args[0] === "string" ? withContext(text, ctx) : { ...args[0], text: withContext(text, ctx) };
+    }
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
     const last = args.length - 1;
     if (typeof args[last] === "function") {
@@ -81,6 +87,10 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats): T {
  */
 export class RequestDb {
   readonly stats: DbStats = { queries: 0, transactions: 0, ms: 0 };
+  /** Who this request's writes are by: the events of its changes carry it (set once the caller is known). */
+  eventContext: EventContext | undefined;
+  /** Whether anything of this request wrote (a transaction began or a guarded write ran): its events may have webhooks. */
+  wrote = false;
   #pool?: Pool;
   #db?: Db;
   #scope?: Tx;
@@ -101,7 +111,7 @@ export class RequestDb {
       // A dropped connection fails the query that used it (mapped to 503); the pool's own event is only logged.
       pool.on("error", (err: Error) => console.error("database pool error", err.message));
       // Count at the connection: pool.query and transactions both end in client.query, once each.
-      pool.on("connect", (client: PoolClient) => void counted(client, this.stats));
+      pool.on("connect", (client: PoolClient) => void counted(client, this.stats, () => this.writing()));
       this.#pool = pool;
       this.#db = drizzle({ client: this.#pool, schema });
     }
@@ -123,6 +133,12 @@ export class RequestDb {
         this.#scope = undefined;
       }
     });
+  }
+
+  /** A write starts (a transaction, or a statement that writes): the event context it sets. */
+  writing(): EventContext | undefined {
+    this.wrote = true;
+    return this.eventContext;
   }
 
   #deferred: Array<(db: Db) => Promise<unknown>> = [];

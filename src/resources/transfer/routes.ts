@@ -99,5 +99,3 @@ export const transferRoutes = exports
     return created(c, "workspace", `/workspaces/${workspace.id}`, serializeWorkspace(workspace));
   });
 
-/** The import routes take bodies up to 32 MiB (docs/api.md, conventions); every other route keeps 1 MiB. */
-export const IMPORT_PATH = /^\/(teams\/[^/]+|workspaces)\/import$/;

@@ -1,0 +1,31 @@
+// Who a request's writes are by, for the events the database's triggers write with each change (docs/events.md): the
+// actor (a user id, or SQL that reads it from the credential), how it came (`via`) and the request id. The triggers read
+// it from the transaction's `pm.ctx` setting, which every write sets in its own round trip: a single-statement write in
+// its statement (contextSet), a transaction in the BEGIN it starts with (withContext).
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+
+export type EventVia = "api_key" | "jwt" | "mcp" | "import";
+
+export interface EventContext {
+  actor: SQL | string | null;
+  via: EventVia;
+  requestId: string;
+}
+
+const json = (ctx: EventContext): SQL =>
+  sql`json_build_object('actor', ${ctx.actor}::text, 'via', ${ctx.via}::text, 'requestId', ${ctx.requestId}::text)::text`;
+
+/** A condition that sets the context (true once set): evaluated before the statement writes, as an InitPlan. */
+export const contextSet = (ctx: EventContext): SQL => sql`(select set_config('pm.ctx', ${json(ctx)}, true) is not null)`;
+
+const dialect = new PgDialect();
+
+/**
+ * `begin` followed by setting the context, as one simple-protocol query (so no extra round trip): the parameters are
+ * inlined as escaped literals, the actor's credential subquery included.
+ */
+export function withContext(begin: string, ctx: EventContext): string {
+  const { sql: text } = dialect.sqlToQuery(sql`select set_config('pm.ctx', ${json(ctx)}, true)`.inlineParams());
+  return `${begin}; ${text}`;
+}

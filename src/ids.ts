@@ -16,7 +16,11 @@ export type IdPrefix =
   | "mile"
   | "dev"
   | "code"
-  | "mail";
+  | "mail"
+  | "evt"
+  | "whk"
+  | "dlv"
+  | "rcvd";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

@@ -23,6 +23,7 @@ import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { batchRoutes } from "./resources/batch/routes";
 import { commentRoutes } from "./resources/comments/routes";
 import { deviceRoutes } from "./resources/device/routes";
+import { eventRoutes } from "./resources/events/routes";
 import { fieldRoutes } from "./resources/fields/routes";
 import { inviteRoutes } from "./resources/invites/routes";
 import { labelRoutes } from "./resources/labels/routes";
@@ -175,6 +176,7 @@ export function buildApp() {
   app.route("/", taskRoutes);
   app.route("/", projectRoutes);
   app.route("/", milestoneRoutes);
+  app.route("/", eventRoutes);
   app.route("/", commentRoutes);
   app.route("/", searchRoutes);
   app.route("/", transferRoutes);

@@ -57,4 +57,6 @@ export const credentialScope = (credential: Credential): string =>
 
 /** The user a credential acts as, for the events of its writes: the token's user, or the key's user read by its hash. */
 export const credentialUser = (credential: Credential): SQL | string =>
-  credential.kind === "jwt" ? credential.userId : sql`(select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash})`;
+  credential.kind === "jwt"
+    ? credential.userId
+    : sql`(select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash})`;

@@ -98,4 +98,3 @@ export const transferRoutes = exports
     const workspace = await importWorkspace(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
     return created(c, "workspace", `/workspaces/${workspace.id}`, serializeWorkspace(workspace));
   });
-

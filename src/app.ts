@@ -24,6 +24,7 @@ import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { batchRoutes } from "./resources/batch/routes";
 import { commentRoutes } from "./resources/comments/routes";
 import { deviceRoutes } from "./resources/device/routes";
+import { eventRoutes } from "./resources/events/routes";
 import { fieldRoutes } from "./resources/fields/routes";
 import { inviteRoutes } from "./resources/invites/routes";
 import { labelRoutes } from "./resources/labels/routes";
@@ -184,6 +185,7 @@ export function buildApp() {
   app.route("/", taskRoutes);
   app.route("/", projectRoutes);
   app.route("/", milestoneRoutes);
+  app.route("/", eventRoutes);
   app.route("/", commentRoutes);
   app.route("/", webhookRoutes);
   app.route("/", searchRoutes);

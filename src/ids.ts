@@ -1,4 +1,4 @@
-import { typeid } from "typeid-js";
+import { TypeID, typeid } from "typeid-js";
 
 /** Prefixes of the spec (plus `mile` for milestones and `dev` for device authorizations, docs/api.md, conventions). */
 export type IdPrefix =
@@ -24,3 +24,13 @@ export type IdPrefix =
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();
+
+/** When an id of `prefix` was made (its UUIDv7's milliseconds); null when it is not such an id. */
+export function typeIdTime(id: string, prefix: IdPrefix): number | null {
+  try {
+    const uuid = TypeID.fromString(id, prefix).toUUID().replaceAll("-", "");
+    return Number.parseInt(uuid.slice(0, 12), 16);
+  } catch {
+    return null;
+  }
+}

@@ -9,13 +9,17 @@ import type { Guard } from "./guarded";
 import type { Actor, WorkspaceRole } from "./principal";
 import { grantRules, mayActInTeamSql, type TeamRole, teamRoleRefusal, workspaceRoleRefusal, workspaceRoleSql } from "./roles";
 
+/** A column named with its table (where Drizzle would leave it bare in a query whose FROM joins others); other SQL as is. */
+export const qualified = (value: SQLWrapper) =>
+  is(value, Column) ? sql`${sql.identifier(getTableName(value.table))}.${sql.identifier(value.name)}` : value;
+
 /**
  * The role of `user` (the caller) in the team `teamId` (a column of the row being read), as a scalar subquery;
  * null when not a member. Drizzle leaves columns unqualified in a one-table query, so both sides are named here:
  * the members table as "caller", the row's column with its table.
  */
 export function callerTeamRole(user: string | SQL<string>, teamId: SQLWrapper) {
-  const outer = is(teamId, Column) ? sql`${sql.identifier(getTableName(teamId.table))}.${sql.identifier(teamId.name)}` : teamId;
+  const outer = qualified(teamId);
   const caller = (column: string) => sql`${sql.identifier("caller")}.${sql.identifier(column)}`;
   return sql<TeamRole | null>`(select ${caller("role")} from ${teamMembers} as ${sql.identifier("caller")} where ${caller("team_id")} = ${outer} and ${caller("user_id")} = ${user})`;
 }

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   // A path that exists but not for this method (GET/DELETE /mcp: the MCP endpoint is stateless, POST only).
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
+  // GET /events resumed after an event older than the stream keeps.
+  GONE: 410,
   // A stale If-Match on PATCH or DELETE: nothing was written.
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,

@@ -199,6 +199,8 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     name: def.name,
     noun: def.noun ?? def.name,
     from: def.from,
+    /** The field map itself (an event renders a stored row of the record with it). */
+    fields: def.fields,
     /** The records of the caller's workspace (`workspace`: an id, or the credential's workspace as SQL). */
     inWorkspace: (workspace: WorkspaceScope) => eq(scoped(), workspace),
     /** The one record `idOrRef` names in the workspace. */

@@ -1,34 +1,201 @@
-// PLACEHOLDER until main's src/records/events.ts (the events' API JSON) is merged: the same signature, a few columns.
-import { inArray } from "drizzle-orm";
-import { events } from "../../drizzle/schema";
+// The Event record (docs/events.md): a row the database's triggers wrote with a change, rendered for the API. The
+// triggers keep the record's row as stored (before and after); its fields here come from the record type's own field
+// map, so `data` and `changes` use the names and formats of the record's answer, and a new field of a record shows up in
+// its events without a line here.
+import { z } from "@hono/zod-openapi";
+import { getTableName, inArray, is, type SQL, sql } from "drizzle-orm";
+import { PgColumn } from "drizzle-orm/pg-core";
+import { events, users } from "../../drizzle/schema";
+import { iso } from "../core/dates";
 import type { Executor } from "../db/client";
+import type { Field } from "../http/record";
+import { orNull } from "../http/schemas";
+import { apiKeyRecord } from "./api-keys";
+import { commentRecord } from "./comments";
+import { fieldRecord } from "./fields";
+import { inviteRecord } from "./invites";
+import { labelRecord } from "./labels";
+import { milestoneRecord } from "./milestones";
+import { projectRecord } from "./projects";
+import { taskRecord } from "./tasks";
+import { teamMemberRecord } from "./team-members";
+import { teamRecord } from "./teams";
+import { UserSummarySchema, workspaceUserRecord } from "./users";
+import { workspaceRecord } from "./workspaces";
 
-export interface EventDto {
+/** Resource types of events, each with the record its `data` is rendered by and the tables of its stored image. */
+const RENDERED = {
+  task: { fields: taskRecord.fields, tables: ["tasks"] },
+  project: { fields: projectRecord.fields, tables: ["projects"] },
+  milestone: { fields: milestoneRecord.fields, tables: ["milestones"] },
+  comment: { fields: commentRecord.fields, tables: ["comments"] },
+  label: { fields: labelRecord.fields, tables: ["labels"] },
+  team: { fields: teamRecord.fields, tables: ["teams"] },
+  team_member: { fields: teamMemberRecord.fields, tables: ["team_members"] },
+  field: { fields: fieldRecord.fields, tables: ["field_definitions"] },
+  member: { fields: workspaceUserRecord.fields, tables: ["users", "workspace_members"] },
+  agent: { fields: workspaceUserRecord.fields, tables: ["users", "workspace_members"] },
+  workspace: { fields: workspaceRecord.fields, tables: ["workspaces"] },
+  invite: { fields: inviteRecord.fields, tables: ["invites"] },
+  api_key: { fields: apiKeyRecord.fields, tables: ["api_keys"] },
+  webhook: null,
+} satisfies Record<string, { fields: Record<string, Field>; tables: string[] } | null>;
+
+export type ResourceType = keyof typeof RENDERED;
+export const RESOURCE_TYPES = Object.keys(RENDERED) as ResourceType[];
+/** Event types: `<resourceType>.created|updated|deleted`, and a member's `joined`/`removed`. */
+export const EVENT_TYPES = [
+  ...RESOURCE_TYPES.flatMap((type) =>
+    type === "member"
+      ? ["member.joined", "member.updated", "member.removed"]
+      : ["created", "updated", "deleted"].map((a) => `${type}.${a}`),
+  ),
+];
+/** Resource types whose events only workspace ADMIN/OWNER see (and an API key's owner, its own key's). */
+export const PRIVILEGED_TYPES: ResourceType[] = ["invite", "api_key", "webhook"];
+
+const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
+export const EventActor = UserSummarySchema.extend({
+  type: z.enum(["HUMAN", "AGENT"]),
+  via: z.enum(["api_key", "jwt", "mcp", "import"]).nullable(),
+}).openapi("EventActor");
+
+export const Event = z
+  .object({
+    id: z.string().openapi({ example: "evt_01jz8x4q0be0sv3c5kq9v1y2ab" }),
+    type: z.string().openapi({ example: "task.updated" }),
+    resourceType: z.enum(RESOURCE_TYPES as [ResourceType, ...ResourceType[]]),
+    resourceId: z.string(),
+    reference: z.string().nullable().openapi({ description: "`ENG-12` / `ENG-P3` for tasks and projects; null otherwise" }),
+    actor: orNull(EventActor).openapi({ description: "Who made the change and how; null when no user did (a sign-up's first rows)" }),
+    changes: z.record(z.string(), Change).optional().openapi({
+      description:
+        "Updates only: each changed field of the record's answer as `{from, to}`; label changes as `labelIds`, custom fields as `customFields.<key>`",
+    }),
+    data: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .openapi({ description: "The record's own fields after the change (for a delete, as it was); embedded objects are left out" }),
+    requestId: z.string().nullable(),
+    position: z.number().int().openapi({ description: "Grows in commit order; the stream's order" }),
+    createdAt: z.string(),
+  })
+  .openapi("Event");
+export type EventDto = z.infer<typeof Event>;
+
+/** An events row as the read selects it. */
+interface EventRow {
   id: string;
   type: string;
-  resourceType: string;
-  resourceId: string;
-  reference?: string | null;
-  actor?: unknown;
-  changes?: Record<string, { from: unknown; to: unknown }>;
-  data?: unknown;
-  requestId?: string | null;
-  position?: string | number;
-  createdAt: string;
+  resource_type: ResourceType;
+  resource_id: string;
+  reference: string | null;
+  position: string | number;
+  created_at: string;
+  request_id: string | null;
+  via: EventDto["actor"] extends infer A ? (A extends { via: infer V } ? V : never) : never;
+  actor: Omit<NonNullable<EventDto["actor"]>, "via"> | null;
+  old_image: Record<string, unknown> | null;
+  new_image: Record<string, unknown> | null;
+  labels_after: string[] | null;
+  labels_added: string[] | null;
+  labels_removed: string[] | null;
 }
 
-/** The events `ids` as the API answers them, by id (missing ids are absent). */
+/** The columns a read of events selects (with the actor joined as `u`). */
+export const eventColumns = sql`${events.id} as id, ${events.type} as type, ${events.resourceType} as resource_type,
+  ${events.resourceId} as resource_id, ${events.reference} as reference, ${events.position} as position,
+  ${events.createdAt} as created_at, ${events.requestId} as request_id, ${events.via} as via,
+  case when u.id is null then null else json_build_object('id', u.id, 'name', u.name, 'email', u.email,
+    'avatarUrl', u.avatar_url, 'humanId', u.human_id, 'type', u.type) end as actor,
+  ${events.oldImage} as old_image, ${events.newImage} as new_image, ${events.labelsAfter} as labels_after,
+  ${events.labelsAdded} as labels_added, ${events.labelsRemoved} as labels_removed`;
+/** What the columns are read from. */
+export const eventsFrom = sql`${events} left join ${users} as u on u.id = ${events.actorId}`;
+
+const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function formatted(field: Field | undefined, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  return field?.kind === "datetime" || (!field && typeof value === "string" && /^\d{4}-\d\d-\d\dT/.test(value))
+    ? iso(new Date(value as string))
+    : value;
+}
+
+/** A stored row as the record's answer names its fields: every field that is a column of the image's tables. */
+function imageData(type: ResourceType, image: Record<string, unknown>, row: EventRow): Record<string, unknown> {
+  const rendered = RENDERED[type];
+  if (!rendered) {
+    const { workspace_id: _, ...own } = image;
+    return Object.fromEntries(Object.entries(own).map(([key, value]) => [camel(key), formatted(undefined, value)]));
+  }
+  const data: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(rendered.fields as Record<string, Field>)) {
+    if (name === "reference" && row.reference) data.reference = row.reference;
+    if (field.hidden || !is(field.value, PgColumn)) continue;
+    const column = field.value as PgColumn;
+    if (!(rendered.tables as string[]).includes(getTableName(column.table)) || !(column.name in image)) continue;
+    data[name] = formatted(field, image[column.name]);
+  }
+  return data;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const sorted = (ids: string[]) => [...ids].sort();
+
+/** What an update changed, field by field (custom fields by key, labels as `labelIds`); updatedAt is not a change. */
+function changesOf(before: Record<string, unknown>, after: Record<string, unknown>, row: EventRow) {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (key === "updatedAt" || same(before[key], after[key])) continue;
+    if (key === "customFields") {
+      const [from, to] = [(before[key] ?? {}) as Record<string, unknown>, (after[key] ?? {}) as Record<string, unknown>];
+      for (const name of new Set([...Object.keys(from), ...Object.keys(to)]))
+        if (!same(from[name], to[name])) changes[`customFields.${name}`] = { from: from[name] ?? null, to: to[name] ?? null };
+    } else changes[key] = { from: before[key] ?? null, to: after[key] ?? null };
+  }
+  const [added, removed] = [row.labels_added ?? [], row.labels_removed ?? []];
+  if (row.labels_after && (added.length || removed.length)) {
+    const from = row.labels_after.filter((id) => !added.includes(id)).concat(removed);
+    if (!same(sorted(from), sorted(row.labels_after))) changes.labelIds = { from: sorted(from), to: sorted(row.labels_after) };
+  }
+  return changes;
+}
+
+/** An events row (eventColumns) as the API answers it. */
+export function renderEvent(row: EventRow): EventDto {
+  const type = row.resource_type;
+  const image = row.new_image ?? row.old_image;
+  const data = image ? imageData(type, image, row) : null;
+  if (data && row.labels_after && (type === "task" || type === "project")) data.labelIds = sorted(row.labels_after);
+  const event: EventDto = {
+    id: row.id,
+    type: row.type,
+    resourceType: type,
+    resourceId: row.resource_id,
+    reference: row.reference,
+    actor: row.actor ? { ...row.actor, via: row.via } : null,
+    data,
+    requestId: row.request_id,
+    position: Number(row.position),
+    createdAt: iso(new Date(row.created_at)),
+  };
+  if (row.type.endsWith(".updated") && row.old_image && row.new_image)
+    event.changes = changesOf(imageData(type, row.old_image, row), imageData(type, row.new_image, row), row);
+  return event;
+}
+
+/** Events read by `where`, in `order`, at most `limit` (one query), rendered. */
+export async function readEvents(db: Executor, where: SQL, order: SQL, limit: number): Promise<EventDto[]> {
+  const { rows } = await db.execute<EventRow & Record<string, unknown>>(
+    sql`select ${eventColumns} from ${eventsFrom} where ${where} order by ${order} limit ${limit}`,
+  );
+  return rows.map(renderEvent);
+}
+
+/** Events by id (a webhook's bodies), in one query. */
 export async function eventsByIds(db: Executor, ids: string[]): Promise<Map<string, EventDto>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .select({
-      id: events.id,
-      type: events.type,
-      resourceType: events.resourceType,
-      resourceId: events.resourceId,
-      createdAt: events.createdAt,
-    })
-    .from(events)
-    .where(inArray(events.id, ids));
-  return new Map(rows.map((r) => [r.id, { ...r, createdAt: r.createdAt.toISOString() }]));
+  const found = await readEvents(db, inArray(events.id, ids), sql`${events.position}`, ids.length);
+  return new Map(found.map((event) => [event.id, event]));
 }

@@ -6,39 +6,26 @@ import { sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
 import { BodyId } from "../http/schemas";
+import { EVENT_TYPES, RESOURCE_TYPES } from "./events";
 
-/** The resource types of events (contract §9). */
-export const EVENT_RESOURCE_TYPES = [
-  "task",
-  "project",
-  "milestone",
-  "comment",
-  "label",
-  "team",
-  "team_member",
-  "field",
-  "member",
-  "workspace",
-  "invite",
-  "api_key",
-  "agent",
-  "webhook",
-] as const;
 const ACTIONS = ["created", "updated", "deleted"];
 
-/** Whether `pattern` names events: a type (`task.created`, `member.joined`), every type of a resource (`task.*`) or `*`. */
+/**
+ * Whether `pattern` names events: a type (`task.created`, `member.joined`; `<resourceType>.created|updated|deleted` of
+ * every resource type), every type of a resource (`task.*`) or `*`.
+ */
 export function isEventPattern(pattern: string): boolean {
-  if (pattern === "*" || pattern === "member.joined" || pattern === "member.removed") return true;
+  if (pattern === "*" || EVENT_TYPES.includes(pattern)) return true;
   const dot = pattern.lastIndexOf(".");
   const [resource, action] = [pattern.slice(0, dot), pattern.slice(dot + 1)];
-  return (EVENT_RESOURCE_TYPES as readonly string[]).includes(resource) && (action === "*" || ACTIONS.includes(action));
+  return (RESOURCE_TYPES as string[]).includes(resource) && (action === "*" || ACTIONS.includes(action));
 }
 
 const EventPattern = z
   .string()
   .max(100)
   .refine(isEventPattern, {
-    message: `Unknown event type: use <resourceType>.created|updated|deleted, member.joined, member.removed, <resourceType>.* or * (resource types: ${EVENT_RESOURCE_TYPES.join(", ")})`,
+    message: `Unknown event type: use <resourceType>.created|updated|deleted, member.joined, member.removed, <resourceType>.* or * (resource types: ${RESOURCE_TYPES.join(", ")})`,
   })
   .openapi({ example: "task.*" });
 const EventPatterns = z

@@ -1,0 +1,71 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { protectedRoute } from "../../auth/route-base";
+import { errorResponses, jsonResponse } from "../../http/openapi";
+import { newRouter } from "../../http/router";
+import { IdParam, ListQuery, Pagination } from "../../http/schemas";
+import { Event } from "../../records/events";
+import { type HistoryOf, listEvents, recordEvents } from "./operations";
+
+const EventPage = z.object({ events: z.array(Event), pagination: Pagination }).openapi("EventPage");
+const { fields: _, ...paging } = ListQuery.shape;
+
+const stream = createRoute({
+  ...protectedRoute("Events"),
+  method: "get",
+  operationId: "listEvents",
+  path: "/events",
+  summary: "The workspace's changes, in commit order",
+  description:
+    "Every change of a task, project, milestone, comment, label, team, team member, field, member, workspace, invite, API key, " +
+    "agent or webhook is one event, committed with the change. Resume with `after=` the id of the last event processed: the " +
+    "answer holds exactly the events committed after it, none skipped, none repeated, also while other transactions " +
+    "commit out of order. `pagination.nextCursor` is null when nothing more is committed now. Events are kept 30 days; " +
+    "`after` an older one is 410 GONE. Invite, API-key and webhook events only reach workspace ADMIN/OWNER (and a key's owner, its own).",
+  request: {
+    query: z.object({
+      ...paging,
+      after: z.string().optional().openapi({ description: "Id of the last event processed (`evt_…`)" }),
+      types: z
+        .string()
+        .optional()
+        .openapi({ description: "Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created`", example: "task.*" }),
+      resourceId: z.string().optional().openapi({ description: "Only this record's events: an id, or a task or project reference" }),
+    }),
+  },
+  responses: {
+    200: jsonResponse(EventPage, "Events, oldest first"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "GONE"], { validation: true }),
+  },
+});
+
+const history = (of: HistoryOf, noun: string, example: string) =>
+  createRoute({
+    ...protectedRoute("Events"),
+    method: "get",
+    operationId: `get${noun}History`,
+    path: `/${of}/{id}/history`,
+    summary: `A ${noun.toLowerCase()}'s history, newest first`,
+    description: `The ${noun.toLowerCase()}'s events (who changed what, and when), newest first, paged. Another workspace's is 404.`,
+    request: {
+      params: IdParam.extend({ id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, example }) }),
+      query: z.object(paging),
+    },
+    responses: {
+      200: jsonResponse(EventPage, "Events, newest first"),
+      ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+    },
+  });
+
+const query = (url: string) => new URL(url).searchParams;
+
+export const eventRoutes = newRouter()
+  .openapi(stream, async (c) => c.json(await listEvents(c.get("caller"), query(c.req.url)), 200))
+  .openapi(history("tasks", "Task", "ENG-12"), async (c) =>
+    c.json(await recordEvents(c.get("caller"), "tasks", c.req.valid("param").id, query(c.req.url)), 200),
+  )
+  .openapi(history("projects", "Project", "ENG-P3"), async (c) =>
+    c.json(await recordEvents(c.get("caller"), "projects", c.req.valid("param").id, query(c.req.url)), 200),
+  )
+  .openapi(history("milestones", "Milestone", "mile_01jz8x4q0be0sv3c5kq9v1y2ab"), async (c) =>
+    c.json(await recordEvents(c.get("caller"), "milestones", c.req.valid("param").id, query(c.req.url)), 200),
+  );

@@ -1,0 +1,177 @@
+// The change feed (docs/events.md): each write's event, committed with it; GET /events in commit order, resumable by
+// event id; a record's history; who sees what. Through HTTP against the real database.
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { del, get, patch, post } from "./helpers/api";
+import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+
+let tenant: Tenant;
+let team: TeamFixture;
+let member: Member;
+
+/** Every event of the tenant after `after` (all pages), as the owner sees them. */
+async function stream(key: string, after?: string, extra = ""): Promise<any[]> {
+  const seen: any[] = [];
+  let path = `/events?limit=250${after ? `&after=${after}` : ""}${extra}`;
+  for (;;) {
+    const res = await get(path, key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    seen.push(...res.body.events);
+    if (!res.body.pagination.nextCursor) return seen;
+    path = `/events?limit=250&cursor=${encodeURIComponent(res.body.pagination.nextCursor)}${extra}`;
+  }
+}
+
+const last = async (key = tenant.owner.key) => (await stream(key)).at(-1);
+
+beforeAll(async () => {
+  tenant = await newTenant("Events");
+  team = await newTeam(tenant, { prefix: "EVT" });
+  member = await addMember(tenant, "MEMBER");
+});
+
+describe("a write's event", () => {
+  it("records a task's creation, update (typed changes, labels and custom fields included) and deletion, with who and how", async () => {
+    const label = await post("/labels", { name: "evt-bug", color: "#ff0000" }, tenant.owner.key);
+    const before = await last();
+    const created = await post("/tasks", { teamId: team.id, title: "First", priority: "LOW" }, tenant.owner.key);
+    expect(created.status).toBe(201);
+    const task = created.body.task;
+
+    const [createdEvent] = await stream(tenant.owner.key, before.id);
+    expect(createdEvent).toMatchObject({
+      type: "task.created",
+      resourceType: "task",
+      resourceId: task.id,
+      reference: task.reference,
+      actor: { id: tenant.owner.userId, type: "HUMAN", via: "api_key" },
+      data: { id: task.id, title: "First", priority: "LOW", status: "TODO", reference: task.reference, labelIds: [] },
+      requestId: created.headers.get("x-request-id"),
+    });
+    expect(createdEvent.changes).toBeUndefined();
+    expect(createdEvent.id).toMatch(/^evt_[0-9a-hjkmnp-tv-z]{26}$/);
+
+    const updated = await patch(
+      `/tasks/${task.id}`,
+      { title: "Second", status: "DONE", labelIds: [label.body.label.id] },
+      tenant.owner.key,
+    );
+    expect(updated.status).toBe(200);
+    const [updateEvent, ...more] = await stream(tenant.owner.key, createdEvent.id);
+    expect(more).toEqual([]);
+    expect(updateEvent.type).toBe("task.updated");
+    expect(updateEvent.changes).toEqual({
+      title: { from: "First", to: "Second" },
+      status: { from: "TODO", to: "DONE" },
+      labelIds: { from: [], to: [label.body.label.id] },
+    });
+    expect(updateEvent.data).toMatchObject({ title: "Second", labelIds: [label.body.label.id] });
+    expect(updateEvent.position).toBeGreaterThan(createdEvent.position);
+
+    expect((await del(`/tasks/${task.id}`, tenant.owner.key)).status).toBe(204);
+    const [deleted] = await stream(tenant.owner.key, updateEvent.id);
+    expect(deleted).toMatchObject({ type: "task.deleted", resourceId: task.id, data: { title: "Second" } });
+  });
+
+  it("a refused write records nothing; an empty update records nothing", async () => {
+    const task = (await post("/tasks", { teamId: team.id, title: "Quiet" }, tenant.owner.key)).body.task;
+    const before = await last();
+    const other = await newTenant("Other");
+    expect((await patch(`/tasks/${task.id}`, { title: "Hijack" }, other.owner.key)).status).toBe(404);
+    expect((await patch(`/tasks/${task.id}`, { priority: "NOPE" }, tenant.owner.key)).status).toBe(422);
+    expect((await patch(`/tasks/${task.id}`, {}, tenant.owner.key)).status).toBe(200);
+    expect(await stream(tenant.owner.key, before.id)).toEqual([]);
+  });
+});
+
+describe("GET /events", () => {
+  it("filters by type (wildcards) and resource (id or reference); pages with cursors oldest first", async () => {
+    const a = (await post("/tasks", { teamId: team.id, title: "A" }, tenant.owner.key)).body.task;
+    expect((await post("/comments", { taskId: a.id, content: "hello" }, tenant.owner.key)).status).toBe(201);
+    await patch(`/tasks/${a.id}`, { title: "A2" }, tenant.owner.key);
+    const byRef = await stream(tenant.owner.key, undefined, `&resourceId=${a.reference.toLowerCase()}`);
+    expect(byRef.map((e) => e.type)).toEqual(["task.created", "task.updated"]);
+    const comments = await stream(tenant.owner.key, undefined, "&types=comment.*");
+    expect(comments.length).toBeGreaterThan(0);
+    expect(comments.every((e) => e.type.startsWith("comment."))).toBe(true);
+    expect((await get("/events?types=nope.created", tenant.owner.key)).status).toBe(422);
+
+    const all = await stream(tenant.owner.key);
+    const pages: any[] = [];
+    let path = "/events?limit=2";
+    for (;;) {
+      const res = await get(path, tenant.owner.key);
+      pages.push(...res.body.events);
+      if (!res.body.pagination.nextCursor) break;
+      path = `/events?limit=2&cursor=${encodeURIComponent(res.body.pagination.nextCursor)}`;
+    }
+    expect(pages.map((e) => e.id)).toEqual(all.map((e) => e.id));
+    const positions = all.map((e) => e.position);
+    expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+  });
+
+  it("after an unknown event is 400, after one older than 30 days is 410 GONE, a tampered cursor is 400, no credential 401", async () => {
+    expect((await get("/events?after=evt_01jz8x4q0be0sv3c5kq9v1y2ab", tenant.owner.key)).status).toBe(410);
+    const recent = (await last()).id as string;
+    const other = await newTenant("Elsewhere");
+    expect((await get(`/events?after=${recent}`, other.owner.key)).status).toBe(400);
+    expect((await get("/events?cursor=abc.def", tenant.owner.key)).status).toBe(400);
+    expect((await get("/events")).status).toBe(401);
+  });
+
+  it("shows invite and API-key events only to ADMIN/OWNER, and a key's own to its owner; never another workspace's", async () => {
+    const before = await last();
+    await post("/invites", { email: `evt-${Date.now()}@example.com` }, tenant.owner.key);
+    const key = await post("/api-keys", { name: "mine" }, member.key);
+    expect(key.status).toBe(201);
+    const ownerSees = (await stream(tenant.owner.key, before.id)).map((e) => e.type);
+    expect(ownerSees).toEqual(expect.arrayContaining(["invite.created", "api_key.created"]));
+    const memberSees = await stream(member.key, before.id);
+    expect(memberSees.map((e) => e.type)).toEqual(["api_key.created"]);
+    expect(memberSees[0].data).not.toHaveProperty("keyHash");
+
+    const other = await newTenant("Isolated");
+    await post("/labels", { name: "theirs", color: "#00ff00" }, other.owner.key);
+    const mine = await stream(tenant.owner.key);
+    expect(mine.some((e) => e.data?.name === "theirs")).toBe(false);
+  });
+});
+
+describe("history", () => {
+  it("GET /tasks/{id}/history: newest first, paged, actors resolved; another workspace's task is 404", async () => {
+    const task = (await post("/tasks", { teamId: team.id, title: "H1" }, tenant.owner.key)).body.task;
+    for (const title of ["H2", "H3", "H4"]) await patch(`/tasks/${task.reference}`, { title }, tenant.owner.key);
+    const first = await get(`/tasks/${task.reference}/history?limit=3`, tenant.owner.key);
+    expect(first.status).toBe(200);
+    expect(first.body.events.map((e: any) => e.changes?.title?.to ?? e.type)).toEqual(["H4", "H3", "H2"]);
+    expect(first.body.events[0].actor).toMatchObject({ id: tenant.owner.userId, name: tenant.owner.name, type: "HUMAN" });
+    const second = await get(
+      `/tasks/${task.reference}/history?limit=3&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`,
+      tenant.owner.key,
+    );
+    expect(second.body.events.map((e: any) => e.type)).toEqual(["task.created"]);
+    expect(second.body.pagination.nextCursor).toBeNull();
+    const other = await newTenant("Nosy");
+    expect((await get(`/tasks/${task.id}/history`, other.owner.key)).status).toBe(404);
+  });
+
+  it("project and milestone history", async () => {
+    const project = (await post("/projects", { teamId: team.id, name: "P" }, tenant.owner.key)).body.project;
+    await patch(`/projects/${project.id}`, { status: "ACTIVE" }, tenant.owner.key);
+    const ph = await get(`/projects/${project.reference}/history`, tenant.owner.key);
+    expect(ph.body.events.map((e: any) => e.type)).toEqual(["project.updated", "project.created"]);
+    expect(ph.body.events[0].changes).toEqual({ status: { from: "PLANNING", to: "ACTIVE" } });
+    const milestone = (await post("/milestones", { projectId: project.id, name: "M" }, tenant.owner.key)).body.milestone;
+    const mh = await get(`/milestones/${milestone.id}/history`, tenant.owner.key);
+    expect(mh.body.events.map((e: any) => e.type)).toEqual(["milestone.created"]);
+  });
+});
+
+describe("positions", () => {
+  it("events of one transaction share its id's prefix and stay below the oldest running transaction's", async () => {
+    const { rows } = await withDb((db) =>
+      db.execute<{ ok: boolean }>(sql`select bool_and(position < pm_stable_position()) as ok from events`),
+    );
+    expect(rows[0].ok).toBe(true);
+  });
+});

@@ -1534,14 +1534,6 @@ export interface components {
       /** @enum {string} */
       grant_type?: "urn:ietf:params:oauth:grant-type:device_code";
     };
-    DevWebhookRequest: {
-      body: string;
-      createdAt: string;
-      headers: {
-        [key: string]: string;
-      };
-      id: string;
-    };
     /** @description Every error but validation: a stable `code`, a human `message`, optional `details`. */
     Error: {
       error: {

@@ -52,6 +52,29 @@ interface Outcome {
   retryAfter: number | null;
 }
 
+/** An event's keys in the order GET /events answers them (the stored body is jsonb, which keeps no order). */
+const EVENT_KEYS = [
+  "id",
+  "type",
+  "resourceType",
+  "resourceId",
+  "reference",
+  "actor",
+  "changes",
+  "data",
+  "requestId",
+  "position",
+  "createdAt",
+];
+
+/** The body as sent: compact JSON, the event's keys in the API's order, the same bytes on every attempt. */
+export function bodyText(stored: string): string {
+  const value = JSON.parse(stored) as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const key of EVENT_KEYS) if (key in value) ordered[key] = value[key];
+  return JSON.stringify(Object.assign(ordered, value));
+}
+
 /** Reads at most MAX_ANSWER_BYTES of the answer, then lets the rest go. */
 async function drain(res: Response): Promise<void> {
   if (!res.body) return;
@@ -78,6 +101,7 @@ async function attempt(delivery: Claimed, env: Env, timeoutMs: number, fetcher: 
     if (problem) return { status: null, durationMs: elapsed(), error: `Destination refused: ${problem}`, retryAfter: null };
     const secrets = [await openSecret(env.CURSOR_SECRET, delivery.webhook_id, delivery.sealed_secret)];
     if (delivery.sealed_previous) secrets.push(await openSecret(env.CURSOR_SECRET, delivery.webhook_id, delivery.sealed_previous));
+    const body = bodyText(delivery.body);
     const timestamp = Math.floor(Date.now() / 1000);
     const res = await fetcher(delivery.url, {
       method: "POST",
@@ -86,9 +110,9 @@ async function attempt(delivery: Claimed, env: Env, timeoutMs: number, fetcher: 
         "user-agent": "pm-api-webhooks/1",
         "webhook-id": delivery.event_id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": await signatureHeader(secrets, delivery.event_id, timestamp, delivery.body),
+        "webhook-signature": await signatureHeader(secrets, delivery.event_id, timestamp, body),
       },
-      body: delivery.body,
+      body,
       // A redirect could lead anywhere (a private address): it is an answer like any other, not followed.
       redirect: "manual",
       signal,

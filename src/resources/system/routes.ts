@@ -53,9 +53,7 @@ const mailbox = createRoute({
   },
 });
 
-const DevWebhookRequest = z
-  .object({ id: z.string(), headers: z.record(z.string(), z.string()), body: z.string(), createdAt: z.string() })
-  .openapi("DevWebhookRequest");
+const DevWebhookRequest = z.object({ id: z.string(), headers: z.record(z.string(), z.string()), body: z.string(), createdAt: z.string() });
 
 const devReceive = createRoute({
   method: "post",

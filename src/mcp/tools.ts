@@ -45,7 +45,8 @@ function pageQuery({ limit, cursor }: { limit?: number; cursor?: string }): URLS
   if (cursor !== undefined) query.set("cursor", cursor);
   return query;
 }
-const { limit: Limit, cursor: Cursor } = ListInput.shape;
+const { limit: Limit } = ListInput.shape;
+const Cursor = z.string().optional().describe("pagination.nextCursor of the previous page, for the next one");
 
 /** A list tool: GET /<key>'s parameters and page, through the same list spec and query. */
 const listTool = (key: string, spec: ListSpec, list: (caller: Caller, params: ListParams) => Promise<Record<string, unknown>[]>) =>

@@ -4,7 +4,7 @@
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
-import { ApiError, UsageError } from "../errors";
+import { ApiError, ConnectionError, UsageError } from "../errors";
 import { type Column, cell } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 
@@ -63,23 +63,16 @@ interface StreamQuery {
   limit?: number;
 }
 
-/**
- * Every event committed now after `after` (all pages), each handed to `print` as its page arrives. Returns the id of
- * the last event printed (or `after`, when none was), where the next read resumes.
- */
-async function drain(session: Session, filters: StreamQuery, after: string | undefined, print: (event: Event) => void) {
-  let last = after;
+/** Every event committed now after `after` (all pages), each handed to `print` as its page arrives. */
+async function drain(session: Session, filters: StreamQuery, after: string | undefined, print: (event: Event) => void): Promise<void> {
   let cursor: string | undefined;
   for (;;) {
-    const query = { ...filters, ...(cursor ? { cursor } : last ? { after: last } : {}) };
+    const query = { ...filters, ...(cursor ? { cursor } : after ? { after } : {}) };
     const page = await unwrap(session.client.GET("/events", { params: { query } })).catch((error) => {
-      throw gone(error, last);
+      throw gone(error, after);
     });
-    for (const event of page.events) {
-      print(event);
-      last = event.id;
-    }
-    if (!page.pagination.nextCursor) return last;
+    for (const event of page.events) print(event);
+    if (!page.pagination.nextCursor) return;
     cursor = page.pagination.nextCursor;
   }
 }
@@ -98,8 +91,8 @@ export const events = defineCommand({
   meta: {
     name: "pm events",
     description:
-      "The workspace's changes, oldest first, after --after (an event id; without it, from the oldest kept, 30 days). " +
-      "--follow keeps polling for new ones until Ctrl-C",
+      "What changed in the workspace, oldest first: the events after --after (an event id; without it, the oldest kept, " +
+      "30 days); --follow keeps polling for new ones until Ctrl-C",
   },
   args: {
     after: { type: "string", valueHint: "evt_…", description: "Only events committed after this one (the last id you processed)" },
@@ -122,9 +115,15 @@ export const events = defineCommand({
       ...(args.limit === undefined ? {} : { limit: Number(args.limit) }),
     };
     // Scripts get one JSON object per line, so each line parses on its own as it arrives.
-    const print = args.json ? (event: Event) => console.log(JSON.stringify(event)) : (event: Event) => console.log(eventLine(event));
+    const line = args.json ? (event: Event) => JSON.stringify(event) : eventLine;
+    // The id of the last event printed: where the next read resumes.
+    let last = args.after;
+    const print = (event: Event) => {
+      console.log(line(event));
+      last = event.id;
+    };
     const session = openSession(args["base-url"]);
-    let last = await drain(session, filters, args.after, print);
+    await drain(session, filters, last, print);
     if (args.follow) {
       const stop = new AbortController();
       const onSignal = () => stop.abort();
@@ -132,7 +131,12 @@ export const events = defineCommand({
       process.once("SIGTERM", onSignal);
       while (!stop.signal.aborted) {
         await sleep(interval * 1000, stop.signal);
-        if (!stop.signal.aborted) last = await drain(session, filters, last, print);
+        if (stop.signal.aborted) break;
+        // An API that cannot be reached for a moment (restarting, offline) is waited for; an answer that is an error ends it.
+        await drain(session, filters, last, print).catch((error) => {
+          if (!(error instanceof ConnectionError)) throw error;
+          console.error(`warning: ${error.message}; trying again in ${interval}s`);
+        });
       }
     }
     if (last && !args.json) console.error(`resume: --after ${last}`);

@@ -70,29 +70,7 @@ interface Today {
  * under `it.fails` (it turns red the day the defect is fixed: then delete the entry here), and tolerating exactly the
  * described deviation, so every other property of its events stays checked.
  */
-const KNOWN_DEFECTS: Record<string, { what: string; today: Today }> = {
-  "POST /api-keys": {
-    what:
-      "api_key.created has no via and no requestId: createApiKey inserts in a statement of its own, outside guardedWrite " +
-      "and outside a transaction, so nothing sets pm.ctx (src/resources/api-keys/operations.ts → insertApiKey); its actor " +
-      "comes only from the trigger's fallback (a key made without a known caller is by its holder)",
-    today: { via: null, requestId: null },
-  },
-  "POST /signup/complete": {
-    what:
-      'actor.via is "jwt" though the request carried no credential at all: the event-context middleware says "jwt" for ' +
-      "anything that is not an API key (src/middleware/event-context/index.ts); expected null (the schema allows it)",
-    today: { via: "jwt" },
-  },
-  "POST /invites/redeem": {
-    what: 'actor.via is "jwt" for a public request without a credential (same cause as POST /signup/complete)',
-    today: { via: "jwt" },
-  },
-  "POST /login/complete": {
-    what: 'actor.via is "jwt" for a public request without a credential (same cause as POST /signup/complete)',
-    today: { via: "jwt" },
-  },
-};
+const KNOWN_DEFECTS: Record<string, { what: string; today: Today }> = {};
 
 let t: Tenant;
 let team: TeamFixture;

@@ -3,6 +3,7 @@
 import { type ArgsDef, type CommandDef, defineCommand, type Resolvable, renderUsage, runCommand, type SubCommandsDef } from "citty";
 import { checkCommandLine } from "./argv";
 import { comment } from "./commands/comment";
+import { events } from "./commands/events";
 import { login, logout } from "./commands/login";
 import { projects } from "./commands/projects";
 import { search } from "./commands/search";
@@ -16,7 +17,7 @@ const pm = defineCommand({
     name: "pm",
     description: "The project-management API from the terminal (credentials: `pm login`, or PM_API_KEY and PM_BASE_URL)",
   },
-  subCommands: { login, logout, whoami, tasks, comment, search, teams, projects },
+  subCommands: { login, logout, whoami, tasks, comment, search, teams, projects, events },
 });
 
 const resolved = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === "function" ? (value as () => T | Promise<T>)() : value);

@@ -89,7 +89,9 @@ BEGIN
       actor_id, via, request_id, old_image, new_image, labels_after, labels_added, labels_removed)
     VALUES (pm_typeid('evt'), ws, tx, pm_next_position(), event_type, kind, record_id, ref,
       pm_event_team(kind, image), CASE WHEN kind = 'api_key' THEN image->>'user_id' END,
-      ctx->>'actor', ctx->>'via', ctx->>'requestId', before, after, labels,
+      -- A key made where no caller is known (a login) is by the user it belongs to.
+      coalesce(ctx->>'actor', CASE WHEN kind = 'api_key' AND action = 'created' THEN image->>'user_id' END),
+      ctx->>'via', ctx->>'requestId', before, after, labels,
       CASE WHEN added IS NULL THEN '{}' ELSE ARRAY[added] END, CASE WHEN removed IS NULL THEN '{}' ELSE ARRAY[removed] END)
   ON CONFLICT (xact, resource_type, resource_id) DO UPDATE SET
     -- created then changed stays created; anything then deleted is deleted, with the record as it was.

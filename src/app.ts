@@ -90,6 +90,7 @@ const TAGS: Record<string, string> = {
   Search: "Full-text search over the workspace's tasks, projects and milestones.",
   Batch: "Several GETs in one call, each with the caller's credential and the rules of the direct call.",
   Fields: "Built-in fields and the workspace's custom field definitions, whose values tasks and projects carry.",
+  Events: "What changed, when and by whom: the workspace's event stream in commit order, and a record's history.",
   Webhooks: "Where the workspace's events are POSTed as they happen, signed per Standard Webhooks; their deliveries.",
   System: "Health, this document, its interactive reference, and development-only routes.",
 };

@@ -1,7 +1,10 @@
 // The change feed (docs/events.md): each write's event, committed with it; GET /events in commit order, resumable by
 // event id; a record's history; who sees what. Through HTTP against the real database.
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { sql } from "drizzle-orm";
+import { TypeID } from "typeid-js";
 import { beforeAll, describe, expect, it } from "vitest";
+import worker from "../src/index";
 import { del, get, patch, post } from "./helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 
@@ -164,6 +167,26 @@ describe("history", () => {
     const milestone = (await post("/milestones", { projectId: project.id, name: "M" }, tenant.owner.key)).body.milestone;
     const mh = await get(`/milestones/${milestone.id}/history`, tenant.owner.key);
     expect(mh.body.events.map((e: any) => e.type)).toEqual(["milestone.created"]);
+  });
+});
+
+describe("retention", () => {
+  it("the Cron Trigger removes events older than 30 days; resuming after one is then 410 GONE", async () => {
+    const born = Date.now() - 31 * 86_400_000;
+    const hex = born.toString(16).padStart(12, "0") + "7" + crypto.randomUUID().replaceAll("-", "").slice(13);
+    const id = TypeID.fromUUID("evt", `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`).toString();
+    await withDb((db) =>
+      db.execute(sql`insert into events (id, workspace_id, xact, position, type, resource_type, resource_id, created_at)
+        values (${id}, ${tenant.workspaceId}, 0, ${1 + Math.floor(Math.random() * 500_000)}, 'label.created', 'label', 'label_x',
+          now() - interval '31 days')`),
+    );
+    expect((await get(`/events?after=${id}&limit=1`, tenant.owner.key)).status).toBe(200);
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController(), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const gone = await get(`/events?after=${id}`, tenant.owner.key);
+    expect(gone.status).toBe(410);
+    expect(gone.body.error.code).toBe("GONE");
   });
 });
 

@@ -20,6 +20,8 @@ const TOOL_NAMES = [
   "list_teams",
   "list_projects",
   "list_labels",
+  "get_task_history",
+  "list_events",
 ];
 
 const workerFetch = (url: string | URL, init?: RequestInit) => (exports as any).default.fetch(new Request(url, init)) as Promise<Response>;
@@ -43,6 +45,7 @@ describe("MCP endpoint", () => {
   let t: Tenant;
   let team: TeamFixture;
   let agent: Client;
+  let agentKey: string;
   let viewer: Member;
   let labelId: string;
   const clients: Client[] = [];
@@ -59,7 +62,8 @@ describe("MCP endpoint", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const joined = await post(`/teams/${team.id}/members`, { userId: created.body.agent.id, role: "MEMBER" }, t.owner.key);
     expect(joined.status, JSON.stringify(joined.body)).toBe(201);
-    agent = await open({ "svc-api-key": created.body.agent.apiKey });
+    agentKey = created.body.agent.apiKey;
+    agent = await open({ "svc-api-key": agentKey });
     viewer = await addMember(t);
     await joinTeam(team, viewer, "VIEWER");
     labelId = (await post("/labels", { name: "Bug", color: "#FF0000" }, t.owner.key)).body.label.id;
@@ -89,6 +93,9 @@ describe("MCP endpoint", () => {
     expect(byName.get_task.annotations?.readOnlyHint).toBe(true);
     expect(byName.create_task.annotations?.readOnlyHint).toBe(false);
     expect((byName.search.inputSchema as any).required).toEqual(["q"]);
+    expect(Object.keys(byName.list_events.inputSchema.properties ?? {})).toEqual(["after", "types", "resourceId", "limit", "cursor"]);
+    expect(byName.list_events.description).toMatch(/last event .* as `after`/);
+    expect((byName.get_task_history.inputSchema as any).required).toEqual(["id"]);
     // An unknown tool is the protocol's invalid-params error.
     await expect(agent.callTool({ name: "find", arguments: { q: "engine" } })).rejects.toMatchObject({ code: -32602 });
   });
@@ -151,6 +158,85 @@ describe("MCP endpoint", () => {
       "Launch",
     ]);
     expect((await call(agent, "list_labels", {})).body.labels.map((l: any) => l.id)).toEqual([labelId]);
+  });
+
+  it("answers a task's history and what changed since an event, as the REST routes do; its own writes are via mcp", async () => {
+    const task = (await call(agent, "create_task", { teamId: team.id, title: "Watch me" })).body.task;
+    const [created] = (await call(agent, "list_events", { resourceId: task.reference })).body.events;
+    expect(created).toMatchObject({
+      type: "task.created",
+      resourceId: task.id,
+      reference: task.reference,
+      actor: { type: "AGENT", name: "Triage bot", via: "mcp" },
+    });
+    await call(agent, "update_task", { id: task.reference, title: "Watch me closely" });
+    await call(agent, "update_task", { id: task.id, status: "IN_PROGRESS" });
+    expect((await api("PATCH", `/tasks/${task.id}`, { key: t.owner.key, body: { priority: "HIGH" } })).status).toBe(200);
+
+    // History: newest first, each update's changes, who and how; paged with the REST route's cursor.
+    const history = await call(agent, "get_task_history", { id: task.reference.toLowerCase() });
+    expect(history.isError, JSON.stringify(history.body)).toBe(false);
+    expect(history.body).toEqual((await get(`/tasks/${task.reference}/history`, agentKey)).body);
+    expect(history.body.events.map((e: any) => [e.type, e.actor.via, e.changes])).toEqual([
+      ["task.updated", "api_key", { priority: { from: "NONE", to: "HIGH" } }],
+      ["task.updated", "mcp", { status: { from: "TODO", to: "IN_PROGRESS" } }],
+      ["task.updated", "mcp", { title: { from: "Watch me", to: "Watch me closely" } }],
+      ["task.created", "mcp", undefined],
+    ]);
+    expect(history.body.events[0].actor).toMatchObject({ id: t.owner.userId, type: "HUMAN" });
+    const first = await call(agent, "get_task_history", { id: task.id, limit: 3 });
+    const rest = await call(agent, "get_task_history", { id: task.id, limit: 3, cursor: first.body.pagination.nextCursor });
+    expect([...first.body.events, ...rest.body.events].map((e: any) => e.id)).toEqual(history.body.events.map((e: any) => e.id));
+    expect(rest.body.pagination.nextCursor).toBeNull();
+
+    // The stream after the creation: exactly the three updates, oldest first; after the last one, nothing (yet).
+    const since = await call(agent, "list_events", { after: created.id });
+    expect(since.body).toEqual((await get(`/events?after=${created.id}`, agentKey)).body);
+    expect(since.body.events.map((e: any) => e.id)).toEqual(
+      history.body.events
+        .slice(0, 3)
+        .reverse()
+        .map((e: any) => e.id),
+    );
+    expect(since.body.pagination.nextCursor).toBeNull();
+    const newest = since.body.events.at(-1).id;
+    expect((await call(agent, "list_events", { after: newest })).body).toEqual({ events: [], pagination: { limit: 50, nextCursor: null } });
+    const commented = await call(agent, "add_comment", { taskId: task.id, content: "On it" });
+    const next = await call(agent, "list_events", { after: newest });
+    expect(next.body.events).toEqual([
+      expect.objectContaining({
+        type: "comment.created",
+        resourceId: commented.body.comment.id,
+        actor: expect.objectContaining({ via: "mcp" }),
+      }),
+    ]);
+    // types and resourceId narrow it as GET's do; a page with a cursor goes on where the first stopped.
+    const statusOnly = await call(agent, "list_events", { after: created.id, types: ["task.*"], resourceId: task.id, limit: 2 });
+    expect(statusOnly.body.events.map((e: any) => e.id)).toEqual(since.body.events.slice(0, 2).map((e: any) => e.id));
+    const page2 = await call(agent, "list_events", {
+      types: ["task.*"],
+      resourceId: task.id,
+      cursor: statusOnly.body.pagination.nextCursor,
+    });
+    expect(page2.body.events.map((e: any) => e.id)).toEqual([newest]);
+    expect((await call(agent, "list_events", { after: created.id, types: ["comment.created"] })).body.events).toHaveLength(1);
+
+    // Refusals come back as the REST route's: an unknown type 422, an expired `after` GONE, another workspace's task 404.
+    expect(await call(agent, "list_events", { types: ["task.exploded"] })).toMatchObject({
+      isError: true,
+      body: { errors: { types: [expect.stringContaining("task.exploded")] } },
+    });
+    expect(await call(agent, "list_events", { after: "evt_01jz8x4q0be0sv3c5kq9v1y2ab" })).toMatchObject({
+      isError: true,
+      body: { error: { code: "GONE" } },
+    });
+    expect((await call(agent, "get_task_history", { id: task.id, limit: 500 })).body).toEqual({ errors: { limit: [expect.any(String)] } });
+    const other = await newTenant("History elsewhere");
+    const stranger = await open({ "svc-api-key": other.owner.key });
+    expect(await call(stranger, "get_task_history", { id: task.id })).toEqual({
+      isError: true,
+      body: { error: { code: "NOT_FOUND", message: "Task not found" } },
+    });
   });
 
   it("answers invalid arguments as a tool error with the REST validation body", async () => {

@@ -5,6 +5,7 @@ import { UsageError } from "../errors";
 import { addFilter, listArgs, listQuery } from "../list";
 import { type Column, fieldColumns, printJson, printNextCursor, printRecord, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
+import { HISTORY_COLUMNS } from "./events";
 import { resolveTeamId } from "./teams";
 
 type Task = Schemas["Task"];
@@ -162,7 +163,29 @@ const update = defineCommand({
   },
 });
 
+const history = defineCommand({
+  meta: { name: "pm tasks history", description: "Who changed what on a task, and when (newest first)" },
+  args: {
+    ref: refArg,
+    limit: listArgs.limit,
+    cursor: { type: "string", description: "Older events: the cursor the previous page printed" },
+    ...commonArgs,
+  },
+  async run({ args }) {
+    if (args.limit !== undefined && !/^\d+$/.test(args.limit)) throw new UsageError(`--limit must be a whole number (got '${args.limit}')`);
+    const { client } = openSession(args["base-url"]);
+    const query = {
+      ...(args.limit === undefined ? {} : { limit: Number(args.limit) }),
+      ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
+    };
+    const page = await unwrap(client.GET("/tasks/{id}/history", { params: { path: { id: args.ref }, query } }));
+    if (args.json) return printJson(page);
+    printTable(page.events, HISTORY_COLUMNS);
+    printNextCursor(page.pagination.nextCursor);
+  },
+});
+
 export const tasks = defineCommand({
   meta: { name: "pm tasks", description: "Tasks" },
-  subCommands: { list, get, create, update },
+  subCommands: { list, get, create, update, history },
 });

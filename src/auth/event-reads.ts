@@ -2,20 +2,17 @@
 // record's history newest first. Each is one statement scoped by the caller's credential (so it authenticates itself) and
 // limited to what the caller may see: invite, API-key and webhook events only for workspace ADMIN/OWNER, and a key's
 // own events for its owner.
-import { and, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../drizzle/schema";
 import { AppError, badRequest, notFound, ValidationError } from "../core/errors";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/list";
 import type { RecordType } from "../http/record";
 import { typeIdTime } from "../ids";
-import { EVENT_TYPES, type EventDto, PRIVILEGED_TYPES, readEvents } from "../records/events";
+import { EVENT_RETENTION_DAYS, EVENT_TYPES, type EventDto, type EventRow, eventColumns, eventsFrom, PRIVILEGED_TYPES, renderEvent } from "../records/events";
 import { qualified } from "./access";
-import type { Caller } from "./caller";
+import { type Caller, unauthorized } from "./caller";
 import type { Actor } from "./principal";
 import { workspaceAdminSql } from "./roles";
-
-/** Events are kept this long; resuming after an older one is 410 GONE. */
-export const EVENT_RETENTION_DAYS = 30;
 
 export interface EventPage {
   events: EventDto[];
@@ -51,6 +48,8 @@ function typesFilter(raw: string | null): SQL | undefined {
 }
 
 interface Paging {
+  /** `after=<event id>` of the stream, for the 410/400 when it names no event. */
+  after?: string;
   /** The list the cursor belongs to: the stream, or one record's history. */
   list: string;
   direction: "asc" | "desc";
@@ -66,18 +65,38 @@ async function cursorPosition(caller: Caller, paging: Paging): Promise<number | 
   return cursor.v[0];
 }
 
-/** One page (limit + 1 rows read): the events and the cursor of the next page, null when none follows now. */
-async function page(caller: Caller, paging: Paging, where: (actor: Actor) => SQL): Promise<EventPage> {
+/** The one-row head of a page's statement: the `after` event's position and the record a history is of. */
+interface Head {
+  /** `after=<event id>`: its position, null when this workspace has no such event (410 or 400). */
+  anchor?: SQL;
+  /** A history's record id, null when it does not exist (404). */
+  subject?: SQL;
+  noun?: string;
+}
+
+type EventPageRow = EventRow & { live: boolean; anchor: string | null; subject: string | null } & Record<string, unknown>;
+
+/**
+ * One page in ONE statement (limit + 1 events read): whether the credential is live, the head's values, and the events
+ * (`where` may use `head.anchor` and `head.subject`); then the cursor of the next page, null when none follows now.
+ */
+async function page(caller: Caller, paging: Paging, head: Head, where: (actor: Actor) => SQL): Promise<EventPage> {
   const position = await cursorPosition(caller, paging);
-  const after =
-    position === undefined
-      ? undefined
-      : paging.direction === "asc"
-        ? sql`${events.position} > ${position}`
-        : sql`${events.position} < ${position}`;
-  const found = await caller.list((actor) =>
-    readEvents(caller.db, and(where(actor), after)!, sql`${events.position} ${sql.raw(paging.direction)}`, paging.limit + 1),
-  );
+  const actor = caller.actor;
+  const before = paging.direction === "asc" ? sql`>` : sql`<`;
+  const { rows } = await caller.db.execute<EventPageRow>(sql`
+    select ${caller.live} as live, head.anchor, head.subject, page.* from (
+      select ${head.anchor ?? sql`null::bigint`} as anchor, ${head.subject ?? sql`null::text`} as subject) head
+    left join lateral (
+      select ${eventColumns} from ${eventsFrom}
+      where ${and(where(actor), position === undefined ? undefined : sql`${events.position} ${before} ${position}`)}
+      order by ${events.position} ${sql.raw(paging.direction)} limit ${paging.limit + 1}) page on true`);
+  const [first] = rows;
+  if (!first.live) throw unauthorized();
+  if (head.subject && first.subject === null) throw notFound(head.noun ?? "Record");
+  if (head.anchor && first.anchor === null) throw afterUnknown(paging);
+  caller.touch();
+  const found = rows.filter((row) => row.id !== null).map(renderEvent);
   const shown = found.slice(0, paging.limit);
   const last = shown.at(-1);
   const nextCursor =
@@ -87,20 +106,13 @@ async function page(caller: Caller, paging: Paging, where: (actor: Actor) => SQL
   return { events: shown, pagination: { limit: paging.limit, nextCursor } };
 }
 
-/** Where `after=<event id>` resumes: its position, 410 when it is past the retention, 400 when no such event is known. */
-async function afterPosition(caller: Caller, id: string): Promise<number> {
-  const [row] = await caller.read(({ workspace }) =>
-    caller.db
-      .select({ position: events.position })
-      .from(events)
-      .where(and(eq(events.id, id), eq(events.workspaceId, workspace))),
-  );
-  if (row) return row.position;
+/** `after` names no event of this workspace: 410 when it is older than the retention, 400 otherwise. */
+function afterUnknown(paging: Paging & { after?: string }): Error {
+  const id = paging.after ?? "";
   const time = typeIdTime(id, "evt");
   if (time !== null && time < Date.now() - EVENT_RETENTION_DAYS * 86_400_000)
-    throw new AppError("GONE", `Events are kept ${EVENT_RETENTION_DAYS} days; ${id} is older. Start again without \`after\``);
-  if (!(await caller.holds())) return caller.missing("Event");
-  throw badRequest(`after: no event ${id} in this workspace`, { field: "after" });
+    return new AppError("GONE", `Events are kept ${EVENT_RETENTION_DAYS} days; ${id} is older. Start again without \`after\``);
+  return badRequest(`after: no event ${id} in this workspace`, { field: "after" });
 }
 
 /**
@@ -111,37 +123,30 @@ export async function eventStream(caller: Caller, query: URLSearchParams): Promi
   const limit = parseLimit(query.get("limit"));
   const types = typesFilter(query.get("types"));
   const resource = query.get("resourceId");
-  const after = query.get("after");
-  const from = after && query.get("cursor") === null ? await afterPosition(caller, after) : undefined;
-  return page(
-    caller,
-    { list: "events", direction: "asc", limit, cursor: query.get("cursor") },
-    (actor) =>
-      and(
-        visibleTo(actor),
-        stable,
-        types,
-        resource ? or(eq(events.resourceId, resource), sql`upper(${events.reference}) = upper(${resource})`) : undefined,
-        from === undefined ? undefined : sql`${events.position} > ${from}`,
-      )!,
+  const cursor = query.get("cursor");
+  // A cursor carries its own position; `after` only starts a walk.
+  const after = cursor === null ? (query.get("after") ?? undefined) : undefined;
+  const anchor = after
+    ? sql`(select ${events.position} from ${events} where ${events.id} = ${after} and ${events.workspaceId} = ${caller.actor.workspace})`
+    : undefined;
+  return page(caller, { list: "events", direction: "asc", limit, cursor, after }, { anchor }, (actor) =>
+    and(
+      visibleTo(actor),
+      stable,
+      types,
+      resource ? or(eq(events.resourceId, resource), sql`upper(${events.reference}) = upper(${resource})`) : undefined,
+      anchor ? sql`${events.position} > head.anchor` : undefined,
+    )!,
   );
 }
 
 /** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */
 export async function recordHistory(caller: Caller, record: RecordType, idOrRef: string, query: URLSearchParams): Promise<EventPage> {
   const limit = parseLimit(query.get("limit"));
-  const found = await caller.read(async ({ workspace }) => {
-    const [row] = await caller.db
-      .select({ id: sql<string>`${qualified(record.fields.id.value)}` })
-      .from(record.from)
-      .where(record.named(workspace, idOrRef))
-      .limit(1);
-    if (!row) throw notFound(record.noun);
-    return row;
-  });
-  return page(
-    caller,
-    { list: `history:${found.id}`, direction: "desc", limit, cursor: query.get("cursor") },
-    (actor) => and(visibleTo(actor), stable, inArray(events.resourceId, [found.id]))!,
+  const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor.workspace, idOrRef)} limit 1)`;
+  const cursor = query.get("cursor");
+  // The cursor is bound to the record it pages (its id as named now), so another record's cursor is 400.
+  return page(caller, { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor }, { subject, noun: record.noun }, (actor) =>
+    and(visibleTo(actor), stable, sql`${events.resourceId} = head.subject`)!,
   );
 }

@@ -9,7 +9,7 @@ export type EventVia = "api_key" | "jwt" | "mcp" | "import";
 
 export interface EventContext {
   actor: SQL | string | null;
-  via: EventVia;
+  via: EventVia | null;
   requestId: string;
 }
 

@@ -14,7 +14,8 @@ import { unkeepableText } from "../middleware/body-guard";
 import { TOOLS, type ToolContext } from "./tools";
 
 const INSTRUCTIONS =
-  "Project management for a workspace: teams, projects, labels and tasks (referenced like ENG-12). Each tool acts with the " +
+  "Project management for a workspace: teams, projects, labels and tasks (referenced like ENG-12), and what changed (a task's " +
+  "history; the workspace's event stream, resumed with the last event id seen). Each tool acts with the " +
   "caller's own permissions and answers the REST API's JSON; a refusal is a tool error carrying {error:{code,message}} or, " +
   "for invalid arguments, {errors:{field:[message]}}.";
 

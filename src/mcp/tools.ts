@@ -8,6 +8,7 @@ import { projectRecord } from "../records/projects";
 import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
 import { createComment } from "../resources/comments/operations";
+import { listEvents, recordEvents } from "../resources/events/operations";
 import { listLabels } from "../resources/labels/operations";
 import { listProjects } from "../resources/projects/operations";
 import { search } from "../resources/search/operations";
@@ -36,6 +37,16 @@ const tool = <S extends z.ZodType>(
 ): Tool => t;
 
 const TaskRef = z.string().min(1).describe("Task id or reference (`ENG-12`, any case)");
+
+/** A page's `limit` and `cursor` as the query string GET would have taken (the operations parse and check them as GET's). */
+function pageQuery({ limit, cursor }: { limit?: number; cursor?: string }): URLSearchParams {
+  const query = new URLSearchParams();
+  if (limit !== undefined) query.set("limit", String(limit));
+  if (cursor !== undefined) query.set("cursor", cursor);
+  return query;
+}
+const { limit: Limit } = ListInput.shape;
+const Cursor = z.string().optional().describe("pagination.nextCursor of the previous page, for the next one");
 
 /** A list tool: GET /<key>'s parameters and page, through the same list spec and query. */
 const listTool = (key: string, spec: ListSpec, list: (caller: Caller, params: ListParams) => Promise<Record<string, unknown>[]>) =>
@@ -124,4 +135,56 @@ export const TOOLS: Tool[] = [
   listTool("teams", teamRecord.list, listTeams),
   listTool("projects", projectRecord.list, listProjects),
   listTool("labels", labelRecord.list, listLabels),
+  tool({
+    name: "get_task_history",
+    title: "A task's history",
+    description:
+      "Who changed what on a task (by id or reference `ENG-12`) and when, newest first, as GET /tasks/{id}/history answers it " +
+      "({events: [{id, type, actor: {name, type, via}, changes: {<field>: {from, to}}, data, createdAt}], pagination}). " +
+      "Pass pagination.nextCursor back as cursor for older events.",
+    readOnly: true,
+    input: z.object({ id: TaskRef, limit: Limit, cursor: Cursor }).strict(),
+    async run(ctx, { id, ...page }) {
+      const { events, pagination } = await recordEvents(ctx.caller, "tasks", id, pageQuery(page));
+      return { events, pagination };
+    },
+  }),
+  tool({
+    name: "list_events",
+    title: "What changed since",
+    description:
+      "The workspace's changes (tasks, projects, milestones, comments, labels, teams, members, …), oldest first in commit " +
+      "order, as GET /events answers them ({events: [{id, type, resourceType, resourceId, reference, actor, changes, data, " +
+      "createdAt}], pagination}). To follow along: keep the id of the last event you processed and pass it as `after` next " +
+      "time; you get exactly the events committed since, none skipped or repeated. Without `after` the stream starts at its " +
+      "oldest kept event. While pagination.nextCursor is not null, more is already committed: pass it back as cursor (with " +
+      "the same types and resourceId), or call again with `after` the last event's id. Events are kept 30 days; an `after` " +
+      "older than that is a GONE error: start again without it.",
+    readOnly: true,
+    input: z
+      .object({
+        after: z.string().min(1).optional().describe("Id of the last event you processed (`evt_…`): only events committed after it"),
+        types: z
+          .array(z.string().min(1))
+          .min(1)
+          .optional()
+          .describe('Only these event types; `<resourceType>.*` matches all of one resource, e.g. ["task.*", "comment.created"]'),
+        resourceId: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("Only this record's events: an id, or a task or project reference (`ENG-12`, `ENG-P3`)"),
+        limit: Limit,
+        cursor: Cursor,
+      })
+      .strict(),
+    async run(ctx, { after, types, resourceId, ...page }) {
+      const query = pageQuery(page);
+      if (after !== undefined) query.set("after", after);
+      if (types !== undefined) query.set("types", types.join(","));
+      if (resourceId !== undefined) query.set("resourceId", resourceId);
+      const { events, pagination } = await listEvents(ctx.caller, query);
+      return { events, pagination };
+    },
+  }),
 ];

@@ -84,7 +84,7 @@ export const Event = z
 export type EventDto = z.infer<typeof Event>;
 
 /** An events row as the read selects it. */
-interface EventRow {
+export interface EventRow {
   id: string;
   type: string;
   resource_type: ResourceType;
@@ -185,17 +185,24 @@ export function renderEvent(row: EventRow): EventDto {
   return event;
 }
 
-/** Events read by `where`, in `order`, at most `limit` (one query), rendered. */
-export async function readEvents(db: Executor, where: SQL, order: SQL, limit: number): Promise<EventDto[]> {
-  const { rows } = await db.execute<EventRow & Record<string, unknown>>(
-    sql`select ${eventColumns} from ${eventsFrom} where ${where} order by ${order} limit ${limit}`,
-  );
-  return rows.map(renderEvent);
-}
-
 /** Events by id (a webhook's bodies), in one query. */
 export async function eventsByIds(db: Executor, ids: string[]): Promise<Map<string, EventDto>> {
   if (ids.length === 0) return new Map();
-  const found = await readEvents(db, inArray(events.id, ids), sql`${events.position}`, ids.length);
-  return new Map(found.map((event) => [event.id, event]));
+  const { rows } = await db.execute<EventRow & Record<string, unknown>>(
+    sql`select ${eventColumns} from ${eventsFrom} where ${inArray(events.id, ids)}`,
+  );
+  return new Map(rows.map((row) => [row.id, renderEvent(row)]));
+}
+
+/** Events are kept this long (GET /events `after` an older one is 410 GONE). */
+export const EVENT_RETENTION_DAYS = 30;
+const PRUNE_BATCH = 5000;
+
+/** The Cron Trigger's share: events past the retention go, a batch at a time so no statement runs long. */
+export async function pruneEvents(db: Executor): Promise<void> {
+  for (;;) {
+    const { rowCount } = await db.execute(sql`delete from ${events} where ${events.id} in (
+      select ${events.id} from ${events} where ${events.createdAt} < now() - make_interval(days => ${EVENT_RETENTION_DAYS}) limit ${PRUNE_BATCH})`);
+    if ((rowCount ?? 0) < PRUNE_BATCH) return;
+  }
 }

@@ -6,7 +6,7 @@
 import { sql } from "drizzle-orm";
 import { webhookDeliveries } from "../../drizzle/schema";
 import type { WebhookMessage } from "../core/webhook-messages";
-import { type Executor, RequestDb } from "../db/client";
+import type { Executor } from "../db/client";
 import type { Env } from "../env";
 import { type EventDto, eventsByIds } from "../records/events";
 
@@ -74,13 +74,8 @@ export async function relayWebhooks(db: Executor, env: RelayEnv): Promise<number
   return claimed.length;
 }
 
-/** The Cron Trigger's work: every due delivery, in batches, on a connection of its own; deliveries past 30 days go. */
-export async function relayDueWebhooks(env: RelayEnv & Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">): Promise<void> {
-  const rdb = new RequestDb(env);
-  try {
-    await rdb.db.execute(sql`delete from ${webhookDeliveries} where created_at < now() - interval '30 days'`);
-    while ((await relayWebhooks(rdb.db, env)) === BATCH);
-  } finally {
-    await rdb.close();
-  }
+/** The Cron Trigger's work: every due delivery, in batches; deliveries past 30 days go. */
+export async function relayDueWebhooks(db: Executor, env: RelayEnv): Promise<void> {
+  await db.execute(sql`delete from ${webhookDeliveries} where created_at < now() - interval '30 days'`);
+  while ((await relayWebhooks(db, env)) === BATCH);
 }

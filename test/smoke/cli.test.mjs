@@ -186,3 +186,71 @@ describe("pm, as a script with PM_API_KEY", () => {
     expect(bad.stderr).toMatch(/^error: UNAUTHORIZED: /);
   });
 });
+
+describe("pm, reading the change feed", () => {
+  it("shows a task's history, lists the stream as JSON lines after an event, and follows what is written next", async () => {
+    const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+    const updated = await pm(["tasks", "update", "ENG-2", "--title", "Sub step, refined"], env);
+    expect(updated.code, updated.stderr).toBe(0);
+
+    // History for people: newest first, who and how, each change as `field: from → to`.
+    const history = await pm(["tasks", "history", "eng-2"], env);
+    expect(history.code, history.stderr).toBe(0);
+    const lines = history.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^WHEN \(UTC\) +WHO +VIA +TYPE +CHANGES$/);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +Smoke cli +api_key +task\.updated +title: Sub step → Sub step, refined$/),
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +Smoke cli +jwt +task\.created +-$/),
+    ]);
+    const json = await pmJson(["tasks", "history", "ENG-2"], env);
+    expect(json.events[0].changes).toEqual({ title: { from: "Sub step", to: "Sub step, refined" } });
+
+    // The stream for scripts: one JSON event per line, oldest first; --after gives exactly what came later.
+    const listed = await pm(["events", "--json", "--resource", "ENG-2"], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const [created, update, ...more] = listed.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(more).toEqual([]);
+    expect(created).toMatchObject({ type: "task.created", reference: "ENG-2", actor: { email: owner.email, via: "jwt" } });
+    expect(update).toMatchObject({ id: json.events[0].id, type: "task.updated", actor: { via: "api_key" } });
+    const after = await pm(["events", "--json", "--after", created.id, "--types", "task.*", "--resource", "eng-2"], env);
+    expect(
+      after.stdout
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line).id),
+    ).toEqual([update.id]);
+    const readable = await pm(["events", "--after", created.id, "--types", "task.*", "--resource", "ENG-2"], env);
+    expect(readable.stdout).toMatch(/^\S+ \S+ +task\.updated +ENG-2 +Smoke cli \(api_key\) +title: Sub step → Sub step, refined\n$/);
+    expect(readable.stderr).toBe(`resume: --after ${update.id}\n`);
+
+    // --follow: started at the newest event, it prints what is committed afterwards, each once, until interrupted.
+    const everything = (await pm(["events", "--json"], env)).stdout.trimEnd().split("\n");
+    const newest = JSON.parse(everything.at(-1)).id;
+    const follow = startPm(["events", "--follow", "--interval", "0.2", "--after", newest, "--json"], env);
+    const comment = await stack.call("POST", "/comments", { key: owner.key, body: { taskId: "ENG-2", content: "Followed" } });
+    expect(comment.status, comment.text).toBe(201);
+    await waitFor(follow, /"type":"comment\.created"/);
+    expect((await pm(["tasks", "update", "ENG-2", "--priority", "low"], env)).code).toBe(0);
+    await waitFor(follow, /"type":"task\.updated"/);
+    follow.child.kill("SIGINT");
+    const followed = await follow.done;
+    expect(followed.code, followed.stderr).toBe(0);
+    const printed = followed.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(printed.map((e) => [e.type, e.resourceId])).toEqual([
+      ["comment.created", comment.body.comment.id],
+      ["task.updated", created.resourceId],
+    ]);
+    expect(printed[1].changes).toEqual({ priority: { from: "NONE", to: "LOW" } });
+
+    // Resuming past the 30 days kept is 410: said plainly, exit 1.
+    const gone = await pm(["events", "--after", "evt_01jz8x4q0be0sv3c5kq9v1y2ab"], env);
+    expect(gone).toMatchObject({ code: 1, stdout: "" });
+    expect(gone.stderr).toMatch(/^error: GONE: events are kept 30 days .* without --after/);
+  }, 40_000);
+});

@@ -11,8 +11,16 @@ import { IMPORT_PATH } from "../../http/urls";
 export const eventContext = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
     const credential = await readCredential(c.req, c.env).catch(() => null);
-    const via: EventVia =
-      c.req.path === "/mcp" ? "mcp" : IMPORT_PATH.test(c.req.path) ? "import" : credential?.kind === "apiKey" ? "api_key" : "jwt";
+    // A public route (sign-up, login, an invite redeemed) has no credential: no `via`.
+    const via: EventVia | null = !credential
+      ? null
+      : c.req.path === "/mcp"
+        ? "mcp"
+        : IMPORT_PATH.test(c.req.path)
+          ? "import"
+          : credential.kind === "apiKey"
+            ? "api_key"
+            : "jwt";
     c.get("rdb").eventContext = { actor: credential ? credentialUser(credential) : null, via, requestId: c.get("requestId") };
   }
   await next();

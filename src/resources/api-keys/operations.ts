@@ -1,13 +1,14 @@
 // The API-key operations, one function each: the caller's keys and their agents' keys in the current workspace.
 import { and, eq, or, type SQL, sql } from "drizzle-orm";
-import { apiKeys, users } from "../../../drizzle/schema";
-import { insertApiKey } from "../../auth/accounts/membership";
+import { apiKeys, users, workspaceMembers } from "../../../drizzle/schema";
+import { generateApiKey } from "../../auth/api-keys";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete } from "../../auth/guarded";
+import { guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
 import type { Actor } from "../../auth/principal";
 import { listRecords } from "../../auth/reads";
 import { notFound } from "../../core/errors";
 import type { FieldSelection, ListParams } from "../../http/list";
+import { newId } from "../../ids";
 import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "../../records/api-keys";
 
 /** Keys of the caller's workspace held by the caller or by an agent the caller owns; any other key is as if it did not exist. */
@@ -17,15 +18,28 @@ const keysOf = ({ workspace, user }: Pick<Actor, "workspace" | "user">): SQL =>
     or(eq(apiKeys.userId, user), sql`${apiKeys.userId} in (select ${users.id} from ${users} where ${users.humanId} = ${user})`),
   )!;
 
-/** POST /api-keys: a key of the caller in their current workspace (the account primitive takes the caller's ids), raw key once. */
+/** POST /api-keys: a key of the caller in their current workspace, in one statement that authenticates itself; raw key once. */
 export async function createApiKey(caller: Caller, input: ApiKeyCreateInput): Promise<{ apiKey: ApiKey; key: string }> {
-  const { workspace, user } = await caller.principal();
-  return insertApiKey(caller.db, {
-    workspaceId: workspace.id,
-    userId: user.id,
-    name: input.name,
-    expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
-  });
+  const { actor } = caller;
+  const key = await generateApiKey();
+  const id = newId("apik");
+  const membership: Target = {
+    from: sql`${workspaceMembers}`,
+    where: and(eq(workspaceMembers.workspaceId, actor.workspace), eq(workspaceMembers.userId, actor.user))!,
+    columns: { id: workspaceMembers.userId, workspace: workspaceMembers.workspaceId },
+    guards: [],
+    name: "Member",
+  };
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
+  const apiKey = await guardedWrite<ApiKey>(caller, membership, (allowed) => ({
+    ctes: [
+      sql`api_keys as (insert into ${apiKeys} (id, workspace_id, user_id, name, prefix, key_hash, expires_at)
+        select ${id}, workspace, ${allowed}, ${input.name}, ${key.prefix}, ${key.hash}, ${expiresAt}::timestamptz
+        from target where ${allowed} is not null returning *)`,
+    ],
+    result: sql`(select ${apiKeyRecord.json()} from ${apiKeyRecord.from})`,
+  }));
+  return { apiKey, key: key.raw };
 }
 
 /** DELETE /api-keys/{id}: one of the caller's keys or their agents' keys (anything else: 404); 401 from the next request on. */

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { IdParam, ListQuery, Pagination } from "../../http/schemas";
+import { IdParam, ListQuery, MAX_ID_LENGTH, Pagination } from "../../http/schemas";
 import { Event } from "../../records/events";
 import { type HistoryOf, listEvents, recordEvents } from "./operations";
 
@@ -24,12 +24,13 @@ const stream = createRoute({
   request: {
     query: z.object({
       ...paging,
-      after: z.string().optional().openapi({ description: "Id of the last event processed (`evt_…`)" }),
+      after: z.string().max(MAX_ID_LENGTH).optional().openapi({ description: "Id of the last event processed (`evt_…`)" }),
       types: z
         .string()
+        .max(2000)
         .optional()
         .openapi({ description: "Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created`", example: "task.*" }),
-      resourceId: z.string().optional().openapi({ description: "Only this record's events: an id, or a task or project reference" }),
+      resourceId: z.string().max(MAX_ID_LENGTH).optional().openapi({ description: "Only this record's events: an id, or a task or project reference" }),
     }),
   },
   responses: {

@@ -1,0 +1,144 @@
+// `pm events`: the workspace's change feed (GET /events), oldest first, resumable with `--after` the last event id;
+// `--follow` polls for what is committed next, resuming from the last event it printed. Also how an event reads for
+// people, which `pm tasks history` shares.
+import { defineCommand } from "citty";
+import type { Schemas } from "../../client/index";
+import { commonArgs } from "../argv";
+import { ApiError, ConnectionError, UsageError } from "../errors";
+import { type Column, cell } from "../output";
+import { openSession, type Session, unwrap } from "../session";
+
+type Event = Schemas["Event"];
+
+/** `2026-05-01 14:03:22` (UTC): an event's time to the second. */
+export const when = (event: Event) => event.createdAt.slice(0, 19).replace("T", " ");
+
+/** Who made the change (`-` when no user did). */
+export const who = (event: Event) => event.actor?.name ?? "-";
+
+const MAX_VALUE = 40;
+const shortValue = (value: unknown) => {
+  const text = cell(value);
+  return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
+};
+
+/** An update's changes as `field: from → to`, joined by `; ` (`-` for an event without changes). */
+export function changesText(event: Event): string {
+  const changes = Object.entries(event.changes ?? {});
+  if (changes.length === 0) return "-";
+  return changes.map(([field, { from, to }]) => `${field}: ${shortValue(from)} → ${shortValue(to)}`).join("; ");
+}
+
+/** The columns of a history table (`pm tasks history`), newest first as the API answers. */
+export const HISTORY_COLUMNS: Column<Event>[] = [
+  { header: "WHEN (UTC)", value: when },
+  { header: "WHO", value: who },
+  { header: "VIA", value: (e) => e.actor?.via },
+  { header: "TYPE", value: (e) => e.type },
+  { header: "CHANGES", value: changesText },
+];
+
+/** Which record an event is about, for people: its reference, else its name or title, else its id. */
+const target = (event: Event) => cell(event.reference ?? event.data?.name ?? event.data?.title ?? event.resourceId);
+
+/** One line of the stream for people: when, type, which record, who (and how), what changed. */
+function eventLine(event: Event): string {
+  const via = event.actor?.via ? ` (${event.actor.via})` : "";
+  return [when(event), event.type.padEnd(19), shortValue(target(event)).padEnd(16), `${who(event)}${via}`, changesText(event)].join("  ");
+}
+
+/** A 410 says the resume point is past the events kept: say what to do instead. */
+function gone(error: unknown, after: string | undefined): unknown {
+  if (!(error instanceof ApiError) || error.status !== 410) return error;
+  return new ApiError(
+    410,
+    error.code,
+    `events are kept 30 days and ${after ?? "the event to resume after"} is older: run \`pm events\` without --after to start again from the oldest event kept`,
+  );
+}
+
+interface StreamQuery {
+  types?: string;
+  resourceId?: string;
+  limit?: number;
+}
+
+/** Every event committed now after `after` (all pages), each handed to `print` as its page arrives. */
+async function drain(session: Session, filters: StreamQuery, after: string | undefined, print: (event: Event) => void): Promise<void> {
+  let cursor: string | undefined;
+  for (;;) {
+    const query = { ...filters, ...(cursor ? { cursor } : after ? { after } : {}) };
+    const page = await unwrap(session.client.GET("/events", { params: { query } })).catch((error) => {
+      throw gone(error, after);
+    });
+    for (const event of page.events) print(event);
+    if (!page.pagination.nextCursor) return;
+    cursor = page.pagination.nextCursor;
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+export const events = defineCommand({
+  meta: {
+    name: "pm events",
+    description:
+      "What changed in the workspace, oldest first: the events after --after (an event id; without it, the oldest kept, " +
+      "30 days); --follow keeps polling for new ones until Ctrl-C",
+  },
+  args: {
+    after: { type: "string", valueHint: "evt_…", description: "Only events committed after this one (the last id you processed)" },
+    types: { type: "string", valueHint: "task.*,comment.created", description: "Only these event types (`<resource>.*` for all of one)" },
+    resource: { type: "string", valueHint: "ENG-12|id", description: "Only this record's events" },
+    limit: { type: "string", valueHint: "n", description: "Events per request, 1..250 (the API's default 50)" },
+    follow: { type: "boolean", alias: "f", description: "Keep polling for new events, resuming from the last one printed" },
+    interval: { type: "string", valueHint: "seconds", description: "With --follow: seconds between polls (default 2)" },
+    ...commonArgs,
+    json: { ...commonArgs.json, description: "One JSON event per line, as the API answers it (for scripts)" },
+  },
+  async run({ args }) {
+    if (args.limit !== undefined && !/^\d+$/.test(args.limit)) throw new UsageError(`--limit must be a whole number (got '${args.limit}')`);
+    const interval = Number(args.interval ?? "2");
+    if (!(interval > 0)) throw new UsageError(`--interval must be a number of seconds above 0 (got '${args.interval}')`);
+    if (args.interval !== undefined && !args.follow) throw new UsageError("--interval goes with --follow");
+    const filters: StreamQuery = {
+      ...(args.types === undefined ? {} : { types: args.types }),
+      ...(args.resource === undefined ? {} : { resourceId: args.resource }),
+      ...(args.limit === undefined ? {} : { limit: Number(args.limit) }),
+    };
+    // Scripts get one JSON object per line, so each line parses on its own as it arrives.
+    const line = args.json ? (event: Event) => JSON.stringify(event) : eventLine;
+    // The id of the last event printed: where the next read resumes.
+    let last = args.after;
+    const print = (event: Event) => {
+      console.log(line(event));
+      last = event.id;
+    };
+    const session = openSession(args["base-url"]);
+    await drain(session, filters, last, print);
+    if (args.follow) {
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+      while (!stop.signal.aborted) {
+        await sleep(interval * 1000, stop.signal);
+        if (stop.signal.aborted) break;
+        // An API that cannot be reached for a moment (restarting, offline) is waited for; an answer that is an error ends it.
+        await drain(session, filters, last, print).catch((error) => {
+          if (!(error instanceof ConnectionError)) throw error;
+          console.error(`warning: ${error.message}; trying again in ${interval}s`);
+        });
+      }
+    }
+    if (last && !args.json) console.error(`resume: --after ${last}`);
+  },
+});

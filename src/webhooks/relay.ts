@@ -6,7 +6,7 @@
 import { sql } from "drizzle-orm";
 import { webhookDeliveries } from "../../drizzle/schema";
 import type { WebhookMessage } from "../core/webhook-messages";
-import type { Executor } from "../db/client";
+import type { Executor, WorkspaceScope } from "../db/client";
 import type { Env } from "../env";
 import { type EventDto, eventsByIds } from "../records/events";
 
@@ -30,14 +30,15 @@ export function eventBody(event: EventDto): Record<string, unknown> {
 }
 
 /**
- * Claims up to 100 due deliveries, renders the bodies not yet rendered and sends them to the webhook queue. Returns
- * how many it claimed; throws when the queue refused them (the lease makes the cron send them again).
+ * Claims up to 100 due deliveries (of `workspace`'s webhooks, when given), renders the bodies not yet rendered and sends
+ * them to the webhook queue. Returns how many it claimed; throws when the queue refused them (the lease makes the cron
+ * send them again).
  */
-export async function relayWebhooks(db: Executor, env: RelayEnv): Promise<number> {
+export async function relayWebhooks(db: Executor, env: RelayEnv, workspace?: WorkspaceScope): Promise<number> {
   const { rows: claimed } = await db.execute<{ id: string; event_id: string; attempts: number; rendered: boolean }>(sql`
     with claimed as (
       select d.id from ${webhookDeliveries} d join webhooks w on w.id = d.webhook_id
-      where d.status = 'pending' and w.enabled
+      where d.status = 'pending' and w.enabled${workspace === undefined ? sql`` : sql` and d.workspace_id = ${workspace}`}
         and d.next_attempt_at <= now() - case when d.attempts = 0 then interval '0 s' else make_interval(secs => ${RELAY_LEASE_SECONDS}) end
       order by d.next_attempt_at limit ${BATCH} for update of d skip locked)
     update ${webhookDeliveries} d set next_attempt_at = now() + make_interval(secs => ${RELAY_LEASE_SECONDS}), updated_at = now()

@@ -10,7 +10,7 @@ import { listRecords } from "../../auth/reads";
 import { requireWorkspaceRole } from "../../auth/roles";
 import { conflict, invalid, notFound } from "../../core/errors";
 import type { Env } from "../../env";
-import { listBody, pageQuery } from "../../http/list";
+import { listBody } from "../../http/list";
 import { newId } from "../../ids";
 import {
   deliveryRecord,
@@ -204,14 +204,7 @@ export async function listDeliveries(caller: Caller, id: string, query: URLSearc
     eq(webhookDeliveries.webhookId, id),
     gt(webhookDeliveries.createdAt, sql`now() - make_interval(days => ${DELIVERY_DAYS})`),
   );
-  const rows = await pageQuery(
-    caller.db
-      .select({ delivery: deliveryRecord.json(params.fields) })
-      .from(deliveryRecord.from)
-      .$dynamic(),
-    scope,
-    params,
-  );
+  const rows = await listRecords(caller, deliveryRecord, params, () => scope!);
   if (rows.length === 0) {
     const [found] = await caller.db
       .select({ id: webhooks.id })
@@ -219,9 +212,5 @@ export async function listDeliveries(caller: Caller, id: string, query: URLSearc
       .where(and(eq(webhooks.workspaceId, principal.workspace.id), eq(webhooks.id, id)));
     if (!found) throw notFound("Webhook");
   }
-  return listBody(
-    "deliveries",
-    params,
-    rows.map((row) => row.delivery),
-  );
+  return listBody("deliveries", params, rows);
 }

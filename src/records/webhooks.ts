@@ -21,10 +21,12 @@ export function isEventPattern(pattern: string): boolean {
   return (RESOURCE_TYPES as string[]).includes(resource) && (action === "*" || ACTIONS.includes(action));
 }
 
+const MAX_PATTERN = 100;
+// The length is checked in the refinement too, so a pattern over it is refused for its length only.
 const EventPattern = z
   .string()
-  .max(100)
-  .refine(isEventPattern, {
+  .max(MAX_PATTERN)
+  .refine((pattern) => pattern.length > MAX_PATTERN || isEventPattern(pattern), {
     message: `Unknown event type: use <resourceType>.created|updated|deleted, member.joined, member.removed, <resourceType>.* or * (resource types: ${RESOURCE_TYPES.join(", ")})`,
   })
   .openapi({ example: "task.*" });

@@ -2,7 +2,10 @@
 // development switch, and the delivery-time check of what a name resolves to (DNS-over-HTTPS, answered here by a stub).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { EventDto } from "../../src/records/events";
 import { MAX_RETRY_DELAY_SECONDS, retryAfterSeconds, retryDelaySeconds } from "../../src/webhooks/backoff";
+import { bodyText } from "../../src/webhooks/consumer";
+import { eventBody, MAX_BODY_BYTES } from "../../src/webhooks/relay";
 import { classifyAddress, destinationProblem, urlProblem } from "../../src/webhooks/url-safety";
 
 describe("classifyAddress", () => {
@@ -164,5 +167,35 @@ describe("retry backoff", () => {
     expect(retryAfterSeconds(new Date(Date.now() + 90_000).toUTCString())).toBeGreaterThanOrEqual(89);
     expect(retryAfterSeconds("soon")).toBeNull();
     expect(retryAfterSeconds(null)).toBeNull();
+  });
+});
+
+describe("webhook bodies", () => {
+  const event = (text: string) =>
+    ({
+      id: "evt_1",
+      type: "task.updated",
+      resourceType: "task",
+      resourceId: "task_1",
+      reference: "ENG-1",
+      actor: null,
+      changes: { description: { from: "", to: text } },
+      data: { description: text },
+      requestId: "r",
+      position: 1,
+      createdAt: "2026-01-01T00:00:00.000Z",
+    }) as EventDto;
+
+  it("is the event as GET /events answers it up to 256 KiB; above, without data and changes, marked truncated", () => {
+    expect(eventBody(event("small"))).toEqual(event("small"));
+    const big = eventBody(event("x".repeat(MAX_BODY_BYTES)));
+    expect(big).toMatchObject({ id: "evt_1", type: "task.updated", resourceId: "task_1", truncated: true });
+    expect(big).not.toHaveProperty("data");
+    expect(big).not.toHaveProperty("changes");
+  });
+
+  it("goes out as compact JSON in the event's key order, whatever order the stored jsonb has", () => {
+    const stored = JSON.stringify({ data: { a: 1 }, id: "evt_1", type: "task.created", position: 7, createdAt: "c" });
+    expect(bodyText(stored)).toBe('{"id":"evt_1","type":"task.created","data":{"a":1},"position":7,"createdAt":"c"}');
   });
 });

@@ -63,8 +63,7 @@ const devReceive = createRoute({
   summary: "Development only (DEV_WEBHOOKS=true): a built-in webhook receiver",
   description:
     "Exists only where DEV_WEBHOOKS=true (local stacks and tests). Keeps the request's headers and body as received and answers 200; " +
-    "point a webhook at `http://127.0.0.1:8787/_dev/webhooks` and read what it got with GET.",
-  request: { body: { required: false, content: { "application/json": { schema: z.unknown() } } } },
+    "point a webhook at `http://127.0.0.1:8787/_dev/webhooks` and read what it got with GET. Any body, kept as text.",
   responses: {
     200: jsonResponse(z.object({ id: z.string() }), "Kept"),
     ...errorResponses(["NOT_FOUND", "UNAVAILABLE"]),

@@ -8,7 +8,16 @@ import { AppError, badRequest, notFound, ValidationError } from "../core/errors"
 import { decodeCursor, encodeCursor, parseLimit } from "../http/list";
 import type { RecordType } from "../http/record";
 import { typeIdTime } from "../ids";
-import { EVENT_RETENTION_DAYS, EVENT_TYPES, type EventDto, type EventRow, eventColumns, eventsFrom, PRIVILEGED_TYPES, renderEvent } from "../records/events";
+import {
+  EVENT_RETENTION_DAYS,
+  EVENT_TYPES,
+  type EventDto,
+  type EventRow,
+  eventColumns,
+  eventsFrom,
+  PRIVILEGED_TYPES,
+  renderEvent,
+} from "../records/events";
 import { qualified } from "./access";
 import { type Caller, unauthorized } from "./caller";
 import type { Actor } from "./principal";
@@ -129,14 +138,18 @@ export async function eventStream(caller: Caller, query: URLSearchParams): Promi
   const anchor = after
     ? sql`(select ${events.position} from ${events} where ${events.id} = ${after} and ${events.workspaceId} = ${caller.actor.workspace})`
     : undefined;
-  return page(caller, { list: "events", direction: "asc", limit, cursor, after }, { anchor }, (actor) =>
-    and(
-      visibleTo(actor),
-      stable,
-      types,
-      resource ? or(eq(events.resourceId, resource), sql`upper(${events.reference}) = upper(${resource})`) : undefined,
-      anchor ? sql`${events.position} > head.anchor` : undefined,
-    )!,
+  return page(
+    caller,
+    { list: "events", direction: "asc", limit, cursor, after },
+    { anchor },
+    (actor) =>
+      and(
+        visibleTo(actor),
+        stable,
+        types,
+        resource ? or(eq(events.resourceId, resource), sql`upper(${events.reference}) = upper(${resource})`) : undefined,
+        anchor ? sql`${events.position} > head.anchor` : undefined,
+      )!,
   );
 }
 
@@ -146,7 +159,10 @@ export async function recordHistory(caller: Caller, record: RecordType, idOrRef:
   const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor.workspace, idOrRef)} limit 1)`;
   const cursor = query.get("cursor");
   // The cursor is bound to the record it pages (its id as named now), so another record's cursor is 400.
-  return page(caller, { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor }, { subject, noun: record.noun }, (actor) =>
-    and(visibleTo(actor), stable, sql`${events.resourceId} = head.subject`)!,
+  return page(
+    caller,
+    { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
+    { subject, noun: record.noun },
+    (actor) => and(visibleTo(actor), stable, sql`${events.resourceId} = head.subject`)!,
   );
 }

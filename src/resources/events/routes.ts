@@ -30,7 +30,11 @@ const stream = createRoute({
         .max(2000)
         .optional()
         .openapi({ description: "Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created`", example: "task.*" }),
-      resourceId: z.string().max(MAX_ID_LENGTH).optional().openapi({ description: "Only this record's events: an id, or a task or project reference" }),
+      resourceId: z
+        .string()
+        .max(MAX_ID_LENGTH)
+        .optional()
+        .openapi({ description: "Only this record's events: an id, or a task or project reference" }),
     }),
   },
   responses: {

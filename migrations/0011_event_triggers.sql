@@ -173,23 +173,21 @@ $$;--> statement-breakpoint
 CREATE OR REPLACE FUNCTION pm_label_link_events() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   parent text := TG_ARGV[0];
+  links jsonb;
   changes jsonb;
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    SELECT jsonb_agg(jsonb_build_object('ws', r.img->>'workspace_id', 'id', r.pid, 'before', r.img, 'after', r.img,
-        'labels', pm_labels_of(parent, r.pid), 'added', r.ids))
-      INTO changes
-      FROM (SELECT l.pid, jsonb_agg(l.label_id) AS ids, pm_record_image(parent, l.pid) AS img
-        FROM (SELECT to_jsonb(n)->>(parent || '_id') AS pid, n.label_id FROM new_rows n) l GROUP BY l.pid) r
-      WHERE r.img IS NOT NULL;
+    SELECT jsonb_agg(to_jsonb(n)) INTO links FROM new_rows n;
   ELSE
-    SELECT jsonb_agg(jsonb_build_object('ws', r.img->>'workspace_id', 'id', r.pid, 'before', r.img, 'after', r.img,
-        'labels', pm_labels_of(parent, r.pid), 'removed', r.ids))
-      INTO changes
-      FROM (SELECT l.pid, jsonb_agg(l.label_id) AS ids, pm_record_image(parent, l.pid) AS img
-        FROM (SELECT to_jsonb(o)->>(parent || '_id') AS pid, o.label_id FROM old_rows o) l GROUP BY l.pid) r
-      WHERE r.img IS NOT NULL;
+    SELECT jsonb_agg(to_jsonb(o)) INTO links FROM old_rows o;
   END IF;
+  SELECT jsonb_agg(jsonb_build_object('ws', r.img->>'workspace_id', 'id', r.pid, 'before', r.img, 'after', r.img,
+      'labels', pm_labels_of(parent, r.pid), CASE TG_OP WHEN 'INSERT' THEN 'added' ELSE 'removed' END, r.ids))
+    INTO changes
+    FROM (SELECT l.pid, jsonb_agg(l.label_id) AS ids, pm_record_image(parent, l.pid) AS img
+      FROM (SELECT link->>(parent || '_id') AS pid, link->>'label_id' AS label_id FROM jsonb_array_elements(links) link) l
+      GROUP BY l.pid) r
+    WHERE r.img IS NOT NULL;
   IF changes IS NOT NULL THEN PERFORM pm_emit(parent, 'updated', changes); END IF;
   RETURN NULL;
 END $$;--> statement-breakpoint

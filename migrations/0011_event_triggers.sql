@@ -24,16 +24,17 @@ BEGIN
   RETURN prefix || '_' || encoded;
 END $$;--> statement-breakpoint
 
--- The next position of this transaction: its id (xid8) shifted 20 bits, plus the event's rank in it.
-CREATE OR REPLACE FUNCTION pm_next_position() RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
+-- Reserves `n` positions of this transaction and returns the one before them: its id (xid8) shifted 20 bits, plus the
+-- events' ranks in it.
+CREATE OR REPLACE FUNCTION pm_reserve_positions(n int) RETURNS bigint LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
-  rank int := coalesce(nullif(current_setting('pm.seq', true), '')::int, 0) + 1;
+  taken int := coalesce(nullif(current_setting('pm.seq', true), '')::int, 0);
 BEGIN
-  IF rank >= 1048576 THEN
+  IF taken + n >= 1048576 THEN
     RAISE EXCEPTION 'more than 1048575 changes in one transaction' USING ERRCODE = '54000';
   END IF;
-  PERFORM set_config('pm.seq', rank::text, true);
-  RETURN (pg_current_xact_id()::text::bigint << 20) | rank;
+  PERFORM set_config('pm.seq', (taken + n)::text, true);
+  RETURN (pg_current_xact_id()::text::bigint << 20) | taken;
 END $$;--> statement-breakpoint
 
 -- Positions below this are final: every transaction that could still add one has a larger id.
@@ -62,63 +63,59 @@ CREATE OR REPLACE FUNCTION pm_event_team(resource_type text, image jsonb) RETURN
   END
 $$;--> statement-breakpoint
 
--- Records one change: a new event, or the change folded into this transaction's event of the same record. `labels`:
--- the record's label ids now (tasks, projects); `added`/`removed`: a label link that this change made or undid.
-CREATE OR REPLACE FUNCTION pm_emit(
-  ws text, kind text, action text, record_id text, before jsonb, after jsonb,
-  labels text[] DEFAULT NULL, added text DEFAULT NULL, removed text DEFAULT NULL
-) RETURNS void LANGUAGE plpgsql AS $$
+-- Records changes of records of one type, all at once (a statement's rows): a new event for each, or the change folded
+-- into this transaction's event of the same record. `changes` is a JSON array of {ws, id, before, after, labels?,
+-- added?, removed?}: `labels` the record's label ids now (tasks, projects), `added`/`removed` the label links this change
+-- made or undid (a link made and undone in one transaction is no change). New events get the webhook deliveries they match.
+CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes jsonb) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   ctx jsonb := nullif(current_setting('pm.ctx', true), '')::jsonb;
-  tx bigint := pg_current_xact_id()::text::bigint;
-  event_type text := kind || '.' || action;
-  image jsonb := coalesce(after, before);
-  event_id text;
-  is_new boolean;
-  ref text;
+  event_type text := CASE
+    WHEN kind <> 'member' THEN kind || '.' || action
+    WHEN action = 'created' THEN 'member.joined' WHEN action = 'deleted' THEN 'member.removed' ELSE 'member.updated' END;
+  gone text[] := ARRAY[kind || '.deleted', 'member.removed'];
+  born text[] := ARRAY[kind || '.created', 'member.joined'];
+  base bigint := pm_reserve_positions(jsonb_array_length(changes));
 BEGIN
-  IF ws IS NULL THEN RETURN; END IF;
-  IF kind = 'member' THEN
-    event_type := CASE action WHEN 'created' THEN 'member.joined' WHEN 'deleted' THEN 'member.removed' ELSE 'member.updated' END;
-  END IF;
-  IF kind IN ('task', 'project') THEN
-    SELECT prefix || CASE kind WHEN 'task' THEN '-' ELSE '-P' END || (image->>'number')
-      INTO ref FROM teams WHERE id = image->>'team_id';
-  END IF;
-  INSERT INTO events AS e (id, workspace_id, xact, position, type, resource_type, resource_id, reference, team_id, owner_id,
-      actor_id, via, request_id, old_image, new_image, labels_after, labels_added, labels_removed)
-    VALUES (pm_typeid('evt'), ws, tx, pm_next_position(), event_type, kind, record_id, ref,
-      pm_event_team(kind, image), CASE WHEN kind = 'api_key' THEN image->>'user_id' END,
+  WITH c AS (
+    SELECT c.*, coalesce(c.after, c.before) AS image, row_number() OVER () AS rank
+    FROM jsonb_to_recordset(changes) AS c(ws text, id text, before jsonb, after jsonb, labels text[], added text[], removed text[])
+    WHERE c.ws IS NOT NULL
+  ), written AS (
+    INSERT INTO events AS e (id, workspace_id, xact, position, type, resource_type, resource_id, reference, team_id, owner_id,
+        actor_id, via, request_id, old_image, new_image, labels_after, labels_added, labels_removed)
+    SELECT pm_typeid('evt'), c.ws, base >> 20, base + c.rank, event_type, kind, c.id,
+      CASE WHEN kind IN ('task', 'project') THEN
+        (SELECT t.prefix FROM teams t WHERE t.id = c.image->>'team_id') || CASE kind WHEN 'task' THEN '-' ELSE '-P' END || (c.image->>'number')
+      END,
+      pm_event_team(kind, c.image), CASE WHEN kind = 'api_key' THEN c.image->>'user_id' END,
       -- A key made where no caller is known (a login) is by the user it belongs to.
-      coalesce(ctx->>'actor', CASE WHEN kind = 'api_key' AND action = 'created' THEN image->>'user_id' END),
-      ctx->>'via', ctx->>'requestId', before, after, labels,
-      CASE WHEN added IS NULL THEN '{}' ELSE ARRAY[added] END, CASE WHEN removed IS NULL THEN '{}' ELSE ARRAY[removed] END)
-  ON CONFLICT (xact, resource_type, resource_id) DO UPDATE SET
-    -- created then changed stays created; anything then deleted is deleted, with the record as it was.
-    type = CASE WHEN excluded.type IN (kind || '.deleted', 'member.removed') THEN excluded.type
-      WHEN e.type IN (kind || '.created', 'member.joined') THEN e.type ELSE excluded.type END,
-    old_image = CASE WHEN excluded.type IN (kind || '.deleted', 'member.removed') THEN excluded.old_image ELSE e.old_image END,
-    new_image = CASE WHEN action = 'deleted' THEN NULL ELSE excluded.new_image END,
-    reference = coalesce(excluded.reference, e.reference),
-    team_id = coalesce(excluded.team_id, e.team_id),
-    labels_after = coalesce(excluded.labels_after, e.labels_after),
-    labels_added = CASE
-      WHEN added IS NOT NULL AND added = ANY (e.labels_removed) THEN e.labels_added
-      WHEN added IS NOT NULL THEN array_append(e.labels_added, added)
-      WHEN removed IS NOT NULL THEN array_remove(e.labels_added, removed)
-      ELSE e.labels_added END,
-    labels_removed = CASE
-      WHEN removed IS NOT NULL AND removed = ANY (e.labels_added) THEN e.labels_removed
-      WHEN removed IS NOT NULL THEN array_append(e.labels_removed, removed)
-      WHEN added IS NOT NULL THEN array_remove(e.labels_removed, added)
-      ELSE e.labels_removed END
-  RETURNING e.id, (e.xmax = 0) INTO event_id, is_new;
-  IF is_new THEN
-    INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, next_attempt_at)
-      SELECT pm_typeid('dlv'), ws, w.id, event_id, now() FROM webhooks w
-      WHERE w.workspace_id = ws AND w.enabled AND pm_event_matches(w.events, event_type)
-        AND (w.team_ids IS NULL OR pm_event_team(kind, image) = ANY (w.team_ids));
-  END IF;
+      coalesce(ctx->>'actor', CASE WHEN kind = 'api_key' AND action = 'created' THEN c.image->>'user_id' END),
+      ctx->>'via', ctx->>'requestId', c.before, c.after, c.labels,
+      coalesce(c.added, '{}'), coalesce(c.removed, '{}')
+    FROM c
+    ON CONFLICT (xact, resource_type, resource_id) DO UPDATE SET
+      -- created then changed stays created; anything then deleted is deleted, with the record as it was.
+      type = CASE WHEN excluded.type = ANY (gone) THEN excluded.type WHEN e.type = ANY (born) THEN e.type ELSE excluded.type END,
+      old_image = CASE WHEN excluded.type = ANY (gone) THEN excluded.old_image WHEN excluded.type = ANY (born) THEN NULL
+        ELSE e.old_image END,
+      new_image = CASE WHEN excluded.type = ANY (gone) THEN NULL ELSE excluded.new_image END,
+      reference = coalesce(excluded.reference, e.reference),
+      team_id = coalesce(excluded.team_id, e.team_id),
+      labels_after = coalesce(excluded.labels_after, e.labels_after),
+      labels_added = ARRAY(
+        (SELECT unnest(e.labels_added) EXCEPT SELECT unnest(excluded.labels_removed))
+        UNION (SELECT unnest(excluded.labels_added) EXCEPT SELECT unnest(e.labels_removed))),
+      labels_removed = ARRAY(
+        (SELECT unnest(e.labels_removed) EXCEPT SELECT unnest(excluded.labels_added))
+        UNION (SELECT unnest(excluded.labels_removed) EXCEPT SELECT unnest(e.labels_added)))
+    RETURNING e.id, e.workspace_id, e.type, e.team_id, (e.xmax = 0) AS inserted
+  )
+  INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, next_attempt_at)
+    SELECT pm_typeid('dlv'), w.workspace_id, w.id, written.id, now()
+    FROM written JOIN webhooks w ON w.workspace_id = written.workspace_id
+    WHERE written.inserted AND w.enabled AND pm_event_matches(w.events, written.type)
+      AND (w.team_ids IS NULL OR written.team_id = ANY (w.team_ids));
 END $$;--> statement-breakpoint
 
 -- Columns that are bookkeeping, not a change of the record (a key's use, counters, search vectors, timestamps).
@@ -127,47 +124,71 @@ CREATE OR REPLACE FUNCTION pm_image(row_value anyelement) RETURNS jsonb LANGUAGE
     'task_counter', 'project_counter']
 $$;--> statement-breakpoint
 
-CREATE OR REPLACE FUNCTION pm_record_event() RETURNS trigger LANGUAGE plpgsql AS $$
+-- A task's or project's label ids now (null for other records).
+CREATE OR REPLACE FUNCTION pm_labels_of(kind text, record_id text) RETURNS text[] LANGUAGE sql STABLE AS $$
+  SELECT CASE kind
+    WHEN 'task' THEN (SELECT coalesce(array_agg(label_id ORDER BY label_id), '{}') FROM task_labels WHERE task_id = record_id)
+    WHEN 'project' THEN (SELECT coalesce(array_agg(label_id ORDER BY label_id), '{}') FROM project_labels WHERE project_id = record_id)
+  END
+$$;--> statement-breakpoint
+
+-- Once per statement, with the rows it inserted, updated or deleted (transition tables): an import of thousands of rows
+-- records their events in a few set-based queries, not a few queries per row.
+CREATE OR REPLACE FUNCTION pm_record_events() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  resource_type text := TG_ARGV[0];
-  old_image jsonb := CASE WHEN TG_OP <> 'INSERT' THEN pm_image(OLD) END;
-  new_image jsonb := CASE WHEN TG_OP <> 'DELETE' THEN pm_image(NEW) END;
-  image jsonb := coalesce(new_image, old_image);
+  kind text := TG_ARGV[0];
   bookkeeping constant text[] := ARRAY['updated_at', 'last_used_at', 'failing_since'];
-  labels text[];
+  changes jsonb;
 BEGIN
-  IF TG_OP = 'UPDATE' AND (old_image - bookkeeping) = (new_image - bookkeeping) THEN RETURN NULL; END IF;
-  IF TG_OP <> 'DELETE' AND resource_type = 'task' THEN
-    SELECT coalesce(array_agg(label_id ORDER BY label_id), '{}') INTO labels FROM task_labels WHERE task_id = NEW.id;
-  ELSIF TG_OP <> 'DELETE' AND resource_type = 'project' THEN
-    SELECT coalesce(array_agg(label_id ORDER BY label_id), '{}') INTO labels FROM project_labels WHERE project_id = NEW.id;
+  IF TG_OP = 'INSERT' THEN
+    SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
+        'after', a, 'labels', pm_labels_of(kind, a->>'id')))
+      INTO changes FROM (SELECT pm_image(n) AS a FROM new_rows n) r;
+  ELSIF TG_OP = 'UPDATE' THEN
+    SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
+        'before', b, 'after', a, 'labels', pm_labels_of(kind, a->>'id')))
+      INTO changes FROM (SELECT pm_image(o) AS b, pm_image(n) AS a FROM old_rows o JOIN new_rows n ON n.id = o.id) r
+      WHERE (b - bookkeeping) <> (a - bookkeeping);
+  ELSE
+    SELECT jsonb_agg(jsonb_build_object('id', b->>'id', 'ws', CASE WHEN kind = 'workspace' THEN b->>'id' ELSE b->>'workspace_id' END,
+        'before', b))
+      INTO changes FROM (SELECT pm_image(o) AS b FROM old_rows o) r;
   END IF;
-  PERFORM pm_emit(CASE WHEN resource_type = 'workspace' THEN image->>'id' ELSE image->>'workspace_id' END, resource_type,
-    CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'deleted' END, image->>'id',
-    old_image, new_image, labels);
+  IF changes IS NOT NULL THEN
+    PERFORM pm_emit(kind, CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'deleted' END, changes);
+  END IF;
   RETURN NULL;
 END $$;--> statement-breakpoint
 
--- A label attached to or taken off a task or project is a change of that record (`labelIds`).
-CREATE OR REPLACE FUNCTION pm_label_link_event() RETURNS trigger LANGUAGE plpgsql AS $$
+-- A task's or project's stored row now (null when it is gone).
+CREATE OR REPLACE FUNCTION pm_record_image(kind text, record_id text) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE kind
+    WHEN 'task' THEN (SELECT pm_image(t) FROM tasks t WHERE t.id = record_id)
+    WHEN 'project' THEN (SELECT pm_image(p) FROM projects p WHERE p.id = record_id)
+  END
+$$;--> statement-breakpoint
+
+-- Labels attached to or taken off tasks or projects are changes of those records (`labelIds`), once per statement. A
+-- record that is itself going (its links go with it) has its own event.
+CREATE OR REPLACE FUNCTION pm_label_link_events() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   parent text := TG_ARGV[0];
-  link jsonb := to_jsonb(CASE WHEN TG_OP = 'INSERT' THEN NEW ELSE OLD END);
-  linked text := link->>(parent || '_id');
-  image jsonb;
-  labels text[];
+  links jsonb;
+  changes jsonb;
 BEGIN
-  IF parent = 'task' THEN
-    SELECT pm_image(t) INTO image FROM tasks t WHERE t.id = linked;
-    SELECT coalesce(array_agg(label_id ORDER BY label_id), '{}') INTO labels FROM task_labels WHERE task_id = linked;
+  IF TG_OP = 'INSERT' THEN
+    SELECT jsonb_agg(to_jsonb(n)) INTO links FROM new_rows n;
   ELSE
-    SELECT pm_image(p) INTO image FROM projects p WHERE p.id = linked;
-    SELECT coalesce(array_agg(label_id ORDER BY label_id), '{}') INTO labels FROM project_labels WHERE project_id = linked;
+    SELECT jsonb_agg(to_jsonb(o)) INTO links FROM old_rows o;
   END IF;
-  -- The record itself is going (its links go with it): its own event says so.
-  IF image IS NULL THEN RETURN NULL; END IF;
-  PERFORM pm_emit(image->>'workspace_id', parent, 'updated', linked, image, image, labels,
-    CASE WHEN TG_OP = 'INSERT' THEN link->>'label_id' END, CASE WHEN TG_OP = 'DELETE' THEN link->>'label_id' END);
+  SELECT jsonb_agg(jsonb_build_object('ws', r.img->>'workspace_id', 'id', r.pid, 'before', r.img, 'after', r.img,
+      'labels', pm_labels_of(parent, r.pid), CASE TG_OP WHEN 'INSERT' THEN 'added' ELSE 'removed' END, r.ids))
+    INTO changes
+    FROM (SELECT l.pid, jsonb_agg(l.label_id) AS ids, pm_record_image(parent, l.pid) AS img
+      FROM (SELECT link->>(parent || '_id') AS pid, link->>'label_id' AS label_id FROM jsonb_array_elements(links) link) l
+      GROUP BY l.pid) r
+    WHERE r.img IS NOT NULL;
+  IF changes IS NOT NULL THEN PERFORM pm_emit(parent, 'updated', changes); END IF;
   RETURN NULL;
 END $$;--> statement-breakpoint
 
@@ -186,11 +207,11 @@ BEGIN
     PERFORM set_config('pm.ctx', jsonb_set(ctx, '{actor}', to_jsonb(membership.user_id))::text, true);
     UPDATE events SET actor_id = membership.user_id WHERE xact = pg_current_xact_id()::text::bigint AND actor_id IS NULL;
   END IF;
-  PERFORM pm_emit(membership.workspace_id,
-    CASE WHEN person->>'type' = 'AGENT' THEN 'agent' ELSE 'member' END,
-    CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'deleted' END, membership.user_id,
-    CASE WHEN TG_OP <> 'INSERT' THEN coalesce(person, '{}') || jsonb_build_object('id', OLD.user_id, 'role', OLD.role) END,
-    CASE WHEN TG_OP <> 'DELETE' THEN coalesce(person, '{}') || jsonb_build_object('id', NEW.user_id, 'role', NEW.role) END);
+  PERFORM pm_emit(CASE WHEN person->>'type' = 'AGENT' THEN 'agent' ELSE 'member' END,
+    CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'deleted' END,
+    jsonb_build_array(jsonb_build_object('ws', membership.workspace_id, 'id', membership.user_id,
+      'before', CASE WHEN TG_OP <> 'INSERT' THEN coalesce(person, '{}') || jsonb_build_object('id', OLD.user_id, 'role', OLD.role) END,
+      'after', CASE WHEN TG_OP <> 'DELETE' THEN coalesce(person, '{}') || jsonb_build_object('id', NEW.user_id, 'role', NEW.role) END)));
   RETURN NULL;
 END $$;--> statement-breakpoint
 
@@ -201,25 +222,53 @@ DECLARE
 BEGIN
   IF (to_jsonb(OLD) - 'updated_at') = (to_jsonb(NEW) - 'updated_at') THEN RETURN NULL; END IF;
   FOR membership IN SELECT workspace_id, role FROM workspace_members WHERE user_id = NEW.id LOOP
-    PERFORM pm_emit(membership.workspace_id, CASE WHEN NEW.type = 'AGENT' THEN 'agent' ELSE 'member' END, 'updated', NEW.id,
-      to_jsonb(OLD) || jsonb_build_object('role', membership.role), to_jsonb(NEW) || jsonb_build_object('role', membership.role));
+    PERFORM pm_emit(CASE WHEN NEW.type = 'AGENT' THEN 'agent' ELSE 'member' END, 'updated',
+      jsonb_build_array(jsonb_build_object('ws', membership.workspace_id, 'id', NEW.id,
+        'before', to_jsonb(OLD) || jsonb_build_object('role', membership.role),
+        'after', to_jsonb(NEW) || jsonb_build_object('role', membership.role))));
   END LOOP;
   RETURN NULL;
 END $$;--> statement-breakpoint
 
-CREATE TRIGGER tasks_event AFTER INSERT OR UPDATE OR DELETE ON tasks FOR EACH ROW EXECUTE FUNCTION pm_record_event('task');--> statement-breakpoint
-CREATE TRIGGER projects_event AFTER INSERT OR UPDATE OR DELETE ON projects FOR EACH ROW EXECUTE FUNCTION pm_record_event('project');--> statement-breakpoint
-CREATE TRIGGER milestones_event AFTER INSERT OR UPDATE OR DELETE ON milestones FOR EACH ROW EXECUTE FUNCTION pm_record_event('milestone');--> statement-breakpoint
-CREATE TRIGGER comments_event AFTER INSERT OR UPDATE OR DELETE ON comments FOR EACH ROW EXECUTE FUNCTION pm_record_event('comment');--> statement-breakpoint
-CREATE TRIGGER labels_event AFTER INSERT OR UPDATE OR DELETE ON labels FOR EACH ROW EXECUTE FUNCTION pm_record_event('label');--> statement-breakpoint
-CREATE TRIGGER teams_event AFTER INSERT OR UPDATE OR DELETE ON teams FOR EACH ROW EXECUTE FUNCTION pm_record_event('team');--> statement-breakpoint
-CREATE TRIGGER team_members_event AFTER INSERT OR UPDATE OR DELETE ON team_members FOR EACH ROW EXECUTE FUNCTION pm_record_event('team_member');--> statement-breakpoint
-CREATE TRIGGER field_definitions_event AFTER INSERT OR UPDATE OR DELETE ON field_definitions FOR EACH ROW EXECUTE FUNCTION pm_record_event('field');--> statement-breakpoint
-CREATE TRIGGER workspaces_event AFTER INSERT OR UPDATE OR DELETE ON workspaces FOR EACH ROW EXECUTE FUNCTION pm_record_event('workspace');--> statement-breakpoint
-CREATE TRIGGER invites_event AFTER INSERT OR UPDATE OR DELETE ON invites FOR EACH ROW EXECUTE FUNCTION pm_record_event('invite');--> statement-breakpoint
-CREATE TRIGGER api_keys_event AFTER INSERT OR UPDATE OR DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION pm_record_event('api_key');--> statement-breakpoint
-CREATE TRIGGER webhooks_event AFTER INSERT OR UPDATE OR DELETE ON webhooks FOR EACH ROW EXECUTE FUNCTION pm_record_event('webhook');--> statement-breakpoint
-CREATE TRIGGER task_labels_event AFTER INSERT OR DELETE ON task_labels FOR EACH ROW EXECUTE FUNCTION pm_label_link_event('task');--> statement-breakpoint
-CREATE TRIGGER project_labels_event AFTER INSERT OR DELETE ON project_labels FOR EACH ROW EXECUTE FUNCTION pm_label_link_event('project');--> statement-breakpoint
+CREATE TRIGGER tasks_inserted AFTER INSERT ON tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('task');--> statement-breakpoint
+CREATE TRIGGER tasks_updated AFTER UPDATE ON tasks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('task');--> statement-breakpoint
+CREATE TRIGGER tasks_deleted AFTER DELETE ON tasks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('task');--> statement-breakpoint
+CREATE TRIGGER projects_inserted AFTER INSERT ON projects REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('project');--> statement-breakpoint
+CREATE TRIGGER projects_updated AFTER UPDATE ON projects REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('project');--> statement-breakpoint
+CREATE TRIGGER projects_deleted AFTER DELETE ON projects REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('project');--> statement-breakpoint
+CREATE TRIGGER milestones_inserted AFTER INSERT ON milestones REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('milestone');--> statement-breakpoint
+CREATE TRIGGER milestones_updated AFTER UPDATE ON milestones REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('milestone');--> statement-breakpoint
+CREATE TRIGGER milestones_deleted AFTER DELETE ON milestones REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('milestone');--> statement-breakpoint
+CREATE TRIGGER comments_inserted AFTER INSERT ON comments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('comment');--> statement-breakpoint
+CREATE TRIGGER comments_updated AFTER UPDATE ON comments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('comment');--> statement-breakpoint
+CREATE TRIGGER comments_deleted AFTER DELETE ON comments REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('comment');--> statement-breakpoint
+CREATE TRIGGER labels_inserted AFTER INSERT ON labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('label');--> statement-breakpoint
+CREATE TRIGGER labels_updated AFTER UPDATE ON labels REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('label');--> statement-breakpoint
+CREATE TRIGGER labels_deleted AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('label');--> statement-breakpoint
+CREATE TRIGGER teams_inserted AFTER INSERT ON teams REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
+CREATE TRIGGER teams_updated AFTER UPDATE ON teams REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
+CREATE TRIGGER teams_deleted AFTER DELETE ON teams REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
+CREATE TRIGGER team_members_inserted AFTER INSERT ON team_members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team_member');--> statement-breakpoint
+CREATE TRIGGER team_members_updated AFTER UPDATE ON team_members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team_member');--> statement-breakpoint
+CREATE TRIGGER team_members_deleted AFTER DELETE ON team_members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team_member');--> statement-breakpoint
+CREATE TRIGGER field_definitions_inserted AFTER INSERT ON field_definitions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('field');--> statement-breakpoint
+CREATE TRIGGER field_definitions_updated AFTER UPDATE ON field_definitions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('field');--> statement-breakpoint
+CREATE TRIGGER field_definitions_deleted AFTER DELETE ON field_definitions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('field');--> statement-breakpoint
+CREATE TRIGGER workspaces_inserted AFTER INSERT ON workspaces REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('workspace');--> statement-breakpoint
+CREATE TRIGGER workspaces_updated AFTER UPDATE ON workspaces REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('workspace');--> statement-breakpoint
+CREATE TRIGGER workspaces_deleted AFTER DELETE ON workspaces REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('workspace');--> statement-breakpoint
+CREATE TRIGGER invites_inserted AFTER INSERT ON invites REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('invite');--> statement-breakpoint
+CREATE TRIGGER invites_updated AFTER UPDATE ON invites REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('invite');--> statement-breakpoint
+CREATE TRIGGER invites_deleted AFTER DELETE ON invites REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('invite');--> statement-breakpoint
+CREATE TRIGGER api_keys_inserted AFTER INSERT ON api_keys REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('api_key');--> statement-breakpoint
+CREATE TRIGGER api_keys_updated AFTER UPDATE ON api_keys REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('api_key');--> statement-breakpoint
+CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('api_key');--> statement-breakpoint
+CREATE TRIGGER webhooks_inserted AFTER INSERT ON webhooks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('webhook');--> statement-breakpoint
+CREATE TRIGGER webhooks_updated AFTER UPDATE ON webhooks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('webhook');--> statement-breakpoint
+CREATE TRIGGER webhooks_deleted AFTER DELETE ON webhooks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('webhook');--> statement-breakpoint
+CREATE TRIGGER task_labels_inserted AFTER INSERT ON task_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_label_link_events('task');--> statement-breakpoint
+CREATE TRIGGER task_labels_deleted AFTER DELETE ON task_labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_label_link_events('task');--> statement-breakpoint
+CREATE TRIGGER project_labels_inserted AFTER INSERT ON project_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_label_link_events('project');--> statement-breakpoint
+CREATE TRIGGER project_labels_deleted AFTER DELETE ON project_labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_label_link_events('project');--> statement-breakpoint
 CREATE TRIGGER workspace_members_event AFTER INSERT OR UPDATE OR DELETE ON workspace_members FOR EACH ROW EXECUTE FUNCTION pm_member_event();--> statement-breakpoint
 CREATE TRIGGER users_event AFTER UPDATE ON users FOR EACH ROW EXECUTE FUNCTION pm_user_event();

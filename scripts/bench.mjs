@@ -66,6 +66,9 @@ const SCENARIOS = [
   },
   { name: "GET /search?q=deploy timeout", path: () => SEARCH_FOR_SCALE, kind: "read" },
   { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}`, kind: "read" },
+  // The change feed: the stream's first page, and resuming after an event deep in it (the seed's rows made them).
+  { name: "GET /events?limit=50", path: () => "/events?limit=50", kind: "read" },
+  { name: "GET /events after a deep event", path: (f) => `/events?limit=50&after=${f.deepEvent}`, kind: "read" },
   {
     name: "POST /tasks",
     method: "POST",
@@ -219,6 +222,19 @@ async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS) {
   };
 }
 
+/** The id of the event `eventsDeep` into the workspace's stream (walked through GET /events, as a client resumes). */
+async function deepEvent(baseUrl, apiKey, eventsDeep) {
+  let last = null;
+  for (let seen = 0; seen < eventsDeep; seen += 250) {
+    const res = await fetch(`${baseUrl}/events?limit=250${last ? `&after=${last}` : ""}`, { headers: { "svc-api-key": apiKey } });
+    const body = await res.json();
+    if (!res.ok) throw new Error(`walking /events failed: ${res.status} ${JSON.stringify(body)}`);
+    if (body.events.length === 0) break;
+    last = body.events.at(-1).id;
+  }
+  return last;
+}
+
 async function deepCursor(baseUrl, apiKey, rowsDeep) {
   let cursor = null;
   for (let seen = 0; seen < rowsDeep; seen += 250) {
@@ -299,6 +315,7 @@ async function main() {
     const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
     console.log(`seeded 10,000 tasks, 200 projects, 2,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     fixture.deepCursor = await deepCursor(baseUrl, fixture.apiKey, 8_000);
+    fixture.deepEvent = await deepEvent(baseUrl, fixture.apiKey, 8_000);
 
     const rows = [];
     const chosen = SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));

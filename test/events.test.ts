@@ -173,8 +173,11 @@ describe("history", () => {
 describe("retention", () => {
   it("the Cron Trigger removes events older than 30 days; resuming after one is then 410 GONE", async () => {
     const born = Date.now() - 31 * 86_400_000;
-    const hex = born.toString(16).padStart(12, "0") + "7" + crypto.randomUUID().replaceAll("-", "").slice(13);
-    const id = TypeID.fromUUID("evt", `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`).toString();
+    const hex = `${born.toString(16).padStart(12, "0")}7${crypto.randomUUID().replaceAll("-", "").slice(13)}`;
+    const id = TypeID.fromUUID(
+      "evt",
+      `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`,
+    ).toString();
     await withDb((db) =>
       db.execute(sql`insert into events (id, workspace_id, xact, position, type, resource_type, resource_id, created_at)
         values (${id}, ${tenant.workspaceId}, 0, ${1 + Math.floor(Math.random() * 500_000)}, 'label.created', 'label', 'label_x',

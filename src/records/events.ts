@@ -3,7 +3,7 @@
 // map, so `data` and `changes` use the names and formats of the record's answer, and a new field of a record shows up in
 // its events without a line here.
 import { z } from "@hono/zod-openapi";
-import { getTableName, inArray, is, type SQL, sql } from "drizzle-orm";
+import { getTableName, inArray, is, sql } from "drizzle-orm";
 import { PgColumn } from "drizzle-orm/pg-core";
 import { events, users } from "../../drizzle/schema";
 import { iso } from "../core/dates";

@@ -193,33 +193,6 @@ describe("webhooks", () => {
     expect(verify(rotated.body.webhook.secret, later)).toBeTruthy();
   });
 
-  it("retries a failing receiver with backoff: fails twice, then exactly one successful delivery (attempts 3)", async () => {
-    const path = receiverPath("flaky");
-    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] })).body;
-    await label();
-    const done = await deliveryWhen(webhook.id, t.owner.key, (d) => d.status === "succeeded", 20_000);
-    expect(done).toMatchObject({ attempts: 3, responseStatus: 200, status: "succeeded" });
-    const got = await received(path);
-    expect(got).toHaveLength(3);
-    expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(1);
-    // Backoff: each retry waits longer than the one before (1 s, then 2 s, with ±20 % jitter).
-    expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(700);
-    expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(1500);
-    // Nothing more comes once it succeeded.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await received(path)).toHaveLength(3);
-  });
-
-  it("honours the receiver's Retry-After", async () => {
-    const path = receiverPath("retry");
-    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] })).body;
-    await label();
-    const done = await deliveryWhen(webhook.id, t.owner.key, (d) => d.status === "succeeded");
-    expect(done.attempts).toBe(2);
-    const got = await received(path);
-    expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(900);
-  });
-
   it("a 410 answer disables the webhook at once", async () => {
     const path = receiverPath("gone");
     const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] })).body;
@@ -235,24 +208,56 @@ describe("webhooks", () => {
     expect(await received(path)).toHaveLength(1);
   });
 
-  it("cuts a slow receiver at the timeout (1 s here) and retries", async () => {
+  // The tests that wait on retries run at once, each in a workspace of its own (so none sees another's events).
+  it.concurrent("retries a failing receiver with backoff: fails twice, then exactly one successful delivery (attempts 3)", async () => {
+    const { key } = (await newTenant("Flaky")).owner;
+    const path = receiverPath("flaky");
+    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] }, key)).body;
+    await label(key);
+    const done = await deliveryWhen(webhook.id, key, (d) => d.status === "succeeded", 20_000);
+    expect(done).toMatchObject({ attempts: 3, responseStatus: 200, status: "succeeded" });
+    const got = await received(path);
+    expect(got).toHaveLength(3);
+    expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    // Backoff: each retry waits longer than the one before (1 s, then 2 s, with ±20 % jitter).
+    expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(700);
+    expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(1500);
+    // Nothing more comes once it succeeded.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await received(path)).toHaveLength(3);
+  });
+
+  it.concurrent("honours the receiver's Retry-After", async () => {
+    const { key } = (await newTenant("Retry-After")).owner;
+    const path = receiverPath("retry");
+    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] }, key)).body;
+    await label(key);
+    const done = await deliveryWhen(webhook.id, key, (d) => d.status === "succeeded");
+    expect(done.attempts).toBe(2);
+    const got = await received(path);
+    expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(900);
+  });
+
+  it.concurrent("cuts a slow receiver at the timeout (1 s here) and retries", async () => {
+    const { key } = (await newTenant("Slow")).owner;
     const path = receiverPath("slow");
-    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] })).body;
-    await label();
-    const first = await deliveryWhen(webhook.id, t.owner.key, (d) => d.attempts >= 1 && d.durationMs !== null);
+    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] }, key)).body;
+    await label(key);
+    const first = await deliveryWhen(webhook.id, key, (d) => d.attempts >= 1 && d.durationMs !== null);
     expect(first.responseStatus).toBeNull();
     expect(first.durationMs).toBeGreaterThanOrEqual(900);
     expect(first.durationMs).toBeLessThan(3000);
     expect(first.status).toBe("pending");
     expect(Date.parse(first.nextAttemptAt)).toBeGreaterThan(Date.now() - 1000);
-    await patch(`/webhooks/${webhook.id}`, { enabled: false }, t.owner.key);
+    await patch(`/webhooks/${webhook.id}`, { enabled: false }, key);
   });
 
-  it("gives up after the last attempt: the delivery is failed", async () => {
+  it.concurrent("gives up after the last attempt: the delivery is failed", async () => {
+    const { key } = (await newTenant("Gives up")).owner;
     const path = receiverPath("fail");
-    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] })).body;
-    await label();
-    const failed = await deliveryWhen(webhook.id, t.owner.key, (d) => d.status === "failed", 25_000);
+    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] }, key)).body;
+    await label(key);
+    const failed = await deliveryWhen(webhook.id, key, (d) => d.status === "failed", 25_000);
     expect(failed).toMatchObject({ attempts: 4, responseStatus: 500, nextAttemptAt: null });
     expect(await received(path)).toHaveLength(4);
   }, 40_000);

@@ -364,6 +364,23 @@ describe("webhooks", () => {
     expect(res.status).toBe(200);
     expect(res.body.webhook).toMatchObject({ url: "https://example.com/b", events: ["comment.*"], teamIds: [team.id], enabled: false });
     expect(res.body.webhook.secret).toBeUndefined();
+    // If-Match: a stale ETag is 412 and changes nothing; the current one writes.
+    const read = await get(`/webhooks/${webhook.id}`, t.owner.key);
+    const etag = read.headers.get("etag")!;
+    expect(etag).toMatch(/^W\//);
+    const stale = await api("PATCH", `/webhooks/${webhook.id}`, {
+      key: t.owner.key,
+      body: { description: "e" },
+      headers: { "if-match": 'W/"stale"' },
+    });
+    expect(stale.status).toBe(412);
+    const fresh = await api("PATCH", `/webhooks/${webhook.id}`, {
+      key: t.owner.key,
+      body: { description: "e" },
+      headers: { "if-match": etag },
+    });
+    expect(fresh.status).toBe(200);
+    expect((await api("DELETE", `/webhooks/${webhook.id}`, { key: t.owner.key, headers: { "if-match": etag } })).status).toBe(412);
     expect((await del(`/webhooks/${webhook.id}`, t.owner.key)).status).toBe(204);
     expect((await get(`/webhooks/${webhook.id}`, t.owner.key)).status).toBe(404);
   });

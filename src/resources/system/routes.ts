@@ -66,7 +66,7 @@ const devReceive = createRoute({
     "point a webhook at `http://127.0.0.1:8787/_dev/webhooks` and read what it got with GET. Any body, kept as text.",
   responses: {
     200: jsonResponse(z.object({ id: z.string() }), "Kept"),
-    ...errorResponses(["NOT_FOUND", "UNAVAILABLE"]),
+    ...errorResponses(["BAD_REQUEST", "NOT_FOUND", "UNAVAILABLE"]),
   },
 });
 

@@ -145,9 +145,16 @@ BEGIN
         'after', a, 'labels', pm_labels_of(kind, a->>'id')))
       INTO changes FROM (SELECT pm_image(n) AS a FROM new_rows n) r;
   ELSIF TG_OP = 'UPDATE' THEN
+    -- Foreign-key actions may update a row twice in one statement (a project deleted: its tasks lose their project and
+    -- their milestone), and the transition tables then hold both versions: the change is from the version no update
+    -- produced to the one no update replaced.
+    WITH o AS (SELECT pm_image(x) AS i, to_jsonb(x) AS v FROM old_rows x),
+      n AS (SELECT pm_image(x) AS i, to_jsonb(x) AS v FROM new_rows x),
+      originals AS (SELECT o.i FROM o WHERE NOT EXISTS (SELECT 1 FROM n WHERE n.v = o.v)),
+      finals AS (SELECT n.i FROM n WHERE NOT EXISTS (SELECT 1 FROM o WHERE o.v = n.v))
     SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
         'before', b, 'after', a, 'labels', pm_labels_of(kind, a->>'id')))
-      INTO changes FROM (SELECT pm_image(o) AS b, pm_image(n) AS a FROM old_rows o JOIN new_rows n ON n.id = o.id) r
+      INTO changes FROM (SELECT originals.i AS b, finals.i AS a FROM originals JOIN finals ON finals.i->>'id' = originals.i->>'id') r
       WHERE (b - bookkeeping) <> (a - bookkeeping);
   ELSE
     SELECT jsonb_agg(jsonb_build_object('id', b->>'id', 'ws', CASE WHEN kind = 'workspace' THEN b->>'id' ELSE b->>'workspace_id' END,

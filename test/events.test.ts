@@ -80,8 +80,9 @@ describe("a write's event", () => {
     // Deleting a project unlinks its tasks from it and from its milestones: two updates of each task in one statement.
     const project = (await post("/projects", { teamId: team.id, name: "Going" }, tenant.owner.key)).body.project;
     const milestone = (await post("/milestones", { projectId: project.id, name: "M1" }, tenant.owner.key)).body.milestone;
-    const task = (await post("/tasks", { teamId: team.id, title: "Linked", projectId: project.id, milestoneId: milestone.id }, tenant.owner.key))
-      .body.task;
+    const task = (
+      await post("/tasks", { teamId: team.id, title: "Linked", projectId: project.id, milestoneId: milestone.id }, tenant.owner.key)
+    ).body.task;
     const before = await last();
     expect((await del(`/projects/${project.id}`, tenant.owner.key)).status).toBe(204);
     const events = await stream(tenant.owner.key, before.id);

@@ -200,11 +200,14 @@ describe("retention", () => {
           now() - interval '31 days')`),
     );
     expect((await get(`/events?after=${id}&limit=1`, tenant.owner.key)).status).toBe(200);
+    const kept = await last();
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController(), env, ctx);
     await waitOnExecutionContext(ctx);
     const gone = await get(`/events?after=${id}`, tenant.owner.key);
     expect(gone.status).toBe(410);
+    // The recent ones stay.
+    expect((await get(`/events?after=${kept.id}`, tenant.owner.key)).status).toBe(200);
     expect(gone.body.error.code).toBe("GONE");
   });
 });

@@ -16288,7 +16288,10 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -16379,6 +16382,17 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
       429: {
         headers: {
@@ -16427,7 +16441,10 @@ export interface operations {
   updateWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -16518,6 +16535,17 @@ export interface operations {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;

@@ -509,12 +509,12 @@ export const events = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    uniqueIndex("events_position_key").on(t.position),
     // One event per record per transaction: a second change in the same transaction folds into the first.
     uniqueIndex("events_xact_resource_key").on(t.xact, t.resourceType, t.resourceId),
+    // The stream's order; positions are unique by construction (a transaction's id and a rank in it).
     index("events_stream_idx").on(t.workspaceId, t.position),
     index("events_resource_idx").on(t.resourceId, t.position),
-    index("events_created_idx").on(t.createdAt),
+    // Retention goes by id: ids are time-ordered (UUIDv7), so the primary key finds the old ones.
   ],
 );
 

@@ -48,21 +48,6 @@ CREATE OR REPLACE FUNCTION pm_event_matches(patterns text[], event_type text) RE
     WHERE p = '*' OR p = event_type OR (right(p, 2) = '.*' AND starts_with(event_type, left(p, -1))))
 $$;--> statement-breakpoint
 
--- The team an event belongs to (webhook team filters), from the record's image.
-CREATE OR REPLACE FUNCTION pm_event_team(resource_type text, image jsonb) RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT CASE resource_type
-    WHEN 'team' THEN image->>'id'
-    WHEN 'task' THEN image->>'team_id'
-    WHEN 'project' THEN image->>'team_id'
-    WHEN 'team_member' THEN image->>'team_id'
-    WHEN 'milestone' THEN (SELECT team_id FROM projects WHERE id = image->>'project_id')
-    WHEN 'comment' THEN coalesce(
-      (SELECT team_id FROM tasks WHERE id = image->>'task_id'),
-      (SELECT team_id FROM projects WHERE id = image->>'project_id'),
-      (SELECT p.team_id FROM milestones m JOIN projects p ON p.id = m.project_id WHERE m.id = image->>'milestone_id'))
-  END
-$$;--> statement-breakpoint
-
 -- Records changes of records of one type, all at once (a statement's rows): a new event for each, or the change folded
 -- into this transaction's event of the same record. `changes` is a JSON array of {ws, id, before, after, labels?,
 -- added?, removed?}: `labels` the record's label ids now (tasks, projects), `added`/`removed` the label links this change
@@ -81,19 +66,31 @@ BEGIN
     SELECT c.*, coalesce(c.after, c.before) AS image, row_number() OVER () AS rank
     FROM jsonb_to_recordset(changes) AS c(ws text, id text, before jsonb, after jsonb, labels text[], added text[], removed text[])
     WHERE c.ws IS NOT NULL
+  ), placed AS (
+    -- The team each record belongs to (webhooks filter by it) and a task's or project's reference, joined once for all.
+    SELECT c.*, rt.prefix,
+      CASE kind
+        WHEN 'team' THEN c.image->>'id'
+        WHEN 'milestone' THEN p.team_id
+        WHEN 'comment' THEN coalesce(t.team_id, p.team_id, mp.team_id)
+        ELSE c.image->>'team_id' END AS team
+    FROM c
+      LEFT JOIN teams rt ON kind IN ('task', 'project') AND rt.id = c.image->>'team_id'
+      LEFT JOIN tasks t ON kind = 'comment' AND t.id = c.image->>'task_id'
+      LEFT JOIN projects p ON kind IN ('comment', 'milestone') AND p.id = c.image->>'project_id'
+      LEFT JOIN milestones m ON kind = 'comment' AND m.id = c.image->>'milestone_id'
+      LEFT JOIN projects mp ON mp.id = m.project_id
   ), written AS (
     INSERT INTO events AS e (id, workspace_id, xact, position, type, resource_type, resource_id, reference, team_id, owner_id,
         actor_id, via, request_id, old_image, new_image, labels_after, labels_added, labels_removed)
     SELECT pm_typeid('evt'), c.ws, base >> 20, base + c.rank, event_type, kind, c.id,
-      CASE WHEN kind IN ('task', 'project') THEN
-        (SELECT t.prefix FROM teams t WHERE t.id = c.image->>'team_id') || CASE kind WHEN 'task' THEN '-' ELSE '-P' END || (c.image->>'number')
-      END,
-      pm_event_team(kind, c.image), CASE WHEN kind = 'api_key' THEN c.image->>'user_id' END,
+      c.prefix || CASE kind WHEN 'task' THEN '-' ELSE '-P' END || (c.image->>'number'),
+      c.team, CASE WHEN kind = 'api_key' THEN c.image->>'user_id' END,
       -- A key made where no caller is known (a login) is by the user it belongs to.
       coalesce(ctx->>'actor', CASE WHEN kind = 'api_key' AND action = 'created' THEN c.image->>'user_id' END),
       ctx->>'via', ctx->>'requestId', c.before, c.after, c.labels,
       coalesce(c.added, '{}'), coalesce(c.removed, '{}')
-    FROM c
+    FROM placed c
     ON CONFLICT (xact, resource_type, resource_id) DO UPDATE SET
       -- created then changed stays created; anything then deleted is deleted, with the record as it was.
       type = CASE WHEN excluded.type = ANY (gone) THEN excluded.type WHEN e.type = ANY (born) THEN e.type ELSE excluded.type END,
@@ -119,7 +116,7 @@ BEGIN
 END $$;--> statement-breakpoint
 
 -- Columns that are bookkeeping, not a change of the record (a key's use, counters, search vectors, timestamps).
-CREATE OR REPLACE FUNCTION pm_image(row_value anyelement) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+CREATE OR REPLACE FUNCTION pm_image(row_value anyelement) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT to_jsonb(row_value) - ARRAY['search_vector', 'key_hash', 'token_hash', 'sealed_secret', 'sealed_previous_secret',
     'task_counter', 'project_counter']
 $$;--> statement-breakpoint
@@ -145,9 +142,16 @@ BEGIN
         'after', a, 'labels', pm_labels_of(kind, a->>'id')))
       INTO changes FROM (SELECT pm_image(n) AS a FROM new_rows n) r;
   ELSIF TG_OP = 'UPDATE' THEN
+    -- Foreign-key actions may update a row twice in one statement (a project deleted: its tasks lose their project and
+    -- their milestone), and the transition tables then hold both versions: the change is from the version no update
+    -- produced to the one no update replaced.
+    WITH o AS (SELECT pm_image(x) AS i, to_jsonb(x) AS v FROM old_rows x),
+      n AS (SELECT pm_image(x) AS i, to_jsonb(x) AS v FROM new_rows x),
+      originals AS (SELECT o.i FROM o WHERE NOT EXISTS (SELECT 1 FROM n WHERE n.v = o.v)),
+      finals AS (SELECT n.i FROM n WHERE NOT EXISTS (SELECT 1 FROM o WHERE o.v = n.v))
     SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
         'before', b, 'after', a, 'labels', pm_labels_of(kind, a->>'id')))
-      INTO changes FROM (SELECT pm_image(o) AS b, pm_image(n) AS a FROM old_rows o JOIN new_rows n ON n.id = o.id) r
+      INTO changes FROM (SELECT originals.i AS b, finals.i AS a FROM originals JOIN finals ON finals.i->>'id' = originals.i->>'id') r
       WHERE (b - bookkeeping) <> (a - bookkeeping);
   ELSE
     SELECT jsonb_agg(jsonb_build_object('id', b->>'id', 'ws', CASE WHEN kind = 'workspace' THEN b->>'id' ELSE b->>'workspace_id' END,

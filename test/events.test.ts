@@ -76,6 +76,22 @@ describe("a write's event", () => {
     expect(deleted).toMatchObject({ type: "task.deleted", resourceId: task.id, data: { title: "Second" } });
   });
 
+  it("a change that foreign keys make twice in one statement is one event from the first version to the last", async () => {
+    // Deleting a project unlinks its tasks from it and from its milestones: two updates of each task in one statement.
+    const project = (await post("/projects", { teamId: team.id, name: "Going" }, tenant.owner.key)).body.project;
+    const milestone = (await post("/milestones", { projectId: project.id, name: "M1" }, tenant.owner.key)).body.milestone;
+    const task = (
+      await post("/tasks", { teamId: team.id, title: "Linked", projectId: project.id, milestoneId: milestone.id }, tenant.owner.key)
+    ).body.task;
+    const before = await last();
+    expect((await del(`/projects/${project.id}`, tenant.owner.key)).status).toBe(204);
+    const events = await stream(tenant.owner.key, before.id);
+    const taskEvents = events.filter((e) => e.resourceId === task.id);
+    expect(taskEvents).toHaveLength(1);
+    expect(taskEvents[0].changes).toEqual({ projectId: { from: project.id, to: null }, milestoneId: { from: milestone.id, to: null } });
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["project.deleted", "milestone.deleted", "task.updated"]));
+  });
+
   it("a refused write records nothing; an empty update records nothing", async () => {
     const task = (await post("/tasks", { teamId: team.id, title: "Quiet" }, tenant.owner.key)).body.task;
     const before = await last();
@@ -184,11 +200,14 @@ describe("retention", () => {
           now() - interval '31 days')`),
     );
     expect((await get(`/events?after=${id}&limit=1`, tenant.owner.key)).status).toBe(200);
+    const kept = await last();
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController(), env, ctx);
     await waitOnExecutionContext(ctx);
     const gone = await get(`/events?after=${id}`, tenant.owner.key);
     expect(gone.status).toBe(410);
+    // The recent ones stay.
+    expect((await get(`/events?after=${kept.id}`, tenant.owner.key)).status).toBe(200);
     expect(gone.body.error.code).toBe("GONE");
   });
 });

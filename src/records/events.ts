@@ -10,6 +10,7 @@ import { iso } from "../core/dates";
 import type { Executor } from "../db/client";
 import type { Field } from "../http/record";
 import { orNull } from "../http/schemas";
+import { typeIdAt } from "../ids";
 import { apiKeyRecord } from "./api-keys";
 import { commentRecord } from "./comments";
 import { fieldRecord } from "./fields";
@@ -200,9 +201,11 @@ const PRUNE_BATCH = 5000;
 
 /** The Cron Trigger's share: events past the retention go, a batch at a time so no statement runs long. */
 export async function pruneEvents(db: Executor): Promise<void> {
+  // Ids sort by creation time (TypeIDs of UUIDv7s), so the oldest are the lowest ids: the primary key finds them.
+  const cutoff = typeIdAt("evt", Date.now() - EVENT_RETENTION_DAYS * 86_400_000);
   for (;;) {
     const { rowCount } = await db.execute(sql`delete from ${events} where ${events.id} in (
-      select ${events.id} from ${events} where ${events.createdAt} < now() - make_interval(days => ${EVENT_RETENTION_DAYS}) limit ${PRUNE_BATCH})`);
+      select ${events.id} from ${events} where ${events.id} < ${cutoff} order by ${events.id} limit ${PRUNE_BATCH})`);
     if ((rowCount ?? 0) < PRUNE_BATCH) return;
   }
 }

@@ -209,11 +209,16 @@ describe("webhooks", () => {
   });
 
   // The tests that wait on retries run at once, each in a workspace of its own (so none sees another's events).
-  it.concurrent("retries a failing receiver with backoff: fails twice, then exactly one successful delivery (attempts 3)", async () => {
-    const { key } = (await newTenant("Flaky")).owner;
-    const path = receiverPath("flaky");
+  /** A new workspace with a webhook on label.created at a receiver path of `kind`, and one label created in it. */
+  const labelAlone = async (name: string, kind: Parameters<typeof receiverPath>[0]) => {
+    const { key } = (await newTenant(name)).owner;
+    const path = receiverPath(kind);
     const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] }, key)).body;
     await label(key);
+    return { key, path, webhook };
+  };
+  it.concurrent("retries a failing receiver with backoff: fails twice, then exactly one successful delivery (attempts 3)", async () => {
+    const { key, path, webhook } = await labelAlone("Flaky", "flaky");
     const done = await deliveryWhen(webhook.id, key, (d) => d.status === "succeeded", 20_000);
     expect(done).toMatchObject({ attempts: 3, responseStatus: 200, status: "succeeded" });
     const got = await received(path);
@@ -228,10 +233,7 @@ describe("webhooks", () => {
   });
 
   it.concurrent("honours the receiver's Retry-After", async () => {
-    const { key } = (await newTenant("Retry-After")).owner;
-    const path = receiverPath("retry");
-    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] }, key)).body;
-    await label(key);
+    const { key, path, webhook } = await labelAlone("Retry-After", "retry");
     const done = await deliveryWhen(webhook.id, key, (d) => d.status === "succeeded");
     expect(done.attempts).toBe(2);
     const got = await received(path);
@@ -239,10 +241,7 @@ describe("webhooks", () => {
   });
 
   it.concurrent("cuts a slow receiver at the timeout (1 s here) and retries", async () => {
-    const { key } = (await newTenant("Slow")).owner;
-    const path = receiverPath("slow");
-    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] }, key)).body;
-    await label(key);
+    const { key, webhook } = await labelAlone("Slow", "slow");
     const first = await deliveryWhen(webhook.id, key, (d) => d.attempts >= 1 && d.durationMs !== null);
     expect(first.responseStatus).toBeNull();
     expect(first.durationMs).toBeGreaterThanOrEqual(900);
@@ -253,10 +252,7 @@ describe("webhooks", () => {
   });
 
   it.concurrent("gives up after the last attempt: the delivery is failed", async () => {
-    const { key } = (await newTenant("Gives up")).owner;
-    const path = receiverPath("fail");
-    const { webhook } = (await create({ url: receiverUrl(path), events: ["label.created"] }, key)).body;
-    await label(key);
+    const { key, path, webhook } = await labelAlone("Gives up", "fail");
     const failed = await deliveryWhen(webhook.id, key, (d) => d.status === "failed", 25_000);
     expect(failed).toMatchObject({ attempts: 4, responseStatus: 500, nextAttemptAt: null });
     expect(await received(path)).toHaveLength(4);

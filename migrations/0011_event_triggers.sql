@@ -164,6 +164,14 @@ BEGIN
   RETURN NULL;
 END $$;--> statement-breakpoint
 
+-- The same for one row, for a row trigger (one whose WHEN leaves out bookkeeping updates).
+CREATE OR REPLACE FUNCTION pm_record_row_event() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pm_emit(TG_ARGV[0], 'updated', jsonb_build_array(jsonb_build_object('id', NEW.id, 'ws', NEW.workspace_id,
+    'before', pm_image(OLD), 'after', pm_image(NEW))));
+  RETURN NULL;
+END $$;--> statement-breakpoint
+
 -- A task's or project's stored row now (null when it is gone).
 CREATE OR REPLACE FUNCTION pm_record_image(kind text, record_id text) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT CASE kind
@@ -250,7 +258,11 @@ CREATE TRIGGER labels_inserted AFTER INSERT ON labels REFERENCING NEW TABLE AS n
 CREATE TRIGGER labels_updated AFTER UPDATE ON labels REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('label');--> statement-breakpoint
 CREATE TRIGGER labels_deleted AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('label');--> statement-breakpoint
 CREATE TRIGGER teams_inserted AFTER INSERT ON teams REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
-CREATE TRIGGER teams_updated AFTER UPDATE ON teams REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
+-- A task or project created bumps its team's reference counter: that update is no change of the team, and its WHEN
+-- keeps the trigger from running at all (a statement trigger cannot have one), inside the lock creates queue on.
+CREATE TRIGGER teams_updated AFTER UPDATE ON teams FOR EACH ROW
+  WHEN ((to_jsonb(OLD) - ARRAY['task_counter', 'project_counter', 'updated_at']) IS DISTINCT FROM (to_jsonb(NEW) - ARRAY['task_counter', 'project_counter', 'updated_at']))
+  EXECUTE FUNCTION pm_record_row_event('team');--> statement-breakpoint
 CREATE TRIGGER teams_deleted AFTER DELETE ON teams REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
 CREATE TRIGGER team_members_inserted AFTER INSERT ON team_members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team_member');--> statement-breakpoint
 CREATE TRIGGER team_members_updated AFTER UPDATE ON team_members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team_member');--> statement-breakpoint

@@ -22,6 +22,12 @@ export default defineConfig({
               DB_WS_PROXY: stack.proxy,
               DEV_MAILBOX: "true",
               EMAIL_PROVIDER: "dev",
+              // Webhooks (docs/webhooks.md): loopback receivers allowed; a 1 s timeout and retries within seconds.
+              DEV_WEBHOOKS: "true",
+              WEBHOOK_TIMEOUT_MS: "1000",
+              WEBHOOK_RETRY_BASE_SECONDS: "1",
+              WEBHOOK_MAX_ATTEMPTS: "4",
+              CURSOR_SECRET: "test-cursor-secret",
             };
             return {
               wrangler: { configPath: "./wrangler.toml" },
@@ -29,14 +35,14 @@ export default defineConfig({
                 bindings: {
                   ...dbBindings,
                   JWT_PRIVATE_JWK: stack.jwk,
-                  CURSOR_SECRET: "test-cursor-secret",
+                  WEBHOOK_RECEIVER: stack.webhookReceiver,
                   BENCH_ROUTES: "true",
                   PUBLIC_BASE_URL: "http://api.test",
                   // Generous, so no other test meets them; test/rate-limit.test.ts lowers them per request.
                   RATE_LIMIT_CREDENTIAL: "1000000",
                   RATE_LIMIT_IP: "1000000",
                 },
-                // The email consumer runs as its own worker, as in `npm start` and production.
+                // The email (and webhook) consumer runs as its own worker, as in `npm start` and production.
                 workers: [
                   {
                     name: "pm-email",
@@ -45,7 +51,12 @@ export default defineConfig({
                     compatibilityDate: "2026-04-20",
                     compatibilityFlags: ["nodejs_compat"],
                     bindings: dbBindings,
-                    queueConsumers: { "pm-email": { maxBatchTimeout: 0.2, maxRetries: 3 } },
+                    queueProducers: { EMAIL_QUEUE: "pm-email" },
+                    // WEBHOOK_MAX_ATTEMPTS = maxRetries + 1: the last attempt's message goes to the dead-letter queue.
+                    queueConsumers: {
+                      "pm-email": { maxBatchTimeout: 0.2, maxRetries: 3 },
+                      "pm-webhooks": { maxBatchTimeout: 0.2, maxRetries: 3, deadLetterQueue: "pm-webhooks-dlq" },
+                    },
                   },
                 ],
               },

@@ -415,6 +415,18 @@ export const devMailbox = pgTable(
   (t) => [uniqueIndex("dev_mailbox_message_id_key").on(t.messageId), index("dev_mailbox_to_idx").on(t.to, t.createdAt)],
 );
 
+/** What the built-in dev receiver (POST /_dev/webhooks, DEV_WEBHOOKS=true only) got: headers and body as received. */
+export const devWebhookRequests = pgTable(
+  "dev_webhook_requests",
+  {
+    id: text("id").primaryKey(),
+    headers: jsonb("headers").$type<Record<string, string>>().notNull(),
+    body: text("body").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("dev_webhook_requests_created_idx").on(t.createdAt, t.id)],
+);
+
 /** Message ids already handed to a provider: a redelivered queue message is not sent twice. */
 export const emailDeliveries = pgTable("email_deliveries", {
   messageId: text("message_id").primaryKey(),
@@ -580,6 +592,7 @@ export const schema = {
   authCodes,
   deviceAuthorizations,
   devMailbox,
+  devWebhookRequests,
   emailDeliveries,
   emailOutbox,
   idempotencyKeys,

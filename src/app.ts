@@ -18,6 +18,7 @@ import { CONDITIONAL, ifMatch } from "./middleware/if-match";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
+import { webhookRelay } from "./middleware/webhook-relay";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { batchRoutes } from "./resources/batch/routes";
@@ -41,6 +42,7 @@ import { teamMemberRoutes } from "./resources/team-members/routes";
 import { teamRoutes } from "./resources/teams/routes";
 import { transferRoutes } from "./resources/transfer/routes";
 import { userRoutes } from "./resources/users/routes";
+import { webhookRoutes } from "./resources/webhooks/routes";
 import { workspaceRoutes } from "./resources/workspaces/routes";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -89,6 +91,7 @@ const TAGS: Record<string, string> = {
   Batch: "Several GETs in one call, each with the caller's credential and the rules of the direct call.",
   Fields: "Built-in fields and the workspace's custom field definitions, whose values tasks and projects carry.",
   Events: "What changed, when and by whom: the workspace's event stream in commit order, and a record's history.",
+  Webhooks: "Where the workspace's events are POSTed as they happen, signed per Standard Webhooks; their deliveries.",
   System: "Health, this document, its interactive reference, and development-only routes.",
 };
 
@@ -148,12 +151,18 @@ export function buildApp() {
   app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
   app.use("*", eventContext);
+  // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts).
+  app.use("*", webhookRelay);
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (docs/api.md, conventions).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.
   app.use("*", ifMatch(app));
   // POST with Idempotency-Key: the answer is stored in the write's transaction and replayed to a repeat.
   app.use("*", safeRetries);
+  app.use("/_dev/webhooks", async (c, next) => {
+    if (c.env.DEV_WEBHOOKS !== "true") throw new AppError("NOT_FOUND", "Route not found");
+    await next();
+  });
   app.use("/_bench/*", async (c, next) => {
     if (c.env.BENCH_ROUTES !== "true") throw new AppError("NOT_FOUND", "Route not found");
     await next();
@@ -179,6 +188,7 @@ export function buildApp() {
   app.route("/", milestoneRoutes);
   app.route("/", eventRoutes);
   app.route("/", commentRoutes);
+  app.route("/", webhookRoutes);
   app.route("/", searchRoutes);
   app.route("/", transferRoutes);
   app.route("/", mcpRoutes);
@@ -190,7 +200,12 @@ export function buildApp() {
   const documents = new Map<string, ReturnType<typeof finishDocument>>();
   app.openapi(openapiRoute, (c) => {
     const serverUrl = publicBaseUrl(c);
-    const switchedPaths = { "/_dev/": c.env.DEV_MAILBOX === "true", "/_bench/": c.env.BENCH_ROUTES === "true" };
+    const switchedPaths = {
+      "/_dev/": c.env.DEV_MAILBOX === "true" || c.env.DEV_WEBHOOKS === "true",
+      "/_dev/mailbox": c.env.DEV_MAILBOX === "true",
+      "/_dev/webhooks": c.env.DEV_WEBHOOKS === "true",
+      "/_bench/": c.env.BENCH_ROUTES === "true",
+    };
     const key = JSON.stringify([serverUrl, switchedPaths]);
     let doc = documents.get(key);
     if (!doc) {

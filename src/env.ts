@@ -5,6 +5,19 @@ export interface Env {
   /** Dev/test only: host:port of the local WebSocket-to-TCP proxy. Absent in production. */
   DB_WS_PROXY?: string;
   EMAIL_QUEUE: Queue<import("./core/email-messages").EmailMessage>;
+  /** Webhook deliveries to send (docs/webhooks.md): the consumer worker POSTs each to its webhook's URL. */
+  WEBHOOK_QUEUE: Queue<import("./core/webhook-messages").WebhookMessage>;
+  /**
+   * "true" (local development and tests only): webhook URLs may be `http://127.0.0.1…`/`http://localhost…` and loopback
+   * answers are allowed at delivery; POST/GET /_dev/webhooks (the built-in receiver) exist.
+   */
+  DEV_WEBHOOKS?: string;
+  /** How long a receiver may take to answer a delivery, in milliseconds (default 10000). */
+  WEBHOOK_TIMEOUT_MS?: string;
+  /** The first retry's wait in seconds, doubled per failed attempt up to 12 h (default 30). */
+  WEBHOOK_RETRY_BASE_SECONDS?: string;
+  /** Attempts before a delivery is failed and its message goes to the dead-letter queue (default 14; max_retries + 1). */
+  WEBHOOK_MAX_ATTEMPTS?: string;
   /** "true" keeps delivered mail in the dev mailbox and exposes GET /_dev/mailbox. */
   DEV_MAILBOX?: string;
   /** "true" exposes the benchmark ceiling and floor routes. Never set in production. */

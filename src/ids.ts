@@ -19,7 +19,8 @@ export type IdPrefix =
   | "mail"
   | "evt"
   | "whk"
-  | "dlv";
+  | "dlv"
+  | "rcvd";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();
@@ -37,5 +38,8 @@ export function typeIdTime(id: string, prefix: IdPrefix): number | null {
 /** The lowest id of `prefix` made at `ms` (the UUIDv7 of that millisecond with zero bits): ids sort by time. */
 export function typeIdAt(prefix: IdPrefix, ms: number): string {
   const hex = `${Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0")}7000${"0".repeat(16)}`;
-  return TypeID.fromUUID(prefix, `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`).toString();
+  return TypeID.fromUUID(
+    prefix,
+    `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+  ).toString();
 }

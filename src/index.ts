@@ -3,16 +3,18 @@ import { RequestDb } from "./db/client";
 import { relayDueEmails } from "./email/relay";
 import type { Env } from "./env";
 import { pruneEvents } from "./records/events";
+import { relayDueWebhooks } from "./webhooks/relay";
 
 export { RateLimiter } from "./core/rate-limiter";
 
 export default {
   fetch: app.fetch,
   // The Cron Trigger (wrangler.toml [triggers]): email still in the outbox after its send is sent again; events past
-  // their 30 days go.
+  // their 30 days go; webhook deliveries that are due and not in the queue (a lost or failed send) go to it.
   scheduled(_controller, env, ctx) {
     ctx.waitUntil(relayDueEmails(env));
     ctx.waitUntil(withDb(env, pruneEvents));
+    ctx.waitUntil(withDb(env, (db) => relayDueWebhooks(db, env)));
   },
 } satisfies ExportedHandler<Env>;
 

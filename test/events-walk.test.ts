@@ -54,7 +54,7 @@ const EXCLUDED: Record<string, string> = {
   "POST /device": "the device verification page's form (HTML), reading the user code; no tracked record",
   "POST /device/confirm": "the device verification page's approval (HTML): a device authorization, not a tracked record",
   "POST /batch": "runs GET items only (src/resources/batch/paths.ts refuses any other method); proven below to write nothing",
-  "POST /webhooks/{id}/rotate-secret": "replaces the signing secret only (sealed_secret is not part of a webhook's image)",
+  "POST /_dev/webhooks": "the development receiver keeps what it got (dev_webhook_requests), not a tracked record",
   "POST /webhooks/{id}/ping": "queues a test delivery; no tracked record changes",
   "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver": "queues a delivery again; no tracked record changes",
 };
@@ -693,6 +693,18 @@ const TABLE: Entry[] = [
       return {
         send: () => patch(`/webhooks/${hook.id}`, { description: "walked" }, t.owner.key),
         outcome: () => ({ events: [{ type: "webhook.updated", id: hook.id, changes: ["description"] }] }),
+      };
+    },
+  },
+  {
+    // The previous secret's expiry (24 h from now) is part of the webhook's image: a rotation is a change of it.
+    op: "POST /webhooks/{id}/rotate-secret",
+    optional: true,
+    async prepare() {
+      const hook = ok(await post("/webhooks", { url: "http://127.0.0.1:9/walk", events: ["task.*"] }, t.owner.key), 201).webhook;
+      return {
+        send: () => post(`/webhooks/${hook.id}/rotate-secret`, {}, t.owner.key),
+        outcome: () => ({ events: [{ type: "webhook.updated", id: hook.id }] }),
       };
     },
   },

@@ -85,6 +85,7 @@ beforeAll(async () => {
     workspaces: tenant.workspaceId,
     invites: (await post("/invites", { email: "target@example.com" }, key)).body.invite.id,
     "api-keys": (await post("/api-keys", { name: "Target" }, key)).body.apiKey.id,
+    webhooks: (await post("/webhooks", { url: "https://hooks.example.com/target", events: ["invite.deleted"] }, key)).body.webhook.id,
   });
   const openapi = await servedOpenApi();
   doc = openapi.doc;

@@ -90,6 +90,8 @@ export async function startStack({
     DATABASE_URL: db.url,
     DB_WS_PROXY: `127.0.0.1:${proxy.port}`,
     DEV_MAILBOX: "true",
+    // Webhooks may point at http://127.0.0.1…, e.g. the built-in receiver http://127.0.0.1:<port>/_dev/webhooks.
+    DEV_WEBHOOKS: "true",
     EMAIL_PROVIDER: "dev",
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     BENCH_ROUTES: benchRoutes ? "true" : "false",

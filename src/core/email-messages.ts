@@ -7,7 +7,8 @@ export type EmailMessage =
       to: string;
       template: "invite";
       data: { token: string; workspaceName: string; invitedBy: string; redeemUrl: string };
-    };
+    }
+  | { id: string; to: string; template: "webhook_disabled"; data: { webhookId: string; url: string; reason: string } };
 
 export interface RenderedEmail {
   subject: string;

@@ -33,5 +33,16 @@ export function renderEmail(message: EmailMessage): RenderedEmail {
         ),
       };
     }
+    case "webhook_disabled": {
+      const { webhookId, url, reason } = message.data;
+      return {
+        subject: `Webhook disabled: ${url}`,
+        text: `The webhook ${webhookId} (${url}) was disabled: ${reason}.\nIts deliveries stopped. Fix the receiver, then enable it again with PATCH /webhooks/${webhookId} {"enabled": true}.\n`,
+        html: page(
+          "Webhook disabled",
+          `<p>The webhook <code>${escapeHtml(webhookId)}</code> (<code>${escapeHtml(url)}</code>) was disabled: ${escapeHtml(reason)}.</p><p>Its deliveries stopped. Fix the receiver, then enable it again with <code>PATCH /webhooks/${escapeHtml(webhookId)}</code> <code>{"enabled": true}</code>.</p>`,
+        ),
+      };
+    }
   }
 }

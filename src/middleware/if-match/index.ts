@@ -18,6 +18,7 @@ import {
   teamMembers,
   teams,
   users,
+  webhooks,
   workspaces,
 } from "../../../drizzle/schema";
 import { AppError } from "../../core/errors";
@@ -39,6 +40,7 @@ export const CONDITIONAL: Record<string, PgTable & { id: AnyPgColumn }> = {
   users,
   workspaces,
   invites,
+  webhooks,
 };
 
 const TYPEID = /^[a-z]+_[0-9a-z]{26}$/;

@@ -1,11 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq, sql } from "drizzle-orm";
-import { devMailbox } from "../../../drizzle/schema";
+import { devMailbox, devWebhookRequests } from "../../../drizzle/schema";
 import { publicJwks } from "../../auth/jwt";
 import { publicRoute } from "../../auth/route-base";
 import { AppError, notFound } from "../../core/errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
+import { newId } from "../../ids";
 
 const health = createRoute({
   method: "get",
@@ -52,6 +53,36 @@ const mailbox = createRoute({
   },
 });
 
+const DevWebhookRequest = z.object({ id: z.string(), headers: z.record(z.string(), z.string()), body: z.string(), createdAt: z.string() });
+
+const devReceive = createRoute({
+  method: "post",
+  operationId: "receiveDevWebhook",
+  path: "/_dev/webhooks",
+  ...publicRoute("System"),
+  summary: "Development only (DEV_WEBHOOKS=true): a built-in webhook receiver",
+  description:
+    "Exists only where DEV_WEBHOOKS=true (local stacks and tests). Keeps the request's headers and body as received and answers 200; " +
+    "point a webhook at `http://127.0.0.1:8787/_dev/webhooks` and read what it got with GET. Any body, kept as text.",
+  responses: {
+    200: jsonResponse(z.object({ id: z.string() }), "Kept"),
+    ...errorResponses(["BAD_REQUEST", "NOT_FOUND", "UNAVAILABLE"]),
+  },
+});
+
+const devReceived = createRoute({
+  method: "get",
+  operationId: "listDevWebhooks",
+  path: "/_dev/webhooks",
+  ...publicRoute("System"),
+  summary: "Development only (DEV_WEBHOOKS=true): what the built-in receiver got, newest first",
+  description: "Exists only where DEV_WEBHOOKS=true; at most 100 requests, with their headers and body as received.",
+  responses: {
+    200: jsonResponse(z.object({ requests: z.array(DevWebhookRequest) }), "Requests"),
+    ...errorResponses(["NOT_FOUND", "UNAVAILABLE"]),
+  },
+});
+
 export const systemRoutes = newRouter()
   .openapi(health, async (c) => {
     const { deep } = c.req.valid("query");
@@ -86,6 +117,29 @@ export const systemRoutes = newRouter()
           createdAt: m.createdAt.toISOString(),
         })),
       },
+      200,
+    );
+  })
+  .openapi(devReceive, async (c) => {
+    if (c.env.DEV_WEBHOOKS !== "true") throw notFound("Route");
+    const id = newId("rcvd");
+    const headers = Object.fromEntries(c.req.raw.headers);
+    await c
+      .get("rdb")
+      .db.insert(devWebhookRequests)
+      .values({ id, headers, body: await c.req.text() });
+    return c.json({ id }, 200);
+  })
+  .openapi(devReceived, async (c) => {
+    if (c.env.DEV_WEBHOOKS !== "true") throw notFound("Route");
+    const rows = await c
+      .get("rdb")
+      .db.select()
+      .from(devWebhookRequests)
+      .orderBy(desc(devWebhookRequests.createdAt), desc(devWebhookRequests.id))
+      .limit(100);
+    return c.json(
+      { requests: rows.map((r) => ({ id: r.id, headers: r.headers, body: r.body, createdAt: r.createdAt.toISOString() })) },
       200,
     );
   });

@@ -1,0 +1,21 @@
+// After the response of a request that wrote (a transaction began or a guarded write ran), the relay sends the due
+// webhook deliveries of the caller's workspace, its own events' among them, to the webhook queue
+// (src/webhooks/relay.ts), before the request's connection closes: one tenant's requests do not do another's work.
+// A request without a caller (an invite redeemed) relays every workspace's. The Cron Trigger relays what a failed or
+// lost send left behind.
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { CallerEnv } from "../../auth/middleware";
+import type { AppEnv } from "../../http/context";
+import { isInherited } from "../../http/request-db";
+import { relayWebhooks } from "../../webhooks/relay";
+
+export const webhookRelay = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  const rdb = c.get("rdb");
+  // A request dispatched inside another (a batch item) shares that request's handle: the outer one relays.
+  if (!rdb.wrote || isInherited(c.req.raw)) return;
+  const caller = (c as unknown as Context<CallerEnv>).get("caller");
+  const workspace = caller ? caller.actor.workspace : undefined;
+  rdb.defer((db) => relayWebhooks(db, c.env, workspace));
+});

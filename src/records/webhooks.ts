@@ -1,0 +1,120 @@
+// The Webhook record (its one field map) and the Webhook delivery as GET /webhooks/{id}/deliveries answers it
+// (docs/webhooks.md). The signing secret is not a field: it is sealed in the row and shown only by the create and
+// rotate-secret answers.
+import { z } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
+import { webhookDeliveries, webhooks } from "../../drizzle/schema";
+import { defineRecord, f } from "../http/record";
+import { BodyId } from "../http/schemas";
+import { EVENT_TYPES, RESOURCE_TYPES } from "./events";
+
+const ACTIONS = ["created", "updated", "deleted"];
+
+/**
+ * Whether `pattern` names events: a type (`task.created`, `member.joined`; `<resourceType>.created|updated|deleted` of
+ * every resource type), every type of a resource (`task.*`) or `*`.
+ */
+export function isEventPattern(pattern: string): boolean {
+  if (pattern === "*" || EVENT_TYPES.includes(pattern)) return true;
+  const dot = pattern.lastIndexOf(".");
+  const [resource, action] = [pattern.slice(0, dot), pattern.slice(dot + 1)];
+  return (RESOURCE_TYPES as string[]).includes(resource) && (action === "*" || ACTIONS.includes(action));
+}
+
+const MAX_PATTERN = 100;
+// The length is checked in the refinement too, so a pattern over it is refused for its length only.
+const EventPattern = z
+  .string()
+  .max(MAX_PATTERN)
+  .refine((pattern) => pattern.length > MAX_PATTERN || isEventPattern(pattern), {
+    message: `Unknown event type: use <resourceType>.created|updated|deleted, member.joined, member.removed, <resourceType>.* or * (resource types: ${RESOURCE_TYPES.join(", ")})`,
+  })
+  .openapi({ example: "task.*" });
+const EventPatterns = z
+  .array(EventPattern)
+  .min(1, "Name at least one event type")
+  .max(100)
+  .openapi({
+    description: "Event types (`task.created`), a resource's every type (`task.*`) or `*`",
+    example: ["task.*", "comment.created"],
+  });
+const TeamIds = z
+  .array(BodyId)
+  .max(100)
+  .nullable()
+  .openapi({ description: "Only events of these teams (null: every event, including those that belong to no team)" });
+const Description = z.string().max(1000);
+const WebhookUrl = z
+  .string()
+  .max(2000)
+  .openapi({ description: "https URL of the receiver (public host)", example: "https://example.com/hooks/pm" });
+
+export const webhookRecord = defineRecord({
+  name: "Webhook",
+  resource: "webhooks",
+  id: webhooks.id,
+  workspace: webhooks.workspaceId,
+  from: sql`${webhooks}`,
+  fields: {
+    id: f.id(webhooks.id),
+    url: f.text(webhooks.url, { input: { schema: WebhookUrl, create: "required" } }),
+    events: f.json(sql`to_json(${webhooks.events})`, z.array(z.string()), { input: { schema: EventPatterns, create: "required" } }),
+    description: f.text(webhooks.description, { input: { schema: Description, create: "optional" } }),
+    teamIds: f.json(sql`to_json(${webhooks.teamIds})`, z.array(z.string()).nullable(), {
+      input: { schema: TeamIds, create: "optional", write: "resolved" },
+    }),
+    enabled: f.boolean(webhooks.enabled, {
+      input: { schema: z.boolean().openapi({ description: "false pauses deliveries; true again clears the failure state" }) },
+    }),
+    disabledReason: f.text(webhooks.disabledReason, {
+      nullable: true,
+      doc: { description: "Why the service disabled it (a 410 answer, 3 days of failures); null while enabled or paused by hand" },
+    }),
+    createdAt: f.datetime(webhooks.createdAt),
+    updatedAt: f.datetime(webhooks.updatedAt),
+  },
+});
+
+export const Webhook = webhookRecord.schema;
+export type WebhookDto = z.infer<typeof Webhook>;
+export const WebhookSelection = webhookRecord.selection;
+
+export const WebhookCreate = z
+  .object({ url: WebhookUrl, events: EventPatterns, description: Description.optional(), teamIds: TeamIds.optional() })
+  .strict()
+  .openapi("WebhookCreate");
+export const WebhookUpdate = z.object(webhookRecord.inputShape()).partial().strict().openapi("WebhookUpdate");
+export type WebhookCreateInput = { url: string; events: string[]; description?: string; teamIds?: string[] | null };
+export type WebhookUpdateInput = Partial<WebhookCreateInput & { enabled: boolean }>;
+
+/** A webhook with its signing secret: the create and rotate-secret answers only. */
+export const WebhookWithSecret = Webhook.extend({
+  secret: z
+    .string()
+    .openapi({ description: "`whsec_…`: verify signatures with it (Standard Webhooks); shown only now", example: "whsec_…" }),
+}).openapi("WebhookWithSecret");
+
+const DeliveryStatus = z.enum(["pending", "succeeded", "failed"]).openapi("WebhookDeliveryStatus");
+
+export const deliveryRecord = defineRecord({
+  name: "WebhookDelivery",
+  resource: "webhook-deliveries",
+  id: webhookDeliveries.id,
+  workspace: webhookDeliveries.workspaceId,
+  from: sql`${webhookDeliveries}`,
+  fields: {
+    id: f.id(webhookDeliveries.id),
+    eventId: f.text(webhookDeliveries.eventId, { doc: { description: "The event (the `webhook-id` header); a ping's is its own" } }),
+    status: f.enum(webhookDeliveries.status, DeliveryStatus),
+    attempts: f.integer(webhookDeliveries.attempts),
+    responseStatus: f.integer(webhookDeliveries.responseStatus, { nullable: true }),
+    durationMs: f.integer(webhookDeliveries.durationMs, { nullable: true }),
+    nextAttemptAt: f.datetime(webhookDeliveries.nextAttemptAt, {
+      nullable: true,
+      doc: { description: "While pending: when it is (re)sent at the latest; null once succeeded or failed" },
+    }),
+    createdAt: f.datetime(webhookDeliveries.createdAt),
+  },
+});
+export const WebhookDelivery = deliveryRecord.schema;
+export type WebhookDeliveryDto = z.infer<typeof WebhookDelivery>;

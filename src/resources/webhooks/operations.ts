@@ -1,0 +1,216 @@
+// The webhook operations, one function each (docs/webhooks.md). Only workspace ADMINs and OWNERs see or change webhooks
+// (403); another workspace's webhook or delivery is 404. Each write is one statement that authorizes itself
+// (guardedWrite): the role, the teams the body names (404), then the URL's safety (422), in the order of checks.
+import { and, eq, gt, type SQL, sql } from "drizzle-orm";
+import { teams, webhookDeliveries, webhooks, workspaceMembers } from "../../../drizzle/schema";
+import { workspaceRoleGuard } from "../../auth/access";
+import type { Caller } from "../../auth/caller";
+import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
+import { listRecords } from "../../auth/reads";
+import { requireWorkspaceRole } from "../../auth/roles";
+import { conflict, invalid, notFound } from "../../core/errors";
+import type { Env } from "../../env";
+import { listBody } from "../../http/list";
+import { newId } from "../../ids";
+import {
+  deliveryRecord,
+  type WebhookCreateInput,
+  type WebhookDeliveryDto,
+  type WebhookDto,
+  type WebhookUpdateInput,
+  webhookRecord,
+} from "../../records/webhooks";
+import { newWebhookSecret, sealSecret } from "../../webhooks/signing";
+import { devWebhooks, urlProblem } from "../../webhooks/url-safety";
+
+const WHAT = "manage webhooks";
+/** How long a rotated-out secret keeps signing. */
+const PREVIOUS_SECRET_HOURS = 24;
+/** Deliveries are kept (and listed) this long. */
+const DELIVERY_DAYS = 30;
+
+/** A text[] value from a list (null stays null), passed as one JSON parameter. */
+const textArray = (values: string[] | null): SQL =>
+  values === null ? sql`null::text[]` : sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+
+const adminGuard = (caller: Caller): Guard => workspaceRoleGuard(caller.actor, "ADMIN", WHAT);
+
+/** Every one of `teamIds` a team of the workspace (404 otherwise), as a guard. */
+function teamsGuard(caller: Caller, teamIds: string[] | null | undefined): Guard[] {
+  const ids = [...new Set(teamIds ?? [])];
+  if (ids.length === 0) return [];
+  const list = sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  return [
+    {
+      holds: sql`(select count(*) from ${teams} where ${teams.workspaceId} = ${caller.actor.workspace} and ${teams.id} in (${list})) = ${ids.length}`,
+      refusal: () => notFound("Team"),
+    },
+  ];
+}
+
+/** The URL's safety as the last guard (so 401, 403 and 404 come first), when the body names one. */
+function urlGuard(env: Pick<Env, "DEV_WEBHOOKS">, url: string | undefined): Guard[] {
+  const problem = url === undefined ? null : urlProblem(url, devWebhooks(env));
+  return problem ? [{ holds: sql`false`, refusal: () => invalid("url", problem) }] : [];
+}
+
+/** The caller's own membership: what a create acts in (its workspace). */
+const workspaceTarget = (caller: Caller, guards: Guard[]): Target => ({
+  from: sql`${workspaceMembers}`,
+  where: and(eq(workspaceMembers.workspaceId, caller.actor.workspace), eq(workspaceMembers.userId, caller.actor.user))!,
+  columns: { id: workspaceMembers.workspaceId },
+  guards,
+  name: "Workspace",
+});
+
+/** The webhook `id` of the caller's workspace, with the operation's guards. */
+const webhookTarget = (caller: Caller, id: string, guards: Guard[]): Target => ({
+  from: sql`${webhooks}`,
+  where: and(eq(webhooks.workspaceId, caller.actor.workspace), eq(webhooks.id, id))!,
+  columns: { id: webhooks.id },
+  guards: [adminGuard(caller), ...guards],
+  name: "Webhook",
+  table: webhooks,
+});
+
+const enabledGuard: Guard = { holds: sql`${webhooks.enabled}`, refusal: () => conflict("The webhook is disabled; enable it first") };
+
+/** The Webhook answer of `id`, read in the statement that wrote it (its CTE `webhooks` shadows the table). */
+const written = (id: SQL) =>
+  sql<WebhookDto | null>`(select ${webhookRecord.json()} from ${webhookRecord.from} where ${webhooks.id} = ${id})`;
+/** The Delivery answer of `id`, read in the statement that wrote it. */
+const writtenDelivery = (id: string) =>
+  sql<WebhookDeliveryDto | null>`(select ${deliveryRecord.json()} from ${deliveryRecord.from} where ${webhookDeliveries.id} = ${id})`;
+
+/** POST /webhooks: the new webhook with its signing secret (shown only in this answer and rotate-secret's). */
+export async function createWebhook(caller: Caller, env: Env, input: WebhookCreateInput): Promise<WebhookDto & { secret: string }> {
+  const id = newId("whk");
+  const secret = newWebhookSecret();
+  const sealed = await sealSecret(env.CURSOR_SECRET, id, secret);
+  const teamIds = input.teamIds ? [...new Set(input.teamIds)] : null;
+  const guards = [adminGuard(caller), ...teamsGuard(caller, teamIds), ...urlGuard(env, input.url)];
+  const webhook = await guardedWrite(caller, workspaceTarget(caller, guards), (allowed) => ({
+    ctes: [
+      sql`webhooks as (insert into ${webhooks} (id, workspace_id, url, events, description, team_ids, sealed_secret, creator_id)
+        select ${id}, ${allowed}, ${input.url}, ${textArray(input.events)}, ${input.description ?? ""}, ${textArray(teamIds)},
+          ${sealed}, ${caller.actor.user}
+        where ${allowed} is not null returning *)`,
+    ],
+    result: written(sql`${id}`),
+  }));
+  return { ...webhook, secret };
+}
+
+/** PATCH /webhooks/{id}: url, events, description, teams, enabled; enabling again clears the failure state. */
+export function updateWebhook(caller: Caller, env: Env, id: string, input: WebhookUpdateInput): Promise<WebhookDto> {
+  const values: Record<string, unknown> = {};
+  for (const key of ["url", "description", "enabled"] as const) if (input[key] !== undefined) values[key] = input[key];
+  if (input.events !== undefined) values.events = input.events;
+  if (input.teamIds !== undefined) values.teamIds = input.teamIds ? [...new Set(input.teamIds)] : null;
+  if (input.enabled !== undefined) Object.assign(values, { disabledReason: null });
+  if (input.enabled === true) Object.assign(values, { failingSince: null });
+  const guards = [...teamsGuard(caller, input.teamIds), ...urlGuard(env, input.url)];
+  return guardedWrite(caller, webhookTarget(caller, id, guards), (allowed) => ({
+    ctes: [updatedRow(caller, "webhooks", webhooks, values, allowed)],
+    result: written(sql`(select id from webhooks)`),
+  }));
+}
+
+/** DELETE /webhooks/{id}: its deliveries go with it. */
+export async function deleteWebhook(caller: Caller, id: string): Promise<void> {
+  await guardedDelete(caller, webhookTarget(caller, id, []), webhooks);
+}
+
+/** GET /webhooks/{id}: one statement, with the rule. */
+export function getWebhook(caller: Caller, id: string): Promise<WebhookDto> {
+  const target = webhookTarget(caller, id, []);
+  return caller.read(async () => {
+    const row = await readTarget<{ webhook: WebhookDto }>(caller.db, caller, {
+      ...target,
+      columns: { ...target.columns, webhook: webhookRecord.json() },
+    });
+    return row.webhook;
+  });
+}
+
+/** GET /webhooks: the rule decides before the list's parameters are read (403 whatever a MEMBER asks for). */
+export async function listWebhooks(caller: Caller, query: URLSearchParams) {
+  requireWorkspaceRole(await caller.principal(), "ADMIN", WHAT);
+  const params = await caller.listParams(webhookRecord.list, query);
+  return listBody("webhooks", params, await listRecords(caller, webhookRecord, params));
+}
+
+/** POST /webhooks/{id}/rotate-secret: a new secret; the one it replaces keeps signing for 24 hours. */
+export async function rotateWebhookSecret(caller: Caller, env: Env, id: string): Promise<WebhookDto & { secret: string }> {
+  const secret = newWebhookSecret();
+  const sealed = await sealSecret(env.CURSOR_SECRET, id, secret);
+  const webhook = await guardedWrite(caller, webhookTarget(caller, id, []), (allowed) => ({
+    ctes: [
+      sql`webhooks as (update ${webhooks} set sealed_previous_secret = sealed_secret, sealed_secret = ${sealed},
+        previous_secret_expires_at = now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS}), updated_at = now()
+        where ${webhooks.id} = ${allowed} returning *)`,
+    ],
+    result: written(sql`(select id from webhooks)`),
+  }));
+  return { ...webhook, secret };
+}
+
+/** POST /webhooks/{id}/ping: a delivery of a synthetic `webhook.ping` event (its body stored with it); 409 when disabled. */
+export function pingWebhook(caller: Caller, id: string): Promise<WebhookDeliveryDto> {
+  const deliveryId = newId("dlv");
+  const eventId = newId("evt");
+  return guardedWrite(caller, webhookTarget(caller, id, [enabledGuard]), (allowed) => ({
+    ctes: [
+      sql`webhook_deliveries as (insert into ${webhookDeliveries} (id, workspace_id, webhook_id, event_id, payload, next_attempt_at)
+        select ${deliveryId}, ${webhooks.workspaceId}, ${webhooks.id}, ${eventId},
+          json_build_object('id', ${eventId}::text, 'type', 'webhook.ping', 'resourceType', 'webhook', 'resourceId', ${webhooks.id},
+            'data', json_build_object('url', ${webhooks.url}, 'events', ${webhooks.events}),
+            'createdAt', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), now()
+        from ${webhooks} where ${webhooks.id} = ${allowed} returning *)`,
+    ],
+    result: writtenDelivery(deliveryId),
+  }));
+}
+
+/** POST /webhooks/{id}/deliveries/{deliveryId}/redeliver: a new delivery of the same event and body; 409 when disabled. */
+export function redeliver(caller: Caller, id: string, deliveryId: string): Promise<WebhookDeliveryDto> {
+  const copyId = newId("dlv");
+  const target: Target = {
+    ...webhookTarget(caller, id, [enabledGuard]),
+    from: sql`${webhooks} join ${webhookDeliveries} on ${webhookDeliveries.webhookId} = ${webhooks.id} and ${webhookDeliveries.id} = ${deliveryId}`,
+    name: "Delivery",
+  };
+  return guardedWrite(caller, target, (allowed) => ({
+    ctes: [
+      sql`webhook_deliveries as (insert into ${webhookDeliveries} (id, workspace_id, webhook_id, event_id, payload, next_attempt_at)
+        select ${copyId}, workspace_id, webhook_id, event_id, payload, now() from ${webhookDeliveries}
+        where ${webhookDeliveries.id} = ${deliveryId} and ${webhookDeliveries.webhookId} = ${allowed} returning *)`,
+    ],
+    result: writtenDelivery(copyId),
+  }));
+}
+
+/** GET /webhooks/{id}/deliveries: newest first by default, the last 30 days; 404 for another workspace's webhook. */
+export async function listDeliveries(caller: Caller, id: string, query: URLSearchParams) {
+  const principal = await caller.principal();
+  requireWorkspaceRole(principal, "ADMIN", WHAT);
+  if (![...query.keys()].some((key) => key.startsWith("sort"))) query.set("sort[createdAt]", "desc");
+  const params = await caller.listParams(deliveryRecord.list, query);
+  const scope = and(
+    eq(webhookDeliveries.workspaceId, principal.workspace.id),
+    eq(webhookDeliveries.webhookId, id),
+    gt(webhookDeliveries.createdAt, sql`now() - make_interval(days => ${DELIVERY_DAYS})`),
+  );
+  const rows = await listRecords(caller, deliveryRecord, params, () => scope!);
+  if (rows.length === 0) {
+    const [found] = await caller.db
+      .select({ id: webhooks.id })
+      .from(webhooks)
+      .where(and(eq(webhooks.workspaceId, principal.workspace.id), eq(webhooks.id, id)));
+    if (!found) throw notFound("Webhook");
+  }
+  return listBody("deliveries", params, rows);
+}

@@ -1,0 +1,194 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { protectedRoute } from "../../auth/route-base";
+import { parseFields, projectFields } from "../../http/list";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { newRouter } from "../../http/router";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import {
+  deliveryRecord,
+  Webhook,
+  WebhookCreate,
+  type WebhookCreateInput,
+  WebhookDelivery,
+  WebhookSelection,
+  WebhookUpdate,
+  type WebhookUpdateInput,
+  WebhookWithSecret,
+  webhookRecord,
+} from "../../records/webhooks";
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  pingWebhook,
+  redeliver,
+  rotateWebhookSecret,
+  updateWebhook,
+} from "./operations";
+
+const base = protectedRoute("Webhooks");
+const ADMIN = "Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404.";
+const URL_RULE =
+  "`url` must be `https` and name a public host: private, loopback, link-local, unique-local, CGNAT and metadata addresses and " +
+  "`localhost`-like names are 422 at `url` (where the development switch DEV_WEBHOOKS is on, `http://127.0.0.1…` and " +
+  "`http://localhost…` too). Each delivery checks again what the host resolves to.";
+const withSecret = z.object({ webhook: WebhookWithSecret });
+const oneDelivery = z.object({ delivery: WebhookDelivery });
+const DeliveryParams = IdParam.extend({
+  deliveryId: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "deliveryId", in: "path" }, description: "A delivery of this webhook (`dlv_…`)" }),
+});
+
+const create = createRoute({
+  ...base,
+  method: "post",
+  operationId: "createWebhook",
+  path: "/webhooks",
+  summary: "Create a webhook: where the workspace's events are POSTed, signed (Standard Webhooks)",
+  description:
+    `${ADMIN} \`events\`: event types (\`task.created\`, \`member.joined\`), a resource's every type (\`task.*\`) or \`*\`; ` +
+    "an unknown one is 422. `teamIds` (teams of this workspace, else 404) limits it to those teams' events. " +
+    `${URL_RULE} The answer carries the signing secret (\`whsec_…\`), shown only here and by rotate-secret.`,
+  request: jsonBody(WebhookCreate),
+  responses: {
+    201: createdResponse(withSecret, "Created"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+const list = createRoute({
+  ...base,
+  method: "get",
+  operationId: "listWebhooks",
+  path: "/webhooks",
+  summary: "List the workspace's webhooks",
+  description: listDescription(webhookRecord.list, "Needs workspace ADMIN or OWNER. Secrets are never listed."),
+  request: { query: listQueryFor(webhookRecord.list) },
+  responses: {
+    200: jsonResponse(paginated("webhooks", WebhookSelection), "Webhooks"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN"], { validation: true }),
+  },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  operationId: "getWebhook",
+  path: "/webhooks/{id}",
+  summary: "Get a webhook",
+  description: `${ADMIN} \`fields\` narrows the answer.`,
+  request: { params: IdParam, query: fieldsQueryFor(webhookRecord.shape) },
+  responses: {
+    200: jsonResponse(z.object({ webhook: WebhookSelection }), "The webhook"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+const update = createRoute({
+  ...base,
+  method: "patch",
+  operationId: "updateWebhook",
+  path: "/webhooks/{id}",
+  summary: "Change a webhook (url, events, description, teams, enabled)",
+  description: `${ADMIN} Partial. \`enabled: false\` pauses deliveries; \`enabled: true\` resumes them and clears the failure state. ${URL_RULE}`,
+  request: { params: IdParam, ...jsonBody(WebhookUpdate) },
+  responses: {
+    200: jsonResponse(z.object({ webhook: Webhook }), "Updated"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  operationId: "deleteWebhook",
+  path: "/webhooks/{id}",
+  summary: "Delete a webhook and its deliveries",
+  description: ADMIN,
+  request: { params: IdParam },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]) },
+});
+const rotate = createRoute({
+  ...base,
+  method: "post",
+  operationId: "rotateWebhookSecret",
+  path: "/webhooks/{id}/rotate-secret",
+  summary: "Replace the signing secret; the old one keeps signing for 24 hours",
+  description: `${ADMIN} The answer carries the new secret (shown only here). For 24 hours each delivery carries two signatures, one per secret.`,
+  request: { params: IdParam },
+  responses: {
+    200: jsonResponse(withSecret, "The webhook with its new secret"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]),
+  },
+});
+const ping = createRoute({
+  ...base,
+  method: "post",
+  operationId: "pingWebhook",
+  path: "/webhooks/{id}/ping",
+  summary: "Send a `webhook.ping` event to the webhook",
+  description: `${ADMIN} A delivery of a synthetic \`webhook.ping\` event, sent like any other; a disabled webhook is 409.`,
+  request: { params: IdParam },
+  responses: {
+    202: jsonResponse(oneDelivery, "The delivery, pending"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]),
+  },
+});
+const deliveries = createRoute({
+  ...base,
+  method: "get",
+  operationId: "listWebhookDeliveries",
+  path: "/webhooks/{id}/deliveries",
+  summary: "The webhook's deliveries of the last 30 days, newest first",
+  description: listDescription(
+    deliveryRecord.list,
+    `${ADMIN} Newest first unless \`sort\` says otherwise. \`attempts\` counts the POSTs made; \`responseStatus\` and \`durationMs\` are the last one's.`,
+  ),
+  request: { params: IdParam, query: listQueryFor(deliveryRecord.list) },
+  responses: {
+    200: jsonResponse(paginated("deliveries", deliveryRecord.selection), "Deliveries"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+const redeliverRoute = createRoute({
+  ...base,
+  method: "post",
+  operationId: "redeliverWebhookDelivery",
+  path: "/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+  summary: "Send a delivery's event again, as a new delivery",
+  description: `${ADMIN} The same event and body (the same \`webhook-id\`), as a new delivery; a disabled webhook is 409.`,
+  request: { params: DeliveryParams },
+  responses: {
+    202: jsonResponse(oneDelivery, "The new delivery, pending"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]),
+  },
+});
+
+export const webhookRoutes = newRouter()
+  .openapi(create, async (c) => {
+    const webhook = await createWebhook(c.get("caller"), c.env, c.req.valid("json") as WebhookCreateInput);
+    return created(c, "webhook", `/webhooks/${webhook.id}`, webhook);
+  })
+  .openapi(list, async (c) => c.json(await listWebhooks(c.get("caller"), new URL(c.req.url).searchParams), 200))
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, webhookRecord.shape);
+    return c.json({ webhook: projectFields(await getWebhook(c.get("caller"), c.req.valid("param").id), fields) }, 200);
+  })
+  .openapi(update, async (c) => {
+    const webhook = await updateWebhook(c.get("caller"), c.env, c.req.valid("param").id, c.req.valid("json") as WebhookUpdateInput);
+    return c.json({ webhook }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteWebhook(c.get("caller"), c.req.valid("param").id);
+    return c.body(null, 204);
+  })
+  .openapi(rotate, async (c) => c.json({ webhook: await rotateWebhookSecret(c.get("caller"), c.env, c.req.valid("param").id) }, 200))
+  .openapi(ping, async (c) => c.json({ delivery: await pingWebhook(c.get("caller"), c.req.valid("param").id) }, 202))
+  .openapi(deliveries, async (c) => {
+    const query = new URL(c.req.url).searchParams;
+    return c.json(await listDeliveries(c.get("caller"), c.req.valid("param").id, query), 200);
+  })
+  .openapi(redeliverRoute, async (c) => {
+    const { id, deliveryId } = c.req.valid("param");
+    return c.json({ delivery: await redeliver(c.get("caller"), id, deliveryId) }, 202);
+  });

@@ -1576,10 +1576,10 @@ export interface components {
         | "team_member"
         | "field"
         | "member"
-        | "agent"
         | "workspace"
         | "invite"
         | "api_key"
+        | "agent"
         | "webhook";
       /** @example task.updated */
       type: string;

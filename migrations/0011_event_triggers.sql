@@ -164,6 +164,14 @@ BEGIN
   RETURN NULL;
 END $$;--> statement-breakpoint
 
+-- The same for one row, for a row trigger (one whose WHEN leaves out bookkeeping updates).
+CREATE OR REPLACE FUNCTION pm_record_row_event() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pm_emit(TG_ARGV[0], 'updated', jsonb_build_array(jsonb_build_object('id', NEW.id, 'ws', NEW.workspace_id,
+    'before', pm_image(OLD), 'after', pm_image(NEW))));
+  RETURN NULL;
+END $$;--> statement-breakpoint
+
 -- A task's or project's stored row now (null when it is gone).
 CREATE OR REPLACE FUNCTION pm_record_image(kind text, record_id text) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT CASE kind
@@ -234,42 +242,40 @@ BEGIN
   RETURN NULL;
 END $$;--> statement-breakpoint
 
-CREATE TRIGGER tasks_inserted AFTER INSERT ON tasks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('task');--> statement-breakpoint
-CREATE TRIGGER tasks_updated AFTER UPDATE ON tasks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('task');--> statement-breakpoint
-CREATE TRIGGER tasks_deleted AFTER DELETE ON tasks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('task');--> statement-breakpoint
-CREATE TRIGGER projects_inserted AFTER INSERT ON projects REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('project');--> statement-breakpoint
-CREATE TRIGGER projects_updated AFTER UPDATE ON projects REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('project');--> statement-breakpoint
-CREATE TRIGGER projects_deleted AFTER DELETE ON projects REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('project');--> statement-breakpoint
-CREATE TRIGGER milestones_inserted AFTER INSERT ON milestones REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('milestone');--> statement-breakpoint
-CREATE TRIGGER milestones_updated AFTER UPDATE ON milestones REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('milestone');--> statement-breakpoint
-CREATE TRIGGER milestones_deleted AFTER DELETE ON milestones REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('milestone');--> statement-breakpoint
-CREATE TRIGGER comments_inserted AFTER INSERT ON comments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('comment');--> statement-breakpoint
-CREATE TRIGGER comments_updated AFTER UPDATE ON comments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('comment');--> statement-breakpoint
-CREATE TRIGGER comments_deleted AFTER DELETE ON comments REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('comment');--> statement-breakpoint
-CREATE TRIGGER labels_inserted AFTER INSERT ON labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('label');--> statement-breakpoint
-CREATE TRIGGER labels_updated AFTER UPDATE ON labels REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('label');--> statement-breakpoint
-CREATE TRIGGER labels_deleted AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('label');--> statement-breakpoint
-CREATE TRIGGER teams_inserted AFTER INSERT ON teams REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
-CREATE TRIGGER teams_updated AFTER UPDATE ON teams REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
-CREATE TRIGGER teams_deleted AFTER DELETE ON teams REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team');--> statement-breakpoint
-CREATE TRIGGER team_members_inserted AFTER INSERT ON team_members REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team_member');--> statement-breakpoint
-CREATE TRIGGER team_members_updated AFTER UPDATE ON team_members REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team_member');--> statement-breakpoint
-CREATE TRIGGER team_members_deleted AFTER DELETE ON team_members REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('team_member');--> statement-breakpoint
-CREATE TRIGGER field_definitions_inserted AFTER INSERT ON field_definitions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('field');--> statement-breakpoint
-CREATE TRIGGER field_definitions_updated AFTER UPDATE ON field_definitions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('field');--> statement-breakpoint
-CREATE TRIGGER field_definitions_deleted AFTER DELETE ON field_definitions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('field');--> statement-breakpoint
-CREATE TRIGGER workspaces_inserted AFTER INSERT ON workspaces REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('workspace');--> statement-breakpoint
-CREATE TRIGGER workspaces_updated AFTER UPDATE ON workspaces REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('workspace');--> statement-breakpoint
-CREATE TRIGGER workspaces_deleted AFTER DELETE ON workspaces REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('workspace');--> statement-breakpoint
-CREATE TRIGGER invites_inserted AFTER INSERT ON invites REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('invite');--> statement-breakpoint
-CREATE TRIGGER invites_updated AFTER UPDATE ON invites REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('invite');--> statement-breakpoint
-CREATE TRIGGER invites_deleted AFTER DELETE ON invites REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('invite');--> statement-breakpoint
-CREATE TRIGGER api_keys_inserted AFTER INSERT ON api_keys REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('api_key');--> statement-breakpoint
-CREATE TRIGGER api_keys_updated AFTER UPDATE ON api_keys REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('api_key');--> statement-breakpoint
-CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('api_key');--> statement-breakpoint
-CREATE TRIGGER webhooks_inserted AFTER INSERT ON webhooks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('webhook');--> statement-breakpoint
-CREATE TRIGGER webhooks_updated AFTER UPDATE ON webhooks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('webhook');--> statement-breakpoint
-CREATE TRIGGER webhooks_deleted AFTER DELETE ON webhooks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('webhook');--> statement-breakpoint
+-- Each tracked table: its inserts, updates and deletes, once per statement (teams' updates: the row trigger below).
+DO $$
+DECLARE
+  tracked record;
+BEGIN
+  FOR tracked IN SELECT * FROM (VALUES
+    ('tasks', 'task'),
+    ('projects', 'project'),
+    ('milestones', 'milestone'),
+    ('comments', 'comment'),
+    ('labels', 'label'),
+    ('teams', 'team'),
+    ('team_members', 'team_member'),
+    ('field_definitions', 'field'),
+    ('workspaces', 'workspace'),
+    ('invites', 'invite'),
+    ('api_keys', 'api_key'),
+    ('webhooks', 'webhook')) AS t(tbl, kind)
+  LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events(%L)',
+      tracked.tbl || '_inserted', tracked.tbl, tracked.kind);
+    IF tracked.tbl <> 'teams' THEN
+      EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events(%L)',
+        tracked.tbl || '_updated', tracked.tbl, tracked.kind);
+    END IF;
+    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events(%L)',
+      tracked.tbl || '_deleted', tracked.tbl, tracked.kind);
+  END LOOP;
+END $$;--> statement-breakpoint
+-- A task or project created bumps its team's reference counter: that update is no change of the team, and its WHEN
+-- keeps the trigger from running at all (a statement trigger cannot have one), inside the lock creates queue on.
+CREATE TRIGGER teams_updated AFTER UPDATE ON teams FOR EACH ROW
+  WHEN ((to_jsonb(OLD) - ARRAY['task_counter', 'project_counter', 'updated_at']) IS DISTINCT FROM (to_jsonb(NEW) - ARRAY['task_counter', 'project_counter', 'updated_at']))
+  EXECUTE FUNCTION pm_record_row_event('team');--> statement-breakpoint
 CREATE TRIGGER task_labels_inserted AFTER INSERT ON task_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_label_link_events('task');--> statement-breakpoint
 CREATE TRIGGER task_labels_deleted AFTER DELETE ON task_labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_label_link_events('task');--> statement-breakpoint
 CREATE TRIGGER project_labels_inserted AFTER INSERT ON project_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_label_link_events('project');--> statement-breakpoint

@@ -8,16 +8,8 @@ import { AppError, badRequest, notFound, ValidationError } from "../core/errors"
 import { decodeCursor, encodeCursor, parseLimit } from "../http/list";
 import type { RecordType } from "../http/record";
 import { typeIdTime } from "../ids";
-import {
-  EVENT_RETENTION_DAYS,
-  EVENT_TYPES,
-  type EventDto,
-  type EventRow,
-  eventColumns,
-  eventsFrom,
-  PRIVILEGED_TYPES,
-  renderEvent,
-} from "../records/events";
+import { isEventPattern, PRIVILEGED_TYPES } from "../records/event-types";
+import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../records/events";
 import { qualified } from "./access";
 import { type Caller, unauthorized } from "./caller";
 import type { Actor } from "./principal";
@@ -49,9 +41,7 @@ const stable = sql`${events.position} < pm_stable_position()`;
 function typesFilter(raw: string | null): SQL | undefined {
   if (raw === null || raw.trim() === "") return undefined;
   const patterns = raw.split(",").map((t) => t.trim());
-  const unknown = patterns.filter(
-    (p) => p !== "*" && !EVENT_TYPES.includes(p) && !EVENT_TYPES.some((t) => p.endsWith(".*") && t.startsWith(p.slice(0, -1))),
-  );
+  const unknown = patterns.filter((p) => !isEventPattern(p));
   if (unknown.length) throw new ValidationError({ types: [`Unknown event type(s): ${unknown.join(", ")}; e.g. task.updated or task.*`] });
   return sql`pm_event_matches(${sql.param(patterns)}::text[], ${events.type})`;
 }

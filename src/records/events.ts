@@ -13,6 +13,7 @@ import { orNull } from "../http/schemas";
 import { typeIdAt } from "../ids";
 import { apiKeyRecord } from "./api-keys";
 import { commentRecord } from "./comments";
+import { RESOURCE_TYPES, type ResourceType } from "./event-types";
 import { fieldRecord } from "./fields";
 import { inviteRecord } from "./invites";
 import { labelRecord } from "./labels";
@@ -22,6 +23,7 @@ import { taskRecord } from "./tasks";
 import { teamMemberRecord } from "./team-members";
 import { teamRecord } from "./teams";
 import { UserSummarySchema, workspaceUserRecord } from "./users";
+import { webhookRecord } from "./webhooks";
 import { workspaceRecord } from "./workspaces";
 
 /** Resource types of events, each with the record its `data` is rendered by and the tables of its stored image. */
@@ -39,21 +41,8 @@ const RENDERED = {
   workspace: { fields: workspaceRecord.fields, tables: ["workspaces"] },
   invite: { fields: inviteRecord.fields, tables: ["invites"] },
   api_key: { fields: apiKeyRecord.fields, tables: ["api_keys"] },
-  webhook: null,
-} satisfies Record<string, { fields: Record<string, Field>; tables: string[] } | null>;
-
-export type ResourceType = keyof typeof RENDERED;
-export const RESOURCE_TYPES = Object.keys(RENDERED) as ResourceType[];
-/** Event types: `<resourceType>.created|updated|deleted`, and a member's `joined`/`removed`. */
-export const EVENT_TYPES = [
-  ...RESOURCE_TYPES.flatMap((type) =>
-    type === "member"
-      ? ["member.joined", "member.updated", "member.removed"]
-      : ["created", "updated", "deleted"].map((a) => `${type}.${a}`),
-  ),
-];
-/** Resource types whose events only workspace ADMIN/OWNER see (and an API key's owner, its own key's). */
-export const PRIVILEGED_TYPES: ResourceType[] = ["invite", "api_key", "webhook"];
+  webhook: { fields: webhookRecord.fields, tables: ["webhooks"] },
+} satisfies Record<ResourceType, { fields: Record<string, Field>; tables: string[] }>;
 
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
 export const EventActor = UserSummarySchema.extend({
@@ -65,7 +54,7 @@ export const Event = z
   .object({
     id: z.string().openapi({ example: "evt_01jz8x4q0be0sv3c5kq9v1y2ab" }),
     type: z.string().openapi({ example: "task.updated" }),
-    resourceType: z.enum(RESOURCE_TYPES as [ResourceType, ...ResourceType[]]),
+    resourceType: z.enum(RESOURCE_TYPES),
     resourceId: z.string(),
     reference: z.string().nullable().openapi({ description: "`ENG-12` / `ENG-P3` for tasks and projects; null otherwise" }),
     actor: orNull(EventActor).openapi({ description: "Who made the change and how; null when no user did (a sign-up's first rows)" }),
@@ -114,22 +103,14 @@ export const eventColumns = sql`${events.id} as id, ${events.type} as type, ${ev
 /** What the columns are read from. */
 export const eventsFrom = sql`${events} left join ${users} as u on u.id = ${events.actorId}`;
 
-const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-
-function formatted(field: Field | undefined, value: unknown): unknown {
+function formatted(field: Field, value: unknown): unknown {
   if (value === null || value === undefined) return null;
-  return field?.kind === "datetime" || (!field && typeof value === "string" && /^\d{4}-\d\d-\d\dT/.test(value))
-    ? iso(new Date(value as string))
-    : value;
+  return field.kind === "datetime" ? iso(new Date(value as string)) : value;
 }
 
 /** A stored row as the record's answer names its fields: every field that is a column of the image's tables. */
 function imageData(type: ResourceType, image: Record<string, unknown>, row: EventRow): Record<string, unknown> {
   const rendered = RENDERED[type];
-  if (!rendered) {
-    const { workspace_id: _, ...own } = image;
-    return Object.fromEntries(Object.entries(own).map(([key, value]) => [camel(key), formatted(undefined, value)]));
-  }
   const data: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(rendered.fields as Record<string, Field>)) {
     if (name === "reference" && row.reference) data.reference = row.reference;

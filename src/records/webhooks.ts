@@ -6,20 +6,7 @@ import { sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
 import { BodyId } from "../http/schemas";
-import { EVENT_TYPES, RESOURCE_TYPES } from "./events";
-
-const ACTIONS = ["created", "updated", "deleted"];
-
-/**
- * Whether `pattern` names events: a type (`task.created`, `member.joined`; `<resourceType>.created|updated|deleted` of
- * every resource type), every type of a resource (`task.*`) or `*`.
- */
-export function isEventPattern(pattern: string): boolean {
-  if (pattern === "*" || EVENT_TYPES.includes(pattern)) return true;
-  const dot = pattern.lastIndexOf(".");
-  const [resource, action] = [pattern.slice(0, dot), pattern.slice(dot + 1)];
-  return (RESOURCE_TYPES as string[]).includes(resource) && (action === "*" || ACTIONS.includes(action));
-}
+import { isEventPattern, RESOURCE_TYPES } from "./event-types";
 
 const MAX_PATTERN = 100;
 // The length is checked in the refinement too, so a pattern over it is refused for its length only.

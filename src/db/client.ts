@@ -158,6 +158,16 @@ export class RequestDb {
   }
 }
 
+/** Work outside any request (a Cron Trigger's), on a connection of its own that is closed afterwards. */
+export async function withOwnDb<T>(env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">, work: (db: Db) => Promise<T>): Promise<T> {
+  const rdb = new RequestDb(env);
+  try {
+    return await work(rdb.db);
+  } finally {
+    await rdb.close();
+  }
+}
+
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** Anything that runs queries: the request's database or an open transaction. */
 export type Executor = Db | Tx;

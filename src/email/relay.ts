@@ -2,7 +2,7 @@ import { inArray, sql } from "drizzle-orm";
 import { emailOutbox } from "../../drizzle/schema";
 import type { EmailMessage } from "../core/email-messages";
 import { errorSummary } from "../core/error-chain";
-import { type Executor, RequestDb } from "../db/client";
+import { type Executor, withOwnDb } from "../db/client";
 import type { Env } from "../env";
 import { openMessage } from "./sealed-message";
 
@@ -56,10 +56,7 @@ export async function relayEmails(db: Executor, env: RelayEnv, rows: { ids: stri
 
 /** The Cron Trigger's work: every mail due for a resend, in batches, on a connection of its own. */
 export async function relayDueEmails(env: RelayEnv & Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">): Promise<void> {
-  const rdb = new RequestDb(env);
-  try {
-    while ((await relayEmails(rdb.db, env, "due")) === BATCH);
-  } finally {
-    await rdb.close();
-  }
+  await withOwnDb(env, async (db) => {
+    while ((await relayEmails(db, env, "due")) === BATCH);
+  });
 }

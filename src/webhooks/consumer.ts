@@ -10,6 +10,7 @@ import type { WebhookMessage } from "../core/webhook-messages";
 import { RequestDb } from "../db/client";
 import { EmailOutbox } from "../email/outbox";
 import type { Env } from "../env";
+import { Event } from "../records/events";
 import { retryAfterSeconds, retryDelaySeconds } from "./backoff";
 import { RELAY_LEASE_SECONDS } from "./relay";
 import { openSecret, signatureHeader } from "./signing";
@@ -53,19 +54,7 @@ interface Outcome {
 }
 
 /** An event's keys in the order GET /events answers them (the stored body is jsonb, which keeps no order). */
-const EVENT_KEYS = [
-  "id",
-  "type",
-  "resourceType",
-  "resourceId",
-  "reference",
-  "actor",
-  "changes",
-  "data",
-  "requestId",
-  "position",
-  "createdAt",
-];
+const EVENT_KEYS = Object.keys(Event.shape);
 
 /** The body as sent: compact JSON, the event's keys in the API's order, the same bytes on every attempt. */
 export function bodyText(stored: string): string {

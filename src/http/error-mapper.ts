@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { causes, errorSummary, isQueryWrapper } from "../core/error-chain";
 import { AppError, type ErrorCode, ValidationError } from "../core/errors";
+import { publicBaseUrl } from "./urls";
 
 const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
   error: details ? { code, message, details } : { code, message },
@@ -52,8 +53,34 @@ function httpExceptionResponse(err: HTTPException, c: Context): Response {
   }
 }
 
-/** The one error mapper (ARCHITECTURE: AppError, validation, unique violation, connection failure, anything else). */
+/** Where the OAuth 2.0 Protected Resource Metadata (RFC 9728) is served: the 401 challenge names it. */
+export const PROTECTED_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+
+/**
+ * The `WWW-Authenticate` challenge of a 401, and of a 403 for a missing scope (RFC 6750 §3, RFC 9728 §5.1): the scheme,
+ * what went wrong (no error code when no credential was sent at all), and where the resource's metadata is, which an
+ * MCP client reads to start a login. Null for any other answer.
+ */
+function challenge(err: unknown, status: number, c: Context): string | null {
+  const requiredScope = err instanceof AppError ? err.details?.requiredScope : undefined;
+  if (status !== 401 && !(status === 403 && typeof requiredScope === "string")) return null;
+  const params = ['realm="pm"'];
+  if (status === 403) params.push('error="insufficient_scope"', `scope="${requiredScope}"`);
+  else if (c.req.header("authorization") !== undefined || c.req.header("svc-api-key") !== undefined) params.push('error="invalid_token"');
+  params.push(`resource_metadata="${publicBaseUrl(c)}${PROTECTED_RESOURCE_METADATA}"`);
+  return `Bearer ${params.join(", ")}`;
+}
+
+/** The one error mapper, with the `WWW-Authenticate` challenge of a 401 (or of a 403 naming a missing scope). */
 export function errorResponse(err: unknown, c: Context): Response {
+  const res = mappedError(err, c);
+  const header = challenge(err, res.status, c);
+  if (header) res.headers.set("WWW-Authenticate", header);
+  return res;
+}
+
+/** Any error as the API's status and body (ARCHITECTURE: AppError, validation, unique violation, connection failure, anything else). */
+function mappedError(err: unknown, c: Context): Response {
   if (err instanceof ValidationError) return c.json({ errors: err.errors }, 422);
   if (err instanceof AppError) return c.json(body(err.code, err.message, err.details), err.status);
   if (err instanceof HTTPException && err.status < 500) return httpExceptionResponse(err, c);

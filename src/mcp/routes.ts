@@ -1,9 +1,15 @@
+import { createRoute, z } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { type CallerEnv, withCaller } from "../auth/middleware";
-import { AppError, badRequest } from "../core/errors";
-import { errorResponse } from "../http/error-mapper";
+import { publicRoute } from "../auth/route-base";
+import { AppError } from "../core/errors";
+import { SCOPES } from "../core/scopes";
+import { errorResponse, PROTECTED_RESOURCE_METADATA } from "../http/error-mapper";
+import { jsonResponse } from "../http/openapi";
 import { newRouter } from "../http/router";
+import { publicBaseUrl } from "../http/urls";
 import { isUtf8 } from "../middleware/body-guard";
 import { mcpServer } from "./server";
 import type { ToolContext } from "./tools";
@@ -22,26 +28,80 @@ function methodNotAllowed(c: Context) {
   return res;
 }
 
+/** A JSON-RPC error that answers no request in particular (`id: null`, JSON-RPC 2.0 §5.1), as HTTP 400. */
+const rpcError = (c: Context, code: ErrorCode, message: string) => c.json({ jsonrpc: "2.0", error: { code, message }, id: null }, 400);
+
 /**
- * `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller is loaded first, so a bad credential is HTTP
- * 401, the cue an MCP client re-authenticates on, and never a tool error;
- * then a fresh server and transport answer this request alone, in JSON.
- * Not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification.
+ * The body as JSON-RPC messages, or the protocol's error: −32700 (Parse error) for bytes that are not UTF-8 JSON,
+ * −32600 (Invalid Request) for JSON that is not a JSON-RPC message (the SDK would call that a parse error too).
+ */
+async function rpcBody(c: Context): Promise<{ body: unknown } | { refusal: Response }> {
+  // Bytes that are not UTF-8 would reach the tools as U+FFFD: malformed, like JSON that does not parse.
+  if (!isUtf8(await c.req.arrayBuffer())) return { refusal: rpcError(c, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8") };
+  let body: unknown;
+  try {
+    // Earlier middleware may have read the body (Hono caches it), so it is parsed here and handed to the transport.
+    body = JSON.parse(await c.req.text());
+  } catch {
+    return { refusal: rpcError(c, ErrorCode.ParseError, "Parse error: the body is not JSON") };
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0 || !messages.every((message) => JSONRPCMessageSchema.safeParse(message).success)) {
+    return { refusal: rpcError(c, ErrorCode.InvalidRequest, "Invalid Request: the body is not a JSON-RPC 2.0 message") };
+  }
+  return { body };
+}
+
+const ProtectedResourceMetadata = z
+  .object({
+    resource: z.string().openapi({ description: "The MCP endpoint, `<base>/mcp`", example: "http://127.0.0.1:8787/mcp" }),
+    bearer_methods_supported: z.array(z.literal("header")),
+    scopes_supported: z.array(z.enum(SCOPES)),
+    resource_documentation: z.string().openapi({ example: "http://127.0.0.1:8787/docs" }),
+  })
+  .openapi("ProtectedResourceMetadata");
+
+const protectedResource = createRoute({
+  method: "get",
+  operationId: "getProtectedResourceMetadata",
+  path: PROTECTED_RESOURCE_METADATA,
+  ...publicRoute("Account"),
+  summary: "OAuth 2.0 Protected Resource Metadata (RFC 9728) of the MCP endpoint",
+  description:
+    "Where an MCP client learns how to authenticate: every 401 names this document in its `WWW-Authenticate` header " +
+    '(`Bearer realm="pm", resource_metadata="<base>/.well-known/oauth-protected-resource"`). Credentials go in a header ' +
+    "(`Authorization: Bearer <token>` or `svc-api-key`); `scopes_supported` are the scopes a key or token may carry.",
+  responses: { 200: jsonResponse(ProtectedResourceMetadata, "The metadata") },
+});
+
+/**
+ * The resource metadata (public), and `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller is loaded first, so a bad credential is HTTP
+ * 401 (with the `WWW-Authenticate` challenge), the cue an MCP client re-authenticates on, and never a tool error; then
+ * the body must be JSON-RPC, and a fresh server and transport answer this request alone, in JSON.
+ * `/mcp` is not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification.
  */
 export const mcpRoutes = newRouter()
+  .openapi(protectedResource, (c) => {
+    const base = publicBaseUrl(c);
+    return c.json(
+      {
+        resource: `${base}/mcp`,
+        bearer_methods_supported: ["header" as const],
+        scopes_supported: [...SCOPES],
+        resource_documentation: `${base}/docs`,
+      },
+      200,
+    );
+  })
   .post("/mcp", withCaller, async (c) => {
     const context = await toolContext(c);
-    // Earlier middleware may have read the body (Hono caches it), so the transport gets it parsed. Bytes that are not
-    // UTF-8 would reach the tools as U+FFFD: malformed, like JSON that does not parse.
-    if (!isUtf8(await c.req.arrayBuffer())) throw badRequest("The request body is not valid UTF-8");
-    const body: unknown = await c.req.json().catch(() => {
-      throw badRequest("Malformed JSON in request body");
-    });
+    const parsed = await rpcBody(c);
+    if ("refusal" in parsed) return parsed.refusal;
     const server = mcpServer(context, (err) => errorResponse(err, c).json());
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: body });
+      return await transport.handleRequest(c.req.raw, { parsedBody: parsed.body });
     } finally {
       await server.close();
     }

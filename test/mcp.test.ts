@@ -1,45 +1,29 @@
 // POST /mcp driven by the MCP SDK's own client over Streamable HTTP, into the worker: an agent works with its own
 // key and permissions, and refusals come back as tool errors in the REST API's error bodies.
 import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../src/auth/jwt";
 import { api, get, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { call, connect } from "./mcp-client";
 
-const MCP_URL = new URL("http://api.test/mcp");
 const TOOL_NAMES = [
   "get_task",
   "list_tasks",
   "create_task",
   "update_task",
   "add_comment",
+  "list_task_comments",
   "search",
   "list_teams",
   "list_projects",
+  "list_milestones",
+  "create_milestone",
   "list_labels",
   "get_task_history",
   "list_events",
 ];
-
-const workerFetch = (url: string | URL, init?: RequestInit) => (exports as any).default.fetch(new Request(url, init)) as Promise<Response>;
-
-/** An SDK client connected to the worker with these headers on every request (an API key or a Bearer token). */
-async function connect(headers: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: "mcp-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(MCP_URL, { fetch: workerFetch, requestInit: { headers } }));
-  return client;
-}
-
-/** A tool call's body: the API JSON of its text content (structuredContent must say the same). */
-async function call(client: Client, name: string, args: Record<string, unknown>) {
-  const result = (await client.callTool({ name, arguments: args })) as any;
-  const body = JSON.parse(result.content[0].text);
-  expect(result.structuredContent).toEqual(body);
-  return { isError: result.isError === true, body };
-}
 
 describe("MCP endpoint", () => {
   let t: Tenant;

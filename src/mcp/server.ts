@@ -9,55 +9,82 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError } from "../core/errors";
+import type { Scope } from "../core/scopes";
 import { zodErrors } from "../http/validation";
 import { unkeepableText } from "../middleware/body-guard";
-import { TOOLS, type ToolContext } from "./tools";
+import { requiring, scopesOf } from "./pending-scopes";
+import { TOOLS, type Tool, type ToolContext } from "./tools";
 
 const INSTRUCTIONS =
-  "Project management for a workspace: teams, projects, labels and tasks (referenced like ENG-12), and what changed (a task's " +
-  "history; the workspace's event stream, resumed with the last event id seen). Each tool acts with the " +
-  "caller's own permissions and answers the REST API's JSON; a refusal is a tool error carrying {error:{code,message}} or, " +
-  "for invalid arguments, {errors:{field:[message]}}.";
+  "Project management for a workspace: teams, projects with milestones, labels and tasks (referenced like ENG-12) with their " +
+  "comments, and what changed (a task's history; the workspace's event stream, resumed with the last event id seen). Each " +
+  "tool acts with the caller's own permissions and the scopes of its key (the tools listed are the ones it may call) and " +
+  "answers the REST API's JSON (structuredContent, and the same as text); a refusal is a tool error whose text is " +
+  "{error:{code,message}} or, for invalid arguments, {errors:{field:[message]}}.";
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
-// The JSON Schemas are derived once per isolate, on the first tools/list (not at startup).
-let listed: McpTool[] | undefined;
-const listTools = (): McpTool[] =>
-  (listed ??= TOOLS.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: z.toJSONSchema(tool.input, { io: "input" }) as McpTool["inputSchema"],
-    annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
-  })));
+const describe = (tool: Tool): McpTool => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: z.toJSONSchema(tool.input, { io: "input" }) as McpTool["inputSchema"],
+  // What the REST route answers; MCP wants an object schema, and every tool answers an object.
+  outputSchema: z.toJSONSchema(tool.output, { io: "output" }) as McpTool["outputSchema"],
+  annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
+});
 
-const toolResult = (body: Record<string, unknown>, isError: boolean): CallToolResult => ({
+// The JSON Schemas are derived once per isolate, on the first tools/list (not at startup).
+let described: Map<Tool, McpTool> | undefined;
+const listTools = (scopes: readonly Scope[]): McpTool[] => {
+  described ??= new Map(TOOLS.map((tool) => [tool, describe(tool)]));
+  return TOOLS.filter((tool) => tool.scope === null || scopes.includes(tool.scope)).map((tool) => described?.get(tool) as McpTool);
+};
+
+/** A tool's answer: the REST body as text and as structuredContent, which validates against the tool's outputSchema. */
+const toolResult = (body: Record<string, unknown>): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(body) }],
   structuredContent: body,
-  ...(isError && { isError }),
 });
+
+/**
+ * A refusal: the REST error body as text only. structuredContent must match the outputSchema whenever it is present
+ * (the SDK's Client checks it on error results too, and would turn the tool error into a protocol error), and an
+ * error body is not the answer the schema describes.
+ */
+const toolError = (body: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(body) }],
+  isError: true,
+});
+
+/** A tool's answer, or its refusal as the REST API words it: the scope first (403, as REST answers before the body), then the arguments. */
+async function callTool(ctx: ToolContext, tool: Tool, rawArgs: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const caller = requiring(ctx.caller, tool.scope);
+  await caller.principal();
+  // The checks every REST body gets before its handler (http/body-guard), on the tool's arguments.
+  const unkeepable = unkeepableText(rawArgs);
+  if (Object.keys(unkeepable).length) throw new ValidationError(unkeepable);
+  const args = tool.input.safeParse(rawArgs);
+  if (!args.success) throw new ValidationError(zodErrors(args.error));
+  return tool.run({ caller }, args.data as never);
+}
 
 /**
  * The MCP server of one request. It is the SDK's low-level Server because McpServer validates arguments itself
  * and words the failure its own way, while here invalid arguments are the REST API's 422 body. `errorBody` renders
- * any error as the REST API would (the one error mapper), so a refusal is a tool error, never a crash.
+ * any error as the REST API would (the one error mapper), so a refusal is a tool error, never a crash. A method it
+ * has no handler for is the SDK's −32601 (Method not found).
  */
 export function mcpServer(ctx: ToolContext, errorBody: (err: unknown) => Promise<Record<string, unknown>>): Server {
   const server = new Server({ name: "pm-api", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(await scopesOf(ctx.caller)) }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     const tool = byName.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     try {
-      // The checks every REST body gets before its handler (http/body-guard), on the tool's arguments.
-      const unkeepable = unkeepableText(params.arguments ?? {});
-      if (Object.keys(unkeepable).length) throw new ValidationError(unkeepable);
-      const args = tool.input.safeParse(params.arguments ?? {});
-      if (!args.success) throw new ValidationError(zodErrors(args.error));
-      return toolResult(await tool.run(ctx, args.data as never), false);
+      return toolResult(await callTool(ctx, tool, params.arguments ?? {}));
     } catch (err) {
-      return toolResult(await errorBody(err), true);
+      return toolError(await errorBody(err));
     }
   });
   return server;

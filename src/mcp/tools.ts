@@ -1,40 +1,60 @@
 import { z } from "@hono/zod-openapi";
 import type { Caller } from "../auth/caller";
-import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
-import { FieldsQuery } from "../http/schemas";
-import { CommentContent } from "../records/comments";
+import { ValidationError } from "../core/errors";
+import { type Scope, scopeOf } from "../core/scopes";
+import { type ListParams, type ListSpec, listBody, MAX_LIMIT, parseFields, projectFields } from "../http/list";
+import { FieldsQuery, Pagination, paginated } from "../http/schemas";
+import { Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../records/comments";
+import { Event } from "../records/events";
 import { labelRecord } from "../records/labels";
+import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "../records/milestones";
 import { projectRecord } from "../records/projects";
-import { TaskCreate, type TaskCreateInput, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
+import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
-import { createComment } from "../resources/comments/operations";
+import { createComment, listTargetComments } from "../resources/comments/operations";
 import { listEvents, recordEvents } from "../resources/events/operations";
 import { listLabels } from "../resources/labels/operations";
+import { createMilestone, listMilestones } from "../resources/milestones/operations";
 import { listProjects } from "../resources/projects/operations";
 import { search } from "../resources/search/operations";
-import { SEARCH_TYPES, SearchQuery } from "../resources/search/schema";
+import { SEARCH_TYPES, SearchPage, SearchQuery } from "../resources/search/schema";
 import { createTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
 import { listTeams } from "../resources/teams/operations";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
-/** What a tool runs with: the request's caller, as a REST handler has it. */
+/** What a tool runs with: the request's caller, requiring the tool's scope, as a REST handler has it. */
 export interface ToolContext {
   caller: Caller;
 }
 
-/** One MCP tool: its input is a REST route's zod schema, its body the route's service or query call. */
+/**
+ * One MCP tool. It stands for one REST operation (`rest`, e.g. `POST /tasks`) and calls that operation's function: its
+ * input is the route's zod schema, its answer the route's (`output`, the tool's outputSchema), and its scope the
+ * operation's, derived by the one rule of core/scopes.ts, so a key may do through MCP exactly what it may do through REST.
+ */
 export interface Tool {
   name: string;
   title: string;
   description: string;
-  input: z.ZodType;
+  rest: string;
+  scope: Scope | null;
+  /** A GET: the tool changes nothing. */
   readOnly: boolean;
+  input: z.ZodType;
+  output: z.ZodObject;
   run(ctx: ToolContext, args: never): Promise<Record<string, unknown>>;
 }
 
-const tool = <S extends z.ZodType>(
-  t: Omit<Tool, "input" | "run"> & { input: S; run(ctx: ToolContext, args: z.output<S>): Promise<Record<string, unknown>> },
-): Tool => t;
+type ToolSpec<I extends z.ZodType, O extends z.ZodObject> = Pick<Tool, "name" | "title" | "description" | "rest"> & {
+  input: I;
+  output: O;
+  run(ctx: ToolContext, args: z.output<I>): Promise<z.output<O>>;
+};
+
+function tool<I extends z.ZodType, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool {
+  const [method, path] = spec.rest.split(" ");
+  return { ...spec, scope: scopeOf(method, path), readOnly: method === "GET" } as Tool;
+}
 
 const TaskRef = z.string().min(1).describe("Task id or reference (`ENG-12`, any case)");
 
@@ -47,20 +67,75 @@ function pageQuery({ limit, cursor }: { limit?: number; cursor?: string }): URLS
 }
 const { limit: Limit } = ListInput.shape;
 const Cursor = z.string().optional().describe("pagination.nextCursor of the previous page, for the next one");
+const EventPage = z.object({ events: z.array(Event), pagination: Pagination });
+
+/** What a list tool needs of a record: its list spec (filters, sorts, cursors) and its `fields`-narrowed answer schema. */
+interface Listed {
+  list: ListSpec;
+  selection: z.ZodObject;
+}
 
 /** A list tool: GET /<key>'s parameters and page, through the same list spec and query. */
-const listTool = (key: string, spec: ListSpec, list: (caller: Caller, params: ListParams) => Promise<Record<string, unknown>[]>) =>
+const listTool = (
+  key: string,
+  record: Listed,
+  list: (caller: Caller, params: ListParams) => Promise<Record<string, unknown>[]>,
+  about = "",
+) =>
   tool({
     name: `list_${key}`,
     title: `List ${key}`,
-    description: `The workspace's ${key}, as GET /${key} answers them ({${key}: [...], pagination}). ${describeList(spec)}`,
-    readOnly: true,
+    description: `The workspace's ${key}, as GET /${key} answers them ({${key}: [...], pagination}).${about} ${describeList(record.list)}`,
+    rest: `GET /${key}`,
     input: ListInput,
+    output: paginated(key, record.selection),
     async run(ctx, args: ListArgs) {
-      const params = await ctx.caller.listParams(spec, listQuery(args));
+      const params = await ctx.caller.listParams(record.list, listQuery(args));
       return listBody(key, params, await list(ctx.caller, params));
     },
   });
+
+// Labels by name (create_task, update_task): an agent knows "bug", not `label_01…`.
+const LabelNames = z
+  .array(z.string().trim().min(1).max(100))
+  .max(100)
+  .optional()
+  .describe(
+    'Label names, any case (e.g. ["bug", "Urgent"]), instead of labelIds: each must name a label of the workspace (list_labels); ' +
+      "the task gets exactly these labels.",
+  );
+const folded = (name: string) => name.trim().toLowerCase();
+
+/**
+ * The ids of the workspace's labels called `names` (in any case, as the unique index compares them), read through GET
+ * /labels' own operation: one page of up to 250 labels, more only in a workspace with more. An unknown name is the
+ * tool's 422 on `labels`.
+ */
+async function labelIdsNamed(caller: Caller, names: string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const wanted = new Set(names.map(folded));
+  const ids = new Map<string, string>();
+  let cursor: string | undefined;
+  do {
+    const query = pageQuery({ limit: MAX_LIMIT, cursor });
+    query.set("fields", "id,name");
+    const params = await caller.listParams(labelRecord.list, query);
+    const page = await listBody("labels", params, await listLabels(caller, params));
+    for (const { id, name } of page.labels) if (name !== undefined && wanted.has(folded(name))) ids.set(folded(name), id as string);
+    cursor = page.pagination.nextCursor ?? undefined;
+  } while (cursor && ids.size < wanted.size);
+  const unknown = [...new Set(names.filter((name) => !ids.has(folded(name))))];
+  if (unknown.length) throw new ValidationError({ labels: unknown.map((name) => `No label named "${name}" in this workspace`) });
+  return [...new Set(names.map((name) => ids.get(folded(name)) as string))];
+}
+
+/** A task body with `labels` (names) turned into the `labelIds` the operation takes; both at once is ambiguous (422). */
+async function withLabelIds<T extends { labels?: string[]; labelIds?: string[] }>(caller: Caller, args: T): Promise<Omit<T, "labels">> {
+  const { labels, ...body } = args;
+  if (labels === undefined) return body;
+  if (body.labelIds !== undefined) throw new ValidationError({ labels: ["Give labels (names) or labelIds, not both"] });
+  return { ...body, labelIds: await labelIdsNamed(caller, labels) };
+}
 
 export const TOOLS: Tool[] = [
   tool({
@@ -68,26 +143,28 @@ export const TOOLS: Tool[] = [
     title: "Get a task",
     description:
       "One task by id or reference (`ENG-12`), as GET /tasks/{id} answers it ({task}); `fields` narrows it, e.g. `reference,title,labels{name}`.",
-    readOnly: true,
+    rest: "GET /tasks/{id}",
     input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
+    output: z.object({ task: TaskSelection }),
     async run(ctx, { id, fields }) {
       const selection = parseFields(fields, taskRecord.shape);
       const task = await getTask(ctx.caller, id, selection);
       return { task: projectFields(task, selection) };
     },
   }),
-  listTool("tasks", taskRecord.list, listTasks),
+  listTool("tasks", taskRecord, listTasks),
   tool({
     name: "create_task",
     title: "Create a task",
     description:
       "Creates a task in a team, as POST /tasks does ({task}, with its new reference). Required: teamId, title. Optional: description " +
       "(Markdown), status, priority, dueDate (YYYY-MM-DD), projectId (id or `ENG-P3`), milestoneId, parentId (a task of the same team, " +
-      "id or `ENG-12`), assigneeId (a workspace member), labelIds, customFields.",
-    readOnly: false,
-    input: TaskCreate,
-    async run(ctx, input) {
-      return { task: await createTask(ctx.caller, input as TaskCreateInput) };
+      "id or `ENG-12`), assigneeId (a workspace member), labels (names) or labelIds, customFields.",
+    rest: "POST /tasks",
+    input: TaskCreate.extend({ labels: LabelNames }),
+    output: z.object({ task: Task }),
+    async run(ctx, args) {
+      return { task: await createTask(ctx.caller, (await withLabelIds(ctx.caller, args)) as TaskCreateInput) };
     },
   }),
   tool({
@@ -95,21 +172,39 @@ export const TOOLS: Tool[] = [
     title: "Update a task",
     description:
       "Changes the given fields of a task (by id or reference), as PATCH /tasks/{id} does ({task}). null clears projectId, milestoneId, " +
-      "parentId, assigneeId, dueDate; labelIds replaces the set; customFields merges (null removes a key); the team cannot change.",
-    readOnly: false,
-    input: z.object({ id: TaskRef, ...TaskUpdate.shape }).strict(),
+      "parentId, assigneeId, dueDate; labels (names) or labelIds replaces the set; customFields merges (null removes a key); the team " +
+      "cannot change.",
+    rest: "PATCH /tasks/{id}",
+    input: z.object({ id: TaskRef, ...TaskUpdate.shape, labels: LabelNames }).strict(),
+    output: z.object({ task: Task }),
     async run(ctx, { id, ...changes }) {
-      return { task: await updateTask(ctx.caller, id, changes as TaskUpdateInput) };
+      return { task: await updateTask(ctx.caller, id, (await withLabelIds(ctx.caller, changes)) as TaskUpdateInput) };
     },
   }),
   tool({
     name: "add_comment",
     title: "Comment on a task",
     description: "Adds a Markdown comment to a task (by id or reference), as POST /comments with taskId does ({comment}).",
-    readOnly: false,
+    rest: "POST /comments",
     input: z.object({ taskId: TaskRef, ...CommentContent.shape }).strict(),
+    output: z.object({ comment: Comment }),
     async run(ctx, { taskId, content }) {
       return { comment: await createComment(ctx.caller, { taskId, content }) };
+    },
+  }),
+  tool({
+    name: "list_task_comments",
+    title: "A task's comments",
+    description:
+      "The comments on one task (by id or reference `ENG-12`), oldest first, as GET /tasks/{id}/comments answers them ({comments: " +
+      "[{id, content (Markdown), author: {id, name, email}, createdAt, …}], pagination}). An unknown task is NOT_FOUND. " +
+      describeList(targetCommentLists.task),
+    rest: "GET /tasks/{id}/comments",
+    input: z.object({ id: TaskRef, ...ListInput.shape }).strict(),
+    output: paginated("comments", TaskCommentSelection),
+    async run(ctx, { id, ...list }) {
+      const params = await ctx.caller.listParams(targetCommentLists.task, listQuery(list));
+      return listBody("comments", params, await listTargetComments(ctx.caller, "task", id, params));
     },
   }),
   tool({
@@ -119,7 +214,7 @@ export const TOOLS: Tool[] = [
       "Full-text search over task titles and descriptions and project and milestone names and descriptions, as GET /search " +
       "answers it ({results: [{type, id, reference?, title, snippet, score}], pagination}); an exact reference (`ENG-12`) comes " +
       "first; matched words are wrapped in « » in `snippet`. Pass `pagination.nextCursor` back as `cursor` for the next page.",
-    readOnly: true,
+    rest: "GET /search",
     input: z
       .object({
         q: SearchQuery.shape.q,
@@ -128,13 +223,34 @@ export const TOOLS: Tool[] = [
         cursor: SearchQuery.shape.cursor,
       })
       .strict(),
+    output: SearchPage,
     async run(ctx, { q, types = [...SEARCH_TYPES], limit = 50, cursor }) {
       return search(ctx.caller, { q, types: [...new Set(types)], limit, cursor });
     },
   }),
-  listTool("teams", teamRecord.list, listTeams),
-  listTool("projects", projectRecord.list, listProjects),
-  listTool("labels", labelRecord.list, listLabels),
+  listTool("teams", teamRecord, listTeams),
+  listTool("projects", projectRecord, listProjects),
+  listTool(
+    "milestones",
+    milestoneRecord,
+    listMilestones,
+    ' One project\'s: filter {"eq": {"projectId": "<project id>"}}. Status is PLANNED, IN_PROGRESS or DONE.',
+  ),
+  tool({
+    name: "create_milestone",
+    title: "Create a milestone",
+    description:
+      "Creates a milestone in a project, as POST /milestones does ({milestone}). Required: projectId (id or reference `ENG-P3`), " +
+      "name. Optional: description (Markdown), targetDate (YYYY-MM-DD), status (PLANNED, the default, IN_PROGRESS or DONE), " +
+      "customFields. A task joins it with update_task's milestoneId (a milestone of the task's project).",
+    rest: "POST /milestones",
+    input: MilestoneCreate,
+    output: z.object({ milestone: Milestone }),
+    async run(ctx, input) {
+      return { milestone: await createMilestone(ctx.caller, input as MilestoneCreateInput) };
+    },
+  }),
+  listTool("labels", labelRecord, listLabels, " Tasks name labels by these names in create_task's and update_task's `labels`."),
   tool({
     name: "get_task_history",
     title: "A task's history",
@@ -142,8 +258,9 @@ export const TOOLS: Tool[] = [
       "Who changed what on a task (by id or reference `ENG-12`) and when, newest first, as GET /tasks/{id}/history answers it " +
       "({events: [{id, type, actor: {name, type, via}, changes: {<field>: {from, to}}, data, createdAt}], pagination}). " +
       "Pass pagination.nextCursor back as cursor for older events.",
-    readOnly: true,
+    rest: "GET /tasks/{id}/history",
     input: z.object({ id: TaskRef, limit: Limit, cursor: Cursor }).strict(),
+    output: EventPage,
     async run(ctx, { id, ...page }) {
       const { events, pagination } = await recordEvents(ctx.caller, "tasks", id, pageQuery(page));
       return { events, pagination };
@@ -160,7 +277,7 @@ export const TOOLS: Tool[] = [
       "oldest kept event. While pagination.nextCursor is not null, more is already committed: pass it back as cursor (with " +
       "the same types and resourceId), or call again with `after` the last event's id. Events are kept 30 days; an `after` " +
       "older than that is a GONE error: start again without it.",
-    readOnly: true,
+    rest: "GET /events",
     input: z
       .object({
         after: z.string().min(1).optional().describe("Id of the last event you processed (`evt_…`): only events committed after it"),
@@ -178,6 +295,7 @@ export const TOOLS: Tool[] = [
         cursor: Cursor,
       })
       .strict(),
+    output: EventPage,
     async run(ctx, { after, types, resourceId, ...page }) {
       const query = pageQuery(page);
       if (after !== undefined) query.set("after", after);

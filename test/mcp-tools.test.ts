@@ -1,0 +1,230 @@
+// The MCP tools as agents use them: each answers what its outputSchema says (the REST answer's schema), checked here with
+// ajv for every tool and against the REST operation it stands for; milestones, a task's comments and labels by name.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scopeOf } from "../src/core/scopes";
+import { TOOLS } from "../src/mcp/tools";
+import { api, get, post } from "./helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { servedOpenApi } from "./helpers/openapi-conformance";
+import { call, connect } from "./mcp-client";
+
+let t: Tenant;
+let team: TeamFixture;
+let agent: Client;
+let listed: McpTool[];
+let viewer: Member;
+let project: { id: string; reference: string };
+let task: { id: string; reference: string };
+const labels: Record<string, string> = {};
+const clients: Client[] = [];
+const open = async (key: string) => {
+  const client = await connect({ "svc-api-key": key });
+  clients.push(client);
+  return client;
+};
+
+beforeAll(async () => {
+  t = await newTenant("MCP tools");
+  team = await newTeam(t, { prefix: "MCT", name: "Tools" });
+  const created = await post("/agents", { name: "Planner bot" }, t.owner.key);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  await post(`/teams/${team.id}/members`, { userId: created.body.agent.id, role: "MEMBER" }, t.owner.key);
+  agent = await open(created.body.agent.apiKey);
+  listed = (await agent.listTools()).tools;
+  viewer = await addMember(t);
+  await joinTeam(team, viewer, "VIEWER");
+  for (const [name, color] of [
+    ["Bug", "#FF0000"],
+    ["Needs Design", "#00FF00"],
+    ["bugfix", "#0000FF"],
+  ]) {
+    labels[name] = (await post("/labels", { name, color }, t.owner.key)).body.label.id;
+  }
+  project = (await post("/projects", { name: "Launch", teamId: team.id }, t.owner.key)).body.project;
+  task = (await post("/tasks", { title: "Write the engine", teamId: team.id, projectId: project.id }, t.owner.key)).body.task;
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+});
+
+describe("every tool answers what its outputSchema says", () => {
+  /** Arguments that make each tool answer (not refuse), given the fixtures. */
+  const ARGS: Record<string, () => Record<string, unknown>> = {
+    get_task: () => ({ id: task.reference }),
+    list_tasks: () => ({ sort: { number: "desc" } }),
+    create_task: () => ({ teamId: team.id, title: "Schema check", labels: ["bug"], dueDate: "2026-12-24" }),
+    update_task: () => ({ id: task.reference, priority: "HIGH", labels: ["needs design"] }),
+    add_comment: () => ({ taskId: task.reference, content: "Schema **check**" }),
+    list_task_comments: () => ({ id: task.reference }),
+    search: () => ({ q: "engine" }),
+    list_teams: () => ({}),
+    list_projects: () => ({}),
+    list_milestones: () => ({}),
+    create_milestone: () => ({ projectId: project.reference, name: "Beta", targetDate: "2026-06-30" }),
+    list_labels: () => ({}),
+    get_task_history: () => ({ id: task.reference }),
+    list_events: () => ({}),
+  };
+
+  it("each tool is in the table, declares an object outputSchema and stands for a documented REST operation with its scope", async () => {
+    expect(Object.keys(ARGS).sort()).toEqual(listed.map((tool) => tool.name).sort());
+    const openapi = await servedOpenApi();
+    for (const tool of TOOLS) {
+      const mcp = listed.find((l) => l.name === tool.name);
+      expect(mcp?.outputSchema?.type, tool.name).toBe("object");
+      const [method, path] = tool.rest.split(" ");
+      expect(openapi.operation(method, path)?.path, `${tool.name}: ${tool.rest}`).toBe(path);
+      expect(tool.scope).toBe(scopeOf(method, path));
+      expect(mcp?.annotations?.readOnlyHint, tool.name).toBe(method === "GET");
+    }
+  });
+
+  it("structuredContent validates against the listed outputSchema (ajv) and the REST operation's documented answer", async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const openapi = await servedOpenApi();
+    for (const tool of listed) {
+      const result = (await agent.callTool({ name: tool.name, arguments: ARGS[tool.name]() })) as any;
+      expect(result.isError, `${tool.name}: ${result.content[0].text}`).toBeUndefined();
+      const validate = ajv.compile(tool.outputSchema as object);
+      expect(validate(result.structuredContent), `${tool.name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      expect(result.structuredContent).toEqual(JSON.parse(result.content[0].text));
+      // What the REST route answers: the document's schema of its success response (its headers are HTTP's, not the tool's).
+      const [method, path] = (TOOLS.find((t) => t.name === tool.name)?.rest ?? "").split(" ");
+      const status = Number(Object.keys(openapi.operation(method, path)?.op.responses ?? {}).find((s) => s.startsWith("2")));
+      const headers = new Headers({ "content-type": "application/json" });
+      const problems = openapi.problems(method, `http://api.test${path}`, status, headers, JSON.stringify(result.structuredContent));
+      expect(
+        problems.filter((problem) => !problem.startsWith("documented header")),
+        tool.name,
+      ).toEqual([]);
+    }
+    // A narrowed answer (`fields`) is what the schema admits too; the SDK client checked each answer as well.
+    const narrowed = await call(agent, "get_task", { id: task.reference, fields: "reference,team{prefix},labels{name}" });
+    expect(ajv.validate(listed.find((l) => l.name === "get_task")?.outputSchema as object, narrowed.body)).toBe(true);
+  });
+
+  it("a tool error carries the REST error body as text and no structuredContent", async () => {
+    const result = (await agent.callTool({ name: "get_task", arguments: { id: "MCT-999" } })) as any;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(JSON.parse(result.content[0].text)).toEqual({ error: { code: "NOT_FOUND", message: "Task not found" } });
+  });
+});
+
+describe("milestones", () => {
+  it("creates one in a project (by reference) and lists a project's, as the REST routes answer them", async () => {
+    const created = await call(agent, "create_milestone", { projectId: project.reference, name: "GA", description: "Ship **it**" });
+    expect(created.isError, JSON.stringify(created.body)).toBe(false);
+    const milestone = created.body.milestone;
+    expect(milestone).toMatchObject({ projectId: project.id, name: "GA", status: "PLANNED", targetDate: null, description: "Ship **it**" });
+    expect((await get(`/milestones/${milestone.id}`, t.owner.key)).body.milestone).toEqual(milestone);
+    const args = { filter: { eq: { projectId: project.id } }, sort: { name: "asc" }, fields: "name,status" };
+    const mine = await call(agent, "list_milestones", args);
+    expect(mine.body.milestones).toContainEqual({ name: "GA", status: "PLANNED" });
+    const rest = await get(`/milestones?filter[eq][projectId]=${project.id}&sort[name]=asc&fields=name,status`, t.owner.key);
+    expect(mine.body).toEqual(rest.body);
+    // A task joins it by id, with update_task.
+    const joined = await call(agent, "update_task", { id: task.reference, milestoneId: milestone.id });
+    expect(joined.body.task.milestoneId).toBe(milestone.id);
+  });
+
+  it("refuses as POST /milestones does: a team VIEWER (403), an unknown project (404), a bad status (422)", async () => {
+    const client = await open(viewer.key);
+    expect((await call(client, "create_milestone", { projectId: project.id, name: "Nope" })).body.error.code).toBe("FORBIDDEN");
+    expect(await call(agent, "create_milestone", { projectId: "MCT-P99", name: "Nope" })).toEqual({
+      isError: true,
+      body: { error: { code: "NOT_FOUND", message: "Project not found" } },
+    });
+    const bad = await call(agent, "create_milestone", { projectId: project.id, name: "Nope", status: "SOMEDAY" });
+    expect(bad).toEqual({ isError: true, body: { errors: { status: [expect.stringContaining("PLANNED")] } } });
+  });
+});
+
+describe("a task's comments", () => {
+  it("lists them oldest first with the brief author, paged, as GET /tasks/{id}/comments answers", async () => {
+    const own = (await call(agent, "create_task", { teamId: team.id, title: "Discussed" })).body.task;
+    const first = (await call(agent, "add_comment", { taskId: own.reference, content: "First" })).body.comment;
+    await post("/comments", { taskId: own.id, content: "Second, by the owner" }, t.owner.key);
+    const all = await call(agent, "list_task_comments", { id: own.reference.toLowerCase() });
+    expect(all.body).toEqual((await get(`/tasks/${own.reference}/comments`, t.owner.key)).body);
+    expect(all.body.comments.map((c: any) => c.content)).toEqual(["First", "Second, by the owner"]);
+    expect(Object.keys(all.body.comments[0].author).sort()).toEqual(["email", "id", "name"]);
+    const page = await call(agent, "list_task_comments", { id: own.id, limit: 1, fields: "id" });
+    expect(page.body.comments).toEqual([{ id: first.id }]);
+    const next = await call(agent, "list_task_comments", {
+      id: own.id,
+      limit: 1,
+      fields: "content",
+      cursor: page.body.pagination.nextCursor,
+    });
+    expect(next.body).toEqual({ comments: [{ content: "Second, by the owner" }], pagination: { limit: 1, nextCursor: null } });
+  });
+
+  it("an unknown or foreign task is NOT_FOUND", async () => {
+    expect((await call(agent, "list_task_comments", { id: "MCT-999" })).body).toEqual({
+      error: { code: "NOT_FOUND", message: "Task not found" },
+    });
+    const other = await newTenant("Comments elsewhere");
+    const stranger = await open(other.owner.key);
+    expect((await call(stranger, "list_task_comments", { id: task.id })).body.error.code).toBe("NOT_FOUND");
+  });
+});
+
+describe("labels by name", () => {
+  const labelNames = (t: any) => t.labels.map((l: any) => l.name).sort();
+
+  it("create_task and update_task take label names in any case; the task gets exactly those labels", async () => {
+    const created = await call(agent, "create_task", { teamId: team.id, title: "Labelled", labels: ["BUG", "needs design", "Bug"] });
+    expect(created.isError, JSON.stringify(created.body)).toBe(false);
+    expect(labelNames(created.body.task)).toEqual(["Bug", "Needs Design"]);
+    const id = created.body.task.reference;
+    expect(labelNames((await call(agent, "update_task", { id, labels: ["bugfix"] })).body.task)).toEqual(["bugfix"]);
+    expect((await call(agent, "update_task", { id, labels: [] })).body.task.labels).toEqual([]);
+    // labelIds still work, alone.
+    const byId = await call(agent, "update_task", { id, labelIds: [labels.Bug] });
+    expect(labelNames(byId.body.task)).toEqual(["Bug"]);
+  });
+
+  it("an unknown name (or another workspace's) is the tool's 422 on labels, and nothing is written", async () => {
+    const other = await newTenant("Labels elsewhere");
+    await post("/labels", { name: "Secret", color: "#123456" }, other.owner.key);
+    const before = (await get(`/tasks?filter[eq][teamId]=${team.id}&limit=250&fields=id`, t.owner.key)).body.tasks.length;
+    const res = await call(agent, "create_task", { teamId: team.id, title: "Never", labels: ["bug", "nope", "Secret"] });
+    expect(res).toEqual({
+      isError: true,
+      body: { errors: { labels: ['No label named "nope" in this workspace', 'No label named "Secret" in this workspace'] } },
+    });
+    expect((await get(`/tasks?filter[eq][teamId]=${team.id}&limit=250&fields=id`, t.owner.key)).body.tasks).toHaveLength(before);
+    const kept = await call(agent, "update_task", { id: task.reference, labels: ["bugs"] });
+    expect(kept.body).toEqual({ errors: { labels: ['No label named "bugs" in this workspace'] } });
+  });
+
+  it("labels and labelIds together are ambiguous (422); a name is 1..100 characters", async () => {
+    const both = await call(agent, "create_task", { teamId: team.id, title: "Both", labels: ["bug"], labelIds: [labels.Bug] });
+    expect(both).toEqual({ isError: true, body: { errors: { labels: ["Give labels (names) or labelIds, not both"] } } });
+    const blank = await call(agent, "update_task", { id: task.reference, labels: ["  "] });
+    expect(Object.keys(blank.body.errors)).toEqual(["labels.0"]);
+  });
+
+  it("the tools' input schemas offer labels beside labelIds", () => {
+    for (const name of ["create_task", "update_task"]) {
+      const input = listed.find((l) => l.name === name)?.inputSchema as any;
+      expect(input.properties.labels).toMatchObject({ type: "array", items: { type: "string", minLength: 1, maxLength: 100 } });
+      expect(input.properties.labels.description).toContain("labelIds");
+      expect(input.properties.labelIds).toBeDefined();
+    }
+  });
+});
+
+describe("REST and MCP agree on refusals of a write", () => {
+  it("a VIEWER's create_task is the 403 POST /tasks answers", async () => {
+    const client = await open(viewer.key);
+    const rest = await api("POST", "/tasks", { key: viewer.key, body: { teamId: team.id, title: "x" } });
+    expect((await call(client, "create_task", { teamId: team.id, title: "x", labels: ["bug"] })).body).toEqual(rest.body);
+  });
+});

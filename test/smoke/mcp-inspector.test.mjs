@@ -1,0 +1,137 @@
+// The MCP endpoint driven by the official MCP Inspector's CLI mode (`npx @modelcontextprotocol/inspector --cli`) against
+// the real `npm start`, as the README shows it: an agent with its own key lists its tools and calls them.
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+
+const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
+// The first run may download the Inspector into npx's cache.
+const INSPECTOR_MS = 120_000;
+
+let stack;
+let owner;
+let team;
+let agentKey;
+
+/** Runs the Inspector's CLI on the stack's /mcp with `args`; resolves with its exit code and output. */
+function inspector(args, { key = agentKey } = {}) {
+  const child = spawn("npx", ["-y", INSPECTOR, "--cli", `${stack.base}/mcp`, "--header", `svc-api-key: ${key}`, ...args], {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+beforeAll(async () => {
+  stack = await startStack();
+  owner = await signUp(stack, "mcp");
+  const created = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
+  expect(created.status, created.text).toBe(201);
+  team = created.body.team;
+  const agent = await stack.call("POST", "/agents", { key: owner.key, body: { name: "Triage bot" } });
+  expect(agent.status, agent.text).toBe(201);
+  agentKey = agent.body.agent.apiKey;
+  const joined = await stack.call("POST", `/teams/${team.id}/members`, {
+    key: owner.key,
+    body: { userId: agent.body.agent.id, role: "MEMBER" },
+  });
+  expect(joined.status, joined.text).toBe(201);
+}, STARTUP_MS + 30_000);
+
+afterAll(async () => {
+  await stack?.stop();
+}, 40_000);
+
+const TOOLS = [
+  "get_task",
+  "list_tasks",
+  "create_task",
+  "update_task",
+  "add_comment",
+  "list_task_comments",
+  "search",
+  "list_teams",
+  "list_projects",
+  "list_milestones",
+  "create_milestone",
+  "list_labels",
+  "get_task_history",
+  "list_events",
+];
+
+describe("the MCP Inspector CLI against npm start", () => {
+  it(
+    "lists the tools, as the README runs it: each with an input and an output schema",
+    async () => {
+      const run = await inspector(["--method", "tools/list"]);
+      expect(run.code, run.stderr).toBe(0);
+      const { tools } = JSON.parse(run.stdout);
+      expect(tools.map((tool) => tool.name)).toEqual(TOOLS);
+      for (const tool of tools) {
+        expect(tool.inputSchema.type, tool.name).toBe("object");
+        expect(tool.outputSchema.type, tool.name).toBe("object");
+      }
+    },
+    INSPECTOR_MS,
+  );
+
+  it(
+    "calls list_teams and create_task (arguments as --tool-arg, as the README does)",
+    async () => {
+      const teams = await inspector(["--method", "tools/call", "--tool-name", "list_teams", "--format", "json"]);
+      expect(teams.code, teams.stderr).toBe(0);
+      const { result } = JSON.parse(teams.stdout);
+      expect(result.isError).toBeUndefined();
+      expect(result.structuredContent.teams.map((t) => [t.prefix, t.name])).toEqual([["ENG", "Engineering"]]);
+      expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+
+      const created = await inspector([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "create_task",
+        "--tool-arg",
+        `teamId=${team.id}`,
+        "--tool-arg",
+        "title=Triage the inbox",
+      ]);
+      expect(created.code, created.stderr).toBe(0);
+      const { structuredContent } = JSON.parse(created.stdout);
+      expect(structuredContent.task).toMatchObject({ reference: "ENG-1", title: "Triage the inbox", teamId: team.id });
+      const rest = await stack.call("GET", "/tasks/ENG-1", { key: owner.key });
+      expect(rest.body.task).toEqual(structuredContent.task);
+    },
+    INSPECTOR_MS,
+  );
+
+  it(
+    "finds no error-severity portability problem in the tools' schemas (--strict)",
+    async () => {
+      const run = await inspector(["--method", "tools/list", "--strict", "--format", "json"]);
+      expect(run.code, run.stderr.slice(-3000)).toBe(0);
+      expect(run.stderr).not.toMatch(/^Error: /m);
+    },
+    INSPECTOR_MS,
+  );
+
+  it(
+    "a bad key is the 401 an MCP client starts a login on: without a stored login, auth_required",
+    async () => {
+      const run = await inspector(["--method", "tools/list", "--stored-auth-only"], {
+        key: "pmk_not-a-real-key-at-all-0000000000000000000",
+      });
+      expect(run.code).not.toBe(0);
+      expect(`${run.stdout}${run.stderr}`).toContain('"code":"auth_required"');
+    },
+    INSPECTOR_MS,
+  );
+});

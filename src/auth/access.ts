@@ -2,12 +2,20 @@
 // rule (docs/api.md, permissions), grants, workspace roles, the labels a body names.
 import { Column, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { teamMembers } from "../../drizzle/schema";
-import { forbidden, notFound } from "../core/errors";
+import { notFound } from "../core/errors";
 import type { WorkspaceScope } from "../db/client";
 import { allWorkspaceLabels } from "../records/labels";
 import type { Guard } from "./guarded";
 import type { Actor, WorkspaceRole } from "./principal";
-import { grantRules, mayActInTeamSql, type TeamRole, teamRoleRefusal, workspaceRoleRefusal, workspaceRoleSql } from "./roles";
+import {
+  grantRules,
+  mayActInTeamSql,
+  type TeamRole,
+  teamRoleRefusal,
+  unboundRefusal,
+  workspaceRoleRefusal,
+  workspaceRoleSql,
+} from "./roles";
 
 /** A column named with its table (where Drizzle would leave it bare in a query whose FROM joins others); other SQL as is. */
 export const qualified = (value: SQLWrapper) =>
@@ -57,7 +65,7 @@ export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: strin
  */
 export const unboundGuard = (actor: Actor, what: string): Guard => ({
   holds: actor.teams === null ? sql`true` : Array.isArray(actor.teams) ? sql`false` : sql`(${actor.teams} is null)`,
-  refusal: () => forbidden(`A credential bound to teams cannot ${what}`),
+  refusal: () => unboundRefusal(what),
 });
 
 /** Every one of `labelIds` a label of the workspace (NOT_FOUND otherwise), as a guard of a write that attaches them. */

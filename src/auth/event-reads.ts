@@ -2,9 +2,10 @@
 // record's history newest first. Each is one statement scoped by the caller's credential (so it authenticates itself) and
 // limited to what the caller may see: invite, API-key and webhook events only for workspace ADMIN/OWNER, and a key's
 // own events for its owner.
-import { and, eq, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../drizzle/schema";
 import { AppError, badRequest, notFound, ValidationError } from "../core/errors";
+import { inTeams } from "../db/scope";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/list";
 import type { RecordType } from "../http/record";
 import { typeIdTime } from "../ids";
@@ -20,10 +21,11 @@ export interface EventPage {
   pagination: { limit: number; nextCursor: string | null };
 }
 
-/** The events of the caller's workspace it may see. */
+/** The events of the caller's workspace it may see: within its teams (an event of no team is workspace-wide). */
 const visibleTo = (actor: Actor): SQL =>
   and(
     eq(events.workspaceId, actor.workspace),
+    actor.teams === null ? undefined : or(isNull(events.teamId), inTeams(actor.teams, events.teamId)),
     or(
       sql`${events.resourceType} not in (${sql.join(
         PRIVILEGED_TYPES.map((t) => sql`${t}`),

@@ -6,6 +6,7 @@ import { version } from "../package.json";
 import { checkCommandLine } from "./argv";
 import { comment } from "./commands/comment";
 import { events } from "./commands/events";
+import { labels } from "./commands/labels";
 import { login, logout } from "./commands/login";
 import { projects } from "./commands/projects";
 import { search } from "./commands/search";
@@ -22,7 +23,7 @@ const pm = defineCommand<ArgsDef>({
   },
   // Read by the runner below (citty's own --version is runMain's, which this runner does not use); declared for the help.
   args: { version: { type: "boolean", alias: "V", description: "Print pm's version" } },
-  subCommands: { login, logout, whoami, tasks, comment, search, teams, projects, events },
+  subCommands: { login, logout, whoami, tasks, comment, search, labels, teams, projects, events },
 });
 
 const VERSION_FLAGS = ["--version", "-V"];

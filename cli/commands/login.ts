@@ -6,7 +6,7 @@ import { defineCommand } from "citty";
 import type { PmClient, Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { configFile, removeLogin, writeLogin } from "../config";
-import { ApiError } from "../errors";
+import { ApiError, NotLoggedInError } from "../errors";
 import { baseUrlFrom, connect, unwrap } from "../session";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
@@ -25,10 +25,15 @@ async function pollForToken(client: PmClient, device: Schemas["DeviceCode"]): Pr
     if (data) return data;
     const refusal = ApiError.fromBody(response.status, error);
     if (refusal.code === "SLOW_DOWN") interval += SLOW_DOWN_STEP_SECONDS;
+    // A refused login is a credential problem like any other (exit 3), not an API error.
+    else if (refusal.code === "ACCESS_DENIED") throw new NotLoggedInError("the login was denied in the browser");
+    else if (refusal.code === "EXPIRED_TOKEN") throw expired();
     else if (refusal.code !== "AUTHORIZATION_PENDING") throw refusal;
   }
-  throw new ApiError(400, "EXPIRED_TOKEN", "The code expired before it was approved: run `pm login` again");
+  throw expired();
 }
+
+const expired = () => new NotLoggedInError("the code expired before it was approved: run `pm login` again");
 
 export const login = defineCommand({
   meta: { name: "pm login", description: "Sign in: approve this terminal in a browser (device flow)" },

@@ -6,6 +6,7 @@ import { version } from "../package.json";
 import { checkCommandLine } from "./argv";
 import { comment } from "./commands/comment";
 import { events } from "./commands/events";
+import { keys } from "./commands/keys";
 import { labels } from "./commands/labels";
 import { login, logout } from "./commands/login";
 import { projects } from "./commands/projects";
@@ -23,7 +24,7 @@ const pm = defineCommand<ArgsDef>({
   },
   // Read by the runner below (citty's own --version is runMain's, which this runner does not use); declared for the help.
   args: { version: { type: "boolean", alias: "V", description: "Print pm's version" } },
-  subCommands: { login, logout, whoami, tasks, comment, search, labels, teams, projects, events },
+  subCommands: { login, logout, whoami, tasks, comment, search, labels, teams, projects, keys, events },
 });
 
 const VERSION_FLAGS = ["--version", "-V"];

@@ -2,7 +2,7 @@
 // rule (docs/api.md, permissions), grants, workspace roles, the labels a body names.
 import { Column, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { teamMembers } from "../../drizzle/schema";
-import { notFound } from "../core/errors";
+import { forbidden, notFound } from "../core/errors";
 import type { WorkspaceScope } from "../db/client";
 import { allWorkspaceLabels } from "../records/labels";
 import type { Guard } from "./guarded";
@@ -49,6 +49,15 @@ export const mayGrantGuards = (actor: Actor, teamId: SQLWrapper, role: TeamRole)
 export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: string, exempt?: SQL): Guard => ({
   holds: exempting(workspaceRoleSql(actor.role, min), exempt),
   refusal: () => workspaceRoleRefusal(min, what),
+});
+
+/**
+ * A write that reaches past the teams a credential may be bound to (a new team, a whole workspace's export or import,
+ * a webhook of every team) needs a credential bound to none (docs/api.md, "Least privilege").
+ */
+export const unboundGuard = (actor: Actor, what: string): Guard => ({
+  holds: actor.teams === null ? sql`true` : Array.isArray(actor.teams) ? sql`false` : sql`(${actor.teams} is null)`,
+  refusal: () => forbidden(`A credential bound to teams cannot ${what}`),
 });
 
 /** Every one of `labelIds` a label of the workspace (NOT_FOUND otherwise), as a guard of a write that attaches them. */

@@ -91,7 +91,7 @@ async function page(caller: Caller, paging: Paging, head: Head, where: (actor: A
       where ${and(where(actor), position === undefined ? undefined : sql`${events.position} ${before} ${position}`)}
       order by ${events.position} ${sql.raw(paging.direction)} limit ${paging.limit + 1}) page on true`);
   const [first] = rows;
-  if (!first.live) throw unauthorized();
+  if (!first.live) throw (await caller.refusal()) ?? unauthorized();
   if (head.subject && first.subject === null) throw notFound(head.noun ?? "Record");
   if (head.anchor && first.anchor === null) throw afterUnknown(paging);
   caller.touch();
@@ -146,7 +146,7 @@ export async function eventStream(caller: Caller, query: URLSearchParams): Promi
 /** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */
 export async function recordHistory(caller: Caller, record: RecordType, idOrRef: string, query: URLSearchParams): Promise<EventPage> {
   const limit = parseLimit(query.get("limit"));
-  const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor.workspace, idOrRef)} limit 1)`;
+  const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor, idOrRef)} limit 1)`;
   const cursor = query.get("cursor");
   // The cursor is bound to the record it pages (its id as named now), so another record's cursor is 400.
   return page(

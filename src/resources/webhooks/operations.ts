@@ -64,6 +64,7 @@ const workspaceTarget = (caller: Caller, guards: Guard[]): Target => ({
   columns: { id: workspaceMembers.workspaceId },
   guards,
   name: "Workspace",
+  team: null,
 });
 
 /** The webhook `id` of the caller's workspace, with the operation's guards. */
@@ -73,6 +74,7 @@ const webhookTarget = (caller: Caller, id: string, guards: Guard[]): Target => (
   columns: { id: webhooks.id },
   guards: [adminGuard(caller), ...guards],
   name: "Webhook",
+  team: null,
   table: webhooks,
 });
 

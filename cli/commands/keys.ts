@@ -2,27 +2,13 @@
 // made for CI or a bot can do only its job. The raw key is shown once, when it is created.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
-// The scope names the API checks, from the module that defines them (bundled; it imports nothing).
-import { SCOPES, type Scope } from "../../src/core/scopes";
 import { commonArgs, repeated } from "../argv";
-import { ApiError, UsageError } from "../errors";
+import { ApiError } from "../errors";
 import { listArgs, listQuery } from "../list";
 import { printJson, printNextCursor, printTable } from "../output";
-import { openSession, type Session, unwrap } from "../session";
-import { resolveTeamId } from "./teams";
-
-/** Scope names as the command line gives them: repeated, or several in one value (comma- or space-separated). */
-export function scopeNames(values: string[], option: string): Scope[] {
-  const names = [...new Set(values.flatMap((value) => value.split(/[\s,]+/)).filter(Boolean))];
-  for (const name of names) {
-    if (!(SCOPES as readonly string[]).includes(name))
-      throw new UsageError(`--${option} '${name}' is not a scope (scopes: ${SCOPES.join(", ")})`);
-  }
-  return names as Scope[];
-}
-
-/** `all` for every scope or every team (the default of a key made without them), else the names. */
-const scopesText = (scopes: string[] | undefined) => (scopes && SCOPES.every((scope) => scopes.includes(scope)) ? "all" : scopes);
+import { SCOPES, type Scope, scopeNames, scopesText } from "../scopes";
+import { openSession, unwrap } from "../session";
+import { resolveTeamId, teamsText } from "./teams";
 
 const createArgs = {
   name: { type: "string", description: "What the key is for, e.g. ci or triage-bot", required: true },
@@ -58,13 +44,6 @@ const create = defineCommand({
 
 const listAllArgs = { ...listArgs, ...commonArgs } as const;
 
-/** Team ids as prefixes (`ENG`), looked up only when a key is bound to teams. */
-async function teamPrefixes({ client }: Session, keys: { teamIds?: string[] | null }[]): Promise<Map<string, string>> {
-  if (!keys.some((key) => key.teamIds?.length)) return new Map();
-  const { teams } = await unwrap(client.GET("/teams", { params: { query: { fields: "id,prefix", limit: 250 } } }));
-  return new Map(teams.map((team) => [team.id ?? "", team.prefix ?? ""]));
-}
-
 const list = defineCommand({
   meta: { name: "pm keys list", description: "List your API keys and your agents' keys (never the keys themselves)" },
   args: listAllArgs,
@@ -75,16 +54,13 @@ const list = defineCommand({
     if (args.json) return printJson(page);
     type Key = Schemas["ApiKeySelection"] & { scopes?: string[]; teamIds?: string[] | null };
     const keys: Key[] = page.api_keys;
-    const prefixes = await teamPrefixes(session, keys);
+    const teams = await teamsText(session, keys);
     printTable<Key>(keys, [
       { header: "ID", value: (k) => k.id },
       { header: "NAME", value: (k) => k.name },
       { header: "PREFIX", value: (k) => k.prefix },
       { header: "SCOPES", value: (k) => scopesText(k.scopes) },
-      {
-        header: "TEAMS",
-        value: (k) => (k.teamIds ? k.teamIds.map((id) => prefixes.get(id) || id) : k.teamIds === null ? "all" : undefined),
-      },
+      { header: "TEAMS", value: (k) => teams(k.teamIds) },
       { header: "LAST USED", value: (k) => k.lastUsedAt },
       { header: "EXPIRES", value: (k) => k.expiresAt },
     ]);

@@ -15,7 +15,7 @@ export interface Grants {
 }
 
 /** What the creator's credential has, as stored grants (every scope is null, so it stays every scope). */
-const ofPrincipal = (p: Principal): Grants => ({ scopes: p.scopes.length === SCOPES.length ? null : p.scopes, teamIds: p.teamIds });
+export const ofPrincipal = (p: Principal): Grants => ({ scopes: p.scopes.length === SCOPES.length ? null : p.scopes, teamIds: p.teamIds });
 
 /**
  * The grants of a credential `creator` makes: `asked` narrowed to what the creator has. A scope the creator lacks is

@@ -17,7 +17,10 @@ const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** RFC 8628 §3.5: after `slow_down` the client polls that much more slowly from then on. */
 const SLOW_DOWN_STEP_SECONDS = 5;
 
-/** Polls until the person decides or the code expires: the token, or the API's refusal as an ApiError. */
+/**
+ * Polls until the person decides or the code expires: the tokens; a denied or expired code as NotLoggedInError, any
+ * other refusal as an ApiError.
+ */
 async function pollForToken(client: PmClient, device: Schemas["DeviceCode"]): Promise<TokenAnswer> {
   let interval = device.interval;
   const deadline = Date.now() + device.expires_in * 1000;

@@ -1,15 +1,21 @@
-// The login `pm login` stores: the API's base URL and the device-flow token, in the user's config directory
-// ($XDG_CONFIG_HOME/pm/config.json, default ~/.config/pm/). The token is a credential: the directory is 0700 and the
-// file 0600 from the moment it exists (written beside and renamed over, so no reader sees half a file).
+// The login `pm login` stores: the API's base URL and the device flow's tokens, in the user's config directory
+// ($XDG_CONFIG_HOME/pm/config.json, default ~/.config/pm/). The tokens are credentials: the directory is 0700 and the
+// file 0600 from the moment it exists (written beside and renamed over, so no reader sees half a file, also when a
+// renewal rewrites it while another `pm` reads it).
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 
 export interface StoredLogin {
   baseUrl: string;
+  /** The access token (a JWT), sent as `Authorization: Bearer`. */
   token: string;
-  /** ISO time the token stops working (the token's `expires_in` counted from the login). */
+  /** ISO time the access token stops working (its `expires_in` counted from when it was issued). */
   expiresAt: string;
+  /** What renews the access token (each one works once); absent in a login stored by an older `pm`. */
+  refreshToken?: string;
+  /** The scopes the login was granted (space-separated). */
+  scope?: string;
 }
 
 export function configFile(): string {

@@ -1,8 +1,11 @@
 // Which API and credential a command talks to, and how its answers become data or errors. The environment
-// (PM_API_KEY, PM_BASE_URL) lets scripts run without `pm login`; otherwise the stored login is used.
+// (PM_API_KEY, PM_BASE_URL) lets scripts run without `pm login`; otherwise the stored login is used, renewed on the way
+// when its access token has expired or is refused (cli/tokens.ts).
 import { createPmClient, type PmClient } from "../client/index";
-import { readLogin } from "./config";
-import { ApiError, ConnectionError, NotLoggedInError } from "./errors";
+import { readLogin, type StoredLogin } from "./config";
+import { ApiError, NotLoggedInError } from "./errors";
+import { reporting } from "./reach";
+import { isExpiring, renewLogin } from "./tokens";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
 
@@ -28,19 +31,34 @@ export function openSession(baseUrlFlag: string | undefined): Session {
   const login = readLogin();
   // A stored token was issued by one server; it means nothing to another.
   if (!login || login.baseUrl !== baseUrl) throw new NotLoggedInError(`not logged in to ${baseUrl}: run \`pm login\` or set PM_API_KEY`);
-  if (Date.parse(login.expiresAt) <= Date.now()) throw new NotLoggedInError("the login has expired: run `pm login`");
-  return { baseUrl, client: connect(baseUrl, { token: login.token }) };
+  if (!login.refreshToken && isExpiring(login)) throw new NotLoggedInError("the login has expired: run `pm login`");
+  return { baseUrl, client: createPmClient({ baseUrl, fetch: signedIn(login) }) };
 }
 
-/** fetch, with an unreachable API reported as such rather than as a bare "fetch failed". */
-function reporting(baseUrl: string) {
-  return async (request: Request): Promise<Response> => {
-    try {
-      return await fetch(request);
-    } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-      throw new ConnectionError(`cannot reach the API at ${baseUrl}: ${cause}`);
-    }
+/**
+ * fetch with the login's access token: renewed first when it has expired, and renewed once when the API answers 401
+ * (the token may have been revoked, or the clock be off), the request then sent again. Requests made at once share
+ * one renewal (each refresh token works only once).
+ */
+function signedIn(stored: StoredLogin): (request: Request) => Promise<Response> {
+  const send = reporting(stored.baseUrl);
+  let login = stored;
+  let renewal: Promise<StoredLogin> | undefined;
+  const renew = async () => {
+    renewal ??= renewLogin(login);
+    login = await renewal;
+  };
+  return async (request) => {
+    if (login.refreshToken && isExpiring(login)) await renew();
+    // Kept unsent for a second try, unless this process has renewed already (a token just issued is not renewed again).
+    const retry = renewal || !login.refreshToken ? undefined : request.clone();
+    request.headers.set("authorization", `Bearer ${login.token}`);
+    const response = await send(request);
+    if (response.status !== 401 || !retry) return response;
+    await response.body?.cancel();
+    await renew();
+    retry.headers.set("authorization", `Bearer ${login.token}`);
+    return send(retry);
   };
 }
 

@@ -33,6 +33,8 @@ export interface paths {
     /**
      * Create an AI agent user
      * @description Human callers only (an agent caller: 403). The agent is a user of type AGENT whose `humanId` is the caller, joins the caller's current workspace as MEMBER and gets its own API key, returned once as `apiKey`. It has no mailbox and needs no verification: its `email` is generated as `<agent id>@agents.pm.invalid`. `Location` names the agent as a user (`/users/{id}`).
+     *
+     *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
     post: operations["createAgent"];
     delete?: never;
@@ -51,12 +53,16 @@ export interface paths {
     /**
      * List the caller's API keys and their agents' keys
      * @description Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never the key or its hash. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listApiKeys"];
     put?: never;
     /**
      * Create an API key for the caller in the current workspace
      * @description `key` is the raw key, returned only in this response (only its hash is stored). `expiresAt` must lie in the future (422); from then on the key is 401. The key stops working when it is deleted or its holder leaves the workspace.
+     *
+     *     Requires the scope `keys:write` (create and revoke your own API keys).
      */
     post: operations["createApiKey"];
     delete?: never;
@@ -75,6 +81,8 @@ export interface paths {
     /**
      * Get one of the caller's API keys (or an agent's)
      * @description As an item of `GET /api-keys`: only the 10-character `prefix`, never the key or its hash. Any other key is 404. Its ETag is what `DELETE /api-keys/{id}` takes in `If-Match`.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getApiKey"];
     put?: never;
@@ -82,6 +90,8 @@ export interface paths {
     /**
      * Delete (revoke) an API key
      * @description Your own keys or your agents' keys in the current workspace; any other key is 404. The key is 401 from the next request on.
+     *
+     *     Requires the scope `keys:write` (create and revoke your own API keys).
      */
     delete: operations["deleteApiKey"];
     options?: never;
@@ -149,6 +159,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/auth/revoke": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Log a device out (RFC 7009): its refresh token and every access token of its login stop working
+     * @description Takes the refresh token or an access token of the login. As RFC 7009 says, the answer is the same for a token that is unknown or already revoked.
+     */
+    post: operations["revokeToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/auth/token": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Renew a device's login: a new access token from its refresh token (RFC 6749 §6)
+     * @description The refresh token is used up: the answer carries the next one, with the same scopes and teams. An unknown, used, revoked or expired one (90 days unused), or one of a user who left the workspace, is 400 `BAD_REQUEST` with `details.error` `invalid_grant`.
+     */
+    post: operations["refreshToken"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/batch": {
     parameters: {
       query?: never;
@@ -161,6 +211,8 @@ export interface paths {
     /**
      * Run several GETs in one call
      * @description 1..50 relative GET paths, each run through the same routes, validation and permissions as a direct GET with the caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404 `NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in `details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`, a `.`/`..` segment, `/batch` itself, or an answer that is not JSON (`/docs`) is a `BAD_REQUEST` slot. A missing or invalid credential is 401 for the whole call.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     post: operations["batch"];
     delete?: never;
@@ -179,12 +231,16 @@ export interface paths {
     /**
      * List the workspace's comments
      * @description Every member reads them, e.g. a task's with `filter[eq][taskId]=<id>`. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listComments"];
     put?: never;
     /**
      * Comment on a task, a project or a milestone (exactly one; tasks and projects also by reference)
      * @description Needs team role MEMBER or higher in the target's team, or workspace ADMIN/OWNER.
+     *
+     *     Requires the scope `comments:write` (write and delete comments).
      */
     post: operations["createComment"];
     delete?: never;
@@ -203,6 +259,8 @@ export interface paths {
     /**
      * Get a comment
      * @description `fields` narrows the answer, e.g. `content,author{name}`. Another workspace's comment is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getComment"];
     put?: never;
@@ -210,6 +268,8 @@ export interface paths {
     /**
      * Delete a comment (its author, or a workspace ADMIN/OWNER)
      * @description Anyone else gets 403.
+     *
+     *     Requires the scope `comments:write` (write and delete comments).
      */
     delete: operations["deleteComment"];
     options?: never;
@@ -217,6 +277,8 @@ export interface paths {
     /**
      * Edit a comment's content (its author only, whatever the workspace role)
      * @description Anyone else, also a workspace ADMIN/OWNER, gets 403.
+     *
+     *     Requires the scope `comments:write` (write and delete comments).
      */
     patch: operations["updateComment"];
     trace?: never;
@@ -295,6 +357,8 @@ export interface paths {
     /**
      * The workspace's changes, in commit order
      * @description Every change of a task, project, milestone, comment, label, team, team member, field, member, workspace, invite, API key, agent or webhook is one event, committed with the change. Resume with `after=` the id of the last event processed: the answer holds exactly the events committed after it, none skipped, none repeated, also while other transactions commit out of order. `pagination.nextCursor` is null when nothing more is committed now. Events are kept 30 days; `after` an older one is 410 GONE. Invite, API-key and webhook events only reach workspace ADMIN/OWNER (and a key's owner, its own).
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listEvents"];
     put?: never;
@@ -315,12 +379,16 @@ export interface paths {
     /**
      * List the built-in fields and the workspace's custom fields
      * @description The first page (a request without `cursor`) starts with the built-in fields of tasks, projects and milestones (no `id`, `isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep their fixed order). `fields` narrows both. Every member reads. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listFields"];
     put?: never;
     /**
      * Define a custom field
      * @description Workspace ADMIN or OWNER only (403 otherwise). `key` is unique in the workspace (409) and becomes the key of the value in the `customFields` of the `recordTypes` records. `metadata.options` is required for select and multiselect fields and refused for other types (422).
+     *
+     *     Requires the scope `fields:write` (define custom fields).
      */
     post: operations["createField"];
     delete?: never;
@@ -339,6 +407,8 @@ export interface paths {
     /**
      * Get a custom field definition
      * @description `fields` narrows the answer. Another workspace's field is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getField"];
     put?: never;
@@ -346,6 +416,8 @@ export interface paths {
     /**
      * Delete a custom field and its values
      * @description Workspace ADMIN or OWNER only (403 otherwise). Its values go from every task, project and milestone of the workspace, in the same transaction.
+     *
+     *     Requires the scope `fields:write` (define custom fields).
      */
     delete: operations["deleteField"];
     options?: never;
@@ -353,6 +425,8 @@ export interface paths {
     /**
      * Change a custom field's name, description, presentation, options or record types
      * @description Workspace ADMIN or OWNER only (403 otherwise). Partial. `key` and `type` cannot change (400). Removing a record type removes the field's values from records of that type; removing an option that a record still holds is 409 (change those values first). One transaction.
+     *
+     *     Requires the scope `fields:write` (define custom fields).
      */
     patch: operations["updateField"];
     trace?: never;
@@ -387,12 +461,16 @@ export interface paths {
     /**
      * List the workspace's pending invites
      * @description Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listInvites"];
     put?: never;
     /**
      * Invite someone to the workspace by email
      * @description Needs workspace ADMIN or OWNER (agents never). `role` is MEMBER (default) or ADMIN; OWNER is 422. `teamRole` (default MEMBER) is given in each of `teamIds`, which must be teams of this workspace (else 404). An address that already belongs to a member is 409. The invite email (through the queue) carries a single-use token, stored only hashed, valid 7 days. Inviting an address that has a pending invite replaces that invite (its token stops working): this is how an invite is re-sent.
+     *
+     *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
     post: operations["createInvite"];
     delete?: never;
@@ -411,6 +489,8 @@ export interface paths {
     /**
      * Get a pending invite
      * @description For workspace ADMIN/OWNER and the invite's sender (others: 403). Only a pending invite is found: once accepted, expired or cancelled it is 404, as in the list.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getInvite"];
     put?: never;
@@ -418,6 +498,8 @@ export interface paths {
     /**
      * Cancel a pending invite
      * @description Allowed for workspace ADMIN/OWNER and for the user who sent the invite (others: 403). The invite is deleted and its token refused from then on. An accepted or expired invite is no longer pending: 409.
+     *
+     *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
     delete: operations["deleteInvite"];
     options?: never;
@@ -455,12 +537,16 @@ export interface paths {
     /**
      * List the workspace's labels
      * @description Every member reads them. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listLabels"];
     put?: never;
     /**
      * Create a label (name unique in the workspace, case-insensitive)
      * @description Any workspace member may create one. A name that another label of the workspace already has (in any case) is 409; `color` is `#RRGGBB`.
+     *
+     *     Requires the scope `labels:write` (create, change and delete labels).
      */
     post: operations["createLabel"];
     delete?: never;
@@ -479,6 +565,8 @@ export interface paths {
     /**
      * Get a label
      * @description `fields` narrows the answer. Another workspace's label is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getLabel"];
     put?: never;
@@ -486,6 +574,8 @@ export interface paths {
     /**
      * Delete a label (it is detached from tasks and projects)
      * @description Needs workspace ADMIN/OWNER or the label's creator (403 otherwise). The tasks and projects that carried it stay; only the link goes.
+     *
+     *     Requires the scope `labels:write` (create, change and delete labels).
      */
     delete: operations["deleteLabel"];
     options?: never;
@@ -493,6 +583,8 @@ export interface paths {
     /**
      * Rename or recolour a label
      * @description Partial. Needs workspace ADMIN/OWNER or the label's creator (403 otherwise). A name that another label of the workspace already has is 409.
+     *
+     *     Requires the scope `labels:write` (create, change and delete labels).
      */
     patch: operations["updateLabel"];
     trace?: never;
@@ -567,12 +659,16 @@ export interface paths {
     /**
      * List the workspace's milestones
      * @description Null target dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listMilestones"];
     put?: never;
     /**
      * Create a milestone in a project
      * @description Needs team role MEMBER in the project's team, or workspace ADMIN.
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
      */
     post: operations["createMilestone"];
     delete?: never;
@@ -591,6 +687,8 @@ export interface paths {
     /**
      * Get a milestone
      * @description `fields` narrows the answer. Another workspace's milestone is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getMilestone"];
     put?: never;
@@ -598,6 +696,8 @@ export interface paths {
     /**
      * Delete a milestone
      * @description Its comments are deleted; its tasks stay, with `milestoneId` cleared.
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
      */
     delete: operations["deleteMilestone"];
     options?: never;
@@ -605,6 +705,8 @@ export interface paths {
     /**
      * Update a milestone
      * @description Partial: `null` clears targetDate; `customFields` merges. The project cannot change.
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
      */
     patch: operations["updateMilestone"];
     trace?: never;
@@ -619,6 +721,8 @@ export interface paths {
     /**
      * List a milestone's comments
      * @description Oldest first by default; an unknown or foreign milestone is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listMilestoneComments"];
     put?: never;
@@ -639,6 +743,8 @@ export interface paths {
     /**
      * A milestone's history, newest first
      * @description The milestone's events (who changed what, and when), newest first, paged. Another workspace's is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getMilestoneHistory"];
     put?: never;
@@ -679,12 +785,16 @@ export interface paths {
     /**
      * List the workspace's projects
      * @description `labelId` matches projects carrying the label (`in`: any of them). Null dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listProjects"];
     put?: never;
     /**
      * Create a project in a team
      * @description Needs team role MEMBER or workspace ADMIN. The reference `<PREFIX>-P<n>` comes from the team's project counter, separate from task numbers.
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
      */
     post: operations["createProject"];
     delete?: never;
@@ -703,6 +813,8 @@ export interface paths {
     /**
      * Get a project by id or reference (`ENG-P3`, any case)
      * @description `fields` narrows the answer, e.g. `reference,name,lead{name}`. Another workspace's project is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getProject"];
     put?: never;
@@ -710,6 +822,8 @@ export interface paths {
     /**
      * Delete a project
      * @description Its milestones and comments are deleted; its tasks stay, with `projectId` and `milestoneId` cleared.
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
      */
     delete: operations["deleteProject"];
     options?: never;
@@ -717,6 +831,8 @@ export interface paths {
     /**
      * Update a project
      * @description Partial: `null` clears leadId, startDate, targetDate; `labelIds` replaces the labels; `customFields` merges. The team cannot change.
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
      */
     patch: operations["updateProject"];
     trace?: never;
@@ -731,12 +847,16 @@ export interface paths {
     /**
      * List a project's comments (id or reference)
      * @description Oldest first by default; an unknown or foreign project is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listProjectComments"];
     put?: never;
     /**
      * Comment on a project (id or reference)
      * @description Needs team role MEMBER or higher in the project's team, or workspace ADMIN/OWNER.
+     *
+     *     Requires the scope `comments:write` (write and delete comments).
      */
     post: operations["createProjectComment"];
     delete?: never;
@@ -755,6 +875,8 @@ export interface paths {
     /**
      * Export a project with its milestones and tasks
      * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     *
+     *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
     get: operations["exportProject"];
     put?: never;
@@ -775,6 +897,8 @@ export interface paths {
     /**
      * A project's history, newest first
      * @description The project's events (who changed what, and when), newest first, paged. Another workspace's is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getProjectHistory"];
     put?: never;
@@ -795,6 +919,8 @@ export interface paths {
     /**
      * List a project's milestones (project by id or reference)
      * @description Null target dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listProjectMilestones"];
     put?: never;
@@ -815,6 +941,8 @@ export interface paths {
     /**
      * Search tasks, projects and milestones
      * @description Full-text search (PostgreSQL, `simple` configuration: words match as typed, in any language) over task titles and descriptions and project and milestone names and descriptions, the title or name weighted above the description. `q` takes websearch syntax (`"a phrase"`, `or`, `-word`). An exact reference (`ENG-12`, `ENG-P3`, any case) comes first. Results are ordered by `score` (descending), then `id`. `snippet` is plain text from the description (or the title when the description has no match), at most 25 words, matches wrapped in « and ». Only the caller's workspace is searched; a cursor of another query or credential is 400.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["search"];
     put?: never;
@@ -875,12 +1003,16 @@ export interface paths {
     /**
      * List the workspace's tasks
      * @description `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters. Custom fields are `filter[<op>][customFields.<key>]` and `sort[customFields.<key>]`, compared as the field definition's type (a key not defined for tasks is 400). Their keys differ per workspace, so no parameter above names them: send them as further query parameters of the same form. A generated TypeScript client (openapi-fetch, hey-api) sends every key of its query: spread a `Record<string, string | string[]>` of them into the typed parameters, e.g. `{...custom, "filter[eq][priority]": "HIGH"}`.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listTasks"];
     put?: never;
     /**
      * Create a task in a team
      * @description The reference `<PREFIX>-<n>` comes from the team's task counter. Missing `teamId` is 400; another workspace's team, project, parent, assignee or label is 404; a project or parent of another team, or a milestone outside the task's project, is 422.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
     post: operations["createTask"];
     delete?: never;
@@ -899,6 +1031,8 @@ export interface paths {
     /**
      * Get a task by id or reference
      * @description `fields` narrows the answer, e.g. `reference,title,assignee{name},labels{name}`. Another workspace's task is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getTask"];
     put?: never;
@@ -906,6 +1040,8 @@ export interface paths {
     /**
      * Delete a task with its subtasks and comments
      * @description Needs team MEMBER or above (or workspace ADMIN/OWNER). The reference is never reused.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
     delete: operations["deleteTask"];
     options?: never;
@@ -913,6 +1049,8 @@ export interface paths {
     /**
      * Update a task
      * @description Partial; `null` clears projectId, milestoneId, parentId, assigneeId, dueDate. `labelIds` replaces the set; `customFields` merges (`null` removes a key). Clearing or changing the project clears the milestone. A parent that is the task or one of its subtasks is 422. `teamId` cannot change (422).
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
     patch: operations["updateTask"];
     trace?: never;
@@ -927,6 +1065,8 @@ export interface paths {
     /**
      * List a task's comments (id or reference)
      * @description Oldest first by default; an unknown or foreign task is 404. The author carries only id, name and email. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listTaskComments"];
     put?: never;
@@ -947,6 +1087,8 @@ export interface paths {
     /**
      * Export a task with its subtasks
      * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     *
+     *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
     get: operations["exportTask"];
     put?: never;
@@ -967,6 +1109,8 @@ export interface paths {
     /**
      * A task's history, newest first
      * @description The task's events (who changed what, and when), newest first, paged. Another workspace's is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getTaskHistory"];
     put?: never;
@@ -987,6 +1131,8 @@ export interface paths {
     /**
      * Get a team membership
      * @description By membership id (`tmbr_…`); `fields` narrows the answer. Another workspace's membership is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getTeamMember"];
     put?: never;
@@ -994,6 +1140,8 @@ export interface paths {
     /**
      * Remove a member from the team, or leave it
      * @description Needs team ADMIN/OWNER or workspace ADMIN/OWNER (removing an OWNER: team OWNER or workspace ADMIN/OWNER); any member may remove themself. Removing the last OWNER is 409.
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
      */
     delete: operations["deleteTeamMember"];
     options?: never;
@@ -1001,6 +1149,8 @@ export interface paths {
     /**
      * Change a member's team role
      * @description Needs team ADMIN/OWNER or workspace ADMIN/OWNER; granting or taking away OWNER needs team OWNER or workspace ADMIN/OWNER. Demoting the last OWNER is 409.
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
      */
     patch: operations["updateTeamMember"];
     trace?: never;
@@ -1015,12 +1165,16 @@ export interface paths {
     /**
      * List the workspace's teams, each with its parent and members
      * @description `filter[eq][parentId]=null` matches top-level teams. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listTeams"];
     put?: never;
     /**
      * Create a team; the caller becomes its OWNER
      * @description Any workspace member may create a top-level team; a sub-team (`parentId`) needs team role ADMIN or higher in the parent, or workspace ADMIN/OWNER (403). `prefix` is unique in the workspace (409). An unknown or foreign `parentId` is 404.
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
      */
     post: operations["createTeam"];
     delete?: never;
@@ -1039,6 +1193,8 @@ export interface paths {
     /**
      * Get a team with its parent and members
      * @description `fields` narrows the answer, e.g. `name,prefix,members{name,role}`. Another workspace's team is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getTeam"];
     put?: never;
@@ -1046,6 +1202,8 @@ export interface paths {
     /**
      * Delete a team with its tasks and projects (team OWNER or workspace ADMIN/OWNER)
      * @description Sub-teams are kept and become top-level.
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
      */
     delete: operations["deleteTeam"];
     options?: never;
@@ -1053,6 +1211,8 @@ export interface paths {
     /**
      * Update a team (team ADMIN/OWNER or workspace ADMIN/OWNER)
      * @description Partial; `parentId: null` makes the team top-level. A new parent needs team role ADMIN or higher in it (or workspace ADMIN/OWNER). A prefix another team of the workspace has is 409; a parent that is the team or one of its sub-teams is 422.
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
      */
     patch: operations["updateTeam"];
     trace?: never;
@@ -1067,6 +1227,8 @@ export interface paths {
     /**
      * Export a team with its members, projects, milestones and tasks
      * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     *
+     *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
     get: operations["exportTeam"];
     put?: never;
@@ -1089,6 +1251,8 @@ export interface paths {
     /**
      * Import a task, project or team export into this team
      * @description Needs team role MEMBER or higher (or workspace ADMIN/OWNER). `update:false`: every record gets a new id and the next references of this team; `update:true`: records whose id already exists in this team are overwritten (they keep their reference), the rest created; a team's own export imported back with `update:true` also restores its name and description (team ADMIN). New team members are added with their exported role. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB.
+     *
+     *     Requires the scope `import` (import teams and workspaces).
      */
     post: operations["importIntoTeam"];
     delete?: never;
@@ -1107,12 +1271,16 @@ export interface paths {
     /**
      * List a team's members
      * @description Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listTeamMembers"];
     put?: never;
     /**
      * Add a workspace member to the team
      * @description Needs team role MEMBER or higher (or workspace ADMIN/OWNER); `role` defaults to MEMBER and may not exceed the caller's own team role unless the caller is a workspace ADMIN/OWNER. A user outside the workspace is 404; an existing member is 409.
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
      */
     post: operations["addTeamMember"];
     delete?: never;
@@ -1131,6 +1299,8 @@ export interface paths {
     /**
      * List the workspace's members
      * @description Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. `filter[eq][humanId]=null` matches people. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listUsers"];
     put?: never;
@@ -1151,6 +1321,8 @@ export interface paths {
     /**
      * Get a member of the workspace
      * @description `humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getUser"];
     put?: never;
@@ -1158,6 +1330,8 @@ export interface paths {
     /**
      * Remove a member from the workspace
      * @description Needs workspace ADMIN or OWNER (anyone may remove themself, and a human their own agent); removing an OWNER needs an OWNER, and the last OWNER stays (409). The member's agents leave the workspace with them. Their API keys for this workspace, and their agents', stop working at once; their team memberships in the workspace are removed. The account itself, other workspaces, and their tasks, comments and assignments stay.
+     *
+     *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
     delete: operations["deleteUser"];
     options?: never;
@@ -1165,6 +1339,8 @@ export interface paths {
     /**
      * Change a member's profile or workspace role
      * @description `name` and `avatarUrl` change only on yourself or on an agent you own (anyone else: 403). `role` needs workspace ADMIN or OWNER; granting OWNER or changing an OWNER's role needs an OWNER. The last OWNER keeps the role (409), also under concurrent requests.
+     *
+     *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
     patch: operations["updateUser"];
     trace?: never;
@@ -1179,12 +1355,16 @@ export interface paths {
     /**
      * List the workspace's webhooks
      * @description Needs workspace ADMIN or OWNER. Secrets are never listed. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listWebhooks"];
     put?: never;
     /**
      * Create a webhook: where the workspace's events are POSTed, signed (Standard Webhooks)
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. `events`: event types (`task.created`, `member.joined`), a resource's every type (`task.*`) or `*`; an unknown one is 422. `teamIds` (teams of this workspace, else 404) limits it to those teams' events. `url` must be `https` and name a public host: private, loopback, link-local, unique-local, CGNAT and metadata addresses and `localhost`-like names are 422 at `url` (where the development switch DEV_WEBHOOKS is on, `http://127.0.0.1…` and `http://localhost…` too). Each delivery checks again what the host resolves to. The answer carries the signing secret (`whsec_…`), shown only here and by rotate-secret.
+     *
+     *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */
     post: operations["createWebhook"];
     delete?: never;
@@ -1203,6 +1383,8 @@ export interface paths {
     /**
      * Get a webhook
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. `fields` narrows the answer.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getWebhook"];
     put?: never;
@@ -1210,6 +1392,8 @@ export interface paths {
     /**
      * Delete a webhook and its deliveries
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404.
+     *
+     *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */
     delete: operations["deleteWebhook"];
     options?: never;
@@ -1217,6 +1401,8 @@ export interface paths {
     /**
      * Change a webhook (url, events, description, teams, enabled)
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. Partial. `enabled: false` pauses deliveries; `enabled: true` resumes them and clears the failure state. `url` must be `https` and name a public host: private, loopback, link-local, unique-local, CGNAT and metadata addresses and `localhost`-like names are 422 at `url` (where the development switch DEV_WEBHOOKS is on, `http://127.0.0.1…` and `http://localhost…` too). Each delivery checks again what the host resolves to.
+     *
+     *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */
     patch: operations["updateWebhook"];
     trace?: never;
@@ -1231,6 +1417,8 @@ export interface paths {
     /**
      * The webhook's deliveries of the last 30 days, newest first
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. Newest first unless `sort` says otherwise. `attempts` counts the POSTs made; `responseStatus` and `durationMs` are the last one's. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listWebhookDeliveries"];
     put?: never;
@@ -1253,6 +1441,8 @@ export interface paths {
     /**
      * Send a delivery's event again, as a new delivery
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. The same event and body (the same `webhook-id`), as a new delivery; a disabled webhook is 409.
+     *
+     *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */
     post: operations["redeliverWebhookDelivery"];
     delete?: never;
@@ -1273,6 +1463,8 @@ export interface paths {
     /**
      * Send a `webhook.ping` event to the webhook
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. A delivery of a synthetic `webhook.ping` event, sent like any other; a disabled webhook is 409.
+     *
+     *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */
     post: operations["pingWebhook"];
     delete?: never;
@@ -1293,6 +1485,8 @@ export interface paths {
     /**
      * Replace the signing secret; the old one keeps signing for 24 hours
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. The answer carries the new secret (shown only here). For 24 hours each delivery carries two signatures, one per secret.
+     *
+     *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */
     post: operations["rotateWebhookSecret"];
     delete?: never;
@@ -1311,6 +1505,8 @@ export interface paths {
     /**
      * List the caller's workspaces
      * @description Every workspace the caller is a member of (not only the credential's current one). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["listWorkspaces"];
     put?: never;
@@ -1331,6 +1527,8 @@ export interface paths {
     /**
      * Get a workspace the caller is a member of
      * @description A workspace the caller is not a member of is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
      */
     get: operations["getWorkspace"];
     put?: never;
@@ -1341,6 +1539,8 @@ export interface paths {
     /**
      * Rename a workspace or change its slug
      * @description Needs the caller's ADMIN or OWNER role in that workspace (a MEMBER: 403; not a member: 404). `slug`: lowercase letters, digits and hyphens (422 otherwise), unique (409).
+     *
+     *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
     patch: operations["updateWorkspace"];
     trace?: never;
@@ -1355,6 +1555,8 @@ export interface paths {
     /**
      * Export the whole workspace (OWNER only; the credential's own workspace)
      * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     *
+     *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
     get: operations["exportWorkspace"];
     put?: never;
@@ -1377,6 +1579,8 @@ export interface paths {
     /**
      * Import a workspace export into a new workspace
      * @description Needs the OWNER role in the credential's workspace. Creates a new workspace (named as the exported one, with a free slug) whose only member and OWNER is the caller, with every team, label, field, project, milestone, task and comment of the export under new ids; team memberships of other people are not carried over (they are not members of the new workspace; invite them). `update` changes nothing here: the workspace is new. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB.
+     *
+     *     Requires the scope `import` (import teams and workspaces).
      */
     post: operations["importWorkspace"];
     delete?: never;
@@ -1402,6 +1606,23 @@ export interface components {
     };
     AgentCreate: {
       name: string;
+      /** @description What the credential may do (docs: Least privilege); omitted: every scope the caller's credential has */
+      scopes?: (
+        | "read"
+        | "tasks:write"
+        | "comments:write"
+        | "projects:write"
+        | "labels:write"
+        | "teams:write"
+        | "fields:write"
+        | "members:write"
+        | "keys:write"
+        | "webhooks:write"
+        | "import"
+        | "export"
+      )[];
+      /** @description The only teams it reaches; omitted: the caller's credential's teams (null: every team) */
+      teamIds?: string[] | null;
     };
     ApiKey: {
       createdAt: string;
@@ -1412,6 +1633,23 @@ export interface components {
       name: string;
       /** @description The first 10 characters of the raw key */
       prefix: string;
+      /** @description What the key may do, within its user's roles */
+      scopes: (
+        | "read"
+        | "tasks:write"
+        | "comments:write"
+        | "projects:write"
+        | "labels:write"
+        | "teams:write"
+        | "fields:write"
+        | "members:write"
+        | "keys:write"
+        | "webhooks:write"
+        | "import"
+        | "export"
+      )[];
+      /** @description The only teams the key reaches; null: every team */
+      teamIds: string[] | null;
       /** @description The owner: the caller or one of the caller's agents */
       userId: string;
       workspaceId: string;
@@ -1424,6 +1662,23 @@ export interface components {
        */
       expiresAt?: string | null;
       name: string;
+      /** @description What the credential may do (docs: Least privilege); omitted: every scope the caller's credential has */
+      scopes?: (
+        | "read"
+        | "tasks:write"
+        | "comments:write"
+        | "projects:write"
+        | "labels:write"
+        | "teams:write"
+        | "fields:write"
+        | "members:write"
+        | "keys:write"
+        | "webhooks:write"
+        | "import"
+        | "export"
+      )[];
+      /** @description The only teams it reaches; omitted: the caller's credential's teams (null: every team) */
+      teamIds?: string[] | null;
     };
     ApiKeySelection: {
       createdAt?: string;
@@ -1434,6 +1689,21 @@ export interface components {
       name?: string;
       /** @description The first 10 characters of the raw key */
       prefix?: string;
+      scopes?: (
+        | "read"
+        | "tasks:write"
+        | "comments:write"
+        | "projects:write"
+        | "labels:write"
+        | "teams:write"
+        | "fields:write"
+        | "members:write"
+        | "keys:write"
+        | "webhooks:write"
+        | "import"
+        | "export"
+      )[];
+      teamIds?: string[] | null;
       /** @description The owner: the caller or one of the caller's agents */
       userId?: string;
       workspaceId?: string;
@@ -1520,11 +1790,19 @@ export interface components {
       client_id?: string;
       /** @description Shown to the person who approves, e.g. `pm-cli on laptop` */
       client_name?: string;
+      /**
+       * @description What the device asks to do, space-separated (RFC 8628 §3.1): read, tasks:write, comments:write, projects:write, labels:write, teams:write, fields:write, members:write, keys:write, webhooks:write, import, export. Omitted: every scope. The token may get fewer (its `scope` says which).
+       * @example read comments:write
+       */
       scope?: string;
     };
     DeviceToken: {
       access_token: string;
       expires_in: number;
+      /** @description Renews the login (POST /auth/token); single use, each answer carries the next */
+      refresh_token: string;
+      /** @description The scopes the token has, space-separated */
+      scope: string;
       /** @enum {string} */
       token_type: "Bearer";
     };
@@ -2212,6 +2490,19 @@ export interface components {
        * @description Not before startDate
        */
       targetDate?: string | null;
+    };
+    RefreshTokenRequest: {
+      client_id?: string;
+      /** @enum {string} */
+      grant_type: "refresh_token";
+      refresh_token: string;
+    };
+    RevokeTokenRequest: {
+      client_id?: string;
+      /** @description The login's refresh token, or one of its access tokens */
+      token: string;
+      /** @enum {string} */
+      token_type_hint?: "refresh_token" | "access_token";
     };
     SearchResult: {
       id: string;
@@ -2940,7 +3231,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, createdAt, lastUsedAt, expiresAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, teamIds, createdAt, lastUsedAt, expiresAt. */
         fields?: string;
         "filter[contains][name]"?: string;
         "filter[contains][prefix]"?: string;
@@ -3049,6 +3340,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3183,6 +3488,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description CONFLICT */
       409: {
         headers: {
@@ -3273,7 +3592,7 @@ export interface operations {
   getApiKey: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, createdAt, lastUsedAt, expiresAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, teamIds, createdAt, lastUsedAt, expiresAt. */
         fields?: string;
       };
       header?: {
@@ -3322,6 +3641,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3450,6 +3783,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3871,7 +4218,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Access token (a JWT) */
+      /** @description Access token (a JWT) and the refresh token of the login */
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3984,6 +4331,203 @@ export interface operations {
       };
     };
   };
+  revokeToken: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": components["schemas"]["RevokeTokenRequest"];
+        "application/x-www-form-urlencoded": components["schemas"]["RevokeTokenRequest"];
+      };
+    };
+    responses: {
+      /** @description Revoked (or nothing to revoke) */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            revoked: true;
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  refreshToken: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": components["schemas"]["RefreshTokenRequest"];
+        "application/x-www-form-urlencoded": components["schemas"]["RefreshTokenRequest"];
+      };
+    };
+    responses: {
+      /** @description A new access token and the next refresh token */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DeviceToken"];
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   batch: {
     parameters: {
       query?: never;
@@ -4031,6 +4575,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4249,6 +4807,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4549,6 +5121,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -5455,6 +6041,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description GONE */
       410: {
         headers: {
@@ -5640,6 +6240,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -5926,6 +6540,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7327,6 +7955,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Validation failed */
       422: {
         headers: {
@@ -7436,6 +8078,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7587,6 +8243,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8308,6 +8978,23 @@ export interface operations {
           "application/json": {
             /** @enum {string} */
             role: "MEMBER" | "ADMIN" | "OWNER";
+            /** @description What this credential may do, within the role */
+            scopes: (
+              | "read"
+              | "tasks:write"
+              | "comments:write"
+              | "projects:write"
+              | "labels:write"
+              | "teams:write"
+              | "fields:write"
+              | "members:write"
+              | "keys:write"
+              | "webhooks:write"
+              | "import"
+              | "export"
+            )[];
+            /** @description The only teams this credential reaches; null: every team */
+            teamIds: string[] | null;
             user: components["schemas"]["User"];
             workspace: components["schemas"]["Workspace"];
           };
@@ -8494,6 +9181,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8794,6 +9495,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9355,6 +10070,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -9480,6 +10209,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9753,6 +10496,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10053,6 +10810,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10614,6 +11385,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -10926,6 +11711,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -11037,6 +11836,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11258,6 +12071,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -11385,6 +12212,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11922,6 +12763,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Validation failed */
       422: {
         headers: {
@@ -12210,6 +13065,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12771,6 +13640,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -12903,6 +13786,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -13014,6 +13911,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -13151,6 +14062,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -13706,6 +14631,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Validation failed */
       422: {
         headers: {
@@ -13994,6 +14933,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14480,6 +15433,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description NOT_FOUND */
       404: {
         headers: {
@@ -14827,6 +15794,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -15218,6 +16199,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Validation failed */
       422: {
         headers: {
@@ -15329,6 +16324,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -17435,6 +18444,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description Validation failed */
       422: {
         headers: {
@@ -17546,6 +18569,20 @@ export interface operations {
       };
       /** @description UNAUTHORIZED */
       401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -322,6 +322,9 @@ export const apiKeys = pgTable(
     prefix: text("prefix").notNull(),
     // SHA-256 of the raw key; the raw key is never stored.
     keyHash: text("key_hash").notNull(),
+    // What the key may do (docs/api.md, "Least privilege"): null is every scope, or every team.
+    scopes: text("scopes").array(),
+    teamIds: text("team_ids").array(),
     lastUsedAt: ts("last_used_at"),
     expiresAt: ts("expires_at"),
     createdAt: createdAt(),
@@ -391,12 +394,21 @@ export const deviceAuthorizations = pgTable(
     workspaceId: text("workspace_id").references(() => workspaces.id, { onDelete: "cascade" }),
     intervalSeconds: integer("interval_seconds").notNull().default(5),
     lastPolledAt: ts("last_polled_at"),
+    // The scopes the device asked for (null: every scope); on approval, what the approver's credential allows of them.
+    scopes: text("scopes").array(),
+    teamIds: text("team_ids").array(),
+    // Once consumed, the authorization is the device's login: its tokens name it (`sid`), the refresh token (hashed)
+    // renews them, and revoking it ends them all at once.
+    refreshHash: text("refresh_hash"),
+    refreshExpiresAt: ts("refresh_expires_at"),
+    revokedAt: ts("revoked_at"),
     expiresAt: ts("expires_at").notNull(),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("device_authorizations_device_code_key").on(t.deviceCodeHash),
     uniqueIndex("device_authorizations_user_code_key").on(t.userCode),
+    uniqueIndex("device_authorizations_refresh_key").on(t.refreshHash),
   ],
 );
 

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { deviceAuthorizations, workspaceMembers } from "../drizzle/schema";
 import { base64url } from "../src/core/crypto";
+import { SCOPES } from "../src/core/scopes";
 import { api, fetchApp, get, post, uniqueEmail } from "./helpers/api";
 import { addMember, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { codeIn, mailTo } from "./helpers/signup";
@@ -71,7 +72,13 @@ describe("device flow (RFC 8628)", () => {
 
     const issued = await poll(device.device_code);
     expect(issued.status).toBe(200);
-    expect(issued.body).toEqual({ access_token: expect.any(String), token_type: "Bearer", expires_in: 3600 });
+    expect(issued.body).toEqual({
+      access_token: expect.any(String),
+      token_type: "Bearer",
+      expires_in: 3600,
+      scope: SCOPES.join(" "),
+      refresh_token: expect.stringMatching(/^pmr_/),
+    });
     const jwt = issued.body.access_token as string;
     expect(claims(jwt)).toMatchObject({ sub: tenant.owner.userId, wid: tenant.workspaceId, iss: "pm-api", aud: "pm-api" });
 

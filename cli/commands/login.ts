@@ -1,20 +1,27 @@
 // `pm login`: the device flow (RFC 8628). The CLI gets a user code, a person approves it in a browser (signing in
-// there with an emailed code), and the CLI's polling receives a JWT, which is stored for the next commands.
+// there with an emailed code), and the CLI's polling receives an access token (a JWT) and a refresh token, stored for
+// the next commands, which renew the access token with it (cli/tokens.ts): a person logs in once per machine.
+// `pm logout` revokes the login on the server and forgets it here.
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { defineCommand } from "citty";
 import type { PmClient, Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
-import { configFile, removeLogin, writeLogin } from "../config";
-import { ApiError } from "../errors";
+import { configFile, readLogin, removeLogin, type StoredLogin, writeLogin } from "../config";
+import { ApiError, NotLoggedInError, UsageError } from "../errors";
+import { scopeNames } from "../scopes";
 import { baseUrlFrom, connect, unwrap } from "../session";
+import { loginOf, revokeLogin, type TokenAnswer } from "../tokens";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** RFC 8628 §3.5: after `slow_down` the client polls that much more slowly from then on. */
 const SLOW_DOWN_STEP_SECONDS = 5;
 
-/** Polls until the person decides or the code expires: the token, or the API's refusal as an ApiError. */
-async function pollForToken(client: PmClient, device: Schemas["DeviceCode"]): Promise<Schemas["DeviceToken"]> {
+/**
+ * Polls until the person decides or the code expires: the tokens; a denied or expired code as NotLoggedInError, any
+ * other refusal as an ApiError.
+ */
+async function pollForToken(client: PmClient, device: Schemas["DeviceCode"]): Promise<TokenAnswer> {
   let interval = device.interval;
   const deadline = Date.now() + device.expires_in * 1000;
   while (Date.now() + interval * 1000 < deadline) {
@@ -22,35 +29,75 @@ async function pollForToken(client: PmClient, device: Schemas["DeviceCode"]): Pr
     const { data, error, response } = await client.POST("/auth/device/token", {
       body: { device_code: device.device_code, grant_type: DEVICE_GRANT },
     });
-    if (data) return data;
+    if (data) return data as TokenAnswer;
     const refusal = ApiError.fromBody(response.status, error);
     if (refusal.code === "SLOW_DOWN") interval += SLOW_DOWN_STEP_SECONDS;
+    // A refused login is a credential problem like any other (exit 3), not an API error.
+    else if (refusal.code === "ACCESS_DENIED") throw new NotLoggedInError("the login was denied in the browser");
+    else if (refusal.code === "EXPIRED_TOKEN") throw expired();
     else if (refusal.code !== "AUTHORIZATION_PENDING") throw refusal;
   }
-  throw new ApiError(400, "EXPIRED_TOKEN", "The code expired before it was approved: run `pm login` again");
+  throw expired();
+}
+
+const expired = () => new NotLoggedInError("the code expired before it was approved: run `pm login` again");
+
+/** Revokes a login this one replaces, so that no forgotten refresh token stays valid; a failure changes nothing here. */
+async function revokeReplaced(previous: StoredLogin | undefined): Promise<void> {
+  if (!previous?.refreshToken) return;
+  await revokeLogin(previous).catch(() => undefined);
 }
 
 export const login = defineCommand({
   meta: { name: "pm login", description: "Sign in: approve this terminal in a browser (device flow)" },
-  args: { "base-url": commonArgs["base-url"] },
+  args: {
+    scope: {
+      type: "string",
+      valueHint: "scopes",
+      description: 'Only these scopes, space- or comma-separated, e.g. "read comments:write" (default: every scope)',
+    },
+    "base-url": commonArgs["base-url"],
+  },
   async run({ args }) {
+    const scope = args.scope === undefined ? undefined : scopeNames([args.scope], "scope").join(" ");
+    if (scope === "") throw new UsageError("--scope needs at least one scope");
     const baseUrl = baseUrlFrom(args["base-url"]);
     const client = connect(baseUrl);
-    const device = await unwrap(client.POST("/auth/device/code", { body: { client_name: `pm CLI on ${hostname()}` } }));
+    const body = { client_name: `pm CLI on ${hostname()}`, ...(scope ? { scope } : {}) };
+    const device = await unwrap(client.POST("/auth/device/code", { body }));
     console.log(`To sign in, open ${device.verification_uri} and enter the code: ${device.user_code}`);
     console.log(`(or open ${device.verification_uri_complete})`);
     console.log("Waiting for approval…");
     const token = await pollForToken(client, device);
     const me = await unwrap(connect(baseUrl, { token: token.access_token }).GET("/me"));
-    writeLogin({ baseUrl, token: token.access_token, expiresAt: new Date(Date.now() + token.expires_in * 1000).toISOString() });
+    const previous = readLogin();
+    writeLogin(loginOf(baseUrl, token));
+    await revokeReplaced(previous);
     console.log(`Logged in as ${me.user.name} <${me.user.email}> in ${me.workspace.name} (${me.workspace.slug}).`);
+    if (scope) console.log(`Scopes: ${token.scope ?? scope}`);
     console.log(`Saved to ${configFile()}`);
   },
 });
 
 export const logout = defineCommand({
-  meta: { name: "pm logout", description: "Forget the stored login (the token itself lasts until it expires)" },
-  run() {
-    console.log(removeLogin() ? `Logged out (removed ${configFile()})` : "Not logged in");
+  meta: { name: "pm logout", description: "Sign out: revoke the login on the server and forget it here" },
+  async run() {
+    const stored = readLogin();
+    if (!stored) return console.log("Not logged in");
+    // Forgotten here whatever the server answers: a person who logs out means to, also when the server is away.
+    let revoked: boolean;
+    try {
+      revoked = await revokeLogin(stored);
+    } catch (error) {
+      removeLogin();
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `removed the login from ${configFile()}, but revoking it at ${stored.baseUrl} failed (${reason}): it stays valid there until it expires`,
+      );
+    }
+    removeLogin();
+    console.log(
+      `Logged out of ${stored.baseUrl}: the login is ${revoked ? "revoked" : "no longer valid"} there and ${configFile()} is removed`,
+    );
   },
 });

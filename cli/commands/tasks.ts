@@ -6,6 +6,8 @@ import { addFilter, listArgs, listQuery } from "../list";
 import { type Column, fieldColumns, printJson, printNextCursor, printRecord, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 import { HISTORY_COLUMNS } from "./events";
+import { resolveLabelIds } from "./labels";
+import { view } from "./task-view";
 import { resolveTeamId } from "./teams";
 
 type Task = Schemas["Task"];
@@ -27,7 +29,7 @@ const fieldArgs = {
   assignee: { type: "string", valueHint: "user id|me|none", description: "Assignee" },
   project: { type: "string", valueHint: "ENG-P3|id|none", description: "Project of the task's team" },
   parent: { type: "string", valueHint: "ENG-12|id|none", description: "Parent task (makes this a subtask)" },
-  label: { type: "string", valueHint: "label id", description: "Repeatable; replaces the task's labels" },
+  label: { type: "string", valueHint: "name|id", description: "Repeatable; replaces the task's labels (names in any case)" },
   due: { type: "string", valueHint: "YYYY-MM-DD|none", description: "Due date" },
 } as const;
 
@@ -41,7 +43,7 @@ const callerId = async ({ client }: Session) => (await unwrap(client.GET("/me"))
 
 /**
  * The body fields the options give (only those given: an update changes nothing else); `defs` are the command's.
- * An assignee `me` is left for the caller to resolve, once the command line is known to be right.
+ * An assignee `me` and label names are left for `resolveNames` to resolve, once the command line is known to be right.
  */
 function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef): Schemas["TaskUpdate"] {
   const fields: Schemas["TaskUpdate"] = {};
@@ -56,6 +58,15 @@ function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef): Sche
   const labels = repeated(rawArgs, defs, "label");
   if (labels.length > 0) fields.labelIds = labels;
   return fields;
+}
+
+/** Makes the assignee `me` the caller's id and label names label ids (requests, at once, only for what was given). */
+async function resolveNames(session: Session, fields: Schemas["TaskUpdate"]): Promise<void> {
+  const { assigneeId, labelIds } = fields;
+  await Promise.all([
+    isMe(assigneeId) && callerId(session).then((id) => (fields.assigneeId = id)),
+    labelIds && resolveLabelIds(session, labelIds).then((ids) => (fields.labelIds = ids)),
+  ]);
 }
 
 function printTask(task: TaskSelection): void {
@@ -142,7 +153,7 @@ const create = defineCommand({
   async run({ args, rawArgs }) {
     const fields = taskFields(args, rawArgs, createArgs);
     const session = openSession(args["base-url"]);
-    if (isMe(fields.assigneeId)) fields.assigneeId = await callerId(session);
+    await resolveNames(session, fields);
     const teamId = await resolveTeamId(session, args.team);
     const body: Schemas["TaskCreate"] = { ...fields, teamId, title: args.title };
     show(args.json, await unwrap(session.client.POST("/tasks", { body })));
@@ -158,7 +169,7 @@ const update = defineCommand({
     const body = taskFields(args, rawArgs, updateArgs);
     if (Object.keys(body).length === 0) throw new UsageError("nothing to update: give at least one field option");
     const session = openSession(args["base-url"]);
-    if (isMe(body.assigneeId)) body.assigneeId = await callerId(session);
+    await resolveNames(session, body);
     show(args.json, await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body })));
   },
 });
@@ -187,5 +198,5 @@ const history = defineCommand({
 
 export const tasks = defineCommand({
   meta: { name: "pm tasks", description: "Tasks" },
-  subCommands: { list, get, create, update, history },
+  subCommands: { list, view, get, create, update, history },
 });

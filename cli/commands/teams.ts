@@ -16,6 +16,23 @@ export async function resolveTeamId({ client }: Session, team: string): Promise<
   return teams[0].id;
 }
 
+/**
+ * How credentials' teams read (`teamIds`: null for every team): prefixes, `all`, or `-` from an API that does not say.
+ * The prefixes cost one request, made only when one of them is bound to teams; ids stand in when it is refused (a
+ * credential without the `read` scope).
+ */
+export async function teamsText(
+  { client }: Session,
+  bound: { teamIds?: string[] | null }[],
+): Promise<(teamIds: string[] | null | undefined) => string[] | string | undefined> {
+  const prefixes = new Map<string, string>();
+  if (bound.some((credential) => credential.teamIds?.length)) {
+    const { data } = await client.GET("/teams", { params: { query: { fields: "id,prefix", limit: 250 } } });
+    for (const team of data?.teams ?? []) if (team.id && team.prefix) prefixes.set(team.id, team.prefix);
+  }
+  return (teamIds) => (teamIds === null ? "all" : teamIds?.map((id) => prefixes.get(id) ?? id));
+}
+
 const args = { ...listArgs, ...commonArgs } as const;
 
 const list = defineCommand({

@@ -7,7 +7,15 @@ import type { WorkspaceScope } from "../db/client";
 import { allWorkspaceLabels } from "../records/labels";
 import type { Guard } from "./guarded";
 import type { Actor, WorkspaceRole } from "./principal";
-import { grantRules, mayActInTeamSql, type TeamRole, teamRoleRefusal, workspaceRoleRefusal, workspaceRoleSql } from "./roles";
+import {
+  grantRules,
+  mayActInTeamSql,
+  type TeamRole,
+  teamRoleRefusal,
+  unboundRefusal,
+  workspaceRoleRefusal,
+  workspaceRoleSql,
+} from "./roles";
 
 /** A column named with its table (where Drizzle would leave it bare in a query whose FROM joins others); other SQL as is. */
 export const qualified = (value: SQLWrapper) =>
@@ -49,6 +57,15 @@ export const mayGrantGuards = (actor: Actor, teamId: SQLWrapper, role: TeamRole)
 export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: string, exempt?: SQL): Guard => ({
   holds: exempting(workspaceRoleSql(actor.role, min), exempt),
   refusal: () => workspaceRoleRefusal(min, what),
+});
+
+/**
+ * A write that reaches past the teams a credential may be bound to (a new team, a whole workspace's export or import,
+ * a webhook of every team) needs a credential bound to none (docs/api.md, "Least privilege").
+ */
+export const unboundGuard = (actor: Actor, what: string): Guard => ({
+  holds: actor.teams === null ? sql`true` : Array.isArray(actor.teams) ? sql`false` : sql`(${actor.teams} is null)`,
+  refusal: () => unboundRefusal(what),
 });
 
 /** Every one of `labelIds` a label of the workspace (NOT_FOUND otherwise), as a guard of a write that attaches them. */

@@ -1,34 +1,49 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { workspaceMembers } from "../../drizzle/schema";
-import { AppError } from "../core/errors";
+import { AppError, forbidden } from "../core/errors";
+import type { Scope } from "../core/scopes";
 import type { Db, RequestDb, Tx } from "../db/client";
 import type { Env } from "../env";
 import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../http/list";
-import { type Credential, credentialScope, memberColumn } from "./credential";
+import { type Credential, credentialScope, credentialTeams, memberColumn } from "./credential";
 import { type Actor, loadPrincipal, type Principal, principalActor, touchApiKey } from "./principal";
 
 export const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
 
+/** 403 for a credential without the scope an operation needs (docs/api.md, "Least privilege"). */
+export const missingScope = (scope: Scope) => forbidden(`This credential lacks the scope ${scope}`, { requiredScope: scope });
+
 // Keys whose lastUsedAt this isolate moved recently: the update then runs at most once a minute per key here.
 const recentlyTouched = new Map<string, number>();
 
+/** What a request's callers share: the principal, loaded at most once whichever scope each operation asks for. */
+class Identity {
+  principal: Principal | undefined;
+  loading: Promise<Principal | null> | undefined;
+}
+
 /**
- * The one identity an operation gets: who calls (a credential checked as far as it can be without the database) and
- * the request's database. The common operation is one statement that authenticates itself with `actor` (the caller
- * read from the credential inside the statement); an operation that needs the caller's name, type or email loads the
- * principal (one query, once per request). Either way a credential that is not live is 401 (docs/api.md, order of
- * checks).
+ * The one identity an operation gets: who calls (a credential checked as far as it can be without the database), the
+ * scope the operation needs, and the request's database. The common operation is one statement that authenticates
+ * itself with `actor` (the caller read from the credential inside the statement, null unless it is live and grants the
+ * scope); an operation that needs the caller's name, type or email loads the principal (one query, once per request).
+ * Either way a credential that is not live is 401, one without the scope 403 (docs/api.md, order of checks).
  */
 export class Caller {
-  #principal: Principal | undefined;
-  #loading: Promise<Principal | null> | undefined;
-
   constructor(
     readonly credential: Credential,
     private readonly rdb: RequestDb,
     private readonly env: Pick<Env, "CURSOR_SECRET">,
+    /** The scope the operation needs (null: none, e.g. GET /me). */
+    readonly scope: Scope | null,
+    private readonly identity = new Identity(),
   ) {}
+
+  /** The same caller for an operation that needs `scope` (an MCP tool: the scope of the REST operation it stands for). */
+  requiring(scope: Scope | null): Caller {
+    return new Caller(this.credential, this.rdb, this.env, scope, this.identity);
+  }
 
   /** The request's database (inside its transaction, when one is open). */
   get db(): Db {
@@ -50,34 +65,49 @@ export class Caller {
 
   /** The caller in a statement: the loaded values, or SQL that reads them from the credential (null when it is not live). */
   get actor(): Actor {
-    if (this.#principal) return principalActor(this.#principal);
-    const member = (column: AnyPgColumn) => memberColumn(this.credential, column);
-    return { workspace: member(workspaceMembers.workspaceId), user: member(workspaceMembers.userId), role: member(workspaceMembers.role) };
+    const loaded = this.identity.principal;
+    if (loaded && this.#grants(loaded)) return principalActor(loaded);
+    const member = (column: AnyPgColumn) => memberColumn(this.credential, column, this.scope);
+    return {
+      workspace: member(workspaceMembers.workspaceId),
+      user: member(workspaceMembers.userId),
+      role: member(workspaceMembers.role),
+      teams: credentialTeams(this.credential),
+    };
   }
 
-  /** True in SQL when the credential is live (a constant once the principal is loaded). */
+  /** True in SQL when the credential is live and grants the scope (a constant once the principal is loaded). */
   get live(): SQL<boolean> {
-    return this.#principal ? sql<boolean>`true` : sql<boolean>`(${this.actor.workspace} is not null)`;
+    const loaded = this.identity.principal;
+    if (loaded) return this.#grants(loaded) ? sql<boolean>`true` : sql<boolean>`false`;
+    return sql<boolean>`(${this.actor.workspace} is not null)`;
   }
 
-  /** The caller's user, workspace and role: one query the first time; 401 when the credential is not live. */
+  /** The caller's user, workspace, role and grants: one query the first time; 401 when not live, 403 without the scope. */
   async principal(): Promise<Principal> {
-    const principal = await this.#load();
-    if (!principal) throw unauthorized();
-    return principal;
+    const refusal = await this.refusal();
+    if (refusal) throw refusal;
+    return this.identity.principal!;
   }
 
-  /** Whether the credential is live (the principal's query, once). */
-  async holds(): Promise<boolean> {
-    return (await this.#load()) !== null;
+  /** Why the operation may not run at all (401, or 403 naming the scope), or null when it may: the principal's query, once. */
+  async refusal(): Promise<AppError | null> {
+    const principal = await this.#load();
+    if (!principal) return unauthorized();
+    return this.#grants(principal) ? null : missingScope(this.scope!);
+  }
+
+  #grants(principal: Principal): boolean {
+    return this.scope === null || principal.scopes.includes(this.scope);
   }
 
   #load(): Promise<Principal | null> {
-    this.#loading ??= loadPrincipal(this.rdb.db, this.credential).then((p) => {
-      this.#principal = p ?? undefined;
+    const identity = this.identity;
+    identity.loading ??= loadPrincipal(this.rdb.db, this.credential).then((p) => {
+      identity.principal = p ?? undefined;
       return p;
     });
-    return this.#loading;
+    return identity.loading;
   }
 
   /**
@@ -90,24 +120,26 @@ export class Caller {
       this.touch();
       return found;
     } catch (err) {
-      if (err instanceof AppError && err.code === "NOT_FOUND" && !(await this.holds())) throw unauthorized();
+      if (err instanceof AppError && err.code === "NOT_FOUND") throw (await this.refusal()) ?? err;
       throw err;
     }
   }
 
-  /** A list page read scoped by `actor`: a page with rows proves the credential; an empty one asks (401 when not live). */
+  /** A list page read scoped by `actor`: a page with rows proves the credential; an empty one asks (401/403 when it must). */
   list<T>(read: (actor: Actor) => Promise<T[]>): Promise<T[]> {
     return this.read(async (actor) => {
       const rows = await read(actor);
-      if (rows.length === 0 && !(await this.holds())) throw unauthorized();
+      if (rows.length === 0) {
+        const refusal = await this.refusal();
+        if (refusal) throw refusal;
+      }
       return rows;
     });
   }
 
-  /** NOT_FOUND(`what`) for a read or write that found nothing, unless the credential is not live (401). */
+  /** NOT_FOUND(`what`) for a read or write that found nothing, unless the credential is not live (401) or lacks the scope (403). */
   async missing(what: string): Promise<never> {
-    if (!(await this.holds())) throw unauthorized();
-    throw new AppError("NOT_FOUND", `${what} not found`);
+    throw (await this.refusal()) ?? new AppError("NOT_FOUND", `${what} not found`);
   }
 
   /** What list and search cursors are signed with and bound to (the credential, and so its workspace). */

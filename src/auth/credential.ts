@@ -1,12 +1,19 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { apiKeys, workspaceMembers } from "../../drizzle/schema";
+import { apiKeys, deviceAuthorizations, workspaceMembers } from "../../drizzle/schema";
+import { parseScopeString, SCOPES, type Scope } from "../core/scopes";
+import { EVERY_SCOPE } from "../db/scope";
 import type { Env } from "../env";
 import { hashApiKey } from "./api-keys";
 import { verifyAccessToken } from "./jwt";
 
-/** What the request presented, checked as far as it can be without the database. */
-export type Credential = { kind: "apiKey"; keyHash: string } | { kind: "jwt"; userId: string; workspaceId: string };
+/**
+ * What the request presented, checked as far as it can be without the database. A token carries what it may do (its
+ * scopes and teams; null: all) and, for a device's login, that login (`sessionId`); a key's are in its row.
+ */
+export type Credential =
+  | { kind: "apiKey"; keyHash: string }
+  | { kind: "jwt"; userId: string; workspaceId: string; sessionId: string | null; scopes: Scope[] | null; teamIds: string[] | null };
 
 // Read once per request: the rate limit, the event context, safe retries and the route's auth all ask.
 const read = new WeakMap<object, Promise<Credential | null>>();
@@ -27,33 +34,78 @@ async function parseCredential(headers: { header(name: string): string | undefin
   const authorization = headers.header("authorization");
   if (!authorization?.toLowerCase().startsWith("bearer ")) return null;
   const claims = await verifyAccessToken(env, authorization.slice(7).trim());
-  return claims ? { kind: "jwt", userId: claims.sub, workspaceId: claims.wid } : null;
+  if (!claims) return null;
+  return {
+    kind: "jwt",
+    userId: claims.sub,
+    workspaceId: claims.wid,
+    sessionId: claims.sid ?? null,
+    scopes: claims.scope === undefined ? null : parseScopeString(claims.scope).scopes,
+    teamIds: claims.tid ?? null,
+  };
 }
 
 /**
  * The one statement of what makes a credential live, as the condition of a query over `api_keys` (an API key: known by
- * its hash and not expired) or `workspace_members` (a JWT: its user still a member of its workspace). A key whose user
- * leaves the workspace is deleted with the membership (api_keys_membership_fk), so the key alone is enough.
+ * its hash and not expired) or `workspace_members` (a JWT: its user still a member of its workspace, and a device's
+ * login not revoked). A key whose user leaves the workspace is deleted with the membership (api_keys_membership_fk),
+ * so the key alone is enough.
  */
 export function liveCredential(credential: Credential): SQL {
-  return credential.kind === "apiKey"
-    ? sql`${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`
-    : and(eq(workspaceMembers.userId, credential.userId), eq(workspaceMembers.workspaceId, credential.workspaceId))!;
+  if (credential.kind === "apiKey") {
+    return sql`${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`;
+  }
+  const member = and(eq(workspaceMembers.userId, credential.userId), eq(workspaceMembers.workspaceId, credential.workspaceId))!;
+  if (!credential.sessionId) return member;
+  const d = deviceAuthorizations;
+  return sql`${member} and exists (select 1 from ${d} where ${d.id} = ${credential.sessionId} and ${d.revokedAt} is null)`;
 }
 
-/** A column of the credential's membership row (its workspace, user or role) as a scalar subquery: null when it is not live. */
-export function memberColumn(credential: Credential, column: AnyPgColumn): SQL<string> {
-  return credential.kind === "jwt"
-    ? sql<string>`(select ${column} from ${workspaceMembers} where ${liveCredential(credential)})`
-    : sql<string>`(select ${column} from ${apiKeys} join ${workspaceMembers} on ${and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId))} where ${liveCredential(credential)})`;
+/** True when the credential grants `scope` (null: the operation needs none): a constant for a token, SQL over `api_keys` for a key. */
+function grants(credential: Credential, scope: Scope | null): SQL {
+  if (scope === null) return sql`true`;
+  if (credential.kind === "apiKey") return sql`(${apiKeys.scopes} is null or ${scope} = any(${apiKeys.scopes}))`;
+  return credential.scopes === null || credential.scopes.includes(scope) ? sql`true` : sql`false`;
 }
+
+/**
+ * A column of the credential's membership row (its workspace, user or role) as a scalar subquery: null when it is not
+ * live, or does not grant `scope` (the caller then tells 401 from 403, Caller.refusal).
+ */
+export function memberColumn(credential: Credential, column: AnyPgColumn, scope: Scope | null): SQL<string> {
+  const where = sql`${liveCredential(credential)} and ${grants(credential, scope)}`;
+  return credential.kind === "jwt"
+    ? sql<string>`(select ${column} from ${workspaceMembers} where ${where})`
+    : sql<string>`(select ${column} from ${apiKeys} join ${workspaceMembers} on ${and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId))} where ${where})`;
+}
+
+/** The scopes a credential grants (every scope for a stored null): a value for a token, a scalar subquery for a key. */
+export const credentialScopes = (credential: Credential): SQL<string[]> =>
+  credential.kind === "jwt"
+    ? sql<string[]>`${sql.param(credential.scopes ?? [...SCOPES])}::text[]`
+    : sql<string[]>`(select coalesce(${apiKeys.scopes}, ${EVERY_SCOPE}) from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash})`;
+
+/** What a credential grants as stored (null scopes: every scope; null teams: every team), in SQL: what a new key inherits. */
+export const storedGrants = (credential: Credential): { scopes: SQL<string[] | null>; teamIds: SQL<string[] | null> } => {
+  if (credential.kind === "jwt") {
+    return { scopes: sql`${sql.param(credential.scopes)}::text[]`, teamIds: sql`${sql.param(credential.teamIds)}::text[]` };
+  }
+  const column = (c: AnyPgColumn) => sql<string[] | null>`(select ${c} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash})`;
+  return { scopes: column(apiKeys.scopes), teamIds: column(apiKeys.teamIds) };
+};
+
+/** The teams a credential is bound to (null: every team): a value for a token, a scalar subquery for a key. */
+export const credentialTeams = (credential: Credential): SQL<string[] | null> | string[] | null =>
+  credential.kind === "jwt" ? credential.teamIds : storedGrants(credential).teamIds;
 
 /**
  * What list cursors are bound to, known before any query: the key (by hash) or the token's user and
  * workspace. A cursor of another workspace, key or user is "foreign" (400).
  */
-export const credentialScope = (credential: Credential): string =>
-  credential.kind === "apiKey" ? `key:${credential.keyHash}` : `user:${credential.userId}:${credential.workspaceId}`;
+export const credentialScope = (credential: Credential): string => {
+  if (credential.kind === "apiKey") return `key:${credential.keyHash}`;
+  return credential.sessionId ? `login:${credential.sessionId}` : `user:${credential.userId}:${credential.workspaceId}`;
+};
 
 /** The user a credential acts as, for the events of its writes: the token's user, or the key's user read by its hash. */
 export const credentialUser = (credential: Credential): SQL | string =>

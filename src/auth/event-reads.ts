@@ -2,9 +2,10 @@
 // record's history newest first. Each is one statement scoped by the caller's credential (so it authenticates itself) and
 // limited to what the caller may see: invite, API-key and webhook events only for workspace ADMIN/OWNER, and a key's
 // own events for its owner.
-import { and, eq, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../drizzle/schema";
 import { AppError, badRequest, notFound, ValidationError } from "../core/errors";
+import { inTeams } from "../db/scope";
 import { decodeCursor, encodeCursor, parseLimit } from "../http/list";
 import type { RecordType } from "../http/record";
 import { typeIdTime } from "../ids";
@@ -20,10 +21,11 @@ export interface EventPage {
   pagination: { limit: number; nextCursor: string | null };
 }
 
-/** The events of the caller's workspace it may see. */
+/** The events of the caller's workspace it may see: within its teams (an event of no team is workspace-wide). */
 const visibleTo = (actor: Actor): SQL =>
   and(
     eq(events.workspaceId, actor.workspace),
+    actor.teams === null ? undefined : or(isNull(events.teamId), inTeams(actor.teams, events.teamId)),
     or(
       sql`${events.resourceType} not in (${sql.join(
         PRIVILEGED_TYPES.map((t) => sql`${t}`),
@@ -91,7 +93,7 @@ async function page(caller: Caller, paging: Paging, head: Head, where: (actor: A
       where ${and(where(actor), position === undefined ? undefined : sql`${events.position} ${before} ${position}`)}
       order by ${events.position} ${sql.raw(paging.direction)} limit ${paging.limit + 1}) page on true`);
   const [first] = rows;
-  if (!first.live) throw unauthorized();
+  if (!first.live) throw (await caller.refusal()) ?? unauthorized();
   if (head.subject && first.subject === null) throw notFound(head.noun ?? "Record");
   if (head.anchor && first.anchor === null) throw afterUnknown(paging);
   caller.touch();
@@ -146,7 +148,7 @@ export async function eventStream(caller: Caller, query: URLSearchParams): Promi
 /** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */
 export async function recordHistory(caller: Caller, record: RecordType, idOrRef: string, query: URLSearchParams): Promise<EventPage> {
   const limit = parseLimit(query.get("limit"));
-  const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor.workspace, idOrRef)} limit 1)`;
+  const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor, idOrRef)} limit 1)`;
   const cursor = query.get("cursor");
   // The cursor is bound to the record it pages (its id as named now), so another record's cursor is 400.
   return page(

@@ -2,11 +2,12 @@
 // row it acts on (the target), evaluates each rule of the operation on it, writes only when every rule holds, and
 // answers with why it wrote nothing in the same round trip: 401 (the credential), 404 (no target), the refusal of the
 // first rule that fails, or 409 when everything held and the row changed under it. No second query re-derives a refusal.
-import { type AnyColumn, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { conflict, notFound } from "../core/errors";
 import type { Executor } from "../db/client";
 import { contextSet } from "../db/event-context";
+import { inTeams } from "../db/scope";
 import { type Caller, unauthorized } from "./caller";
 
 /** A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails. */
@@ -21,6 +22,11 @@ export interface Target {
   from: SQL;
   /** The one row: the caller's workspace and the id or reference. */
   where: SQL;
+  /**
+   * The team the row belongs to (its column or an expression over `from`), or null for a workspace-wide row: a
+   * credential bound to other teams finds no target (404, as another workspace's record).
+   */
+  team: SQLWrapper | null;
   /** What the write reads of the target, by name; `id` is required. */
   columns: { id: SQL | AnyColumn } & Record<string, SQL | AnyColumn>;
   guards: Guard[];
@@ -32,11 +38,15 @@ export interface Target {
 
 const flag = (i: number) => sql.identifier(`g${i}`);
 
-/** The target as a SELECT of at most one row: its columns and one boolean per rule. */
-function targetSelect(target: Target): SQL {
+/** The target's condition within the caller's teams (a read that lists under a target uses it too). */
+export const targetWhere = (caller: Caller, target: Target, where = target.where): SQL =>
+  target.team === null ? where : sql`${where} and ${inTeams(caller.actor.teams, target.team)}`;
+
+/** The target as a SELECT of at most one row, within the caller's teams: its columns and one boolean per rule. */
+function targetSelect(caller: Caller, target: Target, where = target.where): SQL {
   const columns = Object.entries(target.columns).map(([name, value]) => sql`${value} as ${sql.identifier(name)}`);
   const guards = target.guards.map((guard, i) => sql`coalesce(${guard.holds}, false) as ${flag(i)}`);
-  return sql`select ${sql.join([...columns, ...guards], sql`, `)} from ${target.from} where ${target.where} limit 1`;
+  return sql`select ${sql.join([...columns, ...guards], sql`, `)} from ${target.from} where ${targetWhere(caller, target, where)} limit 1`;
 }
 
 /** A target row read on its own: its columns and rule flags. */
@@ -60,7 +70,7 @@ export async function readTarget<R = TargetRow>(
   lock?: "update" | "no key update" | "key share",
 ): Promise<R> {
   const locking = lock && target.table ? sql` for ${sql.raw(lock)} of ${target.table}` : sql``;
-  const { rows } = await tx.execute<TargetRow>(sql`${targetSelect(target)}${locking}`);
+  const { rows } = await tx.execute<TargetRow>(sql`${targetSelect(caller, target)}${locking}`);
   if (!rows[0]) return caller.missing(target.name);
   return refuseUnless(target, rows[0]) as R;
 }
@@ -84,10 +94,10 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
   const { ctes, result } = write(target.guards.length ? allowed : sql`(select id from target)`);
   // The events of what it writes say who wrote (docs/events.md): set before the target row is read.
   const context = caller.writing();
-  const written = context ? { ...target, where: sql`${target.where} and ${contextSet(context)}` } : target;
+  const where = context ? sql`${target.where} and ${contextSet(context)}` : target.where;
   const flags = target.guards.map((_, i) => sql`${flag(i)}`);
   const { rows } = await caller.db.execute<{ live: boolean; target: TargetRow | null; result: T | null }>(sql`
-    with target as (${targetSelect(written)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
+    with target as (${targetSelect(caller, target, where)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
     select ${caller.live} as live,
       (select json_build_object(${sql.join(
         target.guards.map((_, i) => sql`${sql.raw(`'g${i}'`)}, ${flags[i]}`),
@@ -99,7 +109,7 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
     caller.touch();
     return row.result;
   }
-  if (!row.live) throw unauthorized();
+  if (!row.live) throw (await caller.refusal()) ?? unauthorized();
   if (!row.target) throw notFound(target.name);
   refuseUnless(target, row.target);
   throw conflict(`The ${target.name.toLowerCase()} changed meanwhile; retry the request`);

@@ -31,14 +31,26 @@ function keys(env: Pick<Env, "JWT_PRIVATE_JWK">): Promise<KeyPair> {
   return cached.keys;
 }
 
+/**
+ * A token's claims: its user (`sub`) and workspace (`wid`); for a device's login, the login (`sid`, revoked at once with
+ * it), its scopes (`scope`, space-separated as RFC 8693 and RFC 9068 write it; absent: every scope) and teams (`tid`).
+ */
+export interface AccessClaims {
+  sub: string;
+  wid: string;
+  sid?: string;
+  scope?: string;
+  tid?: string[];
+}
+
 export async function signAccessToken(
   env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
-  claims: { sub: string; wid: string },
+  { sub, ...claims }: AccessClaims,
 ): Promise<{ token: string; expiresIn: number }> {
   const { privateKey, publicJwk } = await keys(env);
-  const token = await new SignJWT({ wid: claims.wid })
+  const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: JWT_ALG, kid: publicJwk.kid })
-    .setSubject(claims.sub)
+    .setSubject(sub)
     .setIssuer(env.JWT_ISSUER)
     .setAudience(env.JWT_AUDIENCE)
     .setIssuedAt()
@@ -51,17 +63,21 @@ export async function signAccessToken(
 export async function verifyAccessToken(
   env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
   token: string,
-): Promise<{ sub: string; wid: string } | null> {
+): Promise<AccessClaims | null> {
   try {
     const { publicKey } = await keys(env);
-    const { payload } = await jwtVerify<JWTPayload & { wid?: unknown }>(token, publicKey, {
+    const { payload } = await jwtVerify<JWTPayload & { wid?: unknown; sid?: unknown; scope?: unknown; tid?: unknown }>(token, publicKey, {
       algorithms: [JWT_ALG],
       issuer: env.JWT_ISSUER,
       audience: env.JWT_AUDIENCE,
       requiredClaims: ["exp", "sub"],
     });
-    if (typeof payload.sub !== "string" || typeof payload.wid !== "string") return null;
-    return { sub: payload.sub, wid: payload.wid };
+    const { sub, wid, sid, scope, tid } = payload;
+    if (typeof sub !== "string" || typeof wid !== "string") return null;
+    if (sid !== undefined && typeof sid !== "string") return null;
+    if (scope !== undefined && typeof scope !== "string") return null;
+    if (tid !== undefined && !(Array.isArray(tid) && tid.every((t) => typeof t === "string"))) return null;
+    return { sub, wid, sid, scope, tid };
   } catch {
     return null;
   }

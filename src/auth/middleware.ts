@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { scopeOf } from "../core/scopes";
 import type { AppEnv } from "../http/context";
 import type { ListParams, ListSpec } from "../http/list";
 import { Caller, unauthorized } from "./caller";
@@ -10,13 +11,14 @@ export type CallerEnv = AppEnv & { Variables: { caller: Caller } };
 
 /**
  * Every protected route: reads `svc-api-key` or `Authorization: Bearer <JWT>` without a query (a request with neither,
- * or with a JWT that does not verify, is 401 at once) and sets `caller`; whether the credential is live is decided by
- * the operation's own statement, or by loading the principal when it needs one.
+ * or with a JWT that does not verify, is 401 at once) and sets `caller`, requiring the operation's scope (core/scopes.ts);
+ * whether the credential is live and grants it is decided by the operation's own statement, or by loading the principal
+ * when it needs one.
  */
 export const withCaller = createMiddleware<CallerEnv>(async (c, next) => {
   const credential = await readCredential(c.req, c.env);
   if (!credential) throw unauthorized();
-  c.set("caller", new Caller(credential, c.get("rdb"), c.env));
+  c.set("caller", new Caller(credential, c.get("rdb"), c.env, scopeOf(c.req.method, c.req.routePath)));
   await next();
 });
 

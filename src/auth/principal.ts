@@ -1,6 +1,8 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users, workspaceMembers, workspaces } from "../../drizzle/schema";
-import type { Db, WorkspaceScope } from "../db/client";
+import { SCOPES, type Scope } from "../core/scopes";
+import type { Db } from "../db/client";
+import type { Reach } from "../db/scope";
 import { type Credential, liveCredential } from "./credential";
 
 export type WorkspaceRole = "MEMBER" | "ADMIN" | "OWNER";
@@ -10,19 +12,22 @@ export interface Principal {
   user: { id: string; name: string; email: string; avatarUrl: string | null; humanId: string | null; type: "HUMAN" | "AGENT" };
   workspace: { id: string; name: string; slug: string; createdAt: Date; updatedAt: Date };
   role: WorkspaceRole;
+  /** What the credential may do (docs/api.md, "Least privilege"): its scopes, and its teams (null: every team). */
+  scopes: Scope[];
+  teamIds: string[] | null;
 }
 
 /**
  * Who acts, in a statement that authenticates and authorizes itself: plain values of a loaded principal, or SQL read
  * from the credential in the statement (null for a credential that is not live).
  */
-export interface Actor {
-  workspace: WorkspaceScope;
+export interface Actor extends Reach {
   user: string | SQL<string>;
   role: string | SQL<string>;
 }
 
-export const principalActor = (p: Principal) => ({ workspace: p.workspace.id, user: p.user.id, role: p.role }) satisfies Actor;
+export const principalActor = (p: Principal) =>
+  ({ workspace: p.workspace.id, user: p.user.id, role: p.role, teams: p.teamIds }) satisfies Actor;
 
 const principalColumns = {
   user: {
@@ -43,20 +48,31 @@ const principalColumns = {
   role: workspaceMembers.role,
 };
 
-/** The principal of a credential, in one indexed query; null when it is not live (unknown, expired, or no longer a member). */
+/** A stored scope list as the scopes it grants (null: every scope; a name no longer known grants nothing). */
+const grantedScopes = (stored: string[] | null): Scope[] => (stored === null ? [...SCOPES] : SCOPES.filter((s) => stored.includes(s)));
+
+/**
+ * The principal of a credential, in one indexed query; null when it is not live (unknown, expired, revoked, or no
+ * longer a member).
+ */
 export async function loadPrincipal(db: Db, credential: Credential): Promise<Principal | null> {
-  const member = db.select(principalColumns).from(workspaceMembers);
-  const query =
-    credential.kind === "apiKey"
-      ? member
-          .innerJoin(apiKeys, and(eq(apiKeys.userId, workspaceMembers.userId), eq(apiKeys.workspaceId, workspaceMembers.workspaceId)))
-          .innerJoin(users, eq(users.id, workspaceMembers.userId))
-          .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
-      : member
-          .innerJoin(users, eq(users.id, workspaceMembers.userId))
-          .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId));
-  const [row] = await query.where(liveCredential(credential)).limit(1);
-  return row ?? null;
+  const member = (columns: typeof principalColumns) =>
+    db
+      .select(columns)
+      .from(workspaceMembers)
+      .innerJoin(users, eq(users.id, workspaceMembers.userId))
+      .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+      .$dynamic();
+  if (credential.kind === "jwt") {
+    const [row] = await member(principalColumns).where(liveCredential(credential)).limit(1);
+    return row ? { ...row, scopes: grantedScopes(credential.scopes), teamIds: credential.teamIds } : null;
+  }
+  const [row] = await member({ ...principalColumns, scopes: apiKeys.scopes, teamIds: apiKeys.teamIds } as typeof principalColumns)
+    .innerJoin(apiKeys, and(eq(apiKeys.userId, workspaceMembers.userId), eq(apiKeys.workspaceId, workspaceMembers.workspaceId)))
+    .where(liveCredential(credential))
+    .limit(1);
+  const key = row as (typeof row & { scopes: string[] | null; teamIds: string[] | null }) | undefined;
+  return key ? { ...key, scopes: grantedScopes(key.scopes), teamIds: key.teamIds } : null;
 }
 
 /** Records a key's use; the condition keeps lastUsedAt to one move a minute, whichever isolate asks. */

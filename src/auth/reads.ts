@@ -12,11 +12,11 @@ type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 
 /** GET /<records>/{id}: the record `idOrRef` names in the caller's workspace, narrowed to `fields` in SQL. */
 export function readRecord<R extends RecordType>(caller: Caller, record: R, idOrRef: string, fields: FieldSelection | null = null) {
-  return caller.read(async ({ workspace }) => {
+  return caller.read(async (actor) => {
     const [row] = await caller.db
       .select({ record: record.json(fields) })
       .from(record.from)
-      .where(record.named(workspace, idOrRef))
+      .where(record.named(actor, idOrRef))
       .limit(1);
     if (!row) throw notFound(record.noun);
     return row.record as Answer<R>;
@@ -30,7 +30,7 @@ export function readRecord<R extends RecordType>(caller: Caller, record: R, idOr
 export function listRecords<R extends RecordType>(caller: Caller, record: R, params: ListParams, scope?: (actor: Actor) => SQL) {
   return caller.list(async (actor) => {
     const page = await params.resolve(caller.db, actor.workspace);
-    const where = scope ? scope(actor) : record.inWorkspace(actor.workspace);
+    const where = scope ? scope(actor) : record.inReach(actor);
     const rows = await pageQuery(
       caller.db
         .select({ record: record.json(page.fields) })

@@ -17,6 +17,14 @@ export function requireWorkspaceRole(p: Principal, min: WorkspaceRole, what = "d
   if (WORKSPACE_RANK[p.role] < WORKSPACE_RANK[min]) throw workspaceRoleRefusal(min, what);
 }
 
+/** A credential bound to teams does nothing that reaches past them (docs/api.md, "Least privilege"). */
+export const unboundRefusal = (what: string) => forbidden(`A credential bound to teams cannot ${what}`);
+export function requireUnbound(p: Principal, what: string): void {
+  if (p.teamIds !== null) throw unboundRefusal(what);
+}
+/** Whether the principal's credential reaches team `teamId` (a credential bound to other teams finds it not at all). */
+export const reachesTeam = (p: Principal, teamId: string) => p.teamIds === null || p.teamIds.includes(teamId);
+
 export const teamRoleAtLeast = (role: TeamRole | null | undefined, min: TeamRole) => role != null && TEAM_RANK[role] >= TEAM_RANK[min];
 
 /**

@@ -50,7 +50,8 @@ export class ValidationError extends Error {
 }
 
 export const notFound = (what: string) => new AppError("NOT_FOUND", `${what} not found`);
-export const forbidden = (message = "You are not allowed to do this") => new AppError("FORBIDDEN", message);
+export const forbidden = (message = "You are not allowed to do this", details?: Record<string, unknown>) =>
+  new AppError("FORBIDDEN", message, details);
 export const badRequest = (message: string, details?: Record<string, unknown>) => new AppError("BAD_REQUEST", message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) => new AppError("CONFLICT", message, details);
 export const invalid = (field: string, message: string) => new ValidationError({ [field]: [message] });

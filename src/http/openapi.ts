@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
+import { SCOPE_WORDS, scopeOf } from "../core/scopes";
 import { documentGenericFailures } from "./openapi-failures";
 import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
 
@@ -203,6 +204,21 @@ function documentIfMatch(op: Json) {
   responses["412"] ??= { ...errorResponse("PRECONDITION_FAILED"), headers: commonHeaders() };
 }
 
+/**
+ * The scope an authenticated operation needs (core/scopes.ts): as `x-required-scope`, in words, and its 403. Not in the
+ * security requirements' role lists, which OpenAPI 3.1 allows but common linters and generators refuse for non-OAuth
+ * schemes.
+ */
+function documentScope(method: string, path: string, op: Json) {
+  if (!Array.isArray(op.security) || op.security.length === 0) return;
+  const scope = scopeOf(method, path);
+  op["x-required-scope"] = scope;
+  if (!scope) return;
+  op.description = `${op.description ? `${op.description}\n\n` : ""}Requires the scope \`${scope}\` (${SCOPE_WORDS[scope]}).`;
+  const responses = op.responses as Record<string, Json>;
+  responses["403"] ??= { ...errorResponse("FORBIDDEN"), headers: commonHeaders() };
+}
+
 /** The served document: the routes' generated document plus servers, tags, the conventions above, minus switched-off routes. */
 export function finishDocument(doc: Document, opts: DocumentOptions): Document {
   const paths: Document["paths"] = {};
@@ -213,6 +229,7 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
       const op = operations[method] as Json | undefined;
       if (!op) continue;
       applyConventions(method, op);
+      documentScope(method, path, op);
       documentRateLimits(path, op);
       if (method === "post" && path !== "/mcp") documentIdempotencyKey(op);
       const conditional = /^\/([^/]+)\/\{id\}$/.exec(path)?.[1];

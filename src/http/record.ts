@@ -3,9 +3,9 @@
 // (in the statement that reads or writes), the answer's OpenAPI schema, what `fields` may select, the list's filters and
 // sorts, the request bodies' schemas, the columns a write stores, and the export record with the schema an import checks.
 import { z } from "@hono/zod-openapi";
-import { type AnyColumn, and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
-import type { WorkspaceScope } from "../db/client";
+import { inTeams, type Reach } from "../db/scope";
 import { type DynamicFields, type FieldSelection, type FieldShape, type ListField, type ListSpec, selects, type ValueKind } from "./list";
 import { ExportTimestamp, selectable } from "./schemas";
 
@@ -157,6 +157,11 @@ export interface RecordDefinition<F extends Record<string, Field>> {
   id: AnyColumn;
   /** The column that scopes a record to its workspace (a user as such has none: its membership does). */
   workspace?: AnyColumn;
+  /**
+   * The team a record belongs to (a column or an expression over `from`), or null for a workspace-wide record: a
+   * credential bound to other teams does not see it (docs/api.md, "Least privilege").
+   */
+  team: SQLWrapper | null;
   /** How a path names one record (default: its id; tasks and projects also by reference). */
   match?: (idOrRef: string) => SQL;
   /** The noun of its NOT_FOUND (default: `name`). */
@@ -201,11 +206,14 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     from: def.from,
     /** The field map itself (an event renders a stored row of the record with it). */
     fields: def.fields,
-    /** The records of the caller's workspace (`workspace`: an id, or the credential's workspace as SQL). */
-    inWorkspace: (workspace: WorkspaceScope) => eq(scoped(), workspace),
-    /** The one record `idOrRef` names in the workspace. */
-    named: (workspace: WorkspaceScope, idOrRef: string) =>
-      and(eq(scoped(), workspace), def.match ? def.match(idOrRef) : eq(def.id, idOrRef))!,
+    /** The team a record belongs to (null: workspace-wide). */
+    team: def.team,
+    /** The records the caller reaches: its workspace's (an id, or the credential's as SQL), within its teams. */
+    inReach: (reach: Reach) => and(eq(scoped(), reach.workspace), def.team === null ? undefined : inTeams(reach.teams, def.team))!,
+    /** The one record `idOrRef` names within the caller's reach. */
+    named(reach: Reach, idOrRef: string) {
+      return and(this.inReach(reach), def.match ? def.match(idOrRef) : eq(def.id, idOrRef))!;
+    },
     /** The answer's schema (a named component). */
     schema,
     /** The answer narrowed by `fields` (every key optional). */

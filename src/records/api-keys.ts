@@ -3,13 +3,29 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { apiKeys } from "../../drizzle/schema";
+import { SCOPES, type Scope } from "../core/scopes";
+import { EVERY_SCOPE } from "../db/scope";
 import { defineRecord, f } from "../http/record";
+
+/** Scopes in a request body: contract §12's names, at least one. */
+export const ScopeList = z
+  .array(z.enum(SCOPES))
+  .min(1)
+  .openapi({ description: "What the credential may do (docs: Least privilege); omitted: every scope the caller's credential has" });
+/** Teams in a request body: ids of the workspace's teams; null: every team. */
+export const TeamIdList = z
+  .array(z.string().min(1).max(64))
+  .min(1)
+  .max(100)
+  .nullable()
+  .openapi({ description: "The only teams it reaches; omitted: the caller's credential's teams (null: every team)" });
 
 export const apiKeyRecord = defineRecord({
   name: "ApiKey",
   resource: "api-keys",
   id: apiKeys.id,
   workspace: apiKeys.workspaceId,
+  team: null,
   from: sql`${apiKeys}`,
   fields: {
     id: f.id(apiKeys.id),
@@ -17,6 +33,14 @@ export const apiKeyRecord = defineRecord({
     prefix: f.text(apiKeys.prefix, { doc: { description: "The first 10 characters of the raw key" } }),
     userId: f.id(apiKeys.userId, { doc: { description: "The owner: the caller or one of the caller's agents" } }),
     workspaceId: f.id(apiKeys.workspaceId, { list: false }),
+    scopes: f.json(sql`coalesce(${apiKeys.scopes}, ${EVERY_SCOPE})`, z.array(z.enum(SCOPES)), {
+      input: { schema: ScopeList, write: "resolved" },
+      doc: { description: "What the key may do, within its user's roles" },
+    }),
+    teamIds: f.json(apiKeys.teamIds, z.array(z.string()).nullable(), {
+      input: { schema: TeamIdList, write: "resolved" },
+      doc: { description: "The only teams the key reaches; null: every team" },
+    }),
     createdAt: f.datetime(apiKeys.createdAt),
     lastUsedAt: f.datetime(apiKeys.lastUsedAt, { nullable: true, doc: { description: "Moves at most once a minute" } }),
     expiresAt: f.datetime(apiKeys.expiresAt, {
@@ -38,4 +62,7 @@ export type ApiKey = z.infer<typeof ApiKeySchema>;
 export const ApiKeySelection = apiKeyRecord.selection;
 
 export const ApiKeyCreate = z.object(apiKeyRecord.createShape()).strict().openapi("ApiKeyCreate");
-export type ApiKeyCreateInput = { name: string; expiresAt?: string | null } & Record<string, unknown>;
+export type ApiKeyCreateInput = { name: string; expiresAt?: string | null; scopes?: Scope[]; teamIds?: string[] | null } & Record<
+  string,
+  unknown
+>;

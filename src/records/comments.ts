@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { comments, users } from "../../drizzle/schema";
+import { comments, milestones, projects, tasks, users } from "../../drizzle/schema";
 import type { FieldShape, ListSpec } from "../http/list";
 import { defineRecord, exportedTimestamps, type Field, f } from "../http/record";
 import { BodyId, LongText } from "../http/schemas";
@@ -46,11 +46,19 @@ const fields = <A extends Field>(authorField: A) =>
     ...exportedTimestamps(comments),
   }) as const;
 
+/** A comment's team: its task's, project's or milestone's project's (columns named with their table, as milestoneTeam's). */
+const on = (column: string) => sql`${sql.identifier("comments")}.${sql.identifier(column)}`;
+export const commentTeam = sql`coalesce(
+  (select t.team_id from ${tasks} as t where t.id = ${on("task_id")}),
+  (select p.team_id from ${projects} as p where p.id = ${on("project_id")}),
+  (select p.team_id from ${milestones} as m join ${projects} as p on p.id = m.project_id where m.id = ${on("milestone_id")}))`;
+
 export const commentRecord = defineRecord({
   name: "Comment",
   resource: "comments",
   id: comments.id,
   workspace: comments.workspaceId,
+  team: commentTeam,
   from,
   fields: fields(f.json(userSummaryJson(author), UserSummarySchema, { shape: userSummaryShape })),
 });
@@ -66,6 +74,7 @@ export const taskCommentRecord = defineRecord({
   resource: "task-comments",
   id: comments.id,
   workspace: comments.workspaceId,
+  team: commentTeam,
   from,
   fields: fields(f.json(briefAuthorJson, CommentAuthorBrief, { shape: briefAuthorShape })),
 });

@@ -86,6 +86,7 @@ export const fieldRecord = defineRecord({
   resource: "fields",
   id: fieldDefinitions.id,
   workspace: fieldDefinitions.workspaceId,
+  team: null,
   from: sql`${fieldDefinitions}`,
   fields: {
     id: f.id(fieldDefinitions.id, {

@@ -23,6 +23,7 @@ export const inviteRecord = defineRecord({
   resource: "invites",
   id: invites.id,
   workspace: invites.workspaceId,
+  team: null,
   from: sql`${invites} join ${users} as ${sql.identifier("inviter")} on ${inviter.id} = ${invites.invitedById}`,
   fields: {
     id: f.id(invites.id),

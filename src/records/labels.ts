@@ -17,6 +17,7 @@ export const labelRecord = defineRecord({
   resource: "labels",
   id: labels.id,
   workspace: labels.workspaceId,
+  team: null,
   from: sql`${labels}`,
   fields: {
     id: f.id(labels.id, { exported: BodyId }),

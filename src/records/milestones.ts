@@ -3,7 +3,7 @@
 // with what an import checks all come from `milestoneRecord`.
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
-import { milestoneStatus, milestones } from "../../drizzle/schema";
+import { milestoneStatus, milestones, projects } from "../../drizzle/schema";
 import { defineRecord, exportedTimestamps, f } from "../http/record";
 import { BodyId, IsoDate, LongText } from "../http/schemas";
 import { customFieldsField } from "./custom-fields";
@@ -12,11 +12,15 @@ import { ImportedName } from "./projects";
 export const MILESTONE_STATUSES = milestoneStatus.enumValues;
 export const MilestoneStatus = z.enum(MILESTONE_STATUSES);
 
+/** A milestone's team, its project's (the columns named with their table: Drizzle leaves them bare in a one-table query). */
+export const milestoneTeam = sql`(select ${sql.identifier("team_of")}.team_id from ${projects} as ${sql.identifier("team_of")} where ${sql.identifier("team_of")}.id = ${sql.identifier("milestones")}.project_id)`;
+
 export const milestoneRecord = defineRecord({
   name: "Milestone",
   resource: "milestones",
   id: milestones.id,
   workspace: milestones.workspaceId,
+  team: milestoneTeam,
   from: sql`${milestones}`,
   fields: {
     id: f.id(milestones.id, { exported: BodyId }),

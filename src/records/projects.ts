@@ -29,6 +29,7 @@ export const projectRecord = defineRecord({
   resource: "projects",
   id: projects.id,
   workspace: projects.workspaceId,
+  team: projects.teamId,
   match: projectMatch,
   from: sql`${projects} join ${teams} on ${teams.id} = ${projects.teamId} left join ${users} as ${sql.identifier("lead")} on ${lead.id} = ${projects.leadId}`,
   fields: {

@@ -44,6 +44,7 @@ export const taskRecord = defineRecord({
   resource: "tasks",
   id: tasks.id,
   workspace: tasks.workspaceId,
+  team: tasks.teamId,
   match: taskMatch,
   from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId} left join ${users} as ${sql.identifier("assignee")} on ${assignee.id} = ${tasks.assigneeId}`,
   fields: {

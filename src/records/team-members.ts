@@ -18,6 +18,7 @@ export const teamMemberRecord = defineRecord({
   resource: "team-members",
   id: teamMembers.id,
   workspace: teamMembers.workspaceId,
+  team: teamMembers.teamId,
   from: sql`${teamMembers} join ${users} on ${users.id} = ${teamMembers.userId}`,
   fields: {
     id: f.id(teamMembers.id, { exported: BodyId }),
@@ -49,6 +50,7 @@ export const teamMemberItemRecord = defineRecord({
   resource: "team-members",
   id: teamMembers.userId,
   workspace: teamMembers.workspaceId,
+  team: teamMembers.teamId,
   from: teamMemberRecord.from,
   fields: {
     id: f.id(users.id, { list: { expr: teamMembers.userId }, doc: { description: "The user id" } }),

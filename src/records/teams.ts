@@ -29,6 +29,7 @@ export const teamRecord = defineRecord({
   resource: "teams",
   id: teams.id,
   workspace: teams.workspaceId,
+  team: teams.id,
   // The parent is read through the same name as the team, so that a write can put the teams as it leaves them there.
   from: sql`${teams} left join ${teams} as ${sql.identifier("parent")} on ${parent.id} = ${teams.parentId} and ${parent.workspaceId} = ${teams.workspaceId}`,
   fields: {

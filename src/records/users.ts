@@ -55,7 +55,14 @@ const userFields = {
   type: f.enum(users.type, z.enum(userType.enumValues), { exported: true }),
 };
 
-export const userRecord = defineRecord({ name: "User", resource: "users", id: users.id, from: sql`${users}`, fields: userFields });
+export const userRecord = defineRecord({
+  name: "User",
+  resource: "users",
+  id: users.id,
+  team: null,
+  from: sql`${users}`,
+  fields: userFields,
+});
 export const UserSchema = userRecord.schema;
 export type UserDto = z.infer<typeof UserSchema>;
 
@@ -71,6 +78,7 @@ export const workspaceUserRecord = defineRecord({
   resource: "users",
   id: users.id,
   workspace: workspaceMembers.workspaceId,
+  team: null,
   from: sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId}`,
   fields: {
     ...userFields,

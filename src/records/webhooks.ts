@@ -41,6 +41,7 @@ export const webhookRecord = defineRecord({
   resource: "webhooks",
   id: webhooks.id,
   workspace: webhooks.workspaceId,
+  team: null,
   from: sql`${webhooks}`,
   fields: {
     id: f.id(webhooks.id),
@@ -88,6 +89,7 @@ export const deliveryRecord = defineRecord({
   resource: "webhook-deliveries",
   id: webhookDeliveries.id,
   workspace: webhookDeliveries.workspaceId,
+  team: null,
   from: sql`${webhookDeliveries}`,
   fields: {
     id: f.id(webhookDeliveries.id),

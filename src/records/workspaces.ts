@@ -10,6 +10,7 @@ export const workspaceRecord = defineRecord({
   resource: "workspaces",
   id: workspaces.id,
   workspace: workspaces.id,
+  team: null,
   from: sql`${workspaces}`,
   fields: {
     id: f.id(workspaces.id, { exported: BodyId }),

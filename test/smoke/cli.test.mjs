@@ -1,27 +1,34 @@
 // The `pm` CLI against the real `npm start`: built as `npm run build:cli` builds it, run as the `bin` of package.json
-// in child processes with their own config directory, as a person (device-flow login approved on the /device page)
-// and as a script (PM_API_KEY).
+// in child processes with their own config directory, as a person (device-flow login approved on the /device page,
+// renewed with its refresh token, revoked by `pm logout`) and as a script (PM_API_KEY, and keys it makes).
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveOnDevicePage, root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { freePort } from "../../scripts/lib/postgres.mjs";
+import { approveOnDevicePage, hidden, root, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
 
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 const bin = path.join(root, pkg.bin.pm);
 
 let stack;
 let owner;
+let teamId;
 let configHome;
 
-/** Starts `pm` with `args`; `env` adds to a hermetic environment (no PM_* of the caller's, its own config directory). */
-function startPm(args, env = {}) {
+/**
+ * Starts `pm` with `args`; `env` adds to a hermetic environment (no PM_* of the caller's, its own config directory;
+ * a name given as undefined is left out); `input` is its standard input.
+ */
+function startPm(args, env = {}, input = undefined) {
   const { PM_API_KEY, PM_BASE_URL, ...inherited } = process.env;
+  const merged = { ...inherited, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", ...env };
   const child = spawn(process.execPath, [bin, ...args], {
-    env: { ...inherited, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)),
+    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
+  if (input !== undefined) child.stdin.end(input);
   const run = { child, stdout: "", stderr: "" };
   child.stdout.on("data", (chunk) => {
     run.stdout += chunk;
@@ -33,7 +40,7 @@ function startPm(args, env = {}) {
   return run;
 }
 
-const pm = (args, env) => startPm(args, env).done;
+const pm = (args, env, input) => startPm(args, env, input).done;
 const pmJson = async (args, env) => {
   const result = await pm([...args, "--json"], env);
   expect(result.code, result.stderr).toBe(0);
@@ -50,6 +57,37 @@ async function waitFor(run, pattern, ms = 20_000) {
   }
 }
 
+const configPath = () => path.join(configHome, "pm", "config.json");
+const storedLogin = () => JSON.parse(readFileSync(configPath(), "utf8"));
+const storeLogin = (login) => writeFileSync(configPath(), JSON.stringify(login), { mode: 0o600 });
+
+/** `pm login` (with `args`) approved, or denied, on the /device page by the owner; the finished run. */
+async function deviceLogin(args, decision = "approve") {
+  const login = startPm(["login", "--base-url", stack.base, ...args]);
+  const [, userCode] = await waitFor(login, /enter the code: (\S+)/);
+  if (decision === "approve") {
+    const { confirm } = await approveOnDevicePage(stack, { userCode, email: owner.email, mailNumber: ++owner.mails });
+    expect(confirm?.text).toContain("Device approved");
+  } else {
+    const step = await stack.call("POST", "/device", { form: { user_code: userCode, email: owner.email } });
+    expect(step.status, step.text).toBe(200);
+    const denied = await stack.call("POST", "/device/confirm", {
+      form: {
+        user_code: userCode,
+        login_token: hidden(step.text, "login_token"),
+        code: sixDigits(await stack.mail(owner.email, ++owner.mails)),
+        workspace_slug: "",
+        decision: "deny",
+      },
+    });
+    expect(denied.status, denied.text).toBe(200);
+  }
+  return login.done;
+}
+
+/** What POST /auth/token answers to a refresh token. */
+const refresh = (refreshToken) => stack.call("POST", "/auth/token", { body: { grant_type: "refresh_token", refresh_token: refreshToken } });
+
 beforeAll(async () => {
   const [command, ...args] = pkg.scripts["build:cli"].split(/\s+/);
   expect(command).toBe("node");
@@ -60,6 +98,7 @@ beforeAll(async () => {
   owner = await signUp(stack, "cli");
   const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
   expect(team.status, team.text).toBe(201);
+  teamId = team.body.team.id;
 }, STARTUP_MS + 30_000);
 
 afterAll(async () => {
@@ -68,20 +107,16 @@ afterAll(async () => {
 }, 40_000);
 
 describe("pm, as a person who logged in", () => {
-  it("logs in with the device flow approved on the /device page and stores the token for the owner only", async () => {
-    const login = startPm(["login", "--base-url", stack.base]);
-    const [, userCode] = await waitFor(login, /enter the code: (\S+)/);
-    expect(login.stdout).toContain(`${stack.base}/device?user_code=`);
-    const { confirm } = await approveOnDevicePage(stack, { userCode, email: owner.email, mailNumber: ++owner.mails });
-    expect(confirm?.text).toContain("Device approved");
-    const { code, stdout, stderr } = await login.done;
+  it("logs in with the device flow approved on the /device page and stores the tokens for the owner only", async () => {
+    const { code, stdout, stderr } = await deviceLogin([]);
     expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`${stack.base}/device?user_code=`);
     expect(stdout).toContain(`Logged in as Smoke cli <${owner.email}>`);
 
-    const file = path.join(configHome, "pm", "config.json");
+    const file = configPath();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
-    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ baseUrl: stack.base, token: expect.any(String) });
+    expect(storedLogin()).toMatchObject({ baseUrl: stack.base, token: expect.any(String), refreshToken: expect.any(String) });
     // The stored login names its API: no --base-url from here on.
     expect((await pmJson(["whoami"])).user.email).toBe(owner.email);
   }, 40_000);
@@ -139,6 +174,141 @@ describe("pm, as a person who logged in", () => {
     expect(byRef.stdout.split("\n")[1]).toMatch(/^task +ENG-2 +Sub step/);
   });
 
+  it("takes labels by name in any case (an unknown one is a usage error naming the labels); lists them", async () => {
+    for (const [name, color] of [
+      ["bug", "#D73A4A"],
+      ["P1", "#B60205"],
+    ]) {
+      const label = await stack.call("POST", "/labels", { key: owner.key, body: { name, color } });
+      expect(label.status, label.text).toBe(201);
+    }
+    const table = await pm(["labels", "list"]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^NAME +COLOR +ID\nbug +#D73A4A +label_\w+\nP1 +#B60205 +label_\w+\n$/);
+    const listed = await pmJson(["labels", "list"]);
+    expect(listed.labels.map((label) => label.name).sort()).toEqual(["P1", "bug"]);
+
+    const created = await pmJson(["tasks", "create", "--team", "ENG", "--title", "Labelled", "--label", "BUG", "--label", "p1"]);
+    expect(created.task.labels.map((label) => label.name).sort()).toEqual(["P1", "bug"]);
+    const updated = await pmJson(["tasks", "update", created.task.reference, "--label", "Bug"]);
+    expect(updated.task.labels.map((label) => label.name)).toEqual(["bug"]);
+
+    const unknown = await pm(["tasks", "update", created.task.reference, "--label", "bug", "--label", "urgent"]);
+    expect(unknown).toMatchObject({ code: 2, stdout: "" });
+    expect(unknown.stderr).toMatch(/^error: no label 'urgent' \(labels: bug, P1\)\nRun `pm tasks update --help` for usage\.$/m);
+    expect((await pmJson(["tasks", "get", created.task.reference])).task.labels.map((label) => label.name)).toEqual(["bug"]);
+  });
+
+  it("views a task: its fields, description and comments (one read from standard input); --json adds the comments", async () => {
+    const project = await stack.call("POST", "/projects", { key: owner.key, body: { teamId, name: "Engine" } });
+    expect(project.status, project.text).toBe(201);
+    const task = await pmJson([
+      "tasks",
+      "create",
+      "--team",
+      "ENG",
+      "--title",
+      "Viewed",
+      "--description",
+      "## Plan\n\n- one\n- two",
+      "--priority",
+      "urgent",
+      "--assignee",
+      "me",
+      "--label",
+      "bug",
+      "--project",
+      project.body.project.reference,
+      "--due",
+      "2026-12-31",
+    ]);
+    const ref = task.task.reference;
+    const typed = await pm(["comment", ref, "Typed **here**"]);
+    expect(typed.code, typed.stderr).toBe(0);
+    const piped = await pm(["comment", ref.toLowerCase(), "-"], {}, "From a pipe\n\nTwo paragraphs\n");
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toMatch(new RegExp(`^commented on ${ref} \\(cmnt_\\w+\\)\n$`));
+    const empty = await pm(["comment", ref, "-"], {}, "\n");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^error: the comment read from standard input is empty$/m);
+
+    const viewed = await pm(["tasks", "view", ref.toLowerCase()]);
+    expect(viewed.code, viewed.stderr).toBe(0);
+    const time = "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC";
+    expect(viewed.stdout).toMatch(
+      new RegExp(
+        [
+          `^title: +Viewed`,
+          `reference: +${ref}`,
+          "status: +TODO",
+          "priority: +URGENT",
+          "assignee: +Smoke cli",
+          "labels: +bug",
+          `project: +${project.body.project.reference} Engine`,
+          "due: +2026-12-31",
+          "",
+          "## Plan",
+          "",
+          "- one",
+          "- two",
+          "",
+          "2 comments:",
+          "",
+          `Smoke cli · ${time}`,
+          "Typed \\*\\*here\\*\\*",
+          "",
+          `Smoke cli · ${time}`,
+          "From a pipe",
+          "",
+          "Two paragraphs\n$",
+        ].join("\n"),
+      ),
+    );
+    const json = await pmJson(["tasks", "view", ref]);
+    expect(json.task).toMatchObject({ reference: ref, description: "## Plan\n\n- one\n- two", labels: [{ name: "bug" }] });
+    expect(json.task.comments).toEqual([
+      expect.objectContaining({ content: "Typed **here**", author: expect.objectContaining({ email: owner.email }) }),
+      expect.objectContaining({ content: "From a pipe\n\nTwo paragraphs" }),
+    ]);
+
+    const bare = await pm(["tasks", "view", "ENG-1"]);
+    expect(bare.stdout).toMatch(/^labels: +-\nproject: +-\ndue: +-\n\nNo description\.\n\n1 comment:\n\nSmoke cli · /m);
+    const missing = await pm(["tasks", "view", "ENG-999"]);
+    expect(missing).toMatchObject({ code: 1, stdout: "" });
+    expect(missing.stderr).toMatch(/^error: NOT_FOUND: /);
+  });
+
+  it("renews an expired or refused access token with the refresh token, which rotates; a dead refresh token is exit 3", async () => {
+    // Expired: renewed before the call; the old refresh token then no longer works.
+    const first = storedLogin();
+    storeLogin({ ...first, expiresAt: new Date(Date.now() - 1000).toISOString() });
+    expect((await pmJson(["whoami"])).user.email).toBe(owner.email);
+    const second = storedLogin();
+    expect(second.token).not.toBe(first.token);
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect(Date.parse(second.expiresAt)).toBeGreaterThan(Date.now());
+    expect(statSync(configPath()).mode & 0o777).toBe(0o600);
+    const reused = await refresh(first.refreshToken);
+    expect(reused.status, reused.text).toBe(400);
+    expect(reused.body.error.details.error).toBe("invalid_grant");
+
+    // Refused (401) though not expired by the clock: renewed once, the call sent again (a POST, with its body).
+    storeLogin({ ...second, token: `${second.token}x` });
+    const renewed = await pmJson(["comment", "ENG-1", "After a renewal"]);
+    expect(renewed.comment.content).toBe("After a renewal");
+    const third = storedLogin();
+    expect(third.refreshToken).not.toBe(second.refreshToken);
+    expect((await stack.call("GET", "/tasks/ENG-1/comments", { key: owner.key })).body.comments.at(-1).content).toBe("After a renewal");
+
+    // A refresh token the API refuses ends the login: exit 3, told to log in; the stored login stays for `pm login`.
+    storeLogin({ ...third, token: `${third.token}x`, refreshToken: `${third.refreshToken}x` });
+    const dead = await pm(["whoami"]);
+    expect(dead).toMatchObject({ code: 3, stdout: "" });
+    expect(dead.stderr).toMatch(/^error: .*run `pm login`/);
+    storeLogin(third);
+    expect((await pmJson(["whoami"])).user.email).toBe(owner.email);
+  });
+
   it("reports API errors (exit 1) with the code, message and each invalid field, never a stack trace", async () => {
     const missing = await pm(["tasks", "get", "ENG-999"]);
     expect(missing).toMatchObject({ code: 1, stdout: "" });
@@ -155,6 +325,9 @@ describe("pm, as a person who logged in", () => {
       ["tasks", "create", "--title", "no team"],
       ["tasks", "update", "ENG-1", "--status", "SOON"],
       ["tasks"],
+      ["keys", "create", "--name", "ci", "--scope", "tasks:write", "--scope", "tasks:delete"],
+      ["login", "--scope", "read everything"],
+      ["--version", "--json"],
     ]) {
       const result = await pm(args);
       expect(result.code, args.join(" ")).toBe(2);
@@ -162,14 +335,73 @@ describe("pm, as a person who logged in", () => {
     }
   });
 
-  it("logs out (exit 3 afterwards)", async () => {
-    expect((await pm(["logout"])).code).toBe(0);
+  it("prints its version; help without colour codes when piped", async () => {
+    for (const flag of ["--version", "-V"]) {
+      const version = await pm([flag]);
+      expect(version, flag).toMatchObject({ code: 0, stdout: `pm ${pkg.version}\n`, stderr: "" });
+    }
+    // The variables that keep citty's colours off are unset: stdout being a pipe is what must.
+    const plain = { NO_COLOR: undefined, TEST: undefined, CI: undefined, TERM: "xterm-256color" };
+    for (const args of [["--help"], ["tasks", "view", "--help"], ["keys", "create", "-h"]]) {
+      const help = await pm(args, plain);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/USAGE/);
+      expect(help.stdout).not.toContain("\u001b");
+    }
+    expect((await pm(["--help"], plain)).stdout).toMatch(/^ +-V, --version +Print pm's version$/m);
+  });
+
+  it("logs out: the login is revoked on the server (refresh and access token) and removed here; exit 3 afterwards", async () => {
+    const login = storedLogin();
+    const out = await pm(["logout"]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/^Logged out of http:\S+: the login is revoked there and \S+config\.json is removed$/m);
+    expect(existsSync(configPath())).toBe(false);
+    expect((await refresh(login.refreshToken)).status).toBe(400);
+    expect((await stack.call("GET", "/me", { bearer: login.token })).status).toBe(401);
+
     const after = await pm(["whoami"]);
     expect(after.code).toBe(3);
     expect(after.stderr).toContain("pm login");
+    expect((await pm(["logout"])).stdout).toBe("Not logged in\n");
     // The command line is checked before the credential.
     expect((await pm(["tasks", "list", "--limit", "many"])).code).toBe(2);
   });
+
+  it("logs out with the server away: forgotten here, and says the revocation failed (exit 1)", async () => {
+    const away = `http://127.0.0.1:${await freePort()}`;
+    storeLogin({ baseUrl: away, token: "t", refreshToken: "r", expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    const out = await pm(["logout"]);
+    expect(out).toMatchObject({ code: 1, stdout: "" });
+    expect(out.stderr).toMatch(
+      new RegExp(`^error: removed the login from \\S+, but revoking it at ${away} failed \\(cannot reach the API`),
+    );
+    expect(existsSync(configPath())).toBe(false);
+  });
+
+  it("a login denied on the /device page exits 3 and stores nothing", async () => {
+    const { code, stdout, stderr } = await deviceLogin([], "deny");
+    expect(code, stdout).toBe(3);
+    expect(stderr).toMatch(/^error: the login was denied in the browser$/m);
+    expect(existsSync(configPath())).toBe(false);
+  });
+
+  it("logs in with fewer scopes: it reads and comments, and may not create a task (403, exit 1)", async () => {
+    const { code, stdout, stderr } = await deviceLogin(["--scope", "read comments:write"]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^Scopes: read comments:write$/m);
+    expect(storedLogin().scope).toBe("read comments:write");
+    const me = await pm(["whoami"]);
+    expect(me.stdout).toMatch(/^scopes: +read,comments:write$/m);
+    expect((await pmJson(["comment", "ENG-1", "Scoped"])).comment.content).toBe("Scoped");
+    const refused = await pm(["tasks", "create", "--team", "ENG", "--title", "Not allowed"]);
+    expect(refused).toMatchObject({ code: 1, stdout: "" });
+    expect(refused.stderr).toMatch(/^error: FORBIDDEN: .*tasks:write/m);
+    // Renewed, the login keeps its scopes.
+    storeLogin({ ...storedLogin(), expiresAt: new Date(0).toISOString() });
+    expect((await pm(["tasks", "create", "--team", "ENG", "--title", "Still not"])).code).toBe(1);
+    expect((await pm(["logout"])).code).toBe(0);
+  }, 40_000);
 });
 
 describe("pm, as a script with PM_API_KEY", () => {
@@ -179,11 +411,43 @@ describe("pm, as a script with PM_API_KEY", () => {
     expect(teams.code, teams.stderr).toBe(0);
     expect(teams.stdout).toMatch(/^PREFIX +NAME +PARENT +ID\nENG +Engineering +- +team_\w+\n$/);
     // A field selection chooses the table's columns (top-level names).
-    const selected = await pm(["tasks", "list", "--fields", "reference,team{prefix},dueDate"], env);
+    const selected = await pm(["tasks", "list", "--fields", "reference,team{prefix},dueDate", "--filter", "in:reference=ENG-1,ENG-2"], env);
     expect(selected.stdout).toMatch(/^REFERENCE +TEAM +DUE_DATE\nENG-1 +ENG +-\nENG-2 +ENG +2026-12-24\n$/);
     const bad = await pm(["whoami"], { ...env, PM_API_KEY: "not-a-key" });
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/^error: UNAUTHORIZED: /);
+  });
+
+  it("makes a key limited to scopes and a team, printed once; lists and deletes keys", async () => {
+    const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+    const other = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Operations", prefix: "OPS" } });
+    expect(other.status, other.text).toBe(201);
+    const made = await pm(["keys", "create", "--name", "triage", "--scope", "read", "--scope", "comments:write", "--team", "eng"], env);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/^pmk_\S+\n$/);
+    expect(made.stderr).toMatch(/^Created the API key 'triage' \(apik_\w+\)\.\nThis is the only time it is shown: store it now/);
+    const key = made.stdout.trim();
+
+    const listed = await pm(["keys", "list"], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^ID +NAME +PREFIX +SCOPES +TEAMS +LAST USED +EXPIRES$/m);
+    expect(listed.stdout).toMatch(new RegExp(`^(apik_\\w+) +triage +${key.slice(0, 10)} +read,comments:write +ENG +- +-$`, "m"));
+    expect(listed.stdout).toMatch(/^apik_\w+ +Sign-up key +pmk_\S+ +all +all /m);
+    const id = (await pmJson(["keys", "list"], env)).api_keys.find((k) => k.name === "triage").id;
+
+    // The key does its job and no more: comments in ENG; no task, and OPS is out of its reach.
+    const as = { PM_API_KEY: key, PM_BASE_URL: stack.base };
+    expect((await pm(["whoami"], as)).stdout).toMatch(/^scopes: +read,comments:write\nteams: +ENG$/m);
+    expect((await pmJson(["comment", "ENG-2", "Triaged"], as)).comment.content).toBe("Triaged");
+    const task = await pm(["tasks", "create", "--team", "ENG", "--title", "No"], as);
+    expect(task.code).toBe(1);
+    expect(task.stderr).toMatch(/^error: FORBIDDEN: .*tasks:write/m);
+    expect((await pmJson(["teams", "list"], as)).teams.map((team) => team.prefix)).toEqual(["ENG"]);
+
+    const deleted = await pm(["keys", "delete", id], env);
+    expect(deleted).toMatchObject({ code: 0, stdout: `Deleted the API key ${id}\n` });
+    expect((await pm(["whoami"], as)).code).toBe(3);
+    expect((await pm(["keys", "delete", id], env)).code).toBe(1);
   });
 });
 

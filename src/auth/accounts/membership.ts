@@ -5,6 +5,7 @@ import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { type ApiKey, apiKeyRecord } from "../../records/api-keys";
 import { generateApiKey } from "../api-keys";
+import type { Grants } from "../grants";
 
 export function slugify(name: string): string {
   const base = name
@@ -40,16 +41,16 @@ export async function insertWorkspace(tx: Executor, name: string) {
 /** Adds a user to a workspace with a role and issues an API key for them there; returns the raw key. */
 export async function joinWorkspaceWithKey(
   tx: Executor,
-  args: { workspaceId: string; userId: string; role: "MEMBER" | "ADMIN" | "OWNER"; keyName: string },
+  args: { workspaceId: string; userId: string; role: "MEMBER" | "ADMIN" | "OWNER"; keyName: string; grants?: Grants },
 ): Promise<string> {
   await tx.insert(workspaceMembers).values({ workspaceId: args.workspaceId, userId: args.userId, role: args.role }).onConflictDoNothing();
-  return issueApiKey(tx, { workspaceId: args.workspaceId, userId: args.userId, name: args.keyName });
+  return issueApiKey(tx, { workspaceId: args.workspaceId, userId: args.userId, name: args.keyName, grants: args.grants });
 }
 
 /** Issues an API key for a workspace member; returns the raw key. */
 export async function issueApiKey(
   tx: Executor,
-  args: { workspaceId: string; userId: string; name: string; expiresAt?: Date | null },
+  args: { workspaceId: string; userId: string; name: string; expiresAt?: Date | null; grants?: Grants },
 ): Promise<string> {
   return (await insertApiKey(tx, args)).key;
 }
@@ -62,7 +63,7 @@ export async function userByEmail(db: Executor, email: string) {
 /** Stores a new key for a workspace member (only its hash); returns the public view and the raw key, shown once. */
 export async function insertApiKey(
   db: Executor,
-  args: { workspaceId: string; userId: string; name: string; expiresAt?: Date | null },
+  args: { workspaceId: string; userId: string; name: string; expiresAt?: Date | null; grants?: Grants },
 ): Promise<{ apiKey: ApiKey; key: string }> {
   const key = await generateApiKey();
   const [row] = await db
@@ -75,6 +76,8 @@ export async function insertApiKey(
       prefix: key.prefix,
       keyHash: key.hash,
       expiresAt: args.expiresAt ?? null,
+      scopes: args.grants?.scopes ?? null,
+      teamIds: args.grants?.teamIds ?? null,
     })
     .returning({ apiKey: apiKeyRecord.json() });
   return { apiKey: row.apiKey, key: key.raw };

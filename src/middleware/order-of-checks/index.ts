@@ -5,10 +5,10 @@
 // (its own GET), so that the refusal a caller gets is the first the order names.
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { type Caller, unauthorized } from "../../auth/caller";
+import { Caller, unauthorized } from "../../auth/caller";
 import { readCredential } from "../../auth/credential";
-import { loadPrincipal } from "../../auth/principal";
 import { AppError, ValidationError } from "../../core/errors";
+import { scopeOf } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { type AppHandle, dispatchGet, documentedRoute, outerOf } from "../../http/dispatch";
 
@@ -18,12 +18,16 @@ const isInputRefusal = (err: unknown) =>
   (err instanceof AppError && err.code === "BAD_REQUEST") ||
   (err instanceof HTTPException && (err.status === 400 || err.status === 415));
 
-/** Whether the request's credential names a live key or token of a current member (no query when the caller knows). */
-async function credentialHolds(c: Context<AppEnv>): Promise<boolean> {
+/**
+ * Why the request may not run at all: 401 unless its credential names a live key or token of a current member, 403
+ * when it lacks the operation's scope (`path`: the route's template); null when it may (no query when the caller knows).
+ */
+async function refusal(c: Context<AppEnv>, path: string): Promise<AppError | null> {
   const caller = (c as Context<AppEnv & { Variables: { caller?: Caller } }>).get("caller");
-  if (caller) return caller.holds();
+  if (caller) return caller.refusal();
   const credential = await readCredential(c.req, c.env);
-  return credential !== null && (await loadPrincipal(c.get("rdb").db, credential)) !== null;
+  if (!credential) return unauthorized();
+  return new Caller(credential, c.get("rdb"), c.env, scopeOf(c.req.method, path)).refusal();
 }
 
 /**
@@ -47,7 +51,8 @@ export function checksInOrder(app: AppHandle, onError: ErrorHandler<AppEnv>): Er
     if (!isInputRefusal(err)) return onError(err, c);
     const route = documentedRoute(app, c.req.method, c.req.path);
     if (!route?.secured) return onError(err, c);
-    if (!(await credentialHolds(c))) return onError(unauthorized(), c);
+    const denied = await refusal(c, route.path);
+    if (denied) return onError(denied, c);
     const resource = c.req.method === "GET" ? undefined : namedResource(app, route.path, c.req.path);
     if (resource) {
       const found = await dispatchGet(app, outerOf(c), resource, `${c.get("requestId")}-check`);

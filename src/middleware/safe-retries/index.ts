@@ -2,11 +2,10 @@
 // repeat of the same request within 24 h gets that answer (status, body, Location) without doing the work again.
 // The same key with another request is 422; a repeat while the first is still running is 409 (advisory lock).
 import { type SQL, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { idempotencyKeys, workspaceMembers } from "../../../drizzle/schema";
-import { memberColumn, readCredential } from "../../auth/credential";
+import { credentialScope, memberColumn, readCredential } from "../../auth/credential";
 import { openText, sealText, sha256Hex } from "../../core/crypto";
 import { AppError, ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
@@ -22,17 +21,16 @@ const EXEMPT = new Set(["/mcp"]);
 type Stored = { requestHash: string; status: number; location: string | null; sealedBody: string };
 
 /**
- * Whose keys these are: the credential's user in the credential's workspace (any of their keys or tokens there; the
- * same body under the same key in another workspace is another request), else the client address on public routes.
- * An expired or unknown key, or a token of someone who left the workspace, gets a scope of its own, so it never replays
- * the user's answers (the request is then refused).
+ * Whose keys these are: the credential itself (a key, or a token's login; never another key of the same user, whose
+ * scopes may be wider: a read-only key must not replay the answer of a key-creating POST), else the client address
+ * on public routes. A credential that is not live gets a scope of its own, so it never replays its old answers (the
+ * request is then refused).
  */
 async function scopeOf(c: Context<AppEnv>): Promise<SQL<string>> {
   const credential = await readCredential(c.req, c.env).catch(() => null);
   if (!credential) return sql`${`ip:${c.req.header("cf-connecting-ip") ?? "local"}`}`;
-  const member = (column: AnyPgColumn) => memberColumn(credential, column);
-  const dead = credential.kind === "jwt" ? `left:${credential.userId}` : `key:${credential.keyHash}`;
-  return sql`coalesce('user:' || ${member(workspaceMembers.userId)} || ':' || ${member(workspaceMembers.workspaceId)}, ${dead})`;
+  const live = memberColumn(credential, workspaceMembers.userId, null);
+  return sql`coalesce(case when ${live} is not null then ${credentialScope(credential)} end, ${`dead:${credentialScope(credential)}`})`;
 }
 
 export const safeRetries = createMiddleware<AppEnv>(async (c, next) => {

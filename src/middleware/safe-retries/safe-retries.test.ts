@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, expectAtomicWrite, uniqueEmail } from "../../../test/helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../../test/helpers/fixtures";
 import { joinWorkspaceWithKey } from "../../auth/accounts/membership";
+import { hashApiKey } from "../../auth/api-keys";
 import { signAccessToken } from "../../auth/jwt";
 
 const retried = (path: string, body: unknown, key: string | undefined, idempotencyKey: string) =>
@@ -109,11 +110,11 @@ describe("Idempotency-Key on POST", () => {
     let release!: () => void;
     let locked!: () => void;
     const held = new Promise<void>((r) => (locked = r));
+    // Idempotency keys are the credential's own (a key's answers never replay for another key of the same user).
+    const scope = `key:${await hashApiKey(t.owner.key)}`;
     const holder = withDb((db) =>
       db.transaction(async (tx) => {
-        await tx.execute(
-          sql`select pg_advisory_xact_lock(hashtextextended(${`user:${t.owner.userId}:${t.workspaceId}`} || ' ' || ${key}, 0))`,
-        );
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${scope} || ' ' || ${key}, 0))`);
         locked();
         await new Promise<void>((r) => (release = r));
       }),

@@ -1,6 +1,7 @@
 import { users } from "../../../drizzle/schema";
 import { joinWorkspaceWithKey } from "../../auth/accounts/membership";
 import type { Caller } from "../../auth/caller";
+import { grantsFor } from "../../auth/grants";
 import { forbidden } from "../../core/errors";
 import { newId } from "../../ids";
 import type { Agent, AgentCreateInput } from "../../records/agents";
@@ -11,14 +12,19 @@ import type { Agent, AgentCreateInput } from "../../records/agents";
  */
 const agentEmail = (agentId: string) => `${agentId}@agents.pm.invalid`;
 
-/** POST /agents: a human's agent, an AGENT user, MEMBER of the caller's current workspace, with its own API key; one transaction. */
+/**
+ * POST /agents: a human's agent, an AGENT user, MEMBER of the caller's current workspace, with its own API key (which may
+ * do what the body asks, never more than the caller's credential: auth/grants.ts); one transaction.
+ */
 export async function createAgent(caller: Caller, input: AgentCreateInput): Promise<Agent> {
-  const { user, workspace } = await caller.principal();
+  const principal = await caller.principal();
+  const { user, workspace } = principal;
   if (user.type !== "HUMAN") throw forbidden("Only a human user may create agents");
   return caller.transaction(async (tx) => {
+    const grants = await grantsFor(tx, principal, input);
     const id = newId("user");
     await tx.insert(users).values({ id, name: input.name, email: agentEmail(id), type: "AGENT", humanId: user.id });
-    const key = await joinWorkspaceWithKey(tx, { workspaceId: workspace.id, userId: id, role: "MEMBER", keyName: "Agent key" });
+    const key = await joinWorkspaceWithKey(tx, { workspaceId: workspace.id, userId: id, role: "MEMBER", keyName: "Agent key", grants });
     return { id, name: input.name, type: "AGENT" as const, humanId: user.id, apiKey: key };
   });
 }

@@ -3,6 +3,8 @@ import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { apiKeys, users, workspaceMembers } from "../../../drizzle/schema";
 import { generateApiKey } from "../../auth/api-keys";
 import type { Caller } from "../../auth/caller";
+import { storedGrants } from "../../auth/credential";
+import { type Grants, grantsFor } from "../../auth/grants";
 import { guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
 import type { Actor } from "../../auth/principal";
 import { listRecords } from "../../auth/reads";
@@ -18,8 +20,16 @@ const keysOf = ({ workspace, user }: Pick<Actor, "workspace" | "user">): SQL =>
     or(eq(apiKeys.userId, user), sql`${apiKeys.userId} in (select ${users.id} from ${users} where ${users.humanId} = ${user})`),
   )!;
 
-/** POST /api-keys: a key of the caller in their current workspace, in one statement that authenticates itself; raw key once. */
+/**
+ * POST /api-keys: a key of the caller in their current workspace, written by a statement that authenticates itself; raw
+ * key once. It may do what the body asks, never more than the caller's own credential (auth/grants.ts, which loads the
+ * caller); a body that asks nothing inherits the credential's grants in the statement itself.
+ */
 export async function createApiKey(caller: Caller, input: ApiKeyCreateInput): Promise<{ apiKey: ApiKey; key: string }> {
+  const grants =
+    input.scopes === undefined && input.teamIds === undefined
+      ? storedGrants(caller.credential)
+      : storedValues(await grantsFor(caller.db, await caller.principal(), input));
   const { actor } = caller;
   const key = await generateApiKey();
   const id = newId("apik");
@@ -29,18 +39,26 @@ export async function createApiKey(caller: Caller, input: ApiKeyCreateInput): Pr
     columns: { id: workspaceMembers.userId, workspace: workspaceMembers.workspaceId },
     guards: [],
     name: "Member",
+    team: null,
   };
   const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : null;
   const apiKey = await guardedWrite<ApiKey>(caller, membership, (allowed) => ({
     ctes: [
-      sql`api_keys as (insert into ${apiKeys} (id, workspace_id, user_id, name, prefix, key_hash, expires_at)
-        select ${id}, workspace, ${allowed}, ${input.name}, ${key.prefix}, ${key.hash}, ${expiresAt}::timestamptz
+      sql`api_keys as (insert into ${apiKeys} (id, workspace_id, user_id, name, prefix, key_hash, expires_at, scopes, team_ids)
+        select ${id}, workspace, ${allowed}, ${input.name}, ${key.prefix}, ${key.hash}, ${expiresAt}::timestamptz,
+          ${grants.scopes}, ${grants.teamIds}
         from target where ${allowed} is not null returning *)`,
     ],
     result: sql`(select ${apiKeyRecord.json()} from ${apiKeyRecord.from})`,
   }));
   return { apiKey, key: key.raw };
 }
+
+/** Grants as the values of a statement. */
+const storedValues = (grants: Grants) => ({
+  scopes: sql<string[] | null>`${sql.param(grants.scopes)}::text[]`,
+  teamIds: sql<string[] | null>`${sql.param(grants.teamIds)}::text[]`,
+});
 
 /** DELETE /api-keys/{id}: one of the caller's keys or their agents' keys (anything else: 404); 401 from the next request on. */
 export async function deleteApiKey(caller: Caller, id: string): Promise<void> {
@@ -50,6 +68,7 @@ export async function deleteApiKey(caller: Caller, id: string): Promise<void> {
     columns: { id: apiKeys.id },
     guards: [],
     name: "API key",
+    team: null,
   };
   await guardedDelete(caller, target, apiKeys);
 }

@@ -4,7 +4,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { comments } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../auth/guarded";
+import { type Guard, guardedDelete, guardedWrite, type Target, targetWhere, updatedRow } from "../../auth/guarded";
 import { COMMENT_DELETE_REFUSAL, COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
 import { listRecords, readRecord } from "../../auth/reads";
 import { forbidden, notFound } from "../../core/errors";
@@ -16,6 +16,7 @@ import {
   type CommentDto,
   type CommentTargetKind,
   commentRecord,
+  commentTeam,
   taskCommentRecord,
 } from "../../records/comments";
 import { bodyTarget, commentTarget, TARGET_COLUMN } from "./targets";
@@ -32,6 +33,7 @@ function commentById(caller: Caller, id: string, rule: Guard): Target {
     columns: { id: comments.id },
     guards: [rule],
     name: "Comment",
+    team: commentTeam,
     table: comments,
   };
 }
@@ -89,7 +91,7 @@ export function listTargetComments(caller: Caller, kind: CommentTargetKind, idOr
   const record = kind === "task" ? taskCommentRecord : commentRecord;
   return caller.list(async ({ workspace }) => {
     const target = commentTarget(caller, { kind, idOrRef });
-    const parent = sql`(select ${target.columns.id} as id from ${target.from} where ${target.where} limit 1) as ${sql.identifier("parent")}`;
+    const parent = sql`(select ${target.columns.id} as id from ${target.from} where ${targetWhere(caller, target)} limit 1) as ${sql.identifier("parent")}`;
     const rows = await caller.db
       .select({ comment: record.json(params.fields) })
       .from(parent)

@@ -41,6 +41,7 @@ export function commentTarget(caller: Caller, { kind, idOrRef }: CommentTarget):
       columns: { id: tasks.id },
       guards: rule(tasks.teamId),
       name: "Task",
+      team: tasks.teamId,
       table: tasks,
     };
   }
@@ -51,6 +52,7 @@ export function commentTarget(caller: Caller, { kind, idOrRef }: CommentTarget):
       columns: { id: projects.id },
       guards: rule(projects.teamId),
       name: "Project",
+      team: projects.teamId,
       table: projects,
     };
   }
@@ -60,6 +62,7 @@ export function commentTarget(caller: Caller, { kind, idOrRef }: CommentTarget):
     columns: { id: milestones.id },
     guards: rule(projects.teamId),
     name: "Milestone",
+    team: projects.teamId,
     table: milestones,
   };
 }

@@ -3,6 +3,7 @@
 // interpolated into it.
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import { SCOPE_WORDS, SCOPES } from "../../core/scopes";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -52,11 +53,20 @@ ${errors(opts.errors ?? [])}
   );
 }
 
+/** What the device asks to do, in words (every scope when it named none). */
+function asks(scopes: string[] | null) {
+  const names = scopes === null ? SCOPES : SCOPES.filter((s) => scopes.includes(s));
+  const all = names.length === SCOPES.length;
+  return html`<p>${all ? "It asks for full access, within your role, to" : "It asks only to"}:</p>
+<ul class="scopes">${names.map((s) => html`<li>${SCOPE_WORDS[s]} <code>${s}</code></li>`)}</ul>`;
+}
+
 /** Step 2: the emailed code, then approve or deny. */
 export function confirmPage(opts: {
   userCode: string;
   loginToken: string;
   clientName: string | null;
+  scopes: string[] | null;
   workspaceSlug?: string;
   errors?: string[];
 }) {
@@ -64,6 +74,7 @@ export function confirmPage(opts: {
     "Approve this device?",
     html`<p>${opts.clientName ? html`<b>${opts.clientName}</b>` : "A device"} with code <span class="code">${opts.userCode}</span>
 asks for access to your account. If an account exists for the address you gave, we have emailed it a 6-digit code.</p>
+${asks(opts.scopes)}
 ${errors(opts.errors ?? [])}
 <form method="post" action="/device/confirm">
 <input type="hidden" name="user_code" value="${opts.userCode}">

@@ -3,8 +3,10 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { completeLoginWith, startLogin } from "../../auth/accounts/login";
 import { normalizeEmail } from "../../auth/accounts/signup";
+import { ofPrincipal } from "../../auth/grants";
 import { protectedRoute, publicRoute } from "../../auth/route-base";
-import { AppError, forbidden, ValidationError } from "../../core/errors";
+import { AppError, badRequest, forbidden, ValidationError } from "../../core/errors";
+import { parseScopeString, SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonResponse } from "../../http/openapi";
@@ -12,7 +14,7 @@ import { newRouter } from "../../http/router";
 import { publicBaseUrl } from "../../http/urls";
 import { zodErrors } from "../../http/validation";
 import { confirmPage, enterCodePage, messagePage, PAGE_HEADERS } from "./page";
-import { createDeviceCode, decideDevice, exchangeDeviceCode, pendingDevice } from "./service";
+import { createDeviceCode, decideDevice, exchangeDeviceCode, pendingDevice, refreshLogin, revokeLogin } from "./service";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -27,7 +29,14 @@ const DeviceCodeRequest = z
       .openapi({ description: "Shown to the person who approves, e.g. `pm-cli on laptop`" }),
     // RFC 8628 clients send these; client_id stands in for client_name when that is absent.
     client_id: z.string().trim().min(1).max(100).optional(),
-    scope: z.string().max(500).optional(),
+    scope: z
+      .string()
+      .max(500)
+      .optional()
+      .openapi({
+        description: `What the device asks to do, space-separated (RFC 8628 §3.1): ${SCOPES.join(", ")}. Omitted: every scope. The token may get fewer (its \`scope\` says which).`,
+        example: "read comments:write",
+      }),
   })
   .strict()
   .openapi("DeviceCodeRequest");
@@ -35,6 +44,28 @@ const DeviceApproveRequest = z
   .object({ user_code: z.string().min(1).max(32) })
   .strict()
   .openapi("DeviceApproveRequest");
+const RefreshRequest = z
+  .object({ grant_type: z.literal("refresh_token"), refresh_token: z.string().min(1).max(200), client_id: z.string().max(100).optional() })
+  .strict()
+  .openapi("RefreshTokenRequest");
+const RevokeRequest = z
+  .object({
+    token: z.string().min(1).max(4000).openapi({ description: "The login's refresh token, or one of its access tokens" }),
+    token_type_hint: z.enum(["refresh_token", "access_token"]).optional(),
+    client_id: z.string().max(100).optional(),
+  })
+  .strict()
+  .openapi("RevokeTokenRequest");
+const TokenAnswer = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal("Bearer"),
+    expires_in: z.number().int(),
+    scope: z.string().openapi({ description: "The scopes the token has, space-separated" }),
+    refresh_token: z.string().openapi({ description: "Renews the login (POST /auth/token); single use, each answer carries the next" }),
+  })
+  .openapi("DeviceToken");
+
 const DeviceTokenRequest = z
   .object({
     device_code: z.string().min(1).max(200),
@@ -114,10 +145,37 @@ const token = createRoute({
     "Until the person decides: 400 `AUTHORIZATION_PENDING`, or `SLOW_DOWN` when polled faster than the interval (which then grows by 5 s; `details.interval`). Afterwards 400 `ACCESS_DENIED` or `EXPIRED_TOKEN`. Once approved: the JWT, exactly once; a device code that was already exchanged (or never existed) is 400 `BAD_REQUEST` with `details.error` `invalid_grant`. The JWT works as `Authorization: Bearer` on every endpoint, for the approving user in the workspace they approved from.",
   request: jsonOrForm(DeviceTokenRequest),
   responses: {
-    200: jsonResponse(
-      z.object({ access_token: z.string(), token_type: z.literal("Bearer"), expires_in: z.number().int() }).openapi("DeviceToken"),
-      "Access token (a JWT)",
-    ),
+    200: jsonResponse(TokenAnswer, "Access token (a JWT) and the refresh token of the login"),
+    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
+  },
+});
+
+const refresh = createRoute({
+  method: "post",
+  operationId: "refreshToken",
+  path: "/auth/token",
+  ...publicRoute("Device flow"),
+  summary: "Renew a device's login: a new access token from its refresh token (RFC 6749 §6)",
+  description:
+    "The refresh token is used up: the answer carries the next one, with the same scopes and teams. An unknown, used, revoked or expired one (90 days unused), or one of a user who left the workspace, is 400 `BAD_REQUEST` with `details.error` `invalid_grant`.",
+  request: jsonOrForm(RefreshRequest),
+  responses: {
+    200: jsonResponse(TokenAnswer, "A new access token and the next refresh token"),
+    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
+  },
+});
+
+const revoke = createRoute({
+  method: "post",
+  operationId: "revokeToken",
+  path: "/auth/revoke",
+  ...publicRoute("Device flow"),
+  summary: "Log a device out (RFC 7009): its refresh token and every access token of its login stop working",
+  description:
+    "Takes the refresh token or an access token of the login. As RFC 7009 says, the answer is the same for a token that is unknown or already revoked.",
+  request: jsonOrForm(RevokeRequest),
+  responses: {
+    200: jsonResponse(z.object({ revoked: z.literal(true) }), "Revoked (or nothing to revoke)"),
     ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
   },
 });
@@ -203,18 +261,36 @@ const flatten = (err: ValidationError) => Object.values(err.errors).flat();
 export const deviceRoutes = newRouter()
   .openapi(code, async (c) => {
     const input = deviceBody(c, DeviceCodeRequest);
-    return c.json(await createDeviceCode(c.get("rdb").db, publicBaseUrl(c), input.client_name ?? input.client_id), 200);
+    const asked = input.scope === undefined ? null : parseScopeString(input.scope);
+    if (asked?.unknown.length) {
+      throw badRequest(`Unknown scope: ${asked.unknown.join(", ")} (known: ${SCOPES.join(", ")})`, { error: "invalid_scope" });
+    }
+    if (asked && asked.scopes.length === 0) throw badRequest("scope names no scope", { error: "invalid_scope" });
+    const db = c.get("rdb").db;
+    return c.json(await createDeviceCode(db, publicBaseUrl(c), input.client_name ?? input.client_id, asked?.scopes ?? null), 200);
   })
   .openapi(approve, async (c) => {
     const { user_code } = deviceBody(c, DeviceApproveRequest);
-    const { user, workspace } = await c.get("caller").principal();
+    const principal = await c.get("caller").principal();
+    const { user, workspace } = principal;
     if (user.type !== "HUMAN") throw forbidden("Only a person can approve a device");
-    await decideDevice(c.get("rdb").db, user_code, { approve: true, userId: user.id, workspaceId: workspace.id });
+    // The device gets what it asked for within what the approving credential has.
+    const within = ofPrincipal(principal);
+    await decideDevice(c.get("rdb").db, user_code, { approve: true, userId: user.id, workspaceId: workspace.id, within });
     return c.json({ approved: true as const }, 200);
   })
   .openapi(token, async (c) => {
     const { device_code } = deviceBody(c, DeviceTokenRequest);
     return c.json(await exchangeDeviceCode(c.get("rdb").db, c.env, device_code), 200);
+  })
+  .openapi(refresh, async (c) => {
+    const { refresh_token } = deviceBody(c, RefreshRequest);
+    return c.json(await refreshLogin(c.get("rdb").db, c.env, refresh_token), 200);
+  })
+  .openapi(revoke, async (c) => {
+    const { token } = deviceBody(c, RevokeRequest);
+    await revokeLogin(c.get("rdb").db, c.env, token);
+    return c.json({ revoked: true as const }, 200);
   });
 
 // The HTML routes are plain Hono handlers (they answer pages, also for bad input); the document lists them.
@@ -239,7 +315,7 @@ deviceRoutes.post("/device", async (c) => {
     return render(c, enterCodePage({ userCode: user_code, email, errors: ["Enter a valid email address."] }), 422);
   }
   const loginToken = await startLogin(db, emailOutbox(c), normalizeEmail(email));
-  return render(c, confirmPage({ userCode: device.userCode, loginToken, clientName: device.clientName }));
+  return render(c, confirmPage({ userCode: device.userCode, loginToken, clientName: device.clientName, scopes: device.scopes }));
 });
 
 deviceRoutes.post("/device/confirm", async (c) => {
@@ -255,7 +331,14 @@ deviceRoutes.post("/device/confirm", async (c) => {
   const again = (errors: string[]) =>
     render(
       c,
-      confirmPage({ userCode: device.userCode, loginToken: form.login_token, clientName: device.clientName, workspaceSlug: slug, errors }),
+      confirmPage({
+        userCode: device.userCode,
+        loginToken: form.login_token,
+        clientName: device.clientName,
+        scopes: device.scopes,
+        workspaceSlug: slug,
+        errors,
+      }),
       422,
     );
   const code = form.code.trim();
@@ -264,7 +347,12 @@ deviceRoutes.post("/device/confirm", async (c) => {
   try {
     // The same login codes as POST /login/complete; the code is used up in the transaction that decides.
     const { login } = await completeLoginWith(db, { login_token: form.login_token, code, workspace_slug: slug }, (tx, l) =>
-      decideDevice(tx, device.userCode, approve ? { approve: true, userId: l.user.id, workspaceId: l.workspace.id } : { approve: false }),
+      decideDevice(
+        tx,
+        device.userCode,
+        // A person signed in by email on the page: the device gets what it asked for.
+        approve ? { approve: true, userId: l.user.id, workspaceId: l.workspace.id, within: null } : { approve: false },
+      ),
     );
     const message = approve
       ? `The device is signed in to ${login.workspace.name} as ${login.user.email}. You can close this page.`

@@ -1,8 +1,10 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import { deviceAuthorizations } from "../../../drizzle/schema";
-import { signAccessToken } from "../../auth/jwt";
+import { deviceAuthorizations, workspaceMembers } from "../../../drizzle/schema";
+import type { Grants } from "../../auth/grants";
+import { signAccessToken, verifyAccessToken } from "../../auth/jwt";
 import { randomToken, sha256Hex } from "../../core/crypto";
 import { AppError, conflict, notFound } from "../../core/errors";
+import { SCOPES, type Scope } from "../../core/scopes";
 import type { Db, Executor } from "../../db/client";
 import type { Env } from "../../env";
 import { newId } from "../../ids";
@@ -43,8 +45,13 @@ export interface DeviceCodeAnswer {
   interval: number;
 }
 
-/** RFC 8628 §3.1–3.2: a new pending authorization; the device code is stored only as a hash. */
-export async function createDeviceCode(db: Db, baseUrl: string, clientName: string | undefined): Promise<DeviceCodeAnswer> {
+/** RFC 8628 §3.1–3.2: a new pending authorization for `scopes` (null: every scope); the device code is stored only as a hash. */
+export async function createDeviceCode(
+  db: Db,
+  baseUrl: string,
+  clientName: string | undefined,
+  scopes: Scope[] | null,
+): Promise<DeviceCodeAnswer> {
   const deviceCode = randomToken(32);
   const deviceCodeHash = await sha256Hex(deviceCode);
   for (;;) {
@@ -56,6 +63,7 @@ export async function createDeviceCode(db: Db, baseUrl: string, clientName: stri
         deviceCodeHash,
         userCode,
         clientName: clientName ?? null,
+        scopes,
         intervalSeconds: POLL_INTERVAL_SECONDS,
         expiresAt: new Date(Date.now() + DEVICE_CODE_TTL_SECONDS * 1000),
       })
@@ -80,7 +88,12 @@ export async function pendingDevice(db: Db, userCodeInput: string) {
   const userCode = normalizeUserCode(userCodeInput);
   if (!userCode) return undefined;
   const [row] = await db
-    .select({ id: deviceAuthorizations.id, userCode: deviceAuthorizations.userCode, clientName: deviceAuthorizations.clientName })
+    .select({
+      id: deviceAuthorizations.id,
+      userCode: deviceAuthorizations.userCode,
+      clientName: deviceAuthorizations.clientName,
+      scopes: deviceAuthorizations.scopes,
+    })
     .from(deviceAuthorizations)
     .where(
       and(
@@ -94,19 +107,30 @@ export async function pendingDevice(db: Db, userCodeInput: string) {
 }
 
 /**
- * Approves (binding it to the user and workspace) or denies a pending, unexpired authorization. A code that is
+ * Approves (binding it to the user and workspace, with the scopes it asked for within what the approving credential
+ * has: `within`, null for a person signing in on the page) or denies a pending, unexpired authorization. A code that is
  * unknown or expired is 404; one already approved or denied is 409.
  */
 export async function decideDevice(
   tx: Executor,
   userCodeInput: string,
-  decision: { approve: true; userId: string; workspaceId: string } | { approve: false },
+  decision: { approve: true; userId: string; workspaceId: string; within: Grants | null } | { approve: false },
 ): Promise<void> {
   const userCode = normalizeUserCode(userCodeInput);
   if (!userCode) throw notFound("Device code");
+  const d = deviceAuthorizations;
+  const within = decision.approve ? decision.within : null;
+  // What it asked for, narrowed to what the approver's credential has (null on either side: no limit from it).
+  const scopes = within?.scopes
+    ? sql`(select coalesce(array_agg(s), '{}') from unnest(coalesce(${d.scopes}, ${sql.param(within.scopes)}::text[])) s where s = any(${sql.param(within.scopes)}::text[]))`
+    : sql`${d.scopes}`;
   const [done] = await tx
-    .update(deviceAuthorizations)
-    .set(decision.approve ? { status: "APPROVED", userId: decision.userId, workspaceId: decision.workspaceId } : { status: "DENIED" })
+    .update(d)
+    .set(
+      decision.approve
+        ? { status: "APPROVED", userId: decision.userId, workspaceId: decision.workspaceId, scopes, teamIds: within?.teamIds ?? null }
+        : { status: "DENIED" },
+    )
     .where(
       and(
         eq(deviceAuthorizations.userCode, userCode),
@@ -129,7 +153,41 @@ export interface AccessTokenAnswer {
   access_token: string;
   token_type: "Bearer";
   expires_in: number;
+  /** What the token may do (RFC 6749 §5.1: it may be less than asked). */
+  scope: string;
+  /** Renews the login (POST /auth/token); single use, each answer carries the next one. */
+  refresh_token: string;
 }
+
+/** How long a login lasts unused: each refresh starts it again. */
+const REFRESH_TTL_DAYS = 90;
+
+/** A device's login (a consumed authorization) as its tokens carry it. */
+type Login = {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  scopes: string[] | null;
+  team_ids: string[] | null;
+};
+
+/** The access token of a login and the next refresh token, whose hash `refreshHash` the same statement stored. */
+async function tokensOf(env: Env, login: Login, refreshToken: string): Promise<AccessTokenAnswer> {
+  const scopes = login.scopes === null ? [...SCOPES] : SCOPES.filter((s) => login.scopes!.includes(s));
+  const { token, expiresIn } = await signAccessToken(env, {
+    sub: login.user_id,
+    wid: login.workspace_id,
+    sid: login.id,
+    ...(login.scopes !== null && { scope: scopes.join(" ") }),
+    ...(login.team_ids !== null && { tid: login.team_ids }),
+  });
+  return { access_token: token, token_type: "Bearer", expires_in: expiresIn, scope: scopes.join(" "), refresh_token: refreshToken };
+}
+
+const newRefreshToken = async () => {
+  const raw = `pmr_${randomToken(32)}`;
+  return { raw, hash: await sha256Hex(raw) };
+};
 
 const invalidGrant = () => new AppError("BAD_REQUEST", "Unknown or already used device_code", { error: "invalid_grant" });
 
@@ -140,8 +198,12 @@ const invalidGrant = () => new AppError("BAD_REQUEST", "Unknown or already used 
  */
 export async function exchangeDeviceCode(db: Db, env: Env, deviceCode: string): Promise<AccessTokenAnswer> {
   const hash = await sha256Hex(deviceCode);
+  const refresh = await newRefreshToken();
   const d = deviceAuthorizations;
   const rows = await db.execute<{
+    id: string;
+    scopes: string[] | null;
+    team_ids: string[] | null;
     prev_status: "PENDING" | "APPROVED" | "DENIED" | "CONSUMED";
     expired: boolean;
     too_fast: boolean;
@@ -158,10 +220,13 @@ export async function exchangeDeviceCode(db: Db, env: Env, deviceCode: string): 
       last_polled_at = now(),
       interval_seconds = case when prev.status = 'PENDING' and not prev.expired and prev.too_fast
         then ${d.intervalSeconds} + ${SLOW_DOWN_STEP_SECONDS} else ${d.intervalSeconds} end,
-      status = case when prev.status = 'APPROVED' and not prev.expired then 'CONSUMED'::device_status else prev.status end
+      status = case when prev.status = 'APPROVED' and not prev.expired then 'CONSUMED'::device_status else prev.status end,
+      refresh_hash = case when prev.status = 'APPROVED' and not prev.expired then ${refresh.hash} else ${d.refreshHash} end,
+      refresh_expires_at = case when prev.status = 'APPROVED' and not prev.expired
+        then now() + make_interval(days => ${REFRESH_TTL_DAYS}) else ${d.refreshExpiresAt} end
     from prev where ${d.id} = prev.id
     returning prev.status as prev_status, prev.expired, prev.too_fast, ${d.intervalSeconds} as interval_seconds,
-      ${d.userId} as user_id, ${d.workspaceId} as workspace_id`);
+      ${d.id} as id, ${d.userId} as user_id, ${d.workspaceId} as workspace_id, ${d.scopes} as scopes, ${d.teamIds} as team_ids`);
   const row = rows.rows[0];
   if (!row || row.prev_status === "CONSUMED") throw invalidGrant();
   if (row.expired) throw new AppError("EXPIRED_TOKEN", "The device code has expired; request a new one");
@@ -176,6 +241,38 @@ export async function exchangeDeviceCode(db: Db, env: Env, deviceCode: string): 
   }
   // An approved row always carries both (decideDevice sets them with the status).
   if (!row.user_id || !row.workspace_id) throw invalidGrant();
-  const { token, expiresIn } = await signAccessToken(env, { sub: row.user_id, wid: row.workspace_id });
-  return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
+  return tokensOf(env, { ...row, user_id: row.user_id, workspace_id: row.workspace_id }, refresh.raw);
+}
+
+/**
+ * RFC 6749 §6: a new access token for a login, from its refresh token, which is used up: the answer carries the next
+ * one (rotation), in one statement. A token that is unknown, used, revoked or expired, or whose user left the
+ * workspace, is 400 `invalid_grant`.
+ */
+export async function refreshLogin(db: Db, env: Env, refreshToken: string): Promise<AccessTokenAnswer> {
+  const next = await newRefreshToken();
+  const d = deviceAuthorizations;
+  const { rows } = await db.execute<Login>(sql`
+    update ${d} set refresh_hash = ${next.hash}, refresh_expires_at = now() + make_interval(days => ${REFRESH_TTL_DAYS})
+    where ${d.refreshHash} = ${await sha256Hex(refreshToken)} and ${d.status} = 'CONSUMED' and ${d.revokedAt} is null
+      and ${d.refreshExpiresAt} > now()
+      and exists (select 1 from ${workspaceMembers} where ${workspaceMembers.userId} = ${d.userId} and ${workspaceMembers.workspaceId} = ${d.workspaceId})
+    returning ${d.id} as id, ${d.userId} as user_id, ${d.workspaceId} as workspace_id, ${d.scopes} as scopes, ${d.teamIds} as team_ids`);
+  if (!rows[0]) throw new AppError("BAD_REQUEST", "Unknown, used, revoked or expired refresh_token", { error: "invalid_grant" });
+  return tokensOf(env, rows[0], next.raw);
+}
+
+/**
+ * RFC 7009: ends a device's login, named by its refresh token or by one of its access tokens (`sid`); its access
+ * tokens are 401 from the next request on. Anything else is ignored (the answer is the same, as the RFC says).
+ */
+export async function revokeLogin(db: Db, env: Env, token: string): Promise<void> {
+  const d = deviceAuthorizations;
+  const claims = await verifyAccessToken(env, token);
+  const which = claims ? (claims.sid ? eq(d.id, claims.sid) : undefined) : eq(d.refreshHash, await sha256Hex(token));
+  if (!which) return;
+  await db
+    .update(d)
+    .set({ revokedAt: sql`now()`, refreshHash: null })
+    .where(and(which, sql`${d.revokedAt} is null`));
 }

@@ -27,6 +27,7 @@ const workspaceTarget = (caller: Caller): Target => ({
   columns: { id: workspaceMembers.workspaceId },
   guards: [adminOnly(caller)],
   name: "Workspace",
+  team: null,
 });
 
 /** The definition `id` of the caller's workspace, with the rule. */
@@ -43,6 +44,7 @@ const fieldTarget = (caller: Caller, id: string): Target => ({
   },
   guards: [adminOnly(caller)],
   name: "Field",
+  team: null,
   table: fieldDefinitions,
 });
 type FieldRow = {

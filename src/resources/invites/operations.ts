@@ -51,6 +51,7 @@ const inviteTarget = (caller: Caller, id: string, guards: Guard[], where?: SQL):
   columns: { id: invites.id },
   guards,
   name: "Invite",
+  team: null,
   table: invites,
 });
 

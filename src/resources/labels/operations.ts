@@ -27,6 +27,7 @@ function labelTarget(caller: Caller, id: string): Target {
     columns: { id: labels.id },
     guards: [{ holds: mayEditLabel(actor)!, refusal: () => forbidden(LABEL_EDIT_REFUSAL) }],
     name: "Label",
+    team: null,
     table: labels,
   };
 }
@@ -42,6 +43,7 @@ export async function createLabel(caller: Caller, input: LabelCreateInput): Prom
     columns: { id: workspaces.id },
     guards: [],
     name: "Workspace",
+    team: null,
   };
   return guardedWrite(caller, workspace, (allowed) => ({
     ctes: [

@@ -1,7 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { type Caller, unauthorized } from "../../auth/caller";
+import { credentialScopes, credentialTeams } from "../../auth/credential";
 import type { WorkspaceRole } from "../../auth/principal";
+import type { Scope } from "../../core/scopes";
+import { teamsValue } from "../../db/scope";
 import { type UserDto, userRecord } from "../../records/users";
 import { type WorkspaceDto, workspaceRecord } from "../../records/workspaces";
 
@@ -9,6 +12,8 @@ export interface Me {
   user: UserDto;
   workspace: WorkspaceDto;
   role: WorkspaceRole;
+  scopes: Scope[];
+  teamIds: string[] | null;
 }
 
 /**
@@ -18,7 +23,14 @@ export interface Me {
 export function getMe(caller: Caller): Promise<Me> {
   return caller.read(async ({ workspace, user }) => {
     const [row] = await caller.db
-      .select({ user: userRecord.json(), workspace: workspaceRecord.json(), role: sql<WorkspaceRole>`${workspaceMembers.role}` })
+      .select({
+        user: userRecord.json(),
+        workspace: workspaceRecord.json(),
+        role: sql<WorkspaceRole>`${workspaceMembers.role}`,
+        // What this credential may do (docs/api.md, "Least privilege").
+        scopes: sql<Scope[]>`${credentialScopes(caller.credential)}`,
+        teamIds: teamsValue(credentialTeams(caller.credential)),
+      })
       .from(
         sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId} join ${workspaces} on ${workspaces.id} = ${workspaceMembers.workspaceId}`,
       )

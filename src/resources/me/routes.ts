@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
+import { SCOPES } from "../../core/scopes";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { UserSchema } from "../../records/users";
@@ -14,7 +15,16 @@ const me = createRoute({
   summary: "The caller, their current workspace and their role in it",
   description: "The workspace is the credential's: an API key's workspace, or the `wid` of a JWT.",
   responses: {
-    200: jsonResponse(z.object({ user: UserSchema, workspace: WorkspaceSchema, role: z.enum(["MEMBER", "ADMIN", "OWNER"]) }), "The caller"),
+    200: jsonResponse(
+      z.object({
+        user: UserSchema,
+        workspace: WorkspaceSchema,
+        role: z.enum(["MEMBER", "ADMIN", "OWNER"]),
+        scopes: z.array(z.enum(SCOPES)).openapi({ description: "What this credential may do, within the role" }),
+        teamIds: z.array(z.string()).nullable().openapi({ description: "The only teams this credential reaches; null: every team" }),
+      }),
+      "The caller",
+    ),
     ...errorResponses(["UNAUTHORIZED"]),
   },
 });

@@ -13,6 +13,7 @@ import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { type MilestoneCreateInput, type MilestoneDto, type MilestoneUpdateInput, milestoneRecord } from "../../records/milestones";
+import { projectRecord } from "../../records/projects";
 import { projectMatch } from "../../records/refs";
 
 const CREATE = { min: "MEMBER", what: "add milestones to this project" } as const;
@@ -37,6 +38,7 @@ function projectTarget(caller: Caller, projectIdOrRef: string): Target {
     columns: { id: projects.id },
     guards: [teamRoleGuard(actor, projects.teamId, CREATE.min, CREATE.what)],
     name: "Project",
+    team: projects.teamId,
     table: projects,
   };
 }
@@ -50,6 +52,7 @@ function milestoneTarget(caller: Caller, id: string, rule: typeof WRITE | typeof
     columns: { id: milestones.id, customFields: milestones.customFields },
     guards: [teamRoleGuard(actor, projects.teamId, rule.min, rule.what)],
     name: "Milestone",
+    team: projects.teamId,
     table: milestones,
   };
 }
@@ -124,15 +127,18 @@ export function listMilestones(caller: Caller, params: ListParams): Promise<Mile
  * milestone is an empty page. (The record's FROM is the milestones table alone, which the join names.)
  */
 export function listProjectMilestones(caller: Caller, projectIdOrRef: string, params: ListParams): Promise<MilestoneDto[]> {
-  return caller.list(async ({ workspace }) => {
+  return caller.list(async (actor) => {
+    const { workspace } = actor;
     const db = caller.db;
-    const project = db.$with("project").as(
-      db
-        .select({ id: projects.id })
-        .from(projects)
-        .innerJoin(teams, eq(teams.id, projects.teamId))
-        .where(and(eq(projects.workspaceId, workspace), projectMatch(projectIdOrRef))),
-    );
+    const project = db
+      .$with("project")
+      .as(
+        db
+          .select({ id: projects.id })
+          .from(projects)
+          .innerJoin(teams, eq(teams.id, projects.teamId))
+          .where(projectRecord.named(actor, projectIdOrRef)),
+      );
     const rows = await db
       .with(project)
       .select({ id: milestones.id, milestone: milestoneRecord.json(params.fields) })

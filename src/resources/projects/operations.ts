@@ -63,6 +63,7 @@ function teamTarget(caller: Caller, input: ProjectCreateInput, labels: boolean):
       ...(labels ? [labelsGuard(actor.workspace, input.labelIds ?? [])] : []),
     ],
     name: "Team",
+    team: teams.id,
     table: teams,
   };
 }
@@ -79,6 +80,7 @@ function projectTarget(caller: Caller, idOrRef: string, rule: typeof WRITE | typ
     columns: { id: projects.id, customFields: projects.customFields },
     guards,
     name: "Project",
+    team: projects.teamId,
     table: projects,
   };
 }

@@ -18,7 +18,7 @@ export async function search(caller: Caller, { q, types, limit, cursor }: Search
   const pages = searchCursor(caller.cursorKey, q, types);
   const after = cursor === undefined ? undefined : await pages.decode(cursor);
   const input = { q, types, limit: limit + 1, after };
-  const rows = await caller.list(({ workspace }) => searchRows(caller.db, workspace, input));
+  const rows = await caller.list((actor) => searchRows(caller.db, actor, input));
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

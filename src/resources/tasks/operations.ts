@@ -41,6 +41,7 @@ function teamTarget(caller: Caller, input: TaskCreateInput): Target {
     columns: { id: teams.id },
     guards: [teamRoleGuard(actor, teams.id, CREATE.min, CREATE.what), labelsGuard(actor.workspace, input.labelIds ?? [])],
     name: "Team",
+    team: teams.id,
     table: teams,
   };
 }
@@ -61,6 +62,7 @@ function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[]): Targe
     },
     guards: [teamRoleGuard(actor, tasks.teamId, WRITE.min, WRITE.what), ...(labelIds ? [labelsGuard(actor.workspace, labelIds)] : [])],
     name: "Task",
+    team: tasks.teamId,
     table: tasks,
   };
 }

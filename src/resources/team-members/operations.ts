@@ -19,6 +19,7 @@ import {
   teamMemberItemRecord,
   teamMemberRecord,
 } from "../../records/team-members";
+import { teamRecord } from "../../records/teams";
 
 /** The TeamMember answer of membership `id`, read in the statement that wrote it (its CTE `team_members` shadows the table). */
 const written = (id: SQL): SQL<TeamMemberDto | null> =>
@@ -32,6 +33,7 @@ function membershipTarget(caller: Caller, id: string, guards: Guard[]): Target {
     columns: { id: teamMembers.id },
     guards,
     name: "Team member",
+    team: teamMembers.teamId,
     table: teamMembers,
   };
 }
@@ -71,6 +73,7 @@ export function addTeamMember(caller: Caller, teamId: string, input: TeamMemberC
     columns: { id: teams.id, workspaceId: teams.workspaceId },
     guards: [...mayGrantGuards(actor, teams.id, input.role), isWorkspaceMember],
     name: "Team",
+    team: teams.id,
     table: teams,
   };
   return guardedWrite(caller, team, (allowed) => ({
@@ -117,13 +120,13 @@ export function getTeamMember(caller: Caller, id: string): Promise<TeamMemberDto
  * page without members (one row of nulls); filters and the cursor sit in the join condition for that reason.
  */
 export function listTeamMembers(caller: Caller, teamId: string, params: ListParams): Promise<TeamMemberItemDto[]> {
-  return caller.list(async ({ workspace }) => {
+  return caller.list(async (actor) => {
     const rows = await caller.db
       .select({ item: teamMemberItemRecord.json(params.fields), membershipId: teamMembers.id, joinedAt: teamMembers.createdAt })
       .from(teamMembers)
       .innerJoin(users, eq(users.id, teamMembers.userId))
       .rightJoin(teams, and(eq(teams.id, teamMembers.teamId), params.where))
-      .where(and(eq(teams.workspaceId, workspace), eq(teams.id, teamId)))
+      .where(and(teamRecord.inReach(actor), eq(teams.id, teamId)))
       .orderBy(...params.orderBy)
       .limit(params.limit + 1);
     if (rows.length === 0) throw notFound("Team");

@@ -3,7 +3,7 @@
 // takes the workspace's team-tree lock and checks for cycles, in a transaction around that same statement.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, workspaces } from "../../../drizzle/schema";
-import { teamRoleGuard } from "../../auth/access";
+import { teamRoleGuard, unboundGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
@@ -33,6 +33,7 @@ function teamTarget(caller: Caller, id: string, rule: { min: "ADMIN" | "OWNER"; 
     columns: { id: teams.id, workspaceId: teams.workspaceId },
     guards: [teamRoleGuard(actor, teams.id, rule.min, rule.what)],
     name,
+    team: teams.id,
     table: teams,
   };
 }
@@ -55,15 +56,19 @@ function writtenTeam(id: SQL): { cte: SQL; result: SQL<TeamDto | null> } {
 export function createTeam(caller: Caller, input: TeamCreateInput): Promise<TeamDto> {
   const { actor } = caller;
   const id = newId("team");
-  // The row the team goes under: its parent, or (top-level) the caller's workspace.
-  const under: Target = input.parentId
-    ? teamTarget(caller, input.parentId, SUBTEAM, "Parent team")
+  // The row the team goes under: its parent, or (top-level) the caller's workspace. A credential bound to teams would
+  // not reach the team it creates, so it creates none.
+  const unbound = unboundGuard(actor, "create teams");
+  const parent = input.parentId ? teamTarget(caller, input.parentId, SUBTEAM, "Parent team") : undefined;
+  const under: Target = parent
+    ? { ...parent, guards: [unbound, ...parent.guards] }
     : {
         from: sql`${workspaces}`,
         where: eq(workspaces.id, actor.workspace),
         columns: { id: workspaces.id, workspaceId: workspaces.id },
-        guards: [],
+        guards: [unbound],
         name: "Workspace",
+        team: null,
       };
   const values = storedValues({ ...input, parentId: undefined });
   const names = Object.keys(values) as Array<keyof typeof teams.$inferInsert>;

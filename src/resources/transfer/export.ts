@@ -17,9 +17,10 @@ import {
   workspaces,
 } from "../../../drizzle/schema";
 import type { Principal } from "../../auth/principal";
-import { requireWorkspaceRole } from "../../auth/roles";
+import { requireUnbound, requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
+import { inTeams, type TeamScope } from "../../db/scope";
 import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
 import { labelRecord } from "../../records/labels";
@@ -35,15 +36,16 @@ const times = (alias: string) =>
 /** `json_agg` of `row`, in `order`, an empty array when there is nothing. */
 const agg = (row: SQL, from: SQL, order: string) => sql`(select coalesce(json_agg(${row} order by ${sql.raw(order)}), '[]') ${from})`;
 
-/** The root row's id in the caller's workspace: a task or project may be named by its reference. */
-function rootId(type: ExportType, idOrRef: string, workspace: string): SQL {
+/** The root row's id in the caller's reach (its workspace, within its teams): a task or project may be named by its reference. */
+function rootId(type: ExportType, idOrRef: string, { workspace, teams: reach }: { workspace: string; teams: TeamScope }): SQL {
   if (type === "workspace") return sql`(select id from ${workspaces} where id = ${workspace})`;
-  if (type === "team") return sql`(select id from ${teams} where id = ${idOrRef} and workspace_id = ${workspace})`;
+  if (type === "team")
+    return sql`(select id from ${teams} where id = ${idOrRef} and workspace_id = ${workspace} and ${inTeams(reach, sql`id`)})`;
   const table = type === "task" ? tasks : projects;
   const ref = type === "task" ? parseTaskRef(idOrRef) : parseProjectRef(idOrRef);
   return ref
-    ? sql`(select r.id from ${table} r join ${teams} tm on tm.id = r.team_id where tm.workspace_id = ${workspace} and tm.prefix = ${ref.prefix} and r.number = ${ref.number})`
-    : sql`(select id from ${table} where id = ${idOrRef} and workspace_id = ${workspace})`;
+    ? sql`(select r.id from ${table} r join ${teams} tm on tm.id = r.team_id where tm.workspace_id = ${workspace} and tm.prefix = ${ref.prefix} and r.number = ${ref.number} and ${inTeams(reach, sql`r.team_id`)})`
+    : sql`(select id from ${table} where id = ${idOrRef} and workspace_id = ${workspace} and ${inTeams(reach, sql`team_id`)})`;
 }
 
 /** Which rows each collection takes, given the root id (`root` CTE). */
@@ -78,7 +80,7 @@ function scope(type: ExportType, workspace: string) {
   }
 }
 
-function exportStatement(type: ExportType, idOrRef: string, workspace: string): SQL {
+function exportStatement(type: ExportType, idOrRef: string, workspace: string, reach: TeamScope): SQL {
   const s = scope(type, workspace);
   const whole = type === "workspace";
   const _labelIds = (links: typeof taskLabels | typeof projectLabels, owner: string, column: string) =>
@@ -109,7 +111,7 @@ function exportStatement(type: ExportType, idOrRef: string, workspace: string): 
   )}) from ${workspaces} w where w.id = (select id from root))`;
 
   return sql`with recursive
-    root as (select ${rootId(type, idOrRef, workspace)} as id),
+    root as (select ${rootId(type, idOrRef, { workspace, teams: reach })} as id),
     scope_tasks(id) as (${s.tasks}),
     scope_projects as (${s.projects}),
     scope_teams as (${s.teams}),
@@ -152,8 +154,10 @@ export async function exportResource(db: Executor, principal: Principal, type: E
     // every record) is for its owners only.
     if (idOrRef !== principal.workspace.id) throw notFound(type);
     requireWorkspaceRole(principal, "OWNER", "export the workspace");
+    requireUnbound(principal, "export the whole workspace");
   }
-  const result = await db.execute<{ data: ExportDataDto | null }>(exportStatement(type, idOrRef, principal.workspace.id));
+  const statement = exportStatement(type, idOrRef, principal.workspace.id, principal.teamIds);
+  const result = await db.execute<{ data: ExportDataDto | null }>(statement);
   const data = result.rows[0]?.data;
   if (!data) throw notFound(type);
   return { type, version: 1, data, exportedAt: new Date().toISOString() };

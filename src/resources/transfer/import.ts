@@ -21,7 +21,15 @@ import { callerTeamRole } from "../../auth/access";
 import { insertWorkspace } from "../../auth/accounts/membership";
 import { COMMENT_EDIT_REFUSAL, LABEL_EDIT_REFUSAL, mayEditComment, mayEditLabel } from "../../auth/ownership";
 import { type Principal, principalActor } from "../../auth/principal";
-import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, requireWorkspaceRole, type TeamRole } from "../../auth/roles";
+import {
+  isWorkspaceAdmin,
+  reachesTeam,
+  requireMayGrant,
+  requireTeamRole,
+  requireUnbound,
+  requireWorkspaceRole,
+  type TeamRole,
+} from "../../auth/roles";
 import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
 import { subtaskTreeLock } from "../../db/tree-locks";
@@ -193,7 +201,9 @@ export async function importIntoTeam(db: Executor, principal: Principal, teamId:
   if (input.data.type === "workspace")
     throw new ValidationError({ "data.type": ["A workspace export is imported with POST /workspaces/import"] });
   await db.transaction(async (tx) => {
-    const found = await readTarget(tx, principal, teamId, input.update ? exportIds(input) : []);
+    const found = reachesTeam(principal, teamId)
+      ? await readTarget(tx, principal, teamId, input.update ? exportIds(input) : [])
+      : undefined;
     if (!found) throw notFound("Team");
     requireTeamRole(principal, found.role, "MEMBER", "import into this team");
     const plan = planImport(input.data, {
@@ -238,6 +248,7 @@ export async function importIntoTeam(db: Executor, principal: Principal, teamId:
 /** POST /workspaces/import: a workspace export into a new workspace whose OWNER is the caller; returns it. */
 export async function importWorkspace(db: Executor, principal: Principal, input: ImportInput) {
   requireWorkspaceRole(principal, "OWNER", "import a workspace");
+  requireUnbound(principal, "import a workspace");
   if (input.data.type !== "workspace" || !input.data.data.workspace)
     throw new ValidationError({ "data.type": ["POST /workspaces/import takes a workspace export"] });
   const source = input.data.data.workspace;

@@ -18,6 +18,7 @@ function memberTarget(caller: Caller, id: string, guards: Guard[]): Target {
     columns: { id: users.id },
     guards,
     name: "User",
+    team: null,
     table: workspaceMembers,
   };
 }

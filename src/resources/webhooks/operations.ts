@@ -3,7 +3,7 @@
 // (guardedWrite): the role, the teams the body names (404), then the URL's safety (422), in the order of checks.
 import { and, eq, gt, type SQL, sql } from "drizzle-orm";
 import { teams, webhookDeliveries, webhooks, workspaceMembers } from "../../../drizzle/schema";
-import { workspaceRoleGuard } from "../../auth/access";
+import { unboundGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
 import { listRecords } from "../../auth/reads";
@@ -33,7 +33,14 @@ const DELIVERY_DAYS = 30;
 const textArray = (values: string[] | null): SQL =>
   values === null ? sql`null::text[]` : sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
 
-const adminGuard = (caller: Caller): Guard => workspaceRoleGuard(caller.actor, "ADMIN", WHAT);
+/**
+ * Workspace ADMIN/OWNER, with a credential bound to no team: a webhook's events reach past any team a credential could
+ * be bound to (docs/api.md, "Least privilege").
+ */
+const adminGuards = (caller: Caller): Guard[] => [
+  workspaceRoleGuard(caller.actor, "ADMIN", WHAT),
+  unboundGuard(caller.actor, "manage webhooks"),
+];
 
 /** Every one of `teamIds` a team of the workspace (404 otherwise), as a guard. */
 function teamsGuard(caller: Caller, teamIds: string[] | null | undefined): Guard[] {
@@ -64,6 +71,7 @@ const workspaceTarget = (caller: Caller, guards: Guard[]): Target => ({
   columns: { id: workspaceMembers.workspaceId },
   guards,
   name: "Workspace",
+  team: null,
 });
 
 /** The webhook `id` of the caller's workspace, with the operation's guards. */
@@ -71,8 +79,9 @@ const webhookTarget = (caller: Caller, id: string, guards: Guard[]): Target => (
   from: sql`${webhooks}`,
   where: and(eq(webhooks.workspaceId, caller.actor.workspace), eq(webhooks.id, id))!,
   columns: { id: webhooks.id },
-  guards: [adminGuard(caller), ...guards],
+  guards: [...adminGuards(caller), ...guards],
   name: "Webhook",
+  team: null,
   table: webhooks,
 });
 
@@ -91,7 +100,7 @@ export async function createWebhook(caller: Caller, env: Env, input: WebhookCrea
   const secret = newWebhookSecret();
   const sealed = await sealSecret(env.CURSOR_SECRET, id, secret);
   const teamIds = input.teamIds ? [...new Set(input.teamIds)] : null;
-  const guards = [adminGuard(caller), ...teamsGuard(caller, teamIds), ...urlGuard(env, input.url)];
+  const guards = [...adminGuards(caller), ...teamsGuard(caller, teamIds), ...urlGuard(env, input.url)];
   const webhook = await guardedWrite(caller, workspaceTarget(caller, guards), (allowed) => ({
     ctes: [
       sql`webhooks as (insert into ${webhooks} (id, workspace_id, url, events, description, team_ids, sealed_secret, creator_id)

@@ -28,6 +28,7 @@ export function updateWorkspace(caller: Caller, id: string, input: WorkspaceUpda
       },
     ],
     name: "Workspace",
+    team: null,
   };
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [updatedRow(caller, "workspaces", workspaces, { ...input }, allowed)],

@@ -77,8 +77,10 @@ describe("every tool answers what its outputSchema says", () => {
       const mcp = listed.find((l) => l.name === tool.name);
       expect(mcp?.outputSchema?.type, tool.name).toBe("object");
       const [method, path] = tool.rest.split(" ");
-      expect(openapi.operation(method, path)?.path, `${tool.name}: ${tool.rest}`).toBe(path);
+      const operation = openapi.operation(method, path);
+      expect(operation?.path, `${tool.name}: ${tool.rest}`).toBe(path);
       expect(tool.scope).toBe(scopeOf(method, path));
+      expect(operation?.op["x-required-scope"], tool.name).toBe(tool.scope);
       expect(mcp?.annotations?.readOnlyHint, tool.name).toBe(method === "GET");
     }
   });

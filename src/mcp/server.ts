@@ -12,7 +12,6 @@ import { ValidationError } from "../core/errors";
 import type { Scope } from "../core/scopes";
 import { zodErrors } from "../http/validation";
 import { unkeepableText } from "../middleware/body-guard";
-import { requiring, scopesOf } from "./pending-scopes";
 import { TOOLS, type Tool, type ToolContext } from "./tools";
 
 const INSTRUCTIONS =
@@ -59,7 +58,7 @@ const toolError = (body: Record<string, unknown>): CallToolResult => ({
 
 /** A tool's answer, or its refusal as the REST API words it: the scope first (403, as REST answers before the body), then the arguments. */
 async function callTool(ctx: ToolContext, tool: Tool, rawArgs: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const caller = requiring(ctx.caller, tool.scope);
+  const caller = ctx.caller.requiring(tool.scope);
   await caller.principal();
   // The checks every REST body gets before its handler (http/body-guard), on the tool's arguments.
   const unkeepable = unkeepableText(rawArgs);
@@ -77,7 +76,7 @@ async function callTool(ctx: ToolContext, tool: Tool, rawArgs: Record<string, un
  */
 export function mcpServer(ctx: ToolContext, errorBody: (err: unknown) => Promise<Record<string, unknown>>): Server {
   const server = new Server({ name: "pm-api", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(await scopesOf(ctx.caller)) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools((await ctx.caller.principal()).scopes) }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     const tool = byName.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);

@@ -45,6 +45,8 @@ beforeAll(async () => {
     body: { userId: agent.body.agent.id, role: "MEMBER" },
   });
   expect(joined.status, joined.text).toBe(201);
+  const label = await stack.call("POST", "/labels", { key: owner.key, body: { name: "Bug", color: "#FF0000" } });
+  expect(label.status, label.text).toBe(201);
 }, STARTUP_MS + 30_000);
 
 afterAll(async () => {
@@ -85,7 +87,7 @@ describe("the MCP Inspector CLI against npm start", () => {
   );
 
   it(
-    "calls list_teams and create_task (arguments as --tool-arg, as the README does)",
+    "calls list_teams and create_task (arguments as --tool-arg, a label by name, as the README does)",
     async () => {
       const teams = await inspector(["--method", "tools/call", "--tool-name", "list_teams", "--format", "json"]);
       expect(teams.code, teams.stderr).toBe(0);
@@ -103,10 +105,13 @@ describe("the MCP Inspector CLI against npm start", () => {
         `teamId=${team.id}`,
         "--tool-arg",
         "title=Triage the inbox",
+        "--tool-arg",
+        'labels=["bug"]',
       ]);
       expect(created.code, created.stderr).toBe(0);
       const { structuredContent } = JSON.parse(created.stdout);
       expect(structuredContent.task).toMatchObject({ reference: "ENG-1", title: "Triage the inbox", teamId: team.id });
+      expect(structuredContent.task.labels.map((l) => l.name)).toEqual(["Bug"]);
       const rest = await stack.call("GET", "/tasks/ENG-1", { key: owner.key });
       expect(rest.body.task).toEqual(structuredContent.task);
     },
@@ -134,4 +139,17 @@ describe("the MCP Inspector CLI against npm start", () => {
     },
     INSPECTOR_MS,
   );
+});
+
+describe("login discovery against npm start", () => {
+  it("a 401 names the resource metadata at the stack's own address, which names the MCP endpoint", async () => {
+    const refused = await stack.call("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
+    expect(refused.status).toBe(401);
+    const metadataUrl = `${stack.base}/.well-known/oauth-protected-resource`;
+    expect(refused.headers.get("www-authenticate")).toBe(`Bearer realm="pm", resource_metadata="${metadataUrl}"`);
+    const metadata = await stack.call("GET", "/.well-known/oauth-protected-resource");
+    expect(metadata.status).toBe(200);
+    expect(metadata.body).toMatchObject({ resource: `${stack.base}/mcp`, bearer_methods_supported: ["header"] });
+    expect(metadata.body.scopes_supported).toContain("tasks:write");
+  });
 });

@@ -37,7 +37,9 @@ const describe = (tool: Tool): McpTool => ({
 let described: Map<Tool, McpTool> | undefined;
 const listTools = (scopes: readonly Scope[]): McpTool[] => {
   described ??= new Map(TOOLS.map((tool) => [tool, describe(tool)]));
-  return TOOLS.filter((tool) => tool.scope === null || scopes.includes(tool.scope)).map((tool) => described?.get(tool) as McpTool);
+  return TOOLS.filter((tool) => tool.scope === null || scopes.includes(tool.scope)).map(
+    (tool) => (described as Map<Tool, McpTool>).get(tool) as McpTool,
+  );
 };
 
 /** A tool's answer: the REST body as text and as structuredContent, which validates against the tool's outputSchema. */
@@ -56,7 +58,10 @@ const toolError = (body: Record<string, unknown>): CallToolResult => ({
   isError: true,
 });
 
-/** A tool's answer, or its refusal as the REST API words it: the scope first (403, as REST answers before the body), then the arguments. */
+/**
+ * A tool's answer, or its refusal as REST words it and in REST's order of checks: the caller loaded for the tool's scope
+ * (403 with details.requiredScope without it), then the arguments (422), then the operation itself.
+ */
 async function callTool(ctx: ToolContext, tool: Tool, rawArgs: Record<string, unknown>): Promise<Record<string, unknown>> {
   const caller = ctx.caller.requiring(tool.scope);
   await caller.principal();

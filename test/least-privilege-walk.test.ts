@@ -9,6 +9,12 @@
 // The team-bound walk: a key of the OWNER with every scope, bound to team A, on each operation whose path (or body)
 // names a record of team B: 404 as if it did not exist, nothing written; the same on team A succeeds. A document path
 // with `{id}` that is neither walked nor excluded as workspace-wide fails the walk.
+//
+// Both walks run their operations concurrently (each on records of its own), so "nothing written" is checked by
+// request: every request a walk expects refused carries a request id of its own (`lp-refused-…`, `lp-outside-…`), which
+// the events of anything it wrote would carry; after both walks the workspace's whole stream (GET /events with an
+// unrestricted key) must hold none of them. A refused operation that writes no tracked record (a webhook ping or
+// redelivery) has the rows it would write counted before and after instead.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, get, post, uniqueEmail } from "./helpers/api";

@@ -1,5 +1,5 @@
 // What the least-privilege tests share (contract §12): keys with scopes and teams, made through the API by a workspace
-// member's unrestricted key, and the event stream a refused request must leave as it was.
+// member's unrestricted key, and the workspace's event stream, which a refused request must leave as it was.
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
 import { SCOPES, type Scope } from "../../src/core/scopes";
@@ -38,25 +38,6 @@ export async function eventsAfter(key: string, after?: string): Promise<any[]> {
     if (!body.pagination.nextCursor) return seen;
     path = `/events?limit=250&cursor=${encodeURIComponent(body.pagination.nextCursor)}`;
   }
-}
-
-/**
- * The stream's position as `key` (an unrestricted key of the workspace) sees it: `mark()` moves to the last event,
- * `since()` lists what came after the mark, as `type resourceId (requestId)`.
- */
-export function eventMarker(key: () => string) {
-  let last: string | undefined;
-  return {
-    async mark() {
-      const events = await eventsAfter(key(), last);
-      last = events.at(-1)?.id ?? last;
-    },
-    async since(): Promise<string[]> {
-      const events = await eventsAfter(key(), last);
-      last = events.at(-1)?.id ?? last;
-      return events.map((e) => `${e.type} ${e.resourceId} (${e.requestId})`);
-    },
-  };
 }
 
 let hookCount = 0;

@@ -33,11 +33,14 @@ const create = createRoute({
   summary: "Create an API key for the caller in the current workspace",
   description:
     "`key` is the raw key, returned only in this response (only its hash is stored). `expiresAt` must lie in the future (422); from then on " +
-    "the key is 401. The key stops working when it is deleted or its holder leaves the workspace.",
+    "the key is 401. The key stops working when it is deleted or its holder leaves the workspace. It may do what `scopes` and `teamIds` " +
+    "say (omitted: what the calling credential may), never more than the calling credential: a scope it lacks is 403 naming it in " +
+    "`details.requiredScope`, every team (`teamIds: null`) asked by a credential bound to teams is 403, a team outside its teams or the " +
+    "workspace is 404.",
   request: jsonBody(ApiKeyCreate),
   responses: {
     201: createdResponse(z.object({ apiKey: ApiKeySchema, key: z.string() }), "Created"),
-    ...errorResponses(["UNAUTHORIZED"], { validation: true }),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
   },
 });
 const read = createRoute({

@@ -1,9 +1,13 @@
+import { scopeOf } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { type AppHandle, dispatchGet, documentedRoute, type Outer } from "../../http/dispatch";
 import { itemPath } from "./paths";
 
 type Slot = Record<string, unknown>;
-/** An item's slot and whether it proved the caller's credential (a 2xx of a route that requires one). */
+/**
+ * An item's slot and whether it proved what the batch itself needs of the caller's credential: live, with the scope
+ * `read` (a 2xx of a route that requires a credential and that scope; an export, which needs `export`, proves no `read`).
+ */
 export interface Item {
   slot: Slot;
   provesCredential: boolean;
@@ -11,6 +15,8 @@ export interface Item {
 
 /** Whether the document says the GET route of `pathname` requires a credential (public ones, e.g. /health, do not). */
 const secured = (app: AppHandle, pathname: string) => documentedRoute(app, "GET", pathname)?.secured === true;
+/** Whether a 2xx of GET `pathname` proves the credential grants the batch's own scope. */
+const provesRead = (app: AppHandle, pathname: string) => secured(app, pathname) && scopeOf("GET", pathname) === scopeOf("POST", "/batch");
 const failed = (code: string, message: string, details?: unknown): Slot => ({
   error: details ? { code, message, details } : { code, message },
 });
@@ -49,5 +55,5 @@ export async function dispatchItem(app: AppHandle, outer: Outer, raw: string, in
   }
   // The item's id names the batch and the slot, so an item's log line (or a 500's requestId) leads to both.
   const res = await dispatchGet(app, outer, path, `${outer.requestId}-${index}`);
-  return { slot: await toSlot(res, path), provesCredential: res.ok && secured(app, url.pathname) };
+  return { slot: await toSlot(res, path), provesCredential: res.ok && provesRead(app, url.pathname) };
 }

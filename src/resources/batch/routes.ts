@@ -20,7 +20,8 @@ const batch = createRoute({
     "`NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in",
     "`details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`,",
     "a `.`/`..` segment, `/batch` itself, or an answer that is not JSON (`/docs`) is a `BAD_REQUEST` slot. A missing or",
-    "invalid credential is 401 for the whole call.",
+    "invalid credential is 401 for the whole call, and one without the scope `read` 403 (each item also needs its own scope: an",
+    "export's slot without `export` is 403 naming it).",
   ].join(" "),
   request: jsonBody(BatchRequest),
   responses: {
@@ -35,8 +36,9 @@ export const batchRoutes = (app: AppHandle) =>
     const { requests } = c.req.valid("json");
     const outer = outerOf(c);
     const items = await Promise.all(requests.map((raw, i) => dispatchItem(app, outer, raw, i)));
-    // Every item ran with the same credential: one that succeeded on a route requiring it proved it. Otherwise (all
-    // failed, or only public routes) one query checks it, so a bad credential is 401 for the whole call.
+    // Every item ran with the same credential: one that succeeded on a route requiring it and the scope `read` proved
+    // both. Otherwise (all failed, only public routes or only exports) one query checks them, so a bad credential is 401
+    // for the whole call, and one without `read` 403.
     if (!items.some((item) => item.provesCredential)) await c.get("caller").principal();
     return c.json({ results: items.map((item) => item.slot) }, 200);
   });

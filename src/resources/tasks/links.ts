@@ -1,10 +1,13 @@
-// Project, milestone and parent of a task named in a request body: each must exist in the caller's workspace
-// (NOT_FOUND otherwise) and fit the task (422 at the field otherwise).
+// Project, milestone and parent of a task named in a request body: each must exist in the caller's reach (its workspace
+// and, for a credential bound to teams, those teams: NOT_FOUND otherwise, as another workspace's record) and fit the
+// task (422 at the field otherwise).
 import { and, eq, sql } from "drizzle-orm";
 import { milestones, projects, tasks, teams } from "../../../drizzle/schema";
 import { invalid, notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
+import { inTeams, type Reach } from "../../db/scope";
 import { lockSubtaskTree } from "../../db/tree-locks";
+import { milestoneTeam } from "../../records/milestones";
 import { projectMatch, taskMatch } from "../../records/refs";
 
 export interface Links {
@@ -14,47 +17,41 @@ export interface Links {
 }
 export type LinksInput = { [K in keyof Links]?: string | null };
 
-async function projectOfTeam(tx: Executor, workspaceId: WorkspaceScope, idOrRef: string, teamId: string): Promise<string> {
+async function projectOfTeam(tx: Executor, reach: Reach, idOrRef: string, teamId: string): Promise<string> {
   const [project] = await tx
     .select({ id: projects.id, teamId: projects.teamId })
     .from(projects)
     .innerJoin(teams, eq(teams.id, projects.teamId))
-    .where(and(eq(projects.workspaceId, workspaceId), projectMatch(idOrRef)))
+    .where(and(eq(projects.workspaceId, reach.workspace), inTeams(reach.teams, projects.teamId), projectMatch(idOrRef)))
     .limit(1);
   if (!project) throw notFound("Project");
   if (project.teamId !== teamId) throw invalid("projectId", "Must be a project of the task's team");
   return project.id;
 }
 
-async function milestoneOfProject(tx: Executor, workspaceId: WorkspaceScope, id: string, projectId: string | null): Promise<string> {
+async function milestoneOfProject(tx: Executor, reach: Reach, id: string, projectId: string | null): Promise<string> {
   const [milestone] = await tx
     .select({ projectId: milestones.projectId })
     .from(milestones)
-    .where(and(eq(milestones.workspaceId, workspaceId), eq(milestones.id, id)))
+    .where(and(eq(milestones.workspaceId, reach.workspace), inTeams(reach.teams, milestoneTeam), eq(milestones.id, id)))
     .limit(1);
   if (!milestone) throw notFound("Milestone");
   if (milestone.projectId !== projectId) throw invalid("milestoneId", "Must be a milestone of the task's project");
   return id;
 }
 
-async function parentInTeam(
-  tx: Executor,
-  workspaceId: WorkspaceScope,
-  idOrRef: string,
-  teamId: string,
-  taskId: string | null,
-): Promise<string> {
+async function parentInTeam(tx: Executor, reach: Reach, idOrRef: string, teamId: string, taskId: string | null): Promise<string> {
   const [parent] = await tx
     .select({ id: tasks.id, teamId: tasks.teamId })
     .from(tasks)
     .innerJoin(teams, eq(teams.id, tasks.teamId))
-    .where(and(eq(tasks.workspaceId, workspaceId), taskMatch(idOrRef)))
+    .where(and(eq(tasks.workspaceId, reach.workspace), inTeams(reach.teams, tasks.teamId), taskMatch(idOrRef)))
     .limit(1);
   if (!parent) throw notFound("Parent task");
   if (parent.teamId !== teamId) throw invalid("parentId", "Must be a task of the same team");
   if (taskId === null) return parent.id; // a new task has no subtasks: no cycle
   await lockSubtaskTree(tx, teamId);
-  if (await isSelfOrDescendant(tx, workspaceId, parent.id, taskId)) {
+  if (await isSelfOrDescendant(tx, reach.workspace, parent.id, taskId)) {
     throw invalid("parentId", "Must not be the task itself or one of its subtasks (that would make a cycle)");
   }
   return parent.id;
@@ -73,28 +70,29 @@ async function isSelfOrDescendant(tx: Executor, workspaceId: WorkspaceScope, can
 }
 
 /**
- * The link columns to store for `input` on a task of `teamId` (`current` holds its present links; `taskId` is
- * null on create). A task whose project goes away or changes loses its milestone, which belonged to the old one.
+ * The link columns to store for `input` on a task of `teamId`, each link looked up within `reach` (the caller's)
+ * (`current` holds its present links; `taskId` is null on create). A task whose project goes away or changes loses its
+ * milestone, which belonged to the old one.
  */
 export async function resolveLinks(
   tx: Executor,
-  workspaceId: WorkspaceScope,
+  reach: Reach,
   teamId: string,
   input: LinksInput,
   current: Links & { taskId: string | null },
 ): Promise<Partial<Links>> {
   const out: Partial<Links> = {};
   if (input.projectId !== undefined) {
-    out.projectId = input.projectId === null ? null : await projectOfTeam(tx, workspaceId, input.projectId, teamId);
+    out.projectId = input.projectId === null ? null : await projectOfTeam(tx, reach, input.projectId, teamId);
   }
   const projectId = out.projectId !== undefined ? out.projectId : current.projectId;
   if (input.milestoneId !== undefined) {
-    out.milestoneId = input.milestoneId === null ? null : await milestoneOfProject(tx, workspaceId, input.milestoneId, projectId);
+    out.milestoneId = input.milestoneId === null ? null : await milestoneOfProject(tx, reach, input.milestoneId, projectId);
   } else if (projectId !== current.projectId && current.milestoneId !== null) {
     out.milestoneId = null;
   }
   if (input.parentId !== undefined) {
-    out.parentId = input.parentId === null ? null : await parentInTeam(tx, workspaceId, input.parentId, teamId, current.taskId);
+    out.parentId = input.parentId === null ? null : await parentInTeam(tx, reach, input.parentId, teamId, current.taskId);
   }
   return out;
 }

@@ -99,7 +99,7 @@ export async function createTask(caller: Caller, input: TaskCreateInput): Promis
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before anything the body links to.
     await readTarget(tx, caller, teamTarget(caller, input), "key share");
-    const links = await resolveLinks(tx, caller.actor.workspace, input.teamId, input, {
+    const links = await resolveLinks(tx, caller.actor, input.teamId, input, {
       projectId: null,
       milestoneId: null,
       parentId: null,
@@ -138,7 +138,7 @@ export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpd
       taskTarget(caller, idOrRef),
       "no key update",
     );
-    const links = await resolveLinks(tx, caller.actor.workspace, current.teamId, fields, { ...current, taskId: current.id });
+    const links = await resolveLinks(tx, caller.actor, current.teamId, fields, { ...current, taskId: current.id });
     if (fields.assigneeId) await assertWorkspaceMember(tx, caller.actor.workspace, fields.assigneeId, "Assignee");
     const customFields =
       fields.customFields && (await validateCustomFields(tx, caller.actor.workspace, "task", fields.customFields, current.customFields));

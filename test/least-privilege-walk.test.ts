@@ -1,0 +1,605 @@
+// Least privilege, walked over the served OpenAPI document (contract §12, issue 20 "Scopes").
+//
+// The scope walk: every authenticated operation with an `x-required-scope` is called by a key of the workspace OWNER
+// that has every scope but that one (403 naming it, also with an invalid body or query: the scope comes before
+// validation; nothing written), by a key no workspace knows (401), and by a key that has only that scope (it succeeds:
+// an operation needs no scope but its own). An operation of the document that is in neither the table nor the
+// exclusions fails the walk.
+//
+// The team-bound walk: a key of the OWNER with every scope, bound to team A, on each operation whose path (or body)
+// names a record of team B: 404 as if it did not exist, nothing written; the same on team A succeeds. A document path
+// with `{id}` that is neither walked nor excluded as workspace-wide fails the walk.
+//
+// Both walks run their operations concurrently (each on records of its own), so "nothing written" is checked by
+// request: every request a walk expects refused carries a request id of its own (`lp-refused-…`, `lp-outside-…`), which
+// the events of anything it wrote would carry; after both walks the workspace's whole stream (GET /events with an
+// unrestricted key) must hold none of them. A refused operation that writes no tracked record (a webhook ping or
+// redelivery) has the rows it would write counted before and after instead.
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type ApiResponse, get, post, uniqueEmail } from "./helpers/api";
+import { addMember, joinTeam, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { BAD_KEY, call, eventsAfter, expectMissingScope, keyWith, ok, receiverUrl, SCOPES, type Scope } from "./helpers/least-privilege";
+
+/** How to call an operation successfully: its concrete path and body; `written` counts rows it would write untracked. */
+interface Call {
+  path: string;
+  body?: unknown;
+  /** For an operation that writes no tracked record (no event): the rows it writes, which a refusal must leave alone. */
+  written?: () => Promise<number>;
+}
+
+let doc: any;
+let t: Tenant;
+let team: TeamFixture;
+const allBut = {} as Record<Scope, string>;
+const only = {} as Record<Scope, string>;
+const owner = () => t.owner.key;
+/** The request id of a request the walk expects refused: it names the operation (its index in SCOPE_TABLE). */
+const REFUSED = "lp-refused-";
+/** The request id of a request the walk expects to succeed. */
+const SUCCEEDED = "lp-ok-";
+let refusals = 0;
+const refusedId = (op: string) => `${REFUSED}${Object.keys(SCOPE_TABLE).indexOf(op)}-${refusals++}`;
+
+let n = 0;
+const unique = (tag: string) => `${tag}-${Date.now().toString(36)}-${n++}`;
+const prefix = () => `LP${Date.now().toString(36).slice(-4).toUpperCase()}${(n++).toString(36).toUpperCase()}`.slice(0, 10);
+
+// Builders of what an operation acts on, through the API as the OWNER's unrestricted key (or the fixtures).
+const newTask = async (teamId = team.id) => ok(await post("/tasks", { teamId, title: "Walked" }, owner()), 201).task;
+const newProject = async (teamId = team.id) => ok(await post("/projects", { teamId, name: "Walked project" }, owner()), 201).project;
+const newMilestone = async (projectId?: string) =>
+  ok(await post("/milestones", { projectId: projectId ?? (await newProject()).id, name: "M" }, owner()), 201).milestone;
+const newComment = async (taskId?: string) =>
+  ok(await post("/comments", { taskId: taskId ?? (await newTask()).id, content: "walked" }, owner()), 201).comment;
+const newLabel = async () => ok(await post("/labels", { name: unique("lp"), color: "#123456" }, owner()), 201).label;
+const newField = async () =>
+  ok(await post("/fields", { key: unique("lp").replace(/-/g, "_"), name: "Walked", type: "text", recordTypes: ["task"] }, owner()), 201)
+    .field;
+const newInvite = async () => ok(await post("/invites", { email: uniqueEmail("lp-invite") }, owner()), 201).invite;
+const newKeyId = async () => ok(await post("/api-keys", { name: "walked" }, owner()), 201).apiKey.id as string;
+const newWebhook = async () => ok(await post("/webhooks", { url: receiverUrl(), events: ["workspace.deleted"] }, owner()), 201).webhook;
+const membership = async (teamId = team.id) => {
+  const person = await addMember(t, "MEMBER");
+  return joinTeam({ ...team, id: teamId }, person, "VIEWER");
+};
+const deliveries = (webhookId: string) => () =>
+  withDb(async (db) => {
+    const { rows } = await db.execute<{ n: number }>(
+      sql`select count(*)::int as n from webhook_deliveries where webhook_id = ${webhookId}`,
+    );
+    return rows[0].n;
+  });
+const plain = (path: string) => async (): Promise<Call> => ({ path });
+
+/** Every authenticated operation with a scope: how to call it successfully. */
+const SCOPE_TABLE: Record<string, () => Promise<Call>> = {
+  // Workspace members and the workspace.
+  "GET /users": plain("/users"),
+  "GET /users/{id}": async () => ({ path: `/users/${t.owner.userId}` }),
+  "PATCH /users/{id}": async () => ({ path: `/users/${(await addMember(t, "MEMBER")).userId}`, body: { role: "ADMIN" } }),
+  "DELETE /users/{id}": async () => ({ path: `/users/${(await addMember(t, "MEMBER")).userId}` }),
+  "GET /workspaces": plain("/workspaces"),
+  "GET /workspaces/{id}": async () => ({ path: `/workspaces/${t.workspaceId}` }),
+  "PATCH /workspaces/{id}": async () => ({ path: `/workspaces/${t.workspaceId}`, body: { name: unique("Walked") } }),
+  "POST /invites": async () => ({ path: "/invites", body: { email: uniqueEmail("lp-invite") } }),
+  "GET /invites": plain("/invites"),
+  "GET /invites/{id}": async () => ({ path: `/invites/${(await newInvite()).id}` }),
+  "DELETE /invites/{id}": async () => ({ path: `/invites/${(await newInvite()).id}` }),
+  "POST /agents": async () => ({ path: "/agents", body: { name: "Walk bot" } }),
+  // API keys.
+  "GET /api-keys": plain("/api-keys"),
+  "POST /api-keys": async () => ({ path: "/api-keys", body: { name: "walked" } }),
+  "GET /api-keys/{id}": async () => ({ path: `/api-keys/${await newKeyId()}` }),
+  "DELETE /api-keys/{id}": async () => ({ path: `/api-keys/${await newKeyId()}` }),
+  // Labels and fields.
+  "GET /labels": plain("/labels"),
+  "POST /labels": async () => ({ path: "/labels", body: { name: unique("lp"), color: "#00aa00" } }),
+  "GET /labels/{id}": async () => ({ path: `/labels/${(await newLabel()).id}` }),
+  "PATCH /labels/{id}": async () => ({ path: `/labels/${(await newLabel()).id}`, body: { color: "#654321" } }),
+  "DELETE /labels/{id}": async () => ({ path: `/labels/${(await newLabel()).id}` }),
+  "GET /fields": plain("/fields"),
+  "POST /fields": async () => ({
+    path: "/fields",
+    body: { key: unique("lp").replace(/-/g, "_"), name: "Severity", type: "number", recordTypes: ["task"] },
+  }),
+  "GET /fields/{id}": async () => ({ path: `/fields/${(await newField()).id}` }),
+  "PATCH /fields/{id}": async () => ({ path: `/fields/${(await newField()).id}`, body: { name: "Renamed" } }),
+  "DELETE /fields/{id}": async () => ({ path: `/fields/${(await newField()).id}` }),
+  // Teams and their members.
+  "GET /teams": plain("/teams"),
+  "POST /teams": async () => ({ path: "/teams", body: { name: "Walked team", prefix: prefix() } }),
+  "GET /teams/{id}": async () => ({ path: `/teams/${team.id}` }),
+  "PATCH /teams/{id}": async () => ({ path: `/teams/${(await newTeam(t)).id}`, body: { description: "Walked" } }),
+  "DELETE /teams/{id}": async () => ({ path: `/teams/${(await newTeam(t)).id}` }),
+  "GET /teams/{id}/members": async () => ({ path: `/teams/${team.id}/members` }),
+  "POST /teams/{id}/members": async () => ({
+    path: `/teams/${team.id}/members`,
+    body: { userId: (await addMember(t, "MEMBER")).userId, role: "VIEWER" },
+  }),
+  "GET /team-members/{id}": async () => ({ path: `/team-members/${await membership()}` }),
+  "PATCH /team-members/{id}": async () => ({ path: `/team-members/${await membership()}`, body: { role: "MEMBER" } }),
+  "DELETE /team-members/{id}": async () => ({ path: `/team-members/${await membership()}` }),
+  // Tasks, projects, milestones.
+  "GET /tasks": plain("/tasks"),
+  "POST /tasks": async () => ({ path: "/tasks", body: { teamId: team.id, title: "Created by the walk" } }),
+  "GET /tasks/{id}": async () => ({ path: `/tasks/${(await newTask()).reference}` }),
+  "PATCH /tasks/{id}": async () => ({ path: `/tasks/${(await newTask()).id}`, body: { title: "Renamed", status: "DONE" } }),
+  "DELETE /tasks/{id}": async () => ({ path: `/tasks/${(await newTask()).id}` }),
+  "GET /projects": plain("/projects"),
+  "POST /projects": async () => ({ path: "/projects", body: { teamId: team.id, name: "Walked project" } }),
+  "GET /projects/{id}": async () => ({ path: `/projects/${(await newProject()).reference}` }),
+  "PATCH /projects/{id}": async () => ({ path: `/projects/${(await newProject()).id}`, body: { status: "ACTIVE" } }),
+  "DELETE /projects/{id}": async () => ({ path: `/projects/${(await newProject()).id}` }),
+  "GET /milestones": plain("/milestones"),
+  "POST /milestones": async () => ({ path: "/milestones", body: { projectId: (await newProject()).id, name: "M1" } }),
+  "GET /projects/{id}/milestones": async () => ({ path: `/projects/${(await newMilestone()).projectId}/milestones` }),
+  "GET /milestones/{id}": async () => ({ path: `/milestones/${(await newMilestone()).id}` }),
+  "PATCH /milestones/{id}": async () => ({ path: `/milestones/${(await newMilestone()).id}`, body: { status: "DONE" } }),
+  "DELETE /milestones/{id}": async () => ({ path: `/milestones/${(await newMilestone()).id}` }),
+  // The change feed.
+  "GET /events": plain("/events"),
+  "GET /tasks/{id}/history": async () => ({ path: `/tasks/${(await newTask()).id}/history` }),
+  "GET /projects/{id}/history": async () => ({ path: `/projects/${(await newProject()).id}/history` }),
+  "GET /milestones/{id}/history": async () => ({ path: `/milestones/${(await newMilestone()).id}/history` }),
+  // Comments.
+  "GET /comments": plain("/comments"),
+  "POST /comments": async () => ({ path: "/comments", body: { taskId: (await newTask()).id, content: "From the walk" } }),
+  "GET /comments/{id}": async () => ({ path: `/comments/${(await newComment()).id}` }),
+  "PATCH /comments/{id}": async () => ({ path: `/comments/${(await newComment()).id}`, body: { content: "final" } }),
+  "DELETE /comments/{id}": async () => ({ path: `/comments/${(await newComment()).id}` }),
+  "POST /projects/{id}/comments": async () => ({
+    path: `/projects/${(await newProject()).reference}/comments`,
+    body: { content: "On it" },
+  }),
+  "GET /projects/{id}/comments": async () => ({ path: `/projects/${(await newProject()).id}/comments` }),
+  "GET /tasks/{id}/comments": async () => ({ path: `/tasks/${(await newComment()).taskId}/comments` }),
+  "GET /milestones/{id}/comments": async () => ({ path: `/milestones/${(await newMilestone()).id}/comments` }),
+  // Webhooks.
+  "POST /webhooks": async () => ({ path: "/webhooks", body: { url: receiverUrl(), events: ["workspace.deleted"] } }),
+  "GET /webhooks": plain("/webhooks"),
+  "GET /webhooks/{id}": async () => ({ path: `/webhooks/${(await newWebhook()).id}` }),
+  "PATCH /webhooks/{id}": async () => ({ path: `/webhooks/${(await newWebhook()).id}`, body: { description: "walked" } }),
+  "DELETE /webhooks/{id}": async () => ({ path: `/webhooks/${(await newWebhook()).id}` }),
+  "POST /webhooks/{id}/rotate-secret": async () => ({ path: `/webhooks/${(await newWebhook()).id}/rotate-secret` }),
+  "POST /webhooks/{id}/ping": async () => {
+    const hook = await newWebhook();
+    return { path: `/webhooks/${hook.id}/ping`, written: deliveries(hook.id) };
+  },
+  "GET /webhooks/{id}/deliveries": async () => ({ path: `/webhooks/${(await newWebhook()).id}/deliveries` }),
+  "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver": async () => {
+    const hook = await newWebhook();
+    const delivery = ok(await post(`/webhooks/${hook.id}/ping`, undefined, owner()), 202).delivery;
+    return { path: `/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`, written: deliveries(hook.id) };
+  },
+  // Search, export, import, batch.
+  "GET /search": plain("/search?q=walked"),
+  "GET /tasks/{id}/export": async () => ({ path: `/tasks/${(await newTask()).id}/export` }),
+  "GET /projects/{id}/export": async () => ({ path: `/projects/${(await newProject()).id}/export` }),
+  "GET /teams/{id}/export": async () => ({ path: `/teams/${(await newTeam(t)).id}/export` }),
+  "GET /workspaces/{id}/export": async () => ({ path: `/workspaces/${t.workspaceId}/export` }),
+  "POST /teams/{id}/import": async () => {
+    const source = await newTeam(t);
+    await newTask(source.id);
+    const exported = ok(await get(`/teams/${source.id}/export`, owner()), 200);
+    return { path: `/teams/${(await newTeam(t)).id}/import`, body: { data: exported, update: false } };
+  },
+  "POST /workspaces/import": async () => {
+    const source = await newTenant("Walk source");
+    await newTeam(source);
+    const exported = ok(await get(`/workspaces/${source.workspaceId}/export`, source.owner.key), 200);
+    return { path: "/workspaces/import", body: { data: exported } };
+  },
+  // An export among the items: its success (with `export`) does not stand in for the batch's own scope.
+  "POST /batch": async () => ({ path: "/batch", body: { requests: ["/tasks?limit=1", `/tasks/${(await newTask()).id}/export`] } }),
+};
+
+/** Operations that need no scope (`x-required-scope: null`), each with why; walked in their own test below. */
+const UNSCOPED: Record<string, string> = {
+  "GET /me": "who the caller is, with its scopes and teams: any live credential may ask",
+  "POST /auth/device/approve": "binds a device to the approving credential, whose token never gets more than that credential has",
+};
+
+/** Operations that may answer 2xx without a body: a list's `limit` or a selection's `fields` makes an invalid query. */
+function invalidQuery(op: any): string | null {
+  const names = ((op.parameters ?? []) as any[]).map((p) => (p.$ref ? doc.components.parameters[p.$ref.split("/").pop()] : p).name);
+  if (names.includes("limit")) return "limit=0";
+  if (names.includes("fields")) return "fields=__no_such_field__";
+  return null;
+}
+
+/** The document's authenticated operations: `METHOD /path` with the operation object. */
+function authenticated(): Array<[string, any]> {
+  return Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item)
+      .filter(([, op]) => Array.isArray(op?.security) && op.security.length > 0)
+      .map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, any]),
+  );
+}
+const operation = (op: string) => authenticated().find(([name]) => name === op)?.[1];
+/** A response's body for a failure message, cut short (an export is long). */
+const brief = (res: ApiResponse) => JSON.stringify(res.body).slice(0, 400);
+const withQuery = (path: string, query: string) => `${path}${path.includes("?") ? "&" : "?"}${query}`;
+
+beforeAll(async () => {
+  doc = ok(await get("/openapi.json"), 200);
+  t = await newTenant("Least privilege walk");
+  team = await newTeam(t);
+  teamA = await newTeam(t);
+  teamB = await newTeam(t);
+  boundToA = await keyWith(owner(), { teamIds: [teamA.id] });
+  await Promise.all(
+    SCOPES.map(async (scope) => {
+      allBut[scope] = await keyWith(owner(), { scopes: SCOPES.filter((s) => s !== scope) });
+      only[scope] = await keyWith(owner(), { scopes: [scope] });
+    }),
+  );
+});
+
+describe.concurrent("scope walk: every operation needs its x-required-scope and no other", () => {
+  it("each authenticated operation is in the table, or needs no scope; the table names no operation the document lacks", () => {
+    const ops = authenticated();
+    expect(ops.length).toBeGreaterThan(80);
+    const missing = ops.filter(([op, o]) => !(op in SCOPE_TABLE) && !(o["x-required-scope"] === null && op in UNSCOPED)).map(([op]) => op);
+    expect(missing, "authenticated operations neither walked nor unscoped: add them to SCOPE_TABLE").toEqual([]);
+    const names = ops.map(([op]) => op);
+    expect(Object.keys(SCOPE_TABLE).filter((op) => !names.includes(op))).toEqual([]);
+    for (const [op, o] of ops) {
+      if (op in SCOPE_TABLE) expect(SCOPES, `${op}: x-required-scope`).toContain(o["x-required-scope"]);
+      else expect(o["x-required-scope"], `${op}: x-required-scope`).toBeNull();
+    }
+    // The reads whose invalid variant the walk cannot make (no list or selection parameter): known, so none goes unseen.
+    const unprobed = ops.filter(([op, o]) => op.startsWith("GET ") && op in SCOPE_TABLE && !invalidQuery(o)).map(([op]) => op);
+    expect(unprobed.sort()).toEqual([
+      "GET /projects/{id}/export",
+      "GET /tasks/{id}/export",
+      "GET /teams/{id}/export",
+      "GET /workspaces/{id}/export",
+    ]);
+  });
+
+  for (const [op, prepare] of Object.entries(SCOPE_TABLE)) {
+    it(op, async () => {
+      const o = operation(op);
+      expect(o, `${op} is not in the document`).toBeTruthy();
+      const scope = o["x-required-scope"] as Scope;
+      const prepared = await prepare();
+      const body = prepared.body;
+      const method = op.split(" ")[0];
+      const query = method === "GET" ? invalidQuery(o) : null;
+      const written = await prepared.written?.();
+
+      // Without the scope: 403 naming it, whatever else the request holds; a bad key: 401. Each refused request names
+      // itself in its request id, which the events of anything it wrote would carry (checked after the walk).
+      const refused = (path: string, key: string, payload?: unknown) => call(op, path, key, payload, { "x-request-id": refusedId(op) });
+      expectMissingScope(await refused(prepared.path, allBut[scope], body), scope, op);
+      if (o.requestBody) expectMissingScope(await refused(prepared.path, allBut[scope], { __bogus: true }), scope, `${op} (invalid body)`);
+      if (query) expectMissingScope(await refused(withQuery(prepared.path, query), allBut[scope]), scope, `${op} (invalid query)`);
+      const unknown = await refused(prepared.path, BAD_KEY, body);
+      expect(unknown.status, `${op} with a bad key: ${brief(unknown)}`).toBe(401);
+      if (prepared.written) expect(await prepared.written(), `${op}: a refused request wrote`).toBe(written);
+
+      // With that scope alone: validation answers an invalid request (no other scope is asked first), and it succeeds.
+      if (o.requestBody) {
+        const invalid = await call(op, prepared.path, only[scope], { __bogus: true });
+        expect([400, 422], `${op} (invalid body, only ${scope}): ${brief(invalid)}`).toContain(invalid.status);
+      }
+      if (query) {
+        const invalid = await call(op, withQuery(prepared.path, query), only[scope]);
+        expect([400, 422], `${op} (invalid query, only ${scope}): ${brief(invalid)}`).toContain(invalid.status);
+      }
+      const res: ApiResponse = await call(op, prepared.path, only[scope], body, { "x-request-id": `${SUCCEEDED}${refusals++}` });
+      expect(res.status, `${op} with only ${scope}: ${brief(res)}`).toBeGreaterThanOrEqual(200);
+      expect(res.status, `${op} with only ${scope}: ${brief(res)}`).toBeLessThan(300);
+    });
+  }
+
+  it("operations without a scope (GET /me, POST /auth/device/approve) take any live key, and no bad one", async () => {
+    for (const op of Object.keys(UNSCOPED)) expect(operation(op)?.["x-required-scope"], op).toBeNull();
+    const me = ok(await get("/me", only.export), 200);
+    expect(me).toMatchObject({ user: { id: t.owner.userId }, scopes: ["export"], teamIds: null });
+    expect((await get("/me", BAD_KEY)).status).toBe(401);
+    const device = ok(await post("/auth/device/code", { client_name: "walk" }), 200);
+    expect((await post("/auth/device/approve", { user_code: device.user_code }, BAD_KEY)).status).toBe(401);
+    ok(await post("/auth/device/approve", { user_code: device.user_code }, only.export), 200);
+  });
+});
+
+// ---- The team-bound walk ----
+
+/** A call on the records of one team; `key` overrides the key bound to team A (the call on team A only). */
+interface TeamCall extends Call {
+  key?: string;
+}
+interface TeamEntry {
+  /** The document's operation. */
+  op: string;
+  /** What the body names, for an operation walked more than once (`POST /tasks` with a project of the team). */
+  via?: string;
+  /** The call on a record of team `x`. */
+  prepare: (x: TeamFixture) => Promise<TeamCall>;
+}
+
+let teamA: TeamFixture;
+let teamB: TeamFixture;
+/** A key of the OWNER with every scope, bound to team A. */
+let boundToA: string;
+
+const taskIn = (x: TeamFixture) => newTask(x.id);
+const projectIn = (x: TeamFixture) => newProject(x.id);
+const milestoneIn = async (x: TeamFixture) => newMilestone((await projectIn(x)).id);
+const commentIn = async (x: TeamFixture) => newComment((await taskIn(x)).id);
+
+const TEAM_TABLE: TeamEntry[] = [
+  // Tasks.
+  { op: "GET /tasks/{id}", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).reference}` }) },
+  { op: "PATCH /tasks/{id}", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}`, body: { title: "Renamed" } }) },
+  { op: "DELETE /tasks/{id}", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}` }) },
+  { op: "GET /tasks/{id}/comments", prepare: async (x) => ({ path: `/tasks/${(await commentIn(x)).taskId}/comments` }) },
+  { op: "GET /tasks/{id}/history", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/history` }) },
+  { op: "GET /tasks/{id}/export", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/export` }) },
+  { op: "POST /tasks", via: "teamId", prepare: async (x) => ({ path: "/tasks", body: { teamId: x.id, title: "Bound" } }) },
+  {
+    op: "POST /tasks",
+    via: "projectId",
+    prepare: async (x) => ({ path: "/tasks", body: { teamId: teamA.id, title: "Bound", projectId: (await projectIn(x)).id } }),
+  },
+  {
+    op: "POST /tasks",
+    via: "parentId",
+    prepare: async (x) => ({ path: "/tasks", body: { teamId: teamA.id, title: "Bound", parentId: (await taskIn(x)).reference } }),
+  },
+  {
+    op: "PATCH /tasks/{id}",
+    via: "projectId",
+    prepare: async (x) => ({ path: `/tasks/${(await taskIn(teamA)).id}`, body: { projectId: (await projectIn(x)).reference } }),
+  },
+  {
+    op: "PATCH /tasks/{id}",
+    via: "milestoneId",
+    async prepare(x) {
+      // A task of team A in a project of team A, given a milestone of team x.
+      const project = await projectIn(teamA);
+      const task = ok(await post("/tasks", { teamId: teamA.id, title: "In a project", projectId: project.id }, owner()), 201).task;
+      const milestone = x === teamA ? await newMilestone(project.id) : await milestoneIn(x);
+      return { path: `/tasks/${task.id}`, body: { milestoneId: milestone.id } };
+    },
+  },
+  // Projects and milestones.
+  { op: "GET /projects/{id}", prepare: async (x) => ({ path: `/projects/${(await projectIn(x)).reference}` }) },
+  { op: "PATCH /projects/{id}", prepare: async (x) => ({ path: `/projects/${(await projectIn(x)).id}`, body: { status: "ACTIVE" } }) },
+  { op: "DELETE /projects/{id}", prepare: async (x) => ({ path: `/projects/${(await projectIn(x)).id}` }) },
+  { op: "GET /projects/{id}/comments", prepare: async (x) => ({ path: `/projects/${(await projectIn(x)).id}/comments` }) },
+  {
+    op: "POST /projects/{id}/comments",
+    prepare: async (x) => ({ path: `/projects/${(await projectIn(x)).id}/comments`, body: { content: "Hi" } }),
+  },
+  { op: "GET /projects/{id}/milestones", prepare: async (x) => ({ path: `/projects/${(await milestoneIn(x)).projectId}/milestones` }) },
+  { op: "GET /projects/{id}/history", prepare: async (x) => ({ path: `/projects/${(await projectIn(x)).id}/history` }) },
+  { op: "GET /projects/{id}/export", prepare: async (x) => ({ path: `/projects/${(await projectIn(x)).id}/export` }) },
+  { op: "POST /projects", via: "teamId", prepare: async (x) => ({ path: "/projects", body: { teamId: x.id, name: "Bound" } }) },
+  { op: "GET /milestones/{id}", prepare: async (x) => ({ path: `/milestones/${(await milestoneIn(x)).id}` }) },
+  { op: "PATCH /milestones/{id}", prepare: async (x) => ({ path: `/milestones/${(await milestoneIn(x)).id}`, body: { status: "DONE" } }) },
+  { op: "DELETE /milestones/{id}", prepare: async (x) => ({ path: `/milestones/${(await milestoneIn(x)).id}` }) },
+  { op: "GET /milestones/{id}/comments", prepare: async (x) => ({ path: `/milestones/${(await milestoneIn(x)).id}/comments` }) },
+  { op: "GET /milestones/{id}/history", prepare: async (x) => ({ path: `/milestones/${(await milestoneIn(x)).id}/history` }) },
+  {
+    op: "POST /milestones",
+    via: "projectId",
+    prepare: async (x) => ({ path: "/milestones", body: { projectId: (await projectIn(x)).id, name: "Bound" } }),
+  },
+  // Comments.
+  { op: "GET /comments/{id}", prepare: async (x) => ({ path: `/comments/${(await commentIn(x)).id}` }) },
+  { op: "PATCH /comments/{id}", prepare: async (x) => ({ path: `/comments/${(await commentIn(x)).id}`, body: { content: "Edited" } }) },
+  { op: "DELETE /comments/{id}", prepare: async (x) => ({ path: `/comments/${(await commentIn(x)).id}` }) },
+  {
+    op: "POST /comments",
+    via: "taskId",
+    prepare: async (x) => ({ path: "/comments", body: { taskId: (await taskIn(x)).id, content: "Hi" } }),
+  },
+  {
+    op: "POST /comments",
+    via: "projectId",
+    prepare: async (x) => ({ path: "/comments", body: { projectId: (await projectIn(x)).reference, content: "Hi" } }),
+  },
+  {
+    op: "POST /comments",
+    via: "milestoneId",
+    prepare: async (x) => ({ path: "/comments", body: { milestoneId: (await milestoneIn(x)).id, content: "Hi" } }),
+  },
+  // Teams and their members.
+  { op: "GET /teams/{id}", prepare: async (x) => ({ path: `/teams/${x.id}` }) },
+  { op: "PATCH /teams/{id}", prepare: async (x) => ({ path: `/teams/${x.id}`, body: { description: `Walked ${n++}` } }) },
+  {
+    op: "PATCH /teams/{id}",
+    via: "parentId",
+    prepare: async (x) => ({ path: `/teams/${teamA.id}`, body: { parentId: x === teamA ? null : x.id } }),
+  },
+  {
+    op: "DELETE /teams/{id}",
+    async prepare(x) {
+      // A team of its own on each side: on team A's side, with a key bound to it.
+      const doomed = await newTeam(t);
+      return { path: `/teams/${doomed.id}`, key: x === teamA ? await keyWith(owner(), { teamIds: [doomed.id] }) : undefined };
+    },
+  },
+  { op: "GET /teams/{id}/members", prepare: async (x) => ({ path: `/teams/${x.id}/members` }) },
+  {
+    op: "POST /teams/{id}/members",
+    prepare: async (x) => ({ path: `/teams/${x.id}/members`, body: { userId: (await addMember(t, "MEMBER")).userId, role: "VIEWER" } }),
+  },
+  { op: "GET /teams/{id}/export", prepare: async (x) => ({ path: `/teams/${x.id}/export` }) },
+  {
+    op: "POST /teams/{id}/import",
+    async prepare(x) {
+      const exported = ok(await get(`/teams/${teamA.id}/export`, owner()), 200);
+      return { path: `/teams/${x.id}/import`, body: { data: exported, update: false } };
+    },
+  },
+  { op: "GET /team-members/{id}", prepare: async (x) => ({ path: `/team-members/${await membership(x.id)}` }) },
+  { op: "PATCH /team-members/{id}", prepare: async (x) => ({ path: `/team-members/${await membership(x.id)}`, body: { role: "MEMBER" } }) },
+  { op: "DELETE /team-members/{id}", prepare: async (x) => ({ path: `/team-members/${await membership(x.id)}` }) },
+];
+
+/** Operations on a path with `{id}` that name no team's record, each with why the team-bound walk leaves it out. */
+const WORKSPACE_WIDE: Record<string, string> = {
+  "GET /users/{id}": "a member of the workspace, not of a team",
+  "PATCH /users/{id}": "a member of the workspace (role, name), not of a team",
+  "DELETE /users/{id}": "removes a member from the workspace, not from a team",
+  "GET /workspaces/{id}": "the workspace itself",
+  "PATCH /workspaces/{id}": "the workspace itself",
+  "GET /workspaces/{id}/export":
+    "the whole workspace, every team's records: a team-bound credential may not export it at all (least-privilege.test.ts)",
+  "GET /invites/{id}": "an invitation to the workspace; its teamIds are what the invitee will join, not a team's record",
+  "DELETE /invites/{id}": "an invitation to the workspace",
+  "GET /api-keys/{id}": "the caller's own key, in no team",
+  "DELETE /api-keys/{id}": "the caller's own key, in no team",
+  "GET /labels/{id}": "labels are the workspace's, shared by every team",
+  "PATCH /labels/{id}": "labels are the workspace's, shared by every team",
+  "DELETE /labels/{id}": "labels are the workspace's, shared by every team",
+  "GET /fields/{id}": "field definitions are the workspace's, shared by every team",
+  "PATCH /fields/{id}": "field definitions are the workspace's, shared by every team",
+  "DELETE /fields/{id}": "field definitions are the workspace's, shared by every team",
+  ...Object.fromEntries(
+    [
+      "GET /webhooks/{id}",
+      "PATCH /webhooks/{id}",
+      "DELETE /webhooks/{id}",
+      "POST /webhooks/{id}/rotate-secret",
+      "POST /webhooks/{id}/ping",
+      "GET /webhooks/{id}/deliveries",
+      "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver",
+    ].map((op) => [
+      op,
+      "a webhook is the workspace's; its teamIds filter what it delivers: what a team-bound key may do with webhooks is its own test (least-privilege.test.ts)",
+    ]),
+  ),
+};
+
+/**
+ * Parts of the team-bound walk that fail today because the server does not limit them by teamIds yet: each runs under
+ * `it.fails` (it turns red the day it holds: then delete the entry here).
+ */
+const NOT_YET: Record<string, string> = {
+  "GET /tasks/{id}/export": "until search/events/export/webhooks get team reach: team B's task is exported (200)",
+  "GET /projects/{id}/export": "until search/events/export/webhooks get team reach: team B's project is exported (200)",
+  "GET /teams/{id}/export": "until search/events/export/webhooks get team reach: team B is exported (200)",
+  "POST /teams/{id}/import": "until search/events/export/webhooks get team reach: the import writes into team B (200)",
+};
+
+/** The request id of a call on team B's records (expected 404, nothing written); of one known to write today. */
+const OUTSIDE = "lp-outside-";
+const OUTSIDE_NOT_YET = "lp-not-yet-";
+const entryName = (e: TeamEntry) => (e.via ? `${e.op} (${e.via})` : e.op);
+const successStatus = (op: string) => (op.startsWith("DELETE") ? 204 : op.startsWith("POST") && !op.endsWith("/import") ? 201 : 200);
+
+describe.concurrent("team-bound walk: a key bound to team A finds no record of team B (404) and works on team A's", () => {
+  it("each operation on a path with {id} is walked, or excluded as workspace-wide with the reason", () => {
+    const ops = authenticated()
+      .map(([op]) => op)
+      .filter((op) => op.includes("{"));
+    const walked = new Set(TEAM_TABLE.map((e) => e.op));
+    const unknown = ops.filter((op) => !walked.has(op) && !(op in WORKSPACE_WIDE));
+    expect(unknown, "operations on a record neither walked nor excluded: add them to TEAM_TABLE (or WORKSPACE_WIDE, saying why)").toEqual(
+      [],
+    );
+    expect(ops.filter((op) => walked.has(op) && op in WORKSPACE_WIDE)).toEqual([]);
+    const names = authenticated().map(([op]) => op);
+    expect([...walked, ...Object.keys(WORKSPACE_WIDE)].filter((op) => !names.includes(op))).toEqual([]);
+    expect(Object.keys(NOT_YET).filter((name) => !TEAM_TABLE.some((e) => entryName(e) === name))).toEqual([]);
+  });
+
+  for (const entry of TEAM_TABLE) {
+    const name = entryName(entry);
+    const test = NOT_YET[name] ? it.fails : it;
+    test(NOT_YET[name] ? `${name} — NOT YET: ${NOT_YET[name]}` : name, async () => {
+      const outside = await entry.prepare(teamB);
+      const id = `${NOT_YET[name] ? OUTSIDE_NOT_YET : OUTSIDE}${refusals++}`;
+      const refused = await call(entry.op, outside.path, boundToA, outside.body, { "x-request-id": id });
+      expect(refused.status, `${name} on team B: ${brief(refused)}`).toBe(404);
+      expect(refused.body.error.code).toBe("NOT_FOUND");
+      const inside = await entry.prepare(teamA);
+      const res = await call(entry.op, inside.path, inside.key ?? boundToA, inside.body);
+      expect(res.status, `${name} on team A: ${brief(res)}`).toBe(successStatus(entry.op));
+    });
+  }
+});
+
+/** Every item of a list (all pages) as `key` sees it. */
+async function everything(path: string, key: string, plural: string): Promise<any[]> {
+  const items: any[] = [];
+  let next = withQuery(path, "limit=250");
+  for (;;) {
+    const body = ok(await get(next, key), 200);
+    items.push(...body[plural]);
+    if (!body.pagination.nextCursor) return items;
+    next = withQuery(path, `limit=250&cursor=${encodeURIComponent(body.pagination.nextCursor)}`);
+  }
+}
+
+/** A task, a project with a milestone, and comments on each, in team `x`, titled with `word` (for search). */
+async function recordsIn(x: TeamFixture, word: string) {
+  const task = ok(await post("/tasks", { teamId: x.id, title: `${word} task` }, owner()), 201).task;
+  const project = ok(await post("/projects", { teamId: x.id, name: `${word} project` }, owner()), 201).project;
+  const milestone = await newMilestone(project.id);
+  const comments = [
+    await newComment(task.id),
+    ok(await post("/comments", { projectId: project.id, content: `${word} comment` }, owner()), 201).comment,
+    ok(await post("/comments", { milestoneId: milestone.id, content: `${word} comment` }, owner()), 201).comment,
+  ];
+  return { task, project, milestone, comments, ids: [task.id, project.id, milestone.id, ...comments.map((c) => c.id)] };
+}
+
+describe.concurrent("team-bound lists never show team B's records", () => {
+  let a: Awaited<ReturnType<typeof recordsIn>>;
+  let b: Awaited<ReturnType<typeof recordsIn>>;
+  const word = `zebra${Date.now().toString(36)}`;
+  beforeAll(async () => {
+    [a, b] = [await recordsIn(teamA, word), await recordsIn(teamB, word)];
+  });
+
+  it("GET /tasks, /projects, /milestones, /comments, /teams: team A's records, none of team B's (also when filtered for B)", async () => {
+    const tasks = await everything("/tasks", boundToA, "tasks");
+    expect(tasks.map((x) => x.id)).toContain(a.task.id);
+    expect(new Set(tasks.map((x) => x.teamId))).toEqual(new Set([teamA.id]));
+    const projects = await everything("/projects", boundToA, "projects");
+    expect(projects.map((x) => x.id)).toContain(a.project.id);
+    expect(new Set(projects.map((x) => x.teamId))).toEqual(new Set([teamA.id]));
+    const milestones = (await everything("/milestones", boundToA, "milestones")).map((x) => x.id);
+    expect(milestones).toContain(a.milestone.id);
+    expect(milestones).not.toContain(b.milestone.id);
+    const comments = (await everything("/comments", boundToA, "comments")).map((x) => x.id);
+    expect(comments).toEqual(expect.arrayContaining(a.comments.map((c) => c.id)));
+    for (const c of b.comments) expect(comments).not.toContain(c.id);
+    expect((await everything("/teams", boundToA, "teams")).map((x) => x.id)).toEqual([teamA.id]);
+    expect(await everything(`/tasks?filter[eq][teamId]=${teamB.id}`, boundToA, "tasks")).toEqual([]);
+    expect(await everything(`/comments?filter[eq][taskId]=${b.task.id}`, boundToA, "comments")).toEqual([]);
+  });
+
+  // until search/events/export/webhooks get team reach
+  it.fails("GET /search?q=… finds team A's records, none of team B's", async () => {
+    const results = (ok(await get(`/search?q=${word}&limit=50`, boundToA), 200).results as any[]).map((r) => r.id);
+    expect(results).toEqual(expect.arrayContaining([a.task.id, a.project.id]));
+    for (const id of b.ids) expect(results).not.toContain(id);
+  });
+
+  // until search/events/export/webhooks get team reach
+  it.fails("GET /events shows the events of team A's records, none of team B's", async () => {
+    const seen = (await eventsAfter(boundToA)).map((e) => e.resourceId);
+    expect(seen).toEqual(expect.arrayContaining(a.ids));
+    for (const id of [...b.ids, teamB.id]) expect(seen).not.toContain(id);
+  });
+});
+
+describe("nothing written by a refused request", () => {
+  it("the workspace's events (GET /events, unrestricted) hold none of a request the walks refused", async () => {
+    const all = await eventsAfter(owner());
+    const by = (prefix: string) =>
+      all.filter((e) => String(e.requestId).startsWith(prefix)).map((e) => `${e.type} ${e.resourceId} by ${e.requestId}`);
+    expect(by(REFUSED), "events of requests refused for a missing scope (the id names the operation's index in SCOPE_TABLE)").toEqual([]);
+    expect(by(OUTSIDE), "events of requests on team B's records by a key bound to team A").toEqual([]);
+    // Events do carry the request id a client sent: the scope walk's successful writes are there under theirs.
+    expect(by(SUCCEEDED).length).toBeGreaterThan(30);
+  });
+});

@@ -21,6 +21,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/.well-known/oauth-protected-resource": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * OAuth 2.0 Protected Resource Metadata (RFC 9728) of the MCP endpoint
+     * @description Where an MCP client learns how to authenticate: every 401 names this document in its `WWW-Authenticate` header (`Bearer realm="pm", resource_metadata="<base>/.well-known/oauth-protected-resource"`). Credentials go in a header (`Authorization: Bearer <token>` or `svc-api-key`); `scopes_supported` are the scopes a key or token may carry.
+     */
+    get: operations["getProtectedResourceMetadata"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/agents": {
     parameters: {
       query?: never;
@@ -32,7 +52,7 @@ export interface paths {
     put?: never;
     /**
      * Create an AI agent user
-     * @description Human callers only (an agent caller: 403). The agent is a user of type AGENT whose `humanId` is the caller, joins the caller's current workspace as MEMBER and gets its own API key, returned once as `apiKey`. It has no mailbox and needs no verification: its `email` is generated as `<agent id>@agents.pm.invalid`. `Location` names the agent as a user (`/users/{id}`).
+     * @description Human callers only (an agent caller: 403). The agent is a user of type AGENT whose `humanId` is the caller, joins the caller's current workspace as MEMBER and gets its own API key, returned once as `apiKey`. It has no mailbox and needs no verification: its `email` is generated as `<agent id>@agents.pm.invalid`. `Location` names the agent as a user (`/users/{id}`). Its key may do what `scopes` and `teamIds` say (omitted: what the calling credential may), never more than the calling credential: a scope it lacks is 403 naming it in `details.requiredScope`, every team asked by a credential bound to teams is 403, a team outside its teams is 404.
      *
      *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
@@ -60,7 +80,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key for the caller in the current workspace
-     * @description `key` is the raw key, returned only in this response (only its hash is stored). `expiresAt` must lie in the future (422); from then on the key is 401. The key stops working when it is deleted or its holder leaves the workspace.
+     * @description `key` is the raw key, returned only in this response (only its hash is stored). `expiresAt` must lie in the future (422); from then on the key is 401. The key stops working when it is deleted or its holder leaves the workspace. It may do what `scopes` and `teamIds` say (omitted: what the calling credential may), never more than the calling credential: a scope it lacks is 403 naming it in `details.requiredScope`, every team (`teamIds: null`) asked by a credential bound to teams is 403, a team outside its teams or the workspace is 404.
      *
      *     Requires the scope `keys:write` (create and revoke your own API keys).
      */
@@ -210,7 +230,7 @@ export interface paths {
     put?: never;
     /**
      * Run several GETs in one call
-     * @description 1..50 relative GET paths, each run through the same routes, validation and permissions as a direct GET with the caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404 `NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in `details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`, a `.`/`..` segment, `/batch` itself, or an answer that is not JSON (`/docs`) is a `BAD_REQUEST` slot. A missing or invalid credential is 401 for the whole call.
+     * @description 1..50 relative GET paths, each run through the same routes, validation and permissions as a direct GET with the caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404 `NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in `details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`, a `.`/`..` segment, `/batch` itself, or an answer that is not JSON (`/docs`) is a `BAD_REQUEST` slot. A missing or invalid credential is 401 for the whole call, and one without the scope `read` 403 (each item also needs its own scope: an export's slot without `export` is 403 naming it).
      *
      *     Requires the scope `read` (read everything you can see).
      */
@@ -2491,6 +2511,30 @@ export interface components {
        */
       targetDate?: string | null;
     };
+    ProtectedResourceMetadata: {
+      bearer_methods_supported: "header"[];
+      /**
+       * @description The MCP endpoint, `<base>/mcp`
+       * @example http://127.0.0.1:8787/mcp
+       */
+      resource: string;
+      /** @example http://127.0.0.1:8787/docs */
+      resource_documentation: string;
+      scopes_supported: (
+        | "read"
+        | "tasks:write"
+        | "comments:write"
+        | "projects:write"
+        | "labels:write"
+        | "teams:write"
+        | "fields:write"
+        | "members:write"
+        | "keys:write"
+        | "webhooks:write"
+        | "import"
+        | "export"
+      )[];
+    };
     RefreshTokenRequest: {
       client_id?: string;
       /** @enum {string} */
@@ -3063,6 +3107,44 @@ export interface operations {
       };
     };
   };
+  getProtectedResourceMetadata: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metadata */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ProtectedResourceMetadata"];
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   createAgent: {
     parameters: {
       query?: never;
@@ -3127,6 +3209,20 @@ export interface operations {
       };
       /** @description FORBIDDEN */
       403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3490,6 +3586,20 @@ export interface operations {
       };
       /** @description FORBIDDEN */
       403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

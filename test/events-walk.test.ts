@@ -925,8 +925,9 @@ const mcp = (cred: Cred, id: number, method: string, params: Record<string, unkn
     headers: { accept: "application/json, text/event-stream" },
   });
 
+type McpCase = { args: Record<string, unknown>; events: (result: any) => Want[] };
 /** Each write tool: its arguments (given a task of the walk's team) and the events its result must produce. */
-const MCP_TABLE: Record<string, (task: any) => { args: Record<string, unknown>; events: (result: any) => Want[] }> = {
+const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
   create_task: () => ({
     args: { teamId: team.id, title: "By MCP" },
     events: (r) => [{ type: "task.created", id: r.task.id }],
@@ -938,6 +939,10 @@ const MCP_TABLE: Record<string, (task: any) => { args: Record<string, unknown>; 
   add_comment: (task) => ({
     args: { taskId: task.reference, content: "By MCP" },
     events: (r) => [{ type: "comment.created", id: r.comment.id }],
+  }),
+  create_milestone: async () => ({
+    args: { projectId: (await newProject()).reference, name: "By MCP" },
+    events: (r) => [{ type: "milestone.created", id: r.milestone.id }],
   }),
 };
 
@@ -958,7 +963,7 @@ describe("MCP write tools have their events, via mcp", () => {
 
   for (const [name, make] of Object.entries(MCP_TABLE)) {
     it(`tools/call ${name}`, async () => {
-      const { args, events: expected } = make(await newTask());
+      const { args, events: expected } = await make(await newTask());
       const marker = await lastEventId();
       const res = await mcp({ key: member.key }, 2, "tools/call", { name, arguments: args });
       const result = ok(res, 200).result;

@@ -477,20 +477,8 @@ const WORKSPACE_WIDE: Record<string, string> = {
   ),
 };
 
-/**
- * Parts of the team-bound walk that fail today because the server does not limit them by teamIds yet: each runs under
- * `it.fails` (it turns red the day it holds: then delete the entry here).
- */
-const NOT_YET: Record<string, string> = {
-  "GET /tasks/{id}/export": "until search/events/export/webhooks get team reach: team B's task is exported (200)",
-  "GET /projects/{id}/export": "until search/events/export/webhooks get team reach: team B's project is exported (200)",
-  "GET /teams/{id}/export": "until search/events/export/webhooks get team reach: team B is exported (200)",
-  "POST /teams/{id}/import": "until search/events/export/webhooks get team reach: the import writes into team B (200)",
-};
-
-/** The request id of a call on team B's records (expected 404, nothing written); of one known to write today. */
+/** The request id of a call on team B's records (expected 404, nothing written). */
 const OUTSIDE = "lp-outside-";
-const OUTSIDE_NOT_YET = "lp-not-yet-";
 const entryName = (e: TeamEntry) => (e.via ? `${e.op} (${e.via})` : e.op);
 const successStatus = (op: string) => (op.startsWith("DELETE") ? 204 : op.startsWith("POST") && !op.endsWith("/import") ? 201 : 200);
 
@@ -507,15 +495,13 @@ describe.concurrent("team-bound walk: a key bound to team A finds no record of t
     expect(ops.filter((op) => walked.has(op) && op in WORKSPACE_WIDE)).toEqual([]);
     const names = authenticated().map(([op]) => op);
     expect([...walked, ...Object.keys(WORKSPACE_WIDE)].filter((op) => !names.includes(op))).toEqual([]);
-    expect(Object.keys(NOT_YET).filter((name) => !TEAM_TABLE.some((e) => entryName(e) === name))).toEqual([]);
   });
 
   for (const entry of TEAM_TABLE) {
     const name = entryName(entry);
-    const test = NOT_YET[name] ? it.fails : it;
-    test(NOT_YET[name] ? `${name} — NOT YET: ${NOT_YET[name]}` : name, async () => {
+    it(name, async () => {
       const outside = await entry.prepare(teamB);
-      const id = `${NOT_YET[name] ? OUTSIDE_NOT_YET : OUTSIDE}${refusals++}`;
+      const id = `${OUTSIDE}${refusals++}`;
       const refused = await call(entry.op, outside.path, boundToA, outside.body, { "x-request-id": id });
       expect(refused.status, `${name} on team B: ${brief(refused)}`).toBe(404);
       expect(refused.body.error.code).toBe("NOT_FOUND");
@@ -578,14 +564,14 @@ describe.concurrent("team-bound lists never show team B's records", () => {
   });
 
   // until search/events/export/webhooks get team reach
-  it.fails("GET /search?q=… finds team A's records, none of team B's", async () => {
+  it("GET /search?q=… finds team A's records, none of team B's", async () => {
     const results = (ok(await get(`/search?q=${word}&limit=50`, boundToA), 200).results as any[]).map((r) => r.id);
     expect(results).toEqual(expect.arrayContaining([a.task.id, a.project.id]));
     for (const id of b.ids) expect(results).not.toContain(id);
   });
 
   // until search/events/export/webhooks get team reach
-  it.fails("GET /events shows the events of team A's records, none of team B's", async () => {
+  it("GET /events shows the events of team A's records, none of team B's", async () => {
     const seen = (await eventsAfter(boundToA)).map((e) => e.resourceId);
     expect(seen).toEqual(expect.arrayContaining(a.ids));
     for (const id of [...b.ids, teamB.id]) expect(seen).not.toContain(id);

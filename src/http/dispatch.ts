@@ -33,12 +33,25 @@ export function outerOf<E extends AppEnv>(c: Context<E>): Outer {
 }
 
 /** A GET of `path` through the app, as the outer request's caller and on its database handle (inside its transaction, when one is open). */
-export async function dispatchGet(app: AppHandle, outer: Outer, path: string, requestId: string): Promise<Response> {
+export async function dispatchGet(
+  app: AppHandle,
+  outer: Outer,
+  path: string,
+  requestId: string,
+  { existence = false } = {},
+): Promise<Response> {
   const headers = new Headers(outer.credential);
   headers.set("x-request-id", requestId);
   const request = new Request(new URL(path, outer.url), { headers });
+  if (existence) existenceChecks.add(request);
   return app.fetch(inheritRequestDb(request, outer.rdb), outer.env, outer.ctx);
 }
+
+// GETs the app sends itself only to learn whether what a refused write names exists for its caller (order of checks):
+// their answer never leaves the server, so they need no scope of their own (a write-only key's 404 comes before 422).
+const existenceChecks = new WeakSet<Request>();
+/** Whether `request` is such a check (no client can make one: only this module adds to the set). */
+export const isExistenceCheck = (request: Request): boolean => existenceChecks.has(request);
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
 

@@ -55,7 +55,7 @@ export function checksInOrder(app: AppHandle, onError: ErrorHandler<AppEnv>): Er
     if (denied) return onError(denied, c);
     const resource = c.req.method === "GET" ? undefined : namedResource(app, route.path, c.req.path);
     if (resource) {
-      const found = await dispatchGet(app, outerOf(c), resource, `${c.get("requestId")}-check`);
+      const found = await dispatchGet(app, outerOf(c), resource, `${c.get("requestId")}-check`, { existence: true });
       if (found.status === 404) {
         const { error } = (await found.json()) as { error: { message: string } };
         return onError(new AppError("NOT_FOUND", error.message), c);

@@ -387,6 +387,7 @@ describe("people and access in the OpenAPI document", () => {
       "400",
       "401",
       "403",
+      "404",
       "409",
       "413",
       "422",
@@ -401,6 +402,8 @@ describe("people and access in the OpenAPI document", () => {
       "lastUsedAt",
       "name",
       "prefix",
+      "scopes",
+      "teamIds",
       "userId",
       "workspaceId",
     ]);

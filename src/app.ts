@@ -13,6 +13,7 @@ import { newRouter } from "./http/router";
 import { IMPORT_PATH, publicBaseUrl } from "./http/urls";
 import { mcpRoutes } from "./mcp/routes";
 import { rejectUnkeepableText } from "./middleware/body-guard";
+import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
 import { CONDITIONAL, ifMatch } from "./middleware/if-match";
 import { checksInOrder } from "./middleware/order-of-checks";
@@ -153,6 +154,8 @@ export function buildApp() {
   app.use("*", eventContext);
   // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts).
   app.use("*", webhookRelay);
+  // Asked by the front Worker (src/front/): the caller's workspace of a successful answer, for its read-your-writes.
+  app.use("*", edgeWorkspace);
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (docs/api.md, conventions).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.

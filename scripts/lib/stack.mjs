@@ -114,7 +114,8 @@ export async function startStack({
   // The front Worker goes first: the public port is the first config's. Its dev-only settings: the simulated distance,
   // and the flag that lets its scheduled handler reach the API's (wrangler dev's /__scheduled, which the launcher uses
   // to relay the email outbox, reaches the first Worker only; src/front/index.ts).
-  const frontVars = { DEV_ORIGIN_DELAY_MS: String(originRttMs) };
+  // With the bench routes, a request may set its own distance (x-dev-origin-delay-ms): the bench's edge rows.
+  const frontVars = { DEV_ORIGIN_DELAY_MS: String(originRttMs), DEV_ORIGIN_DELAY_HEADER: benchRoutes ? "true" : "false" };
   if (edgeMaxSeconds !== undefined) frontVars.EDGE_CACHE_MAX_SECONDS = String(edgeMaxSeconds);
   const frontToml = workerConfig(
     data,

@@ -9,8 +9,20 @@ export interface FrontEnv {
   API: Fetcher;
   /** The oldest answer, in seconds, the cache may serve (default 60); "0" turns edge caching off. */
   EDGE_CACHE_MAX_SECONDS?: string;
-  /** Development only (`npm run bench -- --origin-rtt N`): hold each forwarded call N ms, a simulated distance. */
+  /** Development only (`npm start`'s stack, option originRttMs): hold each forwarded call N ms, a simulated distance. */
   DEV_ORIGIN_DELAY_MS?: string;
+  /**
+   * Development only ("true" in the bench's stack): a request's `x-dev-origin-delay-ms` header sets that distance for
+   * itself, so one stack measures the edge at 100 ms and everything else at none. Never set in production.
+   */
+  DEV_ORIGIN_DELAY_HEADER?: string;
+}
+
+const DELAY_HEADER = "x-dev-origin-delay-ms";
+
+function originDelayMs(request: Request, env: FrontEnv): number {
+  const asked = env.DEV_ORIGIN_DELAY_HEADER === "true" ? request.headers.get(DELAY_HEADER) : null;
+  return Math.max(0, Number(asked ?? env.DEV_ORIGIN_DELAY_MS) || 0);
 }
 
 const DEFAULT_MAX_SECONDS = 60;
@@ -28,7 +40,7 @@ export default {
       cache: caches.default,
       maxSeconds: maxSecondsOf(env),
       now: Date.now,
-      originDelayMs: Number(env.DEV_ORIGIN_DELAY_MS) || 0,
+      originDelayMs: originDelayMs(request, env),
       waitUntil: (p) => ctx.waitUntil(p),
     });
   },

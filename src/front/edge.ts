@@ -52,8 +52,9 @@ function answer(res: Response, cacheStatus: string, ageSeconds: number, body: Bo
   headers.delete(WORKSPACE);
   for (const h of META) headers.delete(h);
   headers.set("age", String(Math.max(0, Math.floor(ageSeconds))));
+  // RFC 9211 §2: members run from the cache nearest the origin to the one nearest the caller, which this is.
   const prior = headers.get("cache-status");
-  headers.set("cache-status", prior ? `${cacheStatus}, ${prior}` : cacheStatus);
+  headers.set("cache-status", prior ? `${prior}, ${cacheStatus}` : cacheStatus);
   return new Response(body, { status: res.status, statusText: res.statusText, headers });
 }
 

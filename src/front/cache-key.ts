@@ -37,3 +37,11 @@ export async function entryKey(request: Request): Promise<string> {
 export function writeMarkerKey(requestUrl: string, workspace: string): string {
   return `${new URL(requestUrl).origin}/.pm-edge/write/${encodeURIComponent(workspace)}`;
 }
+
+/**
+ * The key of what the location knows of a credential: its workspace (an API key's, or a JWT's claim, never changes), so
+ * the origin is asked for it once per credential and location, not on every write and miss.
+ */
+export function credentialWorkspaceKey(requestUrl: string, fingerprint: string): string {
+  return `${new URL(requestUrl).origin}/.pm-edge/credential/${fingerprint}`;
+}

@@ -8,7 +8,7 @@
 // - it was sent strictly after the last successful write of its workspace through this location finished (the write
 //   marker, kept in the same Cache API, so every isolate of the location sees it before the write is answered).
 
-import { entryKey, writeMarkerKey } from "./cache-key";
+import { credentialHash, credentialWorkspaceKey, entryKey, writeMarkerKey } from "./cache-key";
 import { acceptableAge, parseRequestDirectives } from "./directives";
 
 /** Request header: the front Worker asks the origin to name the caller's workspace. */
@@ -69,6 +69,32 @@ function originHeaders(request: Request, askWorkspace: boolean): Headers {
   headers.delete(ASK_WORKSPACE);
   if (askWorkspace) headers.set(ASK_WORKSPACE, "1");
   return headers;
+}
+
+/** How long the location remembers a credential's workspace (it never changes; a day keeps the cache tidy). */
+const CREDENTIAL_TTL_SECONDS = 86_400;
+
+/**
+ * The workspace of the request's credential as this location knows it, or null: then the origin is asked
+ * (`x-pm-edge-workspace`), which costs it the principal's query for an API key, once per credential and location.
+ */
+async function knownWorkspace(deps: EdgeDeps, request: Request): Promise<{ key: string; workspace: string | null }> {
+  const key = credentialWorkspaceKey(request.url, await credentialHash(request.headers));
+  const found = await deps.cache.match(key);
+  return { key, workspace: found ? found.headers.get(ENTRY_WORKSPACE) : null };
+}
+
+/** Remembers the workspace the origin named for the request's credential. */
+function rememberWorkspace(deps: EdgeDeps, key: string, workspace: string): void {
+  const headers = { [ENTRY_WORKSPACE]: workspace, "cache-control": `max-age=${CREDENTIAL_TTL_SECONDS}` };
+  deps.waitUntil(deps.cache.put(key, new Response(null, { headers })));
+}
+
+/** The workspace of an answer: the origin's word, or the location's memory of the credential; remembered if new. */
+function workspaceOf(deps: EdgeDeps, res: Response, known: { key: string; workspace: string | null }): string | null {
+  const named = res.headers.get(WORKSPACE);
+  if (named && named !== known.workspace) rememberWorkspace(deps, known.key, named);
+  return named || known.workspace;
 }
 
 async function markerTime(deps: EdgeDeps, url: string, workspace: string): Promise<number> {
@@ -139,11 +165,10 @@ const etagMatches = (ifNoneMatch: string | null, etag: string | null) =>
 export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Response> {
   const method = request.method;
   if (method !== "GET") {
-    const writes = method !== "HEAD" && method !== "OPTIONS";
-    const res = await forward(request, deps, originHeaders(request, writes && deps.maxSeconds > 0));
-    if (writes && res.ok && deps.maxSeconds > 0) {
-      await recordWrite(deps, request.url, res.headers.get(WORKSPACE) || ANY_WORKSPACE, deps.now());
-    }
+    const writes = method !== "HEAD" && method !== "OPTIONS" && deps.maxSeconds > 0;
+    const known = writes ? await knownWorkspace(deps, request) : { key: "", workspace: null };
+    const res = await forward(request, deps, originHeaders(request, writes && known.workspace === null));
+    if (writes && res.ok) await recordWrite(deps, request.url, workspaceOf(deps, res, known) || ANY_WORKSPACE, deps.now());
     return answer(res, status("fwd=method"), 0);
   }
 
@@ -152,33 +177,33 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
   if (neverStored(path)) return answer(await forward(request, deps, originHeaders(request, false)), status("fwd=uri-miss"), 0);
 
   const limit = acceptableAge(parseRequestDirectives(request.headers.get("cache-control")), deps.maxSeconds);
+  // No permission to answer from the cache: forwarded as it is, nothing looked up or stored (a caller that never asks
+  // for stored answers pays nothing for them, not even the origin's workspace query).
+  if (limit === null) return answer(await forward(request, deps, originHeaders(request, false)), status("fwd=request"), 0);
+
   const key = await entryKey(request);
-  let reason = "request";
-  let entry: Response | undefined;
-  if (limit !== null) {
-    entry = await deps.cache.match(key);
-    reason = "miss";
-    if (entry) {
-      const sentAt = Number(entry.headers.get(SENT_AT));
-      const workspace = entry.headers.get(ENTRY_WORKSPACE) || ANY_WORKSPACE;
-      const [own, any] = await Promise.all([
-        markerTime(deps, request.url, workspace),
-        workspace === ANY_WORKSPACE ? 0 : markerTime(deps, request.url, ANY_WORKSPACE),
-      ]);
-      const age = deps.now() - sentAt;
-      if (sentAt > Math.max(own, any) && age <= limit * 1000) {
-        const hit = status("hit");
-        if (etagMatches(request.headers.get("if-none-match"), entry.headers.get("etag"))) {
-          return notModified(entry, hit, age);
-        }
-        return served(entry, hit, age / 1000, entry.body);
+  let reason = "miss";
+  const [entry, known] = await Promise.all([deps.cache.match(key), knownWorkspace(deps, request)]);
+  if (entry) {
+    const sentAt = Number(entry.headers.get(SENT_AT));
+    const workspace = entry.headers.get(ENTRY_WORKSPACE) || ANY_WORKSPACE;
+    const [own, any] = await Promise.all([
+      markerTime(deps, request.url, workspace),
+      workspace === ANY_WORKSPACE ? 0 : markerTime(deps, request.url, ANY_WORKSPACE),
+    ]);
+    const age = deps.now() - sentAt;
+    if (sentAt > Math.max(own, any) && age <= limit * 1000) {
+      const hit = status("hit");
+      if (etagMatches(request.headers.get("if-none-match"), entry.headers.get("etag"))) {
+        return notModified(entry, hit, age);
       }
-      reason = "stale";
+      return served(entry, hit, age / 1000, entry.body);
     }
+    reason = "stale";
   }
 
   // Forwarded. A stale entry with an ETag is revalidated (If-None-Match), unless the caller sent a condition of its own.
-  const headers = originHeaders(request, true);
+  const headers = originHeaders(request, known.workspace === null);
   const etag = entry?.headers.get("etag");
   const revalidating = !!entry && !!etag && !request.headers.has("if-none-match");
   if (revalidating && etag) headers.set("if-none-match", etag);
@@ -199,7 +224,7 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
     return served(fresh, status(`fwd=stale; fwd-status=304; stored`), 0, fresh.body);
   }
   if (storable(request, res)) {
-    const workspace = res.headers.get(WORKSPACE) ?? "";
+    const workspace = workspaceOf(deps, res, known) ?? "";
     const copy = res.clone();
     deps.waitUntil(copy.arrayBuffer().then((body) => deps.cache.put(key, entryOf(copy, body, sentAt, workspace, deps.maxSeconds))));
     return answer(res, status(`fwd=${reason}; fwd-status=${res.status}; stored`), 0);

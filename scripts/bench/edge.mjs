@@ -31,7 +31,8 @@ export async function measureEdge(baseUrl, fixture, { originRttMs, durationSecon
   ];
   const rows = [];
   for (const s of cases) {
-    await one(baseUrl, s); // stores the entry the hit and the revalidation find
+    await one(baseUrl, s); // stores the entry the hit and the revalidation find…
+    await new Promise((r) => setTimeout(r, 200)); // …after the answer (waitUntil)
     const probe = await one(baseUrl, s);
     let n = 0;
     const result = await autocannon({

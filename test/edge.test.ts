@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type EdgeDeps, edgeFetch } from "../src/front/edge";
 import worker from "../src/index";
-import { post } from "./helpers/api";
+import { fetchApp, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant } from "./helpers/fixtures";
 
 const MAX_SECONDS = 5;
@@ -230,5 +230,19 @@ describe("edge cache: revocation", () => {
     clock = storedAt + MAX_SECONDS * 1000 + 1;
     const past = await there.send("GET", `/tasks/${taskId}`, key, { "cache-control": "max-stale=3600" });
     expect([past.status, past.headers.get("cache-status")]).toEqual([401, "pm-edge; fwd=stale; fwd-status=401"]);
+  });
+});
+
+describe("public documents", () => {
+  it("/openapi.json, /docs and /.well-known/jwks.json: public, five minutes, revalidated by their ETag", async () => {
+    for (const path of ["/openapi.json", "/docs", "/.well-known/jwks.json"]) {
+      const res = await fetchApp(new Request(`http://api.test${path}`));
+      await res.arrayBuffer();
+      expect([path, res.status, res.headers.get("cache-control")]).toEqual([path, 200, "public, max-age=300"]);
+      const etag = res.headers.get("etag")!;
+      expect(etag).toMatch(/^W\//);
+      const again = await fetchApp(new Request(`http://api.test${path}`, { headers: { "if-none-match": etag } }));
+      expect([path, again.status, again.headers.get("cache-control")]).toEqual([path, 304, "public, max-age=300"]);
+    }
   });
 });

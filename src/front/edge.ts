@@ -8,7 +8,7 @@
 // - it was sent strictly after the last successful write of its workspace through this location finished (the write
 //   marker, kept in the same Cache API, so every isolate of the location sees it before the write is answered).
 
-import { credentialHash, credentialWorkspaceKey, entryKey, writeMarkerKey } from "./cache-key";
+import { CREDENTIAL_HEADERS, credentialHash, credentialWorkspaceKey, entryKey, writeMarkerKey } from "./cache-key";
 import { acceptableAge, parseRequestDirectives } from "./directives";
 
 /** Request header: the front Worker asks the origin to name the caller's workspace. */
@@ -223,10 +223,11 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
     deps.waitUntil(deps.cache.put(key, fresh.clone()));
     return served(fresh, status(`fwd=stale; fwd-status=304; stored`), 0, fresh.body);
   }
-  if (storable(request, res)) {
-    const workspace = workspaceOf(deps, res, known) ?? "";
+  const workspace = workspaceOf(deps, res, known);
+  // An answer to a credential whose workspace is not known could not be hidden by that workspace's writes: not stored.
+  if (storable(request, res) && (workspace || !CREDENTIAL_HEADERS.some((h) => request.headers.has(h)))) {
     const copy = res.clone();
-    deps.waitUntil(copy.arrayBuffer().then((body) => deps.cache.put(key, entryOf(copy, body, sentAt, workspace, deps.maxSeconds))));
+    deps.waitUntil(copy.arrayBuffer().then((body) => deps.cache.put(key, entryOf(copy, body, sentAt, workspace ?? "", deps.maxSeconds))));
     return answer(res, status(`fwd=${reason}; fwd-status=${res.status}; stored`), 0);
   }
   return answer(res, status(`fwd=${reason}; fwd-status=${res.status}`), 0);

@@ -7,12 +7,15 @@
 //   npm run bench -- --compare a.json b.json  ratio between two result files
 //   npm run bench -- --rtt 20          the database 20 ms away (the stack's proxy holds each message 10 ms each
 //                                      way); adds a latency table at one connection: p50 in ms and round trips
+//   npm run bench -- --origin-rtt 100  the edge rows' distance from the front Worker to the API Worker (default 100)
+//   BENCH_ONLY=edge npm run bench      the edge rows alone (no scenarios, scale check or import)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter),
-// BENCH_RTT_MS (as --rtt).
+// BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt).
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
+import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { measureImport } from "./bench/import.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
 import { startStack } from "./lib/stack.mjs";
@@ -23,6 +26,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ONLY = process.env.BENCH_ONLY;
 const rttArg = process.argv.indexOf("--rtt");
 const RTT = Number(rttArg >= 0 ? process.argv[rttArg + 1] : (process.env.BENCH_RTT_MS ?? 0));
+const originArg = process.argv.indexOf("--origin-rtt");
+const ORIGIN_RTT = Number(originArg >= 0 ? process.argv[originArg + 1] : (process.env.BENCH_ORIGIN_RTT_MS ?? 100));
+const EDGE_ONLY = ONLY === "edge";
 
 /** Latency budgets at a distance, in round trips at p50 (docs/performance.md): what each kind of request may cost. */
 const RTT_TARGET = { read: 2.7, create: 3, write: 3.5 };
@@ -279,6 +285,21 @@ function printLatencyTable(rows) {
   }
 }
 
+/** The edge rows: p50 in ms and in origin round trips, and the hit's share of a miss's p50 against its target. */
+function printEdgeTable(edge) {
+  console.log(
+    `\nedge reads, the API Worker ${edge.originRttMs} ms from the front Worker, 1 connection\n${pad("scenario", 32)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("origin RT", 11)}Cache-Status`,
+  );
+  for (const r of edge.rows) {
+    console.log(
+      `${pad(r.name, 32)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 8)}${pad(num(r.originRoundTrips, 2), 11)}${r.cacheStatus}`,
+    );
+  }
+  console.log(
+    `  hit p50 / miss p50 = ${num(edge.hitToMiss, 3)} (target ≤ ${HIT_TARGET} and 0 origin round trips: ${edge.met ? "met" : "MISSED"})`,
+  );
+}
+
 function compare(a, b) {
   const A = JSON.parse(readFileSync(a, "utf8"));
   const B = JSON.parse(readFileSync(b, "utf8"));
@@ -314,11 +335,13 @@ async function main() {
     const started = Date.now();
     const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
     console.log(`seeded 10,000 tasks, 200 projects, 2,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    fixture.deepCursor = await deepCursor(baseUrl, fixture.apiKey, 8_000);
-    fixture.deepEvent = await deepEvent(baseUrl, fixture.apiKey, 8_000);
+    if (!EDGE_ONLY) {
+      fixture.deepCursor = await deepCursor(baseUrl, fixture.apiKey, 8_000);
+      fixture.deepEvent = await deepEvent(baseUrl, fixture.apiKey, 8_000);
+    }
 
     const rows = [];
-    const chosen = SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
+    const chosen = EDGE_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
     for (const s of chosen) {
       if (s.latencyOnly) continue;
       const r = await measure(baseUrl, fixture.apiKey, s, fixture);
@@ -327,7 +350,12 @@ async function main() {
     }
     const floor = rows.find((r) => r.ref === "floor")?.rps;
     const ceiling = rows.find((r) => r.ref === "ceiling")?.rps;
-    printTable(rows, floor, ceiling);
+    if (!EDGE_ONLY) printTable(rows, floor, ceiling);
+
+    // Reads at the edge: through the front Worker with the API Worker ORIGIN_RTT ms away.
+    const edge = await measureEdge(baseUrl, fixture, { originRttMs: ORIGIN_RTT, durationSeconds: DURATION });
+    printEdgeTable(edge);
+    if (EDGE_ONLY) return;
 
     // Scale: the same list in a workspace of 1,000 and one of 100,000 tasks.
     const small = await seedWorkspace(databaseUrl, { tasks: 1_000, projects: 10, comments: 0, prefix: "SMA" });
@@ -381,6 +409,7 @@ async function main() {
       scale,
       import: imported,
       latency,
+      edge,
     };
     mkdirSync(path.join(root, "bench/results"), { recursive: true });
     const file = path.join(root, "bench/results", `${result.date.replace(/[:.]/g, "-")}.json`);

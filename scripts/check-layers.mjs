@@ -1,8 +1,9 @@
 // `npm run check:layers`: the folders of src/ form layers that only point down, so no folder imports one that
 // imports it back (no cycle between folders):
 //   core (errors, crypto, dates, email messages) < env < ids < db < email < http < records < webhooks < auth
-//   < middleware < resources < mcp < app
+//   < middleware < resources < mcp < app < front
 // A Worker's entry (src/index.ts, the queue consumer's src/email/worker.ts) composes the layers: it counts as `app`.
+// The edge front Worker (src/front/) sits on top and imports nothing below it: it is a Worker of its own, kept small.
 // and inside resources/ no resource imports another: what two resources share (a record's field map, a rule) sits in
 // a layer below (records/, auth/). A relative import (type-only and `import("…")` included) that breaks either rule is
 // printed and fails the check.
@@ -10,7 +11,22 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 const SRC = path.resolve(import.meta.dirname, "../src");
-const LAYERS = ["core", "env", "ids", "db", "email", "http", "records", "webhooks", "auth", "middleware", "resources", "mcp", "app"];
+const LAYERS = [
+  "core",
+  "env",
+  "ids",
+  "db",
+  "email",
+  "http",
+  "records",
+  "webhooks",
+  "auth",
+  "middleware",
+  "resources",
+  "mcp",
+  "app",
+  "front",
+];
 const ENTRIES = new Set(["index.ts", path.join("email", "worker.ts")]);
 const IMPORT = /(?:(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+|import\(\s*)["'](\.{1,2}\/[^"']+)["']/g;
 

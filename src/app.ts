@@ -13,6 +13,7 @@ import { newRouter } from "./http/router";
 import { IMPORT_PATH, publicBaseUrl } from "./http/urls";
 import { mcpRoutes } from "./mcp/routes";
 import { rejectUnkeepableText } from "./middleware/body-guard";
+import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
 import { CONDITIONAL, ifMatch } from "./middleware/if-match";
 import { checksInOrder } from "./middleware/order-of-checks";
@@ -44,6 +45,13 @@ import { transferRoutes } from "./resources/transfer/routes";
 import { userRoutes } from "./resources/users/routes";
 import { webhookRoutes } from "./resources/webhooks/routes";
 import { workspaceRoutes } from "./resources/workspaces/routes";
+
+/**
+ * Public documents (contract §11): the same for every caller, so any cache (the caller's, a CDN, the front Worker's)
+ * may keep them five minutes, then revalidate by their weak ETag (a 304 without the body).
+ */
+const PUBLIC_DOCUMENTS = new Set(["/openapi.json", "/docs", "/.well-known/jwks.json"]);
+const PUBLIC_DOCUMENT_CACHE = "public, max-age=300";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Import routes take a whole export (docs/api.md, conventions). */
@@ -153,6 +161,14 @@ export function buildApp() {
   app.use("*", eventContext);
   // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts).
   app.use("*", webhookRelay);
+  // Asked by the front Worker (src/front/): the caller's workspace of a successful answer, for its read-your-writes.
+  app.use("*", edgeWorkspace);
+  app.use("*", async (c, next) => {
+    await next();
+    if (PUBLIC_DOCUMENTS.has(c.req.path) && (c.res.status === 200 || c.res.status === 304)) {
+      c.res.headers.set("cache-control", PUBLIC_DOCUMENT_CACHE);
+    }
+  });
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (docs/api.md, conventions).
   app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.

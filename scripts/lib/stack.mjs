@@ -1,5 +1,6 @@
-// The local stack: embedded PostgreSQL + WebSocket proxy + `wrangler dev` running the API worker and the
-// email consumer in one process (one local queue between them).
+// The local stack: embedded PostgreSQL + WebSocket proxy + `wrangler dev` running, in one process, the front Worker
+// on the public port, the API worker behind it (reached only over the front's Service Binding, as in production) and
+// the email consumer (one local queue between them).
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -9,6 +10,7 @@ import { startWsProxy } from "./ws-proxy.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const CONSUMER_DIR = "workers/email";
+const FRONT_DIR = "workers/front";
 
 export function wranglerEnv() {
   const configHome = path.join(root, ".wrangler", "config");
@@ -49,24 +51,26 @@ export function dotenvLine(key, value) {
 }
 
 /**
- * The consumer's config and its .dev.vars under the stack's data dir, not beside workers/email/wrangler.toml:
- * wrangler gives a second config no --env-file, and a shared .dev.vars would let two stacks (npm start, the
- * smoke test, the bench) hand each other's DATABASE_URL to their consumers.
+ * A Worker's config and its .dev.vars under the stack's data dir, not beside its wrangler.toml: wrangler gives only the
+ * first config of `wrangler dev -c … -c …` an --env-file, a second one reads the .dev.vars beside it, and a shared one
+ * would let two stacks (npm start, the smoke test, the bench) hand each other's DATABASE_URL to their workers (and one
+ * in the project root would leak into the test runner's bindings). `topLevel` adds top-level keys (dev-only settings).
  */
-function consumerConfig(data, lines) {
-  const dir = path.join(data, "email-worker");
+function workerConfig(data, name, toml, lines, topLevel = "") {
+  const dir = path.join(data, name);
   mkdirSync(dir, { recursive: true });
-  const source = readFileSync(path.join(root, CONSUMER_DIR, "wrangler.toml"), "utf8");
-  const main = path.join(root, CONSUMER_DIR, /^main\s*=\s*"([^"]+)"/m.exec(source)[1]);
-  writeFileSync(path.join(dir, "wrangler.toml"), source.replace(/^main\s*=.*$/m, `main = ${JSON.stringify(main)}`));
+  const source = readFileSync(path.join(root, toml), "utf8");
+  const main = path.resolve(root, path.dirname(toml), /^main\s*=\s*"([^"]+)"/m.exec(source)[1]);
+  writeFileSync(path.join(dir, "wrangler.toml"), source.replace(/^main\s*=.*$/m, `main = ${JSON.stringify(main)}${topLevel}`));
   writeFileSync(path.join(dir, ".dev.vars"), lines, { mode: 0o600 });
   return path.join(dir, "wrangler.toml");
 }
 
 /**
- * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, rttMs?: number, log?: (m: string) => void, quiet?: boolean }} opts
+ * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, rttMs?: number, originRttMs?: number, edgeMaxSeconds?: number, log?: (m: string) => void, quiet?: boolean }} opts
  * `pgPort` 0 takes any free port; the default prefers 54329. `rttMs` puts the database that far away (the proxy
- * holds each message for half of it each way).
+ * holds each message for half of it each way); `originRttMs` puts the API Worker that far from the front Worker (each
+ * forwarded call held that long). `edgeMaxSeconds` overrides the front's EDGE_CACHE_MAX_SECONDS.
  */
 export async function startStack({
   dataDir = ".data",
@@ -74,6 +78,8 @@ export async function startStack({
   pgPort = 54329,
   benchRoutes = false,
   rttMs = 0,
+  originRttMs = 0,
+  edgeMaxSeconds,
   log = console.log,
   quiet = false,
 } = {}) {
@@ -83,8 +89,7 @@ export async function startStack({
   const proxy = await startWsProxy({ delayMs: rttMs / 2, log });
   log(`WebSocket proxy at ${proxy.url}`);
 
-  // Dev-only bindings: the API worker takes them with --env-file (a .dev.vars in the project root would also
-  // leak into the test runner's bindings); the consumer reads the .dev.vars beside its generated config.
+  // Dev-only bindings of the API worker and the consumer, each in the .dev.vars beside its generated config.
   const vars = {
     ...devSecrets(data),
     DATABASE_URL: db.url,
@@ -99,12 +104,27 @@ export async function startStack({
     RATE_LIMIT_CREDENTIAL: "1000000",
     RATE_LIMIT_IP: "1000000",
   };
-  const envFile = path.join(data, "dev.env");
-  const lines = `${Object.entries(vars)
-    .map(([k, v]) => dotenvLine(k, v))
-    .join("\n")}\n`;
-  writeFileSync(envFile, lines, { mode: 0o600 });
-  const consumerToml = consumerConfig(data, lines);
+  const dotenv = (o) =>
+    `${Object.entries(o)
+      .map(([k, v]) => dotenvLine(k, v))
+      .join("\n")}\n`;
+  const lines = dotenv(vars);
+  const apiToml = workerConfig(data, "api-worker", "wrangler.toml", lines);
+  const consumerToml = workerConfig(data, "email-worker", path.join(CONSUMER_DIR, "wrangler.toml"), lines);
+  // The front Worker goes first: the public port is the first config's. Its dev-only settings: the simulated distance,
+  // and the flag that lets its scheduled handler reach the API's (wrangler dev's /__scheduled, which the launcher uses
+  // to relay the email outbox, reaches the first Worker only; src/front/index.ts).
+  // With the bench routes, a request may set its own distance (x-dev-origin-delay-ms): the bench's edge rows.
+  const frontVars = { DEV_ORIGIN_DELAY_MS: String(originRttMs), DEV_ORIGIN_DELAY_HEADER: benchRoutes ? "true" : "false" };
+  if (edgeMaxSeconds !== undefined) frontVars.EDGE_CACHE_MAX_SECONDS = String(edgeMaxSeconds);
+  const frontToml = workerConfig(
+    data,
+    "front-worker",
+    path.join(FRONT_DIR, "wrangler.toml"),
+    dotenv(frontVars),
+    '\ncompatibility_flags = ["service_binding_extra_handlers"]',
+  );
+  const envFile = path.join(data, "front-worker", ".dev.vars");
 
   const child = spawn(
     process.execPath,
@@ -112,7 +132,9 @@ export async function startStack({
       path.join(root, "node_modules/wrangler/bin/wrangler.js"),
       "dev",
       "-c",
-      "wrangler.toml",
+      frontToml,
+      "-c",
+      apiToml,
       "-c",
       consumerToml,
       "--ip",

@@ -97,6 +97,15 @@ export class Caller {
     return this.#grants(principal) ? null : missingScope(this.scope!);
   }
 
+  /**
+   * The caller's workspace, for the front Worker's read-your-writes (src/middleware/edge-workspace): free for a JWT
+   * (its claim) or a loaded principal, else the principal's query. Null when the credential is not live.
+   */
+  async workspaceId(): Promise<string | null> {
+    if (this.credential.kind === "jwt") return this.credential.workspaceId;
+    return (await this.#load())?.workspace.id ?? null;
+  }
+
   #grants(principal: Principal): boolean {
     return this.scope === null || principal.scopes.includes(this.scope);
   }

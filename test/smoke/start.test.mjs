@@ -1,5 +1,5 @@
 // Smoke test of `npm start` itself: boots the real start script (embedded PostgreSQL, WebSocket proxy,
-// `wrangler dev` with the API and the email consumer) on its own port, PostgreSQL port and data dir, drives it
+// `wrangler dev` with the front Worker on the public port, the API behind it and the email consumer) on its own port, PostgreSQL port and data dir, drives it
 // over HTTP from outside like a user with curl, and stops every process it started. Runs in Node, not workerd.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveOnDevicePage, STARTUP_MS, signUp, sixDigits, startStack, unique } from "./lib/stack.mjs";
@@ -92,5 +92,25 @@ describe("npm start, driven over HTTP", () => {
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ user: { email: owner.email }, workspace: { slug: owner.slug } });
     expect((await call("POST", "/auth/device/token", { body: { device_code } })).status).toBe(400);
+  });
+  it("answers a GET that allows it from the front Worker's cache; a write through it hides what was stored before", async () => {
+    const read = async () => {
+      const res = await fetch(`${base}/me`, { headers: { "svc-api-key": owner.key, "cache-control": "max-age=30" } });
+      await res.text();
+      expect(res.headers.has("x-pm-workspace")).toBe(false);
+      return res.headers.get("cache-status");
+    };
+    expect(await read()).toMatch(/^pm-edge; fwd=miss; fwd-status=200; stored$/);
+    // The entry is stored after the answer (waitUntil): the next reads find it.
+    let status;
+    for (let i = 0; i < 20 && status !== "pm-edge; hit"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = await read();
+    }
+    expect(status).toBe("pm-edge; hit");
+    const plain = await call("GET", "/me", { key: owner.key });
+    expect(plain.headers.get("cache-status")).toBe("pm-edge; fwd=request");
+    expect((await call("POST", "/api-keys", { key: owner.key, body: { name: "edge" } })).status).toBe(201);
+    expect(await read()).toMatch(/^pm-edge; fwd=stale; fwd-status=(200|304); stored$/);
   });
 });

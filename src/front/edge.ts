@@ -1,0 +1,248 @@
+// The front Worker's one decision (contract §11, docs/edge.md): answer a GET from this location's cache when the
+// caller allows an old enough answer and nothing written here since makes it wrong, else forward to the API Worker.
+//
+// What makes a stored answer safe to serve:
+// - it was fetched with the same credential (the key holds its hash, src/front/cache-key.ts);
+// - its age, counted from the moment the front Worker *sent* the request that fetched it (never later than the data it
+//   holds), is within the caller's `max-age`/`max-stale` and the server's maximum;
+// - it was sent strictly after the last successful write of its workspace through this location finished (the write
+//   marker, kept in the same Cache API, so every isolate of the location sees it before the write is answered).
+
+import { CREDENTIAL_HEADERS, credentialHash, credentialWorkspaceKey, entryKey, writeMarkerKey } from "./cache-key";
+import { acceptableAge, parseRequestDirectives } from "./directives";
+
+/** Request header: the front Worker asks the origin to name the caller's workspace. */
+export const ASK_WORKSPACE = "x-pm-edge-workspace";
+/** Response header: the origin's answer; internal, never passed on to the caller. */
+export const WORKSPACE = "x-pm-workspace";
+/** The marker of writes whose workspace the origin did not name: every entry is checked against it too. */
+export const ANY_WORKSPACE = "*";
+
+// What an entry carries besides the answer (stripped before the answer is served).
+const SENT_AT = "x-pm-edge-sent-at";
+const ENTRY_WORKSPACE = "x-pm-edge-entry-workspace";
+const ORIGIN_CACHE_CONTROL = "x-pm-edge-origin-cache-control";
+const META = [SENT_AT, ENTRY_WORKSPACE, ORIGIN_CACHE_CONTROL];
+/** Hop-by-hop or per-request headers of the origin's answer that an entry does not keep. */
+const NOT_STORED = ["set-cookie", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", WORKSPACE];
+
+const CACHE_NAME = "pm-edge";
+
+/** Paths never stored, whatever the origin says: the dev mailbox and receivers, the device-approval page. */
+export const neverStored = (path: string) => path.startsWith("/_dev/") || path === "/_dev" || path.startsWith("/device");
+
+export interface EdgeDeps {
+  /** The API Worker (the Service Binding). */
+  origin: { fetch(request: Request): Promise<Response> };
+  /** This location's cache (`caches.default` in production; a named cache per simulated location in tests). */
+  cache: Cache;
+  /** The server's maximum age of an answer served from the cache, in seconds; 0 turns edge caching off. */
+  maxSeconds: number;
+  /** Milliseconds since the epoch (Date.now in production; a test moves its own clock). */
+  now: () => number;
+  /** Development only: each forwarded call is held this long (a simulated distance to the origin, for the bench). */
+  originDelayMs: number;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+const status = (params: string) => `${CACHE_NAME}; ${params}`;
+
+function answer(res: Response, cacheStatus: string, ageSeconds: number, body: BodyInit | null = res.body): Response {
+  const headers = new Headers(res.headers);
+  headers.delete(WORKSPACE);
+  for (const h of META) headers.delete(h);
+  headers.set("age", String(Math.max(0, Math.floor(ageSeconds))));
+  // RFC 9211 §2: members run from the cache nearest the origin to the one nearest the caller, which this is.
+  const prior = headers.get("cache-status");
+  headers.set("cache-status", prior ? `${prior}, ${cacheStatus}` : cacheStatus);
+  return new Response(body, { status: res.status, statusText: res.statusText, headers });
+}
+
+async function forward(request: Request, deps: EdgeDeps, headers: Headers): Promise<Response> {
+  if (deps.originDelayMs > 0) await new Promise((r) => setTimeout(r, deps.originDelayMs));
+  return deps.origin.fetch(new Request(request, { headers }));
+}
+
+/** The request's headers as the origin gets them: any client-sent internal header replaced by the front's own. */
+function originHeaders(request: Request, askWorkspace: boolean): Headers {
+  const headers = new Headers(request.headers);
+  headers.delete(ASK_WORKSPACE);
+  if (askWorkspace) headers.set(ASK_WORKSPACE, "1");
+  return headers;
+}
+
+/** How long the location remembers a credential's workspace (it never changes; a day keeps the cache tidy). */
+const CREDENTIAL_TTL_SECONDS = 86_400;
+
+/**
+ * The workspace of the request's credential as this location knows it, or null: then the origin is asked
+ * (`x-pm-edge-workspace`), which costs it the principal's query for an API key, once per credential and location.
+ */
+async function knownWorkspace(deps: EdgeDeps, request: Request): Promise<{ key: string; workspace: string | null }> {
+  const key = credentialWorkspaceKey(request.url, await credentialHash(request.headers));
+  const found = await deps.cache.match(key);
+  return { key, workspace: found ? found.headers.get(ENTRY_WORKSPACE) : null };
+}
+
+/** Remembers the workspace the origin named for the request's credential. */
+function rememberWorkspace(deps: EdgeDeps, key: string, workspace: string): void {
+  const headers = { [ENTRY_WORKSPACE]: workspace, "cache-control": `max-age=${CREDENTIAL_TTL_SECONDS}` };
+  deps.waitUntil(deps.cache.put(key, new Response(null, { headers })));
+}
+
+/** The workspace of an answer: the origin's word, or the location's memory of the credential; remembered if new. */
+function workspaceOf(deps: EdgeDeps, res: Response, known: { key: string; workspace: string | null }): string | null {
+  const named = res.headers.get(WORKSPACE);
+  if (named && named !== known.workspace) rememberWorkspace(deps, known.key, named);
+  return named || known.workspace;
+}
+
+async function markerTime(deps: EdgeDeps, url: string, workspace: string): Promise<number> {
+  const found = await deps.cache.match(writeMarkerKey(url, workspace));
+  return found ? Number(found.headers.get(SENT_AT)) || 0 : 0;
+}
+
+/**
+ * Records a successful write through this location, before the write is answered (so the caller's next read, from any
+ * isolate here, sees it). The marker keeps the later of its time and the one already there. Markers live as long as an
+ * entry may be served (the server's maximum): an entry older than that is never served anyway.
+ */
+async function recordWrite(deps: EdgeDeps, url: string, workspace: string, at: number): Promise<void> {
+  const key = writeMarkerKey(url, workspace);
+  const time = Math.max(at, await markerTime(deps, url, workspace));
+  const headers = { [SENT_AT]: String(time), "cache-control": `max-age=${deps.maxSeconds + 1}` };
+  await deps.cache.put(key, new Response(null, { headers }));
+}
+
+function storable(request: Request, res: Response): boolean {
+  const cc = (res.headers.get("cache-control") ?? "").toLowerCase();
+  return (
+    request.method === "GET" &&
+    res.status >= 200 &&
+    res.status < 300 &&
+    res.status !== 206 &&
+    (res.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json") &&
+    !res.headers.has("set-cookie") &&
+    !/(^|[\s,])(no-store|private)([\s,=]|$)/.test(cc) &&
+    !neverStored(new URL(request.url).pathname)
+  );
+}
+
+/** The entry of a stored answer: its headers minus what is not kept, plus when its request was sent and its workspace. */
+function entryOf(
+  res: Response,
+  body: ArrayBuffer,
+  sentAt: number,
+  workspace: string,
+  maxSeconds: number,
+  originCacheControl = res.headers.get("cache-control"),
+): Response {
+  const headers = new Headers(res.headers);
+  for (const h of NOT_STORED) headers.delete(h);
+  if (originCacheControl) headers.set(ORIGIN_CACHE_CONTROL, originCacheControl);
+  else headers.delete(ORIGIN_CACHE_CONTROL);
+  // What the Cache API obeys: keep the entry as long as it may be served, no longer.
+  headers.set("cache-control", `max-age=${maxSeconds}`);
+  headers.set(SENT_AT, String(sentAt));
+  headers.set(ENTRY_WORKSPACE, workspace);
+  return new Response(body, { status: res.status, headers });
+}
+
+/** A stored entry as the caller gets it: the origin's own Cache-Control back in place. */
+function served(entry: Response, cacheStatus: string, ageSeconds: number, body: BodyInit | null): Response {
+  const res = answer(entry, cacheStatus, ageSeconds, body);
+  const cc = entry.headers.get(ORIGIN_CACHE_CONTROL);
+  if (cc) res.headers.set("cache-control", cc);
+  else res.headers.delete("cache-control");
+  return res;
+}
+
+const etagMatches = (ifNoneMatch: string | null, etag: string | null) =>
+  !!ifNoneMatch &&
+  !!etag &&
+  ifNoneMatch.split(",").some((t) => t.trim() === "*" || t.trim().replace(/^W\//, "") === etag.replace(/^W\//, ""));
+
+export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Response> {
+  const method = request.method;
+  if (method !== "GET") {
+    const writes = method !== "HEAD" && method !== "OPTIONS" && deps.maxSeconds > 0;
+    const known = writes ? await knownWorkspace(deps, request) : { key: "", workspace: null };
+    const res = await forward(request, deps, originHeaders(request, writes && known.workspace === null));
+    if (writes && res.ok) await recordWrite(deps, request.url, workspaceOf(deps, res, known) || ANY_WORKSPACE, deps.now());
+    return answer(res, status("fwd=method"), 0);
+  }
+
+  const path = new URL(request.url).pathname;
+  if (deps.maxSeconds <= 0) return answer(await forward(request, deps, originHeaders(request, false)), status("fwd=bypass"), 0);
+  if (neverStored(path)) return answer(await forward(request, deps, originHeaders(request, false)), status("fwd=uri-miss"), 0);
+
+  const limit = acceptableAge(parseRequestDirectives(request.headers.get("cache-control")), deps.maxSeconds);
+  // No permission to answer from the cache: forwarded as it is, nothing looked up or stored (a caller that never asks
+  // for stored answers pays nothing for them, not even the origin's workspace query).
+  if (limit === null) return answer(await forward(request, deps, originHeaders(request, false)), status("fwd=request"), 0);
+
+  const key = await entryKey(request);
+  let reason = "miss";
+  const [entry, known] = await Promise.all([deps.cache.match(key), knownWorkspace(deps, request)]);
+  if (entry) {
+    const sentAt = Number(entry.headers.get(SENT_AT));
+    const workspace = entry.headers.get(ENTRY_WORKSPACE) || ANY_WORKSPACE;
+    const [own, any] = await Promise.all([
+      markerTime(deps, request.url, workspace),
+      workspace === ANY_WORKSPACE ? 0 : markerTime(deps, request.url, ANY_WORKSPACE),
+    ]);
+    const age = deps.now() - sentAt;
+    if (sentAt > Math.max(own, any) && age <= limit * 1000) {
+      const hit = status("hit");
+      if (etagMatches(request.headers.get("if-none-match"), entry.headers.get("etag"))) {
+        return notModified(entry, hit, age);
+      }
+      return served(entry, hit, age / 1000, entry.body);
+    }
+    reason = "stale";
+  }
+
+  // Forwarded. A stale entry with an ETag is revalidated (If-None-Match), unless the caller sent a condition of its own.
+  const headers = originHeaders(request, known.workspace === null);
+  const etag = entry?.headers.get("etag");
+  const revalidating = !!entry && !!etag && !request.headers.has("if-none-match");
+  if (revalidating && etag) headers.set("if-none-match", etag);
+  const sentAt = deps.now();
+  const res = await forward(request, deps, headers);
+
+  if (revalidating && entry && res.status === 304) {
+    const body = await entry.arrayBuffer();
+    const workspace = entry.headers.get(ENTRY_WORKSPACE) || ANY_WORKSPACE;
+    const originCc = entry.headers.get(ORIGIN_CACHE_CONTROL);
+    const fresh = entryOf(entry, body, sentAt, workspace === ANY_WORKSPACE ? "" : workspace, deps.maxSeconds, originCc);
+    // The origin's per-request headers (request id, timing) describe this answer, not the first one.
+    for (const h of ["x-request-id", "server-timing", "etag"]) {
+      const v = res.headers.get(h);
+      if (v) fresh.headers.set(h, v);
+    }
+    deps.waitUntil(deps.cache.put(key, fresh.clone()));
+    return served(fresh, status(`fwd=stale; fwd-status=304; stored`), 0, fresh.body);
+  }
+  const workspace = workspaceOf(deps, res, known);
+  // An answer to a credential whose workspace is not known could not be hidden by that workspace's writes: not stored.
+  if (storable(request, res) && (workspace || !CREDENTIAL_HEADERS.some((h) => request.headers.has(h)))) {
+    const copy = res.clone();
+    deps.waitUntil(copy.arrayBuffer().then((body) => deps.cache.put(key, entryOf(copy, body, sentAt, workspace ?? "", deps.maxSeconds))));
+    return answer(res, status(`fwd=${reason}; fwd-status=${res.status}; stored`), 0);
+  }
+  return answer(res, status(`fwd=${reason}; fwd-status=${res.status}`), 0);
+}
+
+/** A 304 for a caller whose If-None-Match names the entry's ETag (RFC 9110 §15.4.5: the validators, no body). */
+function notModified(entry: Response, cacheStatus: string, ageMs: number): Response {
+  const headers = new Headers();
+  for (const h of ["etag", "x-request-id", "vary", "content-location"]) {
+    const v = entry.headers.get(h);
+    if (v) headers.set(h, v);
+  }
+  const cc = entry.headers.get(ORIGIN_CACHE_CONTROL);
+  if (cc) headers.set("cache-control", cc);
+  headers.set("age", String(Math.floor(ageMs / 1000)));
+  headers.set("cache-status", cacheStatus);
+  return new Response(null, { status: 304, headers });
+}

@@ -1,0 +1,20 @@
+// The front Worker (src/front/) keeps read-your-writes per workspace: it must learn the workspace of a successful
+// write and of each answer it stores. It asks with the internal request header `x-pm-edge-workspace`; this answers in
+// `x-pm-workspace`, which the front Worker strips. Only asked-for, only on success: a JWT names its workspace for free,
+// an API key costs the principal's query (beside the database) unless the operation loaded it already.
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import type { CallerEnv } from "../../auth/middleware";
+import type { AppEnv } from "../../http/context";
+
+export const ASK_WORKSPACE = "x-pm-edge-workspace";
+export const WORKSPACE = "x-pm-workspace";
+
+export const edgeWorkspace = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  if (!c.req.header(ASK_WORKSPACE) || c.res.status < 200 || c.res.status >= 300) return;
+  const caller = (c as unknown as Context<CallerEnv>).get("caller");
+  if (!caller) return;
+  const workspace = await caller.workspaceId().catch(() => null);
+  if (workspace) c.res.headers.set(WORKSPACE, workspace);
+});

@@ -1,0 +1,248 @@
+// The edge rules (contract §11, docs/edge.md): two front Workers stand for two Cloudflare locations (the real front
+// code, src/front/edge.ts, each with a cache of its own), both bound to the real API Worker on the real database.
+// Random interleavings of writes, reads with random `max-age`/`max-stale` and clock moves check, for every read:
+// - it is no older than it allowed (every write finished more than its limit ago is in it);
+// - read-your-writes per location (every write finished through its location is in it);
+// - no cross-credential hit (a hit is an answer the origin made for the same credential, and /me names the caller).
+// Then the revocation bound: a key deleted through one location is refused there at once, and at the other once the
+// server's maximum has passed.
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type EdgeDeps, edgeFetch } from "../src/front/edge";
+import worker from "../src/index";
+import { fetchApp, post } from "./helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant } from "./helpers/fixtures";
+
+const MAX_SECONDS = 5;
+
+/** Which credential the origin made each answer for (by request id), and how many calls reached it. */
+const madeFor = new Map<string, string>();
+let originCalls = 0;
+/** How many of them asked the origin to name the caller's workspace. */
+let askedWorkspace = 0;
+
+/** The API Worker, as the Service Binding reaches it; its answer buffered, its after-response work done. */
+const origin: EdgeDeps["origin"] = {
+  async fetch(request) {
+    originCalls++;
+    if (request.headers.has("x-pm-edge-workspace")) askedWorkspace++;
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, ctx);
+    const body = await res.arrayBuffer();
+    await waitOnExecutionContext(ctx);
+    const id = res.headers.get("x-request-id");
+    if (id) madeFor.set(id, request.headers.get("svc-api-key") ?? "");
+    return new Response(res.status === 204 || res.status === 304 ? null : body, res);
+  },
+};
+
+/** The test's clock: it moves only when a step says so, so ages are exact. */
+let clock = Date.now();
+
+/** A location: its own cache, the real front code. `send` settles the front's after-response work (its stores). */
+async function location(name: string, maxSeconds = MAX_SECONDS) {
+  const cache = await caches.open(`${name}-${crypto.randomUUID()}`);
+  return {
+    async send(method: string, path: string, key: string, headers: Record<string, string> = {}, body?: unknown) {
+      const pending: Promise<unknown>[] = [];
+      const request = new Request(`http://api.test${path}`, {
+        method,
+        headers: { "svc-api-key": key, ...headers, ...(body ? { "content-type": "application/json" } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const res = await edgeFetch(request, {
+        origin,
+        cache,
+        maxSeconds,
+        now: () => clock,
+        originDelayMs: 0,
+        waitUntil: (p) => pending.push(p),
+      });
+      const text = await res.text();
+      await Promise.all(pending);
+      const json = (res.headers.get("content-type") ?? "").startsWith("application/json");
+      return { status: res.status, headers: res.headers, body: text && json ? JSON.parse(text) : text };
+    },
+  };
+}
+type Location = Awaited<ReturnType<typeof location>>;
+
+let owner: Member;
+let member: Member;
+let taskId: string;
+beforeAll(async () => {
+  const tenant = await newTenant("Edge");
+  owner = tenant.owner;
+  member = await addMember(tenant);
+  const team = await newTeam(tenant);
+  await joinTeam(team, member);
+  const created = await post("/tasks", { teamId: team.id, title: "v0" }, owner.key);
+  expect(created.status).toBe(201);
+  taskId = created.body.task.id;
+});
+
+describe("edge cache: two locations, random writes and reads", () => {
+  it("serves no read older than it allows, keeps read-your-writes per location, never answers across credentials", async () => {
+    let version = 0;
+    /** Every write: its version, the location it went through, when it finished. */
+    const writes: { version: number; loc: number; at: number }[] = [];
+    const seen = { hit: 0, stale: 0, forwarded: 0 };
+
+    // Reads weigh most, so entries are stored, hit, outlived and outdated by writes within a run.
+    const step = fc.oneof(
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("write" as const), loc: fc.nat(1), cred: fc.nat(1) }) },
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          kind: fc.constant("read" as const),
+          loc: fc.nat(1),
+          cred: fc.nat(1),
+          path: fc.constantFrom("task", "task", "me"),
+          directive: fc.constantFrom("max-age", "max-age", "max-stale", "none"),
+          seconds: fc.nat(MAX_SECONDS + 3),
+        }),
+      },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("tick" as const), ms: fc.nat((MAX_SECONDS + 2) * 1000) }) },
+    );
+
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 8, maxLength: 30 }), async (steps) => {
+        const locs: Location[] = [await location("a"), await location("b")];
+        for (const s of steps) {
+          if (s.kind === "tick") {
+            clock += s.ms;
+            continue;
+          }
+          const cred = [owner, member][s.cred];
+          if (s.kind === "write") {
+            const next = version + 1;
+            const res = await locs[s.loc].send("PATCH", `/tasks/${taskId}`, cred.key, {}, { title: `v${next}` });
+            expect(res.status).toBe(200);
+            expect(res.headers.get("cache-status")).toBe("pm-edge; fwd=method");
+            expect(res.headers.has("x-pm-workspace")).toBe(false);
+            version = next;
+            writes.push({ version, loc: s.loc, at: clock });
+            continue;
+          }
+          const headers: Record<string, string> = s.directive === "none" ? {} : { "cache-control": `${s.directive}=${s.seconds}` };
+          const path = s.path === "task" ? `/tasks/${taskId}` : "/me";
+          const res = await locs[s.loc].send("GET", path, cred.key, headers);
+          expect(res.status).toBe(200);
+          expect(res.headers.has("x-pm-workspace")).toBe(false);
+          const status = res.headers.get("cache-status")!;
+          const age = Number(res.headers.get("age"));
+          if (status === "pm-edge; hit") {
+            seen.hit++;
+            // No cross-credential hit: the stored answer was made by the origin for this very credential.
+            expect(madeFor.get(res.headers.get("x-request-id")!)).toBe(cred.key);
+            expect(s.directive).not.toBe("none");
+            expect(age).toBeLessThanOrEqual(Math.min(s.seconds, MAX_SECONDS));
+          } else {
+            expect(age).toBe(0);
+            if (s.directive === "none") expect(status).toMatch(/^pm-edge; fwd=request/);
+            else expect(status).toMatch(/^pm-edge; fwd=(miss|stale)/);
+            if (status.includes("fwd=stale")) seen.stale++;
+            else seen.forwarded++;
+          }
+          if (s.path === "me") {
+            expect(res.body.user.id).toBe(cred.userId);
+            continue;
+          }
+          const got = Number(res.body.task.title.slice(1));
+          const limitMs = s.directive === "none" || !status.endsWith("hit") ? 0 : Math.min(s.seconds, MAX_SECONDS) * 1000;
+          for (const w of writes) {
+            // No older than allowed: a write that finished more than the limit ago is in the answer.
+            if (w.at < clock - limitMs) expect(got).toBeGreaterThanOrEqual(w.version);
+            // Read-your-writes: a write through this location that finished before the read is in the answer.
+            if (w.loc === s.loc && w.at <= clock && status.endsWith("hit")) expect(got).toBeGreaterThanOrEqual(w.version);
+          }
+          // A forwarded read is the origin's answer now: the latest version.
+          if (!status.endsWith("hit")) expect(got).toBe(version);
+        }
+      }),
+      { numRuns: 20, endOnFailure: true },
+    );
+    // The runs exercised every path (fast-check's steps make hits and stale entries likely; this says they happened).
+    expect(seen.hit).toBeGreaterThan(0);
+    expect(seen.stale).toBeGreaterThan(0);
+    expect(seen.forwarded).toBeGreaterThan(0);
+  });
+
+  it("a hit makes no origin call; a stale entry is revalidated by its ETag (304: the stored body, stored again)", async () => {
+    const here = await location("c");
+    const path = `/tasks/${taskId}`;
+    const asked = askedWorkspace;
+    const first = await here.send("GET", path, owner.key, { "cache-control": "max-age=5" });
+    // The location did not know the credential's workspace: the origin was asked, once.
+    expect(askedWorkspace - asked).toBe(1);
+    expect(first.headers.get("cache-status")).toMatch(/^pm-edge; fwd=miss; fwd-status=200; stored$/);
+    const before = originCalls;
+    clock += 2000;
+    const hit = await here.send("GET", path, owner.key, { "cache-control": "max-age=5" });
+    expect([hit.headers.get("cache-status"), hit.headers.get("age"), originCalls - before]).toEqual(["pm-edge; hit", "2", 0]);
+    expect(hit.body).toEqual(first.body);
+    // Older than the caller allows: forwarded with If-None-Match, the origin's 304 renews the entry.
+    const again = await here.send("GET", path, owner.key, { "cache-control": "max-age=1" });
+    expect(again.headers.get("cache-status")).toBe("pm-edge; fwd=stale; fwd-status=304; stored");
+    expect([again.status, again.body, originCalls - before, askedWorkspace - asked]).toEqual([200, first.body, 1, 1]);
+    // The caller's own If-None-Match on a hit: 304 from the cache.
+    const etag = first.headers.get("etag")!;
+    const cond = await here.send("GET", path, owner.key, { "cache-control": "max-age=5", "if-none-match": etag });
+    expect([cond.status, cond.headers.get("cache-status"), originCalls - before]).toEqual([304, "pm-edge; hit", 1]);
+  });
+
+  it("never stores what is not safe to: the dev mailbox, the device page, errors; caching off is a bypass", async () => {
+    const here = await location("d");
+    const mailbox = await here.send("GET", "/_dev/mailbox?to=nobody@example.com", owner.key, { "cache-control": "max-age=5" });
+    expect(mailbox.headers.get("cache-status")).toBe("pm-edge; fwd=uri-miss");
+    const device = await here.send("GET", "/device", "", { "cache-control": "max-age=5" });
+    expect(device.headers.get("cache-status")).toBe("pm-edge; fwd=uri-miss");
+    const missing = await here.send("GET", "/tasks/NOPE-1", owner.key, { "cache-control": "max-age=5" });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("cache-status")).toBe("pm-edge; fwd=miss; fwd-status=404");
+    const again = await here.send("GET", "/tasks/NOPE-1", owner.key, { "cache-control": "max-age=5" });
+    expect(again.headers.get("cache-status")).toBe("pm-edge; fwd=miss; fwd-status=404");
+    const off = await location("e", 0);
+    const bypass = await off.send("GET", `/tasks/${taskId}`, owner.key, { "cache-control": "max-age=5" });
+    expect(bypass.headers.get("cache-status")).toBe("pm-edge; fwd=bypass");
+  });
+});
+
+describe("edge cache: revocation", () => {
+  it("a key deleted through one location is refused there at once, at the other after at most the server's maximum", async () => {
+    const [here, there] = [await location("rev-a"), await location("rev-b")];
+    const made = await post("/api-keys", { name: "edge" }, member.key);
+    const { key, apiKey } = made.body;
+    const read = (loc: Location) => loc.send("GET", `/tasks/${taskId}`, key, { "cache-control": `max-age=${MAX_SECONDS}` });
+    expect((await read(here)).status).toBe(200);
+    expect((await read(there)).status).toBe(200);
+    const storedAt = clock;
+    clock += 1;
+    expect((await here.send("DELETE", `/api-keys/${apiKey.id}`, member.key)).status).toBe(204);
+    // The revoking location: the deletion is a write of the workspace, so nothing stored before it is served.
+    const refused = await read(here);
+    expect([refused.status, refused.headers.get("cache-status")]).toEqual([401, "pm-edge; fwd=stale; fwd-status=401"]);
+    // Another location may still serve what it stored, no longer than the server's maximum…
+    const late = await read(there);
+    expect([late.status, late.headers.get("cache-status")]).toEqual([200, "pm-edge; hit"]);
+    // …and not a moment past it, whatever the caller asks.
+    clock = storedAt + MAX_SECONDS * 1000 + 1;
+    const past = await there.send("GET", `/tasks/${taskId}`, key, { "cache-control": "max-stale=3600" });
+    expect([past.status, past.headers.get("cache-status")]).toEqual([401, "pm-edge; fwd=stale; fwd-status=401"]);
+  });
+});
+
+describe("public documents", () => {
+  it("/openapi.json, /docs and /.well-known/jwks.json: public, five minutes, revalidated by their ETag", async () => {
+    for (const path of ["/openapi.json", "/docs", "/.well-known/jwks.json"]) {
+      const res = await fetchApp(new Request(`http://api.test${path}`));
+      await res.arrayBuffer();
+      expect([path, res.status, res.headers.get("cache-control")]).toEqual([path, 200, "public, max-age=300"]);
+      const etag = res.headers.get("etag")!;
+      expect(etag).toMatch(/^W\//);
+      const again = await fetchApp(new Request(`http://api.test${path}`, { headers: { "if-none-match": etag } }));
+      expect([path, again.status, again.headers.get("cache-control")]).toEqual([path, 304, "public, max-age=300"]);
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { Column, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzl
 import { teamMembers } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import type { WorkspaceScope } from "../db/client";
+import { teamsValue } from "../db/scope";
 import { allWorkspaceLabels } from "../records/labels";
 import type { Guard } from "./guarded";
 import type { Actor, WorkspaceRole } from "./principal";
@@ -64,7 +65,7 @@ export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: strin
  * a webhook of every team) needs a credential bound to none (docs/api.md, "Least privilege").
  */
 export const unboundGuard = (actor: Actor, what: string): Guard => ({
-  holds: actor.teams === null ? sql`true` : Array.isArray(actor.teams) ? sql`false` : sql`(${actor.teams} is null)`,
+  holds: sql`(${teamsValue(actor.teams)} is null)`,
   refusal: () => unboundRefusal(what),
 });
 

@@ -3,7 +3,7 @@ import { apiKeys, users, workspaceMembers, workspaces } from "../../drizzle/sche
 import { SCOPES, type Scope } from "../core/scopes";
 import type { Db } from "../db/client";
 import type { Reach } from "../db/scope";
-import { type Credential, liveCredential } from "./credential";
+import { type Credential, liveCredential, storedGrants } from "./credential";
 
 export type WorkspaceRole = "MEMBER" | "ADMIN" | "OWNER";
 
@@ -56,23 +56,19 @@ const grantedScopes = (stored: string[] | null): Scope[] => (stored === null ? [
  * longer a member).
  */
 export async function loadPrincipal(db: Db, credential: Credential): Promise<Principal | null> {
-  const member = (columns: typeof principalColumns) =>
-    db
-      .select(columns)
-      .from(workspaceMembers)
-      .innerJoin(users, eq(users.id, workspaceMembers.userId))
-      .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
-      .$dynamic();
-  if (credential.kind === "jwt") {
-    const [row] = await member(principalColumns).where(liveCredential(credential)).limit(1);
-    return row ? { ...row, scopes: grantedScopes(credential.scopes), teamIds: credential.teamIds } : null;
-  }
-  const [row] = await member({ ...principalColumns, scopes: apiKeys.scopes, teamIds: apiKeys.teamIds } as typeof principalColumns)
-    .innerJoin(apiKeys, and(eq(apiKeys.userId, workspaceMembers.userId), eq(apiKeys.workspaceId, workspaceMembers.workspaceId)))
-    .where(liveCredential(credential))
-    .limit(1);
-  const key = row as (typeof row & { scopes: string[] | null; teamIds: string[] | null }) | undefined;
-  return key ? { ...key, scopes: grantedScopes(key.scopes), teamIds: key.teamIds } : null;
+  const grants = storedGrants(credential);
+  const member = db
+    .select({ ...principalColumns, scopes: grants.scopes, teamIds: grants.teamIds })
+    .from(workspaceMembers)
+    .innerJoin(users, eq(users.id, workspaceMembers.userId))
+    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .$dynamic();
+  const query =
+    credential.kind === "apiKey"
+      ? member.innerJoin(apiKeys, and(eq(apiKeys.userId, workspaceMembers.userId), eq(apiKeys.workspaceId, workspaceMembers.workspaceId)))
+      : member;
+  const [row] = await query.where(liveCredential(credential)).limit(1);
+  return row ? { ...row, scopes: grantedScopes(row.scopes) } : null;
 }
 
 /** Records a key's use; the condition keeps lastUsedAt to one move a minute, whichever isolate asks. */

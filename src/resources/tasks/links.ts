@@ -1,14 +1,15 @@
 // Project, milestone and parent of a task named in a request body: each must exist in the caller's reach (its workspace
 // and, for a credential bound to teams, those teams: NOT_FOUND otherwise, as another workspace's record) and fit the
 // task (422 at the field otherwise).
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { milestones, projects, tasks, teams } from "../../../drizzle/schema";
 import { invalid, notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
-import { inTeams, type Reach } from "../../db/scope";
+import type { Reach } from "../../db/scope";
 import { lockSubtaskTree } from "../../db/tree-locks";
-import { milestoneTeam } from "../../records/milestones";
-import { projectMatch, taskMatch } from "../../records/refs";
+import { milestoneRecord } from "../../records/milestones";
+import { projectRecord } from "../../records/projects";
+import { taskRecord } from "../../records/tasks";
 
 export interface Links {
   projectId: string | null;
@@ -22,7 +23,7 @@ async function projectOfTeam(tx: Executor, reach: Reach, idOrRef: string, teamId
     .select({ id: projects.id, teamId: projects.teamId })
     .from(projects)
     .innerJoin(teams, eq(teams.id, projects.teamId))
-    .where(and(eq(projects.workspaceId, reach.workspace), inTeams(reach.teams, projects.teamId), projectMatch(idOrRef)))
+    .where(projectRecord.named(reach, idOrRef))
     .limit(1);
   if (!project) throw notFound("Project");
   if (project.teamId !== teamId) throw invalid("projectId", "Must be a project of the task's team");
@@ -33,7 +34,7 @@ async function milestoneOfProject(tx: Executor, reach: Reach, id: string, projec
   const [milestone] = await tx
     .select({ projectId: milestones.projectId })
     .from(milestones)
-    .where(and(eq(milestones.workspaceId, reach.workspace), inTeams(reach.teams, milestoneTeam), eq(milestones.id, id)))
+    .where(milestoneRecord.named(reach, id))
     .limit(1);
   if (!milestone) throw notFound("Milestone");
   if (milestone.projectId !== projectId) throw invalid("milestoneId", "Must be a milestone of the task's project");
@@ -45,7 +46,7 @@ async function parentInTeam(tx: Executor, reach: Reach, idOrRef: string, teamId:
     .select({ id: tasks.id, teamId: tasks.teamId })
     .from(tasks)
     .innerJoin(teams, eq(teams.id, tasks.teamId))
-    .where(and(eq(tasks.workspaceId, reach.workspace), inTeams(reach.teams, tasks.teamId), taskMatch(idOrRef)))
+    .where(taskRecord.named(reach, idOrRef))
     .limit(1);
   if (!parent) throw notFound("Parent task");
   if (parent.teamId !== teamId) throw invalid("parentId", "Must be a task of the same team");

@@ -10,7 +10,7 @@ import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
 import { requestDb } from "./http/request-db";
 import { newRouter } from "./http/router";
-import { IMPORT_PATH, publicBaseUrl } from "./http/urls";
+import { EXPORT_PATH, IMPORT_PATH, publicBaseUrl } from "./http/urls";
 import { mcpRoutes } from "./mcp/routes";
 import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
@@ -170,7 +170,9 @@ export function buildApp() {
     }
   });
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (docs/api.md, conventions).
-  app.use("*", etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] }));
+  const etags = etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] });
+  // Not on an export: each is a new document (its exportedAt), and hashing a streamed one would hold all of it.
+  app.use("*", (c, next) => (EXPORT_PATH.test(c.req.path) ? next() : etags(c, next)));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.
   app.use("*", ifMatch(app));
   // POST with Idempotency-Key: the answer is stored in the write's transaction and replayed to a repeat.

@@ -67,10 +67,11 @@ function workerConfig(data, name, toml, lines, topLevel = "") {
 }
 
 /**
- * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, rttMs?: number, originRttMs?: number, edgeMaxSeconds?: number, log?: (m: string) => void, quiet?: boolean }} opts
+ * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, rttMs?: number, originRttMs?: number, edgeMaxSeconds?: number, inspectorPort?: number, log?: (m: string) => void, quiet?: boolean }} opts
  * `pgPort` 0 takes any free port; the default prefers 54329. `rttMs` puts the database that far away (the proxy
  * holds each message for half of it each way); `originRttMs` puts the API Worker that far from the front Worker (each
- * forwarded call held that long). `edgeMaxSeconds` overrides the front's EDGE_CACHE_MAX_SECONDS.
+ * forwarded call held that long). `edgeMaxSeconds` overrides the front's EDGE_CACHE_MAX_SECONDS. `inspectorPort`: where
+ * wrangler's DevTools proxy listens (the bench reads the API Worker's heap there, scripts/bench/worker-heap.mjs).
  */
 export async function startStack({
   dataDir = ".data",
@@ -80,6 +81,7 @@ export async function startStack({
   rttMs = 0,
   originRttMs = 0,
   edgeMaxSeconds,
+  inspectorPort,
   log = console.log,
   quiet = false,
 } = {}) {
@@ -150,6 +152,7 @@ export async function startStack({
       "--test-scheduled",
       "--log-level",
       quiet ? "error" : "info",
+      ...(inspectorPort ? ["--inspector-port", String(inspectorPort)] : []),
     ],
     { cwd: root, env: wranglerEnv(), stdio: ["ignore", quiet ? "ignore" : "inherit", quiet ? "pipe" : "inherit"] },
   );

@@ -62,7 +62,8 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginn
     const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
     if (typeof text === "string" && /^\s*begin\b/i.test(text)) {
       stats.transactions++;
-      const ctx = beginning();
+      // A read-only transaction (a streamed export's snapshot) writes nothing: no event context, no webhooks to relay.
+      const ctx = /\bread only\b/i.test(text) ? undefined : beginning();
       if (ctx) args[0] = typeof args[0] === "string" ? withContext(text, ctx) : { ...args[0], text: withContext(text, ctx) };
     }
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.

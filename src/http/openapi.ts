@@ -3,6 +3,7 @@ import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 import { SCOPE_WORDS, scopeOf } from "../core/scopes";
 import { documentGenericFailures } from "./openapi-failures";
 import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
+import { EXPORT_PATH } from "./urls";
 
 export const ErrorBody = z
   .object({
@@ -137,17 +138,17 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 
 /**
  * What holds for every operation because of the app's middleware and auth, stated once here instead of on each
- * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET (etag
- * middleware); 400 (malformed JSON) and 413 (1 MiB body limit) on every JSON body; 401 and 503 on every
+ * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET but an
+ * export (etag middleware); 400 (malformed JSON) and 413 (1 MiB body limit) on every JSON body; 401 and 503 on every
  * authenticated operation (the credential is looked up in the database), 409 on its writes. Routes declare the rest.
  * Later cross-cutting behaviour (rate-limit headers and 429, If-Match and 412, Idempotency-Key) belongs here too.
  */
-function applyConventions(method: string, op: Json) {
+function applyConventions(method: string, path: string, op: Json) {
   const responses = op.responses as Record<string, Json>;
   const add = (status: string, response: Json) => {
     responses[status] ??= response;
   };
-  if (method === "get") {
+  if (method === "get" && !EXPORT_PATH.test(path)) {
     op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ref("parameters", "IfNoneMatch")];
     for (const [status, response] of Object.entries(responses)) {
       if (status.startsWith("2")) response.headers = { ...(response.headers as Json | undefined), ETag: ref("headers", "ETag") };
@@ -228,7 +229,7 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
     for (const method of METHODS) {
       const op = operations[method] as Json | undefined;
       if (!op) continue;
-      applyConventions(method, op);
+      applyConventions(method, path, op);
       documentScope(method, path, op);
       documentRateLimits(path, op);
       if (method === "post" && path !== "/mcp") documentIdempotencyKey(op);

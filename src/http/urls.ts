@@ -6,3 +6,6 @@ export const publicBaseUrl = (c: { env: Pick<Env, "PUBLIC_BASE_URL">; req: { url
 
 /** The import routes (POST /teams/{id}/import, /workspaces/import): a larger body limit, and their writes' events say `import`. */
 export const IMPORT_PATH = /^\/(teams\/[^/]+|workspaces)\/import$/;
+
+/** The export routes (GET /{tasks|projects|teams|workspaces}/{id}/export, or its template): no ETag (each export is new, and a large one streams). */
+export const EXPORT_PATH = /^\/(tasks|projects|teams|workspaces)\/[^/]+\/export$/;

@@ -1,5 +1,7 @@
-// GET /{tasks|projects|teams|workspaces}/{id}/export: the resource and everything under it, built by PostgreSQL as
-// one JSON value in one statement (json_agg per collection), so an export of thousands of tasks is one round trip.
+// GET /{tasks|projects|teams|workspaces}/{id}/export: the resource and everything under it. PostgreSQL builds every
+// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks and comments fit in one
+// page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
+// Worker holds a page at a time, never the document (docs/api.md, export and import; measured in docs/performance.md).
 import { type SQL, sql } from "drizzle-orm";
 import {
   comments,
@@ -19,7 +21,7 @@ import {
 import type { Principal } from "../../auth/principal";
 import { requireUnbound, requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
-import type { Executor } from "../../db/client";
+import type { Db, Executor } from "../../db/client";
 import { inTeams, type TeamScope } from "../../db/scope";
 import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
@@ -28,16 +30,19 @@ import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { parseProjectRef, parseTaskRef } from "../../records/refs";
 import { taskRecord } from "../../records/tasks";
-import type { ExportDataDto, ExportDocumentDto, ExportType } from "./schema";
+import type { ExportType } from "./schema";
+
+/** Records per page of the streamed collections (tasks, comments): a page's text is a few hundred kB. */
+export const EXPORT_PAGE = 1000;
 
 const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const times = (alias: string) =>
   sql`'createdAt', ${iso(sql.raw(`${alias}.created_at`))}, 'updatedAt', ${iso(sql.raw(`${alias}.updated_at`))}`;
-/** `json_agg` of `row`, in `order`, an empty array when there is nothing. */
-const agg = (row: SQL, from: SQL, order: string) => sql`(select coalesce(json_agg(${row} order by ${sql.raw(order)}), '[]') ${from})`;
+/** `json_agg` of `row`, in `order`, as JSON text; `[]` when there is nothing. */
+const agg = (row: SQL, from: SQL, order: string) => sql`(select coalesce(json_agg(${row} order by ${sql.raw(order)}), '[]')::text ${from})`;
 
 /** The root row's id in the caller's reach (its workspace, within its teams): a task or project may be named by its reference. */
-function rootId(type: ExportType, idOrRef: string, { workspace, teams: reach }: { workspace: string; teams: TeamScope }): SQL {
+function rootId(type: ExportType, idOrRef: string, workspace: string, reach: TeamScope): SQL {
   if (type === "workspace") return sql`(select id from ${workspaces} where id = ${workspace})`;
   if (type === "team")
     return sql`(select id from ${teams} where id = ${idOrRef} and workspace_id = ${workspace} and ${inTeams(reach, sql`id`)})`;
@@ -48,7 +53,7 @@ function rootId(type: ExportType, idOrRef: string, { workspace, teams: reach }: 
     : sql`(select id from ${table} where id = ${idOrRef} and workspace_id = ${workspace} and ${inTeams(reach, sql`team_id`)})`;
 }
 
-/** Which rows each collection takes, given the root id (`root` CTE). */
+/** What an export of `type` holds, given its root (the `root` CTE): the scope CTEs' bodies, and the condition on a task. */
 function scope(type: ExportType, workspace: string) {
   const inWorkspace = sql`workspace_id = ${workspace}`;
   switch (type) {
@@ -58,97 +63,236 @@ function scope(type: ExportType, workspace: string) {
         tasks: sql`select id from ${tasks} where id = (select id from root) union select t.id from ${tasks} t join scope_tasks s on t.parent_id = s.id`,
         projects: sql`select id from ${projects} where false`,
         teams: sql`select id from ${teams} where false`,
+        taskTeams: sql`select team_id from ${tasks} where id = (select id from root)`,
+        task: sql`${tasks.id} in (select id from scope_tasks)`,
       };
     case "project":
       return {
         tasks: sql`select id from ${tasks} where project_id = (select id from root)`,
         projects: sql`select id from root`,
         teams: sql`select id from ${teams} where false`,
+        taskTeams: sql`select team_id from ${projects} where id = (select id from root)`,
+        task: sql`${tasks.projectId} = (select id from root)`,
       };
     case "team":
       return {
         tasks: sql`select id from ${tasks} where team_id = (select id from root)`,
         projects: sql`select id from ${projects} where team_id = (select id from root)`,
         teams: sql`select id from root`,
+        taskTeams: sql`select id from root`,
+        task: sql`true`,
       };
     case "workspace":
       return {
         tasks: sql`select id from ${tasks} where ${inWorkspace} and exists (select 1 from root)`,
         projects: sql`select id from ${projects} where ${inWorkspace} and exists (select 1 from root)`,
         teams: sql`select id from ${teams} where ${inWorkspace} and exists (select 1 from root)`,
+        taskTeams: sql`select id from ${teams} where ${inWorkspace} and exists (select 1 from root)`,
+        task: sql`true`,
       };
   }
 }
 
-function exportStatement(type: ExportType, idOrRef: string, workspace: string, reach: TeamScope): SQL {
-  const s = scope(type, workspace);
-  const whole = type === "workspace";
-  const _labelIds = (links: typeof taskLabels | typeof projectLabels, owner: string, column: string) =>
-    sql`(select coalesce(json_agg(l.label_id order by l.label_id), '[]') from ${links} l where l.${sql.raw(column)} = ${sql.raw(owner)}.id)`;
-  const teamRow = sql`json_build_object('id', tm.id, 'name', tm.name, 'prefix', tm.prefix, 'description', tm.description,
-    'parentId', tm.parent_id, 'members', ${agg(
-      sql`json_build_object('id', mb.id, 'userId', mb.user_id, 'role', mb.role)`,
-      sql`from ${teamMembers} mb where mb.team_id = tm.id`,
-      "mb.created_at, mb.id",
-    )}, ${times("tm")})`;
-  const usedKeys = sql`select jsonb_object_keys(custom_fields) from ${tasks} where id in (select id from scope_tasks)
-    union select jsonb_object_keys(custom_fields) from ${projects} where id in (select id from scope_projects)
-    union select jsonb_object_keys(custom_fields) from ${milestones} where id in (select id from scope_milestones)`;
-  // Users a record points at, members first; user-type custom field values too. Only members of the workspace.
-  const userValues = (table: typeof tasks | typeof projects | typeof milestones, scoped: string) =>
-    sql`select v.value #>> '{}' from ${table} r cross join jsonb_each(r.custom_fields) v join field_definitions f
-      on f.workspace_id = ${workspace} and f.key = v.key and f.type = 'user' where r.id in (select id from ${sql.raw(scoped)})`;
-  const pointedAt = sql`select user_id from ${teamMembers} where team_id in (select id from scope_teams)
-    ${whole ? sql`union select user_id from ${workspaceMembers} where workspace_id = ${workspace}` : sql``}
-    union select assignee_id from ${tasks} where id in (select id from scope_tasks)
-    union select lead_id from ${projects} where id in (select id from scope_projects)
-    union select author_id from ${comments} where id in (select id from scope_comments)
-    union ${userValues(tasks, "scope_tasks")} union ${userValues(projects, "scope_projects")} union ${userValues(milestones, "scope_milestones")}`;
-  const workspaceRow = sql`(select json_build_object('id', w.id, 'name', w.name, 'slug', w.slug, 'members', ${agg(
-    sql`json_build_object('userId', wm.user_id, 'role', wm.role)`,
-    sql`from ${workspaceMembers} wm where wm.workspace_id = w.id`,
-    "wm.created_at, wm.user_id",
-  )}) from ${workspaces} w where w.id = (select id from root))`;
+/** One export being built: what it is of, in whose reach. */
+interface ExportSpec {
+  type: ExportType;
+  workspace: string;
+  /** The root as SQL: found by id or reference in the reach (the first statement), then its id (the pages). */
+  root: SQL;
+}
 
+/** Every statement starts with the root and the scope CTEs. */
+function scopes({ type, workspace, root }: ExportSpec): SQL {
+  const s = scope(type, workspace);
   return sql`with recursive
-    root as (select ${rootId(type, idOrRef, { workspace, teams: reach })} as id),
+    root as (select ${root} as id),
     scope_tasks(id) as (${s.tasks}),
     scope_projects as (${s.projects}),
     scope_teams as (${s.teams}),
     scope_milestones as (select id from ${milestones} where project_id in (select id from scope_projects)),
-    scope_comments as (select id from ${comments} where task_id in (select id from scope_tasks)
-      or project_id in (select id from scope_projects) or milestone_id in (select id from scope_milestones))
-    select case when (select id from root) is null then null else json_build_object(
-      'root', (select id from root),
-      ${whole ? sql`'workspace', ${workspaceRow},` : sql``}
-      'users', ${agg(
+    scope_comments as (${commentScope(commentCondition(type, workspace))})`;
+}
+
+/**
+ * The comments an export holds: the workspace's, or those on its tasks, projects and milestones. A task's is tested
+ * with its task's row (a lookup by key per comment), not against the set of the export's tasks, which a page of a large
+ * team would build anew each time.
+ */
+function commentCondition(type: ExportType, workspace: string): SQL {
+  const inWorkspace = sql`${comments.workspaceId} = ${workspace}`;
+  const onTask = {
+    task: sql`${comments.taskId} in (select id from scope_tasks)`,
+    project: sql`exists (select 1 from ${tasks} t where t.id = ${comments.taskId} and t.project_id = (select id from root))`,
+    team: sql`exists (select 1 from ${tasks} t where t.id = ${comments.taskId} and t.team_id = (select id from root))`,
+  };
+  if (type === "workspace") return sql`${inWorkspace} and exists (select 1 from root)`;
+  return sql`${inWorkspace} and (${onTask[type]} or ${comments.projectId} in (select id from scope_projects)
+    or ${comments.milestoneId} in (select id from scope_milestones))`;
+}
+const commentScope = (condition: SQL) => sql`select ${comments.id} from ${comments} where ${condition}`;
+
+/** The first page of tasks (in team prefix, number order) and of comments, and whether either has more. */
+function firstPages(): SQL {
+  const page = (row: SQL, from: SQL, where: SQL, order: SQL) =>
+    sql`(select coalesce(json_agg(p.j order by p.n) filter (where p.n <= ${EXPORT_PAGE}), '[]')::text as rows, count(*) > ${EXPORT_PAGE} as more
+      from (select ${row} as j, row_number() over (order by ${order}) as n from ${from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) p)`;
+  return sql`cross join lateral ${page(
+    taskRecord.exportJson(),
+    taskRecord.from,
+    sql`${tasks.id} in (select id from scope_tasks)`,
+    sql`${teams.prefix}, ${tasks.number}`,
+  )} first_tasks
+    cross join lateral ${page(commentRecord.exportJson(), commentRecord.from, sql`${comments.id} in (select id from scope_comments)`, sql`${comments.createdAt}, ${comments.id}`)} first_comments`;
+}
+
+type Head = {
+  root: string | null;
+  workspace: string | null;
+  users: string;
+  labels: string;
+  fields: string;
+  teams: string;
+  projects: string;
+  milestones: string;
+  /** The teams whose tasks the export holds, in prefix order (the streamed tasks go team by team). */
+  task_teams: string[];
+  /** With the first pages: each as a JSON array's text, and whether more follow. */
+  tasks?: string;
+  tasks_more?: boolean;
+  comments?: string;
+  comments_more?: boolean;
+};
+
+/** Everything but the tasks and comments, in one statement; with `withFirstPages`, their first pages too. */
+async function readHead(db: Executor, spec: ExportSpec, withFirstPages: boolean): Promise<Head> {
+  const { type, workspace } = spec;
+  const whole = type === "workspace";
+  const teamRow = sql`json_build_object('id', tm.id, 'name', tm.name, 'prefix', tm.prefix, 'description', tm.description,
+    'parentId', tm.parent_id, 'members', (select coalesce(json_agg(json_build_object('id', mb.id, 'userId', mb.user_id, 'role', mb.role)
+      order by mb.created_at, mb.id), '[]') from ${teamMembers} mb where mb.team_id = tm.id), ${times("tm")})`;
+  const usedKeys = sql`select jsonb_object_keys(custom_fields) from ${tasks} where id in (select id from scope_tasks)
+    union select jsonb_object_keys(custom_fields) from ${projects} where id in (select id from scope_projects)
+    union select jsonb_object_keys(custom_fields) from ${milestones} where id in (select id from scope_milestones)`;
+  // Users a record points at, user-type custom field values too; a workspace export: its members (whom every record
+  // points at, as an import maps users among members only). Only members of the workspace.
+  const userValues = (table: typeof tasks | typeof projects | typeof milestones, scoped: string) =>
+    sql`select v.value #>> '{}' from ${table} r cross join jsonb_each(r.custom_fields) v join field_definitions f
+      on f.workspace_id = ${workspace} and f.key = v.key and f.type = 'user' where r.id in (select id from ${sql.raw(scoped)})`;
+  const pointedAt = whole
+    ? sql`select user_id from ${workspaceMembers} where workspace_id = ${workspace}`
+    : sql`select user_id from ${teamMembers} where team_id in (select id from scope_teams)
+      union select assignee_id from ${tasks} where id in (select id from scope_tasks)
+      union select lead_id from ${projects} where id in (select id from scope_projects)
+      union select author_id from ${comments} where id in (select id from scope_comments)
+      union ${userValues(tasks, "scope_tasks")} union ${userValues(projects, "scope_projects")} union ${userValues(milestones, "scope_milestones")}`;
+  const workspaceRow = sql`(select json_build_object('id', w.id, 'name', w.name, 'slug', w.slug, 'members', (select coalesce(json_agg(
+      json_build_object('userId', wm.user_id, 'role', wm.role) order by wm.created_at, wm.user_id), '[]')
+      from ${workspaceMembers} wm where wm.workspace_id = w.id))::text from ${workspaces} w where w.id = (select id from root))`;
+  const s = scope(type, workspace);
+
+  const { rows } = await db.execute<Head>(sql`${scopes(spec)}
+    select (select id from root) as root,
+      ${whole ? workspaceRow : sql`null`} as workspace,
+      ${agg(
         sql`json_build_object('id', u.id, 'name', u.name, 'email', u.email, 'avatarUrl', u.avatar_url, 'type', u.type)`,
         sql`from ${users} u join ${workspaceMembers} wm on wm.user_id = u.id and wm.workspace_id = ${workspace} where u.id in (${pointedAt})`,
         "u.id",
-      )},
-      'labels', ${agg(
+      )} as users,
+      ${agg(
         labelRecord.exportJson(),
         whole
           ? sql`from ${labelRecord.from} where ${labels.workspaceId} = ${workspace}`
           : sql`from ${labelRecord.from} where ${labels.id} in (select label_id from ${taskLabels} where task_id in (select id from scope_tasks)
               union select label_id from ${projectLabels} where project_id in (select id from scope_projects))`,
         `"labels"."created_at", "labels"."id"`,
-      )},
-      'fields', ${agg(
+      )} as labels,
+      ${agg(
         fieldRecord.exportJson(),
         sql`from ${fieldRecord.from} where ${fieldDefinitions.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${fieldDefinitions.key} in (${usedKeys})`}`,
         `"field_definitions"."created_at", "field_definitions"."id"`,
-      )},
-      'teams', ${agg(teamRow, sql`from ${teams} tm where tm.id in (select id from scope_teams)`, "tm.created_at, tm.id")},
-      'projects', ${agg(projectRecord.exportJson(), sql`from ${projectRecord.from} where ${projects.id} in (select id from scope_projects)`, `"teams"."prefix", "projects"."number"`)},
-      'milestones', ${agg(milestoneRecord.exportJson(), sql`from ${milestoneRecord.from} where ${milestones.id} in (select id from scope_milestones)`, `"milestones"."created_at", "milestones"."id"`)},
-      'tasks', ${agg(taskRecord.exportJson(), sql`from ${taskRecord.from} where ${tasks.id} in (select id from scope_tasks)`, `"teams"."prefix", "tasks"."number"`)},
-      'comments', ${agg(commentRecord.exportJson(), sql`from ${commentRecord.from} where ${comments.id} in (select id from scope_comments)`, `"comments"."created_at", "comments"."id"`)}
-    ) end as data`;
+      )} as fields,
+      ${agg(teamRow, sql`from ${teams} tm where tm.id in (select id from scope_teams)`, "tm.created_at, tm.id")} as teams,
+      ${agg(projectRecord.exportJson(), sql`from ${projectRecord.from} where ${projects.id} in (select id from scope_projects)`, `"teams"."prefix", "projects"."number"`)} as projects,
+      ${agg(milestoneRecord.exportJson(), sql`from ${milestoneRecord.from} where ${milestones.id} in (select id from scope_milestones)`, `"milestones"."created_at", "milestones"."id"`)} as milestones,
+      array(select tt.id from ${teams} tt where tt.id in (${s.taskTeams}) order by tt.prefix) as task_teams
+      ${withFirstPages ? sql`, first_tasks.rows as tasks, first_tasks.more as tasks_more, first_comments.rows as comments, first_comments.more as comments_more` : sql``}
+    ${withFirstPages ? sql`from (select 1) one ${firstPages()}` : sql``}`);
+  return rows[0];
 }
 
-/** The export document of a task, project, team or workspace of the caller's workspace (404 otherwise). */
-export async function exportResource(db: Executor, principal: Principal, type: ExportType, idOrRef: string): Promise<ExportDocumentDto> {
+/** A page of one team's tasks after task number `after`, each as JSON text. */
+async function taskPage(db: Executor, spec: ExportSpec, team: string, after: number): Promise<Array<{ j: string; k: number }>> {
+  const { rows } = await db.execute<{ j: string; k: number }>(sql`${scopes(spec)}
+    select ${taskRecord.exportJson()}::text as j, ${tasks.number} as k from ${taskRecord.from}
+    where ${tasks.teamId} = ${team} and ${tasks.number} > ${after} and ${scope(spec.type, spec.workspace).task}
+    order by ${tasks.number} limit ${EXPORT_PAGE}`);
+  return rows;
+}
+
+/**
+ * A page of comments after (`createdAt`, `id`) in that order, each as JSON text; the time as text keeps its microseconds.
+ * The page's ids come first, walking the comments' list index, so only its own rows are turned into JSON.
+ */
+async function commentPage(db: Executor, spec: ExportSpec, after: { at: string; id: string } | null) {
+  const { rows } = await db.execute<{ j: string; at: string; id: string }>(sql`${scopes(spec)},
+    page as (select ${comments.id} from ${comments} where ${commentCondition(spec.type, spec.workspace)}
+      ${after ? sql`and (${comments.createdAt}, ${comments.id}) > (${after.at}::timestamptz, ${after.id})` : sql``}
+      order by ${comments.createdAt}, ${comments.id} limit ${EXPORT_PAGE})
+    select ${commentRecord.exportJson()}::text as j, ${comments.createdAt}::text as at, ${comments.id} as id from ${commentRecord.from}
+    where ${comments.id} in (select id from page) order by ${comments.createdAt}, ${comments.id}`);
+  return rows;
+}
+
+/** The document's text up to the tasks' opening bracket. */
+function opening(type: ExportType, exportedAt: string, head: Head): string {
+  const workspace = head.workspace === null ? "" : `"workspace":${head.workspace},`;
+  return (
+    `{"type":${JSON.stringify(type)},"version":1,"exportedAt":${JSON.stringify(exportedAt)},"data":{"root":${JSON.stringify(head.root)},${workspace}` +
+    `"users":${head.users},"labels":${head.labels},"fields":${head.fields},"teams":${head.teams},"projects":${head.projects},"milestones":${head.milestones},`
+  );
+}
+
+/**
+ * Writes the tasks and comments page by page through `write`, which waits until the reader took the text before (so
+ * at most a page is held). Tasks go team by team in prefix order, each team's by number: the order of the first page.
+ */
+async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (text: string) => Promise<void>) {
+  await write(`"tasks":[`);
+  let first = true;
+  const rows = async (texts: string[]) => {
+    if (!texts.length) return;
+    await write((first ? "" : ",") + texts.join(","));
+    first = false;
+  };
+  for (const team of head.task_teams) {
+    for (let after = 0, page = await taskPage(db, spec, team, after); ; page = await taskPage(db, spec, team, after)) {
+      await rows(page.map((r) => r.j));
+      if (page.length < EXPORT_PAGE) break;
+      after = page[page.length - 1].k;
+    }
+  }
+  await write(`],"comments":[`);
+  first = true;
+  for (let page = await commentPage(db, spec, null); ; ) {
+    await rows(page.map((r) => r.j));
+    if (page.length < EXPORT_PAGE) break;
+    const last = page[page.length - 1];
+    page = await commentPage(db, spec, { at: last.at, id: last.id });
+  }
+  await write("]}}");
+}
+
+/**
+ * The export document of a task, project, team or workspace of the caller's workspace (404 otherwise): its whole text
+ * when it is small, else a stream that a read-only transaction of its own writes page by page (`done` settles when it
+ * ended; a failure after the first byte aborts the stream, so a reader never takes a cut document for a whole one).
+ */
+export async function exportDocument(
+  db: Db,
+  principal: Principal,
+  type: ExportType,
+  idOrRef: string,
+): Promise<{ body: string | ReadableStream<Uint8Array>; done: Promise<void> }> {
   if (type === "workspace") {
     // Another workspace is not found, whatever the caller's role; the whole of one's own (every member's email,
     // every record) is for its owners only.
@@ -156,9 +300,44 @@ export async function exportResource(db: Executor, principal: Principal, type: E
     requireWorkspaceRole(principal, "OWNER", "export the workspace");
     requireUnbound(principal, "export the whole workspace");
   }
-  const statement = exportStatement(type, idOrRef, principal.workspace.id, principal.teamIds);
-  const result = await db.execute<{ data: ExportDataDto | null }>(statement);
-  const data = result.rows[0]?.data;
-  if (!data) throw notFound(type);
-  return { type, version: 1, data, exportedAt: new Date().toISOString() };
+  const workspace = principal.workspace.id;
+  const exportedAt = new Date().toISOString();
+  const spec: ExportSpec = { type, workspace, root: rootId(type, idOrRef, workspace, principal.teamIds) };
+  const head = await readHead(db, spec, true);
+  if (head.root === null) throw notFound(type);
+  if (!head.tasks_more && !head.comments_more)
+    return { body: `${opening(type, exportedAt, head)}"tasks":${head.tasks},"comments":${head.comments}}}`, done: Promise.resolve() };
+
+  // Too large for one answer: the same document again, from a snapshot all its pages share.
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  const encoder = new TextEncoder();
+  const write = (text: string) => writer.write(encoder.encode(text));
+  let opened: (head: Head) => void = () => {};
+  let refused: (err: unknown) => void = () => {};
+  const started = new Promise<Head>((resolve, reject) => {
+    opened = resolve;
+    refused = reject;
+  });
+  const done = db
+    .transaction(
+      async (tx) => {
+        const pinned = { ...spec, root: rootId(type, head.root as string, workspace, principal.teamIds) };
+        const snapshot = await readHead(tx, pinned, false);
+        // Deleted since the first read: the same 404 as if it had been gone then.
+        if (snapshot.root === null) throw notFound(type);
+        opened(snapshot);
+        await write(opening(type, exportedAt, snapshot));
+        await writePages(tx, pinned, snapshot, write);
+        await writer.close();
+      },
+      { isolationLevel: "repeatable read", accessMode: "read only" },
+    )
+    .catch(async (err) => {
+      refused(err);
+      console.error("export stream failed", err instanceof Error ? err.message : err);
+      await writer.abort(err).catch(() => {});
+    });
+  await started;
+  return { body: readable, done };
 }

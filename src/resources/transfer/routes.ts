@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
+import { jsonText } from "../../http/json-text";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { TeamMember, teamMemberships } from "../../records/team-members";
 import { getTeam, Team } from "../../records/teams";
 import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
-import { exportResource } from "./export";
+import { exportDocument } from "./export";
 import { importIntoTeam, importWorkspace } from "./import";
 import { EXPORT_TYPES, ExportDocument, ImportBody } from "./schema";
 
@@ -81,9 +82,11 @@ const workspaceImport = createRoute({
 
 const exports = newRouter();
 for (const type of EXPORT_TYPES)
-  exports.openapi(exportRoute(type), async (c) =>
-    c.json(await exportResource(c.get("rdb").db, await c.get("caller").principal(), type, c.req.valid("param").id), 200),
-  );
+  exports.openapi(exportRoute(type), async (c) => {
+    const { body, done } = await exportDocument(c.get("rdb").db, await c.get("caller").principal(), type, c.req.valid("param").id);
+    c.executionCtx.waitUntil(done);
+    return jsonText(body);
+  });
 
 export const transferRoutes = exports
   .openapi(teamImport, async (c) => {

@@ -585,6 +585,72 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
+/**
+ * An import sent in parts (docs/api.md, export and import): created by POST /imports, filled by PUT
+ * /imports/{id}/parts/{n}, applied in one transaction by POST /imports/{id}/commit. Only its creator sees it; it goes
+ * 24 h after it was made (the Cron Trigger), its staged records as soon as it is committed.
+ */
+export const imports = pgTable(
+  "imports",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    // The team the records go into; null: a new workspace.
+    teamId: text("team_id").references(() => teams.id, { onDelete: "cascade" }),
+    update: boolean("update").notNull().default(false),
+    status: text("status", { enum: ["open", "committed"] })
+      .notNull()
+      .default("open"),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+    committedAt: ts("committed_at"),
+  },
+  (t) => [index("imports_user_idx").on(t.userId, t.createdAt, t.id), index("imports_expires_idx").on(t.expiresAt)],
+);
+
+/** One part of an import: an export document holding some of its records (type and root as every other part's). */
+export const importParts = pgTable(
+  "import_parts",
+  {
+    importId: text("import_id")
+      .notNull()
+      .references(() => imports.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    type: text("type").notNull(),
+    root: text("root").notNull(),
+    bytes: integer("bytes").notNull(),
+    // Records per collection, e.g. {"tasks": 5000, "comments": 812}.
+    records: jsonb("records").$type<Record<string, number>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.importId, t.number] })],
+);
+
+/**
+ * The records of a part, one row each, as the part's validation gave them: the commit reads them a page at a time in
+ * document order (part, position), so a Worker never holds the whole import. An id is unique in its import (users apart:
+ * their ids are another namespace), which the unique index checks as parts arrive.
+ */
+export const importRecords = pgTable(
+  "import_records",
+  {
+    importId: text("import_id").notNull(),
+    part: integer("part").notNull(),
+    collection: text("collection").notNull(),
+    position: integer("position").notNull(),
+    recordId: text("record_id").notNull(),
+    record: jsonb("record").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.importId, t.collection, t.part, t.position] }),
+    foreignKey({ columns: [t.importId, t.part], foreignColumns: [importParts.importId, importParts.number] }).onDelete("cascade"),
+    uniqueIndex("import_records_id_key").on(t.importId, sql`(${t.collection} = 'users')`, t.recordId),
+  ],
+);
+
 export const schema = {
   workspaces,
   users,
@@ -611,4 +677,7 @@ export const schema = {
   events,
   webhooks,
   webhookDeliveries,
+  imports,
+  importParts,
+  importRecords,
 };

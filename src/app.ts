@@ -42,6 +42,7 @@ import { taskRoutes } from "./resources/tasks/routes";
 import { teamMemberRoutes } from "./resources/team-members/routes";
 import { teamRoutes } from "./resources/teams/routes";
 import { transferRoutes } from "./resources/transfer/routes";
+import { importRoutes } from "./resources/transfer/staged-routes";
 import { userRoutes } from "./resources/users/routes";
 import { webhookRoutes } from "./resources/webhooks/routes";
 import { workspaceRoutes } from "./resources/workspaces/routes";
@@ -100,6 +101,7 @@ const TAGS: Record<string, string> = {
   Fields: "Built-in fields and the workspace's custom field definitions, whose values tasks and projects carry.",
   Events: "What changed, when and by whom: the workspace's event stream in commit order, and a record's history.",
   Webhooks: "Where the workspace's events are POSTed as they happen, signed per Standard Webhooks; their deliveries.",
+  Imports: "An export too large for one request, sent in parts and imported in one transaction.",
   System: "Health, this document, its interactive reference, and development-only routes.",
 };
 
@@ -209,6 +211,7 @@ export function buildApp() {
   app.route("/", webhookRoutes);
   app.route("/", searchRoutes);
   app.route("/", transferRoutes);
+  app.route("/", importRoutes);
   app.route("/", mcpRoutes);
   app.route("/", batchRoutes(app));
 

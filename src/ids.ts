@@ -20,7 +20,8 @@ export type IdPrefix =
   | "evt"
   | "whk"
   | "dlv"
-  | "rcvd";
+  | "rcvd"
+  | "imp";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

@@ -3,6 +3,7 @@ import { withOwnDb } from "./db/client";
 import { relayDueEmails } from "./email/relay";
 import type { Env } from "./env";
 import { pruneEvents } from "./records/events";
+import { pruneImports } from "./resources/transfer/staged";
 import { relayDueWebhooks } from "./webhooks/relay";
 
 export { RateLimiter } from "./core/rate-limiter";
@@ -10,10 +11,12 @@ export { RateLimiter } from "./core/rate-limiter";
 export default {
   fetch: app.fetch,
   // The Cron Trigger (wrangler.toml [triggers]): email still in the outbox after its send is sent again; events past
-  // their 30 days go; webhook deliveries that are due and not in the queue (a lost or failed send) go to it.
+  // their 30 days go; webhook deliveries that are due and not in the queue (a lost or failed send) go to it; imports sent
+  // in parts lose their stored records once committed, and go whole after their 24 h.
   scheduled(_controller, env, ctx) {
     ctx.waitUntil(relayDueEmails(env));
     ctx.waitUntil(withOwnDb(env, pruneEvents));
     ctx.waitUntil(withOwnDb(env, (db) => relayDueWebhooks(db, env)));
+    ctx.waitUntil(withOwnDb(env, pruneImports));
   },
 } satisfies ExportedHandler<Env>;

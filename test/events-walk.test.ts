@@ -59,6 +59,9 @@ const EXCLUDED: Record<string, string> = {
   "POST /_dev/webhooks": "the development receiver keeps what it got (dev_webhook_requests), not a tracked record",
   "POST /webhooks/{id}/ping": "queues a test delivery; no tracked record changes",
   "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver": "queues a delivery again; no tracked record changes",
+  "POST /imports": "opens an import sent in parts (imports), not a tracked record; its commit is walked below",
+  "PUT /imports/{id}/parts/{number}": "stores a part of an import (import_parts, import_records): staging, not a tracked record",
+  "DELETE /imports/{id}": "discards an import's staging, not a tracked record",
 };
 
 /** What a defective operation's events say today instead of the right value (see KNOWN_DEFECTS). */
@@ -672,6 +675,32 @@ const TABLE: Entry[] = [
             via: "import",
             reader: { bearer },
           };
+        },
+      };
+    },
+  },
+  // An import sent in parts: its commit records what it creates, as POST /teams/{id}/import does.
+  {
+    op: "POST /imports/{id}/commit",
+    async prepare() {
+      const source = await newTeam(t);
+      const task = ok(await post("/tasks", { teamId: source.id, title: "Imported in parts" }, t.owner.key), 201).task;
+      await post("/comments", { taskId: task.id, content: "Imported comment" }, t.owner.key);
+      const exported = ok(await get(`/teams/${source.id}/export`, t.owner.key), 200);
+      const target = await newTeam(t);
+      const opened = ok(await post("/imports", { teamId: target.id }, t.owner.key), 201).import;
+      const tasksOnly = { ...exported, data: { ...exported.data, comments: [] } };
+      const commentsOnly = { ...exported, data: { ...exported.data, tasks: [], users: [], labels: [], fields: [], teams: [] } };
+      ok(await send("PUT", `/imports/${opened.id}/parts/1`, owner(), { data: tasksOnly }), 200);
+      ok(await send("PUT", `/imports/${opened.id}/parts/2`, owner(), { data: commentsOnly }), 200);
+      const exportedIds = async () => created(ok(await get(`/teams/${target.id}/export`, t.owner.key), 200));
+      const before = new Set((await exportedIds()).map((w) => w.id));
+      return {
+        send: () => post(`/imports/${opened.id}/commit`, undefined, t.owner.key),
+        async outcome() {
+          const events = (await exportedIds()).filter((w) => !before.has(w.id));
+          expect(events.map((w) => w.type).sort()).toEqual(["comment.created", "task.created"]);
+          return { events, via: "import" };
         },
       };
     },

@@ -52,6 +52,8 @@ const WRITE_SCOPES: Record<string, Scope> = {
   workspaces: "members:write",
   "api-keys": "keys:write",
   webhooks: "webhooks:write",
+  // An import sent in parts: opening, filling, committing and discarding it.
+  imports: "import",
 };
 
 // Operations any live credential may call whatever its scopes: who am I (with my scopes), approving a device (its token

@@ -4,8 +4,11 @@ import type { Env } from "../env";
 export const publicBaseUrl = (c: { env: Pick<Env, "PUBLIC_BASE_URL">; req: { url: string } }) =>
   (c.env.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).replace(/\/+$/, "");
 
-/** The import routes (POST /teams/{id}/import, /workspaces/import): a larger body limit, and their writes' events say `import`. */
-export const IMPORT_PATH = /^\/(teams\/[^/]+|workspaces)\/import$/;
+/**
+ * The import routes (POST /teams/{id}/import, /workspaces/import; an import's parts and its commit): a larger body limit,
+ * and their writes' events say `import`.
+ */
+export const IMPORT_PATH = /^\/((teams\/[^/]+|workspaces)\/import|imports\/[^/]+\/(parts\/[^/]+|commit))$/;
 
 /** The export routes (GET /{tasks|projects|teams|workspaces}/{id}/export, or its template): no ETag (each export is new, and a large one streams). */
 export const EXPORT_PATH = /^\/(tasks|projects|teams|workspaces)\/[^/]+\/export$/;

@@ -1,7 +1,9 @@
-// POST /teams/{id}/import and POST /workspaces/import: one transaction that reads the target once, plans the whole
-// import (plan.ts: ids, links, values; a bad payload is a 422 before anything is written), then writes each table
-// with multi-row statements, a constant number of round trips whatever the size.
-import { getTableColumns, inArray, sql } from "drizzle-orm";
+// POST /teams/{id}/import, POST /workspaces/import and the commit of an import sent in parts: one transaction that
+// reads the target once, plans the small collections, walks the tasks twice and the comments once a page at a time
+// (plan.ts), and writes each page with multi-row statements. The records come from a source (source.ts): the request's
+// own document, or the parts staged for it; either way the Worker holds a page of tasks or comments at a time, plus the
+// map of ids. A bad payload is a 422 naming every bad value; any refusal or error writes nothing.
+import { getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import {
   comments,
@@ -36,17 +38,36 @@ import { subtaskTreeLock } from "../../db/tree-locks";
 import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
-import { type Plan, planImport, type Target } from "./plan";
-import type { ImportInput } from "./schema";
+import { teamMemberships } from "../../records/team-members";
+import { getTeam } from "../../records/teams";
+import {
+  checkTaskCycles,
+  type ImportHead,
+  newTasksPerTeam,
+  PlanState,
+  planCommentPage,
+  planFields,
+  planLabels,
+  planMilestones,
+  planProjects,
+  planTaskPage,
+  planTeams,
+  planUsers,
+  surveyTasks,
+  type Target,
+} from "./plan";
+import type { ImportSource } from "./source";
 
-// PostgreSQL takes at most 65,535 parameters per statement; rows go in chunks well below it.
+// PostgreSQL takes at most 65,535 parameters per statement; and a statement's triggers record an event per row, so
+// rows go in statements of at most a page, each well inside the driver's per-statement timeout.
 const MAX_PARAMETERS = 30_000;
+const MAX_ROWS = 1000;
 
-/** Inserts `rows` in as few statements as the parameter limit allows; `overwrite` turns each into an upsert on `id`. */
+/** Inserts `rows` in as few statements as the limits allow; `overwrite` turns each into an upsert on `id`. */
 async function insertRows<T extends PgTable>(tx: Executor, table: T, rows: T["$inferInsert"][], overwrite?: string[]) {
   if (rows.length === 0) return;
   const perRow = Object.keys(rows[0]).length;
-  const size = Math.max(1, Math.floor(MAX_PARAMETERS / perRow));
+  const size = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMETERS / perRow)));
   const columns = getTableColumns(table);
   for (let i = 0; i < rows.length; i += size) {
     const insert = tx.insert(table).values(rows.slice(i, i + size));
@@ -61,10 +82,10 @@ async function insertRows<T extends PgTable>(tx: Executor, table: T, rows: T["$i
 
 const LINKS = { task: taskLabels, project: projectLabels } as const;
 /** Replaces the label links of `rows` (the overwritten ones lose their old links first). */
-async function linkLabels(tx: Executor, kind: keyof typeof LINKS, rows: Array<{ id: string; labelIds: string[] }>, kept: Set<string>) {
+async function linkLabels(tx: Executor, kind: keyof typeof LINKS, rows: Array<{ id: string; labelIds: string[] }>, state: PlanState) {
   const table = LINKS[kind];
   const owner = kind === "task" ? taskLabels.taskId : projectLabels.projectId;
-  const overwritten = rows.filter((r) => kept.has(r.id)).map((r) => r.id);
+  const overwritten = rows.filter((r) => state.kept(r.id)).map((r) => r.id);
   if (overwritten.length) await tx.delete(table).where(inArray(owner, overwritten));
   const links = rows.flatMap((r) => [...new Set(r.labelIds)].map((labelId) => ({ [`${kind}Id`]: r.id, labelId })));
   await insertRows(tx, table, links as (typeof table)["$inferInsert"][]);
@@ -77,9 +98,113 @@ const RECORD_COLUMNS = {
   task: taskRecord.importedFields(),
 };
 
-/** Writes the plan's records (labels and fields first, then teams, projects, milestones, tasks, comments). */
-async function writePlan(tx: Tx, plan: Plan, workspaceId: string, bases: Map<string, { tasks: number; projects: number }>) {
-  const inWorkspace = { workspaceId };
+/** Each team's reference counters before the import: new records' numbers (1, 2, … in the plan) go on top. */
+type Bases = Map<string, { tasks: number; projects: number }>;
+/** A record's number in the target: kept ones keep theirs; new ones continue their team's counter. */
+const numbered = <R extends { id: string; teamId: string; number: number }>(
+  state: PlanState,
+  rows: R[],
+  bases: Bases,
+  kind: "tasks" | "projects",
+) => rows.map((r) => (state.kept(r.id) ? r : { ...r, number: r.number + (bases.get(r.teamId)?.[kind] ?? 0) }));
+
+type TargetRow = {
+  role: TeamRole | null;
+  members: Target["members"];
+  labels: Target["labels"];
+  comments: Array<{ id: string; content: string; editable: boolean }>;
+  fields: Target["fields"];
+  teamMembers: string[];
+  existing: Array<{ id: string; number: number | null }>;
+};
+
+/**
+ * The target team and everything the plan needs from its workspace, in one statement; null when the team is not there.
+ * `ids`: the import's record ids (with `update`), of which it finds those already in the team. It locks the team row (its
+ * counters) and the team's subtask tree: overwritten tasks may change parents, serialised with PATCH /tasks re-parenting
+ * there, so no race builds a cycle.
+ */
+async function readTarget(db: Executor, principal: Principal, teamId: string, ids: SQL | null): Promise<TargetRow | null> {
+  const workspace = principal.workspace.id;
+  const actor = principalActor(principal);
+  const named = ids ?? sql`'{}'::text[]`;
+  const { rows } = await db.execute<{ target: TargetRow | null }>(sql`select json_build_object(
+      'role', ${callerTeamRole(principal.user.id, teams.id)},
+      'members', (select coalesce(json_agg(json_build_object('id', u.id, 'email', u.email)), '[]') from ${workspaceMembers} wm
+        join ${users} u on u.id = wm.user_id where wm.workspace_id = ${workspace}),
+      'labels', (select coalesce(json_agg(json_build_object('id', id, 'name', name, 'color', color,
+        'editable', coalesce(${mayEditLabel(actor)}, false))), '[]') from ${labels} where workspace_id = ${workspace}),
+      'comments', (select coalesce(json_agg(json_build_object('id', id, 'content', content,
+        'editable', coalesce(${mayEditComment(actor)}, false))), '[]') from ${comments} where workspace_id = ${workspace} and id = any(${named})),
+      'fields', (select coalesce(json_agg(json_build_object('id', id, 'key', key, 'type', type, 'metadata', metadata,
+        'recordTypes', record_types)), '[]') from ${fieldDefinitions} where workspace_id = ${workspace}),
+      'teamMembers', (select coalesce(json_agg(user_id), '[]') from ${teamMembers} where team_id = teams.id),
+      'existing', (select coalesce(json_agg(json_build_object('id', e.id, 'number', e.number)), '[]') from (
+          select id, number from ${tasks} where team_id = teams.id and id = any(${named})
+          union all select id, number from ${projects} where team_id = teams.id and id = any(${named})
+          union all select m.id, null from ${milestones} m join ${projects} p on p.id = m.project_id where p.team_id = teams.id and m.id = any(${named})
+          union all select c.id, null from ${comments} c where c.workspace_id = ${workspace} and c.id = any(${named}) and (
+            c.task_id in (select id from ${tasks} where team_id = teams.id) or c.project_id in (select id from ${projects} where team_id = teams.id)
+            or c.milestone_id in (select m.id from ${milestones} m join ${projects} p on p.id = m.project_id where p.team_id = teams.id))
+          union all select id, null from ${labels} where workspace_id = ${workspace} and id = any(${named})
+        ) e)
+    ) as target, ${subtaskTreeLock(sql`teams.id`)}
+    from ${teams} where teams.id = ${teamId} and teams.workspace_id = ${workspace}
+    for update`);
+  return rows[0]?.target ?? null;
+}
+
+/**
+ * An import does what the operations it stands for may do, by their rules: creating fields (POST /fields: workspace
+ * ADMIN/OWNER), adding team members (POST /teams/{id}/members: no role above one's own) and changing labels (PATCH
+ * /labels: their creator or workspace ADMIN/OWNER). The refusal, if any (a 403 unless the payload is also invalid).
+ */
+function rightsRefusal(principal: Principal, plan: HeadPlan, teamRole: TeamRole | null): AppError | null {
+  if (plan.fields.length && !isWorkspaceAdmin(principal))
+    return forbidden(
+      `Only a workspace ADMIN or OWNER may create the fields this import needs: ${plan.fields.map((f) => f.key).join(", ")}`,
+    );
+  try {
+    for (const member of plan.teams.members) requireMayGrant(principal, teamRole, member.role);
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  if (plan.labels.refused.length) return forbidden(`${LABEL_EDIT_REFUSAL}: ${plan.labels.refused.join(", ")}`);
+  return null;
+}
+
+/** Comments the import would change that the caller may not (PATCH /comments: their author alone). */
+const commentsRefusal = (paths: string[]) =>
+  new AppError("FORBIDDEN", `${COMMENT_EDIT_REFUSAL}; this import changes other people's comments`, { paths });
+
+const IMPORT_PAGE = 1000;
+
+type HeadPlan = Awaited<ReturnType<typeof planHead>>;
+
+/** Everything but the tasks and comments, planned; then the first pass over the tasks. */
+async function planHead(state: PlanState, source: ImportSource) {
+  planUsers(state);
+  const plan = {
+    labels: planLabels(state),
+    fields: planFields(state),
+    teams: planTeams(state),
+    projects: planProjects(state),
+    milestones: planMilestones(state),
+  };
+  for await (const page of source.pages("tasks", IMPORT_PAGE)) surveyTasks(state, page);
+  checkTaskCycles(state);
+  return plan;
+}
+
+/** Writes what planHead planned (the target's teams and counters are the caller's to write first). */
+async function writeHead(tx: Tx, state: PlanState, plan: HeadPlan, bases: Bases) {
+  const inWorkspace = { workspaceId: state.target.workspaceId };
+  await insertRows(
+    tx,
+    teamMembers,
+    plan.teams.members.map((m) => ({ ...m, ...inWorkspace })),
+  );
   await insertRows(
     tx,
     labels,
@@ -96,143 +221,102 @@ async function writePlan(tx: Tx, plan: Plan, workspaceId: string, bases: Map<str
     fieldDefinitions,
     plan.fields.map(({ createdAt: _c, updatedAt: _u, ...f }) => ({ ...f, ...inWorkspace })),
   );
-  const numbered = <R extends { id: string; teamId: string; number: number }>(rows: R[], kind: "tasks" | "projects") =>
-    rows.map((r) => (plan.kept.has(r.id) ? r : { ...r, number: r.number + (bases.get(r.teamId)?.[kind] ?? 0) }));
-
-  const projectRows = numbered(plan.projects, "projects");
+  const projectRows = numbered(state, plan.projects, bases, "projects");
   await insertRows(
     tx,
     projects,
     projectRows.map(({ labelIds: _l, ...p }) => ({ ...p, ...inWorkspace }) as typeof projects.$inferInsert),
     RECORD_COLUMNS.project,
   );
-  await linkLabels(tx, "project", projectRows, plan.kept);
+  await linkLabels(tx, "project", projectRows, state);
   await insertRows(
     tx,
     milestones,
     plan.milestones.map((m) => ({ ...m, ...inWorkspace }) as typeof milestones.$inferInsert),
     RECORD_COLUMNS.milestone,
   );
-  const taskRows = numbered(plan.tasks, "tasks");
-  await insertRows(
-    tx,
-    tasks,
-    taskRows.map(({ labelIds: _l, ...t }) => ({ ...t, ...inWorkspace }) as typeof tasks.$inferInsert),
-    RECORD_COLUMNS.task,
-  );
-  await linkLabels(tx, "task", taskRows, plan.kept);
-  await insertRows(
-    tx,
-    comments,
-    plan.comments.map((c) => ({ ...c, ...inWorkspace })),
-    ["content"],
-  );
-}
-
-type TargetRow = {
-  role: TeamRole | null;
-  members: Target["members"];
-  labels: Target["labels"];
-  comments: Array<{ id: string; content: string; editable: boolean }>;
-  fields: Target["fields"];
-  teamMembers: string[];
-  existing: Array<{ id: string; number: number | null }>;
-};
-
-/**
- * The target team and everything the plan needs from its workspace, in one statement; null when the team is not there.
- * It locks the team row (its counters) and the team's subtask tree: overwritten tasks may change parents, serialised
- * with PATCH /tasks re-parenting there, so no race builds a cycle.
- */
-async function readTarget(db: Executor, principal: Principal, teamId: string, exportIds: string[]): Promise<TargetRow | null> {
-  const workspace = principal.workspace.id;
-  const actor = principalActor(principal);
-  const ids = sql`${sql.param(exportIds)}::text[]`;
-  const { rows } = await db.execute<{ target: TargetRow | null }>(sql`select json_build_object(
-      'role', ${callerTeamRole(principal.user.id, teams.id)},
-      'members', (select coalesce(json_agg(json_build_object('id', u.id, 'email', u.email)), '[]') from ${workspaceMembers} wm
-        join ${users} u on u.id = wm.user_id where wm.workspace_id = ${workspace}),
-      'labels', (select coalesce(json_agg(json_build_object('id', id, 'name', name, 'color', color,
-        'editable', coalesce(${mayEditLabel(actor)}, false))), '[]') from ${labels} where workspace_id = ${workspace}),
-      'comments', (select coalesce(json_agg(json_build_object('id', id, 'content', content,
-        'editable', coalesce(${mayEditComment(actor)}, false))), '[]') from ${comments} where workspace_id = ${workspace} and id = any(${ids})),
-      'fields', (select coalesce(json_agg(json_build_object('id', id, 'key', key, 'type', type, 'metadata', metadata,
-        'recordTypes', record_types)), '[]') from ${fieldDefinitions} where workspace_id = ${workspace}),
-      'teamMembers', (select coalesce(json_agg(user_id), '[]') from ${teamMembers} where team_id = teams.id),
-      'existing', (select coalesce(json_agg(json_build_object('id', e.id, 'number', e.number)), '[]') from (
-          select id, number from ${tasks} where team_id = teams.id and id = any(${ids})
-          union all select id, number from ${projects} where team_id = teams.id and id = any(${ids})
-          union all select m.id, null from ${milestones} m join ${projects} p on p.id = m.project_id where p.team_id = teams.id and m.id = any(${ids})
-          union all select c.id, null from ${comments} c where c.workspace_id = ${workspace} and c.id = any(${ids}) and (
-            c.task_id in (select id from ${tasks} where team_id = teams.id) or c.project_id in (select id from ${projects} where team_id = teams.id)
-            or c.milestone_id in (select m.id from ${milestones} m join ${projects} p on p.id = m.project_id where p.team_id = teams.id))
-          union all select id, null from ${labels} where workspace_id = ${workspace} and id = any(${ids})
-        ) e)
-    ) as target, ${subtaskTreeLock(sql`teams.id`)}
-    from ${teams} where teams.id = ${teamId} and teams.workspace_id = ${workspace}
-    for update`);
-  return rows[0]?.target ?? null;
-}
-
-/** Every id the export carries (what `update` may find in the target). */
-function exportIds(input: ImportInput): string[] {
-  const d = input.data.data;
-  return [d.labels, d.projects, d.milestones, d.tasks, d.comments].flatMap((list) => list.map((r) => r.id));
 }
 
 /**
- * An import does what the operations it stands for may do, by their rules: creating fields (POST /fields: workspace
- * ADMIN/OWNER), adding team members (POST /teams/{id}/members: no role above one's own), changing labels (PATCH /labels:
- * their creator or workspace ADMIN/OWNER) and comments (PATCH /comments: their author). 403 before anything is written.
+ * The second pass: tasks, then comments, a page at a time, each written as it is planned. Nothing more is written once
+ * a refusal is known (the transaction rolls back), but every page is still planned, so one 422 names every bad value.
  */
-function requireRights(principal: Principal, plan: Plan, teamRole: TeamRole | null) {
-  if (plan.fields.length && !isWorkspaceAdmin(principal))
-    throw forbidden(`Only a workspace ADMIN or OWNER may create the fields this import needs: ${plan.fields.map((f) => f.key).join(", ")}`);
-  for (const member of plan.teamMembers) requireMayGrant(principal, teamRole, member.role);
-  if (plan.labels.refused.length) throw forbidden(`${LABEL_EDIT_REFUSAL}: ${plan.labels.refused.join(", ")}`);
-  if (plan.refusedComments.length)
-    throw new AppError("FORBIDDEN", `${COMMENT_EDIT_REFUSAL}; this import changes other people's comments`, {
-      paths: plan.refusedComments.map((p) => `data.data.${p}`),
-    });
-}
-
-/** POST /teams/{id}/import: a task, project or team export into team `teamId`, in one transaction. */
-export async function importIntoTeam(db: Executor, principal: Principal, teamId: string, input: ImportInput): Promise<void> {
-  if (input.data.type === "workspace")
-    throw new ValidationError({ "data.type": ["A workspace export is imported with POST /workspaces/import"] });
-  await db.transaction(async (tx) => {
-    const found = reachesTeam(principal, teamId)
-      ? await readTarget(tx, principal, teamId, input.update ? exportIds(input) : [])
-      : undefined;
-    if (!found) throw notFound("Team");
-    requireTeamRole(principal, found.role, "MEMBER", "import into this team");
-    const plan = planImport(input.data, {
-      workspaceId: principal.workspace.id,
-      callerId: principal.user.id,
-      teamId,
-      update: input.update,
-      members: found.members,
-      labels: found.labels,
-      comments: new Map(found.comments.map(({ id, ...c }) => [id, c])),
-      fields: found.fields,
-      existing: new Map(found.existing.map((e) => [e.id, e.number])),
-      teamMembers: new Set(found.teamMembers),
-    });
-    requireRights(principal, plan, found.role);
-    if (plan.teamOverwrite) {
-      requireTeamRole(principal, found.role, "ADMIN", "overwrite this team");
-      await tx
-        .update(teams)
-        .set({ ...plan.teamOverwrite, updatedAt: sql`now()` })
-        .where(sql`${teams.id} = ${teamId}`);
-    }
+async function writePages(tx: Tx, state: PlanState, source: ImportSource, bases: Bases, refusal: AppError | null) {
+  const inWorkspace = { workspaceId: state.target.workspaceId };
+  const writing = () => refusal === null && state.errors.size === 0;
+  for await (const page of source.pages("tasks", IMPORT_PAGE)) {
+    const rows = numbered(state, planTaskPage(state, page), bases, "tasks");
+    if (!writing()) continue;
     await insertRows(
       tx,
-      teamMembers,
-      plan.teamMembers.map((m) => ({ ...m, workspaceId: principal.workspace.id })),
+      tasks,
+      rows.map(({ labelIds: _l, ...t }) => ({ ...t, ...inWorkspace }) as typeof tasks.$inferInsert),
+      RECORD_COLUMNS.task,
     );
+    await linkLabels(tx, "task", rows, state);
+  }
+  const refused: string[] = [];
+  for await (const page of source.pages("comments", IMPORT_PAGE)) {
+    const planned = planCommentPage(state, page);
+    refused.push(...planned.refused);
+    if (!writing() || refused.length) continue;
+    await insertRows(
+      tx,
+      comments,
+      planned.comments.map((c) => ({ ...c, ...inWorkspace })),
+      ["content"],
+    );
+  }
+  // A parent written after its subtask (a later page) is checked here, not at the commit: its error is a statement's.
+  await tx.execute(sql`set constraints tasks_parent_id_tasks_id_fk immediate`);
+  state.refuseIfFailed();
+  if (refusal) throw refusal;
+  if (refused.length) throw commentsRefusal(refused);
+}
+
+/** A task's parent may be written after it (a later page): checked when writePages ends. */
+const deferParentLinks = (tx: Tx) => tx.execute(sql`set constraints tasks_parent_id_tasks_id_fk deferred`);
+
+/** A task, project or team export into team `teamId`, in one transaction (POST /teams/{id}/import, or an import's commit). */
+export async function importIntoTeam(tx: Tx, principal: Principal, teamId: string, source: ImportSource, update: boolean): Promise<void> {
+  const head = await source.head();
+  if (head.type === "workspace")
+    throw new ValidationError({ [source.typePath]: ["A workspace export is imported with POST /workspaces/import"] });
+  const found = reachesTeam(principal, teamId) ? await readTarget(tx, principal, teamId, update ? source.ids : null) : undefined;
+  if (!found) throw notFound("Team");
+  requireTeamRole(principal, found.role, "MEMBER", "import into this team");
+  const state = new PlanState(head, {
+    workspaceId: principal.workspace.id,
+    callerId: principal.user.id,
+    teamId,
+    update,
+    members: found.members,
+    labels: found.labels,
+    comments: new Map(found.comments.map(({ id, ...c }) => [id, c])),
+    fields: found.fields,
+    existing: new Map(found.existing.map((e) => [e.id, e.number])),
+    teamMembers: new Set(found.teamMembers),
+  });
+  const plan = await planHead(state, source);
+  let refusal = rightsRefusal(principal, plan, found.role);
+  if (plan.teams.overwrite && !refusal) {
+    try {
+      requireTeamRole(principal, found.role, "ADMIN", "overwrite this team");
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      refusal = err;
+    }
+  }
+  const bases: Bases = new Map();
+  if (refusal === null && state.errors.size === 0) {
+    await deferParentLinks(tx);
+    if (plan.teams.overwrite)
+      await tx
+        .update(teams)
+        .set({ ...plan.teams.overwrite, updatedAt: sql`now()` })
+        .where(sql`${teams.id} = ${teamId}`);
     // New references continue the team's counters (locked with the team row above).
-    const added = plan.counters.get(teamId) ?? { tasks: 0, projects: 0 };
+    const added = { tasks: newTasksPerTeam(state).get(teamId) ?? 0, projects: state.counters.get(teamId)?.projects ?? 0 };
     const [base] = await tx
       .update(teams)
       .set({ taskCounter: sql`${teams.taskCounter} + ${added.tasks}`, projectCounter: sql`${teams.projectCounter} + ${added.projects}` })
@@ -241,43 +325,55 @@ export async function importIntoTeam(db: Executor, principal: Principal, teamId:
         tasks: sql<number>`${teams.taskCounter} - ${added.tasks}`,
         projects: sql<number>`${teams.projectCounter} - ${added.projects}`,
       });
-    await writePlan(tx, plan, principal.workspace.id, new Map([[teamId, { tasks: Number(base.tasks), projects: Number(base.projects) }]]));
-  });
+    bases.set(teamId, { tasks: Number(base.tasks), projects: Number(base.projects) });
+    await writeHead(tx, state, plan, bases);
+  }
+  await writePages(tx, state, source, bases, refusal);
 }
 
-/** POST /workspaces/import: a workspace export into a new workspace whose OWNER is the caller; returns it. */
-export async function importWorkspace(db: Executor, principal: Principal, input: ImportInput) {
+/** A workspace export into a new workspace whose OWNER is the caller (POST /workspaces/import, or an import's commit); returns it. */
+export async function importWorkspace(tx: Tx, principal: Principal, source: ImportSource) {
   requireWorkspaceRole(principal, "OWNER", "import a workspace");
   requireUnbound(principal, "import a workspace");
-  if (input.data.type !== "workspace" || !input.data.data.workspace)
-    throw new ValidationError({ "data.type": ["POST /workspaces/import takes a workspace export"] });
-  const source = input.data.data.workspace;
-  return db.transaction(async (tx) => {
-    const workspace = await insertWorkspace(tx, source.name);
-    await tx.insert(workspaceMembers).values({ workspaceId: workspace.id, userId: principal.user.id, role: "OWNER" });
-    // A new workspace holds nothing yet: every record is created, and the caller is its only member.
-    const plan = planImport(input.data, {
-      workspaceId: workspace.id,
-      callerId: principal.user.id,
-      update: false,
-      members: [{ id: principal.user.id, email: principal.user.email }],
-      labels: [],
-      comments: new Map(),
-      fields: [],
-      existing: new Map(),
-      teamMembers: new Set(),
-    });
-    const teamRows = plan.teams.map(({ members: _m, ...t }) => {
-      const counts = plan.counters.get(t.id) ?? { tasks: 0, projects: 0 };
-      return { ...t, workspaceId: workspace.id, taskCounter: counts.tasks, projectCounter: counts.projects };
-    });
-    await insertRows(tx, teams, teamRows);
+  const head: ImportHead = await source.head();
+  if (head.type !== "workspace" || !head.workspace)
+    throw new ValidationError({ [source.typePath]: ["POST /workspaces/import takes a workspace export"] });
+  const workspace = await insertWorkspace(tx, head.workspace.name);
+  await tx.insert(workspaceMembers).values({ workspaceId: workspace.id, userId: principal.user.id, role: "OWNER" });
+  // A new workspace holds nothing yet: every record is created, and the caller is its only member.
+  const state = new PlanState(head, {
+    workspaceId: workspace.id,
+    callerId: principal.user.id,
+    update: false,
+    members: [{ id: principal.user.id, email: principal.user.email }],
+    labels: [],
+    comments: new Map(),
+    fields: [],
+    existing: new Map(),
+    teamMembers: new Set(),
+  });
+  const plan = await planHead(state, source);
+  if (state.errors.size === 0) {
+    await deferParentLinks(tx);
+    const newTasks = newTasksPerTeam(state);
     await insertRows(
       tx,
-      teamMembers,
-      plan.teamMembers.map((m) => ({ ...m, workspaceId: workspace.id })),
+      teams,
+      plan.teams.teams.map(({ members: _m, ...t }) => ({
+        ...t,
+        workspaceId: workspace.id,
+        taskCounter: newTasks.get(t.id) ?? 0,
+        projectCounter: state.counters.get(t.id)?.projects ?? 0,
+      })),
     );
-    await writePlan(tx, plan, workspace.id, new Map());
-    return workspace;
-  });
+    await writeHead(tx, state, plan, new Map());
+  }
+  await writePages(tx, state, source, new Map(), null);
+  return workspace;
+}
+
+/** A team import's answer: the team, its members as team-member objects. */
+export async function importedTeam(db: Executor, principal: Principal, teamId: string) {
+  const team = await getTeam(db, principal.workspace.id, teamId);
+  return { ...team, members: await teamMemberships(db, principal.workspace.id, teamId) };
 }

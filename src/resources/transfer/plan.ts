@@ -1,13 +1,37 @@
-// What an import writes, decided before the first write: every id of the export mapped to the target's id, every
-// link checked, every custom value type-checked. No I/O here; import.ts reads the target first and writes the plan.
-// One planner per table, in dependency order (users, labels, fields, teams, projects, milestones, tasks, comments), each
-// reading and adding to one explicit PlanState: the id map, the refusals, and what the earlier planners decided.
+// What an import writes, decided before it is written: every id of the export mapped to the target's id, every link
+// checked, every custom value type-checked. No I/O here; import.ts reads the target and the records, and writes.
+// The small collections (users, labels, fields, teams, projects, milestones) are planned at once, in dependency order;
+// tasks and comments, which may be hundreds of thousands, a page at a time: a first pass over the tasks maps their ids
+// and their parent links (so a subtask may come before its parent, and a comment before its task's page), then each
+// page is planned and written. Every planner reads and adds to one PlanState: the id map, the refusals, and what the
+// earlier planners decided.
 import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
+import type { ExportedComment } from "../../records/comments";
 import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
-import type { ExportDataDto, ExportDocumentDto } from "./schema";
+import type { ExportedTask } from "../../records/tasks";
+import type { ExportDataDto, ExportType } from "./schema";
 
 type Data = ExportDataDto;
+
+/** A record of the import, with the path its refusals start with (`data.data.tasks.3`, or `parts.2.data.data.tasks.3`). */
+export interface Located<T> {
+  record: T;
+  at: string;
+}
+
+/** What an import holds besides its tasks and comments (those come in pages). */
+export interface ImportHead {
+  type: ExportType;
+  root: string;
+  workspace: Data["workspace"];
+  users: Located<Data["users"][number]>[];
+  labels: Located<Data["labels"][number]>[];
+  fields: Located<Data["fields"][number]>[];
+  teams: Located<Data["teams"][number]>[];
+  projects: Located<Data["projects"][number]>[];
+  milestones: Located<Data["milestones"][number]>[];
+}
 
 /** The target as the import finds it (import.ts reads it in one statement). */
 export interface Target {
@@ -31,32 +55,37 @@ export interface Target {
 const omitTimes = <T extends { createdAt: string; updatedAt: string }>({ createdAt: _c, updatedAt: _u, ...rest }: T) => rest;
 
 /** What every planner shares: the target, the ids mapped so far, the refusals, and the mappings earlier planners made. */
-class PlanState {
+export class PlanState {
   readonly ids = new Map<string, string>();
   readonly errors = new Map<string, string[]>();
   /** Definitions by key: the target's, then those the import creates. */
   readonly definitions: Map<string, Definition & { recordTypes: string[] }>;
   /** New records of a team are numbered 1, 2, … in export order; import.ts adds the team's counter. */
   readonly counters = new Map<string, { tasks: number; projects: number }>();
+  /** Each task of the export: its parent and team in the export, and where it is (the first pass fills it). */
+  readonly tasks = new Map<string, { parentId: string | null; teamId: string; at: string }>();
+  /** A project's team and a milestone's project, as the import writes them (the task pages check links against them). */
+  readonly projectTeam = new Map<string, string>();
+  readonly milestoneProject = new Map<string, string>();
   #users = new Map<string, string | null>();
   readonly #memberIds: Set<string>;
 
   constructor(
-    readonly doc: ExportDocumentDto,
+    readonly head: ImportHead,
     readonly target: Target,
   ) {
     this.#memberIds = new Set(target.members.map((m) => m.id));
     this.definitions = new Map(target.fields.map((f) => [f.key, f]));
   }
 
-  get data(): Data {
-    return this.doc.data;
+  /** A refusal at `path` (a 422 once every record was planned). */
+  fail(path: string, message: string) {
+    this.errors.set(path, [...(this.errors.get(path) ?? []), message]);
   }
 
-  /** A refusal at `path` under `data.data.` (a 422 once every planner ran). */
-  fail(path: string, message: string) {
-    const key = `data.data.${path}`;
-    this.errors.set(key, [...(this.errors.get(key) ?? []), message]);
+  /** Throws the 422 naming every refusal, if there is any. */
+  refuseIfFailed() {
+    if (this.errors.size) throw new ValidationError(Object.fromEntries(this.errors));
   }
 
   /** With `update`, a record whose id exists in the target keeps it and is overwritten. */
@@ -111,10 +140,10 @@ class PlanState {
   }
 
   /** The team a record of the export goes into: the target team, or (a workspace import) the team its export team became. */
-  teamOf(id: string, path: string): string {
+  teamOf(id: string, path?: string): string {
     if (this.target.teamId) return this.target.teamId;
     const mapped = this.ids.get(id);
-    if (!mapped) this.fail(path, "Not a team of the export");
+    if (!mapped && path) this.fail(path, "Not a team of the export");
     return mapped ?? id;
   }
 
@@ -126,17 +155,17 @@ class PlanState {
   }
 }
 
-function planUsers(state: PlanState) {
-  for (const u of state.data.users) state.setUser(u.id, u.email);
+export function planUsers(state: PlanState) {
+  for (const { record: u } of state.head.users) state.setUser(u.id, u.email);
 }
 
 /** Labels: the same id in the target (update), else the same name, else a new label. */
-function planLabels(state: PlanState) {
+export function planLabels(state: PlanState) {
   const byName = new Map(state.target.labels.map((l) => [l.name.toLowerCase(), l.id]));
   const byId = new Map(state.target.labels.map((l) => [l.id, l]));
   /** `overwrite`: labels the export changes (an unchanged one is not written); `refused`: those of them the caller may not edit. */
   const labels = { insert: [] as Data["labels"], overwrite: [] as Data["labels"], refused: [] as string[] };
-  for (const label of state.data.labels) {
+  for (const { record: label } of state.head.labels) {
     if (state.kept(label.id)) {
       state.ids.set(label.id, label.id);
       const current = byId.get(label.id);
@@ -160,9 +189,9 @@ function planLabels(state: PlanState) {
 }
 
 /** Fields: by key; a key the target lacks is created from the export's definition. */
-function planFields(state: PlanState) {
+export function planFields(state: PlanState) {
   const inserts: Array<Data["fields"][number]> = [];
-  for (const field of state.data.fields) {
+  for (const { record: field } of state.head.fields) {
     if (state.definitions.has(field.key)) continue;
     const created = { ...field, id: newId("fdef") };
     state.definitions.set(field.key, { ...created, metadata: created.metadata as Record<string, unknown> });
@@ -175,26 +204,29 @@ function planFields(state: PlanState) {
  * Teams (a workspace import creates the export's; a team import puts everything into the target team), their members,
  * and, importing a team's own export back with `update`, its name and description.
  */
-function planTeams(state: PlanState) {
-  const { data, target } = state;
-  const teams = target.teamId ? [] : data.teams.map((t) => ({ ...omitTimes(t), id: state.mapId(t.id, "team") }));
-  for (const [i, t] of teams.entries()) {
+export function planTeams(state: PlanState) {
+  const { head, target } = state;
+  const teams = target.teamId
+    ? []
+    : head.teams.map(({ record: t, at }) => ({ row: { ...omitTimes(t), id: state.mapId(t.id, "team") }, at }));
+  for (const { row: t, at } of teams) {
     if (t.parentId === null) continue;
     const parent = state.ids.get(t.parentId);
-    if (!parent) state.fail(`teams.${i}.parentId`, "Not a team of the export");
+    if (!parent) state.fail(`${at}.parentId`, "Not a team of the export");
     t.parentId = parent ?? null;
   }
-  // As PATCH /teams refuses it: no team under itself or one of its sub-teams.
-  const ordered = parentsFirst(teams, (i) =>
-    state.fail(`teams.${i}.parentId`, "Teams must not form a cycle (a team under itself or one of its sub-teams)"),
+  // As PATCH /teams refuses it: no team under itself or one of its sub-teams. Parents first: one statement inserts them.
+  const ordered = parentsFirst(
+    teams.map((t) => t.row),
+    (i) => state.fail(`${teams[i].at}.parentId`, "Teams must not form a cycle (a team under itself or one of its sub-teams)"),
   );
 
-  const rootTeam = data.teams.find((t) => t.id === data.root);
+  const rootTeam = head.teams.find((t) => t.record.id === head.root)?.record;
   const sources = target.teamId
-    ? state.doc.type === "team" && rootTeam
+    ? head.type === "team" && rootTeam
       ? [{ team: target.teamId, members: rootTeam.members }]
       : []
-    : data.teams.map((t) => ({ team: state.ids.get(t.id) as string, members: t.members }));
+    : head.teams.map(({ record: t }) => ({ team: state.ids.get(t.id) as string, members: t.members }));
   const members = sources.flatMap(({ team, members }) =>
     members.flatMap((m) => {
       const userId = state.user(m.userId);
@@ -203,16 +235,17 @@ function planTeams(state: PlanState) {
     }),
   );
   const overwrite =
-    target.teamId && state.doc.type === "team" && rootTeam && state.kept(rootTeam.id) && rootTeam.id === target.teamId
+    target.teamId && head.type === "team" && rootTeam && state.kept(rootTeam.id) && rootTeam.id === target.teamId
       ? { name: rootTeam.name, description: rootTeam.description }
       : null;
   return { teams: ordered, members, overwrite };
 }
 
-function planProjects(state: PlanState) {
-  return state.data.projects.map((p, i) => {
+export function planProjects(state: PlanState) {
+  return state.head.projects.map(({ record: p, at }) => {
     const id = state.mapId(p.id, "proj");
-    const teamId = state.teamOf(p.teamId, `projects.${i}.teamId`);
+    const teamId = state.teamOf(p.teamId, `${at}.teamId`);
+    state.projectTeam.set(id, teamId);
     const { reference: _r, labelIds: _l, customFields: _c, ...rest } = omitTimes(p);
     return {
       ...rest,
@@ -220,44 +253,81 @@ function planProjects(state: PlanState) {
       teamId,
       number: state.kept(p.id) ? (state.target.existing.get(p.id) as number) : state.nextNumber(teamId, "projects"),
       leadId: state.user(p.leadId),
-      labelIds: state.labelIds(p.labelIds, `projects.${i}.labelIds`),
-      customFields: state.customFields(p.customFields, "project", `projects.${i}.customFields`),
+      labelIds: state.labelIds(p.labelIds, `${at}.labelIds`),
+      customFields: state.customFields(p.customFields, "project", `${at}.customFields`),
     };
   });
 }
 
-function planMilestones(state: PlanState) {
-  return state.data.milestones.map((m, i) => {
+export function planMilestones(state: PlanState) {
+  return state.head.milestones.map(({ record: m, at }) => {
     const id = state.mapId(m.id, "mile");
     const projectId = state.ids.get(m.projectId);
-    if (!projectId) state.fail(`milestones.${i}.projectId`, "Not a project of the export");
+    if (!projectId) state.fail(`${at}.projectId`, "Not a project of the export");
+    state.milestoneProject.set(id, projectId ?? m.projectId);
     const { customFields: _c, ...rest } = omitTimes(m);
     return {
       ...rest,
       id,
       projectId: projectId ?? m.projectId,
-      customFields: state.customFields(m.customFields, "milestone", `milestones.${i}.customFields`),
+      customFields: state.customFields(m.customFields, "milestone", `${at}.customFields`),
     };
   });
 }
 
-/** Tasks, parents before subtasks; links to records outside the export (a subtask's parent, an exported task's project) are dropped. */
-function planTasks(
-  state: PlanState,
-  projects: Array<{ id: string; teamId: string }>,
-  milestones: Array<{ id: string; projectId: string }>,
-) {
-  const projectTeam = new Map(projects.map((p) => [p.id, p.teamId]));
-  const milestoneProject = new Map(milestones.map((m) => [m.id, m.projectId]));
+/**
+ * The first pass over the tasks, a page at a time: each gets its id in the target, and its parent link and team are
+ * kept for the second. Returns the number of new tasks per team (the references import.ts reserves).
+ */
+export function surveyTasks(state: PlanState, page: Located<ExportedTask>[]) {
+  for (const { record: t, at } of page) {
+    state.mapId(t.id, "task");
+    state.tasks.set(t.id, { parentId: t.parentId, teamId: t.teamId, at });
+  }
+}
+
+/** New tasks per team, once every task was surveyed (numbered from 1 in the export's order; import.ts adds the counter). */
+export function newTasksPerTeam(state: PlanState): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const [id, { teamId }] of state.tasks) {
+    if (state.kept(id)) continue;
+    const team = state.teamOf(teamId);
+    counts.set(team, (counts.get(team) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Subtasks must not form a cycle (walked over the whole export's parent links, iteratively: chains may be long). */
+export function checkTaskCycles(state: PlanState) {
+  const done = new Set<string>();
+  for (const start of state.tasks.keys()) {
+    const chain = new Set<string>();
+    let at: string | undefined = start;
+    while (at && !done.has(at) && !chain.has(at)) {
+      chain.add(at);
+      const parent: string | null = state.tasks.get(at)?.parentId ?? null;
+      at = parent !== null && state.tasks.has(parent) ? parent : undefined;
+    }
+    if (at && chain.has(at)) state.fail(`${state.tasks.get(at)?.at}.parentId`, "Subtasks must not form a cycle");
+    for (const id of chain) done.add(id);
+  }
+}
+
+/**
+ * A page of tasks, after the survey: the rows to write. Links to records outside the export (a subtask's parent, an
+ * exported task's project) are dropped.
+ */
+export function planTaskPage(state: PlanState, page: Located<ExportedTask>[]) {
   const link = (id: string | null) => (id === null ? null : (state.ids.get(id) ?? null));
-  for (const t of state.data.tasks) state.mapId(t.id, "task");
-  const tasks = state.data.tasks.map((t, i) => {
-    const teamId = state.teamOf(t.teamId, `tasks.${i}.teamId`);
+  return page.map(({ record: t, at }) => {
+    const teamId = state.teamOf(t.teamId, `${at}.teamId`);
     const { reference: _r, labelIds: _l, customFields: _c, ...rest } = omitTimes(t);
     const [projectId, milestoneId, parentId] = [link(t.projectId), link(t.milestoneId), link(t.parentId)];
-    if (projectId && projectTeam.get(projectId) !== teamId) state.fail(`tasks.${i}.projectId`, "Must be a project of the task's team");
-    if (milestoneId && milestoneProject.get(milestoneId) !== projectId)
-      state.fail(`tasks.${i}.milestoneId`, "Must be a milestone of the task's project");
+    if (projectId && state.projectTeam.get(projectId) !== teamId) state.fail(`${at}.projectId`, "Must be a project of the task's team");
+    if (milestoneId && state.milestoneProject.get(milestoneId) !== projectId)
+      state.fail(`${at}.milestoneId`, "Must be a milestone of the task's project");
+    const parent = t.parentId === null ? undefined : state.tasks.get(t.parentId);
+    if (parent && state.teamOf(parent.teamId) !== teamId) state.fail(`${at}.parentId`, "Must be a task of the same team");
     return {
       ...rest,
       id: state.ids.get(t.id) as string,
@@ -267,24 +337,23 @@ function planTasks(
       milestoneId,
       parentId,
       assigneeId: state.user(t.assigneeId),
-      labelIds: state.labelIds(t.labelIds, `tasks.${i}.labelIds`),
-      customFields: state.customFields(t.customFields, "task", `tasks.${i}.customFields`),
+      labelIds: state.labelIds(t.labelIds, `${at}.labelIds`),
+      customFields: state.customFields(t.customFields, "task", `${at}.customFields`),
     };
   });
-  const ordered = parentsFirst(tasks, (i) => state.fail(`tasks.${i}.parentId`, "Subtasks must not form a cycle"));
-  const taskTeam = new Map(tasks.map((t) => [t.id, t.teamId]));
-  for (const [i, t] of tasks.entries())
-    if (t.parentId && taskTeam.get(t.parentId) !== t.teamId) state.fail(`tasks.${i}.parentId`, "Must be a task of the same team");
-  return ordered;
 }
 
-/** Comments on exactly one record of the export; an author outside the workspace becomes the importer. */
-function planComments(state: PlanState) {
-  const comments = state.data.comments.map((c, i) => {
+/**
+ * A page of comments: each on exactly one record of the export; an author outside the workspace becomes the importer.
+ * `refused`: overwritten comments whose content changes and that the caller may not edit (only their author may).
+ */
+export function planCommentPage(state: PlanState, page: Located<ExportedComment>[]) {
+  const refused: string[] = [];
+  const comments = page.map(({ record: c, at }) => {
     const linkOf = (id: string | null, what: string) => {
       if (id === null) return null;
       const mapped = state.ids.get(id);
-      if (!mapped) state.fail(`comments.${i}.${what}`, "Not a record of the export");
+      if (!mapped) state.fail(`${at}.${what}`, "Not a record of the export");
       return mapped ?? null;
     };
     const links = {
@@ -293,59 +362,22 @@ function planComments(state: PlanState) {
       milestoneId: linkOf(c.milestoneId, "milestoneId"),
     };
     if ([links.taskId, links.projectId, links.milestoneId].filter(Boolean).length !== 1)
-      state.fail(`comments.${i}`, "Must be on exactly one task, project or milestone");
-    return { id: state.mapId(c.id, "cmnt"), authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, ...links };
-  });
-  /** Overwritten comments whose content changes and that the caller may not edit (only their author may). */
-  const refused = comments.flatMap((c, i) => {
-    const current = state.target.comments.get(c.id);
-    return current && !current.editable && current.content !== c.content ? [`comments.${i}`] : [];
+      state.fail(at, "Must be on exactly one task, project or milestone");
+    const id = state.kept(c.id) ? c.id : newId("cmnt");
+    const current = state.target.comments.get(id);
+    if (current && !current.editable && current.content !== c.content) refused.push(at);
+    return { id, authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, ...links };
   });
   return { comments, refused };
 }
 
-export type Plan = ReturnType<typeof planImport>;
-
-/**
- * Maps the export onto the target: see the planners above. Throws a ValidationError (paths under `data.data.`) for
- * links that cannot hold, once every planner ran (so one answer names every bad value).
- */
-export function planImport(doc: ExportDocumentDto, target: Target) {
-  const state = new PlanState(doc, target);
-  planUsers(state);
-  const labels = planLabels(state);
-  const fields = planFields(state);
-  const teams = planTeams(state);
-  const projects = planProjects(state);
-  const milestones = planMilestones(state);
-  const tasks = planTasks(state, projects, milestones);
-  const { comments, refused } = planComments(state);
-  if (state.errors.size) throw new ValidationError(Object.fromEntries(state.errors));
-  return {
-    labels,
-    fields,
-    teams: teams.teams,
-    teamOverwrite: teams.overwrite,
-    teamMembers: teams.members,
-    counters: state.counters,
-    projects,
-    milestones,
-    tasks,
-    comments,
-    refusedComments: refused,
-    /** The ids of records overwritten in place (their numbers are final; new records' numbers are offsets). */
-    kept: new Set([...state.ids.values()].filter((id) => state.kept(id))),
-  };
-}
-
-/** Records with every parent before its children (chunked inserts then never point forward); reports cycles. */
+/** Records with every parent before its children (one statement then never points forward); reports cycles. */
 function parentsFirst<T extends { id: string; parentId: string | null }>(rows: T[], cycle: (index: number) => void): T[] {
   const byId = new Map(rows.map((r) => [r.id, r]));
   const index = new Map(rows.map((r, i) => [r.id, i]));
   const state = new Map<string, "visiting" | "done">();
   const out: T[] = [];
   for (const start of rows) {
-    // Iterative walk up the parent chain (exports can be thousands deep in theory; no recursion).
     const chain: T[] = [];
     let at: T | undefined = start;
     while (at && !state.has(at.id)) {

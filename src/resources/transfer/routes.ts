@@ -4,15 +4,16 @@ import { jsonText } from "../../http/json-text";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
-import { TeamMember, teamMemberships } from "../../records/team-members";
-import { getTeam, Team } from "../../records/teams";
+import { TeamMember } from "../../records/team-members";
+import { Team } from "../../records/teams";
 import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
 import { exportDocument } from "./export";
-import { importIntoTeam, importWorkspace } from "./import";
+import { importedTeam, importIntoTeam, importWorkspace } from "./import";
 import { EXPORT_TYPES, ExportDocument, ImportBody } from "./schema";
+import { documentSource } from "./source";
 
 /** The spec's Team, whose `members` in an import's answer are team-member objects (`tmbr_…` ids) rather than list items. */
-const ImportedTeam = z.object({ ...Team.shape, members: z.array(TeamMember) }).openapi("ImportedTeam");
+export const ImportedTeam = z.object({ ...Team.shape, members: z.array(TeamMember) }).openapi("ImportedTeam");
 
 const TAGS = { task: "Tasks", project: "Projects", team: "Teams", workspace: "Workspaces" } as const;
 const WHAT = {
@@ -40,7 +41,7 @@ const exportRoute = (type: (typeof EXPORT_TYPES)[number]) =>
     },
   });
 
-const IMPORT_RULES =
+export const IMPORT_RULES =
   "One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. " +
   "Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; " +
   "labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). " +
@@ -93,11 +94,14 @@ export const transferRoutes = exports
     const db = c.get("rdb").db;
     const principal = await c.get("caller").principal();
     const { id } = c.req.valid("param");
-    await importIntoTeam(db, principal, id, c.req.valid("json"));
-    const team = await getTeam(db, principal.workspace.id, id);
-    return c.json({ imported: { ...team, members: await teamMemberships(db, principal.workspace.id, id) } }, 200);
+    const { data, update } = c.req.valid("json");
+    await db.transaction((tx) => importIntoTeam(tx, principal, id, documentSource(data), update));
+    return c.json({ imported: await importedTeam(db, principal, id) }, 200);
   })
   .openapi(workspaceImport, async (c) => {
-    const workspace = await importWorkspace(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("json"));
+    const db = c.get("rdb").db;
+    const principal = await c.get("caller").principal();
+    const { data } = c.req.valid("json");
+    const workspace = await db.transaction((tx) => importWorkspace(tx, principal, documentSource(data)));
     return created(c, "workspace", `/workspaces/${workspace.id}`, serializeWorkspace(workspace));
   });

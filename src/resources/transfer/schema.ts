@@ -91,19 +91,25 @@ const collections = {
   tasks: z.array(ExportTask),
   comments: z.array(ExportComment),
 };
+/** The collections of an export, in the order an import plans them. */
+export const EXPORT_COLLECTIONS = Object.keys(collections) as Array<keyof typeof collections>;
+export type ExportCollection = (typeof EXPORT_COLLECTIONS)[number];
+const ExportWorkspace = z
+  .object({
+    id,
+    name: z.string().trim().min(1).max(100),
+    slug: z.string().max(100),
+    members: z.array(z.object({ userId: id, role: z.enum(workspaceRole.enumValues) }).strict()),
+  })
+  .strict();
+/** One record of `collection` (or the workspace) as an import checks it: a part's records are checked again when read back. */
+export const exportRecordSchema = (collection: ExportCollection | "workspace"): z.ZodType =>
+  collection === "workspace" ? ExportWorkspace : collections[collection].element;
+
 export const ExportData = z
   .object({
     root: id.openapi({ description: "The id of the exported resource, found in its collection (`tasks`, `projects`, `teams`)" }),
-    workspace: z
-      .object({
-        id,
-        name: z.string().trim().min(1).max(100),
-        slug: z.string().max(100),
-        members: z.array(z.object({ userId: id, role: z.enum(workspaceRole.enumValues) }).strict()),
-      })
-      .strict()
-      .optional()
-      .openapi({ description: "Workspace exports only: the workspace and its members' roles" }),
+    workspace: ExportWorkspace.optional().openapi({ description: "Workspace exports only: the workspace and its members' roles" }),
     ...collections,
   })
   .strict()

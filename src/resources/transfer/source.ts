@@ -1,0 +1,49 @@
+// Where an import's records come from: the request's own export document (POST /teams/{id}/import, POST
+// /workspaces/import), or the parts staged for an import sent in parts (staged.ts). The import itself (import.ts) reads
+// the small collections at once and the tasks and comments a page at a time, in the document's order, whichever it is.
+import { type SQL, sql } from "drizzle-orm";
+import type { ExportedComment } from "../../records/comments";
+import type { ExportedTask } from "../../records/tasks";
+import type { ImportHead, Located } from "./plan";
+import type { ExportDocumentDto } from "./schema";
+
+export type PagedCollection = "tasks" | "comments";
+type PagedRecord<C extends PagedCollection> = C extends "tasks" ? ExportedTask : ExportedComment;
+
+export interface ImportSource {
+  /** The export's type, root and workspace, and every collection but the tasks and comments. */
+  head(): Promise<ImportHead>;
+  /** The tasks or the comments, in the document's order, `size` at a time. */
+  pages<C extends PagedCollection>(collection: C, size: number): AsyncIterable<Located<PagedRecord<C>>[]>;
+  /** Every record id of the import, as a `text[]` expression (an update looks for them in the target). */
+  ids: SQL<string[]>;
+  /** Where a refusal of the export's type points. */
+  typePath: string;
+}
+
+const COLLECTIONS = ["users", "labels", "fields", "teams", "projects", "milestones"] as const;
+
+/** A whole export document, as an import request carries it (at `data`): its records' paths start with `data.data.`. */
+export function documentSource(doc: ExportDocumentDto): ImportSource {
+  const located = <T>(list: T[], name: string): Located<T>[] => list.map((record, i) => ({ record, at: `data.data.${name}.${i}` }));
+  const d = doc.data;
+  const ids = [d.labels, d.projects, d.milestones, d.tasks, d.comments].flatMap((list) => list.map((r) => r.id));
+  return {
+    head: async () => ({
+      type: doc.type,
+      root: d.root,
+      workspace: d.workspace,
+      ...(Object.fromEntries(COLLECTIONS.map((name) => [name, located(d[name] as unknown[], name)])) as Pick<
+        ImportHead,
+        (typeof COLLECTIONS)[number]
+      >),
+    }),
+    async *pages<C extends PagedCollection>(collection: C, size: number) {
+      const list = d[collection] as PagedRecord<C>[];
+      for (let i = 0; i < list.length; i += size)
+        yield list.slice(i, i + size).map((record, j) => ({ record, at: `data.data.${collection}.${i + j}` }));
+    },
+    ids: sql<string[]>`${sql.param(ids)}::text[]`,
+    typePath: "data.type",
+  };
+}

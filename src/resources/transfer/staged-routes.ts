@@ -1,0 +1,159 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { protectedRoute } from "../../auth/route-base";
+import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { newRouter } from "../../http/router";
+import { BodyId, created, IdParam } from "../../http/schemas";
+import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
+import { importedTeam, importIntoTeam, importWorkspace } from "./import";
+import { IMPORT_RULES, ImportedTeam } from "./routes";
+import { ExportDocument } from "./schema";
+import { commitImport, deleteImport, getImport, IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS, openImport, putPart } from "./staged";
+
+const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-25T10:00:00.000Z" });
+const ImportSchema = z
+  .object({
+    id: z.string().openapi({ example: "imp_01jz8x4q0be0sv3c5kq9v1y2ab" }),
+    teamId: z.string().nullable().openapi({ description: "The team the records go into; null: a new workspace" }),
+    update: z.boolean(),
+    status: z.enum(["open", "committed"]),
+    parts: z.array(
+      z
+        .object({
+          number: z.number().int(),
+          bytes: z.number().int().openapi({ description: "The part's records as stored (JSON)" }),
+          records: z.record(z.string(), z.number().int()).openapi({ description: 'Records per collection, e.g. `{"tasks": 5000}`' }),
+          createdAt: Timestamp,
+        })
+        .openapi("ImportPart"),
+    ),
+    createdAt: Timestamp,
+    expiresAt: Timestamp.openapi({ description: `${IMPORT_HOURS} h after it was opened: then it and its parts are gone` }),
+    committedAt: Timestamp.nullable(),
+  })
+  .openapi("Import");
+const one = z.object({ import: ImportSchema });
+
+const ImportOpen = z
+  .object({
+    teamId: BodyId.nullable().optional().openapi({
+      description: "Import into this team (a task, project or team export); omitted or null: into a new workspace (a workspace export)",
+    }),
+    update: z.boolean().default(false).openapi({ description: "As for POST /teams/{id}/import (a team import only)", example: false }),
+  })
+  .strict()
+  .openapi("ImportOpen");
+const PartParams = z.object({
+  id: IdParam.shape.id,
+  number: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PARTS)
+    .openapi({ param: { name: "number", in: "path" }, description: `The part's number, 1…${MAX_PARTS}: parts are imported in this order` }),
+});
+const PartBody = z
+  .object({ data: ExportDocument.openapi({ description: "An export document holding some of the export's records" }) })
+  .strict()
+  .openapi("ImportPartRequest");
+
+const base = protectedRoute("Imports");
+const open = createRoute({
+  ...base,
+  method: "post",
+  operationId: "openImport",
+  path: "/imports",
+  summary: "Open an import sent in parts",
+  description:
+    "For an export larger than one request may carry (32 MiB): open an import, send the export in parts (`PUT /imports/{id}/parts/{n}`), then commit it. " +
+    "Into a team it needs team role MEMBER or higher (or workspace ADMIN/OWNER); into a new workspace, the OWNER role. Only its creator sees it.",
+  request: jsonBody(ImportOpen),
+  responses: {
+    201: createdResponse(one, "The open import"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
+  },
+});
+const read = createRoute({
+  ...base,
+  method: "get",
+  operationId: "getImport",
+  path: "/imports/{id}",
+  summary: "Get an import sent in parts: its parts and status",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse(one, "The import"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
+});
+const part = createRoute({
+  ...base,
+  method: "put",
+  operationId: "putImportPart",
+  path: "/imports/{id}/parts/{number}",
+  summary: "Send (or replace) a part of an import",
+  description:
+    "The body is `{data}`: an export document (as `GET …/export` answers it) holding some of the export's records, checked as a whole import's body is " +
+    "(422 with the JSON path of every bad value). Every part is of the same export: the same `type` and `data.root`; each record is in one part (422 at a " +
+    "second one, naming the part of the first), a workspace export's `data.workspace` too, and a part's records may point at those of any other part. " +
+    `Sending a part again replaces it. Bodies up to 32 MiB; an import holds at most ${MAX_PARTS} parts and ${MAX_IMPORT_BYTES / 1024 ** 3} GiB.`,
+  request: { params: PartParams, ...jsonBody(PartBody) },
+  responses: {
+    200: jsonResponse(one, "The import with this part"),
+    ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE"], { validation: true }),
+  },
+});
+const commit = createRoute({
+  ...base,
+  method: "post",
+  operationId: "commitImport",
+  path: "/imports/{id}/commit",
+  summary: "Import every part, in one transaction",
+  description:
+    "Imports the parts, in the order of their numbers, as the one document they make up: into the team as `POST /teams/{id}/import` would (200 " +
+    "`{imported: Team}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace}`), by the same rules; the paths of a 422 start " +
+    `with \`parts.<n>.\`. ${IMPORT_RULES} Committed, the import is closed (409 to anything but reading or deleting it).`,
+  request: { params: IdParam },
+  responses: {
+    200: jsonResponse(z.object({ imported: ImportedTeam }), "Imported into the team: the team, its members as team-member objects"),
+    201: createdResponse(z.object({ workspace: WorkspaceSchema }), "Imported into a new workspace"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+  },
+});
+const remove = createRoute({
+  ...base,
+  method: "delete",
+  operationId: "deleteImport",
+  path: "/imports/{id}",
+  summary: "Discard an import sent in parts",
+  description: "Its parts go; what a committed import imported stays.",
+  request: { params: IdParam },
+  responses: { 204: { description: "Discarded" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
+});
+
+export const importRoutes = newRouter()
+  .openapi(open, async (c) => {
+    const { teamId = null, update } = c.req.valid("json");
+    const found = await openImport(c.get("rdb").db, await c.get("caller").principal(), { teamId, update });
+    return created(c, "import", `/imports/${found.id}`, found);
+  })
+  .openapi(read, async (c) =>
+    c.json({ import: await getImport(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id) }, 200),
+  )
+  .openapi(part, async (c) => {
+    const { id, number } = c.req.valid("param");
+    const found = await putPart(c.get("rdb").db, await c.get("caller").principal(), id, number, c.req.valid("json").data);
+    return c.json({ import: found }, 200);
+  })
+  .openapi(commit, async (c) => {
+    const db = c.get("rdb").db;
+    const principal = await c.get("caller").principal();
+    const done = await db.transaction((tx) =>
+      commitImport(tx, principal, c.req.valid("param").id, async ({ teamId, update }, source) => {
+        if (teamId === null) return { teamId, workspace: await importWorkspace(tx, principal, source) };
+        await importIntoTeam(tx, principal, teamId, source, update);
+        return { teamId, workspace: null };
+      }),
+    );
+    if (done.teamId === null) return created(c, "workspace", `/workspaces/${done.workspace.id}`, serializeWorkspace(done.workspace));
+    return c.json({ imported: await importedTeam(db, principal, done.teamId) }, 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteImport(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
+    return c.body(null, 204);
+  });

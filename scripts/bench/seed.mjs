@@ -31,6 +31,17 @@ const SEARCH_WORDS = [
 /** Tasks per transaction; SESSIONS sessions seed chunks side by side (the bench machine has two cores). */
 const CHUNK = 50_000;
 const SESSIONS = 2;
+/**
+ * From this many tasks on, the non-unique indexes of tasks, task_labels and events are dropped for the load and built
+ * again from their own definitions (pg_get_indexdef) afterwards: sorting a million keys once costs about half of
+ * inserting them one by one into 15 indexes. The unique ones stay, and with them every uniqueness check and the event
+ * triggers' ON CONFLICT target. Below it, maintaining them row by row is the cheaper.
+ */
+const REBUILD_FROM = 100_000;
+/** The indexes a large seed rebuilds, the search's GIN first (the longest to build). */
+const REBUILT_INDEXES = `select c.relname as name, pg_get_indexdef(i.indexrelid) as definition from pg_index i join pg_class c on c.oid = i.indexrelid
+  where i.indrelid in ('tasks'::regclass, 'task_labels'::regclass, 'events'::regclass) and not i.indisunique
+  order by c.relname = 'tasks_search_idx' desc, c.relname`;
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 /** `n` Crockford base32 digits of the bigint SQL expression `value`, most significant first. */
@@ -183,25 +194,49 @@ async function seedSmallRecords(client, { base, tag, prefix, tasks, projects, la
   return { apiKey, workspaceId, teamId, userIds, labelIds, membershipIds, milestoneIds, projectIds };
 }
 
-/** The tasks in chunks of CHUNK, SESSIONS transactions at a time, each in its own session with the triggers off. */
+/** `work(client)` on each of `sessions` sessions of their own, side by side. */
+async function inSessions(databaseUrl, sessions, work) {
+  await Promise.all(
+    Array.from({ length: sessions }, async () => {
+      const client = await connect(databaseUrl);
+      try {
+        await work(client);
+      } finally {
+        await client.end();
+      }
+    }),
+  );
+}
+
+/** The tasks in chunks of CHUNK, SESSIONS transactions at a time, each in a session with the triggers off. */
 async function seedTasks(databaseUrl, w, { base, prefix, tasks }) {
   const chunks = [];
   for (let lo = 0; lo < tasks; lo += CHUNK) chunks.push([lo, Math.min(tasks, lo + CHUNK)]);
-  const session = async () => {
-    const client = await connect(databaseUrl);
-    try {
-      const chunk = taskChunk((await client.query(STORED_TASK_COLUMNS)).rows[0].columns);
-      await client.query("set session_replication_role = replica");
-      for (let next = chunks.shift(); next; next = chunks.shift()) {
-        const [lo, hi] = next;
-        const params = [w.workspaceId, w.teamId, prefix, base, w.userIds, w.labelIds, w.projectIds, SEARCH_WORDS, lo, hi, w.userIds[0]];
-        await transaction(client, (c) => c.query(chunk, params));
-      }
-    } finally {
-      await client.end();
+  await inSessions(databaseUrl, Math.min(SESSIONS, chunks.length), async (client) => {
+    const chunk = taskChunk((await client.query(STORED_TASK_COLUMNS)).rows[0].columns);
+    await client.query("set session_replication_role = replica");
+    for (let next = chunks.shift(); next; next = chunks.shift()) {
+      const [lo, hi] = next;
+      const params = [w.workspaceId, w.teamId, prefix, base, w.userIds, w.labelIds, w.projectIds, SEARCH_WORDS, lo, hi, w.userIds[0]];
+      await transaction(client, (c) => c.query(chunk, params));
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(SESSIONS, chunks.length) }, session));
+  });
+}
+
+/** `load()` without the non-unique indexes of tasks, task_labels and events, which are built again afterwards, whatever happened. */
+async function withIndexesRebuilt(client, databaseUrl, load) {
+  const indexes = (await client.query(REBUILT_INDEXES)).rows;
+  await client.query(`drop index ${indexes.map((i) => `"${i.name}"`).join(", ")}`);
+  try {
+    await load();
+  } finally {
+    await inSessions(databaseUrl, SESSIONS, async (builder) => {
+      // Each session builds one index at a time, in memory; the sessions take the cores.
+      await builder.query("set maintenance_work_mem = '512MB'");
+      await builder.query("set max_parallel_maintenance_workers = 0");
+      for (let next = indexes.shift(); next; next = indexes.shift()) await builder.query(next.definition);
+    });
+  }
 }
 
 /**
@@ -219,7 +254,8 @@ export async function seedWorkspace(
   const client = await connect(databaseUrl);
   try {
     const w = await transaction(client, (c) => seedSmallRecords(c, opts));
-    await seedTasks(databaseUrl, w, opts);
+    const load = () => seedTasks(databaseUrl, w, opts);
+    await (tasks >= REBUILD_FROM ? withIndexesRebuilt(client, databaseUrl, load) : load());
     // The comments' events by the OWNER, as the small records' are (the first member to join is their actor).
     const commentIds = await transaction(client, async (c) => {
       await c.query("select set_config('pm.ctx', $1, true)", [JSON.stringify({ actor: w.userIds[0] })]);

@@ -9,14 +9,17 @@
 //                                      way); adds a latency table at one connection: p50 in ms and round trips
 //   npm run bench -- --origin-rtt 100  the edge rows' distance from the front Worker to the API Worker (default 100)
 //   BENCH_ONLY=edge npm run bench      the edge rows alone (no scenarios, scale check or import)
-// Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter),
-// BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt).
+//   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
+// Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios;
+// the scale check runs only without it or with `scale`), BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt),
+// BENCH_SCALE_TASKS (the scale check's large workspace, default 1,000,000).
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { measureImport } from "./bench/import.mjs";
+import { cursorAfter, eventOf, FILTERED_LIST, measureScale, SEARCH } from "./bench/scale.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
 import { startStack } from "./lib/stack.mjs";
 
@@ -29,6 +32,8 @@ const RTT = Number(rttArg >= 0 ? process.argv[rttArg + 1] : (process.env.BENCH_R
 const originArg = process.argv.indexOf("--origin-rtt");
 const ORIGIN_RTT = Number(originArg >= 0 ? process.argv[originArg + 1] : (process.env.BENCH_ORIGIN_RTT_MS ?? 100));
 const EDGE_ONLY = ONLY === "edge";
+const SCALE_ONLY = ONLY === "scale";
+const SCALE_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 1_000_000);
 
 /** Latency budgets at a distance, in round trips at p50 (docs/performance.md): what each kind of request may cost. */
 const RTT_TARGET = { read: 2.7, create: 3, write: 3.5 };
@@ -59,7 +64,7 @@ const SCENARIOS = [
   },
   {
     name: "GET /tasks?limit=50 filter+sort",
-    path: () => "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc",
+    path: () => FILTERED_LIST,
     target: 0.7,
     kind: "read",
   },
@@ -70,7 +75,7 @@ const SCENARIOS = [
     path: () => "/batch",
     body: (f) => ({ requests: Array.from({ length: 20 }, (_, i) => `/tasks/${f.prefix}-${i + 1}`) }),
   },
-  { name: "GET /search?q=deploy timeout", path: () => SEARCH_FOR_SCALE, kind: "read" },
+  { name: "GET /search?q=deploy timeout", path: () => SEARCH, kind: "read" },
   { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}`, kind: "read" },
   // The change feed: the stream's first page, and resuming after an event deep in it (the seed's rows made them).
   { name: "GET /events?limit=50", path: () => "/events?limit=50", kind: "read" },
@@ -182,10 +187,6 @@ const SCENARIOS = [
   },
 ];
 
-// Two words (~1% of tasks match: a title word and a description word), ranked, 50 a page.
-const SEARCH_FOR_SCALE = "/search?q=deploy%20timeout&types=task&limit=50";
-const LIST_FOR_SCALE = "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc";
-
 function queriesOf(res) {
   const m = /desc="(\d+) queries"/.exec(res.headers.get("server-timing") ?? "");
   return m ? Number(m[1]) : null;
@@ -226,33 +227,6 @@ async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS) {
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
   };
-}
-
-/** The id of the event `eventsDeep` into the workspace's stream (walked through GET /events, as a client resumes). */
-async function deepEvent(baseUrl, apiKey, eventsDeep) {
-  let last = null;
-  for (let seen = 0; seen < eventsDeep; seen += 250) {
-    const res = await fetch(`${baseUrl}/events?limit=250${last ? `&after=${last}` : ""}`, { headers: { "svc-api-key": apiKey } });
-    const body = await res.json();
-    if (!res.ok) throw new Error(`walking /events failed: ${res.status} ${JSON.stringify(body)}`);
-    if (body.events.length === 0) break;
-    last = body.events.at(-1).id;
-  }
-  return last;
-}
-
-async function deepCursor(baseUrl, apiKey, rowsDeep) {
-  let cursor = null;
-  for (let seen = 0; seen < rowsDeep; seen += 250) {
-    const res = await fetch(`${baseUrl}/tasks?limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, {
-      headers: { "svc-api-key": apiKey },
-    });
-    const body = await res.json();
-    if (!res.ok) throw new Error(`walking /tasks failed: ${res.status} ${JSON.stringify(body)}`);
-    cursor = body.pagination.nextCursor;
-    if (!cursor) break;
-  }
-  return cursor;
 }
 
 const pad = (s, n) => String(s).padEnd(n);
@@ -300,6 +274,30 @@ function printEdgeTable(edge) {
   );
 }
 
+/** Each pair of the scale check: both workspaces' req/s and p50, the ratios, and the verdict against its target. */
+function printScaleTable(scale) {
+  const [small, large] = [scale.tasks.small, scale.tasks.large].map((n) => n.toLocaleString("en-US"));
+  console.log(`\nscale: ${small} vs ${large} tasks (the large workspace seeded in ${num(scale.seedSeconds, 1)} s)`);
+  console.log(
+    `${pad("pair", 28)}${pad(`req/s @ ${small}`, 16)}${pad("p50 ms", 8)}${pad(`req/s @ ${large}`, 20)}${pad("p50 ms", 8)}${pad("p50 ×", 8)}${pad("req/s ÷", 9)}target`,
+  );
+  for (const p of scale.pairs) {
+    console.log(
+      `${pad(p.name, 28)}${pad(num(p.small.rps), 16)}${pad(num(p.small.p50), 8)}${pad(num(p.large.rps), 20)}${pad(num(p.large.p50), 8)}${pad(num(p.p50Ratio, 2), 8)}${pad(num(p.rpsRatio, 2), 9)}≤ ${p.target} ${p.met ? "met" : "MISSED"}`,
+    );
+  }
+}
+
+/** The 10,000-task workspace, with the cursor 8,000 rows deep and the event of task 8,000 (scripts/bench/scale.mjs). */
+async function seedFixture(baseUrl, databaseUrl) {
+  const started = Date.now();
+  const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
+  console.log(`seeded 10,000 tasks, 200 projects, 2,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  fixture.deepCursor = await cursorAfter(baseUrl, fixture, 8_000);
+  fixture.deepEvent = await eventOf(baseUrl, fixture, 8_000);
+  return fixture;
+}
+
 function compare(a, b) {
   const A = JSON.parse(readFileSync(a, "utf8"));
   const B = JSON.parse(readFileSync(b, "utf8"));
@@ -332,16 +330,11 @@ async function main() {
   }
   if (!databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
   try {
-    const started = Date.now();
-    const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
-    console.log(`seeded 10,000 tasks, 200 projects, 2,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    if (!EDGE_ONLY) {
-      fixture.deepCursor = await deepCursor(baseUrl, fixture.apiKey, 8_000);
-      fixture.deepEvent = await deepEvent(baseUrl, fixture.apiKey, 8_000);
-    }
+    // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
+    const fixture = SCALE_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
 
     const rows = [];
-    const chosen = EDGE_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
+    const chosen = EDGE_ONLY || SCALE_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
     for (const s of chosen) {
       if (s.latencyOnly) continue;
       const r = await measure(baseUrl, fixture.apiKey, s, fixture);
@@ -350,35 +343,19 @@ async function main() {
     }
     const floor = rows.find((r) => r.ref === "floor")?.rps;
     const ceiling = rows.find((r) => r.ref === "ceiling")?.rps;
-    if (!EDGE_ONLY) printTable(rows, floor, ceiling);
+    if (chosen.length > 0) printTable(rows, floor, ceiling);
 
     // Reads at the edge: through the front Worker with the API Worker ORIGIN_RTT ms away.
-    const edge = await measureEdge(baseUrl, fixture, { originRttMs: ORIGIN_RTT, durationSeconds: DURATION });
-    printEdgeTable(edge);
+    const edge = fixture && (await measureEdge(baseUrl, fixture, { originRttMs: ORIGIN_RTT, durationSeconds: DURATION }));
+    if (edge) printEdgeTable(edge);
     if (EDGE_ONLY) return;
 
-    // Scale: the same list in a workspace of 1,000 and one of 100,000 tasks.
-    const small = await seedWorkspace(databaseUrl, { tasks: 1_000, projects: 10, comments: 0, prefix: "SMA" });
-    const large = await seedWorkspace(databaseUrl, { tasks: 100_000, projects: 10, comments: 0, prefix: "LRG" });
-    const scaleScenario = (name) => ({ name, path: () => LIST_FOR_SCALE });
-    const s1 = await measure(baseUrl, small.apiKey, scaleScenario("list @ 1,000 tasks"), small);
-    const s2 = await measure(baseUrl, large.apiKey, scaleScenario("list @ 100,000 tasks"), large);
-    const scale = { small: s1, large: s2, p50Ratio: s2.p50 / s1.p50, rpsRatio: s1.rps / s2.rps };
-    console.log(`\nscale: ${pad("", 30)}req/s   p50 ms  p99 ms`);
-    for (const r of [s1, s2]) console.log(`  ${pad(r.name, 34)}${pad(num(r.rps), 8)}${pad(num(r.p50), 8)}${num(r.p99)}`);
-    console.log(`  100k vs 1k: latency p50 ×${num(scale.p50Ratio, 2)}, throughput ÷${num(scale.rpsRatio, 2)} (target: within 1.5×)`);
-    // Search joins the scale check: the same query at 1,000 and at 100,000 tasks.
-    const searchAt = (f, name) => measure(baseUrl, f.apiKey, { name, path: () => SEARCH_FOR_SCALE }, f);
-    const q1 = await searchAt(small, "search @ 1,000 tasks");
-    const q2 = await searchAt(large, "search @ 100,000 tasks");
-    scale.search = { small: q1, large: q2, p50Ratio: q2.p50 / q1.p50, rpsRatio: q1.rps / q2.rps };
-    for (const r of [q1, q2]) console.log(`  ${pad(r.name, 34)}${pad(num(r.rps), 8)}${pad(num(r.p50), 8)}${num(r.p99)}`);
-    console.log(
-      `  search 100k vs 1k: latency p50 ×${num(scale.search.p50Ratio, 2)}, throughput ÷${num(scale.search.rpsRatio, 2)} (target: within 1.5×)`,
-    );
+    // Scale: the same reads in a workspace of 1,000 tasks and in one of SCALE_TASKS.
+    const scale = !ONLY || SCALE_ONLY ? await measureScale(baseUrl, databaseUrl, measure, { tasks: SCALE_TASKS }) : undefined;
+    if (scale) printScaleTable(scale);
 
     // Import: 5,000 tasks and their comments in one request, timed end to end (after the scenarios: it grows the team).
-    const imported = !ONLY || "import".includes(ONLY) ? await measureImport(baseUrl, fixture) : undefined;
+    const imported = fixture && (!ONLY || "import".includes(ONLY)) ? await measureImport(baseUrl, fixture) : undefined;
     if (imported)
       console.log(
         `\nimport of ${imported.tasks} tasks + ${imported.comments} comments (${num(imported.bytes / 1e6, 1)} MB, ${imported.queries} queries): median ${num(imported.medianMs)} ms, max ${num(imported.maxMs)} ms of ${imported.runs} (target: under ${imported.targetMs} ms)`,
@@ -386,7 +363,7 @@ async function main() {
 
     // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
     let latency;
-    if (RTT > 0) {
+    if (RTT > 0 && fixture) {
       latency = [];
       for (const s of chosen) {
         if (s.ref === "ceiling") continue;

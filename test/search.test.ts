@@ -1,6 +1,7 @@
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { get, post } from "./helpers/api";
-import { newTeam, newTenant, type Tenant } from "./helpers/fixtures";
+import { newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 
 const search = (query: string, key: string) => get(`/search?${query}`, key);
 
@@ -84,6 +85,17 @@ describe("search", () => {
     expect(foreign.status).toBe(400);
     const otherQuery = await search(`q=flux&limit=1&cursor=${encodeURIComponent(page.body.pagination.nextCursor)}`, t.owner.key);
     expect(otherQuery.status).toBe(400);
+  });
+
+  // Migration 0015: the search indexes lead with the workspace, so a search finds only its own workspace's matches in the
+  // index (its plan at a million tasks: docs/performance.md, "A million tasks"). Before, the index answered every
+  // workspace's matches, and a search in a small workspace read a large neighbour's matching rows to drop them one by one.
+  it("finds its matches in indexes that lead with the workspace", async () => {
+    const { rows } = await withDb((db) =>
+      db.execute(sql`select tablename, indexdef from pg_indexes where indexname like '%search_idx' order by tablename`),
+    );
+    const gin = (table: string) => ({ tablename: table, indexdef: expect.stringMatching(/USING gin \(workspace_id, search_vector\)$/) });
+    expect(rows).toEqual([gin("milestones"), gin("projects"), gin("tasks")]);
   });
 
   it("rejects bad input with 422, a bad cursor with 400, no credential with 401", async () => {

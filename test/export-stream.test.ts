@@ -3,8 +3,8 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_PAGE } from "../src/resources/transfer/export";
-import { api, del, fetchApp, get, post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { api, del, fetchApp, get, patch, post } from "./helpers/api";
+import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 
 /** `tasks` tasks in `team` (numbers 1…), every third a subtask of the one before, and `comments` comments on them, in SQL. */
 async function seed(t: Tenant, team: TeamFixture, tasks: number, comments: number) {
@@ -117,6 +117,28 @@ describe("a large export streams", () => {
     }
     expect(refs.filter((r: string) => r.startsWith(`${other.prefix}-`))).toHaveLength(EXPORT_PAGE + 5);
     expect(doc.data.workspace.id).toBe(t.workspaceId);
+  });
+
+  it("carries the users, labels and fields its streamed records point at, and no other", async () => {
+    const [assignee, valued, stranger] = [await addMember(t, "MEMBER"), await addMember(t, "MEMBER"), await addMember(t, "MEMBER")];
+    const key = t.owner.key;
+    const used = (await post("/labels", { name: "Streamed", color: "#123456" }, key)).body.label;
+    const unused = (await post("/labels", { name: "Not on any", color: "#654321" }, key)).body.label;
+    await post("/fields", { key: "reviewer", name: "Reviewer", type: "user", recordTypes: ["task"] }, key);
+    await post("/fields", { key: "unused_field", name: "Unused", type: "text", recordTypes: ["task"] }, key);
+    // The last tasks of the team: their page comes after the head, so only the pages can tell what they point at.
+    const last = `${big.prefix}-${TASKS - 1}`;
+    expect(
+      (await patch(`/tasks/${last}`, { assigneeId: assignee.userId, labelIds: [used.id], customFields: { reviewer: valued.userId } }, key))
+        .status,
+    ).toBe(200);
+    const { doc } = await readStreamed(await exportOf(`/teams/${big.id}/export`));
+    const ids = (list: Array<{ id: string }>) => list.map((x) => x.id);
+    expect(ids(doc.data.users)).toEqual(expect.arrayContaining([t.owner.userId, assignee.userId, valued.userId]));
+    expect(ids(doc.data.users)).not.toContain(stranger.userId);
+    expect(ids(doc.data.labels)).toEqual([used.id]);
+    expect(doc.data.labels).not.toContainEqual(expect.objectContaining({ id: unused.id }));
+    expect(doc.data.fields.map((f: { key: string }) => f.key)).toEqual(["reviewer"]);
   });
 
   it("a missing or foreign resource is still a plain 404 before anything streams", async () => {

@@ -2,7 +2,7 @@
 // record's JSON and the Worker only joins text, never parsing a record. An export whose tasks and comments fit in one
 // page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
 // Worker holds a page at a time, never the document (docs/api.md, export and import; measured in docs/performance.md).
-import { type SQL, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import {
   comments,
   fieldDefinitions,
@@ -131,132 +131,196 @@ function commentCondition(type: ExportType, workspace: string): SQL {
 }
 const commentScope = (condition: SQL) => sql`select ${comments.id} from ${comments} where ${condition}`;
 
-/** The first page of tasks (in team prefix, number order) and of comments, and whether either has more. */
+/**
+ * The first page of tasks (in team prefix, number order) and of comments, and whether either has more: each page's
+ * rows are picked first (their order keys only), so only they are turned into JSON, however large the export.
+ */
 function firstPages(): SQL {
-  const page = (row: SQL, from: SQL, where: SQL, order: SQL) =>
+  const page = (record: typeof taskRecord | typeof commentRecord, id: SQLWrapper, where: SQL, order: SQL) =>
     sql`(select coalesce(json_agg(p.j order by p.n) filter (where p.n <= ${EXPORT_PAGE}), '[]')::text as rows, count(*) > ${EXPORT_PAGE} as more
-      from (select ${row} as j, row_number() over (order by ${order}) as n from ${from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) p)`;
-  return sql`cross join lateral ${page(
-    taskRecord.exportJson(),
-    taskRecord.from,
-    sql`${tasks.id} in (select id from scope_tasks)`,
-    sql`${teams.prefix}, ${tasks.number}`,
-  )} first_tasks
-    cross join lateral ${page(commentRecord.exportJson(), commentRecord.from, sql`${comments.id} in (select id from scope_comments)`, sql`${comments.createdAt}, ${comments.id}`)} first_comments`;
+      from (select ${record.exportJson()} as j, picked.n from ${record.from} join (select ${id} as id, row_number() over (order by ${order}) as n
+        from ${record.from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) picked on ${id} = picked.id) p)`;
+  return sql`cross join lateral ${page(taskRecord, tasks.id, sql`${tasks.id} in (select id from scope_tasks)`, sql`${teams.prefix}, ${tasks.number}`)} first_tasks
+    cross join lateral ${page(commentRecord, comments.id, sql`${comments.id} in (select id from scope_comments)`, sql`${comments.createdAt}, ${comments.id}`)} first_comments`;
+}
+
+/** What an export's records point at: user ids, label ids and custom field keys (each a query of one column). */
+interface Pointed {
+  users: SQL;
+  labels: SQL;
+  keys: SQL;
+}
+
+/**
+ * The users, labels and fields an export carries, as JSON text: those its records point at (users: members of the
+ * workspace only); a workspace export: all of the workspace's (its members are whom every record points at).
+ */
+function pointedJson({ type, workspace }: ExportSpec, pointed: Pointed): SQL {
+  const whole = type === "workspace";
+  return sql`${agg(
+    sql`json_build_object('id', u.id, 'name', u.name, 'email', u.email, 'avatarUrl', u.avatar_url, 'type', u.type)`,
+    sql`from ${users} u join ${workspaceMembers} wm on wm.user_id = u.id and wm.workspace_id = ${workspace}
+      ${whole ? sql`` : sql`where u.id in (${pointed.users})`}`,
+    "u.id",
+  )} as users,
+    ${agg(
+      labelRecord.exportJson(),
+      sql`from ${labelRecord.from} where ${labels.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${labels.id} in (${pointed.labels})`}`,
+      `"labels"."created_at", "labels"."id"`,
+    )} as labels,
+    ${agg(
+      fieldRecord.exportJson(),
+      sql`from ${fieldRecord.from} where ${fieldDefinitions.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${fieldDefinitions.key} in (${pointed.keys})`}`,
+      `"field_definitions"."created_at", "field_definitions"."id"`,
+    )} as fields`;
+}
+
+/** The values of the `user` custom fields of `table`'s records in `scoped` (a scope CTE's name). */
+const userValues = (workspace: string, table: typeof tasks | typeof projects | typeof milestones, scoped: string) =>
+  sql`select v.value #>> '{}' from ${table} r cross join jsonb_each(r.custom_fields) v join ${fieldDefinitions} f
+    on f.workspace_id = ${workspace} and f.key = v.key and f.type = 'user' where r.id in (select id from ${sql.raw(scoped)})`;
+/** The custom field keys `table`'s records in `scoped` use. */
+const usedKeys = (table: typeof tasks | typeof projects | typeof milestones, scoped: string) =>
+  sql`select jsonb_object_keys(r.custom_fields) from ${table} r where r.id in (select id from ${sql.raw(scoped)})`;
+
+/** What the export's teams, projects and milestones point at: members, leads, labels, custom values and keys. */
+function pointedByHead(workspace: string): Pointed {
+  return {
+    users: sql`select user_id from ${teamMembers} where team_id in (select id from scope_teams)
+      union select lead_id from ${projects} where id in (select id from scope_projects)
+      union ${userValues(workspace, projects, "scope_projects")} union ${userValues(workspace, milestones, "scope_milestones")}`,
+    labels: sql`select label_id from ${projectLabels} where project_id in (select id from scope_projects)`,
+    keys: sql`${usedKeys(projects, "scope_projects")} union ${usedKeys(milestones, "scope_milestones")}`,
+  };
+}
+
+/** What every record of the export points at, in one statement: an export small enough to be one. */
+function pointedByAll(workspace: string): Pointed {
+  const head = pointedByHead(workspace);
+  return {
+    users: sql`${head.users} union select assignee_id from ${tasks} where id in (select id from scope_tasks)
+      union select author_id from ${comments} where id in (select id from scope_comments)
+      union ${userValues(workspace, tasks, "scope_tasks")}`,
+    labels: sql`${head.labels} union select label_id from ${taskLabels} where task_id in (select id from scope_tasks)`,
+    keys: sql`${head.keys} union ${usedKeys(tasks, "scope_tasks")}`,
+  };
 }
 
 type Head = {
   root: string | null;
   workspace: string | null;
-  users: string;
-  labels: string;
-  fields: string;
   teams: string;
   projects: string;
   milestones: string;
   /** The teams whose tasks the export holds, in prefix order (the streamed tasks go team by team). */
   task_teams: string[];
-  /** With the first pages: each as a JSON array's text, and whether more follow. */
+  /** What the teams, projects and milestones point at (a streamed export resolves them with its pages'). */
+  head_users: string[];
+  head_labels: string[];
+  head_keys: string[];
+  /** In one statement: the users, labels and fields, and the first page of tasks and comments, with whether more follow. */
+  users?: string;
+  labels?: string;
+  fields?: string;
   tasks?: string;
   tasks_more?: boolean;
   comments?: string;
   comments_more?: boolean;
 };
 
-/** Everything but the tasks and comments, in one statement; with `withFirstPages`, their first pages too. */
-async function readHead(db: Executor, spec: ExportSpec, withFirstPages: boolean): Promise<Head> {
+/**
+ * Everything but the tasks and comments, in one statement. `whole`: also the users, labels and fields every record
+ * points at, and the first pages, for an export that fits in one statement; a streamed one (`whole` false) reads no row
+ * of its tasks or comments here, so no statement of it grows with them.
+ */
+async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise<Head> {
   const { type, workspace } = spec;
-  const whole = type === "workspace";
   const teamRow = sql`json_build_object('id', tm.id, 'name', tm.name, 'prefix', tm.prefix, 'description', tm.description,
     'parentId', tm.parent_id, 'members', (select coalesce(json_agg(json_build_object('id', mb.id, 'userId', mb.user_id, 'role', mb.role)
       order by mb.created_at, mb.id), '[]') from ${teamMembers} mb where mb.team_id = tm.id), ${times("tm")})`;
-  const usedKeys = sql`select jsonb_object_keys(custom_fields) from ${tasks} where id in (select id from scope_tasks)
-    union select jsonb_object_keys(custom_fields) from ${projects} where id in (select id from scope_projects)
-    union select jsonb_object_keys(custom_fields) from ${milestones} where id in (select id from scope_milestones)`;
-  // Users a record points at, user-type custom field values too; a workspace export: its members (whom every record
-  // points at, as an import maps users among members only). Only members of the workspace.
-  const userValues = (table: typeof tasks | typeof projects | typeof milestones, scoped: string) =>
-    sql`select v.value #>> '{}' from ${table} r cross join jsonb_each(r.custom_fields) v join field_definitions f
-      on f.workspace_id = ${workspace} and f.key = v.key and f.type = 'user' where r.id in (select id from ${sql.raw(scoped)})`;
-  const pointedAt = whole
-    ? sql`select user_id from ${workspaceMembers} where workspace_id = ${workspace}`
-    : sql`select user_id from ${teamMembers} where team_id in (select id from scope_teams)
-      union select assignee_id from ${tasks} where id in (select id from scope_tasks)
-      union select lead_id from ${projects} where id in (select id from scope_projects)
-      union select author_id from ${comments} where id in (select id from scope_comments)
-      union ${userValues(tasks, "scope_tasks")} union ${userValues(projects, "scope_projects")} union ${userValues(milestones, "scope_milestones")}`;
   const workspaceRow = sql`(select json_build_object('id', w.id, 'name', w.name, 'slug', w.slug, 'members', (select coalesce(json_agg(
       json_build_object('userId', wm.user_id, 'role', wm.role) order by wm.created_at, wm.user_id), '[]')
       from ${workspaceMembers} wm where wm.workspace_id = w.id))::text from ${workspaces} w where w.id = (select id from root))`;
   const s = scope(type, workspace);
+  const head = pointedByHead(workspace);
 
   const { rows } = await db.execute<Head>(sql`${scopes(spec)}
     select (select id from root) as root,
-      ${whole ? workspaceRow : sql`null`} as workspace,
-      ${agg(
-        sql`json_build_object('id', u.id, 'name', u.name, 'email', u.email, 'avatarUrl', u.avatar_url, 'type', u.type)`,
-        sql`from ${users} u join ${workspaceMembers} wm on wm.user_id = u.id and wm.workspace_id = ${workspace} where u.id in (${pointedAt})`,
-        "u.id",
-      )} as users,
-      ${agg(
-        labelRecord.exportJson(),
-        whole
-          ? sql`from ${labelRecord.from} where ${labels.workspaceId} = ${workspace}`
-          : sql`from ${labelRecord.from} where ${labels.id} in (select label_id from ${taskLabels} where task_id in (select id from scope_tasks)
-              union select label_id from ${projectLabels} where project_id in (select id from scope_projects))`,
-        `"labels"."created_at", "labels"."id"`,
-      )} as labels,
-      ${agg(
-        fieldRecord.exportJson(),
-        sql`from ${fieldRecord.from} where ${fieldDefinitions.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${fieldDefinitions.key} in (${usedKeys})`}`,
-        `"field_definitions"."created_at", "field_definitions"."id"`,
-      )} as fields,
+      ${type === "workspace" ? workspaceRow : sql`null`} as workspace,
       ${agg(teamRow, sql`from ${teams} tm where tm.id in (select id from scope_teams)`, "tm.created_at, tm.id")} as teams,
       ${agg(projectRecord.exportJson(), sql`from ${projectRecord.from} where ${projects.id} in (select id from scope_projects)`, `"teams"."prefix", "projects"."number"`)} as projects,
       ${agg(milestoneRecord.exportJson(), sql`from ${milestoneRecord.from} where ${milestones.id} in (select id from scope_milestones)`, `"milestones"."created_at", "milestones"."id"`)} as milestones,
-      array(select tt.id from ${teams} tt where tt.id in (${s.taskTeams}) order by tt.prefix) as task_teams
-      ${withFirstPages ? sql`, first_tasks.rows as tasks, first_tasks.more as tasks_more, first_comments.rows as comments, first_comments.more as comments_more` : sql``}
-    ${withFirstPages ? sql`from (select 1) one ${firstPages()}` : sql``}`);
+      array(select tt.id from ${teams} tt where tt.id in (${s.taskTeams}) order by tt.prefix) as task_teams,
+      array(${head.users}) as head_users, array(${head.labels}) as head_labels, array(${head.keys}) as head_keys
+      ${
+        whole
+          ? sql`, ${pointedJson(spec, pointedByAll(workspace))}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
+            first_comments.rows as comments, first_comments.more as comments_more from (select 1) one ${firstPages()}`
+          : sql``
+      }`);
   return rows[0];
 }
 
-/** A page of one team's tasks after task number `after`, each as JSON text. */
-async function taskPage(db: Executor, spec: ExportSpec, team: string, after: number): Promise<Array<{ j: string; k: number }>> {
-  const { rows } = await db.execute<{ j: string; k: number }>(sql`${scopes(spec)}
-    select ${taskRecord.exportJson()}::text as j, ${tasks.number} as k from ${taskRecord.from}
+/**
+ * A page of one team's tasks after task number `after`, each as JSON text, with what it points at: its assignee, labels,
+ * custom field keys and `user` custom values.
+ */
+async function taskPage(db: Executor, spec: ExportSpec, team: string, after: number) {
+  const { rows } = await db.execute<{ j: string; k: number; users: string[]; labels: string[]; keys: string[] }>(sql`${scopes(spec)}
+    select ${taskRecord.exportJson()}::text as j, ${tasks.number} as k,
+      array(select ${tasks.assigneeId} union select v.value #>> '{}' from jsonb_each(${tasks.customFields}) v join ${fieldDefinitions} f
+        on f.workspace_id = ${spec.workspace} and f.key = v.key and f.type = 'user') as users,
+      array(select label_id from ${taskLabels} where task_id = ${tasks.id}) as labels,
+      array(select jsonb_object_keys(${tasks.customFields})) as keys
+    from ${taskRecord.from}
     where ${tasks.teamId} = ${team} and ${tasks.number} > ${after} and ${scope(spec.type, spec.workspace).task}
     order by ${tasks.number} limit ${EXPORT_PAGE}`);
   return rows;
 }
 
 /**
- * A page of comments after (`createdAt`, `id`) in that order, each as JSON text; the time as text keeps its microseconds.
- * The page's ids come first, walking the comments' list index, so only its own rows are turned into JSON.
+ * A page of comments after (`createdAt`, `id`) in that order, each as JSON text with its author; the time as text keeps
+ * its microseconds. The page's ids come first, walking the comments' list index, so only its own rows become JSON.
  */
 async function commentPage(db: Executor, spec: ExportSpec, after: { at: string; id: string } | null) {
-  const { rows } = await db.execute<{ j: string; at: string; id: string }>(sql`${scopes(spec)},
+  const { rows } = await db.execute<{ j: string; at: string; id: string; author: string }>(sql`${scopes(spec)},
     page as (select ${comments.id} from ${comments} where ${commentCondition(spec.type, spec.workspace)}
       ${after ? sql`and (${comments.createdAt}, ${comments.id}) > (${after.at}::timestamptz, ${after.id})` : sql``}
       order by ${comments.createdAt}, ${comments.id} limit ${EXPORT_PAGE})
-    select ${commentRecord.exportJson()}::text as j, ${comments.createdAt}::text as at, ${comments.id} as id from ${commentRecord.from}
-    where ${comments.id} in (select id from page) order by ${comments.createdAt}, ${comments.id}`);
+    select ${commentRecord.exportJson()}::text as j, ${comments.createdAt}::text as at, ${comments.id} as id, ${comments.authorId} as author
+    from ${commentRecord.from} where ${comments.id} in (select id from page) order by ${comments.createdAt}, ${comments.id}`);
   return rows;
 }
 
-/** The document's text up to the tasks' opening bracket. */
+/** The users, labels and fields of the ids a streamed export's records pointed at, as JSON text. */
+async function readPointed(db: Executor, spec: ExportSpec, ids: { users: Set<string>; labels: Set<string>; keys: Set<string> }) {
+  const list = (set: Set<string>) => sql`select unnest(${sql.param([...set])}::text[])`;
+  const { rows } = await db.execute<{ users: string; labels: string; fields: string }>(
+    sql`select ${pointedJson(spec, { users: list(ids.users), labels: list(ids.labels), keys: list(ids.keys) })}`,
+  );
+  return rows[0];
+}
+
+/** The document's text up to the tasks' opening bracket: its users, labels and fields too when they are known already. */
 function opening(type: ExportType, exportedAt: string, head: Head): string {
   const workspace = head.workspace === null ? "" : `"workspace":${head.workspace},`;
+  const pointed = head.users === undefined ? "" : `"users":${head.users},"labels":${head.labels},"fields":${head.fields},`;
   return (
     `{"type":${JSON.stringify(type)},"version":1,"exportedAt":${JSON.stringify(exportedAt)},"data":{"root":${JSON.stringify(head.root)},${workspace}` +
-    `"users":${head.users},"labels":${head.labels},"fields":${head.fields},"teams":${head.teams},"projects":${head.projects},"milestones":${head.milestones},`
+    `${pointed}"teams":${head.teams},"projects":${head.projects},"milestones":${head.milestones},`
   );
 }
 
 /**
  * Writes the tasks and comments page by page through `write`, which waits until the reader took the text before (so
- * at most a page is held). Tasks go team by team in prefix order, each team's by number: the order of the first page.
+ * at most a page is held), then the users, labels and fields they and the head point at. Tasks go team by team in prefix
+ * order, each team's by number: the order of the first page.
  */
 async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (text: string) => Promise<void>) {
+  const pointed = { users: new Set(head.head_users), labels: new Set(head.head_labels), keys: new Set(head.head_keys) };
+  const add = (set: Set<string>, values: Array<string | null>) => {
+    for (const value of values) if (value !== null) set.add(value);
+  };
   await write(`"tasks":[`);
   let first = true;
   const rows = async (texts: string[]) => {
@@ -266,6 +330,11 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
   };
   for (const team of head.task_teams) {
     for (let after = 0, page = await taskPage(db, spec, team, after); ; page = await taskPage(db, spec, team, after)) {
+      for (const task of page) {
+        add(pointed.users, task.users);
+        add(pointed.labels, task.labels);
+        add(pointed.keys, task.keys);
+      }
       await rows(page.map((r) => r.j));
       if (page.length < EXPORT_PAGE) break;
       after = page[page.length - 1].k;
@@ -274,12 +343,17 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
   await write(`],"comments":[`);
   first = true;
   for (let page = await commentPage(db, spec, null); ; ) {
+    add(
+      pointed.users,
+      page.map((c) => c.author),
+    );
     await rows(page.map((r) => r.j));
     if (page.length < EXPORT_PAGE) break;
     const last = page[page.length - 1];
     page = await commentPage(db, spec, { at: last.at, id: last.id });
   }
-  await write("]}}");
+  const { users: u, labels: l, fields: f } = await readPointed(db, spec, pointed);
+  await write(`],"users":${u},"labels":${l},"fields":${f}}}`);
 }
 
 /**

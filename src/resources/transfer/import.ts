@@ -58,45 +58,74 @@ import {
 } from "./plan";
 import type { ImportSource } from "./source";
 
-// PostgreSQL takes at most 65,535 parameters per statement; and a statement's triggers record an event per row, so
-// rows go in statements of at most a page, each well inside the driver's per-statement timeout.
-const MAX_PARAMETERS = 30_000;
+// A statement's triggers record an event per row, so rows go in statements of at most a page, each well inside the
+// driver's per-statement timeout.
 const MAX_ROWS = 1000;
 
-/** Inserts `rows` in as few statements as the limits allow; `overwrite` turns each into an upsert on `id`. */
+/**
+ * Inserts `rows` (keyed by the table's property names), a statement per MAX_ROWS, each column one array parameter that
+ * `unnest` turns back into rows: a page is a parameter per column, not a parameter per value that Drizzle's builder
+ * would make an object of (most of a large import's CPU time). A row that leaves a column out gets its default, as
+ * with an insert that names it not: rows go in groups of the same columns. `overwrite` makes it an upsert on `id`.
+ */
 async function insertRows<T extends PgTable>(tx: Executor, table: T, rows: T["$inferInsert"][], overwrite?: string[]) {
-  if (rows.length === 0) return;
-  const perRow = Object.keys(rows[0]).length;
-  const size = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMETERS / perRow)));
   const columns = getTableColumns(table);
-  for (let i = 0; i < rows.length; i += size) {
-    const insert = tx.insert(table).values(rows.slice(i, i + size));
-    if (!overwrite) await insert;
-    else
-      await insert.onConflictDoUpdate({
-        target: columns.id,
-        set: Object.fromEntries([...overwrite.map((key) => [key, sql.raw(`excluded.${columns[key].name}`)]), ["updatedAt", sql`now()`]]),
+  const groups = new Map<string, Record<string, unknown>[]>();
+  for (const row of rows as Record<string, unknown>[]) {
+    const keys = Object.keys(row)
+      .filter((key) => row[key] !== undefined)
+      .join(",");
+    const group = groups.get(keys);
+    if (group) group.push(row);
+    else groups.set(keys, [row]);
+  }
+  for (const [keyList, group] of groups) {
+    const keys = keyList.split(",");
+    const names = sql.join(
+      keys.map((key) => sql.identifier(columns[key].name)),
+      sql`, `,
+    );
+    const upsert = overwrite
+      ? sql`on conflict (id) do update set ${sql.join(
+          overwrite.map((key) => sql`${sql.identifier(columns[key].name)} = excluded.${sql.identifier(columns[key].name)}`),
+          sql`, `,
+        )}, updated_at = now()`
+      : sql``;
+    for (let i = 0; i < group.length; i += MAX_ROWS) {
+      const chunk = group.slice(i, i + MAX_ROWS);
+      const arrays = keys.map((key) => {
+        const column = columns[key];
+        const values = chunk.map((row) => (row[key] === null ? null : column.mapToDriverValue(row[key])));
+        return sql`${sql.param(values)}::${sql.raw(column.getSQLType())}[]`;
       });
+      await tx.execute(sql`insert into ${table} (${names}) select * from unnest(${sql.join(arrays, sql`, `)}) ${upsert}`);
+    }
   }
 }
 
-const LINKS = { task: taskLabels, project: projectLabels } as const;
-/** Replaces the label links of `rows` (the overwritten ones lose their old links first). */
-async function linkLabels(tx: Executor, kind: keyof typeof LINKS, rows: Array<{ id: string; labelIds: string[] }>, state: PlanState) {
-  const table = LINKS[kind];
-  const owner = kind === "task" ? taskLabels.taskId : projectLabels.projectId;
-  const overwritten = rows.filter((r) => state.kept(r.id)).map((r) => r.id);
-  if (overwritten.length) await tx.delete(table).where(inArray(owner, overwritten));
-  const links = rows.flatMap((r) => [...new Set(r.labelIds)].map((labelId) => ({ [`${kind}Id`]: r.id, labelId })));
-  await insertRows(tx, table, links as (typeof table)["$inferInsert"][]);
-}
+const LABELLED = {
+  task: { table: tasks, links: taskLabels, owner: taskLabels.taskId, columns: taskRecord.importedFields() },
+  project: { table: projects, links: projectLabels, owner: projectLabels.projectId, columns: projectRecord.importedFields() },
+} as const;
+// A milestone's project is set on create only (no request moves it), but an overwrite maps it like any link.
+const MILESTONE_COLUMNS = [...milestoneRecord.importedFields(), "projectId"];
 
-const RECORD_COLUMNS = {
-  project: projectRecord.importedFields(),
-  // A milestone's project is set on create only (no request moves it), but an overwrite maps it like any link.
-  milestone: [...milestoneRecord.importedFields(), "projectId"],
-  task: taskRecord.importedFields(),
-};
+/** Writes tasks or projects (an upsert: kept ones are overwritten) and replaces their label links. */
+async function writeLabelled(tx: Executor, kind: keyof typeof LABELLED, rows: Array<{ id: string; labelIds: string[] }>, state: PlanState) {
+  const { table, links, owner, columns } = LABELLED[kind];
+  const inWorkspace = { workspaceId: state.target.workspaceId };
+  await insertRows(
+    tx,
+    table,
+    rows.map(({ labelIds: _l, ...r }) => ({ ...r, ...inWorkspace }) as (typeof table)["$inferInsert"]),
+    columns,
+  );
+  // The overwritten ones lose their old links first.
+  const overwritten = rows.filter((r) => state.kept(r.id)).map((r) => r.id);
+  if (overwritten.length) await tx.delete(links).where(inArray(owner, overwritten));
+  const linked = rows.flatMap((r) => [...new Set(r.labelIds)].map((labelId) => ({ [`${kind}Id`]: r.id, labelId })));
+  await insertRows(tx, links, linked as (typeof links)["$inferInsert"][]);
+}
 
 /** Each team's reference counters before the import: new records' numbers (1, 2, … in the plan) go on top. */
 type Bases = Map<string, { tasks: number; projects: number }>;
@@ -221,19 +250,12 @@ async function writeHead(tx: Tx, state: PlanState, plan: HeadPlan, bases: Bases)
     fieldDefinitions,
     plan.fields.map(({ createdAt: _c, updatedAt: _u, ...f }) => ({ ...f, ...inWorkspace })),
   );
-  const projectRows = numbered(state, plan.projects, bases, "projects");
-  await insertRows(
-    tx,
-    projects,
-    projectRows.map(({ labelIds: _l, ...p }) => ({ ...p, ...inWorkspace }) as typeof projects.$inferInsert),
-    RECORD_COLUMNS.project,
-  );
-  await linkLabels(tx, "project", projectRows, state);
+  await writeLabelled(tx, "project", numbered(state, plan.projects, bases, "projects"), state);
   await insertRows(
     tx,
     milestones,
     plan.milestones.map((m) => ({ ...m, ...inWorkspace }) as typeof milestones.$inferInsert),
-    RECORD_COLUMNS.milestone,
+    MILESTONE_COLUMNS,
   );
 }
 
@@ -246,14 +268,7 @@ async function writePages(tx: Tx, state: PlanState, source: ImportSource, bases:
   const writing = () => refusal === null && state.errors.size === 0;
   for await (const page of source.pages("tasks", IMPORT_PAGE)) {
     const rows = numbered(state, planTaskPage(state, page), bases, "tasks");
-    if (!writing()) continue;
-    await insertRows(
-      tx,
-      tasks,
-      rows.map(({ labelIds: _l, ...t }) => ({ ...t, ...inWorkspace }) as typeof tasks.$inferInsert),
-      RECORD_COLUMNS.task,
-    );
-    await linkLabels(tx, "task", rows, state);
+    if (writing()) await writeLabelled(tx, "task", rows, state);
   }
   const refused: string[] = [];
   for await (const page of source.pages("comments", IMPORT_PAGE)) {

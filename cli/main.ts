@@ -13,6 +13,7 @@ import { projects } from "./commands/projects";
 import { search } from "./commands/search";
 import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
+import { exportCommand, importCommand } from "./commands/transfer";
 import { whoami } from "./commands/whoami";
 import { reportFailure, UsageError } from "./errors";
 
@@ -24,7 +25,21 @@ const pm = defineCommand<ArgsDef>({
   },
   // Read by the runner below (citty's own --version is runMain's, which this runner does not use); declared for the help.
   args: { version: { type: "boolean", alias: "V", description: "Print pm's version" } },
-  subCommands: { login, logout, whoami, tasks, comment, search, labels, teams, projects, keys, events },
+  subCommands: {
+    login,
+    logout,
+    whoami,
+    tasks,
+    comment,
+    search,
+    labels,
+    teams,
+    projects,
+    keys,
+    events,
+    export: exportCommand,
+    import: importCommand,
+  },
 });
 
 const VERSION_FLAGS = ["--version", "-V"];

@@ -517,4 +517,41 @@ describe("pm, reading the change feed", () => {
     expect(gone).toMatchObject({ code: 1, stdout: "" });
     expect(gone.stderr).toMatch(/^error: GONE: events are kept 30 days .* without --after/);
   }, 40_000);
+
+  it("exports a team to a file and imports it into another team, in parts when asked; a workspace into a new one", async () => {
+    const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+    const dir = mkdtempSync(path.join(tmpdir(), "pm-transfer-"));
+    const file = path.join(dir, "eng.json");
+    const exported = await pm(["export", "team", "eng", "--output", file], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(file, "utf8"));
+    expect(doc).toMatchObject({ type: "team", version: 1 });
+    expect(doc.data.tasks.length).toBeGreaterThan(1);
+    // The same document on standard output, as the API streams it.
+    expect(JSON.parse((await pm(["export", "team", teamId], env)).stdout).data.tasks).toHaveLength(doc.data.tasks.length);
+
+    const copy = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Copy", prefix: "CPY" } });
+    expect(copy.status, copy.text).toBe(201);
+    // Parts of about 1 KiB: one per record, sent one after the other, committed in one transaction.
+    const imported = await pm(["import", file, "--team", "cpy", "--part-size", "0.001"], env);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toBe(`imported ${doc.data.tasks.length} tasks, ${doc.data.comments.length} comments into CPY (Copy)\n`);
+    expect(imported.stderr).toMatch(/^sent part 1 of (\d+)\n(.*\n)*sent part \1 of \1\n$/);
+    const back = JSON.parse((await pm(["export", "team", "CPY"], env)).stdout);
+    expect(back.data.tasks.map((t) => t.title)).toEqual(doc.data.tasks.map((t) => t.title));
+
+    // A workspace export, in one request (it fits), into a new workspace.
+    const whole = path.join(dir, "workspace.json");
+    expect((await pm(["export", "workspace", "--output", whole], env)).code).toBe(0);
+    const made = await pmJson(["import", whole, "--new-workspace"], env);
+    expect(made.workspace.id).toMatch(/^ws_/);
+    // Usage errors before any request; a refused part discards the import (exit 1).
+    expect((await pm(["import", file], env)).code).toBe(2);
+    expect((await pm(["export", "folder", "x"], env)).code).toBe(2);
+    writeFileSync(file, JSON.stringify({ ...doc, data: { ...doc.data, tasks: [{ ...doc.data.tasks[0], status: "SOMEDAY" }] } }));
+    const refused = await pm(["import", file, "--team", "cpy", "--part-size", "0.001"], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/error: VALIDATION_FAILED|data\.data\.tasks\.0\.status/);
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
 });

@@ -1,0 +1,114 @@
+// `pm export` and `pm import`: a task, project, team or workspace out as its export document (streamed to standard
+// output or a file as the API sends it, so no size is too large), and an export document back in: in one request when
+// it fits the 32 MiB a request may carry, else in parts (client/transfer.js), committed in one transaction either way.
+import { createWriteStream, readFileSync } from "node:fs";
+import { Readable } from "node:stream";
+import { text } from "node:stream/consumers";
+import { pipeline } from "node:stream/promises";
+import { defineCommand } from "citty";
+import type { Schemas } from "../../client/index";
+import { MAX_REQUEST_BYTES, PART_BYTES, splitExport } from "../../client/transfer.js";
+import { commonArgs } from "../argv";
+import { UsageError } from "../errors";
+import { printJson } from "../output";
+import { openSession, type Session, unwrap } from "../session";
+import { resolveTeamId } from "./teams";
+
+const TYPES = ["task", "project", "team", "workspace"] as const;
+type ExportType = (typeof TYPES)[number];
+
+/** The id of what `pm export <type> [id]` names: a team by prefix too; the workspace by default the credential's. */
+async function exportedId(session: Session, type: ExportType, id: string | undefined): Promise<string> {
+  if (type === "workspace") return id ?? (await unwrap(session.client.GET("/me"))).workspace.id;
+  if (!id) throw new UsageError(`which ${type}? give its ${type === "team" ? "prefix or id" : "reference or id"}`);
+  return type === "team" ? resolveTeamId(session, id) : id;
+}
+
+export const exportCommand = defineCommand({
+  meta: { name: "pm export", description: "Write the export document of a task, project, team or workspace (streamed)" },
+  args: {
+    type: { type: "positional", description: "task, project, team or workspace", valueHint: "type", required: true },
+    id: {
+      type: "positional",
+      description: "Its reference (ENG-12, ENG-P3) or id; a team's prefix; for the workspace, yours when left out",
+      valueHint: "id",
+      required: false,
+    },
+    output: { type: "string", alias: "o", valueHint: "file", description: "Write it to this file instead of standard output" },
+    "base-url": commonArgs["base-url"],
+  },
+  async run({ args }) {
+    const type = args.type as ExportType;
+    if (!TYPES.includes(type)) throw new UsageError(`cannot export a '${args.type}': one of ${TYPES.join(", ")}`);
+    const session = openSession(args["base-url"]);
+    const id = await exportedId(session, type, args.id);
+    // The four export operations take the same parameters and answer the same document.
+    const path = `/${type}s/{id}/export` as "/teams/{id}/export";
+    // The document's text as it comes: a large export is never held whole, here or in the API.
+    const body = await unwrap(session.client.GET(path, { params: { path: { id } }, parseAs: "stream" }));
+    await pipeline(Readable.fromWeb(body as ReadableStream<Uint8Array>), args.output ? createWriteStream(args.output) : process.stdout);
+  },
+});
+
+type Imported = { imported: Schemas["ImportedTeam"] } | { workspace: Schemas["Workspace"] };
+
+/** The parts of `doc` sent one after the other into a new import, then committed; a failure discards the import. */
+async function importInParts(session: Session, doc: Schemas["Export"], target: { teamId?: string; update: boolean }, partBytes: number) {
+  const { client } = session;
+  const { import: opened } = await unwrap(client.POST("/imports", { body: target }));
+  const id = opened.id;
+  try {
+    const parts = splitExport(doc, partBytes);
+    for (const [i, part] of parts.entries()) {
+      await unwrap(client.PUT("/imports/{id}/parts/{number}", { params: { path: { id, number: i + 1 } }, body: { data: part } }));
+      process.stderr.write(`sent part ${i + 1} of ${parts.length}\n`);
+    }
+    return (await unwrap(client.POST("/imports/{id}/commit", { params: { path: { id } } }))) as Imported;
+  } catch (error) {
+    // What was sent is of no use once a part or the commit is refused: nothing was imported, and the parts go now.
+    await client.DELETE("/imports/{id}", { params: { path: { id } } }).catch(() => {});
+    throw error;
+  }
+}
+
+export const importCommand = defineCommand({
+  meta: { name: "pm import", description: "Import an export document into a team, or into a new workspace (in parts when it is large)" },
+  args: {
+    file: { type: "positional", description: "The export document (a file written by pm export), or - for standard input", required: true },
+    team: { type: "string", valueHint: "team", description: "Into this team (prefix or id): a task, project or team export" },
+    "new-workspace": { type: "boolean", description: "Into a new workspace that you own: a workspace export" },
+    update: { type: "boolean", description: "Overwrite the team's records that have the export's ids (the rest are created)" },
+    "part-size": {
+      type: "string",
+      valueHint: "MiB",
+      description: `Send a document over 32 MiB in parts of this size (default ${PART_BYTES / 2 ** 20})`,
+    },
+    ...commonArgs,
+  },
+  async run({ args }) {
+    if (Boolean(args.team) === Boolean(args["new-workspace"])) throw new UsageError("give either --team <team> or --new-workspace");
+    const partBytes = args["part-size"] === undefined ? PART_BYTES : Number(args["part-size"]) * 2 ** 20;
+    if (!(partBytes >= 1024)) throw new UsageError("--part-size is a number of MiB, at least 0.001");
+    const source = args.file === "-" ? await text(process.stdin) : readFileSync(args.file, "utf8");
+    let doc: Schemas["Export"];
+    try {
+      doc = JSON.parse(source);
+    } catch {
+      throw new UsageError(`${args.file === "-" ? "standard input" : args.file} is not JSON (an export document is)`);
+    }
+    const session = openSession(args["base-url"]);
+    const teamId = args.team ? await resolveTeamId(session, args.team) : undefined;
+    const update = Boolean(args.update);
+    const whole = source.length <= MAX_REQUEST_BYTES && args["part-size"] === undefined;
+    const { client } = session;
+    const answer: Imported = whole
+      ? teamId
+        ? await unwrap(client.POST("/teams/{id}/import", { params: { path: { id: teamId } }, body: { data: doc, update } }))
+        : await unwrap(client.POST("/workspaces/import", { body: { data: doc, update } }))
+      : await importInParts(session, doc, { ...(teamId ? { teamId } : {}), update }, partBytes);
+    if (args.json) return printJson(answer);
+    const counts = `${doc.data.tasks.length} tasks, ${doc.data.comments.length} comments`;
+    if ("imported" in answer) console.log(`imported ${counts} into ${answer.imported.prefix} (${answer.imported.name})`);
+    else console.log(`imported ${counts} into the new workspace ${answer.workspace.name} (${answer.workspace.id})`);
+  },
+});

@@ -10,9 +10,11 @@
 //   npm run bench -- --origin-rtt 100  the edge rows' distance from the front Worker to the API Worker (default 100)
 //   BENCH_ONLY=edge npm run bench      the edge rows alone (no scenarios, scale check or import)
 //   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
+//   BENCH_ONLY=transfer npm run bench  the export and import of a 100,000-task team alone (scripts/bench/transfer.mjs)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios;
 // the scale check runs only without it or with `scale`), BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt),
-// BENCH_SCALE_TASKS (the scale check's large workspace, default 1,000,000).
+// BENCH_SCALE_TASKS (the scale check's large workspace, default 1,000,000), BENCH_TRANSFER_TASKS (the exported and
+// imported team, default 100,000).
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -21,6 +23,9 @@ import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { measureImport } from "./bench/import.mjs";
 import { cursorAfter, eventOf, FILTERED_LIST, measureScale, SEARCH } from "./bench/scale.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
+import { measureTransfer } from "./bench/transfer.mjs";
+import { connectInspector, workerdCpuMs } from "./bench/worker-heap.mjs";
+import { freePort } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -33,6 +38,8 @@ const originArg = process.argv.indexOf("--origin-rtt");
 const ORIGIN_RTT = Number(originArg >= 0 ? process.argv[originArg + 1] : (process.env.BENCH_ORIGIN_RTT_MS ?? 100));
 const EDGE_ONLY = ONLY === "edge";
 const SCALE_ONLY = ONLY === "scale";
+const TRANSFER_ONLY = ONLY === "transfer";
+const TRANSFER_TASKS = Number(process.env.BENCH_TRANSFER_TASKS ?? 100_000);
 const SCALE_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 1_000_000);
 
 /** Latency budgets at a distance, in round trips at p50 (docs/performance.md): what each kind of request may cost. */
@@ -288,6 +295,21 @@ function printScaleTable(scale) {
   }
 }
 
+/** The export and import of a large team: time, size and the API Worker's peak heap above idle (128 MB is a Worker's limit). */
+function printTransferTable(x) {
+  const n = x.tasks.toLocaleString("en-US");
+  console.log(`\nexport and import of a team of ${n} tasks and ${n} comments (seeded in ${num(x.seedSeconds, 1)} s)`);
+  console.log(`${pad("step", 44)}${pad("ms", 9)}${pad("CPU ms", 9)}${pad("MB", 8)}heap MB (+ buffers)`);
+  const mb = (heap, buffers) => (heap === null || heap === undefined ? "-" : `${num(heap, 1)} (+ ${num(buffers, 1)})`);
+  const row = (step, r, mbytes, memory) =>
+    console.log(`${pad(step, 44)}${pad(num(r.ms), 9)}${pad(num(r.cpuMs), 9)}${pad(mbytes, 8)}${memory}`);
+  row("GET /teams/{id}/export (streamed)", x.export, num(x.export.bytes / 1e6, 1), mb(x.export.heapMb, x.export.buffersMb));
+  row(`PUT …/parts/{n}: ${x.parts.count} parts of ≤ ${x.parts.maxBytes / 2 ** 20} MiB`, x.parts, "", mb(x.parts.heapMb, 0));
+  row(`POST …/commit (${x.commit.queries} queries)`, x.commit, "", mb(x.commit.heapMb, x.commit.buffersMb));
+  const s = x.single;
+  row(`POST /teams/{id}/import, ${s.tasks} tasks in one (heap sampled)`, s, num(s.bytes / 1e6, 1), mb(s.heapMb, s.buffersMb));
+}
+
 /** The 10,000-task workspace, with the cursor 8,000 rows deep and the event of task 8,000 (scripts/bench/scale.mjs). */
 async function seedFixture(baseUrl, databaseUrl) {
   const started = Date.now();
@@ -315,6 +337,8 @@ async function main() {
   let stack;
   let baseUrl = process.env.BASE_URL;
   let databaseUrl = process.env.DATABASE_URL;
+  // The API Worker's heap, for the export and import rows: through wrangler's DevTools proxy of the stack started here.
+  const inspectorPort = baseUrl ? undefined : await freePort();
   if (!baseUrl) {
     rmSync(path.join(root, ".data/bench"), { recursive: true, force: true });
     stack = await startStack({
@@ -322,6 +346,7 @@ async function main() {
       port: Number(process.env.BENCH_PORT ?? 8799),
       benchRoutes: true,
       rttMs: RTT,
+      inspectorPort,
       quiet: true,
       log: () => {},
     });
@@ -331,10 +356,10 @@ async function main() {
   if (!databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
   try {
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
-    const fixture = SCALE_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
+    const fixture = SCALE_ONLY || TRANSFER_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
 
     const rows = [];
-    const chosen = EDGE_ONLY || SCALE_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
+    const chosen = EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
     for (const s of chosen) {
       if (s.latencyOnly) continue;
       const r = await measure(baseUrl, fixture.apiKey, s, fixture);
@@ -361,6 +386,19 @@ async function main() {
         `\nimport of ${imported.tasks} tasks + ${imported.comments} comments (${num(imported.bytes / 1e6, 1)} MB, ${imported.queries} queries): median ${num(imported.medianMs)} ms, max ${num(imported.maxMs)} ms of ${imported.runs} (target: under ${imported.targetMs} ms)`,
       );
 
+    // Export and import at scale: a team of TRANSFER_TASKS tasks out (streamed) and back in (in parts), with the Worker's heap.
+    let transfer;
+    if (!ONLY || TRANSFER_ONLY) {
+      const inspector = inspectorPort ? await connectInspector(inspectorPort) : null;
+      try {
+        const cpuMs = stack ? () => workerdCpuMs(stack.child.pid) : undefined;
+        transfer = await measureTransfer(baseUrl, databaseUrl, inspector, { tasks: TRANSFER_TASKS, cpuMs });
+      } finally {
+        inspector?.close();
+      }
+      printTransferTable(transfer);
+    }
+
     // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
     let latency;
     if (RTT > 0 && fixture) {
@@ -385,6 +423,7 @@ async function main() {
       ceiling,
       scale,
       import: imported,
+      transfer,
       latency,
       edge,
     };

@@ -135,13 +135,14 @@ const commentScope = (condition: SQL) => sql`select ${comments.id} from ${commen
  * The first page of tasks (in team prefix, number order) and of comments, and whether either has more: each page's
  * rows are picked first (their order keys only), so only they are turned into JSON, however large the export.
  */
-function firstPages(): SQL {
+function firstPages(spec: ExportSpec): SQL {
   const page = (record: typeof taskRecord | typeof commentRecord, id: SQLWrapper, where: SQL, order: SQL) =>
     sql`(select coalesce(json_agg(p.j order by p.n) filter (where p.n <= ${EXPORT_PAGE}), '[]')::text as rows, count(*) > ${EXPORT_PAGE} as more
       from (select ${record.exportJson()} as j, picked.n from ${record.from} join (select ${id} as id, row_number() over (order by ${order}) as n
         from ${record.from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) picked on ${id} = picked.id) p)`;
-  return sql`cross join lateral ${page(taskRecord, tasks.id, sql`${tasks.id} in (select id from scope_tasks)`, sql`${teams.prefix}, ${tasks.number}`)} first_tasks
-    cross join lateral ${page(commentRecord, comments.id, sql`${comments.id} in (select id from scope_comments)`, sql`${comments.createdAt}, ${comments.id}`)} first_comments`;
+  const s = scope(spec.type, spec.workspace);
+  return sql`cross join lateral ${page(taskRecord, tasks.id, sql`${tasks.teamId} in (${s.taskTeams}) and ${s.task}`, sql`${teams.prefix}, ${tasks.number}`)} first_tasks
+    cross join lateral ${page(commentRecord, comments.id, commentCondition(spec.type, spec.workspace), sql`${comments.createdAt}, ${comments.id}`)} first_comments`;
 }
 
 /** What an export's records point at: user ids, label ids and custom field keys (each a query of one column). */
@@ -155,23 +156,31 @@ interface Pointed {
  * The users, labels and fields an export carries, as JSON text: those its records point at (users: members of the
  * workspace only); a workspace export: all of the workspace's (its members are whom every record points at).
  */
-function pointedJson({ type, workspace }: ExportSpec, pointed: Pointed): SQL {
+function pointedJson({ type, workspace }: ExportSpec, pointed: Pointed, only: SQL = sql`true`): SQL {
   const whole = type === "workspace";
-  return sql`${agg(
-    sql`json_build_object('id', u.id, 'name', u.name, 'email', u.email, 'avatarUrl', u.avatar_url, 'type', u.type)`,
-    sql`from ${users} u join ${workspaceMembers} wm on wm.user_id = u.id and wm.workspace_id = ${workspace}
-      ${whole ? sql`` : sql`where u.id in (${pointed.users})`}`,
-    "u.id",
+  // `only`: the condition they are read on (a large export's first statement leaves them to its pages).
+  const when = (value: SQL) => sql`case when ${only} then ${value} end`;
+  return sql`${when(
+    agg(
+      sql`json_build_object('id', u.id, 'name', u.name, 'email', u.email, 'avatarUrl', u.avatar_url, 'type', u.type)`,
+      sql`from ${users} u join ${workspaceMembers} wm on wm.user_id = u.id and wm.workspace_id = ${workspace}
+        ${whole ? sql`` : sql`where u.id in (${pointed.users})`}`,
+      "u.id",
+    ),
   )} as users,
-    ${agg(
-      labelRecord.exportJson(),
-      sql`from ${labelRecord.from} where ${labels.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${labels.id} in (${pointed.labels})`}`,
-      `"labels"."created_at", "labels"."id"`,
+    ${when(
+      agg(
+        labelRecord.exportJson(),
+        sql`from ${labelRecord.from} where ${labels.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${labels.id} in (${pointed.labels})`}`,
+        `"labels"."created_at", "labels"."id"`,
+      ),
     )} as labels,
-    ${agg(
-      fieldRecord.exportJson(),
-      sql`from ${fieldRecord.from} where ${fieldDefinitions.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${fieldDefinitions.key} in (${pointed.keys})`}`,
-      `"field_definitions"."created_at", "field_definitions"."id"`,
+    ${when(
+      agg(
+        fieldRecord.exportJson(),
+        sql`from ${fieldRecord.from} where ${fieldDefinitions.workspaceId} = ${workspace} ${whole ? sql`` : sql`and ${fieldDefinitions.key} in (${pointed.keys})`}`,
+        `"field_definitions"."created_at", "field_definitions"."id"`,
+      ),
     )} as fields`;
 }
 
@@ -254,8 +263,8 @@ async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise
       array(${head.users}) as head_users, array(${head.labels}) as head_labels, array(${head.keys}) as head_keys
       ${
         whole
-          ? sql`, ${pointedJson(spec, pointedByAll(workspace))}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
-            first_comments.rows as comments, first_comments.more as comments_more from (select 1) one ${firstPages()}`
+          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (first_tasks.more or first_comments.more)`)}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
+            first_comments.rows as comments, first_comments.more as comments_more from (select 1) one ${firstPages(spec)}`
           : sql``
       }`);
   return rows[0];

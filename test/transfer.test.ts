@@ -435,9 +435,16 @@ describe("export and import", () => {
     const source = await newTenant("Solo Co");
     const solo = await newTeam(source, { name: "Solo" });
     await post("/labels", { name: "Ops", color: "#010203" }, source.owner.key);
+    // A field's recordTypes is an array column: an import writes it as one array per row, not flattened.
+    const field = { key: "risk", name: "Risk", type: "select", recordTypes: ["task", "project"], metadata: { options: ["low", "high"] } };
+    expect((await post("/fields", field, source.owner.key)).status).toBe(201);
     const p = (await post("/projects", { teamId: solo.id, name: "Plan" }, source.owner.key)).body.project;
     const parent = (
-      await post("/tasks", { teamId: solo.id, title: "Parent", projectId: p.id, assigneeId: source.owner.userId }, source.owner.key)
+      await post(
+        "/tasks",
+        { teamId: solo.id, title: "Parent", projectId: p.id, assigneeId: source.owner.userId, customFields: { risk: "high" } },
+        source.owner.key,
+      )
     ).body.task;
     await post("/tasks", { teamId: solo.id, title: "Child", parentId: parent.id }, source.owner.key);
     await post("/comments", { taskId: parent.id, content: "Hi" }, source.owner.key);
@@ -459,6 +466,7 @@ describe("export and import", () => {
     const strip = (c: any) => ({ ...c, workspace: undefined });
     expect(strip(content(second))).toEqual(strip(content(first)));
     expect(second.data.tasks.map((x: any) => x.reference)).toEqual(first.data.tasks.map((x: any) => x.reference));
+    expect((await get("/fields?filter[eq][key]=risk&fields=recordTypes", key)).body.fields).toEqual([{ recordTypes: ["task", "project"] }]);
     // A team or task export is not a workspace export.
     expect(
       (await post("/workspaces/import", { data: (await get(`/teams/${solo.id}/export`, source.owner.key)).body }, source.owner.key)).status,

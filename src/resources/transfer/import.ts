@@ -91,14 +91,24 @@ async function insertRows<T extends PgTable>(tx: Executor, table: T, rows: T["$i
           sql`, `,
         )}, updated_at = now()`
       : sql``;
+    // `unnest` would flatten an array of arrays, so an array column (`text[]`) goes as its values' literals (Drizzle's
+    // driver value, `{a,b}`) in a text[] and is cast back per row.
+    const types = keys.map((key) => columns[key].getSQLType());
+    const unnested = sql.join(
+      types.map((type, i) => (type.endsWith("[]") ? sql.raw(`c${i}::${type}`) : sql.raw(`c${i}`))),
+      sql`, `,
+    );
+    const aliases = sql.raw(types.map((_, i) => `c${i}`).join(", "));
     for (let i = 0; i < group.length; i += MAX_ROWS) {
       const chunk = group.slice(i, i + MAX_ROWS);
-      const arrays = keys.map((key) => {
+      const arrays = keys.map((key, k) => {
         const column = columns[key];
         const values = chunk.map((row) => (row[key] === null ? null : column.mapToDriverValue(row[key])));
-        return sql`${sql.param(values)}::${sql.raw(column.getSQLType())}[]`;
+        return sql`${sql.param(values)}::${sql.raw(types[k].endsWith("[]") ? "text" : types[k])}[]`;
       });
-      await tx.execute(sql`insert into ${table} (${names}) select * from unnest(${sql.join(arrays, sql`, `)}) ${upsert}`);
+      await tx.execute(
+        sql`insert into ${table} (${names}) select ${unnested} from unnest(${sql.join(arrays, sql`, `)}) as u(${aliases}) ${upsert}`,
+      );
     }
   }
 }

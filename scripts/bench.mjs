@@ -307,7 +307,7 @@ function printTransferTable(x) {
   row(`PUT …/parts/{n}: ${x.parts.count} parts of ≤ ${x.parts.maxBytes / 2 ** 20} MiB`, x.parts, "", mb(x.parts.heapMb, 0));
   row(`POST …/commit (${x.commit.queries} queries)`, x.commit, "", mb(x.commit.heapMb, x.commit.buffersMb));
   const s = x.single;
-  row(`POST /teams/{id}/import, ${s.tasks} tasks in one (heap sampled)`, s, num(s.bytes / 1e6, 1), mb(s.heapMb, s.buffersMb));
+  row(`POST …/import: ${s.tasks} tasks, heap sampled`, s, num(s.bytes / 1e6, 1), mb(s.heapMb, s.buffersMb));
 }
 
 /** The 10,000-task workspace, with the cursor 8,000 rows deep and the event of task 8,000 (scripts/bench/scale.mjs). */

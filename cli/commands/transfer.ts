@@ -107,7 +107,8 @@ export const importCommand = defineCommand({
         : await unwrap(client.POST("/workspaces/import", { body: { data: doc, update } }))
       : await importInParts(session, doc, { ...(teamId ? { teamId } : {}), update }, partBytes);
     if (args.json) return printJson(answer);
-    const counts = `${doc.data.tasks.length} tasks, ${doc.data.comments.length} comments`;
+    const many = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+    const counts = `${many(doc.data.tasks.length, "task")}, ${many(doc.data.comments.length, "comment")}`;
     if ("imported" in answer) console.log(`imported ${counts} into ${answer.imported.prefix} (${answer.imported.name})`);
     else console.log(`imported ${counts} into the new workspace ${answer.workspace.name} (${answer.workspace.id})`);
   },

@@ -5,16 +5,20 @@
 // time and the API Worker's peak heap (worker-heap.mjs, a full collection every 250 ms so the peak is what the request
 // held, not garbage V8 had no reason to collect yet).
 import pg from "pg";
+import { fetchWithoutTimeout } from "../../client/node-fetch.js";
 import { MAX_REQUEST_BYTES, PART_BYTES, splitExport } from "../../client/transfer.js";
 import { seedWorkspace } from "./seed.mjs";
 import { withHeapPeak } from "./worker-heap.mjs";
 
+// A commit of 300,000 tasks answers after more than the 300 s Node's fetch waits for headers.
 async function call(baseUrl, apiKey, method, path, body) {
-  const res = await fetch(baseUrl + path, {
-    method,
-    headers: { "svc-api-key": apiKey, "content-type": "application/json" },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
+  const res = await fetchWithoutTimeout(
+    new Request(baseUrl + path, {
+      method,
+      headers: { "svc-api-key": apiKey, "content-type": "application/json" },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  );
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
   const queries = Number(/desc="(\d+) queries"/.exec(res.headers.get("server-timing") ?? "")?.[1] ?? Number.NaN);
@@ -43,6 +47,10 @@ async function expectImported(databaseUrl, teamId, tasks) {
   if (rows[0].tasks !== tasks || rows[0].comments !== tasks) throw new Error(`imported ${JSON.stringify(rows[0])} of ${tasks} each`);
 }
 
+/** Each step's numbers as it ends (a long run that fails later keeps them), on stderr. */
+const progress = (step, numbers) =>
+  process.stderr.write(`  transfer, ${step}: ${JSON.stringify(numbers, (k, v) => (k === "text" || k === "body" ? undefined : v))}\n`);
+
 /**
  * Seeds the team, exports it, imports the export in parts into a new team; the rows of the check. Times and CPU come
  * from runs without the heap sampled (its full collections cost CPU), the heap from runs of their own.
@@ -51,6 +59,7 @@ export async function measureTransfer(baseUrl, databaseUrl, inspector, { tasks, 
   const started = Date.now();
   const f = await seedWorkspace(databaseUrl, { tasks, projects: 20, comments: tasks, prefix: "XFR", taskIds: false });
   const seedSeconds = (Date.now() - started) / 1000;
+  progress("seed", { seconds: seedSeconds });
 
   // The export, twice: timed alone, then with the heap sampled (the collections slow it).
   const exportOnce = async () => {
@@ -66,11 +75,13 @@ export async function measureTransfer(baseUrl, databaseUrl, inspector, { tasks, 
     return { text: Buffer.concat(chunks).toString("utf8"), firstByteMs };
   };
   const exported = await timed(exportOnce, cpuMs);
+  progress("export", exported);
   const exportHeap = await withHeapPeak(inspector, async () => ({ bytes: (await exportOnce()).text.length }), {
     collect: true,
     everyMs: 250,
     wake: waker(baseUrl),
   });
+  progress("export's heap", exportHeap.heap);
   const doc = JSON.parse(exported.text);
 
   // The import in parts, twice, each into a new team of the workspace: timed alone, then with the heap sampled.
@@ -93,7 +104,9 @@ export async function measureTransfer(baseUrl, databaseUrl, inspector, { tasks, 
     return { sent, committed };
   };
   const alone = await importInParts("XFA", false);
+  progress("import", { parts: alone.sent, commit: alone.committed });
   const sampled = inspector ? await importInParts("XFB", true) : null;
+  progress("import's heap", sampled && { parts: sampled.sent, commit: sampled.committed.heap });
 
   // The largest import one request may carry (32 MiB): as many of the export's tasks, with their comments, as fit.
   const whole = (() => {
@@ -123,6 +136,7 @@ export async function measureTransfer(baseUrl, databaseUrl, inspector, { tasks, 
       cpuMs,
     );
   })();
+  progress("one request", { ms: single.ms, cpuMs: single.cpuMs, heap: single.heap });
 
   return {
     tasks,

@@ -62,8 +62,13 @@ export class PlanState {
   readonly definitions: Map<string, Definition & { recordTypes: string[] }>;
   /** New records of a team are numbered 1, 2, … in export order; import.ts adds the team's counter. */
   readonly counters = new Map<string, { tasks: number; projects: number }>();
-  /** Each task of the export: its parent and team in the export, and where it is (the first pass fills it). */
-  readonly tasks = new Map<string, { parentId: string | null; teamId: string; at: string }>();
+  /**
+   * Each task of the export: its parent and team in the export, and where a subtask is (the first pass fills it). This
+   * is what the Worker holds per task for the whole import, so it is kept small: a team's id is one string for all its
+   * tasks, and only a subtask keeps its path (only a subtask can be in a cycle, the one error reported from here).
+   */
+  readonly tasks = new Map<string, { parentId: string | null; teamId: string; at?: string }>();
+  readonly #teamIds = new Map<string, string>();
   /** A project's team and a milestone's project, as the import writes them (the task pages check links against them). */
   readonly projectTeam = new Map<string, string>();
   readonly milestoneProject = new Map<string, string>();
@@ -76,6 +81,13 @@ export class PlanState {
   ) {
     this.#memberIds = new Set(target.members.map((m) => m.id));
     this.definitions = new Map(target.fields.map((f) => [f.key, f]));
+  }
+
+  /** Records a task of the export in the first pass (surveyTasks). */
+  survey(task: { id: string; parentId: string | null; teamId: string }, at: string) {
+    const teamId = this.#teamIds.get(task.teamId) ?? task.teamId;
+    this.#teamIds.set(teamId, teamId);
+    this.tasks.set(task.id, task.parentId === null ? { parentId: null, teamId } : { parentId: task.parentId, teamId, at });
   }
 
   /** A refusal at `path` (a 422 once every record was planned). */
@@ -282,7 +294,7 @@ export function planMilestones(state: PlanState) {
 export function surveyTasks(state: PlanState, page: Located<ExportedTask>[]) {
   for (const { record: t, at } of page) {
     state.mapId(t.id, "task");
-    state.tasks.set(t.id, { parentId: t.parentId, teamId: t.teamId, at });
+    state.survey(t, at);
   }
 }
 

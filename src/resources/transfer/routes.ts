@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
 import { jsonText } from "../../http/json-text";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { releaseBodyText } from "../../http/release-body";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { TeamMember } from "../../records/team-members";
@@ -95,6 +96,7 @@ export const transferRoutes = exports
     const principal = await c.get("caller").principal();
     const { id } = c.req.valid("param");
     const { data, update } = c.req.valid("json");
+    releaseBodyText(c.req);
     await db.transaction((tx) => importIntoTeam(tx, principal, id, documentSource(data), update));
     return c.json({ imported: await importedTeam(db, principal, id) }, 200);
   })
@@ -102,6 +104,7 @@ export const transferRoutes = exports
     const db = c.get("rdb").db;
     const principal = await c.get("caller").principal();
     const { data } = c.req.valid("json");
+    releaseBodyText(c.req);
     const workspace = await db.transaction((tx) => importWorkspace(tx, principal, documentSource(data)));
     return created(c, "workspace", `/workspaces/${workspace.id}`, serializeWorkspace(workspace));
   });

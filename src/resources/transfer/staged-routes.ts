@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { releaseBodyText } from "../../http/release-body";
 import { newRouter } from "../../http/router";
 import { BodyId, created, IdParam } from "../../http/schemas";
 import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
@@ -137,7 +138,9 @@ export const importRoutes = newRouter()
   )
   .openapi(part, async (c) => {
     const { id, number } = c.req.valid("param");
-    const found = await putPart(c.get("rdb").db, await c.get("caller").principal(), id, number, c.req.valid("json").data);
+    const { data } = c.req.valid("json");
+    releaseBodyText(c.req);
+    const found = await putPart(c.get("rdb").db, await c.get("caller").principal(), id, number, data);
     return c.json({ import: found }, 200);
   })
   .openapi(commit, async (c) => {

@@ -1,7 +1,7 @@
 // `pm export` and `pm import`: a task, project, team or workspace out as its export document (streamed to standard
 // output or a file as the API sends it, so no size is too large), and an export document back in: in one request up to
 // 8 MiB, else in parts of 8 MiB (client/transfer.js), committed in one transaction either way. A request may carry 32
-// MiB, but the API Worker holds a one-request import parsed, 3 to 4 times its size, and has 128 MB; a part it stores.
+// MiB, but the API Worker holds a one-request import parsed, up to 3 times its size, and has 128 MB; a part it stores.
 import { createWriteStream, readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";

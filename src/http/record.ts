@@ -130,11 +130,12 @@ export const exportedTimestamps = (table: { createdAt: AnyColumn; updatedAt: Any
   updatedAt: f.datetime(table.updatedAt, { exported: ExportTimestamp }),
 });
 
-const ISO_DATETIME = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+/** A timestamp as the answers carry it: ISO 8601 in UTC with milliseconds (`2026-01-02T03:04:05.678Z`). */
+export const isoTimestamp = (value: SQLWrapper): SQL => sql`to_char(${value} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A field's value as the answer's JSON carries it: timestamps as ISO 8601 UTC with milliseconds, dates as `YYYY-MM-DD`. */
 function jsonValue(field: Field): SQL {
-  if (field.kind === "datetime") return sql`to_char(${field.value} at time zone 'UTC', ${sql.raw(ISO_DATETIME)})`;
+  if (field.kind === "datetime") return isoTimestamp(field.value);
   if (field.kind === "date") return sql`to_char(${field.value}, 'YYYY-MM-DD')`;
   return sql`${field.value}`;
 }

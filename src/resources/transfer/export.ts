@@ -23,6 +23,7 @@ import { requireUnbound, requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { inTeams, type TeamScope } from "../../db/scope";
+import { isoTimestamp } from "../../http/record";
 import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
 import { labelRecord } from "../../records/labels";
@@ -35,9 +36,8 @@ import type { ExportType } from "./schema";
 /** Records per page of the streamed collections (tasks, comments): a page's text is a few hundred kB. */
 export const EXPORT_PAGE = 1000;
 
-const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const times = (alias: string) =>
-  sql`'createdAt', ${iso(sql.raw(`${alias}.created_at`))}, 'updatedAt', ${iso(sql.raw(`${alias}.updated_at`))}`;
+  sql`'createdAt', ${isoTimestamp(sql.raw(`${alias}.created_at`))}, 'updatedAt', ${isoTimestamp(sql.raw(`${alias}.updated_at`))}`;
 /** `json_agg` of `row`, in `order`, as JSON text; `[]` when there is nothing. */
 const agg = (row: SQL, from: SQL, order: string) => sql`(select coalesce(json_agg(${row} order by ${sql.raw(order)}), '[]')::text ${from})`;
 
@@ -203,15 +203,24 @@ function pointedByHead(workspace: string): Pointed {
   };
 }
 
+/** What the tasks in `scoped` (a CTE of ids) point at: assignees, `user` custom values, labels and custom field keys. */
+function pointedByTasks(workspace: string, scoped: string): Pointed {
+  return {
+    users: sql`select assignee_id from ${tasks} where id in (select id from ${sql.raw(scoped)})
+      union ${userValues(workspace, tasks, scoped)}`,
+    labels: sql`select label_id from ${taskLabels} where task_id in (select id from ${sql.raw(scoped)})`,
+    keys: usedKeys(tasks, scoped),
+  };
+}
+
 /** What every record of the export points at, in one statement: an export small enough to be one. */
 function pointedByAll(workspace: string): Pointed {
   const head = pointedByHead(workspace);
+  const byTasks = pointedByTasks(workspace, "scope_tasks");
   return {
-    users: sql`${head.users} union select assignee_id from ${tasks} where id in (select id from scope_tasks)
-      union select author_id from ${comments} where id in (select id from scope_comments)
-      union ${userValues(workspace, tasks, "scope_tasks")}`,
-    labels: sql`${head.labels} union select label_id from ${taskLabels} where task_id in (select id from scope_tasks)`,
-    keys: sql`${head.keys} union ${usedKeys(tasks, "scope_tasks")}`,
+    users: sql`${head.users} union ${byTasks.users} union select author_id from ${comments} where id in (select id from scope_comments)`,
+    labels: sql`${head.labels} union ${byTasks.labels}`,
+    keys: sql`${head.keys} union ${byTasks.keys}`,
   };
 }
 
@@ -271,19 +280,22 @@ async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise
 }
 
 /**
- * A page of one team's tasks after task number `after`, each as JSON text, with what it points at: its assignee, labels,
- * custom field keys and `user` custom values.
+ * A page of one team's tasks after task number `after`, each as JSON text, and on its last row what the page points at
+ * (pointedByTasks: the rule of a whole export, over the page's ids), so the Worker parses three arrays a page, not a row.
  */
 async function taskPage(db: Executor, spec: ExportSpec, team: string, after: number) {
-  const { rows } = await db.execute<{ j: string; k: number; users: string[]; labels: string[]; keys: string[] }>(sql`${scopes(spec)}
-    select ${taskRecord.exportJson()}::text as j, ${tasks.number} as k,
-      array(select ${tasks.assigneeId} union select v.value #>> '{}' from jsonb_each(${tasks.customFields}) v join ${fieldDefinitions} f
-        on f.workspace_id = ${spec.workspace} and f.key = v.key and f.type = 'user') as users,
-      array(select label_id from ${taskLabels} where task_id = ${tasks.id}) as labels,
-      array(select jsonb_object_keys(${tasks.customFields})) as keys
-    from ${taskRecord.from}
-    where ${tasks.teamId} = ${team} and ${tasks.number} > ${after} and ${scope(spec.type, spec.workspace).task}
-    order by ${tasks.number} limit ${EXPORT_PAGE}`);
+  const pointed = pointedByTasks(spec.workspace, "page");
+  const { rows } = await db.execute<{ j: string; k: number; users: string[] | null; labels: string[] | null; keys: string[] | null }>(
+    sql`${scopes(spec)},
+    page as (select ${tasks.id} from ${tasks} where ${tasks.teamId} = ${team} and ${tasks.number} > ${after}
+      and ${scope(spec.type, spec.workspace).task} order by ${tasks.number} limit ${EXPORT_PAGE}),
+    paged as (select ${taskRecord.exportJson()}::text as j, ${tasks.number} as k,
+      row_number() over (order by ${tasks.number} desc) = 1 as last
+      from ${taskRecord.from} where ${tasks.id} in (select id from page))
+    select j, k, case when last then array(${pointed.users}) end as users, case when last then array(${pointed.labels}) end as labels,
+      case when last then array(${pointed.keys}) end as keys
+    from paged order by k`,
+  );
   return rows;
 }
 
@@ -339,10 +351,11 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
   };
   for (const team of head.task_teams) {
     for (let after = 0, page = await taskPage(db, spec, team, after); ; page = await taskPage(db, spec, team, after)) {
-      for (const task of page) {
-        add(pointed.users, task.users);
-        add(pointed.labels, task.labels);
-        add(pointed.keys, task.keys);
+      const last = page.at(-1);
+      if (last) {
+        add(pointed.users, last.users ?? []);
+        add(pointed.labels, last.labels ?? []);
+        add(pointed.keys, last.keys ?? []);
       }
       await rows(page.map((r) => r.j));
       if (page.length < EXPORT_PAGE) break;

@@ -308,8 +308,7 @@ export async function importIntoTeam(tx: Tx, principal: Principal, teamId: strin
   if (head.type === "workspace")
     throw new ValidationError({ [source.typePath]: ["A workspace export is imported with POST /workspaces/import"] });
   const found = reachesTeam(principal, teamId) ? await readTarget(tx, principal, teamId, update ? source.ids : null) : undefined;
-  if (!found) throw notFound("Team");
-  requireTeamRole(principal, found.role, "MEMBER", "import into this team");
+  requireMayImportTeam(principal, found);
   const state = new PlanState(head, {
     workspaceId: principal.workspace.id,
     callerId: principal.user.id,
@@ -356,10 +355,21 @@ export async function importIntoTeam(tx: Tx, principal: Principal, teamId: strin
   await writePages(tx, state, source, bases, refusal);
 }
 
-/** A workspace export into a new workspace whose OWNER is the caller (POST /workspaces/import, or an import's commit); returns it. */
-export async function importWorkspace(tx: Tx, principal: Principal, source: ImportSource) {
+/** Who may import into a team (POST /teams/{id}/import, an import opened into it): team MEMBER or above; 404 unfound. */
+export function requireMayImportTeam(principal: Principal, team: { role: TeamRole | null } | null | undefined): asserts team {
+  if (!team) throw notFound("Team");
+  requireTeamRole(principal, team.role, "MEMBER", "import into this team");
+}
+
+/** Who may import a workspace (POST /workspaces/import, an import opened without a team): its OWNER, on an unbound credential. */
+export function requireMayImportWorkspace(principal: Principal): void {
   requireWorkspaceRole(principal, "OWNER", "import a workspace");
   requireUnbound(principal, "import a workspace");
+}
+
+/** A workspace export into a new workspace whose OWNER is the caller (POST /workspaces/import, or an import's commit); returns it. */
+export async function importWorkspace(tx: Tx, principal: Principal, source: ImportSource) {
+  requireMayImportWorkspace(principal);
   const head: ImportHead = await source.head();
   if (head.type !== "workspace" || !head.workspace)
     throw new ValidationError({ [source.typePath]: ["POST /workspaces/import takes a workspace export"] });

@@ -8,10 +8,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { importParts, importRecords, imports, teams } from "../../../drizzle/schema";
 import { callerTeamRole } from "../../auth/access";
 import type { Principal } from "../../auth/principal";
-import { reachesTeam, requireTeamRole, requireUnbound, requireWorkspaceRole, type TeamRole } from "../../auth/roles";
+import { reachesTeam, type TeamRole } from "../../auth/roles";
 import { AppError, notFound, ValidationError } from "../../core/errors";
 import type { Db, Executor, Tx } from "../../db/client";
+import { isoTimestamp } from "../../http/record";
 import { newId } from "../../ids";
+import { requireMayImportTeam, requireMayImportWorkspace } from "./import";
 import type { ImportHead, Located } from "./plan";
 import { EXPORT_COLLECTIONS, type ExportCollection, type ExportDocumentDto, exportRecordSchema } from "./schema";
 import type { ImportSource, PagedCollection } from "./source";
@@ -35,7 +37,7 @@ export interface ImportDto {
   committedAt: string | null;
 }
 
-const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const iso = (column: string) => isoTimestamp(sql.raw(column));
 /** The Import answer of the row `i` (an alias of imports), its parts in order. */
 const importJson = sql`json_build_object('id', i.id, 'teamId', i.team_id, 'update', i.update, 'status', i.status,
   'parts', (select coalesce(json_agg(json_build_object('number', p.number, 'bytes', p.bytes, 'records', p.records,
@@ -56,19 +58,14 @@ function refuseCommitted(found: ImportDto) {
   if (found.status === "committed") throw new AppError("CONFLICT", "This import is committed already; open a new one");
 }
 
-/** Who may import into a team, or into a new workspace: the rules the import applies again when it is committed. */
+/** Who may import into a team, or into a new workspace: the import's own rules, which its commit applies again. */
 async function requireMayImport(db: Executor, principal: Principal, teamId: string | null) {
-  if (teamId === null) {
-    requireWorkspaceRole(principal, "OWNER", "import a workspace");
-    requireUnbound(principal, "import a workspace");
-    return;
-  }
+  if (teamId === null) return requireMayImportWorkspace(principal);
   const { rows } = reachesTeam(principal, teamId)
     ? await db.execute<{ role: TeamRole | null }>(sql`select ${callerTeamRole(principal.user.id, teams.id)} as role
         from ${teams} where ${teams.id} = ${teamId} and ${teams.workspaceId} = ${principal.workspace.id}`)
     : { rows: [] };
-  if (!rows[0]) throw notFound("Team");
-  requireTeamRole(principal, rows[0].role, "MEMBER", "import into this team");
+  requireMayImportTeam(principal, rows[0]);
 }
 
 /** POST /imports: an open import into team `teamId`, or (null) into a new workspace. */

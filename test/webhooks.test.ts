@@ -119,6 +119,13 @@ describe("webhooks", () => {
     const patched = await patch(`/webhooks/${ok.body.webhook.id}`, { url: "https://127.0.0.1.nip.io.local/x" }, t.owner.key);
     expect(patched.status).toBe(422);
     expect((await patch(`/webhooks/${ok.body.webhook.id}`, { secret: "x" }, t.owner.key)).status).toBe(422);
+    // IPv4-translated (RFC 2765) and local-use NAT64 (RFC 8215) forms of private addresses (issue 28), on POST and PATCH.
+    for (const url of ["https://[::ffff:0:10.0.0.1]/", "https://[::ffff:0:a9fe:a9fe]/", "https://[64:ff9b:1::a00:1]/"]) {
+      const created = await create({ url, events: ["*"] });
+      expect([created.status, created.body.errors?.url !== undefined], url).toEqual([422, true]);
+      const changed = await patch(`/webhooks/${ok.body.webhook.id}`, { url }, t.owner.key);
+      expect([changed.status, changed.body.errors?.url !== undefined], url).toEqual([422, true]);
+    }
     // Paused, so the events of the other tests do not go looking for hooks.example.com.
     expect((await patch(`/webhooks/${ok.body.webhook.id}`, { enabled: false }, t.owner.key)).body.webhook.enabled).toBe(false);
   });

@@ -6,22 +6,73 @@
 /** What an address is: public, loopback (allowed by the dev switch), or anything else that is not the Internet. */
 export type AddressClass = "public" | "loopback" | "private";
 
-/** IPv4 ranges that are not public (RFC 6890 and friends), as [first octets as a number, prefix length]. */
-const V4_BLOCKED: Array<[string, number]> = [
-  ["0.0.0.0", 8], // "this network"
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10], // CGNAT
-  ["169.254.0.0", 16], // link-local, cloud metadata (169.254.169.254)
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24], // IETF protocol assignments
-  ["192.0.2.0", 24], // TEST-NET-1
-  ["192.88.99.0", 24], // 6to4 relay anycast (deprecated)
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15], // benchmarking
-  ["198.51.100.0", 24], // TEST-NET-2
-  ["203.0.113.0", 24], // TEST-NET-3
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
+/**
+ * What a special-purpose block holds: a class, or `v4` when the block carries an IPv4 address in its last 32 bits
+ * (IPv4-mapped, NAT64's well-known prefix) or, for 6to4, in bits 16..47: that address decides.
+ */
+type BlockKind = AddressClass | "v4" | "6to4";
+
+/**
+ * The IANA IPv4 Special-Purpose Address Registry (RFC 6890 and its updates), each block as the registry's "Globally
+ * Reachable" column says, plus multicast (224/4, its own registry). The most specific block containing an address
+ * decides, so a globally reachable exception inside a reserved block (192.0.0.9, 192.0.0.10) is public.
+ */
+export const V4_BLOCKS: ReadonlyArray<readonly [string, BlockKind]> = [
+  ["0.0.0.0/8", "private"], // "this network"
+  ["10.0.0.0/8", "private"],
+  ["100.64.0.0/10", "private"], // shared address space (CGNAT)
+  ["127.0.0.0/8", "loopback"],
+  ["169.254.0.0/16", "private"], // link-local, cloud metadata (169.254.169.254)
+  ["172.16.0.0/12", "private"],
+  ["192.0.0.0/24", "private"], // IETF protocol assignments (DS-Lite, NAT64 discovery, …)
+  ["192.0.0.9/32", "public"], // Port Control Protocol anycast: globally reachable
+  ["192.0.0.10/32", "public"], // TURN anycast: globally reachable
+  ["192.0.2.0/24", "private"], // documentation (TEST-NET-1)
+  ["192.31.196.0/24", "public"], // AS112-v4: globally reachable
+  ["192.52.193.0/24", "public"], // AMT: globally reachable
+  ["192.88.99.0/24", "private"], // deprecated 6to4 relay anycast
+  ["192.168.0.0/16", "private"],
+  ["192.175.48.0/24", "public"], // AS112 direct delegation: globally reachable
+  ["198.18.0.0/15", "private"], // benchmarking
+  ["198.51.100.0/24", "private"], // documentation (TEST-NET-2)
+  ["203.0.113.0/24", "private"], // documentation (TEST-NET-3)
+  ["224.0.0.0/4", "private"], // multicast
+  ["240.0.0.0/4", "private"], // reserved
+  ["255.255.255.255/32", "private"], // limited broadcast
+];
+
+/**
+ * The IANA IPv6 Special-Purpose Address Registry, likewise, plus what it leaves to other documents that is not the
+ * Internet either: IPv4-compatible (::/96, deprecated), IPv4-translated (::ffff:0:0:0/96, RFC 2765, used only inside a
+ * translator), site-local (fec0::/10, deprecated) and multicast (ff00::/8).
+ */
+export const V6_BLOCKS: ReadonlyArray<readonly [string, BlockKind]> = [
+  ["::/96", "private"], // IPv4-compatible (deprecated)
+  ["::/128", "private"], // unspecified
+  ["::1/128", "loopback"],
+  ["::ffff:0:0/96", "v4"], // IPv4-mapped
+  ["::ffff:0:0:0/96", "private"], // IPv4-translated (RFC 2765)
+  ["64:ff9b::/96", "v4"], // IPv4/IPv6 translation, well-known prefix (RFC 6052)
+  ["64:ff9b:1::/48", "private"], // local-use IPv4/IPv6 translation (RFC 8215)
+  ["100::/64", "private"], // discard-only
+  ["100:0:0:1::/64", "private"], // dummy IPv6 prefix (RFC 9780)
+  ["2001::/23", "private"], // IETF protocol assignments (Teredo 2001::/32, benchmarking 2001:2::/48, ORCHID …)
+  ["2001:1::1/128", "public"], // Port Control Protocol anycast: globally reachable
+  ["2001:1::2/128", "public"], // TURN anycast: globally reachable
+  ["2001:1::3/128", "public"], // DNS-SD service registration anycast: globally reachable
+  ["2001:3::/32", "public"], // AMT: globally reachable
+  ["2001:4:112::/48", "public"], // AS112-v6: globally reachable
+  ["2001:20::/28", "public"], // ORCHIDv2: globally reachable
+  ["2001:30::/28", "public"], // drone remote ID (DRIP): globally reachable
+  ["2001:db8::/32", "private"], // documentation
+  ["2002::/16", "6to4"], // 6to4: the IPv4 address in bits 16..47 decides
+  ["2620:4f:8000::/48", "public"], // AS112 direct delegation: globally reachable
+  ["3fff::/20", "private"], // documentation
+  ["5f00::/16", "private"], // segment routing (SRv6) SIDs
+  ["fc00::/7", "private"], // unique-local (fd00:ec2::254, AWS metadata, included)
+  ["fe80::/10", "private"], // link-local
+  ["fec0::/10", "private"], // site-local (deprecated)
+  ["ff00::/8", "private"], // multicast
 ];
 
 function v4Number(address: string): number | null {
@@ -35,18 +86,8 @@ function v4Number(address: string): number | null {
   return n;
 }
 
-function classifyV4(n: number): AddressClass {
-  if (n >>> 24 === 127) return "loopback";
-  for (const [base, bits] of V4_BLOCKED) {
-    const size = 2 ** (32 - bits);
-    const start = v4Number(base)!;
-    if (n >= start && n < start + size) return "private";
-  }
-  return "public";
-}
-
-/** The eight 16-bit groups of an IPv6 address (`::` expanded, a trailing dotted IPv4 read), or null. */
-function v6Groups(address: string): number[] | null {
+/** An IPv6 address as a 128-bit number (`::` expanded, a trailing dotted IPv4 read, a zone dropped), or null. */
+function v6Number(address: string): bigint | null {
   let text = address.toLowerCase();
   const zone = text.indexOf("%");
   if (zone >= 0) text = text.slice(0, zone);
@@ -65,35 +106,56 @@ function v6Groups(address: string): number[] | null {
   if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
   const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail];
   if (groups.some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return null;
-  return groups.map((g) => Number.parseInt(g, 16));
+  return groups.reduce((n, g) => (n << 16n) | BigInt(Number.parseInt(g, 16)), 0n);
 }
 
-function classifyV6(g: number[]): AddressClass {
-  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 7) && g[7] === 1) return "loopback"; // ::1
-  if (zeros(0, 8)) return "private"; // ::
-  const embedded = (g[6] << 16) | g[7];
-  if (zeros(0, 5) && g[5] === 0xffff) return classifyV4(embedded >>> 0); // ::ffff:a.b.c.d (IPv4-mapped)
-  if (zeros(0, 6)) return classifyV4(embedded >>> 0); // ::a.b.c.d (IPv4-compatible, deprecated)
-  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return classifyV4(embedded >>> 0); // NAT64
-  if ((g[0] & 0xfe00) === 0xfc00) return "private"; // fc00::/7 unique-local (fd00:ec2::254 metadata included)
-  if ((g[0] & 0xffc0) === 0xfe80 || (g[0] & 0xffc0) === 0xfec0) return "private"; // link-local, site-local
-  if ((g[0] & 0xff00) === 0xff00) return "private"; // multicast
-  if (g[0] === 0x2001 && g[1] === 0x0db8) return "private"; // documentation
-  if (g[0] === 0x0100 && zeros(1, 4)) return "private"; // discard-only 100::/64
-  if (g[0] === 0x2002) return classifyV4(((g[1] << 16) | g[2]) >>> 0); // 6to4 carries an IPv4 address
-  if (g[0] === 0x2001 && g[1] === 0) return "private"; // Teredo
-  return "public";
+interface Block {
+  base: bigint;
+  bits: number;
+  kind: BlockKind;
+}
+
+/** A registry table as numbers, most specific block first (so the first match is the longest prefix). */
+function blocks(table: ReadonlyArray<readonly [string, BlockKind]>, width: number, parse: (a: string) => bigint | null): Block[] {
+  return table
+    .map(([cidr, kind]) => {
+      const [address, bits] = cidr.split("/");
+      const base = parse(address);
+      if (base === null) throw new Error(`bad block ${cidr}`);
+      return { base: base >> BigInt(width - Number(bits)), bits: Number(bits), kind };
+    })
+    .sort((a, b) => b.bits - a.bits);
+}
+
+const v4Big = (a: string) => {
+  const n = v4Number(a);
+  return n === null ? null : BigInt(n);
+};
+const V4 = blocks(V4_BLOCKS, 32, v4Big);
+const V6 = blocks(V6_BLOCKS, 128, v6Number);
+
+const blockOf = (table: Block[], width: number, n: bigint) => table.find((b) => n >> BigInt(width - b.bits) === b.base)?.kind;
+
+function classifyV4(n: bigint): AddressClass {
+  const kind = blockOf(V4, 32, n);
+  return kind === "loopback" || kind === "private" ? kind : "public";
+}
+
+function classifyV6(n: bigint): AddressClass {
+  const kind = blockOf(V6, 128, n) ?? "public";
+  if (kind === "v4") return classifyV4(n & 0xffffffffn);
+  if (kind === "6to4") return classifyV4((n >> 80n) & 0xffffffffn);
+  return kind;
 }
 
 /** The class of an IP address literal (IPv4, or IPv6 with or without brackets); null when `host` is not one. */
 export function classifyAddress(host: string): AddressClass | null {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   const v4 = v4Number(bare);
-  if (v4 !== null) return classifyV4(v4);
+  if (v4 !== null) return classifyV4(BigInt(v4));
   if (!bare.includes(":")) return null;
-  const v6 = v6Groups(bare);
-  return v6 ? classifyV6(v6) : "private";
+  const v6 = v6Number(bare);
+  return v6 === null ? "private" : classifyV6(v6);
 }
 
 /** Names that are this machine or a private network's, never a public host. */

@@ -62,6 +62,129 @@ describe("classifyAddress", () => {
   });
 });
 
+/**
+ * Every block of the IANA IPv4 and IPv6 Special-Purpose Address Registries (and multicast, site-local, IPv4-compatible
+ * and IPv4-translated, which other documents reserve), written here from the registries, not from the source: the
+ * first and the last address of each block must be what the registry's "Globally Reachable" column says.
+ */
+const V4_REGISTRY: Array<[string, "private" | "loopback" | "public"]> = [
+  ["0.0.0.0/8", "private"],
+  ["0.0.0.0/32", "private"],
+  ["10.0.0.0/8", "private"],
+  ["100.64.0.0/10", "private"],
+  ["127.0.0.0/8", "loopback"],
+  ["169.254.0.0/16", "private"],
+  ["172.16.0.0/12", "private"],
+  ["192.0.0.0/24", "private"],
+  ["192.0.0.0/29", "private"],
+  ["192.0.0.8/32", "private"],
+  ["192.0.0.9/32", "public"],
+  ["192.0.0.10/32", "public"],
+  ["192.0.0.170/32", "private"],
+  ["192.0.0.171/32", "private"],
+  ["192.0.2.0/24", "private"],
+  ["192.31.196.0/24", "public"],
+  ["192.52.193.0/24", "public"],
+  ["192.88.99.0/24", "private"],
+  ["192.168.0.0/16", "private"],
+  ["192.175.48.0/24", "public"],
+  ["198.18.0.0/15", "private"],
+  ["198.51.100.0/24", "private"],
+  ["203.0.113.0/24", "private"],
+  ["224.0.0.0/4", "private"],
+  ["240.0.0.0/4", "private"],
+  ["255.255.255.255/32", "private"],
+];
+
+const V6_REGISTRY: Array<[string, "private" | "loopback" | "public"]> = [
+  ["::/128", "private"],
+  ["::1/128", "loopback"],
+  ["::ffff:0:0:0/96", "private"],
+  ["64:ff9b:1::/48", "private"],
+  ["100::/64", "private"],
+  ["100:0:0:1::/64", "private"],
+  ["2001::/23", "private"],
+  ["2001::/32", "private"],
+  ["2001:1::1/128", "public"],
+  ["2001:1::2/128", "public"],
+  ["2001:1::3/128", "public"],
+  ["2001:2::/48", "private"],
+  ["2001:3::/32", "public"],
+  ["2001:4:112::/48", "public"],
+  ["2001:10::/28", "private"],
+  ["2001:20::/28", "public"],
+  ["2001:30::/28", "public"],
+  ["2001:db8::/32", "private"],
+  ["2620:4f:8000::/48", "public"],
+  ["3fff::/20", "private"],
+  ["5f00::/16", "private"],
+  ["fc00::/7", "private"],
+  ["fe80::/10", "private"],
+  ["fec0::/10", "private"],
+  ["ff00::/8", "private"],
+];
+
+/** The first and last address of a block, written out in full. */
+function ends(cidr: string): [string, string] {
+  const [address, prefix] = cidr.split("/");
+  const v4 = !address.includes(":");
+  const width = v4 ? 32 : 128;
+  let n = 0n;
+  if (v4) for (const part of address.split(".")) n = (n << 8n) | BigInt(part);
+  else {
+    const [head, tail = ""] = address.split("::");
+    const h = head ? head.split(":") : [];
+    const t = tail ? tail.split(":") : [];
+    const groups = address.includes("::") ? [...h, ...Array(8 - h.length - t.length).fill("0"), ...t] : h;
+    for (const g of groups) n = (n << 16n) | BigInt(Number.parseInt(g, 16));
+  }
+  const host = (1n << BigInt(width - Number(prefix))) - 1n;
+  const show = (x: bigint) =>
+    v4
+      ? [24n, 16n, 8n, 0n].map((s) => String((x >> s) & 255n)).join(".")
+      : [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((s) => ((x >> s) & 0xffffn).toString(16)).join(":");
+  return [show(n & ~host), show(n | host)];
+}
+
+describe("classifyAddress: every special-purpose block of the IANA registries", () => {
+  // A block's exceptions (192.0.0.9 in 192.0.0.0/24, 2001:1::1 in 2001::/23) are never its first or last address.
+  it.each([...V4_REGISTRY, ...V6_REGISTRY])("%s is %s, first to last address", (cidr, kind) => {
+    for (const address of ends(cidr)) expect(classifyAddress(address), address).toBe(kind);
+  });
+
+  it.each([
+    // IPv4-mapped (::ffff:0:0/96), NAT64's well-known prefix (64:ff9b::/96) and 6to4 (2002::/16): the IPv4 address decides.
+    ["::ffff:0.0.0.0", "private"],
+    ["::ffff:169.254.169.254", "private"],
+    ["::ffff:1.1.1.1", "public"],
+    ["64:ff9b::a9fe:a9fe", "private"],
+    ["64:ff9b::7f00:1", "loopback"],
+    ["64:ff9b::c000:9", "public"], // 192.0.0.9, globally reachable
+    ["64:ff9b::101:101", "public"],
+    ["2002:a00:1::", "private"], // 10.0.0.1
+    ["2002:a9fe:a9fe:ffff:ffff:ffff:ffff:ffff", "private"],
+    ["2002:101:101::1", "public"],
+    // The findings of issue 28: IPv4-translated (RFC 2765) and local-use NAT64 (RFC 8215) forms of private addresses.
+    ["::ffff:0:10.0.0.1", "private"],
+    ["::ffff:0:a9fe:a9fe", "private"],
+    ["64:ff9b:1::a00:1", "private"],
+    ["64:ff9b:1::101:101", "private"],
+    // IPv4-compatible (deprecated): not an address on the Internet, whatever it embeds.
+    ["::8.8.8.8", "private"],
+    // Just outside blocks.
+    ["2001:200::1", "public"],
+    ["2003::1", "public"],
+    ["3fff:1000::", "public"],
+    ["fbff:ffff::1", "public"],
+    ["fe00::1", "public"],
+    ["192.0.1.0", "public"],
+    ["198.20.0.0", "public"],
+    ["223.255.255.255", "public"],
+  ])("%s is %s (embedded and neighbouring addresses)", (address, kind) => {
+    expect(classifyAddress(address)).toBe(kind);
+  });
+});
+
 describe("urlProblem", () => {
   it("takes https URLs of public hosts", () => {
     for (const url of [
@@ -94,6 +217,9 @@ describe("urlProblem", () => {
       "ftp://example.com/",
       "not a url",
       "http://127.0.0.1:8787/_dev/webhooks",
+      "https://[::ffff:0:10.0.0.1]/", // IPv4-translated (RFC 2765), as the URL parser writes it: [::ffff:0:a00:1]
+      "https://[::ffff:0:a9fe:a9fe]/",
+      "https://[64:ff9b:1::a00:1]/", // local-use NAT64 (RFC 8215)
     ]) {
       expect(urlProblem(url, false), url).not.toBeNull();
     }

@@ -106,6 +106,15 @@ export class Caller {
     return (await this.#load())?.workspace.id ?? null;
   }
 
+  /**
+   * When the credential stops being live (ms since the epoch; null: never), for the front Worker, which serves no stored
+   * answer past it (src/middleware/edge-workspace): free for a JWT (its `exp`), else the principal's query, as above.
+   */
+  async expiresAt(): Promise<number | null> {
+    if (this.credential.kind === "jwt") return this.credential.expiresAt;
+    return (await this.#load())?.expiresAt ?? null;
+  }
+
   #grants(principal: Principal): boolean {
     return this.scope === null || principal.scopes.includes(this.scope);
   }

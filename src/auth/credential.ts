@@ -13,7 +13,16 @@ import { verifyAccessToken } from "./jwt";
  */
 export type Credential =
   | { kind: "apiKey"; keyHash: string }
-  | { kind: "jwt"; userId: string; workspaceId: string; sessionId: string | null; scopes: Scope[] | null; teamIds: string[] | null };
+  | {
+      kind: "jwt";
+      userId: string;
+      workspaceId: string;
+      sessionId: string | null;
+      scopes: Scope[] | null;
+      teamIds: string[] | null;
+      /** The token's `exp`, in ms since the epoch. */
+      expiresAt: number;
+    };
 
 // Read once per request: the rate limit, the event context, safe retries and the route's auth all ask.
 const read = new WeakMap<object, Promise<Credential | null>>();
@@ -42,6 +51,7 @@ async function parseCredential(headers: { header(name: string): string | undefin
     sessionId: claims.sid ?? null,
     scopes: claims.scope === undefined ? null : parseScopeString(claims.scope).scopes,
     teamIds: claims.tid ?? null,
+    expiresAt: claims.exp * 1000,
   };
 }
 

@@ -63,7 +63,7 @@ export async function signAccessToken(
 export async function verifyAccessToken(
   env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
   token: string,
-): Promise<AccessClaims | null> {
+): Promise<(AccessClaims & { exp: number }) | null> {
   try {
     const { publicKey } = await keys(env);
     const { payload } = await jwtVerify<JWTPayload & { wid?: unknown; sid?: unknown; scope?: unknown; tid?: unknown }>(token, publicKey, {
@@ -72,12 +72,12 @@ export async function verifyAccessToken(
       audience: env.JWT_AUDIENCE,
       requiredClaims: ["exp", "sub"],
     });
-    const { sub, wid, sid, scope, tid } = payload;
-    if (typeof sub !== "string" || typeof wid !== "string") return null;
+    const { sub, wid, sid, scope, tid, exp } = payload;
+    if (typeof sub !== "string" || typeof wid !== "string" || typeof exp !== "number") return null;
     if (sid !== undefined && typeof sid !== "string") return null;
     if (scope !== undefined && typeof scope !== "string") return null;
     if (tid !== undefined && !(Array.isArray(tid) && tid.every((t) => typeof t === "string"))) return null;
-    return { sub, wid, sid, scope, tid };
+    return { sub, wid, sid, scope, tid, exp };
   } catch {
     return null;
   }

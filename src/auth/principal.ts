@@ -15,6 +15,8 @@ export interface Principal {
   /** What the credential may do (docs/api.md, "Least privilege"): its scopes, and its teams (null: every team). */
   scopes: Scope[];
   teamIds: string[] | null;
+  /** When the credential stops being live (a key's `expiresAt`, a token's `exp`), in ms since the epoch; null: never. */
+  expiresAt: number | null;
 }
 
 /**
@@ -57,8 +59,13 @@ const grantedScopes = (stored: string[] | null): Scope[] => (stored === null ? [
  */
 export async function loadPrincipal(db: Db, credential: Credential): Promise<Principal | null> {
   const grants = storedGrants(credential);
+  // A key's expiry from its row (joined below); a token's is its `exp`, known already.
+  const expiresAt =
+    credential.kind === "apiKey"
+      ? sql<number | null>`floor(extract(epoch from ${apiKeys.expiresAt}) * 1000)::float8`
+      : sql<number>`${credential.expiresAt}::float8`;
   const member = db
-    .select({ ...principalColumns, scopes: grants.scopes, teamIds: grants.teamIds })
+    .select({ ...principalColumns, scopes: grants.scopes, teamIds: grants.teamIds, expiresAt })
     .from(workspaceMembers)
     .innerJoin(users, eq(users.id, workspaceMembers.userId))
     .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))

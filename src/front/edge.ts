@@ -15,6 +15,8 @@ import { acceptableAge, parseRequestDirectives } from "./directives";
 export const ASK_WORKSPACE = "x-pm-edge-workspace";
 /** Response header: the origin's answer; internal, never passed on to the caller. */
 export const WORKSPACE = "x-pm-workspace";
+/** Response header, beside WORKSPACE: when the credential expires (ms since the epoch), absent when it never does. */
+export const CREDENTIAL_EXPIRES = "x-pm-credential-expires";
 /** The marker of writes whose workspace the origin did not name: every entry is checked against it too. */
 export const ANY_WORKSPACE = "*";
 
@@ -22,14 +24,30 @@ export const ANY_WORKSPACE = "*";
 const SENT_AT = "x-pm-edge-sent-at";
 const ENTRY_WORKSPACE = "x-pm-edge-entry-workspace";
 const ORIGIN_CACHE_CONTROL = "x-pm-edge-origin-cache-control";
-const META = [SENT_AT, ENTRY_WORKSPACE, ORIGIN_CACHE_CONTROL];
-/** Hop-by-hop or per-request headers of the origin's answer that an entry does not keep. */
-const NOT_STORED = ["set-cookie", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", WORKSPACE];
+/** When the entry's credential expires (ms since the epoch, or NEVER): the entry is never served from then on. */
+const ENTRY_EXPIRES = "x-pm-edge-credential-expires";
+const NEVER = "never";
+const META = [SENT_AT, ENTRY_WORKSPACE, ORIGIN_CACHE_CONTROL, ENTRY_EXPIRES];
+/** Hop-by-hop or per-request headers of the origin's answer that an entry does not keep (RateLimit-* it keeps, for hits). */
+const NOT_STORED = ["set-cookie", "retry-after", WORKSPACE, CREDENTIAL_EXPIRES];
+const RATE_LIMIT = ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"] as const;
 
 const CACHE_NAME = "pm-edge";
 
-/** Paths never stored, whatever the origin says: the dev mailbox and receivers, the device-approval page. */
-export const neverStored = (path: string) => path.startsWith("/_dev/") || path === "/_dev" || path.startsWith("/device");
+/**
+ * Paths never stored, whatever the origin says: the dev mailbox and receivers, the device-approval page. Decided on the
+ * path as the API routes it, percent-decoded (`/%5Fdev/mailbox` is `/_dev/mailbox`); a path that does not decode is
+ * never stored either.
+ */
+export function neverStored(rawPath: string): boolean {
+  let path: string;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    return true;
+  }
+  return path.startsWith("/_dev/") || path === "/_dev" || path.startsWith("/device");
+}
 
 export interface EdgeDeps {
   /** The API Worker (the Service Binding). */
@@ -50,6 +68,7 @@ const status = (params: string) => `${CACHE_NAME}; ${params}`;
 function answer(res: Response, cacheStatus: string, ageSeconds: number, body: BodyInit | null = res.body): Response {
   const headers = new Headers(res.headers);
   headers.delete(WORKSPACE);
+  headers.delete(CREDENTIAL_EXPIRES);
   for (const h of META) headers.delete(h);
   headers.set("age", String(Math.max(0, Math.floor(ageSeconds))));
   // RFC 9211 §2: members run from the cache nearest the origin to the one nearest the caller, which this is.
@@ -78,24 +97,44 @@ const CREDENTIAL_TTL_SECONDS = 86_400;
  * The workspace of the request's credential as this location knows it, or null: then the origin is asked
  * (`x-pm-edge-workspace`), which costs it the principal's query for an API key, once per credential and location.
  */
-async function knownWorkspace(deps: EdgeDeps, request: Request): Promise<{ key: string; workspace: string | null }> {
+async function knownWorkspace(deps: EdgeDeps, request: Request): Promise<Known> {
   const key = credentialWorkspaceKey(request.url, await credentialHash(request.headers));
   const found = await deps.cache.match(key);
-  return { key, workspace: found ? found.headers.get(ENTRY_WORKSPACE) : null };
+  const expires = found?.headers.get(ENTRY_EXPIRES);
+  // A memory without the expiry (kept before expiries were) is no memory: the origin is asked again.
+  return { key, workspace: found && expires ? found.headers.get(ENTRY_WORKSPACE) : null, expires: expires ?? NEVER };
 }
 
-/** Remembers the workspace the origin named for the request's credential. */
-function rememberWorkspace(deps: EdgeDeps, key: string, workspace: string): void {
-  const headers = { [ENTRY_WORKSPACE]: workspace, "cache-control": `max-age=${CREDENTIAL_TTL_SECONDS}` };
+/** What the location knows of a credential: its workspace (null: unknown) and when it expires (ms, or NEVER). */
+interface Known {
+  key: string;
+  workspace: string | null;
+  expires: string;
+}
+
+/** Remembers the workspace and the expiry the origin named for the request's credential (both never change). */
+function rememberWorkspace(deps: EdgeDeps, key: string, workspace: string, expires: string): void {
+  const headers = { [ENTRY_WORKSPACE]: workspace, [ENTRY_EXPIRES]: expires, "cache-control": `max-age=${CREDENTIAL_TTL_SECONDS}` };
   deps.waitUntil(deps.cache.put(key, new Response(null, { headers })));
 }
 
-/** The workspace of an answer: the origin's word, or the location's memory of the credential; remembered if new. */
-function workspaceOf(deps: EdgeDeps, res: Response, known: { key: string; workspace: string | null }): string | null {
+/**
+ * The workspace of an answer and when its credential expires: the origin's word, or the location's memory of the
+ * credential; remembered if new.
+ */
+function workspaceOf(deps: EdgeDeps, res: Response, known: Known): { workspace: string | null; expires: string } {
   const named = res.headers.get(WORKSPACE);
-  if (named && named !== known.workspace) rememberWorkspace(deps, known.key, named);
-  return named || known.workspace;
+  if (!named) return known;
+  const expires = res.headers.get(CREDENTIAL_EXPIRES) ?? NEVER;
+  if (named !== known.workspace || expires !== known.expires) rememberWorkspace(deps, known.key, named, expires);
+  return { workspace: named, expires };
 }
+
+/** Whether an entry's credential has expired by `now`. */
+const expired = (entry: Response, now: number) => {
+  const at = entry.headers.get(ENTRY_EXPIRES) ?? NEVER;
+  return at !== NEVER && !(now < Number(at));
+};
 
 async function markerTime(deps: EdgeDeps, url: string, workspace: string): Promise<number> {
   const found = await deps.cache.match(writeMarkerKey(url, workspace));
@@ -134,6 +173,7 @@ function entryOf(
   body: ArrayBuffer,
   sentAt: number,
   workspace: string,
+  expires: string,
   maxSeconds: number,
   originCacheControl = res.headers.get("cache-control"),
 ): Response {
@@ -145,6 +185,7 @@ function entryOf(
   headers.set("cache-control", `max-age=${maxSeconds}`);
   headers.set(SENT_AT, String(sentAt));
   headers.set(ENTRY_WORKSPACE, workspace);
+  headers.set(ENTRY_EXPIRES, expires);
   return new Response(body, { status: res.status, headers });
 }
 
@@ -157,6 +198,27 @@ function served(entry: Response, cacheStatus: string, ageSeconds: number, body: 
   return res;
 }
 
+/** A request id as the origin takes one from the caller (hono/request-id's rule); else the origin makes a new one. */
+const usableRequestId = (id: string | null) => (id && id.length <= 255 && !/[^\w\-=]/.test(id) ? id : null);
+
+/**
+ * What a hit says of the caller's own request, as every answer does (contract §1): its request id (the caller's, echoed,
+ * or a new one: the stored answer's id names another request) and the rate limit as the origin last reported it for
+ * this entry, its window counted down. A hit is not counted; what requests through the origin used since is not known
+ * here, so Remaining is at most what is left. Once that window has ended, a new one has begun: the full limit, Reset 0
+ * (docs/edge.md).
+ */
+function hitHeaders(headers: Headers, entry: Response, request: Request, now: number): Headers {
+  headers.set("x-request-id", usableRequestId(request.headers.get("x-request-id")) ?? crypto.randomUUID());
+  const [limit, remaining, reset] = RATE_LIMIT.map((h) => entry.headers.get(h));
+  if (limit === null || remaining === null || reset === null) return headers;
+  const left = Number(entry.headers.get(SENT_AT)) + Number(reset) * 1000 - now;
+  headers.set("ratelimit-limit", limit);
+  headers.set("ratelimit-remaining", left > 0 ? remaining : limit);
+  headers.set("ratelimit-reset", String(left > 0 ? Math.ceil(left / 1000) : 0));
+  return headers;
+}
+
 const etagMatches = (ifNoneMatch: string | null, etag: string | null) =>
   !!ifNoneMatch &&
   !!etag &&
@@ -166,9 +228,9 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
   const method = request.method;
   if (method !== "GET") {
     const writes = method !== "HEAD" && method !== "OPTIONS" && deps.maxSeconds > 0;
-    const known = writes ? await knownWorkspace(deps, request) : { key: "", workspace: null };
+    const known = writes ? await knownWorkspace(deps, request) : { key: "", workspace: null, expires: NEVER };
     const res = await forward(request, deps, originHeaders(request, writes && known.workspace === null));
-    if (writes && res.ok) await recordWrite(deps, request.url, workspaceOf(deps, res, known) || ANY_WORKSPACE, deps.now());
+    if (writes && res.ok) await recordWrite(deps, request.url, workspaceOf(deps, res, known).workspace || ANY_WORKSPACE, deps.now());
     return answer(res, status("fwd=method"), 0);
   }
 
@@ -191,13 +253,17 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
       markerTime(deps, request.url, workspace),
       workspace === ANY_WORKSPACE ? 0 : markerTime(deps, request.url, ANY_WORKSPACE),
     ]);
-    const age = deps.now() - sentAt;
-    if (sentAt > Math.max(own, any) && age <= limit * 1000) {
+    const now = deps.now();
+    const age = now - sentAt;
+    // Never past the credential's expiry: the origin would refuse it by then (issue 28).
+    if (sentAt > Math.max(own, any) && age <= limit * 1000 && !expired(entry, now)) {
       const hit = status("hit");
       if (etagMatches(request.headers.get("if-none-match"), entry.headers.get("etag"))) {
-        return notModified(entry, hit, age);
+        return notModified(entry, hit, age, hitHeaders(new Headers(), entry, request, now));
       }
-      return served(entry, hit, age / 1000, entry.body);
+      const res = served(entry, hit, age / 1000, entry.body);
+      hitHeaders(res.headers, entry, request, now);
+      return res;
     }
     reason = "stale";
   }
@@ -214,29 +280,31 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
     const body = await entry.arrayBuffer();
     const workspace = entry.headers.get(ENTRY_WORKSPACE) || ANY_WORKSPACE;
     const originCc = entry.headers.get(ORIGIN_CACHE_CONTROL);
-    const fresh = entryOf(entry, body, sentAt, workspace === ANY_WORKSPACE ? "" : workspace, deps.maxSeconds, originCc);
-    // The origin's per-request headers (request id, timing) describe this answer, not the first one.
-    for (const h of ["x-request-id", "server-timing", "etag"]) {
+    const expires = entry.headers.get(ENTRY_EXPIRES) ?? NEVER;
+    const fresh = entryOf(entry, body, sentAt, workspace === ANY_WORKSPACE ? "" : workspace, expires, deps.maxSeconds, originCc);
+    // The origin's per-request headers (request id, timing, rate limit) describe this answer, not the first one.
+    for (const h of ["x-request-id", "server-timing", "etag", ...RATE_LIMIT]) {
       const v = res.headers.get(h);
       if (v) fresh.headers.set(h, v);
     }
     deps.waitUntil(deps.cache.put(key, fresh.clone()));
     return served(fresh, status(`fwd=stale; fwd-status=304; stored`), 0, fresh.body);
   }
-  const workspace = workspaceOf(deps, res, known);
+  const { workspace, expires } = workspaceOf(deps, res, known);
   // An answer to a credential whose workspace is not known could not be hidden by that workspace's writes: not stored.
   if (storable(request, res) && (workspace || !CREDENTIAL_HEADERS.some((h) => request.headers.has(h)))) {
     const copy = res.clone();
-    deps.waitUntil(copy.arrayBuffer().then((body) => deps.cache.put(key, entryOf(copy, body, sentAt, workspace ?? "", deps.maxSeconds))));
+    deps.waitUntil(
+      copy.arrayBuffer().then((body) => deps.cache.put(key, entryOf(copy, body, sentAt, workspace ?? "", expires, deps.maxSeconds))),
+    );
     return answer(res, status(`fwd=${reason}; fwd-status=${res.status}; stored`), 0);
   }
   return answer(res, status(`fwd=${reason}; fwd-status=${res.status}`), 0);
 }
 
 /** A 304 for a caller whose If-None-Match names the entry's ETag (RFC 9110 §15.4.5: the validators, no body). */
-function notModified(entry: Response, cacheStatus: string, ageMs: number): Response {
-  const headers = new Headers();
-  for (const h of ["etag", "x-request-id", "vary", "content-location"]) {
+function notModified(entry: Response, cacheStatus: string, ageMs: number, headers: Headers): Response {
+  for (const h of ["etag", "vary", "content-location"]) {
     const v = entry.headers.get(h);
     if (v) headers.set(h, v);
   }

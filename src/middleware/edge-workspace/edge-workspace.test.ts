@@ -1,9 +1,9 @@
 // The origin's side of the front Worker's read-your-writes: the caller's workspace, named only when asked, only on
 // success, and at the cost of at most the principal's query.
 import { beforeAll, describe, expect, it } from "vitest";
-import { api } from "../../../test/helpers/api";
+import { api, post } from "../../../test/helpers/api";
 import { newTenant, type Tenant } from "../../../test/helpers/fixtures";
-import { ASK_WORKSPACE, WORKSPACE } from ".";
+import { ASK_WORKSPACE, CREDENTIAL_EXPIRES, WORKSPACE } from ".";
 
 let tenant: Tenant;
 beforeAll(async () => {
@@ -23,6 +23,15 @@ describe("x-pm-workspace", () => {
       headers: { [ASK_WORKSPACE]: "1" },
     });
     expect([write.status, write.headers.get(WORKSPACE)]).toEqual([201, tenant.workspaceId]);
+  });
+
+  it("names when the credential expires, if it does: a key's expiresAt (a JWT's exp, test/edge.test.ts)", async () => {
+    const plain = await api("GET", "/teams", { key: tenant.owner.key, headers: { [ASK_WORKSPACE]: "1" } });
+    expect(plain.headers.has(CREDENTIAL_EXPIRES)).toBe(false);
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const made = await post("/api-keys", { name: "expiring", expiresAt: expiresAt.toISOString() }, tenant.owner.key);
+    const read = await api("GET", "/teams", { key: made.body.key, headers: { [ASK_WORKSPACE]: "1" } });
+    expect([read.status, read.headers.get(CREDENTIAL_EXPIRES)]).toEqual([200, String(expiresAt.getTime())]);
   });
 
   it("says nothing unasked, on a refusal, or without a caller", async () => {

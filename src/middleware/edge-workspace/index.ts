@@ -1,6 +1,7 @@
 // The front Worker (src/front/) keeps read-your-writes per workspace: it must learn the workspace of a successful
 // write and of each answer it stores. It asks with the internal request header `x-pm-edge-workspace`; this answers in
-// `x-pm-workspace`, which the front Worker strips. Only asked-for, only on success: a JWT names its workspace for free,
+// `x-pm-workspace`, and in `x-pm-credential-expires` when the credential expires (ms since the epoch: the front Worker
+// serves no stored answer past it), both of which the front Worker strips. Only asked-for, only on success: a JWT names its workspace for free,
 // an API key costs the principal's query (beside the database) unless the operation loaded it already.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
@@ -9,12 +10,15 @@ import type { AppEnv } from "../../http/context";
 
 export const ASK_WORKSPACE = "x-pm-edge-workspace";
 export const WORKSPACE = "x-pm-workspace";
+export const CREDENTIAL_EXPIRES = "x-pm-credential-expires";
 
 export const edgeWorkspace = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   if (!c.req.header(ASK_WORKSPACE) || c.res.status < 200 || c.res.status >= 300) return;
   const caller = (c as unknown as Context<CallerEnv>).get("caller");
   if (!caller) return;
-  const workspace = await caller.workspaceId().catch(() => null);
-  if (workspace) c.res.headers.set(WORKSPACE, workspace);
+  const [workspace, expiresAt] = await Promise.all([caller.workspaceId(), caller.expiresAt()]).catch(() => [null, null]);
+  if (!workspace) return;
+  c.res.headers.set(WORKSPACE, workspace);
+  if (expiresAt !== null) c.res.headers.set(CREDENTIAL_EXPIRES, String(expiresAt));
 });

@@ -43,7 +43,7 @@ const origin: EdgeDeps["origin"] = {
 let clock = Date.now();
 
 /** A location: its own cache, the real front code. `send` settles the front's after-response work (its stores). */
-async function location(name: string, maxSeconds = MAX_SECONDS) {
+async function location(name: string, maxSeconds = MAX_SECONDS, api: EdgeDeps["origin"] = origin) {
   const cache = await caches.open(`${name}-${crypto.randomUUID()}`);
   return {
     /** `key` is an API key, or `Bearer <JWT>`. */
@@ -56,7 +56,7 @@ async function location(name: string, maxSeconds = MAX_SECONDS) {
         body: body ? JSON.stringify(body) : undefined,
       });
       const res = await edgeFetch(request, {
-        origin,
+        origin: api,
         cache,
         maxSeconds,
         now: () => clock,
@@ -256,6 +256,33 @@ describe("edge cache: what a hit says of the caller's request", () => {
     });
     expect([cond.status, cond.headers.get("cache-status"), cond.headers.get("x-request-id")]).toEqual([304, "pm-edge; hit", "edge-304"]);
     expect(cond.headers.get("ratelimit-limit")).toBe(limit);
+  });
+});
+
+describe("edge: the API Worker fails mid-request", () => {
+  it("answers 503 UNAVAILABLE in the API's JSON shape when the binding throws or answers workerd's plain text", async () => {
+    const failing: EdgeDeps["origin"][] = [
+      {
+        fetch: async () => {
+          throw new Error("Network connection lost.");
+        },
+      },
+      { fetch: async () => new Response("Your worker restarted mid-request. Please try sending the request again.", { status: 503 }) },
+      { fetch: async () => new Response("<html>Internal Server Error</html>", { status: 500, headers: { "content-type": "text/html" } }) },
+    ];
+    for (const api of failing) {
+      const here = await location("down", MAX_SECONDS, api);
+      for (const [method, headers] of [
+        ["POST", { "x-request-id": "edge-down" }],
+        ["GET", { "cache-control": "max-age=5", "x-request-id": "edge-down" }],
+        ["GET", {}],
+      ] as [string, Record<string, string>][]) {
+        const res = await here.send(method, "/tasks", owner.key, headers, method === "POST" ? { title: "x" } : undefined);
+        expect([res.status, res.headers.get("content-type"), res.body.error?.code]).toEqual([503, "application/json", "UNAVAILABLE"]);
+        expect(res.body.error.details.requestId).toBe(res.headers.get("x-request-id"));
+        if (headers["x-request-id"]) expect(res.headers.get("x-request-id")).toBe("edge-down");
+      }
+    }
   });
 });
 

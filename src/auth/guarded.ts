@@ -5,7 +5,7 @@
 import { type AnyColumn, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { conflict, notFound } from "../core/errors";
-import type { Executor } from "../db/client";
+import { type Executor, statementBound } from "../db/client";
 import { contextSet } from "../db/event-context";
 import { inTeams } from "../db/scope";
 import { type Caller, unauthorized } from "./caller";
@@ -92,9 +92,10 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
     sql` and `,
   )})`;
   const { ctes, result } = write(target.guards.length ? allowed : sql`(select id from target)`);
-  // The events of what it writes say who wrote (docs/events.md): set before the target row is read.
+  // The events of what it writes say who wrote (docs/events.md), and its lock waits are bounded by the server (a 503
+  // then means nothing was written: db/client.ts): both set before the target row is read.
   const context = caller.writing();
-  const where = context ? sql`${target.where} and ${contextSet(context)}` : target.where;
+  const where = sql`${target.where} and ${statementBound}${context ? sql` and ${contextSet(context)}` : sql``}`;
   const flags = target.guards.map((_, i) => sql`${flag(i)}`);
   const { rows } = await caller.db.execute<{ live: boolean; target: TargetRow | null; result: T | null }>(sql`
     with target as (${targetSelect(caller, target, where)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}

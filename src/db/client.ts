@@ -1,4 +1,5 @@
 import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
+import { type SQL, sql } from "drizzle-orm";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { schema } from "../../drizzle/schema";
 import { errorSummary } from "../core/error-chain";
@@ -26,10 +27,27 @@ export const CONNECT_TIMEOUT_MS = 5000;
  * Each statement's answer may take this long (client side, pg's `query_timeout`). This is the bound that holds on the
  * WebSocket path: with the pipelined connect the client counts as connected once the socket is open, so a server that
  * accepts and never answers (the outage test stops its postmaster) is cut only by this; without it the request hung.
- * The API's statements take milliseconds. No server-side `statement_timeout`: Neon's pooled endpoint refuses it as a
- * startup parameter.
+ * The API's statements take milliseconds. The server's `statement_timeout` cannot be a startup parameter (Neon's pooled
+ * endpoint refuses it): SERVER_TIMEOUT_MS sets it per transaction.
  */
 export const QUERY_TIMEOUT_MS = 5000;
+
+/**
+ * The server's own bound on a write, shorter than the client's (QUERY_TIMEOUT_MS), so a write the client gives up on has
+ * been cancelled and rolled back by the server first: a 503 means nothing was written (issue 28; docs/security.md). The
+ * second between them is for the answer's way back. A transaction gets `statement_timeout` in its BEGIN's round trip
+ * (counted, below); a one-statement write gets `lock_timeout` in its own statement (statementBound), the only setting
+ * that still applies to the statement that sets it (a lock wait reads it when it begins; statement_timeout is armed
+ * before the statement runs), and what makes a write wait that long: a row lock, e.g. a team's counter under concurrent
+ * creates.
+ */
+export const SERVER_TIMEOUT_MS = QUERY_TIMEOUT_MS - 1000;
+
+/** A condition (always true) that bounds the statement's lock waits by SERVER_TIMEOUT_MS; evaluated before it writes, as an InitPlan. */
+export const statementBound: SQL = sql`(select set_config('lock_timeout', ${sql.raw(`'${SERVER_TIMEOUT_MS}'`)}, true) is not null)`;
+
+/** A transaction's BEGIN with its server bound, in the same simple-protocol query (no extra round trip). */
+const boundedBegin = (begin: string) => `${begin}; set local statement_timeout = ${SERVER_TIMEOUT_MS}`;
 
 let configuredFor: string | undefined;
 /**
@@ -51,7 +69,8 @@ function configureDriver(proxy: string | undefined) {
 // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; the wrapper forwards them untouched.
 type QueryFn = (...args: any[]) => any;
 // Wrapping client.query stays: pg (and the Neon driver) has no query event, and Drizzle's logger sees statements but not BEGIN/COMMIT.
-// A BEGIN also sets the request's event context (event-context.ts), in the same round trip.
+// A BEGIN also sets the server's bound (SERVER_TIMEOUT_MS) and the request's event context (event-context.ts), in the
+// same round trip.
 function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginning: () => EventContext | undefined): T {
   const original = target.query.bind(target);
   // biome-ignore lint/suspicious/noExplicitAny: see QueryFn.
@@ -64,7 +83,8 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginn
       stats.transactions++;
       // A read-only transaction (a streamed export's snapshot) writes nothing: no event context, no webhooks to relay.
       const ctx = /\bread only\b/i.test(text) ? undefined : beginning();
-      if (ctx) args[0] = typeof args[0] === "string" ? withContext(text, ctx) : { ...args[0], text: withContext(text, ctx) };
+      const begin = boundedBegin(ctx ? withContext(text, ctx) : text);
+      args[0] = typeof args[0] === "string" ? begin : { ...args[0], text: begin };
     }
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
     const last = args.length - 1;

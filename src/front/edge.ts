@@ -77,9 +77,33 @@ function answer(res: Response, cacheStatus: string, ageSeconds: number, body: Bo
   return new Response(body, { status: res.status, statusText: res.statusText, headers });
 }
 
+/**
+ * The API Worker's answer. When there is none (the binding throws: the API Worker restarted or failed mid-request) or it
+ * is not the API's (a 5xx that is not JSON: workerd's own plain-text "Your worker restarted mid-request"), the caller
+ * still gets the API's error shape: 503 UNAVAILABLE (contract §1).
+ */
 async function forward(request: Request, deps: EdgeDeps, headers: Headers): Promise<Response> {
   if (deps.originDelayMs > 0) await new Promise((r) => setTimeout(r, deps.originDelayMs));
-  return deps.origin.fetch(new Request(request, { headers }));
+  try {
+    const res = await deps.origin.fetch(new Request(request, { headers }));
+    if (res.status < 500 || isJson(res)) return res;
+    console.error(`API Worker answered ${res.status} ${(await res.text()).slice(0, 200)}`);
+  } catch (err) {
+    console.error(`API Worker unreachable: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return unavailable(request);
+}
+
+const isJson = (res: Response) => (res.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json");
+
+function unavailable(request: Request): Response {
+  const requestId = usableRequestId(request.headers.get("x-request-id")) ?? crypto.randomUUID();
+  // Whether a write got through before the failure is not known here: only an Idempotency-Key makes its retry safe.
+  const message = "The service could not answer; retry shortly (a write retried with the same Idempotency-Key is not repeated)";
+  return Response.json(
+    { error: { code: "UNAVAILABLE", message, details: { requestId } } },
+    { status: 503, headers: { "x-request-id": requestId } },
+  );
 }
 
 /** The request's headers as the origin gets them: any client-sent internal header replaced by the front's own. */
@@ -160,7 +184,7 @@ function storable(request: Request, res: Response): boolean {
     res.status >= 200 &&
     res.status < 300 &&
     res.status !== 206 &&
-    (res.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json") &&
+    isJson(res) &&
     !res.headers.has("set-cookie") &&
     !/(^|[\s,])(no-store|private)([\s,=]|$)/.test(cc) &&
     !neverStored(new URL(request.url).pathname)

@@ -105,6 +105,11 @@ function mappedError(err: unknown, c: Context): Response {
     return c.json(body("CONFLICT", "Concurrent update; retry the request"), 409);
   }
   const requestId = c.get("requestId");
+  if (pg?.code === "57014" || pg?.code === "55P03") {
+    // The server's own bound (statement or lock timeout, src/db/client.ts SERVER_TIMEOUT_MS): cancelled and rolled back.
+    console.error(`[${requestId}] database timeout: ${errorSummary(err)}`);
+    return c.json(body("UNAVAILABLE", "The database did not answer in time; nothing was written; retry shortly", { requestId }), 503);
+  }
   if (isConnectionFailure(err, pg)) {
     console.error(`[${requestId}] database unavailable: ${errorSummary(err)}`);
     return c.json(body("UNAVAILABLE", "The database is unavailable; retry shortly", { requestId }), 503);

@@ -45,6 +45,21 @@ describe("the server's bound on a write", () => {
     expect(SERVER_TIMEOUT_MS).toBeLessThan(QUERY_TIMEOUT_MS);
   });
 
+  it("50 concurrent creates into one team: exactly the 201s are stored, each 503 left nothing", async () => {
+    const tag = crypto.randomUUID();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => post("/tasks", { teamId: team.id, title: `burst ${tag} ${i}` }, tenant.owner.key)),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    const rows = await withDb(
+      async (db) => (await db.execute<{ title: string }>(sql`select title from tasks where title like ${`burst ${tag} %`}`)).rows,
+    );
+    const created = answers.filter((a) => a.status === 201).map((a) => a.body.task.title);
+    expect(rows.map((r) => r.title).sort()).toEqual(created.sort());
+  }, 60_000);
+
   it.each([
     ["one statement (a create that links nothing)", false],
     ["a transaction (a create that names an assignee)", true],

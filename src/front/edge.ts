@@ -6,7 +6,8 @@
 // - its age, counted from the moment the front Worker *sent* the request that fetched it (never later than the data it
 //   holds), is within the caller's `max-age`/`max-stale` and the server's maximum;
 // - it was sent strictly after the last successful write of its workspace through this location finished (the write
-//   marker, kept in the same Cache API, so every isolate of the location sees it before the write is answered).
+//   marker, kept in the same Cache API, so every isolate of the location sees it before the write is answered);
+// - its credential has not expired (a key's `expiresAt`, a JWT's `exp`, as the origin named it).
 
 import { CREDENTIAL_HEADERS, credentialHash, credentialWorkspaceKey, entryKey, writeMarkerKey } from "./cache-key";
 import { acceptableAge, parseRequestDirectives } from "./directives";

@@ -95,9 +95,14 @@ describe("npm start, driven over HTTP", () => {
   });
   it("answers a GET that allows it from the front Worker's cache; a write through it hides what was stored before", async () => {
     const read = async () => {
-      const res = await fetch(`${base}/me`, { headers: { "svc-api-key": owner.key, "cache-control": "max-age=30" } });
+      const res = await fetch(`${base}/me`, {
+        headers: { "svc-api-key": owner.key, "cache-control": "max-age=30", "x-request-id": "smoke-edge" },
+      });
       await res.text();
       expect(res.headers.has("x-pm-workspace")).toBe(false);
+      // Every answer, a hit too: the caller's request id and the rate limit (contract §1).
+      expect(res.headers.get("x-request-id")).toBe("smoke-edge");
+      expect(res.headers.get("ratelimit-limit")).toMatch(/^\d+$/);
       return res.headers.get("cache-status");
     };
     expect(await read()).toMatch(/^pm-edge; fwd=miss; fwd-status=200; stored$/);

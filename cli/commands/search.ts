@@ -19,7 +19,7 @@ export const search = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const { client } = openSession(args["base-url"]);
+    const { client } = openSession(args);
     const query = {
       q: args.query,
       ...(args.types === undefined ? {} : { types: args.types }),

@@ -96,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const { command, path, rest } = await commandOf(argv);
-  const name = (await resolved(command.meta))?.name ?? "pm";
+  const name = ["pm", ...path].join(" ");
   const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   if (options.includes("--help") || options.includes("-h")) {
     console.log(await renderHelp(command, path));

@@ -31,20 +31,23 @@ function pick(record: unknown, fields: string[]): Record<string, unknown> {
   return Object.fromEntries(fields.map((field) => [field, record[field]]));
 }
 
-/** Prints JSON: the answer as the API gave it, its records narrowed to `--json`'s fields, then through `--jq`. */
-export async function printJson(data: unknown): Promise<void> {
+/**
+ * Prints JSON: the answer as the API gave it, its records narrowed to `--json`'s fields, then through `--jq`;
+ * `compact`: on one line (a stream's events, one per line).
+ */
+export async function printJson(data: unknown, { compact = false } = {}): Promise<void> {
   const { fields, jq } = jsonOutput;
   let shown = data;
   if (fields) {
     const records = recordsOf(data);
     shown = Array.isArray(records) ? records.map((record) => pick(record, fields)) : pick(records, fields);
   }
-  if (!jq) return void console.log(JSON.stringify(shown, null, 2));
+  if (!jq) return void console.log(compact ? JSON.stringify(shown) : JSON.stringify(shown, null, 2));
   // jq compiled to WebAssembly (jq 1.7, offline), loaded only when asked for; strings print raw, as `gh --jq` does.
   const { raw } = await import("jq-wasm");
   let out: string;
   try {
-    out = await raw(shown as object, jq, ["-r"]);
+    out = await raw(shown as object, jq, compact ? ["-r", "-c"] : ["-r"]);
   } catch (error) {
     throw new UsageError(`--jq: ${error instanceof Error ? error.message.trim() : String(error)}`);
   }

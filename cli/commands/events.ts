@@ -5,7 +5,7 @@ import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { ApiError, ConnectionError, UsageError } from "../errors";
-import { type Column, cell } from "../output";
+import { type Column, cell, printJson } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 
 type Event = Schemas["Event"];
@@ -25,13 +25,11 @@ const shortValue = (value: unknown) => {
 /** Changed fields that hold a user's id, and how a person calls them. */
 const USER_FIELDS: Record<string, string> = { assigneeId: "assignee", leadId: "lead" };
 
-/** A changed value for people: a user's id as their name (when `names` knows it), no value as `–`. */
-const changedValue = (value: unknown, names: Map<string, string>, isUser: boolean) =>
-  value === null || value === undefined
-    ? "–"
-    : isUser && typeof value === "string"
-      ? (names.get(value) ?? shortValue(value))
-      : shortValue(value);
+/** A changed value for people: a user's id as their name (when `names` knows it), no value (or an empty one) as `–`. */
+function changedValue(value: unknown, names: Map<string, string>, isUser: boolean): string {
+  if (value === null || value === undefined || value === "") return "–";
+  return isUser && typeof value === "string" ? (names.get(value) ?? shortValue(value)) : shortValue(value);
+}
 
 /** An update's changes as `field: from → to`, joined by `; ` (`-` for an event without changes); `names`: user ids' names. */
 export function changesText(event: Event, names = new Map<string, string>()): string {
@@ -69,8 +67,11 @@ export async function historyColumns(session: Session, events: Event[]): Promise
   ];
 }
 
-/** Task ids' references (events name a comment's task by id). */
-type References = Map<string, string>;
+/** What a page of events names by id, by name: the tasks comments are on (their references), users (their names). */
+interface References {
+  tasks: Map<string, string>;
+  users: Map<string, string>;
+}
 
 /**
  * Which record an event is about, for people: its reference, else its name or title; a comment as `comment on
@@ -78,12 +79,12 @@ type References = Map<string, string>;
  */
 function target(event: Event, references: References): string {
   const taskId = event.resourceType === "comment" ? event.data?.taskId : undefined;
-  if (typeof taskId === "string") return `comment on ${references.get(taskId) ?? taskId}`;
+  if (typeof taskId === "string") return `comment on ${references.tasks.get(taskId) ?? taskId}`;
   return cell(event.reference ?? event.data?.name ?? event.data?.title ?? event.resourceId);
 }
 
 /** The references of the tasks the page's comment events are on (one request; none without comment events). */
-async function commentTasks({ client }: Session, events: Event[]): Promise<References> {
+async function commentTasks({ client }: Session, events: Event[]): Promise<Map<string, string>> {
   const ids = [
     ...new Set(events.flatMap((e) => (e.resourceType === "comment" && typeof e.data?.taskId === "string" ? [e.data.taskId] : []))),
   ];
@@ -101,7 +102,7 @@ function eventLine(event: Event, references: References): string {
     event.type.padEnd(19),
     shortValue(target(event, references)).padEnd(16),
     `${who(event)}${via}`,
-    changesText(event),
+    changesText(event, references.users),
   ].join("  ");
 }
 
@@ -121,12 +122,15 @@ interface StreamQuery {
   limit?: number;
 }
 
-/** Every event committed now after `after` (all pages), each handed to `print` as its page arrives (with `names`, the references of the tasks its comments are on). */
+/**
+ * Every event committed now after `after` (all pages), each handed to `print` as its page arrives; with `names`, what
+ * the page names by id is read by name first (two requests a page at most).
+ */
 async function drain(
   session: Session,
   filters: StreamQuery,
   after: string | undefined,
-  print: (event: Event, references: References) => void,
+  print: (event: Event, references: References) => Promise<void>,
   names: boolean,
 ): Promise<void> {
   let cursor: string | undefined;
@@ -135,8 +139,9 @@ async function drain(
     const page = await unwrap(session.client.GET("/events", { params: { query } })).catch((error) => {
       throw gone(error, after);
     });
-    const references = names ? await commentTasks(session, page.events) : new Map<string, string>();
-    for (const event of page.events) print(event, references);
+    const [tasks, users] = names ? await Promise.all([commentTasks(session, page.events), userNames(session, page.events)]) : [];
+    const references = { tasks: tasks ?? new Map(), users: users ?? new Map() };
+    for (const event of page.events) await print(event, references);
     if (!page.pagination.nextCursor) return;
     cursor = page.pagination.nextCursor;
   }
@@ -180,11 +185,12 @@ export const events = defineCommand({
       ...(args.limit === undefined ? {} : { limit: Number(args.limit) }),
     };
     // Scripts get one JSON object per line, so each line parses on its own as it arrives.
-    const line = args.json ? (event: Event) => JSON.stringify(event) : eventLine;
+    const line = (event: Event, references: References) =>
+      args.json ? printJson(event, { compact: true }) : console.log(eventLine(event, references));
     // The id of the last event printed: where the next read resumes.
     let last = args.after;
-    const print = (event: Event, references: References) => {
-      console.log(line(event, references));
+    const print = async (event: Event, references: References) => {
+      await line(event, references);
       last = event.id;
     };
     const session = openSession(args);

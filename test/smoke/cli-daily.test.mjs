@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { hidden, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
+import { hidden, root, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -260,6 +260,11 @@ describe("output that names things", () => {
 
     const events = await ok(["events", "--types", "comment.created"]);
     expect(events.stdout).toMatch(/comment\.created +comment on ENG-1 +Smoke daily \(api_key\)/);
+    const assigned = await ok(["events", "--types", "task.updated", "--resource", "ENG-1"]);
+    expect(assigned.stdout.trimEnd().split("\n").at(-1)).toMatch(/ENG-1 +Smoke daily \(api_key\) +assignee: – → Smoke daily$/);
+    // For scripts, one JSON event per line, also through --jq.
+    const contents = await ok(["events", "--types", "comment.created", "--jq", "{type, content: .data.content}"]);
+    expect(contents.stdout.split("\n")[0]).toBe('{"type":"comment.created","content":"First"}');
   });
 });
 
@@ -352,6 +357,37 @@ describe("pm workspaces", () => {
     expect((await pm(["whoami"])).code).toBe(3);
     expect((await pmJson(["whoami", "--workspace", other.slug])).workspace.slug).toBe(other.slug);
   }, 60_000);
+});
+
+describe("the README's CLI block", () => {
+  /** The words of a shell command line: quoted strings ('…', "…") or runs without spaces. */
+  const words = (line) =>
+    [...line.matchAll(/'([^']*)'|"((?:\\.|[^"\\])*)"|(\S+)/g)].map((m) => m[1] ?? m[2]?.replace(/\\(.)/g, "$1") ?? m[3]);
+
+  it("runs as written (as a script in a new workspace; login and logout are the device flow's, tested in cli.test.mjs)", async () => {
+    const readme = readFileSync(path.join(root, "README.md"), "utf8");
+    const block = /\n```\n(\$ npx pm login[\s\S]*?)```/.exec(readme)[1];
+    const steps = block.split(/^\$ /m).filter(Boolean);
+    expect(steps.length).toBeGreaterThan(10);
+    const reader = await signUp(stack, "readme");
+    const team = await stack.call("POST", "/teams", { key: reader.key, body: { name: "Engineering", prefix: "ENG" } });
+    expect(team.status, team.text).toBe(201);
+    const scriptEnv = { PM_API_KEY: reader.key, PM_BASE_URL: stack.base };
+    writeFileSync(path.join(configHome, "notes.md"), "Notes from a file\n");
+    for (const step of steps) {
+      const [command, ...shown] = step.trimEnd().split("\n");
+      const line = command.replace(/\s{2,}#.*$/, "");
+      if (/^npx pm (login|logout)\b/.test(line)) continue;
+      const [, input] = /<\s*(\S+)/.exec(line) ?? [];
+      const args = words(line.replace(/[<>]\s*\S+/g, "")).slice(2);
+      const result = await pm(args, scriptEnv, input ? readFileSync(path.join(configHome, input), "utf8") : undefined);
+      const expectedCode = shown.some((text) => text.startsWith("error:")) ? 1 : 0;
+      expect(result.code, `${line}: ${result.stderr}`).toBe(expectedCode);
+      for (const text of shown) expect(`${result.stdout}${result.stderr}`, line).toContain(text);
+    }
+    const comments = await stack.call("GET", "/tasks/ENG-1/comments", { key: reader.key });
+    expect(comments.body.comments.map((c) => c.content)).toEqual(["Shipped **today**", "Notes from a file"]);
+  });
 });
 
 describe("completion and help", () => {

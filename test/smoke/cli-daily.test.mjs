@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli, pmRunner } from "./lib/pm.mjs";
+import { bin, buildCli, pmRunner } from "./lib/pm.mjs";
 import { hidden, root, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
 
 let stack;
@@ -357,6 +357,35 @@ describe("pm workspaces", () => {
     expect((await pm(["whoami"])).code).toBe(3);
     expect((await pmJson(["whoami", "--workspace", other.slug])).workspace.slug).toBe(other.slug);
   }, 60_000);
+});
+
+describe("on a terminal", () => {
+  /** `pm args` on a pseudo-terminal `columns` wide (util-linux `script`); its output, line ends as the terminal's. */
+  function onTerminalOf(columns, args, extra = {}) {
+    const command = `stty cols ${columns}; ${[process.execPath, bin, ...args].map((w) => `'${w}'`).join(" ")}`;
+    const { NO_COLOR, ...inherited } = process.env;
+    const run = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8", env: { ...inherited, ...env, ...extra } });
+    expect(run.status, run.stderr).toBe(0);
+    return run.stdout.replace(/\r\n/g, "\n");
+  }
+
+  it("tables fit the terminal's width; colour only there, and never with NO_COLOR", async () => {
+    const coloured = onTerminalOf(40, ["tasks", "list", "--team", "OPS", "--sort", "createdAt:asc"]);
+    const [BOLD, PLAIN] = ["\u001b[1m", "\u001b[22m"];
+    const lines = coloured.trimEnd().split("\n");
+    expect(lines[0].startsWith(BOLD) && lines[0].endsWith(PLAIN)).toBe(true);
+    const shown = lines.map((line) => line.replace(BOLD, "").replace(PLAIN, ""));
+    expect(shown[0]).toMatch(/^REF +STATUS +PRIORITY +ASSIGNEE +…$/);
+    expect(shown[1]).toMatch(/^OPS-1 +TODO +NONE +- +…$/);
+    for (const line of shown) expect(line.length).toBeLessThanOrEqual(40);
+    const plain = onTerminalOf(40, ["tasks", "list", "--team", "OPS"], { NO_COLOR: "1" });
+    expect(plain).not.toContain("\u001b");
+    expect(plain.split("\n")[0]).toMatch(/^REF +STATUS +PRIORITY +ASSIGNEE +…$/);
+    // Piped: whole lines and no escape codes, NO_COLOR or not.
+    const piped = await pm(["tasks", "list", "--team", "OPS", "--sort", "createdAt:asc"], { ...env, NO_COLOR: undefined, COLUMNS: "40" });
+    expect(piped.stdout).not.toContain("\u001b");
+    expect(piped.stdout.split("\n")[1]).toMatch(/^OPS-1 +TODO +NONE +- +Deploy the API$/);
+  });
 });
 
 describe("the README's CLI block", () => {

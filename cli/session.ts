@@ -89,3 +89,9 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   if (!response.ok || data === undefined) throw ApiError.fromBody(response.status, error);
   return data;
 }
+
+/** A successful answer without a body (204, as DELETE answers); any error answer as an ApiError. */
+export async function unwrapEmpty(call: Promise<{ error?: unknown; response: Response }>): Promise<void> {
+  const { error, response } = await call;
+  if (!response.ok) throw ApiError.fromBody(response.status, error);
+}

@@ -7,7 +7,7 @@ import { UsageError } from "../errors";
 import { confirm, textOrStdin } from "../input";
 import { listArgs, listQuery, printList } from "../list";
 import { printJson } from "../output";
-import { openSession, type Session, unwrap } from "../session";
+import { openSession, type Session, unwrap, unwrapEmpty } from "../session";
 
 const COMMENT_ID = /^cmnt_[0-9a-z]{26}$/;
 
@@ -75,8 +75,7 @@ const remove = defineCommand({
     const preview = (comment.content ?? "").replace(/\s+/g, " ");
     const quoted = preview.length > 40 ? `${preview.slice(0, 39)}…` : preview;
     if (!args.yes && !(await confirm(`Delete the comment "${quoted}"?`))) return void console.error("Nothing deleted.");
-    const { response, error } = await session.client.DELETE("/comments/{id}", { params: { path: { id } } });
-    if (!response.ok) await unwrap(Promise.resolve({ error, response }));
+    await unwrapEmpty(session.client.DELETE("/comments/{id}", { params: { path: { id } } }));
     console.log("comment deleted");
   },
 });

@@ -1,3 +1,5 @@
+// `pm tasks`: list (filters by name, every page with --all), view and get, create, edit (alias update) with labels
+// added or removed, close, reopen, delete (asked first), history; a task shown for people names its links.
 import { type ArgsDef, defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs, oneOf, repeated } from "../argv";
@@ -6,7 +8,7 @@ import { confirm, editText, fileText, textOrStdin } from "../input";
 import { linkedNames } from "../linked";
 import { addFilter, type ListQuery, listArgs, listQuery, printList } from "../list";
 import { type Column, printJson, printNextCursor, printRecord, printTable } from "../output";
-import { openSession, type Session, type SessionOptions, unwrap } from "../session";
+import { openSession, type Session, type SessionOptions, unwrap, unwrapEmpty } from "../session";
 import { historyColumns } from "./events";
 import { resolveLabelIds } from "./labels";
 import { view } from "./task-view";
@@ -282,16 +284,18 @@ async function setStatus(args: { ref: string; json?: boolean } & SessionOptions,
   console.log(`${verb} ${answer.task.reference} ${answer.task.title} (${answer.task.status})`);
 }
 
+/** `--reason` of `pm tasks close`: the status it closes with. */
+const CLOSED_AS = { done: "DONE", canceled: "CANCELED" } as const satisfies Record<string, Schemas["TaskStatus"]>;
+
 const close = defineCommand({
   meta: { name: "pm tasks close", description: "Close a task: done (the default) or canceled" },
   args: { ref: refArg, reason: { type: "string", valueHint: "done|canceled", description: "Why it is closed" }, ...commonArgs },
-  run: ({ args }) => setStatus(args, args.reason?.toLowerCase() === "canceled" ? "CANCELED" : checkDone(args.reason), "closed"),
+  run({ args }) {
+    const reason = (args.reason ?? "done").toLowerCase();
+    if (!Object.hasOwn(CLOSED_AS, reason)) throw new UsageError(`--reason must be done or canceled (got '${args.reason}')`);
+    return setStatus(args, CLOSED_AS[reason as keyof typeof CLOSED_AS], "closed");
+  },
 });
-
-function checkDone(reason: string | undefined): "DONE" {
-  if (reason === undefined || reason.toLowerCase() === "done") return "DONE";
-  throw new UsageError(`--reason must be done or canceled (got '${reason}')`);
-}
 
 const reopen = defineCommand({
   meta: { name: "pm tasks reopen", description: "Reopen a closed task (status TODO)" },
@@ -308,7 +312,7 @@ const remove = defineCommand({
     const { task } = await unwrap(session.client.GET("/tasks/{id}", { params: { path, query: { fields: "reference,title" } } }));
     const name = `${task.reference} ${task.title}`;
     if (!args.yes && !(await confirm(`Delete ${name}?`))) return void console.error("Nothing deleted.");
-    await unwrap(session.client.DELETE("/tasks/{id}", { params: { path } }).then((r) => ({ ...r, data: r.data ?? {} })));
+    await unwrapEmpty(session.client.DELETE("/tasks/{id}", { params: { path } }));
     if (args.json) return printJson({ deleted: task.reference });
     console.log(`deleted ${name}`);
   },

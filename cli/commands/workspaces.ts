@@ -18,7 +18,8 @@ const list = defineCommand({
   async run({ args, rawArgs }) {
     const query = listQuery(args, rawArgs, listAllArgs);
     const { client } = openSession(args);
-    const [me, kept] = [await unwrap(client.GET("/me")), new Set(loggedInWorkspaces())];
+    const me = await unwrap(client.GET("/me"));
+    const kept = new Set(loggedInWorkspaces());
     const current = (w: Workspace) => w.id === me.workspace.id;
     await printList(args, (q) => unwrap(client.GET("/workspaces", { params: { query: q } })), query, "workspaces", [
       { header: " ", value: (w: Workspace) => (current(w) ? "*" : " ") },

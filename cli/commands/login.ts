@@ -70,8 +70,10 @@ export const login = defineCommand({
     console.log("Waiting for approval…");
     const token = await pollForToken(client, device);
     const me = await unwrap(connect(baseUrl, { token: token.access_token }).GET("/me"));
-    // A login to another workspace is kept beside this one (`pm workspace use`); one to the same is replaced.
-    const previous = readLogin(me.workspace.slug);
+    // A login to another workspace is kept beside this one (`pm workspace use`); one to the same is replaced, and so
+    // is one stored by an older `pm`, which names no workspace.
+    const current = readLogin();
+    const previous = current && !current.workspace ? current : readLogin(me.workspace.slug);
     useLogin({ ...loginOf(baseUrl, token), workspace: me.workspace.slug });
     await revokeReplaced(previous);
     console.log(`Logged in as ${me.user.name} <${me.user.email}> in ${me.workspace.name} (${me.workspace.slug}).`);

@@ -45,8 +45,8 @@ function optionName(name: string, def: ArgDef): string {
   return `${flag} ${def.valueHint ? `<${def.valueHint}>` : "<value>"}`;
 }
 
-/** The help of `command`, whose words after `pm` are `path`. */
-export async function renderHelp(command: CommandDef, path: string[]): Promise<string> {
+/** The help of `command`, whose words after `pm` are `path`; `fallback`: the subcommand its first word may leave out. */
+export async function renderHelp(command: CommandDef, path: string[], fallback?: string): Promise<string> {
   const width = Math.min(process.stdout.isTTY ? process.stdout.columns || 80 : 80, 100);
   const bold = (text: string) => (colour() ? `\x1b[1m${text}\x1b[22m` : text);
   const meta = await resolved(command.meta);
@@ -58,16 +58,19 @@ export async function renderHelp(command: CommandDef, path: string[]): Promise<s
   const usage = [
     name,
     ...(Object.keys(subs).length ? ["<command>"] : []),
-    ...positionals.map(([n, def]) => (def.required === false ? `[${def.valueHint ?? n}]` : `<${def.valueHint ?? n}>`)),
+    ...positionals.map(([n, def]) => (def.required === false ? `[${n}]` : `<${n}>`)),
     ...(options.length ? ["[options]"] : []),
   ].join(" ");
   const out = [...wrap(meta?.description ?? "", width), "", `${bold("USAGE")} ${usage}`];
+  if (fallback) out.push(`      (\`${name} …\` is \`${name} ${fallback} …\`)`);
   if (positionals.length) {
+    const described = (n: string, def: ArgDef) =>
+      `${def.description ?? ""}${def.valueHint && def.valueHint !== n ? `: ${def.valueHint}` : ""}`;
     out.push(
       "",
       bold("ARGUMENTS"),
       ...rows(
-        positionals.map(([n, def]) => [def.valueHint ?? n, def.description ?? ""]),
+        positionals.map(([n, def]) => [n, described(n, def)]),
         width,
       ),
     );

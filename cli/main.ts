@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
   const name = ["pm", ...path].join(" ");
   const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   if (options.includes("--help") || options.includes("-h")) {
-    console.log(await renderHelp(command, path));
+    console.log(await renderHelp(command, path, DEFAULT_SUBCOMMAND.get(command)));
     return 0;
   }
   try {

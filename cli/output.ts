@@ -43,7 +43,7 @@ export async function printJson(data: unknown, { compact = false } = {}): Promis
     shown = Array.isArray(records) ? records.map((record) => pick(record, fields)) : pick(records, fields);
   }
   if (!jq) return void console.log(compact ? JSON.stringify(shown) : JSON.stringify(shown, null, 2));
-  // jq compiled to WebAssembly (jq 1.7, offline), loaded only when asked for; strings print raw, as `gh --jq` does.
+  // jq compiled to WebAssembly (jq-wasm: offline), loaded only when asked for; strings print raw, as `gh --jq` does.
   const { raw } = await import("jq-wasm");
   let out: string;
   try {

@@ -12,6 +12,24 @@ import { notSignedInTo, openSession, unwrap } from "../session";
 type Workspace = Schemas["WorkspaceSelection"];
 const listAllArgs = { ...listArgs, ...commonArgs } as const;
 
+/**
+ * Your role in each other workspace with a login kept here (a credential knows only its own workspace's role): its
+ * GET /me, at once; a login that no longer works shows no role. Empty under PM_API_KEY, which keeps no logins.
+ */
+async function keptRoles(baseUrl: string | undefined, current: string): Promise<Map<string, string | null>> {
+  if (process.env.PM_API_KEY) return new Map();
+  const others = loggedInWorkspaces().filter((slug) => slug !== current);
+  const roles = await Promise.all(
+    others.map((workspace) =>
+      unwrap(openSession({ "base-url": baseUrl, workspace }).client.GET("/me")).then(
+        (me) => me.role,
+        () => null,
+      ),
+    ),
+  );
+  return new Map(others.map((slug, i) => [slug, roles[i]]));
+}
+
 const list = defineCommand({
   meta: { name: "pm workspaces", description: "Your workspaces; * marks the one commands use" },
   args: listAllArgs,
@@ -19,14 +37,15 @@ const list = defineCommand({
     const query = listQuery(args, rawArgs, listAllArgs);
     const { client } = openSession(args);
     const me = await unwrap(client.GET("/me"));
-    const kept = new Set(loggedInWorkspaces());
+    const roles = await keptRoles(args["base-url"], me.workspace.slug);
+    roles.set(me.workspace.slug, me.role);
     const current = (w: Workspace) => w.id === me.workspace.id;
     await printList(args, (q) => unwrap(client.GET("/workspaces", { params: { query: q } })), query, "workspaces", [
       { header: " ", value: (w: Workspace) => (current(w) ? "*" : " ") },
       { header: "NAME", value: (w: Workspace) => w.name },
       { header: "SLUG", value: (w: Workspace) => w.slug },
-      { header: "ROLE", value: (w: Workspace) => (current(w) ? me.role : null) },
-      { header: "LOGIN", value: (w: Workspace) => (current(w) || (w.slug && kept.has(w.slug)) ? "yes" : "pm login") },
+      { header: "ROLE", value: (w: Workspace) => (w.slug ? roles.get(w.slug) : null) },
+      { header: "LOGIN", value: (w: Workspace) => (w.slug && roles.has(w.slug) ? "yes" : "pm login") },
     ]);
   },
 });

@@ -334,7 +334,8 @@ describe("pm workspaces", () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout.trimEnd().split("\n")).toEqual([
       expect.stringMatching(/^ +NAME +SLUG +ROLE +LOGIN$/),
-      expect.stringMatching(new RegExp(`^ +Smoke Works +${owner.slug} +- +yes$`)),
+      // Your role in each workspace with a login kept, read with that login.
+      expect.stringMatching(new RegExp(`^ +Smoke Works +${owner.slug} +OWNER +yes$`)),
       expect.stringMatching(new RegExp(`^\\* +Smoke Works +${other.slug} +OWNER +yes$`)),
     ]);
     // The imported workspace has its own ENG-1; --workspace reads the other one without switching.

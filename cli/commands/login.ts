@@ -95,7 +95,7 @@ export const logout = defineCommand({
       forgetLogin();
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(
-        `removed the login from ${configFile()}, but revoking it at ${stored.baseUrl} failed (${reason}): it stays valid there until it expires`,
+        `removed the login's tokens from ${configFile()}, but revoking it at ${stored.baseUrl} failed (${reason}): it stays valid there until it expires`,
       );
     }
     forgetLogin();

@@ -337,7 +337,7 @@ describe("pm, as a person who logged in", () => {
     const out = await pm(["logout"]);
     expect(out).toMatchObject({ code: 1, stdout: "" });
     expect(out.stderr).toMatch(
-      new RegExp(`^error: removed the login from \\S+, but revoking it at ${away} failed \\(cannot reach the API`),
+      new RegExp(`^error: removed the login's tokens from \\S+, but revoking it at ${away} failed \\(cannot reach the API`),
     );
     expect(storedLogin()).toEqual({ baseUrl: away });
     rmSync(configPath());

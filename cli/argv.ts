@@ -6,7 +6,9 @@ import { UsageError } from "./errors";
 
 /** Options every command that calls the API takes. */
 export const commonArgs = {
-  json: { type: "boolean", description: "Print the raw API JSON (for scripts)" },
+  json: { type: "boolean", valueHint: "fields", description: "Print the API's JSON; --json a,b: the records with only these fields" },
+  jq: { type: "string", valueHint: "expr", description: "Filter the JSON with a jq expression (implies --json)" },
+  workspace: { type: "string", valueHint: "slug", description: "Use your login to this workspace (see `pm workspaces`)" },
   "base-url": {
     type: "string",
     valueHint: "url",
@@ -74,6 +76,46 @@ export function checkCommandLine(tokens: string[], defs: ArgsDef): void {
   const { positionals } = scan(tokens, defs);
   const expected = Object.values(defs).filter((def) => def.type === "positional").length;
   if (positionals.length > expected) throw new UsageError(`unexpected argument '${positionals[expected]}' (quote text that has spaces)`);
+}
+
+/** A `--json` value: field names (no dashes or underscores, so never a reference like ENG-1 or an id). */
+const FIELD_LIST = /^[a-z][A-Za-z0-9]*(,[a-z][A-Za-z0-9]*)*$/;
+
+/**
+ * `--json [fields]` and `--jq expr` taken out of `tokens` for cli/output.ts: citty sees a plain `--json` flag
+ * (`--jq` implies it). The word after `--json` is its fields when it is a field list and the command's arguments are
+ * all there without it (`pm comment ENG-1 --json ok` comments "ok").
+ */
+export function takeJsonOptions(tokens: string[], defs: ArgsDef): { tokens: string[]; fields?: string[]; jq?: string } {
+  if (!("json" in defs)) return { tokens };
+  const end = tokens.includes("--") ? tokens.indexOf("--") : tokens.length;
+  const kept: string[] = [];
+  let fields: string[] | undefined;
+  let jq: string | undefined;
+  let json = false;
+  const needed = Object.values(defs).filter((def) => def.type === "positional").length;
+  for (let i = 0; i < end; i++) {
+    const token = tokens[i];
+    const [name, inline] = splitOnce(token, "=");
+    if (name === "--json") {
+      json = true;
+      const next = inline ?? tokens[i + 1];
+      const spare =
+        inline !== undefined ||
+        scan(
+          tokens.filter((_, j) => j !== i + 1),
+          defs,
+        ).positionals.length >= needed;
+      if (next !== undefined && FIELD_LIST.test(next) && spare) {
+        fields = next.split(",");
+        if (inline === undefined) i++;
+      } else if (inline !== undefined) throw new UsageError(`--json takes field names separated by commas (got '${inline}')`);
+    } else if (name === "--jq") {
+      jq = inline ?? tokens[++i];
+      if (jq === undefined) throw new UsageError("option --jq needs a value");
+    } else kept.push(token);
+  }
+  return { tokens: [...kept, ...(json || jq !== undefined ? ["--json"] : []), ...tokens.slice(end)], fields, jq };
 }
 
 /** All values given for a repeatable option, in order. */

@@ -15,5 +15,8 @@ await build({
   target: "node20",
   banner: { js: "#!/usr/bin/env node" },
   logLevel: "warning",
+  // jq (WebAssembly, 1.3 MB) is loaded from node_modules when --jq asks for it: not parsed by every run, and its
+  // Emscripten loader requires node:fs, which an ES module bundle cannot.
+  external: ["jq-wasm"],
 });
 chmodSync(CLI_BUNDLE, 0o755);

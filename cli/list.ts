@@ -3,6 +3,7 @@
 import type { ArgsDef } from "citty";
 import { repeated } from "./argv";
 import { UsageError } from "./errors";
+import { type Column, fieldColumns, printJson, printNextCursor, printTable } from "./output";
 
 export const listArgs = {
   filter: {
@@ -12,7 +13,8 @@ export const listArgs = {
       "Repeatable; op is eq (the default), neq, gt, gte, lt, lte, contains, startsWith or in (comma-separated values); the value null matches a field without one",
   },
   sort: { type: "string", valueHint: "field:asc|desc", description: "Repeatable, in order of precedence" },
-  limit: { type: "string", valueHint: "n", description: "Items per page (the API's default 50)" },
+  limit: { type: "string", valueHint: "n", description: "Items per page, 1..250 (the API's default 50)" },
+  all: { type: "boolean", description: "Every page, not only the first" },
   cursor: { type: "string", description: "Where the previous page said to continue (`more: --cursor …`)" },
   fields: { type: "string", description: "Only these fields, e.g. reference,title,team{prefix}" },
 } as const satisfies ArgsDef;
@@ -32,6 +34,8 @@ interface ListOptions {
   limit?: string;
   cursor?: string;
   fields?: string;
+  all?: boolean;
+  json?: boolean;
 }
 
 /** The query of `--filter`, `--sort`, `--limit`, `--cursor` and `--fields` (`defs` are the command's, to read repeats). */
@@ -58,4 +62,31 @@ export function listQuery(args: ListOptions, rawArgs: string[], defs: ArgsDef): 
 /** Adds `filter[op][field]=value` (a list repeats the parameter, as `in` takes it). */
 export function addFilter(query: ListQuery, op: string, field: string, value: string | string[]): void {
   query[`filter[${op}][${field}]`] = value;
+}
+
+type Page<K extends string, T> = { [key in K]: T[] } & { pagination: { nextCursor: string | null } };
+
+/**
+ * Reads a list (with `--all` page after page, from `--cursor` or the first) and prints it: JSON as the API answers
+ * (all pages as one answer of the same shape), else a table of `columns`, or of `--fields`' names.
+ */
+export async function printList<K extends string, T>(
+  args: ListOptions,
+  read: (query: ListQuery) => Promise<Page<K, T>>,
+  query: ListQuery,
+  key: K,
+  columns: Column<T>[],
+): Promise<void> {
+  let page = await read(query);
+  if (args.all) {
+    const rows = [...page[key]];
+    while (page.pagination.nextCursor) {
+      page = await read({ ...query, cursor: page.pagination.nextCursor });
+      rows.push(...page[key]);
+    }
+    page = { ...page, [key]: rows };
+  }
+  if (args.json) return printJson(page);
+  printTable<T>(page[key], args.fields ? (fieldColumns(args.fields) as Column<T>[]) : columns);
+  printNextCursor(page.pagination.nextCursor);
 }

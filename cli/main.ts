@@ -1,23 +1,28 @@
 // `pm`: the project-management API from the terminal. Exit codes: 0 ok, 1 API error, 2 usage error, 3 not logged in
 // (or 401). citty parses and dispatches; this runner adds the strict checks, `--help` at any level and the exit codes.
-import { type ArgsDef, type CommandDef, defineCommand, type Resolvable, renderUsage, runCommand, type SubCommandsDef } from "citty";
+import { type ArgsDef, type CommandDef, defineCommand, type Resolvable, runCommand, type SubCommandsDef } from "citty";
 // Only `version` is kept in the bundle (esbuild tree-shakes a JSON module's unused top-level keys).
 import { version } from "../package.json";
-import { checkCommandLine } from "./argv";
-import { comment } from "./commands/comment";
+import { checkCommandLine, takeJsonOptions } from "./argv";
+import { api } from "./commands/api";
+import { comment, comments } from "./commands/comment";
+import { completionOf } from "./commands/completion";
 import { events } from "./commands/events";
 import { keys } from "./commands/keys";
 import { labels } from "./commands/labels";
 import { login, logout } from "./commands/login";
-import { projects } from "./commands/projects";
+import { milestones, projects } from "./commands/projects";
 import { search } from "./commands/search";
 import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
 import { exportCommand, importCommand } from "./commands/transfer";
 import { whoami } from "./commands/whoami";
+import { members, workspace } from "./commands/workspaces";
 import { reportFailure, UsageError } from "./errors";
+import { renderHelp } from "./help";
+import { setJsonOutput } from "./output";
 
-const pm = defineCommand<ArgsDef>({
+const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
   meta: {
     name: "pm",
     version,
@@ -31,40 +36,56 @@ const pm = defineCommand<ArgsDef>({
     whoami,
     tasks,
     comment,
+    comments,
     search,
     labels,
     teams,
+    members,
     projects,
+    milestones,
+    workspaces: workspace,
+    workspace,
     keys,
     events,
     export: exportCommand,
     import: importCommand,
+    api,
+    completion: completionOf(() => pm),
   },
 });
 
-const VERSION_FLAGS = ["--version", "-V"];
-
 /**
- * citty colours the help unless NO_COLOR is exactly "1" (or TEST, CI, TERM=dumb), also when stdout is a pipe or a
- * file: the escape codes go unless a terminal reads them and NO_COLOR (any value, no-color.org) is unset.
+ * Groups whose first word may be left out: `pm comment ENG-1 "text"` is `pm comment add …`, `pm comments ENG-1`
+ * is `pm comments list ENG-1`, `pm workspaces` is `pm workspaces list`.
  */
-function forTerminal(text: string): string {
-  const colour = process.stdout.isTTY && !process.env.NO_COLOR;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is removed
-  return colour ? text : text.replace(/\x1b\[[0-9;]*m/g, "");
-}
+const DEFAULT_SUBCOMMAND = new Map<CommandDef, string>([
+  [comment, "add"],
+  [comments, "list"],
+  [workspace, "list"],
+]);
+
+const VERSION_FLAGS = ["--version", "-V"];
 
 const resolved = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === "function" ? (value as () => T | Promise<T>)() : value);
 
-/** The command `argv` names (following subcommand names) and the arguments after its name. */
-async function commandOf(argv: string[]): Promise<{ command: CommandDef; rest: string[] }> {
+/** The command `argv` names (following subcommand names, defaults added), its words, and the arguments after them. */
+async function commandOf(argv: string[]): Promise<{ command: CommandDef; path: string[]; rest: string[] }> {
   let command: CommandDef = pm;
+  const path: string[] = [];
   let rest = argv;
   for (;;) {
     const subCommands: SubCommandsDef = (await resolved(command.subCommands)) ?? {};
-    const name = rest[0];
-    if (name === undefined || !Object.hasOwn(subCommands, name)) return { command, rest };
+    const fallback = DEFAULT_SUBCOMMAND.get(command);
+    let name = rest[0];
+    const asked = name !== undefined && Object.hasOwn(subCommands, name);
+    // Help on the group itself stays the group's (`pm comment --help` lists add, edit, delete).
+    if (!asked && fallback && !(rest[0] === "--help" || rest[0] === "-h")) {
+      name = fallback;
+      rest = [fallback, ...rest];
+    }
+    if (name === undefined || !Object.hasOwn(subCommands, name)) return { command, path, rest };
     command = await resolved(subCommands[name]);
+    path.push(name);
     rest = rest.slice(1);
   }
 }
@@ -74,11 +95,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(`pm ${version}`);
     return 0;
   }
-  const { command, rest } = await commandOf(argv);
-  const name = (await resolved(command.meta))?.name ?? "pm";
+  const { command, path, rest } = await commandOf(argv);
+  const name = ["pm", ...path].join(" ");
   const options = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   if (options.includes("--help") || options.includes("-h")) {
-    console.log(forTerminal(await renderUsage(command)));
+    console.log(await renderHelp(command, path, DEFAULT_SUBCOMMAND.get(command)));
     return 0;
   }
   try {
@@ -86,8 +107,10 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(rest[0] === undefined ? `${name} needs a command` : `unknown command '${rest[0]}'`);
     }
     const defs: ArgsDef = (await resolved(command.args)) ?? {};
-    checkCommandLine(rest, defs);
-    await runCommand(pm, { rawArgs: argv });
+    const { tokens, fields, jq } = takeJsonOptions(rest, defs);
+    setJsonOutput(fields, jq);
+    checkCommandLine(tokens, defs);
+    await runCommand(pm, { rawArgs: [...path, ...tokens] });
     return 0;
   } catch (error) {
     // citty's own parse errors (a missing required option or argument) are usage errors too.

@@ -49,12 +49,12 @@ export async function renewLogin(login: StoredLogin): Promise<StoredLogin> {
   if (!login.refreshToken) throw new NotLoggedInError("the login has expired: run `pm login`");
   const answer = await post(login.baseUrl, "/auth/token", { grant_type: "refresh_token", refresh_token: login.refreshToken });
   if (answer.status === 200) {
-    const renewed = loginOf(login.baseUrl, answer.body as TokenAnswer);
+    const renewed = { ...loginOf(login.baseUrl, answer.body as TokenAnswer), ...(login.workspace ? { workspace: login.workspace } : {}) };
     writeLogin(renewed);
     return renewed;
   }
   if (answer.status === 400 || answer.status === 401) {
-    const stored = readLogin();
+    const stored = readLogin(login.workspace);
     if (stored?.baseUrl === login.baseUrl && stored.refreshToken && stored.refreshToken !== login.refreshToken) return stored;
     throw new NotLoggedInError("the login has expired or was revoked: run `pm login`");
   }

@@ -5,7 +5,7 @@ import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { ApiError, ConnectionError, UsageError } from "../errors";
-import { type Column, cell } from "../output";
+import { type Column, cell, printJson } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 
 type Event = Schemas["Event"];
@@ -22,29 +22,88 @@ const shortValue = (value: unknown) => {
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
 };
 
-/** An update's changes as `field: from → to`, joined by `; ` (`-` for an event without changes). */
-export function changesText(event: Event): string {
-  const changes = Object.entries(event.changes ?? {});
-  if (changes.length === 0) return "-";
-  return changes.map(([field, { from, to }]) => `${field}: ${shortValue(from)} → ${shortValue(to)}`).join("; ");
+/** Changed fields that hold a user's id, and how a person calls them. */
+const USER_FIELDS: Record<string, string> = { assigneeId: "assignee", leadId: "lead" };
+
+/** A changed value for people: a user's id as their name (when `names` knows it), no value (or an empty one) as `–`. */
+function changedValue(value: unknown, names: Map<string, string>, isUser: boolean): string {
+  if (value === null || value === undefined || value === "") return "–";
+  return isUser && typeof value === "string" ? (names.get(value) ?? shortValue(value)) : shortValue(value);
 }
 
-/** The columns of a history table (`pm tasks history`), newest first as the API answers. */
-export const HISTORY_COLUMNS: Column<Event>[] = [
-  { header: "WHEN (UTC)", value: when },
-  { header: "WHO", value: who },
-  { header: "VIA", value: (e) => e.actor?.via },
-  { header: "TYPE", value: (e) => e.type },
-  { header: "CHANGES", value: changesText },
-];
+/** An update's changes as `field: from → to`, joined by `; ` (`-` for an event without changes); `names`: user ids' names. */
+export function changesText(event: Event, names = new Map<string, string>()): string {
+  const changes = Object.entries(event.changes ?? {});
+  if (changes.length === 0) return "-";
+  return changes
+    .map(([field, { from, to }]) => {
+      const user = USER_FIELDS[field];
+      return `${user ?? field}: ${changedValue(from, names, Boolean(user))} → ${changedValue(to, names, Boolean(user))}`;
+    })
+    .join("; ");
+}
 
-/** Which record an event is about, for people: its reference, else its name or title, else its id. */
-const target = (event: Event) => cell(event.reference ?? event.data?.name ?? event.data?.title ?? event.resourceId);
+/** The names of the users the events' changes point at (one request, none when no change names a user). */
+async function userNames({ client }: Session, events: Event[]): Promise<Map<string, string>> {
+  const ids = new Set<string>();
+  for (const event of events)
+    for (const [field, change] of Object.entries(event.changes ?? {}))
+      if (USER_FIELDS[field]) for (const value of [change.from, change.to]) if (typeof value === "string") ids.add(value);
+  if (ids.size === 0) return new Map();
+  const query = { "filter[in][id]": [...ids], fields: "id,name", limit: 250 };
+  const { users } = await unwrap(client.GET("/users", { params: { query } }));
+  return new Map(users.flatMap((user) => (user.id && user.name ? [[user.id, user.name] as [string, string]] : [])));
+}
+
+/** The columns of a history table (`pm tasks history`), newest first as the API answers, users by name. */
+export async function historyColumns(session: Session, events: Event[]): Promise<Column<Event>[]> {
+  const names = await userNames(session, events);
+  return [
+    { header: "WHEN (UTC)", value: when },
+    { header: "WHO", value: who },
+    { header: "VIA", value: (e) => e.actor?.via },
+    { header: "TYPE", value: (e) => e.type },
+    { header: "CHANGES", value: (e) => changesText(e, names) },
+  ];
+}
+
+/** What a page of events names by id, by name: the tasks comments are on (their references), users (their names). */
+interface References {
+  tasks: Map<string, string>;
+  users: Map<string, string>;
+}
+
+/**
+ * Which record an event is about, for people: its reference, else its name or title; a comment as `comment on
+ * ENG-3`; else its id.
+ */
+function target(event: Event, references: References): string {
+  const taskId = event.resourceType === "comment" ? event.data?.taskId : undefined;
+  if (typeof taskId === "string") return `comment on ${references.tasks.get(taskId) ?? taskId}`;
+  return cell(event.reference ?? event.data?.name ?? event.data?.title ?? event.resourceId);
+}
+
+/** The references of the tasks the page's comment events are on (one request; none without comment events). */
+async function commentTasks({ client }: Session, events: Event[]): Promise<Map<string, string>> {
+  const ids = [
+    ...new Set(events.flatMap((e) => (e.resourceType === "comment" && typeof e.data?.taskId === "string" ? [e.data.taskId] : []))),
+  ];
+  if (ids.length === 0) return new Map();
+  const query = { "filter[in][id]": ids, fields: "id,reference", limit: 250 };
+  const { tasks } = await unwrap(client.GET("/tasks", { params: { query } }));
+  return new Map(tasks.flatMap((task) => (task.id && task.reference ? [[task.id, task.reference] as [string, string]] : [])));
+}
 
 /** One line of the stream for people: when, type, which record, who (and how), what changed. */
-function eventLine(event: Event): string {
+function eventLine(event: Event, references: References): string {
   const via = event.actor?.via ? ` (${event.actor.via})` : "";
-  return [when(event), event.type.padEnd(19), shortValue(target(event)).padEnd(16), `${who(event)}${via}`, changesText(event)].join("  ");
+  return [
+    when(event),
+    event.type.padEnd(19),
+    shortValue(target(event, references)).padEnd(16),
+    `${who(event)}${via}`,
+    changesText(event, references.users),
+  ].join("  ");
 }
 
 /** A 410 says the resume point is past the events kept: say what to do instead. */
@@ -63,15 +122,26 @@ interface StreamQuery {
   limit?: number;
 }
 
-/** Every event committed now after `after` (all pages), each handed to `print` as its page arrives. */
-async function drain(session: Session, filters: StreamQuery, after: string | undefined, print: (event: Event) => void): Promise<void> {
+/**
+ * Every event committed now after `after` (all pages), each handed to `print` as its page arrives; with `names`, what
+ * the page names by id is read by name first (two requests a page at most).
+ */
+async function drain(
+  session: Session,
+  filters: StreamQuery,
+  after: string | undefined,
+  print: (event: Event, references: References) => Promise<void>,
+  names: boolean,
+): Promise<void> {
   let cursor: string | undefined;
   for (;;) {
     const query = { ...filters, ...(cursor ? { cursor } : after ? { after } : {}) };
     const page = await unwrap(session.client.GET("/events", { params: { query } })).catch((error) => {
       throw gone(error, after);
     });
-    for (const event of page.events) print(event);
+    const [tasks, users] = names ? await Promise.all([commentTasks(session, page.events), userNames(session, page.events)]) : [];
+    const references = { tasks: tasks ?? new Map(), users: users ?? new Map() };
+    for (const event of page.events) await print(event, references);
     if (!page.pagination.nextCursor) return;
     cursor = page.pagination.nextCursor;
   }
@@ -115,15 +185,16 @@ export const events = defineCommand({
       ...(args.limit === undefined ? {} : { limit: Number(args.limit) }),
     };
     // Scripts get one JSON object per line, so each line parses on its own as it arrives.
-    const line = args.json ? (event: Event) => JSON.stringify(event) : eventLine;
+    const line = (event: Event, references: References) =>
+      args.json ? printJson(event, { compact: true }) : console.log(eventLine(event, references));
     // The id of the last event printed: where the next read resumes.
     let last = args.after;
-    const print = (event: Event) => {
-      console.log(line(event));
+    const print = async (event: Event, references: References) => {
+      await line(event, references);
       last = event.id;
     };
-    const session = openSession(args["base-url"]);
-    await drain(session, filters, last, print);
+    const session = openSession(args);
+    await drain(session, filters, last, print, !args.json);
     if (args.follow) {
       const stop = new AbortController();
       const onSignal = () => stop.abort();
@@ -133,7 +204,7 @@ export const events = defineCommand({
         await sleep(interval * 1000, stop.signal);
         if (stop.signal.aborted) break;
         // An API that cannot be reached for a moment (restarting, offline) is waited for; an answer that is an error ends it.
-        await drain(session, filters, last, print).catch((error) => {
+        await drain(session, filters, last, print, !args.json).catch((error) => {
           if (!(error instanceof ConnectionError)) throw error;
           console.error(`warning: ${error.message}; trying again in ${interval}s`);
         });

@@ -31,7 +31,7 @@ const create = defineCommand({
     const body: Schemas["ApiKeyCreate"] & { scopes?: Scope[]; teamIds?: string[] } = { name: args.name };
     if (scopes.length > 0) body.scopes = scopeNames(scopes, "scope");
     if (args["expires-at"] !== undefined) body.expiresAt = args["expires-at"];
-    const session = openSession(args["base-url"]);
+    const session = openSession(args);
     if (teams.length > 0) body.teamIds = await Promise.all(teams.map((team) => resolveTeamId(session, team)));
     const answer = await unwrap(session.client.POST("/api-keys", { body }));
     if (args.json) return printJson(answer);
@@ -49,7 +49,7 @@ const list = defineCommand({
   args: listAllArgs,
   async run({ args, rawArgs }) {
     const query = listQuery(args, rawArgs, listAllArgs);
-    const session = openSession(args["base-url"]);
+    const session = openSession(args);
     const page = await unwrap(session.client.GET("/api-keys", { params: { query } }));
     if (args.json) return printJson(page);
     type Key = Schemas["ApiKeySelection"] & { scopes?: string[]; teamIds?: string[] | null };
@@ -75,7 +75,7 @@ const remove = defineCommand({
     "base-url": commonArgs["base-url"],
   },
   async run({ args }) {
-    const { client } = openSession(args["base-url"]);
+    const { client } = openSession(args);
     // 204 and no body: nothing for `unwrap` to return.
     const { response, error } = await client.DELETE("/api-keys/{id}", { params: { path: { id: args.id } } });
     if (!response.ok) throw ApiError.fromBody(response.status, error);

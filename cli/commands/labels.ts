@@ -3,8 +3,8 @@ import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { UsageError } from "../errors";
-import { listArgs, listQuery } from "../list";
-import { printJson, printNextCursor, printTable } from "../output";
+import { listArgs, listQuery, printList } from "../list";
+import { printJson } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 
 /** The API's largest page: a workspace's labels are few, so this is one request. */
@@ -49,19 +49,30 @@ const list = defineCommand({
   args,
   async run({ args: given, rawArgs }) {
     const query = listQuery(given, rawArgs, args);
-    const { client } = openSession(given["base-url"]);
-    const page = await unwrap(client.GET("/labels", { params: { query } }));
-    if (given.json) return printJson(page);
-    printTable<Schemas["LabelSelection"]>(page.labels, [
-      { header: "NAME", value: (l) => l.name },
-      { header: "COLOR", value: (l) => l.color },
-      { header: "ID", value: (l) => l.id },
+    const { client } = openSession(given);
+    await printList(given, (q) => unwrap(client.GET("/labels", { params: { query: q } })), query, "labels", [
+      { header: "NAME", value: (l: Schemas["LabelSelection"]) => l.name },
+      { header: "COLOR", value: (l: Schemas["LabelSelection"]) => l.color },
     ]);
-    printNextCursor(page.pagination.nextCursor);
+  },
+});
+
+const create = defineCommand({
+  meta: { name: "pm labels create", description: "Create a label (any member may)" },
+  args: {
+    name: { type: "positional", description: "The label's name (unique in the workspace, any case)", required: true },
+    color: { type: "string", valueHint: "#RRGGBB", description: "Its colour", required: true },
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const { client } = openSession(args);
+    const answer = await unwrap(client.POST("/labels", { body: { name: args.name, color: args.color } }));
+    if (args.json) return printJson(answer);
+    console.log(`created the label ${answer.label.name} (${answer.label.color})`);
   },
 });
 
 export const labels = defineCommand({
   meta: { name: "pm labels", description: "Labels" },
-  subCommands: { list },
+  subCommands: { list, create },
 });

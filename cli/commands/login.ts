@@ -1,13 +1,13 @@
 // `pm login`: the device flow (RFC 8628). The CLI gets a user code, a person approves it in a browser (signing in
 // there with an emailed code), and the CLI's polling receives an access token (a JWT) and a refresh token, stored for
 // the next commands, which renew the access token with it (cli/tokens.ts): a person logs in once per machine.
-// `pm logout` revokes the login on the server and forgets it here.
+// `pm logout` revokes the login on the server and forgets its tokens here (its base URL and workspace stay).
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { defineCommand } from "citty";
 import type { PmClient, Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
-import { configFile, readLogin, removeLogin, type StoredLogin, writeLogin } from "../config";
+import { configFile, forgetLogin, readLogin, type StoredLogin, useLogin } from "../config";
 import { ApiError, NotLoggedInError, UsageError } from "../errors";
 import { scopeNames } from "../scopes";
 import { baseUrlFrom, connect, unwrap } from "../session";
@@ -70,8 +70,11 @@ export const login = defineCommand({
     console.log("Waiting for approval…");
     const token = await pollForToken(client, device);
     const me = await unwrap(connect(baseUrl, { token: token.access_token }).GET("/me"));
-    const previous = readLogin();
-    writeLogin(loginOf(baseUrl, token));
+    // A login to another workspace is kept beside this one (`pm workspace use`); one to the same is replaced, and so
+    // is one stored by an older `pm`, which names no workspace.
+    const current = readLogin();
+    const previous = current && !current.workspace ? current : readLogin(me.workspace.slug);
+    useLogin({ ...loginOf(baseUrl, token), workspace: me.workspace.slug });
     await revokeReplaced(previous);
     console.log(`Logged in as ${me.user.name} <${me.user.email}> in ${me.workspace.name} (${me.workspace.slug}).`);
     if (scope) console.log(`Scopes: ${token.scope ?? scope}`);
@@ -80,7 +83,7 @@ export const login = defineCommand({
 });
 
 export const logout = defineCommand({
-  meta: { name: "pm logout", description: "Sign out: revoke the login on the server and forget it here" },
+  meta: { name: "pm logout", description: "Sign out: revoke the login on the server and forget its tokens here" },
   async run() {
     const stored = readLogin();
     if (!stored) return console.log("Not logged in");
@@ -89,15 +92,15 @@ export const logout = defineCommand({
     try {
       revoked = await revokeLogin(stored);
     } catch (error) {
-      removeLogin();
+      forgetLogin();
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(
-        `removed the login from ${configFile()}, but revoking it at ${stored.baseUrl} failed (${reason}): it stays valid there until it expires`,
+        `removed the login's tokens from ${configFile()}, but revoking it at ${stored.baseUrl} failed (${reason}): it stays valid there until it expires`,
       );
     }
-    removeLogin();
+    forgetLogin();
     console.log(
-      `Logged out of ${stored.baseUrl}: the login is ${revoked ? "revoked" : "no longer valid"} there and ${configFile()} is removed`,
+      `Logged out of ${stored.baseUrl}: the login is ${revoked ? "revoked" : "no longer valid"} there and its tokens are removed from ${configFile()}`,
     );
   },
 });

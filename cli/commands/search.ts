@@ -19,7 +19,7 @@ export const search = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const { client } = openSession(args["base-url"]);
+    const { client } = openSession(args);
     const query = {
       q: args.query,
       ...(args.types === undefined ? {} : { types: args.types }),
@@ -30,7 +30,7 @@ export const search = defineCommand({
     if (args.json) return printJson(page);
     printTable<Schemas["SearchResult"]>(page.results, [
       { header: "TYPE", value: (r) => r.type },
-      { header: "REF", value: (r) => r.reference ?? r.id },
+      { header: "REF", value: (r) => r.reference },
       { header: "TITLE", value: (r) => r.title },
       { header: "SNIPPET", value: (r) => r.snippet },
     ]);

@@ -1,15 +1,16 @@
-// `pm tasks view ENG-12`: a task as a person reads it (as `gh issue view`): its fields, its description, then its
-// comments oldest first. `--json` is the task's JSON with its `comments` added, for scripts.
+// `pm tasks view ENG-12`: a task as a person reads it (as `gh issue view`): its fields (its parent, project and
+// milestone by name), its description, its sub-tasks with their status, then its comments oldest first. `--json` is the task's JSON with its `comments` added, for scripts.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
-import { printJson, printRecord } from "../output";
+import { linkedNames } from "../linked";
+import { printJson, printRecord, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 
 type Comment = Schemas["TaskCommentSelection"];
 
 /** What the view for people shows: only these are read (the API narrows its query to them). */
-const TASK_FIELDS = "reference,title,status,priority,assignee{name},labels{name},projectId,dueDate,description";
+const TASK_FIELDS = "id,reference,title,status,priority,assignee{name},labels{name},projectId,milestoneId,parentId,dueDate,description";
 const COMMENT_FIELDS = "author{name},createdAt,content";
 /** The API's largest page: most tasks' comments are one request. */
 const PAGE = 250;
@@ -25,13 +26,6 @@ async function allComments({ client }: Session, ref: string, fields: string | un
     cursor = page.pagination.nextCursor ?? undefined;
   } while (cursor);
   return comments;
-}
-
-/** `ENG-P3 Engine`: the task carries only its project's id, so the project costs one more request. */
-async function projectName({ client }: Session, projectId: string): Promise<string> {
-  const query = { fields: "reference,name" };
-  const { project } = await unwrap(client.GET("/projects/{id}", { params: { path: { id: projectId }, query } }));
-  return `${project.reference} ${project.name}`;
 }
 
 /** `2026-05-04 09:12 UTC`: a comment's time to the minute. */
@@ -52,7 +46,7 @@ export const view = defineCommand({
     ...commonArgs,
   },
   async run({ args }) {
-    const session = openSession(args["base-url"]);
+    const session = openSession(args);
     const id = args.ref;
     // The task and its comments at once: the comments' route takes the reference as well as the id.
     const [{ task }, comments] = await Promise.all([
@@ -60,6 +54,7 @@ export const view = defineCommand({
       allComments(session, id, args.json ? undefined : COMMENT_FIELDS),
     ]);
     if (args.json) return printJson({ task: { ...task, comments } });
+    const linked = await linkedNames(session, task, true);
     printRecord([
       ["title", task.title],
       ["reference", task.reference],
@@ -67,10 +62,21 @@ export const view = defineCommand({
       ["priority", task.priority],
       ["assignee", task.assignee?.name ?? null],
       ["labels", task.labels?.map((label) => label.name).join(", ")],
-      ["project", task.projectId ? await projectName(session, task.projectId) : null],
+      ["parent", linked.parent ?? null],
+      ["project", linked.project ?? null],
+      ["milestone", linked.milestone ?? null],
       ["due", task.dueDate],
     ]);
     console.log(`\n${task.description || "No description."}`);
+    const subtasks = linked.subtasks ?? [];
+    if (subtasks.length > 0) {
+      console.log(`\n${subtasks.length === 1 ? "1 sub-task:" : `${subtasks.length} sub-tasks:`}`);
+      printTable(subtasks, [
+        { header: "REF", value: (t) => t.reference },
+        { header: "STATUS", value: (t) => t.status },
+        { header: "TITLE", value: (t) => t.title },
+      ]);
+    }
     printComments(comments);
   },
 });

@@ -1,11 +1,15 @@
+// `pm tasks`: list (filters by name, every page with --all), view and get, create, edit (alias update) with labels
+// added or removed, close, reopen, delete (asked first), history; a task shown for people names its links.
 import { type ArgsDef, defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs, oneOf, repeated } from "../argv";
 import { UsageError } from "../errors";
-import { addFilter, listArgs, listQuery } from "../list";
-import { type Column, fieldColumns, printJson, printNextCursor, printRecord, printTable } from "../output";
-import { openSession, type Session, unwrap } from "../session";
-import { HISTORY_COLUMNS } from "./events";
+import { confirm, editText, fileText, textOrStdin } from "../input";
+import { linkedNames } from "../linked";
+import { addFilter, type ListQuery, listArgs, listQuery, printList } from "../list";
+import { type Column, printJson, printNextCursor, printRecord, printTable } from "../output";
+import { openSession, type Session, type SessionOptions, unwrap, unwrapEmpty } from "../session";
+import { historyColumns } from "./events";
 import { resolveLabelIds } from "./labels";
 import { view } from "./task-view";
 import { resolveTeamId } from "./teams";
@@ -20,47 +24,69 @@ const PRIORITIES = ["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"] as const satisfie
 const NONE = "none";
 const refArg = { type: "positional", description: "Task reference (ENG-12, any case) or id", valueHint: "ref", required: true } as const;
 
-/** The options of a task's fields, shared by create and update (`none` clears a link or the due date). */
+/** The options of a task's fields, shared by create and edit (`none` clears a link, the due date or the estimate). */
 const fieldArgs = {
-  title: { type: "string", description: "Title" },
-  description: { type: "string", description: "Markdown description" },
+  title: { type: "string", valueHint: "text|-", description: "Title (-: read from standard input)" },
+  description: { type: "string", valueHint: "text|-", description: "Markdown description (-: standard input)" },
+  "body-file": { type: "string", valueHint: "file", description: "Read the description from a file (-: standard input)" },
+  editor: { type: "boolean", alias: "e", description: "Write the description in $EDITOR (on a terminal)" },
   priority: { type: "string", valueHint: PRIORITIES.join("|"), description: "Priority" },
   status: { type: "string", valueHint: STATUSES.join("|"), description: "Status" },
-  assignee: { type: "string", valueHint: "user id|me|none", description: "Assignee" },
+  assignee: { type: "string", valueHint: "@me|email|id|none", description: "Assignee" },
   project: { type: "string", valueHint: "ENG-P3|id|none", description: "Project of the task's team" },
-  parent: { type: "string", valueHint: "ENG-12|id|none", description: "Parent task (makes this a subtask)" },
-  label: { type: "string", valueHint: "name|id", description: "Repeatable; replaces the task's labels (names in any case)" },
+  milestone: { type: "string", valueHint: "id|none", description: "Milestone of the task's project" },
+  parent: { type: "string", valueHint: "ENG-12|id|none", description: "Parent task (makes this a sub-task)" },
+  label: { type: "string", valueHint: "name", description: "Repeatable; sets the task's labels (any case)" },
   due: { type: "string", valueHint: "YYYY-MM-DD|none", description: "Due date" },
+  estimate: { type: "string", valueHint: "points|none", description: "Estimate" },
 } as const;
 
-type FieldOptions = { [K in Exclude<keyof typeof fieldArgs, "label">]?: string };
+type FieldOptions = { [K in Exclude<keyof typeof fieldArgs, "label" | "editor">]?: string } & { editor?: boolean };
 
 const orNone = (value: string) => (value.toLowerCase() === NONE ? null : value);
 
-/** `me` as an assignee is the caller. */
-const isMe = (assignee: string | null | undefined) => assignee?.toLowerCase() === "me";
+/** `@me` (or `me`) as an assignee is the caller. */
+const isMe = (assignee: string | null | undefined) => assignee?.toLowerCase().replace(/^@/, "") === "me";
 const callerId = async ({ client }: Session) => (await unwrap(client.GET("/me"))).user.id;
 
+/** The description the options give: `--description` (or `-`), `--body-file`, or written in $EDITOR. */
+async function descriptionOf(given: FieldOptions, current = ""): Promise<string | undefined> {
+  const sources = [given.description !== undefined, given["body-file"] !== undefined, Boolean(given.editor)].filter(Boolean);
+  if (sources.length > 1) throw new UsageError("give the description one way: --description, --body-file or --editor");
+  if (given.description !== undefined) return textOrStdin("description", given.description);
+  if (given["body-file"] !== undefined) return fileText(given["body-file"]);
+  if (given.editor) return editText(current, "the description");
+  return undefined;
+}
+
 /**
- * The body fields the options give (only those given: an update changes nothing else); `defs` are the command's.
- * An assignee `me` and label names are left for `resolveNames` to resolve, once the command line is known to be right.
+ * The body fields the options give (only those given: an edit changes nothing else); `defs` are the command's.
+ * An assignee `@me` and label names are left for `resolveNames` to resolve, once the command line is known to be right.
  */
-function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef): Schemas["TaskUpdate"] {
+async function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef, current?: string): Promise<Schemas["TaskUpdate"]> {
   const fields: Schemas["TaskUpdate"] = {};
-  if (given.title !== undefined) fields.title = given.title;
-  if (given.description !== undefined) fields.description = given.description;
   if (given.priority !== undefined) fields.priority = oneOf("priority", given.priority, PRIORITIES);
-  if (given.status !== undefined) fields.status = oneOf("status", given.status, STATUSES);
+  if (given.status !== undefined) fields.status = oneOf("status", given.status.replace(/-/g, "_"), STATUSES);
   if (given.assignee !== undefined) fields.assigneeId = orNone(given.assignee);
   if (given.project !== undefined) fields.projectId = orNone(given.project);
+  if (given.milestone !== undefined) fields.milestoneId = orNone(given.milestone);
   if (given.parent !== undefined) fields.parentId = orNone(given.parent);
   if (given.due !== undefined) fields.dueDate = orNone(given.due);
+  if (given.estimate !== undefined) {
+    const estimate = orNone(given.estimate);
+    if (estimate !== null && !/^\d+(\.\d+)?$/.test(estimate))
+      throw new UsageError(`--estimate must be a number or none (got '${estimate}')`);
+    fields.estimate = estimate === null ? null : Number(estimate);
+  }
   const labels = repeated(rawArgs, defs, "label");
   if (labels.length > 0) fields.labelIds = labels;
+  if (given.title !== undefined) fields.title = await textOrStdin("title", given.title);
+  const description = await descriptionOf(given, current);
+  if (description !== undefined) fields.description = description;
   return fields;
 }
 
-/** Makes the assignee `me` the caller's id and label names label ids (requests, at once, only for what was given). */
+/** Makes the assignee `@me` the caller's id and label names label ids (requests, at once, only for what was given). */
 async function resolveNames(session: Session, fields: Schemas["TaskUpdate"]): Promise<void> {
   const { assigneeId, labelIds } = fields;
   await Promise.all([
@@ -69,7 +95,8 @@ async function resolveNames(session: Session, fields: Schemas["TaskUpdate"]): Pr
   ]);
 }
 
-function printTask(task: TaskSelection): void {
+async function printTask(session: Session, task: TaskSelection): Promise<void> {
+  const linked = await linkedNames(session, task);
   printRecord([
     ["reference", task.reference],
     ["title", task.title],
@@ -77,21 +104,22 @@ function printTask(task: TaskSelection): void {
     ["priority", task.priority],
     ["team", task.team],
     ["assignee", task.assignee],
-    ["project", task.projectId],
-    ["parent", task.parentId],
+    // Undefined when not selected (`--fields`): left out.
+    ["project", task.projectId === undefined ? undefined : (linked.project ?? null)],
+    ["milestone", task.milestoneId === undefined ? undefined : (linked.milestone ?? null)],
+    ["parent", task.parentId === undefined ? undefined : (linked.parent ?? null)],
     ["labels", task.labels?.map((label) => label.name)],
     ["due", task.dueDate],
+    ["estimate", task.estimate],
     ["created", task.createdAt],
     ["updated", task.updatedAt],
-    ["id", task.id],
   ]);
   if (task.description) console.log(`\n${task.description}`);
 }
 
 /** Prints a task the API answered with, as JSON or for people. */
-function show(json: boolean | undefined, answer: { task: Task | TaskSelection }): void {
-  if (json) printJson(answer);
-  else printTask(answer.task);
+function show(session: Session, json: boolean | undefined, answer: { task: Task | TaskSelection }): Promise<void> {
+  return json ? printJson(answer) : printTask(session, answer.task);
 }
 
 const TASK_COLUMNS: Column<TaskSelection>[] = [
@@ -104,39 +132,70 @@ const TASK_COLUMNS: Column<TaskSelection>[] = [
 
 const listOwnArgs = {
   team: { type: "string", valueHint: "ENG|id", description: "Only this team's tasks" },
-  status: { type: "string", valueHint: "TODO[,DONE…]", description: "Only these statuses" },
-  assignee: { type: "string", valueHint: "user id|me|none", description: "Only tasks assigned to them (none: unassigned)" },
+  status: { type: "string", valueHint: "todo,in_progress", description: "Only these statuses (any case)" },
+  assignee: { type: "string", valueHint: "@me|id|none", description: "Only tasks assigned to them (none: unassigned)" },
+  label: { type: "string", valueHint: "name", description: "Only tasks with this label" },
+  project: { type: "string", valueHint: "ENG-P1|none", description: "Only this project's tasks" },
+  milestone: { type: "string", valueHint: "id|none", description: "Only this milestone's tasks" },
+  parent: { type: "string", valueHint: "ENG-1|none", description: "Only sub-tasks of this task (none: top-level tasks)" },
+  priority: { type: "string", valueHint: "high,urgent", description: "Only these priorities (any case)" },
+  search: { type: "string", valueHint: "words", description: "Only tasks whose title contains this" },
 } as const;
 const listAllArgs = { ...listOwnArgs, ...listArgs, ...commonArgs } as const;
+
+/** `--status todo,in_progress`: one value as `eq`, several as `in`. */
+function addValues(query: ListQuery, field: string, values: string[]): void {
+  if (values.length > 0) addFilter(query, values.length > 1 ? "in" : "eq", field, values.length > 1 ? values : values[0]);
+}
+
+/** A link filter's value: `none` is the filters' word for "no value", null. */
+const linkValue = (value: string) => (orNone(value) === null ? "null" : value);
+
+/**
+ * The id of a task or project given by reference (filters compare ids): the record's own route, which takes either,
+ * answers it, so an unknown one is its 404. `null` (none) stays.
+ */
+async function idOf({ client }: Session, route: "/tasks/{id}" | "/projects/{id}", given: string): Promise<string> {
+  if (given === "null") return given;
+  const params = { params: { path: { id: given }, query: { fields: "id" } } };
+  const answer =
+    route === "/tasks/{id}" ? (await unwrap(client.GET(route, params))).task : (await unwrap(client.GET(route, params))).project;
+  return answer.id ?? given;
+}
 
 const list = defineCommand({
   meta: { name: "pm tasks list", description: "List tasks (filters combine with AND)" },
   args: listAllArgs,
   async run({ args, rawArgs }) {
     const query = listQuery(args, rawArgs, listAllArgs);
-    const statuses = args.status?.split(",").map((status) => oneOf("status", status, STATUSES)) ?? [];
-    if (statuses.length > 0) addFilter(query, statuses.length > 1 ? "in" : "eq", "status", statuses.length > 1 ? statuses : statuses[0]);
-    const session = openSession(args["base-url"]);
-    if (args.team) addFilter(query, "eq", "teamId", await resolveTeamId(session, args.team));
-    if (args.assignee) {
-      const assignee = orNone(args.assignee);
-      // The filters' word for "no value" is null.
-      addFilter(query, "eq", "assigneeId", assignee === null ? "null" : isMe(assignee) ? await callerId(session) : assignee);
-    }
-    const page = await unwrap(session.client.GET("/tasks", { params: { query } }));
-    if (args.json) return printJson(page);
-    printTable<TaskSelection>(page.tasks, args.fields ? fieldColumns(args.fields) : TASK_COLUMNS);
-    printNextCursor(page.pagination.nextCursor);
+    addValues(query, "status", args.status?.split(",").map((s) => oneOf("status", s.replace(/-/g, "_"), STATUSES)) ?? []);
+    addValues(query, "priority", args.priority?.split(",").map((p) => oneOf("priority", p, PRIORITIES)) ?? []);
+    if (args.search) addFilter(query, "contains", "title", args.search);
+    if (args.milestone) addFilter(query, "eq", "milestoneId", linkValue(args.milestone));
+    const session = openSession(args);
+    const [teamId, assigneeId, labelIds, projectId, parentId] = await Promise.all([
+      args.team && resolveTeamId(session, args.team),
+      args.assignee && (isMe(args.assignee) ? callerId(session) : linkValue(args.assignee)),
+      args.label && resolveLabelIds(session, [args.label]),
+      args.project && idOf(session, "/projects/{id}", linkValue(args.project)),
+      args.parent && idOf(session, "/tasks/{id}", linkValue(args.parent)),
+    ]);
+    if (teamId) addFilter(query, "eq", "teamId", teamId);
+    if (assigneeId) addFilter(query, "eq", "assigneeId", assigneeId);
+    if (labelIds) addFilter(query, "eq", "labelId", labelIds[0]);
+    if (projectId) addFilter(query, "eq", "projectId", projectId);
+    if (parentId) addFilter(query, "eq", "parentId", parentId);
+    await printList(args, (q) => unwrap(session.client.GET("/tasks", { params: { query: q } })), query, "tasks", TASK_COLUMNS);
   },
 });
 
 const get = defineCommand({
-  meta: { name: "pm tasks get", description: "Show one task" },
+  meta: { name: "pm tasks get", description: "Show one task's fields" },
   args: { ref: refArg, fields: listArgs.fields, ...commonArgs },
   async run({ args }) {
-    const { client } = openSession(args["base-url"]);
+    const session = openSession(args);
     const query = args.fields ? { fields: args.fields } : {};
-    show(args.json, await unwrap(client.GET("/tasks/{id}", { params: { path: { id: args.ref }, query } })));
+    await show(session, args.json, await unwrap(session.client.GET("/tasks/{id}", { params: { path: { id: args.ref }, query } })));
   },
 });
 
@@ -151,26 +210,111 @@ const create = defineCommand({
   meta: { name: "pm tasks create", description: "Create a task" },
   args: createArgs,
   async run({ args, rawArgs }) {
-    const fields = taskFields(args, rawArgs, createArgs);
-    const session = openSession(args["base-url"]);
+    const fields = await taskFields(args, rawArgs, createArgs);
+    const session = openSession(args);
     await resolveNames(session, fields);
     const teamId = await resolveTeamId(session, args.team);
-    const body: Schemas["TaskCreate"] = { ...fields, teamId, title: args.title };
-    show(args.json, await unwrap(session.client.POST("/tasks", { body })));
+    const body: Schemas["TaskCreate"] = { ...fields, teamId, title: fields.title ?? args.title };
+    await show(session, args.json, await unwrap(session.client.POST("/tasks", { body })));
   },
 });
 
-const updateArgs = { ref: refArg, ...fieldArgs, ...commonArgs } as const;
+const editArgs = {
+  ref: refArg,
+  ...fieldArgs,
+  "add-label": { type: "string", valueHint: "name", description: "Repeatable; adds a label (any case)" },
+  "remove-label": { type: "string", valueHint: "name", description: "Repeatable; removes a label" },
+  ...commonArgs,
+} as const;
 
-const update = defineCommand({
-  meta: { name: "pm tasks update", description: "Change a task's fields (only the options given)" },
-  args: updateArgs,
+/** How many times an edit of the labels is tried again when the task changed between its read and its write (412). */
+const LABEL_EDIT_TRIES = 3;
+
+/**
+ * The task's labels with `add` added and `remove` removed, written with the ETag of the read (If-Match), so that
+ * labels set by someone else meanwhile are not lost: on 412 the task is read again.
+ */
+async function editLabels(session: Session, ref: string, body: Schemas["TaskUpdate"], add: string[], remove: string[]) {
+  const [added, removed] = await Promise.all([resolveLabelIds(session, add), resolveLabelIds(session, remove)]);
+  for (let attempt = 1; ; attempt++) {
+    // The whole task: its ETag is the one If-Match compares with (a narrowed answer has another).
+    const read = await session.client.GET("/tasks/{id}", { params: { path: { id: ref } } });
+    const { task } = await unwrap(Promise.resolve(read));
+    const current = (task.labels ?? []).flatMap((label) => (label.id ? [label.id] : []));
+    const labelIds = [...new Set([...current, ...added])].filter((id) => !removed.includes(id));
+    const headers = { "if-match": read.response.headers.get("etag") ?? "*" };
+    const answer = await session.client.PATCH("/tasks/{id}", { params: { path: { id: ref } }, body: { ...body, labelIds }, headers });
+    if (answer.response.status !== 412 || attempt === LABEL_EDIT_TRIES) return unwrap(Promise.resolve(answer));
+  }
+}
+
+const edit = defineCommand({
+  meta: { name: "pm tasks edit", description: "Change a task's fields (only the options given; alias: update)" },
+  args: editArgs,
   async run({ args, rawArgs }) {
-    const body = taskFields(args, rawArgs, updateArgs);
-    if (Object.keys(body).length === 0) throw new UsageError("nothing to update: give at least one field option");
-    const session = openSession(args["base-url"]);
+    const add = repeated(rawArgs, editArgs, "add-label");
+    const remove = repeated(rawArgs, editArgs, "remove-label");
+    if ((add.length || remove.length) && repeated(rawArgs, editArgs, "label").length) {
+      throw new UsageError("--label sets the labels: give it, or --add-label/--remove-label, not both");
+    }
+    const session = openSession(args);
+    // $EDITOR starts from the current description.
+    const current = args.editor
+      ? (await unwrap(session.client.GET("/tasks/{id}", { params: { path: { id: args.ref }, query: { fields: "description" } } }))).task
+          .description
+      : undefined;
+    const body = await taskFields(args, rawArgs, editArgs, current);
+    if (Object.keys(body).length === 0 && !add.length && !remove.length) {
+      throw new UsageError("nothing to change: give at least one field option");
+    }
     await resolveNames(session, body);
-    show(args.json, await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body })));
+    const answer =
+      add.length || remove.length
+        ? await editLabels(session, args.ref, body, add, remove)
+        : await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body }));
+    await show(session, args.json, answer);
+  },
+});
+
+/** `close` and `reopen`: a status change, said in one line. */
+async function setStatus(args: { ref: string; json?: boolean } & SessionOptions, status: Schemas["TaskStatus"], verb: string) {
+  const session = openSession(args);
+  const answer = await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body: { status } }));
+  if (args.json) return printJson(answer);
+  console.log(`${verb} ${answer.task.reference} ${answer.task.title} (${answer.task.status})`);
+}
+
+/** `--reason` of `pm tasks close`: the status it closes with. */
+const CLOSED_AS = { done: "DONE", canceled: "CANCELED" } as const satisfies Record<string, Schemas["TaskStatus"]>;
+
+const close = defineCommand({
+  meta: { name: "pm tasks close", description: "Close a task: done (the default) or canceled" },
+  args: { ref: refArg, reason: { type: "string", valueHint: "done|canceled", description: "Why it is closed" }, ...commonArgs },
+  run({ args }) {
+    const reason = (args.reason ?? "done").toLowerCase();
+    if (!Object.hasOwn(CLOSED_AS, reason)) throw new UsageError(`--reason must be done or canceled (got '${args.reason}')`);
+    return setStatus(args, CLOSED_AS[reason as keyof typeof CLOSED_AS], "closed");
+  },
+});
+
+const reopen = defineCommand({
+  meta: { name: "pm tasks reopen", description: "Reopen a closed task (status TODO)" },
+  args: { ref: refArg, ...commonArgs },
+  run: ({ args }) => setStatus(args, "TODO", "reopened"),
+});
+
+const remove = defineCommand({
+  meta: { name: "pm tasks delete", description: "Delete a task and its sub-tasks (asks first unless --yes)" },
+  args: { ref: refArg, yes: { type: "boolean", alias: "y", description: "Do not ask (needed off a terminal)" }, ...commonArgs },
+  async run({ args }) {
+    const session = openSession(args);
+    const path = { id: args.ref };
+    const { task } = await unwrap(session.client.GET("/tasks/{id}", { params: { path, query: { fields: "reference,title" } } }));
+    const name = `${task.reference} ${task.title}`;
+    if (!args.yes && !(await confirm(`Delete ${name}?`))) return void console.error("Nothing deleted.");
+    await unwrapEmpty(session.client.DELETE("/tasks/{id}", { params: { path } }));
+    if (args.json) return printJson({ deleted: task.reference });
+    console.log(`deleted ${name}`);
   },
 });
 
@@ -184,19 +328,19 @@ const history = defineCommand({
   },
   async run({ args }) {
     if (args.limit !== undefined && !/^\d+$/.test(args.limit)) throw new UsageError(`--limit must be a whole number (got '${args.limit}')`);
-    const { client } = openSession(args["base-url"]);
+    const session = openSession(args);
     const query = {
       ...(args.limit === undefined ? {} : { limit: Number(args.limit) }),
       ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
     };
-    const page = await unwrap(client.GET("/tasks/{id}/history", { params: { path: { id: args.ref }, query } }));
+    const page = await unwrap(session.client.GET("/tasks/{id}/history", { params: { path: { id: args.ref }, query } }));
     if (args.json) return printJson(page);
-    printTable(page.events, HISTORY_COLUMNS);
+    printTable(page.events, await historyColumns(session, page.events));
     printNextCursor(page.pagination.nextCursor);
   },
 });
 
 export const tasks = defineCommand({
   meta: { name: "pm tasks", description: "Tasks" },
-  subCommands: { list, view, get, create, update, history },
+  subCommands: { list, view, get, create, edit, update: edit, close, reopen, delete: remove, history },
 });

@@ -2,8 +2,8 @@ import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { ApiError } from "../errors";
-import { listArgs, listQuery } from "../list";
-import { printJson, printNextCursor, printTable } from "../output";
+import { listArgs, listQuery, printList } from "../list";
+import { printJson } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 
 /** A team given as its id or its prefix (`ENG`, any case): the id (a prefix costs one lookup). */
@@ -40,20 +40,52 @@ const list = defineCommand({
   args,
   async run({ args: given, rawArgs }) {
     const query = listQuery(given, rawArgs, args);
-    const { client } = openSession(given["base-url"]);
-    const page = await unwrap(client.GET("/teams", { params: { query } }));
-    if (given.json) return printJson(page);
-    printTable<Schemas["TeamSelection"]>(page.teams, [
-      { header: "PREFIX", value: (t) => t.prefix },
-      { header: "NAME", value: (t) => t.name },
-      { header: "PARENT", value: (t) => t.parent },
-      { header: "ID", value: (t) => t.id },
+    const { client } = openSession(given);
+    await printList(given, (q) => unwrap(client.GET("/teams", { params: { query: q } })), query, "teams", [
+      { header: "PREFIX", value: (t: Schemas["TeamSelection"]) => t.prefix },
+      { header: "NAME", value: (t: Schemas["TeamSelection"]) => t.name },
+      { header: "PARENT", value: (t: Schemas["TeamSelection"]) => t.parent },
     ]);
-    printNextCursor(page.pagination.nextCursor);
+  },
+});
+
+const create = defineCommand({
+  meta: { name: "pm teams create", description: "Create a team (you become its OWNER)" },
+  args: {
+    name: { type: "positional", description: "The team's name", required: true },
+    prefix: { type: "string", valueHint: "ENG", description: "Its tasks' prefix: 2..10 letters or digits", required: true },
+    description: { type: "string", description: "What the team does" },
+    parent: { type: "string", valueHint: "ENG|id", description: "Make it a sub-team of this team" },
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const session = openSession(args);
+    const parentId = args.parent === undefined ? undefined : await resolveTeamId(session, args.parent);
+    const body = { name: args.name, prefix: args.prefix.toUpperCase(), description: args.description, parentId };
+    const answer = await unwrap(session.client.POST("/teams", { body }));
+    if (args.json) return printJson(answer);
+    console.log(`created the team ${answer.team.prefix} ${answer.team.name}`);
+  },
+});
+
+/** The members of a team, or of the workspace (GET /users) without --team. */
+const members = defineCommand({
+  meta: { name: "pm teams members", description: "List a team's members with their team role" },
+  args: { team: { type: "positional", valueHint: "ENG|id", description: "The team", required: true }, ...args },
+  async run({ args: given, rawArgs }) {
+    const query = listQuery(given, rawArgs, args);
+    const session = openSession(given);
+    const path = { id: await resolveTeamId(session, given.team) };
+    type Member = Schemas["TeamMemberItemSelection"];
+    await printList(given, (q) => unwrap(session.client.GET("/teams/{id}/members", { params: { path, query: q } })), query, "members", [
+      { header: "NAME", value: (m: Member) => m.name },
+      { header: "EMAIL", value: (m: Member) => m.email },
+      { header: "ROLE", value: (m: Member) => m.role },
+    ]);
   },
 });
 
 export const teams = defineCommand({
   meta: { name: "pm teams", description: "Teams" },
-  subCommands: { list },
+  subCommands: { list, create, members },
 });

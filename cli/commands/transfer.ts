@@ -41,7 +41,7 @@ export const exportCommand = defineCommand({
   async run({ args }) {
     const type = args.type as ExportType;
     if (!TYPES.includes(type)) throw new UsageError(`cannot export a '${args.type}': one of ${TYPES.join(", ")}`);
-    const session = openSession(args["base-url"]);
+    const session = openSession(args);
     const id = await exportedId(session, type, args.id);
     // The four export operations take the same parameters and answer the same document.
     const path = `/${type}s/{id}/export` as "/teams/{id}/export";
@@ -97,7 +97,7 @@ export const importCommand = defineCommand({
     } catch {
       throw new UsageError(`${args.file === "-" ? "standard input" : args.file} is not JSON (an export document is)`);
     }
-    const session = openSession(args["base-url"]);
+    const session = openSession(args);
     const teamId = args.team ? await resolveTeamId(session, args.team) : undefined;
     const update = Boolean(args.update);
     const whole = source.length <= PART_BYTES && args["part-size"] === undefined;

@@ -12,7 +12,7 @@ export const whoami = defineCommand({
   meta: { name: "pm whoami", description: "Who the credential belongs to, in which workspace, with which role" },
   args: commonArgs,
   async run({ args }) {
-    const session = openSession(args["base-url"]);
+    const session = openSession(args);
     const answer = await unwrap(session.client.GET("/me"));
     const me = answer as typeof answer & Grants;
     if (args.json) return printJson(me);

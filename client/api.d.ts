@@ -1978,7 +1978,7 @@ export interface components {
       /** @enum {string} */
       type: "HUMAN" | "AGENT";
       /** @enum {string|null} */
-      via: "api_key" | "jwt" | "mcp" | "import" | null;
+      via: "api_key" | "jwt" | "mcp" | "import" | "sign_up" | null;
     };
     EventChange: {
       from?: unknown;

@@ -210,6 +210,22 @@ describe("events of records deleted with their parent carry their team", () => {
     expect(await delivered(hookY)).toEqual(ids);
     expect(await delivered(hookX)).toEqual([]);
   });
+  it("a milestone's or comment's team is its parent's; a parent that is gone is the foreign key's error (a 409, not a 500)", async () => {
+    const project = (await post("/projects", { teamId: team.id, name: "Parent" }, tenant.owner.key)).body.project;
+    const milestone = (await post("/milestones", { projectId: project.id, name: "M" }, tenant.owner.key)).body.milestone;
+    const comment = (await post("/comments", { milestoneId: milestone.id, content: "on it" }, tenant.owner.key)).body.comment;
+    const { rows } = await withDb((db) =>
+      db.execute<{ team_id: string }>(
+        sql`select team_id from milestones where id = ${milestone.id} union all select team_id from comments where id = ${comment.id}`,
+      ),
+    );
+    expect(rows.map((r) => r.team_id)).toEqual([team.id, team.id]);
+    const orphan = withDb((db) =>
+      db.execute(sql`insert into comments (id, workspace_id, author_id, content, task_id)
+        values ('comment_orphan', ${tenant.workspaceId}, ${tenant.owner.userId}, 'x', 'task_gone')`),
+    );
+    await expect(orphan).rejects.toMatchObject({ cause: { code: "23503" } });
+  });
 });
 
 describe("history", () => {

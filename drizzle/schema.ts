@@ -31,8 +31,8 @@ const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
 /**
  * The team of a record that belongs to one through another (a milestone through its project, a comment through what it
- * is on), stored with it: its delete event keeps its team when the parent went first in the same cascade (migration
- * 0017). Written by the trigger pm_record_team from the parent, never by the API: the default leaves it to the trigger.
+ * is on), stored with it: its delete event keeps its team when the parent went first in the same cascade. The database
+ * keeps it its parent's (migration 0017): left out, a trigger fills it in; named, a statement trigger checks it.
  */
 const recordTeam = () => text("team_id").notNull().default(sql`null`);
 const wsRef = () =>

@@ -15,8 +15,9 @@ UPDATE comments c SET team_id = coalesce(
 ALTER TABLE "comments" ALTER COLUMN "team_id" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "milestones" ALTER COLUMN "team_id" SET NOT NULL;--> statement-breakpoint
 
--- The parent's team, on every insert and on a change of the parent (an import's overwrite maps a milestone's project).
--- A parent that is not there is the foreign key's error (23503, a 409 "deleted meanwhile"), not a null team's.
+-- The parent's team, for a row written without one (a writer that names it is checked below instead, set-based: the
+-- API's inserts and imports name it, so a large import runs no function per row), and on any change of the parent or
+-- the team. A parent that is not there is the foreign key's error (23503, a 409 "deleted meanwhile"), not a null team's.
 CREATE OR REPLACE FUNCTION pm_record_team() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_TABLE_NAME = 'milestones' THEN
@@ -32,10 +33,38 @@ BEGIN
   END IF;
   RETURN NEW;
 END $$;--> statement-breakpoint
-CREATE TRIGGER milestones_team BEFORE INSERT OR UPDATE OF project_id ON milestones
+CREATE TRIGGER milestones_team BEFORE INSERT ON milestones
+  FOR EACH ROW WHEN (NEW.team_id IS NULL) EXECUTE FUNCTION pm_record_team();--> statement-breakpoint
+CREATE TRIGGER milestones_team_moved BEFORE UPDATE OF project_id, team_id ON milestones
   FOR EACH ROW EXECUTE FUNCTION pm_record_team();--> statement-breakpoint
-CREATE TRIGGER comments_team BEFORE INSERT OR UPDATE OF task_id, project_id, milestone_id ON comments
+CREATE TRIGGER comments_team BEFORE INSERT ON comments
+  FOR EACH ROW WHEN (NEW.team_id IS NULL) EXECUTE FUNCTION pm_record_team();--> statement-breakpoint
+CREATE TRIGGER comments_team_moved BEFORE UPDATE OF task_id, project_id, milestone_id, team_id ON comments
   FOR EACH ROW EXECUTE FUNCTION pm_record_team();--> statement-breakpoint
+
+-- A team named by the writer is its parent's, checked once per statement over its rows (a parent that is gone already
+-- failed its foreign key, whose check comes first).
+CREATE OR REPLACE FUNCTION pm_check_record_team() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  wrong text;
+BEGIN
+  IF TG_TABLE_NAME = 'milestones' THEN
+    SELECT n.id INTO wrong FROM new_rows n LEFT JOIN projects p ON p.id = n.project_id
+      WHERE p.team_id IS DISTINCT FROM n.team_id LIMIT 1;
+  ELSE
+    SELECT n.id INTO wrong FROM new_rows n
+      LEFT JOIN tasks t ON t.id = n.task_id LEFT JOIN projects p ON p.id = n.project_id LEFT JOIN milestones m ON m.id = n.milestone_id
+      WHERE coalesce(t.team_id, p.team_id, m.team_id) IS DISTINCT FROM n.team_id LIMIT 1;
+  END IF;
+  IF wrong IS NOT NULL THEN
+    RAISE foreign_key_violation USING MESSAGE = format('%s %s: its team is not the team of the record it belongs to', TG_TABLE_NAME, wrong);
+  END IF;
+  RETURN NULL;
+END $$;--> statement-breakpoint
+CREATE TRIGGER milestones_team_checked AFTER INSERT ON milestones REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION pm_check_record_team();--> statement-breakpoint
+CREATE TRIGGER comments_team_checked AFTER INSERT ON comments REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION pm_check_record_team();--> statement-breakpoint
 
 -- pm_emit as 0011 made it, reading every record's team from its own image.
 CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes jsonb) RETURNS void LANGUAGE plpgsql AS $$

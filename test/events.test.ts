@@ -210,7 +210,7 @@ describe("events of records deleted with their parent carry their team", () => {
     expect(await delivered(hookY)).toEqual(ids);
     expect(await delivered(hookX)).toEqual([]);
   });
-  it("a milestone's or comment's team is its parent's; a parent that is gone is the foreign key's error (a 409, not a 500)", async () => {
+  it("a milestone's or comment's team is its parent's, named or not; a parent that is gone is the foreign key's error (a 409, not a 500)", async () => {
     const project = (await post("/projects", { teamId: team.id, name: "Parent" }, tenant.owner.key)).body.project;
     const milestone = (await post("/milestones", { projectId: project.id, name: "M" }, tenant.owner.key)).body.milestone;
     const comment = (await post("/comments", { milestoneId: milestone.id, content: "on it" }, tenant.owner.key)).body.comment;
@@ -225,6 +225,15 @@ describe("events of records deleted with their parent carry their team", () => {
         values ('comment_orphan', ${tenant.workspaceId}, ${tenant.owner.userId}, 'x', 'task_gone')`),
     );
     await expect(orphan).rejects.toMatchObject({ cause: { code: "23503" } });
+    // A writer that names the team is held to the parent's.
+    const other = await newTeam(tenant);
+    const wrong = withDb((db) =>
+      db.execute(sql`insert into comments (id, workspace_id, author_id, content, milestone_id, team_id)
+        values ('comment_wrong_team', ${tenant.workspaceId}, ${tenant.owner.userId}, 'x', ${milestone.id}, ${other.id})`),
+    );
+    await expect(wrong).rejects.toMatchObject({ cause: { code: "23503" } });
+    const moved = withDb((db) => db.execute(sql`update milestones set team_id = ${other.id} where id = ${milestone.id} returning team_id`));
+    expect((await moved).rows).toEqual([{ team_id: team.id }]);
   });
 });
 

@@ -565,10 +565,10 @@ describe.concurrent("team-bound walk: a key bound to team A finds no record of t
 
 // ---- The grant walk ----
 //
-// Every operation that grants anything (a workspace role, a team role, a credential, what an import writes), called by
-// the OWNER's key bound to team A (every scope): what it grants stays within team A, or it is refused. An operation
-// whose path names invites, users, agents, keys, team members, device approval or an import, and is neither walked nor
-// excluded with a reason, fails the walk.
+// Every operation that grants anything (a workspace role, a team or a team role, a credential, what an import
+// writes), called by the OWNER's key bound to team A (every scope): what it grants stays within team A, or it is
+// refused. An operation that creates a team or whose path names invites, users, agents, keys, team members, device
+// approval (or any /auth, /oauth route) or an import, and is neither walked nor excluded with a reason, fails the walk.
 
 /** What granting operations the grant walk leaves out, each with why. */
 const GRANTS_NOTHING: Record<string, string> = {
@@ -586,7 +586,7 @@ const GRANTS_NOTHING: Record<string, string> = {
 };
 /** Operations that may grant: they create or change members, roles, credentials, or write an import. */
 const GRANTING =
-  /^(POST|PUT|PATCH|DELETE) \/(invites|users|agents|api-keys|team-members|teams\/\{id\}\/(members|import)|workspaces\/import|imports|auth)\b/;
+  /^(POST|PUT|PATCH|DELETE) \/(invites|users|agents|api-keys|team-members|imports|auth|oauth)\b|^POST \/teams(\/\{id\}\/(members|import))?$|^POST \/workspaces\/import$/;
 
 /** A device login asked for on its own (no scope: every scope), approved through the API by `approver`: its access token. */
 async function deviceLogin(approver: { key: string } | { bearer: string }): Promise<string> {
@@ -636,6 +636,13 @@ const GRANT_TABLE: Record<string, () => Promise<void>> = {
     expect(ok(await get(`/users/${admin.userId}`, owner()), 200).user.role).toBe("ADMIN");
     // Its own name is no grant.
     expect(ok(await patch(`/users/${t.owner.userId}`, { name: "Bound owner" }, boundToA), 200).user.name).toBe("Bound owner");
+  },
+  async "POST /teams"() {
+    // Its creator would be the new team's OWNER, in a team outside the credential's: refused, top-level or under team A.
+    for (const parentId of [undefined, teamA.id]) {
+      const res = await post("/teams", { name: "Grant walk", prefix: prefix(), ...(parentId && { parentId }) }, boundToA);
+      expectBoundRefusal(res, `POST /teams under ${parentId ?? "none"}`);
+    }
   },
   async "POST /teams/{id}/members"() {
     const person = await addMember(t, "MEMBER");

@@ -580,7 +580,7 @@ export interface paths {
     put?: never;
     /**
      * Invite someone to the workspace by email
-     * @description Needs workspace ADMIN or OWNER (agents never). `role` is MEMBER (default) or ADMIN; OWNER is 422. `teamRole` (default MEMBER) is given in each of `teamIds`, which must be teams of this workspace (else 404). An address that already belongs to a member is 409. The invite email (through the queue) carries a single-use token, stored only hashed, valid 7 days. Inviting an address that has a pending invite replaces that invite (its token stops working): this is how an invite is re-sent.
+     * @description Needs workspace ADMIN or OWNER (agents never), on a credential bound to no team (an invitee reads every team: 403). `role` is MEMBER (default) or ADMIN; OWNER is 422. `teamRole` (default MEMBER) is given in each of `teamIds`, which must be teams of this workspace (else 404). An address that already belongs to a member is 409. The invite email (through the queue) carries a single-use token, stored only hashed, valid 7 days. Inviting an address that has a pending invite replaces that invite (its token stops working): this is how an invite is re-sent.
      *
      *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
@@ -1450,7 +1450,7 @@ export interface paths {
     head?: never;
     /**
      * Change a member's profile or workspace role
-     * @description `name` and `avatarUrl` change only on yourself or on an agent you own (anyone else: 403). `role` needs workspace ADMIN or OWNER; granting OWNER or changing an OWNER's role needs an OWNER. The last OWNER keeps the role (409), also under concurrent requests.
+     * @description `name` and `avatarUrl` change only on yourself or on an agent you own (anyone else: 403). `role` needs workspace ADMIN or OWNER; granting OWNER or changing an OWNER's role needs an OWNER, and a credential bound to teams changes no role (403). The last OWNER keeps the role (409), also under concurrent requests.
      *
      *     Requires the scope `members:write` (invite people, change members and roles, create agents, change the workspace).
      */
@@ -1978,7 +1978,7 @@ export interface components {
       /** @enum {string} */
       type: "HUMAN" | "AGENT";
       /** @enum {string|null} */
-      via: "api_key" | "jwt" | "mcp" | "import" | null;
+      via: "api_key" | "jwt" | "mcp" | "import" | "sign_up" | null;
     };
     EventChange: {
       from?: unknown;

@@ -29,6 +29,12 @@ const ts = (name: string) => timestamp(name, { precision: 3, withTimezone: true,
 const searchIndex = (name: string, workspace: AnyPgColumn) => index(name).using("gin", workspace, sql`search_vector`);
 const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
+/**
+ * The team of a record that belongs to one through another (a milestone through its project, a comment through what it
+ * is on), stored with it: its delete event keeps its team when the parent went first in the same cascade. The database
+ * keeps it its parent's (migration 0017): left out, a trigger fills it in; named, a statement trigger checks it.
+ */
+const recordTeam = () => text("team_id").notNull().default(sql`null`);
 const wsRef = () =>
   text("workspace_id")
     .notNull()
@@ -165,6 +171,7 @@ export const milestones = pgTable(
     projectId: text("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
+    teamId: recordTeam(),
     name: text("name").notNull(),
     description: text("description").notNull().default(""),
     status: milestoneStatus("status").notNull().default("PLANNED"),
@@ -280,6 +287,7 @@ export const comments = pgTable(
     taskId: text("task_id").references(() => tasks.id, { onDelete: "cascade" }),
     projectId: text("project_id").references(() => projects.id, { onDelete: "cascade" }),
     milestoneId: text("milestone_id").references(() => milestones.id, { onDelete: "cascade" }),
+    teamId: recordTeam(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

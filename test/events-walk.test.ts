@@ -11,7 +11,7 @@ import { type ApiResponse, api, get, patch, post, uniqueEmail } from "./helpers/
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { codeIn, mailTo, startSignup } from "./helpers/signup";
 
-type Via = "api_key" | "jwt" | "mcp" | "import";
+type Via = "api_key" | "jwt" | "mcp" | "import" | "sign_up";
 /** A credential: an API key (`svc-api-key`) or a JWT (`Authorization: Bearer`). */
 type Cred = { key: string } | { bearer: string };
 /** One event the operation must produce: its type, the record it is about, and (updates) which fields `changes` names. */
@@ -24,7 +24,7 @@ interface Outcome {
   events: Want[];
   /** The user the events name as actor (default: the caller of the table, the tenant's OWNER). */
   actor?: string;
-  /** How the change came (default: `api_key`); null for a public operation, which carries no credential. */
+  /** How the change came (default: `api_key`); `sign_up` for a sign-up or an invite redeemed, null for a login (no credential). */
   via?: Via | null;
   /** For an operation that makes a new workspace: a credential of it, whose whole stream is the operation's events. */
   reader?: Cred;
@@ -168,7 +168,7 @@ const TABLE: Entry[] = [
               { type: "api_key.created", id: apiKey.id },
             ],
             actor: me.user.id,
-            via: null,
+            via: "sign_up",
             reader: { key },
           };
         },
@@ -219,7 +219,7 @@ const TABLE: Entry[] = [
               { type: "team_member.created", id: await membershipOf(team.id, me.user.id) },
             ],
             actor: me.user.id,
-            via: null,
+            via: "sign_up",
           };
         },
       };

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../src/index";
 import { del, get, patch, post } from "./helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { receiverUrl } from "./helpers/least-privilege";
 
 let tenant: Tenant;
 let team: TeamFixture;
@@ -153,6 +154,86 @@ describe("GET /events", () => {
     await post("/labels", { name: "theirs", color: "#00ff00" }, other.owner.key);
     const mine = await stream(tenant.owner.key);
     expect(mine.some((e) => e.data?.name === "theirs")).toBe(false);
+  });
+});
+
+// Issue 28, item 2: a milestone's or comment's team came from its parent, already gone in a cascade.
+describe("events of records deleted with their parent carry their team", () => {
+  it("a task's comments and a project's milestones and comments: hidden from a key of another team, delivered to a webhook of theirs", async () => {
+    const [x, y] = [await newTeam(tenant), await newTeam(tenant)];
+    const boundTo = async (teamId: string) => (await post("/api-keys", { name: "bound", teamIds: [teamId] }, tenant.owner.key)).body.key;
+    const [keyX, keyY] = [await boundTo(x.id), await boundTo(y.id)];
+    const hook = async (teamId: string) =>
+      (
+        await post(
+          "/webhooks",
+          { url: receiverUrl(), events: ["comment.deleted", "milestone.deleted"], teamIds: [teamId] },
+          tenant.owner.key,
+        )
+      ).body.webhook.id as string;
+    const [hookX, hookY] = [await hook(x.id), await hook(y.id)];
+
+    const task = (await post("/tasks", { teamId: y.id, title: "Going with its comments" }, tenant.owner.key)).body.task;
+    const project = (await post("/projects", { teamId: y.id, name: "Going with its milestones" }, tenant.owner.key)).body.project;
+    const milestone = (await post("/milestones", { projectId: project.id, name: "M" }, tenant.owner.key)).body.milestone;
+    const comment = async (on: Record<string, string>) =>
+      (await post("/comments", { ...on, content: "doomed" }, tenant.owner.key)).body.comment.id;
+    const comments = [
+      await comment({ taskId: task.id }),
+      await comment({ projectId: project.id }),
+      await comment({ milestoneId: milestone.id }),
+    ];
+    const before = await last();
+    expect((await del(`/tasks/${task.id}`, tenant.owner.key)).status).toBe(204);
+    expect((await del(`/projects/${project.id}`, tenant.owner.key)).status).toBe(204);
+
+    const gone = [...comments, milestone.id];
+    const deletes = (events: any[]) =>
+      events
+        .filter((e) => gone.includes(e.resourceId))
+        .map((e) => `${e.type} ${e.resourceId}`)
+        .sort();
+    const all = [...comments.map((id) => `comment.deleted ${id}`), `milestone.deleted ${milestone.id}`].sort();
+    expect(deletes(await stream(tenant.owner.key, before.id))).toEqual(all);
+    expect(deletes(await stream(keyY, before.id))).toEqual(all);
+    expect(deletes(await stream(keyX, before.id))).toEqual([]);
+    for (const id of gone) expect(await stream(keyX, undefined, `&resourceId=${id}`)).toEqual([]);
+    expect((await get(`/milestones/${milestone.id}/history`, keyX)).status).toBe(404);
+
+    // Deliveries are written with the event: the webhook of team Y has one for each, team X's none.
+    const ids = (await stream(tenant.owner.key, before.id))
+      .filter((e) => gone.includes(e.resourceId))
+      .map((e) => e.id)
+      .sort();
+    const delivered = async (webhookId: string) =>
+      ((await get(`/webhooks/${webhookId}/deliveries?limit=250`, tenant.owner.key)).body.deliveries as any[]).map((d) => d.eventId).sort();
+    expect(await delivered(hookY)).toEqual(ids);
+    expect(await delivered(hookX)).toEqual([]);
+  });
+  it("a milestone's or comment's team is its parent's, named or not; a parent that is gone is the foreign key's error (a 409, not a 500)", async () => {
+    const project = (await post("/projects", { teamId: team.id, name: "Parent" }, tenant.owner.key)).body.project;
+    const milestone = (await post("/milestones", { projectId: project.id, name: "M" }, tenant.owner.key)).body.milestone;
+    const comment = (await post("/comments", { milestoneId: milestone.id, content: "on it" }, tenant.owner.key)).body.comment;
+    const { rows } = await withDb((db) =>
+      db.execute<{ team_id: string }>(
+        sql`select team_id from milestones where id = ${milestone.id} union all select team_id from comments where id = ${comment.id}`,
+      ),
+    );
+    expect(rows.map((r) => r.team_id)).toEqual([team.id, team.id]);
+    const orphan = withDb((db) =>
+      db.execute(sql`insert into comments (id, workspace_id, author_id, content, task_id)
+        values ('comment_orphan', ${tenant.workspaceId}, ${tenant.owner.userId}, 'x', 'task_gone')`),
+    );
+    await expect(orphan).rejects.toMatchObject({ cause: { code: "23503" } });
+    // A writer that names the team is held to the parent's.
+    const other = await newTeam(tenant);
+    const wrong = withDb((db) =>
+      db.execute(sql`insert into comments (id, workspace_id, author_id, content, milestone_id, team_id)
+        values ('comment_wrong_team', ${tenant.workspaceId}, ${tenant.owner.userId}, 'x', ${milestone.id}, ${other.id})`),
+    );
+    await expect(wrong).rejects.toMatchObject({ cause: { code: "23503" } });
+    const moved = withDb((db) => db.execute(sql`update milestones set team_id = ${other.id} where id = ${milestone.id} returning team_id`));
+    expect((await moved).rows).toEqual([{ team_id: team.id }]);
   });
 });
 

@@ -17,7 +17,7 @@
 // redelivery) has the rows it would write counted before and after instead.
 import { type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, get, post, uniqueEmail } from "./helpers/api";
+import { type ApiResponse, api, get, patch, post, uniqueEmail } from "./helpers/api";
 import { addMember, joinTeam, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { BAD_KEY, call, eventsAfter, expectMissingScope, keyWith, ok, receiverUrl, SCOPES, type Scope } from "./helpers/least-privilege";
 
@@ -561,6 +561,183 @@ describe.concurrent("team-bound walk: a key bound to team A finds no record of t
       expect(res.status, `${name} on team A: ${brief(res)}`).toBe(successStatus(entry.op));
     });
   }
+});
+
+// ---- The grant walk ----
+//
+// Every operation that grants anything (a workspace role, a team or a team role, a credential, what an import
+// writes), called by the OWNER's key bound to team A (every scope): what it grants stays within team A, or it is
+// refused. An operation that creates a team or whose path names invites, users, agents, keys, team members, device
+// approval (or any /auth, /oauth route) or an import, and is neither walked nor excluded with a reason, fails the walk.
+
+/** What granting operations the grant walk leaves out, each with why. */
+const GRANTS_NOTHING: Record<string, string> = {
+  "DELETE /invites/{id}": "cancels an invite: takes away, grants nothing",
+  "DELETE /users/{id}": "removes a member: takes away, grants nothing",
+  "DELETE /team-members/{id}": "removes a membership: takes away, grants nothing",
+  "DELETE /api-keys/{id}": "deletes a key: takes away, grants nothing",
+  "DELETE /imports/{id}": "discards a staged import: writes no record",
+  "PUT /imports/{id}/parts/{number}": "stages a part: writes no record (its commit is walked)",
+  "POST /invites/redeem": "public: grants what its invite says, and a credential bound to teams makes no invite (POST /invites, walked)",
+  "POST /auth/device/code": "public: starts a login that grants nothing until it is approved (walked)",
+  "POST /auth/device/token": "public: hands out what the approval granted (walked)",
+  "POST /auth/token": "public: renews a login with what it was granted, never more (device-login.test.ts)",
+  "POST /auth/revoke": "ends a login: takes away, grants nothing",
+};
+/** Operations that may grant: they create or change members, roles, credentials, or write an import. */
+const GRANTING =
+  /^(POST|PUT|PATCH|DELETE) \/(invites|users|agents|api-keys|team-members|imports|auth|oauth)\b|^POST \/teams(\/\{id\}\/(members|import))?$|^POST \/workspaces\/import$/;
+
+/** A device login asked for on its own (no scope: every scope), approved through the API by `approver`: its access token. */
+async function deviceLogin(approver: { key: string } | { bearer: string }): Promise<string> {
+  const started = ok(await post("/auth/device/code", { client_name: "grant walk" }), 200);
+  ok(await api("POST", "/auth/device/approve", { ...approver, body: { user_code: started.user_code } }), 200);
+  return ok(await post("/auth/device/token", { device_code: started.device_code }), 200).access_token;
+}
+const asBearer = (token: string, op: string, path: string, body?: unknown) => api(op, path, { bearer: token, body });
+/** Rows of `table` matching `where`. */
+const rowsOf = (table: string, where: SQL) =>
+  withDb(async (db) => (await db.execute<{ n: number }>(sql`select count(*)::int as n from ${sql.raw(table)} where ${where}`)).rows[0].n);
+/** A bound key's refusal of a workspace grant: 403 saying the credential is bound to teams. */
+function expectBoundRefusal(res: ApiResponse, what: string) {
+  expect(res.status, `${what}: ${brief(res)}`).toBe(403);
+  expect(res.body.error.code, what).toBe("FORBIDDEN");
+  expect(res.body.error.message, what).toContain("bound to teams");
+}
+/**
+ * The records of an export of team B as a key of every team reads them now: what a grant through team A must leave alone
+ * (other records of team B come and go with the concurrent walks).
+ */
+const teamBState = async (exported: any) => {
+  const ids = new Set([...exported.data.tasks.map((r: any) => r.id), ...exported.data.teams[0].members.map((m: any) => m.userId)]);
+  return {
+    tasks: (await everything(`/tasks?filter[eq][teamId]=${teamB.id}`, owner(), "tasks")).filter((task) => ids.has(task.id)),
+    members: (ok(await get(`/teams/${teamB.id}/members?limit=250`, owner()), 200).members as any[]).filter((m) => ids.has(m.id)),
+  };
+};
+
+const GRANT_TABLE: Record<string, () => Promise<void>> = {
+  async "POST /invites"() {
+    // Into another team as its OWNER, into its own team, as a workspace ADMIN: every invite makes a workspace member.
+    const bodies = [{ teamIds: [teamB.id], teamRole: "OWNER" }, { teamIds: [teamA.id] }, { role: "ADMIN" }, {}];
+    for (const body of bodies) {
+      const email = uniqueEmail("lp-grant-invite");
+      expectBoundRefusal(await post("/invites", { email, ...body }, boundToA), `POST /invites ${JSON.stringify(body)}`);
+      expect(await rowsOf("invites", sql`email = ${email}`), "no invite stored").toBe(0);
+    }
+  },
+  async "PATCH /users/{id}"() {
+    const member = await addMember(t, "MEMBER");
+    const admin = await addMember(t, "ADMIN");
+    expectBoundRefusal(await patch(`/users/${member.userId}`, { role: "ADMIN" }, boundToA), "promote to ADMIN");
+    expectBoundRefusal(await patch(`/users/${member.userId}`, { role: "OWNER" }, boundToA), "promote to OWNER");
+    expectBoundRefusal(await patch(`/users/${admin.userId}`, { role: "MEMBER" }, boundToA), "demote an ADMIN");
+    expect(ok(await get(`/users/${member.userId}`, owner()), 200).user.role).toBe("MEMBER");
+    expect(ok(await get(`/users/${admin.userId}`, owner()), 200).user.role).toBe("ADMIN");
+    // Its own name is no grant.
+    expect(ok(await patch(`/users/${t.owner.userId}`, { name: "Bound owner" }, boundToA), 200).user.name).toBe("Bound owner");
+  },
+  async "POST /teams"() {
+    // Its creator would be the new team's OWNER, in a team outside the credential's: refused, top-level or under team A.
+    for (const parentId of [undefined, teamA.id]) {
+      const res = await post("/teams", { name: "Grant walk", prefix: prefix(), ...(parentId && { parentId }) }, boundToA);
+      expectBoundRefusal(res, `POST /teams under ${parentId ?? "none"}`);
+    }
+  },
+  async "POST /teams/{id}/members"() {
+    const person = await addMember(t, "MEMBER");
+    expect((await post(`/teams/${teamB.id}/members`, { userId: person.userId, role: "OWNER" }, boundToA)).status).toBe(404);
+    const added = ok(await post(`/teams/${teamA.id}/members`, { userId: person.userId, role: "OWNER" }, boundToA), 201).teamMember;
+    expect(added).toMatchObject({ teamId: teamA.id, role: "OWNER" });
+    // Team A's OWNER reaches no further: team B's records are not theirs to write.
+    const taskOfB = await newTask(teamB.id);
+    expectRoleRefusal(await patch(`/tasks/${taskOfB.id}`, { title: "Mine now" }, person.key));
+  },
+  async "PATCH /team-members/{id}"() {
+    const inB = await membership(teamB.id);
+    expect((await patch(`/team-members/${inB}`, { role: "OWNER" }, boundToA)).status).toBe(404);
+    expect(ok(await get(`/team-members/${inB}`, owner()), 200).teamMember.role).toBe("VIEWER");
+    const inA = await membership(teamA.id);
+    expect(ok(await patch(`/team-members/${inA}`, { role: "OWNER" }, boundToA), 200).teamMember).toMatchObject({ teamId: teamA.id });
+  },
+  async "POST /agents"() {
+    expect((await post("/agents", { name: "Of B", teamIds: [teamB.id] }, boundToA)).status).toBe(404);
+    expect((await post("/agents", { name: "Of all", teamIds: null }, boundToA)).status).toBe(403);
+    const agent = ok(await post("/agents", { name: "Of A" }, boundToA), 201).agent;
+    expect(ok(await get("/me", agent.apiKey), 200)).toMatchObject({ role: "MEMBER", teamIds: [teamA.id] });
+    expect((await get(`/tasks/${(await newTask(teamB.id)).id}`, agent.apiKey)).status).toBe(404);
+    // Its key makes no wider one, and the bound key cannot widen the agent's role.
+    expect((await post("/api-keys", { name: "wider", teamIds: null }, agent.apiKey)).status).toBe(403);
+    expectBoundRefusal(await patch(`/users/${agent.id}`, { role: "ADMIN" }, boundToA), "promote its agent");
+  },
+  async "POST /api-keys"() {
+    expect((await post("/api-keys", { name: "Of B", teamIds: [teamB.id] }, boundToA)).status).toBe(404);
+    expect((await post("/api-keys", { name: "Of all", teamIds: null }, boundToA)).status).toBe(403);
+    const key = ok(await post("/api-keys", { name: "Of A" }, boundToA), 201).key;
+    expect(ok(await get("/me", key), 200).teamIds).toEqual([teamA.id]);
+    expect((await get(`/tasks/${(await newTask(teamB.id)).id}`, key)).status).toBe(404);
+  },
+  async "POST /auth/device/approve"() {
+    const token = await deviceLogin({ key: boundToA });
+    expect(ok(await asBearer(token, "GET", "/me"), 200).teamIds).toEqual([teamA.id]);
+    expect((await asBearer(token, "GET", `/tasks/${(await newTask(teamB.id)).id}`)).status).toBe(404);
+    // The login grants no more than its approver: no workspace role, no wider key, no wider login.
+    expectBoundRefusal(await asBearer(token, "POST", "/invites", { email: uniqueEmail("lp-grant-device") }), "invite by its login");
+    expect((await asBearer(token, "POST", "/api-keys", { name: "wider", teamIds: null })).status).toBe(403);
+    const again = await deviceLogin({ bearer: token });
+    expect(ok(await asBearer(again, "GET", "/me"), 200).teamIds).toEqual([teamA.id]);
+  },
+  async "POST /teams/{id}/import"() {
+    // Team B's export, into team A with update: new records in team A (its members join team A); team B as it was.
+    await newTask(teamB.id);
+    const exported = ok(await get(`/teams/${teamB.id}/export`, owner()), 200);
+    expect((await post(`/teams/${teamB.id}/import`, { data: exported, update: true }, boundToA)).status).toBe(404);
+    const before = await teamBState(exported);
+    expect(before.tasks.length * before.members.length).toBeGreaterThan(0);
+    ok(await post(`/teams/${teamA.id}/import`, { data: exported, update: true }, boundToA), 200);
+    expect(await teamBState(exported)).toEqual(before);
+  },
+  async "POST /workspaces/import"() {
+    const source = await newTenant("Grant walk source");
+    const exported = ok(await get(`/workspaces/${source.workspaceId}/export`, source.owner.key), 200);
+    expectBoundRefusal(await post("/workspaces/import", { data: exported }, boundToA), "POST /workspaces/import");
+  },
+  async "POST /imports"() {
+    expect((await post("/imports", { teamId: teamB.id }, boundToA)).status).toBe(404);
+    expectBoundRefusal(await post("/imports", {}, boundToA), "an import of a workspace");
+  },
+  async "POST /imports/{id}/commit"() {
+    await newTask(teamB.id);
+    const exported = ok(await get(`/teams/${teamB.id}/export`, owner()), 200);
+    const id = ok(await post("/imports", { teamId: teamA.id, update: true }, boundToA), 201).import.id;
+    ok(await call("PUT /imports/{id}/parts/{number}", `/imports/${id}/parts/1`, boundToA, { data: exported }), 200);
+    const before = await teamBState(exported);
+    expect(before.tasks.length * before.members.length).toBeGreaterThan(0);
+    ok(await post(`/imports/${id}/commit`, undefined, boundToA), 200);
+    expect(await teamBState(exported)).toEqual(before);
+  },
+};
+
+/** 403 FORBIDDEN for a role the user lacks (no scope named). */
+function expectRoleRefusal(res: ApiResponse) {
+  expect(res.status, brief(res)).toBe(403);
+  expect(res.body.error.details?.requiredScope).toBeUndefined();
+}
+
+describe.concurrent("grant walk: a key bound to team A grants nothing past team A", () => {
+  it("each operation that may grant is walked, or excluded with the reason", () => {
+    const ops = Object.entries<any>(doc.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .filter((op) => GRANTING.test(op));
+    const unknown = ops.filter((op) => !(op in GRANT_TABLE) && !(op in GRANTS_NOTHING));
+    expect(
+      unknown,
+      "operations that may grant, neither walked nor excluded: add them to GRANT_TABLE (or GRANTS_NOTHING, saying why)",
+    ).toEqual([]);
+    expect([...Object.keys(GRANT_TABLE), ...Object.keys(GRANTS_NOTHING)].filter((op) => !ops.includes(op))).toEqual([]);
+  });
+
+  for (const [op, walk] of Object.entries(GRANT_TABLE)) it(op, walk);
 });
 
 /** Every item of a list (all pages) as `key` sees it. */

@@ -14,6 +14,7 @@ import {
   type TeamRole,
   teamRoleRefusal,
   unboundRefusal,
+  WORKSPACE_GRANT,
   workspaceRoleRefusal,
   workspaceRoleSql,
 } from "./roles";
@@ -68,6 +69,9 @@ export const unboundGuard = (actor: Actor, what: string): Guard => ({
   holds: sql`(${teamsValue(actor.teams)} is null)`,
   refusal: () => unboundRefusal(what),
 });
+
+/** requireMayGrantWorkspaceRole's rule as a guard: a credential bound to teams grants no workspace role. */
+export const workspaceGrantGuard = (actor: Actor): Guard => unboundGuard(actor, WORKSPACE_GRANT);
 
 /** Every one of `labelIds` a label of the workspace (NOT_FOUND otherwise), as a guard of a write that attaches them. */
 export const labelsGuard = (workspace: WorkspaceScope, labelIds: string[]): Guard => ({

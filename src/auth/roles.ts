@@ -22,6 +22,15 @@ export const unboundRefusal = (what: string) => forbidden(`A credential bound to
 export function requireUnbound(p: Principal, what: string): void {
   if (p.teamIds !== null) throw unboundRefusal(what);
 }
+/**
+ * What a credential bound to teams never grants (docs/api.md, "Least privilege"): a workspace role. An invite makes a
+ * workspace member, who reads every team and signs in for a key bound to none; a role change widens or narrows what a
+ * member does in every team. Both reach past the credential's teams, whatever the invite's teams or role: 403. (Team
+ * roles it grants within its teams, as every write; keys, agents' keys and device logins within its grants: auth/grants.ts.)
+ */
+export const WORKSPACE_GRANT = "grant a workspace role (invite people or change a member's role): a workspace member reads every team";
+export const requireMayGrantWorkspaceRole = (p: Principal) => requireUnbound(p, WORKSPACE_GRANT);
+
 /** Whether the principal's credential reaches team `teamId` (a credential bound to other teams finds it not at all). */
 export const reachesTeam = (p: Principal, teamId: string) => p.teamIds === null || p.teamIds.includes(teamId);
 

@@ -10,5 +10,8 @@ export const publicBaseUrl = (c: { env: Pick<Env, "PUBLIC_BASE_URL">; req: { url
  */
 export const IMPORT_PATH = /^\/((teams\/[^/]+|workspaces)\/import|imports\/[^/]+\/(parts\/[^/]+|commit))$/;
 
+/** The routes that make an account or a membership before any credential exists (a sign-up, an invite redeemed): their writes' events say `sign_up`. */
+export const SIGN_UP_PATH = /^\/(signup\/complete|invites\/redeem)$/;
+
 /** The export routes (GET /{tasks|projects|teams|workspaces}/{id}/export, or its template): no ETag (each export is new, and a large one streams). */
 export const EXPORT_PATH = /^\/(tasks|projects|teams|workspaces)\/[^/]+\/export$/;

@@ -3,24 +3,25 @@
 // the MCP endpoint, an import) and the request id. The events the database writes with each change carry it
 // (docs/events.md).
 import { createMiddleware } from "hono/factory";
-import { credentialUser, readCredential } from "../../auth/credential";
+import { type Credential, credentialUser, readCredential } from "../../auth/credential";
 import type { EventVia } from "../../db/event-context";
 import type { AppEnv } from "../../http/context";
-import { IMPORT_PATH } from "../../http/urls";
+import { IMPORT_PATH, SIGN_UP_PATH } from "../../http/urls";
+
+/** How a request's writes came (contract §9), from its path and credential. */
+function viaOf(path: string, credential: Credential | null): EventVia | null {
+  // A sign-up or an invite redeemed is by the account it makes, whatever credential came along.
+  if (SIGN_UP_PATH.test(path)) return "sign_up";
+  if (!credential) return null; // another public route: a login
+  if (path === "/mcp") return "mcp";
+  if (IMPORT_PATH.test(path)) return "import";
+  return credential.kind === "apiKey" ? "api_key" : "jwt";
+}
 
 export const eventContext = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-    const credential = await readCredential(c.req, c.env).catch(() => null);
-    // A public route (sign-up, login, an invite redeemed) has no credential: no `via`.
-    const via: EventVia | null = !credential
-      ? null
-      : c.req.path === "/mcp"
-        ? "mcp"
-        : IMPORT_PATH.test(c.req.path)
-          ? "import"
-          : credential.kind === "apiKey"
-            ? "api_key"
-            : "jwt";
+    const credential = SIGN_UP_PATH.test(c.req.path) ? null : await readCredential(c.req, c.env).catch(() => null);
+    const via = viaOf(c.req.path, credential);
     c.get("rdb").eventContext = { actor: credential ? credentialUser(credential) : null, via, requestId: c.get("requestId") };
   }
   await next();

@@ -49,9 +49,9 @@ export function createComment(caller: Caller, input: CommentCreateInput): Promis
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [
       // The target locked against deletion until the comment is in (a concurrent delete then waits and cascades to it).
-      sql`locked as (select id, workspace_id from ${target.table} where id = ${allowed} for key share)`,
-      sql`comments as (insert into ${comments} (id, workspace_id, author_id, content, ${sql.identifier(TARGET_COLUMN[named.kind].name)})
-        select ${id}, workspace_id, ${caller.actor.user}, ${input.content}, id from locked returning *)`,
+      sql`locked as (select id, workspace_id, team_id from ${target.table} where id = ${allowed} for key share)`,
+      sql`comments as (insert into ${comments} (id, workspace_id, author_id, content, team_id, ${sql.identifier(TARGET_COLUMN[named.kind].name)})
+        select ${id}, workspace_id, ${caller.actor.user}, ${input.content}, team_id, id from locked returning *)`,
     ],
     result: written(sql`${id}`),
   }));

@@ -9,7 +9,7 @@ import { normalizeEmail } from "../../auth/accounts/signup";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedWrite, readTarget, type Target } from "../../auth/guarded";
 import type { Principal } from "../../auth/principal";
-import { requireWorkspaceRole } from "../../auth/roles";
+import { requireMayGrantWorkspaceRole, requireWorkspaceRole } from "../../auth/roles";
 import { randomToken, sha256Hex } from "../../core/crypto";
 import { conflict, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Db } from "../../db/client";
@@ -64,6 +64,8 @@ const inviteTarget = (caller: Caller, id: string, guards: Guard[], where?: SQL):
 export async function createInvite(caller: Caller, outbox: EmailOutbox, input: InviteCreateInput, redeemUrl: string): Promise<InviteDto> {
   const principal = await caller.principal();
   requireInviter(principal);
+  // Whatever its teams and role: the invitee becomes a workspace member, who reads every team.
+  requireMayGrantWorkspaceRole(principal);
   const workspaceId = principal.workspace.id;
   const email = normalizeEmail(input.email);
   const teamIds = [...new Set(input.teamIds)];

@@ -64,8 +64,8 @@ function insertMilestone(caller: Caller, input: MilestoneCreateInput, customFiel
   const insert = insertColumns(milestones, columns);
   return guardedWrite(caller, projectTarget(caller, input.projectId), (allowed) => ({
     ctes: [
-      sql`milestones as (insert into ${milestones} (id, workspace_id, project_id, ${insert.names})
-        select ${id}, ${projects.workspaceId}, ${projects.id}, ${insert.values} from ${projects} where ${projects.id} = ${allowed} returning *)`,
+      sql`milestones as (insert into ${milestones} (id, workspace_id, project_id, team_id, ${insert.names})
+        select ${id}, ${projects.workspaceId}, ${projects.id}, ${projects.teamId}, ${insert.values} from ${projects} where ${projects.id} = ${allowed} returning *)`,
     ],
     result: written(sql`${id}`),
   }));

@@ -282,6 +282,8 @@ export function planMilestones(state: PlanState) {
       ...rest,
       id,
       projectId: projectId ?? m.projectId,
+      // Its project's (checked by the database): an unknown project leaves it empty, and the import is refused anyway.
+      teamId: state.projectTeam.get(projectId ?? "") ?? "",
       customFields: state.customFields(m.customFields, "milestone", `${at}.customFields`),
     };
   });
@@ -378,7 +380,11 @@ export function planCommentPage(state: PlanState, page: Located<ExportedComment>
     const id = state.kept(c.id) ? c.id : newId("cmnt");
     const current = state.target.comments.get(id);
     if (current && !current.editable && current.content !== c.content) refused.push(at);
-    return { id, authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, ...links };
+    // The team of what it is on (checked by the database); a link that failed leaves it empty, and the import is refused.
+    const task = c.taskId === null ? undefined : state.tasks.get(c.taskId);
+    const projectId = links.projectId ?? state.milestoneProject.get(links.milestoneId ?? "");
+    const teamId = task ? state.teamOf(task.teamId) : (state.projectTeam.get(projectId ?? "") ?? "");
+    return { id, authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, teamId, ...links };
   });
   return { comments, refused };
 }

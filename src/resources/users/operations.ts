@@ -2,7 +2,7 @@
 // itself and says why it wrote nothing (guardedWrite); the last-OWNER rule is one of its guards, read under a lock.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, users, workspaceMembers } from "../../../drizzle/schema";
-import { workspaceRoleGuard } from "../../auth/access";
+import { workspaceGrantGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
@@ -59,6 +59,7 @@ export function updateUser(caller: Caller, id: string, input: UserUpdateInput): 
     const changes = sql`(${workspaceMembers.role} <> ${role})`;
     const fromOwner = sql`(${changes} and ${workspaceMembers.role} = 'OWNER')`;
     guards.push(
+      workspaceGrantGuard(actor),
       workspaceRoleGuard(actor, "ADMIN", "change workspace roles"),
       workspaceRoleGuard(actor, "OWNER", "grant or take away the OWNER role", sql`not ${role === "OWNER" ? changes : fromOwner}`),
       keepsAnOwner(caller, fromOwner, sql`${users.id}`),

@@ -50,7 +50,8 @@ const update = createRoute({
   summary: "Change a member's profile or workspace role",
   description:
     "`name` and `avatarUrl` change only on yourself or on an agent you own (anyone else: 403). `role` needs workspace ADMIN or OWNER; " +
-    "granting OWNER or changing an OWNER's role needs an OWNER. The last OWNER keeps the role (409), also under concurrent requests.",
+    "granting OWNER or changing an OWNER's role needs an OWNER, and a credential bound to teams changes no role (403). " +
+    "The last OWNER keeps the role (409), also under concurrent requests.",
   request: { params: IdParam, ...jsonBody(UserUpdate) },
   responses: {
     200: jsonResponse(one, "Updated"),

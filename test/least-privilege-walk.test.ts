@@ -578,7 +578,8 @@ const GRANTS_NOTHING: Record<string, string> = {
   "DELETE /api-keys/{id}": "deletes a key: takes away, grants nothing",
   "DELETE /imports/{id}": "discards a staged import: writes no record",
   "PUT /imports/{id}/parts/{number}": "stages a part: writes no record (its commit is walked)",
-  "POST /invites/redeem": "public: grants what its invite says, and a credential bound to teams makes no invite (POST /invites, walked)",
+  "POST /invites/redeem":
+    "public: grants what its invite says, and a credential bound to teams invites only into its teams, as a MEMBER (POST /invites, walked)",
   "POST /auth/device/code": "public: starts a login that grants nothing until it is approved (walked)",
   "POST /auth/device/token": "public: hands out what the approval granted (walked)",
   "POST /auth/token": "public: renews a login with what it was granted, never more (device-login.test.ts)",
@@ -618,13 +619,26 @@ const teamBState = async (exported: any) => {
 
 const GRANT_TABLE: Record<string, () => Promise<void>> = {
   async "POST /invites"() {
-    // Into another team as its OWNER, into its own team, as a workspace ADMIN: every invite makes a workspace member.
-    const bodies = [{ teamIds: [teamB.id], teamRole: "OWNER" }, { teamIds: [teamA.id] }, { role: "ADMIN" }, {}];
-    for (const body of bodies) {
+    // Only into its own teams (another team is 404, as everywhere), into at least one, and never as a workspace ADMIN.
+    const refused: [object, number][] = [
+      [{ teamIds: [teamB.id], teamRole: "OWNER" }, 404],
+      [{ teamIds: [teamA.id, teamB.id] }, 404],
+      [{ teamIds: [teamA.id], role: "ADMIN" }, 403],
+      [{ role: "ADMIN" }, 403],
+      [{}, 403],
+    ];
+    for (const [body, status] of refused) {
       const email = uniqueEmail("lp-grant-invite");
-      expectBoundRefusal(await post("/invites", { email, ...body }, boundToA), `POST /invites ${JSON.stringify(body)}`);
+      const res = await post("/invites", { email, ...body }, boundToA);
+      if (status === 403) expectBoundRefusal(res, `POST /invites ${JSON.stringify(body)}`);
+      else expect(res.status, `POST /invites ${JSON.stringify(body)}: ${brief(res)}`).toBe(404);
       expect(await rowsOf("invites", sql`email = ${email}`), "no invite stored").toBe(0);
     }
+    const invite = ok(
+      await post("/invites", { email: uniqueEmail("lp-grant-invite"), teamIds: [teamA.id], teamRole: "OWNER" }, boundToA),
+      201,
+    ).invite;
+    expect(invite).toMatchObject({ role: "MEMBER", teamIds: [teamA.id], teamRole: "OWNER" });
   },
   async "PATCH /users/{id}"() {
     const member = await addMember(t, "MEMBER");
@@ -682,7 +696,11 @@ const GRANT_TABLE: Record<string, () => Promise<void>> = {
     expect(ok(await asBearer(token, "GET", "/me"), 200).teamIds).toEqual([teamA.id]);
     expect((await asBearer(token, "GET", `/tasks/${(await newTask(teamB.id)).id}`)).status).toBe(404);
     // The login grants no more than its approver: no workspace role, no wider key, no wider login.
-    expectBoundRefusal(await asBearer(token, "POST", "/invites", { email: uniqueEmail("lp-grant-device") }), "invite by its login");
+    expect((await asBearer(token, "POST", "/invites", { email: uniqueEmail("lp-grant-device"), teamIds: [teamB.id] })).status).toBe(404);
+    expectBoundRefusal(
+      await asBearer(token, "POST", "/invites", { email: uniqueEmail("lp-grant-device"), role: "ADMIN" }),
+      "invite by its login",
+    );
     expect((await asBearer(token, "POST", "/api-keys", { name: "wider", teamIds: null })).status).toBe(403);
     const again = await deviceLogin({ bearer: token });
     expect(ok(await asBearer(again, "GET", "/me"), 200).teamIds).toEqual([teamA.id]);

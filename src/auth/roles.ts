@@ -23,13 +23,17 @@ export function requireUnbound(p: Principal, what: string): void {
   if (p.teamIds !== null) throw unboundRefusal(what);
 }
 /**
- * What a credential bound to teams never grants (docs/api.md, "Least privilege"): a workspace role. An invite makes a
- * workspace member, who reads every team and signs in for a key bound to none; a role change widens or narrows what a
- * member does in every team. Both reach past the credential's teams, whatever the invite's teams or role: 403. (Team
- * roles it grants within its teams, as every write; keys, agents' keys and device logins within its grants: auth/grants.ts.)
+ * What a credential bound to teams never grants (docs/api.md, "Least privilege"): a workspace role above MEMBER, or a
+ * change of anyone's workspace role (it acts on every team): 403. It invites only into its own teams (another team is
+ * 404, as everywhere: `inTeams` in the invite's statement), and into at least one, as a MEMBER of the workspace.
  */
-export const WORKSPACE_GRANT = "grant a workspace role (invite people or change a member's role): a workspace member reads every team";
+export const WORKSPACE_GRANT = "grant a workspace role (an ADMIN invite, a change of a member's role): it acts on every team";
 export const requireMayGrantWorkspaceRole = (p: Principal) => requireUnbound(p, WORKSPACE_GRANT);
+export function requireBoundInvite(p: Principal, input: { role: WorkspaceRole; teamIds: readonly string[] }): void {
+  if (p.teamIds === null) return;
+  if (input.role !== "MEMBER") throw unboundRefusal(WORKSPACE_GRANT);
+  if (input.teamIds.length === 0) throw unboundRefusal("invite into no team: name its teams in teamIds");
+}
 
 /** Whether the principal's credential reaches team `teamId` (a credential bound to other teams finds it not at all). */
 export const reachesTeam = (p: Principal, teamId: string) => p.teamIds === null || p.teamIds.includes(teamId);

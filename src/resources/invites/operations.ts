@@ -9,10 +9,11 @@ import { normalizeEmail } from "../../auth/accounts/signup";
 import type { Caller } from "../../auth/caller";
 import { type Guard, guardedWrite, readTarget, type Target } from "../../auth/guarded";
 import type { Principal } from "../../auth/principal";
-import { requireMayGrantWorkspaceRole, requireWorkspaceRole } from "../../auth/roles";
+import { requireBoundInvite, requireWorkspaceRole } from "../../auth/roles";
 import { randomToken, sha256Hex } from "../../core/crypto";
 import { conflict, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Db } from "../../db/client";
+import { inTeams } from "../../db/scope";
 import type { EmailOutbox } from "../../email/outbox";
 import { listBody, pageQuery } from "../../http/list";
 import { newId } from "../../ids";
@@ -64,8 +65,7 @@ const inviteTarget = (caller: Caller, id: string, guards: Guard[], where?: SQL):
 export async function createInvite(caller: Caller, outbox: EmailOutbox, input: InviteCreateInput, redeemUrl: string): Promise<InviteDto> {
   const principal = await caller.principal();
   requireInviter(principal);
-  // Whatever its teams and role: the invitee becomes a workspace member, who reads every team.
-  requireMayGrantWorkspaceRole(principal);
+  requireBoundInvite(principal, input);
   const workspaceId = principal.workspace.id;
   const email = normalizeEmail(input.email);
   const teamIds = [...new Set(input.teamIds)];
@@ -83,7 +83,8 @@ export async function createInvite(caller: Caller, outbox: EmailOutbox, input: I
         select pg_advisory_xact_lock(hashtext(${`invite:${workspaceId}:${email}`})) as locked,
           exists (select 1 from ${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId}
             where ${workspaceMembers.workspaceId} = ${workspaceId} and ${users.email} = ${email}) as member,
-          (select count(*)::int from ${teams} where ${teams.workspaceId} = ${workspaceId} and ${teams.id} in (${ids})) as teams`)
+          (select count(*)::int from ${teams} where ${teams.workspaceId} = ${workspaceId} and ${teams.id} in (${ids})
+            and ${inTeams(principal.teamIds, teams.id)}) as teams`)
     ).rows;
     if (state.member) throw conflict("This address already belongs to a member of the workspace");
     if (Number(state.teams) !== teamIds.length) throw notFound("Team");

@@ -27,7 +27,7 @@ const create = createRoute({
   path: "/invites",
   summary: "Invite someone to the workspace by email",
   description:
-    `Needs workspace ADMIN or OWNER (agents never), on a credential bound to no team (an invitee reads every team: 403). \`role\` is MEMBER (default) or ADMIN; OWNER is 422. \`teamRole\` (default MEMBER) ` +
+    `Needs workspace ADMIN or OWNER (agents never); a credential bound to teams invites only into its teams (another team: 404), into at least one, with \`role\` MEMBER (else 403). \`role\` is MEMBER (default) or ADMIN; OWNER is 422. \`teamRole\` (default MEMBER) ` +
     `is given in each of \`teamIds\`, which must be teams of this workspace (else 404). An address that already belongs to a member is 409. ` +
     `The invite email (through the queue) carries a single-use token, stored only hashed, valid ${INVITE_TTL_DAYS} days. ` +
     `Inviting an address that has a pending invite replaces that invite (its token stops working): this is how an invite is re-sent.`,

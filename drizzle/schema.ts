@@ -442,7 +442,8 @@ export const oauthGrants = pgTable(
     redirectUri: text("redirect_uri").notNull(),
     scopes: text("scopes").array(),
     teamIds: text("team_ids").array(),
-    // Null once exchanged: a code is used at most once.
+    // The code's hash stays, so that a code presented again is known (and revokes the grant); the challenge is null
+    // once exchanged, which is what makes the grant live.
     codeHash: text("code_hash"),
     codeChallenge: text("code_challenge"),
     codeExpiresAt: ts("code_expires_at"),

@@ -7,6 +7,7 @@ import type { Db, RequestDb, Tx } from "../db/client";
 import type { Env } from "../env";
 import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../http/list";
 import { type Credential, credentialScope, credentialTeams, memberColumn } from "./credential";
+import { touchGrant } from "./oauth/grants";
 import { type Actor, loadPrincipal, type Principal, principalActor, touchApiKey } from "./principal";
 
 export const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
@@ -161,14 +162,15 @@ export class Caller {
     return parseListParams(query, spec, this.cursorKey);
   }
 
-  /** After a request it served: records the key's use (lastUsedAt), once a minute per key, after the response. */
+  /** After a request it served: records the key's (or OAuth grant's) use (lastUsedAt), once a minute each, after the response. */
   touch(): void {
     const credential = this.credential;
-    if (credential.kind !== "apiKey") return;
+    const used = credential.kind === "apiKey" ? credential.keyHash : credential.grantId;
+    if (!used) return;
     const now = Date.now();
-    if (now - (recentlyTouched.get(credential.keyHash) ?? 0) < 60_000) return;
-    recentlyTouched.set(credential.keyHash, now);
+    if (now - (recentlyTouched.get(used) ?? 0) < 60_000) return;
+    recentlyTouched.set(used, now);
     if (recentlyTouched.size > 10_000) recentlyTouched.clear();
-    this.rdb.defer((db) => touchApiKey(db, credential.keyHash));
+    this.rdb.defer((db) => (credential.kind === "apiKey" ? touchApiKey(db, used) : touchGrant(db, used)));
   }
 }

@@ -12,15 +12,18 @@ export const eventContext = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
     const credential = await readCredential(c.req, c.env).catch(() => null);
     // A public route (sign-up, login, an invite redeemed) has no credential: no `via`.
+    // An OAuth grant's token says so wherever it writes, /mcp included (contract §16).
     const via: EventVia | null = !credential
       ? null
-      : c.req.path === "/mcp"
-        ? "mcp"
-        : IMPORT_PATH.test(c.req.path)
-          ? "import"
-          : credential.kind === "apiKey"
-            ? "api_key"
-            : "jwt";
+      : credential.kind === "jwt" && credential.grantId
+        ? "oauth"
+        : c.req.path === "/mcp"
+          ? "mcp"
+          : IMPORT_PATH.test(c.req.path)
+            ? "import"
+            : credential.kind === "apiKey"
+              ? "api_key"
+              : "jwt";
     c.get("rdb").eventContext = { actor: credential ? credentialUser(credential) : null, via, requestId: c.get("requestId") };
   }
   await next();

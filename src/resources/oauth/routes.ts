@@ -107,16 +107,22 @@ const authorize = createRoute({
   },
 });
 const steps = [
-  ["oauthAuthorizeEmail", "/oauth/authorize", "step 1: the email address to send a code to, or Deny"],
-  ["oauthAuthorizeSignIn", "/oauth/authorize/signin", "step 2: the emailed code, or Deny"],
-  ["oauthAuthorizeConsent", "/oauth/authorize/consent", "step 3: workspace, scopes and teams; Approve or Deny"],
-].map(([operationId, path, what]) =>
+  ["oauthAuthorizeEmail", "/oauth/authorize", "step 1: the email address to send a code to, or Deny", "The same login codes as POST /login/start."],
+  ["oauthAuthorizeSignIn", "/oauth/authorize/signin", "step 2: the emailed code, or Deny", "The same login codes as POST /login/complete; the code is used up."],
+  [
+    "oauthAuthorizeConsent",
+    "/oauth/authorize/consent",
+    "step 3: workspace, scopes and teams; Approve or Deny",
+    "Approve redirects to the client with `code` (5 minutes, single use); the scopes are those ticked of those asked, the teams every team or those ticked.",
+  ],
+].map(([operationId, path, what, description]) =>
   createRoute({
     method: "post",
     operationId,
     path,
     ...publicRoute(TAG),
     summary: `Authorization endpoint (HTML), ${what}`,
+    description,
     request: form(z.record(z.string(), z.string())),
     responses: {
       200: htmlResponse("The next step"),

@@ -11761,7 +11761,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11772,6 +11772,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"];
           "text/html": string;
         };
       };
@@ -11904,7 +11905,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11915,6 +11916,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"];
           "text/html": string;
         };
       };
@@ -12047,7 +12049,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12058,6 +12060,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"];
           "text/html": string;
         };
       };
@@ -12500,7 +12503,7 @@ export interface operations {
           "application/json": components["schemas"]["OAuthClientInformation"];
         };
       };
-      /** @description `invalid_redirect_uri` or `invalid_client_metadata` */
+      /** @description `invalid_redirect_uri` or `invalid_client_metadata`; a refusal before the endpoint (e.g. a malformed Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12511,7 +12514,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["OAuthError"];
+          "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
         };
       };
       /** @description CONFLICT */
@@ -12614,7 +12617,7 @@ export interface operations {
           "application/json": components["schemas"]["OAuthToken"];
         };
       };
-      /** @description `invalid_request`, `invalid_grant`, `unsupported_grant_type` */
+      /** @description `invalid_request`, `invalid_grant`, `unsupported_grant_type`; a refusal before the endpoint (e.g. a malformed Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12625,7 +12628,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["OAuthError"];
+          "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
         };
       };
       /** @description CONFLICT */

@@ -155,8 +155,22 @@ describe("OAuth metadata and registration", () => {
     }
     const secret = await post("/oauth/register", { redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" });
     expect(secret.body.error).toBe("invalid_client_metadata");
-    const notJson = await api("POST", "/oauth/register", { rawBody: "nope", headers: { "content-type": "application/json" } });
-    expect(notJson.status).toBe(400);
+    // Hostile bodies are refused with RFC 7591's error, never a 500; unknown metadata is ignored (RFC 7591 §2).
+    for (const rawBody of ["nope", "[]", "null", '"x"', '{"redirect_uris":"x"}', '{"redirect_uris":[1]}']) {
+      const res = await api("POST", "/oauth/register", { rawBody, headers: { "content-type": "application/json" } });
+      expect(res.status, rawBody).toBe(400);
+      expect(res.body.error, rawBody).toMatch(/^invalid_(client_metadata|redirect_uri)$/);
+    }
+    // A prototype-named key is refused by the API's body guard before the endpoint, as on every route.
+    const proto = await api("POST", "/oauth/register", {
+      rawBody: `{"__proto__":{"polluted":1},"redirect_uris":["${REDIRECT}"]}`,
+      headers: { "content-type": "application/json" },
+    });
+    expect(proto.status).toBe(422);
+    expect(({} as any).polluted).toBeUndefined();
+    const extra = await post("/oauth/register", { redirect_uris: [REDIRECT], logo_uri: "https://x.example/l.png", software_id: "x" });
+    expect(extra.status).toBe(201);
+    expect(extra.body.client_name).toBe("127.0.0.1:33418");
   });
 
   it("a client_id that is a metadata document's URL must be https to a public host (loopback only in development)", async () => {

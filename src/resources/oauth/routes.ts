@@ -11,7 +11,7 @@ import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { listBody } from "../../http/list";
-import { errorResponses, jsonResponse } from "../../http/openapi";
+import { ErrorBody, errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
@@ -24,8 +24,17 @@ const TAG = "OAuth";
 const OAuthErrorBody = z
   .object({ error: z.string().openapi({ example: "invalid_grant" }), error_description: z.string() })
   .openapi("OAuthError", { description: "RFC 6749 §5.2 (and RFC 7591 §3.2.2) error body" });
-const oauthError = (description: string) => ({ description, content: { "application/json": { schema: OAuthErrorBody } } });
+/** A refusal of the protocol (OAuth's body), or of the API's middleware before it (a malformed Idempotency-Key: the API's). */
+const oauthError = (description: string) => ({
+  description: `${description}; a refusal before the endpoint (e.g. a malformed Idempotency-Key) is the API's error body`,
+  content: { "application/json": { schema: z.union([OAuthErrorBody, ErrorBody]) } },
+});
 const htmlResponse = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+/** A page's refusal, or the API's (JSON) when the middleware refuses the request before the page. */
+const htmlOrError = (description: string) => ({
+  description: `${description}; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body`,
+  content: { "text/html": { schema: z.string() }, "application/json": { schema: ErrorBody } },
+});
 const form = (schema: z.ZodType) => ({ body: { required: true, content: { "application/x-www-form-urlencoded": { schema } } } });
 
 const serverMetadata = createRoute({
@@ -91,13 +100,13 @@ const authorize = createRoute({
   request: {
     query: z.object({
       response_type: z.literal("code"),
-      client_id: z.string(),
-      redirect_uri: z.string().optional(),
-      code_challenge: z.string(),
+      client_id: z.string().max(2000),
+      redirect_uri: z.string().max(2000).optional(),
+      code_challenge: z.string().max(128),
       code_challenge_method: z.literal("S256"),
-      state: z.string().optional(),
-      scope: z.string().optional(),
-      resource: z.string().optional(),
+      state: z.string().max(2000).optional(),
+      scope: z.string().max(500).optional(),
+      resource: z.string().max(2000).optional(),
     }),
   },
   responses: {
@@ -107,8 +116,18 @@ const authorize = createRoute({
   },
 });
 const steps = [
-  ["oauthAuthorizeEmail", "/oauth/authorize", "step 1: the email address to send a code to, or Deny", "The same login codes as POST /login/start."],
-  ["oauthAuthorizeSignIn", "/oauth/authorize/signin", "step 2: the emailed code, or Deny", "The same login codes as POST /login/complete; the code is used up."],
+  [
+    "oauthAuthorizeEmail",
+    "/oauth/authorize",
+    "step 1: the email address to send a code to, or Deny",
+    "The same login codes as POST /login/start.",
+  ],
+  [
+    "oauthAuthorizeSignIn",
+    "/oauth/authorize/signin",
+    "step 2: the emailed code, or Deny",
+    "The same login codes as POST /login/complete; the code is used up.",
+  ],
   [
     "oauthAuthorizeConsent",
     "/oauth/authorize/consent",
@@ -127,7 +146,7 @@ const steps = [
     responses: {
       200: htmlResponse("The next step"),
       302: { description: "Back to the client" },
-      400: htmlResponse("The request expired (30 minutes) or the form is not this flow's"),
+      400: htmlOrError("The request expired (30 minutes) or the form is not this flow's"),
       403: htmlResponse("The person is a member of no workspace"),
       422: htmlResponse("Invalid input"),
     },

@@ -6,9 +6,9 @@ import { oauthGrants } from "../drizzle/schema";
 import { base64url } from "../src/core/crypto";
 import { SCOPES } from "../src/core/scopes";
 import { api, del, fetchApp, get, post } from "./helpers/api";
-import { addMember, newTeam, newTenant, type Tenant, type TeamFixture, withDb } from "./helpers/fixtures";
-import { call, connect, postMcp } from "./mcp-client";
+import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { codeIn, mailTo } from "./helpers/signup";
+import { call, connect, postMcp } from "./mcp-client";
 
 const REDIRECT = "http://127.0.0.1:33418/callback";
 

@@ -141,6 +141,19 @@ describe("OAuth metadata and registration", () => {
     expect(mcp.headers.get("www-authenticate")).toContain('resource_metadata="http://api.test/.well-known/oauth-protected-resource"');
   });
 
+  it("a 401 says what was wrong with what came: no credential, a bad key (no login to start), a bad token", async () => {
+    const none = await postMcp(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), {});
+    expect(none.body.error.message).toBe("Authentication required: send a valid svc-api-key header or Bearer token");
+    const key = await postMcp(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), {
+      "svc-api-key": "pmk_not-a-key-000000000000000000000000",
+    });
+    expect(key.status).toBe(401);
+    expect(key.body.error.message).toContain("the svc-api-key header holds no valid API key");
+    const token = await api("GET", "/me", { bearer: "not.a.jwt" });
+    expect(token.status).toBe(401);
+    expect(token.body.error.message).toContain("the Bearer token is not valid");
+  });
+
   it("registers public clients (RFC 7591) and refuses unsafe redirect URIs with RFC 7591 errors", async () => {
     const ok = await post("/oauth/register", {
       client_name: "Cursor",

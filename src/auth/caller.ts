@@ -10,7 +10,25 @@ import { type Credential, credentialScope, credentialTeams, memberColumn } from 
 import { touchGrant } from "./oauth/grants";
 import { type Actor, loadPrincipal, type Principal, principalActor, touchApiKey } from "./principal";
 
-export const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
+const UNAUTHORIZED_WHY = {
+  none: "send a valid svc-api-key header or Bearer token",
+  apiKey: "the svc-api-key header holds no valid API key (unknown, expired or deleted)",
+  token: "the Bearer token is not valid (expired, revoked, or not issued by this service)",
+};
+
+/**
+ * 401, saying what was wrong with what came: nothing usable, a key, or a token. A client that sent a key (the MCP
+ * Inspector with `--header`) can then tell a bad key from a login it should start.
+ */
+export const unauthorized = (presented: keyof typeof UNAUTHORIZED_WHY = "none") =>
+  new AppError("UNAUTHORIZED", `Authentication required: ${UNAUTHORIZED_WHY[presented]}`);
+
+/** The 401 of a credential that is not live. */
+export const unauthorizedFor = (credential: Credential) => unauthorized(credential.kind === "apiKey" ? "apiKey" : "token");
+
+/** The 401 of a request without a usable credential: a token that did not verify, or nothing. */
+export const unauthorizedRequest = (headers: { header(name: string): string | undefined }) =>
+  unauthorized(headers.header("authorization") ? "token" : "none");
 
 /** 403 for a credential without the scope an operation needs (docs/api.md, "Least privilege"). */
 export const missingScope = (scope: Scope) => forbidden(`This credential lacks the scope ${scope}`, { requiredScope: scope });
@@ -94,7 +112,7 @@ export class Caller {
   /** Why the operation may not run at all (401, or 403 naming the scope), or null when it may: the principal's query, once. */
   async refusal(): Promise<AppError | null> {
     const principal = await this.#load();
-    if (!principal) return unauthorized();
+    if (!principal) return unauthorizedFor(this.credential);
     return this.#grants(principal) ? null : missingScope(this.scope!);
   }
 

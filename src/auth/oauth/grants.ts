@@ -111,7 +111,7 @@ export async function exchangeCode(
 
 /**
  * RFC 6749 §6 with rotation (OAuth 2.1 §4.3.1): one statement uses the refresh token up and stores the next. A refresh
- * token used before revokes its grant (RFC 9700 §4.14.2): someone else holds a copy.
+ * token used before (within the 30 days used ones are kept) revokes its grant (RFC 9700 §4.14.2): someone else holds a copy.
  */
 export async function refreshGrant(db: Db, env: Env, input: { refreshToken: string; clientId: string }): Promise<TokenAnswer> {
   const hash = await sha256Hex(input.refreshToken);
@@ -127,7 +127,9 @@ export async function refreshGrant(db: Db, env: Env, input: { refreshToken: stri
     ), grant_row as (
       update ${g} set last_used_at = now() from used where ${g.id} = used.grant_id
       returning ${g.id} as id, ${g.userId} as user_id, ${g.workspaceId} as workspace_id, ${g.scopes} as scopes, ${g.teamIds} as team_ids
-    ), refresh as (insert into ${t} (hash, grant_id) select ${next.hash}, id from grant_row)
+    ), refresh as (insert into ${t} (hash, grant_id) select ${next.hash}, id from grant_row),
+    -- Used tokens are kept to catch a replay; after a month one is only clutter.
+    pruned as (delete from ${t} where ${t.grantId} = (select id from grant_row) and ${t.usedAt} < now() - interval '30 days')
     select * from grant_row`);
   if (rows[0]) return tokensOf(env, rows[0], next.raw);
   await db.delete(g).where(sql`${g.id} = (select ${t.grantId} from ${t} where ${t.hash} = ${hash} and ${t.usedAt} is not null)`);

@@ -250,7 +250,8 @@ export async function consentStep(c: C) {
   const ticked = SCOPES.filter((x) => asked.includes(x) && many(form.scope).includes(x));
   const some = one(form.teams) === "some";
   const tickedTeams = some ? [...new Set(many(form.team_id))] : null;
-  if (decision !== "approve") return consent(c, r, who, { workspaceId, ticked, tickedTeams });
+  // Another workspace: its own teams, so the team choice starts again (every team).
+  if (decision !== "approve") return consent(c, r, who, { workspaceId, ticked });
   const problems = [
     ...(ticked.length === 0 ? ["Tick at least one thing it may do, or Deny."] : []),
     ...(tickedTeams?.length === 0 ? ["Tick at least one team, or choose every team."] : []),

@@ -422,6 +422,67 @@ export const deviceAuthorizations = pgTable(
   ],
 );
 
+/** OAuth clients registered by Dynamic Client Registration (RFC 7591); a Client ID Metadata Document's client is not stored. */
+export const oauthClients = pgTable("oauth_clients", {
+  // The client_id handed out.
+  id: text("id").primaryKey(),
+  clientName: text("client_name").notNull(),
+  redirectUris: text("redirect_uris").array().notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * An agent host's access to a person's workspace (docs/clients.md, OAuth): first an authorization code (hashed, with its
+ * PKCE challenge), then, once exchanged, the grant its tokens name (`gid`); deleting it revokes them all at once. It
+ * lives only as long as the membership, like an API key.
+ */
+export const oauthGrants = pgTable(
+  "oauth_grants",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    // A DCR client's id, or the URL of a Client ID Metadata Document.
+    clientId: text("client_id").notNull(),
+    clientName: text("client_name").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    scopes: text("scopes").array(),
+    teamIds: text("team_ids").array(),
+    // The code's hash stays, so that a code presented again is known (and revokes the grant); the challenge is null
+    // once exchanged, which is what makes the grant live.
+    codeHash: text("code_hash"),
+    codeChallenge: text("code_challenge"),
+    codeExpiresAt: ts("code_expires_at"),
+    lastUsedAt: ts("last_used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    foreignKey({
+      name: "oauth_grants_membership_fk",
+      columns: [t.workspaceId, t.userId],
+      foreignColumns: [workspaceMembers.workspaceId, workspaceMembers.userId],
+    }).onDelete("cascade"),
+    uniqueIndex("oauth_grants_code_key").on(t.codeHash),
+    index("oauth_grants_user_idx").on(t.userId, t.workspaceId, t.createdAt),
+  ],
+);
+
+/** A grant's refresh tokens (hashed): each is used once; presenting a used one again revokes the grant (RFC 9700 §4.14). */
+export const oauthRefreshTokens = pgTable(
+  "oauth_refresh_tokens",
+  {
+    hash: text("hash").primaryKey(),
+    grantId: text("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    usedAt: ts("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("oauth_refresh_tokens_grant_idx").on(t.grantId)],
+);
+
 /** Mail kept by the dev adapter (DEV_MAILBOX=true only); message_id makes delivery idempotent. */
 export const devMailbox = pgTable(
   "dev_mailbox",

@@ -32,6 +32,7 @@ import { labelRoutes } from "./resources/labels/routes";
 import { loginRoutes } from "./resources/login/routes";
 import { meRoutes } from "./resources/me/routes";
 import { milestoneRoutes } from "./resources/milestones/routes";
+import { oauthRoutes } from "./resources/oauth/routes";
 import { projectRoutes } from "./resources/projects/routes";
 import { searchRoutes } from "./resources/search/routes";
 import { signupRoutes } from "./resources/signup/routes";
@@ -84,6 +85,7 @@ const DOCUMENT = {
 const TAGS: Record<string, string> = {
   Account: "Sign-up, login by emailed code, the caller (`/me`) and the keys that verify issued JWTs.",
   "Device flow": "Logging a script or CLI in (RFC 8628): a device code, approval by a person, a JWT.",
+  OAuth: "The service as an OAuth 2.1 authorization server for agent hosts (MCP): metadata, registration, consent, tokens, grants.",
   Users: "The members of the current workspace, people and agents, with their workspace role.",
   Workspaces: "The caller's workspaces.",
   Invites: "Inviting people into the workspace (and its teams) by email.",
@@ -212,6 +214,7 @@ export function buildApp() {
   app.route("/", searchRoutes);
   app.route("/", transferRoutes);
   app.route("/", importRoutes);
+  app.route("/", oauthRoutes);
   app.route("/", mcpRoutes);
   app.route("/", batchRoutes(app));
 

@@ -1,6 +1,6 @@
 import { TypeID, typeid } from "typeid-js";
 
-/** Prefixes of the spec (plus `mile` for milestones and `dev` for device authorizations, docs/api.md, conventions). */
+/** Prefixes of the spec (plus `mile` for milestones, `dev` for device authorizations, `ocl` and `ogr` for OAuth clients and grants; docs/api.md, conventions). */
 export type IdPrefix =
   | "apik"
   | "user"
@@ -21,7 +21,9 @@ export type IdPrefix =
   | "whk"
   | "dlv"
   | "rcvd"
-  | "imp";
+  | "imp"
+  | "ocl"
+  | "ogr";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

@@ -62,6 +62,12 @@ const EXCLUDED: Record<string, string> = {
   "POST /imports": "opens an import sent in parts (imports), not a tracked record; its commit is walked below",
   "PUT /imports/{id}/parts/{number}": "stores a part of an import (import_parts, import_records): staging, not a tracked record",
   "DELETE /imports/{id}": "discards an import's staging, not a tracked record",
+  "POST /oauth/register": "registers an OAuth client (oauth_clients), not a tracked record",
+  "POST /oauth/token": "exchanges a code or refresh token (oauth_grants, oauth_refresh_tokens), not a tracked record",
+  "POST /oauth/authorize": "the consent page's email step (HTML): a login code, not a tracked record",
+  "POST /oauth/authorize/signin": "the consent page's code step (HTML): uses a login code up, not a tracked record",
+  "POST /oauth/authorize/consent": "the consent page's approval (HTML): an authorization code (oauth_grants), not a tracked record",
+  "DELETE /oauth/grants/{id}": "revokes an OAuth grant (oauth_grants), not a tracked record, as a device's logout",
 };
 
 /** What a defective operation's events say today instead of the right value (see KNOWN_DEFECTS). */

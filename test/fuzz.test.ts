@@ -18,6 +18,7 @@ const SEED = 20261123;
 const RUNS = 8;
 
 type Json = Record<string, any>;
+const OAUTH_PROTOCOL = /^\/oauth\/(register|token)$/;
 const openApi = await servedOpenApi();
 
 let t: Tenant;
@@ -344,7 +345,9 @@ describe("fuzz: every operation of /openapi.json", () => {
           expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
           if (res.status >= 400 && res.type.startsWith("application/json")) {
             const body = JSON.parse(res.text);
-            const shaped = typeof body?.error?.code === "string" || (res.status === 422 && typeof body?.errors === "object");
+            // The OAuth protocol endpoints answer OAuth's error body (RFC 6749 §5.2, RFC 7591 §3.2.2), as documented.
+            const oauth = OAUTH_PROTOCOL.test(path) && typeof body?.error === "string";
+            const shaped = oauth || typeof body?.error?.code === "string" || (res.status === 422 && typeof body?.errors === "object");
             expect(shaped, res.text.slice(0, 300)).toBe(true);
           }
           if (method === "get") return;

@@ -15,9 +15,12 @@
 // the events of anything it wrote would carry; after both walks the workspace's whole stream (GET /events with an
 // unrestricted key) must hold none of them. A refused operation that writes no tracked record (a webhook ping or
 // redelivery) has the rows it would write counted before and after instead.
-import { type SQL, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, api, get, patch, post, uniqueEmail } from "./helpers/api";
+import { oauthGrants } from "../drizzle/schema";
+import { createAuthorizationCode, exchangeCode } from "../src/auth/oauth/grants";
+import { base64url } from "../src/core/crypto";
+import { type ApiResponse, api, get, patch, post, testEnv, uniqueEmail } from "./helpers/api";
 import { addMember, joinTeam, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { BAD_KEY, call, eventsAfter, expectMissingScope, keyWith, ok, receiverUrl, SCOPES, type Scope } from "./helpers/least-privilege";
 
@@ -59,6 +62,25 @@ const newField = async () =>
     .field;
 const newInvite = async () => ok(await post("/invites", { email: uniqueEmail("lp-invite") }, owner()), 201).invite;
 const newKeyId = async () => ok(await post("/api-keys", { name: "walked" }, owner()), 201).apiKey.id as string;
+/** A grant of the owner, made by the OAuth operations themselves (consent, then the code's exchange) without the pages. */
+const newGrantId = () =>
+  withDb(async (db) => {
+    const verifier = "v".repeat(43);
+    const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+    const grant = { clientId: "ocl_walk", redirectUri: "http://127.0.0.1:1/cb" };
+    const code = await createAuthorizationCode(db, {
+      ...grant,
+      userId: t.owner.userId,
+      workspaceId: t.workspaceId,
+      clientName: "walk",
+      codeChallenge: challenge,
+      scopes: null,
+      teamIds: null,
+    });
+    const tokens = await exchangeCode(db, testEnv as never, { ...grant, code: code!, codeVerifier: verifier });
+    return JSON.parse(atob(tokens.access_token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).gid as string;
+  });
+const grantRows = (id: string) => () => withDb(async (db) => (await db.select().from(oauthGrants).where(eq(oauthGrants.id, id))).length);
 const newWebhook = async () => ok(await post("/webhooks", { url: receiverUrl(), events: ["workspace.deleted"] }, owner()), 201).webhook;
 const membership = async (teamId = team.id) => {
   const person = await addMember(t, "MEMBER");
@@ -114,6 +136,12 @@ const SCOPE_TABLE: Record<string, () => Promise<Call>> = {
   "POST /api-keys": async () => ({ path: "/api-keys", body: { name: "walked" } }),
   "GET /api-keys/{id}": async () => ({ path: `/api-keys/${await newKeyId()}` }),
   "DELETE /api-keys/{id}": async () => ({ path: `/api-keys/${await newKeyId()}` }),
+  // OAuth grants: no events, so a refused revocation is checked by the grant still being there.
+  "GET /oauth/grants": plain("/oauth/grants"),
+  "DELETE /oauth/grants/{id}": async () => {
+    const id = await newGrantId();
+    return { path: `/oauth/grants/${id}`, written: grantRows(id) };
+  },
   // Labels and fields.
   "GET /labels": plain("/labels"),
   "POST /labels": async () => ({ path: "/labels", body: { name: unique("lp"), color: "#00aa00" } }),
@@ -505,6 +533,7 @@ const WORKSPACE_WIDE: Record<string, string> = {
   "DELETE /invites/{id}": "an invitation to the workspace",
   "GET /api-keys/{id}": "the caller's own key, in no team",
   "DELETE /api-keys/{id}": "the caller's own key, in no team",
+  "DELETE /oauth/grants/{id}": "the caller's own OAuth grant, in no team",
   "GET /labels/{id}": "labels are the workspace's, shared by every team",
   "PATCH /labels/{id}": "labels are the workspace's, shared by every team",
   "DELETE /labels/{id}": "labels are the workspace's, shared by every team",

@@ -101,11 +101,12 @@ describe("401 names how to authenticate (WWW-Authenticate), on /mcp and everywhe
     }
   });
 
-  it("serves the Protected Resource Metadata (RFC 9728) publicly: the MCP resource, header bearer tokens, the scopes", async () => {
+  it("serves the Protected Resource Metadata (RFC 9728) publicly: the MCP resource, its authorization server, header bearer tokens, the scopes", async () => {
     const res = await get("/.well-known/oauth-protected-resource");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       resource: `${BASE}/mcp`,
+      authorization_servers: [BASE],
       bearer_methods_supported: ["header"],
       scopes_supported: [...SCOPES],
       resource_documentation: `${BASE}/docs`,

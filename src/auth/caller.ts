@@ -7,9 +7,28 @@ import type { Db, RequestDb, Tx } from "../db/client";
 import type { Env } from "../env";
 import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../http/list";
 import { type Credential, credentialScope, credentialTeams, memberColumn } from "./credential";
+import { touchGrant } from "./oauth/grants";
 import { type Actor, loadPrincipal, type Principal, principalActor, touchApiKey } from "./principal";
 
-export const unauthorized = () => new AppError("UNAUTHORIZED", "Authentication required: send a valid svc-api-key header or Bearer token");
+const UNAUTHORIZED_WHY = {
+  none: "send a valid svc-api-key header or Bearer token",
+  apiKey: "the svc-api-key header holds no valid API key (unknown, expired or deleted)",
+  token: "the Bearer token is not valid (expired, revoked, or not issued by this service)",
+};
+
+/**
+ * 401, saying what was wrong with what came: nothing usable, a key, or a token. A client that sent a key (the MCP
+ * Inspector with `--header`) can then tell a bad key from a login it should start.
+ */
+export const unauthorized = (presented: keyof typeof UNAUTHORIZED_WHY = "none") =>
+  new AppError("UNAUTHORIZED", `Authentication required: ${UNAUTHORIZED_WHY[presented]}`);
+
+/** The 401 of a credential that is not live. */
+export const unauthorizedFor = (credential: Credential) => unauthorized(credential.kind === "apiKey" ? "apiKey" : "token");
+
+/** The 401 of a request without a usable credential: a token that did not verify, or nothing. */
+export const unauthorizedRequest = (headers: { header(name: string): string | undefined }) =>
+  unauthorized(headers.header("authorization") ? "token" : "none");
 
 /** 403 for a credential without the scope an operation needs (docs/api.md, "Least privilege"). */
 export const missingScope = (scope: Scope) => forbidden(`This credential lacks the scope ${scope}`, { requiredScope: scope });
@@ -93,7 +112,7 @@ export class Caller {
   /** Why the operation may not run at all (401, or 403 naming the scope), or null when it may: the principal's query, once. */
   async refusal(): Promise<AppError | null> {
     const principal = await this.#load();
-    if (!principal) return unauthorized();
+    if (!principal) return unauthorizedFor(this.credential);
     return this.#grants(principal) ? null : missingScope(this.scope!);
   }
 
@@ -170,14 +189,15 @@ export class Caller {
     return parseListParams(query, spec, this.cursorKey);
   }
 
-  /** After a request it served: records the key's use (lastUsedAt), once a minute per key, after the response. */
+  /** After a request it served: records the key's (or OAuth grant's) use (lastUsedAt), once a minute each, after the response. */
   touch(): void {
     const credential = this.credential;
-    if (credential.kind !== "apiKey") return;
+    const used = credential.kind === "apiKey" ? credential.keyHash : credential.grantId;
+    if (!used) return;
     const now = Date.now();
-    if (now - (recentlyTouched.get(credential.keyHash) ?? 0) < 60_000) return;
-    recentlyTouched.set(credential.keyHash, now);
+    if (now - (recentlyTouched.get(used) ?? 0) < 60_000) return;
+    recentlyTouched.set(used, now);
     if (recentlyTouched.size > 10_000) recentlyTouched.clear();
-    this.rdb.defer((db) => touchApiKey(db, credential.keyHash));
+    this.rdb.defer((db) => (credential.kind === "apiKey" ? touchApiKey(db, used) : touchGrant(db, used)));
   }
 }

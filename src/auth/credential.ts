@@ -1,6 +1,6 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { apiKeys, deviceAuthorizations, workspaceMembers } from "../../drizzle/schema";
+import { apiKeys, deviceAuthorizations, oauthGrants, workspaceMembers } from "../../drizzle/schema";
 import { parseScopeString, SCOPES, type Scope } from "../core/scopes";
 import { EVERY_SCOPE } from "../db/scope";
 import type { Env } from "../env";
@@ -9,7 +9,8 @@ import { verifyAccessToken } from "./jwt";
 
 /**
  * What the request presented, checked as far as it can be without the database. A token carries what it may do (its
- * scopes and teams; null: all) and, for a device's login, that login (`sessionId`); a key's are in its row.
+ * scopes and teams; null: all) and, for a device's login, that login (`sessionId`), for an OAuth grant, that grant
+ * (`grantId`); a key's are in its row.
  */
 export type Credential =
   | { kind: "apiKey"; keyHash: string }
@@ -18,6 +19,7 @@ export type Credential =
       userId: string;
       workspaceId: string;
       sessionId: string | null;
+      grantId: string | null;
       scopes: Scope[] | null;
       teamIds: string[] | null;
       /** The token's `exp`, in ms since the epoch. */
@@ -49,6 +51,7 @@ async function parseCredential(headers: { header(name: string): string | undefin
     userId: claims.sub,
     workspaceId: claims.wid,
     sessionId: claims.sid ?? null,
+    grantId: claims.gid ?? null,
     scopes: claims.scope === undefined ? null : parseScopeString(claims.scope).scopes,
     teamIds: claims.tid ?? null,
     expiresAt: claims.exp * 1000,
@@ -58,14 +61,18 @@ async function parseCredential(headers: { header(name: string): string | undefin
 /**
  * The one statement of what makes a credential live, as the condition of a query over `api_keys` (an API key: known by
  * its hash and not expired) or `workspace_members` (a JWT: its user still a member of its workspace, and a device's
- * login not revoked). A key whose user leaves the workspace is deleted with the membership (api_keys_membership_fk),
- * so the key alone is enough.
+ * login not revoked, an OAuth grant not deleted). A key (or grant) whose user leaves the workspace is deleted with the
+ * membership (api_keys_membership_fk), so the key alone is enough.
  */
 export function liveCredential(credential: Credential): SQL {
   if (credential.kind === "apiKey") {
     return sql`${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`;
   }
   const member = and(eq(workspaceMembers.userId, credential.userId), eq(workspaceMembers.workspaceId, credential.workspaceId))!;
+  if (credential.grantId) {
+    const g = oauthGrants;
+    return sql`${member} and exists (select 1 from ${g} where ${g.id} = ${credential.grantId} and ${g.codeChallenge} is null)`;
+  }
   if (!credential.sessionId) return member;
   const d = deviceAuthorizations;
   return sql`${member} and exists (select 1 from ${d} where ${d.id} = ${credential.sessionId} and ${d.revokedAt} is null)`;
@@ -114,6 +121,7 @@ export const credentialTeams = (credential: Credential): SQL<string[] | null> | 
  */
 export const credentialScope = (credential: Credential): string => {
   if (credential.kind === "apiKey") return `key:${credential.keyHash}`;
+  if (credential.grantId) return `grant:${credential.grantId}`;
   return credential.sessionId ? `login:${credential.sessionId}` : `user:${credential.userId}:${credential.workspaceId}`;
 };
 

@@ -33,12 +33,13 @@ function keys(env: Pick<Env, "JWT_PRIVATE_JWK">): Promise<KeyPair> {
 
 /**
  * A token's claims: its user (`sub`) and workspace (`wid`); for a device's login, the login (`sid`, revoked at once with
- * it), its scopes (`scope`, space-separated as RFC 8693 and RFC 9068 write it; absent: every scope) and teams (`tid`).
+ * it), for an OAuth grant, the grant (`gid`, likewise), its scopes (`scope`, space-separated as RFC 8693 and RFC 9068 write it; absent: every scope) and teams (`tid`).
  */
 export interface AccessClaims {
   sub: string;
   wid: string;
   sid?: string;
+  gid?: string;
   scope?: string;
   tid?: string[];
 }
@@ -66,18 +67,23 @@ export async function verifyAccessToken(
 ): Promise<(AccessClaims & { exp: number }) | null> {
   try {
     const { publicKey } = await keys(env);
-    const { payload } = await jwtVerify<JWTPayload & { wid?: unknown; sid?: unknown; scope?: unknown; tid?: unknown }>(token, publicKey, {
-      algorithms: [JWT_ALG],
-      issuer: env.JWT_ISSUER,
-      audience: env.JWT_AUDIENCE,
-      requiredClaims: ["exp", "sub"],
-    });
-    const { sub, wid, sid, scope, tid, exp } = payload;
+    const { payload } = await jwtVerify<JWTPayload & { wid?: unknown; sid?: unknown; gid?: unknown; scope?: unknown; tid?: unknown }>(
+      token,
+      publicKey,
+      {
+        algorithms: [JWT_ALG],
+        issuer: env.JWT_ISSUER,
+        audience: env.JWT_AUDIENCE,
+        requiredClaims: ["exp", "sub"],
+      },
+    );
+    const { sub, wid, sid, gid, scope, tid, exp } = payload;
     if (typeof sub !== "string" || typeof wid !== "string" || typeof exp !== "number") return null;
     if (sid !== undefined && typeof sid !== "string") return null;
+    if (gid !== undefined && typeof gid !== "string") return null;
     if (scope !== undefined && typeof scope !== "string") return null;
     if (tid !== undefined && !(Array.isArray(tid) && tid.every((t) => typeof t === "string"))) return null;
-    return { sub, wid, sid, scope, tid, exp };
+    return { sub, wid, sid, gid, scope, tid, exp };
   } catch {
     return null;
   }
@@ -85,4 +91,43 @@ export async function verifyAccessToken(
 
 export async function publicJwks(env: Pick<Env, "JWT_PRIVATE_JWK">): Promise<{ keys: JWK[] }> {
   return { keys: [(await keys(env)).publicJwk] };
+}
+
+/**
+ * A short-lived signed value for a page's hidden field (the OAuth consent page's request and sign-in): its audience is
+ * `<JWT_AUDIENCE>/<purpose>`, so it is never an access token, nor one purpose's value another's.
+ */
+export async function sealState(
+  env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
+  purpose: string,
+  claims: Record<string, unknown>,
+  ttlSeconds: number,
+): Promise<string> {
+  const { privateKey, publicJwk } = await keys(env);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: JWT_ALG, kid: publicJwk.kid })
+    .setIssuer(env.JWT_ISSUER)
+    .setAudience(`${env.JWT_AUDIENCE}/${purpose}`)
+    .setExpirationTime(`${ttlSeconds}s`)
+    .sign(privateKey);
+}
+
+/** The claims of a sealState value of `purpose`, or null when it is forged, of another purpose or expired. */
+export async function openState(
+  env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
+  purpose: string,
+  token: string,
+): Promise<Record<string, unknown> | null> {
+  try {
+    const { publicKey } = await keys(env);
+    const { payload } = await jwtVerify(token, publicKey, {
+      algorithms: [JWT_ALG],
+      issuer: env.JWT_ISSUER,
+      audience: `${env.JWT_AUDIENCE}/${purpose}`,
+      requiredClaims: ["exp"],
+    });
+    return payload;
+  } catch {
+    return null;
+  }
 }

@@ -4,7 +4,7 @@ import { scopeOf } from "../core/scopes";
 import type { AppEnv } from "../http/context";
 import { isExistenceCheck } from "../http/dispatch";
 import type { ListParams, ListSpec } from "../http/list";
-import { Caller, unauthorized } from "./caller";
+import { Caller, unauthorizedRequest } from "./caller";
 import { readCredential } from "./credential";
 
 /** What a protected route has: the caller (docs/architecture.md, "One auth idiom"). */
@@ -18,7 +18,7 @@ export type CallerEnv = AppEnv & { Variables: { caller: Caller } };
  */
 export const withCaller = createMiddleware<CallerEnv>(async (c, next) => {
   const credential = await readCredential(c.req, c.env);
-  if (!credential) throw unauthorized();
+  if (!credential) throw unauthorizedRequest(c.req);
   const scope = isExistenceCheck(c.req.raw) ? null : scopeOf(c.req.method, c.req.routePath);
   c.set("caller", new Caller(credential, c.get("rdb"), c.env, scope));
   await next();

@@ -51,6 +51,8 @@ const WRITE_SCOPES: Record<string, Scope> = {
   agents: "members:write",
   workspaces: "members:write",
   "api-keys": "keys:write",
+  // Revoking one's OAuth grants, like one's keys.
+  oauth: "keys:write",
   webhooks: "webhooks:write",
   // An import sent in parts: opening, filling, committing and discarding it.
   imports: "import",

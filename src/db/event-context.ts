@@ -5,7 +5,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 
-export type EventVia = "api_key" | "jwt" | "mcp" | "import" | "sign_up";
+export type EventVia = "api_key" | "jwt" | "mcp" | "import" | "sign_up" | "oauth";
 
 export interface EventContext {
   actor: SQL | string | null;

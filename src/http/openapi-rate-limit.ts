@@ -14,6 +14,11 @@ export const IP_LIMITED_PATHS = new Set([
   "/auth/device/token",
   "/device",
   "/device/confirm",
+  "/oauth/register",
+  "/oauth/token",
+  "/oauth/authorize",
+  "/oauth/authorize/signin",
+  "/oauth/authorize/consent",
 ]);
 
 type Json = Record<string, unknown>;

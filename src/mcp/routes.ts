@@ -55,6 +55,9 @@ async function rpcBody(c: Context): Promise<{ body: unknown } | { refusal: Respo
 const ProtectedResourceMetadata = z
   .object({
     resource: z.string().openapi({ description: "The MCP endpoint, `<base>/mcp`", example: "http://127.0.0.1:8787/mcp" }),
+    authorization_servers: z
+      .array(z.string())
+      .openapi({ description: "This service itself (`<base>`): its OAuth metadata is at /.well-known/oauth-authorization-server" }),
     bearer_methods_supported: z.array(z.literal("header")),
     scopes_supported: z.array(z.enum(SCOPES)),
     resource_documentation: z.string().openapi({ example: "http://127.0.0.1:8787/docs" }),
@@ -70,7 +73,8 @@ const protectedResource = createRoute({
   description:
     "Where an MCP client learns how to authenticate: every 401 names this document in its `WWW-Authenticate` header " +
     '(`Bearer realm="pm", resource_metadata="<base>/.well-known/oauth-protected-resource"`). Credentials go in a header ' +
-    "(`Authorization: Bearer <token>` or `svc-api-key`); `scopes_supported` are the scopes a key or token may carry.",
+    "(`Authorization: Bearer <token>` or `svc-api-key`); `scopes_supported` are the scopes a key or token may carry; `authorization_servers` names " +
+    "this service, where an agent host gets a token by OAuth (docs/clients.md).",
   responses: { 200: jsonResponse(ProtectedResourceMetadata, "The metadata") },
 });
 
@@ -86,6 +90,7 @@ export const mcpRoutes = newRouter()
     return c.json(
       {
         resource: `${base}/mcp`,
+        authorization_servers: [base],
         bearer_methods_supported: ["header" as const],
         scopes_supported: [...SCOPES],
         resource_documentation: `${base}/docs`,

@@ -47,7 +47,7 @@ const RENDERED = {
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
 export const EventActor = UserSummarySchema.extend({
   type: z.enum(["HUMAN", "AGENT"]),
-  via: z.enum(["api_key", "jwt", "mcp", "import", "sign_up"]).nullable(),
+  via: z.enum(["api_key", "jwt", "mcp", "import", "sign_up", "oauth"]).nullable(),
 }).openapi("EventActor");
 
 export const Event = z

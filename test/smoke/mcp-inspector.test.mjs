@@ -129,13 +129,15 @@ describe("the MCP Inspector CLI against npm start", () => {
   );
 
   it(
-    "a bad key is the 401 an MCP client starts a login on: without a stored login, auth_required",
+    "a bad key is the 401 an MCP client starts a login on: without a stored login, auth_required, reported as a bad key",
     async () => {
       const run = await inspector(["--method", "tools/list", "--stored-auth-only"], {
         key: "pmk_not-a-real-key-at-all-0000000000000000000",
       });
       expect(run.code).not.toBe(0);
       expect(`${run.stdout}${run.stderr}`).toContain('"code":"auth_required"');
+      // The Inspector prints the 401's body: it names the key as what is wrong, not a missing login.
+      expect(`${run.stdout}${run.stderr}`).toContain("the svc-api-key header holds no valid API key");
     },
     INSPECTOR_MS,
   );
@@ -149,7 +151,11 @@ describe("login discovery against npm start", () => {
     expect(refused.headers.get("www-authenticate")).toBe(`Bearer realm="pm", resource_metadata="${metadataUrl}"`);
     const metadata = await stack.call("GET", "/.well-known/oauth-protected-resource");
     expect(metadata.status).toBe(200);
-    expect(metadata.body).toMatchObject({ resource: `${stack.base}/mcp`, bearer_methods_supported: ["header"] });
+    expect(metadata.body).toMatchObject({
+      resource: `${stack.base}/mcp`,
+      authorization_servers: [stack.base],
+      bearer_methods_supported: ["header"],
+    });
     expect(metadata.body.scopes_supported).toContain("tasks:write");
   });
 });

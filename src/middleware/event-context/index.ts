@@ -13,6 +13,8 @@ function viaOf(path: string, credential: Credential | null): EventVia | null {
   // A sign-up or an invite redeemed is by the account it makes, whatever credential came along.
   if (SIGN_UP_PATH.test(path)) return "sign_up";
   if (!credential) return null; // another public route: a login
+  // An OAuth grant's token says so wherever it writes, /mcp included (contract §16).
+  if (credential.kind === "jwt" && credential.grantId) return "oauth";
   if (path === "/mcp") return "mcp";
   if (IMPORT_PATH.test(path)) return "import";
   return credential.kind === "apiKey" ? "api_key" : "jwt";

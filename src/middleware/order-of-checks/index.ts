@@ -5,7 +5,7 @@
 // (its own GET), so that the refusal a caller gets is the first the order names.
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { Caller, unauthorized } from "../../auth/caller";
+import { Caller, unauthorizedRequest } from "../../auth/caller";
 import { readCredential } from "../../auth/credential";
 import { AppError, ValidationError } from "../../core/errors";
 import { scopeOf } from "../../core/scopes";
@@ -26,7 +26,7 @@ async function refusal(c: Context<AppEnv>, path: string): Promise<AppError | nul
   const caller = (c as Context<AppEnv & { Variables: { caller?: Caller } }>).get("caller");
   if (caller) return caller.refusal();
   const credential = await readCredential(c.req, c.env);
-  if (!credential) return unauthorized();
+  if (!credential) return unauthorizedRequest(c.req);
   return new Caller(credential, c.get("rdb"), c.env, scopeOf(c.req.method, path)).refusal();
 }
 

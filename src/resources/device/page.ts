@@ -2,40 +2,10 @@
 // between steps (the user code and the login token) travels in hidden fields. `html` escapes every value
 // interpolated into it.
 import { html } from "hono/html";
-import type { HtmlEscapedString } from "hono/utils/html";
-import { SCOPE_WORDS, SCOPES } from "../../core/scopes";
+import { asks, errors, layout, pageHeaders } from "../../http/html-page";
 
-type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
-
-/** No framing (an approve button must not be clickjacked), no scripts, forms post only back here. */
-export const PAGE_HEADERS: Record<string, string> = {
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-  "x-content-type-options": "nosniff",
-};
-
-const layout = (title: string, body: Html) => html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}
-label{display:block;margin:1rem 0 .25rem}input{font-size:1.1rem;padding:.4rem;width:100%;box-sizing:border-box}
-button{font-size:1rem;padding:.5rem 1rem;margin:1rem .5rem 0 0}.error{color:#a00;border-left:3px solid #a00;padding-left:.5rem}
-.code{font-family:monospace;font-size:1.4rem;letter-spacing:.1em}
-</style>
-</head>
-<body>
-<h1>${title}</h1>
-${body}
-</body>
-</html>`;
-
-const errors = (messages: string[]) => (messages.length ? html`${messages.map((m) => html`<p class="error" role="alert">${m}</p>`)}` : "");
+/** No framing, no scripts, forms post only back here. */
+export const PAGE_HEADERS = pageHeaders();
 
 /** Step 1: the code shown on the device and the person's email address. */
 export function enterCodePage(opts: { userCode?: string; email?: string; errors?: string[] }) {
@@ -51,14 +21,6 @@ ${errors(opts.errors ?? [])}
 <button type="submit">Continue</button>
 </form>`,
   );
-}
-
-/** What the device asks to do, in words (every scope when it named none). */
-function asks(scopes: string[] | null) {
-  const names = scopes === null ? SCOPES : SCOPES.filter((s) => scopes.includes(s));
-  const all = names.length === SCOPES.length;
-  return html`<p>${all ? "It asks for full access, within your role, to" : "It asks only to"}:</p>
-<ul class="scopes">${names.map((s) => html`<li>${SCOPE_WORDS[s]} <code>${s}</code></li>`)}</ul>`;
 }
 
 /** Step 2: the emailed code, then approve or deny. */

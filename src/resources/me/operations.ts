@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { users, workspaceMembers, workspaces } from "../../../drizzle/schema";
-import { type Caller, unauthorized } from "../../auth/caller";
+import { type Caller, unauthorizedFor } from "../../auth/caller";
 import { credentialScopes, credentialTeams } from "../../auth/credential";
 import type { WorkspaceRole } from "../../auth/principal";
 import type { Scope } from "../../core/scopes";
@@ -35,7 +35,7 @@ export function getMe(caller: Caller): Promise<Me> {
         sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId} join ${workspaces} on ${workspaces.id} = ${workspaceMembers.workspaceId}`,
       )
       .where(and(eq(workspaceMembers.workspaceId, workspace), eq(workspaceMembers.userId, user)));
-    if (!row) throw unauthorized();
+    if (!row) throw unauthorizedFor(caller.credential);
     return row;
   });
 }

@@ -1,0 +1,51 @@
+// The server-rendered pages a person sees (the device flow's verification page, the OAuth consent page): plain forms, no
+// script, no cookies. `html` escapes every value interpolated into them.
+import { html } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import { SCOPE_WORDS, SCOPES } from "../core/scopes";
+
+export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/**
+ * No framing (an approve button must not be clickjacked), no scripts, forms post only back here, or (`formTarget`) to
+ * where the answer of a form redirects: browsers hold a form's redirect to the page's form-action.
+ */
+export const pageHeaders = (formTarget?: string): Record<string, string> => ({
+  "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${formTarget ? ` ${formTarget}` : ""}; frame-ancestors 'none'; base-uri 'none'`,
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+});
+
+export const layout = (title: string, body: Html) => html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#222}
+label{display:block;margin:1rem 0 .25rem}input{font-size:1.1rem;padding:.4rem;width:100%;box-sizing:border-box}
+button{font-size:1rem;padding:.5rem 1rem;margin:1rem .5rem 0 0}.error{color:#a00;border-left:3px solid #a00;padding-left:.5rem}
+.code{font-family:monospace;font-size:1.4rem;letter-spacing:.1em}
+fieldset{border:1px solid #ccc;margin:1rem 0}fieldset label{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}
+fieldset input,select{width:auto;font-size:1rem}.note{color:#666;font-size:.9rem}
+</style>
+</head>
+<body>
+<h1>${title}</h1>
+${body}
+</body>
+</html>`;
+
+export const errors = (messages: string[]) =>
+  messages.length ? html`${messages.map((m) => html`<p class="error" role="alert">${m}</p>`)}` : "";
+
+/** What a client asks to do, in words (every scope when it named none). */
+export function asks(scopes: readonly string[] | null) {
+  const names = scopes === null ? SCOPES : SCOPES.filter((s) => scopes.includes(s));
+  const all = names.length === SCOPES.length;
+  return html`<p>${all ? "It asks for full access, within your role, to" : "It asks only to"}:</p>
+<ul class="scopes">${names.map((s) => html`<li>${SCOPE_WORDS[s]} <code>${s}</code></li>`)}</ul>`;
+}

@@ -170,7 +170,7 @@ export interface paths {
     put?: never;
     /**
      * Poll for the access token of a device (RFC 8628 §3.4)
-     * @description Until the person decides: 400 `AUTHORIZATION_PENDING`, or `SLOW_DOWN` when polled faster than the interval (which then grows by 5 s; `details.interval`). Afterwards 400 `ACCESS_DENIED` or `EXPIRED_TOKEN`. Once approved: the JWT, exactly once; a device code that was already exchanged (or never existed) is 400 `BAD_REQUEST` with `details.error` `invalid_grant`. The JWT works as `Authorization: Bearer` on every endpoint, for the approving user in the workspace they approved from.
+     * @description Errors are OAuth's (RFC 8628 §3.5, RFC 6749 §5.2: `{error, error_description}` at the top level, not the API's shape), so any OAuth client library polls it. Until the person decides: 400 `authorization_pending`, or `slow_down` when polled faster than the interval (which then grows by 5 s; `interval` says it). Afterwards 400 `access_denied` or `expired_token`. Once approved: the JWT, exactly once; a device code that was already exchanged (or never existed) is 400 `invalid_grant`. The JWT works as `Authorization: Bearer` on every endpoint, for the approving user in the workspace they approved from.
      */
     post: operations["exchangeDeviceToken"];
     delete?: never;
@@ -210,7 +210,7 @@ export interface paths {
     put?: never;
     /**
      * Renew a device's login: a new access token from its refresh token (RFC 6749 §6)
-     * @description The refresh token is used up: the answer carries the next one, with the same scopes and teams. An unknown, used, revoked or expired one (90 days unused), or one of a user who left the workspace, is 400 `BAD_REQUEST` with `details.error` `invalid_grant`.
+     * @description The refresh token is used up: the answer carries the next one, with the same scopes and teams. Errors are OAuth's (RFC 6749 §5.2): an unknown, used, revoked or expired refresh token (90 days unused), or one of a user who left the workspace, is 400 `invalid_grant`.
      */
     post: operations["refreshToken"];
     delete?: never;
@@ -2536,6 +2536,30 @@ export interface components {
       /** Format: date */
       targetDate?: string | null;
     };
+    /**
+     * @description A token endpoint's refusal, in OAuth's shape (RFC 6749 §5.2, RFC 8628 §3.5): `authorization_pending` and `slow_down` while the person has not decided, `access_denied`, `expired_token`, `invalid_grant` (a device code or refresh token unknown, used, revoked or expired), `unsupported_grant_type`, `invalid_request` (a malformed or invalid body, 400; too large, 413), `temporarily_unavailable` (429 over the rate limit, 503 database unreachable), `server_error` (500).
+     * @example {
+     *       "error": "authorization_pending",
+     *       "error_description": "The user has not approved this device yet",
+     *       "interval": 5
+     *     }
+     */
+    OAuthError: {
+      /** @enum {string} */
+      error:
+        | "invalid_request"
+        | "invalid_grant"
+        | "unsupported_grant_type"
+        | "authorization_pending"
+        | "slow_down"
+        | "access_denied"
+        | "expired_token"
+        | "temporarily_unavailable"
+        | "server_error";
+      error_description: string;
+      /** @description `slow_down`, `authorization_pending`: the seconds to wait between polls */
+      interval?: number;
+    };
     Pagination: {
       limit: number;
       nextCursor: string | null;
@@ -4488,7 +4512,7 @@ export interface operations {
           "application/json": components["schemas"]["DeviceToken"];
         };
       };
-      /** @description BAD_REQUEST */
+      /** @description authorization_pending, slow_down, access_denied, expired_token, invalid_grant, invalid_request */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4499,10 +4523,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description CONFLICT */
+      /** @description invalid_request */
       409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4510,10 +4534,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
+      /** @description invalid_request */
       413: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4524,24 +4548,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description Validation failed */
-      422: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      /** @description temporarily_unavailable */
       429: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4553,10 +4563,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      /** @description server_error */
       500: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4567,10 +4577,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description UNAVAILABLE */
+      /** @description temporarily_unavailable */
       503: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4581,7 +4591,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
     };
@@ -4715,7 +4725,7 @@ export interface operations {
           "application/json": components["schemas"]["DeviceToken"];
         };
       };
-      /** @description BAD_REQUEST */
+      /** @description invalid_grant, unsupported_grant_type, invalid_request */
       400: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4723,10 +4733,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description CONFLICT */
+      /** @description invalid_request */
       409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4734,10 +4744,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
+      /** @description invalid_request */
       413: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4745,21 +4755,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description Validation failed */
-      422: {
-        headers: {
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      /** @description server_error */
       500: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4767,10 +4766,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description UNAVAILABLE */
+      /** @description temporarily_unavailable */
       503: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4778,7 +4777,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
     };

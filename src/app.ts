@@ -16,6 +16,7 @@ import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
 import { CONDITIONAL, ifMatch } from "./middleware/if-match";
+import { oauthErrors } from "./middleware/oauth-errors";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
@@ -130,6 +131,8 @@ export function buildApp() {
   const app = newRouter();
 
   app.use("*", requestId());
+  // Outside every other middleware, so that all of a token endpoint's refusals are answered in OAuth's shape.
+  app.use("*", oauthErrors);
   app.use("*", requestDb);
   app.use(
     "*",

@@ -15,7 +15,8 @@ let t: Tenant;
 let team: TeamFixture;
 let tools: { name: string; inputSchema: { properties?: Record<string, unknown> } }[];
 
-const rpc = (method: string, params: string, id: number | string = 1) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${method}","params":${params}}`;
+const rpc = (method: string, params: string, id: number | string = 1) =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${method}","params":${params}}`;
 /** A tools/call with raw argument text; the answer's tool result and its body (the REST body, as text). */
 async function callRaw(name: string, args: string) {
   const res = await postMcp(rpc("tools/call", `{"name":"${name}","arguments":${args}}`), { "svc-api-key": t.owner.key });

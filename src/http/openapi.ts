@@ -1,6 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 import { SCOPE_WORDS, scopeOf } from "../core/scopes";
+import { OAUTH_TOKEN_PATHS, oauthErrorOf } from "./oauth-errors";
 import { documentGenericFailures } from "./openapi-failures";
 import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
 import { EXPORT_PATH } from "./urls";
@@ -220,6 +221,20 @@ function documentScope(method: string, path: string, op: Json) {
   responses["403"] ??= { ...errorResponse("FORBIDDEN"), headers: commonHeaders() };
 }
 
+/**
+ * A token endpoint's refusals are OAuth's (http/oauth-errors), whatever answers them: every error response of its
+ * operation, the conventions' included, has the OAuthError body, and validation is a 400 `invalid_request`, not a 422.
+ */
+function documentOAuthErrors(op: Json) {
+  const responses = op.responses as Record<string, Json>;
+  delete responses["422"];
+  for (const [status, response] of Object.entries(responses)) {
+    if (Number(status) < 400 || "$ref" in response) continue;
+    if (status !== "400") response.description = oauthErrorOf(Number(status), {}).body.error;
+    response.content = { "application/json": { schema: { $ref: "#/components/schemas/OAuthError" } } };
+  }
+}
+
 /** The served document: the routes' generated document plus servers, tags, the conventions above, minus switched-off routes. */
 export function finishDocument(doc: Document, opts: DocumentOptions): Document {
   const paths: Document["paths"] = {};
@@ -235,6 +250,7 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
       if (method === "post" && path !== "/mcp") documentIdempotencyKey(op);
       const conditional = /^\/([^/]+)\/\{id\}$/.exec(path)?.[1];
       if ((method === "patch" || method === "delete") && conditional && opts.conditionalWrites?.includes(conditional)) documentIfMatch(op);
+      if (OAUTH_TOKEN_PATHS.has(path)) documentOAuthErrors(op);
     }
     paths[path] = item;
   }

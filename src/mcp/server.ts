@@ -6,8 +6,8 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
-  type RequestId,
   type Tool as McpTool,
+  type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError } from "../core/errors";
 import type { Scope } from "../core/scopes";
@@ -87,11 +87,7 @@ export type SentArguments = Map<RequestId, unknown>;
  * any error as the REST API would (the one error mapper), so a refusal is a tool error, never a crash. A method it
  * has no handler for is the SDK's −32601 (Method not found).
  */
-export function mcpServer(
-  ctx: ToolContext,
-  sent: SentArguments,
-  errorBody: (err: unknown) => Promise<Record<string, unknown>>,
-): Server {
+export function mcpServer(ctx: ToolContext, sent: SentArguments, errorBody: (err: unknown) => Promise<Record<string, unknown>>): Server {
   const server = new Server({ name: "pm-api", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools((await ctx.caller.principal()).scopes) }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, { requestId }) => {

@@ -73,8 +73,8 @@ describe("npm start, driven over HTTP", () => {
     expect(verification_uri).toBe(`${base}/device`);
     expect(
       (await call("POST", "/auth/device/token", { form: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code } })).body
-        .error.code,
-    ).toBe("AUTHORIZATION_PENDING");
+        .error,
+    ).toBe("authorization_pending");
 
     // The person opens the page, gives their address, and approves with the emailed code.
     const page = await call("GET", new URL(verification_uri_complete).pathname + new URL(verification_uri_complete).search);

@@ -2350,8 +2350,7 @@ export interface components {
       /** @description Import into this team (a task, project or team export); omitted or null: into a new workspace (a workspace export) */
       teamId?: string | null;
       /**
-       * @description As for POST /teams/{id}/import (a team import only)
-       * @default false
+       * @description As for POST /teams/{id}/import (a team import only). Default: `false`.
        * @example false
        */
       update?: boolean;
@@ -2376,8 +2375,7 @@ export interface components {
     ImportRequest: {
       data: components["schemas"]["Export"] & unknown;
       /**
-       * @description false: every record gets a new id and reference; true: records whose id exists in the target are overwritten, the rest created
-       * @default false
+       * @description false: every record gets a new id and reference; true: records whose id exists in the target are overwritten, the rest created. Default: `false`.
        * @example false
        */
       update?: boolean;
@@ -2397,10 +2395,7 @@ export interface components {
       /** Format: email */
       email: string;
       role?: components["schemas"]["InviteRole"];
-      /**
-       * @description Teams of this workspace the invitee joins on acceptance
-       * @default []
-       */
+      /** @description Teams of this workspace the invitee joins on acceptance. Default: `[]`. */
       teamIds?: string[];
       teamRole?: components["schemas"]["TeamRole"];
     };
@@ -2798,7 +2793,7 @@ export interface components {
       customFields?: {
         [key: string]: unknown;
       };
-      /** @default  */
+      /** @description Default: `""`. */
       description?: string;
       /** Format: date */
       dueDate?: string | null;

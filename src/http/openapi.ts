@@ -235,6 +235,32 @@ function documentOAuthErrors(op: Json) {
   }
 }
 
+/** The subschemas of a JSON Schema node (the keywords zod's generator writes), to walk all of it. */
+function subschemas(schema: Json): Json[] {
+  const out: unknown[] = [schema.items, schema.additionalProperties, schema.not, ...((schema.prefixItems as unknown[]) ?? [])];
+  for (const key of ["properties", "patternProperties"]) out.push(...Object.values((schema[key] as Json | undefined) ?? {}));
+  for (const key of ["allOf", "anyOf", "oneOf"]) out.push(...((schema[key] as unknown[]) ?? []));
+  return out.filter((s): s is Json => typeof s === "object" && s !== null);
+}
+
+/**
+ * A value the API fills in for a field left out is said in the field's description, not as JSON Schema's `default`:
+ * openapi-typescript (with its defaults) types a property that has a `default` as required, so a generated client would
+ * demand what the API defaults (a task's `description`). Defaults are only ever inputs' (a response has every field), so
+ * this is every schema of the document. A query parameter keeps its `default`: its optionality is its own `required`.
+ */
+function defaultsInWords(schema: Json) {
+  for (const pending = [schema]; pending.length; ) {
+    const node = pending.pop() as Json;
+    if ("default" in node) {
+      const words = `Default: \`${JSON.stringify(node.default)}\`.`;
+      node.description = node.description ? `${String(node.description).replace(/[.\s]*$/, "")}. ${words}` : words;
+      delete node.default;
+    }
+    pending.push(...subschemas(node));
+  }
+}
+
 /** The served document: the routes' generated document plus servers, tags, the conventions above, minus switched-off routes. */
 export function finishDocument(doc: Document, opts: DocumentOptions): Document {
   const paths: Document["paths"] = {};
@@ -244,6 +270,9 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
     for (const method of METHODS) {
       const op = operations[method] as Json | undefined;
       if (!op) continue;
+      for (const media of Object.values(((op.requestBody as Json | undefined)?.content as Record<string, Json>) ?? {})) {
+        if (media.schema) defaultsInWords(media.schema as Json);
+      }
       applyConventions(method, path, op);
       documentScope(method, path, op);
       documentRateLimits(path, op);
@@ -254,6 +283,7 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
     }
     paths[path] = item;
   }
+  for (const schema of Object.values(doc.components?.schemas ?? {})) defaultsInWords(schema as Json);
   return {
     ...doc,
     servers: [{ url: opts.serverUrl, description: "This deployment" }],

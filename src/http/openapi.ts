@@ -140,7 +140,8 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 /**
  * What holds for every operation because of the app's middleware and auth, stated once here instead of on each
  * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET but an
- * export (etag middleware); 400 (malformed JSON) and 413 (1 MiB body limit) on every JSON body; 401 and 503 on every
+ * export (etag middleware); 400 (malformed JSON) on every JSON body and 413 (1 MiB body limit) on every operation but a
+ * GET; 401 and 503 on every
  * authenticated operation (the credential is looked up in the database), 409 on its writes. Routes declare the rest.
  * Later cross-cutting behaviour (rate-limit headers and 429, If-Match and 412, Idempotency-Key) belongs here too.
  */
@@ -157,10 +158,9 @@ function applyConventions(method: string, path: string, op: Json) {
     add("304", ref("responses", "NotModified"));
   }
   const body = op.requestBody as { content?: Json } | undefined;
-  if (body?.content) {
-    if ("application/json" in body.content) add("400", errorResponse("BAD_REQUEST"));
-    add("413", errorResponse("PAYLOAD_TOO_LARGE"));
-  }
+  if (body?.content && "application/json" in body.content) add("400", errorResponse("BAD_REQUEST"));
+  // The body limit reads every request that carries a body, whether the operation takes one or not (a ping, a redeliver).
+  if (method !== "get") add("413", errorResponse("PAYLOAD_TOO_LARGE"));
   if (Array.isArray(op.security) && op.security.length > 0) {
     add("401", errorResponse("UNAUTHORIZED"));
     add("503", errorResponse("UNAVAILABLE"));
@@ -286,6 +286,8 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
   for (const schema of Object.values(doc.components?.schemas ?? {})) defaultsInWords(schema as Json);
   return {
     ...doc,
+    // Who answers for this deployment: its own index (GET /), which links the reference and this document.
+    info: { ...doc.info, contact: { name: doc.info.title, url: `${opts.serverUrl}/` } },
     servers: [{ url: opts.serverUrl, description: "This deployment" }],
     tags: Object.entries(opts.tags).map(([name, description]) => ({ name, description })),
     paths,

@@ -2584,6 +2584,10 @@ export interface components {
         | "temporarily_unavailable"
         | "server_error";
       error_description: string;
+      /** @description `invalid_request` of an invalid body: the messages per field, as the API's 422 names them elsewhere */
+      errors?: {
+        [key: string]: string[];
+      };
       /** @description `slow_down`, `authorization_pending`: the seconds to wait between polls */
       interval?: number;
     };

@@ -131,12 +131,17 @@ describe("device flow (RFC 8628)", () => {
   it("validates the bodies in OAuth's words: device_code required (invalid_request), wrong grant_type (unsupported_grant_type), unknown fields", async () => {
     const missing = await api("POST", "/auth/device/token");
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ error: "invalid_request", error_description: expect.stringContaining("device_code") });
+    expect(missing.body).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("device_code") });
+    expect(Object.keys(missing.body.errors)).toEqual(["device_code"]);
     const wrongGrant = await raw("POST", "/auth/device/token", { grant_type: "password", device_code: "x" });
     expect(wrongGrant.status).toBe(400);
     expect(JSON.parse(wrongGrant.text)).toEqual({ error: "unsupported_grant_type", error_description: expect.any(String) });
     const extra = await post("/auth/device/token", { device_code: "x", extra: true });
-    expect(extra.body).toEqual({ error: "invalid_request", error_description: "Invalid request (extra: Unknown field)" });
+    expect(extra.body).toEqual({
+      error: "invalid_request",
+      error_description: "Invalid request (extra: Unknown field)",
+      errors: { extra: ["Unknown field"] },
+    });
     // The device authorization endpoint is the API's own shape (contract §3: the token endpoint is the one that is OAuth's).
     expect((await post("/auth/device/code", { client_name: "x", extra: true })).body.errors).toEqual({ extra: ["Unknown field"] });
     const unknown = await poll("not-a-device-code");

@@ -31,6 +31,10 @@ export const OAuthErrorBody = z
       .int()
       .optional()
       .openapi({ description: "`slow_down`, `authorization_pending`: the seconds to wait between polls" }),
+    errors: z
+      .record(z.string(), z.array(z.string()))
+      .optional()
+      .openapi({ description: "`invalid_request` of an invalid body: the messages per field, as the API's 422 names them elsewhere" }),
   })
   .openapi("OAuthError", {
     description:
@@ -54,7 +58,10 @@ export function oauthErrorOf(status: number, body: unknown): { status: number; b
   const api = (body ?? {}) as { errors?: Record<string, string[]>; error?: { message?: string; details?: Record<string, unknown> } };
   if (api.errors) {
     const fields = Object.entries(api.errors).map(([field, messages]) => `${field}: ${messages.join("; ")}`);
-    return { status: 400, body: { error: "invalid_request", error_description: `Invalid request (${fields.join(", ")})` } };
+    return {
+      status: 400,
+      body: { error: "invalid_request", error_description: `Invalid request (${fields.join(", ")})`, errors: api.errors },
+    };
   }
   const details = api.error?.details ?? {};
   const named = OAUTH_ERRORS.find((code) => code === details.error);

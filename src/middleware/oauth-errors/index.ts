@@ -7,7 +7,8 @@ import { OAUTH_TOKEN_PATHS, oauthErrorOf } from "../../http/oauth-errors";
 
 export const oauthErrors = createMiddleware<AppEnv>(async (c, next) => {
   await next();
-  if (!OAUTH_TOKEN_PATHS.has(c.req.path)) return;
+  // A token request is a POST; another method on these paths is the API's 405 like anywhere else.
+  if (c.req.method !== "POST" || !OAUTH_TOKEN_PATHS.has(c.req.path)) return;
   // RFC 6749 §5.1, §5.2: a token endpoint's answers, tokens or refusals, are never stored by a cache.
   c.res.headers.set("cache-control", "no-store");
   if (c.res.status < 400) return;

@@ -22,7 +22,11 @@ const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
  * A token request's grant_type: documented as the one value the endpoint takes, validated as any string, so that
  * another grant is RFC 6749's `unsupported_grant_type` (deviceBody), not a malformed request.
  */
-const grantType = (grant: string) => z.string().openapi({ type: "string", enum: [grant] });
+const grantType = (grant: string) =>
+  z
+    .string()
+    .max(100)
+    .openapi({ type: "string", enum: [grant] });
 
 const DeviceCodeRequest = z
   .object({

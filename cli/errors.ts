@@ -9,7 +9,10 @@ export class UsageError extends Error {}
 /** No usable credential, or the API answered 401 (exit 3). */
 export class NotLoggedInError extends Error {}
 
-/** The API answered an error: `{error:{code,message}}`, or 422 `{errors:{field:[messages]}}` (exit 1; 401 exit 3). */
+/**
+ * The API answered an error: `{error:{code,message}}`, 422 `{errors:{field:[messages]}}`, or a token endpoint's
+ * `{error, error_description}` (exit 1; 401 exit 3).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -24,6 +27,10 @@ export class ApiError extends Error {
     const error = isObject(body) && isObject(body.error) ? body.error : undefined;
     if (error && typeof error.code === "string" && typeof error.message === "string")
       return new ApiError(status, error.code, error.message);
+    // The token endpoints answer in OAuth's shape (RFC 6749 §5.2): `{error: "invalid_grant", error_description}`.
+    if (isObject(body) && typeof body.error === "string") {
+      return new ApiError(status, body.error, typeof body.error_description === "string" ? body.error_description : body.error);
+    }
     if (status === 422 && isObject(body) && isObject(body.errors)) {
       return new ApiError(status, "VALIDATION_FAILED", "Validation failed", body.errors as Record<string, string[]>);
     }

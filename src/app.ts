@@ -16,6 +16,7 @@ import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
 import { CONDITIONAL, ifMatch } from "./middleware/if-match";
+import { oauthErrors } from "./middleware/oauth-errors";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
@@ -52,7 +53,7 @@ import { workspaceRoutes } from "./resources/workspaces/routes";
  * Public documents (contract §11): the same for every caller, so any cache (the caller's, a CDN, the front Worker's)
  * may keep them five minutes, then revalidate by their weak ETag (a 304 without the body).
  */
-const PUBLIC_DOCUMENTS = new Set(["/openapi.json", "/docs", "/.well-known/jwks.json"]);
+const PUBLIC_DOCUMENTS = new Set(["/", "/openapi.json", "/docs", "/.well-known/jwks.json"]);
 const PUBLIC_DOCUMENT_CACHE = "public, max-age=300";
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -128,10 +129,37 @@ const docsRoute = createRoute({
   responses: { 200: { description: "The page", content: { "text/html": { schema: z.string() } } } },
 });
 
+const indexRoute = createRoute({
+  ...publicRoute("System"),
+  method: "get",
+  operationId: "getIndex",
+  path: "/",
+  summary: "Where to start: the service's name and version, and links to its reference, this document and its health",
+  description: "What a person (or a program) finds at the base URL.",
+  responses: {
+    200: jsonResponse(
+      z
+        .object({
+          name: z.string(),
+          version: z.string(),
+          links: z.object({
+            docs: z.string().openapi({ example: "http://127.0.0.1:8787/docs" }),
+            openapi: z.string().openapi({ example: "http://127.0.0.1:8787/openapi.json" }),
+            health: z.string().openapi({ example: "http://127.0.0.1:8787/health" }),
+          }),
+        })
+        .openapi("Index"),
+      "The index",
+    ),
+  },
+});
+
 export function buildApp() {
   const app = newRouter();
 
   app.use("*", requestId());
+  // Outside every other middleware, so that all of a token endpoint's refusals are answered in OAuth's shape.
+  app.use("*", oauthErrors);
   app.use("*", requestDb);
   app.use(
     "*",
@@ -246,6 +274,11 @@ export function buildApp() {
   });
   app.openAPIRegistry.registerPath(docsRoute);
   app.route("/", docsRoutes);
+  app.openapi(indexRoute, (c) => {
+    const base = publicBaseUrl(c);
+    const links = { docs: `${base}/docs`, openapi: `${base}/openapi.json`, health: `${base}/health` };
+    return c.json({ name: DOCUMENT.info.title, version: DOCUMENT.info.version, links }, 200);
+  });
 
   app.notFound(methodNotAllowedOr404(app));
   app.onError(checksInOrder(app, errorResponse));

@@ -61,10 +61,13 @@ describe("device flow (RFC 8628)", () => {
 
     const pending = await poll(device.device_code);
     expect(pending.status).toBe(400);
-    expect(pending.body.error).toMatchObject({ code: "AUTHORIZATION_PENDING", message: expect.any(String) });
+    // OAuth's wire format (RFC 8628 §3.5), at the top level, never stored by a cache.
+    expect(pending.body).toEqual({ error: "authorization_pending", error_description: expect.any(String), interval: 5 });
+    expect(pending.headers.get("cache-control")).toBe("no-store");
+    expect(pending.headers.get("x-request-id")).toBeTruthy();
     const slow = await poll(device.device_code);
     expect(slow.status).toBe(400);
-    expect(slow.body.error).toMatchObject({ code: "SLOW_DOWN", details: { interval: 10 } });
+    expect(slow.body).toEqual({ error: "slow_down", error_description: expect.any(String), interval: 10 });
 
     const approved = await post("/auth/device/approve", { user_code: device.user_code.toLowerCase().replace("-", " ") }, tenant.owner.key);
     expect(approved.status).toBe(200);
@@ -84,7 +87,7 @@ describe("device flow (RFC 8628)", () => {
 
     const again = await poll(device.device_code);
     expect(again.status).toBe(400);
-    expect(again.body.error).toMatchObject({ code: "BAD_REQUEST", details: { error: "invalid_grant" } });
+    expect(again.body).toEqual({ error: "invalid_grant", error_description: "Unknown or already used device_code" });
 
     const me = await api("GET", "/me", { bearer: jwt });
     expect(me.status).toBe(200);
@@ -99,7 +102,7 @@ describe("device flow (RFC 8628)", () => {
     await post("/auth/device/approve", { user_code: device.user_code }, tenant.owner.key);
     const results = await Promise.all(Array.from({ length: 5 }, () => poll(device.device_code)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 400 && r.body.error.details?.error === "invalid_grant")).toHaveLength(4);
+    expect(results.filter((r) => r.status === 400 && r.body.error === "invalid_grant")).toHaveLength(4);
   });
 
   it("accepts form-encoded bodies and the RFC's grant_type and client_id on all three endpoints", async () => {
@@ -111,7 +114,7 @@ describe("device flow (RFC 8628)", () => {
     const grant = { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.device_code, client_id: "pm-cli" };
     const pending = await raw("POST", "/auth/device/token", grant);
     expect(pending.status).toBe(400);
-    expect(JSON.parse(pending.text).error.code).toBe("AUTHORIZATION_PENDING");
+    expect(JSON.parse(pending.text).error).toBe("authorization_pending");
     const approve = await fetchApp(
       new Request("http://api.test/auth/device/approve", {
         method: "POST",
@@ -125,22 +128,40 @@ describe("device flow (RFC 8628)", () => {
     expect(JSON.parse(issued.text).token_type).toBe("Bearer");
   });
 
-  it("validates the bodies: device_code required, wrong grant_type, unknown fields", async () => {
+  it("validates the bodies in OAuth's words: device_code required (invalid_request), wrong grant_type (unsupported_grant_type), unknown fields", async () => {
     const missing = await api("POST", "/auth/device/token");
-    expect(missing.status).toBe(422);
-    expect(missing.body.errors.device_code).toBeDefined();
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("device_code") });
+    expect(Object.keys(missing.body.errors)).toEqual(["device_code"]);
     const wrongGrant = await raw("POST", "/auth/device/token", { grant_type: "password", device_code: "x" });
-    expect(wrongGrant.status).toBe(422);
-    expect(JSON.parse(wrongGrant.text).errors.grant_type).toBeDefined();
+    expect(wrongGrant.status).toBe(400);
+    expect(JSON.parse(wrongGrant.text)).toEqual({ error: "unsupported_grant_type", error_description: expect.any(String) });
+    const extra = await post("/auth/device/token", { device_code: "x", extra: true });
+    expect(extra.body).toEqual({
+      error: "invalid_request",
+      error_description: "Invalid request (extra: Unknown field)",
+      errors: { extra: ["Unknown field"] },
+    });
+    // The device authorization endpoint is the API's own shape (contract §3: the token endpoint is the one that is OAuth's).
     expect((await post("/auth/device/code", { client_name: "x", extra: true })).body.errors).toEqual({ extra: ["Unknown field"] });
     const unknown = await poll("not-a-device-code");
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.details).toEqual({ error: "invalid_grant" });
+    expect(unknown.body).toEqual({ error: "invalid_grant", error_description: expect.any(String) });
     const text = await api("POST", "/auth/device/token", { rawBody: "device_code=x", headers: { "content-type": "text/plain" } });
     expect(text.status).toBe(400);
+    expect(text.body.error).toBe("invalid_request");
+    const malformed = await api("POST", "/auth/device/token", { rawBody: "{", headers: { "content-type": "application/json" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toBe("invalid_request");
+    const large = await api("POST", "/auth/device/token", {
+      rawBody: JSON.stringify({ device_code: "x".repeat(1024 * 1024) }),
+      headers: { "content-type": "application/json" },
+    });
+    expect(large.status).toBe(413);
+    expect(large.body).toEqual({ error: "invalid_request", error_description: "Request body is larger than 1 MiB" });
   });
 
-  it("answers EXPIRED_TOKEN for an expired device code, which can no longer be approved", async () => {
+  it("answers expired_token for an expired device code, which can no longer be approved", async () => {
     const device = await newDevice();
     await withDb((db) =>
       db
@@ -150,7 +171,7 @@ describe("device flow (RFC 8628)", () => {
     );
     const res = await poll(device.device_code);
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("EXPIRED_TOKEN");
+    expect(res.body.error).toBe("expired_token");
     const approve = await post("/auth/device/approve", { user_code: device.user_code }, tenant.owner.key);
     expect(approve.status).toBe(404);
     expect(approve.body.error.code).toBe("NOT_FOUND");
@@ -246,7 +267,7 @@ describe("device verification page", () => {
     expect(wrong.status).toBe(422);
     expect(wrong.text).toMatch(/Invalid code \(4 attempts left\)/);
     expect(hidden(wrong.text, "login_token")).toBe(loginToken);
-    expect((await poll(device.device_code)).body.error.code).toBe("AUTHORIZATION_PENDING");
+    expect((await poll(device.device_code)).body.error).toBe("authorization_pending");
 
     const done = await raw("POST", "/device/confirm", {
       user_code: device.user_code,
@@ -267,7 +288,7 @@ describe("device verification page", () => {
     expect(reuse.status).toBe(404);
   });
 
-  it("denies a device through the page: its poll answers ACCESS_DENIED", async () => {
+  it("denies a device through the page: its poll answers access_denied", async () => {
     const device = await newDevice();
     const member = await addMember(tenant, "MEMBER");
     const { loginToken, code } = await throughEmailStep(device.user_code, member.email);
@@ -276,7 +297,7 @@ describe("device verification page", () => {
     expect(denied.text).toContain("Device denied");
     const res = await poll(device.device_code);
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe("ACCESS_DENIED");
+    expect(res.body).toEqual({ error: "access_denied", error_description: "The user denied this device" });
     expect((await post("/auth/device/approve", { user_code: device.user_code }, tenant.owner.key)).status).toBe(409);
   });
 

@@ -31,11 +31,12 @@ async function pollForToken(client: PmClient, device: Schemas["DeviceCode"]): Pr
     });
     if (data) return data as TokenAnswer;
     const refusal = ApiError.fromBody(response.status, error);
-    if (refusal.code === "SLOW_DOWN") interval += SLOW_DOWN_STEP_SECONDS;
+    // RFC 8628 §3.5's error codes.
+    if (refusal.code === "slow_down") interval += SLOW_DOWN_STEP_SECONDS;
     // A refused login is a credential problem like any other (exit 3), not an API error.
-    else if (refusal.code === "ACCESS_DENIED") throw new NotLoggedInError("the login was denied in the browser");
-    else if (refusal.code === "EXPIRED_TOKEN") throw expired();
-    else if (refusal.code !== "AUTHORIZATION_PENDING") throw refusal;
+    else if (refusal.code === "access_denied") throw new NotLoggedInError("the login was denied in the browser");
+    else if (refusal.code === "expired_token") throw expired();
+    else if (refusal.code !== "authorization_pending") throw refusal;
   }
   throw expired();
 }

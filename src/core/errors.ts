@@ -17,11 +17,6 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
-  // RFC 8628 device-flow answers are 400s with their own codes.
-  AUTHORIZATION_PENDING: 400,
-  SLOW_DOWN: 400,
-  EXPIRED_TOKEN: 400,
-  ACCESS_DENIED: 400,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

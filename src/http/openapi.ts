@@ -1,6 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 import { SCOPE_WORDS, scopeOf } from "../core/scopes";
+import { OAUTH_TOKEN_PATHS, oauthErrorOf } from "./oauth-errors";
 import { documentGenericFailures } from "./openapi-failures";
 import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
 import { EXPORT_PATH } from "./urls";
@@ -139,7 +140,8 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 /**
  * What holds for every operation because of the app's middleware and auth, stated once here instead of on each
  * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET but an
- * export (etag middleware); 400 (malformed JSON) and 413 (1 MiB body limit) on every JSON body; 401 and 503 on every
+ * export (etag middleware); 400 (malformed JSON) on every JSON body and 413 (1 MiB body limit) on every operation but a
+ * GET; 401 and 503 on every
  * authenticated operation (the credential is looked up in the database), 409 on its writes. Routes declare the rest.
  * Later cross-cutting behaviour (rate-limit headers and 429, If-Match and 412, Idempotency-Key) belongs here too.
  */
@@ -156,10 +158,9 @@ function applyConventions(method: string, path: string, op: Json) {
     add("304", ref("responses", "NotModified"));
   }
   const body = op.requestBody as { content?: Json } | undefined;
-  if (body?.content) {
-    if ("application/json" in body.content) add("400", errorResponse("BAD_REQUEST"));
-    add("413", errorResponse("PAYLOAD_TOO_LARGE"));
-  }
+  if (body?.content && "application/json" in body.content) add("400", errorResponse("BAD_REQUEST"));
+  // The body limit reads every request that carries a body, whether the operation takes one or not (a ping, a redeliver).
+  if (method !== "get") add("413", errorResponse("PAYLOAD_TOO_LARGE"));
   if (Array.isArray(op.security) && op.security.length > 0) {
     add("401", errorResponse("UNAUTHORIZED"));
     add("503", errorResponse("UNAVAILABLE"));
@@ -220,6 +221,46 @@ function documentScope(method: string, path: string, op: Json) {
   responses["403"] ??= { ...errorResponse("FORBIDDEN"), headers: commonHeaders() };
 }
 
+/**
+ * A token endpoint's refusals are OAuth's (http/oauth-errors), whatever answers them: every error response of its
+ * operation, the conventions' included, has the OAuthError body, and validation is a 400 `invalid_request`, not a 422.
+ */
+function documentOAuthErrors(op: Json) {
+  const responses = op.responses as Record<string, Json>;
+  delete responses["422"];
+  for (const [status, response] of Object.entries(responses)) {
+    if (Number(status) < 400 || "$ref" in response) continue;
+    if (status !== "400") response.description = oauthErrorOf(Number(status), {}).body.error;
+    response.content = { "application/json": { schema: { $ref: "#/components/schemas/OAuthError" } } };
+  }
+}
+
+/** The subschemas of a JSON Schema node (the keywords zod's generator writes), to walk all of it. */
+function subschemas(schema: Json): Json[] {
+  const out: unknown[] = [schema.items, schema.additionalProperties, schema.not, ...((schema.prefixItems as unknown[]) ?? [])];
+  for (const key of ["properties", "patternProperties"]) out.push(...Object.values((schema[key] as Json | undefined) ?? {}));
+  for (const key of ["allOf", "anyOf", "oneOf"]) out.push(...((schema[key] as unknown[]) ?? []));
+  return out.filter((s): s is Json => typeof s === "object" && s !== null);
+}
+
+/**
+ * A value the API fills in for a field left out is said in the field's description, not as JSON Schema's `default`:
+ * openapi-typescript (with its defaults) types a property that has a `default` as required, so a generated client would
+ * demand what the API defaults (a task's `description`). Defaults are only ever inputs' (a response has every field), so
+ * this is every schema of the document. A query parameter keeps its `default`: its optionality is its own `required`.
+ */
+function defaultsInWords(schema: Json) {
+  for (const pending = [schema]; pending.length; ) {
+    const node = pending.pop() as Json;
+    if ("default" in node) {
+      const words = `Default: \`${JSON.stringify(node.default)}\`.`;
+      node.description = node.description ? `${String(node.description).replace(/[.\s]*$/, "")}. ${words}` : words;
+      delete node.default;
+    }
+    pending.push(...subschemas(node));
+  }
+}
+
 /** The served document: the routes' generated document plus servers, tags, the conventions above, minus switched-off routes. */
 export function finishDocument(doc: Document, opts: DocumentOptions): Document {
   const paths: Document["paths"] = {};
@@ -229,17 +270,24 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
     for (const method of METHODS) {
       const op = operations[method] as Json | undefined;
       if (!op) continue;
+      for (const media of Object.values(((op.requestBody as Json | undefined)?.content as Record<string, Json>) ?? {})) {
+        if (media.schema) defaultsInWords(media.schema as Json);
+      }
       applyConventions(method, path, op);
       documentScope(method, path, op);
       documentRateLimits(path, op);
       if (method === "post" && path !== "/mcp") documentIdempotencyKey(op);
       const conditional = /^\/([^/]+)\/\{id\}$/.exec(path)?.[1];
       if ((method === "patch" || method === "delete") && conditional && opts.conditionalWrites?.includes(conditional)) documentIfMatch(op);
+      if (OAUTH_TOKEN_PATHS.has(path)) documentOAuthErrors(op);
     }
     paths[path] = item;
   }
+  for (const schema of Object.values(doc.components?.schemas ?? {})) defaultsInWords(schema as Json);
   return {
     ...doc,
+    // Who answers for this deployment: its own index (GET /), which links the reference and this document.
+    info: { ...doc.info, contact: { name: doc.info.title, url: `${opts.serverUrl}/` } },
     servers: [{ url: opts.serverUrl, description: "This deployment" }],
     tags: Object.entries(opts.tags).map(([name, description]) => ({ name, description })),
     paths,

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { type CallerEnv, withCaller } from "../auth/middleware";
 import { publicRoute } from "../auth/route-base";
@@ -11,7 +11,7 @@ import { jsonResponse } from "../http/openapi";
 import { newRouter } from "../http/router";
 import { publicBaseUrl } from "../http/urls";
 import { isUtf8 } from "../middleware/body-guard";
-import { mcpServer } from "./server";
+import { mcpServer, type SentArguments } from "./server";
 import type { ToolContext } from "./tools";
 
 /** What a tool needs of the request: its caller, loaded (an MCP client re-authenticates on HTTP 401, not on a tool error). */
@@ -31,11 +31,24 @@ function methodNotAllowed(c: Context) {
 /** A JSON-RPC error that answers no request in particular (`id: null`, JSON-RPC 2.0 §5.1), as HTTP 400. */
 const rpcError = (c: Context, code: ErrorCode, message: string) => c.json({ jsonrpc: "2.0", error: { code, message }, id: null }, 400);
 
+/** The `arguments` of each tools/call request as sent, by request id (see SentArguments). */
+function sentArguments(messages: unknown[]): SentArguments | undefined {
+  const sent: SentArguments = new Map();
+  for (const message of messages as { id?: RequestId; method?: unknown; params?: { arguments?: unknown } }[]) {
+    if (message.id === undefined || message.method === undefined) continue; // a response or a notification
+    // The SDK answers a batch by its requests' ids: two requests with one id would swap answers (and arguments).
+    if (sent.has(message.id)) return undefined;
+    sent.set(message.id, message.method === "tools/call" ? message.params?.arguments : undefined);
+  }
+  return sent;
+}
+
 /**
  * The body as JSON-RPC messages, or the protocol's error: −32700 (Parse error) for bytes that are not UTF-8 JSON,
- * −32600 (Invalid Request) for JSON that is not a JSON-RPC message (the SDK would call that a parse error too).
+ * −32600 (Invalid Request) for JSON that is not a JSON-RPC message (the SDK would call that a parse error too) or a
+ * batch that repeats a request id.
  */
-async function rpcBody(c: Context): Promise<{ body: unknown } | { refusal: Response }> {
+async function rpcBody(c: Context): Promise<{ body: unknown; sent: SentArguments } | { refusal: Response }> {
   // Bytes that are not UTF-8 would reach the tools as U+FFFD: malformed, like JSON that does not parse.
   if (!isUtf8(await c.req.arrayBuffer())) return { refusal: rpcError(c, ErrorCode.ParseError, "Parse error: the body is not valid UTF-8") };
   let body: unknown;
@@ -49,7 +62,9 @@ async function rpcBody(c: Context): Promise<{ body: unknown } | { refusal: Respo
   if (messages.length === 0 || !messages.every((message) => JSONRPCMessageSchema.safeParse(message).success)) {
     return { refusal: rpcError(c, ErrorCode.InvalidRequest, "Invalid Request: the body is not a JSON-RPC 2.0 message") };
   }
-  return { body };
+  const sent = sentArguments(messages);
+  if (!sent) return { refusal: rpcError(c, ErrorCode.InvalidRequest, "Invalid Request: two requests of the batch have the same id") };
+  return { body, sent };
 }
 
 const ProtectedResourceMetadata = z
@@ -102,7 +117,7 @@ export const mcpRoutes = newRouter()
     const context = await toolContext(c);
     const parsed = await rpcBody(c);
     if ("refusal" in parsed) return parsed.refusal;
-    const server = mcpServer(context, (err) => errorResponse(err, c).json());
+    const server = mcpServer(context, parsed.sent, (err) => errorResponse(err, c).json());
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -7,6 +7,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   type Tool as McpTool,
+  type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError } from "../core/errors";
 import type { Scope } from "../core/scopes";
@@ -74,19 +75,28 @@ async function callTool(ctx: ToolContext, tool: Tool, rawArgs: Record<string, un
 }
 
 /**
+ * Each tools/call's `arguments` as the client sent them (JSON.parse'd), by request id. The SDK hands its handler a copy
+ * rebuilt by its zod schema, in which a `__proto__` key has become the copy's prototype and vanished: the tools take the
+ * arguments as sent, so they are checked as a REST body is (a `__proto__` key is 422, never dropped unseen).
+ */
+export type SentArguments = Map<RequestId, unknown>;
+
+/**
  * The MCP server of one request. It is the SDK's low-level Server because McpServer validates arguments itself
  * and words the failure its own way, while here invalid arguments are the REST API's 422 body. `errorBody` renders
  * any error as the REST API would (the one error mapper), so a refusal is a tool error, never a crash. A method it
  * has no handler for is the SDK's −32601 (Method not found).
  */
-export function mcpServer(ctx: ToolContext, errorBody: (err: unknown) => Promise<Record<string, unknown>>): Server {
+export function mcpServer(ctx: ToolContext, sent: SentArguments, errorBody: (err: unknown) => Promise<Record<string, unknown>>): Server {
   const server = new Server({ name: "pm-api", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools((await ctx.caller.principal()).scopes) }));
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }, { requestId }) => {
     const tool = byName.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    // The SDK's schema let them through, so they are an object (or absent), as sent.
+    const args = (sent.get(requestId) ?? {}) as Record<string, unknown>;
     try {
-      return toolResult(await callTool(ctx, tool, params.arguments ?? {}));
+      return toolResult(await callTool(ctx, tool, args));
     } catch (err) {
       return toolError(await errorBody(err));
     }

@@ -252,7 +252,7 @@ describe("pm, as a person who logged in", () => {
     expect(statSync(configPath()).mode & 0o777).toBe(0o600);
     const reused = await refresh(first.refreshToken);
     expect(reused.status, reused.text).toBe(400);
-    expect(reused.body.error.details.error).toBe("invalid_grant");
+    expect(reused.body.error).toBe("invalid_grant");
 
     // Refused (401) though not expired by the clock: renewed once, the call sent again (a POST, with its body).
     storeLogin({ ...second, token: `${second.token}x` });

@@ -27,6 +27,10 @@ describe("npm start, driven over HTTP", () => {
     expect(jwks.body.keys).toHaveLength(1);
     expect(jwks.body.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
     expect(jwks.body.keys[0].d).toBeUndefined();
+    // The base URL itself, through the front Worker: what a person opens first.
+    const index = await call("GET", "/");
+    expect(index.status, index.text).toBe(200);
+    expect(index.body.links).toEqual({ docs: `${base}/docs`, openapi: `${base}/openapi.json`, health: `${base}/health` });
   });
 
   it("signs up through the dev mailbox", async () => {
@@ -73,8 +77,8 @@ describe("npm start, driven over HTTP", () => {
     expect(verification_uri).toBe(`${base}/device`);
     expect(
       (await call("POST", "/auth/device/token", { form: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code } })).body
-        .error.code,
-    ).toBe("AUTHORIZATION_PENDING");
+        .error,
+    ).toBe("authorization_pending");
 
     // The person opens the page, gives their address, and approves with the emailed code.
     const page = await call("GET", new URL(verification_uri_complete).pathname + new URL(verification_uri_complete).search);

@@ -37,18 +37,20 @@ export function unkeepableText(value: unknown, validUtf8 = true): Record<string,
   const add = (path: string, messages: string[]) => {
     if (messages.length) errors.set(path || "body", [...(errors.get(path || "body") ?? []), ...messages]);
   };
-  const walk = (v: unknown, path: string) => {
+  // Iterative, not recursive: a hostile body nested thousands deep must not overflow the stack (a 500). Children are
+  // pushed last first, so fields are reported in the body's order.
+  const pending: [unknown, string][] = [[value, ""]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [v, path] = next;
+    const join = (k: string | number) => (path ? `${path}.${k}` : String(k));
     if (typeof v === "string") add(path, problemsOf(v, validUtf8));
-    else if (Array.isArray(v)) for (const [i, item] of v.entries()) walk(item, path ? `${path}.${i}` : String(i));
+    else if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], join(i)]);
     else if (v && typeof v === "object") {
-      for (const [k, item] of Object.entries(v)) {
-        const p = path ? `${path}.${k}` : k;
-        add(p, [...problemsOf(k, validUtf8), ...(k === "__proto__" ? [PROTO_KEY] : [])]);
-        walk(item, p);
-      }
+      const entries = Object.entries(v);
+      for (const [k] of entries) add(join(k), [...problemsOf(k, validUtf8), ...(k === "__proto__" ? [PROTO_KEY] : [])]);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push([entries[i][1], join(entries[i][0])]);
     }
-  };
-  walk(value, "");
+  }
   // fromEntries defines own properties, so `__proto__` is a key like any other.
   return Object.fromEntries(errors);
 }

@@ -9,6 +9,7 @@ import { AppError, badRequest, forbidden, ValidationError } from "../../core/err
 import { parseScopeString, SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
+import { OAuthErrorBody, oauthRefusal } from "../../http/oauth-errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { publicBaseUrl } from "../../http/urls";
@@ -17,6 +18,15 @@ import { confirmPage, enterCodePage, messagePage, PAGE_HEADERS } from "./page";
 import { createDeviceCode, decideDevice, exchangeDeviceCode, pendingDevice, refreshLogin, revokeLogin } from "./service";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+/**
+ * A token request's grant_type: documented as the one value the endpoint takes, validated as any string, so that
+ * another grant is RFC 6749's `unsupported_grant_type` (deviceBody), not a malformed request.
+ */
+const grantType = (grant: string) =>
+  z
+    .string()
+    .max(100)
+    .openapi({ type: "string", enum: [grant] });
 
 const DeviceCodeRequest = z
   .object({
@@ -45,7 +55,7 @@ const DeviceApproveRequest = z
   .strict()
   .openapi("DeviceApproveRequest");
 const RefreshRequest = z
-  .object({ grant_type: z.literal("refresh_token"), refresh_token: z.string().min(1).max(200), client_id: z.string().max(100).optional() })
+  .object({ grant_type: grantType("refresh_token"), refresh_token: z.string().min(1).max(200), client_id: z.string().max(100).optional() })
   .strict()
   .openapi("RefreshTokenRequest");
 const RevokeRequest = z
@@ -69,7 +79,7 @@ const TokenAnswer = z
 const DeviceTokenRequest = z
   .object({
     device_code: z.string().min(1).max(200),
-    grant_type: z.literal(DEVICE_GRANT).optional(),
+    grant_type: grantType(DEVICE_GRANT).optional(),
     client_id: z.string().max(100).optional(),
   })
   .strict()
@@ -84,10 +94,17 @@ const jsonOrForm = <T extends z.ZodType>(schema: T) => ({
   },
 });
 
-/** The body of a jsonOrForm route, whichever media type came (none: an empty body, validated here). */
-function deviceBody<T extends z.ZodType>(c: Context, schema: T): z.infer<T> {
+/**
+ * The body of a jsonOrForm route, whichever media type came (none: an empty body, validated here). A token endpoint
+ * names its `grant`: another grant_type is RFC 6749's `unsupported_grant_type`, not a malformed request.
+ */
+function deviceBody<T extends z.ZodType>(c: Context, schema: T, grant?: string): z.infer<T> {
   const form = /application\/x-www-form-urlencoded|multipart\/form-data/i.test(c.req.header("content-type") ?? "");
   const input = (c.req.valid as (target: string) => unknown)(form ? "form" : "json");
+  const grantType = (input as { grant_type?: unknown } | undefined)?.grant_type;
+  if (grant && typeof grantType === "string" && grantType !== grant) {
+    throw oauthRefusal("unsupported_grant_type", `grant_type must be ${grant} here`);
+  }
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw new ValidationError(zodErrors(parsed.error));
   return parsed.data;
@@ -142,11 +159,12 @@ const token = createRoute({
   ...publicRoute("Device flow"),
   summary: "Poll for the access token of a device (RFC 8628 §3.4)",
   description:
-    "Until the person decides: 400 `AUTHORIZATION_PENDING`, or `SLOW_DOWN` when polled faster than the interval (which then grows by 5 s; `details.interval`). Afterwards 400 `ACCESS_DENIED` or `EXPIRED_TOKEN`. Once approved: the JWT, exactly once; a device code that was already exchanged (or never existed) is 400 `BAD_REQUEST` with `details.error` `invalid_grant`. The JWT works as `Authorization: Bearer` on every endpoint, for the approving user in the workspace they approved from.",
+    "Errors are OAuth's (RFC 8628 §3.5, RFC 6749 §5.2: `{error, error_description}` at the top level, not the API's shape), so any OAuth client library polls it. Until the person decides: 400 `authorization_pending`, or `slow_down` when polled faster than the interval (which then grows by 5 s; `interval` says it). Afterwards 400 `access_denied` or `expired_token`. Once approved: the JWT, exactly once; a device code that was already exchanged (or never existed) is 400 `invalid_grant`. The JWT works as `Authorization: Bearer` on every endpoint, for the approving user in the workspace they approved from.",
   request: jsonOrForm(DeviceTokenRequest),
   responses: {
     200: jsonResponse(TokenAnswer, "Access token (a JWT) and the refresh token of the login"),
-    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
+    400: jsonResponse(OAuthErrorBody, "authorization_pending, slow_down, access_denied, expired_token, invalid_grant, invalid_request"),
+    503: jsonResponse(OAuthErrorBody, "temporarily_unavailable: the database is unreachable"),
   },
 });
 
@@ -157,11 +175,12 @@ const refresh = createRoute({
   ...publicRoute("Device flow"),
   summary: "Renew a device's login: a new access token from its refresh token (RFC 6749 §6)",
   description:
-    "The refresh token is used up: the answer carries the next one, with the same scopes and teams. An unknown, used, revoked or expired one (90 days unused), or one of a user who left the workspace, is 400 `BAD_REQUEST` with `details.error` `invalid_grant`.",
+    "The refresh token is used up: the answer carries the next one, with the same scopes and teams. Errors are OAuth's (RFC 6749 §5.2): an unknown, used, revoked or expired refresh token (90 days unused), or one of a user who left the workspace, is 400 `invalid_grant`.",
   request: jsonOrForm(RefreshRequest),
   responses: {
     200: jsonResponse(TokenAnswer, "A new access token and the next refresh token"),
-    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
+    400: jsonResponse(OAuthErrorBody, "invalid_grant, unsupported_grant_type, invalid_request"),
+    503: jsonResponse(OAuthErrorBody, "temporarily_unavailable: the database is unreachable"),
   },
 });
 
@@ -280,11 +299,11 @@ export const deviceRoutes = newRouter()
     return c.json({ approved: true as const }, 200);
   })
   .openapi(token, async (c) => {
-    const { device_code } = deviceBody(c, DeviceTokenRequest);
+    const { device_code } = deviceBody(c, DeviceTokenRequest, DEVICE_GRANT);
     return c.json(await exchangeDeviceCode(c.get("rdb").db, c.env, device_code), 200);
   })
   .openapi(refresh, async (c) => {
-    const { refresh_token } = deviceBody(c, RefreshRequest);
+    const { refresh_token } = deviceBody(c, RefreshRequest, "refresh_token");
     return c.json(await refreshLogin(c.get("rdb").db, c.env, refresh_token), 200);
   })
   .openapi(revoke, async (c) => {

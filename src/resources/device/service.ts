@@ -3,10 +3,11 @@ import { deviceAuthorizations, workspaceMembers } from "../../../drizzle/schema"
 import type { Grants } from "../../auth/grants";
 import { signAccessToken, verifyAccessToken } from "../../auth/jwt";
 import { randomToken, sha256Hex } from "../../core/crypto";
-import { AppError, conflict, notFound } from "../../core/errors";
+import { conflict, notFound } from "../../core/errors";
 import { SCOPES, type Scope } from "../../core/scopes";
 import type { Db, Executor } from "../../db/client";
 import type { Env } from "../../env";
+import { oauthRefusal } from "../../http/oauth-errors";
 import { newId } from "../../ids";
 
 export const DEVICE_CODE_TTL_SECONDS = 15 * 60;
@@ -189,7 +190,7 @@ const newRefreshToken = async () => {
   return { raw, hash: await sha256Hex(raw) };
 };
 
-const invalidGrant = () => new AppError("BAD_REQUEST", "Unknown or already used device_code", { error: "invalid_grant" });
+const invalidGrant = () => oauthRefusal("invalid_grant", "Unknown or already used device_code");
 
 /**
  * RFC 8628 §3.4–3.5: one statement locks the authorization, records the poll, widens the interval of a client
@@ -229,15 +230,15 @@ export async function exchangeDeviceCode(db: Db, env: Env, deviceCode: string): 
       ${d.id} as id, ${d.userId} as user_id, ${d.workspaceId} as workspace_id, ${d.scopes} as scopes, ${d.teamIds} as team_ids`);
   const row = rows.rows[0];
   if (!row || row.prev_status === "CONSUMED") throw invalidGrant();
-  if (row.expired) throw new AppError("EXPIRED_TOKEN", "The device code has expired; request a new one");
-  if (row.prev_status === "DENIED") throw new AppError("ACCESS_DENIED", "The user denied this device");
+  if (row.expired) throw oauthRefusal("expired_token", "The device code has expired; request a new one");
+  if (row.prev_status === "DENIED") throw oauthRefusal("access_denied", "The user denied this device");
   if (row.prev_status === "PENDING") {
     if (row.too_fast) {
-      throw new AppError("SLOW_DOWN", `Polling too fast: wait at least ${row.interval_seconds} seconds between requests`, {
+      throw oauthRefusal("slow_down", `Polling too fast: wait at least ${row.interval_seconds} seconds between requests`, {
         interval: row.interval_seconds,
       });
     }
-    throw new AppError("AUTHORIZATION_PENDING", "The user has not approved this device yet", { interval: row.interval_seconds });
+    throw oauthRefusal("authorization_pending", "The user has not approved this device yet", { interval: row.interval_seconds });
   }
   // An approved row always carries both (decideDevice sets them with the status).
   if (!row.user_id || !row.workspace_id) throw invalidGrant();
@@ -258,7 +259,7 @@ export async function refreshLogin(db: Db, env: Env, refreshToken: string): Prom
       and ${d.refreshExpiresAt} > now()
       and exists (select 1 from ${workspaceMembers} where ${workspaceMembers.userId} = ${d.userId} and ${workspaceMembers.workspaceId} = ${d.workspaceId})
     returning ${d.id} as id, ${d.userId} as user_id, ${d.workspaceId} as workspace_id, ${d.scopes} as scopes, ${d.teamIds} as team_ids`);
-  if (!rows[0]) throw new AppError("BAD_REQUEST", "Unknown, used, revoked or expired refresh_token", { error: "invalid_grant" });
+  if (!rows[0]) throw oauthRefusal("invalid_grant", "Unknown, used, revoked or expired refresh_token");
   return tokensOf(env, rows[0], next.raw);
 }
 

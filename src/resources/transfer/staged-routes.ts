@@ -45,12 +45,19 @@ const ImportOpen = z
   .openapi("ImportOpen");
 const PartParams = z.object({
   id: IdParam.shape.id,
-  number: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PARTS)
-    .openapi({ param: { name: "number", in: "path" }, description: `The part's number, 1…${MAX_PARTS}: parts are imported in this order` }),
+  // Digits only: a number's other spellings (`1e3`, `0x10`, ` 7`) would name another part than the client meant.
+  number: z
+    .string()
+    .regex(/^[0-9]+$/, `Must be a part number in digits, 1…${MAX_PARTS}`)
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(MAX_PARTS))
+    .openapi({
+      param: { name: "number", in: "path" },
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_PARTS,
+      description: `The part's number in digits, 1…${MAX_PARTS}: parts are imported in this order`,
+    }),
 });
 const PartBody = z
   .object({ data: ExportDocument.openapi({ description: "An export document holding some of the export's records" }) })

@@ -2738,7 +2738,7 @@ export interface components {
       [key: string]: unknown;
     };
     /**
-     * @description A token endpoint's refusal, in OAuth's shape (RFC 6749 §5.2, RFC 8628 §3.5): `authorization_pending` and `slow_down` while the person has not decided, `access_denied`, `expired_token`, `invalid_grant` (a device code or refresh token unknown, used, revoked or expired), `unsupported_grant_type`, `invalid_request` (a malformed or invalid body, 400; too large, 413), `temporarily_unavailable` (429 over the rate limit, 503 database unreachable), `server_error` (500).
+     * @description An OAuth endpoint's refusal, in OAuth's shape (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 8628 §3.5): `authorization_pending` and `slow_down` while the person has not decided, `access_denied`, `expired_token`, `invalid_grant` (a device code or refresh token unknown, used, revoked or expired), `unsupported_grant_type`, `invalid_request` (a malformed or invalid body, 400; too large, 413), `temporarily_unavailable` (429 over the rate limit, 503 database unreachable), `server_error` (500); the authorization server's `invalid_client`, `invalid_scope`, `invalid_target`, `invalid_redirect_uri`, `invalid_client_metadata`.
      * @example {
      *       "error": "authorization_pending",
      *       "error_description": "The user has not approved this device yet",
@@ -2756,7 +2756,12 @@ export interface components {
         | "access_denied"
         | "expired_token"
         | "temporarily_unavailable"
-        | "server_error";
+        | "server_error"
+        | "invalid_client"
+        | "invalid_scope"
+        | "invalid_target"
+        | "invalid_redirect_uri"
+        | "invalid_client_metadata";
       error_description: string;
       /** @description `invalid_request` of an invalid body: the messages per field, as the API's 422 names them elsewhere */
       errors?: {
@@ -12702,7 +12707,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": (components["schemas"]["OAuthError"] & unknown) | components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
         };
       };
       /** @description CONFLICT */
@@ -12816,7 +12821,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": (components["schemas"]["OAuthError"] & unknown) | components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"] | components["schemas"]["Error"];
         };
       };
       /** @description CONFLICT */

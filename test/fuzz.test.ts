@@ -348,10 +348,9 @@ describe("fuzz: every operation of /openapi.json", () => {
             const body = JSON.parse(res.text);
             // The OAuth endpoints answer OAuth's error body (RFC 6749 §5.2, RFC 7591 §3.2.2), as documented; every other
             // route the API's.
-            const shaped =
-              OAUTH_TOKEN_PATHS.has(path) || OAUTH_PROTOCOL.test(path)
-                ? typeof body?.error === "string"
-                : typeof body?.error?.code === "string" || (res.status === 422 && typeof body?.errors === "object");
+            const oauthShaped = typeof body?.error === "string" && typeof body?.error_description === "string";
+            const apiShaped = typeof body?.error?.code === "string" || (res.status === 422 && typeof body?.errors === "object");
+            const shaped = OAUTH_TOKEN_PATHS.has(path) ? oauthShaped : (OAUTH_PROTOCOL.test(path) && oauthShaped) || apiShaped;
             expect(shaped, res.text.slice(0, 300)).toBe(true);
           }
           if (method === "get") return;

@@ -613,6 +613,13 @@ const GRANTS_NOTHING: Record<string, string> = {
   "POST /auth/device/token": "public: hands out what the approval granted (walked)",
   "POST /auth/token": "public: renews a login with what it was granted, never more (device-login.test.ts)",
   "POST /auth/revoke": "ends a login: takes away, grants nothing",
+  "DELETE /oauth/grants/{id}": "revokes an OAuth grant: takes away, grants nothing",
+  "POST /oauth/register": "public: registers an OAuth client, which holds no grant",
+  "POST /oauth/token": "public: hands out what a person's consent granted, never more (oauth.test.ts)",
+  "POST /oauth/authorize": "the consent page's first step (its email form): grants nothing",
+  "POST /oauth/authorize/signin": "the consent page's sign-in: emails a code, grants nothing",
+  "POST /oauth/authorize/consent":
+    "a person's consent, signed in by an emailed code (no credential): within their own membership, narrowed on the page (oauth.test.ts)",
 };
 /** Operations that may grant: they create or change members, roles, credentials, or write an import. */
 const GRANTING =

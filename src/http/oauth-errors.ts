@@ -19,6 +19,12 @@ export const OAUTH_ERRORS = [
   "expired_token",
   "temporarily_unavailable",
   "server_error",
+  // The authorization server's (POST /oauth/token, POST /oauth/register: RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 8707).
+  "invalid_client",
+  "invalid_scope",
+  "invalid_target",
+  "invalid_redirect_uri",
+  "invalid_client_metadata",
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERRORS)[number];
 
@@ -38,10 +44,11 @@ export const OAuthErrorBody = z
   })
   .openapi("OAuthError", {
     description:
-      "A token endpoint's refusal, in OAuth's shape (RFC 6749 §5.2, RFC 8628 §3.5): `authorization_pending` and `slow_down` " +
+      "An OAuth endpoint's refusal, in OAuth's shape (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 8628 §3.5): `authorization_pending` and `slow_down` " +
       "while the person has not decided, `access_denied`, `expired_token`, `invalid_grant` (a device code or refresh token " +
       "unknown, used, revoked or expired), `unsupported_grant_type`, `invalid_request` (a malformed or invalid body, 400; " +
-      "too large, 413), `temporarily_unavailable` (429 over the rate limit, 503 database unreachable), `server_error` (500).",
+      "too large, 413), `temporarily_unavailable` (429 over the rate limit, 503 database unreachable), `server_error` (500); " +
+      "the authorization server's `invalid_client`, `invalid_scope`, `invalid_target`, `invalid_redirect_uri`, `invalid_client_metadata`.",
     example: { error: "authorization_pending", error_description: "The user has not approved this device yet", interval: 5 },
   });
 export type OAuthErrorBody = z.infer<typeof OAuthErrorBody>;

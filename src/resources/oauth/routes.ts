@@ -11,6 +11,7 @@ import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { listBody } from "../../http/list";
+import { OAuthErrorBody } from "../../http/oauth-errors";
 import { ErrorBody, errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -21,9 +22,6 @@ import { deleteOAuthGrant, listOAuthGrants } from "./operations";
 
 const TAG = "OAuth";
 
-const OAuthErrorBody = z
-  .object({ error: z.string().openapi({ example: "invalid_grant" }), error_description: z.string() })
-  .openapi("OAuthError", { description: "RFC 6749 §5.2 (and RFC 7591 §3.2.2) error body" });
 /** A refusal of the protocol (OAuth's body), or of the API's middleware before it (a malformed Idempotency-Key: the API's). */
 const oauthError = (description: string) => ({
   description: `${description}; a refusal before the endpoint (e.g. a malformed Idempotency-Key) is the API's error body`,

@@ -21,7 +21,8 @@ export type IdPrefix =
   | "whk"
   | "dlv"
   | "rcvd"
-  | "imp";
+  | "imp"
+  | "rel";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

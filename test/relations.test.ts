@@ -1,7 +1,7 @@
 // Task relations (contract §14, docs/api.md "Task relations"): the resource, its rules, and what tasks gain, through
 // HTTP against the real database.
 import { beforeAll, describe, expect, it } from "vitest";
-import { del, get, post } from "./helpers/api";
+import { api, del, get, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 import { keyWith } from "./helpers/least-privilege";
 
@@ -165,6 +165,64 @@ describe("task relations", () => {
       expect((await get(`/tasks/${c.id}/relations`, t.owner.key)).body.relations).toEqual([]);
       const history = (await get(`/tasks/${b.id}/history`, t.owner.key)).body.events.map((e: { type: string }) => e.type);
       expect(history.slice(0, 2)).toEqual(["task_relation.deleted", "task_relation.created"]);
+    });
+  });
+
+  describe("what tasks gain", () => {
+    it("every task answer carries blockedByCount (open blockers only) and subtaskCounts, in the same statement", async () => {
+      const [blocked, open, done] = [await task(), await task(), await task()];
+      await relate(open.id, "blocks", blocked.id);
+      await relate(blocked.id, "blocked_by", done.id);
+      await post("/tasks", { title: "sub 1", teamId: eng.id, parentId: blocked.id }, t.owner.key);
+      await post("/tasks", { title: "sub 2", teamId: eng.id, parentId: blocked.id, status: "DONE" }, t.owner.key);
+      const read = await get(`/tasks/${blocked.reference}`, t.owner.key);
+      expect(read.body.task).toMatchObject({ blockedByCount: 2, subtaskCounts: { total: 2, done: 1 } });
+      expect(read.queries).toBe(1);
+      // A write's answer too: the blocker done, one open blocker left.
+      const closed = await api("PATCH", `/tasks/${done.id}`, { body: { status: "DONE" }, key: t.owner.key });
+      expect(closed.body.task).toMatchObject({ blockedByCount: 0, subtaskCounts: { total: 0, done: 0 } });
+      expect((await get(`/tasks/${blocked.id}`, t.owner.key)).body.task.blockedByCount).toBe(1);
+      await api("PATCH", `/tasks/${open.id}`, { body: { status: "CANCELED" }, key: t.owner.key });
+      expect((await get(`/tasks/${blocked.id}`, t.owner.key)).body.task.blockedByCount).toBe(0);
+    });
+
+    it("filters by isBlocked and relatedTo (id or reference, either direction), also in in-lists", async () => {
+      const fresh = await newTeam(t, { prefix: "FLT" });
+      const mk = () => task(fresh);
+      const [a, b, c, d] = [await mk(), await mk(), await mk(), await mk()];
+      await relate(a.id, "blocks", b.id);
+      await relate(c.id, "related", a.id);
+      const refs = async (query: string) => {
+        const res = await get(`/tasks?filter[eq][teamId]=${fresh.id}&${query}`, t.owner.key);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return res.body.tasks.map((x: { reference: string }) => x.reference).sort();
+      };
+      expect(await refs("filter[eq][isBlocked]=true")).toEqual([b.reference]);
+      expect(await refs("filter[eq][isBlocked]=false")).toEqual([a.reference, c.reference, d.reference].sort());
+      expect(await refs(`filter[eq][relatedTo]=${a.reference}`)).toEqual([b.reference, c.reference].sort());
+      expect(await refs(`filter[eq][relatedTo]=${b.id}`)).toEqual([a.reference]);
+      expect(await refs(`filter[in][relatedTo]=${b.id}&filter[in][relatedTo]=${c.reference}`)).toEqual([a.reference]);
+      expect(await refs("filter[eq][relatedTo]=NOPE-1")).toEqual([]);
+      expect((await get("/tasks?filter[eq][isBlocked]=maybe", t.owner.key)).status).toBe(400);
+      expect((await get("/tasks?filter[gt][relatedTo]=x", t.owner.key)).status).toBe(400);
+    });
+
+    it("fields=relations{type,task{reference,status}} embeds them, only those the caller may read", async () => {
+      const [a, b, c] = [await task(eng), await task(eng), await task(ops)];
+      await relate(a.id, "blocks", b.id);
+      await relate(c.id, "duplicate_of", a.id);
+      const res = await get(`/tasks/${a.id}?fields=reference,relations{type,task{reference,status}}`, t.owner.key);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.task).toEqual({
+        reference: a.reference,
+        relations: [
+          { type: "blocks", task: { reference: b.reference, status: "TODO" } },
+          { type: "duplicated_by", task: { reference: c.reference, status: "CANCELED" } },
+        ],
+      });
+      const engOnly = await keyWith(t.owner.key, { teamIds: [eng.id] });
+      const narrow = await get(`/tasks?filter[eq][reference]=${a.reference}&fields=relations{task{reference}}`, engOnly);
+      expect(narrow.body.tasks[0].relations).toEqual([{ task: { reference: b.reference } }]);
     });
   });
 

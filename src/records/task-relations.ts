@@ -2,12 +2,16 @@
 // read from that side, the other task's summary), over task_relation_views; and the stored edge (source, type, target),
 // which events render and exports carry.
 import { z } from "@hono/zod-openapi";
-import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from "../../drizzle/schema";
+import { badRequest } from "../core/errors";
+import { inTeams, type Reach } from "../db/scope";
+import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId, ExportTimestamp } from "../http/schemas";
-import { TaskStatus } from "./tasks";
+import { taskMatch } from "./refs";
+import { TaskStatus } from "./task-status";
 
 /** What a request asks for, from the task in its path: `blocked_by` is stored as `blocks` from the other side. */
 export const RelationType = z.enum(["blocks", "blocked_by", "duplicate_of", "related"]).openapi("TaskRelationType");
@@ -94,4 +98,37 @@ export function storedEdge(type: RelationTypeName, taskId: string, otherId: stri
   if (type === "blocked_by") return { type: "blocks" as const, source: otherId, target: taskId };
   if (type === "related") return { type, source: taskId < otherId ? taskId : otherId, target: taskId < otherId ? otherId : taskId };
   return { type, source: taskId, target: otherId };
+}
+
+// What a task answer says of its relations and subtasks, in the statement that reads or writes it. They read the tasks
+// table as `public.tasks`: a write's answer is read where a CTE named `tasks` (the written row) shadows the table.
+const storedTasks = sql`public.tasks`;
+
+/** Blockers of the task `taskId` that are neither DONE nor CANCELED (task_relations_target_idx finds its edges). */
+const openBlockers = (taskId: SQLWrapper) => sql`from ${taskRelations} r join ${storedTasks} b on b.id = r.source_task_id
+  where r.target_task_id = ${taskId} and r.type = 'blocks' and b.status not in ('DONE', 'CANCELED')`;
+export const openBlockerCount = (taskId: SQLWrapper) => sql<number>`(select count(*)::int ${openBlockers(taskId)})`;
+export const isBlockedSql = (taskId: SQLWrapper) => sql<boolean>`exists (select 1 ${openBlockers(taskId)})`;
+
+/** `{total, done}` of the task's direct subtasks (tasks_parent_idx). */
+export const subtaskCountsJson = (taskId: SQLWrapper) =>
+  sql`(select json_build_object('total', count(*)::int, 'done', (count(*) filter (where s.status = 'DONE'))::int)
+    from ${storedTasks} s where s.parent_id = ${taskId})`;
+
+export const taskRelationShape = relationRecord.shape;
+
+/** `fields=relations{…}`: the task's relations as GET /tasks/{id}/relations shows them, those the caller may read, oldest first. */
+export const relationsJson = (taskId: SQLWrapper) => (reach: Reach) =>
+  sql`(select coalesce(json_agg(${relationRecord.json()} order by ${v.createdAt}, ${v.id}), '[]'::json) from ${relationFrom}
+    where ${v.taskId} = ${taskId} and ${inTeams(reach.teams, v.otherTeamId)})`;
+
+/** `filter[eq|in][relatedTo]=<task id or reference>`: tasks with a relation of any type, either direction, to one of them. */
+export function relatedToFilter(op: FilterOp, values: string[]): SQL {
+  if (op !== "eq" && op !== "in") {
+    throw badRequest(`Operator '${op}' does not apply to 'relatedTo'`, { field: "relatedTo", operator: op, allowed: ["eq", "in"] });
+  }
+  // The inner `tasks` and `teams` are the named tasks' (taskMatch's columns); the outer `tasks.id` the listed task.
+  return sql`exists (select 1 from ${v} rv where rv.task_id = ${tasks.id} and rv.other_task_id in (
+    select ${tasks.id} from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
+    where ${tasks.workspaceId} = rv.workspace_id and ${or(...values.map(taskMatch))}))`;
 }

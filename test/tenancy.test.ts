@@ -16,6 +16,7 @@ interface World {
   task: any;
   subtask: any;
   comment: any;
+  relation: any;
 }
 
 async function build(name: string, prefix: string): Promise<World> {

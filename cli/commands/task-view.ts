@@ -1,5 +1,6 @@
-// `pm tasks view ENG-12`: a task as a person reads it (as `gh issue view`): its fields, its description, then its
-// comments oldest first. `--json` is the task's JSON with its `comments` added, for scripts.
+// `pm tasks view ENG-12`: a task as a person reads it (as `gh issue view`): its fields, its relations and sub-tasks with
+// their status, its description, then its comments oldest first. `--json` is the task's JSON with its `relations`,
+// `subtasks` and `comments` added, for scripts.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
@@ -9,7 +10,9 @@ import { openSession, type Session, unwrap } from "../session";
 type Comment = Schemas["TaskCommentSelection"];
 
 /** What the view for people shows: only these are read (the API narrows its query to them). */
-const TASK_FIELDS = "reference,title,status,priority,assignee{name},labels{name},projectId,dueDate,description";
+const TASK_FIELDS = "id,reference,title,status,priority,assignee{name},labels{name},projectId,dueDate,description";
+const RELATION_FIELDS = "type,task{reference,status,title}";
+const SUBTASK_FIELDS = "reference,status,title";
 const COMMENT_FIELDS = "author{name},createdAt,content";
 /** The API's largest page: most tasks' comments are one request. */
 const PAGE = 250;
@@ -25,6 +28,32 @@ async function allComments({ client }: Session, ref: string, fields: string | un
     cursor = page.pagination.nextCursor ?? undefined;
   } while (cursor);
   return comments;
+}
+
+/** The task's relations as it sees them (`fields` narrows them; undefined: whole relations). */
+async function allRelations({ client }: Session, ref: string, fields: string | undefined) {
+  const relations: Schemas["TaskRelationSelection"][] = [];
+  let cursor: string | undefined;
+  do {
+    const query = { limit: PAGE, ...(fields ? { fields } : {}), ...(cursor ? { cursor } : {}) };
+    const page = await unwrap(client.GET("/tasks/{id}/relations", { params: { path: { id: ref }, query } }));
+    relations.push(...page.relations);
+    cursor = page.pagination.nextCursor ?? undefined;
+  } while (cursor);
+  return relations;
+}
+
+/** The task's direct sub-tasks (the first page: 250). */
+async function subtasksOf({ client }: Session, taskId: string, fields: string | undefined) {
+  const query = { limit: PAGE, "filter[eq][parentId]": taskId, ...(fields ? { fields } : {}) } as Record<string, string | number>;
+  return (await unwrap(client.GET("/tasks", { params: { query } }))).tasks;
+}
+
+/** One line per related task or sub-task: `  blocked by  ENG-4  IN_PROGRESS  Title`. */
+function printLinked(heading: string, rows: Array<[string, Schemas["TaskSelection"] | undefined]>): void {
+  if (rows.length === 0) return;
+  console.log(`\n${heading}:`);
+  for (const [label, task] of rows) console.log(`  ${[label, task?.reference, task?.status, task?.title].filter(Boolean).join("  ")}`);
 }
 
 /** `ENG-P3 Engine`: the task carries only its project's id, so the project costs one more request. */
@@ -55,11 +84,14 @@ export const view = defineCommand({
     const session = openSession(args["base-url"]);
     const id = args.ref;
     // The task and its comments at once: the comments' route takes the reference as well as the id.
-    const [{ task }, comments] = await Promise.all([
+    const [{ task }, comments, relations] = await Promise.all([
       unwrap(session.client.GET("/tasks/{id}", { params: { path: { id }, query: args.json ? {} : { fields: TASK_FIELDS } } })),
       allComments(session, id, args.json ? undefined : COMMENT_FIELDS),
+      allRelations(session, id, args.json ? undefined : RELATION_FIELDS),
     ]);
-    if (args.json) return printJson({ task: { ...task, comments } });
+    // Sub-tasks are listed by their parent's id, which the answer gives.
+    const subtasks = await subtasksOf(session, task.id as string, args.json ? undefined : SUBTASK_FIELDS);
+    if (args.json) return printJson({ task: { ...task, relations, subtasks, comments } });
     printRecord([
       ["title", task.title],
       ["reference", task.reference],
@@ -70,6 +102,14 @@ export const view = defineCommand({
       ["project", task.projectId ? await projectName(session, task.projectId) : null],
       ["due", task.dueDate],
     ]);
+    printLinked(
+      "Relations",
+      relations.map((r) => [(r.type ?? "").replace("_", " "), r.task as Schemas["TaskSelection"]]),
+    );
+    printLinked(
+      "Sub-tasks",
+      subtasks.map((sub) => ["", sub]),
+    );
     console.log(`\n${task.description || "No description."}`);
     printComments(comments);
   },

@@ -7,6 +7,7 @@ import { type Column, fieldColumns, printJson, printNextCursor, printRecord, pri
 import { openSession, type Session, unwrap } from "../session";
 import { HISTORY_COLUMNS } from "./events";
 import { resolveLabelIds } from "./labels";
+import { link, unlink } from "./task-links";
 import { view } from "./task-view";
 import { resolveTeamId } from "./teams";
 
@@ -198,5 +199,5 @@ const history = defineCommand({
 
 export const tasks = defineCommand({
   meta: { name: "pm tasks", description: "Tasks" },
-  subCommands: { list, view, get, create, update, history },
+  subCommands: { list, view, get, create, update, history, link, unlink },
 });

@@ -394,16 +394,26 @@ const TEAM_TABLE: TeamEntry[] = [
   { op: "GET /tasks/{id}/relations", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/relations` }) },
   {
     op: "POST /tasks/{id}/relations",
-    prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/relations`, body: { type: "blocks", taskId: (await taskIn(teamA)).id } }),
+    prepare: async (x) => ({
+      path: `/tasks/${(await taskIn(x)).id}/relations`,
+      body: { type: "blocks", taskId: (await taskIn(teamA)).id },
+    }),
   },
   {
     op: "POST /tasks/{id}/relations",
     via: "taskId",
-    prepare: async (x) => ({ path: `/tasks/${(await taskIn(teamA)).id}/relations`, body: { type: "related", taskId: (await taskIn(x)).reference } }),
+    prepare: async (x) => ({
+      path: `/tasks/${(await taskIn(teamA)).id}/relations`,
+      body: { type: "related", taskId: (await taskIn(x)).reference },
+    }),
   },
   { op: "DELETE /tasks/{id}/relations/{relationId}", prepare: async (x) => ({ path: await newRelationPath(x.id) }) },
   // A relation of team A's task to a task of team B: the key bound to team A does not see it.
-  { op: "DELETE /tasks/{id}/relations/{relationId}", via: "the other task", prepare: async (x) => ({ path: await newRelationPath(teamA.id, x.id) }) },
+  {
+    op: "DELETE /tasks/{id}/relations/{relationId}",
+    via: "the other task",
+    prepare: async (x) => ({ path: await newRelationPath(teamA.id, x.id) }),
+  },
   { op: "GET /tasks/{id}/export", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/export` }) },
   { op: "POST /tasks", via: "teamId", prepare: async (x) => ({ path: "/tasks", body: { teamId: x.id, title: "Bound" } }) },
   {

@@ -242,13 +242,17 @@ describe("REST and MCP agree on refusals of a write", () => {
 describe("relations through MCP", () => {
   it("link_tasks relates (as POST /tasks/{id}/relations), get_task shows the blockers with their status, unlink_tasks removes", async () => {
     const [a, b] = await Promise.all(
-      ["Blocked by MCP", "Blocking via MCP"].map(async (title) => (await post("/tasks", { title, teamId: team.id }, t.owner.key)).body.task),
+      ["Blocked by MCP", "Blocking via MCP"].map(
+        async (title) => (await post("/tasks", { title, teamId: team.id }, t.owner.key)).body.task,
+      ),
     );
     const linked = await call(agent, "link_tasks", { id: a.reference, type: "blocked_by", taskId: b.reference });
     expect(linked.body.relation).toMatchObject({ type: "blocked_by", task: { reference: b.reference, status: "TODO" } });
     const read = (await call(agent, "get_task", { id: a.reference })).body.task;
     expect(read.blockedByCount).toBe(1);
-    expect(read.relations).toEqual([expect.objectContaining({ type: "blocked_by", task: expect.objectContaining({ reference: b.reference, status: "TODO" }) })]);
+    expect(read.relations).toEqual([
+      expect.objectContaining({ type: "blocked_by", task: expect.objectContaining({ reference: b.reference, status: "TODO" }) }),
+    ]);
     // A cycle is refused as REST refuses it.
     const cycle = await call(agent, "link_tasks", { id: a.reference, type: "blocks", taskId: b.reference });
     expect(JSON.stringify(cycle.body)).toContain("cycle");

@@ -21,8 +21,7 @@ describe("task relations", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.task as { id: string; reference: string; title: string; status: string };
   }
-  const relate = (from: string, type: string, to: string, key = t.owner.key) =>
-    post(`/tasks/${from}/relations`, { type, taskId: to }, key);
+  const relate = (from: string, type: string, to: string, key = t.owner.key) => post(`/tasks/${from}/relations`, { type, taskId: to }, key);
 
   beforeAll(async () => {
     t = await newTenant("Relations Co");
@@ -51,7 +50,9 @@ describe("task relations", () => {
       // From the other side it is `blocked_by`, the same stored edge.
       const list = await get(`/tasks/${b.id}/relations`, member.key);
       expect(list.status).toBe(200);
-      expect(list.body.relations).toEqual([{ ...res.body.relation, type: "blocked_by", task: { id: a.id, reference: a.reference, title: a.title, status: "TODO" } }]);
+      expect(list.body.relations).toEqual([
+        { ...res.body.relation, type: "blocked_by", task: { id: a.id, reference: a.reference, title: a.title, status: "TODO" } },
+      ]);
       expect(list.body.pagination).toEqual({ limit: expect.any(Number), nextCursor: null });
     });
 
@@ -117,7 +118,10 @@ describe("task relations", () => {
     it("never lets two concurrent edges close a cycle: exactly one of A blocks B / B blocks A succeeds, 20 rounds", async () => {
       for (let round = 0; round < 20; round++) {
         const [a, b] = [await task(eng), await task(ops)];
-        const results = await Promise.all([relate(a.id, "blocks", b.id, t.owner.key), relate(b.reference, "blocks", a.reference, t.owner.key)]);
+        const results = await Promise.all([
+          relate(a.id, "blocks", b.id, t.owner.key),
+          relate(b.reference, "blocks", a.reference, t.owner.key),
+        ]);
         expect(results.map((r) => r.status).sort(), `round ${round}`).toEqual([201, 422]);
         expect((await get(`/tasks/${a.id}/relations`, t.owner.key)).body.relations, `round ${round}`).toHaveLength(1);
       }
@@ -240,7 +244,9 @@ describe("task relations", () => {
       expect((await relate(a.id, "related", b.id, engOnly)).status).toBe(404);
       const events = (await get("/events?types=task_relation.*&limit=250", engOnly)).body.events;
       expect(JSON.stringify(events)).not.toContain(b.id);
-      expect((await get(`/tasks/${a.id}/history`, engOnly)).body.events.some((e: { resourceId: string }) => e.resourceId === cross.id)).toBe(false);
+      expect(
+        (await get(`/tasks/${a.id}/history`, engOnly)).body.events.some((e: { resourceId: string }) => e.resourceId === cross.id),
+      ).toBe(false);
     });
   });
 });

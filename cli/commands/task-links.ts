@@ -55,7 +55,9 @@ export const link = defineCommand({
   async run({ args }) {
     const { type, other } = named(args);
     const { client } = openSession(args["base-url"]);
-    const answer = await unwrap(client.POST("/tasks/{id}/relations", { params: { path: { id: args.ref } }, body: { type, taskId: other } }));
+    const answer = await unwrap(
+      client.POST("/tasks/{id}/relations", { params: { path: { id: args.ref } }, body: { type, taskId: other } }),
+    );
     if (args.json) return printJson(answer);
     printRelation(args.ref, answer.relation);
   },

@@ -160,11 +160,6 @@ export async function recordHistory(caller: Caller, record: RecordType, idOrRef:
     { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
     { subject, noun: record.noun },
     // A task's history holds its relations' events too (their task_ids name both tasks).
-    (actor) =>
-      and(
-        visibleTo(actor),
-        stable,
-        sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`,
-      )!,
+    (actor) => and(visibleTo(actor), stable, sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`)!,
   );
 }

@@ -12,8 +12,16 @@ import { BodyId, IsoDate, LongText, orNull } from "../http/schemas";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { parseTaskRef, taskMatch } from "./refs";
+import {
+  isBlockedSql,
+  openBlockerCount,
+  relatedToFilter,
+  relationsJson,
+  subtaskCountsJson,
+  TaskRelation,
+  taskRelationShape,
+} from "./task-relations";
 import { SubtaskCounts, TaskStatus } from "./task-status";
-import { isBlockedSql, openBlockerCount, relatedToFilter, relationsJson, subtaskCountsJson, TaskRelation, taskRelationShape } from "./task-relations";
 import { TeamSummary, teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 

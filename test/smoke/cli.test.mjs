@@ -273,14 +273,18 @@ describe("pm, as a person who logged in", () => {
 
     const bare = await pm(["tasks", "view", "ENG-1"]);
     // ENG-2 is its sub-task.
-    expect(bare.stdout).toMatch(/^labels: +-\nproject: +-\ndue: +-\n\nSub-tasks:\n {2}ENG-2 {2}\w+ {2}Sub step\n\nNo description\.\n\n1 comment:\n\nSmoke cli · /m);
+    expect(bare.stdout).toMatch(
+      /^labels: +-\nproject: +-\ndue: +-\n\nSub-tasks:\n {2}ENG-2 {2}\w+ {2}Sub step\n\nNo description\.\n\n1 comment:\n\nSmoke cli · /m,
+    );
     const missing = await pm(["tasks", "view", "ENG-999"]);
     expect(missing).toMatchObject({ code: 1, stdout: "" });
     expect(missing.stderr).toMatch(/^error: NOT_FOUND: /);
   });
 
   it("links tasks (--blocks, --blocked-by, --duplicate-of, --related), shows the relations in view, unlinks them", async () => {
-    const [a, b, c] = await Promise.all(["Blocked one", "Blocking one", "Same as blocked"].map((title) => pmJson(["tasks", "create", "--team", "ENG", "--title", title])));
+    const [a, b, c] = await Promise.all(
+      ["Blocked one", "Blocking one", "Same as blocked"].map((title) => pmJson(["tasks", "create", "--team", "ENG", "--title", title])),
+    );
     const [refA, refB, refC] = [a.task.reference, b.task.reference, c.task.reference];
     const linked = await pm(["tasks", "link", refA.toLowerCase(), "--blocked-by", refB]);
     expect(linked.code, linked.stderr).toBe(0);
@@ -294,7 +298,9 @@ describe("pm, as a person who logged in", () => {
 
     const viewed = await pm(["tasks", "view", refA]);
     expect(viewed.code, viewed.stderr).toBe(0);
-    expect(viewed.stdout).toContain(`\nRelations:\n  blocked by  ${refB}  TODO  Blocking one\n  duplicated by  ${refC}  CANCELED  Same as blocked\n`);
+    expect(viewed.stdout).toContain(
+      `\nRelations:\n  blocked by  ${refB}  TODO  Blocking one\n  duplicated by  ${refC}  CANCELED  Same as blocked\n`,
+    );
     const json = await pmJson(["tasks", "view", refA]);
     expect(json.task).toMatchObject({ blockedByCount: 1, relations: [{ type: "blocked_by" }, { type: "duplicated_by" }], subtasks: [] });
 

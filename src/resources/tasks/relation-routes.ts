@@ -55,7 +55,14 @@ const remove = createRoute({
   path: "/tasks/{id}/relations/{relationId}",
   summary: "Remove a relation (from either task)",
   description: "Needs the right to change the task in the path. A duplicate stays CANCELED.",
-  request: { params: TaskIdParam.extend({ relationId: z.string().min(1).openapi({ param: { name: "relationId", in: "path" } }) }) },
+  request: {
+    params: TaskIdParam.extend({
+      relationId: z
+        .string()
+        .min(1)
+        .openapi({ param: { name: "relationId", in: "path" } }),
+    }),
+  },
   responses: { 204: { description: "Removed" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });
 

@@ -13,12 +13,7 @@ import { lockBlocksGraph } from "../../db/tree-locks";
 import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { taskMatch } from "../../records/refs";
-import {
-  relationRecord,
-  storedEdge,
-  type TaskRelationCreateInput,
-  type TaskRelationDto,
-} from "../../records/task-relations";
+import { relationRecord, storedEdge, type TaskRelationCreateInput, type TaskRelationDto } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
 import { taskTarget } from "./operations";
 
@@ -146,7 +141,10 @@ export function listRelations(caller: Caller, idOrRef: string, params: ListParam
     const rows = await caller.db
       .select({ relation: relationRecord.json(params.fields) })
       .from(parent)
-      .leftJoin(sql`(${relationRecord.from})`, and(eq(v.taskId, sql`${sql.identifier("parent")}.id`), relationRecord.inReach(actor), params.where))
+      .leftJoin(
+        sql`(${relationRecord.from})`,
+        and(eq(v.taskId, sql`${sql.identifier("parent")}.id`), relationRecord.inReach(actor), params.where),
+      )
       .orderBy(...params.orderBy)
       .limit(params.limit + 1);
     if (rows.length === 0) throw notFound("Task");

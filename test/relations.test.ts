@@ -1,7 +1,7 @@
 // Task relations (contract §14, docs/api.md "Task relations"): the resource, its rules, and what tasks gain, through
 // HTTP against the real database.
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, del, get, post } from "./helpers/api";
+import { api, del, get, post, testEnv } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 import { keyWith } from "./helpers/least-privilege";
 
@@ -207,6 +207,7 @@ describe("task relations", () => {
       expect(await refs(`filter[eq][relatedTo]=${b.id}`)).toEqual([a.reference]);
       expect(await refs(`filter[in][relatedTo]=${b.id}&filter[in][relatedTo]=${c.reference}`)).toEqual([a.reference]);
       expect(await refs("filter[eq][relatedTo]=NOPE-1")).toEqual([]);
+      expect(await refs(`filter[neq][relatedTo]=${a.reference}`)).toEqual([a.reference, d.reference].sort());
       expect((await get("/tasks?filter[eq][isBlocked]=maybe", t.owner.key)).status).toBe(400);
       expect((await get("/tasks?filter[gt][relatedTo]=x", t.owner.key)).status).toBe(400);
     });
@@ -227,6 +228,41 @@ describe("task relations", () => {
       const engOnly = await keyWith(t.owner.key, { teamIds: [eng.id] });
       const narrow = await get(`/tasks?filter[eq][reference]=${a.reference}&fields=relations{task{reference}}`, engOnly);
       expect(narrow.body.tasks[0].relations).toEqual([{ task: { reference: b.reference } }]);
+    });
+  });
+
+  describe("everywhere a task goes", () => {
+    it("webhooks get task_relation events; one bound to a team only those whose two tasks are of its teams", async () => {
+      const url = `${testEnv.WEBHOOK_RECEIVER}/ok/relations-${Date.now().toString(36)}`;
+      const all = (await post("/webhooks", { url, events: ["task_relation.*"] }, t.owner.key)).body.webhook;
+      const engOnly = (await post("/webhooks", { url, events: ["task_relation.*"], teamIds: [eng.id] }, t.owner.key)).body.webhook;
+      const [a, b, c] = [await task(eng), await task(eng), await task(ops)];
+      const inside = (await relate(a.id, "blocks", b.id)).body.relation;
+      const across = (await relate(a.id, "related", c.id)).body.relation;
+      const eventsOf = async (hook: { id: string }) => {
+        const deliveries = (await get(`/webhooks/${hook.id}/deliveries?limit=250`, t.owner.key)).body.deliveries;
+        return deliveries.map((d: { eventId: string }) => d.eventId).sort();
+      };
+      const relationEvents = async (relationId: string) =>
+        (await get(`/events?resourceId=${relationId}`, t.owner.key)).body.events.map((e: { id: string }) => e.id);
+      const [insideEvents, acrossEvents] = [await relationEvents(inside.id), await relationEvents(across.id)];
+      expect(insideEvents).toHaveLength(1);
+      expect(await eventsOf(all)).toEqual([...insideEvents, ...acrossEvents].sort());
+      expect(await eventsOf(engOnly)).toEqual(insideEvents);
+    });
+
+    it("batch items and their filters answer as the direct calls", async () => {
+      const [a, b] = [await task(), await task()];
+      await relate(b.id, "blocks", a.id);
+      const res = await post(
+        "/batch",
+        { requests: [`/tasks/${a.reference}/relations`, `/tasks?filter[eq][relatedTo]=${b.reference}&fields=reference,blockedByCount`] },
+        t.owner.key,
+      );
+      expect(res.status).toBe(200);
+      const [relations, tasks] = res.body.results;
+      expect(relations.relations).toEqual([expect.objectContaining({ type: "blocked_by", task: expect.objectContaining({ id: b.id }) })]);
+      expect(tasks.tasks).toEqual([{ reference: a.reference, blockedByCount: 1 }]);
     });
   });
 

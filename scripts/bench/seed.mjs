@@ -306,7 +306,7 @@ export async function seedWorkspace(
       : undefined;
     // Bulk-loaded pages get their visibility map and statistics now, as autovacuum would give them later (mid-run), and
     // the seed's writes reach the data files now, not in a checkpoint during the measurements that follow.
-    await client.query("vacuum (analyze) tasks, task_labels, events, comments, projects, milestones, labels, users, teams");
+    await client.query("vacuum (analyze) tasks, task_labels, task_relations, events, comments, projects, milestones, labels, users, teams");
     await client.query("checkpoint");
     return { ...w, prefix, taskIds: ids, commentIds };
   } finally {

@@ -122,13 +122,16 @@ export const relationsJson = (taskId: SQLWrapper) => (reach: Reach) =>
   sql`(select coalesce(json_agg(${relationRecord.json()} order by ${v.createdAt}, ${v.id}), '[]'::json) from ${relationFrom}
     where ${v.taskId} = ${taskId} and ${inTeams(reach.teams, v.otherTeamId)})`;
 
-/** `filter[eq|in][relatedTo]=<task id or reference>`: tasks with a relation of any type, either direction, to one of them. */
+/**
+ * `filter[eq|in][relatedTo]=<task id or reference>`: tasks with a relation of any type, either direction, to one of them
+ * (`neq`: to none of them).
+ */
 export function relatedToFilter(op: FilterOp, values: string[]): SQL {
-  if (op !== "eq" && op !== "in") {
-    throw badRequest(`Operator '${op}' does not apply to 'relatedTo'`, { field: "relatedTo", operator: op, allowed: ["eq", "in"] });
+  if (op !== "eq" && op !== "in" && op !== "neq") {
+    throw badRequest(`Operator '${op}' does not apply to 'relatedTo'`, { field: "relatedTo", operator: op, allowed: ["eq", "neq", "in"] });
   }
   // The inner `tasks` and `teams` are the named tasks' (taskMatch's columns); the outer `tasks.id` the listed task.
-  return sql`exists (select 1 from ${v} rv where rv.task_id = ${tasks.id} and rv.other_task_id in (
+  return sql`${op === "neq" ? sql`not ` : sql``}exists (select 1 from ${v} rv where rv.task_id = ${tasks.id} and rv.other_task_id in (
     select ${tasks.id} from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
     where ${tasks.workspaceId} = rv.workspace_id and ${or(...values.map(taskMatch))}))`;
 }

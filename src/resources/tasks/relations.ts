@@ -31,12 +31,24 @@ async function otherTask(tx: Executor, reach: Reach, idOrRef: string) {
   return task;
 }
 
+/** Whether a chain of `blocks` edges leads from `from` to `to`: the tasks `from` blocks, directly or not, each once. */
+async function blocksReach(tx: Executor, from: string, to: string): Promise<boolean> {
+  const { rows } = await tx.execute(sql`
+    with recursive reached(id) as (
+      select ${from}::text
+      union
+      select r.target_task_id from reached join ${taskRelations} r on r.source_task_id = reached.id and r.type = 'blocks'
+      where reached.id <> ${to}
+    )
+    select 1 from reached where id = ${to} limit 1`);
+  return rows.length > 0;
+}
+
 /**
- * A chain of `blocks` edges from `from` to `to` (their references, `…` for a task the caller may not read), or null. One
- * query: the tasks `from` blocks, directly or not, each with a task it is blocked by on the way (a set, so a wide graph
- * is walked once per edge), then the way back from `to` along those.
+ * A chain of `blocks` edges from `from` to `to` (their references, `…` for a task the caller may not read), known to
+ * exist: the tasks `from` blocks, each with a task it is blocked by on the way, then the way back from `to` along those.
  */
-async function blockingPath(tx: Executor, reach: Reach, from: string, to: string): Promise<string[] | null> {
+async function blockingPath(tx: Executor, reach: Reach, from: string, to: string): Promise<string[]> {
   const { rows } = await tx.execute<{ ref: string }>(sql`
     with recursive reached(id, prev) as (
       select ${from}::text, null::text
@@ -44,7 +56,7 @@ async function blockingPath(tx: Executor, reach: Reach, from: string, to: string
       select r.target_task_id, r.source_task_id from ${taskRelations} r join reached on r.source_task_id = reached.id
       where r.type = 'blocks'
     ), back(id, n) as (
-      select ${to}::text, 0 where exists (select 1 from reached where reached.id = ${to})
+      select ${to}::text, 0
       union all
       select p.prev, back.n + 1 from back
         cross join lateral (select reached.prev from reached where reached.id = back.id and reached.prev is not null limit 1) p
@@ -53,7 +65,7 @@ async function blockingPath(tx: Executor, reach: Reach, from: string, to: string
     select case when ${inTeams(reach.teams, sql`t.team_id`)} then tm.prefix || '-' || t.number else '…' end as ref
     from back join ${tasks} t on t.id = back.id join ${teams} tm on tm.id = t.team_id
     order by back.n desc`);
-  return rows.length ? rows.map((row) => row.ref) : null;
+  return rows.map((row) => row.ref);
 }
 
 /** The relation `id` as the task `taskId` sees it. */
@@ -81,9 +93,11 @@ export function createRelation(caller: Caller, idOrRef: string, input: TaskRelat
     if (edge.type === "blocks") {
       // Two edges that together close a cycle each pass their check alone: one waits here for the other (tree-locks.ts).
       await lockBlocksGraph(tx, other.workspaceId);
-      const path = await blockingPath(tx, caller.actor, edge.target, edge.source);
-      // The new edge first: source blocks target blocks … blocks source.
-      if (path) throw invalid("taskId", `Would close a cycle: ${[path.at(-1), ...path].join(" blocks ")}`);
+      if (await blocksReach(tx, edge.target, edge.source)) {
+        // The new edge first: source blocks target blocks … blocks source.
+        const path = await blockingPath(tx, caller.actor, edge.target, edge.source);
+        throw invalid("taskId", `Would close a cycle: ${[path.at(-1), ...path].join(" blocks ")}`);
+      }
     }
     const id = newId("rel");
     const inserted = await tx

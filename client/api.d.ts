@@ -1421,6 +1421,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/tasks/{id}/relations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a task's relations, both directions
+     * @description Each relation as this task sees it (`blocked_by` for a task another blocks, `duplicated_by` for a duplicate's original), with the other task's `{id, reference, title, status}`; relations whose other task the caller may not read are left out. Oldest first by default; an unknown or foreign task is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    get: operations["listTaskRelations"];
+    put?: never;
+    /**
+     * Relate a task to another (blocks, blocked_by, duplicate_of, related)
+     * @description Needs the right to change the task in the path (team MEMBER or above, or workspace ADMIN/OWNER); the other task may be of any team of the workspace. One stored edge per pair and meaning: `blocked_by` is `blocks` from the other side, `related` is symmetric; the same relation again is 409, the task itself 422, a `blocks` that would close a cycle 422 naming it. `duplicate_of` moves this task to CANCELED (unless DONE).
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    post: operations["createTaskRelation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/tasks/{id}/relations/{relationId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a relation (from either task)
+     * @description Needs the right to change the task in the path. A duplicate stays CANCELED.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    delete: operations["deleteTaskRelation"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/team-members/{id}": {
     parameters: {
       query?: never;
@@ -2149,6 +2199,7 @@ export interface components {
       /** @enum {string} */
       resourceType:
         | "task"
+        | "task_relation"
         | "project"
         | "milestone"
         | "comment"
@@ -2984,9 +3035,16 @@ export interface components {
       /** Format: email */
       email: string;
     };
+    /** @description The task's direct subtasks, and those of them that are DONE */
+    SubtaskCounts: {
+      done: number;
+      total: number;
+    };
     Task: {
       assignee: components["schemas"]["UserSummary"] | null;
       assigneeId: string | null;
+      /** @description Tasks that block this one and are neither DONE nor CANCELED (of any team) */
+      blockedByCount: number;
       createdAt: string;
       /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields: {
@@ -3014,7 +3072,10 @@ export interface components {
        * @example ENG-12
        */
       reference: string;
+      /** @description Only when `fields` names it, e.g. `relations{type,task{reference,status}}` */
+      relations?: components["schemas"]["TaskRelation"][];
       status: components["schemas"]["TaskStatus"];
+      subtaskCounts: components["schemas"]["SubtaskCounts"];
       team: components["schemas"]["TeamSummary"];
       teamId: string;
       title: string;
@@ -3064,6 +3125,41 @@ export interface components {
     };
     /** @enum {string} */
     TaskPriority: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+    TaskRelation: {
+      createdAt: string;
+      /** @description The user who made it (null once removed) */
+      createdBy: string | null;
+      /** @example rel_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id: string;
+      task: components["schemas"]["TaskSummary"];
+      type: components["schemas"]["TaskRelationSide"];
+    };
+    TaskRelationCreate: {
+      /** @description The other task: id or reference (`ENG-12`), any team of the workspace */
+      taskId: string;
+      type: components["schemas"]["TaskRelationType"];
+    };
+    TaskRelationSelection: {
+      createdAt?: string;
+      /** @description The user who made it (null once removed) */
+      createdBy?: string | null;
+      /** @example rel_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id?: string;
+      task?: {
+        id?: string;
+        reference?: string;
+        status?: components["schemas"]["TaskStatus"];
+        title?: string;
+      };
+      type?: components["schemas"]["TaskRelationSide"];
+    };
+    /**
+     * @description Read from the task the relation is listed under
+     * @enum {string}
+     */
+    TaskRelationSide: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+    /** @enum {string} */
+    TaskRelationType: "blocks" | "blocked_by" | "duplicate_of" | "related";
     TaskSelection: {
       assignee?: {
         avatarUrl?: string | null;
@@ -3073,6 +3169,8 @@ export interface components {
         name?: string;
       } | null;
       assigneeId?: string | null;
+      /** @description Tasks that block this one and are neither DONE nor CANCELED (of any team) */
+      blockedByCount?: number;
       createdAt?: string;
       /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields?: {
@@ -3104,7 +3202,25 @@ export interface components {
        * @example ENG-12
        */
       reference?: string;
+      relations?: {
+        createdAt?: string;
+        /** @description The user who made it (null once removed) */
+        createdBy?: string | null;
+        /** @example rel_01jz8x4q0be0sv3c5kq9v1y2ab */
+        id?: string;
+        task?: {
+          id?: string;
+          reference?: string;
+          status?: components["schemas"]["TaskStatus"];
+          title?: string;
+        };
+        type?: components["schemas"]["TaskRelationSide"];
+      }[];
       status?: components["schemas"]["TaskStatus"];
+      subtaskCounts?: {
+        done?: number;
+        total?: number;
+      };
       team?: {
         id?: string;
         name?: string;
@@ -3116,6 +3232,13 @@ export interface components {
     };
     /** @enum {string} */
     TaskStatus: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+    /** @description The other task */
+    TaskSummary: {
+      id: string;
+      reference: string;
+      status: components["schemas"]["TaskStatus"];
+      title: string;
+    };
     TaskUpdate: {
       /** @description A member of the workspace */
       assigneeId?: string | null;
@@ -15165,7 +15288,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, blockedByCount, subtaskCounts, relations, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
@@ -15175,6 +15298,7 @@ export interface operations {
         "filter[eq][dueDate]"?: string | "null";
         "filter[eq][estimate]"?: number | "null";
         "filter[eq][id]"?: string;
+        "filter[eq][isBlocked]"?: boolean;
         "filter[eq][labelId]"?: string | "null";
         "filter[eq][milestoneId]"?: string | "null";
         "filter[eq][number]"?: number;
@@ -15182,6 +15306,7 @@ export interface operations {
         "filter[eq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
         "filter[eq][projectId]"?: string | "null";
         "filter[eq][reference]"?: string;
+        "filter[eq][relatedTo]"?: string;
         "filter[eq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
         "filter[eq][teamId]"?: string;
         "filter[eq][title]"?: string;
@@ -15192,6 +15317,7 @@ export interface operations {
         "filter[gt][dueDate]"?: string;
         "filter[gt][estimate]"?: number;
         "filter[gt][id]"?: string;
+        "filter[gt][isBlocked]"?: boolean;
         "filter[gt][milestoneId]"?: string;
         "filter[gt][number]"?: number;
         "filter[gt][parentId]"?: string;
@@ -15207,6 +15333,7 @@ export interface operations {
         "filter[gte][dueDate]"?: string;
         "filter[gte][estimate]"?: number;
         "filter[gte][id]"?: string;
+        "filter[gte][isBlocked]"?: boolean;
         "filter[gte][milestoneId]"?: string;
         "filter[gte][number]"?: number;
         "filter[gte][parentId]"?: string;
@@ -15222,6 +15349,7 @@ export interface operations {
         "filter[in][dueDate]"?: (string | "null")[];
         "filter[in][estimate]"?: (number | "null")[];
         "filter[in][id]"?: string[];
+        "filter[in][isBlocked]"?: boolean[];
         "filter[in][labelId]"?: (string | "null")[];
         "filter[in][milestoneId]"?: (string | "null")[];
         "filter[in][number]"?: number[];
@@ -15229,6 +15357,7 @@ export interface operations {
         "filter[in][priority]"?: ("NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
         "filter[in][projectId]"?: (string | "null")[];
         "filter[in][reference]"?: string[];
+        "filter[in][relatedTo]"?: string[];
         "filter[in][status]"?: ("BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED")[];
         "filter[in][teamId]"?: string[];
         "filter[in][title]"?: string[];
@@ -15239,6 +15368,7 @@ export interface operations {
         "filter[lt][dueDate]"?: string;
         "filter[lt][estimate]"?: number;
         "filter[lt][id]"?: string;
+        "filter[lt][isBlocked]"?: boolean;
         "filter[lt][milestoneId]"?: string;
         "filter[lt][number]"?: number;
         "filter[lt][parentId]"?: string;
@@ -15254,6 +15384,7 @@ export interface operations {
         "filter[lte][dueDate]"?: string;
         "filter[lte][estimate]"?: number;
         "filter[lte][id]"?: string;
+        "filter[lte][isBlocked]"?: boolean;
         "filter[lte][milestoneId]"?: string;
         "filter[lte][number]"?: number;
         "filter[lte][parentId]"?: string;
@@ -15269,6 +15400,7 @@ export interface operations {
         "filter[neq][dueDate]"?: string | "null";
         "filter[neq][estimate]"?: number | "null";
         "filter[neq][id]"?: string;
+        "filter[neq][isBlocked]"?: boolean;
         "filter[neq][labelId]"?: string | "null";
         "filter[neq][milestoneId]"?: string | "null";
         "filter[neq][number]"?: number;
@@ -15276,6 +15408,7 @@ export interface operations {
         "filter[neq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
         "filter[neq][projectId]"?: string | "null";
         "filter[neq][reference]"?: string;
+        "filter[neq][relatedTo]"?: string;
         "filter[neq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
         "filter[neq][teamId]"?: string;
         "filter[neq][title]"?: string;
@@ -15608,7 +15741,7 @@ export interface operations {
   getTask: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, blockedByCount, subtaskCounts, relations, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -16564,6 +16697,519 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listTaskRelations: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, type, task, createdAt, createdBy. */
+        fields?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][id]"?: string;
+        "filter[eq][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][id]"?: string;
+        "filter[gt][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][id]"?: string;
+        "filter[gte][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+        "filter[in][createdAt]"?: string[];
+        "filter[in][id]"?: string[];
+        "filter[in][type]"?: ("blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related")[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][id]"?: string;
+        "filter[lt][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][id]"?: string;
+        "filter[lte][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][id]"?: string;
+        "filter[neq][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+        /** @description Page size, 1..250 */
+        limit?: number;
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+      };
+      path: {
+        /** @description Task id or reference (`ENG-12`, any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Relations */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            pagination: components["schemas"]["Pagination"];
+            relations: components["schemas"]["TaskRelationSelection"][];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createTaskRelation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        /** @description Task id or reference (`ENG-12`, any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["TaskRelationCreate"];
+      };
+    };
+    responses: {
+      /** @description Created, as seen from the task in the path; `Location` is the new resource's path */
+      201: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          Location: components["headers"]["Location"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            relation: components["schemas"]["TaskRelation"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteTaskRelation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Task id or reference (`ENG-12`, any case) */
+        id: string;
+        relationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */

@@ -12,6 +12,7 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  pgView,
   primaryKey,
   text,
   timestamp,
@@ -48,6 +49,8 @@ export const taskPriority = pgEnum("task_priority", ["NONE", "LOW", "MEDIUM", "H
 export const projectStatus = pgEnum("project_status", ["PLANNING", "ACTIVE", "PAUSED", "COMPLETED", "CANCELED"]);
 export const milestoneStatus = pgEnum("milestone_status", ["PLANNED", "IN_PROGRESS", "DONE"]);
 export const fieldType = pgEnum("field_type", ["text", "number", "boolean", "date", "url", "select", "multiselect", "user"]);
+/** How a task relation is stored: `blocked_by` is `blocks` from the other side; `related` is stored once per pair. */
+export const taskRelationType = pgEnum("task_relation_type", ["blocks", "duplicate_of", "related"]);
 export const codePurpose = pgEnum("code_purpose", ["SIGNUP", "LOGIN"]);
 export const deviceStatus = pgEnum("device_status", ["PENDING", "APPROVED", "DENIED", "CONSUMED"]);
 
@@ -230,6 +233,53 @@ export const tasks = pgTable(
     searchIndex("tasks_search_idx", t.workspaceId),
   ],
 );
+
+/**
+ * One stored edge per pair and meaning (docs/api.md, "Task relations"): `source blocks target`, `source duplicate_of
+ * target`, `source related target` (source < target, so the pair is stored once). The tasks' teams are kept with the
+ * edge (a task never changes team): its events name both, and the event of a relation deleted with its task still can.
+ */
+export const taskRelations = pgTable(
+  "task_relations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    type: taskRelationType("type").notNull(),
+    sourceTaskId: text("source_task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    targetTaskId: text("target_task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    sourceTeamId: text("source_team_id").notNull(),
+    targetTeamId: text("target_team_id").notNull(),
+    creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("task_relations_pair_key").on(t.sourceTaskId, t.targetTaskId, t.type),
+    // A task's relations from the other side, and its blockers (blockedByCount, isBlocked).
+    index("task_relations_target_idx").on(t.targetTaskId, t.type),
+    check("task_relations_not_self", sql`${t.sourceTaskId} <> ${t.targetTaskId}`),
+    check("task_relations_related_once", sql`${t.type} <> 'related' or ${t.sourceTaskId} < ${t.targetTaskId}`),
+  ],
+);
+
+/**
+ * Every relation as seen from each of its tasks (`taskId`), with the type read from that side (`blocks` seen from the
+ * blocked task is `blocked_by`, `duplicate_of` from the original `duplicated_by`): created by migration 0020, so
+ * drizzle-kit leaves it alone. A condition on `task_id` reaches both branches' indexes.
+ */
+export const taskRelationViews = pgView("task_relation_views", {
+  id: text("id").notNull(),
+  workspaceId: text("workspace_id").notNull(),
+  taskId: text("task_id").notNull(),
+  otherTaskId: text("other_task_id").notNull(),
+  otherTeamId: text("other_team_id").notNull(),
+  type: text("type").notNull(),
+  creatorId: text("creator_id"),
+  createdAt: ts("created_at").notNull(),
+}).existing();
 
 export const labels = pgTable(
   "labels",
@@ -589,6 +639,9 @@ export const events = pgTable(
     labelsAfter: text("labels_after").array(),
     labelsAdded: text("labels_added").array(),
     labelsRemoved: text("labels_removed").array(),
+    // A task relation's event: both tasks (it is in both histories) and the other task's team (who may see it).
+    taskIds: text("task_ids").array(),
+    otherTeamId: text("other_team_id"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -597,6 +650,7 @@ export const events = pgTable(
     // The stream's order; positions are unique by construction (a transaction's id and a rank in it).
     index("events_stream_idx").on(t.workspaceId, t.position),
     index("events_resource_idx").on(t.resourceId, t.position),
+    index("events_task_ids_idx").using("gin", t.taskIds),
     // GET /events?resourceId=ENG-42 (a reference, any case): the events that carried it, found without walking the
     // stream (the planner uses this expression's statistics only when the index is not partial).
     index("events_reference_idx").on(t.workspaceId, sql`upper(${t.reference})`),

@@ -21,8 +21,8 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { measureImport } from "./bench/import.mjs";
-import { cursorAfter, eventOf, FILTERED_LIST, measureScale, SEARCH } from "./bench/scale.mjs";
-import { seedWorkspace } from "./bench/seed.mjs";
+import { BLOCKED_LIST, cursorAfter, eventOf, FILTERED_LIST, measureScale, SEARCH } from "./bench/scale.mjs";
+import { BLOCKS_CHAIN_HEAD, seedWorkspace } from "./bench/seed.mjs";
 import { measureTransfer } from "./bench/transfer.mjs";
 import { connectInspector, workerdCpuMs } from "./bench/worker-heap.mjs";
 import { freePort } from "./lib/postgres.mjs";
@@ -182,6 +182,28 @@ const SCENARIOS = [
     path: (f, n) => `/comments/${f.commentIds[1 + n]}`,
     fresh: true,
     kind: "write",
+    latencyOnly: true,
+  },
+  // Task relations (issue 31): a list of the blocked tasks, a relation that needs no cycle check, and a `blocks` edge into
+  // the head of the seeded chain of 1,000, whose check walks all of it (issue 31: within 2× of POST /tasks). Each create
+  // starts from a task of its own (the same pair again is 409): 2,000 each, so latency rows only.
+  { name: "GET /tasks?filter[eq][isBlocked]=true", path: () => BLOCKED_LIST, kind: "read" },
+  {
+    name: "POST /tasks/{id}/relations",
+    method: "POST",
+    path: (f, n) => `/tasks/${f.taskIds[3000 + n]}/relations`,
+    body: (f) => ({ type: "related", taskId: f.taskIds[0] }),
+    fresh: true,
+    kind: "create",
+    latencyOnly: true,
+  },
+  {
+    name: "POST /tasks/{id}/relations, 1,000-edge check",
+    method: "POST",
+    path: (f, n) => `/tasks/${f.taskIds[5000 + n]}/relations`,
+    body: (f) => ({ type: "blocks", taskId: `${f.prefix}-${BLOCKS_CHAIN_HEAD}` }),
+    fresh: true,
+    kind: "create",
     latencyOnly: true,
   },
   {

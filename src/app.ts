@@ -40,6 +40,7 @@ import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
 import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
+import { taskRelationRoutes } from "./resources/tasks/relation-routes";
 import { taskRoutes } from "./resources/tasks/routes";
 import { teamMemberRoutes } from "./resources/team-members/routes";
 import { teamRoutes } from "./resources/teams/routes";
@@ -234,6 +235,7 @@ export function buildApp() {
   app.route("/", teamRoutes);
   app.route("/", teamMemberRoutes);
   app.route("/", taskRoutes);
+  app.route("/", taskRelationRoutes);
   app.route("/", projectRoutes);
   app.route("/", milestoneRoutes);
   app.route("/", eventRoutes);

@@ -23,7 +23,8 @@ export type IdPrefix =
   | "rcvd"
   | "imp"
   | "ocl"
-  | "ogr";
+  | "ogr"
+  | "rel";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

@@ -503,6 +503,33 @@ const TABLE: Entry[] = [
     },
   },
   {
+    op: "POST /tasks/{id}/relations",
+    async prepare() {
+      // A duplicate: the relation, and the duplicate moved to CANCELED, each its event.
+      const [dup, original] = [await newTask(), await newTask()];
+      return {
+        send: () => post(`/tasks/${dup.reference}/relations`, { type: "duplicate_of", taskId: original.reference }, t.owner.key),
+        outcome: (res) => ({
+          events: [
+            { type: "task_relation.created", id: res.body.relation.id },
+            { type: "task.updated", id: dup.id, changes: ["status"] },
+          ],
+        }),
+      };
+    },
+  },
+  {
+    op: "DELETE /tasks/{id}/relations/{relationId}",
+    async prepare() {
+      const [a, b] = [await newTask(), await newTask()];
+      const relation = ok(await post(`/tasks/${a.id}/relations`, { type: "blocks", taskId: b.id }, t.owner.key), 201).relation;
+      return {
+        send: () => send("DELETE", `/tasks/${b.id}/relations/${relation.id}`, owner()),
+        outcome: () => ({ events: [{ type: "task_relation.deleted", id: relation.id }] }),
+      };
+    },
+  },
+  {
     op: "POST /projects",
     async prepare() {
       return {

@@ -51,6 +51,12 @@ const prefix = () => `LP${Date.now().toString(36).slice(-4).toUpperCase()}${(n++
 
 // Builders of what an operation acts on, through the API as the OWNER's unrestricted key (or the fixtures).
 const newTask = async (teamId = team.id) => ok(await post("/tasks", { teamId, title: "Walked" }, owner()), 201).task;
+/** A relation of a new task of `teamId` to a new task of `otherTeamId`: the path of its DELETE. */
+const newRelationPath = async (teamId = team.id, otherTeamId = teamId) => {
+  const [a, b] = [await newTask(teamId), await newTask(otherTeamId)];
+  const relation = ok(await post(`/tasks/${a.id}/relations`, { type: "related", taskId: b.id }, owner()), 201).relation;
+  return `/tasks/${a.reference}/relations/${relation.id}`;
+};
 const newProject = async (teamId = team.id) => ok(await post("/projects", { teamId, name: "Walked project" }, owner()), 201).project;
 const newMilestone = async (projectId?: string) =>
   ok(await post("/milestones", { projectId: projectId ?? (await newProject()).id, name: "M" }, owner()), 201).milestone;
@@ -190,6 +196,12 @@ const SCOPE_TABLE: Record<string, () => Promise<Call>> = {
   // The change feed.
   "GET /events": plain("/events"),
   "GET /tasks/{id}/history": async () => ({ path: `/tasks/${(await newTask()).id}/history` }),
+  "GET /tasks/{id}/relations": async () => ({ path: `/tasks/${(await newTask()).id}/relations` }),
+  "POST /tasks/{id}/relations": async () => ({
+    path: `/tasks/${(await newTask()).id}/relations`,
+    body: { type: "blocks", taskId: (await newTask()).reference },
+  }),
+  "DELETE /tasks/{id}/relations/{relationId}": async () => ({ path: await newRelationPath() }),
   "GET /projects/{id}/history": async () => ({ path: `/projects/${(await newProject()).id}/history` }),
   "GET /milestones/{id}/history": async () => ({ path: `/milestones/${(await newMilestone()).id}/history` }),
   // Comments.
@@ -407,6 +419,29 @@ const TEAM_TABLE: TeamEntry[] = [
   { op: "DELETE /tasks/{id}", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}` }) },
   { op: "GET /tasks/{id}/comments", prepare: async (x) => ({ path: `/tasks/${(await commentIn(x)).taskId}/comments` }) },
   { op: "GET /tasks/{id}/history", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/history` }) },
+  { op: "GET /tasks/{id}/relations", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/relations` }) },
+  {
+    op: "POST /tasks/{id}/relations",
+    prepare: async (x) => ({
+      path: `/tasks/${(await taskIn(x)).id}/relations`,
+      body: { type: "blocks", taskId: (await taskIn(teamA)).id },
+    }),
+  },
+  {
+    op: "POST /tasks/{id}/relations",
+    via: "taskId",
+    prepare: async (x) => ({
+      path: `/tasks/${(await taskIn(teamA)).id}/relations`,
+      body: { type: "related", taskId: (await taskIn(x)).reference },
+    }),
+  },
+  { op: "DELETE /tasks/{id}/relations/{relationId}", prepare: async (x) => ({ path: await newRelationPath(x.id) }) },
+  // A relation of team A's task to a task of team B: the key bound to team A does not see it.
+  {
+    op: "DELETE /tasks/{id}/relations/{relationId}",
+    via: "the other task",
+    prepare: async (x) => ({ path: await newRelationPath(teamA.id, x.id) }),
+  },
   { op: "GET /tasks/{id}/export", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/export` }) },
   { op: "POST /tasks", via: "teamId", prepare: async (x) => ({ path: "/tasks", body: { teamId: x.id, title: "Bound" } }) },
   {

@@ -58,7 +58,12 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
     expect(triage).toEqual(toolsFor("read", "comments:write"));
     expect(triage).toContain("add_comment");
     expect(triage).not.toContain("create_task");
-    expect((await (await open(writerKey)).listTools()).tools.map((tool) => tool.name)).toEqual(["create_task", "update_task"]);
+    expect((await (await open(writerKey)).listTools()).tools.map((tool) => tool.name)).toEqual([
+      "create_task",
+      "update_task",
+      "link_tasks",
+      "unlink_tasks",
+    ]);
   });
 });
 

@@ -19,6 +19,8 @@ let listed: McpTool[];
 let viewer: Member;
 let project: { id: string; reference: string };
 let task: { id: string; reference: string };
+let blocker: { id: string; reference: string };
+let relationId: string;
 const labels: Record<string, string> = {};
 const clients: Client[] = [];
 const open = async (key: string) => {
@@ -46,6 +48,8 @@ beforeAll(async () => {
   }
   project = (await post("/projects", { name: "Launch", teamId: team.id }, t.owner.key)).body.project;
   task = (await post("/tasks", { title: "Write the engine", teamId: team.id, projectId: project.id }, t.owner.key)).body.task;
+  blocker = (await post("/tasks", { title: "Design the engine", teamId: team.id }, t.owner.key)).body.task;
+  relationId = (await post(`/tasks/${blocker.id}/relations`, { type: "related", taskId: task.id }, t.owner.key)).body.relation.id;
 });
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
@@ -58,6 +62,8 @@ describe("every tool answers what its outputSchema says", () => {
     list_tasks: () => ({ sort: { number: "desc" } }),
     create_task: () => ({ teamId: team.id, title: "Schema check", labels: ["bug"], dueDate: "2026-12-24" }),
     update_task: () => ({ id: task.reference, priority: "HIGH", labels: ["needs design"] }),
+    link_tasks: () => ({ id: task.reference, type: "blocked_by", taskId: blocker.reference }),
+    unlink_tasks: () => ({ id: task.reference, relationId }),
     add_comment: () => ({ taskId: task.reference, content: "Schema **check**" }),
     list_task_comments: () => ({ id: task.reference }),
     search: () => ({ q: "engine" }),
@@ -98,6 +104,8 @@ describe("every tool answers what its outputSchema says", () => {
       // What the REST route answers: the document's schema of its success response (its headers are HTTP's, not the tool's).
       const [method, path] = (TOOLS.find((t) => t.name === tool.name)?.rest ?? "").split(" ");
       const status = Number(Object.keys(openapi.operation(method, path)?.op.responses ?? {}).find((s) => s.startsWith("2")));
+      // A 204 has no body to compare: the tool says {deleted: true}, which its outputSchema checked above.
+      if (status === 204) continue;
       const headers = new Headers({ "content-type": "application/json" });
       const problems = openapi.problems(method, `http://api.test${path}`, status, headers, JSON.stringify(result.structuredContent));
       expect(
@@ -228,5 +236,31 @@ describe("REST and MCP agree on refusals of a write", () => {
     const client = await open(viewer.key);
     const rest = await api("POST", "/tasks", { key: viewer.key, body: { teamId: team.id, title: "x" } });
     expect((await call(client, "create_task", { teamId: team.id, title: "x", labels: ["bug"] })).body).toEqual(rest.body);
+  });
+});
+
+describe("relations through MCP", () => {
+  it("link_tasks relates (as POST /tasks/{id}/relations), get_task shows the blockers with their status, unlink_tasks removes", async () => {
+    const [a, b] = await Promise.all(
+      ["Blocked by MCP", "Blocking via MCP"].map(
+        async (title) => (await post("/tasks", { title, teamId: team.id }, t.owner.key)).body.task,
+      ),
+    );
+    const linked = await call(agent, "link_tasks", { id: a.reference, type: "blocked_by", taskId: b.reference });
+    expect(linked.body.relation).toMatchObject({ type: "blocked_by", task: { reference: b.reference, status: "TODO" } });
+    const read = (await call(agent, "get_task", { id: a.reference })).body.task;
+    expect(read.blockedByCount).toBe(1);
+    expect(read.relations).toEqual([
+      expect.objectContaining({ type: "blocked_by", task: expect.objectContaining({ reference: b.reference, status: "TODO" }) }),
+    ]);
+    // A cycle is refused as REST refuses it.
+    const cycle = await call(agent, "link_tasks", { id: a.reference, type: "blocks", taskId: b.reference });
+    expect(JSON.stringify(cycle.body)).toContain("cycle");
+    expect((await call(agent, "unlink_tasks", { id: b.reference, relationId: linked.body.relation.id })).body).toEqual({ deleted: true });
+    expect((await call(agent, "get_task", { id: a.reference })).body.task).toMatchObject({ blockedByCount: 0, relations: [] });
+    // list_tasks filters by isBlocked and relatedTo as GET /tasks does.
+    await call(agent, "link_tasks", { id: b.reference, type: "blocks", taskId: a.reference });
+    const blocked = await call(agent, "list_tasks", { filter: { eq: { isBlocked: true, relatedTo: b.reference } } });
+    expect(blocked.body.tasks.map((x: { reference: string }) => x.reference)).toEqual([a.reference]);
   });
 });

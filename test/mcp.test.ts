@@ -13,6 +13,8 @@ const TOOL_NAMES = [
   "list_tasks",
   "create_task",
   "update_task",
+  "link_tasks",
+  "unlink_tasks",
   "add_comment",
   "list_task_comments",
   "search",
@@ -94,7 +96,8 @@ describe("MCP endpoint", () => {
     expect((await get(`/tasks/${task.id}`, t.owner.key)).body.task).toEqual(task);
 
     const read = await call(agent, "get_task", { id: "mcp-1" });
-    expect(read).toEqual({ isError: false, body: { task } });
+    // Without fields, get_task also lists the relations (none here).
+    expect(read).toEqual({ isError: false, body: { task: { ...task, relations: [] } } });
     const narrowed = await call(agent, "get_task", { id: "MCP-1", fields: "reference,team{prefix}" });
     expect(narrowed.body).toEqual({ task: { reference: "MCP-1", team: { prefix: "MCP" } } });
 

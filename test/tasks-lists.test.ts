@@ -261,6 +261,8 @@ describe("task lists", () => {
       assignee: (v: any) => v === null || Object.keys(v).join() === "id,name,email,avatarUrl,humanId",
       labels: (v: any) => Array.isArray(v) && v.every((l) => Object.keys(l).join() === "id,name,color"),
       customFields: (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+      blockedByCount: (v) => Number.isInteger(v),
+      subtaskCounts: (v) => typeof v === "object" && v !== null && Number.isInteger((v as { total: unknown }).total),
       createdAt: (v) => typeof v === "string" && !Number.isNaN(Date.parse(v as string)),
       updatedAt: (v) => typeof v === "string" && !Number.isNaN(Date.parse(v as string)),
     };

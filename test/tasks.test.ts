@@ -82,6 +82,8 @@ describe("tasks", () => {
         assignee: null,
         labels: [],
         customFields: {},
+        blockedByCount: 0,
+        subtaskCounts: { total: 0, done: 0 },
         createdAt: expect.stringMatching(ISO),
         updatedAt: task.createdAt,
       });
@@ -103,6 +105,8 @@ describe("tasks", () => {
         "assignee",
         "labels",
         "customFields",
+        "blockedByCount",
+        "subtaskCounts",
         "createdAt",
         "updatedAt",
       ]);

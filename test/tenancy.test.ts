@@ -16,6 +16,7 @@ interface World {
   task: any;
   subtask: any;
   comment: any;
+  relation: any;
 }
 
 async function build(name: string, prefix: string): Promise<World> {
@@ -48,7 +49,8 @@ async function build(name: string, prefix: string): Promise<World> {
   ).task;
   const subtask = ok(await post("/tasks", { title: "sub", teamId: team.id, parentId: task.id }, key)).task;
   const comment = ok(await post("/comments", { content: "hello", taskId: task.id }, key)).comment;
-  return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment };
+  const relation = ok(await post(`/tasks/${task.id}/relations`, { type: "blocks", taskId: subtask.id }, key)).relation;
+  return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment, relation };
 }
 
 type Case = [method: string, path: (a: World, b: World) => string, body?: (a: World, b: World) => unknown];
@@ -80,6 +82,14 @@ const NOT_FOUND_CASES: Case[] = [
   ["DELETE", (_, b) => `/tasks/${b.subtask.reference}`],
   ["GET", (_, b) => `/tasks/${b.task.id}/comments`],
   ["GET", (_, b) => `/tasks/${b.task.reference}/comments`],
+  // task relations: the path's task, the body's other task, a relation under either side
+  ["GET", (_, b) => `/tasks/${b.task.id}/relations`],
+  ["GET", (_, b) => `/tasks/${b.task.reference}/relations`],
+  ["POST", (_, b) => `/tasks/${b.task.id}/relations`, (a) => ({ type: "related", taskId: a.task.id })],
+  ["POST", (a) => `/tasks/${a.task.id}/relations`, (_, b) => ({ type: "related", taskId: b.task.id })],
+  ["POST", (a) => `/tasks/${a.task.id}/relations`, (_, b) => ({ type: "blocked_by", taskId: b.task.reference })],
+  ["DELETE", (_, b) => `/tasks/${b.task.id}/relations/${b.relation.id}`],
+  ["DELETE", (a, b) => `/tasks/${a.task.id}/relations/${b.relation.id}`],
   ["POST", () => "/tasks", (_, b) => ({ title: "x", teamId: b.team.id })],
   ["POST", () => "/tasks", (a, b) => ({ title: "x", teamId: a.team.id, projectId: b.project.id })],
   ["POST", () => "/tasks", (a, b) => ({ title: "x", teamId: a.team.id, projectId: b.project.reference })],
@@ -127,6 +137,7 @@ const EMPTY_LIST_CASES: Array<[string, string, (b: World) => string]> = [
   ["/tasks?filter[eq][projectId]=", "tasks", (b) => b.project.id],
   ["/tasks?filter[eq][assigneeId]=", "tasks", (b) => b.member.userId],
   ["/tasks?filter[eq][id]=", "tasks", (b) => b.task.id],
+  ["/tasks?filter[eq][relatedTo]=", "tasks", (b) => b.task.id],
   ["/projects?filter[eq][teamId]=", "projects", (b) => b.team.id],
   ["/milestones?filter[eq][projectId]=", "milestones", (b) => b.project.id],
   ["/comments?filter[eq][taskId]=", "comments", (b) => b.task.id],
@@ -151,6 +162,7 @@ describe("tenancy: another workspace's ids are NOT_FOUND everywhere", () => {
       `/tasks/${w.subtask.id}`,
       `/comments/${w.comment.id}`,
       `/tasks/${w.task.id}/comments`,
+      `/tasks/${w.task.id}/relations`,
       `/projects/${w.project.id}/milestones`,
     ];
     const out: Record<string, unknown> = {};

@@ -1,5 +1,6 @@
 // `pm tasks view ENG-12`: a task as a person reads it (as `gh issue view`): its fields (its parent, project and
-// milestone by name), its description, its sub-tasks with their status, then its comments oldest first. `--json` is the task's JSON with its `comments` added, for scripts.
+// milestone by name), its description, its relations and sub-tasks with their status, then its comments oldest first.
+// `--json` is the task's JSON with its `relations` and `comments` added, for scripts.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
@@ -8,10 +9,12 @@ import { printJson, printRecord, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 
 type Comment = Schemas["TaskCommentSelection"];
+type Relation = Schemas["TaskRelationSelection"];
 
 /** What the view for people shows: only these are read (the API narrows its query to them). */
 const TASK_FIELDS = "id,reference,title,status,priority,assignee{name},labels{name},projectId,milestoneId,parentId,dueDate,description";
 const COMMENT_FIELDS = "author{name},createdAt,content";
+const RELATION_FIELDS = "type,task{reference,status,title}";
 /** The API's largest page: most tasks' comments are one request. */
 const PAGE = 250;
 
@@ -26,6 +29,19 @@ async function allComments({ client }: Session, ref: string, fields: string | un
     cursor = page.pagination.nextCursor ?? undefined;
   } while (cursor);
   return comments;
+}
+
+/** The task's relations as it sees them (`fields` narrows them; undefined: whole relations). */
+async function allRelations({ client }: Session, ref: string, fields: string | undefined): Promise<Relation[]> {
+  const relations: Relation[] = [];
+  let cursor: string | undefined;
+  do {
+    const query = { limit: PAGE, ...(fields ? { fields } : {}), ...(cursor ? { cursor } : {}) };
+    const page = await unwrap(client.GET("/tasks/{id}/relations", { params: { path: { id: ref }, query } }));
+    relations.push(...page.relations);
+    cursor = page.pagination.nextCursor ?? undefined;
+  } while (cursor);
+  return relations;
 }
 
 /** `2026-05-04 09:12 UTC`: a comment's time to the minute. */
@@ -49,11 +65,12 @@ export const view = defineCommand({
     const session = openSession(args);
     const id = args.ref;
     // The task and its comments at once: the comments' route takes the reference as well as the id.
-    const [{ task }, comments] = await Promise.all([
+    const [{ task }, comments, relations] = await Promise.all([
       unwrap(session.client.GET("/tasks/{id}", { params: { path: { id }, query: args.json ? {} : { fields: TASK_FIELDS } } })),
       allComments(session, id, args.json ? undefined : COMMENT_FIELDS),
+      allRelations(session, id, args.json ? undefined : RELATION_FIELDS),
     ]);
-    if (args.json) return printJson({ task: { ...task, comments } });
+    if (args.json) return printJson({ task: { ...task, relations, comments } });
     const linked = await linkedNames(session, task, true);
     printRecord([
       ["title", task.title],
@@ -68,6 +85,10 @@ export const view = defineCommand({
       ["due", task.dueDate],
     ]);
     console.log(`\n${task.description || "No description."}`);
+    // `  blocked by  ENG-4  IN_PROGRESS  Title`, a line each.
+    if (relations.length > 0) console.log("\nRelations:");
+    for (const r of relations)
+      console.log(`  ${[(r.type ?? "").replace("_", " "), r.task?.reference, r.task?.status, r.task?.title].join("  ")}`);
     const subtasks = linked.subtasks ?? [];
     if (subtasks.length > 0) {
       console.log(`\n${subtasks.length === 1 ? "1 sub-task:" : `${subtasks.length} sub-tasks:`}`);

@@ -11,6 +11,7 @@ import { type Column, printJson, printNextCursor, printRecord, printTable } from
 import { openSession, type Session, type SessionOptions, unwrap, unwrapEmpty } from "../session";
 import { historyColumns } from "./events";
 import { resolveLabelIds } from "./labels";
+import { link, unlink } from "./task-links";
 import { view } from "./task-view";
 import { resolveTeamId } from "./teams";
 
@@ -342,5 +343,5 @@ const history = defineCommand({
 
 export const tasks = defineCommand({
   meta: { name: "pm tasks", description: "Tasks" },
-  subCommands: { list, view, get, create, edit, update: edit, close, reopen, delete: remove, history },
+  subCommands: { list, view, get, create, edit, update: edit, close, reopen, delete: remove, history, link, unlink },
 });

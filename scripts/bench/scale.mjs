@@ -11,6 +11,8 @@ const DEPTH = 0.8;
 // Two words (2.2 % of tasks match: a title word and a description word), ranked, 50 a page.
 export const SEARCH = "/search?q=deploy%20timeout&types=task&limit=50";
 export const FILTERED_LIST = "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc";
+// The tasks with an open blocker (the seed blocks 2 % of them), 50 a page.
+export const BLOCKED_LIST = "/tasks?limit=50&filter[eq][isBlocked]=true";
 
 /** The pairs: what is asked of both workspaces, and the largest ratio of p50s the issue allows. */
 const PAIRS = [
@@ -20,6 +22,7 @@ const PAIRS = [
   { name: "events after a deep event", target: 1.5, path: (f) => `/events?limit=50&after=${f.deepEvent}` },
   // One task's events by its reference as a person types it (any case): an index lookup, not a walk of the stream.
   { name: "events of one reference", target: 1.5, path: (f) => `/events?limit=50&resourceId=${f.prefix.toLowerCase()}-5` },
+  { name: "list, filter isBlocked", target: 1.5, path: () => BLOCKED_LIST },
 ];
 
 async function get(baseUrl, f, path) {

@@ -239,6 +239,34 @@ async function withIndexesRebuilt(client, databaseUrl, load) {
   }
 }
 
+/** A chain of 1,000 `blocks` edges from this task number on (workspaces of 5,000 tasks and more). */
+export const BLOCKS_CHAIN_HEAD = 2001;
+const BLOCKS_CHAIN = 1000;
+
+/**
+ * Task relations (issue 31): every 50th task blocks the next one (2 % blocked, while their blockers' seeded status is
+ * open) for the `isBlocked` lists, and in a workspace of 5,000 tasks or more a chain of 1,000 `blocks` edges
+ * (tasks 2001 … 3001) for the cycle check's row. Their events by the OWNER, as the comments'.
+ */
+async function seedRelations(c, w, { base, tasks }) {
+  await c.query("select set_config('pm.ctx', $1, true)", [JSON.stringify({ actor: w.userIds[0] })]);
+  await c.query(
+    `insert into task_relations (id, workspace_id, type, source_task_id, target_task_id, source_team_id, target_team_id, creator_id)
+     select pg_temp.seed_id('rel', $1::bigint + s.number), $2, 'blocks', s.id, t.id, $3, $3, $4
+     from tasks s join tasks t on t.team_id = s.team_id and t.number = s.number + 1
+     where s.team_id = $3 and s.number % 50 = 0`,
+    [base, w.workspaceId, w.teamId, w.userIds[0]],
+  );
+  if (tasks < 5000) return;
+  await c.query(
+    `insert into task_relations (id, workspace_id, type, source_task_id, target_task_id, source_team_id, target_team_id, creator_id)
+     select pg_temp.seed_id('rel', $1::bigint + $6 + s.number), $2, 'blocks', s.id, t.id, $3, $3, $4
+     from tasks s join tasks t on t.team_id = s.team_id and t.number = s.number + 1
+     where s.team_id = $3 and s.number between $5 and $5 + ${BLOCKS_CHAIN} - 1 and s.number % 50 <> 0`,
+    [base, w.workspaceId, w.teamId, w.userIds[0], BLOCKS_CHAIN_HEAD, tasks],
+  );
+}
+
 /**
  * @returns {Promise<{ apiKey: string, workspaceId: string, teamId: string, prefix: string, taskIds?: string[], projectIds: string[],
  *   userIds: string[], labelIds: string[], membershipIds: string[], milestoneIds: string[], commentIds: string[] }>}
@@ -271,13 +299,14 @@ export async function seedWorkspace(
         .map((r) => r.id)
         .sort();
     });
+    await transaction(client, (c) => seedRelations(c, w, opts));
     const ids = taskIds
       ? (await client.query("select coalesce(array_agg(id order by number), '{}') as ids from tasks where team_id = $1", [w.teamId]))
           .rows[0].ids
       : undefined;
     // Bulk-loaded pages get their visibility map and statistics now, as autovacuum would give them later (mid-run), and
     // the seed's writes reach the data files now, not in a checkpoint during the measurements that follow.
-    await client.query("vacuum (analyze) tasks, task_labels, events, comments, projects, milestones, labels, users, teams");
+    await client.query("vacuum (analyze) tasks, task_labels, task_relations, events, comments, projects, milestones, labels, users, teams");
     await client.query("checkpoint");
     return { ...w, prefix, taskIds: ids, commentIds };
   } finally {

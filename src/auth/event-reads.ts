@@ -21,11 +21,15 @@ export interface EventPage {
   pagination: { limit: number; nextCursor: string | null };
 }
 
-/** The events of the caller's workspace it may see: within its teams (an event of no team is workspace-wide). */
+/**
+ * The events of the caller's workspace it may see: within its teams (an event of no team is workspace-wide; a task
+ * relation's, when both tasks are).
+ */
 const visibleTo = (actor: Actor): SQL =>
   and(
     eq(events.workspaceId, actor.workspace),
     actor.teams === null ? undefined : or(isNull(events.teamId), inTeams(actor.teams, events.teamId)),
+    actor.teams === null ? undefined : or(isNull(events.otherTeamId), inTeams(actor.teams, events.otherTeamId)),
     or(
       sql`${events.resourceType} not in (${sql.join(
         PRIVILEGED_TYPES.map((t) => sql`${t}`),
@@ -155,6 +159,7 @@ export async function recordHistory(caller: Caller, record: RecordType, idOrRef:
     caller,
     { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
     { subject, noun: record.noun },
-    (actor) => and(visibleTo(actor), stable, sql`${events.resourceId} = head.subject`)!,
+    // A task's history holds its relations' events too (their task_ids name both tasks).
+    (actor) => and(visibleTo(actor), stable, sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`)!,
   );
 }

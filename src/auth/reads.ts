@@ -14,7 +14,7 @@ type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 export function readRecord<R extends RecordType>(caller: Caller, record: R, idOrRef: string, fields: FieldSelection | null = null) {
   return caller.read(async (actor) => {
     const [row] = await caller.db
-      .select({ record: record.json(fields) })
+      .select({ record: record.json(fields, actor) })
       .from(record.from)
       .where(record.named(actor, idOrRef))
       .limit(1);
@@ -33,7 +33,7 @@ export function listRecords<R extends RecordType>(caller: Caller, record: R, par
     const where = scope ? scope(actor) : record.inReach(actor);
     const rows = await pageQuery(
       caller.db
-        .select({ record: record.json(page.fields) })
+        .select({ record: record.json(page.fields, actor) })
         .from(record.from)
         .$dynamic(),
       where,

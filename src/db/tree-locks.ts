@@ -14,3 +14,6 @@ export const lockTeamTree = (tx: Executor, workspaceId: string) => tx.execute(sq
 /** Subtasks nest within a team; as an expression, so that a statement that reads the team can take it too. */
 export const subtaskTreeLock = (teamId: SQL) => lockSql(sql`'task-tree:' || ${teamId}`);
 export const lockSubtaskTree = (tx: Executor, teamId: string) => tx.execute(sql`select ${subtaskTreeLock(sql`${teamId}`)}`);
+
+/** `blocks` edges chain tasks of any team of a workspace: a new edge's cycle check holds this until its transaction ends. */
+export const lockBlocksGraph = (tx: Executor, workspaceId: string) => tx.execute(sql`select ${lockSql(sql`${`blocks:${workspaceId}`}`)}`);

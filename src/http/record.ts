@@ -49,6 +49,12 @@ export interface Field {
    * say it (a link is a `user` or a `relation` to another record). A select's options are the enum's values.
    */
   builtIn?: { name: string; type?: "user" | "relation"; metadata?: Record<string, unknown> };
+  /**
+   * The value as the caller's reach allows it (an embedded list of records of other teams, e.g. a task's relations):
+   * built in place of `value` by reads, which know the caller, and only when `fields` names it (so never in a write's
+   * answer). Its schema says it is optional.
+   */
+  reached?: (reach: Reach) => SQL;
 }
 
 /** A built-in field as GET /fields lists it (before the record type and the fixed attributes are added). */
@@ -68,7 +74,7 @@ const BUILT_IN_TYPE: Partial<Record<Kind, BuiltInType>> = {
   boolean: "boolean",
 };
 
-type Options = Partial<Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn">> & {
+type Options = Partial<Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached">> & {
   nullable?: boolean;
   /** Absent from some answers (a built-in field has no id): optional in the answer's schema. */
   optional?: boolean;
@@ -134,7 +140,11 @@ export const exportedTimestamps = (table: { createdAt: AnyColumn; updatedAt: Any
 export const isoTimestamp = (value: SQLWrapper): SQL => sql`to_char(${value} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A field's value as the answer's JSON carries it: timestamps as ISO 8601 UTC with milliseconds, dates as `YYYY-MM-DD`. */
-function jsonValue(field: Field): SQL {
+function jsonValue(field: Field, reach?: Reach): SQL {
+  if (field.reached) {
+    if (!reach) throw new Error("A field that depends on the caller's reach was selected without it");
+    return field.reached(reach);
+  }
   if (field.kind === "datetime") return isoTimestamp(field.value);
   if (field.kind === "date") return sql`to_char(${field.value}, 'YYYY-MM-DD')`;
   return sql`${field.value}`;
@@ -224,12 +234,15 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     list: { resource: def.resource, id: def.id, fields: listFields, shape, dynamic: def.dynamic } satisfies ListSpec,
     /**
      * The answer as one JSON value built by PostgreSQL over `from`: the fields `selection` names (null: all), lazy ones
-     * only when named. Nested narrowing (`team{prefix}`) is projectFields' work on the result.
+     * only when named. Nested narrowing (`team{prefix}`) is projectFields' work on the result. `reach` (the caller's)
+     * builds the fields that depend on it.
      */
-    json(selection: FieldSelection | null = null): SQL<Dto<F>> {
+    json(selection: FieldSelection | null = null, reach?: Reach): SQL<Dto<F>> {
       // Scalars always: a list's cursor reads its sort keys from the answer; projectFields narrows afterwards.
-      const picked = shown.filter(([name, field]) => !field.lazy || selects(selection, name));
-      return jsonObject(picked.map(([name, field]) => [name, jsonValue(field)])) as SQL<Dto<F>>;
+      const picked = shown.filter(([name, field]) =>
+        field.reached ? selection !== null && Object.hasOwn(selection, name) : !field.lazy || selects(selection, name),
+      );
+      return jsonObject(picked.map(([name, field]) => [name, jsonValue(field, reach)])) as SQL<Dto<F>>;
     },
     /** The record as an export carries it (its own ids and links, no embedded objects). */
     exportJson(): SQL {

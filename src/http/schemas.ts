@@ -149,6 +149,7 @@ function narrowable(schema: z.core.$ZodType): z.core.$ZodType {
   if (schema instanceof z.ZodObject) return narrowShape(schema.shape);
   if (schema instanceof z.ZodArray) return z.array(narrowable(schema.element));
   if (schema instanceof z.ZodNullable) return z.nullable(narrowable(schema.unwrap()));
+  if (schema instanceof z.ZodOptional) return z.optional(narrowable(schema.unwrap()));
   if (schema instanceof z.ZodUnion) return z.union(schema.options.map(narrowable));
   return schema;
 }

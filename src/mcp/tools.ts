@@ -9,6 +9,7 @@ import { Event } from "../records/events";
 import { labelRecord } from "../records/labels";
 import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "../records/milestones";
 import { projectRecord } from "../records/projects";
+import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
 import { createComment, listTargetComments } from "../resources/comments/operations";
@@ -19,6 +20,7 @@ import { listProjects } from "../resources/projects/operations";
 import { search } from "../resources/search/operations";
 import { SEARCH_TYPES, SearchPage, SearchQuery } from "../resources/search/schema";
 import { createTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
+import { createRelation, deleteRelation } from "../resources/tasks/relations";
 import { listTeams } from "../resources/teams/operations";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
@@ -137,17 +139,23 @@ async function withLabelIds<T extends { labels?: string[]; labelIds?: string[] }
   return { ...body, labelIds: await labelIdsNamed(caller, labels) };
 }
 
+const everyTaskField = Object.fromEntries(Object.keys(taskRecord.shape).map((name) => [name, true as const]));
+
 export const TOOLS: Tool[] = [
   tool({
     name: "get_task",
     title: "Get a task",
     description:
-      "One task by id or reference (`ENG-12`), as GET /tasks/{id} answers it ({task}); `fields` narrows it, e.g. `reference,title,labels{name}`.",
+      "One task by id or reference (`ENG-12`), as GET /tasks/{id} answers it ({task}). Without `fields` it also lists its " +
+      "`relations` ([{id, type, task: {id, reference, title, status}}]: `blocked_by` ones are its blockers, with their status; " +
+      "blockedByCount counts those not DONE or CANCELED) and subtaskCounts {total, done}. `fields` narrows it, e.g. " +
+      "`reference,title,labels{name},relations{type,task{reference,status}}`.",
     rest: "GET /tasks/{id}",
     input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
     output: z.object({ task: TaskSelection }),
     async run(ctx, { id, fields }) {
-      const selection = parseFields(fields, taskRecord.shape);
+      // Every field, relations included: an agent deciding what to work on sees what blocks the task.
+      const selection = fields === undefined ? everyTaskField : parseFields(fields, taskRecord.shape);
       const task = await getTask(ctx.caller, id, selection);
       return { task: projectFields(task, selection) };
     },
@@ -179,6 +187,34 @@ export const TOOLS: Tool[] = [
     output: z.object({ task: Task }),
     async run(ctx, { id, ...changes }) {
       return { task: await updateTask(ctx.caller, id, (await withLabelIds(ctx.caller, changes)) as TaskUpdateInput) };
+    },
+  }),
+  tool({
+    name: "link_tasks",
+    title: "Relate two tasks",
+    description:
+      "Relates a task (id or reference) to another, as POST /tasks/{id}/relations does ({relation}, as seen from the first task). " +
+      "type: blocks, blocked_by, duplicate_of (the first task becomes CANCELED unless DONE) or related. The same relation again is " +
+      "a CONFLICT; a `blocks` that would close a cycle is refused, naming the cycle.",
+    rest: "POST /tasks/{id}/relations",
+    input: z.object({ id: TaskRef, type: RelationType, taskId: TaskRef.describe("The other task: id or reference") }).strict(),
+    output: z.object({ relation: TaskRelation }),
+    async run(ctx, { id, type, taskId }) {
+      return { relation: await createRelation(ctx.caller, id, { type, taskId }) };
+    },
+  }),
+  tool({
+    name: "unlink_tasks",
+    title: "Remove a relation",
+    description:
+      "Removes a relation of a task (id or reference), as DELETE /tasks/{id}/relations/{relationId} does; the relation's id is in " +
+      "get_task's `relations`. Answers {deleted: true}.",
+    rest: "DELETE /tasks/{id}/relations/{relationId}",
+    input: z.object({ id: TaskRef, relationId: z.string().min(1).describe("The relation's id (`rel_…`)") }).strict(),
+    output: z.object({ deleted: z.literal(true) }),
+    async run(ctx, { id, relationId }) {
+      await deleteRelation(ctx.caller, id, relationId);
+      return { deleted: true as const };
     },
   }),
   tool({

@@ -3,6 +3,7 @@
 
 export const RESOURCE_TYPES = [
   "task",
+  "task_relation",
   "project",
   "milestone",
   "comment",
@@ -21,10 +22,14 @@ export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 const ACTIONS = ["created", "updated", "deleted"];
 
-/** Event types: `<resourceType>.created|updated|deleted`, and a member's `joined`/`updated`/`removed`. */
-export const EVENT_TYPES: string[] = RESOURCE_TYPES.flatMap((type) =>
-  type === "member" ? ["member.joined", "member.updated", "member.removed"] : ACTIONS.map((a) => `${type}.${a}`),
-);
+/** The actions of a resource type: a relation is made or removed, never changed; a member joins, changes, leaves. */
+const actionsOf = (type: ResourceType) => {
+  if (type === "member") return ["joined", "updated", "removed"];
+  return type === "task_relation" ? ["created", "deleted"] : ACTIONS;
+};
+
+/** Event types: `<resourceType>.created|updated|deleted`, a relation's `created`/`deleted`, a member's `joined`/`updated`/`removed`. */
+export const EVENT_TYPES: string[] = RESOURCE_TYPES.flatMap((type) => actionsOf(type).map((a) => `${type}.${a}`));
 
 /** Resource types whose events only workspace ADMIN/OWNER see (and an API key's owner, its own key's). */
 export const PRIVILEGED_TYPES: ResourceType[] = ["invite", "api_key", "webhook"];
@@ -34,5 +39,6 @@ export function isEventPattern(pattern: string): boolean {
   if (pattern === "*" || EVENT_TYPES.includes(pattern)) return true;
   const dot = pattern.lastIndexOf(".");
   const [resource, action] = [pattern.slice(0, dot), pattern.slice(dot + 1)];
-  return (RESOURCE_TYPES as readonly string[]).includes(resource) && (action === "*" || ACTIONS.includes(action));
+  if (!(RESOURCE_TYPES as readonly string[]).includes(resource)) return false;
+  return action === "*" || (resource === "task_relation" ? actionsOf(resource) : ACTIONS).includes(action);
 }

@@ -19,6 +19,7 @@ import { inviteRecord } from "./invites";
 import { labelRecord } from "./labels";
 import { milestoneRecord } from "./milestones";
 import { projectRecord } from "./projects";
+import { storedRelationRecord } from "./task-relations";
 import { taskRecord } from "./tasks";
 import { teamMemberRecord } from "./team-members";
 import { teamRecord } from "./teams";
@@ -29,6 +30,7 @@ import { workspaceRecord } from "./workspaces";
 /** Resource types of events, each with the record its `data` is rendered by and the tables of its stored image. */
 const RENDERED = {
   task: { fields: taskRecord.fields, tables: ["tasks"] },
+  task_relation: { fields: storedRelationRecord.fields, tables: ["task_relations"] },
   project: { fields: projectRecord.fields, tables: ["projects"] },
   milestone: { fields: milestoneRecord.fields, tables: ["milestones"] },
   comment: { fields: commentRecord.fields, tables: ["comments"] },

@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, not, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { taskPriority, taskStatus, tasks, teams, users } from "../../drizzle/schema";
+import { taskPriority, tasks, teams, users } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
 import type { FilterOp } from "../http/list";
 import { defineRecord, exportedTimestamps, f } from "../http/record";
@@ -12,10 +12,20 @@ import { BodyId, IsoDate, LongText, orNull } from "../http/schemas";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { parseTaskRef, taskMatch } from "./refs";
+import {
+  isBlockedSql,
+  openBlockerCount,
+  relatedToFilter,
+  relationsJson,
+  subtaskCountsJson,
+  TaskRelation,
+  taskRelationShape,
+} from "./task-relations";
+import { SubtaskCounts, TaskStatus } from "./task-status";
 import { TeamSummary, teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
-export const TaskStatus = z.enum(taskStatus.enumValues).openapi("TaskStatus");
+export { TaskStatus };
 /** Declared in rank order (NONE lowest), so sorting and gt/lt filters on the column follow the rank. */
 export const TaskPriority = z.enum(taskPriority.enumValues).openapi("TaskPriority");
 
@@ -136,6 +146,21 @@ export const taskRecord = defineRecord({
     // Not in the answer: `filter[eq][labelId]=…` matches tasks carrying the label (`in`: any of them).
     labelId: f.id(tasks.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("task", tasks.id) } }),
     customFields: customFieldsField(tasks.customFields),
+    blockedByCount: f.integer(openBlockerCount(tasks.id), {
+      list: false,
+      doc: { description: "Tasks that block this one and are neither DONE nor CANCELED (of any team)" },
+    }),
+    subtaskCounts: f.json(subtaskCountsJson(tasks.id), SubtaskCounts, { shape: { total: true, done: true } }),
+    // Only in `fields=relations{…}`: those whose other task the caller may read (GET /tasks/{id}/relations' items).
+    relations: f.json(sql`null`, z.array(TaskRelation), {
+      optional: true,
+      shape: taskRelationShape,
+      reached: relationsJson(tasks.id),
+      doc: { description: "Only when `fields` names it, e.g. `relations{type,task{reference,status}}`" },
+    }),
+    // Not in the answer: `filter[eq][isBlocked]=true|false`, `filter[eq][relatedTo]=<task id or reference>`.
+    isBlocked: f.boolean(isBlockedSql(tasks.id), { hidden: true, list: { sort: false } }),
+    relatedTo: f.id(tasks.id, { hidden: true, list: { sort: false, customFilter: relatedToFilter } }),
     ...exportedTimestamps(tasks),
   },
   dynamic: customFieldsOf("task", tasks.customFields),

@@ -240,6 +240,35 @@ describe("pm, as a person who logged in", () => {
     expect(missing.stderr).toMatch(/^error: NOT_FOUND: /);
   });
 
+  it("links tasks (--blocks, --blocked-by, --duplicate-of, --related), shows the relations in view, unlinks them", async () => {
+    const [a, b, c] = await Promise.all(
+      ["Blocked one", "Blocking one", "Same as blocked"].map((title) => pmJson(["tasks", "create", "--team", "ENG", "--title", title])),
+    );
+    const [refA, refB, refC] = [a.task.reference, b.task.reference, c.task.reference];
+    const linked = await pm(["tasks", "link", refA.toLowerCase(), "--blocked-by", refB]);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(linked.stdout).toMatch(new RegExp(`^relation: +${refA} blocked by ${refB}$`, "m"));
+    expect((await pmJson(["tasks", "link", refC, "--duplicate-of", refA])).relation).toMatchObject({ type: "duplicate_of" });
+    const cycle = await pm(["tasks", "link", refA, "--blocks", refB]);
+    expect(cycle.code).toBe(1);
+    expect(cycle.stderr).toMatch(/cycle/);
+    const two = await pm(["tasks", "link", refA, "--blocks", refB, "--related", refC]);
+    expect(two.code).toBe(2);
+
+    const viewed = await pm(["tasks", "view", refA]);
+    expect(viewed.code, viewed.stderr).toBe(0);
+    expect(viewed.stdout).toContain(
+      `\nRelations:\n  blocked by  ${refB}  TODO  Blocking one\n  duplicated by  ${refC}  CANCELED  Same as blocked\n`,
+    );
+    const json = await pmJson(["tasks", "view", refA]);
+    expect(json.task).toMatchObject({ blockedByCount: 1, relations: [{ type: "blocked_by" }, { type: "duplicated_by" }] });
+
+    const unlinked = await pm(["tasks", "unlink", refB, "--blocks", refA.toLowerCase()]);
+    expect(unlinked.code, unlinked.stderr).toBe(0);
+    expect((await pmJson(["tasks", "get", refA])).task.blockedByCount).toBe(0);
+    expect((await pm(["tasks", "unlink", refB, "--blocks", refA])).code).toBe(2);
+  });
+
   it("renews an expired or refused access token with the refresh token, which rotates; a dead refresh token is exit 3", async () => {
     // Expired: renewed before the call; the old refresh token then no longer works.
     const first = storedLogin();

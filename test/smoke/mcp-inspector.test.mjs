@@ -58,6 +58,8 @@ const TOOLS = [
   "list_tasks",
   "create_task",
   "update_task",
+  "link_tasks",
+  "unlink_tasks",
   "add_comment",
   "list_task_comments",
   "search",

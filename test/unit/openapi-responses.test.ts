@@ -32,6 +32,8 @@ const task = {
   assignee: null,
   labels: [],
   customFields: {},
+  blockedByCount: 0,
+  subtaskCounts: { total: 0, done: 0 },
   createdAt: at.toISOString(),
   updatedAt: at.toISOString(),
 };

@@ -47,7 +47,7 @@ function teamTarget(caller: Caller, input: TaskCreateInput): Target {
 }
 
 /** The task `idOrRef` names, in the caller's workspace, with the write rule and the labels a body names. */
-function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[]): Target {
+export function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[]): Target {
   const { actor } = caller;
   return {
     from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,

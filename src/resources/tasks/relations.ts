@@ -1,0 +1,167 @@
+// The task relation operations (docs/api.md, "Task relations"), one function each, called alike by the REST routes and
+// the MCP tools. A create runs in one transaction: the task in the path under the task write rule, the other task within
+// the caller's reach, the cycle check of a `blocks` edge under the workspace's lock, the edge, and a duplicate's move to
+// CANCELED. A delete is one statement (guardedDelete); a list one query.
+import { and, eq, notInArray, sql } from "drizzle-orm";
+import { taskRelations, taskRelationViews, tasks, teams } from "../../../drizzle/schema";
+import type { Caller } from "../../auth/caller";
+import { guardedDelete, readTarget, type Target } from "../../auth/guarded";
+import { conflict, invalid, notFound } from "../../core/errors";
+import type { Executor } from "../../db/client";
+import { inTeams, type Reach } from "../../db/scope";
+import { lockBlocksGraph } from "../../db/tree-locks";
+import type { ListParams } from "../../http/list";
+import { newId } from "../../ids";
+import { taskMatch } from "../../records/refs";
+import { relationRecord, storedEdge, type TaskRelationCreateInput, type TaskRelationDto } from "../../records/task-relations";
+import { taskRecord } from "../../records/tasks";
+import { taskTarget } from "./operations";
+
+const v = taskRelationViews;
+
+/** The other task a body names (id or reference), within the caller's reach: another team's task it may not read is 404. */
+async function otherTask(tx: Executor, reach: Reach, idOrRef: string) {
+  const [task] = await tx
+    .select({ id: tasks.id, teamId: tasks.teamId, workspaceId: tasks.workspaceId })
+    .from(tasks)
+    .innerJoin(teams, eq(teams.id, tasks.teamId))
+    .where(taskRecord.named(reach, idOrRef))
+    .limit(1);
+  if (!task) throw notFound("Task");
+  return task;
+}
+
+/** Whether a chain of `blocks` edges leads from `from` to `to`: the tasks `from` blocks, directly or not, each once. */
+async function blocksReach(tx: Executor, from: string, to: string): Promise<boolean> {
+  const { rows } = await tx.execute(sql`
+    with recursive reached(id) as (
+      select ${from}::text
+      union
+      select r.target_task_id from reached join ${taskRelations} r on r.source_task_id = reached.id and r.type = 'blocks'
+      where reached.id <> ${to}
+    )
+    select 1 from reached where id = ${to} limit 1`);
+  return rows.length > 0;
+}
+
+/**
+ * A chain of `blocks` edges from `from` to `to` (their references, `…` for a task the caller may not read), known to
+ * exist: the tasks `from` blocks, each with a task it is blocked by on the way, then the way back from `to` along those.
+ */
+async function blockingPath(tx: Executor, reach: Reach, from: string, to: string): Promise<string[]> {
+  const { rows } = await tx.execute<{ ref: string }>(sql`
+    with recursive reached(id, prev) as (
+      select ${from}::text, null::text
+      union
+      select r.target_task_id, r.source_task_id from ${taskRelations} r join reached on r.source_task_id = reached.id
+      where r.type = 'blocks'
+    ), back(id, n) as (
+      select ${to}::text, 0
+      union all
+      select p.prev, back.n + 1 from back
+        cross join lateral (select reached.prev from reached where reached.id = back.id and reached.prev is not null limit 1) p
+      where back.id <> ${from}
+    )
+    select case when ${inTeams(reach.teams, sql`t.team_id`)} then tm.prefix || '-' || t.number else '…' end as ref
+    from back join ${tasks} t on t.id = back.id join ${teams} tm on tm.id = t.team_id
+    order by back.n desc`);
+  return rows.map((row) => row.ref);
+}
+
+/** The relation `id` as the task `taskId` sees it. */
+async function relationAsSeenBy(tx: Executor, taskId: string, id: string): Promise<TaskRelationDto> {
+  const [row] = await tx
+    .select({ relation: relationRecord.json() })
+    .from(relationRecord.from)
+    .where(and(eq(v.id, id), eq(v.taskId, taskId)))
+    .limit(1);
+  return row.relation as TaskRelationDto;
+}
+
+/**
+ * POST /tasks/{id}/relations: by a caller who may change the task in the path (the task write rule); the other task may
+ * be of any team of the workspace the caller reaches. Self is 422, the same relation again 409, a `blocks` edge that
+ * closes a cycle 422 naming it.
+ */
+export function createRelation(caller: Caller, idOrRef: string, input: TaskRelationCreateInput): Promise<TaskRelationDto> {
+  return caller.transaction(async (tx) => {
+    const task = await readTarget<{ id: string; teamId: string }>(tx, caller, taskTarget(caller, idOrRef), "key share");
+    const other = await otherTask(tx, caller.actor, input.taskId);
+    if (other.id === task.id) throw invalid("taskId", "Must be another task: a task has no relation with itself");
+    const edge = storedEdge(input.type, task.id, other.id);
+    const teamOf = (id: string) => (id === task.id ? task.teamId : other.teamId);
+    if (edge.type === "blocks") {
+      // Two edges that together close a cycle each pass their check alone: one waits here for the other (tree-locks.ts).
+      await lockBlocksGraph(tx, other.workspaceId);
+      if (await blocksReach(tx, edge.target, edge.source)) {
+        // The new edge first: source blocks target blocks … blocks source.
+        const path = await blockingPath(tx, caller.actor, edge.target, edge.source);
+        throw invalid("taskId", `Would close a cycle: ${[path.at(-1), ...path].join(" blocks ")}`);
+      }
+    }
+    const id = newId("rel");
+    const inserted = await tx
+      .insert(taskRelations)
+      .values({
+        id,
+        workspaceId: other.workspaceId,
+        type: edge.type,
+        sourceTaskId: edge.source,
+        targetTaskId: edge.target,
+        sourceTeamId: teamOf(edge.source),
+        targetTeamId: teamOf(edge.target),
+        creatorId: sql`${caller.actor.user}`,
+      })
+      .onConflictDoNothing()
+      .returning({ id: taskRelations.id });
+    if (inserted.length === 0) throw conflict(`These tasks already have this relation (${input.type})`);
+    if (edge.type === "duplicate_of") {
+      // Its own task.updated event, from the trigger, in this transaction.
+      await tx
+        .update(tasks)
+        .set({ status: "CANCELED", updatedAt: sql`now()` })
+        .where(and(eq(tasks.id, edge.source), notInArray(tasks.status, ["DONE", "CANCELED"])));
+    }
+    return relationAsSeenBy(tx, task.id, id);
+  });
+}
+
+/** The relation `relationId` of the task `idOrRef`, under the task write rule; a relation whose other task the caller may not read is 404. */
+function relationTarget(caller: Caller, idOrRef: string, relationId: string): Target {
+  const task = taskTarget(caller, idOrRef);
+  return {
+    ...task,
+    from: sql`${task.from} join ${v} on ${v.taskId} = ${tasks.id}`,
+    where: and(task.where, eq(v.id, relationId), inTeams(caller.actor.teams, v.otherTeamId))!,
+    columns: { id: v.id },
+    name: "Relation",
+    table: undefined,
+  };
+}
+
+/** DELETE /tasks/{id}/relations/{relationId}: from either task's side, one statement. */
+export async function deleteRelation(caller: Caller, idOrRef: string, relationId: string): Promise<void> {
+  await guardedDelete(caller, relationTarget(caller, idOrRef, relationId), taskRelations);
+}
+
+/**
+ * GET /tasks/{id}/relations: both directions, in one query. The page is left-joined to the task, so an unknown or
+ * foreign task gives no row (404) and a task without relations one row of nulls.
+ */
+export function listRelations(caller: Caller, idOrRef: string, params: ListParams): Promise<TaskRelationDto[]> {
+  return caller.list(async (actor) => {
+    const parent = sql`(select ${tasks.id} as id from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
+      where ${and(taskRecord.inReach(actor), taskMatch(idOrRef))} limit 1) as ${sql.identifier("parent")}`;
+    const rows = await caller.db
+      .select({ relation: relationRecord.json(params.fields) })
+      .from(parent)
+      .leftJoin(
+        sql`(${relationRecord.from})`,
+        and(eq(v.taskId, sql`${sql.identifier("parent")}.id`), relationRecord.inReach(actor), params.where),
+      )
+      .orderBy(...params.orderBy)
+      .limit(params.limit + 1);
+    if (rows.length === 0) throw notFound("Task");
+    return rows.map((row) => row.relation as TaskRelationDto).filter((relation) => relation.id !== null);
+  });
+}

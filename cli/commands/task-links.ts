@@ -54,7 +54,7 @@ export const link = defineCommand({
   args: relationArgs,
   async run({ args }) {
     const { type, other } = named(args);
-    const { client } = openSession(args["base-url"]);
+    const { client } = openSession(args);
     const answer = await unwrap(
       client.POST("/tasks/{id}/relations", { params: { path: { id: args.ref } }, body: { type, taskId: other } }),
     );
@@ -68,7 +68,7 @@ export const unlink = defineCommand({
   args: relationArgs,
   async run({ args }) {
     const { type, other } = named(args);
-    const session = openSession(args["base-url"]);
+    const session = openSession(args);
     // `duplicate_of` seen from the task that is duplicated is `duplicated_by`; each side reads its own type.
     const found = (await relationsOf(session, args.ref)).find(
       (r) => r.type === type && (r.task?.reference?.toUpperCase() === other.toUpperCase() || r.task?.id === other),

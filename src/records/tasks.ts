@@ -11,7 +11,7 @@ import { defineRecord, exportedTimestamps, f } from "../http/record";
 import { BodyId, IsoDate, LongText, orNull } from "../http/schemas";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { parseTaskRef, taskMatch } from "./refs";
+import { type NameKind, NameOf, named, parseTaskRef, taskMatch } from "./names";
 import { TeamSummary, teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
@@ -37,7 +37,7 @@ function referenceFilter(op: FilterOp, values: string[]): SQL {
 const numberOf = (item: Record<string, unknown>) => Number(String(item.reference).slice(String(item.reference).lastIndexOf("-") + 1));
 
 const assignee = alias(users, "assignee");
-const link = (description: string) => ({ schema: BodyId.nullable().openapi({ description }), write: "resolved" as const });
+const link = (kind: NameKind, also: string) => ({ schema: NameOf(kind, also).nullable(), write: "resolved" as const });
 
 export const taskRecord = defineRecord({
   name: "Task",
@@ -48,7 +48,7 @@ export const taskRecord = defineRecord({
   match: taskMatch,
   from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId} left join ${users} as ${sql.identifier("assignee")} on ${assignee.id} = ${tasks.assigneeId}`,
   fields: {
-    id: f.id(tasks.id, { exported: BodyId, doc: { example: "task_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    id: f.id(tasks.id, { names: named("task"), exported: BodyId, doc: { example: "task_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     reference: f.text(sql`${teams.prefix} || '-' || ${tasks.number}`, {
       list: { kind: "id", sort: false, customFilter: referenceFilter },
       exported: z.string().max(32),
@@ -91,31 +91,35 @@ export const taskRecord = defineRecord({
       exported: true,
       doc: { description: "Points; null when not estimated" },
     }),
-    teamId: f.id(tasks.teamId, { exported: BodyId }),
+    teamId: f.id(tasks.teamId, { names: named("team"), exported: BodyId }),
     team: f.json(teamSummaryJson(teams), TeamSummary, { shape: { id: true, name: true, prefix: true } }),
     projectId: f.id(tasks.projectId, {
+      names: named("project"),
       builtIn: { name: "Project", type: "relation", metadata: { target: "project" } },
       nullable: true,
-      input: link("A project of the task's team: id or reference (`ENG-P3`)"),
+      input: link("project", "of the task's team"),
       exported: BodyId.nullable(),
     }),
     milestoneId: f.id(tasks.milestoneId, {
+      names: named("milestone"),
       builtIn: { name: "Milestone", type: "relation", metadata: { target: "milestone" } },
       nullable: true,
-      input: link("A milestone of the task's project"),
+      input: link("milestone", "of the task's project"),
       exported: BodyId.nullable(),
     }),
     parentId: f.id(tasks.parentId, {
+      names: named("task"),
       builtIn: { name: "Parent task", type: "relation", metadata: { target: "task" } },
       nullable: true,
-      input: link("A task of the same team: id or reference (`ENG-12`); no cycles"),
+      input: link("task", "of the same team; no cycles"),
       exported: BodyId.nullable(),
       doc: { description: "Parent task of a subtask" },
     }),
     assigneeId: f.id(tasks.assigneeId, {
+      names: named("user"),
       builtIn: { name: "Assignee", type: "user" },
       nullable: true,
-      input: link("A member of the workspace"),
+      input: link("user", "a member of the workspace"),
       exported: BodyId.nullable(),
     }),
     assignee: f.json(userSummaryJson(assignee), orNull(UserSummarySchema), { lazy: true, shape: userSummaryShape }),
@@ -127,14 +131,19 @@ export const taskRecord = defineRecord({
     labelIds: f.json(labelIdsJson("task", tasks.id), LabelIds, {
       hidden: true,
       input: {
-        schema: LabelIds.openapi({ description: "Labels of the workspace; replaces the whole set on update" }),
+        schema: LabelIds.openapi({ description: "Labels of the workspace, by id or name (any case); replaces the whole set on update" }),
         write: "resolved",
         column: false,
       },
       exported: true,
     }),
     // Not in the answer: `filter[eq][labelId]=…` matches tasks carrying the label (`in`: any of them).
-    labelId: f.id(tasks.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("task", tasks.id) } }),
+    labelId: f.id(tasks.id, {
+      names: named("label"),
+      hidden: true,
+      nullable: true,
+      list: { sort: false, customFilter: labelFilter("task", tasks.id) },
+    }),
     customFields: customFieldsField(tasks.customFields),
     ...exportedTimestamps(tasks),
   },
@@ -146,7 +155,7 @@ export type TaskDto = z.infer<typeof Task>;
 export const TaskSelection = taskRecord.selection;
 
 export const TaskCreate = z
-  .object({ teamId: BodyId.openapi({ description: "Required (400 BAD_REQUEST when missing)" }), ...taskRecord.createShape() })
+  .object({ teamId: NameOf("team", "required (400 BAD_REQUEST when missing)"), ...taskRecord.createShape() })
   .strict()
   .openapi("TaskCreate");
 /** Moving a task to another team is not supported, so `teamId` is an unknown field here (422). */

@@ -28,8 +28,8 @@ import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
 import { labelRecord } from "../../records/labels";
 import { milestoneRecord } from "../../records/milestones";
+import { parseProjectRef, parseTaskRef } from "../../records/names";
 import { projectRecord } from "../../records/projects";
-import { parseProjectRef, parseTaskRef } from "../../records/refs";
 import { taskRecord } from "../../records/tasks";
 import type { ExportType } from "./schema";
 

@@ -9,7 +9,7 @@ import { addMember, type Member, newTenant, type Tenant, withDb } from "./helper
 import { walk } from "./helpers/lists";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
-const KEY_FIELDS = ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "prefix", "scopes", "teamIds", "userId", "workspaceId"];
+const KEY_FIELDS = ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "prefix", "reads", "scopes", "teamIds", "userId", "workspaceId"];
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

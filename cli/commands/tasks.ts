@@ -6,9 +6,7 @@ import { addFilter, listArgs, listQuery } from "../list";
 import { type Column, fieldColumns, printJson, printNextCursor, printRecord, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 import { HISTORY_COLUMNS } from "./events";
-import { resolveLabelIds } from "./labels";
 import { view } from "./task-view";
-import { resolveTeamId } from "./teams";
 
 type Task = Schemas["Task"];
 type TaskSelection = Schemas["TaskSelection"];
@@ -26,7 +24,7 @@ const fieldArgs = {
   description: { type: "string", description: "Markdown description" },
   priority: { type: "string", valueHint: PRIORITIES.join("|"), description: "Priority" },
   status: { type: "string", valueHint: STATUSES.join("|"), description: "Status" },
-  assignee: { type: "string", valueHint: "user id|me|none", description: "Assignee" },
+  assignee: { type: "string", valueHint: "email|user id|me|none", description: "Assignee" },
   project: { type: "string", valueHint: "ENG-P3|id|none", description: "Project of the task's team" },
   parent: { type: "string", valueHint: "ENG-12|id|none", description: "Parent task (makes this a subtask)" },
   label: { type: "string", valueHint: "name|id", description: "Repeatable; replaces the task's labels (names in any case)" },
@@ -42,8 +40,9 @@ const isMe = (assignee: string | null | undefined) => assignee?.toLowerCase() ==
 const callerId = async ({ client }: Session) => (await unwrap(client.GET("/me"))).user.id;
 
 /**
- * The body fields the options give (only those given: an update changes nothing else); `defs` are the command's.
- * An assignee `me` and label names are left for `resolveNames` to resolve, once the command line is known to be right.
+ * The body fields the options give (only those given: an update changes nothing else); `defs` are the command's. Records
+ * go to the API as given, by id or name (a team prefix, a reference, an email, a label name): the API resolves them
+ * (contract §13). An assignee `me` is left for `resolveMe`, once the command line is known to be right.
  */
 function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef): Schemas["TaskUpdate"] {
   const fields: Schemas["TaskUpdate"] = {};
@@ -60,13 +59,9 @@ function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef): Sche
   return fields;
 }
 
-/** Makes the assignee `me` the caller's id and label names label ids (requests, at once, only for what was given). */
-async function resolveNames(session: Session, fields: Schemas["TaskUpdate"]): Promise<void> {
-  const { assigneeId, labelIds } = fields;
-  await Promise.all([
-    isMe(assigneeId) && callerId(session).then((id) => (fields.assigneeId = id)),
-    labelIds && resolveLabelIds(session, labelIds).then((ids) => (fields.labelIds = ids)),
-  ]);
+/** Makes the assignee `me` the caller's id (a request only when given). */
+async function resolveMe(session: Session, fields: Schemas["TaskUpdate"]): Promise<void> {
+  if (isMe(fields.assigneeId)) fields.assigneeId = await callerId(session);
 }
 
 function printTask(task: TaskSelection): void {
@@ -105,7 +100,7 @@ const TASK_COLUMNS: Column<TaskSelection>[] = [
 const listOwnArgs = {
   team: { type: "string", valueHint: "ENG|id", description: "Only this team's tasks" },
   status: { type: "string", valueHint: "TODO[,DONE…]", description: "Only these statuses" },
-  assignee: { type: "string", valueHint: "user id|me|none", description: "Only tasks assigned to them (none: unassigned)" },
+  assignee: { type: "string", valueHint: "email|user id|me|none", description: "Only tasks assigned to them (none: unassigned)" },
 } as const;
 const listAllArgs = { ...listOwnArgs, ...listArgs, ...commonArgs } as const;
 
@@ -117,7 +112,7 @@ const list = defineCommand({
     const statuses = args.status?.split(",").map((status) => oneOf("status", status, STATUSES)) ?? [];
     if (statuses.length > 0) addFilter(query, statuses.length > 1 ? "in" : "eq", "status", statuses.length > 1 ? statuses : statuses[0]);
     const session = openSession(args["base-url"]);
-    if (args.team) addFilter(query, "eq", "teamId", await resolveTeamId(session, args.team));
+    if (args.team) addFilter(query, "eq", "teamId", args.team);
     if (args.assignee) {
       const assignee = orNone(args.assignee);
       // The filters' word for "no value" is null.
@@ -153,9 +148,8 @@ const create = defineCommand({
   async run({ args, rawArgs }) {
     const fields = taskFields(args, rawArgs, createArgs);
     const session = openSession(args["base-url"]);
-    await resolveNames(session, fields);
-    const teamId = await resolveTeamId(session, args.team);
-    const body: Schemas["TaskCreate"] = { ...fields, teamId, title: args.title };
+    await resolveMe(session, fields);
+    const body: Schemas["TaskCreate"] = { ...fields, teamId: args.team, title: args.title };
     show(args.json, await unwrap(session.client.POST("/tasks", { body })));
   },
 });
@@ -169,7 +163,7 @@ const update = defineCommand({
     const body = taskFields(args, rawArgs, updateArgs);
     if (Object.keys(body).length === 0) throw new UsageError("nothing to update: give at least one field option");
     const session = openSession(args["base-url"]);
-    await resolveNames(session, body);
+    await resolveMe(session, body);
     show(args.json, await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body })));
   },
 });

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { scopeOf } from "../core/scopes";
+import { acceptedScopes } from "../core/scopes";
 import type { AppEnv } from "../http/context";
 import { isExistenceCheck } from "../http/dispatch";
 import type { ListParams, ListSpec } from "../http/list";
@@ -19,8 +19,8 @@ export type CallerEnv = AppEnv & { Variables: { caller: Caller } };
 export const withCaller = createMiddleware<CallerEnv>(async (c, next) => {
   const credential = await readCredential(c.req, c.env);
   if (!credential) throw unauthorized();
-  const scope = isExistenceCheck(c.req.raw) ? null : scopeOf(c.req.method, c.req.routePath);
-  c.set("caller", new Caller(credential, c.get("rdb"), c.env, scope));
+  const scopes = isExistenceCheck(c.req.raw) ? null : acceptedScopes(c.req.method, c.req.routePath);
+  c.set("caller", new Caller(credential, c.get("rdb"), c.env, scopes));
   await next();
 });
 

@@ -3,8 +3,8 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { apiKeys } from "../../drizzle/schema";
-import { SCOPES, type Scope } from "../core/scopes";
-import { EVERY_SCOPE } from "../db/scope";
+import { READABLE, SCOPES, type Scope } from "../core/scopes";
+import { EVERY_SCOPE, readsJson } from "../db/scope";
 import { defineRecord, f } from "../http/record";
 import { named } from "./names";
 
@@ -37,6 +37,9 @@ export const apiKeyRecord = defineRecord({
     scopes: f.json(sql`coalesce(${apiKeys.scopes}, ${EVERY_SCOPE})`, z.array(z.enum(SCOPES)), {
       input: { schema: ScopeList, write: "resolved" },
       doc: { description: "What the key may do, within its user's roles" },
+    }),
+    reads: f.json(readsJson(sql`coalesce(${apiKeys.scopes}, ${EVERY_SCOPE})`), z.array(z.enum(READABLE)), {
+      doc: { description: "What the key reads: `read` reads everything, a `<records>:write` scope its records (contract §12)" },
     }),
     teamIds: f.json(apiKeys.teamIds, z.array(z.string()).nullable(), {
       input: { schema: TeamIdList, write: "resolved" },

@@ -10,7 +10,7 @@ import type { WorkspaceScope } from "../db/client";
 import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId, HexColor } from "../http/schemas";
-import { formOf, NamesOf, named, namesAny } from "./names";
+import { NamesOf, named, namesAny } from "./names";
 
 /** Any member creates a label; its name is unique in the workspace, in any case (409). */
 export const labelRecord = defineRecord({
@@ -97,13 +97,12 @@ export function labelIdsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<strin
   >`coalesce((select json_agg(${table.labelId} order by ${table.labelId}) from ${table} where ${ownerColumn} = ${ownerId}), '[]'::json)`;
 }
 
-/** Whether every one of `labelIds` names a label of the workspace: the rule a write that attaches them checks. */
+/** Whether every one of `labelIds` names a label of the workspace (by id or name: the same label may be named twice). */
 export const allWorkspaceLabels = (workspace: WorkspaceScope, labelIds: string[]) =>
-  sql`(select count(*) from (${workspaceLabels(workspace, labelIds)}) valid) = ${distinctLabelValues(labelIds)}`;
-
-/** How many labels `values` name at most: ids as they are, names in any case (a label's name is unique so, per workspace). */
-const distinctLabelValues = (values: string[]) =>
-  new Set(values.map((v) => (formOf("label", v) === "id" ? v : v.trim().toLowerCase()))).size;
+  labelIds.length === 0
+    ? sql`true`
+    : sql`not exists (select 1 from unnest(${sql.param(labelIds)}::text[]) as given(value) where not exists (
+        select 1 from ${labels} where ${labels.workspaceId} = ${workspace} and (${labels.id} = given.value or lower(${labels.name}) = lower(btrim(given.value)))))`;
 
 /**
  * CTEs (`name as (…)`) that make `labelIds` the exact label set of the row the CTE `written` holds, in the statement

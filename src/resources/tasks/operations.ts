@@ -102,8 +102,8 @@ export async function createTask(caller: Caller, input: TaskCreateInput): Promis
   if (!namesLinks(input)) return insertTask(caller, input, {});
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before anything the body links to.
-    await readTarget(tx, caller, teamTarget(caller, input), "key share");
-    const links = await resolveLinks(tx, caller.actor, input.teamId, input, {
+    const team = await readTarget<{ id: string }>(tx, caller, teamTarget(caller, input), "key share");
+    const links = await resolveLinks(tx, caller.actor, team.id, input, {
       projectId: null,
       milestoneId: null,
       parentId: null,

@@ -74,7 +74,7 @@ export interface paths {
      * List the caller's API keys and their agents' keys
      * @description Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never the key or its hash. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `keys:write`, which read these records.
      */
     get: operations["listApiKeys"];
     put?: never;
@@ -102,7 +102,7 @@ export interface paths {
      * Get one of the caller's API keys (or an agent's)
      * @description As an item of `GET /api-keys`: only the 10-character `prefix`, never the key or its hash. Any other key is 404. Its ETag is what `DELETE /api-keys/{id}` takes in `If-Match`.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `keys:write`, which read these records.
      */
     get: operations["getApiKey"];
     put?: never;
@@ -252,7 +252,7 @@ export interface paths {
      * List the workspace's comments
      * @description Every member reads them, e.g. a task's with `filter[eq][taskId]=<id>`. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["listComments"];
     put?: never;
@@ -280,7 +280,7 @@ export interface paths {
      * Get a comment
      * @description `fields` narrows the answer, e.g. `content,author{name}`. Another workspace's comment is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["getComment"];
     put?: never;
@@ -400,7 +400,7 @@ export interface paths {
      * List the built-in fields and the workspace's custom fields
      * @description The first page (a request without `cursor`) starts with the built-in fields of tasks, projects and milestones (no `id`, `isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep their fixed order). `fields` narrows both. Every member reads. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `fields:write`, which read these records.
      */
     get: operations["listFields"];
     put?: never;
@@ -428,7 +428,7 @@ export interface paths {
      * Get a custom field definition
      * @description `fields` narrows the answer. Another workspace's field is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `fields:write`, which read these records.
      */
     get: operations["getField"];
     put?: never;
@@ -574,7 +574,7 @@ export interface paths {
      * List the workspace's pending invites
      * @description Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["listInvites"];
     put?: never;
@@ -602,7 +602,7 @@ export interface paths {
      * Get a pending invite
      * @description For workspace ADMIN/OWNER and the invite's sender (others: 403). Only a pending invite is found: once accepted, expired or cancelled it is 404, as in the list.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["getInvite"];
     put?: never;
@@ -650,7 +650,7 @@ export interface paths {
      * List the workspace's labels
      * @description Every member reads them. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `labels:write`, which read these records.
      */
     get: operations["listLabels"];
     put?: never;
@@ -678,7 +678,7 @@ export interface paths {
      * Get a label
      * @description `fields` narrows the answer. Another workspace's label is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `labels:write`, which read these records.
      */
     get: operations["getLabel"];
     put?: never;
@@ -772,7 +772,7 @@ export interface paths {
      * List the workspace's milestones
      * @description Null target dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["listMilestones"];
     put?: never;
@@ -800,7 +800,7 @@ export interface paths {
      * Get a milestone
      * @description `fields` narrows the answer. Another workspace's milestone is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["getMilestone"];
     put?: never;
@@ -834,7 +834,7 @@ export interface paths {
      * List a milestone's comments
      * @description Oldest first by default; an unknown or foreign milestone is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["listMilestoneComments"];
     put?: never;
@@ -856,7 +856,7 @@ export interface paths {
      * A milestone's history, newest first
      * @description The milestone's events (who changed what, and when), newest first, paged. Another workspace's is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["getMilestoneHistory"];
     put?: never;
@@ -898,7 +898,7 @@ export interface paths {
      * List the workspace's projects
      * @description `labelId` matches projects carrying the label (`in`: any of them). Null dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["listProjects"];
     put?: never;
@@ -926,7 +926,7 @@ export interface paths {
      * Get a project by id or reference (`ENG-P3`, any case)
      * @description `fields` narrows the answer, e.g. `reference,name,lead{name}`. Another workspace's project is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["getProject"];
     put?: never;
@@ -960,7 +960,7 @@ export interface paths {
      * List a project's comments (id or reference)
      * @description Oldest first by default; an unknown or foreign project is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["listProjectComments"];
     put?: never;
@@ -1010,7 +1010,7 @@ export interface paths {
      * A project's history, newest first
      * @description The project's events (who changed what, and when), newest first, paged. Another workspace's is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["getProjectHistory"];
     put?: never;
@@ -1032,7 +1032,7 @@ export interface paths {
      * List a project's milestones (project by id or reference)
      * @description Null target dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["listProjectMilestones"];
     put?: never;
@@ -1116,7 +1116,7 @@ export interface paths {
      * List the workspace's tasks
      * @description `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters. Custom fields are `filter[<op>][customFields.<key>]` and `sort[customFields.<key>]`, compared as the field definition's type (a key not defined for tasks is 400). Their keys differ per workspace, so no parameter above names them: send them as further query parameters of the same form. A generated TypeScript client (openapi-fetch, hey-api) sends every key of its query: spread a `Record<string, string | string[]>` of them into the typed parameters, e.g. `{...custom, "filter[eq][priority]": "HIGH"}`.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["listTasks"];
     put?: never;
@@ -1144,7 +1144,7 @@ export interface paths {
      * Get a task by id or reference
      * @description `fields` narrows the answer, e.g. `reference,title,assignee{name},labels{name}`. Another workspace's task is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["getTask"];
     put?: never;
@@ -1178,7 +1178,7 @@ export interface paths {
      * List a task's comments (id or reference)
      * @description Oldest first by default; an unknown or foreign task is 404. The author carries only id, name and email. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["listTaskComments"];
     put?: never;
@@ -1222,7 +1222,7 @@ export interface paths {
      * A task's history, newest first
      * @description The task's events (who changed what, and when), newest first, paged. Another workspace's is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["getTaskHistory"];
     put?: never;
@@ -1244,7 +1244,7 @@ export interface paths {
      * Get a team membership
      * @description By membership id (`tmbr_…`); `fields` narrows the answer. Another workspace's membership is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `teams:write`, which read these records.
      */
     get: operations["getTeamMember"];
     put?: never;
@@ -1278,7 +1278,7 @@ export interface paths {
      * List the workspace's teams, each with its parent and members
      * @description `filter[eq][parentId]=null` matches top-level teams. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `teams:write`, which read these records.
      */
     get: operations["listTeams"];
     put?: never;
@@ -1306,7 +1306,7 @@ export interface paths {
      * Get a team with its parent and members
      * @description `fields` narrows the answer, e.g. `name,prefix,members{name,role}`. Another workspace's team is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `teams:write`, which read these records.
      */
     get: operations["getTeam"];
     put?: never;
@@ -1384,7 +1384,7 @@ export interface paths {
      * List a team's members
      * @description Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `teams:write`, which read these records.
      */
     get: operations["listTeamMembers"];
     put?: never;
@@ -1412,7 +1412,7 @@ export interface paths {
      * List the workspace's members
      * @description Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. `filter[eq][humanId]=null` matches people. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["listUsers"];
     put?: never;
@@ -1434,7 +1434,7 @@ export interface paths {
      * Get a member of the workspace
      * @description `humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["getUser"];
     put?: never;
@@ -1468,7 +1468,7 @@ export interface paths {
      * List the workspace's webhooks
      * @description Needs workspace ADMIN or OWNER. Secrets are never listed. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `webhooks:write`, which read these records.
      */
     get: operations["listWebhooks"];
     put?: never;
@@ -1496,7 +1496,7 @@ export interface paths {
      * Get a webhook
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. `fields` narrows the answer.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `webhooks:write`, which read these records.
      */
     get: operations["getWebhook"];
     put?: never;
@@ -1530,7 +1530,7 @@ export interface paths {
      * The webhook's deliveries of the last 30 days, newest first
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. Newest first unless `sort` says otherwise. `attempts` counts the POSTs made; `responseStatus` and `durationMs` are the last one's. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `webhooks:write`, which read these records.
      */
     get: operations["listWebhookDeliveries"];
     put?: never;
@@ -1618,7 +1618,7 @@ export interface paths {
      * List the caller's workspaces
      * @description Every workspace the caller is a member of (not only the credential's current one). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["listWorkspaces"];
     put?: never;
@@ -1640,7 +1640,7 @@ export interface paths {
      * Get a workspace the caller is a member of
      * @description A workspace the caller is not a member of is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["getWorkspace"];
     put?: never;
@@ -1745,6 +1745,28 @@ export interface components {
       name: string;
       /** @description The first 10 characters of the raw key */
       prefix: string;
+      /** @description What the key reads: `read` reads everything, a `<records>:write` scope its records (contract §12) */
+      reads: (
+        | "tasks"
+        | "comments"
+        | "projects"
+        | "milestones"
+        | "labels"
+        | "teams"
+        | "members"
+        | "team-members"
+        | "fields"
+        | "invites"
+        | "users"
+        | "agents"
+        | "workspaces"
+        | "api-keys"
+        | "webhooks"
+        | "deliveries"
+        | "events"
+        | "search"
+        | "imports"
+      )[];
       /** @description What the key may do, within its user's roles */
       scopes: (
         | "read"
@@ -1801,6 +1823,27 @@ export interface components {
       name?: string;
       /** @description The first 10 characters of the raw key */
       prefix?: string;
+      reads?: (
+        | "tasks"
+        | "comments"
+        | "projects"
+        | "milestones"
+        | "labels"
+        | "teams"
+        | "members"
+        | "team-members"
+        | "fields"
+        | "invites"
+        | "users"
+        | "agents"
+        | "workspaces"
+        | "api-keys"
+        | "webhooks"
+        | "deliveries"
+        | "events"
+        | "search"
+        | "imports"
+      )[];
       scopes?: (
         | "read"
         | "tasks:write"
@@ -1861,11 +1904,11 @@ export interface components {
     CommentCreate: {
       /** @description Markdown, 1..50,000 characters, not only whitespace */
       content: string;
-      /** @description Milestone id */
+      /** @description A milestone id (`mile_…`) */
       milestoneId?: string;
-      /** @description Project id or reference (`ENG-P3`) */
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
       projectId?: string;
-      /** @description Task id or reference (`ENG-12`) */
+      /** @description A task id (`task_…`) or its reference (`ENG-12`) */
       taskId?: string;
     };
     CommentSelection: {
@@ -2140,7 +2183,7 @@ export interface components {
       dueDate: string | null;
       estimate: number | null;
       id: string;
-      /** @description Labels of the workspace; replaces the whole set on update */
+      /** @description Labels of the workspace, by id or name (any case); replaces the whole set on update */
       labelIds: string[];
       milestoneId: string | null;
       parentId: string | null;
@@ -2495,7 +2538,7 @@ export interface components {
       };
       description?: string;
       name: string;
-      /** @description Project id or reference (`ENG-P3`) */
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
       projectId: string;
       /**
        * @description Default PLANNED
@@ -2574,9 +2617,9 @@ export interface components {
         [key: string]: unknown;
       };
       description?: string;
-      /** @description Labels of the workspace; on update, replaces the set */
+      /** @description Labels of the workspace, by id or name (any case); on update, replaces the set */
       labelIds?: string[];
-      /** @description A member of the workspace */
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
       leadId?: string | null;
       name: string;
       /** Format: date */
@@ -2591,7 +2634,7 @@ export interface components {
        * @description Not before startDate
        */
       targetDate?: string | null;
-      /** @description Required (400 BAD_REQUEST when missing); a team of the workspace */
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); required (400 BAD_REQUEST when missing); a team of the workspace */
       teamId: string;
     };
     ProjectSelection: {
@@ -2638,9 +2681,9 @@ export interface components {
         [key: string]: unknown;
       };
       description?: string;
-      /** @description Labels of the workspace; on update, replaces the set */
+      /** @description Labels of the workspace, by id or name (any case); on update, replaces the set */
       labelIds?: string[];
-      /** @description A member of the workspace */
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
       leadId?: string | null;
       name?: string;
       /** Format: date */
@@ -2768,7 +2811,7 @@ export interface components {
       updatedAt?: string;
     };
     TaskCreate: {
-      /** @description A member of the workspace */
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
       assigneeId?: string | null;
       /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields?: {
@@ -2779,17 +2822,17 @@ export interface components {
       /** Format: date */
       dueDate?: string | null;
       estimate?: number | null;
-      /** @description Labels of the workspace; replaces the whole set on update */
+      /** @description Labels of the workspace, by id or name (any case); replaces the whole set on update */
       labelIds?: string[];
-      /** @description A milestone of the task's project */
+      /** @description A milestone id (`mile_…`); of the task's project */
       milestoneId?: string | null;
-      /** @description A task of the same team: id or reference (`ENG-12`); no cycles */
+      /** @description A task id (`task_…`) or its reference (`ENG-12`); of the same team; no cycles */
       parentId?: string | null;
       priority?: components["schemas"]["TaskPriority"];
-      /** @description A project of the task's team: id or reference (`ENG-P3`) */
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`); of the task's team */
       projectId?: string | null;
       status?: components["schemas"]["TaskStatus"];
-      /** @description Required (400 BAD_REQUEST when missing) */
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); required (400 BAD_REQUEST when missing) */
       teamId: string;
       title: string;
     };
@@ -2848,7 +2891,7 @@ export interface components {
     /** @enum {string} */
     TaskStatus: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
     TaskUpdate: {
-      /** @description A member of the workspace */
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
       assigneeId?: string | null;
       /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields?: {
@@ -2858,14 +2901,14 @@ export interface components {
       /** Format: date */
       dueDate?: string | null;
       estimate?: number | null;
-      /** @description Labels of the workspace; replaces the whole set on update */
+      /** @description Labels of the workspace, by id or name (any case); replaces the whole set on update */
       labelIds?: string[];
-      /** @description A milestone of the task's project */
+      /** @description A milestone id (`mile_…`); of the task's project */
       milestoneId?: string | null;
-      /** @description A task of the same team: id or reference (`ENG-12`); no cycles */
+      /** @description A task id (`task_…`) or its reference (`ENG-12`); of the same team; no cycles */
       parentId?: string | null;
       priority?: components["schemas"]["TaskPriority"];
-      /** @description A project of the task's team: id or reference (`ENG-P3`) */
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`); of the task's team */
       projectId?: string | null;
       status?: components["schemas"]["TaskStatus"];
       title?: string;
@@ -2887,7 +2930,7 @@ export interface components {
     TeamCreate: {
       description?: string;
       name: string;
-      /** @description A team of the workspace; null for a top-level team */
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); a team of the workspace; null for a top-level team */
       parentId?: string | null;
       /** @example ENG */
       prefix: string;
@@ -2901,6 +2944,7 @@ export interface components {
     };
     TeamMemberCreate: {
       role?: components["schemas"]["TeamRole"];
+      /** @description A user id (`user_…`) or its email */
       userId: string;
     };
     TeamMemberItem: {
@@ -2973,7 +3017,7 @@ export interface components {
     TeamUpdate: {
       description?: string;
       name?: string;
-      /** @description A team of the workspace; null for a top-level team */
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); a team of the workspace; null for a top-level team */
       parentId?: string | null;
       /** @example ENG */
       prefix?: string;
@@ -3472,7 +3516,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, teamIds, createdAt, lastUsedAt, expiresAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, reads, teamIds, createdAt, lastUsedAt, expiresAt. */
         fields?: string;
         "filter[contains][name]"?: string;
         "filter[contains][prefix]"?: string;
@@ -3847,7 +3891,7 @@ export interface operations {
   getApiKey: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, teamIds, createdAt, lastUsedAt, expiresAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, reads, teamIds, createdAt, lastUsedAt, expiresAt. */
         fields?: string;
       };
       header?: {
@@ -10037,6 +10081,28 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description The resources this credential reads: `read` reads everything, a `<records>:write` scope its records (contract §12) */
+            reads: (
+              | "tasks"
+              | "comments"
+              | "projects"
+              | "milestones"
+              | "labels"
+              | "teams"
+              | "members"
+              | "team-members"
+              | "fields"
+              | "invites"
+              | "users"
+              | "agents"
+              | "workspaces"
+              | "api-keys"
+              | "webhooks"
+              | "deliveries"
+              | "events"
+              | "search"
+              | "imports"
+            )[];
             /** @enum {string} */
             role: "MEMBER" | "ADMIN" | "OWNER";
             /** @description What this credential may do, within the role */

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../drizzle/schema";
 import { issueApiKey } from "../src/auth/accounts/membership";
-import { SCOPES } from "../src/core/scopes";
+import { READABLE, SCOPES } from "../src/core/scopes";
 import { newId } from "../src/ids";
 import { api, del, eventually, get, post } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
@@ -43,6 +43,7 @@ describe("API keys", () => {
         lastUsedAt: null,
         expiresAt: null,
         scopes: [...SCOPES],
+        reads: [...READABLE].sort(),
         teamIds: null,
       });
       expect((await get("/me", key)).body).toMatchObject({ user: { id: member.userId }, workspace: { id: t.workspaceId }, role: "MEMBER" });

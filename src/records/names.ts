@@ -190,9 +190,11 @@ export function namedId(kind: NameKind, value: string, workspace: Scope): SQL<st
  * `also` adds what the field must be beyond that (e.g. "of the task's team").
  */
 export function NameOf(kind: NameKind, also?: string) {
-  return BodyId.refine((v) => formOf(kind, v) !== null, `Must be ${formsOf(kind)}`).openapi({
-    description: `${formsOf(kind)[0].toUpperCase()}${formsOf(kind).slice(1)}${also ? `; ${also}` : ""}`,
-  });
+  const description = `${formsOf(kind)[0].toUpperCase()}${formsOf(kind).slice(1)}${also ? `; ${also}` : ""}`;
+  // describe: MCP's JSON Schemas (z.toJSONSchema) read it; openapi: the OpenAPI document.
+  return BodyId.refine((v) => formOf(kind, v) !== null, `Must be ${formsOf(kind)}`)
+    .describe(description)
+    .openapi({ description });
 }
 
 /** A list of values naming `kind`s, each checked as NameOf checks one. */

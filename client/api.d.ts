@@ -3522,52 +3522,66 @@ export interface operations {
         "filter[contains][prefix]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][expiresAt]"?: string | "null";
+        /** @description An API key id (`apik_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][lastUsedAt]"?: string | "null";
         "filter[eq][name]"?: string;
         "filter[eq][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][userId]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][expiresAt]"?: string;
+        /** @description An API key id (`apik_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][lastUsedAt]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][userId]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][expiresAt]"?: string;
+        /** @description An API key id (`apik_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][lastUsedAt]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][userId]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][expiresAt]"?: (string | "null")[];
+        /** @description An API key id (`apik_…`) */
         "filter[in][id]"?: string[];
         "filter[in][lastUsedAt]"?: (string | "null")[];
         "filter[in][name]"?: string[];
         "filter[in][prefix]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][userId]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][expiresAt]"?: string;
+        /** @description An API key id (`apik_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][lastUsedAt]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][userId]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][expiresAt]"?: string;
+        /** @description An API key id (`apik_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][lastUsedAt]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][userId]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][expiresAt]"?: string | "null";
+        /** @description An API key id (`apik_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][lastUsedAt]"?: string | "null";
         "filter[neq][name]"?: string;
         "filter[neq][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][userId]"?: string;
         "filter[startsWith][name]"?: string;
         "filter[startsWith][prefix]"?: string;
@@ -4995,60 +5009,95 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][content]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][authorId]"?: string;
         "filter[eq][content]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[eq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][taskId]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][authorId]"?: string;
         "filter[gt][content]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][taskId]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][authorId]"?: string;
         "filter[gte][content]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][taskId]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][authorId]"?: string[];
         "filter[in][content]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A comment id (`cmnt_…`) */
         "filter[in][id]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][taskId]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][authorId]"?: string;
         "filter[lt][content]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][taskId]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][authorId]"?: string;
         "filter[lte][content]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][taskId]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][authorId]"?: string;
         "filter[neq][content]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[neq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][taskId]"?: string | "null";
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][content]"?: string;
@@ -6437,6 +6486,7 @@ export interface operations {
         "filter[contains][key]"?: string;
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][isBuiltIn]"?: boolean;
         "filter[eq][key]"?: string;
@@ -6445,18 +6495,21 @@ export interface operations {
         "filter[eq][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][key]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][key]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
+        /** @description A field id (`fdef_…`) */
         "filter[in][id]"?: string[];
         "filter[in][isBuiltIn]"?: boolean[];
         "filter[in][key]"?: string[];
@@ -6465,18 +6518,21 @@ export interface operations {
         "filter[in][type]"?: ("text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user")[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][key]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][key]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][isBuiltIn]"?: boolean;
         "filter[neq][key]"?: string;
@@ -8159,42 +8215,49 @@ export interface operations {
         "filter[eq][createdAt]"?: string;
         "filter[eq][email]"?: string;
         "filter[eq][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][role]"?: "MEMBER" | "ADMIN";
         "filter[eq][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[gt][createdAt]"?: string;
         "filter[gt][email]"?: string;
         "filter[gt][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][role]"?: "MEMBER" | "ADMIN";
         "filter[gt][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[gte][createdAt]"?: string;
         "filter[gte][email]"?: string;
         "filter[gte][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][role]"?: "MEMBER" | "ADMIN";
         "filter[gte][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[in][createdAt]"?: string[];
         "filter[in][email]"?: string[];
         "filter[in][expiresAt]"?: string[];
+        /** @description An invite id (`inv_…`) */
         "filter[in][id]"?: string[];
         "filter[in][role]"?: ("MEMBER" | "ADMIN")[];
         "filter[in][teamRole]"?: ("VIEWER" | "MEMBER" | "ADMIN" | "OWNER")[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][email]"?: string;
         "filter[lt][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][role]"?: "MEMBER" | "ADMIN";
         "filter[lt][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[lte][createdAt]"?: string;
         "filter[lte][email]"?: string;
         "filter[lte][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][role]"?: "MEMBER" | "ADMIN";
         "filter[lte][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[neq][createdAt]"?: string;
         "filter[neq][email]"?: string;
         "filter[neq][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][role]"?: "MEMBER" | "ADMIN";
         "filter[neq][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
@@ -8961,36 +9024,43 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][color]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[gt][color]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][color]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][color]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][color]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][color]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][color]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
         "filter[neq][updatedAt]"?: string;
@@ -10198,56 +10268,70 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string;
         "filter[eq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[eq][targetDate]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
         "filter[gt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[gt][targetDate]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
         "filter[gte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[gte][targetDate]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: string[];
         "filter[in][status]"?: ("PLANNED" | "IN_PROGRESS" | "DONE")[];
         "filter[in][targetDate]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
         "filter[lt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[lt][targetDate]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
         "filter[lte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[lte][targetDate]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string;
         "filter[neq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[neq][targetDate]"?: string | "null";
@@ -11071,60 +11155,95 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][content]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][authorId]"?: string;
         "filter[eq][content]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[eq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][taskId]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][authorId]"?: string;
         "filter[gt][content]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][taskId]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][authorId]"?: string;
         "filter[gte][content]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][taskId]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][authorId]"?: string[];
         "filter[in][content]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A comment id (`cmnt_…`) */
         "filter[in][id]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][taskId]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][authorId]"?: string;
         "filter[lt][content]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][taskId]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][authorId]"?: string;
         "filter[lte][content]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][taskId]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][authorId]"?: string;
         "filter[neq][content]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[neq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][taskId]"?: string | "null";
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][content]"?: string;
@@ -11486,82 +11605,106 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][id]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[eq][labelId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][leadId]"?: string | "null";
         "filter[eq][name]"?: string;
         "filter[eq][number]"?: number;
         "filter[eq][startDate]"?: string | "null";
         "filter[eq][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[eq][targetDate]"?: string | "null";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][teamId]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][id]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][leadId]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][number]"?: number;
         "filter[gt][startDate]"?: string;
         "filter[gt][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[gt][targetDate]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][teamId]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][id]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][leadId]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][number]"?: number;
         "filter[gte][startDate]"?: string;
         "filter[gte][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[gte][targetDate]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][teamId]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][id]"?: string[];
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[in][labelId]"?: (string | "null")[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][leadId]"?: (string | "null")[];
         "filter[in][name]"?: string[];
         "filter[in][number]"?: number[];
         "filter[in][startDate]"?: (string | "null")[];
         "filter[in][status]"?: ("PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED")[];
         "filter[in][targetDate]"?: (string | "null")[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][teamId]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][id]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][leadId]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][number]"?: number;
         "filter[lt][startDate]"?: string;
         "filter[lt][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[lt][targetDate]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][teamId]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][id]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][leadId]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][number]"?: number;
         "filter[lte][startDate]"?: string;
         "filter[lte][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[lte][targetDate]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][teamId]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][id]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[neq][labelId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][leadId]"?: string | "null";
         "filter[neq][name]"?: string;
         "filter[neq][number]"?: number;
         "filter[neq][startDate]"?: string | "null";
         "filter[neq][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[neq][targetDate]"?: string | "null";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][teamId]"?: string;
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][description]"?: string;
@@ -12386,60 +12529,95 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][content]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][authorId]"?: string;
         "filter[eq][content]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[eq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][taskId]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][authorId]"?: string;
         "filter[gt][content]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][taskId]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][authorId]"?: string;
         "filter[gte][content]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][taskId]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][authorId]"?: string[];
         "filter[in][content]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A comment id (`cmnt_…`) */
         "filter[in][id]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][taskId]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][authorId]"?: string;
         "filter[lt][content]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][taskId]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][authorId]"?: string;
         "filter[lte][content]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][taskId]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][authorId]"?: string;
         "filter[neq][content]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[neq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][taskId]"?: string | "null";
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][content]"?: string;
@@ -13068,56 +13246,70 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string;
         "filter[eq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[eq][targetDate]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
         "filter[gt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[gt][targetDate]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
         "filter[gte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[gte][targetDate]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: string[];
         "filter[in][status]"?: ("PLANNED" | "IN_PROGRESS" | "DONE")[];
         "filter[in][targetDate]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
         "filter[lt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[lt][targetDate]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
         "filter[lte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[lte][targetDate]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string;
         "filter[neq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[neq][targetDate]"?: string | "null";
@@ -13699,114 +13891,159 @@ export interface operations {
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][assigneeId]"?: string | "null";
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
         "filter[eq][dueDate]"?: string | "null";
         "filter[eq][estimate]"?: number | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][id]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[eq][labelId]"?: string | "null";
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
         "filter[eq][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][parentId]"?: string | "null";
         "filter[eq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
         "filter[eq][reference]"?: string;
         "filter[eq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][teamId]"?: string;
         "filter[eq][title]"?: string;
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][assigneeId]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
         "filter[gt][dueDate]"?: string;
         "filter[gt][estimate]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
         "filter[gt][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][parentId]"?: string;
         "filter[gt][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
         "filter[gt][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][teamId]"?: string;
         "filter[gt][title]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][assigneeId]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
         "filter[gte][dueDate]"?: string;
         "filter[gte][estimate]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
         "filter[gte][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][parentId]"?: string;
         "filter[gte][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
         "filter[gte][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][teamId]"?: string;
         "filter[gte][title]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][assigneeId]"?: (string | "null")[];
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
         "filter[in][dueDate]"?: (string | "null")[];
         "filter[in][estimate]"?: (number | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][id]"?: string[];
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[in][labelId]"?: (string | "null")[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
         "filter[in][number]"?: number[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][parentId]"?: (string | "null")[];
         "filter[in][priority]"?: ("NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
         "filter[in][reference]"?: string[];
         "filter[in][status]"?: ("BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED")[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][teamId]"?: string[];
         "filter[in][title]"?: string[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][assigneeId]"?: string;
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
         "filter[lt][dueDate]"?: string;
         "filter[lt][estimate]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
         "filter[lt][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][parentId]"?: string;
         "filter[lt][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
         "filter[lt][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][teamId]"?: string;
         "filter[lt][title]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][assigneeId]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
         "filter[lte][dueDate]"?: string;
         "filter[lte][estimate]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
         "filter[lte][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][parentId]"?: string;
         "filter[lte][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
         "filter[lte][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][teamId]"?: string;
         "filter[lte][title]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][assigneeId]"?: string | "null";
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
         "filter[neq][dueDate]"?: string | "null";
         "filter[neq][estimate]"?: number | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][id]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[neq][labelId]"?: string | "null";
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
         "filter[neq][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][parentId]"?: string | "null";
         "filter[neq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
         "filter[neq][reference]"?: string;
         "filter[neq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][teamId]"?: string;
         "filter[neq][title]"?: string;
         "filter[neq][updatedAt]"?: string;
@@ -14636,60 +14873,95 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][content]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][authorId]"?: string;
         "filter[eq][content]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[eq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][taskId]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][authorId]"?: string;
         "filter[gt][content]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][taskId]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][authorId]"?: string;
         "filter[gte][content]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][taskId]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][authorId]"?: string[];
         "filter[in][content]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A comment id (`cmnt_…`) */
         "filter[in][id]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][taskId]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][authorId]"?: string;
         "filter[lt][content]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][taskId]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][authorId]"?: string;
         "filter[lte][content]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][taskId]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][authorId]"?: string;
         "filter[neq][content]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[neq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][taskId]"?: string | "null";
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][content]"?: string;
@@ -15632,50 +15904,64 @@ export interface operations {
         "filter[contains][prefix]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][parentId]"?: string | "null";
         "filter[eq][prefix]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][parentId]"?: string;
         "filter[gt][prefix]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][parentId]"?: string;
         "filter[gte][prefix]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][parentId]"?: (string | "null")[];
         "filter[in][prefix]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][parentId]"?: string;
         "filter[lt][prefix]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][parentId]"?: string;
         "filter[lte][prefix]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][parentId]"?: string | "null";
         "filter[neq][prefix]"?: string;
         "filter[neq][updatedAt]"?: string;
@@ -16808,43 +17094,57 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[eq][membershipId]"?: string;
         "filter[eq][name]"?: string;
         "filter[eq][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[gt][createdAt]"?: string;
         "filter[gt][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[gt][membershipId]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[gte][createdAt]"?: string;
         "filter[gte][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[gte][membershipId]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[in][createdAt]"?: string[];
         "filter[in][email]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][id]"?: string[];
+        /** @description A team-member id (`tmbr_…`) */
         "filter[in][membershipId]"?: string[];
         "filter[in][name]"?: string[];
         "filter[in][role]"?: ("VIEWER" | "MEMBER" | "ADMIN" | "OWNER")[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[lt][membershipId]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[lte][createdAt]"?: string;
         "filter[lte][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[lte][membershipId]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[neq][createdAt]"?: string;
         "filter[neq][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[neq][membershipId]"?: string;
         "filter[neq][name]"?: string;
         "filter[neq][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
@@ -17196,49 +17496,63 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][humanId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
         "filter[eq][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[eq][type]"?: "HUMAN" | "AGENT";
         "filter[gt][createdAt]"?: string;
         "filter[gt][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[gt][type]"?: "HUMAN" | "AGENT";
         "filter[gte][createdAt]"?: string;
         "filter[gte][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[gte][type]"?: "HUMAN" | "AGENT";
         "filter[in][createdAt]"?: string[];
         "filter[in][email]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][humanId]"?: (string | "null")[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
         "filter[in][role]"?: ("MEMBER" | "ADMIN" | "OWNER")[];
         "filter[in][type]"?: ("HUMAN" | "AGENT")[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[lt][type]"?: "HUMAN" | "AGENT";
         "filter[lte][createdAt]"?: string;
         "filter[lte][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[lte][type]"?: "HUMAN" | "AGENT";
         "filter[neq][createdAt]"?: string;
         "filter[neq][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][humanId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
         "filter[neq][role]"?: "MEMBER" | "ADMIN" | "OWNER";
@@ -17891,6 +18205,7 @@ export interface operations {
         "filter[eq][description]"?: string;
         "filter[eq][disabledReason]"?: string | "null";
         "filter[eq][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[eq][url]"?: string;
@@ -17898,6 +18213,7 @@ export interface operations {
         "filter[gt][description]"?: string;
         "filter[gt][disabledReason]"?: string;
         "filter[gt][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gt][url]"?: string;
@@ -17905,6 +18221,7 @@ export interface operations {
         "filter[gte][description]"?: string;
         "filter[gte][disabledReason]"?: string;
         "filter[gte][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[gte][url]"?: string;
@@ -17912,6 +18229,7 @@ export interface operations {
         "filter[in][description]"?: string[];
         "filter[in][disabledReason]"?: (string | "null")[];
         "filter[in][enabled]"?: boolean[];
+        /** @description A webhook id (`whk_…`) */
         "filter[in][id]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[in][url]"?: string[];
@@ -17919,6 +18237,7 @@ export interface operations {
         "filter[lt][description]"?: string;
         "filter[lt][disabledReason]"?: string;
         "filter[lt][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lt][url]"?: string;
@@ -17926,6 +18245,7 @@ export interface operations {
         "filter[lte][description]"?: string;
         "filter[lte][disabledReason]"?: string;
         "filter[lte][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[lte][url]"?: string;
@@ -17933,6 +18253,7 @@ export interface operations {
         "filter[neq][description]"?: string;
         "filter[neq][disabledReason]"?: string | "null";
         "filter[neq][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][updatedAt]"?: string;
         "filter[neq][url]"?: string;
@@ -18760,6 +19081,7 @@ export interface operations {
         "filter[eq][createdAt]"?: string;
         "filter[eq][durationMs]"?: number | "null";
         "filter[eq][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][nextAttemptAt]"?: string | "null";
         "filter[eq][responseStatus]"?: number | "null";
@@ -18768,6 +19090,7 @@ export interface operations {
         "filter[gt][createdAt]"?: string;
         "filter[gt][durationMs]"?: number;
         "filter[gt][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][nextAttemptAt]"?: string;
         "filter[gt][responseStatus]"?: number;
@@ -18776,6 +19099,7 @@ export interface operations {
         "filter[gte][createdAt]"?: string;
         "filter[gte][durationMs]"?: number;
         "filter[gte][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][nextAttemptAt]"?: string;
         "filter[gte][responseStatus]"?: number;
@@ -18784,6 +19108,7 @@ export interface operations {
         "filter[in][createdAt]"?: string[];
         "filter[in][durationMs]"?: (number | "null")[];
         "filter[in][eventId]"?: string[];
+        /** @description A delivery id (`dlv_…`) */
         "filter[in][id]"?: string[];
         "filter[in][nextAttemptAt]"?: (string | "null")[];
         "filter[in][responseStatus]"?: (number | "null")[];
@@ -18792,6 +19117,7 @@ export interface operations {
         "filter[lt][createdAt]"?: string;
         "filter[lt][durationMs]"?: number;
         "filter[lt][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][nextAttemptAt]"?: string;
         "filter[lt][responseStatus]"?: number;
@@ -18800,6 +19126,7 @@ export interface operations {
         "filter[lte][createdAt]"?: string;
         "filter[lte][durationMs]"?: number;
         "filter[lte][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][nextAttemptAt]"?: string;
         "filter[lte][responseStatus]"?: number;
@@ -18808,6 +19135,7 @@ export interface operations {
         "filter[neq][createdAt]"?: string;
         "filter[neq][durationMs]"?: number | "null";
         "filter[neq][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][nextAttemptAt]"?: string | "null";
         "filter[neq][responseStatus]"?: number | "null";
@@ -19456,36 +19784,43 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[contains][slug]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
         "filter[eq][slug]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][slug]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][slug]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
+        /** @description A workspace id (`ws_…`) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
         "filter[in][slug]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][slug]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][slug]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
         "filter[neq][slug]"?: string;

@@ -193,8 +193,8 @@ export function NameOf(kind: NameKind, also?: string) {
   const description = `${formsOf(kind)[0].toUpperCase()}${formsOf(kind).slice(1)}${also ? `; ${also}` : ""}`;
   // describe: MCP's JSON Schemas (z.toJSONSchema) read it; openapi: the OpenAPI document.
   return BodyId.refine((v) => formOf(kind, v) !== null, `Must be ${formsOf(kind)}`)
-    .describe(description)
-    .openapi({ description });
+    .openapi({ description })
+    .describe(description);
 }
 
 /** A list of values naming `kind`s, each checked as NameOf checks one. */

@@ -63,7 +63,7 @@ function filterValue(field: ListField, op: FilterOp): JsonSchema {
   const text = (schema: JsonSchema): JsonSchema => ({ type: "string", ...schema, maxLength: MAX_FILTER_VALUE_LENGTH });
   const byKind: Record<ListField["kind"], JsonSchema> = {
     string: text({}),
-    id: text({ minLength: 1 }),
+    id: text({ minLength: 1, ...(field.names && { example: field.names.example }) }),
     enum: { type: "string", enum: [...(field.values ?? [])] },
     number: { type: "number" },
     boolean: { type: "boolean" },

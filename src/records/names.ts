@@ -9,6 +9,7 @@ import { alias, type PgTable } from "drizzle-orm/pg-core";
 import { labels, projects, tasks, teams, users } from "../../drizzle/schema";
 import type { NamedValues } from "../http/list";
 import { BodyId } from "../http/schemas";
+import type { IdPrefix } from "../ids";
 
 /** The kinds of record a request may name; those without a human name take their id only. */
 export type NameKind =
@@ -123,27 +124,29 @@ const NAMES: Partial<Record<NameKind, HumanName & { words: string }>> = {
   },
 };
 
-const ID_WORDS: Record<NameKind, string> = {
-  task: "a task id (`task_…`)",
-  project: "a project id (`proj_…`)",
-  team: "a team id (`team_…`)",
-  label: "a label id (`label_…`)",
-  user: "a user id (`user_…`)",
-  milestone: "a milestone id (`mile_…`)",
-  comment: "a comment id (`cmnt_…`)",
-  teamMember: "a team-member id (`tmbr_…`)",
-  field: "a field id (`fdef_…`)",
-  apiKey: "an API key id (`apik_…`)",
-  invite: "an invite id (`inv_…`)",
-  webhook: "a webhook id (`whk_…`)",
-  delivery: "a delivery id (`dlv_…`)",
-  workspace: "a workspace id (`ws_…`)",
+/** Each kind's id, in words and by its prefix (src/ids.ts). */
+const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
+  task: ["a task id", "task"],
+  project: ["a project id", "proj"],
+  team: ["a team id", "team"],
+  label: ["a label id", "label"],
+  user: ["a user id", "user"],
+  milestone: ["a milestone id", "mile"],
+  comment: ["a comment id", "cmnt"],
+  teamMember: ["a team-member id", "tmbr"],
+  field: ["a field id", "fdef"],
+  apiKey: ["an API key id", "apik"],
+  invite: ["an invite id", "inv"],
+  webhook: ["a webhook id", "whk"],
+  delivery: ["a delivery id", "dlv"],
+  workspace: ["a workspace id", "ws"],
 };
+const idWords = (kind: NameKind) => `${IDS[kind][0]} (\`${IDS[kind][1]}_…\`)`;
 
 /** What a value naming a `kind` may be, in words (error messages, the OpenAPI document). */
 export function formsOf(kind: NameKind): string {
   const name = NAMES[kind];
-  return name ? `${ID_WORDS[kind]} or its ${name.words}` : ID_WORDS[kind];
+  return name ? `${idWords(kind)} or its ${name.words}` : idWords(kind);
 }
 
 /** Which form `value` has for `kind`: an id, a name (a value of both, e.g. a label named `a_b`, is tried as both), or none. */
@@ -208,6 +211,7 @@ export const projectMatch = (idOrRef: string) => nameMatch("project", projects.i
 /** A list field's values naming `kind`s (`list: { names: named("team") }`): the filter checks and resolves them. */
 export const named = (kind: NameKind): NamedValues => ({
   forms: formsOf(kind),
+  example: `${IDS[kind][1]}_01jz8x4q0be0sv3c5kq9v1y2ab`,
   valid: (value) => formOf(kind, value) !== null,
   isId: (value) => formOf(kind, value) !== "name",
   any: (column, values) => namesAny(kind, column, values),

@@ -28,6 +28,8 @@ export interface ListField {
 export interface NamedValues {
   /** The forms a value takes, in words: "a team id (`team_…`) or its prefix (`ENG`, any case)". */
   forms: string;
+  /** A valid value (an id), for the document. */
+  example: string;
   valid(value: string): boolean;
   /** Whether a value is an id (compared as it is), not only a name. */
   isId(value: string): boolean;

@@ -258,6 +258,8 @@ describe("every filterable id field takes the id or the name (contract §13)", (
   it("GET /tasks?filter[eq][parentId]=<reference> answers the sub-tasks (the issue's example)", async () => {
     const subtasks = await list("/tasks", `filter[eq][parentId]=${r.parent.reference}`);
     expect(subtasks.body.tasks.map((x: any) => x.id)).toEqual([r.task.id]);
+    const notReference = await list("/tasks", "filter[in][reference]=ENG-1&filter[in][reference]=junk");
+    expect([notReference.status, notReference.body.error.details.field]).toEqual([400, "reference"]);
     const bad = await list("/tasks", "filter[eq][parentId]=hello%20world");
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual({ field: "parentId", expected: "a task id (`task_…`) or its reference (`ENG-12`)" });

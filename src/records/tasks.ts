@@ -2,7 +2,7 @@
 // `fields` shape, the list's filters and sorts, the request bodies, the columns a write stores, and the export record
 // with what an import checks all come from `taskRecord`; a new field is one entry here (and its column).
 import { z } from "@hono/zod-openapi";
-import { and, eq, not, or, type SQL, sql } from "drizzle-orm";
+import { not, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { taskPriority, taskStatus, tasks, teams, users } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
@@ -22,11 +22,16 @@ export const TaskPriority = z.enum(taskPriority.enumValues).openapi("TaskPriorit
 const unsupported = (name: string, op: FilterOp) =>
   badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: ["eq", "neq", "in"] });
 
-/** `reference` filters by `ENG-12` (any case); a value that is not a reference matches nothing. */
+/** `reference` filters by `ENG-12` (any case); a value that is not a reference is 400 (contract §13), never an empty list. */
 function referenceFilter(op: FilterOp, values: string[]): SQL {
   const match = (value: string) => {
-    const ref = parseTaskRef(value);
-    return ref ? and(eq(teams.prefix, ref.prefix), eq(tasks.number, ref.number))! : sql`false`;
+    if (!parseTaskRef(value)) {
+      throw badRequest(`Invalid value '${value}' for filter field 'reference': expected a reference such as ENG-12`, {
+        field: "reference",
+        expected: "a reference (`ENG-12`)",
+      });
+    }
+    return taskMatch(value);
   };
   if (op === "eq" || op === "in") return or(...values.map(match))!;
   if (op === "neq") return not(match(values[0]));

@@ -61,9 +61,10 @@ type JsonSchema = { type?: JsonType | JsonType[]; [keyword: string]: unknown };
  */
 function filterValue(field: ListField, op: FilterOp): JsonSchema {
   const text = (schema: JsonSchema): JsonSchema => ({ type: "string", ...schema, maxLength: MAX_FILTER_VALUE_LENGTH });
+  const example = field.example ?? field.names?.example;
   const byKind: Record<ListField["kind"], JsonSchema> = {
     string: text({}),
-    id: text({ minLength: 1, ...(field.names && { example: field.names.example }) }),
+    id: text({ minLength: 1, ...(example && { example }) }),
     enum: { type: "string", enum: [...(field.values ?? [])] },
     number: { type: "number" },
     boolean: { type: "boolean" },

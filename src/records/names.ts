@@ -8,7 +8,7 @@ import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type PgTable } from "drizzle-orm/pg-core";
 import { labels, projects, tasks, teams, users } from "../../drizzle/schema";
 import type { NamedValues } from "../http/list";
-import { BodyId } from "../http/schemas";
+import { BodyId, MAX_ID_LENGTH } from "../http/schemas";
 import type { IdPrefix } from "../ids";
 
 /** The kinds of record a request may name; those without a human name take their id only. */
@@ -195,7 +195,8 @@ export function namedId(kind: NameKind, value: string, workspace: Scope): SQL<st
 export function NameOf(kind: NameKind, also?: string) {
   const description = `${formsOf(kind)[0].toUpperCase()}${formsOf(kind).slice(1)}${also ? `; ${also}` : ""}`;
   // describe: MCP's JSON Schemas (z.toJSONSchema) read it; openapi: the OpenAPI document.
-  return BodyId.refine((v) => formOf(kind, v) !== null, `Must be ${formsOf(kind)}`)
+  // A value over the length bound is refused for its length alone.
+  return BodyId.refine((v) => v.length > MAX_ID_LENGTH || formOf(kind, v) !== null, `Must be ${formsOf(kind)}`)
     .openapi({ description })
     .describe(description);
 }

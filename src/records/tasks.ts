@@ -55,7 +55,7 @@ export const taskRecord = defineRecord({
   fields: {
     id: f.id(tasks.id, { names: named("task"), exported: BodyId, doc: { example: "task_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     reference: f.text(sql`${teams.prefix} || '-' || ${tasks.number}`, {
-      list: { kind: "id", sort: false, customFilter: referenceFilter },
+      list: { kind: "id", sort: false, customFilter: referenceFilter, example: "ENG-12" },
       exported: z.string().max(32),
       doc: { example: "ENG-12", description: "`<team prefix>-<number>`, never reused" },
     }),

@@ -18,6 +18,8 @@ export interface ListField {
   customFilter?: (op: FilterOp, values: string[]) => SQL;
   /** Equality for eq, neq and in, when `expr = value` cannot use an index (e.g. containment in a jsonb column, which GIN serves). */
   equals?: (value: string | number | boolean) => SQL;
+  /** A valid value, for the document (default: an id of `names`). */
+  example?: string;
   /** The field's values name records (records/names.ts): each filter value must have one of their forms (400 otherwise). */
   names?: NamedValues;
   /** Value stored in the cursor for this key, read from the API item; default: item[name]. E.g. priority sorts by a CASE rank. */

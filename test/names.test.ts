@@ -310,6 +310,8 @@ describe("every body field and path that names a record takes the id or the name
     const joined = ok(await post(`/teams/${sub.prefix.toLowerCase()}/members`, { userId: newcomer.email }, t.owner.key)).teamMember;
     expect([joined.teamId, joined.userId]).toEqual([sub.id, newcomer.userId]);
     expect(ok(await get(`/teams/${team.prefix.toLowerCase()}`, t.owner.key), 200).team.id).toBe(team.id);
+    expect(ok(await get("/labels/needs%20REVIEW", t.owner.key), 200).label.id).toBe(r.label.id);
+    expect((await get("/labels/no%20such%20label", t.owner.key)).status).toBe(404);
     const moved = ok(await patch(`/teams/${sub.prefix}`, { parentId: r.sub.prefix }, t.owner.key), 200).team;
     expect(moved.parentId).toBe(r.sub.id);
   });

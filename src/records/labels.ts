@@ -10,7 +10,7 @@ import type { WorkspaceScope } from "../db/client";
 import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId, HexColor } from "../http/schemas";
-import { NamesOf, named, namesAny } from "./names";
+import { NamesOf, named, nameMatch, namesAny } from "./names";
 
 /** Any member creates a label; its name is unique in the workspace, in any case (409). */
 export const labelRecord = defineRecord({
@@ -19,6 +19,7 @@ export const labelRecord = defineRecord({
   id: labels.id,
   workspace: labels.workspaceId,
   team: null,
+  match: (idOrName) => nameMatch("label", labels.id, idOrName),
   from: sql`${labels}`,
   fields: {
     id: f.id(labels.id, { names: named("label"), exported: BodyId }),

@@ -312,6 +312,11 @@ describe("every body field and path that names a record takes the id or the name
     expect(ok(await get(`/teams/${team.prefix.toLowerCase()}`, t.owner.key), 200).team.id).toBe(team.id);
     expect(ok(await get("/labels/needs%20REVIEW", t.owner.key), 200).label.id).toBe(r.label.id);
     expect((await get("/labels/no%20such%20label", t.owner.key)).status).toBe(404);
+    // Exports name their root by id or name as well.
+    const exported = ok(await get(`/teams/${team.prefix.toLowerCase()}/export`, t.owner.key), 200);
+    expect(exported.data.teams.map((x: any) => x.id)).toContain(team.id);
+    expect(ok(await get(`/tasks/${r.parent.reference}/export`, t.owner.key), 200).data.root).toBe(r.parent.id);
+    expect((await get("/teams/ZQZ9/export", t.owner.key)).status).toBe(404);
     const moved = ok(await patch(`/teams/${sub.prefix}`, { parentId: r.sub.prefix }, t.owner.key), 200).team;
     expect(moved.parentId).toBe(r.sub.id);
   });

@@ -114,7 +114,7 @@ export interface paths {
      * List the caller's API keys and their agents' keys
      * @description Keys of the current workspace held by the caller or by agents the caller owns. Only the 10-character `prefix` of a key is shown, never the key or its hash. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `keys:write`, which read these records.
      */
     get: operations["listApiKeys"];
     put?: never;
@@ -142,7 +142,7 @@ export interface paths {
      * Get one of the caller's API keys (or an agent's)
      * @description As an item of `GET /api-keys`: only the 10-character `prefix`, never the key or its hash. Any other key is 404. Its ETag is what `DELETE /api-keys/{id}` takes in `If-Match`.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `keys:write`, which read these records.
      */
     get: operations["getApiKey"];
     put?: never;
@@ -292,7 +292,7 @@ export interface paths {
      * List the workspace's comments
      * @description Every member reads them, e.g. a task's with `filter[eq][taskId]=<id>`. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["listComments"];
     put?: never;
@@ -320,7 +320,7 @@ export interface paths {
      * Get a comment
      * @description `fields` narrows the answer, e.g. `content,author{name}`. Another workspace's comment is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["getComment"];
     put?: never;
@@ -440,7 +440,7 @@ export interface paths {
      * List the built-in fields and the workspace's custom fields
      * @description The first page (a request without `cursor`) starts with the built-in fields of tasks, projects and milestones (no `id`, `isBuiltIn: true`, one entry per record type), then the custom field definitions, cursor-paged. Built-ins are not counted in `limit` and never come again on later pages. `filter[…][recordType]` and `filter[…][isBuiltIn]` narrow both parts; any other filter, and `sort`, apply to the custom definitions (built-ins are then left out when such a filter is given, and keep their fixed order). `fields` narrows both. Every member reads. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `fields:write`, which read these records.
      */
     get: operations["listFields"];
     put?: never;
@@ -468,7 +468,7 @@ export interface paths {
      * Get a custom field definition
      * @description `fields` narrows the answer. Another workspace's field is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `fields:write`, which read these records.
      */
     get: operations["getField"];
     put?: never;
@@ -614,7 +614,7 @@ export interface paths {
      * List the workspace's pending invites
      * @description Needs workspace ADMIN or OWNER. Only pending invites: accepted, expired and cancelled ones are not listed. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["listInvites"];
     put?: never;
@@ -642,7 +642,7 @@ export interface paths {
      * Get a pending invite
      * @description For workspace ADMIN/OWNER and the invite's sender (others: 403). Only a pending invite is found: once accepted, expired or cancelled it is 404, as in the list.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["getInvite"];
     put?: never;
@@ -690,7 +690,7 @@ export interface paths {
      * List the workspace's labels
      * @description Every member reads them. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `labels:write`, which read these records.
      */
     get: operations["listLabels"];
     put?: never;
@@ -718,7 +718,7 @@ export interface paths {
      * Get a label
      * @description `fields` narrows the answer. Another workspace's label is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `labels:write`, which read these records.
      */
     get: operations["getLabel"];
     put?: never;
@@ -812,7 +812,7 @@ export interface paths {
      * List the workspace's milestones
      * @description Null target dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["listMilestones"];
     put?: never;
@@ -840,7 +840,7 @@ export interface paths {
      * Get a milestone
      * @description `fields` narrows the answer. Another workspace's milestone is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["getMilestone"];
     put?: never;
@@ -874,7 +874,7 @@ export interface paths {
      * List a milestone's comments
      * @description Oldest first by default; an unknown or foreign milestone is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["listMilestoneComments"];
     put?: never;
@@ -896,7 +896,7 @@ export interface paths {
      * A milestone's history, newest first
      * @description The milestone's events (who changed what, and when), newest first, paged. Another workspace's is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["getMilestoneHistory"];
     put?: never;
@@ -1086,7 +1086,7 @@ export interface paths {
      * List the workspace's projects
      * @description `labelId` matches projects carrying the label (`in`: any of them). Null dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["listProjects"];
     put?: never;
@@ -1114,7 +1114,7 @@ export interface paths {
      * Get a project by id or reference (`ENG-P3`, any case)
      * @description `fields` narrows the answer, e.g. `reference,name,lead{name}`. Another workspace's project is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["getProject"];
     put?: never;
@@ -1148,7 +1148,7 @@ export interface paths {
      * List a project's comments (id or reference)
      * @description Oldest first by default; an unknown or foreign project is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["listProjectComments"];
     put?: never;
@@ -1198,7 +1198,7 @@ export interface paths {
      * A project's history, newest first
      * @description The project's events (who changed what, and when), newest first, paged. Another workspace's is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["getProjectHistory"];
     put?: never;
@@ -1220,7 +1220,7 @@ export interface paths {
      * List a project's milestones (project by id or reference)
      * @description Null target dates sort last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, `projects:write`, which read these records.
      */
     get: operations["listProjectMilestones"];
     put?: never;
@@ -1304,7 +1304,7 @@ export interface paths {
      * List the workspace's tasks
      * @description `filter[eq][parentId]=null`: top-level tasks; `labelId` matches tasks carrying the label (`in`: any of them). Priority sorts by rank (NONE < LOW < MEDIUM < HIGH < URGENT), status in workflow order, null due dates last. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters. Custom fields are `filter[<op>][customFields.<key>]` and `sort[customFields.<key>]`, compared as the field definition's type (a key not defined for tasks is 400). Their keys differ per workspace, so no parameter above names them: send them as further query parameters of the same form. A generated TypeScript client (openapi-fetch, hey-api) sends every key of its query: spread a `Record<string, string | string[]>` of them into the typed parameters, e.g. `{...custom, "filter[eq][priority]": "HIGH"}`.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["listTasks"];
     put?: never;
@@ -1332,7 +1332,7 @@ export interface paths {
      * Get a task by id or reference
      * @description `fields` narrows the answer, e.g. `reference,title,assignee{name},labels{name}`. Another workspace's task is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["getTask"];
     put?: never;
@@ -1366,7 +1366,7 @@ export interface paths {
      * List a task's comments (id or reference)
      * @description Oldest first by default; an unknown or foreign task is 404. The author carries only id, name and email. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `comments:write`, which read these records.
      */
     get: operations["listTaskComments"];
     put?: never;
@@ -1410,7 +1410,7 @@ export interface paths {
      * A task's history, newest first
      * @description The task's events (who changed what, and when), newest first, paged. Another workspace's is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["getTaskHistory"];
     put?: never;
@@ -1482,7 +1482,7 @@ export interface paths {
      * Get a team membership
      * @description By membership id (`tmbr_…`); `fields` narrows the answer. Another workspace's membership is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `teams:write`, which read these records.
      */
     get: operations["getTeamMember"];
     put?: never;
@@ -1516,7 +1516,7 @@ export interface paths {
      * List the workspace's teams, each with its parent and members
      * @description `filter[eq][parentId]=null` matches top-level teams. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `teams:write`, which read these records.
      */
     get: operations["listTeams"];
     put?: never;
@@ -1544,7 +1544,7 @@ export interface paths {
      * Get a team with its parent and members
      * @description `fields` narrows the answer, e.g. `name,prefix,members{name,role}`. Another workspace's team is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `teams:write`, which read these records.
      */
     get: operations["getTeam"];
     put?: never;
@@ -1622,7 +1622,7 @@ export interface paths {
      * List a team's members
      * @description Items carry the user (`id` is the user id), the team `role` and `membershipId`. Default order: oldest membership first (`createdAt` is the membership's). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `teams:write`, which read these records.
      */
     get: operations["listTeamMembers"];
     put?: never;
@@ -1650,7 +1650,7 @@ export interface paths {
      * List the workspace's members
      * @description Humans and agents of the current workspace, each with their workspace `role`. `createdAt` is when the account was created. `filter[eq][humanId]=null` matches people. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["listUsers"];
     put?: never;
@@ -1672,7 +1672,7 @@ export interface paths {
      * Get a member of the workspace
      * @description `humanId` names the owning human of an agent (null for a human). A user who is not a member of the current workspace is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["getUser"];
     put?: never;
@@ -1706,7 +1706,7 @@ export interface paths {
      * List the workspace's webhooks
      * @description Needs workspace ADMIN or OWNER. Secrets are never listed. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `webhooks:write`, which read these records.
      */
     get: operations["listWebhooks"];
     put?: never;
@@ -1734,7 +1734,7 @@ export interface paths {
      * Get a webhook
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. `fields` narrows the answer.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `webhooks:write`, which read these records.
      */
     get: operations["getWebhook"];
     put?: never;
@@ -1768,7 +1768,7 @@ export interface paths {
      * The webhook's deliveries of the last 30 days, newest first
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. Newest first unless `sort` says otherwise. `attempts` counts the POSTs made; `responseStatus` and `durationMs` are the last one's. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `webhooks:write`, which read these records.
      */
     get: operations["listWebhookDeliveries"];
     put?: never;
@@ -1856,7 +1856,7 @@ export interface paths {
      * List the caller's workspaces
      * @description Every workspace the caller is a member of (not only the credential's current one). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["listWorkspaces"];
     put?: never;
@@ -1878,7 +1878,7 @@ export interface paths {
      * Get a workspace the caller is a member of
      * @description A workspace the caller is not a member of is 404.
      *
-     *     Requires the scope `read` (read everything you can see).
+     *     Requires the scope `read` (read everything you can see), or one of `members:write`, which read these records.
      */
     get: operations["getWorkspace"];
     put?: never;
@@ -1983,6 +1983,28 @@ export interface components {
       name: string;
       /** @description The first 10 characters of the raw key */
       prefix: string;
+      /** @description What the key reads: `read` reads everything, a `<records>:write` scope its records (contract §12) */
+      reads: (
+        | "tasks"
+        | "comments"
+        | "projects"
+        | "milestones"
+        | "labels"
+        | "teams"
+        | "members"
+        | "team-members"
+        | "fields"
+        | "invites"
+        | "users"
+        | "agents"
+        | "workspaces"
+        | "api-keys"
+        | "webhooks"
+        | "deliveries"
+        | "events"
+        | "search"
+        | "imports"
+      )[];
       /** @description What the key may do, within its user's roles */
       scopes: (
         | "read"
@@ -2039,6 +2061,27 @@ export interface components {
       name?: string;
       /** @description The first 10 characters of the raw key */
       prefix?: string;
+      reads?: (
+        | "tasks"
+        | "comments"
+        | "projects"
+        | "milestones"
+        | "labels"
+        | "teams"
+        | "members"
+        | "team-members"
+        | "fields"
+        | "invites"
+        | "users"
+        | "agents"
+        | "workspaces"
+        | "api-keys"
+        | "webhooks"
+        | "deliveries"
+        | "events"
+        | "search"
+        | "imports"
+      )[];
       scopes?: (
         | "read"
         | "tasks:write"
@@ -2102,11 +2145,11 @@ export interface components {
     CommentCreate: {
       /** @description Markdown, 1..50,000 characters, not only whitespace */
       content: string;
-      /** @description Milestone id */
+      /** @description A milestone id (`mile_…`) */
       milestoneId?: string;
-      /** @description Project id or reference (`ENG-P3`) */
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
       projectId?: string;
-      /** @description Task id or reference (`ENG-12`) */
+      /** @description A task id (`task_…`) or its reference (`ENG-12`) */
       taskId?: string;
     };
     CommentSelection: {
@@ -2382,7 +2425,7 @@ export interface components {
       dueDate: string | null;
       estimate: number | null;
       id: string;
-      /** @description Labels of the workspace; replaces the whole set on update */
+      /** @description Labels of the workspace, by id or name (any case); replaces the whole set on update */
       labelIds: string[];
       milestoneId: string | null;
       parentId: string | null;
@@ -2744,7 +2787,7 @@ export interface components {
       };
       description?: string;
       name: string;
-      /** @description Project id or reference (`ENG-P3`) */
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
       projectId: string;
       /**
        * @description Default PLANNED
@@ -2892,9 +2935,9 @@ export interface components {
         [key: string]: unknown;
       };
       description?: string;
-      /** @description Labels of the workspace; on update, replaces the set */
+      /** @description Labels of the workspace, by id or name (any case); on update, replaces the set */
       labelIds?: string[];
-      /** @description A member of the workspace */
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
       leadId?: string | null;
       name: string;
       /** Format: date */
@@ -2909,7 +2952,7 @@ export interface components {
        * @description Not before startDate
        */
       targetDate?: string | null;
-      /** @description Required (400 BAD_REQUEST when missing); a team of the workspace */
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); required (400 BAD_REQUEST when missing); a team of the workspace */
       teamId: string;
     };
     ProjectSelection: {
@@ -2956,9 +2999,9 @@ export interface components {
         [key: string]: unknown;
       };
       description?: string;
-      /** @description Labels of the workspace; on update, replaces the set */
+      /** @description Labels of the workspace, by id or name (any case); on update, replaces the set */
       labelIds?: string[];
-      /** @description A member of the workspace */
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
       leadId?: string | null;
       name?: string;
       /** Format: date */
@@ -3098,7 +3141,7 @@ export interface components {
       updatedAt?: string;
     };
     TaskCreate: {
-      /** @description A member of the workspace */
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
       assigneeId?: string | null;
       /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields?: {
@@ -3109,17 +3152,17 @@ export interface components {
       /** Format: date */
       dueDate?: string | null;
       estimate?: number | null;
-      /** @description Labels of the workspace; replaces the whole set on update */
+      /** @description Labels of the workspace, by id or name (any case); replaces the whole set on update */
       labelIds?: string[];
-      /** @description A milestone of the task's project */
+      /** @description A milestone id (`mile_…`); of the task's project */
       milestoneId?: string | null;
-      /** @description A task of the same team: id or reference (`ENG-12`); no cycles */
+      /** @description A task id (`task_…`) or its reference (`ENG-12`); of the same team; no cycles */
       parentId?: string | null;
       priority?: components["schemas"]["TaskPriority"];
-      /** @description A project of the task's team: id or reference (`ENG-P3`) */
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`); of the task's team */
       projectId?: string | null;
       status?: components["schemas"]["TaskStatus"];
-      /** @description Required (400 BAD_REQUEST when missing) */
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); required (400 BAD_REQUEST when missing) */
       teamId: string;
       title: string;
     };
@@ -3240,7 +3283,7 @@ export interface components {
       title: string;
     };
     TaskUpdate: {
-      /** @description A member of the workspace */
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
       assigneeId?: string | null;
       /** @description `{<field key>: value}`, type-checked against the field definitions; on update merged, `null` removes a key */
       customFields?: {
@@ -3250,14 +3293,14 @@ export interface components {
       /** Format: date */
       dueDate?: string | null;
       estimate?: number | null;
-      /** @description Labels of the workspace; replaces the whole set on update */
+      /** @description Labels of the workspace, by id or name (any case); replaces the whole set on update */
       labelIds?: string[];
-      /** @description A milestone of the task's project */
+      /** @description A milestone id (`mile_…`); of the task's project */
       milestoneId?: string | null;
-      /** @description A task of the same team: id or reference (`ENG-12`); no cycles */
+      /** @description A task id (`task_…`) or its reference (`ENG-12`); of the same team; no cycles */
       parentId?: string | null;
       priority?: components["schemas"]["TaskPriority"];
-      /** @description A project of the task's team: id or reference (`ENG-P3`) */
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`); of the task's team */
       projectId?: string | null;
       status?: components["schemas"]["TaskStatus"];
       title?: string;
@@ -3279,7 +3322,7 @@ export interface components {
     TeamCreate: {
       description?: string;
       name: string;
-      /** @description A team of the workspace; null for a top-level team */
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); a team of the workspace; null for a top-level team */
       parentId?: string | null;
       /** @example ENG */
       prefix: string;
@@ -3293,6 +3336,7 @@ export interface components {
     };
     TeamMemberCreate: {
       role?: components["schemas"]["TeamRole"];
+      /** @description A user id (`user_…`) or its email */
       userId: string;
     };
     TeamMemberItem: {
@@ -3365,7 +3409,7 @@ export interface components {
     TeamUpdate: {
       description?: string;
       name?: string;
-      /** @description A team of the workspace; null for a top-level team */
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); a team of the workspace; null for a top-level team */
       parentId?: string | null;
       /** @example ENG */
       prefix?: string;
@@ -3940,58 +3984,72 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, teamIds, createdAt, lastUsedAt, expiresAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, reads, teamIds, createdAt, lastUsedAt, expiresAt. */
         fields?: string;
         "filter[contains][name]"?: string;
         "filter[contains][prefix]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][expiresAt]"?: string | "null";
+        /** @description An API key id (`apik_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][lastUsedAt]"?: string | "null";
         "filter[eq][name]"?: string;
         "filter[eq][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][userId]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][expiresAt]"?: string;
+        /** @description An API key id (`apik_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][lastUsedAt]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][userId]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][expiresAt]"?: string;
+        /** @description An API key id (`apik_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][lastUsedAt]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][userId]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][expiresAt]"?: (string | "null")[];
+        /** @description An API key id (`apik_…`) */
         "filter[in][id]"?: string[];
         "filter[in][lastUsedAt]"?: (string | "null")[];
         "filter[in][name]"?: string[];
         "filter[in][prefix]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][userId]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][expiresAt]"?: string;
+        /** @description An API key id (`apik_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][lastUsedAt]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][userId]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][expiresAt]"?: string;
+        /** @description An API key id (`apik_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][lastUsedAt]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][userId]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][expiresAt]"?: string | "null";
+        /** @description An API key id (`apik_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][lastUsedAt]"?: string | "null";
         "filter[neq][name]"?: string;
         "filter[neq][prefix]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][userId]"?: string;
         "filter[startsWith][name]"?: string;
         "filter[startsWith][prefix]"?: string;
@@ -4315,7 +4373,7 @@ export interface operations {
   getApiKey: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, teamIds, createdAt, lastUsedAt, expiresAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, prefix, userId, workspaceId, scopes, reads, teamIds, createdAt, lastUsedAt, expiresAt. */
         fields?: string;
       };
       header?: {
@@ -5408,60 +5466,95 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][content]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][authorId]"?: string;
         "filter[eq][content]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[eq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][taskId]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][authorId]"?: string;
         "filter[gt][content]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][taskId]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][authorId]"?: string;
         "filter[gte][content]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][taskId]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][authorId]"?: string[];
         "filter[in][content]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A comment id (`cmnt_…`) */
         "filter[in][id]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][taskId]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][authorId]"?: string;
         "filter[lt][content]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][taskId]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][authorId]"?: string;
         "filter[lte][content]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][taskId]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][authorId]"?: string;
         "filter[neq][content]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[neq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][taskId]"?: string | "null";
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][content]"?: string;
@@ -6864,6 +6957,7 @@ export interface operations {
         "filter[contains][key]"?: string;
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][isBuiltIn]"?: boolean;
         "filter[eq][key]"?: string;
@@ -6872,18 +6966,21 @@ export interface operations {
         "filter[eq][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][key]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][key]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
+        /** @description A field id (`fdef_…`) */
         "filter[in][id]"?: string[];
         "filter[in][isBuiltIn]"?: boolean[];
         "filter[in][key]"?: string[];
@@ -6892,18 +6989,21 @@ export interface operations {
         "filter[in][type]"?: ("text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user")[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][key]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][key]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][type]"?: "text" | "number" | "boolean" | "date" | "url" | "select" | "multiselect" | "user";
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A field id (`fdef_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][isBuiltIn]"?: boolean;
         "filter[neq][key]"?: string;
@@ -8628,42 +8728,49 @@ export interface operations {
         "filter[eq][createdAt]"?: string;
         "filter[eq][email]"?: string;
         "filter[eq][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][role]"?: "MEMBER" | "ADMIN";
         "filter[eq][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[gt][createdAt]"?: string;
         "filter[gt][email]"?: string;
         "filter[gt][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][role]"?: "MEMBER" | "ADMIN";
         "filter[gt][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[gte][createdAt]"?: string;
         "filter[gte][email]"?: string;
         "filter[gte][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][role]"?: "MEMBER" | "ADMIN";
         "filter[gte][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[in][createdAt]"?: string[];
         "filter[in][email]"?: string[];
         "filter[in][expiresAt]"?: string[];
+        /** @description An invite id (`inv_…`) */
         "filter[in][id]"?: string[];
         "filter[in][role]"?: ("MEMBER" | "ADMIN")[];
         "filter[in][teamRole]"?: ("VIEWER" | "MEMBER" | "ADMIN" | "OWNER")[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][email]"?: string;
         "filter[lt][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][role]"?: "MEMBER" | "ADMIN";
         "filter[lt][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[lte][createdAt]"?: string;
         "filter[lte][email]"?: string;
         "filter[lte][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][role]"?: "MEMBER" | "ADMIN";
         "filter[lte][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[neq][createdAt]"?: string;
         "filter[neq][email]"?: string;
         "filter[neq][expiresAt]"?: string;
+        /** @description An invite id (`inv_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][role]"?: "MEMBER" | "ADMIN";
         "filter[neq][teamRole]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
@@ -9444,36 +9551,43 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][color]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[gt][color]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][color]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][color]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][color]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][color]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][color]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
         "filter[neq][updatedAt]"?: string;
@@ -10578,6 +10692,28 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description The resources this credential reads: `read` reads everything, a `<records>:write` scope its records (contract §12) */
+            reads: (
+              | "tasks"
+              | "comments"
+              | "projects"
+              | "milestones"
+              | "labels"
+              | "teams"
+              | "members"
+              | "team-members"
+              | "fields"
+              | "invites"
+              | "users"
+              | "agents"
+              | "workspaces"
+              | "api-keys"
+              | "webhooks"
+              | "deliveries"
+              | "events"
+              | "search"
+              | "imports"
+            )[];
             /** @enum {string} */
             role: "MEMBER" | "ADMIN" | "OWNER";
             /** @description What this credential may do, within the role */
@@ -10673,56 +10809,70 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string;
         "filter[eq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[eq][targetDate]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
         "filter[gt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[gt][targetDate]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
         "filter[gte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[gte][targetDate]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: string[];
         "filter[in][status]"?: ("PLANNED" | "IN_PROGRESS" | "DONE")[];
         "filter[in][targetDate]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
         "filter[lt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[lt][targetDate]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
         "filter[lte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[lte][targetDate]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string;
         "filter[neq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[neq][targetDate]"?: string | "null";
@@ -11560,60 +11710,95 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][content]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][authorId]"?: string;
         "filter[eq][content]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[eq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][taskId]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][authorId]"?: string;
         "filter[gt][content]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][taskId]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][authorId]"?: string;
         "filter[gte][content]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][taskId]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][authorId]"?: string[];
         "filter[in][content]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A comment id (`cmnt_…`) */
         "filter[in][id]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][taskId]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][authorId]"?: string;
         "filter[lt][content]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][taskId]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][authorId]"?: string;
         "filter[lte][content]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][taskId]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][authorId]"?: string;
         "filter[neq][content]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[neq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][taskId]"?: string | "null";
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][content]"?: string;
@@ -12462,36 +12647,43 @@ export interface operations {
         "filter[eq][clientId]"?: string;
         "filter[eq][clientName]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description An OAuth grant id (`ogr_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][lastUsedAt]"?: string | "null";
         "filter[gt][clientId]"?: string;
         "filter[gt][clientName]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description An OAuth grant id (`ogr_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][lastUsedAt]"?: string;
         "filter[gte][clientId]"?: string;
         "filter[gte][clientName]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description An OAuth grant id (`ogr_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][lastUsedAt]"?: string;
         "filter[in][clientId]"?: string[];
         "filter[in][clientName]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description An OAuth grant id (`ogr_…`) */
         "filter[in][id]"?: string[];
         "filter[in][lastUsedAt]"?: (string | "null")[];
         "filter[lt][clientId]"?: string;
         "filter[lt][clientName]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description An OAuth grant id (`ogr_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][lastUsedAt]"?: string;
         "filter[lte][clientId]"?: string;
         "filter[lte][clientName]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description An OAuth grant id (`ogr_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][lastUsedAt]"?: string;
         "filter[neq][clientId]"?: string;
         "filter[neq][clientName]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description An OAuth grant id (`ogr_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][lastUsedAt]"?: string | "null";
         "filter[startsWith][clientId]"?: string;
@@ -13065,82 +13257,106 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][id]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[eq][labelId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][leadId]"?: string | "null";
         "filter[eq][name]"?: string;
         "filter[eq][number]"?: number;
         "filter[eq][startDate]"?: string | "null";
         "filter[eq][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[eq][targetDate]"?: string | "null";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][teamId]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][id]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][leadId]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][number]"?: number;
         "filter[gt][startDate]"?: string;
         "filter[gt][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[gt][targetDate]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][teamId]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][id]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][leadId]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][number]"?: number;
         "filter[gte][startDate]"?: string;
         "filter[gte][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[gte][targetDate]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][teamId]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][id]"?: string[];
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[in][labelId]"?: (string | "null")[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][leadId]"?: (string | "null")[];
         "filter[in][name]"?: string[];
         "filter[in][number]"?: number[];
         "filter[in][startDate]"?: (string | "null")[];
         "filter[in][status]"?: ("PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED")[];
         "filter[in][targetDate]"?: (string | "null")[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][teamId]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][id]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][leadId]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][number]"?: number;
         "filter[lt][startDate]"?: string;
         "filter[lt][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[lt][targetDate]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][teamId]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][id]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][leadId]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][number]"?: number;
         "filter[lte][startDate]"?: string;
         "filter[lte][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[lte][targetDate]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][teamId]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][id]"?: string;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[neq][labelId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][leadId]"?: string | "null";
         "filter[neq][name]"?: string;
         "filter[neq][number]"?: number;
         "filter[neq][startDate]"?: string | "null";
         "filter[neq][status]"?: "PLANNING" | "ACTIVE" | "PAUSED" | "COMPLETED" | "CANCELED";
         "filter[neq][targetDate]"?: string | "null";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][teamId]"?: string;
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][description]"?: string;
@@ -13979,60 +14195,95 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][content]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][authorId]"?: string;
         "filter[eq][content]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[eq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][taskId]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][authorId]"?: string;
         "filter[gt][content]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][taskId]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][authorId]"?: string;
         "filter[gte][content]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][taskId]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][authorId]"?: string[];
         "filter[in][content]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A comment id (`cmnt_…`) */
         "filter[in][id]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][taskId]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][authorId]"?: string;
         "filter[lt][content]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][taskId]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][authorId]"?: string;
         "filter[lte][content]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][taskId]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][authorId]"?: string;
         "filter[neq][content]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[neq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][taskId]"?: string | "null";
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][content]"?: string;
@@ -14661,56 +14912,70 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string;
         "filter[eq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[eq][targetDate]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
         "filter[gt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[gt][targetDate]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
         "filter[gte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[gte][targetDate]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: string[];
         "filter[in][status]"?: ("PLANNED" | "IN_PROGRESS" | "DONE")[];
         "filter[in][targetDate]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
         "filter[lt][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[lt][targetDate]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
         "filter[lte][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[lte][targetDate]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string;
         "filter[neq][status]"?: "PLANNED" | "IN_PROGRESS" | "DONE";
         "filter[neq][targetDate]"?: string | "null";
@@ -15292,124 +15557,172 @@ export interface operations {
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][assigneeId]"?: string | "null";
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
         "filter[eq][dueDate]"?: string | "null";
         "filter[eq][estimate]"?: number | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][id]"?: string;
         "filter[eq][isBlocked]"?: boolean;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[eq][labelId]"?: string | "null";
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
         "filter[eq][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][parentId]"?: string | "null";
         "filter[eq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
         "filter[eq][reference]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][relatedTo]"?: string;
         "filter[eq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][teamId]"?: string;
         "filter[eq][title]"?: string;
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][assigneeId]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
         "filter[gt][dueDate]"?: string;
         "filter[gt][estimate]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][id]"?: string;
         "filter[gt][isBlocked]"?: boolean;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
         "filter[gt][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][parentId]"?: string;
         "filter[gt][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
         "filter[gt][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][teamId]"?: string;
         "filter[gt][title]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][assigneeId]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
         "filter[gte][dueDate]"?: string;
         "filter[gte][estimate]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][id]"?: string;
         "filter[gte][isBlocked]"?: boolean;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
         "filter[gte][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][parentId]"?: string;
         "filter[gte][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
         "filter[gte][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][teamId]"?: string;
         "filter[gte][title]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][assigneeId]"?: (string | "null")[];
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
         "filter[in][dueDate]"?: (string | "null")[];
         "filter[in][estimate]"?: (number | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][id]"?: string[];
         "filter[in][isBlocked]"?: boolean[];
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[in][labelId]"?: (string | "null")[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
         "filter[in][number]"?: number[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][parentId]"?: (string | "null")[];
         "filter[in][priority]"?: ("NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
         "filter[in][reference]"?: string[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][relatedTo]"?: string[];
         "filter[in][status]"?: ("BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED")[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][teamId]"?: string[];
         "filter[in][title]"?: string[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][assigneeId]"?: string;
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
         "filter[lt][dueDate]"?: string;
         "filter[lt][estimate]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][id]"?: string;
         "filter[lt][isBlocked]"?: boolean;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
         "filter[lt][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][parentId]"?: string;
         "filter[lt][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
         "filter[lt][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][teamId]"?: string;
         "filter[lt][title]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][assigneeId]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
         "filter[lte][dueDate]"?: string;
         "filter[lte][estimate]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][id]"?: string;
         "filter[lte][isBlocked]"?: boolean;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
         "filter[lte][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][parentId]"?: string;
         "filter[lte][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
         "filter[lte][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][teamId]"?: string;
         "filter[lte][title]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][assigneeId]"?: string | "null";
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
         "filter[neq][dueDate]"?: string | "null";
         "filter[neq][estimate]"?: number | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][id]"?: string;
         "filter[neq][isBlocked]"?: boolean;
+        /** @description A label id (`label_…`) or its name (any case) */
         "filter[neq][labelId]"?: string | "null";
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
         "filter[neq][number]"?: number;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][parentId]"?: string | "null";
         "filter[neq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
         "filter[neq][reference]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][relatedTo]"?: string;
         "filter[neq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][teamId]"?: string;
         "filter[neq][title]"?: string;
         "filter[neq][updatedAt]"?: string;
@@ -16253,60 +16566,95 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, content, authorId, author, taskId, projectId, milestoneId, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][content]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][authorId]"?: string;
         "filter[eq][content]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[eq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[eq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][taskId]"?: string | "null";
         "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][authorId]"?: string;
         "filter[gt][content]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gt][taskId]"?: string;
         "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][authorId]"?: string;
         "filter[gte][content]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[gte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[gte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[gte][taskId]"?: string;
         "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[in][authorId]"?: string[];
         "filter[in][content]"?: string[];
         "filter[in][createdAt]"?: string[];
+        /** @description A comment id (`cmnt_…`) */
         "filter[in][id]"?: string[];
+        /** @description A milestone id (`mile_…`) */
         "filter[in][milestoneId]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][taskId]"?: (string | "null")[];
         "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][authorId]"?: string;
         "filter[lt][content]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lt][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lt][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lt][taskId]"?: string;
         "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][authorId]"?: string;
         "filter[lte][content]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[lte][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[lte][milestoneId]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[lte][taskId]"?: string;
         "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][authorId]"?: string;
         "filter[neq][content]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A comment id (`cmnt_…`) */
         "filter[neq][id]"?: string;
+        /** @description A milestone id (`mile_…`) */
         "filter[neq][milestoneId]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][taskId]"?: string | "null";
         "filter[neq][updatedAt]"?: string;
         "filter[startsWith][content]"?: string;
@@ -16752,24 +17100,31 @@ export interface operations {
         /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, type, task, createdAt, createdBy. */
         fields?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A relation id (`rel_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
         "filter[gt][createdAt]"?: string;
+        /** @description A relation id (`rel_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
         "filter[gte][createdAt]"?: string;
+        /** @description A relation id (`rel_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
         "filter[in][createdAt]"?: string[];
+        /** @description A relation id (`rel_…`) */
         "filter[in][id]"?: string[];
         "filter[in][type]"?: ("blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related")[];
         "filter[lt][createdAt]"?: string;
+        /** @description A relation id (`rel_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
         "filter[lte][createdAt]"?: string;
+        /** @description A relation id (`rel_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
         "filter[neq][createdAt]"?: string;
+        /** @description A relation id (`rel_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][type]"?: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
         /** @description Page size, 1..250 */
@@ -17776,50 +18131,64 @@ export interface operations {
         "filter[contains][prefix]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][parentId]"?: string | "null";
         "filter[eq][prefix]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         "filter[gt][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][parentId]"?: string;
         "filter[gt][prefix]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         "filter[gte][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][parentId]"?: string;
         "filter[gte][prefix]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
         "filter[in][description]"?: string[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][parentId]"?: (string | "null")[];
         "filter[in][prefix]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][parentId]"?: string;
         "filter[lt][prefix]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         "filter[lte][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][parentId]"?: string;
         "filter[lte][prefix]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
         "filter[neq][description]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][parentId]"?: string | "null";
         "filter[neq][prefix]"?: string;
         "filter[neq][updatedAt]"?: string;
@@ -18966,43 +19335,57 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[eq][membershipId]"?: string;
         "filter[eq][name]"?: string;
         "filter[eq][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[gt][createdAt]"?: string;
         "filter[gt][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[gt][membershipId]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[gte][createdAt]"?: string;
         "filter[gte][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[gte][membershipId]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[in][createdAt]"?: string[];
         "filter[in][email]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][id]"?: string[];
+        /** @description A team-member id (`tmbr_…`) */
         "filter[in][membershipId]"?: string[];
         "filter[in][name]"?: string[];
         "filter[in][role]"?: ("VIEWER" | "MEMBER" | "ADMIN" | "OWNER")[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[lt][membershipId]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[lte][createdAt]"?: string;
         "filter[lte][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[lte][membershipId]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
         "filter[neq][createdAt]"?: string;
         "filter[neq][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][id]"?: string;
+        /** @description A team-member id (`tmbr_…`) */
         "filter[neq][membershipId]"?: string;
         "filter[neq][name]"?: string;
         "filter[neq][role]"?: "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
@@ -19354,49 +19737,63 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][humanId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
         "filter[eq][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[eq][type]"?: "HUMAN" | "AGENT";
         "filter[gt][createdAt]"?: string;
         "filter[gt][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[gt][type]"?: "HUMAN" | "AGENT";
         "filter[gte][createdAt]"?: string;
         "filter[gte][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[gte][type]"?: "HUMAN" | "AGENT";
         "filter[in][createdAt]"?: string[];
         "filter[in][email]"?: string[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][humanId]"?: (string | "null")[];
+        /** @description A user id (`user_…`) or its email */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
         "filter[in][role]"?: ("MEMBER" | "ADMIN" | "OWNER")[];
         "filter[in][type]"?: ("HUMAN" | "AGENT")[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[lt][type]"?: "HUMAN" | "AGENT";
         "filter[lte][createdAt]"?: string;
         "filter[lte][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[lte][type]"?: "HUMAN" | "AGENT";
         "filter[neq][createdAt]"?: string;
         "filter[neq][email]"?: string;
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][humanId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
         "filter[neq][role]"?: "MEMBER" | "ADMIN" | "OWNER";
@@ -20063,6 +20460,7 @@ export interface operations {
         "filter[eq][description]"?: string;
         "filter[eq][disabledReason]"?: string | "null";
         "filter[eq][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[eq][url]"?: string;
@@ -20070,6 +20468,7 @@ export interface operations {
         "filter[gt][description]"?: string;
         "filter[gt][disabledReason]"?: string;
         "filter[gt][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gt][url]"?: string;
@@ -20077,6 +20476,7 @@ export interface operations {
         "filter[gte][description]"?: string;
         "filter[gte][disabledReason]"?: string;
         "filter[gte][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[gte][url]"?: string;
@@ -20084,6 +20484,7 @@ export interface operations {
         "filter[in][description]"?: string[];
         "filter[in][disabledReason]"?: (string | "null")[];
         "filter[in][enabled]"?: boolean[];
+        /** @description A webhook id (`whk_…`) */
         "filter[in][id]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[in][url]"?: string[];
@@ -20091,6 +20492,7 @@ export interface operations {
         "filter[lt][description]"?: string;
         "filter[lt][disabledReason]"?: string;
         "filter[lt][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lt][url]"?: string;
@@ -20098,6 +20500,7 @@ export interface operations {
         "filter[lte][description]"?: string;
         "filter[lte][disabledReason]"?: string;
         "filter[lte][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[lte][url]"?: string;
@@ -20105,6 +20508,7 @@ export interface operations {
         "filter[neq][description]"?: string;
         "filter[neq][disabledReason]"?: string | "null";
         "filter[neq][enabled]"?: boolean;
+        /** @description A webhook id (`whk_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][updatedAt]"?: string;
         "filter[neq][url]"?: string;
@@ -20946,6 +21350,7 @@ export interface operations {
         "filter[eq][createdAt]"?: string;
         "filter[eq][durationMs]"?: number | "null";
         "filter[eq][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][nextAttemptAt]"?: string | "null";
         "filter[eq][responseStatus]"?: number | "null";
@@ -20954,6 +21359,7 @@ export interface operations {
         "filter[gt][createdAt]"?: string;
         "filter[gt][durationMs]"?: number;
         "filter[gt][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][nextAttemptAt]"?: string;
         "filter[gt][responseStatus]"?: number;
@@ -20962,6 +21368,7 @@ export interface operations {
         "filter[gte][createdAt]"?: string;
         "filter[gte][durationMs]"?: number;
         "filter[gte][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][nextAttemptAt]"?: string;
         "filter[gte][responseStatus]"?: number;
@@ -20970,6 +21377,7 @@ export interface operations {
         "filter[in][createdAt]"?: string[];
         "filter[in][durationMs]"?: (number | "null")[];
         "filter[in][eventId]"?: string[];
+        /** @description A delivery id (`dlv_…`) */
         "filter[in][id]"?: string[];
         "filter[in][nextAttemptAt]"?: (string | "null")[];
         "filter[in][responseStatus]"?: (number | "null")[];
@@ -20978,6 +21386,7 @@ export interface operations {
         "filter[lt][createdAt]"?: string;
         "filter[lt][durationMs]"?: number;
         "filter[lt][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][nextAttemptAt]"?: string;
         "filter[lt][responseStatus]"?: number;
@@ -20986,6 +21395,7 @@ export interface operations {
         "filter[lte][createdAt]"?: string;
         "filter[lte][durationMs]"?: number;
         "filter[lte][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][nextAttemptAt]"?: string;
         "filter[lte][responseStatus]"?: number;
@@ -20994,6 +21404,7 @@ export interface operations {
         "filter[neq][createdAt]"?: string;
         "filter[neq][durationMs]"?: number | "null";
         "filter[neq][eventId]"?: string;
+        /** @description A delivery id (`dlv_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][nextAttemptAt]"?: string | "null";
         "filter[neq][responseStatus]"?: number | "null";
@@ -21684,36 +22095,43 @@ export interface operations {
         "filter[contains][name]"?: string;
         "filter[contains][slug]"?: string;
         "filter[eq][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
         "filter[eq][slug]"?: string;
         "filter[eq][updatedAt]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
         "filter[gt][slug]"?: string;
         "filter[gt][updatedAt]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
         "filter[gte][slug]"?: string;
         "filter[gte][updatedAt]"?: string;
         "filter[in][createdAt]"?: string[];
+        /** @description A workspace id (`ws_…`) */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
         "filter[in][slug]"?: string[];
         "filter[in][updatedAt]"?: string[];
         "filter[lt][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
         "filter[lt][slug]"?: string;
         "filter[lt][updatedAt]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
         "filter[lte][slug]"?: string;
         "filter[lte][updatedAt]"?: string;
         "filter[neq][createdAt]"?: string;
+        /** @description A workspace id (`ws_…`) */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
         "filter[neq][slug]"?: string;

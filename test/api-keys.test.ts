@@ -2,14 +2,14 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../drizzle/schema";
 import { issueApiKey } from "../src/auth/accounts/membership";
-import { SCOPES } from "../src/core/scopes";
+import { READABLE, SCOPES } from "../src/core/scopes";
 import { newId } from "../src/ids";
 import { api, del, eventually, get, post } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { walk } from "./helpers/lists";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
-const KEY_FIELDS = ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "prefix", "scopes", "teamIds", "userId", "workspaceId"];
+const KEY_FIELDS = ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "prefix", "reads", "scopes", "teamIds", "userId", "workspaceId"];
 
 async function sha256Hex(text: string) {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -43,6 +43,7 @@ describe("API keys", () => {
         lastUsedAt: null,
         expiresAt: null,
         scopes: [...SCOPES],
+        reads: [...READABLE].sort(),
         teamIds: null,
       });
       expect((await get("/me", key)).body).toMatchObject({ user: { id: member.userId }, workspace: { id: t.workspaceId }, role: "MEMBER" });

@@ -167,7 +167,6 @@ describe("comments", () => {
     const cases = [
       { taskId: newId("task") },
       { taskId: "ENG-99999" },
-      { taskId: x.projectRef }, // a project reference is no task
       { projectId: newId("proj") },
       { projectId: "ENG-P99999" },
       { milestoneId: newId("mile") },
@@ -179,6 +178,9 @@ describe("comments", () => {
       expect(res.body.error.code).toBe("NOT_FOUND");
     }
     expect((await post(`/projects/ENG-P99999/comments`, { content: "ghost" }, member.key)).status).toBe(404);
+    // A project reference is no task: a value of neither of a task's forms is 422 at the field (contract §13).
+    const wrongKind = await post("/comments", { content: "ghost", taskId: x.projectRef }, member.key);
+    expect([wrongKind.status, Object.keys(wrongKind.body.errors)]).toEqual([422, ["taskId"]]);
     const ghosts = await get("/comments?filter[eq][content]=ghost", t.owner.key);
     expect(ghosts.body.comments).toEqual([]);
   });

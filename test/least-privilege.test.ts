@@ -139,6 +139,42 @@ describe("no escalation: a credential makes none with more than it has", () => {
     expect(ok(await get("/me", owner()), 200)).toMatchObject({ scopes: [...SCOPES], teamIds: null });
   });
 
+  it("a <records>:write scope reads those records (contract §12); GET /me and GET /api-keys show the reads", async () => {
+    const tasksOnly = await keyWith(owner(), { scopes: ["tasks:write"] });
+    const task = ok(
+      await post("/tasks", { teamId: teamA.prefix, title: "Written by a tasks:write key", labelIds: [] }, tasksOnly),
+      201,
+    ).task;
+    expect(ok(await get(`/tasks/${task.reference}`, tasksOnly), 200).task.id).toBe(task.id);
+    expect(ok(await get(`/tasks?filter[eq][teamId]=${teamA.prefix}`, tasksOnly), 200).tasks.map((x: any) => x.id)).toContain(task.id);
+    expect(ok(await get(`/tasks/${task.id}/history`, tasksOnly), 200).events.length).toBeGreaterThan(0);
+    for (const path of ["/projects", "/labels", `/tasks/${task.id}/comments`, "/teams", "/events", "/users"]) {
+      expectMissingScope(await get(path, tasksOnly), "read", path);
+    }
+    const commenter = await keyWith(owner(), { scopes: ["comments:write"] });
+    for (const path of [`/tasks/${task.id}`, `/tasks/${task.id}/comments`, "/comments", "/projects", "/milestones"]) {
+      expect((await get(path, commenter)).status, path).toBe(200);
+    }
+    expectMissingScope(await get("/labels", commenter), "read", "/labels");
+    const labeller = await keyWith(owner(), { scopes: ["labels:write"] });
+    expect((await get("/labels", labeller)).status).toBe(200);
+    expectMissingScope(await get("/tasks", labeller), "read", "/tasks");
+    const teamsWriter = await keyWith(owner(), { scopes: ["teams:write"] });
+    expect((await get(`/teams/${teamA.prefix}/members`, teamsWriter)).status).toBe(200);
+
+    expect(ok(await get("/me", commenter), 200)).toMatchObject({
+      scopes: ["comments:write"],
+      reads: ["comments", "milestones", "projects", "tasks"],
+    });
+    expect(ok(await get("/me", tasksOnly), 200).reads).toEqual(["tasks"]);
+    expect(ok(await get("/me", owner()), 200).reads).toContain("events");
+    const listed = ok(await get("/api-keys?limit=250", owner()), 200).api_keys as any[];
+    expect(listed.find((k) => k.prefix === commenter.slice(0, 10)).reads).toEqual(["comments", "milestones", "projects", "tasks"]);
+    // The document says it: the reads also allowed by a write scope.
+    const doc = ok(await get("/openapi.json"), 200);
+    expect(doc.paths["/tasks"].get["x-accepted-scopes"]).toEqual(["read", "tasks:write", "comments:write"]);
+  });
+
   it("a read-only key does not replay another key's Idempotency-Key answer: 403, not the first answer", async () => {
     const headers = { "idempotency-key": `lp-${Date.now()}` };
     const body = { name: "once" };

@@ -9,7 +9,8 @@ import { newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fix
 import { call, connect } from "./mcp-client";
 
 const METADATA = "http://api.test/.well-known/oauth-protected-resource";
-const toolsFor = (...scopes: string[]) => TOOLS.filter((tool) => tool.scope === null || scopes.includes(tool.scope)).map((t) => t.name);
+const toolsFor = (...scopes: string[]) =>
+  TOOLS.filter((tool) => tool.scopes === null || tool.scopes.some((scope) => scopes.includes(scope))).map((t) => t.name);
 
 let t: Tenant;
 let teamA: TeamFixture;
@@ -52,17 +53,21 @@ afterAll(async () => {
 });
 
 describe("tools/list shows the tools the caller's scopes allow", () => {
-  it("every scope: every tool; read and comments:write: the reads and add_comment; tasks:write alone: the task writes", async () => {
+  it("every scope: every tool; read and comments:write: the reads and add_comment; tasks:write alone: the task tools", async () => {
     expect((await (await open(t.owner.key)).listTools()).tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
     const triage = (await (await open(triageKey)).listTools()).tools.map((tool) => tool.name);
     expect(triage).toEqual(toolsFor("read", "comments:write"));
     expect(triage).toContain("add_comment");
     expect(triage).not.toContain("create_task");
+    // tasks:write reads tasks too (contract §12): the task tools, none of the other reads.
     expect((await (await open(writerKey)).listTools()).tools.map((tool) => tool.name)).toEqual([
+      "get_task",
+      "list_tasks",
       "create_task",
       "update_task",
       "link_tasks",
       "unlink_tasks",
+      "get_task_history",
     ]);
   });
 });
@@ -81,13 +86,14 @@ describe("tools/call outside the caller's scopes is REST's 403 with details.requ
     expect((await call(client, "create_milestone", { bogus: true })).body.error.details).toEqual({ requiredScope: "projects:write" });
   });
 
-  it("a read without read (a key that only writes tasks) is 403 requiredScope read; its writes work, labels by name too", async () => {
+  it("a key that only writes tasks reads tasks (contract §12), no other records (403 requiredScope read); labels by name", async () => {
     const client = await open(writerKey);
-    expect((await call(client, "get_task", { id: taskA.reference })).body.error).toMatchObject({
+    expect((await call(client, "get_task", { id: taskA.reference })).body.task.id).toBe(taskA.id);
+    expect((await call(client, "list_projects", {})).body.error).toMatchObject({
       code: "FORBIDDEN",
       details: { requiredScope: "read" },
     });
-    const created = await call(client, "create_task", { teamId: teamB.id, title: "Written, not read", labels: ["bug"] });
+    const created = await call(client, "create_task", { teamId: teamB.id, title: "Written, not read", labelIds: ["bug"] });
     expect(created.isError, JSON.stringify(created.body)).toBe(false);
     expect(created.body.task.labels.map((l: any) => l.name)).toEqual(["Bug"]);
     expect((await call(client, "update_task", { id: created.body.task.id, status: "DONE" })).body.task.status).toBe("DONE");

@@ -60,8 +60,8 @@ describe("every tool answers what its outputSchema says", () => {
   const ARGS: Record<string, () => Record<string, unknown>> = {
     get_task: () => ({ id: task.reference }),
     list_tasks: () => ({ sort: { number: "desc" } }),
-    create_task: () => ({ teamId: team.id, title: "Schema check", labels: ["bug"], dueDate: "2026-12-24" }),
-    update_task: () => ({ id: task.reference, priority: "HIGH", labels: ["needs design"] }),
+    create_task: () => ({ teamId: team.id, title: "Schema check", labelIds: ["bug"], dueDate: "2026-12-24" }),
+    update_task: () => ({ id: task.reference, priority: "HIGH", labelIds: ["needs design"] }),
     link_tasks: () => ({ id: task.reference, type: "blocked_by", taskId: blocker.reference }),
     unlink_tasks: () => ({ id: task.reference, relationId }),
     add_comment: () => ({ taskId: task.reference, content: "Schema **check**" }),
@@ -185,48 +185,46 @@ describe("a task's comments", () => {
   });
 });
 
-describe("labels by name", () => {
+describe("names passed through (contract §13)", () => {
   const labelNames = (t: any) => t.labels.map((l: any) => l.name).sort();
 
-  it("create_task and update_task take label names in any case; the task gets exactly those labels", async () => {
-    const created = await call(agent, "create_task", { teamId: team.id, title: "Labelled", labels: ["BUG", "needs design", "Bug"] });
+  it("create_task and update_task take labelIds by name in any case, a team prefix, a reference and an email", async () => {
+    const created = await call(agent, "create_task", {
+      teamId: team.prefix.toLowerCase(),
+      title: "Labelled",
+      labelIds: ["BUG", "needs design", "Bug"],
+      assigneeId: t.owner.email,
+    });
     expect(created.isError, JSON.stringify(created.body)).toBe(false);
     expect(labelNames(created.body.task)).toEqual(["Bug", "Needs Design"]);
+    expect([created.body.task.teamId, created.body.task.assigneeId]).toEqual([team.id, t.owner.userId]);
     const id = created.body.task.reference;
-    expect(labelNames((await call(agent, "update_task", { id, labels: ["bugfix"] })).body.task)).toEqual(["bugfix"]);
-    expect((await call(agent, "update_task", { id, labels: [] })).body.task.labels).toEqual([]);
-    // labelIds still work, alone.
+    expect(labelNames((await call(agent, "update_task", { id, labelIds: ["bugfix"], parentId: task.reference })).body.task)).toEqual([
+      "bugfix",
+    ]);
+    expect((await call(agent, "update_task", { id, labelIds: [] })).body.task.labels).toEqual([]);
     const byId = await call(agent, "update_task", { id, labelIds: [labels.Bug] });
     expect(labelNames(byId.body.task)).toEqual(["Bug"]);
   });
 
-  it("an unknown name (or another workspace's) is the tool's 422 on labels, and nothing is written", async () => {
+  it("an unknown name (or another workspace's) is the 404 POST /tasks answers, and nothing is written", async () => {
     const other = await newTenant("Labels elsewhere");
     await post("/labels", { name: "Secret", color: "#123456" }, other.owner.key);
     const before = (await get(`/tasks?filter[eq][teamId]=${team.id}&limit=250&fields=id`, t.owner.key)).body.tasks.length;
-    const res = await call(agent, "create_task", { teamId: team.id, title: "Never", labels: ["bug", "nope", "Secret"] });
-    expect(res).toEqual({
-      isError: true,
-      body: { errors: { labels: ['No label named "nope" in this workspace', 'No label named "Secret" in this workspace'] } },
-    });
+    const body = { teamId: team.id, title: "Never", labelIds: ["bug", "Secret"] };
+    const rest = await api("POST", "/tasks", { key: t.owner.key, body });
+    expect(rest.status).toBe(404);
+    expect(await call(agent, "create_task", body)).toEqual({ isError: true, body: rest.body });
     expect((await get(`/tasks?filter[eq][teamId]=${team.id}&limit=250&fields=id`, t.owner.key)).body.tasks).toHaveLength(before);
-    const kept = await call(agent, "update_task", { id: task.reference, labels: ["bugs"] });
-    expect(kept.body).toEqual({ errors: { labels: ['No label named "bugs" in this workspace'] } });
   });
 
-  it("labels and labelIds together are ambiguous (422); a name is 1..100 characters", async () => {
-    const both = await call(agent, "create_task", { teamId: team.id, title: "Both", labels: ["bug"], labelIds: [labels.Bug] });
-    expect(both).toEqual({ isError: true, body: { errors: { labels: ["Give labels (names) or labelIds, not both"] } } });
-    const blank = await call(agent, "update_task", { id: task.reference, labels: ["  "] });
-    expect(Object.keys(blank.body.errors)).toEqual(["labels.0"]);
-  });
-
-  it("the tools' input schemas offer labels beside labelIds", () => {
+  it("the tools' descriptions say which names they take", () => {
     for (const name of ["create_task", "update_task"]) {
-      const input = listed.find((l) => l.name === name)?.inputSchema as any;
-      expect(input.properties.labels).toMatchObject({ type: "array", items: { type: "string", minLength: 1, maxLength: 100 } });
-      expect(input.properties.labels.description).toContain("labelIds");
-      expect(input.properties.labelIds).toBeDefined();
+      const tool = listed.find((l) => l.name === name) as any;
+      expect(TOOLS.find((t) => t.name === name)?.description).toContain("label names");
+      expect(tool.inputSchema.properties.labels).toBeUndefined();
+      expect(JSON.stringify(tool.inputSchema.properties.assigneeId)).toContain("email");
+      expect(JSON.stringify(tool.inputSchema.properties.labelIds)).toContain("name");
     }
   });
 });
@@ -235,7 +233,7 @@ describe("REST and MCP agree on refusals of a write", () => {
   it("a VIEWER's create_task is the 403 POST /tasks answers", async () => {
     const client = await open(viewer.key);
     const rest = await api("POST", "/tasks", { key: viewer.key, body: { teamId: team.id, title: "x" } });
-    expect((await call(client, "create_task", { teamId: team.id, title: "x", labels: ["bug"] })).body).toEqual(rest.body);
+    expect((await call(client, "create_task", { teamId: team.id, title: "x", labelIds: ["bug"] })).body).toEqual(rest.body);
   });
 });
 

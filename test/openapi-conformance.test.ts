@@ -79,6 +79,7 @@ describe("the response check", () => {
 function sample(schema: Record<string, any>): string[] {
   if (schema.anyOf) return sample(schema.anyOf[0]);
   if (schema.enum) return [String(schema.enum[0])];
+  if (schema.example !== undefined) return [String(schema.example)];
   if (schema.type === "array") return [...sample(schema.items), ...sample(schema.items)];
   if (schema.format === "date") return ["2026-01-31"];
   if (schema.format === "date-time") return ["2026-01-31T12:00:00.000Z"];

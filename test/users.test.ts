@@ -402,6 +402,7 @@ describe("people and access in the OpenAPI document", () => {
       "lastUsedAt",
       "name",
       "prefix",
+      "reads",
       "scopes",
       "teamIds",
       "userId",

@@ -1,46 +1,10 @@
-// `pm labels list`, and labels by name where a command takes them (`pm tasks create --label bug`).
+// `pm labels list` (a command that takes labels passes their names to the API, which resolves them: contract §13).
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
-import { UsageError } from "../errors";
 import { listArgs, listQuery, printList } from "../list";
 import { printJson } from "../output";
-import { openSession, type Session, unwrap } from "../session";
-
-/** The API's largest page: a workspace's labels are few, so this is one request. */
-const PAGE = 250;
-const LABEL_ID = /^label_[0-9a-z]{26}$/;
-
-/** Every label of the workspace, id and name, page after page. */
-async function allLabels({ client }: Session): Promise<{ id: string; name: string }[]> {
-  const found: { id: string; name: string }[] = [];
-  let cursor: string | undefined;
-  do {
-    const query = { fields: "id,name", limit: PAGE, ...(cursor ? { cursor } : {}) };
-    const page = await unwrap(client.GET("/labels", { params: { query } }));
-    for (const { id, name } of page.labels) if (id !== undefined && name !== undefined) found.push({ id, name });
-    cursor = page.pagination.nextCursor ?? undefined;
-  } while (cursor);
-  return found;
-}
-
-/**
- * The ids of labels given by name, in any case (names are unique in a workspace whatever their case), or by id. The
- * API's `eq` filter compares exactly, so the names are matched here, against the whole list, which is also what an
- * unknown name's usage error shows.
- */
-export async function resolveLabelIds(session: Session, given: string[]): Promise<string[]> {
-  const labels = await allLabels(session);
-  const byName = new Map(labels.map((label) => [label.name.toLowerCase(), label.id]));
-  const ids = new Set(labels.map((label) => label.id));
-  return given.map((value) => {
-    const id = byName.get(value.toLowerCase()) ?? (LABEL_ID.test(value) && ids.has(value) ? value : undefined);
-    if (id) return id;
-    const names = labels.map((label) => label.name).sort((a, b) => a.localeCompare(b));
-    const known = names.length ? `labels: ${names.join(", ")}` : "the workspace has no labels yet";
-    throw new UsageError(`no label '${value}' (${known})`);
-  });
-}
+import { openSession, unwrap } from "../session";
 
 const args = { ...listArgs, ...commonArgs } as const;
 

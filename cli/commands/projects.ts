@@ -6,7 +6,6 @@ import { commonArgs, oneOf } from "../argv";
 import { addFilter, listArgs, listQuery, printList } from "../list";
 import { printJson } from "../output";
 import { openSession, unwrap } from "../session";
-import { resolveTeamId } from "./teams";
 
 type Project = Schemas["ProjectSelection"];
 type Milestone = Schemas["MilestoneSelection"];
@@ -31,7 +30,7 @@ const list = defineCommand({
     if (statuses.length > 0) addFilter(query, statuses.length > 1 ? "in" : "eq", "status", statuses.length > 1 ? statuses : statuses[0]);
     if (args.search) addFilter(query, "contains", "name", args.search);
     const session = openSession(args);
-    if (args.team) addFilter(query, "eq", "teamId", await resolveTeamId(session, args.team));
+    if (args.team) addFilter(query, "eq", "teamId", args.team);
     await printList(args, (q) => unwrap(session.client.GET("/projects", { params: { query: q } })), query, "projects", [
       { header: "REF", value: (p: Project) => p.reference },
       { header: "STATUS", value: (p: Project) => p.status },
@@ -55,7 +54,7 @@ const create = defineCommand({
   async run({ args }) {
     const status = args.status === undefined ? undefined : oneOf("status", args.status, PROJECT_STATUSES);
     const session = openSession(args);
-    const teamId = await resolveTeamId(session, args.team);
+    const teamId = args.team;
     const body = { name: args.name, teamId, description: args.description, status, startDate: args.start, targetDate: args.target };
     const answer = await unwrap(session.client.POST("/projects", { body }));
     if (args.json) return printJson(answer);

@@ -10,10 +10,8 @@ import { addFilter, type ListQuery, listArgs, listQuery, printList } from "../li
 import { type Column, printJson, printNextCursor, printRecord, printTable } from "../output";
 import { openSession, type Session, type SessionOptions, unwrap, unwrapEmpty } from "../session";
 import { historyColumns } from "./events";
-import { resolveLabelIds } from "./labels";
 import { link, unlink } from "./task-links";
 import { view } from "./task-view";
-import { resolveTeamId } from "./teams";
 
 type Task = Schemas["Task"];
 type TaskSelection = Schemas["TaskSelection"];
@@ -61,8 +59,9 @@ async function descriptionOf(given: FieldOptions, current = ""): Promise<string 
 }
 
 /**
- * The body fields the options give (only those given: an edit changes nothing else); `defs` are the command's.
- * An assignee `@me` and label names are left for `resolveNames` to resolve, once the command line is known to be right.
+ * The body fields the options give (only those given: an edit changes nothing else); `defs` are the command's. Records
+ * go to the API as given, by id or name (a team prefix, a reference, an email, a label name): the API resolves them
+ * (contract §13). An assignee `@me` is left for `resolveMe`, once the command line is known to be right.
  */
 async function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef, current?: string): Promise<Schemas["TaskUpdate"]> {
   const fields: Schemas["TaskUpdate"] = {};
@@ -87,13 +86,9 @@ async function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef,
   return fields;
 }
 
-/** Makes the assignee `@me` the caller's id and label names label ids (requests, at once, only for what was given). */
-async function resolveNames(session: Session, fields: Schemas["TaskUpdate"]): Promise<void> {
-  const { assigneeId, labelIds } = fields;
-  await Promise.all([
-    isMe(assigneeId) && callerId(session).then((id) => (fields.assigneeId = id)),
-    labelIds && resolveLabelIds(session, labelIds).then((ids) => (fields.labelIds = ids)),
-  ]);
+/** Makes the assignee `@me` the caller's id (a request only when given). */
+async function resolveMe(session: Session, fields: Schemas["TaskUpdate"]): Promise<void> {
+  if (isMe(fields.assigneeId)) fields.assigneeId = await callerId(session);
 }
 
 async function printTask(session: Session, task: TaskSelection): Promise<void> {
@@ -134,7 +129,7 @@ const TASK_COLUMNS: Column<TaskSelection>[] = [
 const listOwnArgs = {
   team: { type: "string", valueHint: "ENG|id", description: "Only this team's tasks" },
   status: { type: "string", valueHint: "todo,in_progress", description: "Only these statuses (any case)" },
-  assignee: { type: "string", valueHint: "@me|id|none", description: "Only tasks assigned to them (none: unassigned)" },
+  assignee: { type: "string", valueHint: "@me|email|id|none", description: "Only tasks assigned to them (none: unassigned)" },
   label: { type: "string", valueHint: "name", description: "Only tasks with this label" },
   project: { type: "string", valueHint: "ENG-P1|none", description: "Only this project's tasks" },
   milestone: { type: "string", valueHint: "id|none", description: "Only this milestone's tasks" },
@@ -152,18 +147,6 @@ function addValues(query: ListQuery, field: string, values: string[]): void {
 /** A link filter's value: `none` is the filters' word for "no value", null. */
 const linkValue = (value: string) => (orNone(value) === null ? "null" : value);
 
-/**
- * The id of a task or project given by reference (filters compare ids): the record's own route, which takes either,
- * answers it, so an unknown one is its 404. `null` (none) stays.
- */
-async function idOf({ client }: Session, route: "/tasks/{id}" | "/projects/{id}", given: string): Promise<string> {
-  if (given === "null") return given;
-  const params = { params: { path: { id: given }, query: { fields: "id" } } };
-  const answer =
-    route === "/tasks/{id}" ? (await unwrap(client.GET(route, params))).task : (await unwrap(client.GET(route, params))).project;
-  return answer.id ?? given;
-}
-
 const list = defineCommand({
   meta: { name: "pm tasks list", description: "List tasks (filters combine with AND)" },
   args: listAllArgs,
@@ -173,19 +156,13 @@ const list = defineCommand({
     addValues(query, "priority", args.priority?.split(",").map((p) => oneOf("priority", p, PRIORITIES)) ?? []);
     if (args.search) addFilter(query, "contains", "title", args.search);
     if (args.milestone) addFilter(query, "eq", "milestoneId", linkValue(args.milestone));
+    // Names go to the API as given (a team prefix, a label name, an email, a reference): it resolves them (contract §13).
+    if (args.team) addFilter(query, "eq", "teamId", args.team);
+    if (args.label) addFilter(query, "eq", "labelId", args.label);
+    if (args.project) addFilter(query, "eq", "projectId", linkValue(args.project));
+    if (args.parent) addFilter(query, "eq", "parentId", linkValue(args.parent));
     const session = openSession(args);
-    const [teamId, assigneeId, labelIds, projectId, parentId] = await Promise.all([
-      args.team && resolveTeamId(session, args.team),
-      args.assignee && (isMe(args.assignee) ? callerId(session) : linkValue(args.assignee)),
-      args.label && resolveLabelIds(session, [args.label]),
-      args.project && idOf(session, "/projects/{id}", linkValue(args.project)),
-      args.parent && idOf(session, "/tasks/{id}", linkValue(args.parent)),
-    ]);
-    if (teamId) addFilter(query, "eq", "teamId", teamId);
-    if (assigneeId) addFilter(query, "eq", "assigneeId", assigneeId);
-    if (labelIds) addFilter(query, "eq", "labelId", labelIds[0]);
-    if (projectId) addFilter(query, "eq", "projectId", projectId);
-    if (parentId) addFilter(query, "eq", "parentId", parentId);
+    if (args.assignee) addFilter(query, "eq", "assigneeId", isMe(args.assignee) ? await callerId(session) : linkValue(args.assignee));
     await printList(args, (q) => unwrap(session.client.GET("/tasks", { params: { query: q } })), query, "tasks", TASK_COLUMNS);
   },
 });
@@ -213,9 +190,8 @@ const create = defineCommand({
   async run({ args, rawArgs }) {
     const fields = await taskFields(args, rawArgs, createArgs);
     const session = openSession(args);
-    await resolveNames(session, fields);
-    const teamId = await resolveTeamId(session, args.team);
-    const body: Schemas["TaskCreate"] = { ...fields, teamId, title: fields.title ?? args.title };
+    await resolveMe(session, fields);
+    const body: Schemas["TaskCreate"] = { ...fields, teamId: args.team, title: fields.title ?? args.title };
     await show(session, args.json, await unwrap(session.client.POST("/tasks", { body })));
   },
 });
@@ -236,13 +212,14 @@ const LABEL_EDIT_TRIES = 3;
  * labels set by someone else meanwhile are not lost: on 412 the task is read again.
  */
 async function editLabels(session: Session, ref: string, body: Schemas["TaskUpdate"], add: string[], remove: string[]) {
-  const [added, removed] = await Promise.all([resolveLabelIds(session, add), resolveLabelIds(session, remove)]);
+  // Labels go by id or name (the API resolves names, contract §13); a removed one matches either, names in any case.
+  const removed = new Set(remove.map((value) => value.toLowerCase()));
   for (let attempt = 1; ; attempt++) {
     // The whole task: its ETag is the one If-Match compares with (a narrowed answer has another).
     const read = await session.client.GET("/tasks/{id}", { params: { path: { id: ref } } });
     const { task } = await unwrap(Promise.resolve(read));
-    const current = (task.labels ?? []).flatMap((label) => (label.id ? [label.id] : []));
-    const labelIds = [...new Set([...current, ...added])].filter((id) => !removed.includes(id));
+    const kept = (task.labels ?? []).filter((label) => !removed.has(String(label.id)) && !removed.has(String(label.name).toLowerCase()));
+    const labelIds = [...new Set([...kept.flatMap((label) => (label.id ? [label.id] : [])), ...add])];
     const headers = { "if-match": read.response.headers.get("etag") ?? "*" };
     const answer = await session.client.PATCH("/tasks/{id}", { params: { path: { id: ref } }, body: { ...body, labelIds }, headers });
     if (answer.response.status !== 412 || attempt === LABEL_EDIT_TRIES) return unwrap(Promise.resolve(answer));
@@ -268,7 +245,7 @@ const edit = defineCommand({
     if (Object.keys(body).length === 0 && !add.length && !remove.length) {
       throw new UsageError("nothing to change: give at least one field option");
     }
-    await resolveNames(session, body);
+    await resolveMe(session, body);
     const answer =
       add.length || remove.length
         ? await editLabels(session, args.ref, body, add, remove)

@@ -60,7 +60,7 @@ const create = defineCommand({
   },
   async run({ args }) {
     const session = openSession(args);
-    const parentId = args.parent === undefined ? undefined : await resolveTeamId(session, args.parent);
+    const parentId = args.parent;
     const body = { name: args.name, prefix: args.prefix.toUpperCase(), description: args.description, parentId };
     const answer = await unwrap(session.client.POST("/teams", { body }));
     if (args.json) return printJson(answer);
@@ -75,7 +75,7 @@ const members = defineCommand({
   async run({ args: given, rawArgs }) {
     const query = listQuery(given, rawArgs, args);
     const session = openSession(given);
-    const path = { id: await resolveTeamId(session, given.team) };
+    const path = { id: given.team };
     type Member = Schemas["TeamMemberItemSelection"];
     await printList(given, (q) => unwrap(session.client.GET("/teams/{id}/members", { params: { path, query: q } })), query, "members", [
       { header: "NAME", value: (m: Member) => m.name },

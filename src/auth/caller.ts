@@ -54,14 +54,14 @@ export class Caller {
     readonly credential: Credential,
     private readonly rdb: RequestDb,
     private readonly env: Pick<Env, "CURSOR_SECRET">,
-    /** The scope the operation needs (null: none, e.g. GET /me). */
-    readonly scope: Scope | null,
+    /** The scopes any one of which the operation needs, the first the one a 403 names (null: none, e.g. GET /me). */
+    readonly scopes: readonly Scope[] | null,
     private readonly identity = new Identity(),
   ) {}
 
-  /** The same caller for an operation that needs `scope` (an MCP tool: the scope of the REST operation it stands for). */
-  requiring(scope: Scope | null): Caller {
-    return new Caller(this.credential, this.rdb, this.env, scope, this.identity);
+  /** The same caller for an operation that needs `scopes` (an MCP tool: those of the REST operation it stands for). */
+  requiring(scopes: readonly Scope[] | null): Caller {
+    return new Caller(this.credential, this.rdb, this.env, scopes, this.identity);
   }
 
   /** The request's database (inside its transaction, when one is open). */
@@ -86,7 +86,7 @@ export class Caller {
   get actor(): Actor {
     const loaded = this.identity.principal;
     if (loaded && this.#grants(loaded)) return principalActor(loaded);
-    const member = (column: AnyPgColumn) => memberColumn(this.credential, column, this.scope);
+    const member = (column: AnyPgColumn) => memberColumn(this.credential, column, this.scopes);
     return {
       workspace: member(workspaceMembers.workspaceId),
       user: member(workspaceMembers.userId),
@@ -113,7 +113,7 @@ export class Caller {
   async refusal(): Promise<AppError | null> {
     const principal = await this.#load();
     if (!principal) return unauthorizedFor(this.credential);
-    return this.#grants(principal) ? null : missingScope(this.scope!);
+    return this.#grants(principal) ? null : missingScope(this.scopes![0]);
   }
 
   /**
@@ -135,7 +135,7 @@ export class Caller {
   }
 
   #grants(principal: Principal): boolean {
-    return this.scope === null || principal.scopes.includes(this.scope);
+    return this.scopes === null || this.scopes.some((scope) => principal.scopes.includes(scope));
   }
 
   #load(): Promise<Principal | null> {

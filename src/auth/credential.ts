@@ -78,19 +78,19 @@ export function liveCredential(credential: Credential): SQL {
   return sql`${member} and exists (select 1 from ${d} where ${d.id} = ${credential.sessionId} and ${d.revokedAt} is null)`;
 }
 
-/** True when the credential grants `scope` (null: the operation needs none): a constant for a token, SQL over `api_keys` for a key. */
-function grants(credential: Credential, scope: Scope | null): SQL {
-  if (scope === null) return sql`true`;
-  if (credential.kind === "apiKey") return sql`(${apiKeys.scopes} is null or ${scope} = any(${apiKeys.scopes}))`;
-  return credential.scopes === null || credential.scopes.includes(scope) ? sql`true` : sql`false`;
+/** True when the credential grants one of `scopes` (null: the operation needs none): a constant for a token, SQL over `api_keys` for a key. */
+function grants(credential: Credential, scopes: readonly Scope[] | null): SQL {
+  if (scopes === null) return sql`true`;
+  if (credential.kind === "apiKey") return sql`(${apiKeys.scopes} is null or ${apiKeys.scopes} && ${sql.param([...scopes])}::text[])`;
+  return credential.scopes === null || scopes.some((scope) => credential.scopes?.includes(scope)) ? sql`true` : sql`false`;
 }
 
 /**
  * A column of the credential's membership row (its workspace, user or role) as a scalar subquery: null when it is not
  * live, or does not grant `scope` (the caller then tells 401 from 403, Caller.refusal).
  */
-export function memberColumn(credential: Credential, column: AnyPgColumn, scope: Scope | null): SQL<string> {
-  const where = sql`${liveCredential(credential)} and ${grants(credential, scope)}`;
+export function memberColumn(credential: Credential, column: AnyPgColumn, scopes: readonly Scope[] | null): SQL<string> {
+  const where = sql`${liveCredential(credential)} and ${grants(credential, scopes)}`;
   return credential.kind === "jwt"
     ? sql<string>`(select ${column} from ${workspaceMembers} where ${where})`
     : sql<string>`(select ${column} from ${apiKeys} join ${workspaceMembers} on ${and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId))} where ${where})`;

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { scopeOf } from "../core/scopes";
 import type { AppEnv } from "../http/context";
-import { isExistenceCheck } from "../http/dispatch";
+import { requestScopes } from "../http/dispatch";
 import type { ListParams, ListSpec } from "../http/list";
 import { Caller, unauthorizedRequest } from "./caller";
 import { readCredential } from "./credential";
@@ -19,8 +18,7 @@ export type CallerEnv = AppEnv & { Variables: { caller: Caller } };
 export const withCaller = createMiddleware<CallerEnv>(async (c, next) => {
   const credential = await readCredential(c.req, c.env);
   if (!credential) throw unauthorizedRequest(c.req);
-  const scope = isExistenceCheck(c.req.raw) ? null : scopeOf(c.req.method, c.req.routePath);
-  c.set("caller", new Caller(credential, c.get("rdb"), c.env, scope));
+  c.set("caller", new Caller(credential, c.get("rdb"), c.env, requestScopes(c.req.raw, c.req.method, c.req.routePath)));
   await next();
 });
 

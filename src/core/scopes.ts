@@ -58,6 +58,56 @@ const WRITE_SCOPES: Record<string, Scope> = {
   imports: "import",
 };
 
+/** What the scope `read` reads: every resource a GET names (a path's first segment, or a nested list's: `/teams/{id}/members`). */
+export const READABLE = [
+  "tasks",
+  "comments",
+  "projects",
+  "milestones",
+  "labels",
+  "teams",
+  "members",
+  "team-members",
+  "fields",
+  "invites",
+  "users",
+  "agents",
+  "workspaces",
+  "api-keys",
+  "webhooks",
+  "deliveries",
+  "events",
+  "search",
+  "imports",
+] as const;
+export type Readable = (typeof READABLE)[number];
+
+/**
+ * What a `<records>:write` scope reads besides (contract §12, as GitHub's fine-grained tokens): its records, and for
+ * comments the records they are on. `read` reads everything; `import` and `export` read nothing more.
+ */
+const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {
+  "tasks:write": ["tasks"],
+  "comments:write": ["comments", "tasks", "projects", "milestones"],
+  "projects:write": ["projects", "milestones"],
+  "labels:write": ["labels"],
+  "teams:write": ["teams", "members", "team-members"],
+  "fields:write": ["fields"],
+  "members:write": ["invites", "users", "agents", "workspaces"],
+  "keys:write": ["api-keys"],
+  "webhooks:write": ["webhooks", "deliveries"],
+};
+
+/** The resources `scopes` read (null: every scope), sorted: what GET /me and GET /api-keys show as `reads`. */
+export function readsOf(scopes: readonly Scope[] | null): Readable[] {
+  if (scopes === null || scopes.includes("read")) return [...READABLE].sort();
+  return [...new Set(scopes.flatMap((scope) => WRITE_READS[scope] ?? []))].sort();
+}
+
+/** The scopes that read `resource`, besides `read`. */
+const readersOf = (resource: string): Scope[] =>
+  (Object.keys(WRITE_READS) as Scope[]).filter((scope) => WRITE_READS[scope]?.includes(resource as Readable));
+
 // Operations any live credential may call whatever its scopes: who am I (with my scopes), approving a device (its token
 // never gets more than the approver's credential has), and MCP (each tool asks for its operation's scope).
 const UNSCOPED = new Set(["GET /me", "POST /auth/device/approve", "POST /mcp"]);
@@ -86,4 +136,17 @@ export function scopeOf(method: string, path: string): Scope | null {
 export function parseScopeString(value: string): { scopes: Scope[]; unknown: string[] } {
   const names = [...new Set(value.split(/\s+/).filter(Boolean))];
   return { scopes: names.filter(isScope), unknown: names.filter((name) => !isScope(name)) };
+}
+
+/**
+ * The scopes any one of which lets a credential call the operation (null: none needed); the first is the one it names
+ * (scopeOf, the 403's `details.requiredScope`). A read is also allowed by the write scopes that read its resource
+ * (`GET /tasks/{id}/comments` reads comments; `/tasks/{id}/history` the task).
+ */
+export function acceptedScopes(method: string, path: string): Scope[] | null {
+  const scope = scopeOf(method, path);
+  if (scope !== "read" || !["GET", "HEAD"].includes(method.toUpperCase())) return scope === null ? null : [scope];
+  const segments = path.split("?")[0].split("/").filter(Boolean);
+  const resource = segments.length >= 3 && segments[2] !== "history" ? segments[2] : (segments[0] ?? "");
+  return [scope, ...readersOf(resource)];
 }

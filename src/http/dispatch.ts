@@ -2,6 +2,7 @@
 // outer request's caller and on its database handle: the request it makes is the one a client would send.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { acceptedScopes, type Scope, scopeOf } from "../core/scopes";
 import type { RequestDb } from "../db/client";
 import type { AppEnv } from "./context";
 import { inheritRequestDb } from "./request-db";
@@ -38,12 +39,13 @@ export async function dispatchGet(
   outer: Outer,
   path: string,
   requestId: string,
-  { existence = false } = {},
+  { existence = false, batchItem = false } = {},
 ): Promise<Response> {
   const headers = new Headers(outer.credential);
   headers.set("x-request-id", requestId);
   const request = new Request(new URL(path, outer.url), { headers });
   if (existence) existenceChecks.add(request);
+  if (batchItem) batchItems.add(request);
   return app.fetch(inheritRequestDb(request, outer.rdb), outer.env, outer.ctx);
 }
 
@@ -52,6 +54,20 @@ export async function dispatchGet(
 const existenceChecks = new WeakSet<Request>();
 /** Whether `request` is such a check (no client can make one: only this module adds to the set). */
 export const isExistenceCheck = (request: Request): boolean => existenceChecks.has(request);
+
+// A batch's items: each needs its operation's own scope (a read: `read`, the batch's), not a write scope that also reads
+// its records, so an item's success proves the batch's scope and the batch needs no query of its own for it.
+const batchItems = new WeakSet<Request>();
+
+/** The scopes a request needs (core/scopes.ts): none for an existence check, the named one for a batch item. */
+export function requestScopes(request: Request, method: string, routePath: string): Scope[] | null {
+  if (existenceChecks.has(request)) return null;
+  if (batchItems.has(request)) {
+    const scope = scopeOf(method, routePath);
+    return scope === null ? null : [scope];
+  }
+  return acceptedScopes(method, routePath);
+}
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
 

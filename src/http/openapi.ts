@@ -1,6 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
-import { SCOPE_WORDS, scopeOf } from "../core/scopes";
+import { acceptedScopes, SCOPE_WORDS, scopeOf } from "../core/scopes";
 import { OAUTH_TOKEN_PATHS, oauthErrorOf } from "./oauth-errors";
 import { documentGenericFailures } from "./openapi-failures";
 import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
@@ -216,7 +216,11 @@ function documentScope(method: string, path: string, op: Json) {
   const scope = scopeOf(method, path);
   op["x-required-scope"] = scope;
   if (!scope) return;
-  op.description = `${op.description ? `${op.description}\n\n` : ""}Requires the scope \`${scope}\` (${SCOPE_WORDS[scope]}).`;
+  // A read is also allowed by the write scopes that read its records (contract §12).
+  const also = (acceptedScopes(method, path) ?? []).slice(1);
+  if (also.length) op["x-accepted-scopes"] = [scope, ...also];
+  const alternatives = also.length ? `, or one of ${also.map((s) => `\`${s}\``).join(", ")}, which read these records` : "";
+  op.description = `${op.description ? `${op.description}\n\n` : ""}Requires the scope \`${scope}\` (${SCOPE_WORDS[scope]})${alternatives}.`;
   const responses = op.responses as Record<string, Json>;
   responses["403"] ??= { ...errorResponse("FORBIDDEN"), headers: commonHeaders() };
 }

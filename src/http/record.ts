@@ -6,7 +6,16 @@ import { z } from "@hono/zod-openapi";
 import { type AnyColumn, and, eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { inTeams, type Reach } from "../db/scope";
-import { type DynamicFields, type FieldSelection, type FieldShape, type ListField, type ListSpec, selects, type ValueKind } from "./list";
+import {
+  type DynamicFields,
+  type FieldSelection,
+  type FieldShape,
+  type ListField,
+  type ListSpec,
+  type NamedValues,
+  selects,
+  type ValueKind,
+} from "./list";
 import { ExportTimestamp, selectable } from "./schemas";
 
 type Kind = ValueKind | "json";
@@ -44,6 +53,8 @@ export interface Field {
   exported?: true | z.ZodType;
   nullable?: boolean;
   values?: readonly string[];
+  /** What an id field's values name (records/names.ts): its filters take the record's id or human name. */
+  names?: NamedValues;
   /**
    * Listed by GET /fields as a built-in field of the record type: its display name, and its type when the kind does not
    * say it (a link is a `user` or a `relation` to another record). A select's options are the enum's values.
@@ -74,7 +85,7 @@ const BUILT_IN_TYPE: Partial<Record<Kind, BuiltInType>> = {
   boolean: "boolean",
 };
 
-type Options = Partial<Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached">> & {
+type Options = Partial<Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached" | "names">> & {
   nullable?: boolean;
   /** Absent from some answers (a built-in field has no id): optional in the answer's schema. */
   optional?: boolean;
@@ -201,7 +212,19 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     entries.flatMap(([name, field]) => {
       if (field.list === false || (field.kind === "json" && !field.list)) return [];
       const kind = (field.list?.kind ?? field.kind) as ValueKind;
-      return [[name, { expr: field.value, kind, nullable: field.nullable, values: field.values, ...field.list }]];
+      const listed: ListField = {
+        expr: field.value,
+        kind,
+        nullable: field.nullable,
+        values: field.values,
+        names: field.names,
+        ...field.list,
+      };
+      // Contract §13: no filter answers an empty list for a value it did not understand, so every id filter says what it names.
+      if (kind === "id" && listed.filter !== false && !listed.names && !listed.customFilter) {
+        throw new Error(`${def.name}.${name} is a filterable id: say what it names (names: named(<kind>), records/names.ts)`);
+      }
+      return [[name, listed]];
     }),
   );
   const inputs = entries.filter(([, field]) => field.input) as Array<[string, Field & { input: FieldInput }]>;

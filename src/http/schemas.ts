@@ -61,9 +61,10 @@ type JsonSchema = { type?: JsonType | JsonType[]; [keyword: string]: unknown };
  */
 function filterValue(field: ListField, op: FilterOp): JsonSchema {
   const text = (schema: JsonSchema): JsonSchema => ({ type: "string", ...schema, maxLength: MAX_FILTER_VALUE_LENGTH });
+  const example = field.example ?? field.names?.example;
   const byKind: Record<ListField["kind"], JsonSchema> = {
     string: text({}),
-    id: text({ minLength: 1 }),
+    id: text({ minLength: 1, ...(example && { example }) }),
     enum: { type: "string", enum: [...(field.values ?? [])] },
     number: { type: "number" },
     boolean: { type: "boolean" },
@@ -87,11 +88,14 @@ export function listQueryFor(spec: ListSpec) {
   const params: Record<string, z.ZodType> = {};
   for (const name of filterableNames(spec.fields)) {
     const field = spec.fields[name];
+    // What an id filter takes (contract §13): the id or the record's name.
+    const described = field.names && { description: `${field.names.forms[0].toUpperCase()}${field.names.forms.slice(1)}` };
     for (const op of filterOpsFor(field)) {
       const value = filterValue(field, op);
-      params[`filter[${op}][${name}]`] = documented(
-        op === "in" ? { type: "array", items: value, maxItems: MAX_IN_VALUES, param: { style: "form", explode: true } } : value,
-      );
+      params[`filter[${op}][${name}]`] = documented({
+        ...(op === "in" ? { type: "array", items: value, maxItems: MAX_IN_VALUES, param: { style: "form", explode: true } } : value),
+        ...described,
+      });
     }
   }
   for (const name of sortableNames(spec.fields)) params[`sort[${name}]`] = documented({ type: "string", enum: ["asc", "desc"] });

@@ -43,12 +43,19 @@ export function listQuery(args: ListArgs): URLSearchParams {
   return query;
 }
 
+/** Which id filters take names (contract §13), e.g. "teamId: a team id (`team_…`) or its prefix (`ENG`, any case)". */
+function namedFilters(spec: ListSpec): string {
+  const named = filterableNames(spec.fields).filter((name) => spec.fields[name].names?.forms.includes(" or "));
+  return named.length ? `Id filters take a name too: ${named.map((name) => `${name}: ${spec.fields[name].names?.forms}`).join("; ")}.` : "";
+}
+
 /** How to page, filter and sort one list, named from its spec so the text cannot drift from what it accepts. */
 export function describeList(spec: ListSpec): string {
   return [
     "Pass pagination.nextCursor back as cursor for the next page.",
     'fields selects keys, e.g. "id,name" or "team{prefix}".',
     `Filter fields (null matches null; filters combine with AND): ${filterableNames(spec.fields).join(", ")}.`,
+    ...[namedFilters(spec)].filter(Boolean),
     `Sort fields (default createdAt ascending): ${sortableNames(spec.fields).join(", ")}.`,
   ].join(" ");
 }

@@ -38,7 +38,7 @@ const describe = (tool: Tool): McpTool => ({
 let described: Map<Tool, McpTool> | undefined;
 const listTools = (scopes: readonly Scope[]): McpTool[] => {
   described ??= new Map(TOOLS.map((tool) => [tool, describe(tool)]));
-  return TOOLS.filter((tool) => tool.scope === null || scopes.includes(tool.scope)).map(
+  return TOOLS.filter((tool) => tool.scopes === null || tool.scopes.some((scope) => scopes.includes(scope))).map(
     (tool) => (described as Map<Tool, McpTool>).get(tool) as McpTool,
   );
 };
@@ -64,7 +64,7 @@ const toolError = (body: Record<string, unknown>): CallToolResult => ({
  * (403 with details.requiredScope without it), then the arguments (422), then the operation itself.
  */
 async function callTool(ctx: ToolContext, tool: Tool, rawArgs: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const caller = ctx.caller.requiring(tool.scope);
+  const caller = ctx.caller.requiring(tool.scopes);
   await caller.principal();
   // The checks every REST body gets before its handler (http/body-guard), on the tool's arguments.
   const unkeepable = unkeepableText(rawArgs);

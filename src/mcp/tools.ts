@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import type { Caller } from "../auth/caller";
-import { ValidationError } from "../core/errors";
-import { type Scope, scopeOf } from "../core/scopes";
-import { type ListParams, type ListSpec, listBody, MAX_LIMIT, parseFields, projectFields } from "../http/list";
+import { acceptedScopes, type Scope, scopeOf } from "../core/scopes";
+import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
 import { FieldsQuery, Pagination, paginated } from "../http/schemas";
 import { Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../records/comments";
 import { Event } from "../records/events";
 import { labelRecord } from "../records/labels";
 import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "../records/milestones";
+import { NameOf } from "../records/names";
 import { projectRecord } from "../records/projects";
 import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
@@ -39,7 +39,10 @@ export interface Tool {
   title: string;
   description: string;
   rest: string;
+  /** The scope the REST operation names (a 403's `details.requiredScope`). */
   scope: Scope | null;
+  /** The scopes any one of which the REST operation needs (a write scope also reads its records). */
+  scopes: readonly Scope[] | null;
   /** A GET: the tool changes nothing. */
   readOnly: boolean;
   input: z.ZodType;
@@ -55,10 +58,10 @@ type ToolSpec<I extends z.ZodType, O extends z.ZodObject> = Pick<Tool, "name" | 
 
 function tool<I extends z.ZodType, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool {
   const [method, path] = spec.rest.split(" ");
-  return { ...spec, scope: scopeOf(method, path), readOnly: method === "GET" } as Tool;
+  return { ...spec, scope: scopeOf(method, path), scopes: acceptedScopes(method, path), readOnly: method === "GET" } as Tool;
 }
 
-const TaskRef = z.string().min(1).describe("Task id or reference (`ENG-12`, any case)");
+const TaskRef = NameOf("task");
 
 /** A page's `limit` and `cursor` as the query string GET would have taken (the operations parse and check them as GET's). */
 function pageQuery({ limit, cursor }: { limit?: number; cursor?: string }): URLSearchParams {
@@ -97,48 +100,6 @@ const listTool = (
     },
   });
 
-// Labels by name (create_task, update_task): an agent knows "bug", not `label_01…`.
-const LabelNames = z
-  .array(z.string().trim().min(1).max(100))
-  .max(100)
-  .optional()
-  .describe(
-    'Label names, any case (e.g. ["bug", "Urgent"]), instead of labelIds: each must name a label of the workspace (list_labels); ' +
-      "the task gets exactly these labels.",
-  );
-const folded = (name: string) => name.trim().toLowerCase();
-
-/**
- * The ids of the workspace's labels called `names` (in any case, as the unique index compares them), read through GET
- * /labels' own operation: one page of up to 250 labels, more only in a workspace with more. An unknown name is the
- * tool's 422 on `labels`.
- */
-async function labelIdsNamed(caller: Caller, names: string[]): Promise<string[]> {
-  if (names.length === 0) return [];
-  const wanted = new Set(names.map(folded));
-  const ids = new Map<string, string>();
-  let cursor: string | undefined;
-  do {
-    const query = pageQuery({ limit: MAX_LIMIT, cursor });
-    query.set("fields", "id,name");
-    const params = await caller.listParams(labelRecord.list, query);
-    const page = await listBody("labels", params, await listLabels(caller, params));
-    for (const { id, name } of page.labels) if (name !== undefined && wanted.has(folded(name))) ids.set(folded(name), id as string);
-    cursor = page.pagination.nextCursor ?? undefined;
-  } while (cursor && ids.size < wanted.size);
-  const unknown = [...new Set(names.filter((name) => !ids.has(folded(name))))];
-  if (unknown.length) throw new ValidationError({ labels: unknown.map((name) => `No label named "${name}" in this workspace`) });
-  return [...new Set(names.map((name) => ids.get(folded(name)) as string))];
-}
-
-/** A task body with `labels` (names) turned into the `labelIds` the operation takes; both at once is ambiguous (422). */
-async function withLabelIds<T extends { labels?: string[]; labelIds?: string[] }>(caller: Caller, args: T): Promise<Omit<T, "labels">> {
-  const { labels, ...body } = args;
-  if (labels === undefined) return body;
-  if (body.labelIds !== undefined) throw new ValidationError({ labels: ["Give labels (names) or labelIds, not both"] });
-  return { ...body, labelIds: await labelIdsNamed(caller, labels) };
-}
-
 const everyTaskField = Object.fromEntries(Object.keys(taskRecord.shape).map((name) => [name, true as const]));
 
 export const TOOLS: Tool[] = [
@@ -166,13 +127,14 @@ export const TOOLS: Tool[] = [
     title: "Create a task",
     description:
       "Creates a task in a team, as POST /tasks does ({task}, with its new reference). Required: teamId, title. Optional: description " +
-      "(Markdown), status, priority, dueDate (YYYY-MM-DD), projectId (id or `ENG-P3`), milestoneId, parentId (a task of the same team, " +
-      "id or `ENG-12`), assigneeId (a workspace member), labels (names) or labelIds, customFields.",
+      "(Markdown), status, priority, dueDate (YYYY-MM-DD), projectId, milestoneId, parentId (a task of the same team), assigneeId (a " +
+      "workspace member), labelIds, customFields. Records go by id or name: teamId the team's prefix (`ENG`), projectId a reference " +
+      "(`ENG-P3`), parentId a reference (`ENG-12`), assigneeId an email, labelIds label names (any case).",
     rest: "POST /tasks",
-    input: TaskCreate.extend({ labels: LabelNames }),
+    input: TaskCreate,
     output: z.object({ task: Task }),
     async run(ctx, args) {
-      return { task: await createTask(ctx.caller, (await withLabelIds(ctx.caller, args)) as TaskCreateInput) };
+      return { task: await createTask(ctx.caller, args as TaskCreateInput) };
     },
   }),
   tool({
@@ -180,13 +142,14 @@ export const TOOLS: Tool[] = [
     title: "Update a task",
     description:
       "Changes the given fields of a task (by id or reference), as PATCH /tasks/{id} does ({task}). null clears projectId, milestoneId, " +
-      "parentId, assigneeId, dueDate; labels (names) or labelIds replaces the set; customFields merges (null removes a key); the team " +
-      "cannot change.",
+      "parentId, assigneeId, dueDate; labelIds replaces the set; customFields merges (null removes a key); the team cannot change. " +
+      "Records go by id or name: the task and parentId a reference (`ENG-12`), projectId `ENG-P3`, assigneeId an email, labelIds " +
+      "label names (any case).",
     rest: "PATCH /tasks/{id}",
-    input: z.object({ id: TaskRef, ...TaskUpdate.shape, labels: LabelNames }).strict(),
+    input: z.object({ id: TaskRef, ...TaskUpdate.shape }).strict(),
     output: z.object({ task: Task }),
     async run(ctx, { id, ...changes }) {
-      return { task: await updateTask(ctx.caller, id, (await withLabelIds(ctx.caller, changes)) as TaskUpdateInput) };
+      return { task: await updateTask(ctx.caller, id, changes as TaskUpdateInput) };
     },
   }),
   tool({
@@ -286,7 +249,12 @@ export const TOOLS: Tool[] = [
       return { milestone: await createMilestone(ctx.caller, input as MilestoneCreateInput) };
     },
   }),
-  listTool("labels", labelRecord, listLabels, " Tasks name labels by these names in create_task's and update_task's `labels`."),
+  listTool(
+    "labels",
+    labelRecord,
+    listLabels,
+    " Tasks name labels by these names (any case) in create_task's and update_task's `labelIds`.",
+  ),
   tool({
     name: "get_task_history",
     title: "A task's history",

@@ -3,9 +3,10 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { apiKeys } from "../../drizzle/schema";
-import { SCOPES, type Scope } from "../core/scopes";
-import { EVERY_SCOPE } from "../db/scope";
+import { READABLE, SCOPES, type Scope } from "../core/scopes";
+import { EVERY_SCOPE, readsJson } from "../db/scope";
 import { defineRecord, f } from "../http/record";
+import { named } from "./names";
 
 /** Scopes in a request body: contract §12's names, at least one. */
 export const ScopeList = z
@@ -28,14 +29,17 @@ export const apiKeyRecord = defineRecord({
   team: null,
   from: sql`${apiKeys}`,
   fields: {
-    id: f.id(apiKeys.id),
+    id: f.id(apiKeys.id, { names: named("apiKey") }),
     name: f.text(apiKeys.name, { input: { schema: z.string().trim().min(1).max(200), create: "required" } }),
     prefix: f.text(apiKeys.prefix, { doc: { description: "The first 10 characters of the raw key" } }),
-    userId: f.id(apiKeys.userId, { doc: { description: "The owner: the caller or one of the caller's agents" } }),
+    userId: f.id(apiKeys.userId, { names: named("user"), doc: { description: "The owner: the caller or one of the caller's agents" } }),
     workspaceId: f.id(apiKeys.workspaceId, { list: false }),
     scopes: f.json(sql`coalesce(${apiKeys.scopes}, ${EVERY_SCOPE})`, z.array(z.enum(SCOPES)), {
       input: { schema: ScopeList, write: "resolved" },
       doc: { description: "What the key may do, within its user's roles" },
+    }),
+    reads: f.json(readsJson(sql`coalesce(${apiKeys.scopes}, ${EVERY_SCOPE})`), z.array(z.enum(READABLE)), {
+      doc: { description: "What the key reads: `read` reads everything, a `<records>:write` scope its records (contract §12)" },
     }),
     teamIds: f.json(apiKeys.teamIds, z.array(z.string()).nullable(), {
       input: { schema: TeamIdList, write: "resolved" },

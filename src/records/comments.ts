@@ -8,6 +8,7 @@ import { comments, milestones, projects, tasks, users } from "../../drizzle/sche
 import type { FieldShape, ListSpec } from "../http/list";
 import { defineRecord, exportedTimestamps, type Field, f } from "../http/record";
 import { BodyId, LongText } from "../http/schemas";
+import { type NameKind, NameOf, named } from "./names";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
 /** The comment's author, joined on `author.id = comments.author_id` (never null: the author is required). */
@@ -21,28 +22,34 @@ const Content = z
   .refine((s) => s.trim().length > 0, "Must not be blank")
   .openapi({ description: "Markdown, 1..50,000 characters, not only whitespace" });
 
-/** A target of a create body: resolved by the operation (an id, or for tasks and projects a reference). */
-const target = (description: string) => ({ schema: BodyId.openapi({ description }), write: "resolved" as const });
+/** A target of a create body: resolved by the operation (an id, or a reference for tasks and projects). */
+const target = (kind: NameKind) => ({ schema: NameOf(kind), write: "resolved" as const });
 
 /** The field map of both records, with the author each one shows. */
 const fields = <A extends Field>(authorField: A) =>
   ({
-    id: f.id(comments.id, { exported: BodyId }),
+    id: f.id(comments.id, { names: named("comment"), exported: BodyId }),
     content: f.text(comments.content, {
       list: { sort: false },
       input: { schema: Content, create: "required" },
       exported: LongText.min(1),
       doc: { description: "Markdown" },
     }),
-    authorId: f.id(comments.authorId, { exported: BodyId }),
+    authorId: f.id(comments.authorId, { names: named("user"), exported: BodyId }),
     author: authorField,
-    taskId: f.id(comments.taskId, { nullable: true, input: target("Task id or reference (`ENG-12`)"), exported: BodyId.nullable() }),
+    taskId: f.id(comments.taskId, { names: named("task"), nullable: true, input: target("task"), exported: BodyId.nullable() }),
     projectId: f.id(comments.projectId, {
+      names: named("project"),
       nullable: true,
-      input: target("Project id or reference (`ENG-P3`)"),
+      input: target("project"),
       exported: BodyId.nullable(),
     }),
-    milestoneId: f.id(comments.milestoneId, { nullable: true, input: target("Milestone id"), exported: BodyId.nullable() }),
+    milestoneId: f.id(comments.milestoneId, {
+      names: named("milestone"),
+      nullable: true,
+      input: target("milestone"),
+      exported: BodyId.nullable(),
+    }),
     ...exportedTimestamps(comments),
   }) as const;
 

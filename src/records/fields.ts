@@ -8,6 +8,7 @@ import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId, ExportTimestamp, ObjectKey } from "../http/schemas";
 import { FIELD_TYPES, type FieldType, OPTION_TYPES, RECORD_TYPES, textArray } from "./custom-fields";
+import { named } from "./names";
 
 /** Built-in links to other records (project, parent task, labels…) have this type; custom fields never do. */
 const BUILT_IN_ONLY_TYPES = ["relation"] as const;
@@ -90,6 +91,7 @@ export const fieldRecord = defineRecord({
   from: sql`${fieldDefinitions}`,
   fields: {
     id: f.id(fieldDefinitions.id, {
+      names: named("field"),
       ...absentOnBuiltIns,
       exported: BodyId,
       doc: { ...absentOnBuiltIns.doc, example: "fdef_01jz8x4q0be0sv3c5kq9v1y2ab" },

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { invites, users } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
+import { named } from "./names";
 import { TeamRoleSchema } from "./team-members";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
@@ -26,7 +27,7 @@ export const inviteRecord = defineRecord({
   team: null,
   from: sql`${invites} join ${users} as ${sql.identifier("inviter")} on ${inviter.id} = ${invites.invitedById}`,
   fields: {
-    id: f.id(invites.id),
+    id: f.id(invites.id, { names: named("invite") }),
     email: f.text(invites.email, { input: { schema: z.email().max(254), create: "required" } }),
     role: f.enum(invites.role, InviteRole, { input: { schema: InviteRole, create: { default: "MEMBER" } } }),
     teamRole: f.enum(invites.teamRole, TeamRoleSchema, { input: { schema: TeamRoleSchema, create: { default: "MEMBER" } } }),

@@ -10,6 +10,7 @@ import type { WorkspaceScope } from "../db/client";
 import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId, HexColor } from "../http/schemas";
+import { NamesOf, named, nameMatch, namesAny } from "./names";
 
 /** Any member creates a label; its name is unique in the workspace, in any case (409). */
 export const labelRecord = defineRecord({
@@ -18,9 +19,10 @@ export const labelRecord = defineRecord({
   id: labels.id,
   workspace: labels.workspaceId,
   team: null,
+  match: (idOrName) => nameMatch("label", labels.id, idOrName),
   from: sql`${labels}`,
   fields: {
-    id: f.id(labels.id, { exported: BodyId }),
+    id: f.id(labels.id, { names: named("label"), exported: BodyId }),
     name: f.text(labels.name, { input: { schema: z.string().trim().min(1).max(100), create: "required" }, exported: true }),
     color: f.text(labels.color, { input: { schema: HexColor, create: "required" }, exported: true }),
     createdAt: f.datetime(labels.createdAt),
@@ -39,21 +41,17 @@ export type LabelUpdateInput = { name?: string; color?: string } & Record<string
 
 export const LabelSummary = z.object({ id: z.string(), name: z.string(), color: z.string() }).openapi("LabelSummary");
 type LabelSummaryDto = z.infer<typeof LabelSummary>;
-/** A request's (or an export's) label ids: labels of the workspace. */
-export const LabelIds = z.array(BodyId).max(100);
+/** A request's (or an export's) labels: ids or names of labels of the workspace. */
+export const LabelIds = NamesOf("label", 100);
 
 /**
- * `id, name, color` of the workspace's labels among `labelIds`, as a subquery (a CTE body): a statement that
- * attaches labels compares its row count with the ids it was given, so a foreign or unknown id attaches nothing.
+ * `id, name, color` of the workspace's labels among `labelIds` (ids or names, any case), as a subquery (a CTE body): a
+ * statement that attaches labels compares its row count with the values it was given, so a foreign or unknown one
+ * attaches nothing.
  */
 export function workspaceLabels(workspace: WorkspaceScope, labelIds: string[]): SQL {
-  const ids = labelIds.length
-    ? sql.join(
-        labelIds.map((id) => sql`${id}`),
-        sql`, `,
-      )
-    : sql`null`;
-  return sql`select ${labels.id} as id, ${labels.name} as name, ${labels.color} as color from ${labels} where ${labels.workspaceId} = ${workspace} and ${labels.id} in (${ids})`;
+  const named = labelIds.length ? namesAny("label", labels.id, labelIds, workspace) : sql`false`;
+  return sql`select ${labels.id} as id, ${labels.name} as name, ${labels.color} as color from ${labels} where ${labels.workspaceId} = ${workspace} and ${named}`;
 }
 
 export type LabelOwner = "task" | "project";
@@ -73,20 +71,13 @@ export function labelsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<LabelSu
 }
 
 /**
- * The `labelId` filter of the task and project lists: rows carrying the label (`in`: any of them; `neq`: not
- * carrying it); the value `null` stands for "no label at all".
+ * The `labelId` filter of the task and project lists: rows carrying the label, by id or name (`in`: any of them; `neq`:
+ * not carrying it); the value `null` stands for "no label at all".
  */
 export function labelFilter(owner: LabelOwner, ownerId: AnyPgColumn) {
   const { table, owner: ownerColumn } = labelLinks(owner);
   const carrying = (ids: string[]) =>
-    sql`exists (select 1 from ${table} where ${ownerColumn} = ${ownerId}${
-      ids.length
-        ? sql` and ${table.labelId} in (${sql.join(
-            ids.map((id) => sql`${id}`),
-            sql`, `,
-          )})`
-        : sql``
-    })`;
+    sql`exists (select 1 from ${table} where ${ownerColumn} = ${ownerId}${ids.length ? sql` and ${namesAny("label", table.labelId, ids)}` : sql``})`;
   return (op: FilterOp, values: string[]): SQL => {
     const ids = values.filter((v) => v !== "null");
     if (op === "neq") return ids.length ? not(carrying(ids)) : carrying([]);
@@ -107,9 +98,12 @@ export function labelIdsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<strin
   >`coalesce((select json_agg(${table.labelId} order by ${table.labelId}) from ${table} where ${ownerColumn} = ${ownerId}), '[]'::json)`;
 }
 
-/** Whether every one of `labelIds` is a label of the workspace: the rule a write that attaches them checks. */
+/** Whether every one of `labelIds` names a label of the workspace (by id or name: the same label may be named twice). */
 export const allWorkspaceLabels = (workspace: WorkspaceScope, labelIds: string[]) =>
-  sql`(select count(*) from (${workspaceLabels(workspace, labelIds)}) valid) = ${new Set(labelIds).size}`;
+  labelIds.length === 0
+    ? sql`true`
+    : sql`not exists (select 1 from unnest(${sql.param(labelIds)}::text[]) as given(value) where not exists (
+        select 1 from ${labels} where ${labels.workspaceId} = ${workspace} and (${labels.id} = given.value or lower(${labels.name}) = lower(btrim(given.value)))))`;
 
 /**
  * CTEs (`name as (…)`) that make `labelIds` the exact label set of the row the CTE `written` holds, in the statement

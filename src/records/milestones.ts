@@ -7,6 +7,7 @@ import { milestoneStatus, milestones, projects } from "../../drizzle/schema";
 import { defineRecord, exportedTimestamps, f } from "../http/record";
 import { BodyId, IsoDate, LongText } from "../http/schemas";
 import { customFieldsField } from "./custom-fields";
+import { NameOf, named } from "./names";
 import { ImportedName } from "./projects";
 
 export const MILESTONE_STATUSES = milestoneStatus.enumValues;
@@ -23,8 +24,8 @@ export const milestoneRecord = defineRecord({
   team: milestoneTeam,
   from: sql`${milestones}`,
   fields: {
-    id: f.id(milestones.id, { exported: BodyId }),
-    projectId: f.id(milestones.projectId, { exported: BodyId }),
+    id: f.id(milestones.id, { names: named("milestone"), exported: BodyId }),
+    projectId: f.id(milestones.projectId, { names: named("project"), exported: BodyId }),
     name: f.text(milestones.name, {
       builtIn: { name: "Name" },
       input: { schema: z.string().trim().min(1).max(200), create: "required" },
@@ -58,7 +59,7 @@ export type MilestoneDto = z.infer<typeof Milestone>;
 export const MilestoneSelection = milestoneRecord.selection;
 
 export const MilestoneCreate = z
-  .object({ projectId: BodyId.openapi({ description: "Project id or reference (`ENG-P3`)" }), ...milestoneRecord.createShape() })
+  .object({ projectId: NameOf("project"), ...milestoneRecord.createShape() })
   .strict()
   .openapi("MilestoneCreate");
 /** A milestone stays in its project: `projectId` here is an unknown field (422). */

@@ -6,6 +6,7 @@ import { oauthGrants } from "../../drizzle/schema";
 import { SCOPES } from "../core/scopes";
 import { EVERY_SCOPE } from "../db/scope";
 import { defineRecord, f } from "../http/record";
+import { named } from "./names";
 
 export const oauthGrantRecord = defineRecord({
   name: "OAuthGrant",
@@ -16,7 +17,7 @@ export const oauthGrantRecord = defineRecord({
   team: null,
   from: sql`${oauthGrants}`,
   fields: {
-    id: f.id(oauthGrants.id),
+    id: f.id(oauthGrants.id, { names: named("oauthGrant") }),
     clientId: f.text(oauthGrants.clientId, {
       doc: { description: "The client: its registered id, or the URL of its Client ID Metadata Document" },
     }),

@@ -9,7 +9,7 @@ import { defineRecord, exportedTimestamps, f } from "../http/record";
 import { BodyId, IsoDate, LongText, orNull } from "../http/schemas";
 import { customFieldsField } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { projectMatch } from "./refs";
+import { NameOf, named, projectMatch } from "./names";
 import { teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
@@ -33,7 +33,7 @@ export const projectRecord = defineRecord({
   match: projectMatch,
   from: sql`${projects} join ${teams} on ${teams.id} = ${projects.teamId} left join ${users} as ${sql.identifier("lead")} on ${lead.id} = ${projects.leadId}`,
   fields: {
-    id: f.id(projects.id, { exported: BodyId }),
+    id: f.id(projects.id, { names: named("project"), exported: BodyId }),
     reference: f.text(sql`${teams.prefix} || '-P' || ${projects.number}`, {
       list: false,
       exported: z.string().max(32),
@@ -56,16 +56,17 @@ export const projectRecord = defineRecord({
       input: { schema: LongText },
       exported: true,
     }),
-    teamId: f.id(projects.teamId, { exported: BodyId }),
+    teamId: f.id(projects.teamId, { names: named("team"), exported: BodyId }),
     // Inline (not the TeamSummary component), as the document has always described it.
     team: f.json(teamSummaryJson(teams), z.object({ id: z.string(), name: z.string(), prefix: z.string() }), {
       shape: { id: true, name: true, prefix: true },
     }),
     labels: f.json(labelsJson("project", projects.id), z.array(LabelSummary), { lazy: true, shape: { id: true, name: true, color: true } }),
     leadId: f.id(projects.leadId, {
+      names: named("user"),
       builtIn: { name: "Lead", type: "user" },
       nullable: true,
-      input: { schema: BodyId.nullable().openapi({ description: "A member of the workspace" }), write: "resolved" },
+      input: { schema: NameOf("user", "a member of the workspace").nullable(), write: "resolved" },
       exported: BodyId.nullable(),
     }),
     lead: f.json(userSummaryJson(lead), orNull(UserSummarySchema), { lazy: true, shape: userSummaryShape }),
@@ -86,14 +87,19 @@ export const projectRecord = defineRecord({
     labelIds: f.json(labelIdsJson("project", projects.id), LabelIds, {
       hidden: true,
       input: {
-        schema: LabelIds.openapi({ description: "Labels of the workspace; on update, replaces the set" }),
+        schema: LabelIds.openapi({ description: "Labels of the workspace, by id or name (any case); on update, replaces the set" }),
         write: "resolved",
         column: false,
       },
       exported: LabelIds,
     }),
     // Not in the answer: `filter[eq][labelId]=…` matches projects carrying the label (`in`: any of them).
-    labelId: f.id(projects.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("project", projects.id) } }),
+    labelId: f.id(projects.id, {
+      names: named("label"),
+      hidden: true,
+      nullable: true,
+      list: { sort: false, customFilter: labelFilter("project", projects.id) },
+    }),
     customFields: customFieldsField(projects.customFields),
     ...exportedTimestamps(projects),
   },
@@ -107,7 +113,7 @@ const body = projectRecord.createShape();
 export const ProjectCreate = z
   .object({
     name: body.name,
-    teamId: BodyId.openapi({ description: "Required (400 BAD_REQUEST when missing); a team of the workspace" }),
+    teamId: NameOf("team", "required (400 BAD_REQUEST when missing); a team of the workspace"),
     ...body,
   })
   .strict()

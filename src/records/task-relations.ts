@@ -10,7 +10,7 @@ import { inTeams, type Reach } from "../db/scope";
 import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId, ExportTimestamp } from "../http/schemas";
-import { taskMatch } from "./refs";
+import { named, taskMatch } from "./names";
 import { TaskStatus } from "./task-status";
 
 /** What a request asks for, from the task in its path: `blocked_by` is stored as `blocks` from the other side. */
@@ -45,7 +45,7 @@ export const relationRecord = defineRecord({
   team: v.otherTeamId,
   from: relationFrom,
   fields: {
-    id: f.id(v.id, { doc: { example: "rel_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    id: f.id(v.id, { names: named("relation"), doc: { example: "rel_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     type: f.enum(v.type, RelationSide, { list: { sort: false }, doc: { description: "Read from the task the relation is listed under" } }),
     task: f.json(taskSummaryJson(other, otherTeam), TaskSummary, { shape: taskSummaryShape, doc: { description: "The other task" } }),
     createdAt: f.datetime(v.createdAt),
@@ -74,12 +74,12 @@ export const storedRelationRecord = defineRecord({
   team: taskRelations.sourceTeamId,
   from: sql`${taskRelations}`,
   fields: {
-    id: f.id(taskRelations.id, { exported: BodyId }),
+    id: f.id(taskRelations.id, { names: named("relation"), exported: BodyId }),
     type: f.enum(taskRelations.type, StoredType, { exported: true }),
-    sourceTaskId: f.id(taskRelations.sourceTaskId, { exported: BodyId }),
-    targetTaskId: f.id(taskRelations.targetTaskId, { exported: BodyId }),
+    sourceTaskId: f.id(taskRelations.sourceTaskId, { names: named("task"), exported: BodyId }),
+    targetTaskId: f.id(taskRelations.targetTaskId, { names: named("task"), exported: BodyId }),
     createdAt: f.datetime(taskRelations.createdAt, { exported: ExportTimestamp }),
-    createdBy: f.id(taskRelations.creatorId, { nullable: true, exported: BodyId.nullable() }),
+    createdBy: f.id(taskRelations.creatorId, { nullable: true, names: named("user"), exported: BodyId.nullable() }),
   },
 });
 

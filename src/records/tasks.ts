@@ -2,7 +2,7 @@
 // `fields` shape, the list's filters and sorts, the request bodies, the columns a write stores, and the export record
 // with what an import checks all come from `taskRecord`; a new field is one entry here (and its column).
 import { z } from "@hono/zod-openapi";
-import { and, eq, not, or, type SQL, sql } from "drizzle-orm";
+import { not, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { taskPriority, tasks, teams, users } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
@@ -11,7 +11,7 @@ import { defineRecord, exportedTimestamps, f } from "../http/record";
 import { BodyId, IsoDate, LongText, orNull } from "../http/schemas";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { parseTaskRef, taskMatch } from "./refs";
+import { type NameKind, NameOf, named, parseTaskRef, taskMatch } from "./names";
 import {
   isBlockedSql,
   openBlockerCount,
@@ -32,11 +32,16 @@ export const TaskPriority = z.enum(taskPriority.enumValues).openapi("TaskPriorit
 const unsupported = (name: string, op: FilterOp) =>
   badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: ["eq", "neq", "in"] });
 
-/** `reference` filters by `ENG-12` (any case); a value that is not a reference matches nothing. */
+/** `reference` filters by `ENG-12` (any case); a value that is not a reference is 400 (contract §13), never an empty list. */
 function referenceFilter(op: FilterOp, values: string[]): SQL {
   const match = (value: string) => {
-    const ref = parseTaskRef(value);
-    return ref ? and(eq(teams.prefix, ref.prefix), eq(tasks.number, ref.number))! : sql`false`;
+    if (!parseTaskRef(value)) {
+      throw badRequest(`Invalid value '${value}' for filter field 'reference': expected a reference such as ENG-12`, {
+        field: "reference",
+        expected: "a reference (`ENG-12`)",
+      });
+    }
+    return taskMatch(value);
   };
   if (op === "eq" || op === "in") return or(...values.map(match))!;
   if (op === "neq") return not(match(values[0]));
@@ -47,7 +52,7 @@ function referenceFilter(op: FilterOp, values: string[]): SQL {
 const numberOf = (item: Record<string, unknown>) => Number(String(item.reference).slice(String(item.reference).lastIndexOf("-") + 1));
 
 const assignee = alias(users, "assignee");
-const link = (description: string) => ({ schema: BodyId.nullable().openapi({ description }), write: "resolved" as const });
+const link = (kind: NameKind, also: string) => ({ schema: NameOf(kind, also).nullable(), write: "resolved" as const });
 
 export const taskRecord = defineRecord({
   name: "Task",
@@ -58,9 +63,9 @@ export const taskRecord = defineRecord({
   match: taskMatch,
   from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId} left join ${users} as ${sql.identifier("assignee")} on ${assignee.id} = ${tasks.assigneeId}`,
   fields: {
-    id: f.id(tasks.id, { exported: BodyId, doc: { example: "task_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    id: f.id(tasks.id, { names: named("task"), exported: BodyId, doc: { example: "task_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     reference: f.text(sql`${teams.prefix} || '-' || ${tasks.number}`, {
-      list: { kind: "id", sort: false, customFilter: referenceFilter },
+      list: { kind: "id", sort: false, customFilter: referenceFilter, example: "ENG-12" },
       exported: z.string().max(32),
       doc: { example: "ENG-12", description: "`<team prefix>-<number>`, never reused" },
     }),
@@ -101,31 +106,35 @@ export const taskRecord = defineRecord({
       exported: true,
       doc: { description: "Points; null when not estimated" },
     }),
-    teamId: f.id(tasks.teamId, { exported: BodyId }),
+    teamId: f.id(tasks.teamId, { names: named("team"), exported: BodyId }),
     team: f.json(teamSummaryJson(teams), TeamSummary, { shape: { id: true, name: true, prefix: true } }),
     projectId: f.id(tasks.projectId, {
+      names: named("project"),
       builtIn: { name: "Project", type: "relation", metadata: { target: "project" } },
       nullable: true,
-      input: link("A project of the task's team: id or reference (`ENG-P3`)"),
+      input: link("project", "of the task's team"),
       exported: BodyId.nullable(),
     }),
     milestoneId: f.id(tasks.milestoneId, {
+      names: named("milestone"),
       builtIn: { name: "Milestone", type: "relation", metadata: { target: "milestone" } },
       nullable: true,
-      input: link("A milestone of the task's project"),
+      input: link("milestone", "of the task's project"),
       exported: BodyId.nullable(),
     }),
     parentId: f.id(tasks.parentId, {
+      names: named("task"),
       builtIn: { name: "Parent task", type: "relation", metadata: { target: "task" } },
       nullable: true,
-      input: link("A task of the same team: id or reference (`ENG-12`); no cycles"),
+      input: link("task", "of the same team; no cycles"),
       exported: BodyId.nullable(),
       doc: { description: "Parent task of a subtask" },
     }),
     assigneeId: f.id(tasks.assigneeId, {
+      names: named("user"),
       builtIn: { name: "Assignee", type: "user" },
       nullable: true,
-      input: link("A member of the workspace"),
+      input: link("user", "a member of the workspace"),
       exported: BodyId.nullable(),
     }),
     assignee: f.json(userSummaryJson(assignee), orNull(UserSummarySchema), { lazy: true, shape: userSummaryShape }),
@@ -137,14 +146,19 @@ export const taskRecord = defineRecord({
     labelIds: f.json(labelIdsJson("task", tasks.id), LabelIds, {
       hidden: true,
       input: {
-        schema: LabelIds.openapi({ description: "Labels of the workspace; replaces the whole set on update" }),
+        schema: LabelIds.openapi({ description: "Labels of the workspace, by id or name (any case); replaces the whole set on update" }),
         write: "resolved",
         column: false,
       },
       exported: true,
     }),
     // Not in the answer: `filter[eq][labelId]=…` matches tasks carrying the label (`in`: any of them).
-    labelId: f.id(tasks.id, { hidden: true, nullable: true, list: { sort: false, customFilter: labelFilter("task", tasks.id) } }),
+    labelId: f.id(tasks.id, {
+      names: named("label"),
+      hidden: true,
+      nullable: true,
+      list: { sort: false, customFilter: labelFilter("task", tasks.id) },
+    }),
     customFields: customFieldsField(tasks.customFields),
     blockedByCount: f.integer(openBlockerCount(tasks.id), {
       list: false,
@@ -160,7 +174,7 @@ export const taskRecord = defineRecord({
     }),
     // Not in the answer: `filter[eq][isBlocked]=true|false`, `filter[eq][relatedTo]=<task id or reference>`.
     isBlocked: f.boolean(isBlockedSql(tasks.id), { hidden: true, list: { sort: false } }),
-    relatedTo: f.id(tasks.id, { hidden: true, list: { sort: false, customFilter: relatedToFilter } }),
+    relatedTo: f.id(tasks.id, { hidden: true, names: named("task"), list: { sort: false, customFilter: relatedToFilter } }),
     ...exportedTimestamps(tasks),
   },
   dynamic: customFieldsOf("task", tasks.customFields),
@@ -171,7 +185,7 @@ export type TaskDto = z.infer<typeof Task>;
 export const TaskSelection = taskRecord.selection;
 
 export const TaskCreate = z
-  .object({ teamId: BodyId.openapi({ description: "Required (400 BAD_REQUEST when missing)" }), ...taskRecord.createShape() })
+  .object({ teamId: NameOf("team", "required (400 BAD_REQUEST when missing)"), ...taskRecord.createShape() })
   .strict()
   .openapi("TaskCreate");
 /** Moving a task to another team is not supported, so `teamId` is an unknown field here (422). */

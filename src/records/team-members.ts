@@ -7,6 +7,7 @@ import { teamMembers, teamRole, users } from "../../drizzle/schema";
 import type { Executor, WorkspaceScope } from "../db/client";
 import { defineRecord, f } from "../http/record";
 import { BodyId } from "../http/schemas";
+import { NameOf, named } from "./names";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
 export const TeamRoleSchema = z.enum(teamRole.enumValues).openapi("TeamRole");
@@ -21,9 +22,9 @@ export const teamMemberRecord = defineRecord({
   team: teamMembers.teamId,
   from: sql`${teamMembers} join ${users} on ${users.id} = ${teamMembers.userId}`,
   fields: {
-    id: f.id(teamMembers.id, { exported: BodyId }),
-    teamId: f.id(teamMembers.teamId),
-    userId: f.id(teamMembers.userId, { input: { schema: BodyId, create: "required" }, exported: BodyId }),
+    id: f.id(teamMembers.id, { names: named("teamMember"), exported: BodyId }),
+    teamId: f.id(teamMembers.teamId, { names: named("team") }),
+    userId: f.id(teamMembers.userId, { names: named("user"), input: { schema: NameOf("user"), create: "required" }, exported: BodyId }),
     role: f.enum(teamMembers.role, TeamRoleSchema, { input: { schema: TeamRoleSchema, create: { default: "MEMBER" } }, exported: true }),
     user: f.json(userSummaryJson(users), UserSummarySchema, { shape: userSummaryShape }),
   },
@@ -53,12 +54,13 @@ export const teamMemberItemRecord = defineRecord({
   team: teamMembers.teamId,
   from: teamMemberRecord.from,
   fields: {
-    id: f.id(users.id, { list: { expr: teamMembers.userId }, doc: { description: "The user id" } }),
+    id: f.id(users.id, { names: named("user"), list: { expr: teamMembers.userId }, doc: { description: "The user id" } }),
     name: f.text(users.name),
     email: f.text(users.email),
     avatarUrl: f.text(users.avatarUrl, { nullable: true, list: false }),
     role: f.enum(teamMembers.role, TeamRoleSchema),
     membershipId: f.id(teamMembers.id, {
+      names: named("teamMember"),
       doc: { description: "The team-member id (`tmbr_…`), for PATCH/DELETE /team-members/{id}" },
     }),
     createdAt: f.datetime(teamMembers.createdAt, {

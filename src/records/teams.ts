@@ -9,6 +9,7 @@ import type { Executor, WorkspaceScope } from "../db/client";
 import type { FieldSelection } from "../http/list";
 import { defineRecord, exportedTimestamps, f } from "../http/record";
 import { BodyId, LongText } from "../http/schemas";
+import { NameOf, named, nameMatch } from "./names";
 import { membersJson, TeamMemberItem, teamMemberItemRecord } from "./team-members";
 
 export const TeamSummary = z.object({ id: z.string(), name: z.string(), prefix: z.string() }).openapi("TeamSummary");
@@ -30,16 +31,18 @@ export const teamRecord = defineRecord({
   id: teams.id,
   workspace: teams.workspaceId,
   team: teams.id,
+  match: (idOrPrefix) => nameMatch("team", teams.id, idOrPrefix),
   // The parent is read through the same name as the team, so that a write can put the teams as it leaves them there.
   from: sql`${teams} left join ${teams} as ${sql.identifier("parent")} on ${parent.id} = ${teams.parentId} and ${parent.workspaceId} = ${teams.workspaceId}`,
   fields: {
-    id: f.id(teams.id, { exported: BodyId }),
+    id: f.id(teams.id, { names: named("team"), exported: BodyId }),
     name: f.text(teams.name, { input: { schema: z.string().trim().min(1).max(100), create: "required" }, exported: true }),
     prefix: f.text(teams.prefix, { input: { schema: TeamPrefix, create: "required" }, exported: true }),
     description: f.text(teams.description, { input: { schema: LongText }, exported: true }),
     parentId: f.id(teams.parentId, {
+      names: named("team"),
       nullable: true,
-      input: { schema: BodyId.nullable().openapi({ description: "A team of the workspace; null for a top-level team" }) },
+      input: { schema: NameOf("team", "a team of the workspace; null for a top-level team").nullable() },
       exported: true,
     }),
     parent: f.json(

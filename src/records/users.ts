@@ -10,6 +10,7 @@ import type { Executor, WorkspaceScope } from "../db/client";
 import type { FieldShape } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId } from "../http/schemas";
+import { named, namesAny } from "./names";
 
 export const UserSummarySchema = z
   .object({
@@ -35,23 +36,24 @@ export function userSummaryJson(u: UserColumns = users): SQL<UserSummary | null>
   return sql<UserSummary | null>`case when ${u.id} is null then null else json_build_object('id', ${u.id}, 'name', ${u.name}, 'email', ${u.email}, 'avatarUrl', ${u.avatarUrl}, 'humanId', ${u.humanId}) end`;
 }
 
-/** A user id from a request body must name a member of the caller's workspace; anything else is NOT_FOUND. */
-export async function assertWorkspaceMember(db: Executor, workspaceId: WorkspaceScope, userId: string, what = "User"): Promise<void> {
+/** A user a request body names (id or email) must be a member of the caller's workspace (NOT_FOUND otherwise): their id. */
+export async function workspaceMember(db: Executor, workspaceId: WorkspaceScope, idOrEmail: string, what = "User"): Promise<string> {
   const [row] = await db
     .select({ userId: workspaceMembers.userId })
     .from(workspaceMembers)
-    .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), namesAny("user", workspaceMembers.userId, [idOrEmail])))
     .limit(1);
   if (!row) throw notFound(what);
+  return row.userId;
 }
 
 /** A user's own fields, with the schemas an import checks them with (an export's `users`). */
 const userFields = {
-  id: f.id(users.id, { exported: BodyId }),
+  id: f.id(users.id, { names: named("user"), exported: BodyId }),
   name: f.text(users.name, { exported: z.string().max(500) }),
   email: f.text(users.email, { exported: z.string().max(320) }),
   avatarUrl: f.text(users.avatarUrl, { nullable: true, list: false, exported: z.string().max(2048).nullable() }),
-  humanId: f.id(users.humanId, { nullable: true }),
+  humanId: f.id(users.humanId, { names: named("user"), nullable: true }),
   type: f.enum(users.type, z.enum(userType.enumValues), { exported: true }),
 };
 

@@ -7,6 +7,7 @@ import { webhookDeliveries, webhooks } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
 import { BodyId } from "../http/schemas";
 import { isEventPattern, RESOURCE_TYPES } from "./event-types";
+import { named } from "./names";
 
 const MAX_PATTERN = 100;
 // The length is checked in the refinement too, so a pattern over it is refused for its length only.
@@ -44,7 +45,7 @@ export const webhookRecord = defineRecord({
   team: null,
   from: sql`${webhooks}`,
   fields: {
-    id: f.id(webhooks.id),
+    id: f.id(webhooks.id, { names: named("webhook") }),
     url: f.text(webhooks.url, { input: { schema: WebhookUrl, create: "required" } }),
     events: f.json(sql`to_json(${webhooks.events})`, z.array(z.string()), { input: { schema: EventPatterns, create: "required" } }),
     description: f.text(webhooks.description, { input: { schema: Description, create: "optional" } }),
@@ -92,7 +93,7 @@ export const deliveryRecord = defineRecord({
   team: null,
   from: sql`${webhookDeliveries}`,
   fields: {
-    id: f.id(webhookDeliveries.id),
+    id: f.id(webhookDeliveries.id, { names: named("delivery") }),
     eventId: f.text(webhookDeliveries.eventId, { doc: { description: "The event (the `webhook-id` header); a ping's is its own" } }),
     status: f.enum(webhookDeliveries.status, DeliveryStatus),
     attempts: f.integer(webhookDeliveries.attempts),

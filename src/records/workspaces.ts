@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { workspaces } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
 import { BodyId } from "../http/schemas";
+import { named } from "./names";
 
 export const workspaceRecord = defineRecord({
   name: "Workspace",
@@ -13,7 +14,7 @@ export const workspaceRecord = defineRecord({
   team: null,
   from: sql`${workspaces}`,
   fields: {
-    id: f.id(workspaces.id, { exported: BodyId }),
+    id: f.id(workspaces.id, { names: named("workspace"), exported: BodyId }),
     name: f.text(workspaces.name, {
       input: { schema: z.string().trim().min(1).max(200) },
       exported: z.string().trim().min(1).max(100),

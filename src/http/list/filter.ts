@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { badRequest } from "../../core/errors";
-import type { FilterOp, ListField } from "./types";
+import type { FilterOp, ListField, NamedValues } from "./types";
 import { bindValue, parseValue, type Scalar } from "./values";
 
 export const FILTER_OPS: readonly FilterOp[] = ["eq", "neq", "gt", "gte", "lt", "lte", "contains", "startsWith", "in"];
@@ -91,6 +91,13 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
   }
   const isNull = (raw: string) => field.nullable === true && NULL_OPS.includes(op) && raw === "null";
   const parsed = values.map((raw) => (isNull(raw) ? null : parseValue(name, field, raw)));
+  if (field.names)
+    checkNames(
+      name,
+      field.names,
+      op,
+      values.filter((raw) => !isNull(raw)),
+    );
   if (field.customFilter) {
     if (!CUSTOM_FILTER_OPS.includes(op)) {
       throw badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: CUSTOM_FILTER_OPS });
@@ -98,6 +105,7 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
     return field.customFilter(op, values);
   }
 
+  if (field.names && NULL_OPS.includes(op)) return namedTerm(field, field.names, op, parsed);
   const { expr, kind } = field;
   const value = parsed[0];
   switch (op) {
@@ -118,6 +126,34 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
     default:
       return sql`${expr} ${sql.raw(COMPARISON[op]!)} ${bindValue(kind, value)}`;
   }
+}
+
+/** A value of a field that names records must have one of the forms; a comparison (`gt`, …) compares ids only. */
+function checkNames(name: string, names: NamedValues, op: FilterOp, values: string[]) {
+  for (const raw of values) {
+    if (!names.valid(raw)) {
+      throw badRequest(`Invalid value '${raw}' for filter field '${name}': expected ${names.forms}`, {
+        field: name,
+        expected: names.forms,
+      });
+    }
+    if (!NULL_OPS.includes(op) && !names.isId(raw)) {
+      throw badRequest(`Operator '${op}' compares ids only; '${raw}' is not an id`, { field: name, operator: op });
+    }
+  }
+}
+
+/** eq, neq and in on a field whose values name records: each value resolved by the name resolver, in the statement. */
+function namedTerm({ expr, nullable }: ListField, names: NamedValues, op: FilterOp, parsed: (Scalar | null)[]): SQL {
+  const present = [...new Set(parsed.filter((v) => v !== null).map(String))];
+  if (op === "neq") {
+    if (present.length === 0) return sql`${expr} is not null`;
+    // A row without a value is "not equal" too.
+    return nullable ? sql`(${expr} is null or not (${names.any(expr, present)}))` : sql`not (${names.any(expr, present)})`;
+  }
+  const isNull = sql`${expr} is null`;
+  if (present.length === 0) return isNull;
+  return parsed.includes(null) ? sql`(${names.any(expr, present)} or ${isNull})` : names.any(expr, present);
 }
 
 const equality = (field: ListField, value: Scalar): SQL =>

@@ -5,4 +5,4 @@ export { pageQuery } from "./page";
 export { DEFAULT_LIMIT, type ListParams, MAX_LIMIT, parseLimit, parseListParams } from "./params";
 export { listBody } from "./respond";
 export { MAX_SORT_KEYS } from "./sort";
-export type { DynamicFields, FieldSelection, FieldShape, FilterOp, ListField, ListSpec, ValueKind } from "./types";
+export type { DynamicFields, FieldSelection, FieldShape, FilterOp, ListField, ListSpec, NamedValues, ValueKind } from "./types";

@@ -1,4 +1,4 @@
-import type { AnyColumn, SQL } from "drizzle-orm";
+import type { AnyColumn, SQL, SQLWrapper } from "drizzle-orm";
 import type { Executor, WorkspaceScope } from "../../db/client";
 
 export type ValueKind = "string" | "enum" | "number" | "boolean" | "date" | "datetime" | "id";
@@ -18,8 +18,25 @@ export interface ListField {
   customFilter?: (op: FilterOp, values: string[]) => SQL;
   /** Equality for eq, neq and in, when `expr = value` cannot use an index (e.g. containment in a jsonb column, which GIN serves). */
   equals?: (value: string | number | boolean) => SQL;
+  /** A valid value, for the document (default: an id of `names`). */
+  example?: string;
+  /** The field's values name records (records/names.ts): each filter value must have one of their forms (400 otherwise). */
+  names?: NamedValues;
   /** Value stored in the cursor for this key, read from the API item; default: item[name]. E.g. priority sorts by a CASE rank. */
   cursorValue?: (item: Record<string, unknown>) => unknown;
+}
+
+/** Values that name records (contract §13), from the one name resolver (records/names.ts). */
+export interface NamedValues {
+  /** The forms a value takes, in words: "a team id (`team_…`) or its prefix (`ENG`, any case)". */
+  forms: string;
+  /** A valid value (an id), for the document. */
+  example: string;
+  valid(value: string): boolean;
+  /** Whether a value is an id (compared as it is), not only a name. */
+  isId(value: string): boolean;
+  /** True for a row whose `column` holds a record one of `values` names. */
+  any(column: SQLWrapper, values: string[]): SQL;
 }
 
 export type FilterOp = "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "contains" | "startsWith" | "in";

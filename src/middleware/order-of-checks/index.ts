@@ -8,7 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import { Caller, unauthorizedRequest } from "../../auth/caller";
 import { readCredential } from "../../auth/credential";
 import { AppError, ValidationError } from "../../core/errors";
-import { scopeOf } from "../../core/scopes";
+import { acceptedScopes } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { type AppHandle, dispatchGet, documentedRoute, outerOf } from "../../http/dispatch";
 
@@ -27,7 +27,7 @@ async function refusal(c: Context<AppEnv>, path: string): Promise<AppError | nul
   if (caller) return caller.refusal();
   const credential = await readCredential(c.req, c.env);
   if (!credential) return unauthorizedRequest(c.req);
-  return new Caller(credential, c.get("rdb"), c.env, scopeOf(c.req.method, path)).refusal();
+  return new Caller(credential, c.get("rdb"), c.env, acceptedScopes(c.req.method, path)).refusal();
 }
 
 /**

@@ -54,6 +54,6 @@ export async function dispatchItem(app: AppHandle, outer: Outer, raw: string, in
     return { slot: failed("BAD_REQUEST", `No GET route for ${path.split("?")[0]}`), provesCredential: false };
   }
   // The item's id names the batch and the slot, so an item's log line (or a 500's requestId) leads to both.
-  const res = await dispatchGet(app, outer, path, `${outer.requestId}-${index}`);
+  const res = await dispatchGet(app, outer, path, `${outer.requestId}-${index}`, { batchItem: true });
   return { slot: await toSlot(res, path), provesCredential: res.ok && provesRead(app, url.pathname) };
 }

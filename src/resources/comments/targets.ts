@@ -6,7 +6,7 @@ import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import type { Target } from "../../auth/guarded";
 import type { CommentCreateInput, CommentTargetKind } from "../../records/comments";
-import { projectMatch, taskMatch } from "../../records/refs";
+import { projectMatch, taskMatch } from "../../records/names";
 
 /** Commenting needs team role MEMBER or higher in the target's team, or workspace ADMIN/OWNER. */
 const COMMENT = { min: "MEMBER", what: "comment on this team's work" } as const;

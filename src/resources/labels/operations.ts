@@ -11,6 +11,7 @@ import { forbidden } from "../../core/errors";
 import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { type LabelCreateInput, type LabelDto, type LabelUpdateInput, labelRecord } from "../../records/labels";
+import { nameMatch } from "../../records/names";
 
 /** The Label answer of the label `id`, read in the statement that wrote it (its CTE `labels` shadows the table). */
 const written = (id: SQL): SQL<LabelDto | null> => sql`(select ${labelRecord.json()} from ${labelRecord.from} where ${labels.id} = ${id})`;
@@ -23,7 +24,7 @@ function labelTarget(caller: Caller, id: string): Target {
   const { actor } = caller;
   return {
     from: sql`${labels}`,
-    where: and(eq(labels.workspaceId, actor.workspace), eq(labels.id, id))!,
+    where: and(eq(labels.workspaceId, actor.workspace), nameMatch("label", labels.id, id))!,
     columns: { id: labels.id },
     guards: [{ holds: mayEditLabel(actor)!, refusal: () => forbidden(LABEL_EDIT_REFUSAL) }],
     name: "Label",

@@ -3,8 +3,8 @@ import { users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { type Caller, unauthorizedFor } from "../../auth/caller";
 import { credentialScopes, credentialTeams } from "../../auth/credential";
 import type { WorkspaceRole } from "../../auth/principal";
-import type { Scope } from "../../core/scopes";
-import { teamsValue } from "../../db/scope";
+import type { Readable, Scope } from "../../core/scopes";
+import { readsJson, teamsValue } from "../../db/scope";
 import { type UserDto, userRecord } from "../../records/users";
 import { type WorkspaceDto, workspaceRecord } from "../../records/workspaces";
 
@@ -13,6 +13,7 @@ export interface Me {
   workspace: WorkspaceDto;
   role: WorkspaceRole;
   scopes: Scope[];
+  reads: Readable[];
   teamIds: string[] | null;
 }
 
@@ -29,6 +30,7 @@ export function getMe(caller: Caller): Promise<Me> {
         role: sql<WorkspaceRole>`${workspaceMembers.role}`,
         // What this credential may do (docs/api.md, "Least privilege").
         scopes: sql<Scope[]>`${credentialScopes(caller.credential)}`,
+        reads: readsJson(credentialScopes(caller.credential)),
         teamIds: teamsValue(credentialTeams(caller.credential)),
       })
       .from(

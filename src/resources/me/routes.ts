@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
-import { SCOPES } from "../../core/scopes";
+import { READABLE, SCOPES } from "../../core/scopes";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { UserSchema } from "../../records/users";
@@ -21,6 +21,9 @@ const me = createRoute({
         workspace: WorkspaceSchema,
         role: z.enum(["MEMBER", "ADMIN", "OWNER"]),
         scopes: z.array(z.enum(SCOPES)).openapi({ description: "What this credential may do, within the role" }),
+        reads: z.array(z.enum(READABLE)).openapi({
+          description: "The resources this credential reads: `read` reads everything, a `<records>:write` scope its records (contract §12)",
+        }),
         teamIds: z.array(z.string()).nullable().openapi({ description: "The only teams this credential reaches; null: every team" }),
       }),
       "The caller",

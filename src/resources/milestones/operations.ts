@@ -13,8 +13,8 @@ import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { type MilestoneCreateInput, type MilestoneDto, type MilestoneUpdateInput, milestoneRecord } from "../../records/milestones";
+import { projectMatch } from "../../records/names";
 import { projectRecord } from "../../records/projects";
-import { projectMatch } from "../../records/refs";
 
 const CREATE = { min: "MEMBER", what: "add milestones to this project" } as const;
 const WRITE = { min: "MEMBER", what: "change this milestone" } as const;

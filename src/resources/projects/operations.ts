@@ -13,6 +13,7 @@ import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { labelSetCtes } from "../../records/labels";
+import { nameMatch, projectMatch } from "../../records/names";
 import {
   type ProjectChecks,
   type ProjectCreateInput,
@@ -20,8 +21,7 @@ import {
   type ProjectUpdateInput,
   projectRecord,
 } from "../../records/projects";
-import { projectMatch } from "../../records/refs";
-import { assertWorkspaceMember } from "../../records/users";
+import { workspaceMember } from "../../records/users";
 
 const CREATE = { min: "MEMBER", what: "create projects in this team" } as const;
 const WRITE = { min: "MEMBER", what: "change this project" } as const;
@@ -56,7 +56,7 @@ function teamTarget(caller: Caller, input: ProjectCreateInput, labels: boolean):
   const { actor } = caller;
   return {
     from: sql`${teams}`,
-    where: and(eq(teams.id, input.teamId), eq(teams.workspaceId, actor.workspace))!,
+    where: and(nameMatch("team", teams.id, input.teamId), eq(teams.workspaceId, actor.workspace))!,
     columns: { id: teams.id },
     guards: [
       teamRoleGuard(actor, teams.id, CREATE.min, CREATE.what),
@@ -112,8 +112,12 @@ export async function createProject(caller: Caller, input: ProjectCreateInput): 
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before the lead and the values.
     await readTarget(tx, caller, teamTarget(caller, input, false), "key share");
-    if (input.leadId) await assertWorkspaceMember(tx, caller.actor.workspace, input.leadId, "Lead");
-    return insertProject(caller, input, await validateCustomFields(tx, caller.actor.workspace, "project", input.customFields));
+    const leadId = input.leadId ? await workspaceMember(tx, caller.actor.workspace, input.leadId, "Lead") : input.leadId;
+    return insertProject(
+      caller,
+      { ...input, leadId },
+      await validateCustomFields(tx, caller.actor.workspace, "project", input.customFields),
+    );
   });
 }
 
@@ -145,10 +149,10 @@ export async function updateProject(caller: Caller, idOrRef: string, input: Proj
       projectTarget(caller, idOrRef, WRITE, { startDate, targetDate }),
       "no key update",
     );
-    if (input.leadId) await assertWorkspaceMember(tx, caller.actor.workspace, input.leadId, "Lead");
+    const leadId = input.leadId ? await workspaceMember(tx, caller.actor.workspace, input.leadId, "Lead") : input.leadId;
     const customFields =
       input.customFields && (await validateCustomFields(tx, caller.actor.workspace, "project", input.customFields, current.customFields));
-    return writeProject(caller, current.id, input, customFields);
+    return writeProject(caller, current.id, { ...input, leadId }, customFields);
   });
 }
 

@@ -12,9 +12,9 @@ import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { labelSetCtes } from "../../records/labels";
-import { taskMatch } from "../../records/refs";
+import { nameMatch, taskMatch } from "../../records/names";
 import { type TaskCreateInput, type TaskDto, type TaskUpdateInput, taskRecord } from "../../records/tasks";
-import { assertWorkspaceMember } from "../../records/users";
+import { workspaceMember } from "../../records/users";
 import { type Links, resolveLinks } from "./links";
 
 const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
@@ -37,7 +37,7 @@ function teamTarget(caller: Caller, input: TaskCreateInput): Target {
   const { actor } = caller;
   return {
     from: sql`${teams}`,
-    where: and(eq(teams.id, input.teamId), eq(teams.workspaceId, actor.workspace))!,
+    where: and(nameMatch("team", teams.id, input.teamId), eq(teams.workspaceId, actor.workspace))!,
     columns: { id: teams.id },
     guards: [teamRoleGuard(actor, teams.id, CREATE.min, CREATE.what), labelsGuard(actor.workspace, input.labelIds ?? [])],
     name: "Team",
@@ -71,14 +71,18 @@ export function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[])
  * The insert: the team's counter moves (its row lock serialises concurrent creates, so numbers are consecutive and
  * never reused) only when every rule holds; then the task and its labels.
  */
-function insertTask(caller: Caller, input: TaskCreateInput, resolved: Partial<Links> & { customFields?: Record<string, unknown> }) {
+function insertTask(
+  caller: Caller,
+  input: TaskCreateInput,
+  resolved: Partial<Links> & { assigneeId?: string; customFields?: Record<string, unknown> },
+) {
   const id = newId("task");
   const columns: Record<string, unknown> = {
     ...storedValues(input),
     projectId: resolved.projectId ?? null,
     milestoneId: resolved.milestoneId ?? null,
     parentId: resolved.parentId ?? null,
-    assigneeId: input.assigneeId ?? null,
+    assigneeId: resolved.assigneeId ?? null,
     customFields: resolved.customFields ?? {},
   };
   const insert = insertColumns(tasks, columns);
@@ -98,16 +102,16 @@ export async function createTask(caller: Caller, input: TaskCreateInput): Promis
   if (!namesLinks(input)) return insertTask(caller, input, {});
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before anything the body links to.
-    await readTarget(tx, caller, teamTarget(caller, input), "key share");
-    const links = await resolveLinks(tx, caller.actor, input.teamId, input, {
+    const team = await readTarget<{ id: string }>(tx, caller, teamTarget(caller, input), "key share");
+    const links = await resolveLinks(tx, caller.actor, team.id, input, {
       projectId: null,
       milestoneId: null,
       parentId: null,
       taskId: null,
     });
-    if (input.assigneeId) await assertWorkspaceMember(tx, caller.actor.workspace, input.assigneeId, "Assignee");
+    const assigneeId = input.assigneeId ? await workspaceMember(tx, caller.actor.workspace, input.assigneeId, "Assignee") : undefined;
     const customFields = await validateCustomFields(tx, caller.actor.workspace, "task", input.customFields);
-    return insertTask(caller, input, { ...links, customFields });
+    return insertTask(caller, input, { ...links, assigneeId, customFields });
   });
 }
 
@@ -139,10 +143,12 @@ export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpd
       "no key update",
     );
     const links = await resolveLinks(tx, caller.actor, current.teamId, fields, { ...current, taskId: current.id });
-    if (fields.assigneeId) await assertWorkspaceMember(tx, caller.actor.workspace, fields.assigneeId, "Assignee");
+    const assigneeId = fields.assigneeId
+      ? await workspaceMember(tx, caller.actor.workspace, fields.assigneeId, "Assignee")
+      : fields.assigneeId;
     const customFields =
       fields.customFields && (await validateCustomFields(tx, caller.actor.workspace, "task", fields.customFields, current.customFields));
-    return writeTask(caller, current.id, { ...storedValues(fields), ...links, assigneeId: fields.assigneeId, customFields }, labelIds);
+    return writeTask(caller, current.id, { ...storedValues(fields), ...links, assigneeId, customFields }, labelIds);
   });
 }
 

@@ -12,7 +12,7 @@ import { inTeams, type Reach } from "../../db/scope";
 import { lockBlocksGraph } from "../../db/tree-locks";
 import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
-import { taskMatch } from "../../records/refs";
+import { taskMatch } from "../../records/names";
 import { relationRecord, storedEdge, type TaskRelationCreateInput, type TaskRelationDto } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
 import { taskTarget } from "./operations";

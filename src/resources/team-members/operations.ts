@@ -10,6 +10,7 @@ import { iso } from "../../core/dates";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
+import { namedId, nameMatch } from "../../records/names";
 import {
   JOINED_AT,
   type TeamMemberCreateInput,
@@ -63,13 +64,15 @@ const keepsAnOwner: Guard = {
 export function addTeamMember(caller: Caller, teamId: string, input: TeamMemberCreateInput): Promise<TeamMemberDto> {
   const { actor } = caller;
   const id = newId("tmbr");
+  // By id or email, in the statement; an email that names nobody stores nothing (the guard says User not found).
+  const userId = namedId("user", input.userId, null);
   const isWorkspaceMember: Guard = {
-    holds: sql`exists (select 1 from ${workspaceMembers} where ${workspaceMembers.workspaceId} = ${teams.workspaceId} and ${workspaceMembers.userId} = ${input.userId})`,
+    holds: sql`exists (select 1 from ${workspaceMembers} where ${workspaceMembers.workspaceId} = ${teams.workspaceId} and ${workspaceMembers.userId} = ${userId})`,
     refusal: () => notFound("User"),
   };
   const team: Target = {
     from: sql`${teams}`,
-    where: and(eq(teams.id, teamId), eq(teams.workspaceId, actor.workspace))!,
+    where: and(nameMatch("team", teams.id, teamId), eq(teams.workspaceId, actor.workspace))!,
     columns: { id: teams.id, workspaceId: teams.workspaceId },
     guards: [...mayGrantGuards(actor, teams.id, input.role), isWorkspaceMember],
     name: "Team",
@@ -79,7 +82,7 @@ export function addTeamMember(caller: Caller, teamId: string, input: TeamMemberC
   return guardedWrite(caller, team, (allowed) => ({
     ctes: [
       sql`team_members as (insert into ${teamMembers} (id, workspace_id, team_id, user_id, role)
-        select ${id}, target.${sql.identifier("workspaceId")}, target.id, ${input.userId}, ${input.role}::team_role
+        select ${id}, target.${sql.identifier("workspaceId")}, target.id, ${userId}, ${input.role}::team_role
         from target where target.id = ${allowed} returning *)`,
     ],
     result: written(sql`${id}`),
@@ -126,7 +129,7 @@ export function listTeamMembers(caller: Caller, teamId: string, params: ListPara
       .from(teamMembers)
       .innerJoin(users, eq(users.id, teamMembers.userId))
       .rightJoin(teams, and(eq(teams.id, teamMembers.teamId), params.where))
-      .where(and(teamRecord.inReach(actor), eq(teams.id, teamId)))
+      .where(and(teamRecord.inReach(actor), nameMatch("team", teams.id, teamId)))
       .orderBy(...params.orderBy)
       .limit(params.limit + 1);
     if (rows.length === 0) throw notFound("Team");

@@ -10,6 +10,7 @@ import { listRecords, readRecord } from "../../auth/reads";
 import { lockTeamTree } from "../../db/tree-locks";
 import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
+import { nameMatch } from "../../records/names";
 import { type TeamCreateInput, type TeamDto, type TeamUpdateInput, teamRecord } from "../../records/teams";
 import { assertValidParent } from "./tree";
 
@@ -29,7 +30,7 @@ function teamTarget(caller: Caller, id: string, rule: { min: "ADMIN" | "OWNER"; 
   const { actor } = caller;
   return {
     from: sql`${teams}`,
-    where: and(eq(teams.id, id), eq(teams.workspaceId, actor.workspace))!,
+    where: and(nameMatch("team", teams.id, id), eq(teams.workspaceId, actor.workspace))!,
     columns: { id: teams.id, workspaceId: teams.workspaceId },
     guards: [teamRoleGuard(actor, teams.id, rule.min, rule.what)],
     name,
@@ -110,10 +111,10 @@ export async function updateTeam(caller: Caller, id: string, input: TeamUpdateIn
   if (!parentId) return writeTeam(caller, id, input);
   return caller.transaction(async (tx) => {
     const team = await readTarget<{ id: string; workspaceId: string }>(tx, caller, teamTarget(caller, id, EDIT));
-    await readTarget(tx, caller, teamTarget(caller, parentId, SUBTEAM, "Parent team"));
+    const parent = await readTarget<{ id: string }>(tx, caller, teamTarget(caller, parentId, SUBTEAM, "Parent team"));
     await lockTeamTree(tx, team.workspaceId);
-    await assertValidParent(tx, team.workspaceId, team.id, parentId);
-    return writeTeam(caller, team.id, input);
+    await assertValidParent(tx, team.workspaceId, team.id, parent.id);
+    return writeTeam(caller, team.id, { ...input, parentId: parent.id });
   });
 }
 

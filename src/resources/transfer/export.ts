@@ -28,8 +28,8 @@ import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
 import { labelRecord } from "../../records/labels";
 import { milestoneRecord } from "../../records/milestones";
+import { namesAny } from "../../records/names";
 import { projectRecord } from "../../records/projects";
-import { parseProjectRef, parseTaskRef } from "../../records/refs";
 import { taskRecord } from "../../records/tasks";
 import type { ExportType } from "./schema";
 
@@ -41,16 +41,11 @@ const times = (alias: string) =>
 /** `json_agg` of `row`, in `order`, as JSON text; `[]` when there is nothing. */
 const agg = (row: SQL, from: SQL, order: string) => sql`(select coalesce(json_agg(${row} order by ${sql.raw(order)}), '[]')::text ${from})`;
 
-/** The root row's id in the caller's reach (its workspace, within its teams): a task or project may be named by its reference. */
+/** The root row's id in the caller's reach (its workspace, within its teams), by id or name (contract §13: `ENG`, `ENG-12`, `ENG-P3`). */
 function rootId(type: ExportType, idOrRef: string, workspace: string, reach: TeamScope): SQL {
   if (type === "workspace") return sql`(select id from ${workspaces} where id = ${workspace})`;
-  if (type === "team")
-    return sql`(select id from ${teams} where id = ${idOrRef} and workspace_id = ${workspace} and ${inTeams(reach, sql`id`)})`;
-  const table = type === "task" ? tasks : projects;
-  const ref = type === "task" ? parseTaskRef(idOrRef) : parseProjectRef(idOrRef);
-  return ref
-    ? sql`(select r.id from ${table} r join ${teams} tm on tm.id = r.team_id where tm.workspace_id = ${workspace} and tm.prefix = ${ref.prefix} and r.number = ${ref.number} and ${inTeams(reach, sql`r.team_id`)})`
-    : sql`(select id from ${table} where id = ${idOrRef} and workspace_id = ${workspace} and ${inTeams(reach, sql`team_id`)})`;
+  const [table, team] = type === "team" ? [teams, sql`r.id`] : [type === "task" ? tasks : projects, sql`r.team_id`];
+  return sql`(select r.id from ${table} r where r.workspace_id = ${workspace} and ${namesAny(type, sql`r.id`, [idOrRef], workspace)} and ${inTeams(reach, team)})`;
 }
 
 /** What an export of `type` holds, given its root (the `root` CTE): the scope CTEs' bodies, and the condition on a task. */

@@ -1,0 +1,223 @@
+// The one name resolver (contract §13): wherever a request names a record (a path, a body field, a filter value, a batch
+// item, an MCP argument), it may give the record's id or its human name: a task `ENG-12`, a project `ENG-P3`, a team its
+// prefix `ENG`, a label its name (any case), a user their email. Names are resolved in SQL, inside the statement that
+// reads or writes (no extra round trip). A value of neither form is refused (400 in a query, 422 in a body) by whoever
+// asks `formOf`; a name of the right form that names nothing is an unknown id.
+import { z } from "@hono/zod-openapi";
+import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { alias, type PgTable } from "drizzle-orm/pg-core";
+import { labels, projects, tasks, teams, users } from "../../drizzle/schema";
+import type { NamedValues } from "../http/list";
+import { BodyId, MAX_ID_LENGTH } from "../http/schemas";
+import type { IdPrefix } from "../ids";
+
+/** The kinds of record a request may name; those without a human name take their id only. */
+export type NameKind =
+  | "task"
+  | "project"
+  | "team"
+  | "label"
+  | "user"
+  | "milestone"
+  | "comment"
+  | "teamMember"
+  | "field"
+  | "apiKey"
+  | "invite"
+  | "webhook"
+  | "delivery"
+  | "workspace"
+  | "relation"
+  | "oauthGrant";
+
+/** An id: `<prefix>_<letters or digits>` (TypeID's shape; of another kind's prefix it is an unknown id, never a name). */
+const ID = /^[a-z]{1,10}_[0-9a-z]{1,64}$/;
+const TASK_REF = /^([A-Za-z][A-Za-z0-9]{1,9})-(\d{1,9})$/;
+const PROJECT_REF = /^([A-Za-z][A-Za-z0-9]{1,9})-P(\d{1,9})$/i;
+const TEAM_PREFIX = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
+/** Emails as signup takes them (one `@`, a dot in the domain, no spaces), compared in lower case as they are stored. */
+const EMAIL = /^[^\s@]{1,200}@[^\s@]+\.[^\s@]+$/;
+const LABEL_NAME_MAX = 100;
+
+export interface Ref {
+  prefix: string;
+  number: number;
+}
+
+export function parseTaskRef(value: string): Ref | null {
+  const m = TASK_REF.exec(value);
+  return m ? { prefix: m[1].toUpperCase(), number: Number(m[2]) } : null;
+}
+
+export function parseProjectRef(value: string): Ref | null {
+  const m = PROJECT_REF.exec(value);
+  return m ? { prefix: m[1].toUpperCase(), number: Number(m[2]) } : null;
+}
+
+// Aliases for the sets a filter or a body resolves names into: the statement around them may read the same tables.
+const nTask = alias(tasks, "named_task");
+const nProject = alias(projects, "named_project");
+const nTeam = alias(teams, "named_team");
+const nLabel = alias(labels, "named_label");
+const nUser = alias(users, "named_user");
+/** An alias in a FROM (interpolating the alias itself names it only). */
+const fromAs = (table: PgTable, name: string) => sql`${table} as ${sql.identifier(name)}`;
+
+/** The workspace a name is looked up in: an id, SQL that reads it, or null (the statement's own condition keeps others out). */
+type Scope = SQLWrapper | string | null;
+
+interface HumanName {
+  /** Whether `value` has the form of this kind's name. */
+  test(value: string): boolean;
+  /** The name's condition on the kind's own table (a task or project query joins `teams`). */
+  match(value: string): SQL;
+  /** `select <id> from …` of the records the names name (aliased tables), within `workspace` when given. */
+  set(values: string[], workspace: Scope): SQL;
+}
+
+const refCondition = (prefix: SQLWrapper, number: SQLWrapper, ref: Ref) => and(eq(prefix, ref.prefix), eq(number, ref.number))!;
+const within = (column: SQLWrapper, workspace: Scope) => (workspace === null ? sql`` : sql` and ${column} = ${workspace}`);
+const list = (values: unknown[]) =>
+  sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  );
+
+const NAMES: Partial<Record<NameKind, HumanName & { words: string }>> = {
+  task: {
+    words: "reference (`ENG-12`)",
+    test: (v) => TASK_REF.test(v),
+    match: (v) => refCondition(teams.prefix, tasks.number, parseTaskRef(v)!),
+    set: (values, workspace) =>
+      sql`select ${nTask.id} from ${fromAs(tasks, "named_task")} join ${fromAs(teams, "named_team")} on ${nTeam.id} = ${nTask.teamId} where (${or(
+        ...values.map((v) => refCondition(nTeam.prefix, nTask.number, parseTaskRef(v)!)),
+      )})${within(nTask.workspaceId, workspace)}`,
+  },
+  project: {
+    words: "reference (`ENG-P3`)",
+    test: (v) => PROJECT_REF.test(v),
+    match: (v) => refCondition(teams.prefix, projects.number, parseProjectRef(v)!),
+    set: (values, workspace) =>
+      sql`select ${nProject.id} from ${fromAs(projects, "named_project")} join ${fromAs(teams, "named_team")} on ${nTeam.id} = ${nProject.teamId} where (${or(
+        ...values.map((v) => refCondition(nTeam.prefix, nProject.number, parseProjectRef(v)!)),
+      )})${within(nProject.workspaceId, workspace)}`,
+  },
+  team: {
+    words: "prefix (`ENG`, any case)",
+    test: (v) => TEAM_PREFIX.test(v),
+    match: (v) => eq(teams.prefix, v.toUpperCase()),
+    set: (values, workspace) =>
+      sql`select ${nTeam.id} from ${fromAs(teams, "named_team")} where ${nTeam.prefix} in (${list(values.map((v) => v.toUpperCase()))})${within(nTeam.workspaceId, workspace)}`,
+  },
+  label: {
+    words: "name (any case)",
+    test: (v) => v.trim().length > 0 && v.length <= LABEL_NAME_MAX,
+    match: (v) => sql`lower(${labels.name}) = lower(${v.trim()})`,
+    set: (values, workspace) =>
+      sql`select ${nLabel.id} from ${fromAs(labels, "named_label")} where lower(${nLabel.name}) in (${list(values.map((v) => v.trim().toLowerCase()))})${within(nLabel.workspaceId, workspace)}`,
+  },
+  user: {
+    words: "email",
+    test: (v) => EMAIL.test(v),
+    match: (v) => eq(users.email, v.toLowerCase()),
+    // Emails are unique across workspaces: the workspace is the statement's condition on membership.
+    set: (values) =>
+      sql`select ${nUser.id} from ${fromAs(users, "named_user")} where ${nUser.email} in (${list(values.map((v) => v.toLowerCase()))})`,
+  },
+};
+
+/** Each kind's id, in words and by its prefix (src/ids.ts). */
+const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
+  task: ["a task id", "task"],
+  project: ["a project id", "proj"],
+  team: ["a team id", "team"],
+  label: ["a label id", "label"],
+  user: ["a user id", "user"],
+  milestone: ["a milestone id", "mile"],
+  comment: ["a comment id", "cmnt"],
+  teamMember: ["a team-member id", "tmbr"],
+  field: ["a field id", "fdef"],
+  apiKey: ["an API key id", "apik"],
+  invite: ["an invite id", "inv"],
+  webhook: ["a webhook id", "whk"],
+  delivery: ["a delivery id", "dlv"],
+  workspace: ["a workspace id", "ws"],
+  relation: ["a relation id", "rel"],
+  oauthGrant: ["an OAuth grant id", "ogr"],
+};
+const idWords = (kind: NameKind) => `${IDS[kind][0]} (\`${IDS[kind][1]}_…\`)`;
+
+/** What a value naming a `kind` may be, in words (error messages, the OpenAPI document). */
+export function formsOf(kind: NameKind): string {
+  const name = NAMES[kind];
+  return name ? `${idWords(kind)} or its ${name.words}` : idWords(kind);
+}
+
+/** Which form `value` has for `kind`: an id, a name (a value of both, e.g. a label named `a_b`, is tried as both), or none. */
+export function formOf(kind: NameKind, value: string): "id" | "name" | "both" | null {
+  const isId = ID.test(value);
+  const isName = NAMES[kind]?.test(value) === true;
+  return isId && isName ? "both" : isId ? "id" : isName ? "name" : null;
+}
+
+/** The condition on the kind's own table for the record `value` names (paths: anything not a name is tried as an id). */
+export function nameMatch(kind: NameKind, idColumn: SQLWrapper, value: string): SQL {
+  const form = formOf(kind, value);
+  const name = NAMES[kind];
+  if (!name || form === "id" || form === null) return eq(idColumn, value);
+  return form === "both" ? or(eq(idColumn, value), name.match(value))! : name.match(value);
+}
+
+/**
+ * True for a row whose `column` holds a record one of `values` names (ids compared as they are; names through the
+ * kind's set, within `workspace` when given: the statement's own workspace condition keeps other workspaces out
+ * otherwise). The values must have a form of the kind (`formOf`).
+ */
+export function namesAny(kind: NameKind, column: SQLWrapper, values: string[], workspace: Scope = null): SQL {
+  const ids = values.filter((v) => formOf(kind, v) !== "name");
+  const names = values.filter((v) => formOf(kind, v) === "name" || formOf(kind, v) === "both");
+  const terms: SQL[] = [];
+  if (ids.length === 1) terms.push(sql`${column} = ${ids[0]}`);
+  else if (ids.length > 1) terms.push(sql`${column} in (${list(ids)})`);
+  if (names.length) terms.push(sql`${column} in (${NAMES[kind]!.set(names, workspace)})`);
+  return terms.length === 1 ? terms[0] : sql`(${or(...terms)})`;
+}
+
+/** The one id `value` names, as a scalar subquery (null when it names nothing), for a statement that stores it. */
+export function namedId(kind: NameKind, value: string, workspace: Scope): SQL<string | null> {
+  const name = NAMES[kind];
+  const form = formOf(kind, value);
+  if (!name || form === "id" || form === null) return sql<string>`${value}`;
+  const set = name.set([value], workspace);
+  return form === "both" ? sql`coalesce((${set} limit 1), ${value})` : sql`(${set} limit 1)`;
+}
+
+/**
+ * A body field naming a `kind`: 422 at the field for a value of neither form; the OpenAPI description says the forms.
+ * `also` adds what the field must be beyond that (e.g. "of the task's team").
+ */
+export function NameOf(kind: NameKind, also?: string) {
+  const description = `${formsOf(kind)[0].toUpperCase()}${formsOf(kind).slice(1)}${also ? `; ${also}` : ""}`;
+  // describe: MCP's JSON Schemas (z.toJSONSchema) read it; openapi: the OpenAPI document.
+  // A value over the length bound is refused for its length alone.
+  return BodyId.refine((v) => v.length > MAX_ID_LENGTH || formOf(kind, v) !== null, `Must be ${formsOf(kind)}`)
+    .openapi({ description })
+    .describe(description);
+}
+
+/** A list of values naming `kind`s, each checked as NameOf checks one. */
+export const NamesOf = (kind: NameKind, max: number) => z.array(NameOf(kind)).max(max);
+
+/** A task by id or reference; the query joins `teams` on the task's team and adds the workspace condition. */
+export const taskMatch = (idOrRef: string) => nameMatch("task", tasks.id, idOrRef);
+/** A project by id or reference; the query joins `teams` on the project's team and adds the workspace condition. */
+export const projectMatch = (idOrRef: string) => nameMatch("project", projects.id, idOrRef);
+
+/** A list field's values naming `kind`s (`list: { names: named("team") }`): the filter checks and resolves them. */
+export const named = (kind: NameKind): NamedValues => ({
+  forms: formsOf(kind),
+  example: `${IDS[kind][1]}_01jz8x4q0be0sv3c5kq9v1y2ab`,
+  valid: (value) => formOf(kind, value) !== null,
+  isId: (value) => formOf(kind, value) !== "name",
+  any: (column, values) => namesAny(kind, column, values),
+});

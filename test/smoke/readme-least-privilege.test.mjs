@@ -1,0 +1,113 @@
+// The README's CLI session, run as written against the real `npm start` (issue 29): its `pm keys create` line makes a
+// CI key with only tasks:write and comments:write, and the task and comment lines then run with that key (PM_API_KEY),
+// labels by name, the team by prefix. A `<records>:write` scope reads those records (contract §12), so the key lists and
+// gets the tasks it writes; what it may not read stays 403.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const bin = path.join(root, pkg.bin.pm);
+
+/** The README's `$ npx pm …` lines, in order, as argument lists (quotes kept together), with what the README redirects. */
+function readmeSession() {
+  const readme = readFileSync(path.join(root, "README.md"), "utf8");
+  return [...readme.matchAll(/^\$ npx pm (.+)$/gm)].map(([, line]) => {
+    const [command, redirect] = line.replace(/\s+#.*$/, "").split(/\s+[<>]\s+/);
+    const args = [...command.matchAll(/"([^"]*)"|(\S+)/g)].map(([, quoted, bare]) => quoted ?? bare);
+    return { line, args, redirect };
+  });
+}
+
+let stack;
+let owner;
+let configHome;
+
+function pm(args, env, input) {
+  const { PM_API_KEY, PM_BASE_URL, ...inherited } = process.env;
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...inherited, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", PM_BASE_URL: stack.base, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  child.stdin.end(input ?? "");
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+beforeAll(async () => {
+  const [command, ...args] = pkg.scripts["build:cli"].split(/\s+/);
+  expect(command).toBe("node");
+  const build = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
+  expect(build.status, build.stderr).toBe(0);
+  configHome = mkdtempSync(path.join(tmpdir(), "pm-readme-config-"));
+  stack = await startStack();
+  owner = await signUp(stack, "readme");
+  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engines", prefix: "ENG" } });
+  expect(team.status, team.text).toBe(201);
+  const label = await stack.call("POST", "/labels", { key: owner.key, body: { name: "bug", color: "#D73A4A" } });
+  expect(label.status, label.text).toBe(201);
+}, STARTUP_MS + 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  if (configHome) rmSync(configHome, { recursive: true, force: true });
+}, 40_000);
+
+describe("the README's least-privilege CI key", () => {
+  it("runs the README's task and comment lines with a key of only tasks:write and comments:write", async () => {
+    const session = readmeSession();
+    const keyLine = session.find(({ args }) => args[0] === "keys" && args[1] === "create");
+    expect(keyLine?.args).toEqual([
+      "keys",
+      "create",
+      "--name",
+      "ci",
+      "--scope",
+      "tasks:write",
+      "--scope",
+      "comments:write",
+      "--team",
+      "ENG",
+    ]);
+    const made = await pm(keyLine.args, { PM_API_KEY: owner.key });
+    expect(made.code, made.stderr).toBe(0);
+    const ci = { PM_API_KEY: made.stdout.trim() };
+    const me = await stack.call("GET", "/me", { key: ci.PM_API_KEY });
+    expect(me.body).toMatchObject({ scopes: ["tasks:write", "comments:write"], reads: ["comments", "milestones", "projects", "tasks"] });
+
+    // From the first task line to `pm tasks get`: every line the README runs on tasks and comments, with the CI key.
+    const from = session.findIndex(({ args }) => args[0] === "tasks" && args[1] === "create");
+    const to = session.findIndex(({ args }) => args[0] === "tasks" && args[1] === "get");
+    const lines = session.slice(from, to + 1).filter(({ args }) => args[0] === "tasks" || args[0] === "comment");
+    expect(lines.map(({ args }) => args.slice(0, 2).join(" "))).toEqual(
+      expect.arrayContaining(["tasks create", "tasks list", "tasks get", "comment ENG-1"]),
+    );
+    for (const { line, args, redirect } of lines) {
+      const run = await pm(args, ci, redirect ? "Notes from a file" : undefined);
+      if (args[1] === "get") {
+        // The README's `pm tasks get ENG-99` is its example of an unknown task.
+        expect([run.code, run.stderr.trim()], line).toEqual([1, "error: NOT_FOUND: Task not found"]);
+      } else {
+        expect(run.code, `${line}: ${run.stderr}`).toBe(0);
+      }
+    }
+    const task = await pm(["tasks", "get", "ENG-1", "--json"], ci);
+    expect(task.code, task.stderr).toBe(0);
+    expect(JSON.parse(task.stdout).task).toMatchObject({ reference: "ENG-1", status: "DONE", labels: [{ name: "bug" }] });
+    const listed = await pm(["tasks", "list", "--team", "eng", "--json"], ci);
+    expect(JSON.parse(listed.stdout).tasks.map((t) => t.reference)).toEqual(["ENG-1"]);
+    // What the key neither writes nor reads through its records stays out of reach.
+    const labels = await pm(["labels", "list"], ci);
+    expect([labels.code, labels.stderr]).toEqual([1, expect.stringMatching(/^error: FORBIDDEN: .*scope read/m)]);
+  }, 120_000);
+});

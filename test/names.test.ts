@@ -57,6 +57,7 @@ beforeAll(async () => {
       key,
     ),
   ).task;
+  r.relation = ok(await post(`/tasks/${r.task.id}/relations`, { type: "related", taskId: r.parent.id }, key)).relation;
   r.comment = ok(await post("/comments", { taskId: r.parent.id, content: "On the parent" }, key)).comment;
   r.projectComment = ok(await post("/comments", { projectId: r.project.id, content: "On the project" }, key)).comment;
   r.milestoneComment = ok(await post("/comments", { milestoneId: r.milestone.id, content: "On the milestone" }, key)).comment;
@@ -98,6 +99,7 @@ const LISTS: Array<{ path: () => string; key: string; spec: ListSpec; fields: Re
       parentId: { kind: "task", id: () => r.parent.id, name: () => r.parent.reference },
       assigneeId: { kind: "user", id: () => member.userId, name: () => member.email.toUpperCase() },
       labelId: { kind: "label", id: () => r.label.id, name: () => "needs REVIEW" },
+      relatedTo: { kind: "task", id: () => r.parent.id, name: () => r.parent.reference },
     },
   },
   {

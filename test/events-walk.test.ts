@@ -1006,6 +1006,18 @@ const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
     args: { projectId: (await newProject()).reference, name: "By MCP" },
     events: (r) => [{ type: "milestone.created", id: r.milestone.id }],
   }),
+  link_tasks: async (task) => ({
+    args: { id: task.reference, type: "related", taskId: (await newTask()).reference },
+    events: (r) => [{ type: "task_relation.created", id: r.relation.id }],
+  }),
+  unlink_tasks: async (task) => {
+    const other = await newTask();
+    const { relation } = ok(
+      await api("POST", `/tasks/${task.id}/relations`, { ...owner(), body: { type: "related", taskId: other.id } }),
+      201,
+    );
+    return { args: { id: task.reference, relationId: relation.id }, events: () => [{ type: "task_relation.deleted", id: relation.id }] };
+  },
 };
 
 describe("MCP write tools have their events, via mcp", () => {

@@ -283,6 +283,13 @@ describe("task relations", () => {
       expect(
         (await get(`/tasks/${a.id}/history`, engOnly)).body.events.some((e: { resourceId: string }) => e.resourceId === cross.id),
       ).toBe(false);
+      // Nor through the relatedTo filter: a task outside its teams relates to none of its tasks, by id or reference.
+      for (const other of [b.id, b.reference]) {
+        expect((await get(`/tasks?filter[eq][relatedTo]=${other}`, engOnly)).body.tasks).toEqual([]);
+        expect((await get(`/tasks?filter[eq][relatedTo]=${other}`, t.owner.key)).body.tasks.map((x: { id: string }) => x.id)).toEqual([
+          a.id,
+        ]);
+      }
     });
   });
 });

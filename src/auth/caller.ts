@@ -186,7 +186,7 @@ export class Caller {
 
   /** A list's parameters from a query string, cursors bound to this caller. */
   listParams(spec: ListSpec, query: URLSearchParams): Promise<ListParams> {
-    return parseListParams(query, spec, this.cursorKey);
+    return parseListParams(query, spec, { ...this.cursorKey, teams: credentialTeams(this.credential) });
   }
 
   /** After a request it served: records the key's (or OAuth grant's) use (lastUsedAt), once a minute each, after the response. */

@@ -6,7 +6,7 @@ import { or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
-import { inTeams, type Reach } from "../db/scope";
+import { inTeams, type Reach, type TeamScope } from "../db/scope";
 import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
 import { BodyId, ExportTimestamp } from "../http/schemas";
@@ -126,12 +126,14 @@ export const relationsJson = (taskId: SQLWrapper) => (reach: Reach) =>
  * `filter[eq|in][relatedTo]=<task id or reference>`: tasks with a relation of any type, either direction, to one of them
  * (`neq`: to none of them).
  */
-export function relatedToFilter(op: FilterOp, values: string[]): SQL {
+export function relatedToFilter(op: FilterOp, values: string[], reached: TeamScope): SQL {
   if (op !== "eq" && op !== "in" && op !== "neq") {
     throw badRequest(`Operator '${op}' does not apply to 'relatedTo'`, { field: "relatedTo", operator: op, allowed: ["eq", "neq", "in"] });
   }
-  // The inner `tasks` and `teams` are the named tasks' (taskMatch's columns); the outer `tasks.id` the listed task.
-  return sql`${op === "neq" ? sql`not ` : sql``}exists (select 1 from ${v} rv where rv.task_id = ${tasks.id} and rv.other_task_id in (
+  // The inner `tasks` and `teams` are the named tasks' (taskMatch's columns); the outer `tasks.id` the listed task. Only
+  // relations to tasks the caller reaches count: a key bound to teams never learns of a task outside them this way.
+  return sql`${op === "neq" ? sql`not ` : sql``}exists (select 1 from ${v} rv where rv.task_id = ${tasks.id}
+    and ${inTeams(reached, sql`rv.other_team_id`)} and rv.other_task_id in (
     select ${tasks.id} from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
     where ${tasks.workspaceId} = rv.workspace_id and ${or(...values.map(taskMatch))}))`;
 }

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { badRequest } from "../../core/errors";
+import type { TeamScope } from "../../db/scope";
 import type { FilterOp, ListField, NamedValues } from "./types";
 import { bindValue, parseValue, type Scalar } from "./values";
 
@@ -23,9 +24,9 @@ interface FilterTerm {
 }
 
 /** Reads every `filter[op][field]` parameter into SQL conditions (to be ANDed). */
-export function parseFilters(query: URLSearchParams, fields: Record<string, ListField>): SQL[] {
+export function parseFilters(query: URLSearchParams, fields: Record<string, ListField>, teams: TeamScope = null): SQL[] {
   const terms = collectTerms(query, fields);
-  return terms.map((term) => termToSql(term, fields[term.name]));
+  return terms.map((term) => termToSql(term, fields[term.name], teams));
 }
 
 function collectTerms(query: URLSearchParams, fields: Record<string, ListField>): FilterTerm[] {
@@ -78,7 +79,7 @@ export function filterOpsFor(field: ListField): readonly FilterOp[] {
   return field.kind === "string" ? FILTER_OPS : FILTER_OPS.filter((op) => !TEXT_OPS.includes(op));
 }
 
-function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
+function termToSql({ op, name, values }: FilterTerm, field: ListField, teams: TeamScope): SQL {
   if (TEXT_OPS.includes(op) && field.kind !== "string") {
     throw badRequest(`Operator '${op}' only applies to text fields; '${name}' is a ${field.kind} field`, {
       field: name,
@@ -102,7 +103,7 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField): SQL {
     if (!CUSTOM_FILTER_OPS.includes(op)) {
       throw badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: CUSTOM_FILTER_OPS });
     }
-    return field.customFilter(op, values);
+    return field.customFilter(op, values, teams);
   }
 
   if (field.names && NULL_OPS.includes(op)) return namedTerm(field, field.names, op, parsed);

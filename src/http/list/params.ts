@@ -1,12 +1,16 @@
 import { and, type SQL } from "drizzle-orm";
 import { badRequest, ValidationError } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
+import type { TeamScope } from "../../db/scope";
 import { type CursorKey, decodeCursor, encodeCursor } from "./cursor";
 import { parseFields } from "./fields";
 import { MAX_FILTERS, parseFilters } from "./filter";
 import { keysetCondition } from "./keyset";
 import { MAX_SORT_KEYS, orderByFor, parseSort, type SortKey, sortSignature } from "./sort";
 import type { DynamicFields, FieldSelection, ListField, ListSpec } from "./types";
+
+/** What a list's parameters are bound to: its cursors' key, and the teams the caller reaches (custom filters read them). */
+export type ListKey = CursorKey & { teams?: TeamScope };
 
 export interface ListParams {
   limit: number;
@@ -41,7 +45,7 @@ export function parseLimit(raw: string | null): number {
  * `secret` = HMAC key string. The caller runs its SELECT through pageQuery. When the query names fields under the
  * spec's `dynamic` prefix, those exist only per caller: limit and fields are checked now, the rest by `resolve`.
  */
-export async function parseListParams(query: URLSearchParams, spec: ListSpec, opts: CursorKey): Promise<ListParams> {
+export async function parseListParams(query: URLSearchParams, spec: ListSpec, opts: ListKey): Promise<ListParams> {
   const named = spec.dynamic ? dynamicKeys(query, spec.dynamic) : [];
   if (!spec.dynamic || named.length === 0) return completeParams(query, spec, opts);
   const { dynamic } = spec;
@@ -87,12 +91,12 @@ function dynamicKeys(query: URLSearchParams, dynamic: DynamicFields): string[] {
   return [...keys];
 }
 
-async function completeParams(query: URLSearchParams, spec: ListSpec, opts: CursorKey): Promise<ListParams> {
+async function completeParams(query: URLSearchParams, spec: ListSpec, opts: ListKey): Promise<ListParams> {
   const limit = parseLimit(query.get("limit"));
   const fields = parseFields(query.get("fields"), spec.shape);
   const keys = parseSort(query, spec);
   const signature = sortSignature(keys);
-  const conditions = parseFilters(query, spec.fields);
+  const conditions = parseFilters(query, spec.fields, opts.teams ?? null);
 
   const rawCursor = query.get("cursor");
   if (rawCursor) {

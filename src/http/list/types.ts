@@ -1,5 +1,6 @@
 import type { AnyColumn, SQL, SQLWrapper } from "drizzle-orm";
 import type { Executor, WorkspaceScope } from "../../db/client";
+import type { TeamScope } from "../../db/scope";
 
 export type ValueKind = "string" | "enum" | "number" | "boolean" | "date" | "datetime" | "id";
 
@@ -14,8 +15,11 @@ export interface ListField {
   filter?: boolean;
   /** Default true. */
   sort?: boolean;
-  /** Custom filter SQL (e.g. array membership). When present, used instead of the generic operator logic; receive op and parsed raw string values. */
-  customFilter?: (op: FilterOp, values: string[]) => SQL;
+  /**
+   * Custom filter SQL (e.g. array membership). When present, used instead of the generic operator logic; receives op, the
+   * raw string values and the teams the caller reaches (a filter that reads other records must not reach past them).
+   */
+  customFilter?: (op: FilterOp, values: string[], teams: TeamScope) => SQL;
   /** Equality for eq, neq and in, when `expr = value` cannot use an index (e.g. containment in a jsonb column, which GIN serves). */
   equals?: (value: string | number | boolean) => SQL;
   /** A valid value, for the document (default: an id of `names`). */

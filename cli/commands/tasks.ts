@@ -136,6 +136,7 @@ const listOwnArgs = {
   parent: { type: "string", valueHint: "ENG-1|none", description: "Only sub-tasks of this task (none: top-level tasks)" },
   priority: { type: "string", valueHint: "high,urgent", description: "Only these priorities (any case)" },
   search: { type: "string", valueHint: "words", description: "Only tasks whose title contains this" },
+  blocked: { type: "boolean", description: "Only tasks with an open blocker (--no-blocked: none)" },
 } as const;
 const listAllArgs = { ...listOwnArgs, ...listArgs, ...commonArgs } as const;
 
@@ -155,6 +156,7 @@ const list = defineCommand({
     addValues(query, "status", args.status?.split(",").map((s) => oneOf("status", s.replace(/-/g, "_"), STATUSES)) ?? []);
     addValues(query, "priority", args.priority?.split(",").map((p) => oneOf("priority", p, PRIORITIES)) ?? []);
     if (args.search) addFilter(query, "contains", "title", args.search);
+    if (args.blocked !== undefined) addFilter(query, "eq", "isBlocked", String(args.blocked));
     if (args.milestone) addFilter(query, "eq", "milestoneId", linkValue(args.milestone));
     // Names go to the API as given (a team prefix, a label name, an email, a reference): it resolves them (contract §13).
     if (args.team) addFilter(query, "eq", "teamId", args.team);
@@ -266,11 +268,29 @@ async function setStatus(args: { ref: string; json?: boolean } & SessionOptions,
 const CLOSED_AS = { done: "DONE", canceled: "CANCELED" } as const satisfies Record<string, Schemas["TaskStatus"]>;
 
 const close = defineCommand({
-  meta: { name: "pm tasks close", description: "Close a task: done (the default) or canceled" },
-  args: { ref: refArg, reason: { type: "string", valueHint: "done|canceled", description: "Why it is closed" }, ...commonArgs },
-  run({ args }) {
-    const reason = (args.reason ?? "done").toLowerCase();
-    if (!Object.hasOwn(CLOSED_AS, reason)) throw new UsageError(`--reason must be done or canceled (got '${args.reason}')`);
+  meta: { name: "pm tasks close", description: "Close a task: done (the default), canceled, or a duplicate of another" },
+  args: {
+    ref: refArg,
+    reason: { type: "string", valueHint: "done|canceled|duplicate", description: "Why it is closed" },
+    duplicateOf: { type: "string", valueHint: "ENG-2", description: "With --reason duplicate: the task it duplicates" },
+    ...commonArgs,
+  },
+  async run({ args }) {
+    const reason = (args.reason ?? (args.duplicateOf ? "duplicate" : "done")).toLowerCase();
+    if (reason === "duplicate") {
+      if (!args.duplicateOf) throw new UsageError("--reason duplicate needs --duplicate-of <task>");
+      // The relation closes it: a duplicate becomes CANCELED (unless DONE) in the relation's own transaction.
+      const session = openSession(args);
+      const path = { id: args.ref };
+      await unwrap(
+        session.client.POST("/tasks/{id}/relations", { params: { path }, body: { type: "duplicate_of", taskId: args.duplicateOf } }),
+      );
+      const { task } = await unwrap(session.client.GET("/tasks/{id}", { params: { path, query: { fields: "reference,title,status" } } }));
+      if (args.json) return printJson({ task });
+      return void console.log(`closed ${task.reference} ${task.title} (${task.status}, duplicate of ${args.duplicateOf})`);
+    }
+    if (args.duplicateOf) throw new UsageError("--duplicate-of goes with --reason duplicate");
+    if (!Object.hasOwn(CLOSED_AS, reason)) throw new UsageError(`--reason must be done, canceled or duplicate (got '${args.reason}')`);
     return setStatus(args, CLOSED_AS[reason as keyof typeof CLOSED_AS], "closed");
   },
 });

@@ -133,6 +133,14 @@ describe("pm tasks, as gh issue users reach for them", () => {
     expect((await json(["tasks", "close", "ENG-2", "--reason", "canceled"])).task.status).toBe("CANCELED");
     expect((await ok(["tasks", "reopen", "eng-2"])).stdout).toBe("reopened ENG-2 Sub step, refined (TODO)\n");
     expect((await pm(["tasks", "close", "ENG-2", "--reason", "later"], env)).code).toBe(2);
+    // A duplicate: closed by the relation, which cancels it; --reason duplicate needs --duplicate-of.
+    const dup = (await json(["tasks", "create", "--team", "ENG", "--title", "Same again"])).task.reference;
+    expect((await ok(["tasks", "close", dup, "--reason", "duplicate", "--duplicate-of", "eng-1"])).stdout).toBe(
+      `closed ${dup} Same again (CANCELED, duplicate of eng-1)\n`,
+    );
+    expect((await json(["tasks", "view", dup])).task.relations).toMatchObject([{ type: "duplicate_of", task: { reference: "ENG-1" } }]);
+    expect((await pm(["tasks", "close", "ENG-2", "--reason", "duplicate"], env)).code).toBe(2);
+    await ok(["tasks", "delete", dup, "--yes"]);
 
     const doomed = await json(["tasks", "create", "--team", "ENG", "--title", "Doomed"]);
     const ref = doomed.task.reference;
@@ -168,7 +176,7 @@ describe("pm tasks, as gh issue users reach for them", () => {
     );
   });
 
-  it("lists with --label, --assignee @me, --status, --team, --project, --parent, --search, --limit and --all", async () => {
+  it("lists with --label, --assignee @me, --status, --team, --project, --parent, --search, --blocked, --limit and --all", async () => {
     for (const title of ["Deploy the API", "Deploy the docs", "Write the docs"])
       await ok(["tasks", "create", "--team", "OPS", "--title", title]);
     const refs = async (args) => (await json(["tasks", "list", ...args, "--sort", "createdAt:asc"])).tasks.map((t) => t.reference);
@@ -179,8 +187,10 @@ describe("pm tasks, as gh issue users reach for them", () => {
     expect(await refs(["--project", "eng-p1"])).toEqual(["ENG-2"]);
     expect(await refs(["--parent", "ENG-1"])).toEqual(["ENG-2"]);
     expect(await refs(["--search", "deploy"])).toEqual(["OPS-1", "OPS-2"]);
-    const unknownProject = await pm(["tasks", "list", "--project", "ENG-P9"], env);
-    expect(unknownProject.code).toBe(1);
+    // A name that names nothing is what an unknown id is in a filter: an empty list (contract §13).
+    expect(await refs(["--project", "ENG-P9"])).toEqual([]);
+    await ok(["tasks", "link", "OPS-1", "--blocked-by", "OPS-2"]);
+    expect(await refs(["--blocked", "--team", "OPS"])).toEqual(["OPS-1"]);
 
     // --limit is a page: the next one is named on stderr; --all reads every page.
     const first = await pm(["tasks", "list", "--limit", "2", "--sort", "createdAt:asc"], env);
@@ -434,7 +444,7 @@ describe("completion and help", () => {
     expect((await pm(["completion", "zsh"])).stdout).toMatch(/^#compdef pm\n/);
     const fish = (await pm(["completion", "fish"])).stdout;
     expect(fish).toContain(
-      "complete -c pm -n '__fish_seen_subcommand_from tasks; and not __fish_seen_subcommand_from list view get create edit update close reopen delete history' -a close",
+      "complete -c pm -n '__fish_seen_subcommand_from tasks; and not __fish_seen_subcommand_from list view get create edit update close reopen delete history link unlink' -a close",
     );
     expect(fish).toMatch(/^complete -c pm -n '__fish_seen_subcommand_from tasks; and __fish_seen_subcommand_from list' -l assignee -d /m);
     expect((await pm(["completion", "tcsh"])).code).toBe(2);

@@ -1,6 +1,7 @@
 // How a task's links read for people: `parent ENG-1 Write the engine`, `project ENG-P1 Launch`, the milestone's
 // name, its sub-tasks with their status. The task names its links by id only, so they are read in one request
-// (POST /batch, one GET each), and only those the task has.
+// (POST /batch, one GET each), and only those the task has; a key without the scope `read` may not batch, but a
+// `<records>:write` scope reads its records (contract §12): then each is one GET of its own, at once.
 import type { Schemas } from "../client/index";
 import { cell } from "./output";
 import { type Session, unwrap } from "./session";
@@ -34,7 +35,12 @@ export async function linkedNames(
     asked.push(["subtasks", `/tasks?filter[eq][parentId]=${task.id}&fields=reference,status,title&sort[number]=asc&limit=250`]);
   }
   if (asked.length === 0) return {};
-  const { results } = await unwrap(client.POST("/batch", { body: { requests: asked.map(([, path]) => path) } }));
+  const requests = asked.map(([, path]) => path);
+  const batched = await client.POST("/batch", { body: { requests } });
+  const results: unknown[] =
+    batched.response.status === 403
+      ? await Promise.all(requests.map(async (path) => (await fetchPath(client, path)) ?? {}))
+      : (await unwrap(Promise.resolve(batched))).results;
   const linked: Linked = {};
   asked.forEach(([key], i) => {
     const slot = results[i];
@@ -44,4 +50,10 @@ export async function linkedNames(
     else linked.subtasks = (slot as { tasks?: TaskSelection[] }).tasks ?? [];
   });
   return linked;
+}
+
+/** One GET of a relative path (what a batch item is), its body or, refused, undefined (the link is shown as unknown). */
+async function fetchPath(client: Session["client"], path: string): Promise<unknown> {
+  const { data, response } = await client.request("get" as never, path as never);
+  return response.ok ? data : undefined;
 }

@@ -61,6 +61,7 @@ const WRITE_SCOPES: Record<string, Scope> = {
 /** What the scope `read` reads: every resource a GET names (a path's first segment, or a nested list's: `/teams/{id}/members`). */
 export const READABLE = [
   "tasks",
+  "relations",
   "comments",
   "projects",
   "milestones",
@@ -87,7 +88,7 @@ export type Readable = (typeof READABLE)[number];
  * comments the records they are on. `read` reads everything; `import` and `export` read nothing more.
  */
 const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {
-  "tasks:write": ["tasks"],
+  "tasks:write": ["tasks", "relations"],
   "comments:write": ["comments", "tasks", "projects", "milestones"],
   "projects:write": ["projects", "milestones"],
   "labels:write": ["labels"],

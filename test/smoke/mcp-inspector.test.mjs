@@ -108,7 +108,7 @@ describe("the MCP Inspector CLI against npm start", () => {
         "--tool-arg",
         "title=Triage the inbox",
         "--tool-arg",
-        'labels=["bug"]',
+        'labelIds=["bug"]',
       ]);
       expect(created.code, created.stderr).toBe(0);
       const { structuredContent } = JSON.parse(created.stdout);

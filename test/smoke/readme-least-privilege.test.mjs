@@ -12,12 +12,12 @@ import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 const bin = path.join(root, pkg.bin.pm);
 
-/** The README's `$ npx pm …` lines, in order, as argument lists (quotes kept together), with what the README redirects. */
+/** The README's `$ npx pm …` lines, in order, as argument lists (single or double quotes kept together), with what the README redirects. */
 function readmeSession() {
   const readme = readFileSync(path.join(root, "README.md"), "utf8");
   return [...readme.matchAll(/^\$ npx pm (.+)$/gm)].map(([, line]) => {
     const [command, redirect] = line.replace(/\s+#.*$/, "").split(/\s+[<>]\s+/);
-    const args = [...command.matchAll(/"([^"]*)"|(\S+)/g)].map(([, quoted, bare]) => quoted ?? bare);
+    const args = [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map(([, quoted, single, bare]) => quoted ?? single ?? bare);
     return { line, args, redirect };
   });
 }
@@ -83,7 +83,7 @@ describe("the README's least-privilege CI key", () => {
     expect(made.code, made.stderr).toBe(0);
     const ci = { PM_API_KEY: made.stdout.trim() };
     const me = await stack.call("GET", "/me", { key: ci.PM_API_KEY });
-    expect(me.body).toMatchObject({ scopes: ["tasks:write", "comments:write"], reads: ["comments", "milestones", "projects", "tasks"] });
+    expect(me.body).toMatchObject({ scopes: ["tasks:write", "comments:write"], reads: ["comments", "milestones", "projects", "relations", "tasks"] });
 
     // From the first task line to `pm tasks get`: every line the README runs on tasks and comments, with the CI key.
     const from = session.findIndex(({ args }) => args[0] === "tasks" && args[1] === "create");

@@ -2,15 +2,12 @@
 // CI key with only tasks:write and comments:write, and the task and comment lines then run with that key (PM_API_KEY),
 // labels by name, the team by prefix. A `<records>:write` scope reads those records (contract §12), so the key lists and
 // gets the tasks it writes; what it may not read stays 403.
-import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli, pmRunner } from "./lib/pm.mjs";
 import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
-
-const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-const bin = path.join(root, pkg.bin.pm);
 
 /** The README's `$ npx pm …` lines, in order, as argument lists (single or double quotes kept together), with what the README redirects. */
 function readmeSession() {
@@ -25,30 +22,12 @@ function readmeSession() {
 let stack;
 let owner;
 let configHome;
-
-function pm(args, env, input) {
-  const { PM_API_KEY, PM_BASE_URL, ...inherited } = process.env;
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { ...inherited, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", PM_BASE_URL: stack.base, ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  child.stdin.end(input ?? "");
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
-}
+const { pm: runPm } = pmRunner(() => configHome);
+/** `pm` against the stack (PM_BASE_URL), with `env` added and `input` on its standard input. */
+const pm = (args, env, input) => runPm(args, { PM_BASE_URL: stack.base, ...env }, input ?? "");
 
 beforeAll(async () => {
-  const [command, ...args] = pkg.scripts["build:cli"].split(/\s+/);
-  expect(command).toBe("node");
-  const build = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
-  expect(build.status, build.stderr).toBe(0);
+  buildCli();
   configHome = mkdtempSync(path.join(tmpdir(), "pm-readme-config-"));
   stack = await startStack();
   owner = await signUp(stack, "readme");
@@ -83,7 +62,10 @@ describe("the README's least-privilege CI key", () => {
     expect(made.code, made.stderr).toBe(0);
     const ci = { PM_API_KEY: made.stdout.trim() };
     const me = await stack.call("GET", "/me", { key: ci.PM_API_KEY });
-    expect(me.body).toMatchObject({ scopes: ["tasks:write", "comments:write"], reads: ["comments", "milestones", "projects", "relations", "tasks"] });
+    expect(me.body).toMatchObject({
+      scopes: ["tasks:write", "comments:write"],
+      reads: ["comments", "milestones", "projects", "relations", "tasks"],
+    });
 
     // From the first task line to `pm tasks get`: every line the README runs on tasks and comments, with the CI key.
     const from = session.findIndex(({ args }) => args[0] === "tasks" && args[1] === "create");

@@ -2310,6 +2310,8 @@ export interface components {
       labels: components["schemas"]["ExportLabel"][];
       milestones: components["schemas"]["ExportMilestone"][];
       projects: components["schemas"]["ExportProject"][];
+      /** @description The relations among the export's tasks (both tasks in it), as stored. Default: `[]`. */
+      relations?: components["schemas"]["ExportRelation"][];
       /** @description The id of the exported resource, found in its collection (`tasks`, `projects`, `teams`) */
       root: string;
       tasks: components["schemas"]["ExportTask"][];
@@ -2408,6 +2410,18 @@ export interface components {
        * @description ISO 8601; not imported (an import is a new write)
        */
       updatedAt: string;
+    };
+    ExportRelation: {
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      createdAt: string;
+      createdBy: string | null;
+      id: string;
+      sourceTaskId: string;
+      targetTaskId: string;
+      type: components["schemas"]["TaskRelationStoredType"];
     };
     ExportTask: {
       assigneeId: string | null;
@@ -3201,6 +3215,8 @@ export interface components {
      * @enum {string}
      */
     TaskRelationSide: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+    /** @enum {string} */
+    TaskRelationStoredType: "blocks" | "duplicate_of" | "related";
     /** @enum {string} */
     TaskRelationType: "blocks" | "blocked_by" | "duplicate_of" | "related";
     TaskSelection: {

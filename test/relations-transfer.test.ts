@@ -257,7 +257,7 @@ describe("relations in a streamed export and an import in parts", () => {
     const doc: Doc = JSON.parse(text + decoder.decode());
     expect(doc.data.relations).toHaveLength(RELATED + TASKS - 1);
     expect(new Set(doc.data.relations.map((r) => r.id)).size).toBe(RELATED + TASKS - 1);
-    expect(doc.data.users.map((u: { id: string }) => u.id)).toContain(t.owner.userId);
+    expect((doc.data.users as Array<{ id: string }>).map((u) => u.id)).toContain(t.owner.userId);
 
     const copy = await newTeam(t, { name: "Many copy" });
     const imported = await api("POST", `/teams/${copy.id}/import`, { body: { data: doc, update: false }, key: t.owner.key });

@@ -1,6 +1,6 @@
 // GET /{tasks|projects|teams|workspaces}/{id}/export: the resource and everything under it. PostgreSQL builds every
-// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks and comments fit in one
-// page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
+// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks, comments and relations
+// fit in one page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
 // Worker holds a page at a time, never the document (docs/api.md, export and import; measured in docs/performance.md).
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import {
@@ -128,17 +128,17 @@ function commentCondition(type: ExportType, workspace: string): SQL {
     or ${comments.milestoneId} in (select id from scope_milestones))`;
 }
 /**
- * The relations an export holds: those whose two tasks are both in it (a team's: both ends in the team, read from the
- * edge's own team columns; a project's: both tasks in the project).
+ * The relations an export holds: those whose two tasks are both in it. Found from their source tasks (the pair key's
+ * index leads with them), so an export reads its own tasks' edges, not the whole table's.
  */
 function relationCondition(type: ExportType, workspace: string): SQL {
   const r = taskRelations;
-  const inProject = (task: SQLWrapper) =>
-    sql`exists (select 1 from ${tasks} t where t.id = ${task} and t.project_id = (select id from root))`;
+  const sources = (where: SQL) => sql`${r.sourceTaskId} in (select t.id from ${tasks} t where ${where})`;
   const both = {
-    workspace: sql`exists (select 1 from root)`,
-    team: sql`${r.sourceTeamId} = (select id from root) and ${r.targetTeamId} = (select id from root)`,
-    project: sql`${inProject(r.sourceTaskId)} and ${inProject(r.targetTaskId)}`,
+    workspace: sql`${sources(sql`t.workspace_id = ${workspace}`)} and exists (select 1 from root)`,
+    team: sql`${sources(sql`t.team_id = (select id from root)`)} and ${r.targetTeamId} = (select id from root)`,
+    project: sql`${sources(sql`t.project_id = (select id from root)`)}
+      and exists (select 1 from ${tasks} t where t.id = ${r.targetTaskId} and t.project_id = (select id from root))`,
     task: sql`${r.sourceTaskId} in (select id from scope_tasks) and ${r.targetTaskId} in (select id from scope_tasks)`,
   };
   return sql`${r.workspaceId} = ${workspace} and ${both[type]}`;

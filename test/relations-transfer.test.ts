@@ -144,7 +144,9 @@ describe("relations in export and import", () => {
     // Named at the first imported `blocks` edge on it, as POST names a new edge's cycle.
     const at = doc.data.relations.findIndex((x) => x.id === pq.id);
     expect(refused.body.errors).toEqual({
-      [`data.data.relations.${at}`]: [`Would close a cycle: ${p.reference} blocks ${q.reference} blocks ${r.reference} blocks ${p.reference}`],
+      [`data.data.relations.${at}`]: [
+        `Would close a cycle: ${p.reference} blocks ${q.reference} blocks ${r.reference} blocks ${p.reference}`,
+      ],
     });
     expect(await counts(t.workspaceId)).toEqual(held);
   });
@@ -252,7 +254,8 @@ describe("relations in a streamed export and an import in parts", () => {
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let [text, chunks] = ["", 0];
-    for (let part = await reader.read(); !part.done; part = await reader.read(), chunks++) text += decoder.decode(part.value, { stream: true });
+    for (let part = await reader.read(); !part.done; part = await reader.read(), chunks++)
+      text += decoder.decode(part.value, { stream: true });
     expect(chunks).toBeGreaterThan(2);
     const doc: Doc = JSON.parse(text + decoder.decode());
     expect(doc.data.relations).toHaveLength(RELATED + TASKS - 1);
@@ -274,7 +277,9 @@ describe("relations in a streamed export and an import in parts", () => {
       const opened = await post("/imports", { teamId: copy.id }, t.owner.key);
       expect(opened.status).toBe(201);
       for (const [i, data] of parts.entries())
-        expect((await api("PUT", `/imports/${opened.body.import.id}/parts/${i + 1}`, { body: { data }, key: t.owner.key })).status).toBe(200);
+        expect((await api("PUT", `/imports/${opened.body.import.id}/parts/${i + 1}`, { body: { data }, key: t.owner.key })).status).toBe(
+          200,
+        );
       return post(`/imports/${opened.body.import.id}/commit`, undefined, t.owner.key);
     };
     const copy = await newTeam(t, { name: "Parts copy" });
@@ -282,12 +287,20 @@ describe("relations in a streamed export and an import in parts", () => {
     const [first, last] = [tasks[0], tasks[tasks.length - 1]];
     const cycle = { ...relations[0], id: "rel_cycle", type: "blocks", sourceTaskId: last.id, targetTaskId: first.id };
     const held = await counts(t.workspaceId);
-    const refused = await send([part({ ...head, relations: [cycle, ...relations.slice(0, 10)] }), part({ tasks }), part({ relations: relations.slice(10) })]);
+    const refused = await send([
+      part({ ...head, relations: [cycle, ...relations.slice(0, 10)] }),
+      part({ tasks }),
+      part({ relations: relations.slice(10) }),
+    ]);
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.body.errors)).toEqual(["parts.1.data.data.relations.0"]);
     expect(await counts(t.workspaceId)).toEqual(held);
 
-    const ok = await send([part({ ...head, relations: relations.slice(0, 10) }), part({ tasks }), part({ relations: relations.slice(10) })]);
+    const ok = await send([
+      part({ ...head, relations: relations.slice(0, 10) }),
+      part({ tasks }),
+      part({ relations: relations.slice(10) }),
+    ]);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(relationsOf((await get(`/teams/${copy.id}/export`, t.owner.key)).body)).toEqual(relationsOf(doc));
   });

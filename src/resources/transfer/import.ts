@@ -43,6 +43,7 @@ import { taskRecord } from "../../records/tasks";
 import { teamMemberships } from "../../records/team-members";
 import { getTeam } from "../../records/teams";
 import {
+  blocksCycle,
   checkTaskCycles,
   type ImportHead,
   newTasksPerTeam,
@@ -355,22 +356,25 @@ async function writeRelations(tx: Tx, state: PlanState, planned: PlannedRelation
 }
 
 /**
- * No `blocks` cycle among the written edges and the target's own (a workspace import's new workspace has none): one walk
- * from each written edge's target along every `blocks` edge; reaching its source is a cycle, refused as POST refuses it.
+ * No `blocks` cycle among the written edges and the target's own (a new workspace has none; an existing one none
+ * either, POST keeps it so): a cycle through a written edge lies in what its target reaches, so that part of the graph
+ * is read in one walk (each task once) and searched in memory. The first written edge on a cycle is refused, named as
+ * POST names it.
  */
 async function refuseBlocksCycle(tx: Tx, principal: Principal, blocks: Array<{ source: string; target: string; at: string }>) {
   if (!blocks.length) return;
-  const { rows } = await tx.execute<{ n: number }>(sql`
-    with recursive edges(source, target, n) as (
-      select * from unnest(${sql.param(blocks.map((b) => b.source))}::text[], ${sql.param(blocks.map((b) => b.target))}::text[]) with ordinality
-    ), walk(n, id) as (
-      select n, target from edges
+  const { rows } = await tx.execute<{ source: string; target: string }>(sql`
+    with recursive walk(id) as (
+      select unnest(${sql.param(blocks.map((b) => b.target))}::text[])
       union
-      select w.n, r.target_task_id from walk w join ${taskRelations} r on r.source_task_id = w.id and r.type = 'blocks'
+      select r.target_task_id from walk join ${taskRelations} r on r.source_task_id = walk.id and r.type = 'blocks'
     )
-    select e.n from edges e join walk w on w.n = e.n and w.id = e.source order by e.n limit 1`);
-  if (!rows.length) return;
-  const edge = blocks[Number(rows[0].n) - 1];
+    select source_task_id as source, target_task_id as target from ${taskRelations}
+    where type = 'blocks' and source_task_id in (select id from walk)`);
+  const cycle = blocksCycle(rows);
+  if (!cycle) return;
+  const onCycle = new Set(cycle.map((id, i) => `${id} ${cycle[(i + 1) % cycle.length]}`));
+  const edge = blocks.find((b) => onCycle.has(`${b.source} ${b.target}`)) ?? blocks[0];
   throw new ValidationError({ [edge.at]: [await cycleMessage(tx, principalActor(principal), edge.source, edge.target)] });
 }
 

@@ -437,6 +437,39 @@ export function planRelationPage(state: PlanState, page: Located<ExportedRelatio
   });
 }
 
+/** A cycle of `blocks` edges, as its tasks in order (each blocks the next, the last the first), or null: a depth-first walk. */
+export function blocksCycle(edges: Array<{ source: string; target: string }>): string[] | null {
+  const next = new Map<string, string[]>();
+  for (const { source, target } of edges) {
+    const list = next.get(source);
+    if (list) list.push(target);
+    else next.set(source, [target]);
+  }
+  const state = new Map<string, "open" | "done">();
+  for (const start of next.keys()) {
+    if (state.has(start)) continue;
+    state.set(start, "open");
+    const stack = [{ id: start, i: 0 }];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const after = next.get(top.id) ?? [];
+      if (top.i === after.length) {
+        state.set(top.id, "done");
+        stack.pop();
+        continue;
+      }
+      const id = after[top.i++];
+      // Reached again while on the way: the way from it back here is a cycle.
+      if (state.get(id) === "open") return stack.slice(stack.findIndex((f) => f.id === id)).map((f) => f.id);
+      if (!state.has(id)) {
+        state.set(id, "open");
+        stack.push({ id, i: 0 });
+      }
+    }
+  }
+  return null;
+}
+
 /** Records with every parent before its children (one statement then never points forward); reports cycles. */
 function parentsFirst<T extends { id: string; parentId: string | null }>(rows: T[], cycle: (index: number) => void): T[] {
   const byId = new Map(rows.map((r) => [r.id, r]));

@@ -516,6 +516,13 @@ describe("pm, reading the change feed", () => {
     const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
     const dir = mkdtempSync(path.join(tmpdir(), "pm-transfer-"));
     const file = path.join(dir, "eng.json");
+    // A relation travels too, in a part of its own.
+    const [first, second] = (await stack.call("GET", `/tasks?filter[eq][teamId]=${teamId}&limit=2`, { key: owner.key })).body.tasks;
+    const linked = await stack.call("POST", `/tasks/${second.id}/relations`, {
+      key: owner.key,
+      body: { type: "related", taskId: first.id },
+    });
+    expect([201, 409]).toContain(linked.status);
     const exported = await pm(["export", "team", "eng", "--output", file], env);
     expect(exported.code, exported.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(file, "utf8"));
@@ -536,6 +543,12 @@ describe("pm, reading the change feed", () => {
     expect(imported.stderr).toMatch(/^sent part 1 of (\d+)\n(.*\n)*sent part \1 of \1\n$/);
     const back = JSON.parse((await pm(["export", "team", "CPY"], env)).stdout);
     expect(back.data.tasks.map((t) => t.title)).toEqual(doc.data.tasks.map((t) => t.title));
+    const titled = (d) => {
+      const title = new Map(d.data.tasks.map((t) => [t.id, t.title]));
+      return d.data.relations.map((r) => `${r.type} ${[title.get(r.sourceTaskId), title.get(r.targetTaskId)].sort().join(" ")}`).sort();
+    };
+    expect(doc.data.relations.length).toBeGreaterThan(0);
+    expect(titled(back)).toEqual(titled(doc));
 
     // A workspace export, in one request (it fits), into a new workspace.
     const whole = path.join(dir, "workspace.json");

@@ -297,13 +297,15 @@ async function writePages(tx: Tx, principal: Principal, state: PlanState, source
       ["content"],
     );
   }
-  // Relations last: both their tasks are written. The lock is POST /tasks/{id}/relations's: no concurrent edge closes a
-  // cycle with these unseen.
-  if (writing() && !refused.length) await lockBlocksGraph(tx, state.target.workspaceId);
+  // Relations last: both their tasks are written. The lock is POST /tasks/{id}/relations's, taken before the first
+  // edge: no concurrent edge closes a cycle with these unseen.
   const blocks: Array<{ source: string; target: string; at: string }> = [];
+  let locked = false;
   for await (const page of source.pages("relations", IMPORT_PAGE)) {
     const planned = planRelationPage(state, page);
-    if (!writing() || refused.length) continue;
+    if (!writing() || refused.length || !planned.length) continue;
+    if (!locked) await lockBlocksGraph(tx, state.target.workspaceId);
+    locked = true;
     await writeRelations(tx, state, planned);
     for (const { row, at } of planned) if (row.type === "blocks") blocks.push({ source: row.sourceTaskId, target: row.targetTaskId, at });
   }

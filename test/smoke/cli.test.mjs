@@ -517,12 +517,14 @@ describe("pm, reading the change feed", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "pm-transfer-"));
     const file = path.join(dir, "eng.json");
     // A relation travels too, in a part of its own.
-    const [first, second] = (await stack.call("GET", `/tasks?filter[eq][teamId]=${teamId}&limit=2`, { key: owner.key })).body.tasks;
-    const linked = await stack.call("POST", `/tasks/${second.id}/relations`, {
+    const made = [];
+    for (const title of ["Blocker", "Blocked"])
+      made.push((await stack.call("POST", "/tasks", { key: owner.key, body: { teamId, title } })).body.task);
+    const linked = await stack.call("POST", `/tasks/${made[0].id}/relations`, {
       key: owner.key,
-      body: { type: "related", taskId: first.id },
+      body: { type: "blocks", taskId: made[1].id },
     });
-    expect([201, 409]).toContain(linked.status);
+    expect(linked.status, linked.text).toBe(201);
     const exported = await pm(["export", "team", "eng", "--output", file], env);
     expect(exported.code, exported.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(file, "utf8"));
@@ -553,8 +555,8 @@ describe("pm, reading the change feed", () => {
     // A workspace export, in one request (it fits), into a new workspace.
     const whole = path.join(dir, "workspace.json");
     expect((await pm(["export", "workspace", "--output", whole], env)).code).toBe(0);
-    const made = await pmJson(["import", whole, "--new-workspace"], env);
-    expect(made.workspace.id).toMatch(/^ws_/);
+    const newWorkspace = await pmJson(["import", whole, "--new-workspace"], env);
+    expect(newWorkspace.workspace.id).toMatch(/^ws_/);
     // Usage errors before any request; a refused part discards the import (exit 1).
     expect((await pm(["import", file], env)).code).toBe(2);
     expect((await pm(["export", "folder", "x"], env)).code).toBe(2);

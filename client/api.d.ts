@@ -1174,7 +1174,7 @@ export interface paths {
     };
     /**
      * Export a project with its milestones and tasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -1386,7 +1386,7 @@ export interface paths {
     };
     /**
      * Export a task with its subtasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -1576,7 +1576,7 @@ export interface paths {
     };
     /**
      * Export a team with its members, projects, milestones and tasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -1904,7 +1904,7 @@ export interface paths {
     };
     /**
      * Export the whole workspace (OWNER only; the credential's own workspace)
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -2312,6 +2312,8 @@ export interface components {
       labels: components["schemas"]["ExportLabel"][];
       milestones: components["schemas"]["ExportMilestone"][];
       projects: components["schemas"]["ExportProject"][];
+      /** @description The relations among the export's tasks (both tasks in it), as stored. Default: `[]`. */
+      relations?: components["schemas"]["ExportRelation"][];
       /** @description The id of the exported resource, found in its collection (`tasks`, `projects`, `teams`) */
       root: string;
       tasks: components["schemas"]["ExportTask"][];
@@ -2410,6 +2412,18 @@ export interface components {
        * @description ISO 8601; not imported (an import is a new write)
        */
       updatedAt: string;
+    };
+    ExportRelation: {
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      createdAt: string;
+      createdBy: string | null;
+      id: string;
+      sourceTaskId: string;
+      targetTaskId: string;
+      type: components["schemas"]["TaskRelationStoredType"];
     };
     ExportTask: {
       assigneeId: string | null;
@@ -3203,6 +3217,8 @@ export interface components {
      * @enum {string}
      */
     TaskRelationSide: "blocks" | "blocked_by" | "duplicate_of" | "duplicated_by" | "related";
+    /** @enum {string} */
+    TaskRelationStoredType: "blocks" | "duplicate_of" | "related";
     /** @enum {string} */
     TaskRelationType: "blocks" | "blocked_by" | "duplicate_of" | "related";
     TaskSelection: {

@@ -6,6 +6,7 @@ import { or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
+import type { Executor } from "../db/client";
 import { inTeams, type Reach, type TeamScope } from "../db/scope";
 import type { FilterOp } from "../http/list";
 import { defineRecord, f } from "../http/record";
@@ -103,6 +104,37 @@ export function storedEdge(type: RelationTypeName, taskId: string, otherId: stri
 // What a task answer says of its relations and subtasks, in the statement that reads or writes it. They read the tasks
 // table as `public.tasks`: a write's answer is read where a CTE named `tasks` (the written row) shadows the table.
 const storedTasks = sql`public.tasks`;
+
+/**
+ * A chain of `blocks` edges from `from` to `to` (their references, `…` for a task the caller may not read), known to
+ * exist: the tasks `from` blocks, each with a task it is blocked by on the way, then the way back from `to` along those.
+ */
+async function blockingPath(tx: Executor, reach: Reach, from: string, to: string): Promise<string[]> {
+  const { rows } = await tx.execute<{ ref: string }>(sql`
+    with recursive reached(id, prev) as (
+      select ${from}::text, null::text
+      union
+      select r.target_task_id, r.source_task_id from ${taskRelations} r join reached on r.source_task_id = reached.id
+      where r.type = 'blocks'
+    ), back(id, n) as (
+      select ${to}::text, 0
+      union all
+      select p.prev, back.n + 1 from back
+        cross join lateral (select reached.prev from reached where reached.id = back.id and reached.prev is not null limit 1) p
+      where back.id <> ${from}
+    )
+    select case when ${inTeams(reach.teams, sql`t.team_id`)} then tm.prefix || '-' || t.number else '…' end as ref
+    from back join ${tasks} t on t.id = back.id join ${teams} tm on tm.id = t.team_id
+    order by back.n desc`);
+  return rows.map((row) => row.ref);
+}
+
+/** Why the edge `source blocks target` is refused, its chain back existing: `ENG-3 blocks ENG-1 blocks ENG-2 blocks ENG-3`. */
+export async function cycleMessage(tx: Executor, reach: Reach, source: string, target: string): Promise<string> {
+  // The new edge first: source blocks target blocks … blocks source.
+  const path = await blockingPath(tx, reach, target, source);
+  return `Would close a cycle: ${[path.at(-1), ...path].join(" blocks ")}`;
+}
 
 /** Blockers of the task `taskId` that are neither DONE nor CANCELED (task_relations_target_idx finds its edges). */
 const openBlockers = (taskId: SQLWrapper) => sql`from ${taskRelations} r join ${storedTasks} b on b.id = r.source_task_id

@@ -516,6 +516,15 @@ describe("pm, reading the change feed", () => {
     const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
     const dir = mkdtempSync(path.join(tmpdir(), "pm-transfer-"));
     const file = path.join(dir, "eng.json");
+    // A relation travels too, in a part of its own.
+    const made = [];
+    for (const title of ["Blocker", "Blocked"])
+      made.push((await stack.call("POST", "/tasks", { key: owner.key, body: { teamId, title } })).body.task);
+    const linked = await stack.call("POST", `/tasks/${made[0].id}/relations`, {
+      key: owner.key,
+      body: { type: "blocks", taskId: made[1].id },
+    });
+    expect(linked.status, linked.text).toBe(201);
     const exported = await pm(["export", "team", "eng", "--output", file], env);
     expect(exported.code, exported.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(file, "utf8"));
@@ -536,12 +545,18 @@ describe("pm, reading the change feed", () => {
     expect(imported.stderr).toMatch(/^sent part 1 of (\d+)\n(.*\n)*sent part \1 of \1\n$/);
     const back = JSON.parse((await pm(["export", "team", "CPY"], env)).stdout);
     expect(back.data.tasks.map((t) => t.title)).toEqual(doc.data.tasks.map((t) => t.title));
+    const titled = (d) => {
+      const title = new Map(d.data.tasks.map((t) => [t.id, t.title]));
+      return d.data.relations.map((r) => `${r.type} ${[title.get(r.sourceTaskId), title.get(r.targetTaskId)].sort().join(" ")}`).sort();
+    };
+    expect(doc.data.relations.length).toBeGreaterThan(0);
+    expect(titled(back)).toEqual(titled(doc));
 
     // A workspace export, in one request (it fits), into a new workspace.
     const whole = path.join(dir, "workspace.json");
     expect((await pm(["export", "workspace", "--output", whole], env)).code).toBe(0);
-    const made = await pmJson(["import", whole, "--new-workspace"], env);
-    expect(made.workspace.id).toMatch(/^ws_/);
+    const newWorkspace = await pmJson(["import", whole, "--new-workspace"], env);
+    expect(newWorkspace.workspace.id).toMatch(/^ws_/);
     // Usage errors before any request; a refused part discards the import (exit 1).
     expect((await pm(["import", file], env)).code).toBe(2);
     expect((await pm(["export", "folder", "x"], env)).code).toBe(2);

@@ -13,7 +13,7 @@ import { lockBlocksGraph } from "../../db/tree-locks";
 import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { taskMatch } from "../../records/names";
-import { relationRecord, storedEdge, type TaskRelationCreateInput, type TaskRelationDto } from "../../records/task-relations";
+import { cycleMessage, relationRecord, storedEdge, type TaskRelationCreateInput, type TaskRelationDto } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
 import { taskTarget } from "./operations";
 
@@ -44,30 +44,6 @@ async function blocksReach(tx: Executor, from: string, to: string): Promise<bool
   return rows.length > 0;
 }
 
-/**
- * A chain of `blocks` edges from `from` to `to` (their references, `…` for a task the caller may not read), known to
- * exist: the tasks `from` blocks, each with a task it is blocked by on the way, then the way back from `to` along those.
- */
-async function blockingPath(tx: Executor, reach: Reach, from: string, to: string): Promise<string[]> {
-  const { rows } = await tx.execute<{ ref: string }>(sql`
-    with recursive reached(id, prev) as (
-      select ${from}::text, null::text
-      union
-      select r.target_task_id, r.source_task_id from ${taskRelations} r join reached on r.source_task_id = reached.id
-      where r.type = 'blocks'
-    ), back(id, n) as (
-      select ${to}::text, 0
-      union all
-      select p.prev, back.n + 1 from back
-        cross join lateral (select reached.prev from reached where reached.id = back.id and reached.prev is not null limit 1) p
-      where back.id <> ${from}
-    )
-    select case when ${inTeams(reach.teams, sql`t.team_id`)} then tm.prefix || '-' || t.number else '…' end as ref
-    from back join ${tasks} t on t.id = back.id join ${teams} tm on tm.id = t.team_id
-    order by back.n desc`);
-  return rows.map((row) => row.ref);
-}
-
 /** The relation `id` as the task `taskId` sees it. */
 async function relationAsSeenBy(tx: Executor, taskId: string, id: string): Promise<TaskRelationDto> {
   const [row] = await tx
@@ -95,8 +71,7 @@ export function createRelation(caller: Caller, idOrRef: string, input: TaskRelat
       await lockBlocksGraph(tx, other.workspaceId);
       if (await blocksReach(tx, edge.target, edge.source)) {
         // The new edge first: source blocks target blocks … blocks source.
-        const path = await blockingPath(tx, caller.actor, edge.target, edge.source);
-        throw invalid("taskId", `Would close a cycle: ${[path.at(-1), ...path].join(" blocks ")}`);
+        throw invalid("taskId", await cycleMessage(tx, caller.actor, edge.source, edge.target));
       }
     }
     const id = newId("rel");

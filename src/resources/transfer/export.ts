@@ -1,6 +1,6 @@
 // GET /{tasks|projects|teams|workspaces}/{id}/export: the resource and everything under it. PostgreSQL builds every
-// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks and comments fit in one
-// page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
+// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks, comments and relations
+// fit in one page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
 // Worker holds a page at a time, never the document (docs/api.md, export and import; measured in docs/performance.md).
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import {
@@ -11,6 +11,7 @@ import {
   projectLabels,
   projects,
   taskLabels,
+  taskRelations,
   tasks,
   teamMembers,
   teams,
@@ -30,6 +31,7 @@ import { labelRecord } from "../../records/labels";
 import { milestoneRecord } from "../../records/milestones";
 import { namesAny } from "../../records/names";
 import { projectRecord } from "../../records/projects";
+import { storedRelationRecord } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
 import type { ExportType } from "./schema";
 
@@ -105,7 +107,8 @@ function scopes({ type, workspace, root }: ExportSpec): SQL {
     scope_projects as (${s.projects}),
     scope_teams as (${s.teams}),
     scope_milestones as (select id from ${milestones} where project_id in (select id from scope_projects)),
-    scope_comments as (${commentScope(commentCondition(type, workspace))})`;
+    scope_comments as (${commentScope(commentCondition(type, workspace))}),
+    scope_relations as (select ${taskRelations.id} from ${taskRelations} where ${relationCondition(type, workspace)})`;
 }
 
 /**
@@ -124,6 +127,22 @@ function commentCondition(type: ExportType, workspace: string): SQL {
   return sql`${inWorkspace} and (${onTask[type]} or ${comments.projectId} in (select id from scope_projects)
     or ${comments.milestoneId} in (select id from scope_milestones))`;
 }
+/**
+ * The relations an export holds: those whose two tasks are both in it. Found from their source tasks (the pair key's
+ * index leads with them), so an export reads its own tasks' edges, not the whole table's.
+ */
+function relationCondition(type: ExportType, workspace: string): SQL {
+  const r = taskRelations;
+  const sources = (where: SQL) => sql`${r.sourceTaskId} in (select t.id from ${tasks} t where ${where})`;
+  const both = {
+    workspace: sql`${sources(sql`t.workspace_id = ${workspace}`)} and exists (select 1 from root)`,
+    team: sql`${sources(sql`t.team_id = (select id from root)`)} and ${r.targetTeamId} = (select id from root)`,
+    project: sql`${sources(sql`t.project_id = (select id from root)`)}
+      and exists (select 1 from ${tasks} t where t.id = ${r.targetTaskId} and t.project_id = (select id from root))`,
+    task: sql`${r.sourceTaskId} in (select id from scope_tasks) and ${r.targetTaskId} in (select id from scope_tasks)`,
+  };
+  return sql`${r.workspaceId} = ${workspace} and ${both[type]}`;
+}
 const commentScope = (condition: SQL) => sql`select ${comments.id} from ${comments} where ${condition}`;
 
 /**
@@ -131,13 +150,14 @@ const commentScope = (condition: SQL) => sql`select ${comments.id} from ${commen
  * rows are picked first (their order keys only), so only they are turned into JSON, however large the export.
  */
 function firstPages(spec: ExportSpec): SQL {
-  const page = (record: typeof taskRecord | typeof commentRecord, id: SQLWrapper, where: SQL, order: SQL) =>
+  const page = (record: typeof taskRecord | typeof commentRecord | typeof storedRelationRecord, id: SQLWrapper, where: SQL, order: SQL) =>
     sql`(select coalesce(json_agg(p.j order by p.n) filter (where p.n <= ${EXPORT_PAGE}), '[]')::text as rows, count(*) > ${EXPORT_PAGE} as more
       from (select ${record.exportJson()} as j, picked.n from ${record.from} join (select ${id} as id, row_number() over (order by ${order}) as n
         from ${record.from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) picked on ${id} = picked.id) p)`;
   const s = scope(spec.type, spec.workspace);
   return sql`cross join lateral ${page(taskRecord, tasks.id, sql`${tasks.teamId} in (${s.taskTeams}) and ${s.task}`, sql`${teams.prefix}, ${tasks.number}`)} first_tasks
-    cross join lateral ${page(commentRecord, comments.id, commentCondition(spec.type, spec.workspace), sql`${comments.createdAt}, ${comments.id}`)} first_comments`;
+    cross join lateral ${page(commentRecord, comments.id, commentCondition(spec.type, spec.workspace), sql`${comments.createdAt}, ${comments.id}`)} first_comments
+    cross join lateral ${page(storedRelationRecord, taskRelations.id, relationCondition(spec.type, spec.workspace), sql`${taskRelations.createdAt}, ${taskRelations.id}`)} first_relations`;
 }
 
 /** What an export's records point at: user ids, label ids and custom field keys (each a query of one column). */
@@ -213,7 +233,8 @@ function pointedByAll(workspace: string): Pointed {
   const head = pointedByHead(workspace);
   const byTasks = pointedByTasks(workspace, "scope_tasks");
   return {
-    users: sql`${head.users} union ${byTasks.users} union select author_id from ${comments} where id in (select id from scope_comments)`,
+    users: sql`${head.users} union ${byTasks.users} union select author_id from ${comments} where id in (select id from scope_comments)
+      union select creator_id from ${taskRelations} where id in (select id from scope_relations)`,
     labels: sql`${head.labels} union ${byTasks.labels}`,
     keys: sql`${head.keys} union ${byTasks.keys}`,
   };
@@ -239,6 +260,8 @@ type Head = {
   tasks_more?: boolean;
   comments?: string;
   comments_more?: boolean;
+  relations?: string;
+  relations_more?: boolean;
 };
 
 /**
@@ -267,8 +290,9 @@ async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise
       array(${head.users}) as head_users, array(${head.labels}) as head_labels, array(${head.keys}) as head_keys
       ${
         whole
-          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (first_tasks.more or first_comments.more)`)}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
-            first_comments.rows as comments, first_comments.more as comments_more from (select 1) one ${firstPages(spec)}`
+          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (first_tasks.more or first_comments.more or first_relations.more)`)}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
+            first_comments.rows as comments, first_comments.more as comments_more, first_relations.rows as relations,
+            first_relations.more as relations_more from (select 1) one ${firstPages(spec)}`
           : sql``
       }`);
   return rows[0];
@@ -308,6 +332,18 @@ async function commentPage(db: Executor, spec: ExportSpec, after: { at: string; 
   return rows;
 }
 
+/** A page of relations after (`createdAt`, `id`), as commentPage, each with its creator. */
+async function relationPage(db: Executor, spec: ExportSpec, after: { at: string; id: string } | null) {
+  const r = taskRelations;
+  const { rows } = await db.execute<{ j: string; at: string; id: string; creator: string | null }>(sql`${scopes(spec)},
+    page as (select ${r.id} from ${r} where ${relationCondition(spec.type, spec.workspace)}
+      ${after ? sql`and (${r.createdAt}, ${r.id}) > (${after.at}::timestamptz, ${after.id})` : sql``}
+      order by ${r.createdAt}, ${r.id} limit ${EXPORT_PAGE})
+    select ${storedRelationRecord.exportJson()}::text as j, ${r.createdAt}::text as at, ${r.id} as id, ${r.creatorId} as creator
+    from ${r} where ${r.id} in (select id from page) order by ${r.createdAt}, ${r.id}`);
+  return rows;
+}
+
 /** The users, labels and fields of the ids a streamed export's records pointed at, as JSON text. */
 async function readPointed(db: Executor, spec: ExportSpec, ids: { users: Set<string>; labels: Set<string>; keys: Set<string> }) {
   const list = (set: Set<string>) => sql`select unnest(${sql.param([...set])}::text[])`;
@@ -328,7 +364,7 @@ function opening(type: ExportType, exportedAt: string, head: Head): string {
 }
 
 /**
- * Writes the tasks and comments page by page through `write`, which waits until the reader took the text before (so
+ * Writes the tasks, comments and relations page by page through `write`, which waits until the reader took the text before (so
  * at most a page is held), then the users, labels and fields they and the head point at. Tasks go team by team in prefix
  * order, each team's by number: the order of the first page.
  */
@@ -369,6 +405,18 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
     const last = page[page.length - 1];
     page = await commentPage(db, spec, { at: last.at, id: last.id });
   }
+  await write(`],"relations":[`);
+  first = true;
+  for (let page = await relationPage(db, spec, null); ; ) {
+    add(
+      pointed.users,
+      page.map((r) => r.creator),
+    );
+    await rows(page.map((r) => r.j));
+    if (page.length < EXPORT_PAGE) break;
+    const last = page[page.length - 1];
+    page = await relationPage(db, spec, { at: last.at, id: last.id });
+  }
   const { users: u, labels: l, fields: f } = await readPointed(db, spec, pointed);
   await write(`],"users":${u},"labels":${l},"fields":${f}}}`);
 }
@@ -396,8 +444,11 @@ export async function exportDocument(
   const spec: ExportSpec = { type, workspace, root: rootId(type, idOrRef, workspace, principal.teamIds) };
   const head = await readHead(db, spec, true);
   if (head.root === null) throw notFound(type);
-  if (!head.tasks_more && !head.comments_more)
-    return { body: `${opening(type, exportedAt, head)}"tasks":${head.tasks},"comments":${head.comments}}}`, done: Promise.resolve() };
+  if (!head.tasks_more && !head.comments_more && !head.relations_more)
+    return {
+      body: `${opening(type, exportedAt, head)}"tasks":${head.tasks},"comments":${head.comments},"relations":${head.relations}}}`,
+      done: Promise.resolve(),
+    };
 
   // Too large for one answer: the same document again, from a snapshot all its pages share.
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();

@@ -13,6 +13,7 @@ import {
   projectLabels,
   projects,
   taskLabels,
+  taskRelations,
   tasks,
   teamMembers,
   teams,
@@ -34,13 +35,15 @@ import {
 } from "../../auth/roles";
 import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
-import { subtaskTreeLock } from "../../db/tree-locks";
+import { lockBlocksGraph, subtaskTreeLock } from "../../db/tree-locks";
 import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
+import { cycleMessage } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
 import { teamMemberships } from "../../records/team-members";
 import { getTeam } from "../../records/teams";
 import {
+  blocksCycle,
   checkTaskCycles,
   type ImportHead,
   newTasksPerTeam,
@@ -50,6 +53,7 @@ import {
   planLabels,
   planMilestones,
   planProjects,
+  planRelationPage,
   planTaskPage,
   planTeams,
   planUsers,
@@ -186,6 +190,7 @@ async function readTarget(db: Executor, principal: Principal, teamId: string, id
             c.task_id in (select id from ${tasks} where team_id = teams.id) or c.project_id in (select id from ${projects} where team_id = teams.id)
             or c.milestone_id in (select m.id from ${milestones} m join ${projects} p on p.id = m.project_id where p.team_id = teams.id))
           union all select id, null from ${labels} where workspace_id = ${workspace} and id = any(${named})
+          union all select id, null from ${taskRelations} where source_team_id = teams.id and target_team_id = teams.id and id = any(${named})
         ) e)
     ) as target, ${subtaskTreeLock(sql`teams.id`)}
     from ${teams} where teams.id = ${teamId} and teams.workspace_id = ${workspace}
@@ -270,10 +275,10 @@ async function writeHead(tx: Tx, state: PlanState, plan: HeadPlan, bases: Bases)
 }
 
 /**
- * The second pass: tasks, then comments, a page at a time, each written as it is planned. Nothing more is written once
+ * The second pass: tasks, then comments, then relations, a page at a time, each written as it is planned. Nothing more is written once
  * a refusal is known (the transaction rolls back), but every page is still planned, so one 422 names every bad value.
  */
-async function writePages(tx: Tx, state: PlanState, source: ImportSource, bases: Bases, refusal: AppError | null) {
+async function writePages(tx: Tx, principal: Principal, state: PlanState, source: ImportSource, bases: Bases, refusal: AppError | null) {
   const inWorkspace = { workspaceId: state.target.workspaceId };
   const writing = () => refusal === null && state.errors.size === 0;
   for await (const page of source.pages("tasks", IMPORT_PAGE)) {
@@ -292,11 +297,87 @@ async function writePages(tx: Tx, state: PlanState, source: ImportSource, bases:
       ["content"],
     );
   }
+  // Relations last: both their tasks are written. The lock is POST /tasks/{id}/relations's, taken before the first
+  // edge: no concurrent edge closes a cycle with these unseen.
+  const blocks: Array<{ source: string; target: string; at: string }> = [];
+  let locked = false;
+  for await (const page of source.pages("relations", IMPORT_PAGE)) {
+    const planned = planRelationPage(state, page);
+    if (!writing() || refused.length || !planned.length) continue;
+    if (!locked) await lockBlocksGraph(tx, state.target.workspaceId);
+    locked = true;
+    await writeRelations(tx, state, planned);
+    for (const { row, at } of planned) if (row.type === "blocks") blocks.push({ source: row.sourceTaskId, target: row.targetTaskId, at });
+  }
   // A parent written after its subtask (a later page) is checked here, not at the commit: its error is a statement's.
   await tx.execute(sql`set constraints tasks_parent_id_tasks_id_fk immediate`);
   state.refuseIfFailed();
   if (refusal) throw refusal;
   if (refused.length) throw commentsRefusal(refused);
+  await refuseBlocksCycle(tx, principal, blocks);
+}
+
+type PlannedRelation = ReturnType<typeof planRelationPage>[number];
+const relationColumns = (planned: PlannedRelation[]) => ({
+  ids: sql.param(planned.map((p) => p.row.id)),
+  types: sql.param(planned.map((p) => p.row.type)),
+  sources: sql.param(planned.map((p) => p.row.sourceTaskId)),
+  targets: sql.param(planned.map((p) => p.row.targetTaskId)),
+});
+
+/**
+ * A page of relations. No operation changes a relation, so an overwritten one (update, its id in the target) that
+ * differs is deleted and written anew (its events say so), and one that is the same stays. An edge the target has
+ * already under another id is the same relation twice: refused, as POST's 409 is (422 here, at its path).
+ */
+async function writeRelations(tx: Tx, state: PlanState, planned: PlannedRelation[]) {
+  const c = relationColumns(planned);
+  const planned_ = sql`unnest(${c.ids}::text[], ${c.types}::text[], ${c.sources}::text[], ${c.targets}::text[]) as p(id, type, source, target)`;
+  let unchanged = new Set<string>();
+  if (state.target.update) {
+    const { rows } = await tx.execute<{ id: string; kept: boolean; other: string | null }>(sql`
+      with gone as (delete from ${taskRelations} r using ${planned_} where r.id = p.id
+          and (r.type::text, r.source_task_id, r.target_task_id) is distinct from (p.type, p.source, p.target) returning r.id)
+      select p.id, true as kept, null as other from ${planned_}
+        where exists (select 1 from ${taskRelations} r where r.id = p.id) and p.id not in (select id from gone)
+      union all
+      select p.id, false, r.id from ${planned_} join ${taskRelations} r on r.source_task_id = p.source and r.target_task_id = p.target
+        and r.type::text = p.type and r.id <> p.id and r.id not in (select id from gone)`);
+    unchanged = new Set(rows.filter((r) => r.kept).map((r) => r.id));
+    for (const row of rows.filter((r) => !r.kept)) {
+      const at = planned.find((p) => p.row.id === row.id)?.at as string;
+      state.fail(at, `The target's relation ${row.other} is the same relation (one relation per pair of tasks and meaning)`);
+    }
+    if (rows.some((r) => !r.kept)) return;
+  }
+  await insertRows(
+    tx,
+    taskRelations,
+    planned.filter((p) => !unchanged.has(p.row.id)).map((p) => ({ ...p.row, workspaceId: state.target.workspaceId })),
+  );
+}
+
+/**
+ * No `blocks` cycle among the written edges and the target's own (a new workspace has none; an existing one none
+ * either, POST keeps it so): a cycle through a written edge lies in what its target reaches, so that part of the graph
+ * is read in one walk (each task once) and searched in memory. The first written edge on a cycle is refused, named as
+ * POST names it.
+ */
+async function refuseBlocksCycle(tx: Tx, principal: Principal, blocks: Array<{ source: string; target: string; at: string }>) {
+  if (!blocks.length) return;
+  const { rows } = await tx.execute<{ source: string; target: string }>(sql`
+    with recursive walk(id) as (
+      select unnest(${sql.param(blocks.map((b) => b.target))}::text[])
+      union
+      select r.target_task_id from walk join ${taskRelations} r on r.source_task_id = walk.id and r.type = 'blocks'
+    )
+    select source_task_id as source, target_task_id as target from ${taskRelations}
+    where type = 'blocks' and source_task_id in (select id from walk)`);
+  const cycle = blocksCycle(rows);
+  if (!cycle) return;
+  const onCycle = new Set(cycle.map((id, i) => `${id} ${cycle[(i + 1) % cycle.length]}`));
+  const edge = blocks.find((b) => onCycle.has(`${b.source} ${b.target}`)) ?? blocks[0];
+  throw new ValidationError({ [edge.at]: [await cycleMessage(tx, principalActor(principal), edge.source, edge.target)] });
 }
 
 /** A task's parent may be written after it (a later page): checked when writePages ends. */
@@ -352,7 +433,7 @@ export async function importIntoTeam(tx: Tx, principal: Principal, teamId: strin
     bases.set(teamId, { tasks: Number(base.tasks), projects: Number(base.projects) });
     await writeHead(tx, state, plan, bases);
   }
-  await writePages(tx, state, source, bases, refusal);
+  await writePages(tx, principal, state, source, bases, refusal);
 }
 
 /** Who may import into a team (POST /teams/{id}/import, an import opened into it): team MEMBER or above; 404 unfound. */
@@ -403,7 +484,7 @@ export async function importWorkspace(tx: Tx, principal: Principal, source: Impo
     );
     await writeHead(tx, state, plan, new Map());
   }
-  await writePages(tx, state, source, new Map(), null);
+  await writePages(tx, principal, state, source, new Map(), null);
   return workspace;
 }
 

@@ -9,6 +9,7 @@ import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
 import type { ExportedComment } from "../../records/comments";
 import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
+import { type ExportedRelation, storedEdge } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
 import type { ExportDataDto, ExportType } from "./schema";
 
@@ -72,6 +73,8 @@ export class PlanState {
   /** A project's team and a milestone's project, as the import writes them (the task pages check links against them). */
   readonly projectTeam = new Map<string, string>();
   readonly milestoneProject = new Map<string, string>();
+  /** Each relation's stored edge in the target (`type source target`), with its path: one edge per pair and meaning. */
+  readonly edges = new Map<string, string>();
   #users = new Map<string, string | null>();
   readonly #memberIds: Set<string>;
 
@@ -387,6 +390,84 @@ export function planCommentPage(state: PlanState, page: Located<ExportedComment>
     return { id, authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, teamId, ...links };
   });
   return { comments, refused };
+}
+
+/**
+ * A page of relations, after the tasks, by the rules of POST /tasks/{id}/relations: between two tasks of the export (a
+ * relation to a task outside it is refused), not a task with itself, once a pair and meaning. Each becomes the stored
+ * edge between the tasks' ids in the target (`related` again lower id first: the ids may be new). A `blocks` cycle is
+ * checked on the written edges (import.ts), where the target's own edges count too.
+ */
+export function planRelationPage(state: PlanState, page: Located<ExportedRelation>[]) {
+  return page.flatMap(({ record: r, at }) => {
+    const end = (id: string, what: "sourceTaskId" | "targetTaskId") => {
+      const task = state.tasks.get(id);
+      if (!task) state.fail(`${at}.${what}`, "Not a task of the export");
+      return task && { id: state.ids.get(id) as string, teamId: state.teamOf(task.teamId) };
+    };
+    const [source, target] = [end(r.sourceTaskId, "sourceTaskId"), end(r.targetTaskId, "targetTaskId")];
+    if (!source || !target) return [];
+    if (source.id === target.id) {
+      state.fail(`${at}.targetTaskId`, "Must be another task: a task has no relation with itself");
+      return [];
+    }
+    const edge = storedEdge(r.type, source.id, target.id);
+    const key = `${edge.type} ${edge.source} ${edge.target}`;
+    const first = state.edges.get(key);
+    if (first) {
+      state.fail(at, `The same relation as ${first} (one relation per pair of tasks and meaning)`);
+      return [];
+    }
+    state.edges.set(key, at);
+    const teamOf = (id: string) => (id === source.id ? source.teamId : target.teamId);
+    return [
+      {
+        row: {
+          id: state.kept(r.id) ? r.id : newId("rel"),
+          type: edge.type,
+          sourceTaskId: edge.source,
+          targetTaskId: edge.target,
+          sourceTeamId: teamOf(edge.source),
+          targetTeamId: teamOf(edge.target),
+          creatorId: state.user(r.createdBy) ?? state.target.callerId,
+        },
+        at,
+      },
+    ];
+  });
+}
+
+/** A cycle of `blocks` edges, as its tasks in order (each blocks the next, the last the first), or null: a depth-first walk. */
+export function blocksCycle(edges: Array<{ source: string; target: string }>): string[] | null {
+  const next = new Map<string, string[]>();
+  for (const { source, target } of edges) {
+    const list = next.get(source);
+    if (list) list.push(target);
+    else next.set(source, [target]);
+  }
+  const state = new Map<string, "open" | "done">();
+  for (const start of next.keys()) {
+    if (state.has(start)) continue;
+    state.set(start, "open");
+    const stack = [{ id: start, i: 0 }];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const after = next.get(top.id) ?? [];
+      if (top.i === after.length) {
+        state.set(top.id, "done");
+        stack.pop();
+        continue;
+      }
+      const id = after[top.i++];
+      // Reached again while on the way: the way from it back here is a cycle.
+      if (state.get(id) === "open") return stack.slice(stack.findIndex((f) => f.id === id)).map((f) => f.id);
+      if (!state.has(id)) {
+        state.set(id, "open");
+        stack.push({ id, i: 0 });
+      }
+    }
+  }
+  return null;
 }
 
 /** Records with every parent before its children (one statement then never points forward); reports cycles. */

@@ -8,6 +8,7 @@ import { type ExportedField, fieldRecord } from "../../records/fields";
 import { type ExportedLabel, labelRecord } from "../../records/labels";
 import { type ExportedMilestone, milestoneRecord } from "../../records/milestones";
 import { type ExportedProject, projectRecord } from "../../records/projects";
+import { type ExportedRelation, storedRelationRecord } from "../../records/task-relations";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
 import { TeamPrefix } from "../../records/teams";
 
@@ -50,17 +51,22 @@ const ExportProject = projectRecord.exportSchema<ExportedProject>("ExportProject
 const ExportMilestone = milestoneRecord.exportSchema<ExportedMilestone>("ExportMilestone");
 const ExportTask = taskRecord.exportSchema<ExportedTask>("ExportTask");
 const ExportComment = commentRecord.exportSchema<ExportedComment>("ExportComment");
+// The stored edge (`blocked_by` is `blocks` from the other task; `related` is stored once a pair).
+const ExportRelation = storedRelationRecord.exportSchema<ExportedRelation>("ExportRelation");
 
 /**
  * Every record of an export has an id of its own (the import maps each id to one record; a second record under an id
  * would be dropped), and a team lists a user once.
  */
-type Collections = Record<"users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments", Array<{ id: string }>> & {
+type Collections = Record<
+  "users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments" | "relations",
+  Array<{ id: string }>
+> & {
   teams: Array<{ id: string; members: Array<{ userId: string }> }>;
 };
 function uniqueIds(data: Collections, ctx: z.RefinementCtx) {
   const seen = new Map<string, string>();
-  const records = (["labels", "fields", "teams", "projects", "milestones", "tasks", "comments"] as const).flatMap((list) =>
+  const records = (["labels", "fields", "teams", "projects", "milestones", "tasks", "comments", "relations"] as const).flatMap((list) =>
     data[list].map((record, i) => [record.id, `${list}.${i}`] as const),
   );
   const users = data.users.map((u, i) => [`user ${u.id}`, `users.${i}`] as const);
@@ -90,6 +96,11 @@ const collections = {
   milestones: z.array(ExportMilestone),
   tasks: z.array(ExportTask),
   comments: z.array(ExportComment),
+  // Absent from documents exported before relations travelled: none.
+  relations: z
+    .array(ExportRelation)
+    .default([])
+    .openapi({ description: "The relations among the export's tasks (both tasks in it), as stored" }),
 };
 /** The collections of an export, in the order an import plans them. */
 export const EXPORT_COLLECTIONS = Object.keys(collections) as Array<keyof typeof collections>;
@@ -104,7 +115,7 @@ const ExportWorkspace = z
   .strict();
 /** One record of `collection` (or the workspace) as an import checks it: a part's records are checked again when read back. */
 export const exportRecordSchema = (collection: ExportCollection | "workspace"): z.ZodType =>
-  collection === "workspace" ? ExportWorkspace : collections[collection].element;
+  collection === "workspace" ? ExportWorkspace : collection === "relations" ? ExportRelation : collections[collection].element;
 
 export const ExportData = z
   .object({

@@ -65,6 +65,7 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "list_tasks",
       "create_task",
       "update_task",
+      "delete_task",
       "link_tasks",
       "unlink_tasks",
       "get_task_history",

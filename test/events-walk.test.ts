@@ -1039,7 +1039,10 @@ const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
   }),
   update_project: async () => {
     const project = await newProject();
-    return { args: { id: project.reference, status: "ACTIVE" }, events: () => [{ type: "project.updated", id: project.id, changes: ["status"] }] };
+    return {
+      args: { id: project.reference, status: "ACTIVE" },
+      events: () => [{ type: "project.updated", id: project.id, changes: ["status"] }],
+    };
   },
   create_label: () => ({
     args: { name: `mcp-${Math.random().toString(36).slice(2, 10)}`, color: "#00aa00" },
@@ -1047,11 +1050,17 @@ const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
   }),
   // The member's own labels: changing or deleting one needs its creator (or an ADMIN); by name, as an agent names it.
   update_label: async () => {
-    const label = ok(await post("/labels", { name: `mcp-${Math.random().toString(36).slice(2, 10)}`, color: "#123456" }, member.key), 201).label;
+    const label = ok(
+      await post("/labels", { name: `mcp-${Math.random().toString(36).slice(2, 10)}`, color: "#123456" }, member.key),
+      201,
+    ).label;
     return { args: { id: label.name, color: "#654321" }, events: () => [{ type: "label.updated", id: label.id, changes: ["color"] }] };
   },
   delete_label: async (task) => {
-    const label = ok(await post("/labels", { name: `mcp-${Math.random().toString(36).slice(2, 10)}`, color: "#123456" }, member.key), 201).label;
+    const label = ok(
+      await post("/labels", { name: `mcp-${Math.random().toString(36).slice(2, 10)}`, color: "#123456" }, member.key),
+      201,
+    ).label;
     await patch(`/tasks/${task.id}`, { labelIds: [label.id] }, t.owner.key);
     return {
       args: { id: label.name.toUpperCase() },

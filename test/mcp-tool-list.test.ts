@@ -23,7 +23,8 @@ function* subschemas(schema: Schema, at = ""): Generator<[string, Schema]> {
   yield [at || "/", schema];
   for (const key of ONE) if (typeof schema[key] === "object") yield* subschemas(schema[key], `${at}/${key}`);
   for (const key of LIST) for (const [i, sub] of (schema[key] ?? []).entries()) yield* subschemas(sub, `${at}/${key}/${i}`);
-  for (const key of MAP) for (const [name, sub] of Object.entries(schema[key] ?? {})) yield* subschemas(sub as Schema, `${at}/${key}/${name}`);
+  for (const key of MAP)
+    for (const [name, sub] of Object.entries(schema[key] ?? {})) yield* subschemas(sub as Schema, `${at}/${key}/${name}`);
 }
 
 /** What a strict host warns about in one tool's schema. */

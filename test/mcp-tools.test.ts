@@ -301,7 +301,10 @@ describe("finding users, projects and labels, and deleting, through MCP (issue 3
     // A team VIEWER is refused as POST /projects refuses it.
     const rest = await api("POST", "/projects", { key: viewer.key, body: { teamId: team.id, name: "Nope" } });
     expect(rest.status).toBe(403);
-    expect(await call(await open(viewer.key), "create_project", { teamId: team.id, name: "Nope" })).toEqual({ isError: true, body: rest.body });
+    expect(await call(await open(viewer.key), "create_project", { teamId: team.id, name: "Nope" })).toEqual({
+      isError: true,
+      body: rest.body,
+    });
   });
 
   it("create_label, update_label and delete_label take a label by name; a taken name is REST's 409", async () => {
@@ -311,7 +314,10 @@ describe("finding users, projects and labels, and deleting, through MCP (issue 3
     const rest = await api("POST", "/labels", { key: agentKey, body: { name: "OPS", color: "#00ff00" } });
     expect(rest.status).toBe(409);
     expect(taken).toEqual({ isError: true, body: rest.body });
-    expect((await call(agent, "update_label", { id: "ops", name: "Operations" })).body.label).toMatchObject({ id: made.body.label.id, name: "Operations" });
+    expect((await call(agent, "update_label", { id: "ops", name: "Operations" })).body.label).toMatchObject({
+      id: made.body.label.id,
+      name: "Operations",
+    });
     expect((await call(agent, "delete_label", { id: "OPERATIONS" })).body).toEqual({ deleted: true });
     expect((await api("GET", `/labels/${made.body.label.id}`, { key: t.owner.key })).status).toBe(404);
     // Another's label: REST's 403 (its creator or an ADMIN), and it stays.
@@ -325,7 +331,9 @@ describe("finding users, projects and labels, and deleting, through MCP (issue 3
     const sub = (await post("/tasks", { title: "Going too", teamId: team.id, parentId: parent.id }, t.owner.key)).body.task;
     expect((await call(agent, "delete_task", { id: parent.reference.toLowerCase() })).body).toEqual({ deleted: true });
     for (const gone of [parent, sub]) expect((await api("GET", `/tasks/${gone.id}`, { key: t.owner.key })).status).toBe(404);
-    expect((await call(agent, "delete_task", { id: parent.reference })).body).toEqual({ error: { code: "NOT_FOUND", message: "Task not found" } });
+    expect((await call(agent, "delete_task", { id: parent.reference })).body).toEqual({
+      error: { code: "NOT_FOUND", message: "Task not found" },
+    });
     const owners = (await post("/comments", { taskId: task.id, content: "The owner's" }, t.owner.key)).body.comment;
     const refused = await call(agent, "delete_comment", { id: owners.id });
     const rest = await api("DELETE", `/comments/${owners.id}`, { key: agentKey });

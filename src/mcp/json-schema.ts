@@ -52,7 +52,7 @@ function compact(node: Schema, output: boolean, depth = 0): Schema {
   }
   // Property names are strings in JSON anyway.
   if (isSchema(out.propertyNames) && Object.keys(out.propertyNames).join() === "type") delete out.propertyNames;
-  // Every object of an answer says which keys it always has (none, for a record narrowed by `fields`).
+  // Every object of an answer says which keys it always has (strict hosts warn otherwise).
   if (output && "properties" in out && !("required" in out)) out.required = [];
   if (!Array.isArray(out.type)) return out;
   // The keywords of the non-null type stay with it; a description stays on top.
@@ -62,14 +62,14 @@ function compact(node: Schema, output: boolean, depth = 0): Schema {
 }
 
 /**
- * How deep an answer's schema goes: the envelope (`{task}`, `{tasks, pagination}`) and its records' own keys. A record's
- * nested objects and lists (a task's team, labels, relations) are said to be objects and arrays, no more: what is in
- * them is the REST API's, documented once in its OpenAPI document, and spelling it in every tool would cost an agent
- * its context (issue 33: tools/list within 20 KB).
+ * How deep an answer's schema goes: its envelope (`{task}`, `{tasks, pagination}`, `{deleted}`) with its required keys.
+ * The records in it are said to be objects (and their lists arrays), no more: their fields are the REST API's,
+ * documented once in the OpenAPI document (and named by each list tool's filters). Spelling them in every tool cost an
+ * agent more than half of tools/list (issue 33: within 20 KB).
  */
 const RECORD_DEPTH = 1;
 
-/** A nested value of a record: its type (object or array, nullable or not), or the scalar's own schema. */
+/** A value inside the envelope: its type (object or array, nullable or not), or the scalar's own schema. */
 function shallow(node: Schema): Schema {
   if (Array.isArray(node.anyOf)) return { anyOf: node.anyOf.map((branch) => shallow(branch as Schema)) };
   if (Array.isArray(node.type)) return { anyOf: node.type.map((type) => shallow({ ...node, type })) };
@@ -78,7 +78,7 @@ function shallow(node: Schema): Schema {
 }
 
 /** The zod schemas said by their type alone (see loosely). */
-const LOOSE = new WeakSet<z.ZodType>();
+const LOOSE = new WeakSet<object>();
 
 /**
  * `schema`, whose JSON Schema says its type and description only: for a part of an input whose detail the tool's own zod
@@ -94,7 +94,7 @@ export function toolSchema(schema: z.ZodType, io: "input" | "output"): Schema {
   const json = z.toJSONSchema(schema, {
     io,
     override({ zodSchema, jsonSchema }) {
-      if (!LOOSE.has(zodSchema as z.ZodType)) return;
+      if (!LOOSE.has(zodSchema)) return;
       for (const key of Object.keys(jsonSchema)) if (key !== "type" && key !== "description") delete jsonSchema[key];
     },
   });

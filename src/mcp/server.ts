@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -10,8 +9,8 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError } from "../core/errors";
-import { DEFAULT_LIMIT, FILTER_OPS, MAX_LIMIT } from "../http/list";
 import type { Scope } from "../core/scopes";
+import { DEFAULT_LIMIT, FILTER_OPS, MAX_LIMIT } from "../http/list";
 import { zodErrors } from "../http/validation";
 import { unkeepableText } from "../middleware/body-guard";
 import { toolSchema } from "./json-schema";

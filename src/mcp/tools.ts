@@ -8,7 +8,14 @@ import { Event } from "../records/events";
 import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "../records/labels";
 import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "../records/milestones";
 import { NameOf } from "../records/names";
-import { Project, ProjectCreate, type ProjectCreateInput, ProjectUpdate, type ProjectUpdateInput, projectRecord } from "../records/projects";
+import {
+  Project,
+  ProjectCreate,
+  type ProjectCreateInput,
+  ProjectUpdate,
+  type ProjectUpdateInput,
+  projectRecord,
+} from "../records/projects";
 import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
@@ -62,7 +69,13 @@ type ToolSpec<I extends z.ZodType, O extends z.ZodObject> = Pick<Tool, "name" | 
 
 function tool<I extends z.ZodType, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool {
   const [method, path] = spec.rest.split(" ");
-  return { ...spec, scope: scopeOf(method, path), scopes: acceptedScopes(method, path), readOnly: method === "GET", destructive: method === "DELETE" } as Tool;
+  return {
+    ...spec,
+    scope: scopeOf(method, path),
+    scopes: acceptedScopes(method, path),
+    readOnly: method === "GET",
+    destructive: method === "DELETE",
+  } as Tool;
 }
 
 const TaskRef = NameOf("task");
@@ -259,7 +272,7 @@ export const TOOLS: Tool[] = [
       return { project: await updateProject(ctx.caller, id, changes as ProjectUpdateInput) };
     },
   }),
-  listTool("milestones", milestoneRecord, listMilestones, " One project's: filter {\"eq\": {\"projectId\": \"ENG-P3\"}}."),
+  listTool("milestones", milestoneRecord, listMilestones, ' One project\'s: filter {"eq": {"projectId": "ENG-P3"}}.'),
   tool({
     name: "create_milestone",
     title: "Create a milestone",
@@ -317,7 +330,7 @@ export const TOOLS: Tool[] = [
     input: z
       .object({
         after: z.string().min(1).optional().describe("Id of the last event you processed (`evt_…`)"),
-        types: z.array(z.string().min(1)).min(1).optional().describe('Event types; `task.*` matches all of one resource'),
+        types: z.array(z.string().min(1)).min(1).optional().describe("Event types; `task.*` matches all of one resource"),
         resourceId: z.string().min(1).optional().describe("One record's events: an id or a reference (`ENG-12`, `ENG-P3`)"),
         limit: Limit,
         cursor: Cursor,

@@ -1,9 +1,12 @@
 // What tools/list costs an agent and what every host accepts of it (issue 33): the answer for a key with every scope
 // stays within 20 KB as JSON-RPC sends it, and each tool's schemas keep the rules strict hosts (and the MCP Inspector's
 // strict mode) hold them to: no `type` arrays, no keyword-less subschema, every object of an answer declares `required`.
+
+import { z } from "@hono/zod-openapi";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
+import { toolSchema } from "../src/mcp/json-schema";
 import { TOOLS } from "../src/mcp/tools";
 import { newTenant, type Tenant } from "./helpers/fixtures";
 import { MCP_ACCEPT, MCP_URL, workerFetch } from "./mcp-client";
@@ -79,6 +82,18 @@ describe("tools/list", () => {
         expect(() => ajv.compile(schema), tool.name).not.toThrow();
       }
     }
+  });
+
+  it("toolSchema makes what zod emits acceptable: nullable values, unknown values, free-form maps, in inputs and answers", () => {
+    const record = z.object({ note: z.string().nullable(), data: z.unknown(), extra: z.record(z.string(), z.unknown()) });
+    const envelope = z.object({ item: record, items: z.array(record), also: z.unknown(), maybe: z.string().nullable() });
+    expect(JSON.stringify(z.toJSONSchema(record))).toMatch(/"type":\["string","null"\]/);
+    expect(problems(toolSchema(record, "input"), false)).toEqual([]);
+    expect(problems(toolSchema(envelope, "output"), true)).toEqual([]);
+    expect(toolSchema(envelope, "output")).toMatchObject({
+      properties: { item: { type: "object" }, items: { type: "array" }, maybe: { anyOf: [{ type: "string" }, { type: "null" }] } },
+      required: ["item", "items", "also", "maybe"],
+    });
   });
 
   it("the checks fail on what they forbid", () => {

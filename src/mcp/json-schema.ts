@@ -40,7 +40,7 @@ function compact(node: Schema, output: boolean, depth = 0): Schema {
         return key === "anyOf" && Object.keys(one).join() === "anyOf" ? (one.anyOf as Schema[]) : [one];
       });
     } else if (key === "properties" && output && depth + 1 >= RECORD_DEPTH && isSchema(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, shallow(sub as Schema)]));
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, isEmpty(sub) ? ANY_JSON : shallow(sub as Schema)]));
     } else if (MAP.includes(key) && isSchema(value)) {
       const inner = key === "properties" ? depth + 1 : depth;
       out[key] = Object.fromEntries(

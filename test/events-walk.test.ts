@@ -1018,6 +1018,58 @@ const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
     );
     return { args: { id: task.reference, relationId: relation.id }, events: () => [{ type: "task_relation.deleted", id: relation.id }] };
   },
+  delete_task: async (task) => {
+    // Its subtask goes with it; by reference, as an agent names it.
+    const sub = await newTask({ parentId: task.id });
+    return {
+      args: { id: task.reference },
+      events: () => [
+        { type: "task.deleted", id: task.id },
+        { type: "task.deleted", id: sub.id },
+      ],
+    };
+  },
+  delete_comment: async (task) => {
+    const comment = ok(await post("/comments", { taskId: task.id, content: "doomed" }, member.key), 201).comment;
+    return { args: { id: comment.id }, events: () => [{ type: "comment.deleted", id: comment.id }] };
+  },
+  create_project: () => ({
+    args: { teamId: team.prefix, name: "By MCP" },
+    events: (r) => [{ type: "project.created", id: r.project.id }],
+  }),
+  update_project: async () => {
+    const project = await newProject();
+    return {
+      args: { id: project.reference, status: "ACTIVE" },
+      events: () => [{ type: "project.updated", id: project.id, changes: ["status"] }],
+    };
+  },
+  create_label: () => ({
+    args: { name: `mcp-${Math.random().toString(36).slice(2, 10)}`, color: "#00aa00" },
+    events: (r) => [{ type: "label.created", id: r.label.id }],
+  }),
+  // The member's own labels: changing or deleting one needs its creator (or an ADMIN); by name, as an agent names it.
+  update_label: async () => {
+    const label = ok(
+      await post("/labels", { name: `mcp-${Math.random().toString(36).slice(2, 10)}`, color: "#123456" }, member.key),
+      201,
+    ).label;
+    return { args: { id: label.name, color: "#654321" }, events: () => [{ type: "label.updated", id: label.id, changes: ["color"] }] };
+  },
+  delete_label: async (task) => {
+    const label = ok(
+      await post("/labels", { name: `mcp-${Math.random().toString(36).slice(2, 10)}`, color: "#123456" }, member.key),
+      201,
+    ).label;
+    await patch(`/tasks/${task.id}`, { labelIds: [label.id] }, t.owner.key);
+    return {
+      args: { id: label.name.toUpperCase() },
+      events: () => [
+        { type: "label.deleted", id: label.id },
+        { type: "task.updated", id: task.id, changes: ["labelIds"] },
+      ],
+    };
+  },
 };
 
 describe("MCP write tools have their events, via mcp", () => {

@@ -65,10 +65,45 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "list_tasks",
       "create_task",
       "update_task",
+      "delete_task",
       "link_tasks",
       "unlink_tasks",
       "get_task_history",
     ]);
+  });
+});
+
+describe("the tools an agent lacked need the scopes of their REST operations", () => {
+  it("labels:write: the label tools; projects:write: the project and milestone tools; comments:write: delete_comment; read: list_users", async () => {
+    const keyWith = async (...scopes: string[]) => {
+      const made = await post("/api-keys", { name: scopes.join(" "), scopes }, t.owner.key);
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return made.body.key as string;
+    };
+    const names = async (key: string) => (await (await open(key)).listTools()).tools.map((tool) => tool.name);
+    expect(await names(await keyWith("labels:write"))).toEqual(["list_labels", "create_label", "update_label", "delete_label"]);
+    expect(await names(await keyWith("projects:write"))).toEqual([
+      "list_projects",
+      "create_project",
+      "update_project",
+      "list_milestones",
+      "create_milestone",
+    ]);
+    const commenter = await names(await keyWith("comments:write"));
+    expect(commenter).toContain("delete_comment");
+    expect(commenter).not.toContain("delete_task");
+    const reader = await keyWith("read");
+    expect(await names(reader)).toContain("list_users");
+    // A write outside the key's scopes is REST's 403, before the arguments are looked at.
+    const client = await open(reader);
+    for (const [name, scope] of [
+      ["delete_task", "tasks:write"],
+      ["delete_comment", "comments:write"],
+      ["create_project", "projects:write"],
+      ["delete_label", "labels:write"],
+    ]) {
+      expect((await call(client, name, {})).body.error, name).toMatchObject({ code: "FORBIDDEN", details: { requiredScope: scope } });
+    }
   });
 });
 

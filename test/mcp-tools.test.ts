@@ -21,6 +21,9 @@ let project: { id: string; reference: string };
 let task: { id: string; reference: string };
 let blocker: { id: string; reference: string };
 let relationId: string;
+let agentKey: string;
+/** What the write tools of the schema walk delete: a task, the agent's own comment and its own label. */
+let doomed: { task: string; comment: string; label: string };
 const labels: Record<string, string> = {};
 const clients: Client[] = [];
 const open = async (key: string) => {
@@ -35,7 +38,8 @@ beforeAll(async () => {
   const created = await post("/agents", { name: "Planner bot" }, t.owner.key);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   await post(`/teams/${team.id}/members`, { userId: created.body.agent.id, role: "MEMBER" }, t.owner.key);
-  agent = await open(created.body.agent.apiKey);
+  agentKey = created.body.agent.apiKey;
+  agent = await open(agentKey);
   listed = (await agent.listTools()).tools;
   viewer = await addMember(t);
   await joinTeam(team, viewer, "VIEWER");
@@ -50,6 +54,13 @@ beforeAll(async () => {
   task = (await post("/tasks", { title: "Write the engine", teamId: team.id, projectId: project.id }, t.owner.key)).body.task;
   blocker = (await post("/tasks", { title: "Design the engine", teamId: team.id }, t.owner.key)).body.task;
   relationId = (await post(`/tasks/${blocker.id}/relations`, { type: "related", taskId: task.id }, t.owner.key)).body.relation.id;
+  // A label's creator may change and delete it: the agent's own.
+  for (const name of ["Agent label", "Doomed label"]) await post("/labels", { name, color: "#333333" }, agentKey);
+  doomed = {
+    task: (await post("/tasks", { title: "Doomed", teamId: team.id }, t.owner.key)).body.task.reference,
+    comment: (await post("/comments", { taskId: task.id, content: "Doomed" }, agentKey)).body.comment.id,
+    label: "doomed label",
+  };
 });
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
@@ -62,10 +73,18 @@ describe("every tool answers what its outputSchema says", () => {
     list_tasks: () => ({ sort: { number: "desc" } }),
     create_task: () => ({ teamId: team.id, title: "Schema check", labelIds: ["bug"], dueDate: "2026-12-24" }),
     update_task: () => ({ id: task.reference, priority: "HIGH", labelIds: ["needs design"] }),
+    delete_task: () => ({ id: doomed.task }),
     link_tasks: () => ({ id: task.reference, type: "blocked_by", taskId: blocker.reference }),
     unlink_tasks: () => ({ id: task.reference, relationId }),
     add_comment: () => ({ taskId: task.reference, content: "Schema **check**" }),
     list_task_comments: () => ({ id: task.reference }),
+    delete_comment: () => ({ id: doomed.comment }),
+    list_users: () => ({ filter: { contains: { name: "planner" } } }),
+    create_project: () => ({ teamId: "mct", name: "Schema check", labelIds: ["bug"] }),
+    update_project: () => ({ id: project.reference, status: "ACTIVE" }),
+    create_label: () => ({ name: "Schema check", color: "#abcdef" }),
+    update_label: () => ({ id: "agent label", color: "#444444" }),
+    delete_label: () => ({ id: doomed.label }),
     search: () => ({ q: "engine" }),
     list_teams: () => ({}),
     list_projects: () => ({}),
@@ -218,10 +237,9 @@ describe("names passed through (contract §13)", () => {
     expect((await get(`/tasks?filter[eq][teamId]=${team.id}&limit=250&fields=id`, t.owner.key)).body.tasks).toHaveLength(before);
   });
 
-  it("the tools' descriptions say which names they take", () => {
+  it("the tools' schemas say which names they take", () => {
     for (const name of ["create_task", "update_task"]) {
       const tool = listed.find((l) => l.name === name) as any;
-      expect(TOOLS.find((t) => t.name === name)?.description).toContain("label names");
       expect(tool.inputSchema.properties.labels).toBeUndefined();
       expect(JSON.stringify(tool.inputSchema.properties.assigneeId)).toContain("email");
       expect(JSON.stringify(tool.inputSchema.properties.labelIds)).toContain("name");
@@ -260,5 +278,74 @@ describe("relations through MCP", () => {
     await call(agent, "link_tasks", { id: b.reference, type: "blocks", taskId: a.reference });
     const blocked = await call(agent, "list_tasks", { filter: { eq: { isBlocked: true, relatedTo: b.reference } } });
     expect(blocked.body.tasks.map((x: { reference: string }) => x.reference)).toEqual([a.reference]);
+  });
+});
+
+describe("finding users, projects and labels, and deleting, through MCP (issue 33)", () => {
+  it("list_users finds a member by name or email, as GET /users with the same filter answers", async () => {
+    const byName = await call(agent, "list_users", { filter: { contains: { name: "PLANNER" } }, fields: "name,type" });
+    expect(byName.body.users).toEqual([{ name: "Planner bot", type: "AGENT" }]);
+    expect(byName.body).toEqual((await get("/users?filter[contains][name]=PLANNER&fields=name,type", t.owner.key)).body);
+    const byEmail = await call(agent, "list_users", { filter: { eq: { email: viewer.email } }, fields: "id" });
+    expect(byEmail.body.users).toEqual([{ id: viewer.userId }]);
+  });
+
+  it("create_project and update_project take a team prefix, a lead's email and label names; the answer is GET /projects/{id}'s", async () => {
+    const made = await call(agent, "create_project", { teamId: "MCT", name: "Roadmap", leadId: t.owner.email, labelIds: ["BUG"] });
+    expect(made.isError, JSON.stringify(made.body)).toBe(false);
+    expect(made.body.project).toMatchObject({ name: "Roadmap", teamId: team.id, leadId: t.owner.userId });
+    expect(made.body.project.labels.map((l: any) => l.name)).toEqual(["Bug"]);
+    const changed = await call(agent, "update_project", { id: made.body.project.reference.toLowerCase(), leadId: null, status: "ACTIVE" });
+    expect(changed.body.project).toMatchObject({ leadId: null, status: "ACTIVE" });
+    expect((await get(`/projects/${made.body.project.id}`, t.owner.key)).body.project).toEqual(changed.body.project);
+    // A team VIEWER is refused as POST /projects refuses it.
+    const rest = await api("POST", "/projects", { key: viewer.key, body: { teamId: team.id, name: "Nope" } });
+    expect(rest.status).toBe(403);
+    expect(await call(await open(viewer.key), "create_project", { teamId: team.id, name: "Nope" })).toEqual({
+      isError: true,
+      body: rest.body,
+    });
+  });
+
+  it("create_label, update_label and delete_label take a label by name; a taken name is REST's 409", async () => {
+    const made = await call(agent, "create_label", { name: "Ops", color: "#00ff00" });
+    expect(made.body.label).toMatchObject({ name: "Ops", color: "#00FF00" });
+    const taken = await call(agent, "create_label", { name: "OPS", color: "#00ff00" });
+    const rest = await api("POST", "/labels", { key: agentKey, body: { name: "OPS", color: "#00ff00" } });
+    expect(rest.status).toBe(409);
+    expect(taken).toEqual({ isError: true, body: rest.body });
+    expect((await call(agent, "update_label", { id: "ops", name: "Operations" })).body.label).toMatchObject({
+      id: made.body.label.id,
+      name: "Operations",
+    });
+    expect((await call(agent, "delete_label", { id: "OPERATIONS" })).body).toEqual({ deleted: true });
+    expect((await api("GET", `/labels/${made.body.label.id}`, { key: t.owner.key })).status).toBe(404);
+    // Another's label: REST's 403 (its creator or an ADMIN), and it stays.
+    const refused = await call(agent, "delete_label", { id: "bug" });
+    expect(refused).toEqual({ isError: true, body: (await api("DELETE", `/labels/${labels.Bug}`, { key: agentKey })).body });
+    expect(refused.body.error.code).toBe("FORBIDDEN");
+  });
+
+  it("delete_task takes a reference and its subtasks go with it; delete_comment refuses another's comment as REST does", async () => {
+    const parent = (await post("/tasks", { title: "Going", teamId: team.id }, t.owner.key)).body.task;
+    const sub = (await post("/tasks", { title: "Going too", teamId: team.id, parentId: parent.id }, t.owner.key)).body.task;
+    expect((await call(agent, "delete_task", { id: parent.reference.toLowerCase() })).body).toEqual({ deleted: true });
+    for (const gone of [parent, sub]) expect((await api("GET", `/tasks/${gone.id}`, { key: t.owner.key })).status).toBe(404);
+    expect((await call(agent, "delete_task", { id: parent.reference })).body).toEqual({
+      error: { code: "NOT_FOUND", message: "Task not found" },
+    });
+    const owners = (await post("/comments", { taskId: task.id, content: "The owner's" }, t.owner.key)).body.comment;
+    const refused = await call(agent, "delete_comment", { id: owners.id });
+    const rest = await api("DELETE", `/comments/${owners.id}`, { key: agentKey });
+    expect(rest.status).toBe(403);
+    expect(refused).toEqual({ isError: true, body: rest.body });
+    expect((await get(`/comments/${owners.id}`, t.owner.key)).status).toBe(200);
+  });
+
+  it("annotations: deletes are destructive, other writes are not, reads are read-only", () => {
+    const hints = Object.fromEntries(listed.map((tool) => [tool.name, tool.annotations]));
+    expect(hints.delete_task).toEqual({ readOnlyHint: false, destructiveHint: true });
+    expect(hints.create_label).toEqual({ readOnlyHint: false, destructiveHint: false });
+    expect(hints.list_users).toEqual({ readOnlyHint: true });
   });
 });

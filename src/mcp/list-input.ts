@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { DEFAULT_LIMIT, FILTER_OPS, type ListSpec, MAX_LIMIT } from "../http/list";
+import type { ListSpec } from "../http/list";
 import { filterableNames } from "../http/list/filter";
 import { sortableNames } from "../http/list/sort";
 import { ListQuery } from "../http/schemas";
+import { loosely } from "./json-schema";
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -15,15 +16,15 @@ export const ListInput = z
   .object({
     ...ListQuery.shape,
     // A number here (agents send one), checked as a string by the same parseLimit as GET.
-    limit: z.number().int().optional().describe(`Page size, 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})`),
+    limit: z.number().int().optional(),
     filter: z
-      .record(z.string(), z.record(z.string(), z.union([Scalar, z.array(Scalar)])))
+      .record(z.string(), loosely(z.record(z.string(), z.union([Scalar, z.array(Scalar)]))))
       .optional()
-      .describe(`{<op>: {<field>: value}}; ops ${FILTER_OPS.join(", ")}; \`in\` takes an array`),
+      .describe("{<op>: {<field>: value}}"),
     sort: z
       .record(z.string(), z.enum(["asc", "desc"]))
       .optional()
-      .describe('{<field>: "asc"|"desc"}, in order of precedence'),
+      .describe('{<field>: "asc"|"desc"}'),
   })
   .strict();
 export type ListArgs = z.infer<typeof ListInput>;
@@ -43,19 +44,17 @@ export function listQuery(args: ListArgs): URLSearchParams {
   return query;
 }
 
-/** Which id filters take names (contract §13), e.g. "teamId: a team id (`team_…`) or its prefix (`ENG`, any case)". */
-function namedFilters(spec: ListSpec): string {
-  const named = filterableNames(spec.fields).filter((name) => spec.fields[name].names?.forms.includes(" or "));
-  return named.length ? `Id filters take a name too: ${named.map((name) => `${name}: ${spec.fields[name].names?.forms}`).join("; ")}.` : "";
-}
-
-/** How to page, filter and sort one list, named from its spec so the text cannot drift from what it accepts. */
+/** The filters and sorts of one list, named from its spec so the text cannot drift from what it accepts. */
 export function describeList(spec: ListSpec): string {
-  return [
-    "Pass pagination.nextCursor back as cursor for the next page.",
-    'fields selects keys, e.g. "id,name" or "team{prefix}".',
-    `Filter fields (null matches null; filters combine with AND): ${filterableNames(spec.fields).join(", ")}.`,
-    ...[namedFilters(spec)].filter(Boolean),
-    `Sort fields (default createdAt ascending): ${sortableNames(spec.fields).join(", ")}.`,
-  ].join(" ");
+  const filters = filterableNames(spec.fields);
+  const sorts = sortableNames(spec.fields);
+  const named = filters.filter((name) => spec.fields[name].names?.forms.includes(" or "));
+  // Most filters sort too: the exceptions are shorter to name.
+  const unsorted = filters.filter((name) => !sorts.includes(name));
+  const sortsText = sorts.every((name) => filters.includes(name))
+    ? unsorted.length
+      ? `the filters but ${unsorted.join(", ")}`
+      : "the filters"
+    : sorts.join(", ");
+  return `Filters: ${filters.join(", ")}${named.length ? ` (by name too: ${named.join(", ")})` : ""}. Sorts: ${sortsText}.`;
 }

@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -11,16 +10,23 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError } from "../core/errors";
 import type { Scope } from "../core/scopes";
+import { DEFAULT_LIMIT, FILTER_OPS, MAX_LIMIT } from "../http/list";
 import { zodErrors } from "../http/validation";
 import { unkeepableText } from "../middleware/body-guard";
+import { toolSchema } from "./json-schema";
 import { TOOLS, type Tool, type ToolContext } from "./tools";
 
 const INSTRUCTIONS =
   "Project management for a workspace: teams, projects with milestones, labels and tasks (referenced like ENG-12) with their " +
   "comments, and what changed (a task's history; the workspace's event stream, resumed with the last event id seen). Each " +
-  "tool acts with the caller's own permissions and the scopes of its key (the tools listed are the ones it may call) and " +
-  "answers the REST API's JSON (structuredContent, and the same as text); a refusal is a tool error whose text is " +
-  "{error:{code,message}} or, for invalid arguments, {errors:{field:[message]}}.";
+  "tool stands for the REST operation it names, acts with the caller's own permissions and the scopes of its key (the tools " +
+  "listed are the ones it may call) and answers the REST API's JSON (structuredContent, and the same as text); a refusal is a " +
+  "tool error whose text is {error:{code,message}} or, for invalid arguments, {errors:{field:[message]}}. Records go by id or " +
+  "by name: a task `ENG-12`, a project `ENG-P3`, a team its prefix `ENG`, a user their email, a label its name (any case). " +
+  "A list answers {<records>: [...], pagination}: pass pagination.nextCursor back as `cursor` for the next page; `fields` " +
+  `narrows each record ("id,name,team{prefix}"); \`limit\` is 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); \`filter\` is ` +
+  `{<op>: {<field>: value}} with ops ${FILTER_OPS.join(", ")} (\`in\` takes an array; null matches null; filters combine ` +
+  'with AND); `sort` is {<field>: "asc"|"desc"} in order of precedence (default createdAt ascending).';
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
@@ -28,10 +34,12 @@ const describe = (tool: Tool): McpTool => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
-  inputSchema: z.toJSONSchema(tool.input, { io: "input" }) as McpTool["inputSchema"],
+  inputSchema: toolSchema(tool.input, "input") as McpTool["inputSchema"],
   // What the REST route answers; MCP wants an object schema, and every tool answers an object.
-  outputSchema: z.toJSONSchema(tool.output, { io: "output" }) as McpTool["outputSchema"],
-  annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
+  outputSchema: toolSchema(tool.output, "output") as McpTool["outputSchema"],
+  // destructiveHint means something only for a tool that writes (openWorldHint is left out: each byte here is in every
+  // agent's context, and no host acts on it).
+  annotations: tool.readOnly ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: tool.destructive },
 });
 
 // The JSON Schemas are derived once per isolate, on the first tools/list (not at startup).

@@ -5,23 +5,32 @@ import { type ListParams, type ListSpec, listBody, parseFields, projectFields } 
 import { FieldsQuery, Pagination, paginated } from "../http/schemas";
 import { Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../records/comments";
 import { Event } from "../records/events";
-import { labelRecord } from "../records/labels";
+import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "../records/labels";
 import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "../records/milestones";
 import { NameOf } from "../records/names";
-import { projectRecord } from "../records/projects";
+import {
+  Project,
+  ProjectCreate,
+  type ProjectCreateInput,
+  ProjectUpdate,
+  type ProjectUpdateInput,
+  projectRecord,
+} from "../records/projects";
 import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
-import { createComment, listTargetComments } from "../resources/comments/operations";
+import { workspaceUserRecord } from "../records/users";
+import { createComment, deleteComment, listTargetComments } from "../resources/comments/operations";
 import { listEvents, recordEvents } from "../resources/events/operations";
-import { listLabels } from "../resources/labels/operations";
+import { createLabel, deleteLabel, listLabels, updateLabel } from "../resources/labels/operations";
 import { createMilestone, listMilestones } from "../resources/milestones/operations";
-import { listProjects } from "../resources/projects/operations";
+import { createProject, listProjects, updateProject } from "../resources/projects/operations";
 import { search } from "../resources/search/operations";
 import { SEARCH_TYPES, SearchPage, SearchQuery } from "../resources/search/schema";
-import { createTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
+import { createTask, deleteTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
 import { createRelation, deleteRelation } from "../resources/tasks/relations";
 import { listTeams } from "../resources/teams/operations";
+import { listUsers } from "../resources/users/operations";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
 /** What a tool runs with: the request's caller, requiring the tool's scope, as a REST handler has it. */
@@ -45,6 +54,8 @@ export interface Tool {
   scopes: readonly Scope[] | null;
   /** A GET: the tool changes nothing. */
   readOnly: boolean;
+  /** A DELETE: what it removes is gone. */
+  destructive: boolean;
   input: z.ZodType;
   output: z.ZodObject;
   run(ctx: ToolContext, args: never): Promise<Record<string, unknown>>;
@@ -58,7 +69,13 @@ type ToolSpec<I extends z.ZodType, O extends z.ZodObject> = Pick<Tool, "name" | 
 
 function tool<I extends z.ZodType, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool {
   const [method, path] = spec.rest.split(" ");
-  return { ...spec, scope: scopeOf(method, path), scopes: acceptedScopes(method, path), readOnly: method === "GET" } as Tool;
+  return {
+    ...spec,
+    scope: scopeOf(method, path),
+    scopes: acceptedScopes(method, path),
+    readOnly: method === "GET",
+    destructive: method === "DELETE",
+  } as Tool;
 }
 
 const TaskRef = NameOf("task");
@@ -71,7 +88,7 @@ function pageQuery({ limit, cursor }: { limit?: number; cursor?: string }): URLS
   return query;
 }
 const { limit: Limit } = ListInput.shape;
-const Cursor = z.string().optional().describe("pagination.nextCursor of the previous page, for the next one");
+const Cursor = z.string().optional().describe("pagination.nextCursor of the previous page");
 const EventPage = z.object({ events: z.array(Event), pagination: Pagination });
 
 /** What a list tool needs of a record: its list spec (filters, sorts, cursors) and its `fields`-narrowed answer schema. */
@@ -90,13 +107,30 @@ const listTool = (
   tool({
     name: `list_${key}`,
     title: `List ${key}`,
-    description: `The workspace's ${key}, as GET /${key} answers them ({${key}: [...], pagination}).${about} ${describeList(record.list)}`,
+    description: `The workspace's ${key} (GET /${key}).${about} ${describeList(record.list)}`,
     rest: `GET /${key}`,
     input: ListInput,
     output: paginated(key, record.selection),
     async run(ctx, args: ListArgs) {
       const params = await ctx.caller.listParams(record.list, listQuery(args));
       return listBody(key, params, await list(ctx.caller, params));
+    },
+  });
+
+const Deleted = z.object({ deleted: z.literal(true) });
+
+/** A DELETE /<key>/{id} tool: the record by id or name, answered {deleted: true} (REST's 204 has no body). */
+const deleteTool = (noun: string, key: string, ref: z.ZodType<string>, remove: (caller: Caller, id: string) => Promise<void>, about = "") =>
+  tool({
+    name: `delete_${noun}`,
+    title: `Delete a ${noun}`,
+    description: `Deletes a ${noun} (DELETE /${key}/{id}).${about}`,
+    rest: `DELETE /${key}/{id}`,
+    input: z.object({ id: ref }).strict(),
+    output: Deleted,
+    async run(ctx, { id }) {
+      await remove(ctx.caller, id);
+      return { deleted: true as const };
     },
   });
 
@@ -107,10 +141,7 @@ export const TOOLS: Tool[] = [
     name: "get_task",
     title: "Get a task",
     description:
-      "One task by id or reference (`ENG-12`), as GET /tasks/{id} answers it ({task}). Without `fields` it also lists its " +
-      "`relations` ([{id, type, task: {id, reference, title, status}}]: `blocked_by` ones are its blockers, with their status; " +
-      "blockedByCount counts those not DONE or CANCELED) and subtaskCounts {total, done}. `fields` narrows it, e.g. " +
-      "`reference,title,labels{name},relations{type,task{reference,status}}`.",
+      "A task (GET /tasks/{id}). Without `fields`: every field, with its `relations` (`blocked_by`: its blockers) and subtaskCounts.",
     rest: "GET /tasks/{id}",
     input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
     output: z.object({ task: TaskSelection }),
@@ -125,11 +156,7 @@ export const TOOLS: Tool[] = [
   tool({
     name: "create_task",
     title: "Create a task",
-    description:
-      "Creates a task in a team, as POST /tasks does ({task}, with its new reference). Required: teamId, title. Optional: description " +
-      "(Markdown), status, priority, dueDate (YYYY-MM-DD), projectId, milestoneId, parentId (a task of the same team), assigneeId (a " +
-      "workspace member), labelIds, customFields. Records go by id or name: teamId the team's prefix (`ENG`), projectId a reference " +
-      "(`ENG-P3`), parentId a reference (`ENG-12`), assigneeId an email, labelIds label names (any case).",
+    description: "Creates a task in a team (POST /tasks).",
     rest: "POST /tasks",
     input: TaskCreate,
     output: z.object({ task: Task }),
@@ -141,10 +168,8 @@ export const TOOLS: Tool[] = [
     name: "update_task",
     title: "Update a task",
     description:
-      "Changes the given fields of a task (by id or reference), as PATCH /tasks/{id} does ({task}). null clears projectId, milestoneId, " +
-      "parentId, assigneeId, dueDate; labelIds replaces the set; customFields merges (null removes a key); the team cannot change. " +
-      "Records go by id or name: the task and parentId a reference (`ENG-12`), projectId `ENG-P3`, assigneeId an email, labelIds " +
-      "label names (any case).",
+      "Changes the given fields of a task (PATCH /tasks/{id}): null clears a field, labelIds replaces the set, customFields " +
+      "merges (null removes a key).",
     rest: "PATCH /tasks/{id}",
     input: z.object({ id: TaskRef, ...TaskUpdate.shape }).strict(),
     output: z.object({ task: Task }),
@@ -152,13 +177,13 @@ export const TOOLS: Tool[] = [
       return { task: await updateTask(ctx.caller, id, changes as TaskUpdateInput) };
     },
   }),
+  deleteTool("task", "tasks", TaskRef, deleteTask, " Its subtasks and comments go with it."),
   tool({
     name: "link_tasks",
     title: "Relate two tasks",
     description:
-      "Relates a task (id or reference) to another, as POST /tasks/{id}/relations does ({relation}, as seen from the first task). " +
-      "type: blocks, blocked_by, duplicate_of (the first task becomes CANCELED unless DONE) or related. The same relation again is " +
-      "a CONFLICT; a `blocks` that would close a cycle is refused, naming the cycle.",
+      "Relates a task to another (POST /tasks/{id}/relations). duplicate_of cancels the first task unless DONE; a `blocks` " +
+      "closing a cycle is refused.",
     rest: "POST /tasks/{id}/relations",
     input: z.object({ id: TaskRef, type: RelationType, taskId: TaskRef.describe("The other task: id or reference") }).strict(),
     output: z.object({ relation: TaskRelation }),
@@ -169,12 +194,10 @@ export const TOOLS: Tool[] = [
   tool({
     name: "unlink_tasks",
     title: "Remove a relation",
-    description:
-      "Removes a relation of a task (id or reference), as DELETE /tasks/{id}/relations/{relationId} does; the relation's id is in " +
-      "get_task's `relations`. Answers {deleted: true}.",
+    description: "Removes a relation of a task (DELETE /tasks/{id}/relations/{relationId}); get_task lists them.",
     rest: "DELETE /tasks/{id}/relations/{relationId}",
-    input: z.object({ id: TaskRef, relationId: z.string().min(1).describe("The relation's id (`rel_…`)") }).strict(),
-    output: z.object({ deleted: z.literal(true) }),
+    input: z.object({ id: TaskRef, relationId: NameOf("relation") }).strict(),
+    output: Deleted,
     async run(ctx, { id, relationId }) {
       await deleteRelation(ctx.caller, id, relationId);
       return { deleted: true as const };
@@ -183,7 +206,7 @@ export const TOOLS: Tool[] = [
   tool({
     name: "add_comment",
     title: "Comment on a task",
-    description: "Adds a Markdown comment to a task (by id or reference), as POST /comments with taskId does ({comment}).",
+    description: "Adds a Markdown comment to a task (POST /comments).",
     rest: "POST /comments",
     input: z.object({ taskId: TaskRef, ...CommentContent.shape }).strict(),
     output: z.object({ comment: Comment }),
@@ -194,10 +217,7 @@ export const TOOLS: Tool[] = [
   tool({
     name: "list_task_comments",
     title: "A task's comments",
-    description:
-      "The comments on one task (by id or reference `ENG-12`), oldest first, as GET /tasks/{id}/comments answers them ({comments: " +
-      "[{id, content (Markdown), author: {id, name, email}, createdAt, …}], pagination}). An unknown task is NOT_FOUND. " +
-      describeList(targetCommentLists.task),
+    description: `A task's comments, oldest first (GET /tasks/{id}/comments). ${describeList(targetCommentLists.task)}`,
     rest: "GET /tasks/{id}/comments",
     input: z.object({ id: TaskRef, ...ListInput.shape }).strict(),
     output: paginated("comments", TaskCommentSelection),
@@ -206,19 +226,19 @@ export const TOOLS: Tool[] = [
       return listBody("comments", params, await listTargetComments(ctx.caller, "task", id, params));
     },
   }),
+  deleteTool("comment", "comments", NameOf("comment"), deleteComment, " Only its author or a workspace ADMIN/OWNER may."),
   tool({
     name: "search",
     title: "Search",
     description:
-      "Full-text search over task titles and descriptions and project and milestone names and descriptions, as GET /search " +
-      "answers it ({results: [{type, id, reference?, title, snippet, score}], pagination}); an exact reference (`ENG-12`) comes " +
-      "first; matched words are wrapped in « » in `snippet`. Pass `pagination.nextCursor` back as `cursor` for the next page.",
+      "Full-text search of tasks, projects and milestones (GET /search); an exact reference (`ENG-12`) comes first; `snippet` " +
+      "wraps matched words in « ».",
     rest: "GET /search",
     input: z
       .object({
         q: SearchQuery.shape.q,
         types: z.array(z.enum(SEARCH_TYPES)).min(1).optional().describe("Which records (default: all three)"),
-        limit: z.number().int().min(1).max(250).optional().describe("1..250, default 50"),
+        limit: z.number().int().min(1).max(250).optional(),
         cursor: SearchQuery.shape.cursor,
       })
       .strict(),
@@ -227,21 +247,36 @@ export const TOOLS: Tool[] = [
       return search(ctx.caller, { q, types: [...new Set(types)], limit, cursor });
     },
   }),
+  listTool("users", workspaceUserRecord, listUsers, ' Find one by name or email: filter {"contains": {"name": "ana"}}.'),
   listTool("teams", teamRecord, listTeams),
   listTool("projects", projectRecord, listProjects),
-  listTool(
-    "milestones",
-    milestoneRecord,
-    listMilestones,
-    ' One project\'s: filter {"eq": {"projectId": "<project id>"}}. Status is PLANNED, IN_PROGRESS or DONE.',
-  ),
+  tool({
+    name: "create_project",
+    title: "Create a project",
+    description: "Creates a project in a team (POST /projects); its reference is `<PREFIX>-P<n>`.",
+    rest: "POST /projects",
+    input: ProjectCreate,
+    output: z.object({ project: Project }),
+    async run(ctx, input) {
+      return { project: await createProject(ctx.caller, input as ProjectCreateInput) };
+    },
+  }),
+  tool({
+    name: "update_project",
+    title: "Update a project",
+    description: "Changes the given fields of a project (PATCH /projects/{id}): null clears a field, labelIds replaces the set.",
+    rest: "PATCH /projects/{id}",
+    input: z.object({ id: NameOf("project"), ...ProjectUpdate.shape }).strict(),
+    output: z.object({ project: Project }),
+    async run(ctx, { id, ...changes }) {
+      return { project: await updateProject(ctx.caller, id, changes as ProjectUpdateInput) };
+    },
+  }),
+  listTool("milestones", milestoneRecord, listMilestones, ' One project\'s: filter {"eq": {"projectId": "ENG-P3"}}.'),
   tool({
     name: "create_milestone",
     title: "Create a milestone",
-    description:
-      "Creates a milestone in a project, as POST /milestones does ({milestone}). Required: projectId (id or reference `ENG-P3`), " +
-      "name. Optional: description (Markdown), targetDate (YYYY-MM-DD), status (PLANNED, the default, IN_PROGRESS or DONE), " +
-      "customFields. A task joins it with update_task's milestoneId (a milestone of the task's project).",
+    description: "Creates a milestone in a project (POST /milestones); update_task's milestoneId puts a task in it.",
     rest: "POST /milestones",
     input: MilestoneCreate,
     output: z.object({ milestone: Milestone }),
@@ -249,19 +284,34 @@ export const TOOLS: Tool[] = [
       return { milestone: await createMilestone(ctx.caller, input as MilestoneCreateInput) };
     },
   }),
-  listTool(
-    "labels",
-    labelRecord,
-    listLabels,
-    " Tasks name labels by these names (any case) in create_task's and update_task's `labelIds`.",
-  ),
+  listTool("labels", labelRecord, listLabels),
+  tool({
+    name: "create_label",
+    title: "Create a label",
+    description: "Creates a label (POST /labels); its name is unique in the workspace, in any case.",
+    rest: "POST /labels",
+    input: LabelCreate,
+    output: z.object({ label: Label }),
+    async run(ctx, input) {
+      return { label: await createLabel(ctx.caller, input as LabelCreateInput) };
+    },
+  }),
+  tool({
+    name: "update_label",
+    title: "Update a label",
+    description: "Renames or recolours a label (PATCH /labels/{id}).",
+    rest: "PATCH /labels/{id}",
+    input: z.object({ id: NameOf("label"), ...LabelUpdate.shape }).strict(),
+    output: z.object({ label: Label }),
+    async run(ctx, { id, ...changes }) {
+      return { label: await updateLabel(ctx.caller, id, changes as LabelUpdateInput) };
+    },
+  }),
+  deleteTool("label", "labels", NameOf("label"), deleteLabel, " Its tasks and projects stay, without it."),
   tool({
     name: "get_task_history",
     title: "A task's history",
-    description:
-      "Who changed what on a task (by id or reference `ENG-12`) and when, newest first, as GET /tasks/{id}/history answers it " +
-      "({events: [{id, type, actor: {name, type, via}, changes: {<field>: {from, to}}, data, createdAt}], pagination}). " +
-      "Pass pagination.nextCursor back as cursor for older events.",
+    description: "Who changed what on a task, newest first (GET /tasks/{id}/history).",
     rest: "GET /tasks/{id}/history",
     input: z.object({ id: TaskRef, limit: Limit, cursor: Cursor }).strict(),
     output: EventPage,
@@ -274,27 +324,14 @@ export const TOOLS: Tool[] = [
     name: "list_events",
     title: "What changed since",
     description:
-      "The workspace's changes (tasks, projects, milestones, comments, labels, teams, members, …), oldest first in commit " +
-      "order, as GET /events answers them ({events: [{id, type, resourceType, resourceId, reference, actor, changes, data, " +
-      "createdAt}], pagination}). To follow along: keep the id of the last event you processed and pass it as `after` next " +
-      "time; you get exactly the events committed since, none skipped or repeated. Without `after` the stream starts at its " +
-      "oldest kept event. While pagination.nextCursor is not null, more is already committed: pass it back as cursor (with " +
-      "the same types and resourceId), or call again with `after` the last event's id. Events are kept 30 days; an `after` " +
-      "older than that is a GONE error: start again without it.",
+      "The workspace's changes, oldest first in commit order (GET /events). To follow along, pass the last event you processed " +
+      "as `after` next time. A non-null pagination.nextCursor means more is committed. An `after` older than 30 days is GONE.",
     rest: "GET /events",
     input: z
       .object({
-        after: z.string().min(1).optional().describe("Id of the last event you processed (`evt_…`): only events committed after it"),
-        types: z
-          .array(z.string().min(1))
-          .min(1)
-          .optional()
-          .describe('Only these event types; `<resourceType>.*` matches all of one resource, e.g. ["task.*", "comment.created"]'),
-        resourceId: z
-          .string()
-          .min(1)
-          .optional()
-          .describe("Only this record's events: an id, or a task or project reference (`ENG-12`, `ENG-P3`)"),
+        after: z.string().min(1).optional().describe("Id of the last event you processed (`evt_…`)"),
+        types: z.array(z.string().min(1)).min(1).optional().describe("Event types; `task.*` matches all of one resource"),
+        resourceId: z.string().min(1).optional().describe("One record's events: an id or a reference (`ENG-12`, `ENG-P3`)"),
         limit: Limit,
         cursor: Cursor,
       })

@@ -340,6 +340,11 @@ describe("every body field and path that names a record takes the id or the name
     ["POST", () => "/comments", (v) => ({ content: "x", projectId: v }), "projectId", "project"],
     ["POST", () => "/teams", (v) => ({ name: "x", prefix: "ZQZQZ", parentId: v }), "parentId", "team"],
     ["POST", () => `/teams/${team.id}/members`, (v) => ({ userId: v }), "userId", "user"],
+    ["POST", () => "/invites", (v) => ({ email: "names-unknown-team@example.com", teamIds: [v] }), "teamIds.0", "team"],
+    ["POST", () => "/api-keys", (v) => ({ name: "x", teamIds: [team.id, v] }), "teamIds.1", "team"],
+    ["POST", () => "/agents", (v) => ({ name: "x", teamIds: [v] }), "teamIds.0", "team"],
+    ["POST", () => "/webhooks", (v) => ({ url: "https://hooks.example.com/x", events: ["*"], teamIds: [v] }), "teamIds.0", "team"],
+    ["PATCH", () => `/webhooks/${r.webhook.id}`, (v) => ({ teamIds: [v] }), "teamIds.0", "team"],
   ];
   it.each(BODIES)("%s %s %s: unknown name 404, malformed 422", async (method, path, body, field, kind) => {
     if (UNKNOWN[kind]) {
@@ -348,5 +353,40 @@ describe("every body field and path that names a record takes the id or the name
     }
     const bad = await api(method, path(), { key: t.owner.key, body: body(malformed(kind)) });
     expect([bad.status, Object.keys(bad.body.errors ?? {})], JSON.stringify(bad.body)).toEqual([422, [field]]);
+  });
+
+  it("teamIds take team prefixes in any case, stored and answered as ids: invites, API keys, agents, webhooks", async () => {
+    const key = t.owner.key;
+    const invite = ok(
+      await post("/invites", { email: "names-by-prefix@example.com", teamIds: [team.prefix.toLowerCase(), team.id, r.sub.prefix] }, key),
+    ).invite;
+    expect(invite.teamIds).toEqual([team.id, r.sub.id]);
+    const made = ok(await post("/api-keys", { name: "by prefix", teamIds: [r.sub.prefix.toLowerCase()] }, key));
+    expect(made.apiKey.teamIds).toEqual([r.sub.id]);
+    expect(ok(await get("/me", made.key), 200).teamIds).toEqual([r.sub.id]);
+    const agent = ok(await post("/agents", { name: "By prefix", teamIds: [team.prefix] }, key)).agent;
+    expect(ok(await get("/me", agent.apiKey), 200).teamIds).toEqual([team.id]);
+    const webhook = ok(
+      await post("/webhooks", { url: "https://hooks.example.com/by-prefix", events: ["*"], teamIds: [team.prefix.toLowerCase()] }, key),
+    ).webhook;
+    expect(webhook.teamIds).toEqual([team.id]);
+    const patched = ok(await patch(`/webhooks/${webhook.id}`, { teamIds: [r.sub.prefix, team.prefix, team.id] }, key), 200).webhook;
+    expect(patched.teamIds).toEqual([r.sub.id, team.id]);
+    expect(ok(await get(`/webhooks/${webhook.id}`, key), 200).webhook.teamIds).toEqual([r.sub.id, team.id]);
+  });
+
+  it("a credential bound to teams grants and invites by prefix only within its teams (another team's prefix is 404)", async () => {
+    const bound = ok(await post("/api-keys", { name: "bound by prefix", teamIds: [team.prefix] }, t.owner.key)).key;
+    expect(ok(await post("/api-keys", { name: "narrower", teamIds: [team.prefix.toLowerCase()] }, bound)).apiKey.teamIds).toEqual([
+      team.id,
+    ]);
+    for (const [path, body] of [
+      ["/api-keys", { name: "wider", teamIds: [r.sub.prefix] }],
+      ["/agents", { name: "wider", teamIds: [team.prefix, r.sub.prefix] }],
+      ["/invites", { email: "names-bound-wider@example.com", teamIds: [r.sub.prefix] }],
+    ] as const) {
+      const res = await post(path, body, bound);
+      expect([res.status, res.body.error?.code], `${path} ${JSON.stringify(res.body)}`).toEqual([404, "NOT_FOUND"]);
+    }
   });
 });

@@ -2634,7 +2634,7 @@ export interface components {
       updatedAt: string;
     };
     ImportOpen: {
-      /** @description Import into this team (a task, project or team export); omitted or null: into a new workspace (a workspace export) */
+      /** @description Import into this team, a team id (`team_…`) or its prefix (`ENG`, any case), answered as its id (a task, project or team export); omitted or null: into a new workspace (a workspace export) */
       teamId?: string | null;
       /**
        * @description As for POST /teams/{id}/import (a team import only). Default: `false`.

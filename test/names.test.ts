@@ -389,4 +389,27 @@ describe("every body field and path that names a record takes the id or the name
       expect([res.status, res.body.error?.code], `${path} ${JSON.stringify(res.body)}`).toEqual([404, "NOT_FOUND"]);
     }
   });
+
+  it("imports name their team by prefix: POST /teams/{prefix}/import and POST /imports {teamId: prefix}", async () => {
+    const key = t.owner.key;
+    const doc = ok(await get(`/tasks/${r.parent.reference}/export`, key), 200);
+    const direct = ok(await post(`/teams/${team.prefix.toLowerCase()}/import`, { data: doc, update: false }, key), 200);
+    expect(direct.imported.id).toBe(team.id);
+    expect((await post("/teams/ZQZ9/import", { data: doc }, key)).status).toBe(404);
+    const opened = ok(await post("/imports", { teamId: team.prefix.toLowerCase() }, key)).import;
+    expect(opened.teamId).toBe(team.id);
+    ok(await api("PUT", `/imports/${opened.id}/parts/1`, { key, body: { data: doc } }), 200);
+    expect(ok(await post(`/imports/${opened.id}/commit`, {}, key), 200).imported.id).toBe(team.id);
+    const unknown = await post("/imports", { teamId: UNKNOWN.team }, key);
+    expect([unknown.status, unknown.body.error?.code]).toEqual([404, "NOT_FOUND"]);
+    const bad = await post("/imports", { teamId: malformed("team") }, key);
+    expect([bad.status, Object.keys(bad.body.errors ?? {})]).toEqual([422, ["teamId"]]);
+    // A credential bound to another team finds this one by neither id nor prefix.
+    const bound = ok(await post("/api-keys", { name: "bound to sub", teamIds: [r.sub.id] }, key)).key;
+    for (const res of [
+      await post(`/teams/${team.prefix}/import`, { data: doc }, bound),
+      await post("/imports", { teamId: team.prefix }, bound),
+    ])
+      expect([res.status, res.body.error?.code]).toEqual([404, "NOT_FOUND"]);
+  });
 });

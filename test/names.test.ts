@@ -412,4 +412,36 @@ describe("every body field and path that names a record takes the id or the name
     ])
       expect([res.status, res.body.error?.code]).toEqual([404, "NOT_FOUND"]);
   });
+
+  it("a custom field of type user takes an email (stored as the id), and so does a filter on it", async () => {
+    const key = t.owner.key;
+    ok(await post("/fields", { key: "reviewer", name: "Reviewer", type: "user", recordTypes: ["task"] }, key));
+    const task = ok(
+      await post("/tasks", { title: "Reviewed", teamId: team.id, customFields: { reviewer: member.email.toUpperCase() } }, key),
+    ).task;
+    expect(task.customFields.reviewer).toBe(member.userId);
+    const other = ok(
+      await post("/tasks", { title: "Reviewed by id", teamId: team.id, customFields: { reviewer: t.owner.userId } }, key),
+    ).task;
+    expect(other.customFields.reviewer).toBe(t.owner.userId);
+    const by = async (query: string) => {
+      const res = await list("/tasks", `${query}&filter[eq][teamId]=${team.id}`);
+      return [res.status, res.body.tasks?.map((x: any) => x.id) ?? res.body.error?.details?.field];
+    };
+    expect(await by(`filter[eq][customFields.reviewer]=${encodeURIComponent(member.email)}`)).toEqual([200, [task.id]]);
+    expect(await by(`filter[eq][customFields.reviewer]=${member.userId}`)).toEqual([200, [task.id]]);
+    expect(
+      await by(
+        `filter[in][customFields.reviewer]=${encodeURIComponent(member.email)}&filter[in][customFields.reviewer]=${encodeURIComponent(t.owner.email)}`,
+      ),
+    ).toEqual([200, [task.id, other.id]]);
+    expect(await by(`filter[eq][customFields.reviewer]=${UNKNOWN.user}`)).toEqual([200, []]);
+    expect(await by("filter[eq][customFields.reviewer]=hello%20world")).toEqual([400, "customFields.reviewer"]);
+    for (const value of [UNKNOWN.user, "hello world"]) {
+      const bad = await post("/tasks", { title: "x", teamId: team.id, customFields: { reviewer: value } }, key);
+      expect([bad.status, Object.keys(bad.body.errors ?? {})], value).toEqual([422, ["customFields.reviewer"]]);
+    }
+    const changed = ok(await patch(`/tasks/${other.id}`, { customFields: { reviewer: member.email } }, key), 200).task;
+    expect(changed.customFields.reviewer).toBe(member.userId);
+  });
 });

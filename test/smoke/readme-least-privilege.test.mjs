@@ -83,7 +83,10 @@ describe("the README's least-privilege CI key", () => {
     expect(made.code, made.stderr).toBe(0);
     const ci = { PM_API_KEY: made.stdout.trim() };
     const me = await stack.call("GET", "/me", { key: ci.PM_API_KEY });
-    expect(me.body).toMatchObject({ scopes: ["tasks:write", "comments:write"], reads: ["comments", "milestones", "projects", "relations", "tasks"] });
+    expect(me.body).toMatchObject({
+      scopes: ["tasks:write", "comments:write"],
+      reads: ["comments", "milestones", "projects", "relations", "tasks"],
+    });
 
     // From the first task line to `pm tasks get`: every line the README runs on tasks and comments, with the CI key.
     const from = session.findIndex(({ args }) => args[0] === "tasks" && args[1] === "create");

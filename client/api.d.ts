@@ -1971,7 +1971,7 @@ export interface components {
         | "import"
         | "export"
       )[];
-      /** @description The only teams it reaches; omitted: the caller's credential's teams (null: every team) */
+      /** @description The only teams it reaches, each a team id (`team_…`) or its prefix (`ENG`, any case), answered as ids; omitted: the caller's credential's teams (null: every team) */
       teamIds?: string[] | null;
     };
     ApiKey: {
@@ -2050,7 +2050,7 @@ export interface components {
         | "import"
         | "export"
       )[];
-      /** @description The only teams it reaches; omitted: the caller's credential's teams (null: every team) */
+      /** @description The only teams it reaches, each a team id (`team_…`) or its prefix (`ENG`, any case), answered as ids; omitted: the caller's credential's teams (null: every team) */
       teamIds?: string[] | null;
     };
     ApiKeySelection: {
@@ -2648,7 +2648,7 @@ export interface components {
       updatedAt: string;
     };
     ImportOpen: {
-      /** @description Import into this team (a task, project or team export); omitted or null: into a new workspace (a workspace export) */
+      /** @description Import into this team, a team id (`team_…`) or its prefix (`ENG`, any case), answered as its id (a task, project or team export); omitted or null: into a new workspace (a workspace export) */
       teamId?: string | null;
       /**
        * @description As for POST /teams/{id}/import (a team import only). Default: `false`.
@@ -2708,7 +2708,7 @@ export interface components {
       /** Format: email */
       email: string;
       role?: components["schemas"]["InviteRole"];
-      /** @description Teams of this workspace the invitee joins on acceptance. Default: `[]`. */
+      /** @description Teams of this workspace the invitee joins on acceptance, each a team id (`team_…`) or its prefix (`ENG`, any case); answered as ids. Default: `[]`. */
       teamIds?: string[];
       teamRole?: components["schemas"]["TeamRole"];
     };
@@ -3493,7 +3493,7 @@ export interface components {
        *     ]
        */
       events: string[];
-      /** @description Only events of these teams (null: every event, including those that belong to no team) */
+      /** @description Only events of these teams, each a team id (`team_…`) or its prefix (`ENG`, any case), answered as ids (null: every event, including those that belong to no team) */
       teamIds?: string[] | null;
       /**
        * @description https URL of the receiver (public host)
@@ -3551,7 +3551,7 @@ export interface components {
        *     ]
        */
       events?: string[];
-      /** @description Only events of these teams (null: every event, including those that belong to no team) */
+      /** @description Only events of these teams, each a team id (`team_…`) or its prefix (`ENG`, any case), answered as ids (null: every event, including those that belong to no team) */
       teamIds?: string[] | null;
       /**
        * @description https URL of the receiver (public host)

@@ -340,6 +340,11 @@ describe("every body field and path that names a record takes the id or the name
     ["POST", () => "/comments", (v) => ({ content: "x", projectId: v }), "projectId", "project"],
     ["POST", () => "/teams", (v) => ({ name: "x", prefix: "ZQZQZ", parentId: v }), "parentId", "team"],
     ["POST", () => `/teams/${team.id}/members`, (v) => ({ userId: v }), "userId", "user"],
+    ["POST", () => "/invites", (v) => ({ email: "names-unknown-team@example.com", teamIds: [v] }), "teamIds.0", "team"],
+    ["POST", () => "/api-keys", (v) => ({ name: "x", teamIds: [team.id, v] }), "teamIds.1", "team"],
+    ["POST", () => "/agents", (v) => ({ name: "x", teamIds: [v] }), "teamIds.0", "team"],
+    ["POST", () => "/webhooks", (v) => ({ url: "https://hooks.example.com/x", events: ["*"], teamIds: [v] }), "teamIds.0", "team"],
+    ["PATCH", () => `/webhooks/${r.webhook.id}`, (v) => ({ teamIds: [v] }), "teamIds.0", "team"],
   ];
   it.each(BODIES)("%s %s %s: unknown name 404, malformed 422", async (method, path, body, field, kind) => {
     if (UNKNOWN[kind]) {
@@ -348,5 +353,95 @@ describe("every body field and path that names a record takes the id or the name
     }
     const bad = await api(method, path(), { key: t.owner.key, body: body(malformed(kind)) });
     expect([bad.status, Object.keys(bad.body.errors ?? {})], JSON.stringify(bad.body)).toEqual([422, [field]]);
+  });
+
+  it("teamIds take team prefixes in any case, stored and answered as ids: invites, API keys, agents, webhooks", async () => {
+    const key = t.owner.key;
+    const invite = ok(
+      await post("/invites", { email: "names-by-prefix@example.com", teamIds: [team.prefix.toLowerCase(), team.id, r.sub.prefix] }, key),
+    ).invite;
+    expect(invite.teamIds).toEqual([team.id, r.sub.id]);
+    const made = ok(await post("/api-keys", { name: "by prefix", teamIds: [r.sub.prefix.toLowerCase()] }, key));
+    expect(made.apiKey.teamIds).toEqual([r.sub.id]);
+    expect(ok(await get("/me", made.key), 200).teamIds).toEqual([r.sub.id]);
+    const agent = ok(await post("/agents", { name: "By prefix", teamIds: [team.prefix] }, key)).agent;
+    expect(ok(await get("/me", agent.apiKey), 200).teamIds).toEqual([team.id]);
+    const webhook = ok(
+      await post("/webhooks", { url: "https://hooks.example.com/by-prefix", events: ["*"], teamIds: [team.prefix.toLowerCase()] }, key),
+    ).webhook;
+    expect(webhook.teamIds).toEqual([team.id]);
+    const patched = ok(await patch(`/webhooks/${webhook.id}`, { teamIds: [r.sub.prefix, team.prefix, team.id] }, key), 200).webhook;
+    expect(patched.teamIds).toEqual([r.sub.id, team.id]);
+    expect(ok(await get(`/webhooks/${webhook.id}`, key), 200).webhook.teamIds).toEqual([r.sub.id, team.id]);
+  });
+
+  it("a credential bound to teams grants and invites by prefix only within its teams (another team's prefix is 404)", async () => {
+    const bound = ok(await post("/api-keys", { name: "bound by prefix", teamIds: [team.prefix] }, t.owner.key)).key;
+    expect(ok(await post("/api-keys", { name: "narrower", teamIds: [team.prefix.toLowerCase()] }, bound)).apiKey.teamIds).toEqual([
+      team.id,
+    ]);
+    for (const [path, body] of [
+      ["/api-keys", { name: "wider", teamIds: [r.sub.prefix] }],
+      ["/agents", { name: "wider", teamIds: [team.prefix, r.sub.prefix] }],
+      ["/invites", { email: "names-bound-wider@example.com", teamIds: [r.sub.prefix] }],
+    ] as const) {
+      const res = await post(path, body, bound);
+      expect([res.status, res.body.error?.code], `${path} ${JSON.stringify(res.body)}`).toEqual([404, "NOT_FOUND"]);
+    }
+  });
+
+  it("imports name their team by prefix: POST /teams/{prefix}/import and POST /imports {teamId: prefix}", async () => {
+    const key = t.owner.key;
+    const doc = ok(await get(`/tasks/${r.parent.reference}/export`, key), 200);
+    const direct = ok(await post(`/teams/${team.prefix.toLowerCase()}/import`, { data: doc, update: false }, key), 200);
+    expect(direct.imported.id).toBe(team.id);
+    expect((await post("/teams/ZQZ9/import", { data: doc }, key)).status).toBe(404);
+    const opened = ok(await post("/imports", { teamId: team.prefix.toLowerCase() }, key)).import;
+    expect(opened.teamId).toBe(team.id);
+    ok(await api("PUT", `/imports/${opened.id}/parts/1`, { key, body: { data: doc } }), 200);
+    expect(ok(await post(`/imports/${opened.id}/commit`, {}, key), 200).imported.id).toBe(team.id);
+    const unknown = await post("/imports", { teamId: UNKNOWN.team }, key);
+    expect([unknown.status, unknown.body.error?.code]).toEqual([404, "NOT_FOUND"]);
+    const bad = await post("/imports", { teamId: malformed("team") }, key);
+    expect([bad.status, Object.keys(bad.body.errors ?? {})]).toEqual([422, ["teamId"]]);
+    // A credential bound to another team finds this one by neither id nor prefix.
+    const bound = ok(await post("/api-keys", { name: "bound to sub", teamIds: [r.sub.id] }, key)).key;
+    for (const res of [
+      await post(`/teams/${team.prefix}/import`, { data: doc }, bound),
+      await post("/imports", { teamId: team.prefix }, bound),
+    ])
+      expect([res.status, res.body.error?.code]).toEqual([404, "NOT_FOUND"]);
+  });
+
+  it("a custom field of type user takes an email (stored as the id), and so does a filter on it", async () => {
+    const key = t.owner.key;
+    ok(await post("/fields", { key: "reviewer", name: "Reviewer", type: "user", recordTypes: ["task"] }, key));
+    const task = ok(
+      await post("/tasks", { title: "Reviewed", teamId: team.id, customFields: { reviewer: member.email.toUpperCase() } }, key),
+    ).task;
+    expect(task.customFields.reviewer).toBe(member.userId);
+    const other = ok(
+      await post("/tasks", { title: "Reviewed by id", teamId: team.id, customFields: { reviewer: t.owner.userId } }, key),
+    ).task;
+    expect(other.customFields.reviewer).toBe(t.owner.userId);
+    const by = async (query: string) => {
+      const res = await list("/tasks", `${query}&filter[eq][teamId]=${team.id}`);
+      return [res.status, res.body.tasks?.map((x: any) => x.id) ?? res.body.error?.details?.field];
+    };
+    expect(await by(`filter[eq][customFields.reviewer]=${encodeURIComponent(member.email)}`)).toEqual([200, [task.id]]);
+    expect(await by(`filter[eq][customFields.reviewer]=${member.userId}`)).toEqual([200, [task.id]]);
+    expect(
+      await by(
+        `filter[in][customFields.reviewer]=${encodeURIComponent(member.email)}&filter[in][customFields.reviewer]=${encodeURIComponent(t.owner.email)}`,
+      ),
+    ).toEqual([200, [task.id, other.id]]);
+    expect(await by(`filter[eq][customFields.reviewer]=${UNKNOWN.user}`)).toEqual([200, []]);
+    expect(await by("filter[eq][customFields.reviewer]=hello%20world")).toEqual([400, "customFields.reviewer"]);
+    for (const value of [UNKNOWN.user, "hello world"]) {
+      const bad = await post("/tasks", { title: "x", teamId: team.id, customFields: { reviewer: value } }, key);
+      expect([bad.status, Object.keys(bad.body.errors ?? {})], value).toEqual([422, ["customFields.reviewer"]]);
+    }
+    const changed = ok(await patch(`/tasks/${other.id}`, { customFields: { reviewer: member.email } }, key), 200).task;
+    expect(changed.customFields.reviewer).toBe(member.userId);
   });
 });

@@ -8,7 +8,7 @@ import { listArgs, listQuery } from "../list";
 import { printJson, printNextCursor, printTable } from "../output";
 import { SCOPES, type Scope, scopeNames, scopesText } from "../scopes";
 import { openSession, unwrap } from "../session";
-import { resolveTeamId, teamsText } from "./teams";
+import { teamsText } from "./teams";
 
 const createArgs = {
   name: { type: "string", description: "What the key is for, e.g. ci or triage-bot", required: true },
@@ -32,7 +32,8 @@ const create = defineCommand({
     if (scopes.length > 0) body.scopes = scopeNames(scopes, "scope");
     if (args["expires-at"] !== undefined) body.expiresAt = args["expires-at"];
     const session = openSession(args);
-    if (teams.length > 0) body.teamIds = await Promise.all(teams.map((team) => resolveTeamId(session, team)));
+    // Prefixes or ids: the API takes either.
+    if (teams.length > 0) body.teamIds = teams;
     const answer = await unwrap(session.client.POST("/api-keys", { body }));
     if (args.json) return printJson(answer);
     // The key alone on stdout (`pm keys create --name ci > key`), what to know about it on stderr.

@@ -1,20 +1,9 @@
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
-import { ApiError } from "../errors";
 import { listArgs, listQuery, printList } from "../list";
 import { printJson } from "../output";
 import { openSession, type Session, unwrap } from "../session";
-
-/** A team given as its id or its prefix (`ENG`, any case): the id (a prefix costs one lookup). */
-export async function resolveTeamId({ client }: Session, team: string): Promise<string> {
-  if (team.startsWith("team_")) return team;
-  const prefix = team.toUpperCase();
-  const query = { "filter[eq][prefix]": prefix, fields: "id", limit: 1 };
-  const { teams } = await unwrap(client.GET("/teams", { params: { query } }));
-  if (!teams[0]?.id) throw new ApiError(404, "NOT_FOUND", `No team with the prefix '${prefix}'`);
-  return teams[0].id;
-}
 
 /**
  * How credentials' teams read (`teamIds`: null for every team): prefixes, `all`, or `-` from an API that does not say.

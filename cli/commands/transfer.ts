@@ -13,16 +13,15 @@ import { commonArgs } from "../argv";
 import { UsageError } from "../errors";
 import { printJson } from "../output";
 import { openSession, type Session, unwrap } from "../session";
-import { resolveTeamId } from "./teams";
 
 const TYPES = ["task", "project", "team", "workspace"] as const;
 type ExportType = (typeof TYPES)[number];
 
-/** The id of what `pm export <type> [id]` names: a team by prefix too; the workspace by default the credential's. */
+/** What `pm export <type> [id]` names, passed as given (the API takes a prefix or reference too); the workspace by default the credential's. */
 async function exportedId(session: Session, type: ExportType, id: string | undefined): Promise<string> {
   if (type === "workspace") return id ?? (await unwrap(session.client.GET("/me"))).workspace.id;
   if (!id) throw new UsageError(`which ${type}? give its ${type === "team" ? "prefix or id" : "reference or id"}`);
-  return type === "team" ? resolveTeamId(session, id) : id;
+  return id;
 }
 
 export const exportCommand = defineCommand({
@@ -98,7 +97,8 @@ export const importCommand = defineCommand({
       throw new UsageError(`${args.file === "-" ? "standard input" : args.file} is not JSON (an export document is)`);
     }
     const session = openSession(args);
-    const teamId = args.team ? await resolveTeamId(session, args.team) : undefined;
+    // A prefix or an id: the API takes either.
+    const teamId = args.team || undefined;
     const update = Boolean(args.update);
     const whole = source.length <= PART_BYTES && args["part-size"] === undefined;
     const { client } = session;

@@ -6,20 +6,20 @@ import { apiKeys } from "../../drizzle/schema";
 import { READABLE, SCOPES, type Scope } from "../core/scopes";
 import { EVERY_SCOPE, readsJson } from "../db/scope";
 import { defineRecord, f } from "../http/record";
-import { named } from "./names";
+import { formsOf, NamesOf, named } from "./names";
 
 /** Scopes in a request body: contract §12's names, at least one. */
 export const ScopeList = z
   .array(z.enum(SCOPES))
   .min(1)
   .openapi({ description: "What the credential may do (docs: Least privilege); omitted: every scope the caller's credential has" });
-/** Teams in a request body: ids of the workspace's teams; null: every team. */
-export const TeamIdList = z
-  .array(z.string().min(1).max(64))
+/** Teams in a request body: the workspace's teams by id or prefix; null: every team. */
+export const TeamIdList = NamesOf("team", 100)
   .min(1)
-  .max(100)
   .nullable()
-  .openapi({ description: "The only teams it reaches; omitted: the caller's credential's teams (null: every team)" });
+  .openapi({
+    description: `The only teams it reaches, each ${formsOf("team")}, answered as ids; omitted: the caller's credential's teams (null: every team)`,
+  });
 
 export const apiKeyRecord = defineRecord({
   name: "ApiKey",

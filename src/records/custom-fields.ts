@@ -3,13 +3,14 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { fieldDefinitions, fieldType, milestones, projects, tasks, workspaceMembers } from "../../drizzle/schema";
+import { fieldDefinitions, fieldType, milestones, projects, tasks, users, workspaceMembers } from "../../drizzle/schema";
 import { isIsoDate } from "../core/dates";
 import { notFound, ValidationError } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
 import type { DynamicFields, ListField } from "../http/list";
 import { f } from "../http/record";
 import { ObjectKey } from "../http/schemas";
+import { formOf, formsOf, named, namesAny } from "./names";
 
 export const RECORD_TYPES = ["task", "project", "milestone"] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
@@ -78,7 +79,9 @@ export function valueProblem(def: Definition, value: unknown): string | null {
       return value.every((v) => allowed.includes(v)) ? null : `Each value must be one of: ${allowed.join(", ")}`;
     }
     case "user":
-      return typeof value === "string" && value.length <= MAX_USER_ID ? null : "Must be a user id";
+      return typeof value === "string" && value.length <= MAX_USER_ID && formOf("user", value) !== null
+        ? null
+        : `Must be ${formsOf("user")}`;
     default:
       return "Unsupported field type";
   }
@@ -86,7 +89,8 @@ export function valueProblem(def: Definition, value: unknown): string | null {
 
 /**
  * Type-checks `customFields` against the workspace's field definitions for this record type (one query,
- * plus one for `user` fields). Unknown keys and bad values are 422 at `customFields.<key>`. The definitions are
+ * plus one for `user` fields, which take an id or an email and store the id). Unknown keys and bad values are 422 at
+ * `customFields.<key>`. The definitions are
  * share-locked, so a definition change (options, record types, delete) waits for this write and then sees its values.
  * Returns the values to store, merged over `current` (a null value removes the key).
  */
@@ -112,28 +116,34 @@ export async function validateCustomFields(
     .for("share");
   const byKey = new Map(defs.map((d) => [d.key, d]));
   const errors: Record<string, string[]> = {};
-  const userIds: string[] = [];
+  const userValues: string[] = [];
   for (const key of keys) {
     const def = byKey.get(key);
     const message = def ? valueProblem(def, input[key]) : `Unknown custom field for a ${recordType}`;
     if (message) errors[`customFields.${key}`] = [message];
-    else if (def?.type === "user" && input[key] !== null) userIds.push(input[key] as string);
+    else if (def?.type === "user" && input[key] !== null) userValues.push(input[key] as string);
   }
-  if (userIds.length) {
+  // Each user value (an id or an email) and the member's id it names.
+  const userIds = new Map<string, string>();
+  if (userValues.length) {
     const found = await db
-      .select({ userId: workspaceMembers.userId })
+      .select({ id: users.id, email: users.email })
       .from(workspaceMembers)
-      .where(and(eq(workspaceMembers.workspaceId, workspaceId), inArray(workspaceMembers.userId, userIds)));
-    const ok = new Set(found.map((f) => f.userId));
+      .innerJoin(users, eq(users.id, workspaceMembers.userId))
+      .where(and(eq(workspaceMembers.workspaceId, workspaceId), namesAny("user", workspaceMembers.userId, userValues)));
+    for (const value of userValues) {
+      const member = found.find((u) => u.id === value || u.email === value.toLowerCase());
+      if (member) userIds.set(value, member.id);
+    }
     for (const key of keys)
-      if (byKey.get(key)?.type === "user" && input[key] !== null && !ok.has(input[key] as string))
+      if (byKey.get(key)?.type === "user" && input[key] !== null && !userIds.has(input[key] as string))
         errors[`customFields.${key}`] = ["Must be a member of the workspace"];
   }
   if (Object.keys(errors).length) throw new ValidationError(errors);
   const merged = { ...current };
   for (const key of keys) {
     if (input[key] === null) delete merged[key];
-    else merged[key] = input[key];
+    else merged[key] = byKey.get(key)?.type === "user" ? userIds.get(input[key] as string) : input[key];
   }
   return merged;
 }
@@ -200,7 +210,8 @@ function customListField(column: AnyPgColumn, def: Definition): ListField {
     case "multiselect":
       return { ...base, expr: text, kind: "enum", values: options(def), sort: false, equals: (option) => contains([option]) };
     case "user":
-      return { ...base, expr: text, kind: "id" };
+      // An id or an email, resolved as every user filter is (eq, neq, in).
+      return { ...base, expr: text, kind: "id", names: named("user") };
     default:
       return { ...base, expr: text, kind: "string" };
   }

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { invites, users } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
-import { named } from "./names";
+import { formsOf, NamesOf, named } from "./names";
 import { TeamRoleSchema } from "./team-members";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
@@ -33,10 +33,9 @@ export const inviteRecord = defineRecord({
     teamRole: f.enum(invites.teamRole, TeamRoleSchema, { input: { schema: TeamRoleSchema, create: { default: "MEMBER" } } }),
     teamIds: f.json(invites.teamIds, z.array(z.string()), {
       input: {
-        schema: z
-          .array(z.string().min(1).max(100))
-          .max(100)
-          .openapi({ description: "Teams of this workspace the invitee joins on acceptance" }),
+        schema: NamesOf("team", 100).openapi({
+          description: `Teams of this workspace the invitee joins on acceptance, each ${formsOf("team")}; answered as ids`,
+        }),
         create: { default: [] },
       },
     }),

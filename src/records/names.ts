@@ -193,6 +193,21 @@ export function namedId(kind: NameKind, value: string, workspace: Scope): SQL<st
 }
 
 /**
+ * The ids a body's list of `values` names (ids or names of `kind`s, each of a form `formOf` takes), as one text[] in
+ * the statement that stores them: duplicates once, in their first order, and null in place of a name naming nothing
+ * in `workspace`. An id is passed as it is: the caller's statement checks the ids are records it may name (e.g. that
+ * every id is a team of the workspace: `count(…) = cardinality(…)`, which a null fails).
+ */
+export function namedIds(kind: NameKind, values: string[], workspace: Scope): SQL<(string | null)[]> {
+  if (values.length === 0) return sql`array[]::text[]`;
+  const each = sql.join(
+    values.map((v) => sql`${namedId(kind, v, workspace)}::text`),
+    sql`, `,
+  );
+  return sql`array(select u.id from unnest(array[${each}]) with ordinality as u(id, n) group by u.id order by min(u.n))`;
+}
+
+/**
  * A body field naming a `kind`: 422 at the field for a value of neither form; the OpenAPI description says the forms.
  * `also` adds what the field must be beyond that (e.g. "of the task's team").
  */

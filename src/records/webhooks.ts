@@ -5,9 +5,8 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../drizzle/schema";
 import { defineRecord, f } from "../http/record";
-import { BodyId } from "../http/schemas";
 import { isEventPattern, RESOURCE_TYPES } from "./event-types";
-import { named } from "./names";
+import { formsOf, NamesOf, named } from "./names";
 
 const MAX_PATTERN = 100;
 // The length is checked in the refinement too, so a pattern over it is refused for its length only.
@@ -26,11 +25,11 @@ const EventPatterns = z
     description: "Event types (`task.created`), a resource's every type (`task.*`) or `*`",
     example: ["task.*", "comment.created"],
   });
-const TeamIds = z
-  .array(BodyId)
-  .max(100)
+const TeamIds = NamesOf("team", 100)
   .nullable()
-  .openapi({ description: "Only events of these teams (null: every event, including those that belong to no team)" });
+  .openapi({
+    description: `Only events of these teams, each ${formsOf("team")}, answered as ids (null: every event, including those that belong to no team)`,
+  });
 const Description = z.string().max(1000);
 const WebhookUrl = z
   .string()

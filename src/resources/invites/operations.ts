@@ -18,6 +18,7 @@ import type { EmailOutbox } from "../../email/outbox";
 import { listBody, pageQuery } from "../../http/list";
 import { newId } from "../../ids";
 import { INVITE_TTL_DAYS, type InviteCreateInput, type InviteDto, type InviteRedeemInput, inviteRecord } from "../../records/invites";
+import { namedIds } from "../../records/names";
 
 const INVITE_TTL_MS = INVITE_TTL_DAYS * 24 * 60 * 60 * 1000;
 
@@ -68,26 +69,22 @@ export async function createInvite(caller: Caller, outbox: EmailOutbox, input: I
   requireBoundInvite(principal, input);
   const workspaceId = principal.workspace.id;
   const email = normalizeEmail(input.email);
-  const teamIds = [...new Set(input.teamIds)];
-  const ids = teamIds.length
-    ? sql.join(
-        teamIds.map((id) => sql`${id}`),
-        sql`, `,
-      )
-    : sql`null`;
   return caller.transaction(async (tx) => {
     // One statement: the lock queues concurrent invites to the same address (so one replaces the other rather
-    // than both staying pending), and the two checks read membership and the teams.
+    // than both staying pending), and the two checks read membership and the teams (ids or prefixes, resolved here).
     const [state] = (
-      await tx.execute<{ member: boolean; teams: number }>(sql`
+      await tx.execute<{ member: boolean; team_ids: (string | null)[]; teams: number }>(sql`
         select pg_advisory_xact_lock(hashtext(${`invite:${workspaceId}:${email}`})) as locked,
           exists (select 1 from ${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId}
             where ${workspaceMembers.workspaceId} = ${workspaceId} and ${users.email} = ${email}) as member,
-          (select count(*)::int from ${teams} where ${teams.workspaceId} = ${workspaceId} and ${teams.id} in (${ids})
-            and ${inTeams(principal.teamIds, teams.id)}) as teams`)
+          named.ids as team_ids,
+          (select count(*)::int from ${teams} where ${teams.workspaceId} = ${workspaceId} and ${teams.id} = any(named.ids)
+            and ${inTeams(principal.teamIds, teams.id)}) as teams
+        from (select ${namedIds("team", input.teamIds, workspaceId)} as ids) as named`)
     ).rows;
     if (state.member) throw conflict("This address already belongs to a member of the workspace");
-    if (Number(state.teams) !== teamIds.length) throw notFound("Team");
+    if (Number(state.teams) !== state.team_ids.length) throw notFound("Team");
+    const teamIds = state.team_ids as string[];
     await tx.delete(invites).where(and(eq(invites.workspaceId, workspaceId), eq(invites.email, email), isNull(invites.redeemedAt)));
     const token = randomToken(32);
     const expiresAt = new Date(Date.now() + INVITE_TTL_MS);

@@ -24,19 +24,13 @@ import { callerTeamRole } from "../../auth/access";
 import { insertWorkspace } from "../../auth/accounts/membership";
 import { COMMENT_EDIT_REFUSAL, LABEL_EDIT_REFUSAL, mayEditComment, mayEditLabel } from "../../auth/ownership";
 import { type Principal, principalActor } from "../../auth/principal";
-import {
-  isWorkspaceAdmin,
-  reachesTeam,
-  requireMayGrant,
-  requireTeamRole,
-  requireUnbound,
-  requireWorkspaceRole,
-  type TeamRole,
-} from "../../auth/roles";
+import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, requireUnbound, requireWorkspaceRole, type TeamRole } from "../../auth/roles";
 import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
+import { inTeams } from "../../db/scope";
 import { lockBlocksGraph, subtaskTreeLock } from "../../db/tree-locks";
 import { milestoneRecord } from "../../records/milestones";
+import { nameMatch } from "../../records/names";
 import { projectRecord } from "../../records/projects";
 import { cycleMessage } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
@@ -152,6 +146,8 @@ const numbered = <R extends { id: string; teamId: string; number: number }>(
 ) => rows.map((r) => (state.kept(r.id) ? r : { ...r, number: r.number + (bases.get(r.teamId)?.[kind] ?? 0) }));
 
 type TargetRow = {
+  /** The team's id (the import may name it by prefix). */
+  id: string;
   role: TeamRole | null;
   members: Target["members"];
   labels: Target["labels"];
@@ -162,16 +158,18 @@ type TargetRow = {
 };
 
 /**
- * The target team and everything the plan needs from its workspace, in one statement; null when the team is not there.
+ * The target team (by id or prefix, within the caller's teams) and everything the plan needs from its workspace, in one
+ * statement; null when the team is not there.
  * `ids`: the import's record ids (with `update`), of which it finds those already in the team. It locks the team row (its
  * counters) and the team's subtask tree: overwritten tasks may change parents, serialised with PATCH /tasks re-parenting
  * there, so no race builds a cycle.
  */
-async function readTarget(db: Executor, principal: Principal, teamId: string, ids: SQL | null): Promise<TargetRow | null> {
+async function readTarget(db: Executor, principal: Principal, team: string, ids: SQL | null): Promise<TargetRow | null> {
   const workspace = principal.workspace.id;
   const actor = principalActor(principal);
   const named = ids ?? sql`'{}'::text[]`;
   const { rows } = await db.execute<{ target: TargetRow | null }>(sql`select json_build_object(
+      'id', teams.id,
       'role', ${callerTeamRole(principal.user.id, teams.id)},
       'members', (select coalesce(json_agg(json_build_object('id', u.id, 'email', u.email)), '[]') from ${workspaceMembers} wm
         join ${users} u on u.id = wm.user_id where wm.workspace_id = ${workspace}),
@@ -193,7 +191,8 @@ async function readTarget(db: Executor, principal: Principal, teamId: string, id
           union all select id, null from ${taskRelations} where source_team_id = teams.id and target_team_id = teams.id and id = any(${named})
         ) e)
     ) as target, ${subtaskTreeLock(sql`teams.id`)}
-    from ${teams} where teams.id = ${teamId} and teams.workspace_id = ${workspace}
+    from ${teams} where ${nameMatch("team", teams.id, team)} and teams.workspace_id = ${workspace}
+      and ${inTeams(principal.teamIds, teams.id)}
     for update`);
   return rows[0]?.target ?? null;
 }
@@ -383,13 +382,17 @@ async function refuseBlocksCycle(tx: Tx, principal: Principal, blocks: Array<{ s
 /** A task's parent may be written after it (a later page): checked when writePages ends. */
 const deferParentLinks = (tx: Tx) => tx.execute(sql`set constraints tasks_parent_id_tasks_id_fk deferred`);
 
-/** A task, project or team export into team `teamId`, in one transaction (POST /teams/{id}/import, or an import's commit). */
-export async function importIntoTeam(tx: Tx, principal: Principal, teamId: string, source: ImportSource, update: boolean): Promise<void> {
+/**
+ * A task, project or team export into `team` (its id or prefix), in one transaction (POST /teams/{id}/import, or an
+ * import's commit); returns the team's id.
+ */
+export async function importIntoTeam(tx: Tx, principal: Principal, team: string, source: ImportSource, update: boolean): Promise<string> {
   const head = await source.head();
   if (head.type === "workspace")
     throw new ValidationError({ [source.typePath]: ["A workspace export is imported with POST /workspaces/import"] });
-  const found = reachesTeam(principal, teamId) ? await readTarget(tx, principal, teamId, update ? source.ids : null) : undefined;
+  const found = await readTarget(tx, principal, team, update ? source.ids : null);
   requireMayImportTeam(principal, found);
+  const teamId = found.id;
   const state = new PlanState(head, {
     workspaceId: principal.workspace.id,
     callerId: principal.user.id,
@@ -434,6 +437,7 @@ export async function importIntoTeam(tx: Tx, principal: Principal, teamId: strin
     await writeHead(tx, state, plan, bases);
   }
   await writePages(tx, principal, state, source, bases, refusal);
+  return teamId;
 }
 
 /** Who may import into a team (POST /teams/{id}/import, an import opened into it): team MEMBER or above; 404 unfound. */

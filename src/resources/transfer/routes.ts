@@ -97,8 +97,8 @@ export const transferRoutes = exports
     const { id } = c.req.valid("param");
     const { data, update } = c.req.valid("json");
     releaseBodyText(c.req);
-    await db.transaction((tx) => importIntoTeam(tx, principal, id, documentSource(data), update));
-    return c.json({ imported: await importedTeam(db, principal, id) }, 200);
+    const teamId = await db.transaction((tx) => importIntoTeam(tx, principal, id, documentSource(data), update));
+    return c.json({ imported: await importedTeam(db, principal, teamId) }, 200);
   })
   .openapi(workspaceImport, async (c) => {
     const db = c.get("rdb").db;

@@ -3,7 +3,8 @@ import { protectedRoute } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { releaseBodyText } from "../../http/release-body";
 import { newRouter } from "../../http/router";
-import { BodyId, created, IdParam } from "../../http/schemas";
+import { created, IdParam } from "../../http/schemas";
+import { formsOf, NameOf } from "../../records/names";
 import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
 import { importedTeam, importIntoTeam, importWorkspace } from "./import";
 import { IMPORT_RULES, ImportedTeam } from "./routes";
@@ -36,9 +37,12 @@ const one = z.object({ import: ImportSchema });
 
 const ImportOpen = z
   .object({
-    teamId: BodyId.nullable().optional().openapi({
-      description: "Import into this team (a task, project or team export); omitted or null: into a new workspace (a workspace export)",
-    }),
+    teamId: NameOf("team")
+      .nullable()
+      .optional()
+      .openapi({
+        description: `Import into this team, ${formsOf("team")}, answered as its id (a task, project or team export); omitted or null: into a new workspace (a workspace export)`,
+      }),
     update: z.boolean().default(false).openapi({ description: "As for POST /teams/{id}/import (a team import only)", example: false }),
   })
   .strict()
@@ -156,8 +160,7 @@ export const importRoutes = newRouter()
     const done = await db.transaction((tx) =>
       commitImport(tx, principal, c.req.valid("param").id, async ({ teamId, update }, source) => {
         if (teamId === null) return { teamId, workspace: await importWorkspace(tx, principal, source) };
-        await importIntoTeam(tx, principal, teamId, source, update);
-        return { teamId, workspace: null };
+        return { teamId: await importIntoTeam(tx, principal, teamId, source, update), workspace: null };
       }),
     );
     if (done.teamId === null) return created(c, "workspace", `/workspaces/${done.workspace.id}`, serializeWorkspace(done.workspace));

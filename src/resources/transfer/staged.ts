@@ -11,8 +11,10 @@ import type { Principal } from "../../auth/principal";
 import { reachesTeam, type TeamRole } from "../../auth/roles";
 import { AppError, notFound, ValidationError } from "../../core/errors";
 import type { Db, Executor, Tx } from "../../db/client";
+import { inTeams } from "../../db/scope";
 import { isoTimestamp } from "../../http/record";
 import { newId } from "../../ids";
+import { nameMatch } from "../../records/names";
 import { requireMayImportTeam, requireMayImportWorkspace } from "./import";
 import type { ImportHead, Located } from "./plan";
 import { EXPORT_COLLECTIONS, type ExportCollection, type ExportDocumentDto, exportRecordSchema } from "./schema";
@@ -58,25 +60,32 @@ function refuseCommitted(found: ImportDto) {
   if (found.status === "committed") throw new AppError("CONFLICT", "This import is committed already; open a new one");
 }
 
-/** Who may import into a team, or into a new workspace: the import's own rules, which its commit applies again. */
-async function requireMayImport(db: Executor, principal: Principal, teamId: string | null) {
-  if (teamId === null) return requireMayImportWorkspace(principal);
-  const { rows } = reachesTeam(principal, teamId)
-    ? await db.execute<{ role: TeamRole | null }>(sql`select ${callerTeamRole(principal.user.id, teams.id)} as role
-        from ${teams} where ${teams.id} = ${teamId} and ${teams.workspaceId} = ${principal.workspace.id}`)
-    : { rows: [] };
+/**
+ * Who may import into a team (by id or prefix, within the caller's teams), or into a new workspace: the import's own
+ * rules, which its commit applies again. Returns the team's id (null: a new workspace).
+ */
+async function requireMayImport(db: Executor, principal: Principal, team: string | null): Promise<string | null> {
+  if (team === null) {
+    requireMayImportWorkspace(principal);
+    return null;
+  }
+  const { rows } = await db.execute<{ id: string; role: TeamRole | null }>(sql`select ${teams.id} as id,
+      ${callerTeamRole(principal.user.id, teams.id)} as role
+    from ${teams} where ${nameMatch("team", teams.id, team)} and ${teams.workspaceId} = ${principal.workspace.id}
+      and ${inTeams(principal.teamIds, teams.id)}`);
   requireMayImportTeam(principal, rows[0]);
+  return rows[0].id;
 }
 
-/** POST /imports: an open import into team `teamId`, or (null) into a new workspace. */
+/** POST /imports: an open import into team `teamId` (its id or prefix), or (null) into a new workspace. */
 export async function openImport(db: Db, principal: Principal, input: { teamId: string | null; update: boolean }): Promise<ImportDto> {
-  await requireMayImport(db, principal, input.teamId);
+  const teamId = await requireMayImport(db, principal, input.teamId);
   const id = newId("imp");
   await db.insert(imports).values({
     id,
     workspaceId: principal.workspace.id,
     userId: principal.user.id,
-    teamId: input.teamId,
+    teamId,
     update: input.update,
     expiresAt: sql`now() + make_interval(hours => ${IMPORT_HOURS})`,
   });

@@ -12,6 +12,7 @@ import { conflict, invalid, notFound } from "../../core/errors";
 import type { Env } from "../../env";
 import { listBody } from "../../http/list";
 import { newId } from "../../ids";
+import { namedIds } from "../../records/names";
 import {
   deliveryRecord,
   type WebhookCreateInput,
@@ -42,17 +43,17 @@ const adminGuards = (caller: Caller): Guard[] => [
   unboundGuard(caller.actor, "manage webhooks"),
 ];
 
+/** The ids `teamIds` (ids or prefixes) name, resolved in the statement that stores them (null stays null). */
+const teamIdsValue = (caller: Caller, teamIds: string[] | null): SQL =>
+  teamIds === null ? sql`null::text[]` : namedIds("team", teamIds, caller.actor.workspace);
+
 /** Every one of `teamIds` a team of the workspace (404 otherwise), as a guard. */
 function teamsGuard(caller: Caller, teamIds: string[] | null | undefined): Guard[] {
-  const ids = [...new Set(teamIds ?? [])];
-  if (ids.length === 0) return [];
-  const list = sql.join(
-    ids.map((id) => sql`${id}`),
-    sql`, `,
-  );
+  if (!teamIds?.length) return [];
   return [
     {
-      holds: sql`(select count(*) from ${teams} where ${teams.workspaceId} = ${caller.actor.workspace} and ${teams.id} in (${list})) = ${ids.length}`,
+      holds: sql`(select (select count(*) from ${teams} where ${teams.workspaceId} = ${caller.actor.workspace}
+        and ${teams.id} = any(named.ids)) = cardinality(named.ids) from (select ${teamIdsValue(caller, teamIds)} as ids) as named)`,
       refusal: () => notFound("Team"),
     },
   ];
@@ -99,12 +100,12 @@ export async function createWebhook(caller: Caller, env: Env, input: WebhookCrea
   const id = newId("whk");
   const secret = newWebhookSecret();
   const sealed = await sealSecret(env.CURSOR_SECRET, id, secret);
-  const teamIds = input.teamIds ? [...new Set(input.teamIds)] : null;
+  const teamIds = input.teamIds ?? null;
   const guards = [...adminGuards(caller), ...teamsGuard(caller, teamIds), ...urlGuard(env, input.url)];
   const webhook = await guardedWrite(caller, workspaceTarget(caller, guards), (allowed) => ({
     ctes: [
       sql`webhooks as (insert into ${webhooks} (id, workspace_id, url, events, description, team_ids, sealed_secret, creator_id)
-        select ${id}, ${allowed}, ${input.url}, ${textArray(input.events)}, ${input.description ?? ""}, ${textArray(teamIds)},
+        select ${id}, ${allowed}, ${input.url}, ${textArray(input.events)}, ${input.description ?? ""}, ${teamIdsValue(caller, teamIds)},
           ${sealed}, ${caller.actor.user}
         where ${allowed} is not null returning *)`,
     ],
@@ -118,7 +119,7 @@ export function updateWebhook(caller: Caller, env: Env, id: string, input: Webho
   const values: Record<string, unknown> = {};
   for (const key of ["url", "description", "enabled"] as const) if (input[key] !== undefined) values[key] = input[key];
   if (input.events !== undefined) values.events = input.events;
-  if (input.teamIds !== undefined) values.teamIds = input.teamIds ? [...new Set(input.teamIds)] : null;
+  if (input.teamIds !== undefined) values.teamIds = teamIdsValue(caller, input.teamIds);
   if (input.enabled !== undefined) Object.assign(values, { disabledReason: null });
   if (input.enabled === true) Object.assign(values, { failingSince: null });
   const guards = [...teamsGuard(caller, input.teamIds), ...urlGuard(env, input.url)];

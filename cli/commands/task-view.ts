@@ -18,31 +18,34 @@ const RELATION_FIELDS = "type,task{reference,status,title}";
 /** The API's largest page: most tasks' comments are one request. */
 const PAGE = 250;
 
-/** Every comment of the task, oldest first (`fields` narrows them; undefined: whole comments). */
-async function allComments({ client }: Session, ref: string, fields: string | undefined): Promise<Comment[]> {
-  const comments: Comment[] = [];
+/** Every item of a paged list, page after page (`fields` narrows them; undefined: whole items). */
+async function allPages<T>(
+  read: (query: { limit: number; fields?: string; cursor?: string }) => Promise<{ items: T[]; next: string | null | undefined }>,
+  fields: string | undefined,
+): Promise<T[]> {
+  const items: T[] = [];
   let cursor: string | undefined;
   do {
-    const query = { limit: PAGE, ...(fields ? { fields } : {}), ...(cursor ? { cursor } : {}) };
-    const page = await unwrap(client.GET("/tasks/{id}/comments", { params: { path: { id: ref }, query } }));
-    comments.push(...page.comments);
-    cursor = page.pagination.nextCursor ?? undefined;
+    const page = await read({ limit: PAGE, ...(fields ? { fields } : {}), ...(cursor ? { cursor } : {}) });
+    items.push(...page.items);
+    cursor = page.next ?? undefined;
   } while (cursor);
-  return comments;
+  return items;
 }
 
-/** The task's relations as it sees them (`fields` narrows them; undefined: whole relations). */
-async function allRelations({ client }: Session, ref: string, fields: string | undefined): Promise<Relation[]> {
-  const relations: Relation[] = [];
-  let cursor: string | undefined;
-  do {
-    const query = { limit: PAGE, ...(fields ? { fields } : {}), ...(cursor ? { cursor } : {}) };
-    const page = await unwrap(client.GET("/tasks/{id}/relations", { params: { path: { id: ref }, query } }));
-    relations.push(...page.relations);
-    cursor = page.pagination.nextCursor ?? undefined;
-  } while (cursor);
-  return relations;
-}
+/** Every comment of the task, oldest first. */
+const allComments = ({ client }: Session, id: string, fields: string | undefined): Promise<Comment[]> =>
+  allPages(async (query) => {
+    const page = await unwrap(client.GET("/tasks/{id}/comments", { params: { path: { id }, query } }));
+    return { items: page.comments, next: page.pagination.nextCursor };
+  }, fields);
+
+/** The task's relations as it sees them. */
+const allRelations = ({ client }: Session, id: string, fields: string | undefined): Promise<Relation[]> =>
+  allPages(async (query) => {
+    const page = await unwrap(client.GET("/tasks/{id}/relations", { params: { path: { id }, query } }));
+    return { items: page.relations, next: page.pagination.nextCursor };
+  }, fields);
 
 /** `2026-05-04 09:12 UTC`: a comment's time to the minute. */
 const minute = (iso: string | undefined) => (iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "-");

@@ -134,6 +134,49 @@ const deleteTool = (noun: string, key: string, ref: z.ZodType<string>, remove: (
     },
   });
 
+/** A POST /<key> tool: the REST body as its input, answered `{<noun>: record}` as REST's 201 is. */
+const createTool = <In>(
+  noun: string,
+  key: string,
+  body: z.ZodType,
+  record: z.ZodType,
+  create: (caller: Caller, input: In) => Promise<unknown>,
+  description: string,
+) =>
+  tool({
+    name: `create_${noun}`,
+    title: `Create a ${noun}`,
+    description,
+    rest: `POST /${key}`,
+    input: body,
+    output: z.object({ [noun]: record }),
+    async run(ctx, input) {
+      return { [noun]: await create(ctx.caller, input as In) };
+    },
+  });
+
+/** A PATCH /<key>/{id} tool: the record by id or name and the REST body's fields, answered `{<noun>: record}`. */
+const updateTool = <In>(
+  noun: string,
+  key: string,
+  ref: z.ZodType<string>,
+  changes: z.ZodObject,
+  record: z.ZodType,
+  update: (caller: Caller, id: string, input: In) => Promise<unknown>,
+  description: string,
+) =>
+  tool({
+    name: `update_${noun}`,
+    title: `Update a ${noun}`,
+    description,
+    rest: `PATCH /${key}/{id}`,
+    input: z.object({ id: ref, ...changes.shape }).strict(),
+    output: z.object({ [noun]: record }),
+    async run(ctx, { id, ...fields }) {
+      return { [noun]: await update(ctx.caller, id as string, fields as In) };
+    },
+  });
+
 const everyTaskField = Object.fromEntries(Object.keys(taskRecord.shape).map((name) => [name, true as const]));
 
 export const TOOLS: Tool[] = [
@@ -250,63 +293,50 @@ export const TOOLS: Tool[] = [
   listTool("users", workspaceUserRecord, listUsers, ' Find one by name or email: filter {"contains": {"name": "ana"}}.'),
   listTool("teams", teamRecord, listTeams),
   listTool("projects", projectRecord, listProjects),
-  tool({
-    name: "create_project",
-    title: "Create a project",
-    description: "Creates a project in a team (POST /projects); its reference is `<PREFIX>-P<n>`.",
-    rest: "POST /projects",
-    input: ProjectCreate,
-    output: z.object({ project: Project }),
-    async run(ctx, input) {
-      return { project: await createProject(ctx.caller, input as ProjectCreateInput) };
-    },
-  }),
-  tool({
-    name: "update_project",
-    title: "Update a project",
-    description: "Changes the given fields of a project (PATCH /projects/{id}): null clears a field, labelIds replaces the set.",
-    rest: "PATCH /projects/{id}",
-    input: z.object({ id: NameOf("project"), ...ProjectUpdate.shape }).strict(),
-    output: z.object({ project: Project }),
-    async run(ctx, { id, ...changes }) {
-      return { project: await updateProject(ctx.caller, id, changes as ProjectUpdateInput) };
-    },
-  }),
+  createTool<ProjectCreateInput>(
+    "project",
+    "projects",
+    ProjectCreate,
+    Project,
+    createProject,
+    "Creates a project in a team (POST /projects); its reference is `<PREFIX>-P<n>`.",
+  ),
+  updateTool<ProjectUpdateInput>(
+    "project",
+    "projects",
+    NameOf("project"),
+    ProjectUpdate,
+    Project,
+    updateProject,
+    "Changes the given fields of a project (PATCH /projects/{id}): null clears a field, labelIds replaces the set.",
+  ),
   listTool("milestones", milestoneRecord, listMilestones, ' One project\'s: filter {"eq": {"projectId": "ENG-P3"}}.'),
-  tool({
-    name: "create_milestone",
-    title: "Create a milestone",
-    description: "Creates a milestone in a project (POST /milestones); update_task's milestoneId puts a task in it.",
-    rest: "POST /milestones",
-    input: MilestoneCreate,
-    output: z.object({ milestone: Milestone }),
-    async run(ctx, input) {
-      return { milestone: await createMilestone(ctx.caller, input as MilestoneCreateInput) };
-    },
-  }),
+  createTool<MilestoneCreateInput>(
+    "milestone",
+    "milestones",
+    MilestoneCreate,
+    Milestone,
+    createMilestone,
+    "Creates a milestone in a project (POST /milestones); update_task's milestoneId puts a task in it.",
+  ),
   listTool("labels", labelRecord, listLabels),
-  tool({
-    name: "create_label",
-    title: "Create a label",
-    description: "Creates a label (POST /labels); its name is unique in the workspace, in any case.",
-    rest: "POST /labels",
-    input: LabelCreate,
-    output: z.object({ label: Label }),
-    async run(ctx, input) {
-      return { label: await createLabel(ctx.caller, input as LabelCreateInput) };
-    },
-  }),
-  tool({
-    name: "update_label",
-    title: "Update a label",
-    description: "Renames or recolours a label (PATCH /labels/{id}).",
-    rest: "PATCH /labels/{id}",
-    input: z.object({ id: NameOf("label"), ...LabelUpdate.shape }).strict(),
-    output: z.object({ label: Label }),
-    async run(ctx, { id, ...changes }) {
-      return { label: await updateLabel(ctx.caller, id, changes as LabelUpdateInput) };
-    },
-  }),
+  createTool<LabelCreateInput>(
+    "label",
+    "labels",
+    LabelCreate,
+    Label,
+    createLabel,
+    "Creates a label (POST /labels); its name is unique in the workspace, in any case.",
+  ),
+  updateTool<LabelUpdateInput>(
+    "label",
+    "labels",
+    NameOf("label"),
+    LabelUpdate,
+    Label,
+    updateLabel,
+    "Renames or recolours a label (PATCH /labels/{id}).",
+  ),
   deleteTool("label", "labels", NameOf("label"), deleteLabel, " Its tasks and projects stay, without it."),
   tool({
     name: "get_task_history",

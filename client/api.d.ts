@@ -1983,7 +1983,7 @@ export interface components {
       name: string;
       /** @description The first 10 characters of the raw key */
       prefix: string;
-      /** @description What the key reads: `read` reads everything, a `<records>:write` scope its records (contract §12) */
+      /** @description What the key reads: `read` reads everything, a `<records>:write` scope its records */
       reads: (
         | "tasks"
         | "relations"
@@ -10710,7 +10710,7 @@ export interface operations {
         };
         content: {
           "application/json": {
-            /** @description The resources this credential reads: `read` reads everything, a `<records>:write` scope its records (contract §12) */
+            /** @description The resources this credential reads: `read` reads everything, a `<records>:write` scope its records */
             reads: (
               | "tasks"
               | "relations"

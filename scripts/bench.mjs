@@ -47,7 +47,7 @@ const RTT_TARGET = { read: 2.7, create: 3, write: 3.5 };
 
 /**
  * One entry per scenario. `path`/`body` get the seeded fixture (and, with `fresh`, the request's number, for
- * requests that consume their target); `target` is the README's budget as a ratio to the floor route; `ref`
+ * requests that consume their target); `target` is the budget (docs/performance.md) as a ratio to the floor route; `ref`
  * marks the reference routes; `kind` names its round-trip budget (RTT_TARGET); `latencyOnly` scenarios run only
  * in the latency table, so the default run measures what it always did.
  */
@@ -75,7 +75,7 @@ const SCENARIOS = [
     target: 0.7,
     kind: "read",
   },
-  // Issue 8's budget, no `kind` (not one read): 20 task reads in one call cost at most 3× GET /tasks/{reference}.
+  // The batch's budget, no `kind` (not one read): 20 task reads in one call cost at most 3× GET /tasks/{reference}.
   {
     name: "POST /batch of 20 task reads",
     method: "POST",
@@ -184,8 +184,8 @@ const SCENARIOS = [
     kind: "write",
     latencyOnly: true,
   },
-  // Task relations (issue 31): a list of the blocked tasks, a relation that needs no cycle check, and a `blocks` edge into
-  // the head of the seeded chain of 1,000, whose check walks all of it (issue 31: within 2× of POST /tasks). Each create
+  // Task relations: a list of the blocked tasks, a relation that needs no cycle check, and a `blocks` edge into
+  // the head of the seeded chain of 1,000, whose check walks all of it (within 2× of POST /tasks). Each create
   // starts from a task of its own (the same pair again is 409): 2,000 each, so latency rows only.
   { name: "GET /tasks?filter[eq][isBlocked]=true", path: () => BLOCKED_LIST, kind: "read" },
   {

@@ -51,7 +51,7 @@ import { webhookRoutes } from "./resources/webhooks/routes";
 import { workspaceRoutes } from "./resources/workspaces/routes";
 
 /**
- * Public documents (contract §11): the same for every caller, so any cache (the caller's, a CDN, the front Worker's)
+ * Public documents (docs/edge.md): the same for every caller, so any cache (the caller's, a CDN, the front Worker's)
  * may keep them five minutes, then revalidate by their weak ETag (a 304 without the body).
  */
 const PUBLIC_DOCUMENTS = new Set(["/", "/openapi.json", "/docs", "/.well-known/jwks.json"]);

@@ -157,7 +157,7 @@ describe("GET /events", () => {
   });
 });
 
-// Issue 28, item 2: a milestone's or comment's team came from its parent, already gone in a cascade.
+// A milestone's or comment's team came from its parent, already gone in a cascade.
 describe("events of records deleted with their parent carry their team", () => {
   it("a task's comments and a project's milestones and comments: hidden from a key of another team, delivered to a webhook of theirs", async () => {
     const [x, y] = [await newTeam(tenant), await newTeam(tenant)];

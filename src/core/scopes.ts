@@ -84,7 +84,7 @@ export const READABLE = [
 export type Readable = (typeof READABLE)[number];
 
 /**
- * What a `<records>:write` scope reads besides (contract §12, as GitHub's fine-grained tokens): its records, and for
+ * What a `<records>:write` scope reads besides (docs/api.md, least privilege; as GitHub's fine-grained tokens): its records, and for
  * comments the records they are on. `read` reads everything; `import` and `export` read nothing more.
  */
 const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {

@@ -34,7 +34,7 @@ export const QUERY_TIMEOUT_MS = 5000;
 
 /**
  * The server's own bound on a write, shorter than the client's (QUERY_TIMEOUT_MS), so a write the client gives up on has
- * been cancelled and rolled back by the server first: a 503 means nothing was written (issue 28; docs/security.md). The
+ * been cancelled and rolled back by the server first: a 503 means nothing was written (docs/security.md). The
  * second between them is for the answer's way back. A transaction gets `statement_timeout` in its BEGIN's round trip
  * (counted, below); a one-statement write gets `lock_timeout` in its own statement (statementBound), the only setting
  * that still applies to the statement that sets it (a lock wait reads it when it begins; statement_timeout is armed

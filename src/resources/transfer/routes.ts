@@ -13,7 +13,7 @@ import { importedTeam, importIntoTeam, importWorkspace } from "./import";
 import { EXPORT_TYPES, ExportDocument, ImportBody } from "./schema";
 import { documentSource } from "./source";
 
-/** The spec's Team, whose `members` in an import's answer are team-member objects (`tmbr_…` ids) rather than list items. */
+/** The API's Team, whose `members` in an import's answer are team-member objects (`tmbr_…` ids) rather than list items. */
 export const ImportedTeam = z.object({ ...Team.shape, members: z.array(TeamMember) }).openapi("ImportedTeam");
 
 const TAGS = { task: "Tasks", project: "Projects", team: "Teams", workspace: "Workspaces" } as const;

@@ -648,7 +648,6 @@ describe.concurrent("team-bound walk: a key bound to team A finds no record of t
 /** What granting operations the grant walk leaves out, each with why. */
 const GRANTS_NOTHING: Record<string, string> = {
   "DELETE /invites/{id}": "cancels an invite: takes away, grants nothing",
-  "DELETE /users/{id}": "removes a member: takes away, grants nothing",
   "DELETE /team-members/{id}": "removes a membership: takes away, grants nothing",
   "DELETE /api-keys/{id}": "deletes a key: takes away, grants nothing",
   "DELETE /imports/{id}": "discards a staged import: writes no record",
@@ -732,6 +731,15 @@ const GRANT_TABLE: Record<string, () => Promise<void>> = {
     expect(ok(await get(`/users/${admin.userId}`, owner()), 200).user.role).toBe("ADMIN");
     // Its own name is no grant.
     expect(ok(await patch(`/users/${t.owner.userId}`, { name: "Bound owner" }, boundToA), 200).user.name).toBe("Bound owner");
+  },
+  async "DELETE /users/{id}"() {
+    // The member would leave every team, team B's too: refused; its own agent (made through team A) it may remove.
+    const member = await addMember(t, "MEMBER");
+    await joinTeam(teamB, member);
+    expectBoundRefusal(await api("DELETE", `/users/${member.userId}`, { key: boundToA }), "remove a member");
+    expect(ok(await get(`/users/${member.userId}`, owner()), 200).user.role).toBe("MEMBER");
+    const agent = ok(await post("/agents", { name: "Leaves" }, boundToA), 201).agent;
+    expect((await api("DELETE", `/users/${agent.id}`, { key: boundToA })).status).toBe(204);
   },
   async "POST /teams"() {
     // Its creator would be the new team's OWNER, in a team outside the credential's: refused, top-level or under team A.

@@ -575,8 +575,8 @@ const WORKSPACE_WIDE: Record<string, string> = {
   "PATCH /workspaces/{id}": "the workspace itself",
   "GET /workspaces/{id}/export":
     "the whole workspace, every team's records: a team-bound credential may not export it at all (least-privilege.test.ts)",
-  "GET /invites/{id}": "an invitation to the workspace; its teamIds are what the invitee will join, not a team's record",
-  "DELETE /invites/{id}": "an invitation to the workspace",
+  "GET /invites/{id}": "an invitation to the workspace (a team-bound key sees those into its teams only: the list test)",
+  "DELETE /invites/{id}": "an invitation to the workspace (as GET)",
   "GET /api-keys/{id}": "the caller's own key, in no team",
   "DELETE /api-keys/{id}": "the caller's own key, in no team",
   "DELETE /oauth/grants/{id}": "the caller's own OAuth grant, in no team",
@@ -879,6 +879,24 @@ describe.concurrent("team-bound lists never show team B's records", () => {
   const word = `zebra${Date.now().toString(36)}`;
   beforeAll(async () => {
     [a, b] = [await recordsIn(teamA, word), await recordsIn(teamB, word)];
+  });
+
+  it("GET /invites and /invites/{id}: invites into team A only (another team's id never shows); others are 404", async () => {
+    const intoA = ok(await post("/invites", { email: uniqueEmail("lp-inv-a"), teamIds: [teamA.id] }, owner()), 201).invite;
+    const intoB = ok(await post("/invites", { email: uniqueEmail("lp-inv-b"), teamIds: [teamB.id] }, owner()), 201).invite;
+    const intoBoth = ok(await post("/invites", { email: uniqueEmail("lp-inv-ab"), teamIds: [teamA.id, teamB.id] }, owner()), 201)
+      .invite;
+    const intoNone = ok(await post("/invites", { email: uniqueEmail("lp-inv-0") }, owner()), 201).invite;
+    const listed = await everything("/invites", boundToA, "invites");
+    expect(listed.map((x) => x.id)).toContain(intoA.id);
+    for (const invite of listed) expect(invite.teamIds).toEqual([teamA.id]);
+    for (const hidden of [intoB, intoBoth, intoNone]) {
+      expect((await get(`/invites/${hidden.id}`, boundToA)).status, "GET").toBe(404);
+      expect((await api("DELETE", `/invites/${hidden.id}`, { key: boundToA })).status, "DELETE").toBe(404);
+      expect(ok(await get(`/invites/${hidden.id}`, owner()), 200).invite.id).toBe(hidden.id);
+    }
+    expect(ok(await get(`/invites/${intoA.id}`, boundToA), 200).invite.id).toBe(intoA.id);
+    expect((await get("/invites", owner())).body.invites.length).toBeGreaterThanOrEqual(4);
   });
 
   it("GET /tasks, /projects, /milestones, /comments, /teams: team A's records, none of team B's (also when filtered for B)", async () => {

@@ -884,8 +884,7 @@ describe.concurrent("team-bound lists never show team B's records", () => {
   it("GET /invites and /invites/{id}: invites into team A only (another team's id never shows); others are 404", async () => {
     const intoA = ok(await post("/invites", { email: uniqueEmail("lp-inv-a"), teamIds: [teamA.id] }, owner()), 201).invite;
     const intoB = ok(await post("/invites", { email: uniqueEmail("lp-inv-b"), teamIds: [teamB.id] }, owner()), 201).invite;
-    const intoBoth = ok(await post("/invites", { email: uniqueEmail("lp-inv-ab"), teamIds: [teamA.id, teamB.id] }, owner()), 201)
-      .invite;
+    const intoBoth = ok(await post("/invites", { email: uniqueEmail("lp-inv-ab"), teamIds: [teamA.id, teamB.id] }, owner()), 201).invite;
     const intoNone = ok(await post("/invites", { email: uniqueEmail("lp-inv-0") }, owner()), 201).invite;
     const listed = await everything("/invites", boundToA, "invites");
     expect(listed.map((x) => x.id)).toContain(intoA.id);

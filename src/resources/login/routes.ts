@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { completeLogin, startLogin } from "../../auth/accounts/login";
 import { normalizeEmail } from "../../auth/accounts/signup";
-import { publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 
 const LoginStart = z

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { completeSignup, normalizeEmail, startSignup } from "../../auth/accounts/signup";
-import { publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 
 const SignupStart = z

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { releaseBodyText } from "../../http/release-body";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { formsOf, NameOf } from "../../records/names";

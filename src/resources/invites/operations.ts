@@ -4,8 +4,8 @@
 import { and, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import { invites, teamMembers, teams, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { workspaceRoleGuard } from "../../auth/access";
+import { normalizeEmail } from "../../auth/accounts/codes";
 import { joinWorkspaceWithKey, userByEmail } from "../../auth/accounts/membership";
-import { normalizeEmail } from "../../auth/accounts/signup";
 import type { Caller } from "../../auth/caller";
 import type { Principal } from "../../auth/principal";
 import { requireBoundInvite, requireWorkspaceRole } from "../../auth/roles";

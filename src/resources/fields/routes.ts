@@ -3,7 +3,8 @@ import type { ZodError } from "zod";
 import { listParams } from "../../auth/middleware";
 import { protectedRoute } from "../../auth/route-base";
 import { badRequest, ValidationError } from "../../core/errors";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { recordAnswer } from "../../http/answer";
+import { listBody, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -11,6 +12,9 @@ import { zodErrors } from "../../http/validation";
 import { Field, FieldCreate, FieldSelection, FieldUpdate, fieldRecord, IMMUTABLE_KEYS } from "../../records/fields";
 import { builtInFieldsFor } from "./builtins";
 import { createField, deleteField, getField, listFields, updateField } from "./operations";
+
+/** GET /fields/{id}'s answer, also what If-Match and the order of checks read. */
+export const readField = recordAnswer("field", fieldRecord.shape, getField);
 
 const base = protectedRoute("Fields");
 const one = z.object({ field: Field });
@@ -114,10 +118,7 @@ export const fieldRoutes = newRouter()
     const field = await createField(c.get("caller"), c.req.valid("json"));
     return created(c, "field", `/fields/${field.id}`, field);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, fieldRecord.shape);
-    return c.json({ field: projectFields(await getField(c.get("caller"), c.req.valid("param").id), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readField(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(
     update,
     async (c) => c.json({ field: await updateField(c.get("caller"), c.req.valid("param").id, c.req.valid("json")) }, 200),

@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute, publicRoute } from "../../auth/route-base";
+import { recordAnswer } from "../../http/answer";
 import { emailOutbox } from "../../http/email-outbox";
-import { parseFields, projectFields } from "../../http/list";
+import { projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -17,6 +18,9 @@ import {
   inviteRecord,
 } from "../../records/invites";
 import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
+
+/** GET /invites/{id}'s answer, also what If-Match and the order of checks read. */
+export const readInvite = recordAnswer("invite", inviteRecord.shape, getInvite);
 
 const base = protectedRoute("Invites");
 
@@ -114,10 +118,7 @@ export const inviteRoutes = newRouter()
     const data = await redeemInvite(c.get("rdb").db, c.req.valid("json"));
     return c.json({ data }, 201);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, inviteRecord.shape);
-    return c.json({ invite: projectFields(await getInvite(c.get("caller"), c.req.valid("param").id), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readInvite(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(remove, async (c) => {
     await deleteInvite(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/middleware";
 import { protectedRoute } from "../../auth/route-base";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { recordAnswer } from "../../http/answer";
+import { listBody } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -15,6 +16,9 @@ import {
   labelRecord,
 } from "../../records/labels";
 import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from "./operations";
+
+/** GET /labels/{id}'s answer, also what If-Match and the order of checks read. */
+export const readLabel = recordAnswer("label", labelRecord.shape, getLabel);
 
 const base = protectedRoute("Labels");
 const one = z.object({ label: Label });
@@ -92,10 +96,7 @@ export const labelRoutes = newRouter()
     const label = await createLabel(c.get("caller"), c.req.valid("json") as LabelCreateInput);
     return created(c, "label", `/labels/${label.id}`, label);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, labelRecord.shape);
-    return c.json({ label: projectFields(await getLabel(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readLabel(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const label = await updateLabel(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as LabelUpdateInput);
     return c.json({ label }, 200);

@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listParams } from "../../auth/middleware";
 import { protectedRoute } from "../../auth/route-base";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { recordAnswer } from "../../http/answer";
+import { listBody } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -16,6 +17,9 @@ import {
   teamMemberRecord,
 } from "../../records/team-members";
 import { addTeamMember, getTeamMember, listTeamMembers, removeTeamMember, updateTeamMember } from "./operations";
+
+/** GET /team-members/{id}'s answer, also what If-Match and the order of checks read. */
+export const readTeamMember = recordAnswer("teamMember", teamMemberRecord.shape, getTeamMember);
 
 const base = protectedRoute("Team members");
 const one = z.object({ teamMember: TeamMember });
@@ -100,10 +104,7 @@ export const teamMemberRoutes = newRouter()
     const teamMember = await addTeamMember(c.get("caller"), c.req.valid("param").id, input);
     return created(c, "teamMember", `/team-members/${teamMember.id}`, teamMember);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, teamMemberRecord.shape);
-    return c.json({ teamMember: projectFields(await getTeamMember(c.get("caller"), c.req.valid("param").id), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readTeamMember(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const teamMember = await updateTeamMember(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ teamMember }, 200);

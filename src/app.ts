@@ -167,6 +167,9 @@ export function buildApp() {
     batch: { routes: [batchRoutes(app)] },
   };
   const readers: Readers = Object.fromEntries(RESOURCE_NAMES.map((name) => [name, BINDING[name].read]));
+  // A conditional resource without its read would silently lose its If-Match check: no app is built so.
+  for (const name of Object.keys(CONDITIONAL))
+    if (!readers[name]) throw new Error(`${name} is conditional (src/core/resources.ts) but app.ts binds no read for it`);
 
   app.use("*", requestId());
   // Outside every other middleware, so that all of a token endpoint's refusals are answered in OAuth's shape.

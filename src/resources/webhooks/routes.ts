@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { protectedRoute } from "../../auth/route-base";
 import { recordAnswer } from "../../http/answer";
-import { projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/middleware";
-import { protectedRoute } from "../../auth/route-base";
 import { recordAnswer } from "../../http/answer";
-import { listBody } from "../../http/list";
+import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import {
@@ -17,6 +16,7 @@ import {
   TaskCommentSelection,
   targetCommentLists,
 } from "../../records/comments";
+import { listBody } from "../../store/list";
 import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./operations";
 
 /** GET /comments/{id}'s answer, also what If-Match and the order of checks read. */

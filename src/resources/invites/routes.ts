@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { recordAnswer } from "../../http/answer";
 import { emailOutbox } from "../../http/email-outbox";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";

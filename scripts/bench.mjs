@@ -1,18 +1,25 @@
 // `npm run bench`: drives the running service with autocannon on 127.0.0.1 and prints requests/s, latency
-// percentiles, errors and queries per request for each scenario, next to two reference routes measured in
-// the same run: a ceiling (no database) and a floor (open a connection, `select 1`).
+// percentiles, errors, queries, the database's time and the Workers' CPU time per request for each scenario, next to
+// two reference routes measured in the same run: a ceiling (no database) and a floor (open a connection, `select 1`).
+// docs/performance.md describes the method and holds the latest tables.
 //
 //   npm run bench                      start the stack (as `npm start` does, on its own data) and measure
-//   BASE_URL=… DATABASE_URL=… npm run bench   measure a service that is already running
+//   BASE_URL=… DATABASE_URL=… npm run bench   measure a service that is already running (no CPU columns)
 //   npm run bench -- --compare a.json b.json  ratio between two result files
-//   npm run bench -- --rtt 20          the database 20 ms away (the stack's proxy holds each message 10 ms each
-//                                      way); adds a latency table at one connection: p50 in ms and round trips
+//   npm run bench -- --rtt 20          adds the latency tables at one connection, the database 0 and then 20 ms away
+//                                      (the stack's proxy holds each message 10 ms each way), in the same run: p50 at
+//                                      each distance and the round trips due to distance, (p50 at 20 − p50 at 0) ÷ 20
+//   npm run bench -- --pooled          every table twice, unpooled and through PgBouncer in transaction mode (Neon's
+//                                      pooled endpoint), in the same run (scripts/bench/pgbouncer.mjs; installs it)
+//   npm run bench -- --quick           the scenario tables alone (no edge rows, scale check, import or transfer)
 //   npm run bench -- --origin-rtt 100  the edge rows' distance from the front Worker to the API Worker (default 100)
 //   BENCH_ONLY=edge npm run bench      the edge rows alone (no scenarios, scale check or import)
 //   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
 //   BENCH_ONLY=transfer npm run bench  the export and import of a 100,000-task team alone (scripts/bench/transfer.mjs)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios;
 // the scale check runs only without it or with `scale`), BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt),
+// BENCH_LATENCY_REQUESTS (sequential requests per scenario and distance in the latency tables, default 100),
+// BENCH_CPU_REQUESTS (sequential requests per scenario for the CPU columns, each way, default 30),
 // BENCH_SCALE_TASKS (the scale check's large workspace, default 1,000,000), BENCH_TRANSFER_TASKS (the exported and
 // imported team, default 100,000).
 
@@ -21,9 +28,11 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { measureImport } from "./bench/import.mjs";
+import { startPgBouncer } from "./bench/pgbouncer.mjs";
 import { BLOCKED_LIST, cursorAfter, eventOf, FILTERED_LIST, measureScale, SEARCH } from "./bench/scale.mjs";
 import { BLOCKS_CHAIN_HEAD, seedWorkspace } from "./bench/seed.mjs";
 import { measureTransfer } from "./bench/transfer.mjs";
+import { workersCpu } from "./bench/worker-cpu.mjs";
 import { connectInspector, workerdCpuMs } from "./bench/worker-heap.mjs";
 import { freePort } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
@@ -41,14 +50,20 @@ const SCALE_ONLY = ONLY === "scale";
 const TRANSFER_ONLY = ONLY === "transfer";
 const TRANSFER_TASKS = Number(process.env.BENCH_TRANSFER_TASKS ?? 100_000);
 const SCALE_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 1_000_000);
+const POOLED = process.argv.includes("--pooled");
+const QUICK = process.argv.includes("--quick");
+const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 100);
+const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 30);
 
-/** Latency budgets at a distance, in round trips at p50 (docs/performance.md): what each kind of request may cost. */
-const RTT_TARGET = { read: 2.7, create: 3, write: 3.5 };
+/** Round trips due to distance at p50, (p50 at RTT − p50 at 0) ÷ RTT, each kind of request may cost. */
+const DISTANCE_TARGET = { read: 1.5, create: 2, write: 2 };
+/** The Workers' CPU time per request each kind may use, in ms, for each Worker (the Free plan allows 10 ms an invocation). */
+const CPU_BUDGET = { read: 5, create: 10, write: 10 };
 
 /**
  * One entry per scenario. `path`/`body` get the seeded fixture (and, with `fresh`, the request's number, for
  * requests that consume their target); `target` is the README's budget as a ratio to the floor route; `ref`
- * marks the reference routes; `kind` names its round-trip budget (RTT_TARGET); `latencyOnly` scenarios run only
+ * marks the reference routes; `kind` names its budgets (DISTANCE_TARGET, CPU_BUDGET); `latencyOnly` scenarios run only
  * in the latency table, so the default run measures what it always did.
  */
 const SCENARIOS = [
@@ -221,12 +236,29 @@ function queriesOf(res) {
   return m ? Number(m[1]) : null;
 }
 
+/** The database's time for the request (Server-Timing's `db;dur`: its statements from sent to answered), in ms. */
+function dbMsOf(res) {
+  const m = /(?:^|,)\s*db;dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * The `n` a `fresh` scenario's next request uses (each consumes its target): counted across every table of the run,
+ * so no two requests take the same target.
+ */
+const used = new Map();
+const nextOf = (s) => {
+  const n = used.get(s.name) ?? 0;
+  used.set(s.name, n + 1);
+  return n;
+};
+
 /** The one request a scenario sends (its `n`th, for `fresh` ones), in the shape both fetch and autocannon take. */
-function requestOf(baseUrl, apiKey, s, fixture, n = 0) {
+function requestOf(baseUrl, apiKey, s, fixture, n = 0, headers = {}) {
   return {
     url: baseUrl + s.path(fixture, n),
     method: s.method ?? "GET",
-    headers: { "svc-api-key": apiKey, "content-type": "application/json", ...s.headers },
+    headers: { "svc-api-key": apiKey, "content-type": "application/json", ...s.headers, ...headers },
     body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
   };
 }
@@ -237,14 +269,78 @@ async function probe(request) {
   return { status: res.status, queries: queriesOf(res) };
 }
 
-async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS) {
-  const request = requestOf(baseUrl, apiKey, s, fixture);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const percentile = (values, q) => {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+};
+
+/**
+ * `count` sequential requests of scenario `s` at `url` (the stack's public port, or the API Worker directly with
+ * `headers`): p50 and p99 in ms, the database's median time per request, errors, and, with `clock` (worker-cpu.mjs),
+ * the Workers' CPU time per request.
+ */
+async function sample(url, apiKey, s, fixture, count, { clock, headers } = {}) {
+  const latencies = [];
+  const dbMs = [];
+  let errors = 0;
+  let first;
+  const cpuBefore = clock?.cpuMs();
+  for (let i = 0; i < count; i++) {
+    const request = requestOf(url, apiKey, s, fixture, s.fresh ? nextOf(s) : 0, headers);
+    const started = performance.now();
+    const res = await fetch(request.url, request);
+    await res.arrayBuffer();
+    latencies.push(performance.now() - started);
+    if (res.status >= 400) errors++;
+    const db = dbMsOf(res);
+    if (db !== null) dbMs.push(db);
+    first ??= { status: res.status, queries: queriesOf(res) };
+  }
+  // What the last request runs after its answer (waitUntil: the pool's end) is its CPU time too.
+  if (clock) await sleep(50);
+  return {
+    ...first,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    dbMs: percentile(dbMs, 0.5),
+    errors,
+    cpuMs: clock ? (clock.cpuMs() - cpuBefore) / count : null,
+  };
+}
+
+/**
+ * The Workers' CPU time per request for scenario `s`, each Worker apart: the requests through the front Worker (both
+ * Workers' time), then the same straight to the API Worker; the front's is the difference (worker-cpu.mjs).
+ */
+async function cpuOf(target, s, fixture) {
+  if (!target.clock) return { cpuFront: null, cpuApi: null };
+  const both = await sample(target.baseUrl, fixture.apiKey, s, fixture, CPU_REQUESTS, { clock: target.clock });
+  const api = await sample(target.clock.apiUrl, fixture.apiKey, s, fixture, CPU_REQUESTS, {
+    clock: target.clock,
+    headers: target.clock.apiHeaders,
+  });
+  return { cpuFront: Math.max(0, both.cpuMs - api.cpuMs), cpuApi: api.cpuMs, dbMs: api.dbMs };
+}
+
+/** Whether the scenario's CPU time per request is within its budget, each Worker apart. */
+function cpuVerdict(r) {
+  const budget = r.kind && CPU_BUDGET[r.kind];
+  if (!budget || r.cpuApi === null || r.cpuApi === undefined) return { cpuBudget: null, cpuMet: null };
+  return { cpuBudget: budget, cpuMet: r.cpuApi <= budget && r.cpuFront <= budget };
+}
+
+/** The main table's row of scenario `s`: autocannon at CONNECTIONS, then the CPU and database columns, sequentially. */
+async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS, target) {
+  const request = requestOf(baseUrl, apiKey, s, fixture, s.fresh ? nextOf(s) : 0);
   const first = await probe(request);
   // A fresh scenario's probe used its first target; every later request takes the next one.
-  let n = 0;
-  const fresh = s.fresh && { requests: [{ setupRequest: (req) => ({ ...req, path: new URL(s.path(fixture, ++n), baseUrl).pathname }) }] };
+  const fresh = s.fresh && {
+    requests: [{ setupRequest: (req) => ({ ...req, path: new URL(s.path(fixture, nextOf(s)), baseUrl).pathname }) }],
+  };
   const result = await autocannon({ ...request, ...fresh, connections, duration: DURATION });
-  return {
+  const row = {
     name: s.name,
     ref: s.ref ?? null,
     target: s.target ?? null,
@@ -256,36 +352,70 @@ async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS) {
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
   };
+  if (!target) return row;
+  const cpu = await cpuOf(target, s, fixture);
+  const withCpu = { ...row, ...cpu };
+  return { ...withCpu, ...cpuVerdict(withCpu) };
 }
 
 const pad = (s, n) => String(s).padEnd(n);
 const num = (v, d = 0) => (v === null || v === undefined || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
+const cpuCells = (r) =>
+  `${pad(num(r.dbMs, 1), 7)}${pad(num(r.cpuFront, 1), 7)}${pad(num(r.cpuApi, 1), 7)}${pad(r.cpuBudget ? `≤ ${r.cpuBudget} ${r.cpuMet ? "met" : "MISSED"}` : "", 14)}`;
+const CPU_HEADER = `${pad("db ms", 7)}${pad("CPU F", 7)}${pad("CPU A", 7)}${pad("CPU budget", 14)}`;
 
-function printTable(rows, floor, ceiling) {
+function printTable(title, rows, floor, ceiling) {
   console.log(
-    `\n${pad("scenario", 38)}${pad("req/s", 9)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("queries", 9)}${pad("×floor", 8)}${pad("×ceiling", 10)}target`,
+    `\n${title}\n${pad("scenario", 38)}${pad("req/s", 8)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 7)}${pad("queries", 8)}${CPU_HEADER}${pad("×floor", 7)}${pad("×ceiling", 9)}target`,
   );
   for (const r of rows) {
     const vsFloor = floor ? r.rps / floor : null;
     const verdict = r.target ? `${r.target} ${vsFloor >= r.target ? "met" : "MISSED"}` : "";
     console.log(
-      `${pad(r.name, 38)}${pad(num(r.rps), 9)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 8)}${pad(r.queries ?? "-", 9)}${pad(num(vsFloor, 2), 8)}${pad(num(ceiling ? r.rps / ceiling : null, 3), 10)}${verdict}`,
+      `${pad(r.name, 38)}${pad(num(r.rps), 8)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 7)}${pad(r.queries ?? "-", 8)}${cpuCells(r)}${pad(num(vsFloor, 2), 7)}${pad(num(ceiling ? r.rps / ceiling : null, 3), 9)}${verdict}`,
     );
   }
 }
 
-/** p50 of each scenario at one connection, in milliseconds and in round trips to the database. */
-function printLatencyTable(rows) {
+/**
+ * The latency table of one path: p50 of each scenario at one connection with the database 0 and RTT ms away, in
+ * the same run, the round trips due to distance ((p50 at RTT − p50 at 0) ÷ RTT) against their target, and the CPU
+ * and database columns.
+ */
+function printLatencyTable(title, rows) {
   console.log(
-    `\nlatency at ${RTT} ms RTT, 1 connection\n${pad("scenario", 38)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("queries", 9)}${pad("RTT", 7)}target`,
+    `\n${title}: latency at 1 connection, the database 0 and ${RTT} ms away (${LATENCY_REQUESTS} requests each)\n${pad("scenario", 48)}${pad("p50 @0", 8)}${pad(`p50 @${RTT}`, 9)}${pad(`p99 @${RTT}`, 9)}${pad("errors", 7)}${pad("queries", 8)}${CPU_HEADER}${pad("RT dist.", 9)}target`,
   );
   for (const r of rows) {
-    const limit = r.kind && RTT_TARGET[r.kind];
-    const verdict = limit ? `≤ ${limit} ${r.rtts <= limit ? "met" : `MISSED by ${num(r.rtts - limit, 2)}`}` : "";
+    const limit = r.kind && DISTANCE_TARGET[r.kind];
+    const verdict = limit
+      ? `≤ ${limit} ${r.distanceRoundTrips <= limit ? "met" : `MISSED by ${num(r.distanceRoundTrips - limit, 2)}`}`
+      : "";
     console.log(
-      `${pad(r.name, 38)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 8)}${pad(r.queries ?? "-", 9)}${pad(num(r.rtts, 2), 7)}${verdict}`,
+      `${pad(r.name, 48)}${pad(num(r.near.p50, 1), 8)}${pad(num(r.far.p50, 1), 9)}${pad(num(r.far.p99, 1), 9)}${pad(r.near.errors + r.far.errors, 7)}${pad(r.queries ?? "-", 8)}${cpuCells(r)}${pad(num(r.distanceRoundTrips, 2), 9)}${verdict}`,
     );
   }
+}
+
+/** One scenario's latency row: at 0 ms and at RTT, interleaved per scenario so a busier minute weighs on both alike. */
+async function latencyRow(target, s, fixture) {
+  target.proxy?.setDelay(0);
+  const near = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
+  const cpu = await cpuOf(target, s, fixture);
+  target.proxy?.setDelay(RTT / 2);
+  const far = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
+  target.proxy?.setDelay(0);
+  const row = {
+    name: s.name,
+    kind: s.kind ?? null,
+    queries: near.queries,
+    near,
+    far,
+    distanceRoundTrips: (far.p50 - near.p50) / RTT,
+    ...cpu,
+    dbMs: near.dbMs,
+  };
+  return { ...row, ...cpuVerdict(row) };
 }
 
 /** The edge rows: p50 in ms and in origin round trips, and the hit's share of a miss's p50 against its target. */
@@ -359,6 +489,7 @@ async function main() {
   let stack;
   let baseUrl = process.env.BASE_URL;
   let databaseUrl = process.env.DATABASE_URL;
+  if (baseUrl && (RTT > 0 || POOLED)) throw new Error("--rtt and --pooled need the stack the bench starts (without BASE_URL)");
   // The API Worker's heap, for the export and import rows: through wrangler's DevTools proxy of the stack started here.
   const inspectorPort = baseUrl ? undefined : await freePort();
   if (!baseUrl) {
@@ -366,8 +497,8 @@ async function main() {
     stack = await startStack({
       dataDir: ".data/bench",
       port: Number(process.env.BENCH_PORT ?? 8799),
+      pgPort: 0,
       benchRoutes: true,
-      rttMs: RTT,
       inspectorPort,
       quiet: true,
       log: () => {},
@@ -376,86 +507,125 @@ async function main() {
     databaseUrl = stack.databaseUrl;
   }
   if (!databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
+  const bouncer = POOLED ? await startPgBouncer(databaseUrl) : undefined;
   try {
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
     const fixture = SCALE_ONLY || TRANSFER_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
-
-    const rows = [];
+    const clock = stack ? await workersCpu(stack.child.pid) : undefined;
+    // Each path the tables run on: the proxy's connections straight to PostgreSQL, or (--pooled) through PgBouncer.
+    const paths = [
+      { name: "unpooled", through: null },
+      ...(bouncer ? [{ name: "pooled (PgBouncer, transaction mode)", through: bouncer.port }] : []),
+    ];
+    const dbPort = Number(new URL(databaseUrl).port);
     const chosen = EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
-    for (const s of chosen) {
-      if (s.latencyOnly) continue;
-      const r = await measure(baseUrl, fixture.apiKey, s, fixture);
-      rows.push(r);
-      process.stdout.write(`  ${s.name}: ${num(r.rps)} req/s\n`);
-    }
-    const floor = rows.find((r) => r.ref === "floor")?.rps;
-    const ceiling = rows.find((r) => r.ref === "ceiling")?.rps;
-    if (chosen.length > 0) printTable(rows, floor, ceiling);
-
-    // Reads at the edge: through the front Worker with the API Worker ORIGIN_RTT ms away.
-    const edge = fixture && (await measureEdge(baseUrl, fixture, { originRttMs: ORIGIN_RTT, durationSeconds: DURATION }));
-    if (edge) printEdgeTable(edge);
-    if (EDGE_ONLY) return;
-
-    // Scale: the same reads in a workspace of 1,000 tasks and in one of SCALE_TASKS.
-    const scale = !ONLY || SCALE_ONLY ? await measureScale(baseUrl, databaseUrl, measure, { tasks: SCALE_TASKS }) : undefined;
-    if (scale) printScaleTable(scale);
-
-    // Import: 5,000 tasks and their comments in one request, timed end to end (after the scenarios: it grows the team).
-    const imported = fixture && (!ONLY || "import".includes(ONLY)) ? await measureImport(baseUrl, fixture) : undefined;
-    if (imported)
-      console.log(
-        `\nimport of ${imported.tasks} tasks + ${imported.comments} comments (${num(imported.bytes / 1e6, 1)} MB, ${imported.queries} queries): median ${num(imported.medianMs)} ms, max ${num(imported.maxMs)} ms of ${imported.runs} (target: under ${imported.targetMs} ms)`,
-      );
-
-    // Export and import at scale: a team of TRANSFER_TASKS tasks out (streamed) and back in (in parts), with the Worker's heap.
-    let transfer;
-    if (!ONLY || TRANSFER_ONLY) {
-      const inspector = inspectorPort ? await connectInspector(inspectorPort) : null;
-      try {
-        const cpuMs = stack ? () => workerdCpuMs(stack.child.pid) : undefined;
-        transfer = await measureTransfer(baseUrl, databaseUrl, inspector, { tasks: TRANSFER_TASKS, cpuMs });
-      } finally {
-        inspector?.close();
-      }
-      printTransferTable(transfer);
-    }
-
-    // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
-    let latency;
-    if (RTT > 0 && fixture) {
-      latency = [];
+    const results = [];
+    for (const p of paths) {
+      stack?.proxy.redirect(dbPort, p.through);
+      const target = { baseUrl, clock, proxy: stack?.proxy };
+      const rows = [];
       for (const s of chosen) {
-        if (s.ref === "ceiling") continue;
-        const r = await measure(baseUrl, fixture.apiKey, s, fixture, 1);
-        latency.push({ ...r, rtts: r.p50 / RTT });
-        process.stdout.write(`  ${s.name}: p50 ${num(r.p50)} ms\n`);
+        if (s.latencyOnly) continue;
+        const r = await measure(baseUrl, fixture.apiKey, s, fixture, CONNECTIONS, target);
+        rows.push(r);
+        process.stdout.write(`  ${p.name}, ${s.name}: ${num(r.rps)} req/s\n`);
       }
-      printLatencyTable(latency);
+      const floor = rows.find((r) => r.ref === "floor")?.rps;
+      const ceiling = rows.find((r) => r.ref === "ceiling")?.rps;
+      if (chosen.length > 0) printTable(`${p.name}: ${CONNECTIONS} connections, ${DURATION} s each`, rows, floor, ceiling);
+      results.push({ path: p.name, scenarios: rows, floor, ceiling });
     }
+    // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
+    if (RTT > 0 && fixture) {
+      for (const [i, p] of paths.entries()) {
+        stack.proxy.redirect(dbPort, p.through);
+        const target = { baseUrl, clock, proxy: stack.proxy };
+        const latency = [];
+        for (const s of chosen) {
+          if (s.ref === "ceiling") continue;
+          const r = await latencyRow(target, s, fixture);
+          latency.push(r);
+          process.stdout.write(`  ${p.name}, ${s.name}: p50 ${num(r.near.p50, 1)} → ${num(r.far.p50, 1)} ms\n`);
+        }
+        results[i].latency = latency;
+      }
+      for (const r of results) printLatencyTable(r.path, r.latency);
+    }
+    stack?.proxy.redirect(dbPort, null);
+    if (chosen.length > 0 && paths.length > 1) printPooledRatios(results);
 
+    // The rest runs on the unpooled path.
+    const rest = QUICK ? {} : await heavyChecks(baseUrl, databaseUrl, fixture, stack, inspectorPort);
+
+    const [unpooled] = results;
     const result = {
       date: new Date().toISOString(),
       node: process.version,
       durationSeconds: DURATION,
       connections: CONNECTIONS,
       rttMs: RTT,
-      scenarios: rows,
-      floor,
-      ceiling,
-      scale,
-      import: imported,
-      transfer,
-      latency,
-      edge,
+      latencyRequests: LATENCY_REQUESTS,
+      cpuRequests: CPU_REQUESTS,
+      scenarios: unpooled.scenarios,
+      floor: unpooled.floor,
+      ceiling: unpooled.ceiling,
+      latency: unpooled.latency,
+      pooled: results[1],
+      ...rest,
     };
     mkdirSync(path.join(root, "bench/results"), { recursive: true });
     const file = path.join(root, "bench/results", `${result.date.replace(/[:.]/g, "-")}.json`);
     writeFileSync(file, JSON.stringify(result, null, 2));
     console.log(`\nresults written to ${path.relative(root, file)}`);
   } finally {
+    await bouncer?.stop();
     await stack?.stop();
   }
+}
+
+/** Each write's req/s as a share of the floor on each path (what the triggers cost cold and warm). */
+function printPooledRatios([unpooled, pooled]) {
+  console.log(`\n${pad("scenario", 38)}${pad("×floor unpooled", 17)}${pad("×floor pooled", 15)}pooled ÷ unpooled req/s`);
+  for (const r of unpooled.scenarios) {
+    const q = pooled.scenarios.find((x) => x.name === r.name);
+    if (!q || r.ref) continue;
+    console.log(
+      `${pad(r.name, 38)}${pad(num(r.rps / unpooled.floor, 2), 17)}${pad(num(q.rps / pooled.floor, 2), 15)}${num(q.rps / r.rps, 2)}`,
+    );
+  }
+}
+
+/** The edge rows, the scale check, the import and the export/import at scale (all but --quick runs). */
+async function heavyChecks(baseUrl, databaseUrl, fixture, stack, inspectorPort) {
+  // Reads at the edge: through the front Worker with the API Worker ORIGIN_RTT ms away.
+  const edge = fixture && (await measureEdge(baseUrl, fixture, { originRttMs: ORIGIN_RTT, durationSeconds: DURATION }));
+  if (edge) printEdgeTable(edge);
+  if (EDGE_ONLY) return { edge };
+
+  // Scale: the same reads in a workspace of 1,000 tasks and in one of SCALE_TASKS.
+  const scale = !ONLY || SCALE_ONLY ? await measureScale(baseUrl, databaseUrl, measure, { tasks: SCALE_TASKS }) : undefined;
+  if (scale) printScaleTable(scale);
+
+  // Import: 5,000 tasks and their comments in one request, timed end to end (after the scenarios: it grows the team).
+  const imported = fixture && (!ONLY || "import".includes(ONLY)) ? await measureImport(baseUrl, fixture) : undefined;
+  if (imported)
+    console.log(
+      `\nimport of ${imported.tasks} tasks + ${imported.comments} comments (${num(imported.bytes / 1e6, 1)} MB, ${imported.queries} queries): median ${num(imported.medianMs)} ms, max ${num(imported.maxMs)} ms of ${imported.runs} (target: under ${imported.targetMs} ms)`,
+    );
+
+  // Export and import at scale: a team of TRANSFER_TASKS tasks out (streamed) and back in (in parts), with the Worker's heap.
+  let transfer;
+  if (!ONLY || TRANSFER_ONLY) {
+    const inspector = inspectorPort ? await connectInspector(inspectorPort) : null;
+    try {
+      const cpuMs = stack ? () => workerdCpuMs(stack.child.pid) : undefined;
+      transfer = await measureTransfer(baseUrl, databaseUrl, inspector, { tasks: TRANSFER_TASKS, cpuMs });
+    } finally {
+      inspector?.close();
+    }
+    printTransferTable(transfer);
+  }
+  return { edge, scale, import: imported, transfer };
 }
 
 await main();

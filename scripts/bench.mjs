@@ -29,8 +29,10 @@ import autocannon from "autocannon";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { measureImport } from "./bench/import.mjs";
 import { startPgBouncer } from "./bench/pgbouncer.mjs";
-import { BLOCKED_LIST, cursorAfter, eventOf, FILTERED_LIST, measureScale, SEARCH } from "./bench/scale.mjs";
-import { BLOCKS_CHAIN_HEAD, seedWorkspace } from "./bench/seed.mjs";
+import { cpuOf, nextOf, probe, requestOf, sample } from "./bench/requests.mjs";
+import { cursorAfter, eventOf, measureScale } from "./bench/scale.mjs";
+import { SCENARIOS } from "./bench/scenarios.mjs";
+import { seedWorkspace } from "./bench/seed.mjs";
 import { measureTransfer } from "./bench/transfer.mjs";
 import { workersCpu } from "./bench/worker-cpu.mjs";
 import { connectInspector, workerdCpuMs } from "./bench/worker-heap.mjs";
@@ -59,270 +61,6 @@ const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 30);
 const DISTANCE_TARGET = { read: 1.5, create: 2, write: 2 };
 /** The Workers' CPU time per request each kind may use, in ms, for each Worker (the Free plan allows 10 ms an invocation). */
 const CPU_BUDGET = { read: 5, create: 10, write: 10 };
-
-/**
- * One entry per scenario. `path`/`body` get the seeded fixture (and, with `fresh`, the request's number, for
- * requests that consume their target); `target` is the README's budget as a ratio to the floor route; `ref`
- * marks the reference routes; `kind` names its budgets (DISTANCE_TARGET, CPU_BUDGET); `latencyOnly` scenarios run only
- * in the latency table, so the default run measures what it always did.
- */
-const SCENARIOS = [
-  { name: "ceiling: static JSON, no database", path: () => "/_bench/ceiling", ref: "ceiling" },
-  { name: "floor: connect + select 1", path: () => "/_bench/floor", ref: "floor" },
-  // The authentication query alone (the principal with its workspace and role): what every route pays first.
-  { name: "GET /me (auth query only)", path: () => "/me", kind: "read" },
-  {
-    name: "GET /tasks/{reference}",
-    path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`,
-    target: 0.85,
-    kind: "read",
-  },
-  // The rate limiter's cost (docs/performance.md: at most 0.05 of the row above's ratio to the floor): the same read with the
-  // limiter switched off, which BENCH_ROUTES (dev-only) allows per request.
-  {
-    name: "GET /tasks/{reference} limiter off",
-    path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`,
-    headers: { "x-bench-rate-limit": "off" },
-  },
-  {
-    name: "GET /tasks?limit=50 filter+sort",
-    path: () => FILTERED_LIST,
-    target: 0.7,
-    kind: "read",
-  },
-  // Issue 8's budget, no `kind` (not one read): 20 task reads in one call cost at most 3× GET /tasks/{reference}.
-  {
-    name: "POST /batch of 20 task reads",
-    method: "POST",
-    path: () => "/batch",
-    body: (f) => ({ requests: Array.from({ length: 20 }, (_, i) => `/tasks/${f.prefix}-${i + 1}`) }),
-  },
-  { name: "GET /search?q=deploy timeout", path: () => SEARCH, kind: "read" },
-  { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}`, kind: "read" },
-  // The change feed: the stream's first page, and resuming after an event deep in it (the seed's rows made them).
-  { name: "GET /events?limit=50", path: () => "/events?limit=50", kind: "read" },
-  { name: "GET /events after a deep event", path: (f) => `/events?limit=50&after=${f.deepEvent}`, kind: "read" },
-  {
-    name: "POST /tasks",
-    method: "POST",
-    path: () => "/tasks",
-    body: (f) => ({ teamId: f.teamId, title: "Bench task", labelIds: f.labelIds.slice(0, 2) }),
-    target: 0.6,
-    kind: "create",
-  },
-  {
-    name: "PATCH /tasks/{id}",
-    method: "PATCH",
-    path: (f) => `/tasks/${f.taskIds[10]}`,
-    body: () => ({ status: "IN_PROGRESS", priority: "HIGH" }),
-    kind: "write",
-  },
-  {
-    name: "POST /comments",
-    method: "POST",
-    path: () => "/comments",
-    body: (f) => ({ taskId: f.taskIds[20], content: "Bench comment" }),
-    kind: "create",
-  },
-  { name: "GET /projects?fields=…", path: () => "/projects?limit=50&fields=id,reference,name,status,team{prefix}", kind: "read" },
-  { name: "GET /projects/{id}", path: (f) => `/projects/${f.projectIds[5]}`, kind: "read", latencyOnly: true },
-  { name: "GET /teams/{id}", path: (f) => `/teams/${f.teamId}`, kind: "read", latencyOnly: true },
-  {
-    name: "PATCH /tasks/{id} labels",
-    method: "PATCH",
-    path: (f) => `/tasks/${f.taskIds[11]}`,
-    body: (f) => ({ title: "Relabelled", labelIds: f.labelIds.slice(2, 4) }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /projects/{id}",
-    method: "PATCH",
-    path: (f) => `/projects/${f.projectIds[5]}`,
-    body: () => ({ status: "ACTIVE" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /milestones/{id}",
-    method: "PATCH",
-    path: (f) => `/milestones/${f.milestoneIds[0]}`,
-    body: () => ({ name: "Renamed milestone" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /comments/{id}",
-    method: "PATCH",
-    path: (f) => `/comments/${f.commentIds[0]}`,
-    body: () => ({ content: "Edited" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /teams/{id}",
-    method: "PATCH",
-    path: (f) => `/teams/${f.teamId}`,
-    body: () => ({ description: "Bench team" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /team-members/{id}",
-    method: "PATCH",
-    path: (f) => `/team-members/${f.membershipIds[1]}`,
-    body: () => ({ role: "MEMBER" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "POST /projects",
-    method: "POST",
-    path: () => "/projects",
-    body: (f) => ({ teamId: f.teamId, name: "Bench project" }),
-    kind: "create",
-    latencyOnly: true,
-  },
-  {
-    name: "POST /milestones",
-    method: "POST",
-    path: () => "/milestones",
-    body: (f) => ({ projectId: f.projectIds[6], name: "Bench milestone" }),
-    kind: "create",
-    latencyOnly: true,
-  },
-  {
-    name: "DELETE /comments/{id}",
-    method: "DELETE",
-    path: (f, n) => `/comments/${f.commentIds[1 + n]}`,
-    fresh: true,
-    kind: "write",
-    latencyOnly: true,
-  },
-  // Task relations (issue 31): a list of the blocked tasks, a relation that needs no cycle check, and a `blocks` edge into
-  // the head of the seeded chain of 1,000, whose check walks all of it (issue 31: within 2× of POST /tasks). Each create
-  // starts from a task of its own (the same pair again is 409): 2,000 each, so latency rows only.
-  { name: "GET /tasks?filter[eq][isBlocked]=true", path: () => BLOCKED_LIST, kind: "read" },
-  {
-    name: "POST /tasks/{id}/relations",
-    method: "POST",
-    path: (f, n) => `/tasks/${f.taskIds[3000 + n]}/relations`,
-    body: (f) => ({ type: "related", taskId: f.taskIds[0] }),
-    fresh: true,
-    kind: "create",
-    latencyOnly: true,
-  },
-  {
-    name: "POST /tasks/{id}/relations, 1,000-edge check",
-    method: "POST",
-    path: (f, n) => `/tasks/${f.taskIds[5000 + n]}/relations`,
-    body: (f) => ({ type: "blocks", taskId: `${f.prefix}-${BLOCKS_CHAIN_HEAD}` }),
-    fresh: true,
-    kind: "create",
-    latencyOnly: true,
-  },
-  {
-    name: "DELETE /tasks/{id}",
-    method: "DELETE",
-    path: (f, n) => `/tasks/${f.taskIds[f.taskIds.length - 1 - n]}`,
-    fresh: true,
-    kind: "write",
-    latencyOnly: true,
-  },
-];
-
-function queriesOf(res) {
-  const m = /desc="(\d+) queries"/.exec(res.headers.get("server-timing") ?? "");
-  return m ? Number(m[1]) : null;
-}
-
-/** The database's time for the request (Server-Timing's `db;dur`: its statements from sent to answered), in ms. */
-function dbMsOf(res) {
-  const m = /(?:^|,)\s*db;dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
-  return m ? Number(m[1]) : null;
-}
-
-/**
- * The `n` a `fresh` scenario's next request uses (each consumes its target): counted across every table of the run,
- * so no two requests take the same target.
- */
-const used = new Map();
-const nextOf = (s) => {
-  const n = used.get(s.name) ?? 0;
-  used.set(s.name, n + 1);
-  return n;
-};
-
-/** The one request a scenario sends (its `n`th, for `fresh` ones), in the shape both fetch and autocannon take. */
-function requestOf(baseUrl, apiKey, s, fixture, n = 0, headers = {}) {
-  return {
-    url: baseUrl + s.path(fixture, n),
-    method: s.method ?? "GET",
-    headers: { "svc-api-key": apiKey, "content-type": "application/json", ...s.headers, ...headers },
-    body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
-  };
-}
-
-async function probe(request) {
-  const res = await fetch(request.url, request);
-  await res.arrayBuffer();
-  return { status: res.status, queries: queriesOf(res) };
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const percentile = (values, q) => {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-};
-
-/**
- * `count` sequential requests of scenario `s` at `url` (the stack's public port, or the API Worker directly with
- * `headers`): p50 and p99 in ms, the database's median time per request, errors, and, with `clock` (worker-cpu.mjs),
- * the Workers' CPU time per request.
- */
-async function sample(url, apiKey, s, fixture, count, { clock, headers } = {}) {
-  const latencies = [];
-  const dbMs = [];
-  let errors = 0;
-  let first;
-  const cpuBefore = clock?.cpuMs();
-  for (let i = 0; i < count; i++) {
-    const request = requestOf(url, apiKey, s, fixture, s.fresh ? nextOf(s) : 0, headers);
-    const started = performance.now();
-    const res = await fetch(request.url, request);
-    await res.arrayBuffer();
-    latencies.push(performance.now() - started);
-    if (res.status >= 400) errors++;
-    const db = dbMsOf(res);
-    if (db !== null) dbMs.push(db);
-    first ??= { status: res.status, queries: queriesOf(res) };
-  }
-  // What the last request runs after its answer (waitUntil: the pool's end) is its CPU time too.
-  if (clock) await sleep(50);
-  return {
-    ...first,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    dbMs: percentile(dbMs, 0.5),
-    errors,
-    cpuMs: clock ? (clock.cpuMs() - cpuBefore) / count : null,
-  };
-}
-
-/**
- * The Workers' CPU time per request for scenario `s`, each Worker apart: the requests through the front Worker (both
- * Workers' time), then the same straight to the API Worker; the front's is the difference (worker-cpu.mjs).
- */
-async function cpuOf(target, s, fixture) {
-  if (!target.clock) return { cpuFront: null, cpuApi: null };
-  const both = await sample(target.baseUrl, fixture.apiKey, s, fixture, CPU_REQUESTS, { clock: target.clock });
-  const api = await sample(target.clock.apiUrl, fixture.apiKey, s, fixture, CPU_REQUESTS, {
-    clock: target.clock,
-    headers: target.clock.apiHeaders,
-  });
-  return { cpuFront: Math.max(0, both.cpuMs - api.cpuMs), cpuApi: api.cpuMs, dbMs: api.dbMs };
-}
 
 /** Whether the scenario's CPU time per request is within its budget, each Worker apart. */
 function cpuVerdict(r) {
@@ -353,7 +91,7 @@ async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS, t
     errors: result.errors + result.timeouts + result.non2xx,
   };
   if (!target) return row;
-  const cpu = await cpuOf(target, s, fixture);
+  const cpu = await cpuOf(target, s, fixture, CPU_REQUESTS);
   const withCpu = { ...row, ...cpu };
   return { ...withCpu, ...cpuVerdict(withCpu) };
 }
@@ -401,7 +139,7 @@ function printLatencyTable(title, rows) {
 async function latencyRow(target, s, fixture) {
   target.proxy?.setDelay(0);
   const near = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
-  const cpu = await cpuOf(target, s, fixture);
+  const cpu = await cpuOf(target, s, fixture, CPU_REQUESTS);
   target.proxy?.setDelay(RTT / 2);
   const far = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
   target.proxy?.setDelay(0);

@@ -28,7 +28,7 @@ const parentOf = (pid) => {
 };
 
 /** The workerd process under `rootPid` (wrangler) that runs the stack's Workers (the other one is wrangler's own proxy). */
-function workersProcess(rootPid) {
+export function workersProcess(rootPid) {
   const all = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
   const under = (pid) => {
     for (let p = pid; p && p !== "0" && p !== "1"; p = parentOf(p)) if (p === String(rootPid)) return true;
@@ -44,7 +44,7 @@ function workersProcess(rootPid) {
 }
 
 /** The loopback ports `pid` listens on. */
-function listeningPorts(pid) {
+export function listeningPorts(pid) {
   const inodes = new Set();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {

@@ -1,7 +1,6 @@
 // Where a scenario's time goes in the API Worker: `node scripts/bench/profile.mjs "GET /tasks/{reference}" [requests]`
 // starts the bench's stack and seed, sends the scenario's requests (scripts/bench/scenarios.mjs) straight to the API
-// Worker while V8's sampling profiler runs in its isolate (workerd's own inspector, not wrangler's proxy, which holds
-// one session), and prints the functions by self and by inclusive share of the samples in JavaScript, with the
+// Worker while V8's sampling profiler runs in its isolate (through wrangler's DevTools proxy), and prints the functions by self and by inclusive share of the samples in JavaScript, with the
 // Workers' CPU time per request beside it (worker-cpu.mjs). The samples are wall-clock intervals (worker-cpu.mjs), so
 // read shares, not milliseconds. The whole profile goes to /tmp/<scenario>.cpuprofile (Chrome DevTools opens it).
 import { rmSync, writeFileSync } from "node:fs";
@@ -12,24 +11,13 @@ import { sample } from "./requests.mjs";
 import { cursorAfter, eventOf } from "./scale.mjs";
 import { SCENARIOS } from "./scenarios.mjs";
 import { seedWorkspace } from "./seed.mjs";
-import { listeningPorts, workersCpu, workersProcess } from "./worker-cpu.mjs";
+import { workersCpu } from "./worker-cpu.mjs";
 import { connectInspector } from "./worker-heap.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const [name, count = "200"] = process.argv.slice(2);
 const scenario = SCENARIOS.find((s) => s.name === name);
 if (!scenario) throw new Error(`no scenario named ${JSON.stringify(name)}; one of:\n${SCENARIOS.map((s) => s.name).join("\n")}`);
-
-/** The DevTools endpoints of the Workers' isolates in workerd's own inspector, by name (`core:user:pm-api`…). */
-async function isolates(rootPid) {
-  for (const port of listeningPorts(workersProcess(rootPid))) {
-    try {
-      const list = await (await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(2000) })).json();
-      if (Array.isArray(list)) return Object.fromEntries(list.map((t) => [t.id, t.webSocketDebuggerUrl]));
-    } catch {}
-  }
-  throw new Error("workerd's inspector was not found");
-}
 
 /** Functions by self and inclusive share of the samples that were in JavaScript (not idle, GC or the runtime). */
 function shares(profile) {
@@ -63,13 +51,13 @@ function shares(profile) {
 }
 
 rmSync(path.join(root, ".data/profile"), { recursive: true, force: true });
-// With an inspector port of its own, wrangler's DevTools proxy waits for a client instead of taking the isolate's one session.
+const inspectorPort = await freePort();
 const stack = await startStack({
   dataDir: ".data/profile",
   port: 8798,
   pgPort: 0,
   benchRoutes: true,
-  inspectorPort: await freePort(),
+  inspectorPort,
   quiet: true,
   log: () => {},
 });
@@ -80,13 +68,11 @@ try {
   const clock = await workersCpu(stack.child.pid);
   const direct = { clock, headers: clock.apiHeaders };
   await sample(clock.apiUrl, f.apiKey, scenario, f, 20, direct); // warm
-  const urls = await isolates(stack.child.pid);
-  // The isolate reads the inspector's messages only while it runs: requests until the answer comes. The API Worker's
-  // isolate answered none until a session with the front Worker's was open (workerd 1.20260426): one is, unused.
+  // wrangler's DevTools proxy, attached to the API Worker's isolate (as for the transfer check's heap; workerd serves
+  // one session per isolate, so the proxy's must be the one). The isolate reads the inspector's messages only while it
+  // runs: requests go on until the answer comes.
+  const inspector = await connectInspector(inspectorPort);
   const poke = () => sample(stack.baseUrl, f.apiKey, scenario, f, 1);
-  const front = await connectInspector(0, urls["core:user:pm-front"]);
-  await answered(front.call("Runtime.enable"));
-  const inspector = await connectInspector(0, urls["core:user:pm-api"]);
   async function answered(call) {
     let done = false;
     const result = call.finally(() => {
@@ -101,7 +87,6 @@ try {
   const run = await sample(clock.apiUrl, f.apiKey, scenario, f, Number(count), direct);
   const { profile } = await answered(inspector.call("Profiler.stop"));
   inspector.close();
-  front.close();
   const file = path.join("/tmp", `${name.replace(/[^a-z0-9]+/gi, "-")}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
   const { self, inclusive } = shares(profile);

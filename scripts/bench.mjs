@@ -203,8 +203,9 @@ function printTransferTable(x) {
 /** The 10,000-task workspace, with the cursor 8,000 rows deep and the event of task 8,000 (scripts/bench/scale.mjs). */
 async function seedFixture(baseUrl, databaseUrl) {
   const started = Date.now();
-  const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
-  console.log(`seeded 10,000 tasks, 200 projects, 2,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // 4,000 comments: the OWNER, whose comments DELETE /comments/{id} consumes, writes 500 of them, enough for both paths.
+  const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 4_000 });
+  console.log(`seeded 10,000 tasks, 200 projects, 4,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   fixture.deepCursor = await cursorAfter(baseUrl, fixture, 8_000);
   fixture.deepEvent = await eventOf(baseUrl, fixture, 8_000);
   return fixture;

@@ -52,7 +52,7 @@ async function main() {
       for (const [i, t] of trees.entries()) {
         const r = await sample(t.stack.baseUrl, t.fixture.apiKey, s, t.fixture, REQUESTS);
         const cpu = await cpuOf(t.target, s, t.fixture, CPU_REQUESTS);
-        row[i === 0 ? "old" : "now"] = { p50: r.p50, p99: r.p99, errors: r.errors, queries: r.queries, dbMs: r.dbMs, ...cpu };
+        row[i === 0 ? "old" : "now"] = { ...cpu, p50: r.p50, p99: r.p99, errors: r.errors, queries: r.queries, dbMs: r.dbMs };
         process.stdout.write(`  ${path.basename(t.tree)}, ${name}: p50 ${num(r.p50)} ms\n`);
       }
       rows.push(row);

@@ -56,7 +56,7 @@ async function main() {
     ({ baseUrl, databaseUrl } = stack);
   }
   try {
-    const f = await seedWorkspace(databaseUrl, { tasks: 2_000, projects: 20, comments: 200, prefix: "WRT" });
+    const f = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000, prefix: "WRT" });
     const teams = [];
     for (let i = 0; i < TEAMS; i++) teams.push((await post(baseUrl, f.apiKey, "/teams", { name: `Team ${i}`, prefix: `WT${i}` })).team.id);
     const rows = {

@@ -62,10 +62,16 @@ async function main() {
     const rows = {
       floor: () => run(baseUrl, f.apiKey, { path: "/_bench/floor" }, 10),
       "POST /tasks (2 labels)": () =>
-        run(baseUrl, f.apiKey, { method: "POST", path: "/tasks", body: { teamId: f.teamId, title: "Bench task", labelIds: f.labelIds.slice(0, 2) } }, 10),
+        run(
+          baseUrl,
+          f.apiKey,
+          { method: "POST", path: "/tasks", body: { teamId: f.teamId, title: "Bench task", labelIds: f.labelIds.slice(0, 2) } },
+          10,
+        ),
       "PATCH /tasks/{id}": () =>
         run(baseUrl, f.apiKey, { method: "PATCH", path: `/tasks/${f.taskIds[10]}`, body: { status: "IN_PROGRESS", priority: "HIGH" } }, 10),
-      "POST /comments": () => run(baseUrl, f.apiKey, { method: "POST", path: "/comments", body: { taskId: f.taskIds[20], content: "Bench comment" } }, 10),
+      "POST /comments": () =>
+        run(baseUrl, f.apiKey, { method: "POST", path: "/comments", body: { taskId: f.taskIds[20], content: "Bench comment" } }, 10),
       "creates, 10 clients, one team": () => creates(baseUrl, f, () => teams[0]),
       "creates, 10 clients, ten teams": () => creates(baseUrl, f, (i) => teams[i]),
     };

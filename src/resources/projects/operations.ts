@@ -8,6 +8,7 @@ import type { Caller } from "../../auth/caller";
 import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
 import { listRecords, readRecord } from "../../auth/reads";
 import { invalid } from "../../core/errors";
+import { eventsWarmed } from "../../db/event-context";
 import type { FieldSelection, ListParams } from "../../http/list";
 import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
@@ -95,7 +96,7 @@ function insertProject(caller: Caller, input: ProjectCreateInput, customFields: 
   const insert = insertColumns(projects, columns);
   return guardedWrite(caller, teamTarget(caller, input, true), (allowed) => ({
     ctes: [
-      sql`counter as (update ${teams} set project_counter = project_counter + 1 where ${teams.id} = ${allowed} returning id, workspace_id, project_counter)`,
+      sql`counter as (update ${teams} set project_counter = project_counter + 1 where ${teams.id} = ${allowed} and ${eventsWarmed} returning id, workspace_id, project_counter)`,
       sql`projects as (insert into ${projects} (id, workspace_id, team_id, number, ${insert.names})
         select ${id}, counter.workspace_id, counter.id, counter.project_counter, ${insert.values} from counter returning *)`,
       ...labelSetCtes("project", caller.actor.workspace, input.labelIds ?? [], "projects"),

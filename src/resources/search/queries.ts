@@ -50,7 +50,11 @@ function branches(types: SearchType[], ref: ReturnType<typeof parseReference>, t
   const referenced = (project: boolean, select: SQL, from: SQL, vector: SQL) => {
     const isExact = exact(project, project ? "p" : "t");
     if (isExact) out.push(sql`(${select}, ${EXACT}::numeric as score ${from} and ${isExact})`);
-    out.push(capped(sql`${select}, ${rank(vector)} as score ${from} and ${vector} @@ (select query from q)${isExact ? sql` and not ${isExact}` : sql``}`));
+    out.push(
+      capped(
+        sql`${select}, ${rank(vector)} as score ${from} and ${vector} @@ (select query from q)${isExact ? sql` and not ${isExact}` : sql``}`,
+      ),
+    );
   };
   if (types.includes("task"))
     referenced(

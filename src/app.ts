@@ -41,6 +41,7 @@ import { benchRoutes } from "./resources/system/bench";
 import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
 import { taskRelationRoutes } from "./resources/tasks/relation-routes";
+import { taskLinkRoutes } from "./resources/tasks/task-link-routes";
 import { taskRoutes } from "./resources/tasks/routes";
 import { teamMemberRoutes } from "./resources/team-members/routes";
 import { teamRoutes } from "./resources/teams/routes";
@@ -236,6 +237,7 @@ export function buildApp() {
   app.route("/", teamMemberRoutes);
   app.route("/", taskRoutes);
   app.route("/", taskRelationRoutes);
+  app.route("/", taskLinkRoutes);
   app.route("/", projectRoutes);
   app.route("/", milestoneRoutes);
   app.route("/", eventRoutes);

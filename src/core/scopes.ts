@@ -39,6 +39,8 @@ export const isScope = (value: string): value is Scope => (SCOPES as readonly st
 // A write's scope by the path's first segment (the resource it changes).
 const WRITE_SCOPES: Record<string, Scope> = {
   tasks: "tasks:write",
+  // A task's links (DELETE /links/{id}), like the task.
+  links: "tasks:write",
   comments: "comments:write",
   projects: "projects:write",
   milestones: "projects:write",
@@ -62,6 +64,7 @@ const WRITE_SCOPES: Record<string, Scope> = {
 export const READABLE = [
   "tasks",
   "relations",
+  "links",
   "comments",
   "projects",
   "milestones",
@@ -88,8 +91,8 @@ export type Readable = (typeof READABLE)[number];
  * comments the records they are on. `read` reads everything; `import` and `export` read nothing more.
  */
 const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {
-  "tasks:write": ["tasks", "relations"],
-  "comments:write": ["comments", "tasks", "projects", "milestones"],
+  "tasks:write": ["tasks", "relations", "links"],
+  "comments:write": ["comments", "tasks", "links", "projects", "milestones"],
   "projects:write": ["projects", "milestones"],
   "labels:write": ["labels"],
   "teams:write": ["teams", "members", "team-members"],

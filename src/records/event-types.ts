@@ -4,6 +4,7 @@
 export const RESOURCE_TYPES = [
   "task",
   "task_relation",
+  "link",
   "project",
   "milestone",
   "comment",
@@ -22,13 +23,16 @@ export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 const ACTIONS = ["created", "updated", "deleted"];
 
-/** The actions of a resource type: a relation is made or removed, never changed; a member joins, changes, leaves. */
+/** Made or removed, never changed. */
+const UNCHANGING: ResourceType[] = ["task_relation", "link"];
+
+/** The actions of a resource type: a relation or a link is made or removed, never changed; a member joins, changes, leaves. */
 const actionsOf = (type: ResourceType) => {
   if (type === "member") return ["joined", "updated", "removed"];
-  return type === "task_relation" ? ["created", "deleted"] : ACTIONS;
+  return UNCHANGING.includes(type) ? ["created", "deleted"] : ACTIONS;
 };
 
-/** Event types: `<resourceType>.created|updated|deleted`, a relation's `created`/`deleted`, a member's `joined`/`updated`/`removed`. */
+/** Event types: `<resourceType>.created|updated|deleted`, a relation's and a link's `created`/`deleted`, a member's `joined`/`updated`/`removed`. */
 export const EVENT_TYPES: string[] = RESOURCE_TYPES.flatMap((type) => actionsOf(type).map((a) => `${type}.${a}`));
 
 /** Resource types whose events only workspace ADMIN/OWNER see (and an API key's owner, its own key's). */
@@ -40,5 +44,5 @@ export function isEventPattern(pattern: string): boolean {
   const dot = pattern.lastIndexOf(".");
   const [resource, action] = [pattern.slice(0, dot), pattern.slice(dot + 1)];
   if (!(RESOURCE_TYPES as readonly string[]).includes(resource)) return false;
-  return action === "*" || (resource === "task_relation" ? actionsOf(resource) : ACTIONS).includes(action);
+  return action === "*" || (resource === "member" ? ACTIONS : actionsOf(resource as ResourceType)).includes(action);
 }

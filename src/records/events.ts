@@ -19,6 +19,7 @@ import { inviteRecord } from "./invites";
 import { labelRecord } from "./labels";
 import { milestoneRecord } from "./milestones";
 import { projectRecord } from "./projects";
+import { linkRecord } from "./task-links";
 import { storedRelationRecord } from "./task-relations";
 import { taskRecord } from "./tasks";
 import { teamMemberRecord } from "./team-members";
@@ -31,6 +32,7 @@ import { workspaceRecord } from "./workspaces";
 const RENDERED = {
   task: { fields: taskRecord.fields, tables: ["tasks"] },
   task_relation: { fields: storedRelationRecord.fields, tables: ["task_relations"] },
+  link: { fields: linkRecord.fields, tables: ["task_links"] },
   project: { fields: projectRecord.fields, tables: ["projects"] },
   milestone: { fields: milestoneRecord.fields, tables: ["milestones"] },
   comment: { fields: commentRecord.fields, tables: ["comments"] },

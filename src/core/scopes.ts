@@ -92,7 +92,7 @@ export type Readable = (typeof READABLE)[number];
  */
 const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {
   "tasks:write": ["tasks", "relations", "links"],
-  "comments:write": ["comments", "tasks", "links", "projects", "milestones"],
+  "comments:write": ["comments", "tasks", "projects", "milestones"],
   "projects:write": ["projects", "milestones"],
   "labels:write": ["labels"],
   "teams:write": ["teams", "members", "team-members"],

@@ -16,6 +16,7 @@ import {
   type ProjectUpdateInput,
   projectRecord,
 } from "../records/projects";
+import { TaskLink, TaskLinkCreate } from "../records/task-links";
 import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
@@ -29,6 +30,7 @@ import { search } from "../resources/search/operations";
 import { SEARCH_TYPES, SearchPage, SearchQuery } from "../resources/search/schema";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
 import { createRelation, deleteRelation } from "../resources/tasks/relations";
+import { addLink } from "../resources/tasks/task-links";
 import { listTeams } from "../resources/teams/operations";
 import { listUsers } from "../resources/users/operations";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
@@ -244,6 +246,17 @@ export const TOOLS: Tool[] = [
     async run(ctx, { id, relationId }) {
       await deleteRelation(ctx.caller, id, relationId);
       return { deleted: true as const };
+    },
+  }),
+  tool({
+    name: "add_link",
+    title: "Add a link",
+    description: "Adds a URL to a task (POST /tasks/{id}/links); the same URL again returns its link.",
+    rest: "POST /tasks/{id}/links",
+    input: z.object({ id: TaskRef, ...TaskLinkCreate.shape }).strict(),
+    output: z.object({ link: TaskLink }),
+    async run(ctx, { id, ...body }) {
+      return { link: (await addLink(ctx.caller, id, body)).link };
     },
   }),
   tool({

@@ -271,22 +271,23 @@ describe("pm, as a person who logged in", () => {
   });
 
   it("links a URL to a task (the same URL again is the link it has) and shows the links in view", async () => {
-    const { task } = await pmJson(["tasks", "create", "--team", "ENG", "--title", "Has links"]);
+    const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+    const { task } = await pmJson(["tasks", "create", "--team", "ENG", "--title", "Has links"], env);
     const ref = task.reference;
-    const linked = await pm(["link", ref.toLowerCase(), "https://github.com/acme/api/pull/42", "--title", "The fix"]);
+    const linked = await pm(["link", ref.toLowerCase(), "https://github.com/acme/api/pull/42", "--title", "The fix"], env);
     expect(linked.code, linked.stderr).toBe(0);
     expect(linked.stdout).toBe(`linked https://github.com/acme/api/pull/42 to ${ref}\n`);
-    expect((await pm(["link", ref, "https://github.com/acme/api/pull/42"])).stdout).toBe(
+    expect((await pm(["link", ref, "https://github.com/acme/api/pull/42"], env)).stdout).toBe(
       `already linked https://github.com/acme/api/pull/42 to ${ref}\n`,
     );
-    expect((await pmJson(["link", ref, "http://example.com/log"])).link).toMatchObject({ url: "http://example.com/log", title: null });
-    const refused = await pm(["link", ref, "javascript:alert(1)"]);
+    expect((await pmJson(["link", ref, "http://example.com/log"], env)).link).toMatchObject({ url: "http://example.com/log", title: null });
+    const refused = await pm(["link", ref, "javascript:alert(1)"], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/http or https/);
-    const viewed = await pm(["tasks", "view", ref]);
+    const viewed = await pm(["tasks", "view", ref], env);
     expect(viewed.code, viewed.stderr).toBe(0);
     expect(viewed.stdout).toContain("\nLinks:\n  The fix  https://github.com/acme/api/pull/42\n  http://example.com/log\n");
-    expect((await pmJson(["tasks", "view", ref])).task.links.map((l) => l.url)).toEqual([
+    expect((await pmJson(["tasks", "view", ref], env)).task.links.map((l) => l.url)).toEqual([
       "https://github.com/acme/api/pull/42",
       "http://example.com/log",
     ]);

@@ -186,12 +186,12 @@ export const TOOLS: Tool[] = [
     name: "get_task",
     title: "Get a task",
     description:
-      "A task (GET /tasks/{id}). Without `fields`: every field, with its `relations` (`blocked_by`: its blockers) and subtaskCounts.",
+      "A task (GET /tasks/{id}). Without `fields`: every field, with its `relations` (`blocked_by`: its blockers), links and subtaskCounts.",
     rest: "GET /tasks/{id}",
     input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
     output: z.object({ task: TaskSelection }),
     async run(ctx, { id, fields }) {
-      // Every field, relations included: an agent deciding what to work on sees what blocks the task.
+      // Every field, relations and links included: an agent deciding what to work on sees what blocks the task.
       const selection = fields === undefined ? everyTaskField : parseFields(fields, taskRecord.shape);
       const task = await getTask(ctx.caller, id, selection);
       return { task: projectFields(task, selection) };

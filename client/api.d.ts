@@ -1196,7 +1196,7 @@ export interface paths {
     };
     /**
      * Export a project with its milestones and tasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -1408,7 +1408,7 @@ export interface paths {
     };
     /**
      * Export a task with its subtasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -1626,7 +1626,7 @@ export interface paths {
     };
     /**
      * Export a team with its members, projects, milestones and tasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -1954,7 +1954,7 @@ export interface paths {
     };
     /**
      * Export the whole workspace (OWNER only; the credential's own workspace)
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */

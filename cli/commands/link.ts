@@ -6,7 +6,7 @@ import { printJson } from "../output";
 import { openSession, unwrap } from "../session";
 
 export const link = defineCommand({
-  meta: { name: "pm link", description: "Link a URL (a pull request, a log) to a task: pm link ENG-12 https://…" },
+  meta: { name: "pm link", description: "Link a URL (a pull request, a log) to a task: pm link ENG-12 URL" },
   args: {
     ref: { type: "positional", description: "Task reference (ENG-12) or id", valueHint: "ref", required: true },
     url: { type: "positional", description: "An http or https URL", valueHint: "url", required: true },

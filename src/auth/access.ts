@@ -65,8 +65,8 @@ export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: strin
  * A write that reaches past the teams a credential may be bound to (a new team, a whole workspace's export or import,
  * a webhook of every team) needs a credential bound to none (docs/api.md, "Least privilege").
  */
-export const unboundGuard = (actor: Actor, what: string): Guard => ({
-  holds: sql`(${teamsValue(actor.teams)} is null)`,
+export const unboundGuard = (actor: Actor, what: string, exempt?: SQL): Guard => ({
+  holds: exempting(sql`(${teamsValue(actor.teams)} is null)`, exempt),
   refusal: () => unboundRefusal(what),
 });
 

@@ -4,10 +4,9 @@
 import { and, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import { invites, teamMembers, teams, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { workspaceRoleGuard } from "../../auth/access";
+import { normalizeEmail } from "../../auth/accounts/codes";
 import { joinWorkspaceWithKey, userByEmail } from "../../auth/accounts/membership";
-import { normalizeEmail } from "../../auth/accounts/signup";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedWrite, readTarget, type Target } from "../../auth/guarded";
 import type { Principal } from "../../auth/principal";
 import { requireBoundInvite, requireWorkspaceRole } from "../../auth/roles";
 import { randomToken, sha256Hex } from "../../core/crypto";
@@ -15,10 +14,11 @@ import { conflict, forbidden, notFound, ValidationError } from "../../core/error
 import type { Db } from "../../db/client";
 import { inTeams, type TeamScope, teamsValue } from "../../db/scope";
 import type { EmailOutbox } from "../../email/outbox";
-import { listBody, pageQuery } from "../../http/list";
 import { newId } from "../../ids";
 import { INVITE_TTL_DAYS, type InviteCreateInput, type InviteDto, type InviteRedeemInput, inviteRecord } from "../../records/invites";
 import { namedIds } from "../../records/names";
+import { type Guard, guardedWrite, readTarget, type Target } from "../../store/guarded";
+import { listBody, pageQuery } from "../../store/list";
 
 const INVITE_TTL_MS = INVITE_TTL_DAYS * 24 * 60 * 60 * 1000;
 

@@ -25,7 +25,6 @@ import { requireUnbound, requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { inTeams, type TeamScope } from "../../db/scope";
-import { isoTimestamp } from "../../http/record";
 import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
 import { labelRecord } from "../../records/labels";
@@ -35,6 +34,7 @@ import { projectRecord } from "../../records/projects";
 import { linkRecord } from "../../records/task-links";
 import { storedRelationRecord } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
+import { isoTimestamp } from "../../store/record";
 import type { ExportType } from "./schema";
 
 /** Records per page of the streamed collections (tasks, comments): a page's text is a few hundred kB. */

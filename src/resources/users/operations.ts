@@ -4,11 +4,11 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, users, workspaceMembers } from "../../../drizzle/schema";
 import { unboundGuard, workspaceGrantGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
-import { listRecords, readRecord } from "../../auth/reads";
 import { conflict, forbidden } from "../../core/errors";
-import type { FieldSelection, ListParams } from "../../http/list";
 import { type UserUpdateInput, type WorkspaceUser, workspaceUserRecord } from "../../records/users";
+import { type Guard, guardedWrite, type Target } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
 
 /** The member `id` of the caller's workspace, with the guards of the write on it. */
 function memberTarget(caller: Caller, id: string, guards: Guard[]): Target {

@@ -3,9 +3,9 @@
 
 import type { EmailMessage } from "../core/email-messages";
 import type { WebhookMessage } from "../core/webhook-messages";
+import { consumeEmails } from "../email/consumer";
 import type { Env } from "../env";
 import { consumeWebhooks } from "../webhooks/consumer";
-import { consumeEmails } from "./consumer";
 
 export default {
   async fetch() {

@@ -5,8 +5,8 @@
 import { z } from "@hono/zod-openapi";
 import { type SQLWrapper, sql } from "drizzle-orm";
 import { taskLinks } from "../../drizzle/schema";
-import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp } from "../http/schemas";
+import { defineRecord, f } from "../store/record";
+import { BodyId, ExportTimestamp } from "../store/schemas";
 import { named } from "./names";
 
 export const MAX_LINK_URL = 2048;

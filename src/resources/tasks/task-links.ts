@@ -5,13 +5,13 @@ import { and, eq, sql } from "drizzle-orm";
 import { taskLinks, tasks, teams } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
 import { notFound } from "../../core/errors";
-import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { taskMatch } from "../../records/names";
 import { linkRecord, normalizedUrl, type TaskLinkCreateInput, type TaskLinkDto } from "../../records/task-links";
 import { taskRecord } from "../../records/tasks";
+import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
+import type { ListParams } from "../../store/list";
 import { TASK_WRITE, taskTarget } from "./operations";
 
 /**

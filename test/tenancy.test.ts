@@ -17,6 +17,7 @@ interface World {
   subtask: any;
   comment: any;
   relation: any;
+  link: any;
 }
 
 async function build(name: string, prefix: string): Promise<World> {
@@ -50,7 +51,8 @@ async function build(name: string, prefix: string): Promise<World> {
   const subtask = ok(await post("/tasks", { title: "sub", teamId: team.id, parentId: task.id }, key)).task;
   const comment = ok(await post("/comments", { content: "hello", taskId: task.id }, key)).comment;
   const relation = ok(await post(`/tasks/${task.id}/relations`, { type: "blocks", taskId: subtask.id }, key)).relation;
-  return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment, relation };
+  const link = ok(await post(`/tasks/${task.id}/links`, { url: "https://example.com/tenancy" }, key)).link;
+  return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment, relation, link };
 }
 
 type Case = [method: string, path: (a: World, b: World) => string, body?: (a: World, b: World) => unknown];
@@ -90,6 +92,11 @@ const NOT_FOUND_CASES: Case[] = [
   ["POST", (a) => `/tasks/${a.task.id}/relations`, (_, b) => ({ type: "blocked_by", taskId: b.task.reference })],
   ["DELETE", (_, b) => `/tasks/${b.task.id}/relations/${b.relation.id}`],
   ["DELETE", (a, b) => `/tasks/${a.task.id}/relations/${b.relation.id}`],
+  // links: the path's task, the link
+  ["GET", (_, b) => `/tasks/${b.task.reference}/links`],
+  ["POST", (_, b) => `/tasks/${b.task.id}/links`, () => ({ url: "https://example.com/x" })],
+  ["POST", (_, b) => `/tasks/${b.task.reference}/links`, (_a, b) => ({ url: b.link.url })],
+  ["DELETE", (_, b) => `/links/${b.link.id}`],
   ["POST", () => "/tasks", (_, b) => ({ title: "x", teamId: b.team.id })],
   ["POST", () => "/tasks", (a, b) => ({ title: "x", teamId: a.team.id, projectId: b.project.id })],
   ["POST", () => "/tasks", (a, b) => ({ title: "x", teamId: a.team.id, projectId: b.project.reference })],
@@ -163,6 +170,7 @@ describe("tenancy: another workspace's ids are NOT_FOUND everywhere", () => {
       `/comments/${w.comment.id}`,
       `/tasks/${w.task.id}/comments`,
       `/tasks/${w.task.id}/relations`,
+      `/tasks/${w.task.id}/links`,
       `/projects/${w.project.id}/milestones`,
     ];
     const out: Record<string, unknown> = {};

@@ -61,6 +61,7 @@ const TOOLS = [
   "delete_task",
   "link_tasks",
   "unlink_tasks",
+  "add_link",
   "add_comment",
   "list_task_comments",
   "delete_comment",

@@ -1,6 +1,6 @@
 // `npm run check:layers`: the folders of src/ form layers that only point down, so no folder imports one that
 // imports it back (no cycle between folders):
-//   core (errors, crypto, dates, email messages) < env < ids < db < email < http < records < webhooks < auth
+//   core (errors, crypto, dates, email messages) < env < ids < db < email < http < records < webhooks < files < auth
 //   < middleware < resources < mcp < app < front
 // A Worker's entry (src/index.ts, the queue consumer's src/email/worker.ts) composes the layers: it counts as `app`.
 // The edge front Worker (src/front/) sits on top and imports nothing below it: it is a Worker of its own, kept small.
@@ -20,6 +20,7 @@ const LAYERS = [
   "http",
   "records",
   "webhooks",
+  "files",
   "auth",
   "middleware",
   "resources",

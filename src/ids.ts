@@ -24,7 +24,8 @@ export type IdPrefix =
   | "imp"
   | "ocl"
   | "ogr"
-  | "rel";
+  | "rel"
+  | "att";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

@@ -54,6 +54,8 @@ const WRITE_SCOPES: Record<string, Scope> = {
   // Revoking one's OAuth grants, like one's keys.
   oauth: "keys:write",
   webhooks: "webhooks:write",
+  // Deleting an attachment changes its task (a comment's too: they are the task's files).
+  attachments: "tasks:write",
   // An import sent in parts: opening, filling, committing and discarding it.
   imports: "import",
 };
@@ -62,6 +64,7 @@ const WRITE_SCOPES: Record<string, Scope> = {
 export const READABLE = [
   "tasks",
   "relations",
+  "attachments",
   "comments",
   "projects",
   "milestones",
@@ -88,8 +91,8 @@ export type Readable = (typeof READABLE)[number];
  * comments the records they are on. `read` reads everything; `import` and `export` read nothing more.
  */
 const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {
-  "tasks:write": ["tasks", "relations"],
-  "comments:write": ["comments", "tasks", "projects", "milestones"],
+  "tasks:write": ["tasks", "relations", "attachments"],
+  "comments:write": ["comments", "tasks", "projects", "milestones", "attachments"],
   "projects:write": ["projects", "milestones"],
   "labels:write": ["labels"],
   "teams:write": ["teams", "members", "team-members"],
@@ -148,6 +151,7 @@ export function acceptedScopes(method: string, path: string): Scope[] | null {
   const scope = scopeOf(method, path);
   if (scope !== "read" || !["GET", "HEAD"].includes(method.toUpperCase())) return scope === null ? null : [scope];
   const segments = path.split("?")[0].split("/").filter(Boolean);
-  const resource = segments.length >= 3 && segments[2] !== "history" ? segments[2] : (segments[0] ?? "");
+  // A record's history or content reads the record.
+  const resource = segments.length >= 3 && !["history", "content"].includes(segments[2]) ? segments[2] : (segments[0] ?? "");
   return [scope, ...readersOf(resource)];
 }

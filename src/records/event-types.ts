@@ -4,6 +4,7 @@
 export const RESOURCE_TYPES = [
   "task",
   "task_relation",
+  "attachment",
   "project",
   "milestone",
   "comment",
@@ -21,11 +22,13 @@ export const RESOURCE_TYPES = [
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 const ACTIONS = ["created", "updated", "deleted"];
+/** Made and removed, never changed: relations and attachments. */
+const ONCE_MADE: ResourceType[] = ["task_relation", "attachment"];
 
 /** The actions of a resource type: a relation is made or removed, never changed; a member joins, changes, leaves. */
 const actionsOf = (type: ResourceType) => {
   if (type === "member") return ["joined", "updated", "removed"];
-  return type === "task_relation" ? ["created", "deleted"] : ACTIONS;
+  return ONCE_MADE.includes(type) ? ["created", "deleted"] : ACTIONS;
 };
 
 /** Event types: `<resourceType>.created|updated|deleted`, a relation's `created`/`deleted`, a member's `joined`/`updated`/`removed`. */
@@ -40,5 +43,5 @@ export function isEventPattern(pattern: string): boolean {
   const dot = pattern.lastIndexOf(".");
   const [resource, action] = [pattern.slice(0, dot), pattern.slice(dot + 1)];
   if (!(RESOURCE_TYPES as readonly string[]).includes(resource)) return false;
-  return action === "*" || (resource === "task_relation" ? actionsOf(resource) : ACTIONS).includes(action);
+  return action === "*" || (ONCE_MADE.includes(resource as ResourceType) ? actionsOf(resource as ResourceType) : ACTIONS).includes(action);
 }

@@ -12,6 +12,7 @@ import type { Field } from "../http/record";
 import { orNull } from "../http/schemas";
 import { typeIdAt } from "../ids";
 import { apiKeyRecord } from "./api-keys";
+import { attachmentRecord } from "./attachments";
 import { commentRecord } from "./comments";
 import { RESOURCE_TYPES, type ResourceType } from "./event-types";
 import { fieldRecord } from "./fields";
@@ -31,6 +32,7 @@ import { workspaceRecord } from "./workspaces";
 const RENDERED = {
   task: { fields: taskRecord.fields, tables: ["tasks"] },
   task_relation: { fields: storedRelationRecord.fields, tables: ["task_relations"] },
+  attachment: { fields: attachmentRecord.fields, tables: ["attachments"] },
   project: { fields: projectRecord.fields, tables: ["projects"] },
   milestone: { fields: milestoneRecord.fields, tables: ["milestones"] },
   comment: { fields: commentRecord.fields, tables: ["comments"] },

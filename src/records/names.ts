@@ -28,6 +28,7 @@ export type NameKind =
   | "delivery"
   | "workspace"
   | "relation"
+  | "attachment"
   | "oauthGrant";
 
 /** An id: `<prefix>_<letters or digits>` (TypeID's shape; of another kind's prefix it is an unknown id, never a name). */
@@ -143,6 +144,7 @@ const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
   delivery: ["a delivery id", "dlv"],
   workspace: ["a workspace id", "ws"],
   relation: ["a relation id", "rel"],
+  attachment: ["an attachment id", "att"],
   oauthGrant: ["an OAuth grant id", "ogr"],
 };
 const idWords = (kind: NameKind) => `${IDS[kind][0]} (\`${IDS[kind][1]}_…\`)`;

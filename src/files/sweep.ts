@@ -3,7 +3,7 @@
 // A process killed in between leaves an object without a record; an object lost leaves a record without an object. The
 // sweep walks the bucket in key order beside the records in the same order (a merge, a page of 1,000 keys at a time) and
 // removes both kinds, leaving alone what is younger than `graceMs` (an upload in flight has its object before its record).
-import { and, asc, gt, inArray, lte } from "drizzle-orm";
+import { and, asc, gt, inArray, like, lte } from "drizzle-orm";
 import { attachments, fileDeletions } from "../../drizzle/schema";
 import type { Executor } from "../db/client";
 import type { Env } from "../env";
@@ -16,19 +16,30 @@ export interface SweepResult {
   recordsRemoved: number;
 }
 
-export async function sweepFiles(db: Executor, env: Pick<Env, "FILES">, graceMs = SWEEP_GRACE_MS): Promise<SweepResult> {
+/** `prefix`: one workspace's objects (`<workspace id>/`); by default the whole bucket. */
+export async function sweepFiles(
+  db: Executor,
+  env: Pick<Env, "FILES">,
+  { graceMs = SWEEP_GRACE_MS, prefix = "" }: { graceMs?: number; prefix?: string } = {},
+): Promise<SweepResult> {
   const before = new Date(Date.now() - graceMs);
   const result: SweepResult = { objectsRemoved: 0, recordsRemoved: 0 };
   let cursor: string | undefined;
-  let after = "";
+  let after = prefix;
   for (;;) {
-    const page = await env.FILES.list({ cursor, limit: 1000 });
+    const page = await env.FILES.list({ cursor, limit: 1000, prefix: prefix || undefined });
     const last = page.truncated ? page.objects.at(-1)?.key : undefined;
     cursor = page.truncated ? page.cursor : undefined;
     const records = await db
       .select({ id: attachments.id, key: attachments.objectKey, createdAt: attachments.createdAt })
       .from(attachments)
-      .where(and(gt(attachments.objectKey, after), last === undefined ? undefined : lte(attachments.objectKey, last)))
+      .where(
+        and(
+          gt(attachments.objectKey, after),
+          last === undefined ? undefined : lte(attachments.objectKey, last),
+          prefix ? like(attachments.objectKey, `${prefix}%`) : undefined,
+        ),
+      )
       .orderBy(asc(attachments.objectKey));
     const recorded = new Set(records.map((r) => r.key));
     const objects = new Set(page.objects.map((o) => o.key));

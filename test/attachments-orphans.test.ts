@@ -4,10 +4,10 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../src/index";
 import { relayFileDeletions } from "../src/files/deletions";
 import { sweepFiles } from "../src/files/sweep";
 import { newId } from "../src/ids";
+import worker from "../src/index";
 import { del, eventually, get, post, testEnv } from "./helpers/api";
 import { upload } from "./helpers/attachments";
 import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
@@ -45,11 +45,9 @@ describe("nothing orphaned", () => {
     const task = await newTask();
     const comment = (await post("/comments", { taskId: task.id, content: "c" }, t.owner.key)).body.comment;
     const other = (await post("/comments", { taskId: task.id, content: "d" }, t.owner.key)).body.comment;
-    const keys = [
-      await attach(`/tasks/${task.id}`),
-      await attach(`/comments/${comment.id}`),
-      await attach(`/comments/${other.id}`),
-    ].map((id) => keyOf(t.workspaceId, id));
+    const keys = [await attach(`/tasks/${task.id}`), await attach(`/comments/${comment.id}`), await attach(`/comments/${other.id}`)].map(
+      (id) => keyOf(t.workspaceId, id),
+    );
     expect((await del(`/comments/${other.id}`, t.owner.key)).status).toBe(204);
     await eventually(async () => !(await exists(keys[2])));
     expect(await exists(keys[0])).toBe(true);
@@ -99,7 +97,9 @@ describe("nothing orphaned", () => {
     expect(await exists(keyOf(t.workspaceId, kept))).toBe(true);
     // The repair is an event of the task, by no one.
     const history = await get(`/tasks/${task.id}/history`, t.owner.key);
-    const deleted = history.body.events.find((e: { type: string; resourceId: string }) => e.type === "attachment.deleted" && e.resourceId === hollow);
+    const deleted = history.body.events.find(
+      (e: { type: string; resourceId: string }) => e.type === "attachment.deleted" && e.resourceId === hollow,
+    );
     expect(deleted.actor).toBeNull();
   });
 });

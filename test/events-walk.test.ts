@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../src/auth/jwt";
 import { type ApiResponse, api, get, patch, post, uniqueEmail } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { call } from "./helpers/least-privilege";
 import { codeIn, mailTo, startSignup } from "./helpers/signup";
 
 type Via = "api_key" | "jwt" | "mcp" | "import" | "sign_up";
@@ -526,6 +527,38 @@ const TABLE: Entry[] = [
       return {
         send: () => send("DELETE", `/tasks/${b.id}/relations/${relation.id}`, owner()),
         outcome: () => ({ events: [{ type: "task_relation.deleted", id: relation.id }] }),
+      };
+    },
+  },
+  {
+    op: "POST /tasks/{id}/attachments",
+    async prepare() {
+      const task = await newTask();
+      return {
+        send: () => call("POST /tasks/{id}/attachments", `/tasks/${task.id}/attachments?filename=e.txt`, t.owner.key, "walked"),
+        outcome: (res) => ({ events: [{ type: "attachment.created", id: res.body.attachment.id }] }),
+      };
+    },
+  },
+  {
+    op: "POST /comments/{id}/attachments",
+    async prepare() {
+      const comment = ok(await post("/comments", { taskId: (await newTask()).id, content: "c" }, t.owner.key), 201).comment;
+      return {
+        send: () => call("POST /comments/{id}/attachments", `/comments/${comment.id}/attachments?filename=e.txt`, t.owner.key, "walked"),
+        outcome: (res) => ({ events: [{ type: "attachment.created", id: res.body.attachment.id }] }),
+      };
+    },
+  },
+  {
+    op: "DELETE /attachments/{id}",
+    async prepare() {
+      const task = await newTask();
+      const path = `/tasks/${task.id}/attachments?filename=e.txt`;
+      const { attachment } = ok(await call("POST /tasks/{id}/attachments", path, t.owner.key, "walked"), 201);
+      return {
+        send: () => send("DELETE", `/attachments/${attachment.id}`, owner()),
+        outcome: () => ({ events: [{ type: "attachment.deleted", id: attachment.id }] }),
       };
     },
   },

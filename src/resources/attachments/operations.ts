@@ -7,11 +7,12 @@ import { attachments, comments, tasks, teams } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { guardedDelete, readTarget, type Target } from "../../auth/guarded";
+import { readRecord } from "../../auth/reads";
 import { badRequest, invalid, notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
 import type { Env } from "../../env";
 import { fileTooLarge, maxAttachmentBytes, maxWorkspaceBytes, quotaExceeded, storeObject } from "../../files/storage";
-import type { ListParams } from "../../http/list";
+import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { type AttachmentDto, attachmentRecord } from "../../records/attachments";
 import { taskMatch } from "../../records/names";
@@ -93,12 +94,13 @@ async function attachmentById(db: Executor, id: string): Promise<AttachmentDto> 
  * stored after a refusal.
  */
 export async function uploadAttachment(caller: Caller, env: FilesEnv, parent: AttachmentParent, upload: Upload): Promise<AttachmentDto> {
+  // What the path names and the caller's right to it first (401, 404, 403), then the body.
+  const target = parentTarget(caller, parent);
+  const before = await readTarget<ParentRow>(caller.db, caller, target);
   const max = maxAttachmentBytes(env);
   if (upload.length === null || !upload.body) throw badRequest("Send the file's bytes as the body, with its Content-Length");
   if (upload.length > max) throw fileTooLarge(max);
   const quota = maxWorkspaceBytes(env);
-  const target = parentTarget(caller, parent);
-  const before = await readTarget<ParentRow>(caller.db, caller, target);
   if (before.used + upload.length > quota) throw quotaExceeded(quota, before.used);
 
   const id = newId("att");
@@ -156,16 +158,8 @@ export async function deleteAttachment(caller: Caller, id: string): Promise<void
 }
 
 /** GET /attachments/{id}. */
-export function getAttachment(caller: Caller, id: string): Promise<AttachmentDto> {
-  return caller.read(async (actor) => {
-    const [row] = await caller.db
-      .select({ attachment: attachmentRecord.json() })
-      .from(attachmentRecord.from)
-      .where(attachmentRecord.named(actor, id))
-      .limit(1);
-    if (!row) throw notFound("Attachment");
-    return row.attachment as AttachmentDto;
-  });
+export function getAttachment(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<AttachmentDto> {
+  return readRecord(caller, attachmentRecord, id, fields);
 }
 
 /** The attachment and where its bytes are, for GET /attachments/{id}/content. */

@@ -3,10 +3,10 @@ import type { Context } from "hono";
 import { type CallerEnv, listParams } from "../../auth/middleware";
 import { protectedRoute } from "../../auth/route-base";
 import { digestOf } from "../../files/storage";
-import { listBody } from "../../http/list";
+import { listBody, parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
 import { newRouter } from "../../http/router";
-import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { Attachment, AttachmentSelection, attachmentRecord } from "../../records/attachments";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
@@ -86,8 +86,11 @@ const read = createRoute({
   path: "/attachments/{id}",
   summary: "Get an attachment's record",
   description: "Its bytes: `GET /attachments/{id}/content`. Another workspace's attachment is 404.",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(one, "The attachment"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
+  request: { params: IdParam, query: fieldsQueryFor(attachmentRecord.shape) },
+  responses: {
+    200: jsonResponse(z.object({ attachment: AttachmentSelection }), "The attachment"),
+    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "NOT_FOUND"], { validation: true }),
+  },
 });
 const remove = createRoute({
   ...base,
@@ -154,7 +157,10 @@ export const attachmentRoutes = newRouter()
     const params = await listParams(c, attachmentRecord.list);
     return c.json(await listBody("attachments", params, await listAttachments(c.get("caller"), c.req.valid("param").id, params)), 200);
   })
-  .openapi(read, async (c) => c.json({ attachment: await getAttachment(c.get("caller"), c.req.valid("param").id) }, 200))
+  .openapi(read, async (c) => {
+    const fields = parseFields(c.req.valid("query").fields, attachmentRecord.shape);
+    return c.json({ attachment: projectFields(await getAttachment(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
+  })
   .openapi(remove, async (c) => {
     await deleteAttachment(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

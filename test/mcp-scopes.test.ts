@@ -68,6 +68,7 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "delete_task",
       "link_tasks",
       "unlink_tasks",
+      "list_attachments",
       "get_task_history",
     ]);
   });

@@ -78,6 +78,7 @@ describe("every tool answers what its outputSchema says", () => {
     unlink_tasks: () => ({ id: task.reference, relationId }),
     add_comment: () => ({ taskId: task.reference, content: "Schema **check**" }),
     list_task_comments: () => ({ id: task.reference }),
+    list_attachments: () => ({ id: task.reference }),
     delete_comment: () => ({ id: doomed.comment }),
     list_users: () => ({ filter: { contains: { name: "planner" } } }),
     create_project: () => ({ teamId: "mct", name: "Schema check", labelIds: ["bug"] }),

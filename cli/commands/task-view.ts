@@ -1,12 +1,13 @@
 // `pm tasks view ENG-12`: a task as a person reads it (as `gh issue view`): its fields (its parent, project and
-// milestone by name), its description, its relations and sub-tasks with their status, then its comments oldest first.
-// `--json` is the task's JSON with its `relations` and `comments` added, for scripts.
+// milestone by name), its description, its relations, files and sub-tasks, then its comments oldest first.
+// `--json` is the task's JSON with its `relations`, `attachments` and `comments` added, for scripts.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { linkedNames } from "../linked";
 import { printJson, printRecord, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
+import { allAttachments, printAttachments } from "./attachments";
 
 type Comment = Schemas["TaskCommentSelection"];
 type Relation = Schemas["TaskRelationSelection"];
@@ -68,12 +69,13 @@ export const view = defineCommand({
     const session = openSession(args);
     const id = args.ref;
     // The task and its comments at once: the comments' route takes the reference as well as the id.
-    const [{ task }, comments, relations] = await Promise.all([
+    const [{ task }, comments, relations, files] = await Promise.all([
       unwrap(session.client.GET("/tasks/{id}", { params: { path: { id }, query: args.json ? {} : { fields: TASK_FIELDS } } })),
       allComments(session, id, args.json ? undefined : COMMENT_FIELDS),
       allRelations(session, id, args.json ? undefined : RELATION_FIELDS),
+      allAttachments(session, id),
     ]);
-    if (args.json) return printJson({ task: { ...task, relations, comments } });
+    if (args.json) return printJson({ task: { ...task, relations, attachments: files, comments } });
     const linked = await linkedNames(session, task, true);
     printRecord([
       ["title", task.title],
@@ -92,6 +94,10 @@ export const view = defineCommand({
     if (relations.length > 0) console.log("\nRelations:");
     for (const r of relations)
       console.log(`  ${[(r.type ?? "").replace("_", " "), r.task?.reference, r.task?.status, r.task?.title].join("  ")}`);
+    if (files.length > 0) {
+      console.log(`\n${files.length === 1 ? "1 file:" : `${files.length} files:`} (pm download <id>)`);
+      printAttachments(files);
+    }
     const subtasks = linked.subtasks ?? [];
     if (subtasks.length > 0) {
       console.log(`\n${subtasks.length === 1 ? "1 sub-task:" : `${subtasks.length} sub-tasks:`}`);

@@ -19,5 +19,6 @@ export const EXPORT_PATH = /^\/(tasks|projects|teams|workspaces)\/[^/]+\/export$
 /**
  * The attachment uploads (POST /tasks/{id}/attachments, /comments/{id}/attachments): raw bytes streamed to storage, so
  * their own size limit, no JSON checks, and no Idempotency-Key (an answer could only be replayed by holding the body).
+ * The bench's plain R2 put (`/_bench/files`, dev only) is compared with them, so it streams alike.
  */
-export const UPLOAD_PATH = /^\/(tasks|comments)\/[^/]+\/attachments$/;
+export const UPLOAD_PATH = /^\/((tasks|comments)\/[^/]+\/attachments|_bench\/files)$/;

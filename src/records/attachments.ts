@@ -1,9 +1,8 @@
 // The Attachment record (docs/api.md, "Attachments"): a file on a task or on one of its comments, its bytes in R2.
 // The field map gives the answer, the list under a task, the events' data and the export's file entries.
 import { z } from "@hono/zod-openapi";
-import { type SQLWrapper, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { attachments } from "../../drizzle/schema";
-import { inTeams, type Reach } from "../db/scope";
 import { defineRecord, f } from "../http/record";
 import { BodyId, ExportTimestamp } from "../http/schemas";
 import { named } from "./names";
@@ -44,8 +43,3 @@ export const AttachmentSelection = attachmentRecord.selection;
 
 /** Where an attachment's bytes are read: `GET /attachments/{id}/content`. */
 export const contentPath = (id: string) => `/attachments/${id}/content`;
-
-/** `fields=attachments{…}` on a task: its attachments (its comments' too), oldest first, in the statement that reads it. */
-export const attachmentsJson = (taskId: SQLWrapper) => (reach: Reach) =>
-  sql`(select coalesce(json_agg(${attachmentRecord.json()} order by ${a.createdAt}, ${a.id}), '[]'::json) from ${a}
-    where ${a.taskId} = ${taskId} and ${inTeams(reach.teams, a.teamId)})`;

@@ -1,10 +1,16 @@
 // `npm run check:layers`: the folders of src/ form layers that only point down, so no folder imports one that
 // imports it back (no cycle between folders):
-//   core (errors, crypto, dates, email messages) < env < ids < db < email < http < records < webhooks < files < auth
-//   < middleware < resources < mcp < app < front
-// A Worker's entry (src/index.ts, the queue consumer's src/email/worker.ts) composes the layers: it counts as `app`.
+//   core (errors, crypto, dates, email messages) < env < ids < db < email < store < records < store/events.ts
+//   < webhooks < files < auth < http < middleware < resources < mcp < queue < app < front
+// `store/` is the floor of the data: the statement builders (field maps' machinery, lists, guarded writes, reads) and
+// the value schemas they use; it knows no caller but the narrow interface it declares (store/caller.ts), so it imports
+// neither auth/ nor http/. One file of it sits higher: the event stream's statement (store/events.ts) renders events
+// with every record's field map, so it stands above records/ (and still below auth/, which passes it its visibility
+// rule). `http/` is only HTTP (request, response, errors, OpenAPI) and sits above auth/, whose Caller its routes set.
+// A Worker's entry composes the layers: src/index.ts counts as `app`; the queue consumer (src/queue/, email and
+// webhook deliveries, deleted files) is its own layer above email/, webhooks/ and files/, so neither imports the other to be reached.
 // The edge front Worker (src/front/) sits on top and imports nothing below it: it is a Worker of its own, kept small.
-// and inside resources/ no resource imports another: what two resources share (a record's field map, a rule) sits in
+// Inside resources/ no resource imports another: what two resources share (a record's field map, a rule) sits in
 // a layer below (records/, auth/). A relative import (type-only and `import("…")` included) that breaks either rule is
 // printed and fails the check.
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -17,23 +23,29 @@ const LAYERS = [
   "ids",
   "db",
   "email",
-  "http",
+  "store",
   "records",
+  "store/events.ts",
   "webhooks",
   "files",
   "auth",
+  "http",
   "middleware",
   "resources",
   "mcp",
+  "queue",
   "app",
   "front",
 ];
-const ENTRIES = new Set(["index.ts", path.join("email", "worker.ts")]);
+const ENTRIES = new Set(["index.ts"]);
 const IMPORT = /(?:(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+|import\(\s*)["'](\.{1,2}\/[^"']+)["']/g;
 
+/** A file's layer: its top folder (or file, without `.ts`), or a longer path of LAYERS that names it (store/events.ts). */
 function layerOf(file) {
-  if (ENTRIES.has(path.relative(SRC, file))) return "app";
-  const layer = path.relative(SRC, file).split(path.sep)[0].replace(/\.ts$/, "");
+  const relative = path.relative(SRC, file).split(path.sep).join("/");
+  if (ENTRIES.has(relative)) return "app";
+  if (LAYERS.includes(relative)) return relative;
+  const layer = relative.split("/")[0].replace(/\.ts$/, "");
   if (!LAYERS.includes(layer)) throw new Error(`${file}: not in a known layer of src/ (${LAYERS.join(", ")})`);
   return layer;
 }

@@ -604,8 +604,8 @@ const WORKSPACE_WIDE: Record<string, string> = {
   "PATCH /workspaces/{id}": "the workspace itself",
   "GET /workspaces/{id}/export":
     "the whole workspace, every team's records: a team-bound credential may not export it at all (least-privilege.test.ts)",
-  "GET /invites/{id}": "an invitation to the workspace; its teamIds are what the invitee will join, not a team's record",
-  "DELETE /invites/{id}": "an invitation to the workspace",
+  "GET /invites/{id}": "an invitation to the workspace (a team-bound key sees those into its teams only: the list test)",
+  "DELETE /invites/{id}": "an invitation to the workspace (as GET)",
   "GET /api-keys/{id}": "the caller's own key, in no team",
   "DELETE /api-keys/{id}": "the caller's own key, in no team",
   "DELETE /oauth/grants/{id}": "the caller's own OAuth grant, in no team",
@@ -677,7 +677,6 @@ describe.concurrent("team-bound walk: a key bound to team A finds no record of t
 /** What granting operations the grant walk leaves out, each with why. */
 const GRANTS_NOTHING: Record<string, string> = {
   "DELETE /invites/{id}": "cancels an invite: takes away, grants nothing",
-  "DELETE /users/{id}": "removes a member: takes away, grants nothing",
   "DELETE /team-members/{id}": "removes a membership: takes away, grants nothing",
   "DELETE /api-keys/{id}": "deletes a key: takes away, grants nothing",
   "DELETE /imports/{id}": "discards a staged import: writes no record",
@@ -761,6 +760,15 @@ const GRANT_TABLE: Record<string, () => Promise<void>> = {
     expect(ok(await get(`/users/${admin.userId}`, owner()), 200).user.role).toBe("ADMIN");
     // Its own name is no grant.
     expect(ok(await patch(`/users/${t.owner.userId}`, { name: "Bound owner" }, boundToA), 200).user.name).toBe("Bound owner");
+  },
+  async "DELETE /users/{id}"() {
+    // The member would leave every team, team B's too: refused; its own agent (made through team A) it may remove.
+    const member = await addMember(t, "MEMBER");
+    await joinTeam(teamB, member);
+    expectBoundRefusal(await api("DELETE", `/users/${member.userId}`, { key: boundToA }), "remove a member");
+    expect(ok(await get(`/users/${member.userId}`, owner()), 200).user.role).toBe("MEMBER");
+    const agent = ok(await post("/agents", { name: "Leaves" }, boundToA), 201).agent;
+    expect((await api("DELETE", `/users/${agent.id}`, { key: boundToA })).status).toBe(204);
   },
   async "POST /teams"() {
     // Its creator would be the new team's OWNER, in a team outside the credential's: refused, top-level or under team A.
@@ -900,6 +908,23 @@ describe.concurrent("team-bound lists never show team B's records", () => {
   const word = `zebra${Date.now().toString(36)}`;
   beforeAll(async () => {
     [a, b] = [await recordsIn(teamA, word), await recordsIn(teamB, word)];
+  });
+
+  it("GET /invites and /invites/{id}: invites into team A only (another team's id never shows); others are 404", async () => {
+    const intoA = ok(await post("/invites", { email: uniqueEmail("lp-inv-a"), teamIds: [teamA.id] }, owner()), 201).invite;
+    const intoB = ok(await post("/invites", { email: uniqueEmail("lp-inv-b"), teamIds: [teamB.id] }, owner()), 201).invite;
+    const intoBoth = ok(await post("/invites", { email: uniqueEmail("lp-inv-ab"), teamIds: [teamA.id, teamB.id] }, owner()), 201).invite;
+    const intoNone = ok(await post("/invites", { email: uniqueEmail("lp-inv-0") }, owner()), 201).invite;
+    const listed = await everything("/invites", boundToA, "invites");
+    expect(listed.map((x) => x.id)).toContain(intoA.id);
+    for (const invite of listed) expect(invite.teamIds).toEqual([teamA.id]);
+    for (const hidden of [intoB, intoBoth, intoNone]) {
+      expect((await get(`/invites/${hidden.id}`, boundToA)).status, "GET").toBe(404);
+      expect((await api("DELETE", `/invites/${hidden.id}`, { key: boundToA })).status, "DELETE").toBe(404);
+      expect(ok(await get(`/invites/${hidden.id}`, owner()), 200).invite.id).toBe(hidden.id);
+    }
+    expect(ok(await get(`/invites/${intoA.id}`, boundToA), 200).invite.id).toBe(intoA.id);
+    expect((await get("/invites", owner())).body.invites.length).toBeGreaterThanOrEqual(4);
   });
 
   it("GET /tasks, /projects, /milestones, /comments, /teams: team A's records, none of team B's (also when filtered for B)", async () => {

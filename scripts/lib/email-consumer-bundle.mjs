@@ -1,4 +1,4 @@
-// The email consumer worker (src/email/worker.ts) bundled into one ES module, for a Miniflare that runs it as its
+// The email consumer worker (src/queue/worker.ts) bundled into one ES module, for a Miniflare that runs it as its
 // own worker (the Workers test project, test/smoke/email-delivery.test.mjs) as `npm start` and production do.
 import path from "node:path";
 import { build } from "esbuild";
@@ -8,7 +8,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** Bundles the consumer into `outfile` (keep it under the project root: workerd refuses module paths that climb out). */
 export async function bundleEmailConsumer(outfile) {
   await build({
-    entryPoints: [path.join(root, "src/email/worker.ts")],
+    entryPoints: [path.join(root, "src/queue/worker.ts")],
     bundle: true,
     format: "esm",
     platform: "neutral",

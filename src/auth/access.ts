@@ -1,13 +1,15 @@
-// The rules of a write as guards of its statement (auth/guarded.ts): the caller's role in a record's team, the team write
+// The rules of a write as guards of its statement (store/guarded.ts): the caller's role in a record's team, the team write
 // rule (docs/api.md, permissions), grants, workspace roles, the labels a body names.
-import { Column, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { teamMembers } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import type { WorkspaceScope } from "../db/client";
 import { teamsValue } from "../db/scope";
 import { allWorkspaceLabels } from "../records/labels";
-import type { Guard } from "./guarded";
-import type { Actor, WorkspaceRole } from "./principal";
+import type { Actor } from "../store/caller";
+import type { Guard } from "../store/guarded";
+import { qualified } from "../store/record";
+import type { WorkspaceRole } from "./principal";
 import {
   grantRules,
   mayActInTeamSql,
@@ -18,10 +20,6 @@ import {
   workspaceRoleRefusal,
   workspaceRoleSql,
 } from "./roles";
-
-/** A column named with its table (where Drizzle would leave it bare in a query whose FROM joins others); other SQL as is. */
-export const qualified = (value: SQLWrapper) =>
-  is(value, Column) ? sql`${sql.identifier(getTableName(value.table))}.${sql.identifier(value.name)}` : value;
 
 /**
  * The role of `user` (the caller) in the team `teamId` (a column of the row being read), as a scalar subquery;
@@ -65,8 +63,8 @@ export const workspaceRoleGuard = (actor: Actor, min: WorkspaceRole, what: strin
  * A write that reaches past the teams a credential may be bound to (a new team, a whole workspace's export or import,
  * a webhook of every team) needs a credential bound to none (docs/api.md, "Least privilege").
  */
-export const unboundGuard = (actor: Actor, what: string): Guard => ({
-  holds: sql`(${teamsValue(actor.teams)} is null)`,
+export const unboundGuard = (actor: Actor, what: string, exempt?: SQL): Guard => ({
+  holds: exempting(sql`(${teamsValue(actor.teams)} is null)`, exempt),
   refusal: () => unboundRefusal(what),
 });
 

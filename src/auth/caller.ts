@@ -5,10 +5,11 @@ import { AppError, forbidden } from "../core/errors";
 import type { Scope } from "../core/scopes";
 import type { Db, RequestDb, Tx } from "../db/client";
 import type { Env } from "../env";
-import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../http/list";
+import type { Actor, StatementCaller } from "../store/caller";
+import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../store/list";
 import { type Credential, credentialScope, credentialTeams, memberColumn } from "./credential";
 import { touchGrant } from "./oauth/grants";
-import { type Actor, loadPrincipal, type Principal, principalActor, touchApiKey } from "./principal";
+import { loadPrincipal, type Principal, principalActor, touchApiKey } from "./principal";
 
 const UNAUTHORIZED_WHY = {
   none: "send a valid svc-api-key header or Bearer token",
@@ -49,7 +50,7 @@ class Identity {
  * scope); an operation that needs the caller's name, type or email loads the principal (one query, once per request).
  * Either way a credential that is not live is 401, one without the scope 403 (docs/api.md, order of checks).
  */
-export class Caller {
+export class Caller implements StatementCaller {
   constructor(
     readonly credential: Credential,
     private readonly rdb: RequestDb,
@@ -172,6 +173,11 @@ export class Caller {
       }
       return rows;
     });
+  }
+
+  /** Why a statement that found the credential not live did nothing: 401, or 403 naming the scope. */
+  async refused(): Promise<AppError> {
+    return (await this.refusal()) ?? unauthorized();
   }
 
   /** NOT_FOUND(`what`) for a read or write that found nothing, unless the credential is not live (401) or lacks the scope (403). */

@@ -2,7 +2,7 @@
 // operation and the import that stands for it (an overwrite) decide with the same expression.
 import { eq, or } from "drizzle-orm";
 import { comments, labels } from "../../drizzle/schema";
-import type { Actor } from "./principal";
+import type { Actor } from "../store/caller";
 import { workspaceAdminSql } from "./roles";
 
 /** Renaming, recolouring and deleting a label: workspace ADMIN/OWNER or the label's creator (any member creates one). */

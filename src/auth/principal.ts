@@ -1,8 +1,8 @@
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { apiKeys, users, workspaceMembers, workspaces } from "../../drizzle/schema";
 import { SCOPES, type Scope } from "../core/scopes";
 import type { Db } from "../db/client";
-import type { Reach } from "../db/scope";
+import type { Actor } from "../store/caller";
 import { type Credential, liveCredential, storedGrants } from "./credential";
 
 export type WorkspaceRole = "MEMBER" | "ADMIN" | "OWNER";
@@ -17,15 +17,6 @@ export interface Principal {
   teamIds: string[] | null;
   /** When the credential stops being live (a key's `expiresAt`, a token's `exp`), in ms since the epoch; null: never. */
   expiresAt: number | null;
-}
-
-/**
- * Who acts, in a statement that authenticates and authorizes itself: plain values of a loaded principal, or SQL read
- * from the credential in the statement (null for a credential that is not live).
- */
-export interface Actor extends Reach {
-  user: string | SQL<string>;
-  role: string | SQL<string>;
 }
 
 export const principalActor = (p: Principal) =>

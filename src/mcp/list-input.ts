@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import type { ListSpec } from "../http/list";
-import { filterableNames } from "../http/list/filter";
-import { sortableNames } from "../http/list/sort";
 import { ListQuery } from "../http/schemas";
+import type { ListSpec } from "../store/list";
+import { filterableNames } from "../store/list/filter";
+import { sortableNames } from "../store/list/sort";
 import { loosely } from "./json-schema";
 
 const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);

@@ -10,9 +10,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError } from "../core/errors";
 import type { Scope } from "../core/scopes";
-import { DEFAULT_LIMIT, FILTER_OPS, MAX_LIMIT } from "../http/list";
 import { zodErrors } from "../http/validation";
 import { unkeepableText } from "../middleware/body-guard";
+import { DEFAULT_LIMIT, FILTER_OPS, MAX_LIMIT } from "../store/list";
 import { toolSchema } from "./json-schema";
 import { TOOLS, type Tool, type ToolContext } from "./tools";
 

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Caller } from "../auth/caller";
 import { acceptedScopes, type Scope, scopeOf } from "../core/scopes";
-import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../http/list";
 import { FieldsQuery, Pagination, paginated } from "../http/schemas";
 import { type AttachmentDto, attachmentRecord, contentPath } from "../records/attachments";
 import { Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../records/comments";
@@ -33,6 +32,7 @@ import { createTask, deleteTask, getTask, listTasks, updateTask } from "../resou
 import { createRelation, deleteRelation } from "../resources/tasks/relations";
 import { listTeams } from "../resources/teams/operations";
 import { listUsers } from "../resources/users/operations";
+import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../store/list";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
 /** What a tool runs with: the request's caller, requiring the tool's scope, as a REST handler has it. */

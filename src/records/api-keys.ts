@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { apiKeys } from "../../drizzle/schema";
 import { READABLE, SCOPES, type Scope } from "../core/scopes";
 import { EVERY_SCOPE, readsJson } from "../db/scope";
-import { defineRecord, f } from "../http/record";
+import { defineRecord, f } from "../store/record";
 import { formsOf, NamesOf, named } from "./names";
 
 /** Scopes in a request body: contract §12's names, at least one. */

@@ -3,8 +3,8 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { attachments } from "../../drizzle/schema";
-import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp } from "../http/schemas";
+import { defineRecord, f } from "../store/record";
+import { BodyId, ExportTimestamp } from "../store/schemas";
 import { named } from "./names";
 
 const a = attachments;

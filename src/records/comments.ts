@@ -5,9 +5,9 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { comments, milestones, projects, tasks, users } from "../../drizzle/schema";
-import type { FieldShape, ListSpec } from "../http/list";
-import { defineRecord, exportedTimestamps, type Field, f } from "../http/record";
-import { BodyId, LongText } from "../http/schemas";
+import type { FieldShape, ListSpec } from "../store/list";
+import { defineRecord, exportedTimestamps, type Field, f } from "../store/record";
+import { BodyId, LongText } from "../store/schemas";
 import { type NameKind, NameOf, named } from "./names";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 

@@ -7,9 +7,9 @@ import { fieldDefinitions, fieldType, milestones, projects, tasks, users, worksp
 import { isIsoDate } from "../core/dates";
 import { notFound, ValidationError } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
-import type { DynamicFields, ListField } from "../http/list";
-import { f } from "../http/record";
-import { ObjectKey } from "../http/schemas";
+import type { DynamicFields, ListField } from "../store/list";
+import { f } from "../store/record";
+import { ObjectKey } from "../store/schemas";
 import { formOf, formsOf, named, namesAny } from "./names";
 
 export const RECORD_TYPES = ["task", "project", "milestone"] as const;

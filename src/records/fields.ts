@@ -4,9 +4,9 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { fieldDefinitions } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
-import type { FilterOp } from "../http/list";
-import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp, ObjectKey } from "../http/schemas";
+import type { FilterOp } from "../store/list";
+import { defineRecord, f } from "../store/record";
+import { BodyId, ExportTimestamp, ObjectKey } from "../store/schemas";
 import { FIELD_TYPES, type FieldType, OPTION_TYPES, RECORD_TYPES, textArray } from "./custom-fields";
 import { named } from "./names";
 

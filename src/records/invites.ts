@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { invites, users } from "../../drizzle/schema";
-import { defineRecord, f } from "../http/record";
+import { defineRecord, f } from "../store/record";
 import { formsOf, NamesOf, named } from "./names";
 import { TeamRoleSchema } from "./team-members";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";

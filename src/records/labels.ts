@@ -7,9 +7,9 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { labels, projectLabels, taskLabels } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
 import type { WorkspaceScope } from "../db/client";
-import type { FilterOp } from "../http/list";
-import { defineRecord, f } from "../http/record";
-import { BodyId, HexColor } from "../http/schemas";
+import type { FilterOp } from "../store/list";
+import { defineRecord, f } from "../store/record";
+import { BodyId, HexColor } from "../store/schemas";
 import { NamesOf, named, nameMatch, namesAny } from "./names";
 
 /** Any member creates a label; its name is unique in the workspace, in any case (409). */

@@ -4,8 +4,8 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { milestoneStatus, milestones, projects } from "../../drizzle/schema";
-import { defineRecord, exportedTimestamps, f } from "../http/record";
-import { BodyId, IsoDate, LongText } from "../http/schemas";
+import { defineRecord, exportedTimestamps, f } from "../store/record";
+import { BodyId, IsoDate, LongText } from "../store/schemas";
 import { customFieldsField } from "./custom-fields";
 import { NameOf, named } from "./names";
 import { ImportedName } from "./projects";

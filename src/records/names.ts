@@ -7,9 +7,9 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type PgTable } from "drizzle-orm/pg-core";
 import { labels, projects, tasks, teams, users } from "../../drizzle/schema";
-import type { NamedValues } from "../http/list";
-import { BodyId, MAX_ID_LENGTH } from "../http/schemas";
 import type { IdPrefix } from "../ids";
+import type { NamedValues } from "../store/list";
+import { BodyId, MAX_ID_LENGTH } from "../store/schemas";
 
 /** The kinds of record a request may name; those without a human name take their id only. */
 export type NameKind =

@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { oauthGrants } from "../../drizzle/schema";
 import { SCOPES } from "../core/scopes";
 import { EVERY_SCOPE } from "../db/scope";
-import { defineRecord, f } from "../http/record";
+import { defineRecord, f } from "../store/record";
 import { named } from "./names";
 
 export const oauthGrantRecord = defineRecord({

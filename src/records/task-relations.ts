@@ -8,9 +8,9 @@ import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from
 import { badRequest } from "../core/errors";
 import type { Executor } from "../db/client";
 import { inTeams, type Reach, type TeamScope } from "../db/scope";
-import type { FilterOp } from "../http/list";
-import { defineRecord, f } from "../http/record";
-import { BodyId, ExportTimestamp } from "../http/schemas";
+import type { FilterOp } from "../store/list";
+import { defineRecord, f } from "../store/record";
+import { BodyId, ExportTimestamp } from "../store/schemas";
 import { named, taskMatch } from "./names";
 import { TaskStatus } from "./task-status";
 

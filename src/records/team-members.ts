@@ -5,8 +5,8 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { teamMembers, teamRole, users } from "../../drizzle/schema";
 import type { Executor, WorkspaceScope } from "../db/client";
-import { defineRecord, f } from "../http/record";
-import { BodyId } from "../http/schemas";
+import { defineRecord, f } from "../store/record";
+import { BodyId } from "../store/schemas";
 import { NameOf, named } from "./names";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 

@@ -6,9 +6,9 @@ import { alias } from "drizzle-orm/pg-core";
 import { teams } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
-import type { FieldSelection } from "../http/list";
-import { defineRecord, exportedTimestamps, f } from "../http/record";
-import { BodyId, LongText } from "../http/schemas";
+import type { FieldSelection } from "../store/list";
+import { defineRecord, exportedTimestamps, f } from "../store/record";
+import { BodyId, LongText } from "../store/schemas";
 import { NameOf, named, nameMatch } from "./names";
 import { membersJson, TeamMemberItem, teamMemberItemRecord } from "./team-members";
 

@@ -7,9 +7,9 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { users, userType, workspaceMembers, workspaceRole } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
-import type { FieldShape } from "../http/list";
-import { defineRecord, f } from "../http/record";
-import { BodyId } from "../http/schemas";
+import type { FieldShape } from "../store/list";
+import { defineRecord, f } from "../store/record";
+import { BodyId } from "../store/schemas";
 import { named, namesAny } from "./names";
 
 export const UserSummarySchema = z

@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../drizzle/schema";
-import { defineRecord, f } from "../http/record";
+import { defineRecord, f } from "../store/record";
 import { isEventPattern, RESOURCE_TYPES } from "./event-types";
 import { formsOf, NamesOf, named } from "./names";
 

@@ -2,8 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { workspaces } from "../../drizzle/schema";
-import { defineRecord, f } from "../http/record";
-import { BodyId } from "../http/schemas";
+import { defineRecord, f } from "../store/record";
+import { BodyId } from "../store/schemas";
 import { named } from "./names";
 
 export const workspaceRecord = defineRecord({

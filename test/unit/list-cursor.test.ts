@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/core/errors";
-import { type CursorPayload, decodeCursor, encodeCursor } from "../../src/http/list/cursor";
+import { type CursorPayload, decodeCursor, encodeCursor } from "../../src/store/list/cursor";
 
 const key = { scope: "ws_01hzy3k9q2m8x7v6t5r4p3n2b1", secret: "test-secret" };
 

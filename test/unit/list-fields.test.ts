@@ -8,8 +8,8 @@ import {
   MAX_FIELDS_NAMES,
   parseFields,
   projectFields,
-} from "../../src/http/list/fields";
-import type { FieldSelection, FieldShape } from "../../src/http/list/types";
+} from "../../src/store/list/fields";
+import type { FieldSelection, FieldShape } from "../../src/store/list/types";
 
 const name = fc.stringMatching(/^[a-z][A-Za-z0-9_]{0,5}$/);
 

@@ -2,7 +2,7 @@ import { inArray, type SQL, sql } from "drizzle-orm";
 import { boolean, date, integer, PgDialect, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { AppError, ValidationError } from "../../src/core/errors";
-import { type ListSpec, MAX_FILTER_VALUE_LENGTH, MAX_FILTERS, MAX_SORT_KEYS, parseLimit, parseListParams } from "../../src/http/list";
+import { type ListSpec, MAX_FILTER_VALUE_LENGTH, MAX_FILTERS, MAX_SORT_KEYS, parseLimit, parseListParams } from "../../src/store/list";
 
 const tasks = pgTable("tasks", {
   id: text("id").primaryKey(),

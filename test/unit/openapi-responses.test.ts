@@ -3,10 +3,10 @@
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseFields, projectFields } from "../../src/http/list";
 import { targetCommentLists } from "../../src/records/comments";
 import { projectRecord } from "../../src/records/projects";
 import { taskRecord } from "../../src/records/tasks";
+import { parseFields, projectFields } from "../../src/store/list";
 import { type OpenApiDocument, openapiDocument } from "./openapi-node";
 
 const at = new Date("2026-01-02T03:04:05.006Z");

@@ -6,6 +6,9 @@ import type { Db, Executor } from "../../db/client";
 import type { EmailOutbox } from "../../email/outbox";
 import { newId } from "../../ids";
 
+/** An email as codes, accounts and invites compare it: trimmed, lower case. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
 export const CODE_TTL_MS = 15 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
 type Purpose = "SIGNUP" | "LOGIN";

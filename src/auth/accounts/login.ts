@@ -4,7 +4,7 @@ import { ValidationError } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import type { EmailOutbox } from "../../email/outbox";
 import { consumeCode, issueCode, verifyCode } from "./codes";
-import { issueApiKey, userByEmail } from "./membership";
+import { userByEmail } from "./membership";
 
 /**
  * Emails a LOGIN code to a person with an account and returns the token that completes the login. An address
@@ -70,12 +70,4 @@ export async function completeLoginWith<T>(db: Db, input: LoginInput, act: (tx: 
     return act(tx, login);
   });
   return { login, result };
-}
-
-/** Completes a login: a new API key of the chosen workspace for the user. */
-export async function completeLogin(db: Db, input: LoginInput) {
-  const { login, result: apiToken } = await completeLoginWith(db, input, (tx, l) =>
-    issueApiKey(tx, { workspaceId: l.workspace.id, userId: l.user.id, name: "Login key" }),
-  );
-  return { api_token: apiToken, workspace_slug: login.workspace.slug };
 }

@@ -5,7 +5,7 @@
 // an API key costs the principal's query (beside the database) unless the operation loaded it already.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { CallerEnv } from "../../auth/middleware";
+import type { CallerEnv } from "../../http/caller";
 import type { AppEnv } from "../../http/context";
 
 export const ASK_WORKSPACE = "x-pm-edge-workspace";

@@ -5,7 +5,7 @@
 // lost send left behind.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { CallerEnv } from "../../auth/middleware";
+import type { CallerEnv } from "../../http/caller";
 import type { AppEnv } from "../../http/context";
 import { isInherited } from "../../http/request-db";
 import { relayWebhooks } from "../../webhooks/relay";

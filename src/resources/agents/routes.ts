@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created } from "../../http/schemas";
 import { AgentCreate, AgentSchema } from "../../records/agents";

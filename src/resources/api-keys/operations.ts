@@ -5,13 +5,13 @@ import { generateApiKey } from "../../auth/api-keys";
 import type { Caller } from "../../auth/caller";
 import { storedGrants } from "../../auth/credential";
 import { type Grants, grantsFor } from "../../auth/grants";
-import { guardedDelete, guardedWrite, type Target } from "../../auth/guarded";
-import type { Actor } from "../../auth/principal";
-import { listRecords } from "../../auth/reads";
 import { notFound } from "../../core/errors";
-import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "../../records/api-keys";
+import type { Actor } from "../../store/caller";
+import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords } from "../../store/reads";
 
 /** Keys of the caller's workspace held by the caller or by an agent the caller owns; any other key is as if it did not exist. */
 const keysOf = ({ workspace, user }: Pick<Actor, "workspace" | "user">): SQL =>

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/middleware";
-import { protectedRoute } from "../../auth/route-base";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { ApiKeyCreate, type ApiKeyCreateInput, ApiKeySchema, ApiKeySelection, apiKeyRecord } from "../../records/api-keys";
+import { listBody, parseFields, projectFields } from "../../store/list";
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./operations";
 
 const list = createRoute({

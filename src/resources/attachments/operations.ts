@@ -6,17 +6,17 @@ import { and, eq, isNotNull, type SQLWrapper, sql } from "drizzle-orm";
 import { attachments, comments, tasks, teams } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, readTarget, type Target } from "../../auth/guarded";
-import { readRecord } from "../../auth/reads";
 import { badRequest, invalid, notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
 import type { Env } from "../../env";
 import { fileTooLarge, maxAttachmentBytes, maxWorkspaceBytes, quotaExceeded, storeObject } from "../../files/storage";
-import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { type AttachmentDto, attachmentRecord } from "../../records/attachments";
 import { taskMatch } from "../../records/names";
 import { taskRecord } from "../../records/tasks";
+import { guardedDelete, readTarget, type Target } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { readRecord } from "../../store/reads";
 
 /** Adding or removing a file needs team role MEMBER or higher in the task's team, or workspace ADMIN/OWNER. */
 const ATTACH = { min: "MEMBER", what: "attach files to this team's tasks" } as const;

@@ -1,13 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { type CallerEnv, listParams } from "../../auth/middleware";
-import { protectedRoute } from "../../auth/route-base";
 import { digestOf } from "../../files/storage";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { type CallerEnv, listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { Attachment, AttachmentSelection, attachmentRecord } from "../../records/attachments";
+import { listBody, parseFields, projectFields } from "../../store/list";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
 

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
 import { type AppHandle, outerOf } from "../../http/dispatch";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { dispatchItem } from "./dispatch";
 import { BatchRequest, BatchResponse, MAX_ITEMS } from "./schema";

@@ -4,11 +4,8 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { comments } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedDelete, guardedWrite, type Target, targetWhere, updatedRow } from "../../auth/guarded";
 import { COMMENT_DELETE_REFUSAL, COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
-import { listRecords, readRecord } from "../../auth/reads";
 import { forbidden, notFound } from "../../core/errors";
-import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import {
   type CommentContentInput,
@@ -19,6 +16,9 @@ import {
   commentTeam,
   taskCommentRecord,
 } from "../../records/comments";
+import { type Guard, guardedDelete, guardedWrite, type Target, targetWhere, updatedRow } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
 import { bodyTarget, commentTarget, TARGET_COLUMN } from "./targets";
 
 /** The Comment answer of the comment `id`, read in the statement that wrote it (its CTE `comments` shadows the table). */

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/middleware";
-import { protectedRoute } from "../../auth/route-base";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import {
@@ -16,6 +15,7 @@ import {
   TaskCommentSelection,
   targetCommentLists,
 } from "../../records/comments";
+import { listBody, parseFields, projectFields } from "../../store/list";
 import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./operations";
 
 const base = protectedRoute("Comments");

@@ -1,21 +1,27 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { completeLoginWith, startLogin } from "../../auth/accounts/login";
-import { normalizeEmail } from "../../auth/accounts/signup";
-import { ofPrincipal } from "../../auth/grants";
-import { protectedRoute, publicRoute } from "../../auth/route-base";
-import { AppError, badRequest, forbidden, ValidationError } from "../../core/errors";
+import { AppError, badRequest, ValidationError } from "../../core/errors";
 import { parseScopeString, SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
 import { OAuthErrorBody, oauthRefusal } from "../../http/oauth-errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { publicBaseUrl } from "../../http/urls";
 import { zodErrors } from "../../http/validation";
+import {
+  approveDevice,
+  createDeviceCode,
+  exchangeDeviceCode,
+  pendingDevice,
+  refreshLogin,
+  revokeLogin,
+  signInDevice,
+  startDeviceLogin,
+} from "./operations";
 import { confirmPage, enterCodePage, messagePage, PAGE_HEADERS } from "./page";
-import { createDeviceCode, decideDevice, exchangeDeviceCode, pendingDevice, refreshLogin, revokeLogin } from "./service";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /**
@@ -290,12 +296,7 @@ export const deviceRoutes = newRouter()
   })
   .openapi(approve, async (c) => {
     const { user_code } = deviceBody(c, DeviceApproveRequest);
-    const principal = await c.get("caller").principal();
-    const { user, workspace } = principal;
-    if (user.type !== "HUMAN") throw forbidden("Only a person can approve a device");
-    // The device gets what it asked for within what the approving credential has.
-    const within = ofPrincipal(principal);
-    await decideDevice(c.get("rdb").db, user_code, { approve: true, userId: user.id, workspaceId: workspace.id, within });
+    await approveDevice(c.get("caller"), user_code);
     return c.json({ approved: true as const }, 200);
   })
   .openapi(token, async (c) => {
@@ -333,7 +334,7 @@ deviceRoutes.post("/device", async (c) => {
   if (!z.email().safeParse(email.trim()).success) {
     return render(c, enterCodePage({ userCode: user_code, email, errors: ["Enter a valid email address."] }), 422);
   }
-  const loginToken = await startLogin(db, emailOutbox(c), normalizeEmail(email));
+  const loginToken = await startDeviceLogin(db, emailOutbox(c), email);
   return render(c, confirmPage({ userCode: device.userCode, loginToken, clientName: device.clientName, scopes: device.scopes }));
 });
 
@@ -364,15 +365,7 @@ deviceRoutes.post("/device/confirm", async (c) => {
   if (!/^\d{6}$/.test(code)) return again(["Enter the 6-digit code from the email."]);
   const approve = form.decision === "approve";
   try {
-    // The same login codes as POST /login/complete; the code is used up in the transaction that decides.
-    const { login } = await completeLoginWith(db, { login_token: form.login_token, code, workspace_slug: slug }, (tx, l) =>
-      decideDevice(
-        tx,
-        device.userCode,
-        // A person signed in by email on the page: the device gets what it asked for.
-        approve ? { approve: true, userId: l.user.id, workspaceId: l.workspace.id, within: null } : { approve: false },
-      ),
-    );
+    const login = await signInDevice(db, device.userCode, { login_token: form.login_token, code, workspace_slug: slug }, approve);
     const message = approve
       ? `The device is signed in to ${login.workspace.name} as ${login.user.email}. You can close this page.`
       : "The device was refused access. You can close this page.";

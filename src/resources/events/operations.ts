@@ -1,15 +1,16 @@
 // The change feed's operations (docs/events.md): the workspace's event stream and a task's, project's or milestone's
 // history. Called alike by the REST routes and the MCP tools.
 import type { Caller } from "../../auth/caller";
-import { eventStream, recordHistory } from "../../auth/event-reads";
+import { eventsVisibleTo } from "../../auth/events";
 import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
+import { eventStream, recordHistory } from "../../store/events";
 
-export const listEvents = (caller: Caller, query: URLSearchParams) => eventStream(caller, query);
+export const listEvents = (caller: Caller, query: URLSearchParams) => eventStream(caller, query, eventsVisibleTo);
 
 const HISTORY_OF = { tasks: taskRecord, projects: projectRecord, milestones: milestoneRecord };
 export type HistoryOf = keyof typeof HISTORY_OF;
 
 export const recordEvents = (caller: Caller, of: HistoryOf, idOrRef: string, query: URLSearchParams) =>
-  recordHistory(caller, HISTORY_OF[of], idOrRef, query);
+  recordHistory(caller, HISTORY_OF[of], idOrRef, query, eventsVisibleTo);

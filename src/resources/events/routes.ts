@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { IdParam, ListQuery, MAX_ID_LENGTH, Pagination } from "../../http/schemas";
 import { Event } from "../../records/events";

@@ -4,16 +4,16 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { fieldDefinitions, workspaceMembers } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { guardedWrite, readTarget, type Target } from "../../auth/guarded";
-import { listRecords, readRecord } from "../../auth/reads";
 import { workspaceAdminSql } from "../../auth/roles";
 import { conflict, forbidden, invalid } from "../../core/errors";
 import type { Executor } from "../../db/client";
-import type { ListParams } from "../../http/list";
-import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { type FieldType, options, RECORD_TYPES, type RecordType, recordsUsing, removeValues } from "../../records/custom-fields";
 import { type FieldCreateInput, type FieldDto, type FieldUpdateInput, fieldRecord, optionsProblem } from "../../records/fields";
+import { guardedWrite, readTarget, type Target } from "../../store/guarded";
+import type { ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
+import { insertColumns } from "../../store/record";
 
 const adminOnly = (caller: Caller) => ({
   holds: workspaceAdminSql(caller.actor.role),

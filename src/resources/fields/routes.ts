@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
-import { listParams } from "../../auth/middleware";
-import { protectedRoute } from "../../auth/route-base";
 import { badRequest, ValidationError } from "../../core/errors";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { zodErrors } from "../../http/validation";
 import { Field, FieldCreate, FieldSelection, FieldUpdate, fieldRecord, IMMUTABLE_KEYS } from "../../records/fields";
+import { listBody, parseFields, projectFields } from "../../store/list";
 import { builtInFieldsFor } from "./builtins";
 import { createField, deleteField, getField, listFields, updateField } from "./operations";
 

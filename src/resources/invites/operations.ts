@@ -4,26 +4,35 @@
 import { and, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import { invites, teamMembers, teams, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { workspaceRoleGuard } from "../../auth/access";
+import { normalizeEmail } from "../../auth/accounts/codes";
 import { joinWorkspaceWithKey, userByEmail } from "../../auth/accounts/membership";
-import { normalizeEmail } from "../../auth/accounts/signup";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedWrite, readTarget, type Target } from "../../auth/guarded";
 import type { Principal } from "../../auth/principal";
 import { requireBoundInvite, requireWorkspaceRole } from "../../auth/roles";
 import { randomToken, sha256Hex } from "../../core/crypto";
 import { conflict, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Db } from "../../db/client";
-import { inTeams } from "../../db/scope";
+import { inTeams, type TeamScope, teamsValue } from "../../db/scope";
 import type { EmailOutbox } from "../../email/outbox";
-import { listBody, pageQuery } from "../../http/list";
 import { newId } from "../../ids";
 import { INVITE_TTL_DAYS, type InviteCreateInput, type InviteDto, type InviteRedeemInput, inviteRecord } from "../../records/invites";
 import { namedIds } from "../../records/names";
+import { type Guard, guardedWrite, readTarget, type Target } from "../../store/guarded";
+import { listBody, pageQuery } from "../../store/list";
 
 const INVITE_TTL_MS = INVITE_TTL_DAYS * 24 * 60 * 60 * 1000;
 
 /** Pending = neither redeemed nor expired; cancelled invites are deleted, so they are not rows at all. */
 const pending = () => and(isNull(invites.redeemedAt), gt(invites.expiresAt, sql`now()`))!;
+
+/**
+ * Invites a credential bound to teams may see: those into its teams only (it makes no other kind), so that another
+ * team's id never shows; for every team, all.
+ */
+const reachable = (teams: TeamScope): SQL =>
+  teams === null
+    ? sql`true`
+    : sql`(${teamsValue(teams)} is null or (cardinality(${invites.teamIds}) > 0 and ${invites.teamIds} <@ (${teamsValue(teams)})::text[]))`;
 
 const agentsRefusal = (what: string) => forbidden(`Agents may not ${what}`);
 
@@ -49,7 +58,7 @@ function managerGuards(caller: Caller, what: string): Guard[] {
 /** The invite `id` of the caller's workspace (`where`: more conditions), with the guards of the operation on it. */
 const inviteTarget = (caller: Caller, id: string, guards: Guard[], where?: SQL): Target => ({
   from: inviteRecord.from,
-  where: and(eq(invites.workspaceId, caller.actor.workspace), eq(invites.id, id), where)!,
+  where: and(eq(invites.workspaceId, caller.actor.workspace), eq(invites.id, id), reachable(caller.actor.teams), where)!,
   columns: { id: invites.id },
   guards,
   name: "Invite",
@@ -132,7 +141,7 @@ export async function listInvites(caller: Caller, query: URLSearchParams) {
       .select({ invite: inviteRecord.json(params.fields) })
       .from(inviteRecord.from)
       .$dynamic(),
-    and(eq(invites.workspaceId, principal.workspace.id), pending()),
+    and(eq(invites.workspaceId, principal.workspace.id), reachable(principal.teamIds), pending()),
     params,
   );
   return listBody(

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
-import { parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
@@ -16,6 +15,7 @@ import {
   InviteSelection,
   inviteRecord,
 } from "../../records/invites";
+import { parseFields, projectFields } from "../../store/list";
 import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
 
 const base = protectedRoute("Invites");

@@ -4,14 +4,14 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { labels, workspaces } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, guardedWrite, type Target, updatedRow } from "../../auth/guarded";
 import { LABEL_EDIT_REFUSAL, mayEditLabel } from "../../auth/ownership";
-import { listRecords, readRecord } from "../../auth/reads";
 import { forbidden } from "../../core/errors";
-import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { type LabelCreateInput, type LabelDto, type LabelUpdateInput, labelRecord } from "../../records/labels";
 import { nameMatch } from "../../records/names";
+import { guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
 
 /** The Label answer of the label `id`, read in the statement that wrote it (its CTE `labels` shadows the table). */
 const written = (id: SQL): SQL<LabelDto | null> => sql`(select ${labelRecord.json()} from ${labelRecord.from} where ${labels.id} = ${id})`;

@@ -1,10 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { completeLogin, startLogin } from "../../auth/accounts/login";
-import { normalizeEmail } from "../../auth/accounts/signup";
-import { publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
+import { completeLogin, startLogin } from "./operations";
 
 const LoginStart = z
   .object({ email: z.email().max(254) })
@@ -51,7 +50,7 @@ const complete = createRoute({
 
 export const loginRoutes = newRouter()
   .openapi(start, async (c) => {
-    const token = await startLogin(c.get("rdb").db, emailOutbox(c), normalizeEmail(c.req.valid("json").email));
+    const token = await startLogin(c.get("rdb").db, emailOutbox(c), c.req.valid("json").email);
     return c.json({ data: { login_token: token } }, 200);
   })
   .openapi(complete, async (c) => {

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
 import { READABLE, SCOPES } from "../../core/scopes";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { UserSchema } from "../../records/users";
 import { WorkspaceSchema } from "../../records/workspaces";

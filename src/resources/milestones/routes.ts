@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/middleware";
-import { protectedRoute } from "../../auth/route-base";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import {
@@ -14,6 +13,7 @@ import {
   type MilestoneUpdateInput,
   milestoneRecord,
 } from "../../records/milestones";
+import { listBody, parseFields, projectFields } from "../../store/list";
 import { createMilestone, deleteMilestone, getMilestone, listMilestones, listProjectMilestones, updateMilestone } from "./operations";
 
 const base = protectedRoute("Milestones");

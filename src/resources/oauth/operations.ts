@@ -3,11 +3,11 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { oauthGrants } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete } from "../../auth/guarded";
-import type { Actor } from "../../auth/principal";
-import { listRecords } from "../../auth/reads";
-import type { ListParams } from "../../http/list";
 import { type OAuthGrant, oauthGrantRecord } from "../../records/oauth-grants";
+import type { Actor } from "../../store/caller";
+import { guardedDelete } from "../../store/guarded";
+import type { ListParams } from "../../store/list";
+import { listRecords } from "../../store/reads";
 
 const grantsOf = ({ workspace, user }: Pick<Actor, "workspace" | "user">): SQL =>
   and(eq(oauthGrants.workspaceId, workspace), eq(oauthGrants.userId, user), sql`${oauthGrants.codeChallenge} is null`)!;

@@ -4,19 +4,19 @@
 // the grants the API's.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { listParams } from "../../auth/middleware";
 import { OAuthError, registerClient } from "../../auth/oauth/clients";
 import { exchangeCode, refreshGrant } from "../../auth/oauth/grants";
-import { protectedRoute, publicRoute } from "../../auth/route-base";
 import { SCOPES } from "../../core/scopes";
+import { listParams } from "../../http/caller";
 import type { AppEnv } from "../../http/context";
-import { listBody } from "../../http/list";
 import { OAuthErrorBody } from "../../http/oauth-errors";
 import { ErrorBody, errorResponses, jsonResponse } from "../../http/openapi";
+import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
 import { OAuthGrantSelection, oauthGrantRecord } from "../../records/oauth-grants";
+import { listBody } from "../../store/list";
 import { authorizePage, codeStep, consentStep, signInStep } from "./authorize";
 import { deleteOAuthGrant, listOAuthGrants } from "./operations";
 

@@ -5,11 +5,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { projects, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
-import { listRecords, readRecord } from "../../auth/reads";
 import { invalid } from "../../core/errors";
-import type { FieldSelection, ListParams } from "../../http/list";
-import { insertColumns } from "../../http/record";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { labelSetCtes } from "../../records/labels";
@@ -22,6 +18,10 @@ import {
   projectRecord,
 } from "../../records/projects";
 import { workspaceMember } from "../../records/users";
+import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
+import { insertColumns } from "../../store/record";
 
 const CREATE = { min: "MEMBER", what: "create projects in this team" } as const;
 const WRITE = { min: "MEMBER", what: "change this project" } as const;

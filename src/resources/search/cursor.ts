@@ -1,5 +1,5 @@
 import { badRequest } from "../../core/errors";
-import { type CursorKey, decodeCursor, encodeCursor } from "../../http/list";
+import { type CursorKey, decodeCursor, encodeCursor } from "../../store/list";
 import type { SearchType } from "./schema";
 
 /** Search cursors: signed like every list's, bound to the credential and to this exact query; keyset (score, id). */

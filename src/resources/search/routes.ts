@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { search as searchOperation } from "./operations";
 import { SearchPage, SearchQuery } from "./schema";

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_CURSOR_LENGTH } from "../../http/list";
 import { Pagination } from "../../http/schemas";
+import { MAX_CURSOR_LENGTH } from "../../store/list";
 
 export const SEARCH_TYPES = ["task", "project", "milestone"] as const;
 export type SearchType = (typeof SEARCH_TYPES)[number];

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { completeSignup, normalizeEmail, startSignup } from "../../auth/accounts/signup";
-import { publicRoute } from "../../auth/route-base";
 import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
+import { completeSignup, startSignup } from "./operations";
 
 const SignupStart = z
   .object({ email: z.email().max(254) })
@@ -53,7 +53,7 @@ const complete = createRoute({
 export const signupRoutes = newRouter()
   .openapi(start, async (c) => {
     const { email } = c.req.valid("json");
-    const token = await startSignup(c.get("rdb").db, emailOutbox(c), normalizeEmail(email));
+    const token = await startSignup(c.get("rdb").db, emailOutbox(c), email);
     return c.json({ data: { signup_token: token } }, 200);
   })
   .openapi(complete, async (c) => {

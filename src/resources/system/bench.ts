@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
-import { publicRoute } from "../../auth/route-base";
 import { AppError } from "../../core/errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 
 const Ok = z.object({ ok: z.literal(true) });

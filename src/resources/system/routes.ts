@@ -2,9 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { desc, eq, sql } from "drizzle-orm";
 import { devMailbox, devWebhookRequests } from "../../../drizzle/schema";
 import { publicJwks } from "../../auth/jwt";
-import { publicRoute } from "../../auth/route-base";
 import { AppError, notFound } from "../../core/errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { newId } from "../../ids";
 

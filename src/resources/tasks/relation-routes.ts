@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/middleware";
-import { protectedRoute } from "../../auth/route-base";
-import { listBody } from "../../http/list";
+import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { relationRecord, TaskRelation, TaskRelationCreate, TaskRelationSelection } from "../../records/task-relations";
+import { listBody } from "../../store/list";
 import { createRelation, deleteRelation, listRelations } from "./relations";
 
 const base = protectedRoute("Tasks");

@@ -5,16 +5,16 @@
 import { and, eq, notInArray, sql } from "drizzle-orm";
 import { taskRelations, taskRelationViews, tasks, teams } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, readTarget, type Target } from "../../auth/guarded";
 import { conflict, invalid, notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
 import { inTeams, type Reach } from "../../db/scope";
 import { lockBlocksGraph } from "../../db/tree-locks";
-import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { taskMatch } from "../../records/names";
 import { cycleMessage, relationRecord, storedEdge, type TaskRelationCreateInput, type TaskRelationDto } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
+import { guardedDelete, readTarget, type Target } from "../../store/guarded";
+import type { ListParams } from "../../store/list";
 import { taskTarget } from "./operations";
 
 const v = taskRelationViews;

@@ -4,11 +4,8 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, users, workspaceMembers } from "../../../drizzle/schema";
 import { actorMay, mayGrantGuards, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../auth/guarded";
-import { readRecord } from "../../auth/reads";
 import { iso } from "../../core/dates";
 import { conflict, forbidden, notFound } from "../../core/errors";
-import type { ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { namedId, nameMatch } from "../../records/names";
 import {
@@ -21,6 +18,9 @@ import {
   teamMemberRecord,
 } from "../../records/team-members";
 import { teamRecord } from "../../records/teams";
+import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
+import type { ListParams } from "../../store/list";
+import { readRecord } from "../../store/reads";
 
 /** The TeamMember answer of membership `id`, read in the statement that wrote it (its CTE `team_members` shadows the table). */
 const written = (id: SQL): SQL<TeamMemberDto | null> =>

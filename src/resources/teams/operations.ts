@@ -5,13 +5,13 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, teams, workspaces } from "../../../drizzle/schema";
 import { teamRoleGuard, unboundGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
-import { listRecords, readRecord } from "../../auth/reads";
 import { lockTeamTree } from "../../db/tree-locks";
-import type { FieldSelection, ListParams } from "../../http/list";
 import { newId } from "../../ids";
 import { nameMatch } from "../../records/names";
 import { type TeamCreateInput, type TeamDto, type TeamUpdateInput, teamRecord } from "../../records/teams";
+import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
 import { assertValidParent } from "./tree";
 
 /** A sub-team needs team role ADMIN or higher in its parent (or workspace ADMIN/OWNER), on create and on a move. */

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../auth/middleware";
-import { protectedRoute } from "../../auth/route-base";
-import { listBody, parseFields, projectFields } from "../../http/list";
+import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { Team, TeamCreate, type TeamCreateInput, TeamSelection, TeamUpdate, type TeamUpdateInput, teamRecord } from "../../records/teams";
+import { listBody, parseFields, projectFields } from "../../store/list";
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "./operations";
 
 const base = protectedRoute("Teams");

@@ -24,7 +24,6 @@ import { requireUnbound, requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { inTeams, type TeamScope } from "../../db/scope";
-import { isoTimestamp } from "../../http/record";
 import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
 import { labelRecord } from "../../records/labels";
@@ -33,6 +32,7 @@ import { namesAny } from "../../records/names";
 import { projectRecord } from "../../records/projects";
 import { storedRelationRecord } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
+import { isoTimestamp } from "../../store/record";
 import type { ExportType } from "./schema";
 
 /** Records per page of the streamed collections (tasks, comments): a page's text is a few hundred kB. */

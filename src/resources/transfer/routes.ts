@@ -1,17 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
 import { jsonText } from "../../http/json-text";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { releaseBodyText } from "../../http/release-body";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { TeamMember } from "../../records/team-members";
 import { Team } from "../../records/teams";
 import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
-import { exportDocument } from "./export";
-import { importedTeam, importIntoTeam, importWorkspace } from "./import";
+import { exportRecords, importNewWorkspace, importTeam } from "./operations";
 import { EXPORT_TYPES, ExportDocument, ImportBody } from "./schema";
-import { documentSource } from "./source";
 
 /** The spec's Team, whose `members` in an import's answer are team-member objects (`tmbr_…` ids) rather than list items. */
 export const ImportedTeam = z.object({ ...Team.shape, members: z.array(TeamMember) }).openapi("ImportedTeam");
@@ -85,26 +83,21 @@ const workspaceImport = createRoute({
 const exports = newRouter();
 for (const type of EXPORT_TYPES)
   exports.openapi(exportRoute(type), async (c) => {
-    const { body, done } = await exportDocument(c.get("rdb").db, await c.get("caller").principal(), type, c.req.valid("param").id);
+    const { body, done } = await exportRecords(c.get("caller"), type, c.req.valid("param").id);
     c.executionCtx.waitUntil(done);
     return jsonText(body);
   });
 
 export const transferRoutes = exports
   .openapi(teamImport, async (c) => {
-    const db = c.get("rdb").db;
-    const principal = await c.get("caller").principal();
     const { id } = c.req.valid("param");
     const { data, update } = c.req.valid("json");
     releaseBodyText(c.req);
-    const teamId = await db.transaction((tx) => importIntoTeam(tx, principal, id, documentSource(data), update));
-    return c.json({ imported: await importedTeam(db, principal, teamId) }, 200);
+    return c.json({ imported: await importTeam(c.get("caller"), id, data, update) }, 200);
   })
   .openapi(workspaceImport, async (c) => {
-    const db = c.get("rdb").db;
-    const principal = await c.get("caller").principal();
     const { data } = c.req.valid("json");
     releaseBodyText(c.req);
-    const workspace = await db.transaction((tx) => importWorkspace(tx, principal, documentSource(data)));
+    const workspace = await importNewWorkspace(c.get("caller"), data);
     return created(c, "workspace", `/workspaces/${workspace.id}`, serializeWorkspace(workspace));
   });

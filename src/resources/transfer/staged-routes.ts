@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { releaseBodyText } from "../../http/release-body";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { formsOf, NameOf } from "../../records/names";
 import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
-import { importedTeam, importIntoTeam, importWorkspace } from "./import";
+import { commitImport, deleteImport, getImport, openImport, putImportPart } from "./operations";
 import { IMPORT_RULES, ImportedTeam } from "./routes";
 import { ExportDocument } from "./schema";
-import { commitImport, deleteImport, getImport, IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS, openImport, putPart } from "./staged";
+import { IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS } from "./staged";
 
 const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-25T10:00:00.000Z" });
 const ImportSchema = z
@@ -141,32 +141,23 @@ const remove = createRoute({
 export const importRoutes = newRouter()
   .openapi(open, async (c) => {
     const { teamId = null, update } = c.req.valid("json");
-    const found = await openImport(c.get("rdb").db, await c.get("caller").principal(), { teamId, update });
+    const found = await openImport(c.get("caller"), { teamId, update });
     return created(c, "import", `/imports/${found.id}`, found);
   })
-  .openapi(read, async (c) =>
-    c.json({ import: await getImport(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id) }, 200),
-  )
+  .openapi(read, async (c) => c.json({ import: await getImport(c.get("caller"), c.req.valid("param").id) }, 200))
   .openapi(part, async (c) => {
     const { id, number } = c.req.valid("param");
     const { data } = c.req.valid("json");
     releaseBodyText(c.req);
-    const found = await putPart(c.get("rdb").db, await c.get("caller").principal(), id, number, data);
+    const found = await putImportPart(c.get("caller"), id, number, data);
     return c.json({ import: found }, 200);
   })
   .openapi(commit, async (c) => {
-    const db = c.get("rdb").db;
-    const principal = await c.get("caller").principal();
-    const done = await db.transaction((tx) =>
-      commitImport(tx, principal, c.req.valid("param").id, async ({ teamId, update }, source) => {
-        if (teamId === null) return { teamId, workspace: await importWorkspace(tx, principal, source) };
-        return { teamId: await importIntoTeam(tx, principal, teamId, source, update), workspace: null };
-      }),
-    );
-    if (done.teamId === null) return created(c, "workspace", `/workspaces/${done.workspace.id}`, serializeWorkspace(done.workspace));
-    return c.json({ imported: await importedTeam(db, principal, done.teamId) }, 200);
+    const done = await commitImport(c.get("caller"), c.req.valid("param").id);
+    if (done.workspace) return created(c, "workspace", `/workspaces/${done.workspace.id}`, serializeWorkspace(done.workspace));
+    return c.json({ imported: done.team }, 200);
   })
   .openapi(remove, async (c) => {
-    await deleteImport(c.get("rdb").db, await c.get("caller").principal(), c.req.valid("param").id);
+    await deleteImport(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   });

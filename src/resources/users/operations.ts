@@ -2,13 +2,13 @@
 // itself and says why it wrote nothing (guardedWrite); the last-OWNER rule is one of its guards, read under a lock.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { teamMembers, users, workspaceMembers } from "../../../drizzle/schema";
-import { workspaceGrantGuard, workspaceRoleGuard } from "../../auth/access";
+import { unboundGuard, workspaceGrantGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedWrite, type Target } from "../../auth/guarded";
-import { listRecords, readRecord } from "../../auth/reads";
 import { conflict, forbidden } from "../../core/errors";
-import type { FieldSelection, ListParams } from "../../http/list";
 import { type UserUpdateInput, type WorkspaceUser, workspaceUserRecord } from "../../records/users";
+import { type Guard, guardedWrite, type Target } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
 
 /** The member `id` of the caller's workspace, with the guards of the write on it. */
 function memberTarget(caller: Caller, id: string, guards: Guard[]): Target {
@@ -113,6 +113,8 @@ export async function removeUser(caller: Caller, id: string): Promise<void> {
   const owners = (where: SQL) => sql`exists (${leaving(sql`l.role = 'OWNER' and ${where}`)})`;
   const guards = [
     workspaceRoleGuard(actor, "ADMIN", "remove members", speaksFor(caller)),
+    // The member leaves every team, so a credential bound to some of them may remove only its own user (or agents).
+    unboundGuard(actor, "remove a member from the workspace: it acts on every team", speaksFor(caller)),
     workspaceRoleGuard(actor, "OWNER", "remove an OWNER", sql`not ${owners(sql`l.user_id <> ${actor.user}`)}`),
     keepsAnOwner(caller, owners(sql`true`), leaving()),
   ];

@@ -5,12 +5,9 @@ import { and, eq, gt, type SQL, sql } from "drizzle-orm";
 import { teams, webhookDeliveries, webhooks, workspaceMembers } from "../../../drizzle/schema";
 import { unboundGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../auth/guarded";
-import { listRecords } from "../../auth/reads";
 import { requireWorkspaceRole } from "../../auth/roles";
 import { conflict, invalid, notFound } from "../../core/errors";
 import type { Env } from "../../env";
-import { listBody } from "../../http/list";
 import { newId } from "../../ids";
 import { namedIds } from "../../records/names";
 import {
@@ -21,6 +18,9 @@ import {
   type WebhookUpdateInput,
   webhookRecord,
 } from "../../records/webhooks";
+import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
+import { listBody } from "../../store/list";
+import { listRecords } from "../../store/reads";
 import { newWebhookSecret, sealSecret } from "../../webhooks/signing";
 import { devWebhooks, urlProblem } from "../../webhooks/url-safety";
 

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { protectedRoute } from "../../auth/route-base";
-import { parseFields, projectFields } from "../../http/list";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import {
@@ -16,6 +15,7 @@ import {
   WebhookWithSecret,
   webhookRecord,
 } from "../../records/webhooks";
+import { parseFields, projectFields } from "../../store/list";
 import {
   createWebhook,
   deleteWebhook,

@@ -1,10 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../http/context";
-import { requestScopes } from "../http/dispatch";
-import type { ListParams, ListSpec } from "../http/list";
-import { Caller, unauthorizedRequest } from "./caller";
-import { readCredential } from "./credential";
+import { Caller, unauthorizedRequest } from "../auth/caller";
+import { readCredential } from "../auth/credential";
+import type { ListParams, ListSpec } from "../store/list";
+import type { AppEnv } from "./context";
+import { requestScopes } from "./dispatch";
 
 /** What a protected route has: the caller (docs/architecture.md, "One auth idiom"). */
 export type CallerEnv = AppEnv & { Variables: { caller: Caller } };

@@ -3,7 +3,7 @@
 // (in the statement that reads or writes), the answer's OpenAPI schema, what `fields` may select, the list's filters and
 // sorts, the request bodies' schemas, the columns a write stores, and the export record with the schema an import checks.
 import { z } from "@hono/zod-openapi";
-import { type AnyColumn, and, eq, getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { type AnyColumn, and, Column, eq, getTableColumns, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { inTeams, type Reach } from "../db/scope";
 import {
@@ -149,6 +149,10 @@ export const exportedTimestamps = (table: { createdAt: AnyColumn; updatedAt: Any
 
 /** A timestamp as the answers carry it: ISO 8601 in UTC with milliseconds (`2026-01-02T03:04:05.678Z`). */
 export const isoTimestamp = (value: SQLWrapper): SQL => sql`to_char(${value} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A column named with its table (where Drizzle would leave it bare in a query whose FROM joins others); other SQL as is. */
+export const qualified = (value: SQLWrapper) =>
+  is(value, Column) ? sql`${sql.identifier(getTableName(value.table))}.${sql.identifier(value.name)}` : value;
 
 /** A field's value as the answer's JSON carries it: timestamps as ISO 8601 UTC with milliseconds, dates as `YYYY-MM-DD`. */
 function jsonValue(field: Field, reach?: Reach): SQL {

@@ -4,10 +4,10 @@
 import type { EmailMessage } from "../core/email-messages";
 import type { FileMessage } from "../core/file-messages";
 import type { WebhookMessage } from "../core/webhook-messages";
+import { consumeEmails } from "../email/consumer";
 import type { Env } from "../env";
 import { consumeFileDeletions } from "../files/consumer";
 import { consumeWebhooks } from "../webhooks/consumer";
-import { consumeEmails } from "./consumer";
 
 export default {
   async fetch() {

@@ -1,11 +1,15 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import { deviceAuthorizations, workspaceMembers } from "../../../drizzle/schema";
-import type { Grants } from "../../auth/grants";
+import { normalizeEmail } from "../../auth/accounts/codes";
+import { completeLoginWith, type LoginInput, startLogin } from "../../auth/accounts/login";
+import type { Caller } from "../../auth/caller";
+import { type Grants, ofPrincipal } from "../../auth/grants";
 import { signAccessToken, verifyAccessToken } from "../../auth/jwt";
 import { randomToken, sha256Hex } from "../../core/crypto";
-import { conflict, notFound } from "../../core/errors";
+import { conflict, forbidden, notFound } from "../../core/errors";
 import { SCOPES, type Scope } from "../../core/scopes";
 import type { Db, Executor } from "../../db/client";
+import type { EmailOutbox } from "../../email/outbox";
 import type { Env } from "../../env";
 import { oauthRefusal } from "../../http/oauth-errors";
 import { newId } from "../../ids";
@@ -148,6 +152,33 @@ export async function decideDevice(
     .limit(1);
   if (!row || row.expiresAt.getTime() <= Date.now()) throw notFound("Device code");
   throw conflict("This device code was already approved or denied");
+}
+
+/** POST /device/approve: a person's credential approves the device, which gets what it asked for within what that credential has. */
+export async function approveDevice(caller: Caller, userCode: string): Promise<void> {
+  const principal = await caller.principal();
+  const { user, workspace } = principal;
+  if (user.type !== "HUMAN") throw forbidden("Only a person can approve a device");
+  await decideDevice(caller.db, userCode, { approve: true, userId: user.id, workspaceId: workspace.id, within: ofPrincipal(principal) });
+}
+
+/** The page's first step: emails a login code to the person who signs the device in (as POST /login/start). */
+export const startDeviceLogin = (db: Db, outbox: EmailOutbox, email: string): Promise<string> =>
+  startLogin(db, outbox, normalizeEmail(email));
+
+/**
+ * The page's second step: the same login codes as POST /login/complete, the code used up in the transaction that
+ * approves or denies the device. A person signed in by email on the page: the device gets what it asked for.
+ */
+export async function signInDevice(db: Db, userCode: string, input: LoginInput, approve: boolean) {
+  const { login } = await completeLoginWith(db, input, (tx, l) =>
+    decideDevice(
+      tx,
+      userCode,
+      approve ? { approve: true, userId: l.user.id, workspaceId: l.workspace.id, within: null } : { approve: false },
+    ),
+  );
+  return login;
 }
 
 export interface AccessTokenAnswer {

@@ -8,7 +8,7 @@ import { conflict, notFound } from "../core/errors";
 import { type Executor, statementBound } from "../db/client";
 import { contextSet } from "../db/event-context";
 import { inTeams } from "../db/scope";
-import { type Caller, unauthorized } from "./caller";
+import type { StatementCaller as Caller } from "./caller";
 
 /** A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails. */
 export interface Guard {
@@ -110,7 +110,7 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
     caller.touch();
     return row.result;
   }
-  if (!row.live) throw (await caller.refusal()) ?? unauthorized();
+  if (!row.live) throw await caller.refused();
   if (!row.target) throw notFound(target.name);
   refuseUnless(target, row.target);
   throw conflict(`The ${target.name.toLowerCase()} changed meanwhile; retry the request`);

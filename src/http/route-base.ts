@@ -1,5 +1,5 @@
-import { security } from "../http/openapi";
-import { withCaller } from "./middleware";
+import { withCaller } from "./caller";
+import { security } from "./openapi";
 
 /** Common part of every protected route: its tag, its security schemes and the caller (withCaller). */
 export const protectedRoute = (tag: string) => ({ tags: [tag], security, middleware: withCaller });

@@ -1,44 +1,23 @@
 // The reads of the change feed (docs/events.md): the workspace's stream in commit order, resumable by event id, and a
 // record's history newest first. Each is one statement scoped by the caller's credential (so it authenticates itself) and
-// limited to what the caller may see: invite, API-key and webhook events only for workspace ADMIN/OWNER, and a key's
-// own events for its owner.
-import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
+// limited to what the caller may see (the rule the operation passes in: auth/events.ts).
+import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../drizzle/schema";
 import { AppError, badRequest, notFound, ValidationError } from "../core/errors";
-import { inTeams } from "../db/scope";
-import { decodeCursor, encodeCursor, parseLimit } from "../http/list";
-import type { RecordType } from "../http/record";
 import { typeIdTime } from "../ids";
-import { isEventPattern, PRIVILEGED_TYPES } from "../records/event-types";
+import { isEventPattern } from "../records/event-types";
 import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../records/events";
-import { qualified } from "./access";
-import { type Caller, unauthorized } from "./caller";
-import type { Actor } from "./principal";
-import { workspaceAdminSql } from "./roles";
+import type { Actor, StatementCaller as Caller } from "./caller";
+import { decodeCursor, encodeCursor, parseLimit } from "./list";
+import { qualified, type RecordType } from "./record";
 
 export interface EventPage {
   events: EventDto[];
   pagination: { limit: number; nextCursor: string | null };
 }
 
-/**
- * The events of the caller's workspace it may see: within its teams (an event of no team is workspace-wide; a task
- * relation's, when both tasks are).
- */
-const visibleTo = (actor: Actor): SQL =>
-  and(
-    eq(events.workspaceId, actor.workspace),
-    actor.teams === null ? undefined : or(isNull(events.teamId), inTeams(actor.teams, events.teamId)),
-    actor.teams === null ? undefined : or(isNull(events.otherTeamId), inTeams(actor.teams, events.otherTeamId)),
-    or(
-      sql`${events.resourceType} not in (${sql.join(
-        PRIVILEGED_TYPES.map((t) => sql`${t}`),
-        sql`, `,
-      )})`,
-      workspaceAdminSql(actor.role),
-      and(eq(events.resourceType, "api_key"), eq(events.ownerId, actor.user)),
-    ),
-  )!;
+/** Which events of its workspace the caller may see (auth/events.ts states the rule). */
+export type EventsVisible = (actor: Actor) => SQL;
 
 /** Committed for good: no transaction still running can add an event below this position. */
 const stable = sql`${events.position} < pm_stable_position()`;
@@ -97,7 +76,7 @@ async function page(caller: Caller, paging: Paging, head: Head, where: (actor: A
       where ${and(where(actor), position === undefined ? undefined : sql`${events.position} ${before} ${position}`)}
       order by ${events.position} ${sql.raw(paging.direction)} limit ${paging.limit + 1}) page on true`);
   const [first] = rows;
-  if (!first.live) throw (await caller.refusal()) ?? unauthorized();
+  if (!first.live) throw await caller.refused();
   if (head.subject && first.subject === null) throw notFound(head.noun ?? "Record");
   if (head.anchor && first.anchor === null) throw afterUnknown(paging);
   caller.touch();
@@ -124,7 +103,7 @@ function afterUnknown(paging: Paging & { after?: string }): Error {
  * GET /events: the caller's workspace's events in commit order, after `after` (an event id) or the cursor, only those
  * no running transaction can still precede, so resuming from the last event read never skips or repeats one.
  */
-export async function eventStream(caller: Caller, query: URLSearchParams): Promise<EventPage> {
+export async function eventStream(caller: Caller, query: URLSearchParams, visible: EventsVisible): Promise<EventPage> {
   const limit = parseLimit(query.get("limit"));
   const types = typesFilter(query.get("types"));
   const resource = query.get("resourceId");
@@ -140,7 +119,7 @@ export async function eventStream(caller: Caller, query: URLSearchParams): Promi
     { anchor },
     (actor) =>
       and(
-        visibleTo(actor),
+        visible(actor),
         stable,
         types,
         resource ? or(eq(events.resourceId, resource), sql`upper(${events.reference}) = upper(${resource})`) : undefined,
@@ -150,7 +129,13 @@ export async function eventStream(caller: Caller, query: URLSearchParams): Promi
 }
 
 /** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */
-export async function recordHistory(caller: Caller, record: RecordType, idOrRef: string, query: URLSearchParams): Promise<EventPage> {
+export async function recordHistory(
+  caller: Caller,
+  record: RecordType,
+  idOrRef: string,
+  query: URLSearchParams,
+  visible: EventsVisible,
+): Promise<EventPage> {
   const limit = parseLimit(query.get("limit"));
   const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor, idOrRef)} limit 1)`;
   const cursor = query.get("cursor");
@@ -160,6 +145,6 @@ export async function recordHistory(caller: Caller, record: RecordType, idOrRef:
     { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
     { subject, noun: record.noun },
     // A task's history holds its relations' events too (their task_ids name both tasks).
-    (actor) => and(visibleTo(actor), stable, sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`)!,
+    (actor) => and(visible(actor), stable, sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`)!,
   );
 }

@@ -3,10 +3,9 @@
 // credential is live (401) before answering 404 or an empty page.
 import type { SQL } from "drizzle-orm";
 import { notFound } from "../core/errors";
-import { type FieldSelection, type ListParams, pageQuery } from "../http/list";
-import type { RecordType } from "../http/record";
-import type { Caller } from "./caller";
-import type { Actor } from "./principal";
+import type { Actor, StatementCaller as Caller } from "./caller";
+import { type FieldSelection, type ListParams, pageQuery } from "./list";
+import type { RecordType } from "./record";
 
 type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 

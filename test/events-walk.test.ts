@@ -57,6 +57,7 @@ const EXCLUDED: Record<string, string> = {
   "POST /device": "the device verification page's form (HTML), reading the user code; no tracked record",
   "POST /device/confirm": "the device verification page's approval (HTML): a device authorization, not a tracked record",
   "POST /batch": "runs GET items only (src/resources/batch/paths.ts refuses any other method); proven below to write nothing",
+  "POST /_bench/files": "the bench's plain R2 put (BENCH_ROUTES only): an object, no record",
   "POST /_dev/webhooks": "the development receiver keeps what it got (dev_webhook_requests), not a tracked record",
   "POST /webhooks/{id}/ping": "queues a test delivery; no tracked record changes",
   "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver": "queues a delivery again; no tracked record changes",

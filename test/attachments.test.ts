@@ -143,6 +143,22 @@ describe("attachments", () => {
     expect((await upload(`/tasks/${own.id}`, small.owner.key, new Uint8Array(4), "fits.bin")).status).toBe(201);
   });
 
+  it("two concurrent uploads that fit alone but not together: one is stored, the other is 413 and leaves no bytes (refused at the first check or, after storing, at the record's)", async () => {
+    const tight = await newTenant("Tight Co");
+    const team = await newTeam(tight, { prefix: "TGT" });
+    const own = (await post("/tasks", { teamId: team.id, title: "tight" }, tight.owner.key)).body.task;
+    await withDb((db) =>
+      db.execute(
+        `insert into attachments (id, workspace_id, team_id, task_id, filename, content_type, size, sha256, object_key)
+         values ('att_tight${Date.now()}', '${tight.workspaceId}', '${team.id}', '${own.id}', 'fill', 'x/y', ${1024 ** 3 - 6}, '${"0".repeat(64)}', 'tight/${Date.now()}')`,
+      ),
+    );
+    // Each passes the first check (4 bytes fit in 6); the record's transaction, one workspace at a time, lets one in.
+    const results = await Promise.all([0, 1].map(() => upload(`/tasks/${own.id}`, tight.owner.key, new Uint8Array(4), "race.bin")));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 413]);
+    expect(await objectCount(tight.workspaceId)).toBe(1);
+  });
+
   it("comments on tasks take files (commentId set, listed with the task); a project's comment does not (422)", async () => {
     const comment = (await post("/comments", { taskId: task.id, content: "see file" }, member.key)).body.comment;
     const res = await upload(`/comments/${comment.id}`, member.key, text, "log.txt");

@@ -1,7 +1,7 @@
 // How a task's links read for people: `parent ENG-1 Write the engine`, `project ENG-P1 Launch`, the milestone's
 // name, its sub-tasks with their status. The task names its links by id only, so they are read in one request
 // (POST /batch, one GET each), and only those the task has; a key without the scope `read` may not batch, but a
-// `<records>:write` scope reads its records (contract §12): then each is one GET of its own, at once.
+// `<records>:write` scope reads its records (docs/api.md, least privilege): then each is one GET of its own, at once.
 import type { Schemas } from "../client/index";
 import { cell } from "./output";
 import { type Session, unwrap } from "./session";

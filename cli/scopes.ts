@@ -1,5 +1,5 @@
 // Scope names as the command line gives them (`pm keys create --scope`, `pm login --scope`), checked against the list
-// the API itself checks (contract §12), so a typo is a usage error before any request.
+// the API itself checks (docs/api.md, least privilege), so a typo is a usage error before any request.
 // The module that defines them is bundled from the API's source (it imports nothing).
 import { SCOPES, type Scope } from "../src/core/scopes";
 import { UsageError } from "./errors";

@@ -1,18 +1,25 @@
 // `npm run bench`: drives the running service with autocannon on 127.0.0.1 and prints requests/s, latency
-// percentiles, errors and queries per request for each scenario, next to two reference routes measured in
-// the same run: a ceiling (no database) and a floor (open a connection, `select 1`).
+// percentiles, errors, queries, the database's time and the Workers' CPU time per request for each scenario, next to
+// two reference routes measured in the same run: a ceiling (no database) and a floor (open a connection, `select 1`).
+// docs/performance.md describes the method and holds the latest tables.
 //
 //   npm run bench                      start the stack (as `npm start` does, on its own data) and measure
-//   BASE_URL=… DATABASE_URL=… npm run bench   measure a service that is already running
+//   BASE_URL=… DATABASE_URL=… npm run bench   measure a service that is already running (no CPU columns)
 //   npm run bench -- --compare a.json b.json  ratio between two result files
-//   npm run bench -- --rtt 20          the database 20 ms away (the stack's proxy holds each message 10 ms each
-//                                      way); adds a latency table at one connection: p50 in ms and round trips
+//   npm run bench -- --rtt 20          adds the latency tables at one connection, the database 0 and then 20 ms away
+//                                      (the stack's proxy holds each message 10 ms each way), in the same run: p50 at
+//                                      each distance and the round trips due to distance, (p50 at 20 − p50 at 0) ÷ 20
+//   npm run bench -- --pooled          every table twice, unpooled and through PgBouncer in transaction mode (Neon's
+//                                      pooled endpoint), in the same run (scripts/bench/pgbouncer.mjs; installs it)
+//   npm run bench -- --quick           the scenario tables alone (no edge rows, scale check, import or transfer)
 //   npm run bench -- --origin-rtt 100  the edge rows' distance from the front Worker to the API Worker (default 100)
 //   BENCH_ONLY=edge npm run bench      the edge rows alone (no scenarios, scale check or import)
 //   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
 //   BENCH_ONLY=transfer npm run bench  the export and import of a 100,000-task team alone (scripts/bench/transfer.mjs)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios;
 // the scale check runs only without it or with `scale`), BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt),
+// BENCH_LATENCY_REQUESTS (sequential requests per scenario and distance in the latency tables, default 100),
+// BENCH_CPU_REQUESTS (sequential requests per scenario for the CPU columns, each way, default 30),
 // BENCH_SCALE_TASKS (the scale check's large workspace, default 1,000,000), BENCH_TRANSFER_TASKS (the exported and
 // imported team, default 100,000).
 
@@ -21,9 +28,13 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { measureImport } from "./bench/import.mjs";
-import { BLOCKED_LIST, cursorAfter, eventOf, FILTERED_LIST, measureScale, SEARCH } from "./bench/scale.mjs";
-import { BLOCKS_CHAIN_HEAD, seedWorkspace } from "./bench/seed.mjs";
+import { startPgBouncer } from "./bench/pgbouncer.mjs";
+import { cpuOf, nextOf, probe, requestOf, sample } from "./bench/requests.mjs";
+import { cursorAfter, eventOf, measureScale } from "./bench/scale.mjs";
+import { SCENARIOS } from "./bench/scenarios.mjs";
+import { seedWorkspace } from "./bench/seed.mjs";
 import { measureTransfer } from "./bench/transfer.mjs";
+import { workersCpu } from "./bench/worker-cpu.mjs";
 import { connectInspector, workerdCpuMs } from "./bench/worker-heap.mjs";
 import { freePort } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
@@ -41,210 +52,33 @@ const SCALE_ONLY = ONLY === "scale";
 const TRANSFER_ONLY = ONLY === "transfer";
 const TRANSFER_TASKS = Number(process.env.BENCH_TRANSFER_TASKS ?? 100_000);
 const SCALE_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 1_000_000);
+const POOLED = process.argv.includes("--pooled");
+const QUICK = process.argv.includes("--quick");
+const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 100);
+const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 30);
 
-/** Latency budgets at a distance, in round trips at p50 (docs/performance.md): what each kind of request may cost. */
-const RTT_TARGET = { read: 2.7, create: 3, write: 3.5 };
+/** Round trips due to distance at p50, (p50 at RTT − p50 at 0) ÷ RTT, each kind of request may cost. */
+const DISTANCE_TARGET = { read: 1.5, create: 2, write: 2 };
+/** The Workers' CPU time per request each kind may use, in ms, for each Worker (the Free plan allows 10 ms an invocation). */
+const CPU_BUDGET = { read: 5, create: 10, write: 10 };
 
-/**
- * One entry per scenario. `path`/`body` get the seeded fixture (and, with `fresh`, the request's number, for
- * requests that consume their target); `target` is the README's budget as a ratio to the floor route; `ref`
- * marks the reference routes; `kind` names its round-trip budget (RTT_TARGET); `latencyOnly` scenarios run only
- * in the latency table, so the default run measures what it always did.
- */
-const SCENARIOS = [
-  { name: "ceiling: static JSON, no database", path: () => "/_bench/ceiling", ref: "ceiling" },
-  { name: "floor: connect + select 1", path: () => "/_bench/floor", ref: "floor" },
-  // The authentication query alone (the principal with its workspace and role): what every route pays first.
-  { name: "GET /me (auth query only)", path: () => "/me", kind: "read" },
-  {
-    name: "GET /tasks/{reference}",
-    path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`,
-    target: 0.85,
-    kind: "read",
-  },
-  // The rate limiter's cost (docs/performance.md: at most 0.05 of the row above's ratio to the floor): the same read with the
-  // limiter switched off, which BENCH_ROUTES (dev-only) allows per request.
-  {
-    name: "GET /tasks/{reference} limiter off",
-    path: (f) => `/tasks/${f.prefix}-${Math.ceil(f.taskIds.length / 2)}`,
-    headers: { "x-bench-rate-limit": "off" },
-  },
-  {
-    name: "GET /tasks?limit=50 filter+sort",
-    path: () => FILTERED_LIST,
-    target: 0.7,
-    kind: "read",
-  },
-  // Issue 8's budget, no `kind` (not one read): 20 task reads in one call cost at most 3× GET /tasks/{reference}.
-  {
-    name: "POST /batch of 20 task reads",
-    method: "POST",
-    path: () => "/batch",
-    body: (f) => ({ requests: Array.from({ length: 20 }, (_, i) => `/tasks/${f.prefix}-${i + 1}`) }),
-  },
-  { name: "GET /search?q=deploy timeout", path: () => SEARCH, kind: "read" },
-  { name: "GET /tasks at a deep cursor", path: (f) => `/tasks?limit=50&cursor=${encodeURIComponent(f.deepCursor)}`, kind: "read" },
-  // The change feed: the stream's first page, and resuming after an event deep in it (the seed's rows made them).
-  { name: "GET /events?limit=50", path: () => "/events?limit=50", kind: "read" },
-  { name: "GET /events after a deep event", path: (f) => `/events?limit=50&after=${f.deepEvent}`, kind: "read" },
-  {
-    name: "POST /tasks",
-    method: "POST",
-    path: () => "/tasks",
-    body: (f) => ({ teamId: f.teamId, title: "Bench task", labelIds: f.labelIds.slice(0, 2) }),
-    target: 0.6,
-    kind: "create",
-  },
-  {
-    name: "PATCH /tasks/{id}",
-    method: "PATCH",
-    path: (f) => `/tasks/${f.taskIds[10]}`,
-    body: () => ({ status: "IN_PROGRESS", priority: "HIGH" }),
-    kind: "write",
-  },
-  {
-    name: "POST /comments",
-    method: "POST",
-    path: () => "/comments",
-    body: (f) => ({ taskId: f.taskIds[20], content: "Bench comment" }),
-    kind: "create",
-  },
-  { name: "GET /projects?fields=…", path: () => "/projects?limit=50&fields=id,reference,name,status,team{prefix}", kind: "read" },
-  { name: "GET /projects/{id}", path: (f) => `/projects/${f.projectIds[5]}`, kind: "read", latencyOnly: true },
-  { name: "GET /teams/{id}", path: (f) => `/teams/${f.teamId}`, kind: "read", latencyOnly: true },
-  {
-    name: "PATCH /tasks/{id} labels",
-    method: "PATCH",
-    path: (f) => `/tasks/${f.taskIds[11]}`,
-    body: (f) => ({ title: "Relabelled", labelIds: f.labelIds.slice(2, 4) }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /projects/{id}",
-    method: "PATCH",
-    path: (f) => `/projects/${f.projectIds[5]}`,
-    body: () => ({ status: "ACTIVE" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /milestones/{id}",
-    method: "PATCH",
-    path: (f) => `/milestones/${f.milestoneIds[0]}`,
-    body: () => ({ name: "Renamed milestone" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /comments/{id}",
-    method: "PATCH",
-    path: (f) => `/comments/${f.commentIds[0]}`,
-    body: () => ({ content: "Edited" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /teams/{id}",
-    method: "PATCH",
-    path: (f) => `/teams/${f.teamId}`,
-    body: () => ({ description: "Bench team" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "PATCH /team-members/{id}",
-    method: "PATCH",
-    path: (f) => `/team-members/${f.membershipIds[1]}`,
-    body: () => ({ role: "MEMBER" }),
-    kind: "write",
-    latencyOnly: true,
-  },
-  {
-    name: "POST /projects",
-    method: "POST",
-    path: () => "/projects",
-    body: (f) => ({ teamId: f.teamId, name: "Bench project" }),
-    kind: "create",
-    latencyOnly: true,
-  },
-  {
-    name: "POST /milestones",
-    method: "POST",
-    path: () => "/milestones",
-    body: (f) => ({ projectId: f.projectIds[6], name: "Bench milestone" }),
-    kind: "create",
-    latencyOnly: true,
-  },
-  {
-    name: "DELETE /comments/{id}",
-    method: "DELETE",
-    path: (f, n) => `/comments/${f.commentIds[1 + n]}`,
-    fresh: true,
-    kind: "write",
-    latencyOnly: true,
-  },
-  // Task relations (issue 31): a list of the blocked tasks, a relation that needs no cycle check, and a `blocks` edge into
-  // the head of the seeded chain of 1,000, whose check walks all of it (issue 31: within 2× of POST /tasks). Each create
-  // starts from a task of its own (the same pair again is 409): 2,000 each, so latency rows only.
-  { name: "GET /tasks?filter[eq][isBlocked]=true", path: () => BLOCKED_LIST, kind: "read" },
-  {
-    name: "POST /tasks/{id}/relations",
-    method: "POST",
-    path: (f, n) => `/tasks/${f.taskIds[3000 + n]}/relations`,
-    body: (f) => ({ type: "related", taskId: f.taskIds[0] }),
-    fresh: true,
-    kind: "create",
-    latencyOnly: true,
-  },
-  {
-    name: "POST /tasks/{id}/relations, 1,000-edge check",
-    method: "POST",
-    path: (f, n) => `/tasks/${f.taskIds[5000 + n]}/relations`,
-    body: (f) => ({ type: "blocks", taskId: `${f.prefix}-${BLOCKS_CHAIN_HEAD}` }),
-    fresh: true,
-    kind: "create",
-    latencyOnly: true,
-  },
-  {
-    name: "DELETE /tasks/{id}",
-    method: "DELETE",
-    path: (f, n) => `/tasks/${f.taskIds[f.taskIds.length - 1 - n]}`,
-    fresh: true,
-    kind: "write",
-    latencyOnly: true,
-  },
-];
-
-function queriesOf(res) {
-  const m = /desc="(\d+) queries"/.exec(res.headers.get("server-timing") ?? "");
-  return m ? Number(m[1]) : null;
+/** Whether the scenario's CPU time per request is within its budget, each Worker apart. */
+function cpuVerdict(r) {
+  const budget = r.kind && CPU_BUDGET[r.kind];
+  if (!budget || r.cpuApi === null || r.cpuApi === undefined) return { cpuBudget: null, cpuMet: null };
+  return { cpuBudget: budget, cpuMet: r.cpuApi <= budget && r.cpuFront <= budget };
 }
 
-/** The one request a scenario sends (its `n`th, for `fresh` ones), in the shape both fetch and autocannon take. */
-function requestOf(baseUrl, apiKey, s, fixture, n = 0) {
-  return {
-    url: baseUrl + s.path(fixture, n),
-    method: s.method ?? "GET",
-    headers: { "svc-api-key": apiKey, "content-type": "application/json", ...s.headers },
-    body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
-  };
-}
-
-async function probe(request) {
-  const res = await fetch(request.url, request);
-  await res.arrayBuffer();
-  return { status: res.status, queries: queriesOf(res) };
-}
-
-async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS) {
-  const request = requestOf(baseUrl, apiKey, s, fixture);
+/** The main table's row of scenario `s`: autocannon at CONNECTIONS, then the CPU and database columns, sequentially. */
+async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS, target) {
+  const request = requestOf(baseUrl, apiKey, s, fixture, s.fresh ? nextOf(s) : 0);
   const first = await probe(request);
   // A fresh scenario's probe used its first target; every later request takes the next one.
-  let n = 0;
-  const fresh = s.fresh && { requests: [{ setupRequest: (req) => ({ ...req, path: new URL(s.path(fixture, ++n), baseUrl).pathname }) }] };
+  const fresh = s.fresh && {
+    requests: [{ setupRequest: (req) => ({ ...req, path: new URL(s.path(fixture, nextOf(s)), baseUrl).pathname }) }],
+  };
   const result = await autocannon({ ...request, ...fresh, connections, duration: DURATION });
-  return {
+  const row = {
     name: s.name,
     ref: s.ref ?? null,
     target: s.target ?? null,
@@ -256,36 +90,70 @@ async function measure(baseUrl, apiKey, s, fixture, connections = CONNECTIONS) {
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
   };
+  if (!target) return row;
+  const cpu = await cpuOf(target, s, fixture, CPU_REQUESTS);
+  const withCpu = { ...row, ...cpu };
+  return { ...withCpu, ...cpuVerdict(withCpu) };
 }
 
 const pad = (s, n) => String(s).padEnd(n);
 const num = (v, d = 0) => (v === null || v === undefined || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
+const cpuCells = (r) =>
+  `${pad(num(r.dbMs, 1), 7)}${pad(num(r.cpuFront, 1), 7)}${pad(num(r.cpuApi, 1), 7)}${pad(r.cpuBudget ? `≤ ${r.cpuBudget} ${r.cpuMet ? "met" : "MISSED"}` : "", 14)}`;
+const CPU_HEADER = `${pad("db ms", 7)}${pad("CPU F", 7)}${pad("CPU A", 7)}${pad("CPU budget", 14)}`;
 
-function printTable(rows, floor, ceiling) {
+function printTable(title, rows, floor, ceiling) {
   console.log(
-    `\n${pad("scenario", 38)}${pad("req/s", 9)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("queries", 9)}${pad("×floor", 8)}${pad("×ceiling", 10)}target`,
+    `\n${title}\n${pad("scenario", 38)}${pad("req/s", 8)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 7)}${pad("queries", 8)}${CPU_HEADER}${pad("×floor", 7)}${pad("×ceiling", 9)}target`,
   );
   for (const r of rows) {
     const vsFloor = floor ? r.rps / floor : null;
     const verdict = r.target ? `${r.target} ${vsFloor >= r.target ? "met" : "MISSED"}` : "";
     console.log(
-      `${pad(r.name, 38)}${pad(num(r.rps), 9)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 8)}${pad(r.queries ?? "-", 9)}${pad(num(vsFloor, 2), 8)}${pad(num(ceiling ? r.rps / ceiling : null, 3), 10)}${verdict}`,
+      `${pad(r.name, 38)}${pad(num(r.rps), 8)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 7)}${pad(r.queries ?? "-", 8)}${cpuCells(r)}${pad(num(vsFloor, 2), 7)}${pad(num(ceiling ? r.rps / ceiling : null, 3), 9)}${verdict}`,
     );
   }
 }
 
-/** p50 of each scenario at one connection, in milliseconds and in round trips to the database. */
-function printLatencyTable(rows) {
+/**
+ * The latency table of one path: p50 of each scenario at one connection with the database 0 and RTT ms away, in
+ * the same run, the round trips due to distance ((p50 at RTT − p50 at 0) ÷ RTT) against their target, and the CPU
+ * and database columns.
+ */
+function printLatencyTable(title, rows) {
   console.log(
-    `\nlatency at ${RTT} ms RTT, 1 connection\n${pad("scenario", 38)}${pad("p50 ms", 8)}${pad("p99 ms", 8)}${pad("errors", 8)}${pad("queries", 9)}${pad("RTT", 7)}target`,
+    `\n${title}: latency at 1 connection, the database 0 and ${RTT} ms away (${LATENCY_REQUESTS} requests each)\n${pad("scenario", 48)}${pad("p50 @0", 8)}${pad(`p50 @${RTT}`, 9)}${pad(`p99 @${RTT}`, 9)}${pad("errors", 7)}${pad("queries", 8)}${CPU_HEADER}${pad("RT dist.", 9)}target`,
   );
   for (const r of rows) {
-    const limit = r.kind && RTT_TARGET[r.kind];
-    const verdict = limit ? `≤ ${limit} ${r.rtts <= limit ? "met" : `MISSED by ${num(r.rtts - limit, 2)}`}` : "";
+    const limit = r.kind && DISTANCE_TARGET[r.kind];
+    const verdict = limit
+      ? `≤ ${limit} ${r.distanceRoundTrips <= limit ? "met" : `MISSED by ${num(r.distanceRoundTrips - limit, 2)}`}`
+      : "";
     console.log(
-      `${pad(r.name, 38)}${pad(num(r.p50), 8)}${pad(num(r.p99), 8)}${pad(r.errors, 8)}${pad(r.queries ?? "-", 9)}${pad(num(r.rtts, 2), 7)}${verdict}`,
+      `${pad(r.name, 48)}${pad(num(r.near.p50, 1), 8)}${pad(num(r.far.p50, 1), 9)}${pad(num(r.far.p99, 1), 9)}${pad(r.near.errors + r.far.errors, 7)}${pad(r.queries ?? "-", 8)}${cpuCells(r)}${pad(num(r.distanceRoundTrips, 2), 9)}${verdict}`,
     );
   }
+}
+
+/** One scenario's latency row: at 0 ms and at RTT, interleaved per scenario so a busier minute weighs on both alike. */
+async function latencyRow(target, s, fixture) {
+  target.proxy?.setDelay(0);
+  const near = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
+  const cpu = await cpuOf(target, s, fixture, CPU_REQUESTS);
+  target.proxy?.setDelay(RTT / 2);
+  const far = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
+  target.proxy?.setDelay(0);
+  const row = {
+    name: s.name,
+    kind: s.kind ?? null,
+    queries: near.queries,
+    near,
+    far,
+    distanceRoundTrips: (far.p50 - near.p50) / RTT,
+    ...cpu,
+    dbMs: near.dbMs,
+  };
+  return { ...row, ...cpuVerdict(row) };
 }
 
 /** The edge rows: p50 in ms and in origin round trips, and the hit's share of a miss's p50 against its target. */
@@ -335,8 +203,9 @@ function printTransferTable(x) {
 /** The 10,000-task workspace, with the cursor 8,000 rows deep and the event of task 8,000 (scripts/bench/scale.mjs). */
 async function seedFixture(baseUrl, databaseUrl) {
   const started = Date.now();
-  const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
-  console.log(`seeded 10,000 tasks, 200 projects, 2,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // 4,000 comments: the OWNER, whose comments DELETE /comments/{id} consumes, writes 500 of them, enough for both paths.
+  const fixture = await seedWorkspace(databaseUrl, { tasks: 10_000, projects: 200, comments: 4_000 });
+  console.log(`seeded 10,000 tasks, 200 projects, 4,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   fixture.deepCursor = await cursorAfter(baseUrl, fixture, 8_000);
   fixture.deepEvent = await eventOf(baseUrl, fixture, 8_000);
   return fixture;
@@ -359,6 +228,7 @@ async function main() {
   let stack;
   let baseUrl = process.env.BASE_URL;
   let databaseUrl = process.env.DATABASE_URL;
+  if (baseUrl && (RTT > 0 || POOLED)) throw new Error("--rtt and --pooled need the stack the bench starts (without BASE_URL)");
   // The API Worker's heap, for the export and import rows: through wrangler's DevTools proxy of the stack started here.
   const inspectorPort = baseUrl ? undefined : await freePort();
   if (!baseUrl) {
@@ -366,8 +236,8 @@ async function main() {
     stack = await startStack({
       dataDir: ".data/bench",
       port: Number(process.env.BENCH_PORT ?? 8799),
+      pgPort: 0,
       benchRoutes: true,
-      rttMs: RTT,
       inspectorPort,
       quiet: true,
       log: () => {},
@@ -376,86 +246,125 @@ async function main() {
     databaseUrl = stack.databaseUrl;
   }
   if (!databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
+  const bouncer = POOLED ? await startPgBouncer(databaseUrl) : undefined;
   try {
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
     const fixture = SCALE_ONLY || TRANSFER_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
-
-    const rows = [];
+    const clock = stack ? await workersCpu(stack.child.pid) : undefined;
+    // Each path the tables run on: the proxy's connections straight to PostgreSQL, or (--pooled) through PgBouncer.
+    const paths = [
+      { name: "unpooled", through: null },
+      ...(bouncer ? [{ name: "pooled (PgBouncer, transaction mode)", through: bouncer.port }] : []),
+    ];
+    const dbPort = Number(new URL(databaseUrl).port);
     const chosen = EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
-    for (const s of chosen) {
-      if (s.latencyOnly) continue;
-      const r = await measure(baseUrl, fixture.apiKey, s, fixture);
-      rows.push(r);
-      process.stdout.write(`  ${s.name}: ${num(r.rps)} req/s\n`);
-    }
-    const floor = rows.find((r) => r.ref === "floor")?.rps;
-    const ceiling = rows.find((r) => r.ref === "ceiling")?.rps;
-    if (chosen.length > 0) printTable(rows, floor, ceiling);
-
-    // Reads at the edge: through the front Worker with the API Worker ORIGIN_RTT ms away.
-    const edge = fixture && (await measureEdge(baseUrl, fixture, { originRttMs: ORIGIN_RTT, durationSeconds: DURATION }));
-    if (edge) printEdgeTable(edge);
-    if (EDGE_ONLY) return;
-
-    // Scale: the same reads in a workspace of 1,000 tasks and in one of SCALE_TASKS.
-    const scale = !ONLY || SCALE_ONLY ? await measureScale(baseUrl, databaseUrl, measure, { tasks: SCALE_TASKS }) : undefined;
-    if (scale) printScaleTable(scale);
-
-    // Import: 5,000 tasks and their comments in one request, timed end to end (after the scenarios: it grows the team).
-    const imported = fixture && (!ONLY || "import".includes(ONLY)) ? await measureImport(baseUrl, fixture) : undefined;
-    if (imported)
-      console.log(
-        `\nimport of ${imported.tasks} tasks + ${imported.comments} comments (${num(imported.bytes / 1e6, 1)} MB, ${imported.queries} queries): median ${num(imported.medianMs)} ms, max ${num(imported.maxMs)} ms of ${imported.runs} (target: under ${imported.targetMs} ms)`,
-      );
-
-    // Export and import at scale: a team of TRANSFER_TASKS tasks out (streamed) and back in (in parts), with the Worker's heap.
-    let transfer;
-    if (!ONLY || TRANSFER_ONLY) {
-      const inspector = inspectorPort ? await connectInspector(inspectorPort) : null;
-      try {
-        const cpuMs = stack ? () => workerdCpuMs(stack.child.pid) : undefined;
-        transfer = await measureTransfer(baseUrl, databaseUrl, inspector, { tasks: TRANSFER_TASKS, cpuMs });
-      } finally {
-        inspector?.close();
-      }
-      printTransferTable(transfer);
-    }
-
-    // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
-    let latency;
-    if (RTT > 0 && fixture) {
-      latency = [];
+    const results = [];
+    for (const p of paths) {
+      stack?.proxy.redirect(dbPort, p.through);
+      const target = { baseUrl, clock, proxy: stack?.proxy };
+      const rows = [];
       for (const s of chosen) {
-        if (s.ref === "ceiling") continue;
-        const r = await measure(baseUrl, fixture.apiKey, s, fixture, 1);
-        latency.push({ ...r, rtts: r.p50 / RTT });
-        process.stdout.write(`  ${s.name}: p50 ${num(r.p50)} ms\n`);
+        if (s.latencyOnly) continue;
+        const r = await measure(baseUrl, fixture.apiKey, s, fixture, CONNECTIONS, target);
+        rows.push(r);
+        process.stdout.write(`  ${p.name}, ${s.name}: ${num(r.rps)} req/s\n`);
       }
-      printLatencyTable(latency);
+      const floor = rows.find((r) => r.ref === "floor")?.rps;
+      const ceiling = rows.find((r) => r.ref === "ceiling")?.rps;
+      if (chosen.length > 0) printTable(`${p.name}: ${CONNECTIONS} connections, ${DURATION} s each`, rows, floor, ceiling);
+      results.push({ path: p.name, scenarios: rows, floor, ceiling });
     }
+    // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
+    if (RTT > 0 && fixture) {
+      for (const [i, p] of paths.entries()) {
+        stack.proxy.redirect(dbPort, p.through);
+        const target = { baseUrl, clock, proxy: stack.proxy };
+        const latency = [];
+        for (const s of chosen) {
+          if (s.ref === "ceiling") continue;
+          const r = await latencyRow(target, s, fixture);
+          latency.push(r);
+          process.stdout.write(`  ${p.name}, ${s.name}: p50 ${num(r.near.p50, 1)} → ${num(r.far.p50, 1)} ms\n`);
+        }
+        results[i].latency = latency;
+      }
+      for (const r of results) printLatencyTable(r.path, r.latency);
+    }
+    stack?.proxy.redirect(dbPort, null);
+    if (chosen.length > 0 && paths.length > 1) printPooledRatios(results);
 
+    // The rest runs on the unpooled path.
+    const rest = QUICK ? {} : await heavyChecks(baseUrl, databaseUrl, fixture, stack, inspectorPort);
+
+    const [unpooled] = results;
     const result = {
       date: new Date().toISOString(),
       node: process.version,
       durationSeconds: DURATION,
       connections: CONNECTIONS,
       rttMs: RTT,
-      scenarios: rows,
-      floor,
-      ceiling,
-      scale,
-      import: imported,
-      transfer,
-      latency,
-      edge,
+      latencyRequests: LATENCY_REQUESTS,
+      cpuRequests: CPU_REQUESTS,
+      scenarios: unpooled.scenarios,
+      floor: unpooled.floor,
+      ceiling: unpooled.ceiling,
+      latency: unpooled.latency,
+      pooled: results[1],
+      ...rest,
     };
     mkdirSync(path.join(root, "bench/results"), { recursive: true });
     const file = path.join(root, "bench/results", `${result.date.replace(/[:.]/g, "-")}.json`);
     writeFileSync(file, JSON.stringify(result, null, 2));
     console.log(`\nresults written to ${path.relative(root, file)}`);
   } finally {
+    await bouncer?.stop();
     await stack?.stop();
   }
+}
+
+/** Each write's req/s as a share of the floor on each path (what the triggers cost cold and warm). */
+function printPooledRatios([unpooled, pooled]) {
+  console.log(`\n${pad("scenario", 38)}${pad("×floor unpooled", 17)}${pad("×floor pooled", 15)}pooled ÷ unpooled req/s`);
+  for (const r of unpooled.scenarios) {
+    const q = pooled.scenarios.find((x) => x.name === r.name);
+    if (!q || r.ref) continue;
+    console.log(
+      `${pad(r.name, 38)}${pad(num(r.rps / unpooled.floor, 2), 17)}${pad(num(q.rps / pooled.floor, 2), 15)}${num(q.rps / r.rps, 2)}`,
+    );
+  }
+}
+
+/** The edge rows, the scale check, the import and the export/import at scale (all but --quick runs). */
+async function heavyChecks(baseUrl, databaseUrl, fixture, stack, inspectorPort) {
+  // Reads at the edge: through the front Worker with the API Worker ORIGIN_RTT ms away.
+  const edge = fixture && (await measureEdge(baseUrl, fixture, { originRttMs: ORIGIN_RTT, durationSeconds: DURATION }));
+  if (edge) printEdgeTable(edge);
+  if (EDGE_ONLY) return { edge };
+
+  // Scale: the same reads in a workspace of 1,000 tasks and in one of SCALE_TASKS.
+  const scale = !ONLY || SCALE_ONLY ? await measureScale(baseUrl, databaseUrl, measure, { tasks: SCALE_TASKS }) : undefined;
+  if (scale) printScaleTable(scale);
+
+  // Import: 5,000 tasks and their comments in one request, timed end to end (after the scenarios: it grows the team).
+  const imported = fixture && (!ONLY || "import".includes(ONLY)) ? await measureImport(baseUrl, fixture) : undefined;
+  if (imported)
+    console.log(
+      `\nimport of ${imported.tasks} tasks + ${imported.comments} comments (${num(imported.bytes / 1e6, 1)} MB, ${imported.queries} queries): median ${num(imported.medianMs)} ms, max ${num(imported.maxMs)} ms of ${imported.runs} (target: under ${imported.targetMs} ms)`,
+    );
+
+  // Export and import at scale: a team of TRANSFER_TASKS tasks out (streamed) and back in (in parts), with the Worker's heap.
+  let transfer;
+  if (!ONLY || TRANSFER_ONLY) {
+    const inspector = inspectorPort ? await connectInspector(inspectorPort) : null;
+    try {
+      const cpuMs = stack ? () => workerdCpuMs(stack.child.pid) : undefined;
+      transfer = await measureTransfer(baseUrl, databaseUrl, inspector, { tasks: TRANSFER_TASKS, cpuMs });
+    } finally {
+      inspector?.close();
+    }
+    printTransferTable(transfer);
+  }
+  return { edge, scale, import: imported, transfer };
 }
 
 await main();

@@ -1,9 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
 import { AppError } from "./core/errors";
+import { CONDITIONAL, REGISTERED, RESOURCE_NAMES, type ResourceName, TAGS } from "./core/resources";
+import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
@@ -16,44 +19,44 @@ import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
 import { fileRelay } from "./middleware/file-relay";
-import { CONDITIONAL, ifMatch } from "./middleware/if-match";
+import { ifMatch, type Readers } from "./middleware/if-match";
 import { oauthErrors } from "./middleware/oauth-errors";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
 import { webhookRelay } from "./middleware/webhook-relay";
 import { agentRoutes } from "./resources/agents/routes";
-import { apiKeyRoutes } from "./resources/api-keys/routes";
+import { apiKeyRoutes, readApiKey } from "./resources/api-keys/routes";
 import { attachmentRoutes } from "./resources/attachments/routes";
 import { batchRoutes } from "./resources/batch/routes";
-import { commentRoutes } from "./resources/comments/routes";
+import { commentRoutes, readComment } from "./resources/comments/routes";
 import { deviceRoutes } from "./resources/device/routes";
 import { eventRoutes } from "./resources/events/routes";
-import { fieldRoutes } from "./resources/fields/routes";
-import { inviteRoutes } from "./resources/invites/routes";
-import { labelRoutes } from "./resources/labels/routes";
+import { fieldRoutes, readField } from "./resources/fields/routes";
+import { inviteRoutes, readInvite } from "./resources/invites/routes";
+import { labelRoutes, readLabel } from "./resources/labels/routes";
 import { loginRoutes } from "./resources/login/routes";
 import { meRoutes } from "./resources/me/routes";
-import { milestoneRoutes } from "./resources/milestones/routes";
+import { milestoneRoutes, readMilestone } from "./resources/milestones/routes";
 import { oauthRoutes } from "./resources/oauth/routes";
-import { projectRoutes } from "./resources/projects/routes";
+import { projectRoutes, readProject } from "./resources/projects/routes";
 import { searchRoutes } from "./resources/search/routes";
 import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
 import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
 import { taskRelationRoutes } from "./resources/tasks/relation-routes";
-import { taskRoutes } from "./resources/tasks/routes";
-import { teamMemberRoutes } from "./resources/team-members/routes";
-import { teamRoutes } from "./resources/teams/routes";
+import { readTask, taskRoutes } from "./resources/tasks/routes";
+import { readTeamMember, teamMemberRoutes } from "./resources/team-members/routes";
+import { readTeam, teamRoutes } from "./resources/teams/routes";
 import { transferRoutes } from "./resources/transfer/routes";
-import { importRoutes } from "./resources/transfer/staged-routes";
-import { userRoutes } from "./resources/users/routes";
-import { webhookRoutes } from "./resources/webhooks/routes";
-import { workspaceRoutes } from "./resources/workspaces/routes";
+import { importRoutes, readImport } from "./resources/transfer/staged-routes";
+import { readUser, userRoutes } from "./resources/users/routes";
+import { readWebhook, webhookRoutes } from "./resources/webhooks/routes";
+import { readWorkspace, workspaceRoutes } from "./resources/workspaces/routes";
 
 /**
- * Public documents (contract §11): the same for every caller, so any cache (the caller's, a CDN, the front Worker's)
+ * Public documents (docs/edge.md): the same for every caller, so any cache (the caller's, a CDN, the front Worker's)
  * may keep them five minutes, then revalidate by their weak ETag (a 304 without the body).
  */
 const PUBLIC_DOCUMENTS = new Set(["/", "/openapi.json", "/docs", "/.well-known/jwks.json"]);
@@ -85,32 +88,8 @@ const DOCUMENT = {
   },
 } as const;
 
-/** The document's tags (every operation's tag is one of them), in reading order. */
-const TAGS: Record<string, string> = {
-  Account: "Sign-up, login by emailed code, the caller (`/me`) and the keys that verify issued JWTs.",
-  "Device flow": "Logging a script or CLI in (RFC 8628): a device code, approval by a person, a JWT.",
-  OAuth: "The service as an OAuth 2.1 authorization server for agent hosts (MCP): metadata, registration, consent, tokens, grants.",
-  Users: "The members of the current workspace, people and agents, with their workspace role.",
-  Workspaces: "The caller's workspaces.",
-  Invites: "Inviting people into the workspace (and its teams) by email.",
-  Agents: "AI agents: workspace members owned by a person, with their own API key.",
-  "API keys": "The caller's API keys and those of the caller's agents.",
-  Teams: "Teams (nested, no cycles); each has a prefix that starts its task and project references.",
-  "Team members": "Team memberships and their roles (OWNER, ADMIN, MEMBER, VIEWER).",
-  Tasks: "Tasks by id or reference (`ENG-12`), with subtasks, labels, assignee, project and milestone.",
-  Projects: "Projects by id or reference (`ENG-P3`), with lead, labels and dates.",
-  Milestones: "Milestones of a project.",
-  Comments: "Markdown comments on tasks, projects and milestones.",
-  Attachments: "Files on tasks and their comments: uploaded as raw bytes, downloaded as attachments.",
-  Labels: "The workspace's labels, attached to tasks and projects.",
-  Search: "Full-text search over the workspace's tasks, projects and milestones.",
-  Batch: "Several GETs in one call, each with the caller's credential and the rules of the direct call.",
-  Fields: "Built-in fields and the workspace's custom field definitions, whose values tasks and projects carry.",
-  Events: "What changed, when and by whom: the workspace's event stream in commit order, and a record's history.",
-  Webhooks: "Where the workspace's events are POSTed as they happen, signed per Standard Webhooks; their deliveries.",
-  Imports: "An export too large for one request, sent in parts and imported in one transaction.",
-  System: "Health, this document, its interactive reference, and development-only routes.",
-};
+/** The document's tags: the register's, as far as a registered resource uses them. */
+const DOCUMENT_TAGS = Object.fromEntries(Object.entries(TAGS).filter(([tag]) => REGISTERED.some((r) => r.tag === tag)));
 
 const openapiRoute = createRoute({
   ...publicRoute("System"),
@@ -160,6 +139,40 @@ const indexRoute = createRoute({
 
 export function buildApp() {
   const app = newRouter();
+  // Each registered resource's routes and its one-record read (If-Match, the order of checks), in the register's order.
+  const BINDING: Record<ResourceName, { routes: Array<Hono<AppEnv>>; read?: Readers[string] }> = {
+    system: { routes: [systemRoutes, benchRoutes] },
+    signup: { routes: [signupRoutes] },
+    login: { routes: [loginRoutes] },
+    device: { routes: [deviceRoutes] },
+    me: { routes: [meRoutes] },
+    users: { routes: [userRoutes], read: readUser },
+    workspaces: { routes: [workspaceRoutes], read: readWorkspace },
+    invites: { routes: [inviteRoutes], read: readInvite },
+    agents: { routes: [agentRoutes] },
+    "api-keys": { routes: [apiKeyRoutes], read: readApiKey },
+    labels: { routes: [labelRoutes], read: readLabel },
+    fields: { routes: [fieldRoutes], read: readField },
+    teams: { routes: [teamRoutes], read: readTeam },
+    "team-members": { routes: [teamMemberRoutes], read: readTeamMember },
+    tasks: { routes: [taskRoutes, taskRelationRoutes], read: readTask },
+    attachments: { routes: [attachmentRoutes] },
+    projects: { routes: [projectRoutes], read: readProject },
+    milestones: { routes: [milestoneRoutes], read: readMilestone },
+    events: { routes: [eventRoutes] },
+    comments: { routes: [commentRoutes], read: readComment },
+    webhooks: { routes: [webhookRoutes], read: readWebhook },
+    search: { routes: [searchRoutes] },
+    transfer: { routes: [transferRoutes] },
+    imports: { routes: [importRoutes], read: readImport },
+    oauth: { routes: [oauthRoutes] },
+    mcp: { routes: [mcpRoutes] },
+    batch: { routes: [batchRoutes(app)] },
+  };
+  const readers: Readers = Object.fromEntries(RESOURCE_NAMES.map((name) => [name, BINDING[name].read]));
+  // A conditional resource without its read would silently lose its If-Match check: no app is built so.
+  for (const name of Object.keys(CONDITIONAL))
+    if (!readers[name]) throw new Error(`${name} is conditional (src/core/resources.ts) but app.ts binds no read for it`);
 
   app.use("*", requestId());
   // Outside every other middleware, so that all of a token endpoint's refusals are answered in OAuth's shape.
@@ -216,7 +229,7 @@ export function buildApp() {
   // Not on an export: each is a new document (its exportedAt), and hashing a streamed one would hold all of it.
   app.use("*", (c, next) => (EXPORT_PATH.test(c.req.path) ? next() : etags(c, next)));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.
-  app.use("*", ifMatch(app));
+  app.use("*", ifMatch(readers));
   // POST with Idempotency-Key: the answer is stored in the write's transaction and replayed to a repeat.
   app.use("*", safeRetries);
   app.use("/_dev/webhooks", async (c, next) => {
@@ -228,35 +241,7 @@ export function buildApp() {
     await next();
   });
 
-  app.route("/", systemRoutes);
-  app.route("/", benchRoutes);
-  app.route("/", signupRoutes);
-  app.route("/", loginRoutes);
-  app.route("/", deviceRoutes);
-  app.route("/", meRoutes);
-  app.route("/", userRoutes);
-  app.route("/", workspaceRoutes);
-  app.route("/", inviteRoutes);
-  app.route("/", agentRoutes);
-  app.route("/", apiKeyRoutes);
-  app.route("/", labelRoutes);
-  app.route("/", fieldRoutes);
-  app.route("/", teamRoutes);
-  app.route("/", teamMemberRoutes);
-  app.route("/", taskRoutes);
-  app.route("/", taskRelationRoutes);
-  app.route("/", attachmentRoutes);
-  app.route("/", projectRoutes);
-  app.route("/", milestoneRoutes);
-  app.route("/", eventRoutes);
-  app.route("/", commentRoutes);
-  app.route("/", webhookRoutes);
-  app.route("/", searchRoutes);
-  app.route("/", transferRoutes);
-  app.route("/", importRoutes);
-  app.route("/", oauthRoutes);
-  app.route("/", mcpRoutes);
-  app.route("/", batchRoutes(app));
+  for (const name of RESOURCE_NAMES) for (const routes of BINDING[name].routes) app.route("/", routes);
 
   registerOpenApiComponents(app.openAPIRegistry);
   // Generating the document costs ~20 ms of CPU and it changes only with the base URL and the dev switches: kept per
@@ -276,7 +261,7 @@ export function buildApp() {
       if (documents.size >= 8) documents.clear();
       doc = finishDocument(app.getOpenAPI31Document(DOCUMENT), {
         serverUrl,
-        tags: TAGS,
+        tags: DOCUMENT_TAGS,
         switchedPaths,
         conditionalWrites: Object.keys(CONDITIONAL),
       });
@@ -293,7 +278,7 @@ export function buildApp() {
   });
 
   app.notFound(methodNotAllowedOr404(app));
-  app.onError(checksInOrder(app, errorResponse));
+  app.onError(checksInOrder(app, readers, errorResponse));
   return app;
 }
 

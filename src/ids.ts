@@ -1,6 +1,6 @@
 import { TypeID, typeid } from "typeid-js";
 
-/** Prefixes of the spec (plus `mile` for milestones, `dev` for device authorizations, `ocl` and `ogr` for OAuth clients and grants; docs/api.md, conventions). */
+/** The ids' prefixes (among them `mile` for milestones, `dev` for device authorizations, `ocl` and `ogr` for OAuth clients and grants; docs/api.md, conventions). */
 export type IdPrefix =
   | "apik"
   | "user"

@@ -1,4 +1,4 @@
-// Round-trip budgets, one table for every endpoint. ARCHITECTURE.md allows authentication + 1 read; reads here
+// Round-trip budgets, one table for every endpoint. The budget is authentication + 1 read; reads here
 // authenticate inside their own query, so a single GET costs exactly 1 query, and a list 1 whatever the page size
 // (2 when the page is empty: the second tells a bad credential from an empty list). A write is one transaction:
 // an explicit one, or a single statement (which Postgres runs as its own transaction). POST /tasks without links

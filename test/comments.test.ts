@@ -178,7 +178,7 @@ describe("comments", () => {
       expect(res.body.error.code).toBe("NOT_FOUND");
     }
     expect((await post(`/projects/ENG-P99999/comments`, { content: "ghost" }, member.key)).status).toBe(404);
-    // A project reference is no task: a value of neither of a task's forms is 422 at the field (contract §13).
+    // A project reference is no task: a value of neither of a task's forms is 422 at the field (docs/api.md, "Ids and names").
     const wrongKind = await post("/comments", { content: "ghost", taskId: x.projectRef }, member.key);
     expect([wrongKind.status, Object.keys(wrongKind.body.errors)]).toEqual([422, ["taskId"]]);
     const ghosts = await get("/comments?filter[eq][content]=ghost", t.owner.key);

@@ -25,6 +25,21 @@ describe("local driver settings", () => {
     expect(neonConfig.coalesceWrites).toBe(true);
   });
 
+  // Each request builds its own database (its own pool): the schema's relational config is derived once per isolate,
+  // not per request (a tenth of a write's JavaScript when it was; docs/performance.md), and relational queries work.
+  it("share the schema's relational config between requests' databases", async () => {
+    const [a, b] = [new RequestDb(env), new RequestDb(env)];
+    try {
+      expect(a.db._.schema).toBeDefined();
+      expect(a.db._.schema).toBe(b.db._.schema);
+      expect(a.db._.tableNamesMap).toBe(b.db._.tableNamesMap);
+      expect(await b.db.query.workspaces.findFirst({ columns: { id: true }, where: sql`false` })).toBeUndefined();
+      expect(b.stats.queries).toBe(1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it("connect to a server that asks for the password method, as pipelining needs", async () => {
     const rdb = new RequestDb(env);
     try {

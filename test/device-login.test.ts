@@ -1,4 +1,4 @@
-// A device's login (contract §12, docs/api.md "Least privilege"): the scopes a device asks for, what its approval grants
+// A device's login (docs/api.md "Least privilege"): the scopes a device asks for, what its approval grants
 // (never more than the approving credential has), the page that says it in words, a refresh token that renews the
 // login and is used up on use, and revocation that ends every token of the login at once.
 import { eq } from "drizzle-orm";

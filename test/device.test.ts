@@ -142,7 +142,7 @@ describe("device flow (RFC 8628)", () => {
       error_description: "Invalid request (extra: Unknown field)",
       errors: { extra: ["Unknown field"] },
     });
-    // The device authorization endpoint is the API's own shape (contract §3: the token endpoint is the one that is OAuth's).
+    // The device authorization endpoint is the API's own shape (docs/api.md: the token endpoint is the one that is OAuth's).
     expect((await post("/auth/device/code", { client_name: "x", extra: true })).body.errors).toEqual({ extra: ["Unknown field"] });
     const unknown = await poll("not-a-device-code");
     expect(unknown.status).toBe(400);

@@ -1,4 +1,4 @@
-// The edge rules (contract §11, docs/edge.md): two front Workers stand for two Cloudflare locations (the real front
+// The edge rules (docs/edge.md): two front Workers stand for two Cloudflare locations (the real front
 // code, src/front/edge.ts, each with a cache of its own), both bound to the real API Worker on the real database.
 // Random interleavings of writes, reads with random `max-age`/`max-stale` and clock moves check, for every read:
 // - it is no older than it allowed (every write finished more than its limit ago is in it);

@@ -1,4 +1,4 @@
-// Every write has its event (contract §9): walks the served OpenAPI document and, for each POST/PUT/PATCH/DELETE
+// Every write has its event (docs/events.md): walks the served OpenAPI document and, for each POST/PUT/PATCH/DELETE
 // operation in it, either performs it successfully from the explicit table below and checks that exactly its events
 // appeared in GET /events (types and resource ids, the response's x-request-id, the caller as actor, how it came), or
 // finds it among the exclusions with the reason it changes no tracked record. A write operation in the document that is
@@ -45,7 +45,7 @@ interface Entry {
 
 const WRITE_METHODS = ["post", "put", "patch", "delete"];
 
-/** Write operations that change no tracked record (contract §9's list), each with why. */
+/** Write operations that change no tracked record (those docs/events.md lists), each with why. */
 const EXCLUDED: Record<string, string> = {
   "POST /signup/start": "stores a sign-up code (signup_codes), not a tracked record; the workspace comes with /signup/complete",
   "POST /login/start": "stores a login code (login_codes), not a tracked record",

@@ -1,4 +1,4 @@
-// Least privilege, walked over the served OpenAPI document (contract §12, issue 20 "Scopes").
+// Least privilege, walked over the served OpenAPI document (docs/api.md, least privilege).
 //
 // The scope walk: every authenticated operation with an `x-required-scope` is called by a key of the workspace OWNER
 // that has every scope but that one (403 naming it, also with an invalid body or query: the scope comes before
@@ -395,7 +395,7 @@ describe.concurrent("scope walk: every operation needs its x-required-scope and 
         const invalid = await call(op, withQuery(prepared.path, query), only[scope]);
         expect([400, 422], `${op} (invalid query, only ${scope}): ${brief(invalid)}`).toContain(invalid.status);
       }
-      // A read is also allowed by each write scope that reads its records (contract §12), alone.
+      // A read is also allowed by each write scope that reads its records, alone.
       for (const accepted of (o["x-accepted-scopes"] as Scope[] | undefined) ?? [scope]) {
         const res: ApiResponse = await call(op, prepared.path, only[accepted], body, { "x-request-id": `${SUCCEEDED}${refusals++}` });
         expect(res.status, `${op} with only ${accepted}: ${brief(res)}`).toBeGreaterThanOrEqual(200);

@@ -1,4 +1,4 @@
-// Least privilege beyond the walks (contract §12, issue 20 "Scopes"): a batch's items each carry their own refusal, a
+// Least privilege beyond the walks (docs/api.md, least privilege): a batch's items each carry their own refusal, a
 // credential never makes one with more than it has, a key's effective rights are its scopes within its user's roles,
 // operations that reach past every team need a credential bound to none, and the order of checks (401, 403, 404,
 // validation) holds for scopes and teams. test/least-privilege-walk.test.ts walks every operation.
@@ -139,7 +139,7 @@ describe("no escalation: a credential makes none with more than it has", () => {
     expect(ok(await get("/me", owner()), 200)).toMatchObject({ scopes: [...SCOPES], teamIds: null });
   });
 
-  it("a <records>:write scope reads those records (contract §12); GET /me and GET /api-keys show the reads", async () => {
+  it("a <records>:write scope reads those records; GET /me and GET /api-keys show the reads", async () => {
     const tasksOnly = await keyWith(owner(), { scopes: ["tasks:write"] });
     const task = ok(
       await post("/tasks", { teamId: teamA.prefix, title: "Written by a tasks:write key", labelIds: [] }, tasksOnly),

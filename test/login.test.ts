@@ -168,7 +168,7 @@ describe("login", () => {
     });
   });
 
-  it("validates the bodies with the spec's errors shape", async () => {
+  it("validates the bodies with the API's errors shape", async () => {
     expect((await post("/login/start", { email: "nope" })).body.errors.email).toHaveLength(1);
     expect((await post("/login/start", { email: "a@example.com", extra: 1 })).body.errors).toEqual({ extra: ["Unknown field"] });
     const res = await post("/login/complete", { login_token: "", code: "12" });

@@ -1,4 +1,4 @@
-// MCP to the letter (issue 20): JSON-RPC's own errors for what is not a request the server can answer, and HTTP 401 with
+// MCP to the letter: JSON-RPC's own errors for what is not a request the server can answer, and HTTP 401 with
 // the `WWW-Authenticate` challenge (RFC 6750, RFC 9728, the MCP authorization spec) that names the resource metadata
 // served at /.well-known/oauth-protected-resource, so an MCP client knows how to start a login.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

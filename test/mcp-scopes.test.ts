@@ -1,4 +1,4 @@
-// Least privilege through MCP (issue 20, contract §12): a tool needs the scope of the REST operation it stands for
+// Least privilege through MCP (docs/api.md, least privilege): a tool needs the scope of the REST operation it stands for
 // (core/scopes.ts), tools/list shows a caller only the tools its scopes allow, a tools/call outside them is the 403 REST
 // answers (details.requiredScope), and a team-bound key reaches only its teams' records, as through REST.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -59,7 +59,7 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
     expect(triage).toEqual(toolsFor("read", "comments:write"));
     expect(triage).toContain("add_comment");
     expect(triage).not.toContain("create_task");
-    // tasks:write reads tasks too (contract §12): the task tools, none of the other reads.
+    // tasks:write reads tasks too: the task tools, none of the other reads.
     expect((await (await open(writerKey)).listTools()).tools.map((tool) => tool.name)).toEqual([
       "get_task",
       "list_tasks",
@@ -122,7 +122,7 @@ describe("tools/call outside the caller's scopes is REST's 403 with details.requ
     expect((await call(client, "create_milestone", { bogus: true })).body.error.details).toEqual({ requiredScope: "projects:write" });
   });
 
-  it("a key that only writes tasks reads tasks (contract §12), no other records (403 requiredScope read); labels by name", async () => {
+  it("a key that only writes tasks reads tasks, no other records (403 requiredScope read); labels by name", async () => {
     const client = await open(writerKey);
     expect((await call(client, "get_task", { id: taskA.reference })).body.task.id).toBe(taskA.id);
     expect((await call(client, "list_projects", {})).body.error).toMatchObject({

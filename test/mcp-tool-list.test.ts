@@ -1,4 +1,4 @@
-// What tools/list costs an agent and what every host accepts of it (issue 33): the answer for a key with every scope
+// What tools/list costs an agent and what every host accepts of it (docs/clients.md): the answer for a key with every scope
 // stays within 20 KB as JSON-RPC sends it, and each tool's schemas keep the rules strict hosts (and the MCP Inspector's
 // strict mode) hold them to: no `type` arrays, no keyword-less subschema, every object of an answer declares `required`.
 

@@ -205,7 +205,7 @@ describe("a task's comments", () => {
   });
 });
 
-describe("names passed through (contract §13)", () => {
+describe("names passed through", () => {
   const labelNames = (t: any) => t.labels.map((l: any) => l.name).sort();
 
   it("create_task and update_task take labelIds by name in any case, a team prefix, a reference and an email", async () => {
@@ -282,7 +282,7 @@ describe("relations through MCP", () => {
   });
 });
 
-describe("finding users, projects and labels, and deleting, through MCP (issue 33)", () => {
+describe("finding users, projects and labels, and deleting, through MCP", () => {
   it("list_users finds a member by name or email, as GET /users with the same filter answers", async () => {
     const byName = await call(agent, "list_users", { filter: { contains: { name: "PLANNER" } }, fields: "name,type" });
     expect(byName.body.users).toEqual([{ name: "Planner bot", type: "AGENT" }]);

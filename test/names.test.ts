@@ -1,4 +1,4 @@
-// Contract §13: wherever a request names a record it takes the id or the human name (a task `ENG-12`, a project `ENG-P3`,
+// Names (docs/api.md, "Ids and names"): wherever a request names a record it takes the id or the human name (a task `ENG-12`, a project `ENG-P3`,
 // a team its prefix, a label its name in any case, a user their email). The walk goes over EVERY filterable id field of
 // every list (the specs themselves say which, so a new one without an entry here fails): by id, by name (the same rows),
 // an unknown name (an empty list, as an unknown id) and a value of neither form (400 naming the field); then every body
@@ -210,7 +210,7 @@ const list = async (path: string, query: string) => {
   return res;
 };
 
-describe("every filterable id field takes the id or the name (contract §13)", () => {
+describe("every filterable id field takes the id or the name", () => {
   it("the walk covers every filterable id field of every list", () => {
     for (const { path, spec, fields } of LISTS) {
       const named = Object.entries(spec.fields)

@@ -1,4 +1,4 @@
-// OAuth for agent hosts (contract §16, docs/clients.md): metadata, registration, the consent page driven as a person
+// OAuth for agent hosts (docs/clients.md): metadata, registration, the consent page driven as a person
 // drives it, the token endpoint, grants and revocation, on REST and MCP, against the real database.
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";

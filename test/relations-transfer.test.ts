@@ -1,4 +1,4 @@
-// Relations travel in exports and imports (docs/api.md, export and import; contract §14): the stored edges among the
+// Relations travel in exports and imports (docs/api.md, export and import, "Task relations"): the stored edges among the
 // exported tasks, imported by the rules of POST /tasks/{id}/relations, in the import's one transaction.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Task relations (contract §14, docs/api.md "Task relations"): the resource, its rules, and what tasks gain, through
+// Task relations (docs/api.md "Task relations"): the resource, its rules, and what tasks gain, through
 // HTTP against the real database.
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, del, get, post, testEnv } from "./helpers/api";

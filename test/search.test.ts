@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { RANKED_MATCHES } from "../src/resources/search/queries";
 import { get, post } from "./helpers/api";
 import { newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 
@@ -96,6 +97,35 @@ describe("search", () => {
     );
     const gin = (table: string) => ({ tablename: table, indexdef: expect.stringMatching(/USING gin \(workspace_id, search_vector\)$/) });
     expect(rows).toEqual([gin("milestones"), gin("projects"), gin("tasks")]);
+  });
+
+  // A search's cost is that of the matches it ranks (docs/performance.md, "Writes and search"): past RANKED_MATCHES text
+  // matches of a type the rest are not ranked, so a very common word costs the same in a workspace of any size.
+  it("ranks at most RANKED_MATCHES text matches of a type, and still puts an exact reference first", async () => {
+    const many = await newTenant("Search Many");
+    const team = await newTeam(many, { prefix: "MNY" });
+    const count = RANKED_MATCHES + 10;
+    await withDb((db) =>
+      db.execute(sql`insert into tasks (id, workspace_id, team_id, number, title)
+        select 'task_many' || i, ${many.workspaceId}, ${team.id}, i, 'common word ' || i from generate_series(1, ${count}) i`),
+    );
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const res: Awaited<ReturnType<typeof search>> = await search(
+        `q=common&types=task&limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        many.owner.key,
+      );
+      expect(res.status).toBe(200);
+      expect(res.queries).toBe(1);
+      for (const r of res.body.results) seen.add(r.id);
+      cursor = res.body.pagination.nextCursor;
+    } while (cursor);
+    expect(seen.size).toBe(RANKED_MATCHES);
+    // The last task stored is past the cap; named by its reference it still comes first.
+    const exact = await search(`q=mny-${count}`, many.owner.key);
+    expect(exact.body.results[0]).toMatchObject({ id: `task_many${count}`, reference: `MNY-${count}`, score: 1000 });
+    expect(exact.body.results.filter((r: { id: string }) => r.id === `task_many${count}`)).toHaveLength(1);
   });
 
   it("rejects bad input with 422, a bad cursor with 400, no credential with 401", async () => {

@@ -126,7 +126,7 @@ describe("sign-up", () => {
     expect(res.body.error.code).toBe("CONFLICT");
   });
 
-  it("validates the bodies with the spec's errors shape", async () => {
+  it("validates the bodies with the API's errors shape", async () => {
     const bad = await post("/signup/start", { email: "not-an-address" });
     expect(bad.status).toBe(422);
     expect(bad.body.errors.email).toHaveLength(1);

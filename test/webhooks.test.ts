@@ -1,4 +1,4 @@
-// Webhooks (contract §10, docs/webhooks.md): through HTTP against the real database, the real queue and consumer worker,
+// Webhooks (docs/webhooks.md): through HTTP against the real database, the real queue and consumer worker,
 // and a real HTTP receiver on 127.0.0.1 (test/helpers/webhook-receiver.mjs). The test config shortens the timeout to 1 s
 // and the retries to 1, 2, 4 s (WEBHOOK_MAX_ATTEMPTS 4).
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
@@ -119,7 +119,7 @@ describe("webhooks", () => {
     const patched = await patch(`/webhooks/${ok.body.webhook.id}`, { url: "https://127.0.0.1.nip.io.local/x" }, t.owner.key);
     expect(patched.status).toBe(422);
     expect((await patch(`/webhooks/${ok.body.webhook.id}`, { secret: "x" }, t.owner.key)).status).toBe(422);
-    // IPv4-translated (RFC 2765) and local-use NAT64 (RFC 8215) forms of private addresses (issue 28), on POST and PATCH.
+    // IPv4-translated (RFC 2765) and local-use NAT64 (RFC 8215) forms of private addresses, on POST and PATCH.
     for (const url of ["https://[::ffff:0:10.0.0.1]/", "https://[::ffff:0:a9fe:a9fe]/", "https://[64:ff9b:1::a00:1]/"]) {
       const created = await create({ url, events: ["*"] });
       expect([created.status, created.body.errors?.url !== undefined], url).toEqual([422, true]);

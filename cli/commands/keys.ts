@@ -1,4 +1,4 @@
-// `pm keys create|list|delete`: API keys for scripts and agents, limited to scopes (contract §12) and teams, so a key
+// `pm keys create|list|delete`: API keys for scripts and agents, limited to scopes (docs/api.md, least privilege) and teams, so a key
 // made for CI or a bot can do only its job. The raw key is shown once, when it is created.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";

@@ -1,4 +1,4 @@
-// `pm labels list` (a command that takes labels passes their names to the API, which resolves them: contract §13).
+// `pm labels list` (a command that takes labels passes their names to the API, which resolves them).
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";

@@ -61,7 +61,7 @@ async function descriptionOf(given: FieldOptions, current = ""): Promise<string 
 /**
  * The body fields the options give (only those given: an edit changes nothing else); `defs` are the command's. Records
  * go to the API as given, by id or name (a team prefix, a reference, an email, a label name): the API resolves them
- * (contract §13). An assignee `@me` is left for `resolveMe`, once the command line is known to be right.
+ * (docs/api.md, "Ids and names"). An assignee `@me` is left for `resolveMe`, once the command line is known to be right.
  */
 async function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef, current?: string): Promise<Schemas["TaskUpdate"]> {
   const fields: Schemas["TaskUpdate"] = {};
@@ -158,7 +158,7 @@ const list = defineCommand({
     if (args.search) addFilter(query, "contains", "title", args.search);
     if (args.blocked !== undefined) addFilter(query, "eq", "isBlocked", String(args.blocked));
     if (args.milestone) addFilter(query, "eq", "milestoneId", linkValue(args.milestone));
-    // Names go to the API as given (a team prefix, a label name, an email, a reference): it resolves them (contract §13).
+    // Names go to the API as given (a team prefix, a label name, an email, a reference): it resolves them.
     if (args.team) addFilter(query, "eq", "teamId", args.team);
     if (args.label) addFilter(query, "eq", "labelId", args.label);
     if (args.project) addFilter(query, "eq", "projectId", linkValue(args.project));
@@ -214,7 +214,7 @@ const LABEL_EDIT_TRIES = 3;
  * labels set by someone else meanwhile are not lost: on 412 the task is read again.
  */
 async function editLabels(session: Session, ref: string, body: Schemas["TaskUpdate"], add: string[], remove: string[]) {
-  // Labels go by id or name (the API resolves names, contract §13); a removed one matches either, names in any case.
+  // Labels go by id or name (the API resolves names); a removed one matches either, names in any case.
   const removed = new Set(remove.map((value) => value.toLowerCase()));
   for (let attempt = 1; ; attempt++) {
     // The whole task: its ETag is the one If-Match compares with (a narrowed answer has another).

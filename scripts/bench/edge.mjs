@@ -1,4 +1,4 @@
-// The edge rows of `npm run bench` (docs/performance.md, issue 21): one GET of a task through the front Worker with
+// The edge rows of `npm run bench` (docs/performance.md): one GET of a task through the front Worker with
 // the API Worker ORIGIN_RTT ms away (each forwarded call held that long, x-dev-origin-delay-ms), at one connection, so
 // a row's p50 is what one caller waits. Three cases:
 // - hit: `Cache-Control: max-age=60` on an answer stored a moment ago: served by the front Worker;

@@ -1,4 +1,4 @@
-// The scale check of `npm run bench` (docs/performance.md, "A million tasks"; issue 21): the same five reads in a workspace
+// The scale check of `npm run bench` (docs/performance.md, "A million tasks"): the same five reads in a workspace
 // of 1,000 tasks and in one of a million (BENCH_SCALE_TASKS), two workspaces seeded in SQL in the bench's database, each
 // pair measured back to back, with the ratio of the large workspace's p50 to the small one's against its target.
 

@@ -244,7 +244,7 @@ export const BLOCKS_CHAIN_HEAD = 2001;
 const BLOCKS_CHAIN = 1000;
 
 /**
- * Task relations (issue 31): every 50th task blocks the next one (2 % blocked, while their blockers' seeded status is
+ * Task relations: every 50th task blocks the next one (2 % blocked, while their blockers' seeded status is
  * open) for the `isBlocked` lists, and in a workspace of 5,000 tasks or more a chain of 1,000 `blocks` edges
  * (tasks 2001 … 3001) for the cycle check's row. Their events by the OWNER, as the comments'.
  */

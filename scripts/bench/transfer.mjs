@@ -1,4 +1,4 @@
-// The export and import check of `npm run bench` (docs/performance.md, "Export and import at scale"; issue 21): a team of
+// The export and import check of `npm run bench` (docs/performance.md, "Export and import at scale"): a team of
 // BENCH_TRANSFER_TASKS tasks (100,000 by default) with a comment each, seeded in SQL, exported (GET /teams/{id}/export,
 // streamed) and imported into a new team in parts of at most PART_BYTES, cut as `pm import` cuts them (client/transfer.js:
 // POST /imports, PUT /imports/{id}/parts/{n}, POST /imports/{id}/commit), each timed end to end with the workers' CPU

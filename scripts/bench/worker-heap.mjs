@@ -40,9 +40,9 @@ export function workerdCpuMs(pid) {
   return total;
 }
 
-/** A DevTools connection: `call(method, params)` answers the protocol's result. */
-export async function connectInspector(port) {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, { perMessageDeflate: false });
+/** A DevTools connection (wrangler's proxy on `port`, or the endpoint `url`): `call(method, params)` answers the protocol's result. */
+export async function connectInspector(port, url = `ws://127.0.0.1:${port}/ws`) {
+  const socket = new WebSocket(url, { perMessageDeflate: false });
   await new Promise((resolve, reject) => socket.once("open", resolve).once("error", reject));
   let next = 0;
   const pending = new Map();

@@ -14,21 +14,27 @@ const later = (ms, fn) => (ms > 0 ? setTimeout(fn, ms) : fn());
 /**
  * `delayMs` holds every message for that long in each direction, and the WebSocket upgrade for twice as long
  * (request and answer), so the loopback behaves like a Worker that far from its database: a round trip of
- * 2 × delayMs, paid again by every round trip the driver makes.
- * @returns {Promise<{ port: number, url: string, close: () => Promise<void> }>}
+ * 2 × delayMs, paid again by every round trip the driver makes. The bench changes both between its tables, for
+ * connections opened afterwards: `setDelay(ms)`, and `redirect(from, to)`, which sends connections asked for port
+ * `from` to port `to` instead (its pooled path: PgBouncer in front of the database; `to` null ends it).
+ * @returns {Promise<{ port: number, url: string, close: () => Promise<void>, setDelay: (ms: number) => void, redirect: (from: number, to: number | null) => void }>}
  */
 export function startWsProxy({ port = 0, delayMs = 0, log = () => {} } = {}) {
+  let delay = delayMs;
+  const redirects = new Map();
   const wss = new WebSocketServer({
     host: "127.0.0.1",
     port,
     perMessageDeflate: false,
-    verifyClient: delayMs > 0 ? (_info, accept) => setTimeout(() => accept(true), 2 * delayMs) : undefined,
+    verifyClient: (_info, accept) => later(2 * delay, () => accept(true)),
   });
   wss.on("connection", (ws, req) => {
+    const delayMs = delay;
     const address = new URL(req.url ?? "/", "http://proxy").searchParams.get("address") ?? "";
     const i = address.lastIndexOf(":");
     const host = address.slice(0, i);
-    const targetPort = Number(address.slice(i + 1));
+    const asked = Number(address.slice(i + 1));
+    const targetPort = redirects.get(asked) ?? asked;
     // Only loopback targets: this proxy must never become a way out of the machine.
     if (!LOOPBACK.has(host) || !Number.isInteger(targetPort)) {
       ws.close(1008, "target not allowed");
@@ -67,6 +73,10 @@ export function startWsProxy({ port = 0, delayMs = 0, log = () => {} } = {}) {
       resolve({
         port: p,
         url: `ws://127.0.0.1:${p}`,
+        setDelay: (ms) => {
+          delay = ms;
+        },
+        redirect: (from, to) => (to === null ? redirects.delete(from) : redirects.set(from, to)),
         close: () =>
           new Promise((r) => {
             for (const c of wss.clients) c.terminate();

@@ -9,7 +9,7 @@ import { workspaceAdminSql } from "./roles";
 export const mayEditLabel = (actor: Actor) => or(workspaceAdminSql(actor.role), eq(labels.creatorId, actor.user));
 export const LABEL_EDIT_REFUSAL = "Only the label's creator or a workspace ADMIN/OWNER may change or delete it";
 
-/** Editing a comment: its author alone, whatever their workspace role (spec: "Only the comment author may update"). */
+/** Editing a comment: its author alone, whatever their workspace role (only the comment author may update it). */
 export const mayEditComment = (actor: Actor) => eq(comments.authorId, actor.user);
 export const COMMENT_EDIT_REFUSAL = "Only the comment's author may edit it";
 

@@ -2,6 +2,8 @@
 // user's roles. Every operation needs one scope, derived here from its method and path alone, so the REST route, the
 // OpenAPI document, a batch item and the MCP tool that stands for an operation all ask for the same one.
 
+import { REGISTERED, type RESOURCES, type ResourceName } from "./resources";
+
 export const SCOPES = [
   "read",
   "tasks:write",
@@ -36,71 +38,26 @@ export const SCOPE_WORDS: Record<Scope, string> = {
 
 export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 
-// A write's scope by the path's first segment (the resource it changes).
-const WRITE_SCOPES: Record<string, Scope> = {
-  tasks: "tasks:write",
-  comments: "comments:write",
-  projects: "projects:write",
-  milestones: "projects:write",
-  labels: "labels:write",
-  teams: "teams:write",
-  "team-members": "teams:write",
-  fields: "fields:write",
-  invites: "members:write",
-  users: "members:write",
-  agents: "members:write",
-  workspaces: "members:write",
-  "api-keys": "keys:write",
-  // Revoking one's OAuth grants, like one's keys.
-  oauth: "keys:write",
-  webhooks: "webhooks:write",
-  // Deleting an attachment changes its task (a comment's too: they are the task's files).
-  attachments: "tasks:write",
-  // An import sent in parts: opening, filling, committing and discarding it.
-  imports: "import",
-};
+// A write's scope by the path's first segment (the resource it changes), from the register.
+const WRITE_SCOPES: Record<string, Scope> = Object.fromEntries(
+  REGISTERED.flatMap((r): Array<[string, Scope]> => (r.scope ? [[r.name, r.scope]] : [])),
+);
 
+type ReadsOf<R> = R extends { reads: readonly (infer N)[] } ? N : never;
 /** What the scope `read` reads: every resource a GET names (a path's first segment, or a nested list's: `/teams/{id}/members`). */
-export const READABLE = [
-  "tasks",
-  "relations",
-  "attachments",
-  "comments",
-  "projects",
-  "milestones",
-  "labels",
-  "teams",
-  "members",
-  "team-members",
-  "fields",
-  "invites",
-  "users",
-  "agents",
-  "workspaces",
-  "api-keys",
-  "webhooks",
-  "deliveries",
-  "events",
-  "search",
-  "imports",
-] as const;
-export type Readable = (typeof READABLE)[number];
+export type Readable = ReadsOf<(typeof RESOURCES)[ResourceName]>;
+export const READABLE = REGISTERED.flatMap((r) => r.reads ?? []) as [Readable, ...Readable[]];
 
 /**
- * What a `<records>:write` scope reads besides (contract §12, as GitHub's fine-grained tokens): its records, and for
- * comments the records they are on. `read` reads everything; `import` and `export` read nothing more.
+ * What a `<records>:write` scope reads besides (as GitHub's fine-grained tokens): its records, and for comments the
+ * records they are on. `read` reads everything; `import` and `export` read nothing more.
  */
-const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {
-  "tasks:write": ["tasks", "relations", "attachments"],
-  "comments:write": ["comments", "tasks", "projects", "milestones", "attachments"],
-  "projects:write": ["projects", "milestones"],
-  "labels:write": ["labels"],
-  "teams:write": ["teams", "members", "team-members"],
-  "fields:write": ["fields"],
-  "members:write": ["invites", "users", "agents", "workspaces"],
-  "keys:write": ["api-keys"],
-  "webhooks:write": ["webhooks", "deliveries"],
-};
+const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {};
+for (const r of REGISTERED) {
+  if (!r.scope?.endsWith(":write")) continue;
+  const reads = [...(r.reads ?? []), ...(r.scopeAlsoReads ?? [])] as Readable[];
+  WRITE_READS[r.scope] = [...new Set([...(WRITE_READS[r.scope] ?? []), ...reads])];
+}
 
 /** The resources `scopes` read (null: every scope), sorted: what GET /me and GET /api-keys show as `reads`. */
 export function readsOf(scopes: readonly Scope[] | null): Readable[] {
@@ -109,8 +66,7 @@ export function readsOf(scopes: readonly Scope[] | null): Readable[] {
 }
 
 /** The scopes that read `resource`, besides `read`. */
-const readersOf = (resource: string): Scope[] =>
-  (Object.keys(WRITE_READS) as Scope[]).filter((scope) => WRITE_READS[scope]?.includes(resource as Readable));
+const readersOf = (resource: string): Scope[] => SCOPES.filter((scope) => WRITE_READS[scope]?.includes(resource as Readable));
 
 // Operations any live credential may call whatever its scopes: who am I (with my scopes), approving a device (its token
 // never gets more than the approver's credential has), and MCP (each tool asks for its operation's scope).

@@ -1,6 +1,7 @@
 import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
-import { type SQL, sql } from "drizzle-orm";
-import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import { createTableRelationsHelpers, type ExtractTablesWithRelations, extractTablesRelationalConfig, type SQL, sql } from "drizzle-orm";
+import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { schema } from "../../drizzle/schema";
 import { errorSummary } from "../core/error-chain";
 import type { Env } from "../env";
@@ -34,7 +35,7 @@ export const QUERY_TIMEOUT_MS = 5000;
 
 /**
  * The server's own bound on a write, shorter than the client's (QUERY_TIMEOUT_MS), so a write the client gives up on has
- * been cancelled and rolled back by the server first: a 503 means nothing was written (issue 28; docs/security.md). The
+ * been cancelled and rolled back by the server first: a 503 means nothing was written (docs/security.md). The
  * second between them is for the answer's way back. A transaction gets `statement_timeout` in its BEGIN's round trip
  * (counted, below); a one-statement write gets `lock_timeout` in its own statement (statementBound), the only setting
  * that still applies to the statement that sets it (a lock wait reads it when it begins; statement_timeout is armed
@@ -102,6 +103,24 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginn
   return target;
 }
 
+type RelationalSchema = NonNullable<ConstructorParameters<typeof NeonDatabase<typeof schema>>[2]>;
+let relational: RelationalSchema | undefined;
+const dialect = new PgDialect();
+/**
+ * A Drizzle database over `pool`, as `drizzle({ client: pool, schema })` builds it, but with the schema's relational
+ * config (every table's relations) derived once per isolate instead of on every call: each request builds its own
+ * database (its own pool), and deriving it was a tenth of a write's JavaScript in the API Worker's CPU profile
+ * (docs/performance.md, profiles).
+ */
+export function databaseOver(pool: Pool): Db {
+  if (!relational) {
+    const config = extractTablesRelationalConfig<ExtractTablesWithRelations<typeof schema>>(schema, createTableRelationsHelpers);
+    relational = { fullSchema: schema, schema: config.tables, tableNamesMap: config.tableNamesMap };
+  }
+  const db = new NeonDatabase<typeof schema>(dialect, new NeonDriver(pool, dialect).createSession(relational), relational);
+  return Object.assign(db, { $client: pool });
+}
+
 /**
  * One connection pool per request (a client reused across requests fails in Workers), opened on first use
  * and ended after the response through waitUntil.
@@ -134,7 +153,7 @@ export class RequestDb {
       // Count at the connection: pool.query and transactions both end in client.query, once each.
       pool.on("connect", (client: PoolClient) => void counted(client, this.stats, () => this.writing()));
       this.#pool = pool;
-      this.#db = drizzle({ client: this.#pool, schema });
+      this.#db = databaseOver(this.#pool);
     }
     return this.#db;
   }

@@ -19,6 +19,14 @@ const json = (ctx: EventContext): SQL =>
 /** A condition that sets the context (true once set): evaluated before the statement writes, as an InitPlan. */
 export const contextSet = (ctx: EventContext): SQL => sql`(select set_config('pm.ctx', ${json(ctx)}, true) is not null)`;
 
+/**
+ * A condition that is true and readies this connection's event triggers (pm_warm_events: pm_emit compiled, its tables
+ * and indexes in the backend's caches, nothing written). A create evaluates it before it takes its team's counter lock,
+ * so the triggers that run under that lock run warm instead of paying a fresh backend's first use while the team's other
+ * creates wait (docs/performance.md, "Writes and search").
+ */
+export const eventsWarmed: SQL = sql`(select pm_warm_events())`;
+
 const dialect = new PgDialect();
 
 /**

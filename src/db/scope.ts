@@ -11,7 +11,7 @@ const SCOPE_READS = sql.raw(
   `(values ${SCOPES.flatMap((scope) => readsOf([scope]).map((resource) => `('${scope}', '${resource}')`)).join(", ")}) as scope_reads(scope, resource)`,
 );
 
-/** The resources a `text[]` of scopes reads (contract §12), sorted, as a JSON array: `reads` of GET /me and GET /api-keys. */
+/** The resources a `text[]` of scopes reads (docs/api.md, least privilege), sorted, as a JSON array: `reads` of GET /me and GET /api-keys. */
 export const readsJson = (scopes: SQL): SQL<Readable[]> =>
   sql<
     Readable[]

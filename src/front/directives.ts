@@ -1,5 +1,5 @@
 // The request's Cache-Control (RFC 9111 §5.2.1), read for one question: how old a stored answer may the caller take?
-// Only `max-age` and `max-stale` open the edge cache (contract §11); `no-cache` and `no-store` close it whatever else
+// Only `max-age` and `max-stale` open the edge cache (docs/edge.md); `no-cache` and `no-store` close it whatever else
 // the header says. Pure, so the unit project tests it (test/unit/edge-directives.test.ts).
 
 export interface RequestDirectives {
@@ -45,7 +45,7 @@ export function parseRequestDirectives(header: string | null): RequestDirectives
 /**
  * The oldest stored answer the request accepts, in seconds, or null when it must go to the origin: no directive that
  * allows one, `no-cache`/`no-store`, or edge caching off (`serverMax` 0). Both directives given: the stricter one.
- * Never more than `serverMax`, which is what bounds a revoked credential at another location (README, security).
+ * Never more than `serverMax`, which is what bounds a revoked credential at another location (docs/edge.md, revocation).
  */
 export function acceptableAge(d: RequestDirectives, serverMax: number): number | null {
   if (d.noCache || !(serverMax > 0)) return null;

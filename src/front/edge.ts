@@ -1,4 +1,4 @@
-// The front Worker's one decision (contract §11, docs/edge.md): answer a GET from this location's cache when the
+// The front Worker's one decision (docs/edge.md): answer a GET from this location's cache when the
 // caller allows an old enough answer and nothing written here since makes it wrong, else forward to the API Worker.
 //
 // What makes a stored answer safe to serve:
@@ -81,7 +81,7 @@ function answer(res: Response, cacheStatus: string, ageSeconds: number, body: Bo
 /**
  * The API Worker's answer. When there is none (the binding throws: the API Worker restarted or failed mid-request) or it
  * is not the API's (a 5xx that is not JSON: workerd's own plain-text "Your worker restarted mid-request"), the caller
- * still gets the API's error shape: 503 UNAVAILABLE (contract §1).
+ * still gets the API's error shape: 503 UNAVAILABLE (docs/api.md, conventions).
  */
 async function forward(request: Request, deps: EdgeDeps, headers: Headers): Promise<Response> {
   if (deps.originDelayMs > 0) await new Promise((r) => setTimeout(r, deps.originDelayMs));
@@ -227,7 +227,7 @@ function served(entry: Response, cacheStatus: string, ageSeconds: number, body: 
 const usableRequestId = (id: string | null) => (id && id.length <= 255 && !/[^\w\-=]/.test(id) ? id : null);
 
 /**
- * What a hit says of the caller's own request, as every answer does (contract §1): its request id (the caller's, echoed,
+ * What a hit says of the caller's own request, as every answer does (docs/api.md, conventions): its request id (the caller's, echoed,
  * or a new one: the stored answer's id names another request) and the rate limit as the origin last reported it for
  * this entry, its window counted down. A hit is not counted; what requests through the origin used since is not known
  * here, so Remaining is at most what is left. Once that window has ended, a new one has begun: the full limit, Reset 0
@@ -280,7 +280,7 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
     ]);
     const now = deps.now();
     const age = now - sentAt;
-    // Never past the credential's expiry: the origin would refuse it by then (issue 28).
+    // Never past the credential's expiry: the origin would refuse it by then.
     if (sentAt > Math.max(own, any) && age <= limit * 1000 && !expired(entry, now)) {
       const hit = status("hit");
       if (etagMatches(request.headers.get("if-none-match"), entry.headers.get("etag"))) {

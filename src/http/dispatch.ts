@@ -1,5 +1,5 @@
-// Running a GET through the app inside another request (a batch item, the If-Match check, the order of checks), as the
-// outer request's caller and on its database handle: the request it makes is the one a client would send.
+// Running a GET through the app inside another request (a batch item), as the outer request's caller and on its
+// database handle: the request it makes is the one a client would send.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { acceptedScopes, type Scope, scopeOf } from "../core/scopes";
@@ -33,35 +33,27 @@ export function outerOf<E extends AppEnv>(c: Context<E>): Outer {
   return { url: c.req.url, credential, requestId: c.get("requestId"), rdb: c.get("rdb"), env: c.env, ctx: c.executionCtx };
 }
 
-/** A GET of `path` through the app, as the outer request's caller and on its database handle (inside its transaction, when one is open). */
+/** A GET of `path` through the app, as the outer request's caller and on its database handle. */
 export async function dispatchGet(
   app: AppHandle,
   outer: Outer,
   path: string,
   requestId: string,
-  { existence = false, batchItem = false } = {},
+  { batchItem = false } = {},
 ): Promise<Response> {
   const headers = new Headers(outer.credential);
   headers.set("x-request-id", requestId);
   const request = new Request(new URL(path, outer.url), { headers });
-  if (existence) existenceChecks.add(request);
   if (batchItem) batchItems.add(request);
   return app.fetch(inheritRequestDb(request, outer.rdb), outer.env, outer.ctx);
 }
-
-// GETs the app sends itself only to learn whether what a refused write names exists for its caller (order of checks):
-// their answer never leaves the server, so they need no scope of their own (a write-only key's 404 comes before 422).
-const existenceChecks = new WeakSet<Request>();
-/** Whether `request` is such a check (no client can make one: only this module adds to the set). */
-export const isExistenceCheck = (request: Request): boolean => existenceChecks.has(request);
 
 // A batch's items: each needs its operation's own scope (a read: `read`, the batch's), not a write scope that also reads
 // its records, so an item's success proves the batch's scope and the batch needs no query of its own for it.
 const batchItems = new WeakSet<Request>();
 
-/** The scopes a request needs (core/scopes.ts): none for an existence check, the named one for a batch item. */
+/** The scopes a request needs (core/scopes.ts): the named one for a batch item. */
 export function requestScopes(request: Request, method: string, routePath: string): Scope[] | null {
-  if (existenceChecks.has(request)) return null;
   if (batchItems.has(request)) {
     const scope = scopeOf(method, routePath);
     return scope === null ? null : [scope];

@@ -216,7 +216,7 @@ function documentScope(method: string, path: string, op: Json) {
   const scope = scopeOf(method, path);
   op["x-required-scope"] = scope;
   if (!scope) return;
-  // A read is also allowed by the write scopes that read its records (contract §12).
+  // A read is also allowed by the write scopes that read its records (docs/api.md, least privilege).
   const also = (acceptedScopes(method, path) ?? []).slice(1);
   if (also.length) op["x-accepted-scopes"] = [scope, ...also];
   const alternatives = also.length ? `, or one of ${also.map((s) => `\`${s}\``).join(", ")}, which read these records` : "";

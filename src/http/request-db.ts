@@ -17,7 +17,7 @@ export function inheritRequestDb(request: Request, rdb: RequestDb): Request {
   return request;
 }
 
-/** Whether `request` was dispatched by the app inside another request (a batch item, an If-Match check). */
+/** Whether `request` was dispatched by the app inside another request (a batch item). */
 export const isInherited = (request: Request): boolean => inherited.has(request);
 
 /**

@@ -11,12 +11,12 @@ const toValidationError = (result: ValidationResult): undefined => {
   return undefined;
 };
 
-/** Every router validates with the same hook: a zod failure is the spec's 422 `{errors}` body. */
+/** Every router validates with the same hook: a zod failure is the API's 422 `{errors}` body. */
 export const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: toValidationError });
 
 /**
  * Route hook (third argument of `.openapi`): a JSON body whose required identifier `field` is absent or null is 400
- * BAD_REQUEST, as the spec lists "a required team identifier" missing under BAD_REQUEST; any other failure
+ * BAD_REQUEST (a missing required parameter, such as a team identifier: docs/api.md, decisions); any other failure
  * stays 422.
  */
 export const missingIsBadRequest =

@@ -88,7 +88,7 @@ export function listQueryFor(spec: ListSpec) {
   const params: Record<string, z.ZodType> = {};
   for (const name of filterableNames(spec.fields)) {
     const field = spec.fields[name];
-    // What an id filter takes (contract §13): the id or the record's name.
+    // What an id filter takes (docs/api.md, "Ids and names"): the id or the record's name.
     const described = field.names && { description: `${field.names.forms[0].toUpperCase()}${field.names.forms.slice(1)}` };
     for (const op of filterOpsFor(field)) {
       const value = filterValue(field, op);

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 
-/** zod issues -> the spec's validation body `{errors:{field:[msg]}}` (field = dotted path). */
+/** zod issues -> the API's validation body `{errors:{field:[msg]}}` (field = dotted path). */
 export function zodErrors(error: z.ZodError): Record<string, string[]> {
   // Field names come from the request (an unknown `__proto__` or `constructor`): a Map, not an object's inherited keys.
   const errors = new Map<string, string[]>();

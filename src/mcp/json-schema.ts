@@ -65,7 +65,7 @@ function compact(node: Schema, output: boolean, depth = 0): Schema {
  * How deep an answer's schema goes: its envelope (`{task}`, `{tasks, pagination}`, `{deleted}`) with its required keys.
  * The records in it are said to be objects (and their lists arrays), no more: their fields are the REST API's,
  * documented once in the OpenAPI document (and named by each list tool's filters). Spelling them in every tool cost an
- * agent more than half of tools/list (issue 33: within 20 KB).
+ * agent more than half of tools/list (kept within 20 KB: docs/clients.md).
  */
 const RECORD_DEPTH = 1;
 

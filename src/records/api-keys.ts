@@ -8,7 +8,7 @@ import { EVERY_SCOPE, readsJson } from "../db/scope";
 import { defineRecord, f } from "../store/record";
 import { formsOf, NamesOf, named } from "./names";
 
-/** Scopes in a request body: contract §12's names, at least one. */
+/** Scopes in a request body: the scope names of docs/api.md (least privilege), at least one. */
 export const ScopeList = z
   .array(z.enum(SCOPES))
   .min(1)
@@ -39,7 +39,7 @@ export const apiKeyRecord = defineRecord({
       doc: { description: "What the key may do, within its user's roles" },
     }),
     reads: f.json(readsJson(sql`coalesce(${apiKeys.scopes}, ${EVERY_SCOPE})`), z.array(z.enum(READABLE)), {
-      doc: { description: "What the key reads: `read` reads everything, a `<records>:write` scope its records (contract §12)" },
+      doc: { description: "What the key reads: `read` reads everything, a `<records>:write` scope its records" },
     }),
     teamIds: f.json(apiKeys.teamIds, z.array(z.string()).nullable(), {
       input: { schema: TeamIdList, write: "resolved" },

@@ -70,7 +70,7 @@ export const commentRecord = defineRecord({
   fields: fields(f.json(userSummaryJson(author), UserSummarySchema, { shape: userSummaryShape })),
 });
 
-/** The spec's reduced author of the task comment list. */
+/** The task comment list's reduced author, `{id, name, email}` (docs/api.md, decisions). */
 const CommentAuthorBrief = z.object({ id: z.string(), name: z.string(), email: z.string() }).openapi("CommentAuthorBrief");
 const briefAuthorShape: FieldShape = { id: true, name: true, email: true };
 const briefAuthorJson: SQL = sql`json_build_object('id', ${author.id}, 'name', ${author.name}, 'email', ${author.email})`;

@@ -1,35 +1,16 @@
 // What events are called (docs/events.md): the resource types, their event types, and the patterns that name them
 // (`task.created`, `task.*`, `*`) in GET /events?types= and in a webhook's `events`.
+import { EVENT_SOURCES, type RESOURCES, type ResourceName } from "../core/resources";
 
-export const RESOURCE_TYPES = [
-  "task",
-  "task_relation",
-  "attachment",
-  "project",
-  "milestone",
-  "comment",
-  "label",
-  "team",
-  "team_member",
-  "field",
-  "member",
-  "workspace",
-  "invite",
-  "api_key",
-  "agent",
-  "webhook",
-] as const;
-export type ResourceType = (typeof RESOURCE_TYPES)[number];
+type EventsOf<R> = R extends { events: infer E } ? keyof E & string : never;
+/** The resource types of events, from the register (core/resources.ts). */
+export type ResourceType = EventsOf<(typeof RESOURCES)[ResourceName]>;
+export const RESOURCE_TYPES = Object.keys(EVENT_SOURCES) as [ResourceType, ...ResourceType[]];
 
 const ACTIONS = ["created", "updated", "deleted"];
-/** Made and removed, never changed: relations and attachments. */
-const ONCE_MADE: ResourceType[] = ["task_relation", "attachment"];
 
 /** The actions of a resource type: a relation is made or removed, never changed; a member joins, changes, leaves. */
-const actionsOf = (type: ResourceType) => {
-  if (type === "member") return ["joined", "updated", "removed"];
-  return ONCE_MADE.includes(type) ? ["created", "deleted"] : ACTIONS;
-};
+const actionsOf = (type: ResourceType): readonly string[] => EVENT_SOURCES[type].actions ?? ACTIONS;
 
 /** Event types: `<resourceType>.created|updated|deleted`, a relation's `created`/`deleted`, a member's `joined`/`updated`/`removed`. */
 export const EVENT_TYPES: string[] = RESOURCE_TYPES.flatMap((type) => actionsOf(type).map((a) => `${type}.${a}`));
@@ -43,5 +24,5 @@ export function isEventPattern(pattern: string): boolean {
   const dot = pattern.lastIndexOf(".");
   const [resource, action] = [pattern.slice(0, dot), pattern.slice(dot + 1)];
   if (!(RESOURCE_TYPES as readonly string[]).includes(resource)) return false;
-  return action === "*" || (ONCE_MADE.includes(resource as ResourceType) ? actionsOf(resource as ResourceType) : ACTIONS).includes(action);
+  return action === "*" || actionsOf(resource as ResourceType).includes(action);
 }

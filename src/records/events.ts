@@ -7,6 +7,7 @@ import { getTableName, inArray, is, sql } from "drizzle-orm";
 import { PgColumn } from "drizzle-orm/pg-core";
 import { events, users } from "../../drizzle/schema";
 import { iso } from "../core/dates";
+import { EVENT_SOURCES } from "../core/resources";
 import type { Executor } from "../db/client";
 import { typeIdAt } from "../ids";
 import type { Field } from "../store/record";
@@ -28,25 +29,25 @@ import { UserSummarySchema, workspaceUserRecord } from "./users";
 import { webhookRecord } from "./webhooks";
 import { workspaceRecord } from "./workspaces";
 
-/** Resource types of events, each with the record its `data` is rendered by and the tables of its stored image. */
+/** Resource types of events, each with the record its `data` is rendered by (the tables of its stored image: the register's). */
 const RENDERED = {
-  task: { fields: taskRecord.fields, tables: ["tasks"] },
-  task_relation: { fields: storedRelationRecord.fields, tables: ["task_relations"] },
-  attachment: { fields: attachmentRecord.fields, tables: ["attachments"] },
-  project: { fields: projectRecord.fields, tables: ["projects"] },
-  milestone: { fields: milestoneRecord.fields, tables: ["milestones"] },
-  comment: { fields: commentRecord.fields, tables: ["comments"] },
-  label: { fields: labelRecord.fields, tables: ["labels"] },
-  team: { fields: teamRecord.fields, tables: ["teams"] },
-  team_member: { fields: teamMemberRecord.fields, tables: ["team_members"] },
-  field: { fields: fieldRecord.fields, tables: ["field_definitions"] },
-  member: { fields: workspaceUserRecord.fields, tables: ["users", "workspace_members"] },
-  agent: { fields: workspaceUserRecord.fields, tables: ["users", "workspace_members"] },
-  workspace: { fields: workspaceRecord.fields, tables: ["workspaces"] },
-  invite: { fields: inviteRecord.fields, tables: ["invites"] },
-  api_key: { fields: apiKeyRecord.fields, tables: ["api_keys"] },
-  webhook: { fields: webhookRecord.fields, tables: ["webhooks"] },
-} satisfies Record<ResourceType, { fields: Record<string, Field>; tables: string[] }>;
+  task: { fields: taskRecord.fields },
+  task_relation: { fields: storedRelationRecord.fields },
+  attachment: { fields: attachmentRecord.fields },
+  project: { fields: projectRecord.fields },
+  milestone: { fields: milestoneRecord.fields },
+  comment: { fields: commentRecord.fields },
+  label: { fields: labelRecord.fields },
+  team: { fields: teamRecord.fields },
+  team_member: { fields: teamMemberRecord.fields },
+  field: { fields: fieldRecord.fields },
+  member: { fields: workspaceUserRecord.fields },
+  agent: { fields: workspaceUserRecord.fields },
+  workspace: { fields: workspaceRecord.fields },
+  invite: { fields: inviteRecord.fields },
+  api_key: { fields: apiKeyRecord.fields },
+  webhook: { fields: webhookRecord.fields },
+} satisfies Record<ResourceType, { fields: Record<string, Field> }>;
 
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
 export const EventActor = UserSummarySchema.extend({
@@ -120,7 +121,7 @@ function imageData(type: ResourceType, image: Record<string, unknown>, row: Even
     if (name === "reference" && row.reference) data.reference = row.reference;
     if (field.hidden || !is(field.value, PgColumn)) continue;
     const column = field.value as PgColumn;
-    if (!(rendered.tables as string[]).includes(getTableName(column.table)) || !(column.name in image)) continue;
+    if (!EVENT_SOURCES[type].tables.includes(getTableName(column.table)) || !(column.name in image)) continue;
     data[name] = formatted(field, image[column.name]);
   }
   return data;

@@ -11,7 +11,7 @@ import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 /** How long an invite can be redeemed after it was sent (a new invite to the same address replaces it). */
 export const INVITE_TTL_DAYS = 7;
 
-// OWNER is never given by invite (spec): invite as ADMIN, then promote with PATCH /users/{id}.
+// OWNER is never given by invite: invite as ADMIN, then promote with PATCH /users/{id}.
 const InviteRole = z
   .enum(["MEMBER", "ADMIN"], { error: "Must be MEMBER or ADMIN (OWNER cannot be given by invite)" })
   .openapi("InviteRole");

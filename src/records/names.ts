@@ -1,4 +1,4 @@
-// The one name resolver (contract §13): wherever a request names a record (a path, a body field, a filter value, a batch
+// The one name resolver (docs/api.md, "Ids and names"): wherever a request names a record (a path, a body field, a filter value, a batch
 // item, an MCP argument), it may give the record's id or its human name: a task `ENG-12`, a project `ENG-P3`, a team its
 // prefix `ENG`, a label its name (any case), a user their email. Names are resolved in SQL, inside the statement that
 // reads or writes (no extra round trip). A value of neither form is refused (400 in a query, 422 in a body) by whoever

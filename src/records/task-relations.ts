@@ -1,4 +1,4 @@
-// The TaskRelation record (contract §14, docs/api.md "Task relations"): a relation as one of its tasks sees it (its type
+// The TaskRelation record (docs/api.md "Task relations"): a relation as one of its tasks sees it (its type
 // read from that side, the other task's summary), over task_relation_views; and the stored edge (source, type, target),
 // which events render and exports carry.
 import { z } from "@hono/zod-openapi";

@@ -32,7 +32,7 @@ export const TaskPriority = z.enum(taskPriority.enumValues).openapi("TaskPriorit
 const unsupported = (name: string, op: FilterOp) =>
   badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: ["eq", "neq", "in"] });
 
-/** `reference` filters by `ENG-12` (any case); a value that is not a reference is 400 (contract §13), never an empty list. */
+/** `reference` filters by `ENG-12` (any case); a value that is not a reference is 400, never an empty list. */
 function referenceFilter(op: FilterOp, values: string[]): SQL {
   const match = (value: string) => {
     if (!parseTaskRef(value)) {

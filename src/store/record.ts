@@ -224,7 +224,7 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
         names: field.names,
         ...field.list,
       };
-      // Contract §13: no filter answers an empty list for a value it did not understand, so every id filter says what it names.
+      // Names (docs/api.md, "Ids and names"): no filter answers an empty list for a value it did not understand, so every id filter says what it names.
       if (kind === "id" && listed.filter !== false && !listed.names && !listed.customFilter) {
         throw new Error(`${def.name}.${name} is a filterable id: say what it names (names: named(<kind>), records/names.ts)`);
       }

@@ -1,4 +1,4 @@
-// What the least-privilege tests share (contract §12): keys with scopes and teams, made through the API by a workspace
+// What the least-privilege tests share (docs/api.md, least privilege): keys with scopes and teams, made through the API by a workspace
 // member's unrestricted key, and the workspace's event stream, which a refused request must leave as it was.
 import { env } from "cloudflare:test";
 import { expect } from "vitest";

@@ -1,4 +1,4 @@
-// `pm` for daily work (issue 34) against the real `npm start`: the verbs `gh issue` users reach for, lists with their
+// `pm` for daily work against the real `npm start`: the verbs `gh issue` users reach for, lists with their
 // filters, creating what a person creates, `pm api`, `--json fields` and `--jq`, output that names things, workspaces,
 // completion and help; a run with no terminal never asks (exit 1), one on a terminal (util-linux `script`) does.
 import { spawnSync } from "node:child_process";
@@ -187,7 +187,7 @@ describe("pm tasks, as gh issue users reach for them", () => {
     expect(await refs(["--project", "eng-p1"])).toEqual(["ENG-2"]);
     expect(await refs(["--parent", "ENG-1"])).toEqual(["ENG-2"]);
     expect(await refs(["--search", "deploy"])).toEqual(["OPS-1", "OPS-2"]);
-    // A name that names nothing is what an unknown id is in a filter: an empty list (contract §13).
+    // A name that names nothing is what an unknown id is in a filter: an empty list (docs/api.md, "Ids and names").
     expect(await refs(["--project", "ENG-P9"])).toEqual([]);
     await ok(["tasks", "link", "OPS-1", "--blocked-by", "OPS-2"]);
     expect(await refs(["--blocked", "--team", "OPS"])).toEqual(["OPS-1"]);
@@ -399,14 +399,14 @@ describe("on a terminal", () => {
   });
 });
 
-describe("the README's CLI block", () => {
+describe("the CLI session of docs/clients.md", () => {
   /** The words of a shell command line: quoted strings ('…', "…") or runs without spaces. */
   const words = (line) =>
     [...line.matchAll(/'([^']*)'|"((?:\\.|[^"\\])*)"|(\S+)/g)].map((m) => m[1] ?? m[2]?.replace(/\\(.)/g, "$1") ?? m[3]);
 
   it("runs as written (as a script in a new workspace; login and logout are the device flow's, tested in cli.test.mjs)", async () => {
-    const readme = readFileSync(path.join(root, "README.md"), "utf8");
-    const block = /\n```\n(\$ npx pm login[\s\S]*?)```/.exec(readme)[1];
+    const doc = readFileSync(path.join(root, "docs/clients.md"), "utf8");
+    const block = /\n```\n(\$ npx pm login[\s\S]*?)```/.exec(doc)[1];
     const steps = block.split(/^\$ /m).filter(Boolean);
     expect(steps.length).toBeGreaterThan(10);
     const reader = await signUp(stack, "readme");

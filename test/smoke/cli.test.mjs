@@ -151,7 +151,7 @@ describe("pm, as a person who logged in", () => {
     const updated = await pmJson(["tasks", "update", created.task.reference, "--label", "Bug"]);
     expect(updated.task.labels.map((label) => label.name)).toEqual(["bug"]);
 
-    // Names go to the API as given (contract §13): an unknown one is its 404, and nothing changes.
+    // Names go to the API as given (docs/api.md, "Ids and names"): an unknown one is its 404, and nothing changes.
     const unknown = await pm(["tasks", "update", created.task.reference, "--label", "bug", "--label", "urgent"]);
     expect(unknown).toMatchObject({ code: 1, stdout: "" });
     expect(unknown.stderr).toMatch(/^error: NOT_FOUND: Label not found$/m);

@@ -1,5 +1,5 @@
 // The MCP endpoint driven by the official MCP Inspector's CLI mode (`npx @modelcontextprotocol/inspector --cli`) against
-// the real `npm start`, as the README shows it: an agent with its own key lists its tools and calls them.
+// the real `npm start`, as docs/clients.md shows it: an agent with its own key lists its tools and calls them.
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
@@ -82,7 +82,7 @@ const TOOLS = [
 
 describe("the MCP Inspector CLI against npm start", () => {
   it(
-    "lists the tools, as the README runs it: each with an input and an output schema",
+    "lists the tools, as docs/clients.md runs it: each with an input and an output schema",
     async () => {
       const run = await inspector(["--method", "tools/list"]);
       expect(run.code, run.stderr).toBe(0);
@@ -97,7 +97,7 @@ describe("the MCP Inspector CLI against npm start", () => {
   );
 
   it(
-    "calls list_teams and create_task (arguments as --tool-arg, a label by name, as the README does)",
+    "calls list_teams and create_task (arguments as --tool-arg, a label by name, as docs/clients.md does)",
     async () => {
       const teams = await inspector(["--method", "tools/call", "--tool-name", "list_teams", "--format", "json"]);
       expect(teams.code, teams.stderr).toBe(0);
@@ -134,7 +134,7 @@ describe("the MCP Inspector CLI against npm start", () => {
       const run = await inspector(["--method", "tools/list", "--strict", "--format", "json"]);
       expect(run.code, run.stderr.slice(-3000)).toBe(0);
       expect(run.stderr).not.toMatch(/^Error: /m);
-      // The JSON envelope carries schemaFindings only when there are some (issue 33: there were 90 warnings).
+      // The JSON envelope carries schemaFindings only when there are some (there were 90 warnings once).
       const listed = JSON.parse(run.stdout);
       expect(listed.schemaFindings, run.stderr.slice(-3000)).toBeUndefined();
       expect(listed.result.tools).toHaveLength(TOOLS.length);

@@ -1,4 +1,4 @@
-// An agent host connecting by URL (contract §16, docs/clients.md): the MCP SDK's own client OAuth support against the
+// An agent host connecting by URL (docs/clients.md): the MCP SDK's own client OAuth support against the
 // real `npm start`, with the person's part (the consent page) scripted: discovery from the 401, registration (Dynamic
 // Client Registration, and a Client ID Metadata Document served over https from this process), authorize, token, a
 // tool call, refresh, revocation → 401.

@@ -1,7 +1,7 @@
-// The README's CLI session, run as written against the real `npm start` (issue 29): its `pm keys create` line makes a
+// The CLI session of docs/clients.md, run as written against the real `npm start`: its `pm keys create` line makes a
 // CI key with only tasks:write and comments:write, and the task and comment lines then run with that key (PM_API_KEY),
-// labels by name, the team by prefix. A `<records>:write` scope reads those records (contract §12), so the key lists and
-// gets the tasks it writes; what it may not read stays 403.
+// labels by name, the team by prefix. A `<records>:write` scope reads those records (docs/api.md, "Least privilege"),
+// so the key lists and gets the tasks it writes; what it may not read stays 403.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
 import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
 
-/** The README's `$ npx pm …` lines, in order, as argument lists (single or double quotes kept together), with what the README redirects. */
-function readmeSession() {
-  const readme = readFileSync(path.join(root, "README.md"), "utf8");
-  return [...readme.matchAll(/^\$ npx pm (.+)$/gm)].map(([, line]) => {
+/** The `$ npx pm …` lines of docs/clients.md, in order, as argument lists (single or double quotes kept together), with what they redirect. */
+function documentedSession() {
+  const doc = readFileSync(path.join(root, "docs/clients.md"), "utf8");
+  return [...doc.matchAll(/^\$ npx pm (.+)$/gm)].map(([, line]) => {
     const [command, redirect] = line.replace(/\s+#.*$/, "").split(/\s+[<>]\s+/);
     const args = [...command.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map(([, quoted, single, bare]) => quoted ?? single ?? bare);
     return { line, args, redirect };
@@ -42,9 +42,9 @@ afterAll(async () => {
   if (configHome) rmSync(configHome, { recursive: true, force: true });
 }, 40_000);
 
-describe("the README's least-privilege CI key", () => {
-  it("runs the README's task and comment lines with a key of only tasks:write and comments:write", async () => {
-    const session = readmeSession();
+describe("the least-privilege CI key of docs/clients.md", () => {
+  it("runs the session's task and comment lines with a key of only tasks:write and comments:write", async () => {
+    const session = documentedSession();
     const keyLine = session.find(({ args }) => args[0] === "keys" && args[1] === "create");
     expect(keyLine?.args).toEqual([
       "keys",
@@ -67,7 +67,7 @@ describe("the README's least-privilege CI key", () => {
       reads: ["comments", "milestones", "projects", "relations", "tasks"],
     });
 
-    // From the first task line to `pm tasks get`: every line the README runs on tasks and comments, with the CI key.
+    // From the first task line to `pm tasks get`: every line the session runs on tasks and comments, with the CI key.
     const from = session.findIndex(({ args }) => args[0] === "tasks" && args[1] === "create");
     const to = session.findIndex(({ args }) => args[0] === "tasks" && args[1] === "get");
     const lines = session.slice(from, to + 1).filter(({ args }) => args[0] === "tasks" || args[0] === "comment");
@@ -77,7 +77,7 @@ describe("the README's least-privilege CI key", () => {
     for (const { line, args, redirect } of lines) {
       const run = await pm(args, ci, redirect ? "Notes from a file" : undefined);
       if (args[1] === "get") {
-        // The README's `pm tasks get ENG-99` is its example of an unknown task.
+        // The session's `pm tasks get ENG-99` is its example of an unknown task.
         expect([run.code, run.stderr.trim()], line).toEqual([1, "error: NOT_FOUND: Task not found"]);
       } else {
         expect(run.code, `${line}: ${run.stderr}`).toBe(0);

@@ -104,7 +104,7 @@ describe("npm start, driven over HTTP", () => {
       });
       await res.text();
       expect(res.headers.has("x-pm-workspace")).toBe(false);
-      // Every answer, a hit too: the caller's request id and the rate limit (contract §1).
+      // Every answer, a hit too: the caller's request id and the rate limit (docs/api.md, conventions).
       expect(res.headers.get("x-request-id")).toBe("smoke-edge");
       expect(res.headers.get("ratelimit-limit")).toMatch(/^\d+$/);
       return res.headers.get("cache-status");

@@ -1,5 +1,5 @@
 // The request Cache-Control parser of the front Worker (src/front/directives.ts): what age of stored answer a GET
-// accepts (contract §11, RFC 9111 §5.2.1).
+// accepts (docs/edge.md, RFC 9111 §5.2.1).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { acceptableAge, parseRequestDirectives } from "../../src/front/directives";

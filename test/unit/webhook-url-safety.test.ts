@@ -164,7 +164,7 @@ describe("classifyAddress: every special-purpose block of the IANA registries", 
     ["2002:a00:1::", "private"], // 10.0.0.1
     ["2002:a9fe:a9fe:ffff:ffff:ffff:ffff:ffff", "private"],
     ["2002:101:101::1", "public"],
-    // The findings of issue 28: IPv4-translated (RFC 2765) and local-use NAT64 (RFC 8215) forms of private addresses.
+    // Forms a review found missed: IPv4-translated (RFC 2765) and local-use NAT64 (RFC 8215) forms of private addresses.
     ["::ffff:0:10.0.0.1", "private"],
     ["::ffff:0:a9fe:a9fe", "private"],
     ["64:ff9b:1::a00:1", "private"],

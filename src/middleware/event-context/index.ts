@@ -8,12 +8,12 @@ import type { EventVia } from "../../db/event-context";
 import type { AppEnv } from "../../http/context";
 import { IMPORT_PATH, SIGN_UP_PATH } from "../../http/urls";
 
-/** How a request's writes came (contract §9), from its path and credential. */
+/** How a request's writes came (`via` of every event: docs/events.md), from its path and credential. */
 function viaOf(path: string, credential: Credential | null): EventVia | null {
   // A sign-up or an invite redeemed is by the account it makes, whatever credential came along.
   if (SIGN_UP_PATH.test(path)) return "sign_up";
   if (!credential) return null; // another public route: a login
-  // An OAuth grant's token says so wherever it writes, /mcp included (contract §16).
+  // An OAuth grant's token says so wherever it writes, /mcp included (`via: "oauth"`).
   if (credential.kind === "jwt" && credential.grantId) return "oauth";
   if (path === "/mcp") return "mcp";
   if (IMPORT_PATH.test(path)) return "import";

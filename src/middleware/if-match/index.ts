@@ -1,47 +1,21 @@
 // Lost-update protection (docs/api.md, conventions: conditional writes): a PATCH or DELETE with `If-Match` runs in one transaction
-// that locks the resource's row, renders its current representation with the resource's own GET (so the tag is the
-// very ETag a GET answers: anything embedded that changed changes it), compares, and only then lets the handler
-// write. A stale tag is 412 and nothing is written; without `If-Match` nothing here runs.
-import { eq } from "drizzle-orm";
-import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
+// that locks the resource's row, renders its current representation with the function its GET answers with (so the
+// tag is the very ETag a GET answers: anything embedded that changed changes it), compares, and only then lets the
+// handler write. A stale tag is 412 and nothing is written; without `If-Match` nothing here runs.
+import { sql } from "drizzle-orm";
 import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
-import {
-  apiKeys,
-  comments,
-  fieldDefinitions,
-  invites,
-  labels,
-  milestones,
-  projects,
-  tasks,
-  teamMembers,
-  teams,
-  users,
-  webhooks,
-  workspaces,
-} from "../../../drizzle/schema";
+import { Caller } from "../../auth/caller";
+import { readCredential } from "../../auth/credential";
 import { AppError } from "../../core/errors";
+import { CONDITIONAL } from "../../core/resources";
+import { acceptedScopes } from "../../core/scopes";
+import type { RecordReader } from "../../http/answer";
 import type { AppEnv } from "../../http/context";
-import { type AppHandle, dispatchGet, outerOf } from "../../http/dispatch";
 import { inRequestTransaction } from "../../http/request-db";
 
-/** The resources whose PATCH or DELETE honours If-Match: path segment → the table whose row the write changes. */
-export const CONDITIONAL: Record<string, PgTable & { id: AnyPgColumn }> = {
-  "api-keys": apiKeys,
-  tasks,
-  projects,
-  milestones,
-  comments,
-  teams,
-  labels,
-  fields: fieldDefinitions,
-  "team-members": teamMembers,
-  users,
-  workspaces,
-  invites,
-  webhooks,
-};
+/** Each resource's one-record read by its name (app.ts passes them in from the register's binding). */
+export type Readers = Partial<Record<string, RecordReader<Caller>>>;
 
 const TYPEID = /^[a-z]+_[0-9a-z]{26}$/;
 
@@ -53,60 +27,79 @@ export function ifMatchSatisfied(header: string, etag: string | null): boolean {
   return header.split(",").some((tag) => opaque(tag) === opaque(etag));
 }
 
-// hono's etag middleware tags GET answers only: a PATCH answer gets the same weak tag of its body (SHA-1, as hono
-// computes it for bodies under its 256 KiB chunk), which is the ETag the next GET answers, so writes can chain.
+// hono's etag middleware tags a GET answer with the SHA-1 of its body, taken in 256 KiB chunks each hashed after the
+// digest so far; the same here gives a read's answer, and a PATCH's, the very ETag a GET of it answers.
 const DIGEST_CHUNK = 256 * 1024;
-async function tagAnswer(res: Response): Promise<void> {
-  const body = new Uint8Array(await res.clone().arrayBuffer());
-  if (body.byteLength === 0 || body.byteLength >= DIGEST_CHUNK) return;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", body));
-  res.headers.set("ETag", `W/"${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}"`);
+export async function weakTag(body: Uint8Array): Promise<string | null> {
+  let digest: Uint8Array | undefined;
+  for (let at = 0; at < body.byteLength; at += DIGEST_CHUNK) {
+    const chunk = body.subarray(at, at + DIGEST_CHUNK);
+    const input = digest ? new Uint8Array([...digest, ...chunk]) : chunk;
+    digest = new Uint8Array(await crypto.subtle.digest("SHA-1", input));
+  }
+  return digest ? `W/"${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}"` : null;
 }
 
-/** The middleware; `app` is the built app, through which the current representation is rendered. */
-export function ifMatch(app: AppHandle) {
+async function tagAnswer(res: Response): Promise<void> {
+  const tag = await weakTag(new Uint8Array(await res.clone().arrayBuffer()));
+  if (tag) res.headers.set("ETag", tag);
+}
+
+/** The middleware; `readers` render the current representation with each resource's own read (its GET's answer). */
+export function ifMatch(readers: Readers) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const [, resource, id, more] = c.req.path.split("/");
     const table = resource ? CONDITIONAL[resource] : undefined;
-    if ((c.req.method !== "PATCH" && c.req.method !== "DELETE") || !table || !id || more !== undefined) return next();
+    const read = resource ? readers[resource] : undefined;
+    if ((c.req.method !== "PATCH" && c.req.method !== "DELETE") || !table || !read || !id || more !== undefined) return next();
     const header = c.req.header("if-match");
-    if (header) await checkedWrite(app, c, header, resource, id, table, next);
+    if (header) await checkedWrite(c, header, resource, id, table, read, next);
     else await next();
     if (c.req.method === "PATCH" && c.res.ok) await tagAnswer(c.res);
   });
 }
 
+/** The resource's current answer and its ETag, or why there is none (an AppError its GET would answer). */
+async function render(read: RecordReader<Caller>, caller: Caller, id: string) {
+  try {
+    const body = await read(caller, id);
+    return { body, etag: await weakTag(new TextEncoder().encode(JSON.stringify(body))) };
+  } catch (err) {
+    if (err instanceof AppError) return { refused: err, etag: null };
+    throw err;
+  }
+}
+
 async function checkedWrite(
-  app: AppHandle,
   c: Context<AppEnv>,
   header: string,
   resource: string,
   id: string,
-  table: PgTable & { id: AnyPgColumn },
+  table: string,
+  read: RecordReader<Caller>,
   next: Next,
 ) {
-  const outer = outerOf(c);
-  const render = () => dispatchGet(app, outer, c.req.path, `${outer.requestId}-if-match`);
+  // The read runs as its GET would: the request's credential with the GET's scopes (none: the write's own 401).
+  const credential = await readCredential(c.req, c.env);
+  if (!credential) return next();
+  const caller = new Caller(credential, c.get("rdb"), c.env, acceptedScopes("GET", `/${resource}/{id}`));
   await inRequestTransaction(c, async (tx) => {
-    // Lock the row first (by its id; a reference is resolved by rendering once), then render what is locked.
+    // Lock the row first (by its id; a reference is resolved by reading once), then read what is locked.
     let lockId = id;
     if (!TYPEID.test(id)) {
-      const first = await render();
-      const body = first.ok ? ((await first.json()) as Record<string, { id?: string }>) : null;
-      lockId = (body && Object.values(body)[0]?.id) || id;
+      const first = await render(read, caller, id);
+      lockId = (first.body && (Object.values(first.body)[0] as { id?: string } | undefined)?.id) || id;
     }
-    await tx.select({ id: table.id }).from(table).where(eq(table.id, lockId)).for("update");
-    const current = await render();
-    await current.body?.cancel();
+    await tx.execute(sql`select id from ${sql.identifier(table)} where id = ${lockId} for update`);
+    const current = await render(read, caller, id);
     // A missing (or foreign) resource keeps the write's own answer (404, or 401 for a bad credential).
-    if (current.status === 404 || current.status === 401) return next();
-    if (!current.ok || !ifMatchSatisfied(header, current.headers.get("etag")))
+    const code = current.refused?.code;
+    if (code === "NOT_FOUND" || code === "UNAUTHORIZED") return next();
+    if (!current.etag || !ifMatchSatisfied(header, current.etag))
       throw new AppError(
         "PRECONDITION_FAILED",
         `The ${resource.replace(/-/g, " ").replace(/s$/, "")} changed since that ETag; read it again and retry`,
-        {
-          etag: current.headers.get("etag"),
-        },
+        { etag: current.etag },
       );
     await next();
   });

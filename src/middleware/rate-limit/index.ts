@@ -79,7 +79,7 @@ function refuse(c: Context<AppEnv>, verdict: RateLimitVerdict) {
  */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (c.env.BENCH_ROUTES === "true" && c.req.header("x-bench-rate-limit") === "off") return next();
-  // A request the app dispatches inside another (a batch item, an If-Match check) was counted with it.
+  // A request the app dispatches inside another (a batch item) was counted with it.
   if (isInherited(c.req.raw)) return next();
   const key = await limiterKey(c);
   if (!key) return next();

@@ -1,12 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { ApiKeyCreate, type ApiKeyCreateInput, ApiKeySchema, ApiKeySelection, apiKeyRecord } from "../../records/api-keys";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./operations";
+
+/** GET /api-keys/{id}'s answer, also what If-Match and the order of checks read. */
+export const readApiKey = recordAnswer("apiKey", apiKeyRecord.shape, getApiKey);
 
 const list = createRoute({
   ...protectedRoute("API keys"),
@@ -80,10 +84,7 @@ export const apiKeyRoutes = newRouter()
     c.header("Location", `/api-keys/${apiKey.id}`);
     return c.json({ apiKey, key }, 201);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, apiKeyRecord.shape);
-    return c.json({ apiKey: projectFields(await getApiKey(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readApiKey(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(remove, async (c) => {
     await deleteApiKey(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

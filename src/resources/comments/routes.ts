@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
@@ -15,8 +16,11 @@ import {
   TaskCommentSelection,
   targetCommentLists,
 } from "../../records/comments";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./operations";
+
+/** GET /comments/{id}'s answer, also what If-Match and the order of checks read. */
+export const readComment = recordAnswer("comment", commentRecord.shape, getComment);
 
 const base = protectedRoute("Comments");
 const one = z.object({ comment: Comment });
@@ -118,10 +122,7 @@ export const commentRoutes = newRouter()
     const comment = await createComment(c.get("caller"), c.req.valid("json") as CommentCreateInput);
     return created(c, "comment", `/comments/${comment.id}`, comment);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, commentRecord.shape);
-    return c.json({ comment: projectFields(await getComment(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readComment(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const comment = await updateComment(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ comment }, 200);

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { badRequest, ValidationError } from "../../core/errors";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
@@ -8,9 +9,12 @@ import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { zodErrors } from "../../http/validation";
 import { Field, FieldCreate, FieldSelection, FieldUpdate, fieldRecord, IMMUTABLE_KEYS } from "../../records/fields";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody, projectFields } from "../../store/list";
 import { builtInFieldsFor } from "./builtins";
 import { createField, deleteField, getField, listFields, updateField } from "./operations";
+
+/** GET /fields/{id}'s answer, also what If-Match and the order of checks read. */
+export const readField = recordAnswer("field", fieldRecord.shape, getField);
 
 const base = protectedRoute("Fields");
 const one = z.object({ field: Field });
@@ -114,10 +118,7 @@ export const fieldRoutes = newRouter()
     const field = await createField(c.get("caller"), c.req.valid("json"));
     return created(c, "field", `/fields/${field.id}`, field);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, fieldRecord.shape);
-    return c.json({ field: projectFields(await getField(c.get("caller"), c.req.valid("param").id), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readField(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(
     update,
     async (c) => c.json({ field: await updateField(c.get("caller"), c.req.valid("param").id, c.req.valid("json")) }, 200),

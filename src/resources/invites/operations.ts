@@ -36,7 +36,7 @@ const reachable = (teams: TeamScope): SQL =>
 
 const agentsRefusal = (what: string) => forbidden(`Agents may not ${what}`);
 
-/** Workspace ADMIN/OWNER humans invite people (spec); agents never do, whatever their role. */
+/** Workspace ADMIN/OWNER humans invite people; agents never do, whatever their role. */
 function requireInviter(principal: Principal, what = "invite people"): void {
   if (principal.user.type === "AGENT") throw agentsRefusal(what);
   requireWorkspaceRole(principal, "ADMIN", what);

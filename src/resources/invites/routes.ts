@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { emailOutbox } from "../../http/email-outbox";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute, publicRoute } from "../../http/route-base";
@@ -15,8 +16,10 @@ import {
   InviteSelection,
   inviteRecord,
 } from "../../records/invites";
-import { parseFields, projectFields } from "../../store/list";
 import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
+
+/** GET /invites/{id}'s answer, also what If-Match and the order of checks read. */
+export const readInvite = recordAnswer("invite", inviteRecord.shape, getInvite);
 
 const base = protectedRoute("Invites");
 
@@ -114,10 +117,7 @@ export const inviteRoutes = newRouter()
     const data = await redeemInvite(c.get("rdb").db, c.req.valid("json"));
     return c.json({ data }, 201);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, inviteRecord.shape);
-    return c.json({ invite: projectFields(await getInvite(c.get("caller"), c.req.valid("param").id), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readInvite(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(remove, async (c) => {
     await deleteInvite(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
@@ -13,8 +14,11 @@ import {
   type LabelUpdateInput,
   labelRecord,
 } from "../../records/labels";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from "./operations";
+
+/** GET /labels/{id}'s answer, also what If-Match and the order of checks read. */
+export const readLabel = recordAnswer("label", labelRecord.shape, getLabel);
 
 const base = protectedRoute("Labels");
 const one = z.object({ label: Label });
@@ -92,10 +96,7 @@ export const labelRoutes = newRouter()
     const label = await createLabel(c.get("caller"), c.req.valid("json") as LabelCreateInput);
     return created(c, "label", `/labels/${label.id}`, label);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, labelRecord.shape);
-    return c.json({ label: projectFields(await getLabel(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readLabel(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const label = await updateLabel(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as LabelUpdateInput);
     return c.json({ label }, 200);

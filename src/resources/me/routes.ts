@@ -22,7 +22,7 @@ const me = createRoute({
         role: z.enum(["MEMBER", "ADMIN", "OWNER"]),
         scopes: z.array(z.enum(SCOPES)).openapi({ description: "What this credential may do, within the role" }),
         reads: z.array(z.enum(READABLE)).openapi({
-          description: "The resources this credential reads: `read` reads everything, a `<records>:write` scope its records (contract §12)",
+          description: "The resources this credential reads: `read` reads everything, a `<records>:write` scope its records",
         }),
         teamIds: z.array(z.string()).nullable().openapi({ description: "The only teams this credential reaches; null: every team" }),
       }),

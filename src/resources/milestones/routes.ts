@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
@@ -13,8 +14,11 @@ import {
   type MilestoneUpdateInput,
   milestoneRecord,
 } from "../../records/milestones";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { createMilestone, deleteMilestone, getMilestone, listMilestones, listProjectMilestones, updateMilestone } from "./operations";
+
+/** GET /milestones/{id}'s answer, also what If-Match and the order of checks read. */
+export const readMilestone = recordAnswer("milestone", milestoneRecord.shape, getMilestone);
 
 const base = protectedRoute("Milestones");
 const one = z.object({ milestone: Milestone });
@@ -106,10 +110,7 @@ export const milestoneRoutes = newRouter()
     const milestone = await createMilestone(c.get("caller"), c.req.valid("json") as MilestoneCreateInput);
     return created(c, "milestone", `/milestones/${milestone.id}`, milestone);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, milestoneRecord.shape);
-    return c.json({ milestone: projectFields(await getMilestone(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readMilestone(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const milestone = await updateMilestone(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as MilestoneUpdateInput);
     return c.json({ milestone }, 200);

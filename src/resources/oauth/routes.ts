@@ -1,4 +1,4 @@
-// The service as its own OAuth 2.1 authorization server for agent hosts (contract §16, docs/clients.md): RFC 8414
+// The service as its own OAuth 2.1 authorization server for agent hosts (docs/clients.md): RFC 8414
 // metadata, RFC 7591 registration, the consent page (./authorize.ts), the token endpoint, and a person's grants. The
 // protocol endpoints answer OAuth's own error bodies (`{error, error_description}`, RFC 6749 §5.2, RFC 7591 §3.2.2),
 // the grants the API's.

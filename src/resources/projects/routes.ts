@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
@@ -13,8 +14,11 @@ import {
   type ProjectUpdateInput,
   projectRecord,
 } from "../../records/projects";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { createProject, deleteProject, getProject, listProjects, updateProject } from "./operations";
+
+/** GET /projects/{id}'s answer, also what If-Match and the order of checks read. */
+export const readProject = recordAnswer("project", projectRecord.shape, getProject);
 
 const base = protectedRoute("Projects");
 const one = z.object({ project: Project });
@@ -99,10 +103,7 @@ export const projectRoutes = newRouter()
     // A body without teamId is a missing required parameter: 400 (docs/api.md), not 422.
     missingIsBadRequest("teamId"),
   )
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, projectRecord.shape);
-    return c.json({ project: projectFields(await getProject(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readProject(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const project = await updateProject(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as ProjectUpdateInput);
     return c.json({ project }, 200);

@@ -32,27 +32,50 @@ function parseReference(q: string) {
   return m ? { prefix: m[1].toUpperCase(), project: m[2] !== "", number: Number(m[3]) } : null;
 }
 
-// Every branch names its columns: the first one present names the union's.
+/**
+ * At most this many text matches of each type are ranked (docs/api.md, search): a query matching more ranks the first
+ * ones the index yields, in storage order, so its cost stays that of a few thousand rows however large the workspace.
+ * Below it every match is ranked and the answer is exact.
+ */
+export const RANKED_MATCHES = 2000;
+
+// Every branch names its columns: the first one present names the union's. A task's or project's exact reference is a
+// branch of its own, so the cap on text matches never leaves it out.
 function branches(types: SearchType[], ref: ReturnType<typeof parseReference>, teams: TeamScope): SQL[] {
   const out: SQL[] = [];
+  const capped = (select: SQL) => sql`(${select} limit ${RANKED_MATCHES})`;
   const exact = (project: boolean, alias: string) =>
-    ref && ref.project === project ? sql`(tm.prefix = ${ref.prefix} and ${sql.raw(alias)}.number = ${ref.number})` : sql`false`;
+    ref && ref.project === project ? sql`(tm.prefix = ${ref.prefix} and ${sql.raw(alias)}.number = ${ref.number})` : null;
+  /** A task's or project's branch: its exact reference (score 1000) and its ranked text matches. */
+  const referenced = (project: boolean, select: SQL, from: SQL, vector: SQL) => {
+    const isExact = exact(project, project ? "p" : "t");
+    if (isExact) out.push(sql`(${select}, ${EXACT}::numeric as score ${from} and ${isExact})`);
+    out.push(
+      capped(
+        sql`${select}, ${rank(vector)} as score ${from} and ${vector} @@ (select query from q)${isExact ? sql` and not ${isExact}` : sql``}`,
+      ),
+    );
+  };
   if (types.includes("task"))
-    out.push(sql`select 'task' as type, t.id, tm.prefix || '-' || t.number as reference, t.title, t.description,
-      case when ${exact(false, "t")} then ${EXACT}::numeric else ${rank(sql`t.search_vector`)} end as score
-      from tasks t join teams tm on tm.id = t.team_id
-      where t.workspace_id = (select id from ws) and ${inTeams(teams, sql`t.team_id`)}
-        and (t.search_vector @@ (select query from q) or ${exact(false, "t")})`);
+    referenced(
+      false,
+      sql`select 'task' as type, t.id, tm.prefix || '-' || t.number as reference, t.title, t.description`,
+      sql`from tasks t join teams tm on tm.id = t.team_id where t.workspace_id = (select id from ws) and ${inTeams(teams, sql`t.team_id`)}`,
+      sql`t.search_vector`,
+    );
   if (types.includes("project"))
-    out.push(sql`select 'project' as type, p.id, tm.prefix || '-P' || p.number as reference, p.name as title, p.description,
-      case when ${exact(true, "p")} then ${EXACT}::numeric else ${rank(sql`p.search_vector`)} end as score
-      from projects p join teams tm on tm.id = p.team_id
-      where p.workspace_id = (select id from ws) and ${inTeams(teams, sql`p.team_id`)}
-        and (p.search_vector @@ (select query from q) or ${exact(true, "p")})`);
+    referenced(
+      true,
+      sql`select 'project' as type, p.id, tm.prefix || '-P' || p.number as reference, p.name as title, p.description`,
+      sql`from projects p join teams tm on tm.id = p.team_id where p.workspace_id = (select id from ws) and ${inTeams(teams, sql`p.team_id`)}`,
+      sql`p.search_vector`,
+    );
   if (types.includes("milestone"))
-    out.push(sql`select 'milestone' as type, m.id, null as reference, m.name as title, m.description, ${rank(sql`m.search_vector`)} as score
+    out.push(
+      capped(sql`select 'milestone' as type, m.id, null as reference, m.name as title, m.description, ${rank(sql`m.search_vector`)} as score
       from milestones m join projects mp on mp.id = m.project_id
-      where m.workspace_id = (select id from ws) and ${inTeams(teams, sql`mp.team_id`)} and m.search_vector @@ (select query from q)`);
+      where m.workspace_id = (select id from ws) and ${inTeams(teams, sql`mp.team_id`)} and m.search_vector @@ (select query from q)`),
+    );
   return out;
 }
 

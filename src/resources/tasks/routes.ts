@@ -1,12 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../../records/tasks";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "./operations";
+
+/** GET /tasks/{id}'s answer, also what If-Match and the order of checks read. */
+export const readTask = recordAnswer("task", taskRecord.shape, getTask);
 
 const base = protectedRoute("Tasks");
 const one = z.object({ task: Task });
@@ -105,10 +109,7 @@ export const taskRoutes = newRouter()
     // A body without teamId is a missing required parameter: 400 (docs/api.md), not 422.
     missingIsBadRequest("teamId"),
   )
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, taskRecord.shape);
-    return c.json({ task: projectFields(await getTask(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readTask(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const task = await updateTask(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as TaskUpdateInput);
     return c.json({ task }, 200);

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
@@ -14,8 +15,11 @@ import {
   teamMemberItemRecord,
   teamMemberRecord,
 } from "../../records/team-members";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { addTeamMember, getTeamMember, listTeamMembers, removeTeamMember, updateTeamMember } from "./operations";
+
+/** GET /team-members/{id}'s answer, also what If-Match and the order of checks read. */
+export const readTeamMember = recordAnswer("teamMember", teamMemberRecord.shape, getTeamMember);
 
 const base = protectedRoute("Team members");
 const one = z.object({ teamMember: TeamMember });
@@ -100,10 +104,7 @@ export const teamMemberRoutes = newRouter()
     const teamMember = await addTeamMember(c.get("caller"), c.req.valid("param").id, input);
     return created(c, "teamMember", `/team-members/${teamMember.id}`, teamMember);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, teamMemberRecord.shape);
-    return c.json({ teamMember: projectFields(await getTeamMember(c.get("caller"), c.req.valid("param").id), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readTeamMember(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const teamMember = await updateTeamMember(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ teamMember }, 200);

@@ -1,12 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { Team, TeamCreate, type TeamCreateInput, TeamSelection, TeamUpdate, type TeamUpdateInput, teamRecord } from "../../records/teams";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "./operations";
+
+/** GET /teams/{id}'s answer, also what If-Match and the order of checks read. */
+export const readTeam = recordAnswer("team", teamRecord.shape, getTeam);
 
 const base = protectedRoute("Teams");
 const one = z.object({ team: Team });
@@ -88,10 +92,7 @@ export const teamRoutes = newRouter()
     const team = await createTeam(c.get("caller"), c.req.valid("json") as TeamCreateInput);
     return created(c, "team", `/teams/${team.id}`, team);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, teamRecord.shape);
-    return c.json({ team: projectFields(await getTeam(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readTeam(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const team = await updateTeam(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as TeamUpdateInput);
     return c.json({ team }, 200);

@@ -43,7 +43,7 @@ const times = (alias: string) =>
 /** `json_agg` of `row`, in `order`, as JSON text; `[]` when there is nothing. */
 const agg = (row: SQL, from: SQL, order: string) => sql`(select coalesce(json_agg(${row} order by ${sql.raw(order)}), '[]')::text ${from})`;
 
-/** The root row's id in the caller's reach (its workspace, within its teams), by id or name (contract §13: `ENG`, `ENG-12`, `ENG-P3`). */
+/** The root row's id in the caller's reach (its workspace, within its teams), by id or name (`ENG`, `ENG-12`, `ENG-P3`). */
 function rootId(type: ExportType, idOrRef: string, workspace: string, reach: TeamScope): SQL {
   if (type === "workspace") return sql`(select id from ${workspaces} where id = ${workspace})`;
   const [table, team] = type === "team" ? [teams, sql`r.id`] : [type === "task" ? tasks : projects, sql`r.team_id`];

@@ -11,7 +11,7 @@ import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
 import { exportRecords, importNewWorkspace, importTeam } from "./operations";
 import { EXPORT_TYPES, ExportDocument, ImportBody } from "./schema";
 
-/** The spec's Team, whose `members` in an import's answer are team-member objects (`tmbr_…` ids) rather than list items. */
+/** The API's Team, whose `members` in an import's answer are team-member objects (`tmbr_…` ids) rather than list items. */
 export const ImportedTeam = z.object({ ...Team.shape, members: z.array(TeamMember) }).openapi("ImportedTeam");
 
 const TAGS = { task: "Tasks", project: "Projects", team: "Teams", workspace: "Workspaces" } as const;

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Caller } from "../../auth/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { releaseBodyText } from "../../http/release-body";
 import { protectedRoute } from "../../http/route-base";
@@ -10,6 +11,9 @@ import { commitImport, deleteImport, getImport, openImport, putImportPart } from
 import { IMPORT_RULES, ImportedTeam } from "./routes";
 import { ExportDocument } from "./schema";
 import { IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS } from "./staged";
+
+/** GET /imports/{id}'s answer, also what the order of checks reads. */
+export const readImport = async (caller: Caller, id: string) => ({ import: await getImport(caller, id) });
 
 const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-25T10:00:00.000Z" });
 const ImportSchema = z
@@ -144,7 +148,7 @@ export const importRoutes = newRouter()
     const found = await openImport(c.get("caller"), { teamId, update });
     return created(c, "import", `/imports/${found.id}`, found);
   })
-  .openapi(read, async (c) => c.json({ import: await getImport(c.get("caller"), c.req.valid("param").id) }, 200))
+  .openapi(read, async (c) => c.json(await readImport(c.get("caller"), c.req.valid("param").id), 200))
   .openapi(part, async (c) => {
     const { id, number } = c.req.valid("param");
     const { data } = c.req.valid("json");

@@ -1,12 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { UserUpdate, type UserUpdateInput, WorkspaceUserSchema, WorkspaceUserSelection, workspaceUserRecord } from "../../records/users";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { getUser, listUsers, removeUser, updateUser } from "./operations";
+
+/** GET /users/{id}'s answer, also what If-Match and the order of checks read. */
+export const readUser = recordAnswer("user", workspaceUserRecord.shape, getUser);
 
 const one = z.object({ user: WorkspaceUserSchema });
 const oneSelected = z.object({ user: WorkspaceUserSelection });
@@ -78,10 +82,7 @@ export const userRoutes = newRouter()
     const params = await listParams(c, workspaceUserRecord.list);
     return c.json(await listBody("users", params, await listUsers(c.get("caller"), params)), 200);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, workspaceUserRecord.shape);
-    return c.json({ user: projectFields(await getUser(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readUser(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const user = await updateUser(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as UserUpdateInput);
     return c.json({ user }, 200);

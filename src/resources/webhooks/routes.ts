@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -15,7 +16,6 @@ import {
   WebhookWithSecret,
   webhookRecord,
 } from "../../records/webhooks";
-import { parseFields, projectFields } from "../../store/list";
 import {
   createWebhook,
   deleteWebhook,
@@ -27,6 +27,9 @@ import {
   rotateWebhookSecret,
   updateWebhook,
 } from "./operations";
+
+/** GET /webhooks/{id}'s answer, also what If-Match and the order of checks read. */
+export const readWebhook = recordAnswer("webhook", webhookRecord.shape, getWebhook);
 
 const base = protectedRoute("Webhooks");
 const ADMIN = "Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404.";
@@ -170,10 +173,7 @@ export const webhookRoutes = newRouter()
     return created(c, "webhook", `/webhooks/${webhook.id}`, webhook);
   })
   .openapi(list, async (c) => c.json(await listWebhooks(c.get("caller"), new URL(c.req.url).searchParams), 200))
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, webhookRecord.shape);
-    return c.json({ webhook: projectFields(await getWebhook(c.get("caller"), c.req.valid("param").id), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readWebhook(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const webhook = await updateWebhook(c.get("caller"), c.env, c.req.valid("param").id, c.req.valid("json") as WebhookUpdateInput);
     return c.json({ webhook }, 200);

@@ -1,12 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { WorkspaceSchema, WorkspaceSelection, WorkspaceUpdate, type WorkspaceUpdateInput, workspaceRecord } from "../../records/workspaces";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { listBody } from "../../store/list";
 import { getWorkspace, listWorkspaces, updateWorkspace } from "./operations";
+
+/** GET /workspaces/{id}'s answer, also what If-Match and the order of checks read. */
+export const readWorkspace = recordAnswer("workspace", workspaceRecord.shape, getWorkspace);
 
 const one = z.object({ workspace: WorkspaceSchema });
 const oneSelected = z.object({ workspace: WorkspaceSelection });
@@ -58,10 +62,7 @@ export const workspaceRoutes = newRouter()
     const params = await listParams(c, workspaceRecord.list);
     return c.json(await listBody("workspaces", params, await listWorkspaces(c.get("caller"), params)), 200);
   })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, workspaceRecord.shape);
-    return c.json({ workspace: projectFields(await getWorkspace(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(read, async (c) => c.json(await readWorkspace(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const workspace = await updateWorkspace(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as WorkspaceUpdateInput);
     return c.json({ workspace }, 200);

@@ -30,7 +30,7 @@ export interface ListField {
   cursorValue?: (item: Record<string, unknown>) => unknown;
 }
 
-/** Values that name records (contract §13), from the one name resolver (records/names.ts). */
+/** Values that name records (docs/api.md, "Ids and names"), from the one name resolver (records/names.ts). */
 export interface NamedValues {
   /** The forms a value takes, in words: "a team id (`team_…`) or its prefix (`ENG`, any case)". */
   forms: string;

@@ -1,0 +1,215 @@
+// The register of resources (docs/architecture.md, "Adding a resource"): each resource states here, once, what the rest
+// of the service derives from it: the OpenAPI tag of its operations, the scope a write to it needs, what the scope
+// `read` reads there, whether its PATCH and DELETE honour If-Match (and the table whose row they lock), and the event
+// types its changes write (with the tables the triggers watch). app.ts mounts each one's routes in this order;
+// test/register.test.ts compares every derived list, the document and the database's triggers with it.
+import type { Scope } from "./scopes";
+
+/** The document's tags (every operation's tag is one of them), in reading order, with what each groups. */
+export const TAGS = {
+  Account: "Sign-up, login by emailed code, the caller (`/me`) and the keys that verify issued JWTs.",
+  "Device flow": "Logging a script or CLI in (RFC 8628): a device code, approval by a person, a JWT.",
+  OAuth: "The service as an OAuth 2.1 authorization server for agent hosts (MCP): metadata, registration, consent, tokens, grants.",
+  Users: "The members of the current workspace, people and agents, with their workspace role.",
+  Workspaces: "The caller's workspaces.",
+  Invites: "Inviting people into the workspace (and its teams) by email.",
+  Agents: "AI agents: workspace members owned by a person, with their own API key.",
+  "API keys": "The caller's API keys and those of the caller's agents.",
+  Teams: "Teams (nested, no cycles); each has a prefix that starts its task and project references.",
+  "Team members": "Team memberships and their roles (OWNER, ADMIN, MEMBER, VIEWER).",
+  Tasks: "Tasks by id or reference (`ENG-12`), with subtasks, labels, assignee, project and milestone.",
+  Projects: "Projects by id or reference (`ENG-P3`), with lead, labels and dates.",
+  Milestones: "Milestones of a project.",
+  Comments: "Markdown comments on tasks, projects and milestones.",
+  Attachments: "Files on tasks and their comments: uploaded as raw bytes, downloaded as attachments.",
+  Labels: "The workspace's labels, attached to tasks and projects.",
+  Search: "Full-text search over the workspace's tasks, projects and milestones.",
+  Batch: "Several GETs in one call, each with the caller's credential and the rules of the direct call.",
+  Fields: "Built-in fields and the workspace's custom field definitions, whose values tasks and projects carry.",
+  Events: "What changed, when and by whom: the workspace's event stream in commit order, and a record's history.",
+  Webhooks: "Where the workspace's events are POSTed as they happen, signed per Standard Webhooks; their deliveries.",
+  Imports: "An export too large for one request, sent in parts and imported in one transaction.",
+  System: "Health, this document, its interactive reference, and development-only routes.",
+} as const;
+export type Tag = keyof typeof TAGS;
+
+/** The event types of one resource type: the tables whose changes the triggers turn into them, and their actions. */
+export interface EventSource {
+  /** The tables of the record's stored image (its row, a member's user and membership). */
+  tables: readonly string[];
+  /** Tables of links whose changes are changes of the record (a task's labels). */
+  links?: readonly string[];
+  /** Default: created, updated, deleted. */
+  actions?: readonly string[];
+}
+
+export interface Resource {
+  /** The OpenAPI tag of its operations. */
+  tag: Tag;
+  /** What a write under `/<name>` needs (POST, PATCH, DELETE). */
+  scope?: Scope;
+  /** What the scope `read` reads here: the names its GETs start with (`/<name>`, or a nested list's `/…/{id}/<name>`). */
+  reads?: readonly string[];
+  /** Also read by its write scope (besides `reads`): comments, the records they are on. */
+  scopeAlsoReads?: readonly string[];
+  /** Whether PATCH and DELETE `/<name>/{id}` honour If-Match; stated by every resource that has one of them. */
+  conditional?: boolean;
+  /** The table whose row `/<name>/{id}` is (what a conditional write locks). */
+  table?: string;
+  /** The event types its changes write, by resource type (`task` → `task.created`, …). */
+  events?: Readonly<Record<string, EventSource>>;
+}
+
+/** Every resource, by the first segment of its paths (or its folder's name when its paths have none of their own). */
+export const RESOURCES = {
+  system: { tag: "System" },
+  signup: { tag: "Account" },
+  login: { tag: "Account" },
+  device: { tag: "Device flow" },
+  me: { tag: "Account" },
+  users: {
+    tag: "Users",
+    scope: "members:write",
+    reads: ["users"],
+    conditional: true,
+    table: "users",
+    events: { member: { tables: ["users", "workspace_members"], actions: ["joined", "updated", "removed"] } },
+  },
+  workspaces: {
+    tag: "Workspaces",
+    scope: "members:write",
+    reads: ["workspaces"],
+    conditional: true,
+    table: "workspaces",
+    events: { workspace: { tables: ["workspaces"] } },
+  },
+  invites: {
+    tag: "Invites",
+    scope: "members:write",
+    reads: ["invites"],
+    conditional: true,
+    table: "invites",
+    events: { invite: { tables: ["invites"] } },
+  },
+  agents: {
+    tag: "Agents",
+    scope: "members:write",
+    reads: ["agents"],
+    events: { agent: { tables: ["users", "workspace_members"] } },
+  },
+  "api-keys": {
+    tag: "API keys",
+    scope: "keys:write",
+    reads: ["api-keys"],
+    conditional: true,
+    table: "api_keys",
+    events: { api_key: { tables: ["api_keys"] } },
+  },
+  labels: {
+    tag: "Labels",
+    scope: "labels:write",
+    reads: ["labels"],
+    conditional: true,
+    table: "labels",
+    events: { label: { tables: ["labels"] } },
+  },
+  fields: {
+    tag: "Fields",
+    scope: "fields:write",
+    reads: ["fields"],
+    conditional: true,
+    table: "field_definitions",
+    events: { field: { tables: ["field_definitions"] } },
+  },
+  teams: {
+    tag: "Teams",
+    scope: "teams:write",
+    reads: ["teams", "members"],
+    conditional: true,
+    table: "teams",
+    events: { team: { tables: ["teams"] } },
+  },
+  "team-members": {
+    tag: "Team members",
+    scope: "teams:write",
+    reads: ["team-members"],
+    conditional: true,
+    table: "team_members",
+    events: { team_member: { tables: ["team_members"] } },
+  },
+  tasks: {
+    tag: "Tasks",
+    scope: "tasks:write",
+    reads: ["tasks", "relations"],
+    conditional: true,
+    table: "tasks",
+    events: {
+      task: { tables: ["tasks"], links: ["task_labels"] },
+      task_relation: { tables: ["task_relations"], actions: ["created", "deleted"] },
+    },
+  },
+  attachments: {
+    tag: "Attachments",
+    // Deleting an attachment changes its task (a comment's files too: they are the task's).
+    scope: "tasks:write",
+    reads: ["attachments"],
+    conditional: false,
+    events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
+  },
+  projects: {
+    tag: "Projects",
+    scope: "projects:write",
+    reads: ["projects"],
+    conditional: true,
+    table: "projects",
+    events: { project: { tables: ["projects"], links: ["project_labels"] } },
+  },
+  milestones: {
+    tag: "Milestones",
+    scope: "projects:write",
+    reads: ["milestones"],
+    conditional: true,
+    table: "milestones",
+    events: { milestone: { tables: ["milestones"] } },
+  },
+  events: { tag: "Events", reads: ["events"] },
+  comments: {
+    tag: "Comments",
+    scope: "comments:write",
+    reads: ["comments"],
+    scopeAlsoReads: ["tasks", "projects", "milestones", "attachments"],
+    conditional: true,
+    table: "comments",
+    events: { comment: { tables: ["comments"] } },
+  },
+  webhooks: {
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    reads: ["webhooks", "deliveries"],
+    conditional: true,
+    table: "webhooks",
+    events: { webhook: { tables: ["webhooks"] } },
+  },
+  search: { tag: "Search", reads: ["search"] },
+  // Exports and imports of teams and workspaces (their scopes follow the path's last segment: core/scopes.ts).
+  transfer: { tag: "Imports" },
+  // An import sent in parts: opening, filling, committing and discarding it.
+  imports: { tag: "Imports", scope: "import", reads: ["imports"], conditional: false },
+  // Revoking one's OAuth grants, like one's keys.
+  oauth: { tag: "OAuth", scope: "keys:write" },
+  mcp: { tag: "System" },
+  batch: { tag: "Batch" },
+} as const satisfies Record<string, Resource>;
+
+export type ResourceName = keyof typeof RESOURCES;
+export const RESOURCE_NAMES = Object.keys(RESOURCES) as ResourceName[];
+/** The register's entries, each with its name. */
+export const REGISTERED: Array<Resource & { name: ResourceName }> = RESOURCE_NAMES.map((name) => ({ name, ...RESOURCES[name] }));
+
+/** The resources whose PATCH and DELETE `/<name>/{id}` honour If-Match: name → the table of the row they lock. */
+export const CONDITIONAL: Record<string, string> = Object.fromEntries(
+  REGISTERED.flatMap((r) => (r.conditional && r.table ? [[r.name, r.table]] : [])),
+);
+
+/** The event resource types, each with its source (tables, actions), in the register's order. */
+export const EVENT_SOURCES: Record<string, EventSource> = Object.fromEntries(REGISTERED.flatMap((r) => Object.entries(r.events ?? {})));

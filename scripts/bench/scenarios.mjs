@@ -32,7 +32,7 @@ export const SCENARIOS = [
     target: 0.7,
     kind: "read",
   },
-  // Issue 8's budget, no `kind` (not one read): 20 task reads in one call cost at most 3× GET /tasks/{reference}.
+  // The batch's budget (docs/performance.md), no `kind` (not one read): 20 task reads in one call cost at most 3× GET /tasks/{reference}.
   {
     name: "POST /batch of 20 task reads",
     method: "POST",
@@ -141,8 +141,8 @@ export const SCENARIOS = [
     kind: "write",
     latencyOnly: true,
   },
-  // Task relations (issue 31): a list of the blocked tasks, a relation that needs no cycle check, and a `blocks` edge into
-  // the head of the seeded chain of 1,000, whose check walks all of it (issue 31: within 2× of POST /tasks). Each create
+  // Task relations: a list of the blocked tasks, a relation that needs no cycle check, and a `blocks` edge into
+  // the head of the seeded chain of 1,000, whose check walks all of it (within 2× of POST /tasks). Each create
   // starts from a task of its own (the same pair again is 409): 2,000 each, so latency rows only.
   { name: "GET /tasks?filter[eq][isBlocked]=true", path: () => BLOCKED_LIST, kind: "read" },
   {

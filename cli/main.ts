@@ -11,6 +11,7 @@ import { completionOf } from "./commands/completion";
 import { events } from "./commands/events";
 import { keys } from "./commands/keys";
 import { labels } from "./commands/labels";
+import { link } from "./commands/link";
 import { login, logout } from "./commands/login";
 import { milestones, projects } from "./commands/projects";
 import { search } from "./commands/search";
@@ -41,6 +42,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     attach,
     attachments,
     download,
+    link,
     search,
     labels,
     teams,

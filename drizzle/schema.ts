@@ -281,6 +281,27 @@ export const taskRelationViews = pgView("task_relation_views", {
   createdAt: ts("created_at").notNull(),
 }).existing();
 
+/**
+ * Links on tasks (`lnk_…`: a URL and its title, never fetched). One per URL a task (the unique key makes a repeated POST
+ * return the link it already has); the team is the task's, stored so its delete event keeps it in a cascade.
+ */
+export const taskLinks = pgTable(
+  "task_links",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id").notNull(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    title: text("title"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("task_links_url_key").on(t.taskId, t.url), index("task_links_task_idx").on(t.taskId, t.createdAt, t.id)],
+);
+
 export const labels = pgTable(
   "labels",
   {

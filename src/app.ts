@@ -47,6 +47,7 @@ import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
 import { taskRelationRoutes } from "./resources/tasks/relation-routes";
 import { readTask, taskRoutes } from "./resources/tasks/routes";
+import { taskLinkRoutes } from "./resources/tasks/task-link-routes";
 import { readTeamMember, teamMemberRoutes } from "./resources/team-members/routes";
 import { readTeam, teamRoutes } from "./resources/teams/routes";
 import { transferRoutes } from "./resources/transfer/routes";
@@ -157,6 +158,7 @@ export function buildApp() {
     "team-members": { routes: [teamMemberRoutes], read: readTeamMember },
     tasks: { routes: [taskRoutes, taskRelationRoutes], read: readTask },
     attachments: { routes: [attachmentRoutes] },
+    links: { routes: [taskLinkRoutes] },
     projects: { routes: [projectRoutes], read: readProject },
     milestones: { routes: [milestoneRoutes], read: readMilestone },
     events: { routes: [eventRoutes] },

@@ -25,7 +25,8 @@ export type IdPrefix =
   | "ocl"
   | "ogr"
   | "rel"
-  | "att";
+  | "att"
+  | "lnk";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

@@ -542,6 +542,16 @@ const TABLE: Entry[] = [
     },
   },
   {
+    op: "POST /tasks/{id}/links",
+    async prepare() {
+      const task = await newTask();
+      return {
+        send: () => post(`/tasks/${task.reference}/links`, { url: "https://example.com/walked", title: "Walked" }, t.owner.key),
+        outcome: (res) => ({ events: [{ type: "link.created", id: res.body.link.id }] }),
+      };
+    },
+  },
+  {
     op: "POST /comments/{id}/attachments",
     async prepare() {
       const comment = ok(await post("/comments", { taskId: (await newTask()).id, content: "c" }, t.owner.key), 201).comment;
@@ -560,6 +570,17 @@ const TABLE: Entry[] = [
       return {
         send: () => send("DELETE", `/attachments/${attachment.id}`, owner()),
         outcome: () => ({ events: [{ type: "attachment.deleted", id: attachment.id }] }),
+      };
+    },
+  },
+  {
+    op: "DELETE /links/{id}",
+    async prepare() {
+      const task = await newTask();
+      const link = ok(await post(`/tasks/${task.id}/links`, { url: "https://example.com/doomed" }, t.owner.key), 201).link;
+      return {
+        send: () => send("DELETE", `/links/${link.id}`, owner()),
+        outcome: () => ({ events: [{ type: "link.deleted", id: link.id }] }),
       };
     },
   },
@@ -1052,6 +1073,10 @@ const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
     );
     return { args: { id: task.reference, relationId: relation.id }, events: () => [{ type: "task_relation.deleted", id: relation.id }] };
   },
+  add_link: (task) => ({
+    args: { id: task.reference, url: "https://example.com/by-mcp" },
+    events: (r) => [{ type: "link.created", id: r.link.id }],
+  }),
   delete_task: async (task) => {
     // Its subtask goes with it; by reference, as an agent names it.
     const sub = await newTask({ parentId: task.id });

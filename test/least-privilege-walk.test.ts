@@ -56,6 +56,11 @@ const newRelationPath = async (teamId = team.id, otherTeamId = teamId) => {
   const relation = ok(await post(`/tasks/${a.id}/relations`, { type: "related", taskId: b.id }, owner()), 201).relation;
   return `/tasks/${a.reference}/relations/${relation.id}`;
 };
+/** A link on a new task of `teamId`: the path of its DELETE. */
+const newLinkPath = async (teamId = team.id) => {
+  const link = ok(await post(`/tasks/${(await newTask(teamId)).id}/links`, { url: "https://example.com/walked" }, owner()), 201).link;
+  return `/links/${link.id}`;
+};
 const newProject = async (teamId = team.id) => ok(await post("/projects", { teamId, name: "Walked project" }, owner()), 201).project;
 const newMilestone = async (projectId?: string) =>
   ok(await post("/milestones", { projectId: projectId ?? (await newProject()).id, name: "M" }, owner()), 201).milestone;
@@ -215,6 +220,9 @@ const SCOPE_TABLE: Record<string, () => Promise<Call>> = {
   "GET /attachments/{id}": async () => ({ path: `/attachments/${(await newAttachment()).id}` }),
   "GET /attachments/{id}/content": async () => ({ path: `/attachments/${(await newAttachment()).id}/content` }),
   "DELETE /attachments/{id}": async () => ({ path: `/attachments/${(await newAttachment()).id}` }),
+  "GET /tasks/{id}/links": async () => ({ path: `/tasks/${(await newTask()).id}/links` }),
+  "POST /tasks/{id}/links": async () => ({ path: `/tasks/${(await newTask()).reference}/links`, body: { url: "https://example.com/a" } }),
+  "DELETE /links/{id}": async () => ({ path: await newLinkPath() }),
   "GET /projects/{id}/history": async () => ({ path: `/projects/${(await newProject()).id}/history` }),
   "GET /milestones/{id}/history": async () => ({ path: `/milestones/${(await newMilestone()).id}/history` }),
   // Comments.
@@ -448,6 +456,12 @@ const TEAM_TABLE: TeamEntry[] = [
   { op: "GET /tasks/{id}/comments", prepare: async (x) => ({ path: `/tasks/${(await commentIn(x)).taskId}/comments` }) },
   { op: "GET /tasks/{id}/history", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/history` }) },
   { op: "GET /tasks/{id}/relations", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/relations` }) },
+  { op: "GET /tasks/{id}/links", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/links` }) },
+  {
+    op: "POST /tasks/{id}/links",
+    prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).reference}/links`, body: { url: "https://example.com/b" } }),
+  },
+  { op: "DELETE /links/{id}", prepare: async (x) => ({ path: await newLinkPath(x.id) }) },
   {
     op: "POST /tasks/{id}/relations",
     prepare: async (x) => ({

@@ -166,9 +166,10 @@ describe("no escalation: a credential makes none with more than it has", () => {
       scopes: ["comments:write"],
       reads: ["comments", "milestones", "projects", "tasks"],
     });
-    expect(ok(await get("/me", tasksOnly), 200).reads).toEqual(["relations", "tasks"]);
-    // A task's relations are the task's: tasks:write reads them too.
+    expect(ok(await get("/me", tasksOnly), 200).reads).toEqual(["links", "relations", "tasks"]);
+    // A task's relations and links are the task's: tasks:write reads them too.
     expect((await get(`/tasks/${task.id}/relations`, tasksOnly)).status).toBe(200);
+    expect((await get(`/tasks/${task.id}/links`, tasksOnly)).status).toBe(200);
     expect(ok(await get("/me", owner()), 200).reads).toContain("events");
     const listed = ok(await get("/api-keys?limit=250", owner()), 200).api_keys as any[];
     expect(listed.find((k) => k.prefix === commenter.slice(0, 10)).reads).toEqual(["comments", "milestones", "projects", "tasks"]);

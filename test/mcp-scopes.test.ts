@@ -69,6 +69,7 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "link_tasks",
       "unlink_tasks",
       "list_attachments",
+      "add_link",
       "get_task_history",
     ]);
   });

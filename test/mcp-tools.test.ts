@@ -76,6 +76,7 @@ describe("every tool answers what its outputSchema says", () => {
     delete_task: () => ({ id: doomed.task }),
     link_tasks: () => ({ id: task.reference, type: "blocked_by", taskId: blocker.reference }),
     unlink_tasks: () => ({ id: task.reference, relationId }),
+    add_link: () => ({ id: task.reference, url: "https://example.com/pr/1", title: "The PR" }),
     add_comment: () => ({ taskId: task.reference, content: "Schema **check**" }),
     list_task_comments: () => ({ id: task.reference }),
     list_attachments: () => ({ id: task.reference }),
@@ -279,6 +280,21 @@ describe("relations through MCP", () => {
     await call(agent, "link_tasks", { id: b.reference, type: "blocks", taskId: a.reference });
     const blocked = await call(agent, "list_tasks", { filter: { eq: { isBlocked: true, relatedTo: b.reference } } });
     expect(blocked.body.tasks.map((x: { reference: string }) => x.reference)).toEqual([a.reference]);
+  });
+});
+
+describe("links through MCP", () => {
+  it("add_link adds as POST /tasks/{id}/links (the same URL again: the same link), get_task lists the links", async () => {
+    const a = (await post("/tasks", { title: "Linked by MCP", teamId: team.id }, t.owner.key)).body.task;
+    const added = await call(agent, "add_link", { id: a.reference, url: "https://github.com/acme/api/pull/7", title: "PR 7" });
+    expect(added.isError).toBe(false);
+    expect(added.body.link).toMatchObject({ taskId: a.id, url: "https://github.com/acme/api/pull/7", title: "PR 7" });
+    expect((await call(agent, "add_link", { id: a.reference, url: "https://github.com/acme/api/pull/7" })).body).toEqual(added.body);
+    expect((await call(agent, "get_task", { id: a.reference })).body.task.links).toEqual([added.body.link]);
+    expect((await get(`/tasks/${a.id}/links`, t.owner.key)).body.links).toEqual([added.body.link]);
+    const refused = await call(agent, "add_link", { id: a.reference, url: "javascript:alert(1)" });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.body)).toContain("http or https");
   });
 });
 

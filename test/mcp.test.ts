@@ -16,6 +16,7 @@ const TOOL_NAMES = [
   "delete_task",
   "link_tasks",
   "unlink_tasks",
+  "add_link",
   "add_comment",
   "list_task_comments",
   "delete_comment",
@@ -104,8 +105,8 @@ describe("MCP endpoint", () => {
     expect((await get(`/tasks/${task.id}`, t.owner.key)).body.task).toEqual(task);
 
     const read = await call(agent, "get_task", { id: "mcp-1" });
-    // Without fields, get_task also lists the relations (none here).
-    expect(read).toEqual({ isError: false, body: { task: { ...task, relations: [] } } });
+    // Without fields, get_task also lists the relations and links (none here).
+    expect(read).toEqual({ isError: false, body: { task: { ...task, relations: [], links: [] } } });
     const narrowed = await call(agent, "get_task", { id: "MCP-1", fields: "reference,team{prefix}" });
     expect(narrowed.body).toEqual({ task: { reference: "MCP-1", team: { prefix: "MCP" } } });
 

@@ -19,6 +19,7 @@ interface World {
   comment: any;
   relation: any;
   attachment: any;
+  link: any;
 }
 
 async function build(name: string, prefix: string): Promise<World> {
@@ -55,7 +56,8 @@ async function build(name: string, prefix: string): Promise<World> {
   const attachment = ok(
     await call("POST /tasks/{id}/attachments", `/tasks/${task.id}/attachments?filename=a.txt`, key, "tenancy"),
   ).attachment;
-  return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment, relation, attachment };
+  const link = ok(await post(`/tasks/${task.id}/links`, { url: "https://example.com/tenancy" }, key)).link;
+  return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment, relation, attachment, link };
 }
 
 type Case = [method: string, path: (a: World, b: World) => string, body?: (a: World, b: World) => unknown];
@@ -95,6 +97,11 @@ const NOT_FOUND_CASES: Case[] = [
   ["POST", (a) => `/tasks/${a.task.id}/relations`, (_, b) => ({ type: "blocked_by", taskId: b.task.reference })],
   ["DELETE", (_, b) => `/tasks/${b.task.id}/relations/${b.relation.id}`],
   ["DELETE", (a, b) => `/tasks/${a.task.id}/relations/${b.relation.id}`],
+  // links: the path's task, the link
+  ["GET", (_, b) => `/tasks/${b.task.reference}/links`],
+  ["POST", (_, b) => `/tasks/${b.task.id}/links`, () => ({ url: "https://example.com/x" })],
+  ["POST", (_, b) => `/tasks/${b.task.reference}/links`, (_a, b) => ({ url: b.link.url })],
+  ["DELETE", (_, b) => `/links/${b.link.id}`],
   ["POST", () => "/tasks", (_, b) => ({ title: "x", teamId: b.team.id })],
   ["POST", () => "/tasks", (a, b) => ({ title: "x", teamId: a.team.id, projectId: b.project.id })],
   ["POST", () => "/tasks", (a, b) => ({ title: "x", teamId: a.team.id, projectId: b.project.reference })],
@@ -177,6 +184,7 @@ describe("tenancy: another workspace's ids are NOT_FOUND everywhere", () => {
       `/tasks/${w.task.id}/relations`,
       `/tasks/${w.task.id}/attachments`,
       `/attachments/${w.attachment.id}`,
+      `/tasks/${w.task.id}/links`,
       `/projects/${w.project.id}/milestones`,
     ];
     const out: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 // `pm tasks view ENG-12`: a task as a person reads it (as `gh issue view`): its fields (its parent, project and
-// milestone by name), its description, its relations, files and sub-tasks, then its comments oldest first.
-// `--json` is the task's JSON with its `relations`, `attachments` and `comments` added, for scripts.
+// milestone by name), its description, its relations and sub-tasks with their status, its files and links, then its
+// comments oldest first. `--json` is the task's JSON with its `relations`, `attachments`, `links` and `comments` added.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
@@ -11,11 +11,13 @@ import { allAttachments, printAttachments } from "./attachments";
 
 type Comment = Schemas["TaskCommentSelection"];
 type Relation = Schemas["TaskRelationSelection"];
+type Link = Schemas["TaskLinkSelection"];
 
 /** What the view for people shows: only these are read (the API narrows its query to them). */
 const TASK_FIELDS = "id,reference,title,status,priority,assignee{name},labels{name},projectId,milestoneId,parentId,dueDate,description";
 const COMMENT_FIELDS = "author{name},createdAt,content";
 const RELATION_FIELDS = "type,task{reference,status,title}";
+const LINK_FIELDS = "url,title";
 /** The API's largest page: most tasks' comments are one request. */
 const PAGE = 250;
 
@@ -48,6 +50,13 @@ const allRelations = ({ client }: Session, id: string, fields: string | undefine
     return { items: page.relations, next: page.pagination.nextCursor };
   }, fields);
 
+/** The task's links, oldest first. */
+const allLinks = ({ client }: Session, id: string, fields: string | undefined): Promise<Link[]> =>
+  allPages(async (query) => {
+    const page = await unwrap(client.GET("/tasks/{id}/links", { params: { path: { id }, query } }));
+    return { items: page.links, next: page.pagination.nextCursor };
+  }, fields);
+
 /** `2026-05-04 09:12 UTC`: a comment's time to the minute. */
 const minute = (iso: string | undefined) => (iso ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "-");
 
@@ -69,13 +78,14 @@ export const view = defineCommand({
     const session = openSession(args);
     const id = args.ref;
     // The task and its comments at once: the comments' route takes the reference as well as the id.
-    const [{ task }, comments, relations, files] = await Promise.all([
+    const [{ task }, comments, relations, links, files] = await Promise.all([
       unwrap(session.client.GET("/tasks/{id}", { params: { path: { id }, query: args.json ? {} : { fields: TASK_FIELDS } } })),
       allComments(session, id, args.json ? undefined : COMMENT_FIELDS),
       allRelations(session, id, args.json ? undefined : RELATION_FIELDS),
+      allLinks(session, id, args.json ? undefined : LINK_FIELDS),
       allAttachments(session, id),
     ]);
-    if (args.json) return printJson({ task: { ...task, relations, attachments: files, comments } });
+    if (args.json) return printJson({ task: { ...task, relations, attachments: files, links, comments } });
     const linked = await linkedNames(session, task, true);
     printRecord([
       ["title", task.title],
@@ -107,6 +117,9 @@ export const view = defineCommand({
         { header: "TITLE", value: (t) => t.title },
       ]);
     }
+    // `  Title  https://…`, a line each.
+    if (links.length > 0) console.log("\nLinks:");
+    for (const l of links) console.log(`  ${[l.title, l.url].filter(Boolean).join("  ")}`);
     printComments(comments);
   },
 });

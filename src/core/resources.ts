@@ -156,6 +156,14 @@ export const RESOURCES = {
     conditional: false,
     events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
   },
+  // A task's links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`.
+  links: {
+    tag: "Tasks",
+    scope: "tasks:write",
+    reads: ["links"],
+    conditional: false,
+    events: { link: { tables: ["task_links"], actions: ["created", "deleted"] } },
+  },
   projects: {
     tag: "Projects",
     scope: "projects:write",

@@ -16,6 +16,7 @@ import {
   type ProjectUpdateInput,
   projectRecord,
 } from "../records/projects";
+import { TaskLink, TaskLinkCreate } from "../records/task-links";
 import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
@@ -30,6 +31,7 @@ import { search } from "../resources/search/operations";
 import { SEARCH_TYPES, SearchPage, SearchQuery } from "../resources/search/schema";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
 import { createRelation, deleteRelation } from "../resources/tasks/relations";
+import { addLink } from "../resources/tasks/task-links";
 import { listTeams } from "../resources/teams/operations";
 import { listUsers } from "../resources/users/operations";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../store/list";
@@ -186,12 +188,12 @@ export const TOOLS: Tool[] = [
     name: "get_task",
     title: "Get a task",
     description:
-      "A task (GET /tasks/{id}). Without `fields`: every field, with its `relations` (`blocked_by`: its blockers) and subtaskCounts.",
+      "A task (GET /tasks/{id}). Without `fields`: every field, with its `relations` (`blocked_by`: its blockers), links and subtaskCounts.",
     rest: "GET /tasks/{id}",
     input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
     output: z.object({ task: TaskSelection }),
     async run(ctx, { id, fields }) {
-      // Every field, relations included: an agent deciding what to work on sees what blocks the task.
+      // Every field, relations and links included: an agent deciding what to work on sees what blocks the task.
       const selection = fields === undefined ? everyTaskField : parseFields(fields, taskRecord.shape);
       const task = await getTask(ctx.caller, id, selection);
       return { task: projectFields(task, selection) };
@@ -246,6 +248,17 @@ export const TOOLS: Tool[] = [
     async run(ctx, { id, relationId }) {
       await deleteRelation(ctx.caller, id, relationId);
       return { deleted: true as const };
+    },
+  }),
+  tool({
+    name: "add_link",
+    title: "Add a link",
+    description: "Adds a URL to a task (POST /tasks/{id}/links); the same URL again returns its link.",
+    rest: "POST /tasks/{id}/links",
+    input: z.object({ id: TaskRef, ...TaskLinkCreate.shape }).strict(),
+    output: z.object({ link: TaskLink }),
+    async run(ctx, { id, ...body }) {
+      return { link: (await addLink(ctx.caller, id, body)).link };
     },
   }),
   tool({

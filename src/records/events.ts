@@ -21,6 +21,7 @@ import { inviteRecord } from "./invites";
 import { labelRecord } from "./labels";
 import { milestoneRecord } from "./milestones";
 import { projectRecord } from "./projects";
+import { linkRecord } from "./task-links";
 import { storedRelationRecord } from "./task-relations";
 import { taskRecord } from "./tasks";
 import { teamMemberRecord } from "./team-members";
@@ -34,6 +35,7 @@ const RENDERED = {
   task: { fields: taskRecord.fields },
   task_relation: { fields: storedRelationRecord.fields },
   attachment: { fields: attachmentRecord.fields },
+  link: { fields: linkRecord.fields },
   project: { fields: projectRecord.fields },
   milestone: { fields: milestoneRecord.fields },
   comment: { fields: commentRecord.fields },

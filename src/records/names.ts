@@ -29,6 +29,7 @@ export type NameKind =
   | "workspace"
   | "relation"
   | "attachment"
+  | "link"
   | "oauthGrant";
 
 /** An id: `<prefix>_<letters or digits>` (TypeID's shape; of another kind's prefix it is an unknown id, never a name). */
@@ -145,6 +146,7 @@ const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
   workspace: ["a workspace id", "ws"],
   relation: ["a relation id", "rel"],
   attachment: ["an attachment id", "att"],
+  link: ["a link id", "lnk"],
   oauthGrant: ["an OAuth grant id", "ogr"],
 };
 const idWords = (kind: NameKind) => `${IDS[kind][0]} (\`${IDS[kind][1]}_…\`)`;

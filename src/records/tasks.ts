@@ -12,6 +12,7 @@ import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { type NameKind, NameOf, named, parseTaskRef, taskMatch } from "./names";
+import { linkRecord, linksJson, TaskLink } from "./task-links";
 import {
   isBlockedSql,
   openBlockerCount,
@@ -171,6 +172,13 @@ export const taskRecord = defineRecord({
       shape: taskRelationShape,
       reached: relationsJson(tasks.id),
       doc: { description: "Only when `fields` names it, e.g. `relations{type,task{reference,status}}`" },
+    }),
+    // Only in `fields=links{…}`: GET /tasks/{id}/links' items, in the statement that reads the task.
+    links: f.json(linksJson(tasks.id), z.array(TaskLink), {
+      optional: true,
+      onlyNamed: true,
+      shape: linkRecord.shape,
+      doc: { description: "Only when `fields` names it, e.g. `links{url,title}`" },
     }),
     // Not in the answer: `filter[eq][isBlocked]=true|false`, `filter[eq][relatedTo]=<task id or reference>`.
     isBlocked: f.boolean(isBlockedSql(tasks.id), { hidden: true, list: { sort: false } }),

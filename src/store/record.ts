@@ -66,6 +66,8 @@ export interface Field {
    * answer). Its schema says it is optional.
    */
   reached?: (reach: Reach) => SQL;
+  /** Built only when `fields` names it, never in the whole answer (a list of other records, e.g. a task's links). */
+  onlyNamed?: boolean;
 }
 
 /** A built-in field as GET /fields lists it (before the record type and the fixed attributes are added). */
@@ -85,7 +87,9 @@ const BUILT_IN_TYPE: Partial<Record<Kind, BuiltInType>> = {
   boolean: "boolean",
 };
 
-type Options = Partial<Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached" | "names">> & {
+type Options = Partial<
+  Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached" | "onlyNamed" | "names">
+> & {
   nullable?: boolean;
   /** Absent from some answers (a built-in field has no id): optional in the answer's schema. */
   optional?: boolean;
@@ -267,7 +271,7 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     json(selection: FieldSelection | null = null, reach?: Reach): SQL<Dto<F>> {
       // Scalars always: a list's cursor reads its sort keys from the answer; projectFields narrows afterwards.
       const picked = shown.filter(([name, field]) =>
-        field.reached ? selection !== null && Object.hasOwn(selection, name) : !field.lazy || selects(selection, name),
+        field.reached || field.onlyNamed ? selection !== null && Object.hasOwn(selection, name) : !field.lazy || selects(selection, name),
       );
       return jsonObject(picked.map(([name, field]) => [name, jsonValue(field, reach)])) as SQL<Dto<F>>;
     },

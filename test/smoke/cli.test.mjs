@@ -270,6 +270,29 @@ describe("pm, as a person who logged in", () => {
     expect((await pm(["tasks", "unlink", refB, "--blocks", refA])).code).toBe(2);
   });
 
+  it("links a URL to a task (the same URL again is the link it has) and shows the links in view", async () => {
+    const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+    const { task } = await pmJson(["tasks", "create", "--team", "ENG", "--title", "Has links"], env);
+    const ref = task.reference;
+    const linked = await pm(["link", ref.toLowerCase(), "https://github.com/acme/api/pull/42", "--title", "The fix"], env);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(linked.stdout).toBe(`linked https://github.com/acme/api/pull/42 to ${ref}\n`);
+    expect((await pm(["link", ref, "https://github.com/acme/api/pull/42"], env)).stdout).toBe(
+      `already linked https://github.com/acme/api/pull/42 to ${ref}\n`,
+    );
+    expect((await pmJson(["link", ref, "http://example.com/log"], env)).link).toMatchObject({ url: "http://example.com/log", title: null });
+    const refused = await pm(["link", ref, "javascript:alert(1)"], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/http or https/);
+    const viewed = await pm(["tasks", "view", ref], env);
+    expect(viewed.code, viewed.stderr).toBe(0);
+    expect(viewed.stdout).toContain("\nLinks:\n  The fix  https://github.com/acme/api/pull/42\n  http://example.com/log\n");
+    expect((await pmJson(["tasks", "view", ref], env)).task.links.map((l) => l.url)).toEqual([
+      "https://github.com/acme/api/pull/42",
+      "http://example.com/log",
+    ]);
+  });
+
   it("renews an expired or refused access token with the refresh token, which rotates; a dead refresh token is exit 3", async () => {
     // Expired: renewed before the call; the old refresh token then no longer works.
     const first = storedLogin();
@@ -525,6 +548,8 @@ describe("pm, reading the change feed", () => {
       body: { type: "blocks", taskId: made[1].id },
     });
     expect(linked.status, linked.text).toBe(201);
+    // And a link, through pm.
+    expect((await pm(["link", made[0].reference, "https://example.com/deploy-log", "--title", "Deploy log"], env)).code).toBe(0);
     const exported = await pm(["export", "team", "eng", "--output", file], env);
     expect(exported.code, exported.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(file, "utf8"));
@@ -551,6 +576,12 @@ describe("pm, reading the change feed", () => {
     };
     expect(doc.data.relations.length).toBeGreaterThan(0);
     expect(titled(back)).toEqual(titled(doc));
+    const linksOf = (d) => {
+      const title = new Map(d.data.tasks.map((t) => [t.id, t.title]));
+      return d.data.links.map((l) => `${title.get(l.taskId)} ${l.url} ${l.title}`).sort();
+    };
+    expect(linksOf(doc)).toContain("Blocker https://example.com/deploy-log Deploy log");
+    expect(linksOf(back)).toEqual(linksOf(doc));
 
     // A workspace export, in one request (it fits), into a new workspace.
     const whole = path.join(dir, "workspace.json");

@@ -19,7 +19,8 @@ import { insertColumns } from "../../store/record";
 import { type Links, resolveLinks } from "./links";
 
 const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
-const WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
+/** The task write rule: what changes a task or what hangs on it (its relations, its links). */
+export const TASK_WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
 
 /** The Task answer of the task `id`, read in the statement that wrote it (its CTE `tasks` shadows the table). */
 const written = (id: SQL): SQL<TaskDto | null> => sql`(select ${taskRecord.json()} from ${taskRecord.from} where ${tasks.id} = ${id})`;
@@ -61,7 +62,10 @@ export function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[])
       parentId: tasks.parentId,
       customFields: tasks.customFields,
     },
-    guards: [teamRoleGuard(actor, tasks.teamId, WRITE.min, WRITE.what), ...(labelIds ? [labelsGuard(actor.workspace, labelIds)] : [])],
+    guards: [
+      teamRoleGuard(actor, tasks.teamId, TASK_WRITE.min, TASK_WRITE.what),
+      ...(labelIds ? [labelsGuard(actor.workspace, labelIds)] : []),
+    ],
     name: "Task",
     team: tasks.teamId,
     table: tasks,

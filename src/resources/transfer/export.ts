@@ -1,6 +1,6 @@
 // GET /{tasks|projects|teams|workspaces}/{id}/export: the resource and everything under it. PostgreSQL builds every
-// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks, comments and relations
-// fit in one page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
+// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks, comments, relations and
+// links fit in one page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
 // Worker holds a page at a time, never the document (docs/api.md, export and import; measured in docs/performance.md).
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import {
@@ -11,6 +11,7 @@ import {
   projectLabels,
   projects,
   taskLabels,
+  taskLinks,
   taskRelations,
   tasks,
   teamMembers,
@@ -30,6 +31,7 @@ import { labelRecord } from "../../records/labels";
 import { milestoneRecord } from "../../records/milestones";
 import { namesAny } from "../../records/names";
 import { projectRecord } from "../../records/projects";
+import { linkRecord } from "../../records/task-links";
 import { storedRelationRecord } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
 import { isoTimestamp } from "../../store/record";
@@ -108,7 +110,8 @@ function scopes({ type, workspace, root }: ExportSpec): SQL {
     scope_teams as (${s.teams}),
     scope_milestones as (select id from ${milestones} where project_id in (select id from scope_projects)),
     scope_comments as (${commentScope(commentCondition(type, workspace))}),
-    scope_relations as (select ${taskRelations.id} from ${taskRelations} where ${relationCondition(type, workspace)})`;
+    scope_relations as (select ${taskRelations.id} from ${taskRelations} where ${relationCondition(type, workspace)}),
+    scope_links as (select ${taskLinks.id} from ${taskLinks} where ${linkCondition(type, workspace)})`;
 }
 
 /**
@@ -143,6 +146,17 @@ function relationCondition(type: ExportType, workspace: string): SQL {
   };
   return sql`${r.workspaceId} = ${workspace} and ${both[type]}`;
 }
+/** The links an export holds: those of its tasks (found by their team for a team, by their task's row for a project). */
+function linkCondition(type: ExportType, workspace: string): SQL {
+  const l = taskLinks;
+  const of = {
+    workspace: sql`exists (select 1 from root)`,
+    team: sql`${l.teamId} = (select id from root)`,
+    project: sql`exists (select 1 from ${tasks} t where t.id = ${l.taskId} and t.project_id = (select id from root))`,
+    task: sql`${l.taskId} in (select id from scope_tasks)`,
+  };
+  return sql`${l.workspaceId} = ${workspace} and ${of[type]}`;
+}
 const commentScope = (condition: SQL) => sql`select ${comments.id} from ${comments} where ${condition}`;
 
 /**
@@ -150,14 +164,20 @@ const commentScope = (condition: SQL) => sql`select ${comments.id} from ${commen
  * rows are picked first (their order keys only), so only they are turned into JSON, however large the export.
  */
 function firstPages(spec: ExportSpec): SQL {
-  const page = (record: typeof taskRecord | typeof commentRecord | typeof storedRelationRecord, id: SQLWrapper, where: SQL, order: SQL) =>
+  const page = (
+    record: typeof taskRecord | typeof commentRecord | typeof storedRelationRecord | typeof linkRecord,
+    id: SQLWrapper,
+    where: SQL,
+    order: SQL,
+  ) =>
     sql`(select coalesce(json_agg(p.j order by p.n) filter (where p.n <= ${EXPORT_PAGE}), '[]')::text as rows, count(*) > ${EXPORT_PAGE} as more
       from (select ${record.exportJson()} as j, picked.n from ${record.from} join (select ${id} as id, row_number() over (order by ${order}) as n
         from ${record.from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) picked on ${id} = picked.id) p)`;
   const s = scope(spec.type, spec.workspace);
   return sql`cross join lateral ${page(taskRecord, tasks.id, sql`${tasks.teamId} in (${s.taskTeams}) and ${s.task}`, sql`${teams.prefix}, ${tasks.number}`)} first_tasks
     cross join lateral ${page(commentRecord, comments.id, commentCondition(spec.type, spec.workspace), sql`${comments.createdAt}, ${comments.id}`)} first_comments
-    cross join lateral ${page(storedRelationRecord, taskRelations.id, relationCondition(spec.type, spec.workspace), sql`${taskRelations.createdAt}, ${taskRelations.id}`)} first_relations`;
+    cross join lateral ${page(storedRelationRecord, taskRelations.id, relationCondition(spec.type, spec.workspace), sql`${taskRelations.createdAt}, ${taskRelations.id}`)} first_relations
+    cross join lateral ${page(linkRecord, taskLinks.id, linkCondition(spec.type, spec.workspace), sql`${taskLinks.createdAt}, ${taskLinks.id}`)} first_links`;
 }
 
 /** What an export's records point at: user ids, label ids and custom field keys (each a query of one column). */
@@ -234,7 +254,8 @@ function pointedByAll(workspace: string): Pointed {
   const byTasks = pointedByTasks(workspace, "scope_tasks");
   return {
     users: sql`${head.users} union ${byTasks.users} union select author_id from ${comments} where id in (select id from scope_comments)
-      union select creator_id from ${taskRelations} where id in (select id from scope_relations)`,
+      union select creator_id from ${taskRelations} where id in (select id from scope_relations)
+      union select created_by from ${taskLinks} where id in (select id from scope_links)`,
     labels: sql`${head.labels} union ${byTasks.labels}`,
     keys: sql`${head.keys} union ${byTasks.keys}`,
   };
@@ -262,6 +283,8 @@ type Head = {
   comments_more?: boolean;
   relations?: string;
   relations_more?: boolean;
+  links?: string;
+  links_more?: boolean;
 };
 
 /**
@@ -290,9 +313,10 @@ async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise
       array(${head.users}) as head_users, array(${head.labels}) as head_labels, array(${head.keys}) as head_keys
       ${
         whole
-          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (first_tasks.more or first_comments.more or first_relations.more)`)}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
+          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (first_tasks.more or first_comments.more or first_relations.more or first_links.more)`)}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
             first_comments.rows as comments, first_comments.more as comments_more, first_relations.rows as relations,
-            first_relations.more as relations_more from (select 1) one ${firstPages(spec)}`
+            first_relations.more as relations_more, first_links.rows as links, first_links.more as links_more
+            from (select 1) one ${firstPages(spec)}`
           : sql``
       }`);
   return rows[0];
@@ -332,14 +356,20 @@ async function commentPage(db: Executor, spec: ExportSpec, after: { at: string; 
   return rows;
 }
 
-/** A page of relations after (`createdAt`, `id`), as commentPage, each with its creator. */
-async function relationPage(db: Executor, spec: ExportSpec, after: { at: string; id: string } | null) {
-  const r = taskRelations;
+/** The records paged like comments that are not tasks or comments: their table, which of them an export holds, their JSON. */
+const CREATED = {
+  relations: { table: taskRelations, creator: taskRelations.creatorId, condition: relationCondition, record: storedRelationRecord },
+  links: { table: taskLinks, creator: taskLinks.createdBy, condition: linkCondition, record: linkRecord },
+} as const;
+
+/** A page of relations or links after (`createdAt`, `id`), as commentPage, each with its creator. */
+async function createdPage(db: Executor, spec: ExportSpec, kind: keyof typeof CREATED, after: { at: string; id: string } | null) {
+  const { table: r, creator, condition, record } = CREATED[kind];
   const { rows } = await db.execute<{ j: string; at: string; id: string; creator: string | null }>(sql`${scopes(spec)},
-    page as (select ${r.id} from ${r} where ${relationCondition(spec.type, spec.workspace)}
+    page as (select ${r.id} from ${r} where ${condition(spec.type, spec.workspace)}
       ${after ? sql`and (${r.createdAt}, ${r.id}) > (${after.at}::timestamptz, ${after.id})` : sql``}
       order by ${r.createdAt}, ${r.id} limit ${EXPORT_PAGE})
-    select ${storedRelationRecord.exportJson()}::text as j, ${r.createdAt}::text as at, ${r.id} as id, ${r.creatorId} as creator
+    select ${record.exportJson()}::text as j, ${r.createdAt}::text as at, ${r.id} as id, ${creator} as creator
     from ${r} where ${r.id} in (select id from page) order by ${r.createdAt}, ${r.id}`);
   return rows;
 }
@@ -405,17 +435,19 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
     const last = page[page.length - 1];
     page = await commentPage(db, spec, { at: last.at, id: last.id });
   }
-  await write(`],"relations":[`);
-  first = true;
-  for (let page = await relationPage(db, spec, null); ; ) {
-    add(
-      pointed.users,
-      page.map((r) => r.creator),
-    );
-    await rows(page.map((r) => r.j));
-    if (page.length < EXPORT_PAGE) break;
-    const last = page[page.length - 1];
-    page = await relationPage(db, spec, { at: last.at, id: last.id });
+  for (const kind of ["relations", "links"] as const) {
+    await write(`],"${kind}":[`);
+    first = true;
+    for (let page = await createdPage(db, spec, kind, null); ; ) {
+      add(
+        pointed.users,
+        page.map((r) => r.creator),
+      );
+      await rows(page.map((r) => r.j));
+      if (page.length < EXPORT_PAGE) break;
+      const last = page[page.length - 1];
+      page = await createdPage(db, spec, kind, { at: last.at, id: last.id });
+    }
   }
   const { users: u, labels: l, fields: f } = await readPointed(db, spec, pointed);
   await write(`],"users":${u},"labels":${l},"fields":${f}}}`);
@@ -444,9 +476,9 @@ export async function exportDocument(
   const spec: ExportSpec = { type, workspace, root: rootId(type, idOrRef, workspace, principal.teamIds) };
   const head = await readHead(db, spec, true);
   if (head.root === null) throw notFound(type);
-  if (!head.tasks_more && !head.comments_more && !head.relations_more)
+  if (!head.tasks_more && !head.comments_more && !head.relations_more && !head.links_more)
     return {
-      body: `${opening(type, exportedAt, head)}"tasks":${head.tasks},"comments":${head.comments},"relations":${head.relations}}}`,
+      body: `${opening(type, exportedAt, head)}"tasks":${head.tasks},"comments":${head.comments},"relations":${head.relations},"links":${head.links}}}`,
       done: Promise.resolve(),
     };
 

@@ -13,6 +13,7 @@ import {
   projectLabels,
   projects,
   taskLabels,
+  taskLinks,
   taskRelations,
   tasks,
   teamMembers,
@@ -45,6 +46,7 @@ import {
   planCommentPage,
   planFields,
   planLabels,
+  planLinkPage,
   planMilestones,
   planProjects,
   planRelationPage,
@@ -64,9 +66,10 @@ const MAX_ROWS = 1000;
  * Inserts `rows` (keyed by the table's property names), a statement per MAX_ROWS, each column one array parameter that
  * `unnest` turns back into rows: a page is a parameter per column, not a parameter per value that Drizzle's builder
  * would make an object of (most of a large import's CPU time). A row that leaves a column out gets its default, as
- * with an insert that names it not: rows go in groups of the same columns. `overwrite` makes it an upsert on `id`.
+ * with an insert that names it not: rows go in groups of the same columns. `overwrite` makes it an upsert on `id`;
+ * `keep`, an insert of the rows no unique key already has (the target's record stays).
  */
-async function insertRows<T extends PgTable>(tx: Executor, table: T, rows: T["$inferInsert"][], overwrite?: string[]) {
+async function insertRows<T extends PgTable>(tx: Executor, table: T, rows: T["$inferInsert"][], overwrite?: string[] | "keep") {
   const columns = getTableColumns(table);
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const row of rows as Record<string, unknown>[]) {
@@ -83,12 +86,15 @@ async function insertRows<T extends PgTable>(tx: Executor, table: T, rows: T["$i
       keys.map((key) => sql.identifier(columns[key].name)),
       sql`, `,
     );
-    const upsert = overwrite
-      ? sql`on conflict (id) do update set ${sql.join(
-          overwrite.map((key) => sql`${sql.identifier(columns[key].name)} = excluded.${sql.identifier(columns[key].name)}`),
-          sql`, `,
-        )}, updated_at = now()`
-      : sql``;
+    const upsert =
+      overwrite === "keep"
+        ? sql`on conflict do nothing`
+        : overwrite
+          ? sql`on conflict (id) do update set ${sql.join(
+              overwrite.map((key) => sql`${sql.identifier(columns[key].name)} = excluded.${sql.identifier(columns[key].name)}`),
+              sql`, `,
+            )}, updated_at = now()`
+          : sql``;
     // `unnest` would flatten an array of arrays, so an array column (`text[]`) goes as its values' literals (Drizzle's
     // driver value, `{a,b}`) in a text[] and is cast back per row.
     const types = keys.map((key) => columns[key].getSQLType());
@@ -274,7 +280,7 @@ async function writeHead(tx: Tx, state: PlanState, plan: HeadPlan, bases: Bases)
 }
 
 /**
- * The second pass: tasks, then comments, then relations, a page at a time, each written as it is planned. Nothing more is written once
+ * The second pass: tasks, then comments, then relations, then links, a page at a time, each written as it is planned. Nothing more is written once
  * a refusal is known (the transaction rolls back), but every page is still planned, so one 422 names every bad value.
  */
 async function writePages(tx: Tx, principal: Principal, state: PlanState, source: ImportSource, bases: Bases, refusal: AppError | null) {
@@ -307,6 +313,17 @@ async function writePages(tx: Tx, principal: Principal, state: PlanState, source
     locked = true;
     await writeRelations(tx, state, planned);
     for (const { row, at } of planned) if (row.type === "blocks") blocks.push({ source: row.sourceTaskId, target: row.targetTaskId, at });
+  }
+  // Links never change: one the target has (its id, or its task's URL) stays as it is, as POST answers it.
+  for await (const page of source.pages("links", IMPORT_PAGE)) {
+    const planned = planLinkPage(state, page);
+    if (!writing() || refused.length) continue;
+    await insertRows(
+      tx,
+      taskLinks,
+      planned.map((l) => ({ ...l, ...inWorkspace })),
+      "keep",
+    );
   }
   // A parent written after its subtask (a later page) is checked here, not at the commit: its error is a statement's.
   await tx.execute(sql`set constraints tasks_parent_id_tasks_id_fk immediate`);

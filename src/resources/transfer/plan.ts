@@ -9,6 +9,7 @@ import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
 import type { ExportedComment } from "../../records/comments";
 import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
+import { type ExportedLink, normalizedUrl } from "../../records/task-links";
 import { type ExportedRelation, storedEdge } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
 import type { ExportDataDto, ExportType } from "./schema";
@@ -432,6 +433,31 @@ export function planRelationPage(state: PlanState, page: Located<ExportedRelatio
           creatorId: state.user(r.createdBy) ?? state.target.callerId,
         },
         at,
+      },
+    ];
+  });
+}
+
+/**
+ * A page of links, after the tasks, by the rules of POST /tasks/{id}/links: on a task of the export, the URL as that
+ * operation stores it (the export's schema checked it with the same rule); the same URL twice on a task is one link
+ * (the write keeps the first, as POST answers it).
+ */
+export function planLinkPage(state: PlanState, page: Located<ExportedLink>[]) {
+  return page.flatMap(({ record: l, at }) => {
+    const task = state.tasks.get(l.taskId);
+    if (!task) {
+      state.fail(`${at}.taskId`, "Not a task of the export");
+      return [];
+    }
+    return [
+      {
+        id: state.kept(l.id) ? l.id : newId("lnk"),
+        taskId: state.ids.get(l.taskId) as string,
+        teamId: state.teamOf(task.teamId),
+        url: normalizedUrl(l.url),
+        title: l.title,
+        createdBy: state.user(l.createdBy) ?? state.target.callerId,
       },
     ];
   });

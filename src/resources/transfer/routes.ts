@@ -30,7 +30,7 @@ const exportRoute = (type: (typeof EXPORT_TYPES)[number]) =>
     path: `/${type}s/{id}/export`,
     summary: `Export ${WHAT[type]}`,
     description:
-      "The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, " +
+      "The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, " +
       "the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or " +
       `\`POST /workspaces/import\` (workspace) takes it back whole.${type === "task" || type === "project" ? " `{id}` may be the reference." : ""}`,
     request: { params: IdParam },

@@ -8,6 +8,7 @@ import { type ExportedField, fieldRecord } from "../../records/fields";
 import { type ExportedLabel, labelRecord } from "../../records/labels";
 import { type ExportedMilestone, milestoneRecord } from "../../records/milestones";
 import { type ExportedProject, projectRecord } from "../../records/projects";
+import { type ExportedLink, linkRecord } from "../../records/task-links";
 import { type ExportedRelation, storedRelationRecord } from "../../records/task-relations";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
 import { TeamPrefix } from "../../records/teams";
@@ -53,21 +54,23 @@ const ExportTask = taskRecord.exportSchema<ExportedTask>("ExportTask");
 const ExportComment = commentRecord.exportSchema<ExportedComment>("ExportComment");
 // The stored edge (`blocked_by` is `blocks` from the other task; `related` is stored once a pair).
 const ExportRelation = storedRelationRecord.exportSchema<ExportedRelation>("ExportRelation");
+// A link's URL is checked by the rule POST /tasks/{id}/links checks it with.
+const ExportLink = linkRecord.exportSchema<ExportedLink>("ExportLink");
 
 /**
  * Every record of an export has an id of its own (the import maps each id to one record; a second record under an id
  * would be dropped), and a team lists a user once.
  */
 type Collections = Record<
-  "users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments" | "relations",
+  "users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments" | "relations" | "links",
   Array<{ id: string }>
 > & {
   teams: Array<{ id: string; members: Array<{ userId: string }> }>;
 };
 function uniqueIds(data: Collections, ctx: z.RefinementCtx) {
   const seen = new Map<string, string>();
-  const records = (["labels", "fields", "teams", "projects", "milestones", "tasks", "comments", "relations"] as const).flatMap((list) =>
-    data[list].map((record, i) => [record.id, `${list}.${i}`] as const),
+  const records = (["labels", "fields", "teams", "projects", "milestones", "tasks", "comments", "relations", "links"] as const).flatMap(
+    (list) => data[list].map((record, i) => [record.id, `${list}.${i}`] as const),
   );
   const users = data.users.map((u, i) => [`user ${u.id}`, `users.${i}`] as const);
   for (const [id, at] of [...records, ...users]) {
@@ -101,6 +104,8 @@ const collections = {
     .array(ExportRelation)
     .default([])
     .openapi({ description: "The relations among the export's tasks (both tasks in it), as stored" }),
+  // Absent from documents exported before links travelled: none.
+  links: z.array(ExportLink).default([]).openapi({ description: "The links of the export's tasks" }),
 };
 /** The collections of an export, in the order an import plans them. */
 export const EXPORT_COLLECTIONS = Object.keys(collections) as Array<keyof typeof collections>;
@@ -115,7 +120,13 @@ const ExportWorkspace = z
   .strict();
 /** One record of `collection` (or the workspace) as an import checks it: a part's records are checked again when read back. */
 export const exportRecordSchema = (collection: ExportCollection | "workspace"): z.ZodType =>
-  collection === "workspace" ? ExportWorkspace : collection === "relations" ? ExportRelation : collections[collection].element;
+  collection === "workspace"
+    ? ExportWorkspace
+    : collection === "relations"
+      ? ExportRelation
+      : collection === "links"
+        ? ExportLink
+        : collections[collection].element;
 
 export const ExportData = z
   .object({

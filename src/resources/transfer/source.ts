@@ -3,18 +3,25 @@
 // the small collections at once and the tasks and comments a page at a time, in the document's order, whichever it is.
 import { type SQL, sql } from "drizzle-orm";
 import type { ExportedComment } from "../../records/comments";
+import type { ExportedLink } from "../../records/task-links";
 import type { ExportedRelation } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
 import type { ImportHead, Located } from "./plan";
 import type { ExportDocumentDto } from "./schema";
 
-export type PagedCollection = "tasks" | "comments" | "relations";
-type PagedRecord<C extends PagedCollection> = C extends "tasks" ? ExportedTask : C extends "comments" ? ExportedComment : ExportedRelation;
+export type PagedCollection = "tasks" | "comments" | "relations" | "links";
+type PagedRecord<C extends PagedCollection> = C extends "tasks"
+  ? ExportedTask
+  : C extends "comments"
+    ? ExportedComment
+    : C extends "relations"
+      ? ExportedRelation
+      : ExportedLink;
 
 export interface ImportSource {
   /** The export's type, root and workspace, and every collection but the tasks and comments. */
   head(): Promise<ImportHead>;
-  /** The tasks, the comments or the relations, in the document's order, `size` at a time. */
+  /** The tasks, the comments, the relations or the links, in the document's order, `size` at a time. */
   pages<C extends PagedCollection>(collection: C, size: number): AsyncIterable<Located<PagedRecord<C>>[]>;
   /** Every record id of the import, as a `text[]` expression (an update looks for them in the target). */
   ids: SQL<string[]>;
@@ -28,7 +35,7 @@ const COLLECTIONS = ["users", "labels", "fields", "teams", "projects", "mileston
 export function documentSource(doc: ExportDocumentDto): ImportSource {
   const located = <T>(list: T[], name: string): Located<T>[] => list.map((record, i) => ({ record, at: `data.data.${name}.${i}` }));
   const d = doc.data;
-  const ids = [d.labels, d.projects, d.milestones, d.tasks, d.comments, d.relations].flatMap((list) => list.map((r) => r.id));
+  const ids = [d.labels, d.projects, d.milestones, d.tasks, d.comments, d.relations, d.links].flatMap((list) => list.map((r) => r.id));
   return {
     head: async () => ({
       type: doc.type,

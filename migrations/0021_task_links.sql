@@ -1,34 +1,21 @@
-CREATE TABLE "attachments" (
+CREATE TABLE "task_links" (
 	"id" text PRIMARY KEY NOT NULL,
 	"workspace_id" text NOT NULL,
 	"team_id" text NOT NULL,
 	"task_id" text NOT NULL,
-	"comment_id" text,
-	"filename" text NOT NULL,
-	"content_type" text NOT NULL,
-	"size" bigint NOT NULL,
-	"sha256" text NOT NULL,
-	"object_key" text NOT NULL,
-	"creator_id" text,
+	"url" text NOT NULL,
+	"title" text,
+	"created_by" text,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
-CREATE TABLE "file_deletions" (
-	"object_key" text PRIMARY KEY NOT NULL,
-	"relay_after" timestamp (3) with time zone DEFAULT now() NOT NULL,
-	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
-);
---> statement-breakpoint
-ALTER TABLE "attachments" ADD CONSTRAINT "attachments_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "attachments" ADD CONSTRAINT "attachments_task_id_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "attachments" ADD CONSTRAINT "attachments_comment_id_comments_id_fk" FOREIGN KEY ("comment_id") REFERENCES "public"."comments"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "attachments" ADD CONSTRAINT "attachments_creator_id_users_id_fk" FOREIGN KEY ("creator_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "attachments_task_idx" ON "attachments" USING btree ("task_id","created_at","id");--> statement-breakpoint
-CREATE INDEX "attachments_comment_idx" ON "attachments" USING btree ("comment_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "attachments_object_key" ON "attachments" USING btree ("object_key");--> statement-breakpoint
-CREATE INDEX "attachments_workspace_idx" ON "attachments" USING btree ("workspace_id");--> statement-breakpoint
-CREATE INDEX "file_deletions_relay_after_idx" ON "file_deletions" USING btree ("relay_after");--> statement-breakpoint
--- pm_emit as 0020 made it, with one change: attachments' and links' events are in their task's history (task_ids).
+ALTER TABLE "task_links" ADD CONSTRAINT "task_links_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_links" ADD CONSTRAINT "task_links_task_id_tasks_id_fk" FOREIGN KEY ("task_id") REFERENCES "public"."tasks"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "task_links" ADD CONSTRAINT "task_links_created_by_users_id_fk" FOREIGN KEY ("created_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "task_links_url_key" ON "task_links" USING btree ("task_id","url");--> statement-breakpoint
+CREATE INDEX "task_links_task_idx" ON "task_links" USING btree ("task_id","created_at","id");--> statement-breakpoint
+-- pm_emit as 0020 made it, plus links and attachments: their events (`link.created|deleted`, docs/events.md) carry their
+-- task (task_ids), so they are in the task's history.
 CREATE OR REPLACE FUNCTION public.pm_emit(kind text, action text, changes jsonb)
  RETURNS void
  LANGUAGE plpgsql
@@ -99,13 +86,5 @@ BEGIN
           AND (e.other_team_id IS NULL OR e.other_team_id = ANY (w.team_ids))));
   END IF;
 END $$;--> statement-breakpoint
-CREATE TRIGGER attachments_inserted AFTER INSERT ON attachments REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('attachment');--> statement-breakpoint
-CREATE TRIGGER attachments_deleted AFTER DELETE ON attachments REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('attachment');--> statement-breakpoint
--- The stored bytes of every attachment deleted (itself, or with its comment or task by cascade) go through the outbox
--- (file_deletions), in the deleting transaction: the queue consumer removes them after the commit.
-CREATE OR REPLACE FUNCTION pm_attachment_gone() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO file_deletions (object_key) SELECT object_key FROM old_rows ON CONFLICT DO NOTHING;
-  RETURN NULL;
-END $$;--> statement-breakpoint
-CREATE TRIGGER attachments_files_gone AFTER DELETE ON attachments REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_attachment_gone();
+CREATE TRIGGER task_links_inserted AFTER INSERT ON task_links REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('link');--> statement-breakpoint
+CREATE TRIGGER task_links_deleted AFTER DELETE ON task_links REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('link');

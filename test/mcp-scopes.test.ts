@@ -68,8 +68,8 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "delete_task",
       "link_tasks",
       "unlink_tasks",
-      "list_attachments",
       "add_link",
+      "list_attachments",
       "get_task_history",
     ]);
   });

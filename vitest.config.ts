@@ -52,10 +52,13 @@ export default defineConfig({
                     compatibilityFlags: ["nodejs_compat"],
                     bindings: dbBindings,
                     queueProducers: { EMAIL_QUEUE: "pm-email" },
+                    // The same bucket as the API worker's (wrangler.toml): the consumer removes deleted attachments' bytes.
+                    r2Buckets: { FILES: "pm-files" },
                     // WEBHOOK_MAX_ATTEMPTS = maxRetries + 1: the last attempt's message goes to the dead-letter queue.
                     queueConsumers: {
                       "pm-email": { maxBatchTimeout: 0.2, maxRetries: 3 },
                       "pm-webhooks": { maxBatchTimeout: 0.2, maxRetries: 3, deadLetterQueue: "pm-webhooks-dlq" },
+                      "pm-files": { maxBatchTimeout: 0.2, maxRetries: 3 },
                     },
                   },
                 ],

@@ -5,6 +5,7 @@ import { type ArgsDef, type CommandDef, defineCommand, type Resolvable, runComma
 import { version } from "../package.json";
 import { checkCommandLine, takeJsonOptions } from "./argv";
 import { api } from "./commands/api";
+import { attach, attachments, download } from "./commands/attachments";
 import { comment, comments } from "./commands/comment";
 import { completionOf } from "./commands/completion";
 import { events } from "./commands/events";
@@ -38,6 +39,9 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     tasks,
     comment,
     comments,
+    attach,
+    attachments,
+    download,
     link,
     search,
     labels,

@@ -371,6 +371,52 @@ export const comments = pgTable(
   ],
 );
 
+/**
+ * Files on tasks and on their comments (docs/api.md, "Attachments"): the bytes in R2 (the `FILES` binding) under
+ * `object_key`, written before this row and removed after it through `file_deletions`. The team is the task's (a task
+ * never changes team): the events and a team-bound credential read it from the row.
+ */
+export const attachments = pgTable(
+  "attachments",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id").notNull(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    commentId: text("comment_id").references(() => comments.id, { onDelete: "cascade" }),
+    filename: text("filename").notNull(),
+    contentType: text("content_type").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    sha256: text("sha256").notNull(),
+    objectKey: text("object_key").notNull(),
+    creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("attachments_task_idx").on(t.taskId, t.createdAt, t.id),
+    index("attachments_comment_idx").on(t.commentId),
+    uniqueIndex("attachments_object_key").on(t.objectKey),
+    // The workspace's stored total (its quota), summed from its rows.
+    index("attachments_workspace_idx").on(t.workspaceId),
+  ],
+);
+
+/**
+ * The outbox of stored bytes to remove: a trigger adds a row in the transaction that deletes an attachment (itself, or
+ * its comment or task by cascade); the queue consumer deletes the object, then the row. The cron sends again what is due.
+ */
+export const fileDeletions = pgTable(
+  "file_deletions",
+  {
+    objectKey: text("object_key").primaryKey(),
+    relayAfter: ts("relay_after").notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("file_deletions_relay_after_idx").on(t.relayAfter)],
+);
+
 export const invites = pgTable(
   "invites",
   {
@@ -813,6 +859,8 @@ export const schema = {
   taskLabels,
   projectLabels,
   comments,
+  attachments,
+  fileDeletions,
   invites,
   apiKeys,
   fieldDefinitions,

@@ -1,14 +1,14 @@
 // `npm run check:layers`: the folders of src/ form layers that only point down, so no folder imports one that
 // imports it back (no cycle between folders):
 //   core (errors, crypto, dates, email messages) < env < ids < db < email < store < records < store/events.ts
-//   < webhooks < auth < http < middleware < resources < mcp < queue < app < front
+//   < webhooks < files < auth < http < middleware < resources < mcp < queue < app < front
 // `store/` is the floor of the data: the statement builders (field maps' machinery, lists, guarded writes, reads) and
 // the value schemas they use; it knows no caller but the narrow interface it declares (store/caller.ts), so it imports
 // neither auth/ nor http/. One file of it sits higher: the event stream's statement (store/events.ts) renders events
 // with every record's field map, so it stands above records/ (and still below auth/, which passes it its visibility
 // rule). `http/` is only HTTP (request, response, errors, OpenAPI) and sits above auth/, whose Caller its routes set.
 // A Worker's entry composes the layers: src/index.ts counts as `app`; the queue consumer (src/queue/, email and
-// webhook deliveries) is its own layer above both email/ and webhooks/, so neither imports the other to be reached.
+// webhook deliveries, deleted files) is its own layer above email/, webhooks/ and files/, so neither imports the other to be reached.
 // The edge front Worker (src/front/) sits on top and imports nothing below it: it is a Worker of its own, kept small.
 // Inside resources/ no resource imports another: what two resources share (a record's field map, a rule) sits in
 // a layer below (records/, auth/). A relative import (type-only and `import("…")` included) that breaks either rule is
@@ -27,6 +27,7 @@ const LAYERS = [
   "records",
   "store/events.ts",
   "webhooks",
+  "files",
   "auth",
   "http",
   "middleware",

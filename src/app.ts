@@ -13,11 +13,12 @@ import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/
 import { requestDb } from "./http/request-db";
 import { publicRoute } from "./http/route-base";
 import { newRouter } from "./http/router";
-import { EXPORT_PATH, IMPORT_PATH, publicBaseUrl } from "./http/urls";
+import { EXPORT_PATH, IMPORT_PATH, publicBaseUrl, UPLOAD_PATH } from "./http/urls";
 import { mcpRoutes } from "./mcp/routes";
 import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
+import { fileRelay } from "./middleware/file-relay";
 import { ifMatch, type Readers } from "./middleware/if-match";
 import { oauthErrors } from "./middleware/oauth-errors";
 import { checksInOrder } from "./middleware/order-of-checks";
@@ -26,6 +27,7 @@ import { safeRetries } from "./middleware/safe-retries";
 import { webhookRelay } from "./middleware/webhook-relay";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes, readApiKey } from "./resources/api-keys/routes";
+import { attachmentRoutes } from "./resources/attachments/routes";
 import { batchRoutes } from "./resources/batch/routes";
 import { commentRoutes, readComment } from "./resources/comments/routes";
 import { deviceRoutes } from "./resources/device/routes";
@@ -80,7 +82,7 @@ const DOCUMENT = {
       "Authenticate with an API key in `svc-api-key` or a JWT from the device flow in `Authorization: Bearer`.",
       "Lists take `limit`, `cursor`, `fields`, `filter[<op>][<field>]` and `sort[<field>]`. Errors are",
       "`{error:{code,message,details?}}`, validation failures 422 `{errors:{<field>:[message]}}`. A create answers 201 with",
-      "`Location`; GETs (and PATCH answers) carry a weak `ETag` and answer 304 to a matching `If-None-Match`; PATCH and DELETE take it back in `If-Match` (412 when stale, nothing written); every POST takes an `Idempotency-Key` (a repeat within 24 h gets the first answer); answers carry `RateLimit-*` headers (429 with `Retry-After` over the limit); bodies are limited to 1 MiB (32 MiB on the import routes);",
+      "`Location`; GETs (and PATCH answers) carry a weak `ETag` and answer 304 to a matching `If-None-Match`; PATCH and DELETE take it back in `If-Match` (412 when stale, nothing written); every POST takes an `Idempotency-Key` (a repeat within 24 h gets the first answer); answers carry `RateLimit-*` headers (429 with `Retry-After` over the limit); bodies are limited to 1 MiB (32 MiB on the import routes, 25 MiB on attachment uploads);",
       "every response carries `x-request-id` and `Server-Timing`. A method a path does not serve is 405 `METHOD_NOT_ALLOWED` with",
       "`Allow` listing the methods it does (an unknown path is 404).",
     ].join("\n"),
@@ -155,6 +157,7 @@ export function buildApp() {
     teams: { routes: [teamRoutes], read: readTeam },
     "team-members": { routes: [teamMemberRoutes], read: readTeamMember },
     tasks: { routes: [taskRoutes, taskRelationRoutes], read: readTask },
+    attachments: { routes: [attachmentRoutes] },
     links: { routes: [taskLinkRoutes] },
     projects: { routes: [projectRoutes], read: readProject },
     milestones: { routes: [milestoneRoutes], read: readMilestone },
@@ -203,12 +206,18 @@ export function buildApp() {
     });
   const defaultLimit = limitBody(MAX_BODY_BYTES, "1 MiB");
   const importLimit = limitBody(MAX_IMPORT_BYTES, "32 MiB");
-  app.use("*", (c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next));
+  // An upload streams its bytes to storage and keeps its own, larger limit (MAX_ATTACHMENT_BYTES).
+  app.use("*", (c, next) => {
+    if (c.req.method === "POST" && UPLOAD_PATH.test(c.req.path)) return next();
+    return (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next);
+  });
   app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
   app.use("*", eventContext);
   // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts).
   app.use("*", webhookRelay);
+  // After a delete: the stored bytes of the attachments it removed go to the files queue (src/files/deletions.ts).
+  app.use("*", fileRelay);
   // Asked by the front Worker (src/front/): the caller's workspace of a successful answer, for its read-your-writes.
   app.use("*", edgeWorkspace);
   app.use("*", async (c, next) => {

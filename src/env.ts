@@ -7,6 +7,14 @@ export interface Env {
   EMAIL_QUEUE: Queue<import("./core/email-messages").EmailMessage>;
   /** Webhook deliveries to send (docs/webhooks.md): the consumer worker POSTs each to its webhook's URL. */
   WEBHOOK_QUEUE: Queue<import("./core/webhook-messages").WebhookMessage>;
+  /** Attachments' bytes (docs/api.md, "Attachments"). */
+  FILES: R2Bucket;
+  /** Stored bytes to remove (the file_deletions outbox); the consumer worker deletes them. */
+  FILES_QUEUE: Queue<import("./core/file-messages").FileMessage>;
+  /** Largest attachment in bytes (default 25 MiB; at most the platform's request-body limit). */
+  MAX_ATTACHMENT_BYTES?: string;
+  /** Bytes of attachments a workspace may store (default 1 GiB). */
+  MAX_WORKSPACE_FILE_BYTES?: string;
   /**
    * "true" (local development and tests only): webhook URLs may be `http://127.0.0.1…`/`http://localhost…` and loopback
    * answers are allowed at delivery; POST/GET /_dev/webhooks (the built-in receiver) exist.

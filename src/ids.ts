@@ -25,6 +25,7 @@ export type IdPrefix =
   | "ocl"
   | "ogr"
   | "rel"
+  | "att"
   | "lnk";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */

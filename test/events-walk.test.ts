@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../src/auth/jwt";
 import { type ApiResponse, api, get, patch, post, uniqueEmail } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { call } from "./helpers/least-privilege";
 import { codeIn, mailTo, startSignup } from "./helpers/signup";
 
 type Via = "api_key" | "jwt" | "mcp" | "import" | "sign_up";
@@ -56,6 +57,7 @@ const EXCLUDED: Record<string, string> = {
   "POST /device": "the device verification page's form (HTML), reading the user code; no tracked record",
   "POST /device/confirm": "the device verification page's approval (HTML): a device authorization, not a tracked record",
   "POST /batch": "runs GET items only (src/resources/batch/paths.ts refuses any other method); proven below to write nothing",
+  "POST /_bench/files": "the bench's plain R2 put (BENCH_ROUTES only): an object, no record",
   "POST /_dev/webhooks": "the development receiver keeps what it got (dev_webhook_requests), not a tracked record",
   "POST /webhooks/{id}/ping": "queues a test delivery; no tracked record changes",
   "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver": "queues a delivery again; no tracked record changes",
@@ -530,12 +532,44 @@ const TABLE: Entry[] = [
     },
   },
   {
+    op: "POST /tasks/{id}/attachments",
+    async prepare() {
+      const task = await newTask();
+      return {
+        send: () => call("POST /tasks/{id}/attachments", `/tasks/${task.id}/attachments?filename=e.txt`, t.owner.key, "walked"),
+        outcome: (res) => ({ events: [{ type: "attachment.created", id: res.body.attachment.id }] }),
+      };
+    },
+  },
+  {
     op: "POST /tasks/{id}/links",
     async prepare() {
       const task = await newTask();
       return {
         send: () => post(`/tasks/${task.reference}/links`, { url: "https://example.com/walked", title: "Walked" }, t.owner.key),
         outcome: (res) => ({ events: [{ type: "link.created", id: res.body.link.id }] }),
+      };
+    },
+  },
+  {
+    op: "POST /comments/{id}/attachments",
+    async prepare() {
+      const comment = ok(await post("/comments", { taskId: (await newTask()).id, content: "c" }, t.owner.key), 201).comment;
+      return {
+        send: () => call("POST /comments/{id}/attachments", `/comments/${comment.id}/attachments?filename=e.txt`, t.owner.key, "walked"),
+        outcome: (res) => ({ events: [{ type: "attachment.created", id: res.body.attachment.id }] }),
+      };
+    },
+  },
+  {
+    op: "DELETE /attachments/{id}",
+    async prepare() {
+      const task = await newTask();
+      const path = `/tasks/${task.id}/attachments?filename=e.txt`;
+      const { attachment } = ok(await call("POST /tasks/{id}/attachments", path, t.owner.key, "walked"), 201);
+      return {
+        send: () => send("DELETE", `/attachments/${attachment.id}`, owner()),
+        outcome: () => ({ events: [{ type: "attachment.deleted", id: attachment.id }] }),
       };
     },
   },

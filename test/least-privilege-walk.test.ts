@@ -64,6 +64,11 @@ const newLinkPath = async (teamId = team.id) => {
 const newProject = async (teamId = team.id) => ok(await post("/projects", { teamId, name: "Walked project" }, owner()), 201).project;
 const newMilestone = async (projectId?: string) =>
   ok(await post("/milestones", { projectId: projectId ?? (await newProject()).id, name: "M" }, owner()), 201).milestone;
+/** An attachment on a new task of `teamId`. */
+const newAttachment = async (teamId = team.id) => {
+  const task = await newTask(teamId);
+  return ok(await call("POST /tasks/{id}/attachments", `/tasks/${task.id}/attachments?filename=w.txt`, owner(), "walked"), 201).attachment;
+};
 const newComment = async (taskId?: string) =>
   ok(await post("/comments", { taskId: taskId ?? (await newTask()).id, content: "walked" }, owner()), 201).comment;
 const newLabel = async () => ok(await post("/labels", { name: unique("lp"), color: "#123456" }, owner()), 201).label;
@@ -206,6 +211,15 @@ const SCOPE_TABLE: Record<string, () => Promise<Call>> = {
     body: { type: "blocks", taskId: (await newTask()).reference },
   }),
   "DELETE /tasks/{id}/relations/{relationId}": async () => ({ path: await newRelationPath() }),
+  "GET /tasks/{id}/attachments": async () => ({ path: `/tasks/${(await newAttachment()).taskId}/attachments` }),
+  "POST /tasks/{id}/attachments": async () => ({ path: `/tasks/${(await newTask()).id}/attachments?filename=a.txt`, body: "walked" }),
+  "POST /comments/{id}/attachments": async () => ({
+    path: `/comments/${(await newComment()).id}/attachments?filename=a.txt`,
+    body: "walked",
+  }),
+  "GET /attachments/{id}": async () => ({ path: `/attachments/${(await newAttachment()).id}` }),
+  "GET /attachments/{id}/content": async () => ({ path: `/attachments/${(await newAttachment()).id}/content` }),
+  "DELETE /attachments/{id}": async () => ({ path: `/attachments/${(await newAttachment()).id}` }),
   "GET /tasks/{id}/links": async () => ({ path: `/tasks/${(await newTask()).id}/links` }),
   "POST /tasks/{id}/links": async () => ({ path: `/tasks/${(await newTask()).reference}/links`, body: { url: "https://example.com/a" } }),
   "DELETE /links/{id}": async () => ({ path: await newLinkPath() }),
@@ -347,6 +361,7 @@ describe.concurrent("scope walk: every operation needs its x-required-scope and 
     // The reads whose invalid variant the walk cannot make (no list or selection parameter): known, so none goes unseen.
     const unprobed = ops.filter(([op, o]) => op.startsWith("GET ") && op in SCOPE_TABLE && !invalidQuery(o)).map(([op]) => op);
     expect(unprobed.sort()).toEqual([
+      "GET /attachments/{id}/content",
       "GET /imports/{id}",
       "GET /projects/{id}/export",
       "GET /tasks/{id}/export",
@@ -371,14 +386,16 @@ describe.concurrent("scope walk: every operation needs its x-required-scope and 
       const refused = (path: string, key: string, payload?: unknown) => call(op, path, key, payload, { "x-request-id": refusedId(op) });
       const without = await lacking(o);
       expectMissingScope(await refused(prepared.path, without, body), scope, op);
-      if (o.requestBody) expectMissingScope(await refused(prepared.path, without, { __bogus: true }), scope, `${op} (invalid body)`);
+      // A JSON body can be invalid; a file's bytes (an upload) are any bytes.
+      const jsonBody = Boolean(o.requestBody?.content?.["application/json"]);
+      if (jsonBody) expectMissingScope(await refused(prepared.path, without, { __bogus: true }), scope, `${op} (invalid body)`);
       if (query) expectMissingScope(await refused(withQuery(prepared.path, query), without), scope, `${op} (invalid query)`);
       const unknown = await refused(prepared.path, BAD_KEY, body);
       expect(unknown.status, `${op} with a bad key: ${brief(unknown)}`).toBe(401);
       if (prepared.written) expect(await prepared.written(), `${op}: a refused request wrote`).toBe(written);
 
       // With that scope alone: validation answers an invalid request (no other scope is asked first), and it succeeds.
-      if (o.requestBody) {
+      if (jsonBody) {
         const invalid = await call(op, prepared.path, only[scope], { __bogus: true });
         expect([400, 422], `${op} (invalid body, only ${scope}): ${brief(invalid)}`).toContain(invalid.status);
       }
@@ -467,6 +484,18 @@ const TEAM_TABLE: TeamEntry[] = [
     via: "the other task",
     prepare: async (x) => ({ path: await newRelationPath(teamA.id, x.id) }),
   },
+  { op: "GET /tasks/{id}/attachments", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/attachments` }) },
+  {
+    op: "POST /tasks/{id}/attachments",
+    prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/attachments?filename=b.txt`, body: "bound" }),
+  },
+  {
+    op: "POST /comments/{id}/attachments",
+    prepare: async (x) => ({ path: `/comments/${(await commentIn(x)).id}/attachments?filename=b.txt`, body: "bound" }),
+  },
+  { op: "GET /attachments/{id}", prepare: async (x) => ({ path: `/attachments/${(await newAttachment(x.id)).id}` }) },
+  { op: "GET /attachments/{id}/content", prepare: async (x) => ({ path: `/attachments/${(await newAttachment(x.id)).id}/content` }) },
+  { op: "DELETE /attachments/{id}", prepare: async (x) => ({ path: `/attachments/${(await newAttachment(x.id)).id}` }) },
   { op: "GET /tasks/{id}/export", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/export` }) },
   { op: "POST /tasks", via: "teamId", prepare: async (x) => ({ path: "/tasks", body: { teamId: x.id, title: "Bound" } }) },
   {

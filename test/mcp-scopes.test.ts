@@ -69,6 +69,7 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "link_tasks",
       "unlink_tasks",
       "add_link",
+      "list_attachments",
       "get_task_history",
     ]);
   });

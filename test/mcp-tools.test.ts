@@ -79,6 +79,7 @@ describe("every tool answers what its outputSchema says", () => {
     add_link: () => ({ id: task.reference, url: "https://example.com/pr/1", title: "The PR" }),
     add_comment: () => ({ taskId: task.reference, content: "Schema **check**" }),
     list_task_comments: () => ({ id: task.reference }),
+    list_attachments: () => ({ id: task.reference }),
     delete_comment: () => ({ id: doomed.comment }),
     list_users: () => ({ filter: { contains: { name: "planner" } } }),
     create_project: () => ({ teamId: "mct", name: "Schema check", labelIds: ["bug"] }),

@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, post } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant } from "./helpers/fixtures";
+import { call } from "./helpers/least-privilege";
 
 interface World {
   tenant: Tenant;
@@ -17,6 +18,7 @@ interface World {
   subtask: any;
   comment: any;
   relation: any;
+  attachment: any;
   link: any;
 }
 
@@ -51,8 +53,11 @@ async function build(name: string, prefix: string): Promise<World> {
   const subtask = ok(await post("/tasks", { title: "sub", teamId: team.id, parentId: task.id }, key)).task;
   const comment = ok(await post("/comments", { content: "hello", taskId: task.id }, key)).comment;
   const relation = ok(await post(`/tasks/${task.id}/relations`, { type: "blocks", taskId: subtask.id }, key)).relation;
+  const attachment = ok(
+    await call("POST /tasks/{id}/attachments", `/tasks/${task.id}/attachments?filename=a.txt`, key, "tenancy"),
+  ).attachment;
   const link = ok(await post(`/tasks/${task.id}/links`, { url: "https://example.com/tenancy" }, key)).link;
-  return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment, relation, link };
+  return { tenant, member, team, team2, membership, label, project, milestone, task, subtask, comment, relation, attachment, link };
 }
 
 type Case = [method: string, path: (a: World, b: World) => string, body?: (a: World, b: World) => unknown];
@@ -136,6 +141,13 @@ const NOT_FOUND_CASES: Case[] = [
   ["GET", (_, b) => `/comments/${b.comment.id}`],
   ["PATCH", (_, b) => `/comments/${b.comment.id}`, () => ({ content: "pwned" })],
   ["DELETE", (_, b) => `/comments/${b.comment.id}`],
+  // attachments
+  ["POST", (_, b) => `/tasks/${b.task.id}/attachments?filename=x.txt`, () => ({ file: "x" })],
+  ["POST", (_, b) => `/comments/${b.comment.id}/attachments?filename=x.txt`, () => ({ file: "x" })],
+  ["GET", (_, b) => `/tasks/${b.task.reference}/attachments`],
+  ["GET", (_, b) => `/attachments/${b.attachment.id}`],
+  ["GET", (_, b) => `/attachments/${b.attachment.id}/content`],
+  ["DELETE", (_, b) => `/attachments/${b.attachment.id}`],
 ];
 
 /** Lists filtered by a foreign id answer an empty page, never the other workspace's rows. */
@@ -170,6 +182,8 @@ describe("tenancy: another workspace's ids are NOT_FOUND everywhere", () => {
       `/comments/${w.comment.id}`,
       `/tasks/${w.task.id}/comments`,
       `/tasks/${w.task.id}/relations`,
+      `/tasks/${w.task.id}/attachments`,
+      `/attachments/${w.attachment.id}`,
       `/tasks/${w.task.id}/links`,
       `/projects/${w.project.id}/milestones`,
     ];

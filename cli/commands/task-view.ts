@@ -1,12 +1,13 @@
 // `pm tasks view ENG-12`: a task as a person reads it (as `gh issue view`): its fields (its parent, project and
-// milestone by name), its description, its relations and sub-tasks with their status, its links, then its comments oldest
-// first. `--json` is the task's JSON with its `relations`, `links` and `comments` added, for scripts.
+// milestone by name), its description, its relations and sub-tasks with their status, its files and links, then its
+// comments oldest first. `--json` is the task's JSON with its `relations`, `attachments`, `links` and `comments` added.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { linkedNames } from "../linked";
 import { printJson, printRecord, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
+import { allAttachments, printAttachments } from "./attachments";
 
 type Comment = Schemas["TaskCommentSelection"];
 type Relation = Schemas["TaskRelationSelection"];
@@ -77,13 +78,14 @@ export const view = defineCommand({
     const session = openSession(args);
     const id = args.ref;
     // The task and its comments at once: the comments' route takes the reference as well as the id.
-    const [{ task }, comments, relations, links] = await Promise.all([
+    const [{ task }, comments, relations, links, files] = await Promise.all([
       unwrap(session.client.GET("/tasks/{id}", { params: { path: { id }, query: args.json ? {} : { fields: TASK_FIELDS } } })),
       allComments(session, id, args.json ? undefined : COMMENT_FIELDS),
       allRelations(session, id, args.json ? undefined : RELATION_FIELDS),
       allLinks(session, id, args.json ? undefined : LINK_FIELDS),
+      allAttachments(session, id),
     ]);
-    if (args.json) return printJson({ task: { ...task, relations, links, comments } });
+    if (args.json) return printJson({ task: { ...task, relations, attachments: files, links, comments } });
     const linked = await linkedNames(session, task, true);
     printRecord([
       ["title", task.title],
@@ -102,6 +104,10 @@ export const view = defineCommand({
     if (relations.length > 0) console.log("\nRelations:");
     for (const r of relations)
       console.log(`  ${[(r.type ?? "").replace("_", " "), r.task?.reference, r.task?.status, r.task?.title].join("  ")}`);
+    if (files.length > 0) {
+      console.log(`\n${files.length === 1 ? "1 file:" : `${files.length} files:`} (pm download <id>)`);
+      printAttachments(files);
+    }
     const subtasks = linked.subtasks ?? [];
     if (subtasks.length > 0) {
       console.log(`\n${subtasks.length === 1 ? "1 sub-task:" : `${subtasks.length} sub-tasks:`}`);

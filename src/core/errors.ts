@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   // A stale If-Match on PATCH or DELETE: nothing was written.
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
+  // A Range beyond an attachment's bytes.
+  RANGE_NOT_SATISFIABLE: 416,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,

@@ -21,6 +21,7 @@ export const TAGS = {
   Projects: "Projects by id or reference (`ENG-P3`), with lead, labels and dates.",
   Milestones: "Milestones of a project.",
   Comments: "Markdown comments on tasks, projects and milestones.",
+  Attachments: "Files on tasks and their comments: uploaded as raw bytes, downloaded as attachments.",
   Labels: "The workspace's labels, attached to tasks and projects.",
   Search: "Full-text search over the workspace's tasks, projects and milestones.",
   Batch: "Several GETs in one call, each with the caller's credential and the rules of the direct call.",
@@ -147,6 +148,14 @@ export const RESOURCES = {
       task_relation: { tables: ["task_relations"], actions: ["created", "deleted"] },
     },
   },
+  attachments: {
+    tag: "Attachments",
+    // Deleting an attachment changes its task (a comment's files too: they are the task's).
+    scope: "tasks:write",
+    reads: ["attachments"],
+    conditional: false,
+    events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
+  },
   // A task's links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`.
   links: {
     tag: "Tasks",
@@ -176,7 +185,7 @@ export const RESOURCES = {
     tag: "Comments",
     scope: "comments:write",
     reads: ["comments"],
-    scopeAlsoReads: ["tasks", "projects", "milestones"],
+    scopeAlsoReads: ["tasks", "projects", "milestones", "attachments"],
     conditional: true,
     table: "comments",
     events: { comment: { tables: ["comments"] } },

@@ -107,6 +107,7 @@ export function acceptedScopes(method: string, path: string): Scope[] | null {
   const scope = scopeOf(method, path);
   if (scope !== "read" || !["GET", "HEAD"].includes(method.toUpperCase())) return scope === null ? null : [scope];
   const segments = path.split("?")[0].split("/").filter(Boolean);
-  const resource = segments.length >= 3 && segments[2] !== "history" ? segments[2] : (segments[0] ?? "");
+  // A record's history or content reads the record.
+  const resource = segments.length >= 3 && !["history", "content"].includes(segments[2]) ? segments[2] : (segments[0] ?? "");
   return [scope, ...readersOf(resource)];
 }

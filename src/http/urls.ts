@@ -15,3 +15,10 @@ export const SIGN_UP_PATH = /^\/(signup\/complete|invites\/redeem)$/;
 
 /** The export routes (GET /{tasks|projects|teams|workspaces}/{id}/export, or its template): no ETag (each export is new, and a large one streams). */
 export const EXPORT_PATH = /^\/(tasks|projects|teams|workspaces)\/[^/]+\/export$/;
+
+/**
+ * The attachment uploads (POST /tasks/{id}/attachments, /comments/{id}/attachments): raw bytes streamed to storage, so
+ * their own size limit, no JSON checks, and no Idempotency-Key (an answer could only be replayed by holding the body).
+ * The bench's plain R2 put (`/_bench/files`, dev only) is compared with them, so it streams alike.
+ */
+export const UPLOAD_PATH = /^\/((tasks|comments)\/[^/]+\/attachments|_bench\/files)$/;

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Caller } from "../auth/caller";
 import { acceptedScopes, type Scope, scopeOf } from "../core/scopes";
 import { FieldsQuery, Pagination, paginated } from "../http/schemas";
+import { type AttachmentDto, attachmentRecord, contentPath } from "../records/attachments";
 import { Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../records/comments";
 import { Event } from "../records/events";
 import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "../records/labels";
@@ -20,6 +21,7 @@ import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
 import { workspaceUserRecord } from "../records/users";
+import { listAttachments } from "../resources/attachments/operations";
 import { createComment, deleteComment, listTargetComments } from "../resources/comments/operations";
 import { listEvents, recordEvents } from "../resources/events/operations";
 import { createLabel, deleteLabel, listLabels, updateLabel } from "../resources/labels/operations";
@@ -239,7 +241,7 @@ export const TOOLS: Tool[] = [
   tool({
     name: "unlink_tasks",
     title: "Remove a relation",
-    description: "Removes a relation of a task (DELETE /tasks/{id}/relations/{relationId}); get_task lists them.",
+    description: "Removes a task's relation (DELETE /tasks/{id}/relations/{relationId}); get_task lists them.",
     rest: "DELETE /tasks/{id}/relations/{relationId}",
     input: z.object({ id: TaskRef, relationId: NameOf("relation") }).strict(),
     output: Deleted,
@@ -280,6 +282,28 @@ export const TOOLS: Tool[] = [
     async run(ctx, { id, ...list }) {
       const params = await ctx.caller.listParams(targetCommentLists.task, listQuery(list));
       return listBody("comments", params, await listTargetComments(ctx.caller, "task", id, params));
+    },
+  }),
+  tool({
+    name: "list_attachments",
+    title: "Task files",
+    description: "Files of a task and its comments (GET /tasks/{id}/attachments); GET `path` downloads.",
+    rest: "GET /tasks/{id}/attachments",
+    input: z.object({ id: TaskRef, cursor: Cursor }).strict(),
+    output: z.object({
+      attachments: z.array(z.object({ id: z.string(), filename: z.string(), size: z.number(), path: z.string() })),
+      pagination: Pagination,
+    }),
+    async run(ctx, { id, cursor }) {
+      const params = await ctx.caller.listParams(attachmentRecord.list, pageQuery({ cursor }));
+      const page = await listBody("attachments", params, await listAttachments(ctx.caller, id, params));
+      const attachments = (page.attachments as AttachmentDto[]).map((a) => ({
+        id: a.id,
+        filename: a.filename,
+        size: a.size,
+        path: contentPath(a.id),
+      }));
+      return { attachments, pagination: page.pagination };
     },
   }),
   deleteTool("comment", "comments", NameOf("comment"), deleteComment, " Only its author or a workspace ADMIN/OWNER may."),
@@ -354,7 +378,7 @@ export const TOOLS: Tool[] = [
   tool({
     name: "get_task_history",
     title: "A task's history",
-    description: "Who changed what on a task, newest first (GET /tasks/{id}/history).",
+    description: "A task's changes, newest first (GET /tasks/{id}/history).",
     rest: "GET /tasks/{id}/history",
     input: z.object({ id: TaskRef, limit: Limit, cursor: Cursor }).strict(),
     output: EventPage,

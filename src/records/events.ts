@@ -13,6 +13,7 @@ import { typeIdAt } from "../ids";
 import type { Field } from "../store/record";
 import { orNull } from "../store/schemas";
 import { apiKeyRecord } from "./api-keys";
+import { attachmentRecord } from "./attachments";
 import { commentRecord } from "./comments";
 import { RESOURCE_TYPES, type ResourceType } from "./event-types";
 import { fieldRecord } from "./fields";
@@ -33,6 +34,7 @@ import { workspaceRecord } from "./workspaces";
 const RENDERED = {
   task: { fields: taskRecord.fields },
   task_relation: { fields: storedRelationRecord.fields },
+  attachment: { fields: attachmentRecord.fields },
   link: { fields: linkRecord.fields },
   project: { fields: projectRecord.fields },
   milestone: { fields: milestoneRecord.fields },

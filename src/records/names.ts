@@ -28,6 +28,7 @@ export type NameKind =
   | "delivery"
   | "workspace"
   | "relation"
+  | "attachment"
   | "link"
   | "oauthGrant";
 
@@ -144,6 +145,7 @@ const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
   delivery: ["a delivery id", "dlv"],
   workspace: ["a workspace id", "ws"],
   relation: ["a relation id", "rel"],
+  attachment: ["an attachment id", "att"],
   link: ["a link id", "lnk"],
   oauthGrant: ["an OAuth grant id", "ogr"],
 };

@@ -54,7 +54,8 @@ export async function api<T = any>(method: string, path: string, opts: CallOptio
   return {
     status: res.status,
     headers: res.headers,
-    body: text ? JSON.parse(text) : null,
+    // Bytes that are not JSON (an attachment's content) as text.
+    body: text ? (/json/.test(res.headers.get("content-type") ?? "application/json") ? JSON.parse(text) : text) : null,
     queries: match ? Number(match[1]) : Number.NaN,
     transactions: Number(/tx;desc="(\d+) transactions"/.exec(timing)?.[1] ?? Number.NaN),
   };

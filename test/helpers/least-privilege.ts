@@ -44,6 +44,12 @@ let hookCount = 0;
 /** A URL of the test's own webhook receiver that answers 200. */
 export const receiverUrl = () => `${env.WEBHOOK_RECEIVER}/ok/least-privilege-${Date.now().toString(36)}-${hookCount++}`;
 
-/** `METHOD path` with its body and credential, through the worker. */
+/** `METHOD path` with its body and credential, through the worker; a string body is sent as raw bytes (a file upload). */
 export const call = (op: string, path: string, key: string, body?: unknown, headers?: Record<string, string>) =>
-  api(op.split(" ")[0], path, { key, body, headers });
+  typeof body === "string"
+    ? api(op.split(" ")[0], path, {
+        key,
+        rawBody: body,
+        headers: { "content-type": "text/plain", "content-length": String(new TextEncoder().encode(body).byteLength), ...headers },
+      })
+    : api(op.split(" ")[0], path, { key, body, headers });

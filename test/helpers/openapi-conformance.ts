@@ -100,7 +100,8 @@ function openApi(doc: Json): OpenApi {
       if (text !== "") out.push(`the ${status} documents no body, got ${JSON.stringify(text.slice(0, 200))}`);
       return out;
     }
-    if (!(type in content)) {
+    // `*/*`: any type (an attachment's bytes keep the type they were uploaded with).
+    if (!(type in content) && !("*/*" in content)) {
       out.push(`content-type ${JSON.stringify(type)} is not documented (${Object.keys(content).join(", ")})`);
       return out;
     }

@@ -5,6 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import { ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
+import { UPLOAD_PATH } from "../../http/urls";
 
 const NUL = "Must not contain NUL (\\u0000) characters";
 const LONE_SURROGATE = "Must be valid Unicode text (a lone surrogate such as \\ud800 has no character)";
@@ -66,7 +67,13 @@ const SUSPECT = /\\u|__proto__/;
  * it. POST /mcp is left to its tools: their arguments are checked by the same function, and a refusal is a tool error.
  */
 export const rejectUnkeepableText = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.path === "/mcp" || !/json/i.test(c.req.header("content-type") ?? ""))
+  if (
+    c.req.method === "GET" ||
+    c.req.method === "HEAD" ||
+    c.req.path === "/mcp" ||
+    UPLOAD_PATH.test(c.req.path) ||
+    !/json/i.test(c.req.header("content-type") ?? "")
+  )
     return next();
   const validUtf8 = isUtf8(await c.req.arrayBuffer());
   const text = await c.req.text();

@@ -10,6 +10,7 @@ import { openText, sealText, sha256Hex } from "../../core/crypto";
 import { AppError, ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
 import { inRequestTransaction } from "../../http/request-db";
+import { UPLOAD_PATH } from "../../http/urls";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
@@ -35,7 +36,8 @@ async function scopeOf(c: Context<AppEnv>): Promise<SQL<string>> {
 
 export const safeRetries = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header(IDEMPOTENCY_HEADER);
-  if (c.req.method !== "POST" || key === undefined || EXEMPT.has(c.req.path)) return next();
+  // An upload's bytes stream to storage: reading them here would hold the whole file (docs/api.md, "Attachments").
+  if (c.req.method !== "POST" || key === undefined || EXEMPT.has(c.req.path) || UPLOAD_PATH.test(c.req.path)) return next();
   if (key.length < 1 || key.length > MAX_KEY_LENGTH)
     throw new AppError("BAD_REQUEST", `${IDEMPOTENCY_HEADER} must be 1 to ${MAX_KEY_LENGTH} characters`);
   const body = await c.req.text();

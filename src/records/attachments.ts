@@ -1,0 +1,45 @@
+// The Attachment record (docs/api.md, "Attachments"): a file on a task or on one of its comments, its bytes in R2.
+// The field map gives the answer, the list under a task, the events' data and the export's file entries.
+import { z } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
+import { attachments } from "../../drizzle/schema";
+import { defineRecord, f } from "../store/record";
+import { BodyId, ExportTimestamp } from "../store/schemas";
+import { named } from "./names";
+
+const a = attachments;
+
+export const attachmentRecord = defineRecord({
+  name: "Attachment",
+  resource: "attachments",
+  id: a.id,
+  workspace: a.workspaceId,
+  team: a.teamId,
+  from: sql`${a}`,
+  fields: {
+    id: f.id(a.id, { names: named("attachment"), exported: BodyId, doc: { example: "att_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    taskId: f.id(a.taskId, { names: named("task"), exported: BodyId }),
+    commentId: f.id(a.commentId, {
+      names: named("comment"),
+      nullable: true,
+      exported: BodyId.nullable(),
+      doc: { description: "The comment it is attached to (null: the task itself)" },
+    }),
+    filename: f.text(a.filename, { exported: z.string().min(1).max(255) }),
+    contentType: f.text(a.contentType, { list: { sort: false }, exported: z.string().min(1).max(255) }),
+    size: f.integer(a.size, { exported: z.number().int().min(0), doc: { description: "Bytes" } }),
+    sha256: f.text(a.sha256, {
+      list: false,
+      exported: z.string().regex(/^[0-9a-f]{64}$/),
+      doc: { description: "Hex SHA-256 of the bytes; the content's ETag" },
+    }),
+    createdBy: f.id(a.creatorId, { nullable: true, names: named("user"), exported: BodyId.nullable() }),
+    createdAt: f.datetime(a.createdAt, { exported: ExportTimestamp }),
+  },
+});
+export const Attachment = attachmentRecord.schema;
+export type AttachmentDto = z.infer<typeof Attachment>;
+export const AttachmentSelection = attachmentRecord.selection;
+
+/** Where an attachment's bytes are read: `GET /attachments/{id}/content`. */
+export const contentPath = (id: string) => `/attachments/${id}/content`;

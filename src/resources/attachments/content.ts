@@ -1,0 +1,68 @@
+// GET /attachments/{id}/content (docs/api.md, "Attachments"): the bytes as a download that never runs on the API's
+// origin (Content-Disposition attachment, nosniff, a sandboxing CSP), revalidated by its SHA-256 (a strong ETag: the
+// bytes never change) and read in ranges (RFC 9110: one range; several are answered whole, as the RFC allows).
+import type { Caller } from "../../auth/caller";
+import { AppError } from "../../core/errors";
+import type { Env } from "../../env";
+import { attachmentObject } from "./operations";
+
+/** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` (RFC 6266, RFC 8187). */
+export function contentDisposition(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/** The one range `bytes=a-b`, `bytes=a-` or `bytes=-n` of `size` bytes; null: no usable Range (the whole); "unsatisfiable": 416. */
+export function parseRange(header: string | undefined, size: number): { offset: number; length: number } | null | "unsatisfiable" {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    const length = Math.min(suffix, size);
+    return { offset: size - length, length };
+  }
+  const first = Number(match[1]);
+  const last = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (first >= size || last < first) return "unsatisfiable";
+  return { offset: first, length: last - first + 1 };
+}
+
+const matches = (ifNoneMatch: string | undefined, etag: string) =>
+  ifNoneMatch !== undefined && (ifNoneMatch.trim() === "*" || (ifNoneMatch.match(/"[^"]*"/g) ?? ([] as string[])).includes(etag));
+
+export async function attachmentContent(
+  caller: Caller,
+  env: Pick<Env, "FILES">,
+  id: string,
+  header: (name: string) => string | undefined,
+): Promise<Response> {
+  const { attachment, objectKey } = await attachmentObject(caller, id);
+  const etag = `"${attachment.sha256}"`;
+  const headers = new Headers({
+    ETag: etag,
+    "Content-Disposition": contentDisposition(attachment.filename),
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "sandbox",
+    "Accept-Ranges": "bytes",
+  });
+  if (matches(header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
+  const range = parseRange(header("range"), attachment.size);
+  if (range === "unsatisfiable") {
+    headers.set("Content-Range", `bytes */${attachment.size}`);
+    headers.set("content-type", "application/json");
+    const body = { error: { code: "RANGE_NOT_SATISFIABLE", message: `The file has ${attachment.size} bytes` } };
+    return new Response(JSON.stringify(body), { status: 416, headers });
+  }
+  const object = await env.FILES.get(objectKey, range ? { range } : {});
+  if (!object) throw new AppError("NOT_FOUND", "The attachment's bytes are missing");
+  headers.set("Content-Type", attachment.contentType);
+  if (range) {
+    headers.set("Content-Range", `bytes ${range.offset}-${range.offset + range.length - 1}/${attachment.size}`);
+    headers.set("Content-Length", String(range.length));
+    return new Response(object.body, { status: 206, headers });
+  }
+  headers.set("Content-Length", String(attachment.size));
+  return new Response(object.body, { status: 200, headers });
+}

@@ -1,0 +1,84 @@
+// Attachments against the real `npm start` (miniflare's R2 under its data dir, the files queue in the consumer worker):
+// the README's curl upload and download as written, `pm attach`, `pm attachments`, `pm download`, `pm tasks view`, and
+// the bytes still there after a stop and a start on the same data.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli, pmRunner } from "./lib/pm.mjs";
+import { STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+
+let stack;
+let owner;
+let env;
+const work = mkdtempSync(path.join(tmpdir(), "pm-files-"));
+const { pm, pmJson } = pmRunner(() => work);
+
+beforeAll(async () => {
+  buildCli();
+  stack = await startStack();
+  owner = await signUp(stack, "files");
+  env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
+  expect(team.status, team.text).toBe(201);
+  const task = await stack.call("POST", "/tasks", { key: owner.key, body: { teamId: "ENG", title: "Crash on save" } });
+  expect(task.status, task.text).toBe(201);
+}, STARTUP_MS + 30_000);
+
+afterAll(async () => {
+  await stack?.stop();
+}, 60_000);
+
+describe("files through pm and curl", () => {
+  it("pm attach, pm attachments and pm download round-trip the bytes; pm tasks view lists the file", async () => {
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 256));
+    const file = path.join(work, "shot.png");
+    writeFileSync(file, bytes);
+    const { attachment } = await pmJson(["attach", "ENG-1", file], env);
+    expect(attachment).toMatchObject({ filename: "shot.png", contentType: "image/png", size: bytes.length });
+    const { attachments } = await pmJson(["attachments", "eng-1"], env);
+    expect(attachments.map((a) => a.id)).toEqual([attachment.id]);
+    const saved = path.join(work, "saved.png");
+    const done = await pm(["download", attachment.id, "-o", saved], env);
+    expect(done.code, done.stderr).toBe(0);
+    expect(readFileSync(saved).equals(bytes)).toBe(true);
+    const view = await pm(["tasks", "view", "ENG-1"], env);
+    expect(view.code, view.stderr).toBe(0);
+    expect(view.stdout).toContain("1 file:");
+    expect(view.stdout).toContain("shot.png");
+  });
+
+  it("the README's curl upload and download run as written", () => {
+    const log = path.join(work, "crash.log");
+    writeFileSync(log, "Traceback: disk full\n");
+    const shell = (script) =>
+      execFileSync("bash", ["-ec", script], {
+        cwd: work,
+        env: { ...process.env, PM_API_KEY: owner.key, BASE: stack.base },
+        encoding: "utf8",
+      });
+    const script = readFileSync(path.join(import.meta.dirname, "../../README.md"), "utf8")
+      .split("<!-- attachments-example -->")[1]
+      .split("```bash")[1]
+      .split("```")[0]
+      .replaceAll("http://127.0.0.1:8787", "$BASE");
+    shell(script);
+    expect(readFileSync(path.join(work, "downloaded.log"), "utf8")).toBe("Traceback: disk full\n");
+  });
+
+  it(
+    "the files live with npm start's data: after a stop and a start the bytes are still there",
+    async () => {
+      const { attachments } = await pmJson(["attachments", "ENG-1"], env);
+      await stack.interrupt();
+      stack = await startStack({ dataDir: stack.dataDir });
+      env.PM_BASE_URL = stack.base;
+      const again = path.join(work, "again.bin");
+      const done = await pm(["download", attachments[0].id, "-o", again], env);
+      expect(done.code, done.stderr).toBe(0);
+      expect(readFileSync(again).length).toBe(attachments[0].size);
+    },
+    STARTUP_MS + 30_000,
+  );
+});

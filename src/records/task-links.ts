@@ -27,6 +27,7 @@ export const LinkUrl = z
     `Must be at most ${MAX_LINK_URL.toLocaleString("en")} characters once encoded`,
   )
   .openapi({
+    format: "uri",
     description: "An http or https URL, at most 2,048 characters; never fetched",
     example: "https://github.com/acme/api/pull/42",
   });

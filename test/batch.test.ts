@@ -1,6 +1,7 @@
 // POST /batch: each item is a direct GET run through the app with the caller's credential, on the batch
 // request's own database pool; slots come back in order, failures as {error} slots, the whole call 200.
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { app } from "../src/app";
 import { type ApiResponse, api, get, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 
@@ -144,6 +145,30 @@ describe("POST /batch", () => {
     expect(res.body.results.map((r: any) => r.task.reference)).toEqual(refs);
     expect(res.queries).toBe(20 * one.queries);
     expect(res.queries).toBeLessThanOrEqual(3 * 20 * one.queries);
+  });
+
+  // A one-record read (`/<resource>/{id}`, at most `?fields=`) is a call of the resource's read with the batch's caller;
+  // only the other items (here the list) are requests through the app.
+  it("reads one-record items with the resource's read, not through the app, answering as the direct GET", async () => {
+    const requests = [
+      `/tasks/${refs[5]}`,
+      `/tasks/${refs[6]}?fields=title,status`,
+      `/tasks/${refs[7]}?fields=nope`,
+      `/tasks/${team.prefix}-998`,
+      `/teams/${team.id}`,
+      "/tasks?limit=1",
+    ];
+    const throughApp = vi.spyOn(app, "fetch");
+    try {
+      const res = await batch(requests, t.owner.key);
+      expect(res.status).toBe(200);
+      expect(throughApp).toHaveBeenCalledTimes(1);
+      const direct = await Promise.all(requests.map((p) => get(p, t.owner.key)));
+      expect(direct.map((d) => d.status)).toEqual([200, 200, 400, 404, 200, 200]);
+      expect(res.body.results).toEqual(direct.map((d) => d.body));
+    } finally {
+      throughApp.mockRestore();
+    }
   });
 
   // Queries overlap when the summed time of all statements exceeds the whole request's time (db `dur` adds each

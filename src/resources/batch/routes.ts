@@ -4,6 +4,7 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import type { Readers } from "../../middleware/if-match";
+import { combineRecordReads } from "../../store/reads";
 import { runItem } from "./dispatch";
 import { BatchRequest, BatchResponse, MAX_ITEMS } from "./schema";
 
@@ -39,6 +40,8 @@ export const batchRoutes = (app: AppHandle, readers: Readers) =>
   newRouter().openapi(batch, async (c) => {
     const { requests } = c.req.valid("json");
     const context = { app, readers, outer: outerOf(c), caller: c.get("caller") };
+    // The one-record reads among the items cost one statement per resource, not one each (src/store/reads.ts).
+    combineRecordReads(context.outer.rdb.db);
     const items = await Promise.all(requests.map((raw, i) => runItem(context, raw, i)));
     // Every item ran with the same credential: one that succeeded on a route requiring it and the scope `read` proved
     // both. Otherwise (all failed, only public routes or only exports) one query checks them, so a bad credential is 401

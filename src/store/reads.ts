@@ -83,7 +83,7 @@ async function runCombined(db: Db, waiting: Waiting[]): Promise<void> {
     const selects = waiting.map((w, i) => sql`(select ${sql.raw(String(i))} as i, q.record from (${w.select}) as q(record))`);
     const { rows } = await db.execute<{ i: number; record: unknown }>(sql.join(selects, sql` union all `));
     const found = new Map(rows.map((row) => [Number(row.i), { record: row.record }]));
-    waiting.forEach((w, i) => w.settle(found.get(i)));
+    for (const [i, w] of waiting.entries()) w.settle(found.get(i));
   } catch (err) {
     for (const w of waiting) w.settle(undefined, err ?? new Error("combined read failed"));
   }

@@ -140,7 +140,9 @@ const indexRoute = createRoute({
 
 export function buildApp() {
   const app = newRouter();
-  // Each registered resource's routes and its one-record read (If-Match, the order of checks), in the register's order.
+  // Filled from the binding below; the batch reads it per request, once the app is built.
+  const readers: Readers = {};
+  // Each registered resource's routes and its one-record read (If-Match, the order of checks, the batch), in the register's order.
   const BINDING: Record<ResourceName, { routes: Array<Hono<AppEnv>>; read?: Readers[string] }> = {
     system: { routes: [systemRoutes, benchRoutes] },
     signup: { routes: [signupRoutes] },
@@ -169,9 +171,9 @@ export function buildApp() {
     imports: { routes: [importRoutes], read: readImport },
     oauth: { routes: [oauthRoutes] },
     mcp: { routes: [mcpRoutes] },
-    batch: { routes: [batchRoutes(app)] },
+    batch: { routes: [batchRoutes(app, readers)] },
   };
-  const readers: Readers = Object.fromEntries(RESOURCE_NAMES.map((name) => [name, BINDING[name].read]));
+  Object.assign(readers, Object.fromEntries(RESOURCE_NAMES.map((name) => [name, BINDING[name].read])));
   // A conditional resource without its read would silently lose its If-Match check: no app is built so.
   for (const name of Object.keys(CONDITIONAL))
     if (!readers[name]) throw new Error(`${name} is conditional (src/core/resources.ts) but app.ts binds no read for it`);

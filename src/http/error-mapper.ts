@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { causes, errorSummary, isQueryWrapper } from "../core/error-chain";
 import { AppError, type ErrorCode, ValidationError } from "../core/errors";
 import { publicBaseUrl } from "./urls";
@@ -38,18 +39,24 @@ function isConnectionFailure(err: unknown, pg: { code: string } | undefined): bo
   return false;
 }
 
+/** An error answer: its status and its body. */
+export interface ErrorAnswer {
+  status: ContentfulStatusCode;
+  body: object;
+}
+
 /** Framework refusals (body limit, malformed JSON, media type, …) in the API's error codes (docs/api.md). */
-function httpExceptionResponse(err: HTTPException, c: Context): Response {
+function httpExceptionAnswer(err: HTTPException): ErrorAnswer {
   switch (err.status) {
     case 401:
-      return c.json(body("UNAUTHORIZED", "Authentication required"), 401);
+      return { status: 401, body: body("UNAUTHORIZED", "Authentication required") };
     case 413:
-      return c.json(body("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB"), 413);
+      return { status: 413, body: body("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB") };
     case 415:
       // Like malformed JSON, a body that is not JSON is a bad request (the API has no 415: docs/api.md).
-      return c.json(body("BAD_REQUEST", "Send the body as JSON with Content-Type: application/json"), 400);
+      return { status: 400, body: body("BAD_REQUEST", "Send the body as JSON with Content-Type: application/json") };
     default:
-      return c.json(body("BAD_REQUEST", err.message || "Bad request"), 400);
+      return { status: 400, body: body("BAD_REQUEST", err.message || "Bad request") };
   }
 }
 
@@ -73,48 +80,54 @@ function challenge(err: unknown, status: number, c: Context): string | null {
 
 /** The one error mapper, with the `WWW-Authenticate` challenge of a 401 (or of a 403 naming a missing scope). */
 export function errorResponse(err: unknown, c: Context): Response {
-  const res = mappedError(err, c);
+  const answer = errorAnswer(err, c.get("requestId"));
+  const res = c.json(answer.body, answer.status);
   const header = challenge(err, res.status, c);
   if (header) res.headers.set("WWW-Authenticate", header);
   return res;
 }
 
-/** Any error as the API's status and body (ARCHITECTURE: AppError, validation, unique violation, connection failure, anything else). */
-function mappedError(err: unknown, c: Context): Response {
-  if (err instanceof ValidationError) return c.json({ errors: err.errors }, 422);
-  if (err instanceof AppError) return c.json(body(err.code, err.message, err.details), err.status);
-  if (err instanceof HTTPException && err.status < 500) return httpExceptionResponse(err, c);
+/**
+ * Any error as the API's status and body (AppError, validation, unique violation, connection failure, anything else):
+ * the one mapping of the error handler and of a batch item's slot.
+ */
+export function errorAnswer(err: unknown, requestId: string): ErrorAnswer {
+  if (err instanceof ValidationError) return { status: 422, body: { errors: err.errors } };
+  if (err instanceof AppError) return { status: err.status, body: body(err.code, err.message, err.details) };
+  if (err instanceof HTTPException && err.status < 500) return httpExceptionAnswer(err);
   const pg = pgError(err);
   if (pg?.code === "23505") {
     const message = (pg.constraint && CONFLICT_MESSAGES[pg.constraint]) || "A resource with these values already exists";
-    return c.json(body("CONFLICT", message), 409);
+    return { status: 409, body: body("CONFLICT", message) };
   }
   if (pg?.code === "23503") {
     // A row the request links to was deleted between its check and the write.
-    return c.json(body("CONFLICT", "Something this request refers to was deleted meanwhile; retry the request"), 409);
+    return { status: 409, body: body("CONFLICT", "Something this request refers to was deleted meanwhile; retry the request") };
   }
   if (pg?.code?.startsWith("22")) {
     // Data exceptions (a value PostgreSQL cannot store or compare): the request's fault, not ours.
-    return c.json(body("BAD_REQUEST", "A value in the request cannot be stored", { reason: pg.message }), 400);
+    return { status: 400, body: body("BAD_REQUEST", "A value in the request cannot be stored", { reason: pg.message }) };
   }
   if (pg?.code?.startsWith("54")) {
     // Program limits (a value nested too deeply, too many arguments): what the request sent is too big to process.
-    return c.json(body("BAD_REQUEST", "A value in the request is too large or too deeply nested to process"), 400);
+    return { status: 400, body: body("BAD_REQUEST", "A value in the request is too large or too deeply nested to process") };
   }
   if (pg?.code === "40001" || pg?.code === "40P01") {
-    return c.json(body("CONFLICT", "Concurrent update; retry the request"), 409);
+    return { status: 409, body: body("CONFLICT", "Concurrent update; retry the request") };
   }
-  const requestId = c.get("requestId");
   if (pg?.code === "57014" || pg?.code === "55P03") {
     // The server's own bound (statement or lock timeout, src/db/client.ts SERVER_TIMEOUT_MS): cancelled and rolled back.
     console.error(`[${requestId}] database timeout: ${errorSummary(err)}`);
-    return c.json(body("UNAVAILABLE", "The database did not answer in time; nothing was written; retry shortly", { requestId }), 503);
+    return {
+      status: 503,
+      body: body("UNAVAILABLE", "The database did not answer in time; nothing was written; retry shortly", { requestId }),
+    };
   }
   if (isConnectionFailure(err, pg)) {
     console.error(`[${requestId}] database unavailable: ${errorSummary(err)}`);
-    return c.json(body("UNAVAILABLE", "The database is unavailable; retry shortly", { requestId }), 503);
+    return { status: 503, body: body("UNAVAILABLE", "The database is unavailable; retry shortly", { requestId }) };
   }
   // Message and request id only: no stack, no SQL, no parameters (test/secrets.test.ts).
   console.error(`[${requestId}] unhandled error: ${errorSummary(err)}`);
-  return c.json(body("INTERNAL", "Internal error", { requestId }), 500);
+  return { status: 500, body: body("INTERNAL", "Internal error", { requestId }) };
 }

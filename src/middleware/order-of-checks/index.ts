@@ -14,7 +14,7 @@ import { type AppHandle, documentedRoute } from "../../http/dispatch";
 import type { Readers } from "../if-match";
 
 /** A refusal of what the request carries (its body, query or path values), not of who sends it or what it names. */
-const isInputRefusal = (err: unknown) =>
+export const isInputRefusal = (err: unknown) =>
   err instanceof ValidationError ||
   (err instanceof AppError && err.code === "BAD_REQUEST") ||
   (err instanceof HTTPException && (err.status === 400 || err.status === 415));

@@ -1,7 +1,10 @@
+import type { Caller } from "../../auth/caller";
 import { scopeOf } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { type AppHandle, dispatchGet, documentedRoute, type Outer } from "../../http/dispatch";
+import type { Readers } from "../../middleware/if-match";
 import { itemPath } from "./paths";
+import { directRead, readDirectly } from "./read";
 
 type Slot = Record<string, unknown>;
 /**
@@ -27,26 +30,39 @@ function routed(app: AppHandle, request: Request, env: AppEnv["Bindings"]): bool
   return handlers.some(([[, route]]) => route.method === "GET");
 }
 
-/** An item's answer as its slot: the JSON body of a 2xx, the error of a failure (a 422's field messages in `details.errors`). */
-async function toSlot(res: Response, path: string): Promise<Slot> {
-  if (!res.headers.get("content-type")?.startsWith("application/json")) {
-    await res.body?.cancel();
-    return failed("BAD_REQUEST", `GET ${path} answers ${res.status} without JSON; a batch carries JSON answers only`);
-  }
-  const body = (await res.json()) as Slot;
-  if (res.ok) return body;
-  if (res.status === 422 && body.errors) {
+/** A failed item's slot: its error, a 422's field messages in `details.errors`. */
+function failureSlot(status: number, body: Slot): Slot {
+  if (status === 422 && body.errors) {
     const fields = Object.entries(body.errors as Record<string, string[]>).map(([field, messages]) => `${field}: ${messages.join(", ")}`);
     return failed("VALIDATION_FAILED", `Invalid request: ${fields.join("; ")}`, { errors: body.errors });
   }
   return body;
 }
 
+/** An item's answer as its slot: the JSON body of a 2xx, the error of a failure. */
+async function toSlot(res: Response, path: string): Promise<Slot> {
+  if (!res.headers.get("content-type")?.startsWith("application/json")) {
+    await res.body?.cancel();
+    return failed("BAD_REQUEST", `GET ${path} answers ${res.status} without JSON; a batch carries JSON answers only`);
+  }
+  const body = (await res.json()) as Slot;
+  return res.ok ? body : failureSlot(res.status, body);
+}
+
+/** What the batch's items run with: the app, the registered one-record reads, the outer request and its caller. */
+export interface BatchContext {
+  app: AppHandle;
+  readers: Readers;
+  outer: Outer;
+  caller: Caller;
+}
+
 /**
- * Runs one item through the app as a direct GET with the caller's credential and the outer request's database
- * handle; an item that is not a GET of this API is a BAD_REQUEST slot and never dispatched.
+ * Runs one item as its direct GET would, with the caller's credential and the outer request's database handle: a
+ * one-record read as a call of the resource's read (./read.ts); any other GET (lists, nested paths, history, search,
+ * exports…) still through the app. An item that is not a GET of this API is a BAD_REQUEST slot and never run.
  */
-export async function dispatchItem(app: AppHandle, outer: Outer, raw: string, index: number): Promise<Item> {
+export async function runItem({ app, readers, outer, caller }: BatchContext, raw: string, index: number): Promise<Item> {
   const path = itemPath(raw);
   if (typeof path !== "string") return { slot: failed(path.code, path.message), provesCredential: false };
   const url = new URL(path, outer.url);
@@ -54,6 +70,13 @@ export async function dispatchItem(app: AppHandle, outer: Outer, raw: string, in
     return { slot: failed("BAD_REQUEST", `No GET route for ${path.split("?")[0]}`), provesCredential: false };
   }
   // The item's id names the batch and the slot, so an item's log line (or a 500's requestId) leads to both.
-  const res = await dispatchGet(app, outer, path, `${outer.requestId}-${index}`, { batchItem: true });
+  const requestId = `${outer.requestId}-${index}`;
+  const direct = directRead(app, readers, url);
+  if (direct) {
+    const answer = await readDirectly(direct, caller, requestId);
+    if (!answer.ok) return { slot: failureSlot(answer.status, answer.body as Slot), provesCredential: false };
+    return { slot: answer.body, provesCredential: provesRead(app, url.pathname) };
+  }
+  const res = await dispatchGet(app, outer, path, requestId, { batchItem: true });
   return { slot: await toSlot(res, path), provesCredential: res.ok && provesRead(app, url.pathname) };
 }

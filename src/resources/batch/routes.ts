@@ -3,7 +3,9 @@ import { type AppHandle, outerOf } from "../../http/dispatch";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
-import { dispatchItem } from "./dispatch";
+import type { Readers } from "../../middleware/if-match";
+import { combineRecordReads } from "../../store/reads";
+import { runItem } from "./dispatch";
 import { BatchRequest, BatchResponse, MAX_ITEMS } from "./schema";
 
 const batch = createRoute({
@@ -30,12 +32,17 @@ const batch = createRoute({
   },
 });
 
-/** POST /batch, dispatching into `app`, the built app (app.ts passes it in, so nothing here imports app.ts). */
-export const batchRoutes = (app: AppHandle) =>
+/**
+ * POST /batch over `app`, the built app, and `readers`, its one-record reads (app.ts passes both in, so nothing here
+ * imports app.ts).
+ */
+export const batchRoutes = (app: AppHandle, readers: Readers) =>
   newRouter().openapi(batch, async (c) => {
     const { requests } = c.req.valid("json");
-    const outer = outerOf(c);
-    const items = await Promise.all(requests.map((raw, i) => dispatchItem(app, outer, raw, i)));
+    const context = { app, readers, outer: outerOf(c), caller: c.get("caller") };
+    // The one-record reads among the items cost one statement per resource, not one each (src/store/reads.ts).
+    combineRecordReads(context.outer.rdb.db);
+    const items = await Promise.all(requests.map((raw, i) => runItem(context, raw, i)));
     // Every item ran with the same credential: one that succeeded on a route requiring it and the scope `read` proved
     // both. Otherwise (all failed, only public routes or only exports) one query checks them, so a bad credential is 401
     // for the whole call, and one without `read` 403.

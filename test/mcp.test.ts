@@ -19,6 +19,7 @@ const TOOL_NAMES = [
   "add_link",
   "add_comment",
   "list_task_comments",
+  "list_attachments",
   "delete_comment",
   "search",
   "list_users",

@@ -21,10 +21,8 @@ export const ListInput = z
       .record(z.string(), loosely(z.record(z.string(), z.union([Scalar, z.array(Scalar)]))))
       .optional()
       .describe("{<op>: {<field>: value}}"),
-    sort: z
-      .record(z.string(), z.enum(["asc", "desc"]))
-      .optional()
-      .describe('{<field>: "asc"|"desc"}'),
+    // Its schema says it all ({<field>: "asc"|"desc"}); the order of precedence is in the server's instructions.
+    sort: z.record(z.string(), z.enum(["asc", "desc"])).optional(),
   })
   .strict();
 export type ListArgs = z.infer<typeof ListInput>;
@@ -48,7 +46,6 @@ export function listQuery(args: ListArgs): URLSearchParams {
 export function describeList(spec: ListSpec): string {
   const filters = filterableNames(spec.fields);
   const sorts = sortableNames(spec.fields);
-  const named = filters.filter((name) => spec.fields[name].names?.forms.includes(" or "));
   // Most filters sort too: the exceptions are shorter to name.
   const unsorted = filters.filter((name) => !sorts.includes(name));
   const sortsText = sorts.every((name) => filters.includes(name))
@@ -56,5 +53,6 @@ export function describeList(spec: ListSpec): string {
       ? `the filters but ${unsorted.join(", ")}`
       : "the filters"
     : sorts.join(", ");
-  return `Filters: ${filters.join(", ")}${named.length ? ` (by name too: ${named.join(", ")})` : ""}. Sorts: ${sortsText}.`;
+  // Which take a name as well as an id is the server instructions' rule ("Records go by id or by name"), not repeated here.
+  return `Filters: ${filters.join(", ")}. Sorts: ${sortsText}.`;
 }

@@ -64,6 +64,7 @@ const TOOLS = [
   "add_link",
   "add_comment",
   "list_task_comments",
+  "list_attachments",
   "delete_comment",
   "search",
   "list_users",

@@ -2559,6 +2559,7 @@ export interface components {
       taskId: string;
       title: string | null;
       /**
+       * Format: uri
        * @description An http or https URL, at most 2,048 characters; never fetched
        * @example https://github.com/acme/api/pull/42
        */
@@ -3402,6 +3403,7 @@ export interface components {
       /** @description What the link is, 1..500 characters */
       title?: string | null;
       /**
+       * Format: uri
        * @description An http or https URL, at most 2,048 characters; never fetched
        * @example https://github.com/acme/api/pull/42
        */

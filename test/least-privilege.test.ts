@@ -164,15 +164,21 @@ describe("no escalation: a credential makes none with more than it has", () => {
 
     expect(ok(await get("/me", commenter), 200)).toMatchObject({
       scopes: ["comments:write"],
-      reads: ["comments", "milestones", "projects", "tasks"],
+      reads: ["attachments", "comments", "milestones", "projects", "tasks"],
     });
-    expect(ok(await get("/me", tasksOnly), 200).reads).toEqual(["links", "relations", "tasks"]);
-    // A task's relations and links are the task's: tasks:write reads them too.
+    expect(ok(await get("/me", tasksOnly), 200).reads).toEqual(["attachments", "links", "relations", "tasks"]);
+    // A task's relations, links and attachments are the task's: tasks:write reads them too.
     expect((await get(`/tasks/${task.id}/relations`, tasksOnly)).status).toBe(200);
     expect((await get(`/tasks/${task.id}/links`, tasksOnly)).status).toBe(200);
     expect(ok(await get("/me", owner()), 200).reads).toContain("events");
     const listed = ok(await get("/api-keys?limit=250", owner()), 200).api_keys as any[];
-    expect(listed.find((k) => k.prefix === commenter.slice(0, 10)).reads).toEqual(["comments", "milestones", "projects", "tasks"]);
+    expect(listed.find((k) => k.prefix === commenter.slice(0, 10)).reads).toEqual([
+      "attachments",
+      "comments",
+      "milestones",
+      "projects",
+      "tasks",
+    ]);
     // The document says it: the reads also allowed by a write scope.
     const doc = ok(await get("/openapi.json"), 200);
     expect(doc.paths["/tasks"].get["x-accepted-scopes"]).toEqual(["read", "tasks:write", "comments:write"]);

@@ -1,0 +1,70 @@
+// Attachments in export and import (docs/api.md, "Attachments"): an export carries the files of its tasks and their
+// comments with `path` (where `pm export --files` stores the bytes, by content); an import accepts them and skips them.
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, get, post } from "./helpers/api";
+import { upload } from "./helpers/attachments";
+import { newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
+
+const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes));
+
+describe("attachments in export and import", () => {
+  let t: Tenant;
+  let team: TeamFixture;
+  let task: { id: string; reference: string };
+  let other: { id: string };
+  let comment: { id: string };
+  const bytes = new TextEncoder().encode("exported bytes\n");
+
+  beforeAll(async () => {
+    t = await newTenant("Files Transfer Co");
+    team = await newTeam(t, { name: "Filed" });
+    const elsewhere = await newTeam(t, { name: "Apart" });
+    task = (await post("/tasks", { teamId: team.id, title: "With files" }, t.owner.key)).body.task;
+    other = (await post("/tasks", { teamId: elsewhere.id, title: "Not exported" }, t.owner.key)).body.task;
+    comment = (await post("/comments", { taskId: task.id, content: "see log" }, t.owner.key)).body.comment;
+    expect((await upload(`/tasks/${task.id}`, t.owner.key, bytes, "a.txt")).status).toBe(201);
+    expect((await upload(`/comments/${comment.id}`, t.owner.key, bytes, "log.txt")).status).toBe(201);
+    expect((await upload(`/tasks/${other.id}`, t.owner.key, bytes, "x.txt")).status).toBe(201);
+  });
+
+  it("a team, task or workspace export carries its tasks' and comments' files, each with a content-addressed path", async () => {
+    const digest = await sha256(bytes);
+    const doc = (await get(`/teams/${team.id}/export`, t.owner.key)).body;
+    expect(doc.data.attachments).toEqual([
+      {
+        id: expect.stringMatching(/^att_/),
+        taskId: task.id,
+        commentId: null,
+        filename: "a.txt",
+        contentType: "text/plain",
+        size: bytes.byteLength,
+        sha256: digest,
+        path: `files/${digest}`,
+        createdBy: t.owner.userId,
+        createdAt: expect.any(String),
+      },
+      expect.objectContaining({ taskId: task.id, commentId: comment.id, filename: "log.txt", path: `files/${digest}` }),
+    ]);
+    const ofTask = (await get(`/tasks/${task.reference}/export`, t.owner.key)).body;
+    expect(ofTask.data.attachments.map((a: { filename: string }) => a.filename)).toEqual(["a.txt", "log.txt"]);
+    const whole = (await get(`/workspaces/${t.workspaceId}/export`, t.owner.key)).body;
+    expect(whole.data.attachments.map((a: { filename: string }) => a.filename).sort()).toEqual(["a.txt", "log.txt", "x.txt"]);
+  });
+
+  it("an import accepts the files and restores none (their bytes are not in the document); a bad one is a 422", async () => {
+    const doc = (await get(`/teams/${team.id}/export`, t.owner.key)).body;
+    const target = await newTeam(t, { name: "Copy" });
+    const res = await api("POST", `/teams/${target.id}/import`, { body: { data: doc, update: false }, key: t.owner.key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const copied = (await get(`/teams/${target.id}/export`, t.owner.key)).body.data;
+    expect(copied.tasks.map((c: { title: string }) => c.title)).toEqual(["With files"]);
+    expect(copied.comments).toHaveLength(1);
+    expect(copied.attachments).toEqual([]);
+
+    doc.data.attachments[0].path = "../etc/passwd";
+    const bad = await api("POST", `/teams/${target.id}/import`, { body: { data: doc, update: false }, key: t.owner.key });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain("attachments");
+  });
+});

@@ -1,9 +1,11 @@
 // Attachments in export and import (docs/api.md, "Attachments"): an export carries the files of its tasks and their
 // comments with `path` (where `pm export --files` stores the bytes, by content); an import accepts them and skips them.
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, get, post } from "./helpers/api";
+import { EXPORT_PAGE } from "../src/resources/transfer/export";
+import { api, fetchApp, get, post } from "./helpers/api";
 import { upload } from "./helpers/attachments";
-import { newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes));
@@ -66,5 +68,23 @@ describe("attachments in export and import", () => {
     const bad = await api("POST", `/teams/${target.id}/import`, { body: { data: doc, update: false }, key: t.owner.key });
     expect(bad.status).toBe(422);
     expect(JSON.stringify(bad.body)).toContain("attachments");
+  });
+
+  it("streams more than a page of files, each once", async () => {
+    const big = await newTeam(t, { name: "Many files" });
+    const one = (await post("/tasks", { teamId: big.id, title: "Full" }, t.owner.key)).body.task;
+    const many = EXPORT_PAGE + 5;
+    // The records alone (the export reads no bytes).
+    await withDb((db) =>
+      db.execute(sql`insert into attachments (id, workspace_id, team_id, task_id, filename, content_type, size, sha256, object_key, creator_id)
+        select 'att_' || lpad(g::text, 26, '0'), ${t.workspaceId}, ${big.id}, ${one.id}, 'f' || g || '.txt', 'text/plain', 1,
+          repeat('a', 64), ${t.workspaceId} || '/x' || g, ${t.owner.userId} from generate_series(1, ${many}) g`),
+    );
+    const res = await fetchApp(new Request(`http://api.test/teams/${big.id}/export`, { headers: { "svc-api-key": t.owner.key } }));
+    expect(res.status).toBe(200);
+    const doc = JSON.parse(await res.text());
+    expect(doc.data.attachments).toHaveLength(many);
+    expect(new Set(doc.data.attachments.map((a: { id: string }) => a.id)).size).toBe(many);
+    expect(doc.data.attachments[0].path).toBe(`files/${"a".repeat(64)}`);
   });
 });

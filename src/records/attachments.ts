@@ -44,11 +44,12 @@ export const AttachmentSelection = attachmentRecord.selection;
 /** Where an attachment's bytes are read: `GET /attachments/{id}/content`. */
 export const contentPath = (id: string) => `/attachments/${id}/content`;
 
-/** Where `pm export --files` stores an attachment's bytes, relative to its folder: by content, so a file is stored once. */
-export const exportedFilePath = (sha256: string) => `files/${sha256}`;
-/** An attachment as an export carries it: the record and `path` (exportedFilePath, computed alike in SQL). */
+/**
+ * An attachment as an export carries it: the record and `path`, where `pm export --files` stores its bytes relative to
+ * its folder (by content, so a file is stored once).
+ */
 export const exportedAttachmentJson = (): SQL =>
-  sql`(${attachmentRecord.exportJson()})::jsonb || jsonb_build_object('path', 'files/' || ${attachments.sha256})`;
+  sql`((${attachmentRecord.exportJson()})::jsonb || jsonb_build_object('path', 'files/' || ${attachments.sha256}))`;
 /** What `pm import --files` reads of an exported attachment by name; the other fields are checked as exported. */
 export type ExportedAttachment = {
   id: string;

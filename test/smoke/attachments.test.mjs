@@ -85,6 +85,11 @@ describe("files through pm and curl", () => {
 
   it("pm export --files and pm import --files carry the bytes: the imported task's files download identical", async () => {
     const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");
+    const comment = await stack.call("POST", "/comments", { key: owner.key, body: { taskId: "ENG-1", content: "the log" } });
+    expect(comment.status, comment.text).toBe(201);
+    const log = path.join(work, "trace.txt");
+    writeFileSync(log, "on a comment\n");
+    await pmJson(["attach", "ENG-1", log, "--comment", JSON.parse(comment.text).comment.id], env);
     const dir = path.join(work, "export");
     const doc = path.join(work, "eng.json");
     const out = await pm(["export", "team", "ENG", "-o", doc, "--files", dir], env);
@@ -101,6 +106,7 @@ describe("files through pm and curl", () => {
     expect(attachments.map((a) => [a.filename, a.size, a.sha256]).sort()).toEqual(
       expected.map((f) => [f.filename, f.size, f.sha256]).sort(),
     );
+    expect(attachments.filter((a) => a.commentId).map((a) => a.filename)).toEqual(["trace.txt"]);
     for (const a of attachments) {
       const saved = path.join(work, `copy-${a.id}`);
       const done = await pm(["download", a.id, "-o", saved], env);

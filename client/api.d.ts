@@ -2473,6 +2473,22 @@ export interface components {
       /** @enum {number} */
       version: 1;
     };
+    ExportAttachment: {
+      commentId: string | null;
+      contentType: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      createdAt: string;
+      createdBy: string | null;
+      filename: string;
+      id: string;
+      path: string;
+      sha256: string;
+      size: number;
+      taskId: string;
+    };
     ExportComment: {
       authorId: string;
       content: string;
@@ -2493,6 +2509,8 @@ export interface components {
     };
     /** @description The exported resource and everything under it, as flat lists whose records link by id: a task with its subtasks; a project with its milestones and tasks; a team with its members, projects, milestones and tasks; a workspace with all of it. Comments, the labels and fields the records use and the users they point at come along. */
     ExportData: {
+      /** @description The files of the export's tasks and their comments; an import skips them (docs/api.md). Default: `[]`. */
+      attachments?: components["schemas"]["ExportAttachment"][];
       comments: components["schemas"]["ExportComment"][];
       fields: components["schemas"]["ExportField"][];
       labels: components["schemas"]["ExportLabel"][];

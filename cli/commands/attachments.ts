@@ -40,12 +40,15 @@ export async function uploadFile(
   filename: string,
   bytes: Uint8Array,
   contentType: string,
+  sha256?: string,
 ): Promise<Attachment> {
   // The bytes as they are (the document calls the body a binary string; openapi-fetch would serialize it as JSON).
+  // With `sha256` (hex) the API checks the bytes against it (Content-Digest, RFC 9530).
+  const digest = sha256 ? { "content-digest": `sha-256=:${Buffer.from(sha256, "hex").toString("base64")}:` } : {};
   const options = {
     body: bytes as unknown as string,
     bodySerializer: (body: string) => body,
-    headers: { "content-type": contentType },
+    headers: { "content-type": contentType, ...digest },
   };
   const answer =
     "task" in parent

@@ -2,7 +2,7 @@
 // output or a file as the API sends it, so no size is too large), and an export document back in: in one request up to
 // 8 MiB, else in parts of 8 MiB (client/transfer.js), committed in one transaction either way. A request may carry 32
 // MiB, but the API Worker holds a one-request import parsed, up to 3 times its size, and has 128 MB; a part it stores.
-import { createWriteStream, readFileSync } from "node:fs";
+import { createWriteStream, readFileSync, writeFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { pipeline } from "node:stream/promises";
@@ -13,6 +13,7 @@ import { commonArgs } from "../argv";
 import { UsageError } from "../errors";
 import { printJson } from "../output";
 import { openSession, type Session, unwrap } from "../session";
+import { downloadFiles, uploadFiles } from "./transfer-files";
 
 const TYPES = ["task", "project", "team", "workspace"] as const;
 type ExportType = (typeof TYPES)[number];
@@ -35,6 +36,7 @@ export const exportCommand = defineCommand({
       required: false,
     },
     output: { type: "string", alias: "o", valueHint: "file", description: "Write it to this file instead of standard output" },
+    files: { type: "string", valueHint: "dir", description: "Also download the attachments' bytes into this folder (at each one's path)" },
     "base-url": commonArgs["base-url"],
   },
   async run({ args }) {
@@ -46,6 +48,13 @@ export const exportCommand = defineCommand({
     const path = `/${type}s/{id}/export` as "/teams/{id}/export";
     // The document's text as it comes: a large export is never held whole, here or in the API.
     const body = await unwrap(session.client.GET(path, { params: { path: { id } }, parseAs: "stream" }));
+    if (args.files) {
+      // The files are listed in the document: read whole here, to find them.
+      const doc = await text(Readable.fromWeb(body as ReadableStream<Uint8Array>));
+      if (args.output) writeFileSync(args.output, doc);
+      else process.stdout.write(doc);
+      return downloadFiles(session, JSON.parse(doc), args.files);
+    }
     await pipeline(Readable.fromWeb(body as ReadableStream<Uint8Array>), args.output ? createWriteStream(args.output) : process.stdout);
   },
 });
@@ -78,6 +87,7 @@ export const importCommand = defineCommand({
     team: { type: "string", valueHint: "team", description: "Into this team (prefix or id): a task, project or team export" },
     "new-workspace": { type: "boolean", description: "Into a new workspace that you own: a workspace export" },
     update: { type: "boolean", description: "Overwrite the team's records that have the export's ids (the rest are created)" },
+    files: { type: "string", valueHint: "dir", description: "Then upload the attachments from this folder (written by pm export --files)" },
     "part-size": {
       type: "string",
       valueHint: "MiB",
@@ -87,6 +97,8 @@ export const importCommand = defineCommand({
   },
   async run({ args }) {
     if (Boolean(args.team) === Boolean(args["new-workspace"])) throw new UsageError("give either --team <team> or --new-workspace");
+    // The new workspace is beyond the credential's reach, so its records cannot be found to upload onto.
+    if (args.files && args["new-workspace"]) throw new UsageError("--files takes --team: upload into a new workspace with its own key");
     const partBytes = args["part-size"] === undefined ? PART_BYTES : Number(args["part-size"]) * 2 ** 20;
     if (!(partBytes >= 1024)) throw new UsageError("--part-size is a number of MiB, at least 0.001");
     const source = args.file === "-" ? await text(process.stdin) : readFileSync(args.file, "utf8");
@@ -107,6 +119,9 @@ export const importCommand = defineCommand({
         ? await unwrap(client.POST("/teams/{id}/import", { params: { path: { id: teamId } }, body: { data: doc, update } }))
         : await unwrap(client.POST("/workspaces/import", { body: { data: doc, update } }))
       : await importInParts(session, doc, { ...(teamId ? { teamId } : {}), update }, partBytes);
+    if (args.files)
+      if ("imported" in answer) await uploadFiles(session, doc, args.files, "/teams/{id}/export", answer.imported.id, update);
+      else await uploadFiles(session, doc, args.files, "/workspaces/{id}/export", answer.workspace.id, update);
     if (args.json) return printJson(answer);
     const many = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
     const counts = `${many(doc.data.tasks.length, "task")}, ${many(doc.data.comments.length, "comment")}`;

@@ -1,7 +1,7 @@
 // The Attachment record (docs/api.md, "Attachments"): a file on a task or on one of its comments, its bytes in R2.
 // The field map gives the answer, the list under a task, the events' data and the export's file entries.
 import { z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { attachments } from "../../drizzle/schema";
 import { defineRecord, f } from "../store/record";
 import { BodyId, ExportTimestamp } from "../store/schemas";
@@ -43,3 +43,24 @@ export const AttachmentSelection = attachmentRecord.selection;
 
 /** Where an attachment's bytes are read: `GET /attachments/{id}/content`. */
 export const contentPath = (id: string) => `/attachments/${id}/content`;
+
+/**
+ * An attachment as an export carries it: the record and `path`, where `pm export --files` stores its bytes relative to
+ * its folder (by content, so a file is stored once).
+ */
+export const exportedAttachmentJson = (): SQL =>
+  sql`((${attachmentRecord.exportJson()})::jsonb || jsonb_build_object('path', 'files/' || ${attachments.sha256}))`;
+/** What `pm import --files` reads of an exported attachment by name; the other fields are checked as exported. */
+export type ExportedAttachment = {
+  id: string;
+  taskId: string;
+  commentId: string | null;
+  filename: string;
+  contentType: string;
+  sha256: string;
+  path: string;
+};
+export const ExportAttachment = z
+  .object({ ...attachmentRecord.exportShape(), path: z.string().regex(/^files\/[0-9a-f]{64}$/) })
+  .strict()
+  .openapi("ExportAttachment") as unknown as z.ZodType<ExportedAttachment>;

@@ -2,6 +2,7 @@
 // the README's curl upload and download as written, `pm attach`, `pm attachments`, `pm download`, `pm tasks view`, and
 // the bytes still there after a stop and a start on the same data.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -81,4 +82,36 @@ describe("files through pm and curl", () => {
     },
     STARTUP_MS + 30_000,
   );
+
+  it("pm export --files and pm import --files carry the bytes: the imported task's files download identical", async () => {
+    const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");
+    const comment = await stack.call("POST", "/comments", { key: owner.key, body: { taskId: "ENG-1", content: "the log" } });
+    expect(comment.status, comment.text).toBe(201);
+    const log = path.join(work, "trace.txt");
+    writeFileSync(log, "on a comment\n");
+    await pmJson(["attach", "ENG-1", log, "--comment", JSON.parse(comment.text).comment.id], env);
+    const dir = path.join(work, "export");
+    const doc = path.join(work, "eng.json");
+    const out = await pm(["export", "team", "ENG", "-o", doc, "--files", dir], env);
+    expect(out.code, out.stderr).toBe(0);
+    const files = JSON.parse(readFileSync(doc, "utf8")).data.attachments;
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(sha(readFileSync(path.join(dir, f.path)))).toBe(f.sha256);
+    const ops = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Operations", prefix: "OPS" } });
+    expect(ops.status, ops.text).toBe(201);
+    const imported = await pm(["import", doc, "--team", "OPS", "--files", dir], env);
+    expect(imported.code, imported.stderr).toBe(0);
+    const { attachments } = await pmJson(["attachments", "OPS-1"], env);
+    const expected = files.filter((f) => f.taskId === files[0].taskId);
+    expect(attachments.map((a) => [a.filename, a.size, a.sha256]).sort()).toEqual(
+      expected.map((f) => [f.filename, f.size, f.sha256]).sort(),
+    );
+    expect(attachments.filter((a) => a.commentId).map((a) => a.filename)).toEqual(["trace.txt"]);
+    for (const a of attachments) {
+      const saved = path.join(work, `copy-${a.id}`);
+      const done = await pm(["download", a.id, "-o", saved], env);
+      expect(done.code, done.stderr).toBe(0);
+      expect(sha(readFileSync(saved))).toBe(a.sha256);
+    }
+  });
 });

@@ -4,6 +4,7 @@
 // Worker holds a page at a time, never the document (docs/api.md, export and import; measured in docs/performance.md).
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import {
+  attachments,
   comments,
   fieldDefinitions,
   labels,
@@ -25,6 +26,7 @@ import { requireUnbound, requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { inTeams, type TeamScope } from "../../db/scope";
+import { exportedAttachmentJson } from "../../records/attachments";
 import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
 import { labelRecord } from "../../records/labels";
@@ -111,7 +113,8 @@ function scopes({ type, workspace, root }: ExportSpec): SQL {
     scope_milestones as (select id from ${milestones} where project_id in (select id from scope_projects)),
     scope_comments as (${commentScope(commentCondition(type, workspace))}),
     scope_relations as (select ${taskRelations.id} from ${taskRelations} where ${relationCondition(type, workspace)}),
-    scope_links as (select ${taskLinks.id} from ${taskLinks} where ${linkCondition(type, workspace)})`;
+    scope_links as (select ${taskLinks.id} from ${taskLinks} where ${linkCondition(type, workspace)}),
+    scope_attachments as (select ${attachments.id} from ${attachments} where ${attachmentCondition(type, workspace)})`;
 }
 
 /**
@@ -146,17 +149,25 @@ function relationCondition(type: ExportType, workspace: string): SQL {
   };
   return sql`${r.workspaceId} = ${workspace} and ${both[type]}`;
 }
-/** The links an export holds: those of its tasks (found by their team for a team, by their task's row for a project). */
-function linkCondition(type: ExportType, workspace: string): SQL {
-  const l = taskLinks;
-  const of = {
-    workspace: sql`exists (select 1 from root)`,
-    team: sql`${l.teamId} = (select id from root)`,
-    project: sql`exists (select 1 from ${tasks} t where t.id = ${l.taskId} and t.project_id = (select id from root))`,
-    task: sql`${l.taskId} in (select id from scope_tasks)`,
+/**
+ * The links or attachments an export holds: those of its tasks (found by their team for a team, by their task's row for
+ * a project); a comment's attachment carries its task's id too.
+ */
+const ofTasks =
+  (l: typeof taskLinks | typeof attachments) =>
+  (type: ExportType, workspace: string): SQL => {
+    const of = {
+      workspace: sql`exists (select 1 from root)`,
+      team: sql`${l.teamId} = (select id from root)`,
+      project: sql`exists (select 1 from ${tasks} t where t.id = ${l.taskId} and t.project_id = (select id from root))`,
+      task: sql`${l.taskId} in (select id from scope_tasks)`,
+    };
+    return sql`${l.workspaceId} = ${workspace} and ${of[type]}`;
   };
-  return sql`${l.workspaceId} = ${workspace} and ${of[type]}`;
-}
+const linkCondition = ofTasks(taskLinks);
+const attachmentCondition = ofTasks(attachments);
+/** An attachment as an export carries it: the record and `path`, where `pm export --files` stores its bytes. */
+const attachmentExport = { exportJson: exportedAttachmentJson };
 const commentScope = (condition: SQL) => sql`select ${comments.id} from ${comments} where ${condition}`;
 
 /**
@@ -164,12 +175,7 @@ const commentScope = (condition: SQL) => sql`select ${comments.id} from ${commen
  * rows are picked first (their order keys only), so only they are turned into JSON, however large the export.
  */
 function firstPages(spec: ExportSpec): SQL {
-  const page = (
-    record: typeof taskRecord | typeof commentRecord | typeof storedRelationRecord | typeof linkRecord,
-    id: SQLWrapper,
-    where: SQL,
-    order: SQL,
-  ) =>
+  const page = (record: { exportJson(): SQL; from: SQL }, id: SQLWrapper, where: SQL, order: SQL) =>
     sql`(select coalesce(json_agg(p.j order by p.n) filter (where p.n <= ${EXPORT_PAGE}), '[]')::text as rows, count(*) > ${EXPORT_PAGE} as more
       from (select ${record.exportJson()} as j, picked.n from ${record.from} join (select ${id} as id, row_number() over (order by ${order}) as n
         from ${record.from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) picked on ${id} = picked.id) p)`;
@@ -177,7 +183,8 @@ function firstPages(spec: ExportSpec): SQL {
   return sql`cross join lateral ${page(taskRecord, tasks.id, sql`${tasks.teamId} in (${s.taskTeams}) and ${s.task}`, sql`${teams.prefix}, ${tasks.number}`)} first_tasks
     cross join lateral ${page(commentRecord, comments.id, commentCondition(spec.type, spec.workspace), sql`${comments.createdAt}, ${comments.id}`)} first_comments
     cross join lateral ${page(storedRelationRecord, taskRelations.id, relationCondition(spec.type, spec.workspace), sql`${taskRelations.createdAt}, ${taskRelations.id}`)} first_relations
-    cross join lateral ${page(linkRecord, taskLinks.id, linkCondition(spec.type, spec.workspace), sql`${taskLinks.createdAt}, ${taskLinks.id}`)} first_links`;
+    cross join lateral ${page(linkRecord, taskLinks.id, linkCondition(spec.type, spec.workspace), sql`${taskLinks.createdAt}, ${taskLinks.id}`)} first_links
+    cross join lateral ${page({ ...attachmentExport, from: sql`${attachments}` }, attachments.id, attachmentCondition(spec.type, spec.workspace), sql`${attachments.createdAt}, ${attachments.id}`)} first_attachments`;
 }
 
 /** What an export's records point at: user ids, label ids and custom field keys (each a query of one column). */
@@ -255,7 +262,8 @@ function pointedByAll(workspace: string): Pointed {
   return {
     users: sql`${head.users} union ${byTasks.users} union select author_id from ${comments} where id in (select id from scope_comments)
       union select creator_id from ${taskRelations} where id in (select id from scope_relations)
-      union select created_by from ${taskLinks} where id in (select id from scope_links)`,
+      union select created_by from ${taskLinks} where id in (select id from scope_links)
+      union select creator_id from ${attachments} where id in (select id from scope_attachments)`,
     labels: sql`${head.labels} union ${byTasks.labels}`,
     keys: sql`${head.keys} union ${byTasks.keys}`,
   };
@@ -285,6 +293,8 @@ type Head = {
   relations_more?: boolean;
   links?: string;
   links_more?: boolean;
+  attachments?: string;
+  attachments_more?: boolean;
 };
 
 /**
@@ -313,9 +323,10 @@ async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise
       array(${head.users}) as head_users, array(${head.labels}) as head_labels, array(${head.keys}) as head_keys
       ${
         whole
-          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (first_tasks.more or first_comments.more or first_relations.more or first_links.more)`)}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
+          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (first_tasks.more or first_comments.more or first_relations.more or first_links.more or first_attachments.more)`)}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
             first_comments.rows as comments, first_comments.more as comments_more, first_relations.rows as relations,
-            first_relations.more as relations_more, first_links.rows as links, first_links.more as links_more
+            first_relations.more as relations_more, first_links.rows as links, first_links.more as links_more,
+            first_attachments.rows as attachments, first_attachments.more as attachments_more
             from (select 1) one ${firstPages(spec)}`
           : sql``
       }`);
@@ -360,6 +371,7 @@ async function commentPage(db: Executor, spec: ExportSpec, after: { at: string; 
 const CREATED = {
   relations: { table: taskRelations, creator: taskRelations.creatorId, condition: relationCondition, record: storedRelationRecord },
   links: { table: taskLinks, creator: taskLinks.createdBy, condition: linkCondition, record: linkRecord },
+  attachments: { table: attachments, creator: attachments.creatorId, condition: attachmentCondition, record: attachmentExport },
 } as const;
 
 /** A page of relations or links after (`createdAt`, `id`), as commentPage, each with its creator. */
@@ -435,7 +447,7 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
     const last = page[page.length - 1];
     page = await commentPage(db, spec, { at: last.at, id: last.id });
   }
-  for (const kind of ["relations", "links"] as const) {
+  for (const kind of ["relations", "links", "attachments"] as const) {
     await write(`],"${kind}":[`);
     first = true;
     for (let page = await createdPage(db, spec, kind, null); ; ) {
@@ -476,9 +488,9 @@ export async function exportDocument(
   const spec: ExportSpec = { type, workspace, root: rootId(type, idOrRef, workspace, principal.teamIds) };
   const head = await readHead(db, spec, true);
   if (head.root === null) throw notFound(type);
-  if (!head.tasks_more && !head.comments_more && !head.relations_more && !head.links_more)
+  if (!head.tasks_more && !head.comments_more && !head.relations_more && !head.links_more && !head.attachments_more)
     return {
-      body: `${opening(type, exportedAt, head)}"tasks":${head.tasks},"comments":${head.comments},"relations":${head.relations},"links":${head.links}}}`,
+      body: `${opening(type, exportedAt, head)}"tasks":${head.tasks},"comments":${head.comments},"relations":${head.relations},"links":${head.links},"attachments":${head.attachments}}}`,
       done: Promise.resolve(),
     };
 

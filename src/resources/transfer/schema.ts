@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { teamRole, userType, workspaceRole } from "../../../drizzle/schema";
 import { BodyId, LongText, ObjectKey } from "../../http/schemas";
+import { ExportAttachment } from "../../records/attachments";
 import { commentRecord, type ExportedComment } from "../../records/comments";
 import { type ExportedField, fieldRecord } from "../../records/fields";
 import { type ExportedLabel, labelRecord } from "../../records/labels";
@@ -62,16 +63,16 @@ const ExportLink = linkRecord.exportSchema<ExportedLink>("ExportLink");
  * would be dropped), and a team lists a user once.
  */
 type Collections = Record<
-  "users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments" | "relations" | "links",
+  "users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments" | "relations" | "links" | "attachments",
   Array<{ id: string }>
 > & {
   teams: Array<{ id: string; members: Array<{ userId: string }> }>;
 };
 function uniqueIds(data: Collections, ctx: z.RefinementCtx) {
   const seen = new Map<string, string>();
-  const records = (["labels", "fields", "teams", "projects", "milestones", "tasks", "comments", "relations", "links"] as const).flatMap(
-    (list) => data[list].map((record, i) => [record.id, `${list}.${i}`] as const),
-  );
+  const records = (
+    ["labels", "fields", "teams", "projects", "milestones", "tasks", "comments", "relations", "links", "attachments"] as const
+  ).flatMap((list) => data[list].map((record, i) => [record.id, `${list}.${i}`] as const));
   const users = data.users.map((u, i) => [`user ${u.id}`, `users.${i}`] as const);
   for (const [id, at] of [...records, ...users]) {
     const first = seen.get(id);
@@ -106,6 +107,11 @@ const collections = {
     .openapi({ description: "The relations among the export's tasks (both tasks in it), as stored" }),
   // Absent from documents exported before links travelled: none.
   links: z.array(ExportLink).default([]).openapi({ description: "The links of the export's tasks" }),
+  // Accepted and not restored by an import (the bytes are not in the document: `pm import --files` uploads them).
+  attachments: z
+    .array(ExportAttachment)
+    .default([])
+    .openapi({ description: "The files of the export's tasks and their comments; an import skips them (docs/api.md)" }),
 };
 /** The collections of an export, in the order an import plans them. */
 export const EXPORT_COLLECTIONS = Object.keys(collections) as Array<keyof typeof collections>;
@@ -126,7 +132,9 @@ export const exportRecordSchema = (collection: ExportCollection | "workspace"): 
       ? ExportRelation
       : collection === "links"
         ? ExportLink
-        : collections[collection].element;
+        : collection === "attachments"
+          ? ExportAttachment
+          : collections[collection].element;
 
 export const ExportData = z
   .object({

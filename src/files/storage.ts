@@ -74,7 +74,9 @@ export async function storeObject(
   );
   if (put.status === "rejected" || streamed) {
     await env.FILES.delete(key).catch(() => undefined);
-    throw badRequest(`The body did not arrive whole (Content-Length said ${length} bytes)`);
+    if (streamed) throw badRequest(`The body did not arrive whole (Content-Length said ${length} bytes)`);
+    // The body arrived whole and the store refused it: the caller's request was fine, the store was not.
+    throw new AppError("UNAVAILABLE", "The file store is unavailable; nothing was stored, retry later");
   }
   return hex(await digest.digest);
 }

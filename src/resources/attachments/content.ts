@@ -1,9 +1,10 @@
 // GET /attachments/{id}/content (docs/api.md, "Attachments"): the bytes as a download that never runs on the API's
 // origin (Content-Disposition attachment, nosniff, a sandboxing CSP), revalidated by its SHA-256 (a strong ETag: the
 // bytes never change) and read in ranges (RFC 9110: one range; several are answered whole, as the RFC allows).
-import type { Caller } from "../../auth/caller";
+import type { Context } from "hono";
 import { AppError } from "../../core/errors";
-import type { Env } from "../../env";
+import type { CallerEnv } from "../../http/caller";
+import { errorResponse } from "../../http/error-mapper";
 import { attachmentObject } from "./operations";
 
 /** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` (RFC 6266, RFC 8187). */
@@ -32,13 +33,9 @@ export function parseRange(header: string | undefined, size: number): { offset: 
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
   ifNoneMatch !== undefined && (ifNoneMatch.trim() === "*" || (ifNoneMatch.match(/"[^"]*"/g) ?? ([] as string[])).includes(etag));
 
-export async function attachmentContent(
-  caller: Caller,
-  env: Pick<Env, "FILES">,
-  id: string,
-  header: (name: string) => string | undefined,
-): Promise<Response> {
-  const { attachment, objectKey } = await attachmentObject(caller, id);
+export async function attachmentContent(c: Context<CallerEnv>, id: string): Promise<Response> {
+  const header = (name: string) => c.req.header(name);
+  const { attachment, objectKey } = await attachmentObject(c.get("caller"), id);
   const etag = `"${attachment.sha256}"`;
   const headers = new Headers({
     ETag: etag,
@@ -50,12 +47,12 @@ export async function attachmentContent(
   if (matches(header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
   const range = parseRange(header("range"), attachment.size);
   if (range === "unsatisfiable") {
-    headers.set("Content-Range", `bytes */${attachment.size}`);
-    headers.set("content-type", "application/json");
-    const body = { error: { code: "RANGE_NOT_SATISFIABLE", message: `The file has ${attachment.size} bytes` } };
-    return new Response(JSON.stringify(body), { status: 416, headers });
+    // The one error mapper's answer, with the size a client needs to ask again (RFC 9110 §15.5.17).
+    const res = errorResponse(new AppError("RANGE_NOT_SATISFIABLE", `The file has ${attachment.size} bytes`), c);
+    res.headers.set("Content-Range", `bytes */${attachment.size}`);
+    return res;
   }
-  const object = await env.FILES.get(objectKey, range ? { range } : {});
+  const object = await c.env.FILES.get(objectKey, range ? { range } : {});
   if (!object) throw new AppError("NOT_FOUND", "The attachment's bytes are missing");
   headers.set("Content-Type", attachment.contentType);
   if (range) {

@@ -13,7 +13,7 @@ import { fileTooLarge, maxAttachmentBytes, maxWorkspaceBytes, quotaExceeded, sto
 import { newId } from "../../ids";
 import { type AttachmentDto, attachmentRecord } from "../../records/attachments";
 import { taskMatch } from "../../records/names";
-import { taskRecord } from "../../records/tasks";
+import { listTaskChildren } from "../../records/task-children";
 import { guardedDelete, readTarget, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { readRecord } from "../../store/reads";
@@ -111,11 +111,11 @@ export async function uploadAttachment(caller: Caller, env: FilesEnv, parent: At
       throw badRequest("The body does not match its Content-Digest; nothing was stored", { expected: upload.digest, received: sha256 });
     }
     return await caller.transaction(async (tx) => {
+      // Concurrent uploads of one workspace take turns from here, so together they never pass its limit: the parent's
+      // read below starts after the lock, so its `used` counts every upload committed before.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('files:' || ${caller.actor.workspace}, 0))`);
       const row = await readTarget<ParentRow>(tx, caller, target, "key share");
-      // Concurrent uploads of one workspace take turns here, so together they never pass its limit.
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`files:${row.workspaceId}`}, 0))`);
-      const [{ used }] = (await tx.execute<{ used: number }>(sql`select ${storedBytes(sql`${row.workspaceId}`)} as used`)).rows;
-      if (used + upload.length! > quota) throw quotaExceeded(quota, used);
+      if (row.used + upload.length! > quota) throw quotaExceeded(quota, row.used);
       await tx.insert(attachments).values({
         id,
         workspaceId: row.workspaceId,
@@ -175,21 +175,7 @@ export function attachmentObject(caller: Caller, id: string): Promise<{ attachme
   });
 }
 
-/**
- * GET /tasks/{id}/attachments: the task's and its comments', in one query. The page is left-joined to the task, so an
- * unknown or foreign task gives no row (404) and a task without attachments one row of nulls.
- */
+/** GET /tasks/{id}/attachments: the task's and its comments', in one query. */
 export function listAttachments(caller: Caller, idOrRef: string, params: ListParams): Promise<AttachmentDto[]> {
-  return caller.list(async (actor) => {
-    const parent = sql`(select ${tasks.id} as id from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
-      where ${and(taskRecord.inReach(actor), taskMatch(idOrRef))} limit 1) as ${sql.identifier("parent")}`;
-    const rows = await caller.db
-      .select({ attachment: attachmentRecord.json(params.fields) })
-      .from(parent)
-      .leftJoin(attachments, and(eq(attachments.taskId, sql`${sql.identifier("parent")}.id`), params.where))
-      .orderBy(...params.orderBy)
-      .limit(params.limit + 1);
-    if (rows.length === 0) throw notFound("Task");
-    return rows.map((row) => row.attachment as AttachmentDto).filter((a) => a.id !== null);
-  });
+  return listTaskChildren(caller, idOrRef, params, { record: attachmentRecord, from: attachments, taskId: attachments.taskId });
 }

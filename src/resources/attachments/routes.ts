@@ -165,4 +165,4 @@ export const attachmentRoutes = newRouter()
     await deleteAttachment(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);
   })
-  .openapi(content, (c) => attachmentContent(c.get("caller"), c.env, c.req.valid("param").id, (name) => c.req.header(name)) as never);
+  .openapi(content, (c) => attachmentContent(c, c.req.valid("param").id) as never);

@@ -10,7 +10,7 @@ import type { Executor } from "../../db/client";
 import { inTeams, type Reach } from "../../db/scope";
 import { lockBlocksGraph } from "../../db/tree-locks";
 import { newId } from "../../ids";
-import { taskMatch } from "../../records/names";
+import { listTaskChildren } from "../../records/task-children";
 import { cycleMessage, relationRecord, storedEdge, type TaskRelationCreateInput, type TaskRelationDto } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
 import { guardedDelete, readTarget, type Target } from "../../store/guarded";
@@ -119,24 +119,7 @@ export async function deleteRelation(caller: Caller, idOrRef: string, relationId
   await guardedDelete(caller, relationTarget(caller, idOrRef, relationId), taskRelations);
 }
 
-/**
- * GET /tasks/{id}/relations: both directions, in one query. The page is left-joined to the task, so an unknown or
- * foreign task gives no row (404) and a task without relations one row of nulls.
- */
+/** GET /tasks/{id}/relations: both directions, those whose other task the caller may read, in one query. */
 export function listRelations(caller: Caller, idOrRef: string, params: ListParams): Promise<TaskRelationDto[]> {
-  return caller.list(async (actor) => {
-    const parent = sql`(select ${tasks.id} as id from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
-      where ${and(taskRecord.inReach(actor), taskMatch(idOrRef))} limit 1) as ${sql.identifier("parent")}`;
-    const rows = await caller.db
-      .select({ relation: relationRecord.json(params.fields) })
-      .from(parent)
-      .leftJoin(
-        sql`(${relationRecord.from})`,
-        and(eq(v.taskId, sql`${sql.identifier("parent")}.id`), relationRecord.inReach(actor), params.where),
-      )
-      .orderBy(...params.orderBy)
-      .limit(params.limit + 1);
-    if (rows.length === 0) throw notFound("Task");
-    return rows.map((row) => row.relation as TaskRelationDto).filter((relation) => relation.id !== null);
-  });
+  return listTaskChildren(caller, idOrRef, params, { record: relationRecord, from: sql`(${relationRecord.from})`, taskId: v.taskId });
 }

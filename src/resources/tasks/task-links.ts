@@ -2,14 +2,12 @@
 // is one statement that authenticates and authorizes itself: a create under the task write rule (the same URL again
 // answers the link the task has, whoever races it), a delete under the same rule on the link's task, a list in one query.
 import { and, eq, sql } from "drizzle-orm";
-import { taskLinks, tasks, teams } from "../../../drizzle/schema";
+import { taskLinks, tasks } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
-import { taskMatch } from "../../records/names";
+import { listTaskChildren } from "../../records/task-children";
 import { linkRecord, normalizedUrl, type TaskLinkCreateInput, type TaskLinkDto } from "../../records/task-links";
-import { taskRecord } from "../../records/tasks";
 import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
 import { TASK_WRITE, taskTarget } from "./operations";
@@ -54,21 +52,7 @@ export async function deleteLink(caller: Caller, id: string): Promise<void> {
   await guardedDelete(caller, linkTarget(caller, id), taskLinks);
 }
 
-/**
- * GET /tasks/{id}/links: one query. The page is left-joined to the task, so an unknown or foreign task gives no row (404)
- * and a task without links one row of nulls.
- */
+/** GET /tasks/{id}/links: one query. */
 export function listLinks(caller: Caller, idOrRef: string, params: ListParams): Promise<TaskLinkDto[]> {
-  return caller.list(async (actor) => {
-    const parent = sql`(select ${tasks.id} as id from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
-      where ${and(taskRecord.inReach(actor), taskMatch(idOrRef))} limit 1) as ${sql.identifier("parent")}`;
-    const rows = await caller.db
-      .select({ link: linkRecord.json(params.fields) })
-      .from(parent)
-      .leftJoin(taskLinks, and(eq(taskLinks.taskId, sql`${sql.identifier("parent")}.id`), params.where))
-      .orderBy(...params.orderBy)
-      .limit(params.limit + 1);
-    if (rows.length === 0) throw notFound("Task");
-    return rows.map((row) => row.link as TaskLinkDto).filter((link) => link.id !== null);
-  });
+  return listTaskChildren(caller, idOrRef, params, { record: linkRecord, from: taskLinks, taskId: taskLinks.taskId });
 }

@@ -65,15 +65,19 @@ function piecesOf(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReader {
 async function copyInPieces(body: ReadableStream<Uint8Array>, length: number, writers: WritableStreamDefaultWriter[]) {
   const reader = piecesOf(body);
   let read = 0;
+  // One buffer for the whole copy (a write is done with its bytes once it resolves): a new one per piece left the
+  // isolate holding a 25 MiB upload's size in garbage.
+  let buffer = new Uint8Array(PIECE_BYTES);
   try {
     for (;;) {
-      const { value, done } = await reader.readAtLeast(PIECE_BYTES, new Uint8Array(PIECE_BYTES)).catch((err: unknown) => {
+      const { value, done } = await reader.readAtLeast(PIECE_BYTES, buffer).catch((err: unknown) => {
         throw new BodyFailure(String(err));
       });
       read += value?.byteLength ?? 0;
       if (read > length || (done && read !== length)) throw new BodyFailure(`${read} bytes`);
       if (value?.byteLength) await Promise.all(writers.map((w) => w.write(value)));
-      if (done) break;
+      if (done || !value) break;
+      buffer = new Uint8Array(value.buffer);
     }
     await Promise.all(writers.map((w) => w.close()));
   } catch (err) {

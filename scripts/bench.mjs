@@ -278,7 +278,7 @@ async function main() {
   try {
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
     const fixture = SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
-    const filesFixture = !ONLY || FILES_ONLY ? await seedFiles(seedWorkspace, databaseUrl) : undefined;
+    const filesFixture = !ONLY || FILES_ONLY ? await seedFiles(baseUrl, databaseUrl) : undefined;
     const clock = stack ? await workersCpu(stack.child.pid) : undefined;
     // Each path the tables run on: the proxy's connections straight to PostgreSQL, or (--pooled) through PgBouncer.
     const paths = [

@@ -65,12 +65,13 @@ function piecesOf(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReader {
 async function copyInPieces(body: ReadableStream<Uint8Array>, length: number, writers: WritableStreamDefaultWriter[]) {
   const reader = piecesOf(body);
   let read = 0;
-  // One buffer for the whole copy (a write is done with its bytes once it resolves): a new one per piece left the
-  // isolate holding a 25 MiB upload's size in garbage.
-  let buffer = new Uint8Array(PIECE_BYTES);
+  // One buffer for the whole copy (a write is done with its bytes once it resolves), no larger than the body: a new
+  // one per piece left the isolate holding a 25 MiB upload's size in garbage.
+  const size = Math.max(1, Math.min(PIECE_BYTES, length));
+  let buffer = new Uint8Array(size);
   try {
     for (;;) {
-      const { value, done } = await reader.readAtLeast(PIECE_BYTES, buffer).catch((err: unknown) => {
+      const { value, done } = await reader.readAtLeast(size, buffer).catch((err: unknown) => {
         throw new BodyFailure(String(err));
       });
       read += value?.byteLength ?? 0;

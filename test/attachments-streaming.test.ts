@@ -1,6 +1,7 @@
 // An upload's body is copied to R2 and to the digest in large pieces (src/files/storage.ts): a file of several pieces,
 // arriving in small chunks, is stored whole with its SHA-256; a body shorter or longer than its Content-Length is 400
-// with nothing stored. Through HTTP against the real database and miniflare's R2.
+// with nothing stored. And the bench's plain R2 get, which downloads are measured against, is as plain as they are
+// (docs/performance.md, "Files"). Through HTTP against the real database and miniflare's R2.
 import { beforeAll, describe, expect, it } from "vitest";
 import { post, testEnv } from "./helpers/api";
 import { send, upload } from "./helpers/attachments";
@@ -62,5 +63,20 @@ describe("attachment uploads in pieces", () => {
     expect(await objectCount(t.workspaceId)).toBe(before);
     // A whole one still goes in.
     expect((await upload(`/tasks/${taskId}`, t.owner.key, bytes, "whole.bin")).status).toBe(201);
+  });
+});
+
+describe("the bench's plain R2 get", () => {
+  it("answers with R2's own ETag, so the ETag middleware never reads and hashes its body", async () => {
+    const bytes = patterned(300 * 1024);
+    const put = await send("POST", "/_bench/files", "", {
+      body: bytes,
+      headers: { "content-type": "application/octet-stream", "content-length": String(bytes.byteLength) },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const res = await send("GET", `/_bench/files/${put.body.key.slice("bench/".length)}`, "");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe((await testEnv.FILES.head(put.body.key))?.httpEtag);
+    expect(res.body).toEqual(bytes);
   });
 });

@@ -41,8 +41,8 @@ const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.to
 /**
  * How much of the body is read (and written to the store and to the digest) at a time. The runtime hands a request's
  * body over in 4 KiB chunks, and each write into a DigestStream has a fixed cost: chunk by chunk, the digest of 10 MiB
- * took 54 ms of CPU, in pieces of 256 KiB 3 ms (miniflare, this machine), and the upload ran at half a plain put's speed (docs/performance.md,
- * "Files").
+ * took 54 ms of CPU, in pieces of 256 KiB 3 ms (miniflare, this machine), and the upload ran at half a plain put's
+ * speed (docs/performance.md, "Files").
  */
 const PIECE_BYTES = 1024 * 1024;
 

@@ -98,6 +98,23 @@ describe("attachments in export and import", () => {
     const copied = (await get(`/comments/${comments[note.id]}`, t.owner.key)).body.comment;
     expect(copied).toMatchObject({ taskId: tasks[second.id], content: "same text" });
 
+    // Sent in parts, the commit answers the same way.
+    const parted = await newTeam(t, { name: "Twins parted" });
+    const open = (await post("/imports", { teamId: parted.id }, t.owner.key)).body.import;
+    // The files in a part of their own: every other collection is empty there (a record is in one part).
+    const none = Object.fromEntries(Object.entries(doc.data).map(([k, v]) => [k, Array.isArray(v) ? [] : v]));
+    for (const [n, data] of [
+      [1, { ...doc.data, attachments: [] }],
+      [2, { ...none, attachments: doc.data.attachments }],
+    ] as const)
+      expect((await api("PUT", `/imports/${open.id}/parts/${n}`, { body: { data: { ...doc, data } }, key: t.owner.key })).status).toBe(200);
+    const viaParts = await post(`/imports/${open.id}/commit`, undefined, t.owner.key);
+    expect(viaParts.status, JSON.stringify(viaParts.body)).toBe(200);
+    expect(viaParts.body.imported.id).toBe(parted.id);
+    const placed = viaParts.body.ids;
+    expect([await description(placed.tasks[first.id]), await description(placed.tasks[second.id])]).toEqual(["first", "second"]);
+    expect((await get(`/comments/${placed.comments[note.id]}`, t.owner.key)).body.comment.taskId).toBe(placed.tasks[second.id]);
+
     // With update into the team it came from, a kept record is itself.
     const again = await post(`/teams/${twins.id}/import`, { data: doc, update: true }, t.owner.key);
     expect(again.status, JSON.stringify(again.body)).toBe(200);

@@ -80,6 +80,7 @@ async function newWorkspaceSession(baseUrl: string, current: string | undefined,
     const login = { ...loginOf(baseUrl, token), workspace: me.workspace.slug };
     if (me.workspace.id === workspace.id) {
       keepLogin(login);
+      say(`Logged in to ${login.workspace}, kept beside your current login (\`pm workspace use ${login.workspace}\` switches to it).`);
       return openSession({ "base-url": baseUrl, workspace: login.workspace });
     }
     // A login to another workspace is of no use here, and was asked for nothing else.

@@ -197,6 +197,8 @@ describe("files through pm and curl", () => {
     await approveOnDevicePage(stack, { userCode: code, email: owner.email, mailNumber: ++owner.mails, workspaceSlug: slug });
     const done = await run.done;
     expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain(`Logged in to ${slug}`);
+    expect(done.stderr).toContain("uploaded");
     const answer = JSON.parse(done.stdout);
     expect(answer.workspace.slug).toBe(slug);
     expect(Object.keys(answer.ids.tasks).length).toBeGreaterThanOrEqual(2);

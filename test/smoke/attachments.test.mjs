@@ -186,14 +186,22 @@ describe("files through pm and curl", () => {
     expect(refused.stderr).toContain("PM_API_KEY");
     expect(await workspaces()).toBe(before);
 
-    // With a login, pm asks the person to approve a login to the new workspace, then uploads there.
+    // With a login, pm asks the person to approve a login to the new workspace (again, when they approve it for
+    // another one), then uploads there.
     const loginEnv = { PM_BASE_URL: stack.base };
     const login = startPm(["login"], loginEnv);
     const [, loginCode] = await waitFor(login, /enter the code: (\S+)/);
     await approveOnDevicePage(stack, { userCode: loginCode, email: owner.email, mailNumber: ++owner.mails });
     expect((await login.done).code).toBe(0);
     const run = startPm(["import", whole, "--new-workspace", "--files", wholeDir, "--json"], loginEnv);
-    const [, slug, code] = await waitFor(run, /\(workspace: (\S+)\), open \S+ and enter the code: (\S+)/, 60_000, "stderr");
+    const [, slug, wrong] = await waitFor(run, /\(workspace: (\S+)\), open \S+ and enter the code: (\S+)/, 60_000, "stderr");
+    await approveOnDevicePage(stack, { userCode: wrong, email: owner.email, mailNumber: ++owner.mails });
+    const [, code] = await waitFor(
+      run,
+      new RegExp(`That login is to ${owner.slug}, not to ${slug}\\.\\n.*enter the code: (\\S+)`),
+      30_000,
+      "stderr",
+    );
     await approveOnDevicePage(stack, { userCode: code, email: owner.email, mailNumber: ++owner.mails, workspaceSlug: slug });
     const done = await run.done;
     expect(done.code, done.stderr).toBe(0);

@@ -1554,7 +1554,7 @@ export interface paths {
      * List a task's links
      * @description Oldest first by default; an unknown or foreign task is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["listTaskLinks"];
     put?: never;
@@ -1582,7 +1582,7 @@ export interface paths {
      * List a task's relations, both directions
      * @description Each relation as this task sees it (`blocked_by` for a task another blocks, `duplicated_by` for a duplicate's original), with the other task's `{id, reference, title, status}`; relations whose other task the caller may not read are left out. Oldest first by default; an unknown or foreign task is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["listTaskRelations"];
     put?: never;

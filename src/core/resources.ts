@@ -185,7 +185,8 @@ export const RESOURCES = {
     tag: "Comments",
     scope: "comments:write",
     reads: ["comments"],
-    scopeAlsoReads: ["tasks", "projects", "milestones", "attachments"],
+    // The records comments are on, with what a task's answer embeds (its links and relations) and its files.
+    scopeAlsoReads: ["tasks", "relations", "links", "attachments", "projects", "milestones"],
     conditional: true,
     table: "comments",
     events: { comment: { tables: ["comments"] } },

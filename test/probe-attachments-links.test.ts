@@ -3,6 +3,7 @@
 // privilege"); whoever reads a task reads its links and relations, as they come embedded in its answer.
 import { beforeAll, describe, expect, it } from "vitest";
 import { get, post } from "./helpers/api";
+import { upload } from "./helpers/attachments";
 import { newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 import { keyWith } from "./helpers/least-privilege";
 
@@ -41,5 +42,27 @@ describe("probe: a comments:write key reads what its task shows", () => {
     const res = await get(`/tasks/${a.reference}/links`, key);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: { code: "FORBIDDEN", message: expect.any(String), details: { requiredScope: "read" } } });
+  });
+});
+
+describe("probe: an import checks a file entry by the upload's rules", () => {
+  it("a file name an upload refuses (a path, a control character) is 422 at its path, and nothing is imported", async () => {
+    const t = await newTenant("Probe Files");
+    const source = await newTeam(t, { prefix: "PSRC" });
+    const task = (await post("/tasks", { title: "filed", teamId: source.id }, t.owner.key)).body.task;
+    expect((await upload(`/tasks/${task.id}`, t.owner.key, new TextEncoder().encode("x"), "shot.png")).status).toBe(201);
+    const doc = (await get(`/teams/${source.id}/export`, t.owner.key)).body;
+    const target = await newTeam(t, { prefix: "PDST" });
+
+    for (const filename of ["../../etc/passwd", "a\\b", "line\nbreak"]) {
+      const data = { ...doc, data: { ...doc.data, attachments: [{ ...doc.data.attachments[0], filename }] } };
+      const res = await post(`/teams/${target.id}/import`, { data, update: false }, t.owner.key);
+      expect(res.status, `${JSON.stringify(filename)}: ${JSON.stringify(res.body)}`).toBe(422);
+      expect(res.body).toEqual({
+        errors: { "data.data.attachments.0.filename": ["Must be a file name: no control characters, no / or \\"] },
+      });
+    }
+    const tasks = await get(`/tasks?filter[eq][teamId]=${target.id}`, t.owner.key);
+    expect(tasks.body.tasks).toEqual([]);
   });
 });

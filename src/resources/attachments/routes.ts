@@ -6,7 +6,7 @@ import { createdResponse, errorResponses, jsonResponse } from "../../http/openap
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { Attachment, AttachmentSelection, attachmentRecord } from "../../records/attachments";
+import { Attachment, AttachmentSelection, attachmentRecord, Filename } from "../../records/attachments";
 import { listBody, parseFields, projectFields } from "../../store/list";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
@@ -17,16 +17,9 @@ const TaskIdParam = IdParam.extend({
   id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)" }),
 });
 
-const Filename = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine(
-    (s) => ![...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f || ch === "/" || ch === "\\"),
-    "Must be a file name: no control characters, no / or \\",
-  )
-  .openapi({ description: "The file's name, as downloads will offer it", example: "shot.png" });
-const UploadQuery = z.object({ filename: Filename });
+const UploadQuery = z.object({
+  filename: Filename.openapi({ description: "The file's name, as downloads will offer it", example: "shot.png" }),
+});
 const RawBody = {
   body: {
     required: true,

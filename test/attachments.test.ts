@@ -185,6 +185,51 @@ describe("attachments", () => {
     expect((await send("GET", `/attachments/${id}/content`, member.key)).status).toBe(404);
   });
 
+  it("scopes follow what a file hangs on: a task's needs tasks:write, a comment's comments:write, to add and to delete", async () => {
+    const comment = (await post("/comments", { taskId: task.id, content: "scoped" }, member.key)).body.comment;
+    const tasksOnly = await keyWith(member.key, { scopes: ["tasks:write"] });
+    const commentsOnly = await keyWith(member.key, { scopes: ["comments:write"] });
+    const refusedAdd = await upload(`/comments/${comment.id}`, tasksOnly, text, "no.txt");
+    expect(refusedAdd.status).toBe(403);
+    expect(refusedAdd.body.error.details).toEqual({ requiredScope: "comments:write" });
+    const onComment = await upload(`/comments/${comment.id}`, commentsOnly, text, "c.txt");
+    expect(onComment.status, JSON.stringify(onComment.body)).toBe(201);
+    const onTask = (await upload(`/tasks/${task.id}`, tasksOnly, text, "t.txt")).body.attachment;
+    // Each scope alone deletes only the files that need it: 403 naming the other, nothing deleted.
+    const commentFile = await del(`/attachments/${onComment.body.attachment.id}`, tasksOnly);
+    expect(commentFile.status).toBe(403);
+    expect(commentFile.body.error.details).toEqual({ requiredScope: "comments:write" });
+    const taskFile = await del(`/attachments/${onTask.id}`, commentsOnly);
+    expect(taskFile.status).toBe(403);
+    expect(taskFile.body.error.details).toEqual({ requiredScope: "tasks:write" });
+    expect((await get(`/attachments/${onTask.id}`, member.key)).status).toBe(200);
+    expect((await del(`/attachments/${onComment.body.attachment.id}`, commentsOnly)).status).toBe(204);
+    expect((await del(`/attachments/${onTask.id}`, tasksOnly)).status).toBe(204);
+  });
+
+  it("a comment's files follow the comment's rules: its author alone adds (as PATCH); its author or an ADMIN deletes", async () => {
+    const other = await addMember(t, "MEMBER");
+    await joinTeam(eng, other, "MEMBER");
+    const comment = (await post("/comments", { taskId: task.id, content: "mine" }, member.key)).body.comment;
+    // Neither another member of the team nor the workspace's OWNER edits someone else's comment: nor adds a file to it.
+    for (const key of [other.key, t.owner.key]) {
+      const patched = await api("PATCH", `/comments/${comment.id}`, { key, body: { content: "theirs" } });
+      const added = await upload(`/comments/${comment.id}`, key, text, "no.txt");
+      expect([added.status, added.body.error.message]).toEqual([patched.status, patched.body.error.message]);
+      expect(added.status).toBe(403);
+    }
+    const first = (await upload(`/comments/${comment.id}`, member.key, text, "a.txt")).body.attachment;
+    const second = (await upload(`/comments/${comment.id}`, member.key, text, "b.txt")).body.attachment;
+    const refused = await del(`/attachments/${first.id}`, other.key);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe("Only the comment's author or a workspace ADMIN may delete it");
+    expect((await del(`/attachments/${first.id}`, t.owner.key)).status).toBe(204);
+    expect((await del(`/attachments/${second.id}`, member.key)).status).toBe(204);
+    // A task's files are the task's: any MEMBER of its team deletes them.
+    const onTask = (await upload(`/tasks/${task.id}`, member.key, text, "t.txt")).body.attachment;
+    expect((await del(`/attachments/${onTask.id}`, other.key)).status).toBe(204);
+  });
+
   it("another workspace's attachment is 404 on every route", async () => {
     const other = await newTenant("Other Files Co");
     const id = (await upload(`/tasks/${task.id}`, member.key, text, "mine.txt")).body.attachment.id;

@@ -59,7 +59,7 @@ const uploadToComment = createRoute({
   operationId: "uploadCommentAttachment",
   path: "/comments/{id}/attachments",
   summary: "Attach a file to a comment on a task",
-  description: `Needs team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). ${UPLOAD_RULES}`,
+  description: `Adding a file edits the comment: its author alone, who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). ${UPLOAD_RULES}`,
   request: { params: IdParam, query: UploadQuery, ...RawBody },
   responses: uploadResponses,
 });
@@ -98,7 +98,10 @@ const remove = createRoute({
   operationId: "deleteAttachment",
   path: "/attachments/{id}",
   summary: "Delete an attachment",
-  description: "Needs the right to change its task. Its bytes are removed from storage after the answer (at least once, through a queue).",
+  description:
+    "A task's file needs `tasks:write` and the right to change the task; a comment's needs `comments:write`, the right to change " +
+    "its task and the right to delete the comment (its author or a workspace ADMIN/OWNER). Its bytes are removed from storage " +
+    "after the answer (at least once, through a queue).",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });

@@ -177,9 +177,9 @@ export interface paths {
     post?: never;
     /**
      * Delete an attachment
-     * @description Needs the right to change its task. Its bytes are removed from storage after the answer (at least once, through a queue).
+     * @description A task's file needs `tasks:write` and the right to change the task; a comment's needs `comments:write`, the right to change its task and the right to delete the comment (its author or a workspace ADMIN/OWNER). Its bytes are removed from storage after the answer (at least once, through a queue).
      *
-     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     *     Requires the scope `tasks:write` (create, change and delete tasks), or one of `comments:write`, as the record needs.
      */
     delete: operations["deleteAttachment"];
     options?: never;
@@ -404,7 +404,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a comment on a task
-     * @description Needs team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. No `Idempotency-Key`.
+     * @description Adding a file edits the comment: its author alone, who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `comments:write` (write and delete comments).
      */
@@ -1466,7 +1466,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a task
-     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. No `Idempotency-Key`.
+     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */

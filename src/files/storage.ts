@@ -38,6 +38,13 @@ export function digestOf(header: string | undefined): string | null {
 
 const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
+/** The hex SHA-256 of a body, read as it streams (never held whole); an absent body's is the empty string's. */
+export async function streamSha256(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  const digest = new crypto.DigestStream("SHA-256");
+  await (body ? body.pipeTo(digest) : digest.getWriter().close());
+  return hex(await digest.digest);
+}
+
 /**
  * Streams `body` (exactly `length` bytes) to the object `key` and returns its hex SHA-256. A body of another length fails
  * the stream (FixedLengthStream), so nothing is stored; so does a failed put.

@@ -1,12 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { Tx } from "../../db/client";
 import { digestOf } from "../../files/storage";
 import { type CallerEnv, listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { Attachment, AttachmentSelection, attachmentRecord } from "../../records/attachments";
+import { StoredAnswer, uploadRetry } from "../../middleware/safe-retries";
+import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord } from "../../records/attachments";
 import { listBody, parseFields, projectFields } from "../../store/list";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
@@ -37,7 +39,8 @@ const RawBody = {
 const UPLOAD_RULES =
   "The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file " +
   "(`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that " +
-  "does not match is 400, nothing stored. No `Idempotency-Key`.";
+  "does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and " +
+  "query) gets the first answer and nothing is stored again; another file under the key is 422.";
 
 const uploadResponses = {
   201: createdResponse(one, "Stored"),
@@ -148,9 +151,23 @@ function upload(c: Context<CallerEnv>, filename: string) {
   };
 }
 
+const location = (attachment: AttachmentDto) => `/attachments/${attachment.id}`;
+
 const answerUpload = async (c: Context<CallerEnv>, parent: AttachmentParent, filename: string) => {
-  const attachment = await uploadAttachment(c.get("caller"), c.env, parent, upload(c, filename));
-  return created(c, "attachment", `/attachments/${attachment.id}`, attachment);
+  // With an Idempotency-Key, the answer is stored with the record: the same answer `created` gives below.
+  const retry = uploadRetry(c.req.raw);
+  const withRecord = retry
+    ? (tx: Tx, attachment: AttachmentDto) =>
+        retry.keep(tx, attachment.sha256, { status: 201, location: location(attachment), body: JSON.stringify({ attachment }) })
+    : undefined;
+  try {
+    const attachment = await uploadAttachment(c.get("caller"), c.env, parent, { ...upload(c, filename), withRecord });
+    return created(c, "attachment", location(attachment), attachment);
+  } catch (err) {
+    // The stored answer as it was kept (its JSON, status and Location), not retyped.
+    if (err instanceof StoredAnswer) return err.response as never;
+    throw err;
+  }
 };
 
 export const attachmentRoutes = newRouter()

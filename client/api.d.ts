@@ -642,7 +642,7 @@ export interface paths {
     put?: never;
     /**
      * Import every part, in one transaction
-     * @description Imports the parts, in the order of their numbers, as the one document they make up: into the team as `POST /teams/{id}/import` would (200 `{imported: Team}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace}`), by the same rules; the paths of a 422 start with `parts.<n>.`. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB. Committed, the import is closed (409 to anything but reading or deleting it).
+     * @description Imports the parts, in the order of their numbers, as the one document they make up: into the team as `POST /teams/{id}/import` would (200 `{imported: Team, ids}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace, ids}`), by the same rules; the paths of a 422 start with `parts.<n>.`. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Files (`data.attachments`) are checked, not restored: the answer's `ids` names the record each one's task or comment became, for the client to upload it there. Bodies up to 32 MiB. Committed, the import is closed (409 to anything but reading or deleting it).
      *
      *     Requires the scope `import` (import teams and workspaces).
      */
@@ -1750,7 +1750,7 @@ export interface paths {
     put?: never;
     /**
      * Import a task, project or team export into this team
-     * @description Needs team role MEMBER or higher (or workspace ADMIN/OWNER). `update:false`: every record gets a new id and the next references of this team; `update:true`: records whose id already exists in this team are overwritten (they keep their reference), the rest created; a team's own export imported back with `update:true` also restores its name and description (team ADMIN). New team members are added with their exported role. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB.
+     * @description Needs team role MEMBER or higher (or workspace ADMIN/OWNER). `update:false`: every record gets a new id and the next references of this team; `update:true`: records whose id already exists in this team are overwritten (they keep their reference), the rest created; a team's own export imported back with `update:true` also restores its name and description (team ADMIN). New team members are added with their exported role. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Files (`data.attachments`) are checked, not restored: the answer's `ids` names the record each one's task or comment became, for the client to upload it there. Bodies up to 32 MiB.
      *
      *     Requires the scope `import` (import teams and workspaces).
      */
@@ -2078,7 +2078,7 @@ export interface paths {
     put?: never;
     /**
      * Import a workspace export into a new workspace
-     * @description Needs the OWNER role in the credential's workspace. Creates a new workspace (named as the exported one, with a free slug) whose only member and OWNER is the caller, with every team, label, field, project, milestone, task and comment of the export under new ids; team memberships of other people are not carried over (they are not members of the new workspace; invite them). `update` changes nothing here: the workspace is new. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB.
+     * @description Needs the OWNER role in the credential's workspace. Creates a new workspace (named as the exported one, with a free slug) whose only member and OWNER is the caller, with every team, label, field, project, milestone, task and comment of the export under new ids; team memberships of other people are not carried over (they are not members of the new workspace; invite them). `update` changes nothing here: the workspace is new. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Files (`data.attachments`) are checked, not restored: the answer's `ids` names the record each one's task or comment became, for the client to upload it there. Bodies up to 32 MiB.
      *
      *     Requires the scope `import` (import teams and workspaces).
      */
@@ -2856,6 +2856,23 @@ export interface components {
       teamId: string | null;
       update: boolean;
     };
+    /** @description Where the import put each task and comment that a file of the document (`data.attachments`) hangs on, by its id in the document: the import restores no bytes, and a client uploads each file onto the record named here (`pm import --files`) */
+    ImportedIds: {
+      /**
+       * @description Each filed comment's id in the document → its id here
+       * @example {}
+       */
+      comments: {
+        [key: string]: string;
+      };
+      /**
+       * @description Each filed task's id in the document → its id here
+       * @example {}
+       */
+      tasks: {
+        [key: string]: string;
+      };
+    };
     ImportedTeam: {
       createdAt: string;
       description: string;
@@ -3610,6 +3627,10 @@ export interface components {
       /** @example ENG */
       prefix: string;
     };
+    TeamImported: {
+      ids: components["schemas"]["ImportedIds"];
+      imported: components["schemas"]["ImportedTeam"];
+    };
     TeamMember: {
       id: string;
       role: components["schemas"]["TeamRole"];
@@ -3837,6 +3858,10 @@ export interface components {
       name: string;
       slug: string;
       updatedAt: string;
+    };
+    WorkspaceImported: {
+      ids: components["schemas"]["ImportedIds"];
+      workspace: components["schemas"]["Workspace"];
     };
     WorkspaceSelection: {
       createdAt?: string;
@@ -9326,7 +9351,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Imported into the team: the team, its members as team-member objects */
+      /** @description Imported into the team: the team, its members as team-member objects; `ids`: where the filed records went */
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9338,12 +9363,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            imported: components["schemas"]["ImportedTeam"];
-          };
+          "application/json": components["schemas"]["TeamImported"];
         };
       };
-      /** @description Imported into a new workspace; `Location` is the new resource's path */
+      /** @description Imported into a new workspace; `ids`: where the filed records went; `Location` is the new resource's path */
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9356,9 +9379,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            workspace: components["schemas"]["Workspace"];
-          };
+          "application/json": components["schemas"]["WorkspaceImported"];
         };
       };
       /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
@@ -21113,7 +21134,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The team after the import, its members as team-member objects */
+      /** @description The team after the import, its members as team-member objects; `ids`: where the filed records went */
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21125,9 +21146,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            imported: components["schemas"]["ImportedTeam"];
-          };
+          "application/json": components["schemas"]["TeamImported"];
         };
       };
       /** @description BAD_REQUEST */
@@ -24707,7 +24726,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The new workspace; `Location` is the new resource's path */
+      /** @description The new workspace; `ids`: where the filed records went; `Location` is the new resource's path */
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -24720,9 +24739,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            workspace: components["schemas"]["Workspace"];
-          };
+          "application/json": components["schemas"]["WorkspaceImported"];
         };
       };
       /** @description BAD_REQUEST */

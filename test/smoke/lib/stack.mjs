@@ -156,9 +156,10 @@ export async function signUp(stack, tag, workspaceName = "Smoke Works") {
 
 /**
  * Approves a device as a person does on the /device page: the user code and their address, then the login code
- * that arrives as their `mailNumber`-th email. Both pages are returned for the caller to check.
+ * that arrives as their `mailNumber`-th email, and the workspace (`workspaceSlug`; default: their first). Both pages
+ * are returned for the caller to check.
  */
-export async function approveOnDevicePage(stack, { userCode, email, mailNumber }) {
+export async function approveOnDevicePage(stack, { userCode, email, mailNumber, workspaceSlug = "" }) {
   const step = await stack.call("POST", "/device", { form: { user_code: userCode, email } });
   if (step.status !== 200) return { step };
   const confirm = await stack.call("POST", "/device/confirm", {
@@ -166,7 +167,7 @@ export async function approveOnDevicePage(stack, { userCode, email, mailNumber }
       user_code: userCode,
       login_token: hidden(step.text, "login_token"),
       code: sixDigits(await stack.mail(email, mailNumber)),
-      workspace_slug: "",
+      workspace_slug: workspaceSlug,
       decision: "approve",
     },
   });

@@ -19,14 +19,22 @@ export const COMMENT_EDIT_REFUSAL = "Only the comment's author may edit it";
 export const mayDeleteComment = (actor: Actor) => or(workspaceAdminSql(actor.role), eq(comments.authorId, actor.user));
 export const COMMENT_DELETE_REFUSAL = "Only the comment's author or a workspace ADMIN may delete it";
 
-/** The comment edit rule as a guard (PATCH /comments/{id}; adding a file to a comment edits it). */
+/** The comment edit rule as a guard (PATCH /comments/{id}). */
 export const commentEditGuard = (actor: Actor): Guard => ({ holds: mayEditComment(actor), refusal: () => forbidden(COMMENT_EDIT_REFUSAL) });
 
+/** The comment delete rule as a guard, unless `exempt` holds (a file on no comment), refused with `message`. */
+const deleteRuleGuard =
+  (message: string) =>
+  (actor: Actor, exempt?: SQL): Guard => ({
+    holds: exempt ? sql`(${exempt} or ${mayDeleteComment(actor)})` : mayDeleteComment(actor)!,
+    refusal: () => forbidden(message),
+  });
+
+/** DELETE /comments/{id}. */
+export const commentDeleteGuard = deleteRuleGuard(COMMENT_DELETE_REFUSAL);
+
 /**
- * The comment delete rule as a guard (DELETE /comments/{id}; who may delete a comment may delete a file of it), unless
- * `exempt` holds (a file on no comment).
+ * A comment's files: who may delete the comment adds and removes them. A file is not the comment's words (those are
+ * its author's alone), and an OWNER restoring an export's files must reach comments that others wrote.
  */
-export const commentDeleteGuard = (actor: Actor, exempt?: SQL): Guard => ({
-  holds: exempt ? sql`(${exempt} or ${mayDeleteComment(actor)})` : mayDeleteComment(actor)!,
-  refusal: () => forbidden(COMMENT_DELETE_REFUSAL),
-});
+export const commentFilesGuard = deleteRuleGuard("Only the comment's author or a workspace ADMIN may add or remove its files");

@@ -6,7 +6,7 @@ import { and, eq, isNotNull, isNull, type SQL, type SQLWrapper, sql } from "driz
 import { attachments, comments, tasks, teams } from "../../../drizzle/schema";
 import { scopeGuard, taskWriteGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { commentDeleteGuard, commentEditGuard } from "../../auth/ownership";
+import { commentFilesGuard } from "../../auth/ownership";
 import { badRequest, invalid, notFound } from "../../core/errors";
 import type { Tx } from "../../db/client";
 import type { Env } from "../../env";
@@ -42,7 +42,7 @@ const storedBytes = (workspace: SQLWrapper) =>
 
 /**
  * The parent in the caller's workspace under its rule (a task: the task write rule; a comment on a task: that and the
- * comment's edit rule, as PATCH /comments/{id}), with its task, team, workspace and the workspace's stored bytes.
+ * rule of the comment's files), with its task, team, workspace and the workspace's stored bytes.
  */
 function parentTarget(caller: Caller, parent: AttachmentParent): Target {
   const { actor } = caller;
@@ -76,7 +76,7 @@ function parentTarget(caller: Caller, parent: AttachmentParent): Target {
     guards: [
       { holds: sql`${isNotNull(comments.taskId)}`, refusal: () => invalid("id", "Only comments on tasks take attachments") },
       taskWriteGuard(actor, comments.teamId),
-      commentEditGuard(actor),
+      commentFilesGuard(actor),
     ],
     name: "Comment",
     team: comments.teamId,
@@ -156,7 +156,7 @@ export async function uploadAttachment(caller: Caller, env: FilesEnv, parent: At
 
 /**
  * The attachment `id` in the caller's workspace and teams, under the rules of what it hangs on: a task's needs
- * `tasks:write` and the task write rule; a comment's `comments:write`, the task write rule and the comment's delete rule.
+ * `tasks:write` and the task write rule; a comment's `comments:write`, the task write rule and the rule of the comment's files.
  */
 function attachmentTarget(caller: Caller, id: string): Target {
   const { actor } = caller;
@@ -169,7 +169,7 @@ function attachmentTarget(caller: Caller, id: string): Target {
       scopeGuard(caller.credential, "tasks:write", sql`not ${onTask}`),
       scopeGuard(caller.credential, "comments:write", onTask),
       taskWriteGuard(actor, attachments.teamId),
-      commentDeleteGuard(actor, onTask),
+      commentFilesGuard(actor, onTask),
     ],
     name: "Attachment",
     team: attachments.teamId,

@@ -2,14 +2,15 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Tx } from "../../db/client";
 import { digestOf } from "../../files/storage";
-import { type CallerEnv, listParams } from "../../http/caller";
+import type { CallerEnv } from "../../http/caller";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
+import { listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { StoredAnswer, uploadRetry } from "../../middleware/safe-retries";
 import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord } from "../../records/attachments";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { parseFields, projectFields } from "../../store/list";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
 
@@ -173,14 +174,20 @@ const answerUpload = async (c: Context<CallerEnv>, parent: AttachmentParent, fil
 export const attachmentRoutes = newRouter()
   .openapi(uploadToTask, (c) => answerUpload(c, { kind: "task", idOrRef: c.req.valid("param").id }, c.req.valid("query").filename))
   .openapi(uploadToComment, (c) => answerUpload(c, { kind: "comment", id: c.req.valid("param").id }, c.req.valid("query").filename))
-  .openapi(list, async (c) => {
-    const params = await listParams(c, attachmentRecord.list);
-    return c.json(await listBody("attachments", params, await listAttachments(c.get("caller"), c.req.valid("param").id, params)), 200);
-  })
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, attachmentRecord.shape);
-    return c.json({ attachment: projectFields(await getAttachment(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
+  .openapi(
+    list,
+    reading(
+      list,
+      listing(attachmentRecord.list, "attachments", (caller, params, param) => listAttachments(caller, param.id, params)),
+    ),
+  )
+  .openapi(
+    read,
+    reading(read, async ({ caller, param, query }) => {
+      const fields = parseFields(query.fields as string | undefined, attachmentRecord.shape);
+      return { attachment: projectFields(await getAttachment(caller, param.id, fields), fields) };
+    }),
+  )
   .openapi(remove, async (c) => {
     await deleteAttachment(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

@@ -1,11 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
-import { type AppHandle, outerOf } from "../../http/dispatch";
+import type { AppHandle } from "../../http/documented-routes";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
-import type { Readers } from "../../middleware/if-match";
 import { combineRecordReads } from "../../store/reads";
-import { runItem } from "./dispatch";
+import { runItem } from "./items";
 import { BatchRequest, BatchResponse, MAX_ITEMS } from "./schema";
 
 const batch = createRoute({
@@ -32,16 +31,14 @@ const batch = createRoute({
   },
 });
 
-/**
- * POST /batch over `app`, the built app, and `readers`, its one-record reads (app.ts passes both in, so nothing here
- * imports app.ts).
- */
-export const batchRoutes = (app: AppHandle, readers: Readers) =>
+/** POST /batch over `app`, the built app, whose router finds each item's route (app.ts passes it in, so nothing here imports app.ts). */
+export const batchRoutes = (app: AppHandle) =>
   newRouter().openapi(batch, async (c) => {
     const { requests } = c.req.valid("json");
-    const context = { app, readers, outer: outerOf(c), caller: c.get("caller") };
+    const db = c.get("rdb").db;
+    const context = { app, caller: c.get("caller"), db, env: c.env, url: c.req.url, requestId: c.get("requestId") };
     // The one-record reads among the items cost one statement per resource, not one each (src/store/reads.ts).
-    combineRecordReads(context.outer.rdb.db);
+    combineRecordReads(db);
     const items = await Promise.all(requests.map((raw, i) => runItem(context, raw, i)));
     // Every item ran with the same credential: one that succeeded on a route requiring it and the scope `read` proved
     // both. Otherwise (all failed, only public routes or only exports) one query checks them, so a bad credential is 401

@@ -119,7 +119,10 @@ export async function runItem(batch: BatchContext, raw: string, index: number): 
   const found = readRoute(template);
   if (!found)
     return {
-      slot: failed("BAD_REQUEST", `GET ${url.pathname} answers no JSON; a batch carries JSON answers only`),
+      slot: failed(
+        "BAD_REQUEST",
+        `GET ${url.pathname} is none of the reads a batch runs (the API's JSON answers: no pages, files or documents)`,
+      ),
       provesCredential: false,
     };
   // The item's id names the batch and the slot, so a 500's requestId leads to both.

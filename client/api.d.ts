@@ -177,9 +177,9 @@ export interface paths {
     post?: never;
     /**
      * Delete an attachment
-     * @description Needs the right to change its task. Its bytes are removed from storage after the answer (at least once, through a queue).
+     * @description A task's file needs `tasks:write` and the right to change the task; a comment's needs `comments:write`, the right to change its task and the right to delete the comment (its author or a workspace ADMIN/OWNER). Its bytes are removed from storage after the answer (at least once, through a queue).
      *
-     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     *     Requires the scope `tasks:write` (create, change and delete tasks), or one of `comments:write`, as the record needs.
      */
     delete: operations["deleteAttachment"];
     options?: never;
@@ -320,7 +320,7 @@ export interface paths {
     put?: never;
     /**
      * Run several GETs in one call
-     * @description 1..50 relative GET paths, each run through the same routes, validation and permissions as a direct GET with the caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404 `NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in `details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`, a `.`/`..` segment, `/batch` itself, or an answer that is not JSON (`/docs`) is a `BAD_REQUEST` slot. A missing or invalid credential is 401 for the whole call, and one without the scope `read` 403 (each item also needs its own scope: an export's slot without `export` is 403 naming it).
+     * @description 1..50 relative GET paths, each answered by the read its direct GET answers with, under the same validation and permissions, with the caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404 `NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in `details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`, a `.`/`..` segment, `/batch` itself, or a GET that answers no API JSON (`/docs`, a file, `/openapi.json`) is a `BAD_REQUEST` slot. A missing or invalid credential is 401 for the whole call, and one without the scope `read` 403 (each item also needs its own scope: an export's slot without `export` is 403 naming it).
      *
      *     Requires the scope `read` (read everything you can see).
      */
@@ -404,7 +404,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a comment on a task
-     * @description Needs team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. No `Idempotency-Key`.
+     * @description Adding a file edits the comment: its author alone, who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `comments:write` (write and delete comments).
      */
@@ -1466,7 +1466,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a task
-     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. No `Idempotency-Key`.
+     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */

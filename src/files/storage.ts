@@ -38,6 +38,13 @@ export function digestOf(header: string | undefined): string | null {
 
 const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
+/** The hex SHA-256 of a body, read as it streams (never held whole); an absent body's is the empty string's. */
+export async function streamSha256(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  const digest = new crypto.DigestStream("SHA-256");
+  await (body ? body.pipeTo(digest) : digest.getWriter().close());
+  return hex(await digest.digest);
+}
+
 /**
  * How much of the body is read (and written to the store and to the digest) at a time. The runtime hands a request's
  * body over in 4 KiB chunks, and each write into a DigestStream has a fixed cost: chunk by chunk, the digest of 10 MiB

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { jsonText } from "../../http/json-text";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { type ReadInput, reading } from "../../http/read-route";
 import { releaseBodyText } from "../../http/release-body";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -100,12 +101,23 @@ const workspaceImport = createRoute({
 });
 
 const exports = newRouter();
-for (const type of EXPORT_TYPES)
-  exports.openapi(exportRoute(type), async (c) => {
-    const { body, done } = await exportRecords(c.get("caller"), type, c.req.valid("param").id);
-    c.executionCtx.waitUntil(done);
-    return jsonText(body);
-  });
+for (const type of EXPORT_TYPES) {
+  const route = exportRoute(type);
+  // The route streams the document's text as it is built; a batch item gets it parsed.
+  const read = async ({ caller, param }: ReadInput) => {
+    const { body, done } = await exportRecords(caller, type, param.id);
+    const [document] = await Promise.all([new Response(body).json() as Promise<object>, done]);
+    return document;
+  };
+  exports.openapi(
+    route,
+    reading(route, read, async (c, { caller, param }) => {
+      const { body, done } = await exportRecords(caller, type, param.id);
+      c.executionCtx.waitUntil(done);
+      return jsonText(body);
+    }),
+  );
+}
 
 export const transferRoutes = exports
   .openapi(teamImport, async (c) => {

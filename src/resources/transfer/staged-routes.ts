@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Caller } from "../../auth/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { reading } from "../../http/read-route";
 import { releaseBodyText } from "../../http/release-body";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -150,7 +151,10 @@ export const importRoutes = newRouter()
     const found = await openImport(c.get("caller"), { teamId, update });
     return created(c, "import", `/imports/${found.id}`, found);
   })
-  .openapi(read, async (c) => c.json(await readImport(c.get("caller"), c.req.valid("param").id), 200))
+  .openapi(
+    read,
+    reading(read, ({ caller, param }) => readImport(caller, param.id)),
+  )
   .openapi(part, async (c) => {
     const { id, number } = c.req.valid("param");
     const { data } = c.req.valid("json");

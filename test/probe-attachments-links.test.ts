@@ -65,4 +65,24 @@ describe("probe: an import checks a file entry by the upload's rules", () => {
     const tasks = await get(`/tasks?filter[eq][teamId]=${target.id}`, t.owner.key);
     expect(tasks.body.tasks).toEqual([]);
   });
+
+  it("a file on a task or comment the document does not hold is 422 at that id, and nothing is imported", async () => {
+    const t = await newTenant("Probe Filed");
+    const source = await newTeam(t, { prefix: "PFSR" });
+    const task = (await post("/tasks", { title: "filed", teamId: source.id }, t.owner.key)).body.task;
+    expect((await upload(`/tasks/${task.id}`, t.owner.key, new TextEncoder().encode("x"), "shot.png")).status).toBe(201);
+    const doc = (await get(`/teams/${source.id}/export`, t.owner.key)).body;
+    const target = await newTeam(t, { prefix: "PFDS" });
+    const cases = [
+      [{ taskId: "task_nope" }, "data.data.attachments.0.taskId", "Not a task of the export"],
+      [{ commentId: "cmnt_nope" }, "data.data.attachments.0.commentId", "Not a comment of the export"],
+    ] as const;
+    for (const [change, path, message] of cases) {
+      const data = { ...doc, data: { ...doc.data, attachments: [{ ...doc.data.attachments[0], ...change }] } };
+      const res = await post(`/teams/${target.id}/import`, { data, update: false }, t.owner.key);
+      expect([res.status, res.body]).toEqual([422, { errors: { [path]: [message] } }]);
+    }
+    const tasks = await get(`/tasks?filter[eq][teamId]=${target.id}`, t.owner.key);
+    expect(tasks.body.tasks).toEqual([]);
+  });
 });

@@ -328,6 +328,7 @@ async function writePages(tx: Tx, principal: Principal, state: PlanState, source
   }
   // A parent written after its subtask (a later page) is checked here, not at the commit: its error is a statement's.
   await tx.execute(sql`set constraints tasks_parent_id_tasks_id_fk immediate`);
+  state.checkFiled();
   state.refuseIfFailed();
   if (refusal) throw refusal;
   if (refused.length) throw commentsRefusal(refused);

@@ -34,7 +34,7 @@ export interface ImportHead {
   projects: Located<Data["projects"][number]>[];
   milestones: Located<Data["milestones"][number]>[];
   /** The tasks and comments the document's files (`data.attachments`) hang on: the import's answer places them. */
-  filed: { tasks: Set<string>; comments: Set<string> };
+  filed: { tasks: Set<string>; comments: Set<string>; files: Located<Filed>[] };
 }
 
 /** Where the import put the records the document's files hang on: each one's id in the target, by its id in the export. */
@@ -43,10 +43,12 @@ export interface Placed {
   comments: Record<string, string>;
 }
 
+type Filed = { taskId: string; commentId: string | null };
+
 /** The tasks and comments that `files` (the document's attachments) hang on. */
-export const filedRecords = (files: Iterable<{ taskId: string; commentId: string | null }>): ImportHead["filed"] => {
-  const filed = { tasks: new Set<string>(), comments: new Set<string>() };
-  for (const f of files) {
+export const filedRecords = (files: Located<Filed>[]): ImportHead["filed"] => {
+  const filed = { tasks: new Set<string>(), comments: new Set<string>(), files };
+  for (const { record: f } of files) {
     filed.tasks.add(f.taskId);
     if (f.commentId !== null) filed.comments.add(f.commentId);
   }
@@ -120,6 +122,17 @@ export class PlanState {
   /** A refusal at `path` (a 422 once every record was planned). */
   fail(path: string, message: string) {
     this.errors.set(path, [...(this.errors.get(path) ?? []), message]);
+  }
+
+  /**
+   * Each file of the document hangs on a task of it, and on a comment of it when it names one, as an upload needs its
+   * task or comment (once every comment page was planned).
+   */
+  checkFiled() {
+    for (const { record: f, at } of this.head.filed.files) {
+      if (!this.tasks.has(f.taskId)) this.fail(`${at}.taskId`, "Not a task of the export");
+      else if (f.commentId !== null && !this.#filedComments.has(f.commentId)) this.fail(`${at}.commentId`, "Not a comment of the export");
+    }
   }
 
   /** Throws the 422 naming every refusal, if there is any. */

@@ -45,7 +45,7 @@ export function documentSource(doc: ExportDocumentDto): ImportSource {
         ImportHead,
         (typeof COLLECTIONS)[number]
       >),
-      filed: filedRecords(d.attachments),
+      filed: filedRecords(located(d.attachments, "attachments")),
     }),
     async *pages<C extends PagedCollection>(collection: C, size: number) {
       const list = d[collection] as PagedRecord<C>[];

@@ -238,7 +238,7 @@ function stagedSource(tx: Tx, id: string): ImportSource {
         teams: of("teams"),
         projects: of("projects"),
         milestones: of("milestones"),
-        filed: filedRecords(of<ExportedAttachment>("attachments").map((a) => a.record)),
+        filed: filedRecords(of<ExportedAttachment>("attachments")),
       };
     },
     async *pages<C extends PagedCollection>(collection: C, size: number) {

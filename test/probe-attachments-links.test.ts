@@ -54,12 +54,12 @@ describe("probe: an import checks a file entry by the upload's rules", () => {
     const doc = (await get(`/teams/${source.id}/export`, t.owner.key)).body;
     const target = await newTeam(t, { prefix: "PDST" });
 
-    for (const filename of ["../../etc/passwd", "a\\b", "line\nbreak"]) {
+    for (const filename of ["../../etc/passwd", "a\\b", "line\nbreak", "\u202egnp.exe", "c1\u0085.txt"]) {
       const data = { ...doc, data: { ...doc.data, attachments: [{ ...doc.data.attachments[0], filename }] } };
       const res = await post(`/teams/${target.id}/import`, { data, update: false }, t.owner.key);
       expect(res.status, `${JSON.stringify(filename)}: ${JSON.stringify(res.body)}`).toBe(422);
       expect(res.body).toEqual({
-        errors: { "data.data.attachments.0.filename": ["Must be a file name: no control characters, no / or \\"] },
+        errors: { "data.data.attachments.0.filename": ["Must be a file name: no control or direction-override characters, no / or \\"] },
       });
     }
     const tasks = await get(`/tasks?filter[eq][teamId]=${target.id}`, t.owner.key);

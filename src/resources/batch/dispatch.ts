@@ -4,7 +4,7 @@ import type { AppEnv } from "../../http/context";
 import { type AppHandle, dispatchGet, documentedRoute, type Outer } from "../../http/dispatch";
 import type { Readers } from "../../middleware/if-match";
 import { itemPath } from "./paths";
-import { directRead, readDirectly } from "./read";
+import { directRead, readDirectly, readRegistered, registeredRead } from "./read";
 
 type Slot = Record<string, unknown>;
 /**
@@ -74,6 +74,12 @@ export async function runItem({ app, readers, outer, caller }: BatchContext, raw
   const direct = directRead(app, readers, url);
   if (direct) {
     const answer = await readDirectly(direct, caller, requestId);
+    if (!answer.ok) return { slot: failureSlot(answer.status, answer.body as Slot), provesCredential: false };
+    return { slot: answer.body, provesCredential: provesRead(app, url.pathname) };
+  }
+  const registered = registeredRead(app, url);
+  if (registered) {
+    const answer = await readRegistered(registered, caller, requestId);
     if (!answer.ok) return { slot: failureSlot(answer.status, answer.body as Slot), provesCredential: false };
     return { slot: answer.body, provesCredential: provesRead(app, url.pathname) };
   }

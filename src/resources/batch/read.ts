@@ -8,6 +8,7 @@ import { ValidationError } from "../../core/errors";
 import { scopeOf } from "../../core/scopes";
 import type { AppHandle } from "../../http/dispatch";
 import { type ErrorAnswer, errorAnswer } from "../../http/error-mapper";
+import { getOperation } from "../../http/get-reads";
 import { zodErrors } from "../../http/validation";
 import type { Readers } from "../../middleware/if-match";
 import { isInputRefusal } from "../../middleware/order-of-checks";
@@ -82,6 +83,49 @@ export async function readDirectly(
     const { fields } = parsed(route.query, query);
     const params = parsed(route.params, { id });
     return { ok: true, body: await route.read(caller, params.id, fields) };
+  } catch (err) {
+    const refusal = isInputRefusal(err) ? await caller.refusal() : null;
+    return { ok: false, ...errorAnswer(refusal ?? err, requestId) };
+  }
+}
+
+/** Hono's query object: a key once is a string, a repeated key an array (as the route's query validator sees it). */
+function queryObject(searchParams: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(searchParams.keys())) {
+    const values = searchParams.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
+
+/** The registered GET operation (src/http/get-reads.ts) the app routes `url` to, with its raw path parameters. */
+export function registeredRead(app: AppHandle, url: URL) {
+  // Percent-encoded segments take the app's path, which decodes them.
+  if (url.pathname.includes("%")) return undefined;
+  const [handlers] = app.router.match("GET", url.pathname);
+  const path = handlers.find(([[, r]]) => r.method === "GET")?.[0][1].path;
+  if (!path) return undefined;
+  const operation = getOperation(path.replace(/:([A-Za-z_]+)/g, "{$1}"));
+  if (!operation) return undefined;
+  const names = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
+  const pattern = new RegExp(`^${path.replace(/:[A-Za-z_]+/g, "([^/]+)")}$`);
+  const values = pattern.exec(url.pathname)?.slice(1) ?? [];
+  return { operation, param: Object.fromEntries(names.map((n, i) => [n, values[i]])), searchParams: url.searchParams };
+}
+
+/** A registered GET's answer as its route would give it: the route's schemas (query first), its scope, its errors. */
+export async function readRegistered(
+  { operation, param, searchParams }: NonNullable<ReturnType<typeof registeredRead>>,
+  batchCaller: Caller,
+  requestId: string,
+): Promise<{ ok: true; body: Record<string, unknown> } | ({ ok: false } & ErrorAnswer)> {
+  const scope = scopeOf("GET", operation.template);
+  const caller = batchCaller.requiring(scope === null ? null : [scope]);
+  try {
+    const query = parsed(operation.query, queryObject(searchParams) as Record<string, string>);
+    const params = parsed(operation.params, param);
+    return { ok: true, body: (await operation.read(caller, { param: params, query, searchParams })) as Record<string, unknown> };
   } catch (err) {
     const refusal = isInputRefusal(err) ? await caller.refusal() : null;
     return { ok: false, ...errorAnswer(refusal ?? err, requestId) };

@@ -1,0 +1,48 @@
+// A batch item whose GET route registers its read (src/http/get-reads.ts) runs as a call of that read with the batch's
+// caller: no request through the app, the same answer as the direct GET (its validation, scope and errors included).
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { app } from "../src/app";
+import { api, get } from "./helpers/api";
+import { addMember, newTeam, newTenant, type Tenant } from "./helpers/fixtures";
+
+const batch = (requests: unknown, key?: string) => api("POST", "/batch", { body: { requests }, key });
+
+describe("POST /batch with registered GET reads", () => {
+  let t: Tenant;
+
+  beforeAll(async () => {
+    t = await newTenant("Batch reads");
+    await newTeam(t);
+    await newTeam(t);
+  });
+
+  it("runs list items as the list's read, not through the app, answering as the direct GET", async () => {
+    const member = await addMember(t, "MEMBER");
+    const requests = ["/teams", "/teams?limit=1", "/teams?limit=nope", "/teams?sort=nope", "/teams?limit=1&limit=2"];
+    for (const key of [t.owner.key, member.key]) {
+      const throughApp = vi.spyOn(app, "fetch");
+      try {
+        const res = await batch(requests, key);
+        expect(res.status).toBe(200);
+        expect(throughApp).not.toHaveBeenCalled();
+        const direct = await Promise.all(requests.map((p) => get(p, key)));
+        expect(res.body.results).toEqual(
+          direct.map((d) =>
+            d.status === 422
+              ? {
+                  error: {
+                    code: "VALIDATION_FAILED",
+                    message: expect.any(String),
+                    details: { errors: d.body.errors },
+                  },
+                }
+              : d.body,
+          ),
+        );
+        expect(direct.map((d) => d.status)).toContain(200);
+      } finally {
+        throughApp.mockRestore();
+      }
+    }
+  });
+});

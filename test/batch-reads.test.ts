@@ -3,22 +3,35 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { app } from "../src/app";
 import { api, get } from "./helpers/api";
-import { addMember, newTeam, newTenant, type Tenant } from "./helpers/fixtures";
+import { addMember, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 
 const batch = (requests: unknown, key?: string) => api("POST", "/batch", { body: { requests }, key });
 
 describe("POST /batch with registered GET reads", () => {
   let t: Tenant;
+  let team: TeamFixture;
 
   beforeAll(async () => {
     t = await newTenant("Batch reads");
-    await newTeam(t);
+    team = await newTeam(t);
     await newTeam(t);
   });
 
-  it("runs list items as the list's read, not through the app, answering as the direct GET", async () => {
+  it("runs list and nested-list items as the list's read, not through the app, answering as the direct GET", async () => {
     const member = await addMember(t, "MEMBER");
-    const requests = ["/teams", "/teams?limit=1", "/teams?limit=nope", "/teams?sort=nope", "/teams?limit=1&limit=2"];
+    const requests = [
+      "/teams",
+      "/teams?limit=1",
+      "/teams?limit=nope",
+      "/teams?sort=nope",
+      "/teams?limit=1&limit=2",
+      `/teams/${team.id}/members`,
+      "/teams/00000000-0000-0000-0000-000000000000/members",
+      "/teams/not-a-uuid/members",
+      "/projects?limit=2",
+      "/labels",
+      "/users",
+    ];
     for (const key of [t.owner.key, member.key]) {
       const throughApp = vi.spyOn(app, "fetch");
       try {

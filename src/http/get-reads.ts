@@ -1,7 +1,8 @@
 // Every JSON GET's read as a function that its REST route and a batch item both call: `getRoute` registers the route
 // (same OpenAPI definition, validation and middleware) and records its read by path template, so a batch item finds it
 // without a request through the app.
-import type { OpenAPIHono, RouteConfig, z } from "@hono/zod-openapi";
+import type { RouteConfig, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { Caller } from "../auth/caller";
 import type { AppEnv } from "./context";
 
@@ -26,21 +27,22 @@ const register = new Map<string, GetOperation>();
 /** The registered GET operation of `template` (`/teams/{id}/members`), if any. */
 export const getOperation = (template: string) => register.get(template);
 
-/** Registers `route` on `router`, answering 200 with `read`'s body, and records the read for the batch. */
-export function getRoute<R extends RouteConfig, H extends OpenAPIHono<AppEnv>>(router: H, route: R, read: GetRead): H {
+/**
+ * The handler of `route`, a JSON GET answering 200 with `read`'s body; records the read for the batch. Used as
+ * `.openapi(route, readHandler(route, read))`: same definition, validation and middleware as any route.
+ */
+export function readHandler<R extends RouteConfig>(route: R, read: GetRead): never {
   const request = route.request;
   register.set(route.path, { template: route.path, params: request?.params as z.ZodType, query: request?.query as z.ZodType, read });
   // The route's validators ran before the handler: its inputs are the valid ones.
-  const valid = (c: { req: { valid: (target: never) => unknown } }, target: string) =>
-    (c.req.valid(target as never) ?? {}) as Record<string, never>;
-  router.openapi(route, (async (c: any) =>
-    c.json(
-      await read(c.get("caller"), {
-        param: request?.params ? valid(c, "param") : {},
-        query: request?.query ? valid(c, "query") : {},
-        searchParams: new URL(c.req.url).searchParams,
-      }),
-      200,
-    )) as never);
-  return router;
+  const handler = async (c: Context<AppEnv & { Variables: { caller: Caller } }>) => {
+    const valid = (target: "param" | "query") => (c.req.valid as (t: string) => Record<string, never>)(target) ?? {};
+    const input = {
+      param: request?.params ? valid("param") : {},
+      query: request?.query ? valid("query") : {},
+      searchParams: new URL(c.req.url).searchParams,
+    };
+    return c.json(await read(c.get("caller"), input), 200);
+  };
+  return handler as never;
 }

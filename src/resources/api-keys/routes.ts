@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -75,10 +75,13 @@ const remove = createRoute({
 });
 
 export const apiKeyRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, apiKeyRecord.list);
-    return c.json(await listBody("api_keys", params, await listApiKeys(c.get("caller"), params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { searchParams }) => {
+      const params = await caller.listParams(apiKeyRecord.list, searchParams);
+      return listBody("api_keys", params, await listApiKeys(caller, params));
+    }),
+  )
   .openapi(create, async (c) => {
     const { apiKey, key } = await createApiKey(c.get("caller"), c.req.valid("json") as ApiKeyCreateInput);
     c.header("Location", `/api-keys/${apiKey.id}`);

@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { digestOf } from "../../files/storage";
-import { type CallerEnv, listParams } from "../../http/caller";
+import type { CallerEnv } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -153,10 +154,13 @@ const answerUpload = async (c: Context<CallerEnv>, parent: AttachmentParent, fil
 export const attachmentRoutes = newRouter()
   .openapi(uploadToTask, (c) => answerUpload(c, { kind: "task", idOrRef: c.req.valid("param").id }, c.req.valid("query").filename))
   .openapi(uploadToComment, (c) => answerUpload(c, { kind: "comment", id: c.req.valid("param").id }, c.req.valid("query").filename))
-  .openapi(list, async (c) => {
-    const params = await listParams(c, attachmentRecord.list);
-    return c.json(await listBody("attachments", params, await listAttachments(c.get("caller"), c.req.valid("param").id, params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { param, searchParams }) => {
+      const params = await caller.listParams(attachmentRecord.list, searchParams);
+      return listBody("attachments", params, await listAttachments(caller, param.id, params));
+    }),
+  )
   .openapi(read, async (c) => {
     const fields = parseFields(c.req.valid("query").fields, attachmentRecord.shape);
     return c.json({ attachment: projectFields(await getAttachment(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);

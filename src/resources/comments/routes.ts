@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -114,10 +115,13 @@ const listOf = (kind: CommentTargetKind) =>
   });
 
 export const commentRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, commentRecord.list);
-    return c.json(await listBody("comments", params, await listComments(c.get("caller"), params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { searchParams }) => {
+      const params = await caller.listParams(commentRecord.list, searchParams);
+      return listBody("comments", params, await listComments(caller, params));
+    }),
+  )
   .openapi(create, async (c) => {
     const comment = await createComment(c.get("caller"), c.req.valid("json") as CommentCreateInput);
     return created(c, "comment", `/comments/${comment.id}`, comment);

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -88,10 +88,13 @@ const remove = createRoute({
 });
 
 export const labelRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, labelRecord.list);
-    return c.json(await listBody("labels", params, await listLabels(c.get("caller"), params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { searchParams }) => {
+      const params = await caller.listParams(labelRecord.list, searchParams);
+      return listBody("labels", params, await listLabels(caller, params));
+    }),
+  )
   .openapi(create, async (c) => {
     const label = await createLabel(c.get("caller"), c.req.valid("json") as LabelCreateInput);
     return created(c, "label", `/labels/${label.id}`, label);

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
 import { listParams } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -97,10 +98,13 @@ const remove = createRoute({
 });
 
 export const milestoneRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, milestoneRecord.list);
-    return c.json(await listBody("milestones", params, await listMilestones(c.get("caller"), params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { searchParams }) => {
+      const params = await caller.listParams(milestoneRecord.list, searchParams);
+      return listBody("milestones", params, await listMilestones(caller, params));
+    }),
+  )
   .openapi(ofProject, async (c) => {
     const params = await listParams(c, milestoneRecord.list);
     const rows = await listProjectMilestones(c.get("caller"), c.req.valid("param").id, params);

@@ -7,8 +7,8 @@ import type { Context } from "hono";
 import { OAuthError, registerClient } from "../../auth/oauth/clients";
 import { exchangeCode, refreshGrant } from "../../auth/oauth/grants";
 import { SCOPES } from "../../core/scopes";
-import { listParams } from "../../http/caller";
 import type { AppEnv } from "../../http/context";
+import { readHandler } from "../../http/get-reads";
 import { OAuthErrorBody } from "../../http/oauth-errors";
 import { ErrorBody, errorResponses, jsonResponse } from "../../http/openapi";
 import { protectedRoute, publicRoute } from "../../http/route-base";
@@ -216,10 +216,13 @@ export const oauthRoutes = newRouter()
       200,
     );
   })
-  .openapi(listGrants, async (c) => {
-    const params = await listParams(c, oauthGrantRecord.list);
-    return c.json(await listBody("oauth_grants", params, await listOAuthGrants(c.get("caller"), params)), 200);
-  })
+  .openapi(
+    listGrants,
+    readHandler(listGrants, async (caller, { searchParams }) => {
+      const params = await caller.listParams(oauthGrantRecord.list, searchParams);
+      return listBody("oauth_grants", params, await listOAuthGrants(caller, params));
+    }),
+  )
   .openapi(removeGrant, async (c) => {
     await deleteOAuthGrant(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

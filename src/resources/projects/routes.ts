@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
@@ -90,10 +90,13 @@ const remove = createRoute({
 });
 
 export const projectRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, projectRecord.list);
-    return c.json(await listBody("projects", params, await listProjects(c.get("caller"), params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { searchParams }) => {
+      const params = await caller.listParams(projectRecord.list, searchParams);
+      return listBody("projects", params, await listProjects(caller, params));
+    }),
+  )
   .openapi(
     create,
     async (c) => {

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -95,10 +95,13 @@ const remove = createRoute({
 });
 
 export const teamMemberRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, teamMemberItemRecord.list);
-    return c.json(await listBody("members", params, await listTeamMembers(c.get("caller"), c.req.valid("param").id, params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { param, searchParams }) => {
+      const params = await caller.listParams(teamMemberItemRecord.list, searchParams);
+      return listBody("members", params, await listTeamMembers(caller, param.id, params));
+    }),
+  )
   .openapi(create, async (c) => {
     const input = c.req.valid("json") as TeamMemberCreateInput;
     const teamMember = await addTeamMember(c.get("caller"), c.req.valid("param").id, input);

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { getRoute } from "../../http/get-reads";
+import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -83,10 +83,14 @@ const remove = createRoute({
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });
 
-export const teamRoutes = getRoute(newRouter(), list, async (caller, { searchParams }) => {
-  const params = await caller.listParams(teamRecord.list, searchParams);
-  return listBody("teams", params, await listTeams(caller, params));
-})
+export const teamRoutes = newRouter()
+  .openapi(
+    list,
+    readHandler(list, async (caller, { searchParams }) => {
+      const params = await caller.listParams(teamRecord.list, searchParams);
+      return listBody("teams", params, await listTeams(caller, params));
+    }),
+  )
   .openapi(create, async (c) => {
     const team = await createTeam(c.get("caller"), c.req.valid("json") as TeamCreateInput);
     return created(c, "team", `/teams/${team.id}`, team);

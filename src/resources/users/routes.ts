@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -78,10 +78,13 @@ const remove = createRoute({
 });
 
 export const userRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, workspaceUserRecord.list);
-    return c.json(await listBody("users", params, await listUsers(c.get("caller"), params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { searchParams }) => {
+      const params = await caller.listParams(workspaceUserRecord.list, searchParams);
+      return listBody("users", params, await listUsers(caller, params));
+    }),
+  )
   .openapi(read, async (c) => c.json(await readUser(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const user = await updateUser(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as UserUpdateInput);

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
+import { readHandler } from "../../http/get-reads";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -58,10 +58,13 @@ const update = createRoute({
 });
 
 export const workspaceRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, workspaceRecord.list);
-    return c.json(await listBody("workspaces", params, await listWorkspaces(c.get("caller"), params)), 200);
-  })
+  .openapi(
+    list,
+    readHandler(list, async (caller, { searchParams }) => {
+      const params = await caller.listParams(workspaceRecord.list, searchParams);
+      return listBody("workspaces", params, await listWorkspaces(caller, params));
+    }),
+  )
   .openapi(read, async (c) => c.json(await readWorkspace(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
   .openapi(update, async (c) => {
     const workspace = await updateWorkspace(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as WorkspaceUpdateInput);

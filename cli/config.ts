@@ -85,6 +85,14 @@ export function useLogin(login: StoredLogin): void {
   writeConfig({ ...login, ...(Object.keys(others).length ? { others } : {}) });
 }
 
+/** Keeps `login` (of a named workspace) beside the current login, which stays current; with no current login, it becomes it. */
+export function keepLogin(login: StoredLogin & { workspace: string }): void {
+  const config = readConfig() ?? {};
+  const current = currentOf(config);
+  if (!current || current.workspace === login.workspace) useLogin(login);
+  else writeConfig({ ...config, others: { ...config.others, [login.workspace]: login } });
+}
+
 function writeConfig(config: ConfigFile): void {
   const file = configFile();
   const dir = path.dirname(file);

@@ -177,9 +177,9 @@ export interface paths {
     post?: never;
     /**
      * Delete an attachment
-     * @description Needs the right to change its task. Its bytes are removed from storage after the answer (at least once, through a queue).
+     * @description A task's file needs `tasks:write` and the right to change the task; a comment's needs `comments:write`, the right to change its task and the right to delete the comment (its author or a workspace ADMIN/OWNER). Its bytes are removed from storage after the answer (at least once, through a queue).
      *
-     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     *     Requires the scope `tasks:write` (create, change and delete tasks), or one of `comments:write`, as the record needs.
      */
     delete: operations["deleteAttachment"];
     options?: never;
@@ -320,7 +320,7 @@ export interface paths {
     put?: never;
     /**
      * Run several GETs in one call
-     * @description 1..50 relative GET paths, each run through the same routes, validation and permissions as a direct GET with the caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404 `NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in `details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`, a `.`/`..` segment, `/batch` itself, or an answer that is not JSON (`/docs`) is a `BAD_REQUEST` slot. A missing or invalid credential is 401 for the whole call, and one without the scope `read` 403 (each item also needs its own scope: an export's slot without `export` is 403 naming it).
+     * @description 1..50 relative GET paths, each answered by the read its direct GET answers with, under the same validation and permissions, with the caller's credential (and no other header of this request: no `If-None-Match`, so every item answers its body). Items run concurrently on this request's database connections; `results` keeps the order of `requests`. The status is 200 even when items fail: a failed item's slot is `{error:{code,message,details?}}` with the code its direct GET would answer (404 `NOT_FOUND` for another workspace's resource), a 422 is code `VALIDATION_FAILED` with the field messages in `details.errors`. A non-GET (`DELETE /tasks/ENG-1`), a path this API has no GET route for, an absolute URL, `//host`, a `.`/`..` segment, `/batch` itself, or a GET that answers no API JSON (`/docs`, a file, `/openapi.json`) is a `BAD_REQUEST` slot. A missing or invalid credential is 401 for the whole call, and one without the scope `read` 403 (each item also needs its own scope: an export's slot without `export` is 403 naming it).
      *
      *     Requires the scope `read` (read everything you can see).
      */
@@ -404,7 +404,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a comment on a task
-     * @description Needs team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. No `Idempotency-Key`.
+     * @description Adding a file edits the comment: its author alone, who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `comments:write` (write and delete comments).
      */
@@ -642,7 +642,7 @@ export interface paths {
     put?: never;
     /**
      * Import every part, in one transaction
-     * @description Imports the parts, in the order of their numbers, as the one document they make up: into the team as `POST /teams/{id}/import` would (200 `{imported: Team}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace}`), by the same rules; the paths of a 422 start with `parts.<n>.`. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB. Committed, the import is closed (409 to anything but reading or deleting it).
+     * @description Imports the parts, in the order of their numbers, as the one document they make up: into the team as `POST /teams/{id}/import` would (200 `{imported: Team, ids}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace, ids}`), by the same rules; the paths of a 422 start with `parts.<n>.`. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Files (`data.attachments`) are checked, not restored: the answer's `ids` names the record each one's task or comment became, for the client to upload it there. Bodies up to 32 MiB. Committed, the import is closed (409 to anything but reading or deleting it).
      *
      *     Requires the scope `import` (import teams and workspaces).
      */
@@ -1466,7 +1466,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a task
-     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. No `Idempotency-Key`.
+     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
@@ -1554,7 +1554,7 @@ export interface paths {
      * List a task's links
      * @description Oldest first by default; an unknown or foreign task is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["listTaskLinks"];
     put?: never;
@@ -1582,7 +1582,7 @@ export interface paths {
      * List a task's relations, both directions
      * @description Each relation as this task sees it (`blocked_by` for a task another blocks, `duplicated_by` for a duplicate's original), with the other task's `{id, reference, title, status}`; relations whose other task the caller may not read are left out. Oldest first by default; an unknown or foreign task is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
      *
-     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `comments:write`, which read these records.
      */
     get: operations["listTaskRelations"];
     put?: never;
@@ -1750,7 +1750,7 @@ export interface paths {
     put?: never;
     /**
      * Import a task, project or team export into this team
-     * @description Needs team role MEMBER or higher (or workspace ADMIN/OWNER). `update:false`: every record gets a new id and the next references of this team; `update:true`: records whose id already exists in this team are overwritten (they keep their reference), the rest created; a team's own export imported back with `update:true` also restores its name and description (team ADMIN). New team members are added with their exported role. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB.
+     * @description Needs team role MEMBER or higher (or workspace ADMIN/OWNER). `update:false`: every record gets a new id and the next references of this team; `update:true`: records whose id already exists in this team are overwritten (they keep their reference), the rest created; a team's own export imported back with `update:true` also restores its name and description (team ADMIN). New team members are added with their exported role. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Files (`data.attachments`) are checked, not restored: the answer's `ids` names the record each one's task or comment became, for the client to upload it there. Bodies up to 32 MiB.
      *
      *     Requires the scope `import` (import teams and workspaces).
      */
@@ -2078,7 +2078,7 @@ export interface paths {
     put?: never;
     /**
      * Import a workspace export into a new workspace
-     * @description Needs the OWNER role in the credential's workspace. Creates a new workspace (named as the exported one, with a free slug) whose only member and OWNER is the caller, with every team, label, field, project, milestone, task and comment of the export under new ids; team memberships of other people are not carried over (they are not members of the new workspace; invite them). `update` changes nothing here: the workspace is new. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Bodies up to 32 MiB.
+     * @description Needs the OWNER role in the credential's workspace. Creates a new workspace (named as the exported one, with a free slug) whose only member and OWNER is the caller, with every team, label, field, project, milestone, task and comment of the export under new ids; team memberships of other people are not carried over (they are not members of the new workspace; invite them). `update` changes nothing here: the workspace is new. One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). Links to records outside the export (a subtask's parent) are dropped. Files (`data.attachments`) are checked, not restored: the answer's `ids` names the record each one's task or comment became, for the client to upload it there. Bodies up to 32 MiB.
      *
      *     Requires the scope `import` (import teams and workspaces).
      */
@@ -2856,6 +2856,23 @@ export interface components {
       teamId: string | null;
       update: boolean;
     };
+    /** @description Where the import put each task and comment that a file of the document (`data.attachments`) hangs on, by its id in the document: the import restores no bytes, and a client uploads each file onto the record named here (`pm import --files`) */
+    ImportedIds: {
+      /**
+       * @description Each filed comment's id in the document → its id here
+       * @example {}
+       */
+      comments: {
+        [key: string]: string;
+      };
+      /**
+       * @description Each filed task's id in the document → its id here
+       * @example {}
+       */
+      tasks: {
+        [key: string]: string;
+      };
+    };
     ImportedTeam: {
       createdAt: string;
       description: string;
@@ -3610,6 +3627,10 @@ export interface components {
       /** @example ENG */
       prefix: string;
     };
+    TeamImported: {
+      ids: components["schemas"]["ImportedIds"];
+      imported: components["schemas"]["ImportedTeam"];
+    };
     TeamMember: {
       id: string;
       role: components["schemas"]["TeamRole"];
@@ -3837,6 +3858,10 @@ export interface components {
       name: string;
       slug: string;
       updatedAt: string;
+    };
+    WorkspaceImported: {
+      ids: components["schemas"]["ImportedIds"];
+      workspace: components["schemas"]["Workspace"];
     };
     WorkspaceSelection: {
       createdAt?: string;
@@ -9326,7 +9351,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Imported into the team: the team, its members as team-member objects */
+      /** @description Imported into the team: the team, its members as team-member objects; `ids`: where the filed records went */
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9338,12 +9363,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            imported: components["schemas"]["ImportedTeam"];
-          };
+          "application/json": components["schemas"]["TeamImported"];
         };
       };
-      /** @description Imported into a new workspace; `Location` is the new resource's path */
+      /** @description Imported into a new workspace; `ids`: where the filed records went; `Location` is the new resource's path */
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9356,9 +9379,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            workspace: components["schemas"]["Workspace"];
-          };
+          "application/json": components["schemas"]["WorkspaceImported"];
         };
       };
       /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
@@ -21113,7 +21134,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The team after the import, its members as team-member objects */
+      /** @description The team after the import, its members as team-member objects; `ids`: where the filed records went */
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21125,9 +21146,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            imported: components["schemas"]["ImportedTeam"];
-          };
+          "application/json": components["schemas"]["TeamImported"];
         };
       };
       /** @description BAD_REQUEST */
@@ -24707,7 +24726,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The new workspace; `Location` is the new resource's path */
+      /** @description The new workspace; `ids`: where the filed records went; `Location` is the new resource's path */
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -24720,9 +24739,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            workspace: components["schemas"]["Workspace"];
-          };
+          "application/json": components["schemas"]["WorkspaceImported"];
         };
       };
       /** @description BAD_REQUEST */

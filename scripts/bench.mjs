@@ -11,15 +11,19 @@
 //                                      each distance and the round trips due to distance, (p50 at 20 − p50 at 0) ÷ 20
 //   npm run bench -- --pooled          every table twice, unpooled and through PgBouncer in transaction mode (Neon's
 //                                      pooled endpoint), in the same run (scripts/bench/pgbouncer.mjs; installs it)
-//   npm run bench -- --quick           the scenario tables alone (no edge rows, scale check, import or transfer)
+//   npm run bench -- --quick           the scenario tables and the file rows (fewer pairs, no heap), no edge rows,
+//                                      scale check, import or transfer
 //   npm run bench -- --origin-rtt 100  the edge rows' distance from the front Worker to the API Worker (default 100)
 //   BENCH_ONLY=edge npm run bench      the edge rows alone (no scenarios, scale check or import)
+//   BENCH_ONLY=files npm run bench     the file rows alone: a 10 MiB upload and download against a plain R2 put and get
+//                                      in the same run, on each path (scripts/bench/files.mjs)
 //   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
 //   BENCH_ONLY=transfer npm run bench  the export and import of a 100,000-task team alone (scripts/bench/transfer.mjs)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios;
 // the scale check runs only without it or with `scale`), BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt),
 // BENCH_LATENCY_REQUESTS (sequential requests per scenario and distance in the latency tables, default 100),
 // BENCH_CPU_REQUESTS (sequential requests per scenario for the CPU columns, each way, default 30),
+// BENCH_FILE_PAIRS (the file rows' pairs of an API request and a plain R2 one, default 10, 5 with --quick),
 // BENCH_SCALE_TASKS (the scale check's large workspace, default 1,000,000), BENCH_TRANSFER_TASKS (the exported and
 // imported team, default 100,000).
 
@@ -27,6 +31,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
+import { FILE_TARGET, measureFiles, seedFiles } from "./bench/files.mjs";
 import { measureImport } from "./bench/import.mjs";
 import { startPgBouncer } from "./bench/pgbouncer.mjs";
 import { cpuOf, nextOf, probe, requestOf, sample } from "./bench/requests.mjs";
@@ -50,12 +55,14 @@ const ORIGIN_RTT = Number(originArg >= 0 ? process.argv[originArg + 1] : (proces
 const EDGE_ONLY = ONLY === "edge";
 const SCALE_ONLY = ONLY === "scale";
 const TRANSFER_ONLY = ONLY === "transfer";
+const FILES_ONLY = ONLY === "files";
 const TRANSFER_TASKS = Number(process.env.BENCH_TRANSFER_TASKS ?? 100_000);
 const SCALE_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 1_000_000);
 const POOLED = process.argv.includes("--pooled");
 const QUICK = process.argv.includes("--quick");
 const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 100);
 const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 30);
+const FILE_PAIRS = Number(process.env.BENCH_FILE_PAIRS ?? (QUICK ? 5 : 10));
 
 /** Round trips due to distance at p50, (p50 at RTT − p50 at 0) ÷ RTT, each kind of request may cost. */
 const DISTANCE_TARGET = { read: 1.5, create: 2, write: 2 };
@@ -171,6 +178,27 @@ function printEdgeTable(edge) {
   );
 }
 
+/** The file rows of one path: the API's side and the plain R2 side, MB/s and the ratio against its goal. */
+function printFilesTable(title, f) {
+  console.log(
+    `\n${title}: files of ${f.bytes / 2 ** 20} MiB, ${f.pairs} pairs (API, plain R2) in alternating order\n${pad("row", 40)}${pad("ms (1st byte)", 15)}${pad("MB/s", 7)}${pad("CPU ms", 8)}${pad("db ms", 7)}${pad("R2 ms (1st byte)", 18)}${pad("R2 MB/s", 9)}${pad("R2 CPU", 8)}${pad("ratio", 7)}target`,
+  );
+  const line = (name, r) =>
+    console.log(
+      `${pad(name, 40)}${pad(`${num(r.ms)} (${num(r.firstByteMs)})`, 15)}${pad(num(r.mbps), 7)}${pad(num(r.cpuMs, 1), 8)}${pad(num(r.dbMs, 1), 7)}${pad(`${num(r.plain.ms)} (${num(r.plain.firstByteMs)})`, 18)}${pad(num(r.plain.mbps), 9)}${pad(num(r.plain.cpuMs, 1), 8)}${pad(num(r.ratio, 2), 7)}≥ ${FILE_TARGET} ${r.met ? "met" : "MISSED"}`,
+    );
+  line("upload: POST /tasks/{id}/attachments", f.upload);
+  line("download: GET /attachments/{id}/content", f.download);
+  const t = f.taskWith20;
+  console.log(
+    `GET /tasks/{id} with 20 attachments: p50 ${num(t.ms, 1)} ms, ${t.queries} queries (1: ${t.queries === 1 ? "met" : "MISSED"})`,
+  );
+  if (f.heap25MiB)
+    console.log(
+      `25 MiB upload: the API Worker's heap ${num(f.heap25MiB.beforeMb, 1)} → peak ${num(f.heap25MiB.peakMb, 1)} MB, buffers peak ${num(f.heap25MiB.buffersMb, 1)} MB`,
+    );
+}
+
 /** Each pair of the scale check: both workspaces' req/s and p50, the ratios, and the verdict against its target. */
 function printScaleTable(scale) {
   const [small, large] = [scale.tasks.small, scale.tasks.large].map((n) => n.toLocaleString("en-US"));
@@ -249,7 +277,8 @@ async function main() {
   const bouncer = POOLED ? await startPgBouncer(databaseUrl) : undefined;
   try {
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
-    const fixture = SCALE_ONLY || TRANSFER_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
+    const fixture = SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
+    const filesFixture = !ONLY || FILES_ONLY ? await seedFiles(baseUrl, databaseUrl) : undefined;
     const clock = stack ? await workersCpu(stack.child.pid) : undefined;
     // Each path the tables run on: the proxy's connections straight to PostgreSQL, or (--pooled) through PgBouncer.
     const paths = [
@@ -257,7 +286,8 @@ async function main() {
       ...(bouncer ? [{ name: "pooled (PgBouncer, transaction mode)", through: bouncer.port }] : []),
     ];
     const dbPort = Number(new URL(databaseUrl).port);
-    const chosen = EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
+    const chosen =
+      EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
     const results = [];
     for (const p of paths) {
       stack?.proxy.redirect(dbPort, p.through);
@@ -272,7 +302,16 @@ async function main() {
       const floor = rows.find((r) => r.ref === "floor")?.rps;
       const ceiling = rows.find((r) => r.ref === "ceiling")?.rps;
       if (chosen.length > 0) printTable(`${p.name}: ${CONNECTIONS} connections, ${DURATION} s each`, rows, floor, ceiling);
-      results.push({ path: p.name, scenarios: rows, floor, ceiling });
+      // The file rows on this path; the heap of a 25 MiB upload once (unpooled), outside --quick.
+      const inspector = !QUICK && inspectorPort && p.through === null ? await connectInspector(inspectorPort) : null;
+      let files;
+      try {
+        files = filesFixture && (await measureFiles(baseUrl, filesFixture, { pairs: FILE_PAIRS, clock, inspector }));
+      } finally {
+        inspector?.close();
+      }
+      if (files) printFilesTable(p.name, files);
+      results.push({ path: p.name, scenarios: rows, floor, ceiling, files });
     }
     // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
     if (RTT > 0 && fixture) {
@@ -309,6 +348,7 @@ async function main() {
       floor: unpooled.floor,
       ceiling: unpooled.ceiling,
       latency: unpooled.latency,
+      files: unpooled.files,
       pooled: results[1],
       ...rest,
     };

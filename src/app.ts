@@ -171,7 +171,7 @@ export function buildApp() {
     imports: { routes: [importRoutes], read: readImport },
     oauth: { routes: [oauthRoutes] },
     mcp: { routes: [mcpRoutes] },
-    batch: { routes: [batchRoutes(app, readers)] },
+    batch: { routes: [batchRoutes(app)] },
   };
   Object.assign(readers, Object.fromEntries(RESOURCE_NAMES.map((name) => [name, BINDING[name].read])));
   // A conditional resource without its read would silently lose its If-Match check: no app is built so.

@@ -28,6 +28,11 @@ export interface Env {
   WEBHOOK_MAX_ATTEMPTS?: string;
   /** "true" keeps delivered mail in the dev mailbox and exposes GET /_dev/mailbox. */
   DEV_MAILBOX?: string;
+  /**
+   * Local development only (`npm start` passes it through from its own environment): the files sweep's grace in seconds
+   * instead of an hour, so a test can repair a stop it just caused. Never set in production.
+   */
+  DEV_FILES_SWEEP_GRACE_SECONDS?: string;
   /** "true" exposes the benchmark ceiling and floor routes. Never set in production. */
   BENCH_ROUTES?: string;
   /** ES256 private key as a JWK JSON string (secret); its public half is served at /.well-known/jwks.json. */

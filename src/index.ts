@@ -3,7 +3,7 @@ import { withOwnDb } from "./db/client";
 import { relayDueEmails } from "./email/relay";
 import type { Env } from "./env";
 import { relayFileDeletions } from "./files/deletions";
-import { sweepDue, sweepFiles } from "./files/sweep";
+import { SWEEP_CRON, sweepFiles, sweepGraceMs } from "./files/sweep";
 import { pruneEvents } from "./records/events";
 import { pruneImports } from "./resources/transfer/staged";
 import { relayDueWebhooks } from "./webhooks/relay";
@@ -15,13 +15,17 @@ export default {
   // The Cron Trigger (wrangler.toml [triggers]): email still in the outbox after its send is sent again; events past
   // their 30 days go; webhook deliveries that are due and not in the queue (a lost or failed send) go to it; imports sent
   // in parts lose their stored records once committed, and go whole after their 24 h. Deleted attachments' bytes still
-  // in the outbox go to the files queue again; once an hour the sweep repairs what a stop between two steps left.
+  // in the outbox go to the files queue again. The hourly trigger (SWEEP_CRON) runs the sweep alone: it repairs what a
+  // stop between two steps left.
   scheduled(controller, env, ctx) {
+    if (controller.cron === SWEEP_CRON) {
+      ctx.waitUntil(withOwnDb(env, (db) => sweepFiles(db, env, { graceMs: sweepGraceMs(env) })));
+      return;
+    }
     ctx.waitUntil(relayDueEmails(env));
     ctx.waitUntil(withOwnDb(env, pruneEvents));
     ctx.waitUntil(withOwnDb(env, (db) => relayDueWebhooks(db, env)));
     ctx.waitUntil(withOwnDb(env, pruneImports));
     ctx.waitUntil(withOwnDb(env, (db) => relayFileDeletions(db, env)));
-    if (sweepDue(new Date(controller.scheduledTime))) ctx.waitUntil(withOwnDb(env, (db) => sweepFiles(db, env)));
   },
 } satisfies ExportedHandler<Env>;

@@ -7,6 +7,7 @@ import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture,
 import { keyWith } from "./helpers/least-privilege";
 
 const ATT_ID = /^att_[0-9a-z]{26}$/;
+const FILES_REFUSAL = "Only the comment's author or a workspace ADMIN may add or remove its files";
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes));
@@ -183,6 +184,107 @@ describe("attachments", () => {
     expect((await del(`/attachments/${id}`, member.key)).status).toBe(204);
     expect((await get(`/attachments/${id}`, member.key)).status).toBe(404);
     expect((await send("GET", `/attachments/${id}/content`, member.key)).status).toBe(404);
+  });
+
+  it("scopes follow what a file hangs on: a task's needs tasks:write, a comment's comments:write, to add and to delete", async () => {
+    const comment = (await post("/comments", { taskId: task.id, content: "scoped" }, member.key)).body.comment;
+    const tasksOnly = await keyWith(member.key, { scopes: ["tasks:write"] });
+    const commentsOnly = await keyWith(member.key, { scopes: ["comments:write"] });
+    const refusedAdd = await upload(`/comments/${comment.id}`, tasksOnly, text, "no.txt");
+    expect(refusedAdd.status).toBe(403);
+    expect(refusedAdd.body.error.details).toEqual({ requiredScope: "comments:write" });
+    const onComment = await upload(`/comments/${comment.id}`, commentsOnly, text, "c.txt");
+    expect(onComment.status, JSON.stringify(onComment.body)).toBe(201);
+    const onTask = (await upload(`/tasks/${task.id}`, tasksOnly, text, "t.txt")).body.attachment;
+    // Each scope alone deletes only the files that need it: 403 naming the other, nothing deleted.
+    const commentFile = await del(`/attachments/${onComment.body.attachment.id}`, tasksOnly);
+    expect(commentFile.status).toBe(403);
+    expect(commentFile.body.error.details).toEqual({ requiredScope: "comments:write" });
+    const taskFile = await del(`/attachments/${onTask.id}`, commentsOnly);
+    expect(taskFile.status).toBe(403);
+    expect(taskFile.body.error.details).toEqual({ requiredScope: "tasks:write" });
+    expect((await get(`/attachments/${onTask.id}`, member.key)).status).toBe(200);
+    expect((await del(`/attachments/${onComment.body.attachment.id}`, commentsOnly)).status).toBe(204);
+    expect((await del(`/attachments/${onTask.id}`, tasksOnly)).status).toBe(204);
+  });
+
+  it("a comment's files follow the comment's delete rule: its author or an ADMIN adds and deletes them", async () => {
+    const other = await addMember(t, "MEMBER");
+    await joinTeam(eng, other, "MEMBER");
+    const comment = (await post("/comments", { taskId: task.id, content: "mine" }, member.key)).body.comment;
+    // Another member of the team adds no file to someone else's comment, as they could not delete it.
+    const added = await upload(`/comments/${comment.id}`, other.key, text, "no.txt");
+    expect([added.status, added.body.error.message]).toEqual([403, FILES_REFUSAL]);
+    // The OWNER, who may delete the comment but not edit its words, adds a file to it (an import's files land so).
+    expect((await api("PATCH", `/comments/${comment.id}`, { key: t.owner.key, body: { content: "theirs" } })).status).toBe(403);
+    const byOwner = await upload(`/comments/${comment.id}`, t.owner.key, text, "owner.txt");
+    expect(byOwner.status).toBe(201);
+    expect((await del(`/attachments/${byOwner.body.attachment.id}`, member.key)).status).toBe(204);
+    const first = (await upload(`/comments/${comment.id}`, member.key, text, "a.txt")).body.attachment;
+    const second = (await upload(`/comments/${comment.id}`, member.key, text, "b.txt")).body.attachment;
+    const refused = await del(`/attachments/${first.id}`, other.key);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe(FILES_REFUSAL);
+    expect((await del(`/attachments/${first.id}`, t.owner.key)).status).toBe(204);
+    expect((await del(`/attachments/${second.id}`, member.key)).status).toBe(204);
+    // A task's files are the task's: any MEMBER of its team deletes them.
+    const onTask = (await upload(`/tasks/${task.id}`, member.key, text, "t.txt")).body.attachment;
+    expect((await del(`/attachments/${onTask.id}`, other.key)).status).toBe(204);
+  });
+
+  // In a workspace of their own: the objects of the other tests' deletes leave the bucket meanwhile, through the queue.
+  const ownWorkspace = async (name: string) => {
+    const r = await newTenant(name);
+    const team = await newTeam(r, { prefix: "RTY" });
+    const own = (await post("/tasks", { teamId: team.id, title: "retried" }, r.owner.key)).body.task;
+    const other = await addMember(r, "MEMBER");
+    await joinTeam(team, other, "MEMBER");
+    return { r, own, other };
+  };
+
+  it("Idempotency-Key: a repeat of the same file gets the first answer and stores nothing; another file under the key is 422", async () => {
+    const { r, own, other } = await ownWorkspace("Retried Files Co");
+    const records = async () => (await get(`/tasks/${own.id}/attachments`, r.owner.key)).body.attachments.length;
+    const before = await objectCount(r.workspaceId);
+    const retried = (bytes: Uint8Array, name = "r.txt", key = r.owner.key) =>
+      upload(`/tasks/${own.id}`, key, bytes, name, { "idempotency-key": "upload-once" });
+    const first = await retried(text);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await retried(text);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("location")).toBe(first.headers.get("location"));
+    expect(again.body).toEqual(first.body);
+    expect([await records(), await objectCount(r.workspaceId)]).toEqual([1, before + 1]);
+    // Other bytes (of the same length too), or another file name, under the key: 422 at the key, nothing stored.
+    for (const [bytes, name] of [
+      [new TextEncoder().encode("HELLO, ATTACHMENTS\n"), "r.txt"],
+      [text, "other.txt"],
+    ] as const) {
+      const reused = await retried(bytes, name);
+      expect(reused.status).toBe(422);
+      expect(Object.keys(reused.body.errors)).toEqual(["Idempotency-Key"]);
+    }
+    expect([await records(), await objectCount(r.workspaceId)]).toEqual([1, before + 1]);
+    // The key is the credential's: another caller's same key is an upload of its own.
+    expect((await retried(text, "r.txt", other.key)).headers.get("idempotent-replayed")).toBeNull();
+    expect(await records()).toBe(2);
+  });
+
+  it("Idempotency-Key: two uploads of one file at once leave one record and one object", async () => {
+    const { r, own } = await ownWorkspace("Raced Files Co");
+    const before = await objectCount(r.workspaceId);
+    const both = await Promise.all(
+      [0, 1].map(() => upload(`/tasks/${own.id}`, r.owner.key, text, "race.txt", { "idempotency-key": "upload-race" })),
+    );
+    // The later one gets the first's answer, or 409 while the first was still writing.
+    const answered = both.filter((res) => res.status === 201);
+    expect(answered.length).toBeGreaterThanOrEqual(1);
+    expect(both.every((res) => res.status === 201 || res.status === 409)).toBe(true);
+    expect(new Set(answered.map((res) => res.body.attachment.id)).size).toBe(1);
+    expect((await get(`/tasks/${own.id}/attachments`, r.owner.key)).body.attachments).toHaveLength(1);
+    expect(await objectCount(r.workspaceId)).toBe(before + 1);
   });
 
   it("another workspace's attachment is 404 on every route", async () => {

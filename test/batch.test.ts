@@ -150,9 +150,9 @@ describe("POST /batch", () => {
     expect(mixed.body.results[2].task.reference).toBe(refs[9]);
   });
 
-  // A one-record read (`/<resource>/{id}`, at most `?fields=`) is a call of the resource's read with the batch's caller;
-  // only the other items (here the list) are requests through the app.
-  it("reads one-record items with the resource's read, not through the app, answering as the direct GET", async () => {
+  // Every item is a call of its GET's read with the batch's caller: one-record reads, lists, nested paths, history,
+  // search, exports, /me and /health alike; no request goes back through the app.
+  it("runs every item as a call of its GET's read, not through the app, answering as the direct GET", async () => {
     const requests = [
       `/tasks/${refs[5]}`,
       `/tasks/${refs[6]}?fields=title,status`,
@@ -160,14 +160,26 @@ describe("POST /batch", () => {
       `/tasks/${team.prefix}-998`,
       `/teams/${team.id}`,
       "/tasks?limit=1",
+      `/teams/${team.prefix}/members?limit=2`,
+      `/tasks/${refs[5]}/history?limit=1`,
+      `/search?q=b5`,
+      "/tasks?limit=nope",
+      `/tasks/${refs[5]}/export`,
+      "/me",
+      "/health",
     ];
     const throughApp = vi.spyOn(app, "fetch");
     try {
       const res = await batch(requests, t.owner.key);
       expect(res.status).toBe(200);
-      expect(throughApp).toHaveBeenCalledTimes(1);
+      expect(throughApp).toHaveBeenCalledTimes(0);
       const direct = await Promise.all(requests.map((p) => get(p, t.owner.key)));
-      expect(direct.map((d) => d.status)).toEqual([200, 200, 400, 404, 200, 200]);
+      expect(direct.map((d) => d.status)).toEqual([200, 200, 400, 404, 200, 200, 200, 200, 200, 422, 200, 200, 200]);
+      // An export's `exportedAt` is the time of its own call.
+      for (const d of [res.body.results[10], direct[10].body]) d.exportedAt = "-";
+      // A 422's slot carries its field messages as the error's details.
+      expect(res.body.results[9].error).toMatchObject({ code: "VALIDATION_FAILED", details: direct[9].body });
+      res.body.results[9] = direct[9].body;
       expect(res.body.results).toEqual(direct.map((d) => d.body));
     } finally {
       throughApp.mockRestore();

@@ -185,6 +185,19 @@ describe("query budgets", () => {
     }
   });
 
+  // An upload reads its parent's rules before a byte is read (one query), streams the bytes to R2, then writes the record
+  // in one transaction: the workspace's lock, and one statement with the rules again, the room, the insert and the answer
+  // (5 with BEGIN and COMMIT; it was 7 when the parent was read again and the answer selected apart).
+  it("an upload is one read before the bytes and one transaction of two statements after", async () => {
+    const res = await api("POST", `/tasks/${ids.task}/attachments?filename=budget.txt`, {
+      key: t.owner.key,
+      rawBody: "budgeted bytes",
+      headers: { "content-type": "text/plain", "content-length": "14" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect([res.queries, res.transactions]).toEqual([5, 1]);
+  });
+
   // A self-authenticating write that writes nothing loads the principal and explains itself as before.
   const REFUSED: Array<[string, string, () => unknown, who: "outsider" | "nobody" | "owner", status: number]> = [
     ["POST", "/comments", () => ({ content: "no", taskId: ids.task }), "outsider", 403],

@@ -164,7 +164,7 @@ describe("no escalation: a credential makes none with more than it has", () => {
 
     expect(ok(await get("/me", commenter), 200)).toMatchObject({
       scopes: ["comments:write"],
-      reads: ["attachments", "comments", "milestones", "projects", "tasks"],
+      reads: ["attachments", "comments", "links", "milestones", "projects", "relations", "tasks"],
     });
     expect(ok(await get("/me", tasksOnly), 200).reads).toEqual(["attachments", "links", "relations", "tasks"]);
     // A task's relations, links and attachments are the task's: tasks:write reads them too.
@@ -175,8 +175,10 @@ describe("no escalation: a credential makes none with more than it has", () => {
     expect(listed.find((k) => k.prefix === commenter.slice(0, 10)).reads).toEqual([
       "attachments",
       "comments",
+      "links",
       "milestones",
       "projects",
+      "relations",
       "tasks",
     ]);
     // The document says it: the reads also allowed by a write scope.

@@ -43,6 +43,22 @@ async function pollForToken(client: PmClient, device: Schemas["DeviceCode"]): Pr
 
 const expired = () => new NotLoggedInError("the code expired before it was approved: run `pm login` again");
 
+/**
+ * The device flow up to its tokens: a code, the person told (`say`) where to approve it (`where`: what for, if not
+ * plain signing in), the answer polled for; the tokens and their GET /me (whose login, in which workspace).
+ */
+export async function approvedLogin(baseUrl: string, scope: string | undefined, say: (line: string) => void, where = "To sign in") {
+  const client = connect(baseUrl);
+  const body = { client_name: `pm CLI on ${hostname()}`, ...(scope ? { scope } : {}) };
+  const device = await unwrap(client.POST("/auth/device/code", { body }));
+  say(`${where}, open ${device.verification_uri} and enter the code: ${device.user_code}`);
+  say(`(or open ${device.verification_uri_complete})`);
+  say("Waiting for approval…");
+  const token = await pollForToken(client, device);
+  const me = await unwrap(connect(baseUrl, { token: token.access_token }).GET("/me"));
+  return { token, me };
+}
+
 /** Revokes a login this one replaces, so that no forgotten refresh token stays valid; a failure changes nothing here. */
 async function revokeReplaced(previous: StoredLogin | undefined): Promise<void> {
   if (!previous?.refreshToken) return;
@@ -63,14 +79,7 @@ export const login = defineCommand({
     const scope = args.scope === undefined ? undefined : scopeNames([args.scope], "scope").join(" ");
     if (scope === "") throw new UsageError("--scope needs at least one scope");
     const baseUrl = baseUrlFrom(args["base-url"]);
-    const client = connect(baseUrl);
-    const body = { client_name: `pm CLI on ${hostname()}`, ...(scope ? { scope } : {}) };
-    const device = await unwrap(client.POST("/auth/device/code", { body }));
-    console.log(`To sign in, open ${device.verification_uri} and enter the code: ${device.user_code}`);
-    console.log(`(or open ${device.verification_uri_complete})`);
-    console.log("Waiting for approval…");
-    const token = await pollForToken(client, device);
-    const me = await unwrap(connect(baseUrl, { token: token.access_token }).GET("/me"));
+    const { token, me } = await approvedLogin(baseUrl, scope, (line) => console.log(line));
     // A login to another workspace is kept beside this one (`pm workspace use`); one to the same is replaced, and so
     // is one stored by an older `pm`, which names no workspace.
     const current = readLogin();

@@ -10,10 +10,13 @@ import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { PART_BYTES, splitExport } from "../../client/transfer.js";
 import { commonArgs } from "../argv";
-import { UsageError } from "../errors";
+import { keepLogin, readLogin } from "../config";
+import { NotLoggedInError, UsageError } from "../errors";
 import { printJson } from "../output";
 import { openSession, type Session, unwrap } from "../session";
-import { downloadFiles, uploadFiles } from "./transfer-files";
+import { loginOf, revokeLogin } from "../tokens";
+import { approvedLogin } from "./login";
+import { downloadFiles, requireFiles, uploadFiles } from "./transfer-files";
 
 const TYPES = ["task", "project", "team", "workspace"] as const;
 type ExportType = (typeof TYPES)[number];
@@ -59,7 +62,33 @@ export const exportCommand = defineCommand({
   },
 });
 
-type Imported = { imported: Schemas["ImportedTeam"] } | { workspace: Schemas["Workspace"] };
+type Imported = Schemas["TeamImported"] | Schemas["WorkspaceImported"];
+
+/** Approvals of a login to the new workspace asked for before pm gives up (each one a person's doing). */
+const APPROVALS = 3;
+
+/**
+ * A session in the new workspace an import made, to upload its files there: a credential reaches its own workspace
+ * only, so the person approves a login to the new one (`pm login`'s device flow, choosing it on the page), with the
+ * scopes of the login in use. It is kept beside that login: `pm workspace use SLUG` switches to it.
+ */
+async function newWorkspaceSession(baseUrl: string, current: string | undefined, workspace: Schemas["Workspace"]): Promise<Session> {
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const where = `To upload the files into the new workspace ${workspace.name}, approve a login to it (workspace: ${workspace.slug})`;
+  for (let i = 0; i < APPROVALS; i++) {
+    const { token, me } = await approvedLogin(baseUrl, readLogin(current)?.scope, say, where);
+    const login = { ...loginOf(baseUrl, token), workspace: me.workspace.slug };
+    if (me.workspace.id === workspace.id) {
+      keepLogin(login);
+      say(`Logged in to ${login.workspace}, kept beside your current login (\`pm workspace use ${login.workspace}\` switches to it).`);
+      return openSession({ "base-url": baseUrl, workspace: login.workspace });
+    }
+    // A login to another workspace is of no use here, and was asked for nothing else.
+    await revokeLogin(login).catch(() => undefined);
+    say(`That login is to ${me.workspace.slug}, not to ${workspace.slug}.`);
+  }
+  throw new NotLoggedInError(`no login to the new workspace ${workspace.slug} was approved: it holds the import without its files`);
+}
 
 /** The parts of `doc` sent one after the other into a new import, then committed; a failure discards the import. */
 async function importInParts(session: Session, doc: Schemas["Export"], target: { teamId?: string; update: boolean }, partBytes: number) {
@@ -87,7 +116,12 @@ export const importCommand = defineCommand({
     team: { type: "string", valueHint: "team", description: "Into this team (prefix or id): a task, project or team export" },
     "new-workspace": { type: "boolean", description: "Into a new workspace that you own: a workspace export" },
     update: { type: "boolean", description: "Overwrite the team's records that have the export's ids (the rest are created)" },
-    files: { type: "string", valueHint: "dir", description: "Then upload the attachments from this folder (written by pm export --files)" },
+    files: {
+      type: "string",
+      valueHint: "dir",
+      description:
+        "Then upload the attachments from this folder (written by pm export --files) onto the records the import made; into a new workspace, after you approve a login to it",
+    },
     "part-size": {
       type: "string",
       valueHint: "MiB",
@@ -97,8 +131,11 @@ export const importCommand = defineCommand({
   },
   async run({ args }) {
     if (Boolean(args.team) === Boolean(args["new-workspace"])) throw new UsageError("give either --team <team> or --new-workspace");
-    // The new workspace is beyond the credential's reach, so its records cannot be found to upload onto.
-    if (args.files && args["new-workspace"]) throw new UsageError("--files takes --team: upload into a new workspace with its own key");
+    // A key reaches its own workspace only, and gives no way to a credential in the new one; a login does (the device flow).
+    if (args.files && args["new-workspace"] && process.env.PM_API_KEY)
+      throw new UsageError(
+        "--new-workspace --files uploads into the new workspace, which PM_API_KEY (a key of one workspace) cannot reach: unset it and `pm login`; pm then asks you to approve a login to the new workspace",
+      );
     const partBytes = args["part-size"] === undefined ? PART_BYTES : Number(args["part-size"]) * 2 ** 20;
     if (!(partBytes >= 1024)) throw new UsageError("--part-size is a number of MiB, at least 0.001");
     const source = args.file === "-" ? await text(process.stdin) : readFileSync(args.file, "utf8");
@@ -108,6 +145,7 @@ export const importCommand = defineCommand({
     } catch {
       throw new UsageError(`${args.file === "-" ? "standard input" : args.file} is not JSON (an export document is)`);
     }
+    if (args.files) requireFiles(doc, args.files);
     const session = openSession(args);
     // A prefix or an id: the API takes either.
     const teamId = args.team || undefined;
@@ -119,9 +157,10 @@ export const importCommand = defineCommand({
         ? await unwrap(client.POST("/teams/{id}/import", { params: { path: { id: teamId } }, body: { data: doc, update } }))
         : await unwrap(client.POST("/workspaces/import", { body: { data: doc, update } }))
       : await importInParts(session, doc, { ...(teamId ? { teamId } : {}), update }, partBytes);
-    if (args.files)
-      if ("imported" in answer) await uploadFiles(session, doc, args.files, "/teams/{id}/export", answer.imported.id, update);
-      else await uploadFiles(session, doc, args.files, "/workspaces/{id}/export", answer.workspace.id, update);
+    if (args.files && doc.data.attachments?.length) {
+      const there = "imported" in answer ? session : await newWorkspaceSession(session.baseUrl, args.workspace, answer.workspace);
+      await uploadFiles(there, doc, args.files, answer.ids);
+    }
     if (args.json) return printJson(answer);
     const many = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
     const counts = `${many(doc.data.tasks.length, "task")}, ${many(doc.data.comments.length, "comment")}`;

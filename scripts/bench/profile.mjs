@@ -3,10 +3,13 @@
 // Worker while V8's sampling profiler runs in its isolate (through wrangler's DevTools proxy), and prints the functions by self and by inclusive share of the samples in JavaScript, with the
 // Workers' CPU time per request beside it (worker-cpu.mjs). The samples are wall-clock intervals (worker-cpu.mjs), so
 // read shares, not milliseconds. The whole profile goes to /tmp/<scenario>.cpuprofile (Chrome DevTools opens it).
+// The file rows' requests are scenarios too (scripts/bench/files.mjs: "files: upload", "files: download", and their plain
+// R2 twins); give them a count of 30 or so (each upload stores 10 MiB, and the workspace holds 1 GiB).
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { freePort } from "../lib/postgres.mjs";
 import { startStack } from "../lib/stack.mjs";
+import { FILE_SCENARIOS, seedFiles } from "./files.mjs";
 import { sample } from "./requests.mjs";
 import { cursorAfter, eventOf } from "./scale.mjs";
 import { SCENARIOS } from "./scenarios.mjs";
@@ -16,8 +19,10 @@ import { connectInspector } from "./worker-heap.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const [name, count = "200"] = process.argv.slice(2);
-const scenario = SCENARIOS.find((s) => s.name === name);
-if (!scenario) throw new Error(`no scenario named ${JSON.stringify(name)}; one of:\n${SCENARIOS.map((s) => s.name).join("\n")}`);
+const FILES = Object.values(FILE_SCENARIOS);
+const scenario = [...SCENARIOS, ...FILES].find((s) => s.name === name);
+if (!scenario)
+  throw new Error(`no scenario named ${JSON.stringify(name)}; one of:\n${[...SCENARIOS, ...FILES].map((s) => s.name).join("\n")}`);
 
 /** Functions by self and inclusive share of the samples that were in JavaScript (not idle, GC or the runtime). */
 function shares(profile) {
@@ -54,7 +59,7 @@ rmSync(path.join(root, ".data/profile"), { recursive: true, force: true });
 const inspectorPort = await freePort();
 const stack = await startStack({
   dataDir: ".data/profile",
-  port: 8798,
+  port: Number(process.env.BENCH_PORT ?? 8798),
   pgPort: 0,
   benchRoutes: true,
   inspectorPort,
@@ -62,9 +67,13 @@ const stack = await startStack({
   log: () => {},
 });
 try {
-  const f = await seedWorkspace(stack.databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
-  f.deepCursor = await cursorAfter(stack.baseUrl, f, 8_000);
-  f.deepEvent = await eventOf(stack.baseUrl, f, 8_000);
+  let f;
+  if (FILES.includes(scenario)) f = await seedFiles(stack.baseUrl, stack.databaseUrl);
+  else {
+    f = await seedWorkspace(stack.databaseUrl, { tasks: 10_000, projects: 200, comments: 2_000 });
+    f.deepCursor = await cursorAfter(stack.baseUrl, f, 8_000);
+    f.deepEvent = await eventOf(stack.baseUrl, f, 8_000);
+  }
   const clock = await workersCpu(stack.child.pid);
   const direct = { clock, headers: clock.apiHeaders };
   await sample(clock.apiUrl, f.apiKey, scenario, f, 20, direct); // warm

@@ -23,13 +23,16 @@ export const nextOf = (s) => {
   return n;
 };
 
-/** The one request a scenario sends (its `n`th, for `fresh` ones), in the shape both fetch and autocannon take. */
+/**
+ * The one request a scenario sends (its `n`th, for `fresh` ones), in the shape both fetch and autocannon take: a JSON
+ * `body`, or `raw` bytes (the file rows, scripts/bench/files.mjs).
+ */
 export function requestOf(baseUrl, apiKey, s, fixture, n = 0, headers = {}) {
   return {
     url: baseUrl + s.path(fixture, n),
     method: s.method ?? "GET",
     headers: { "svc-api-key": apiKey, "content-type": "application/json", ...s.headers, ...headers },
-    body: s.body ? JSON.stringify(s.body(fixture)) : undefined,
+    body: s.raw ? s.raw(fixture) : s.body ? JSON.stringify(s.body(fixture)) : undefined,
   };
 }
 

@@ -105,6 +105,8 @@ export async function startStack({
     // Generous local limits (production's are in wrangler.toml): suites and the bench from one machine never meet them.
     RATE_LIMIT_CREDENTIAL: "1000000",
     RATE_LIMIT_IP: "1000000",
+    // The files sweep's grace (an hour unless set): a smoke test shortens it to repair a stop it caused.
+    ...(process.env.DEV_FILES_SWEEP_GRACE_SECONDS ? { DEV_FILES_SWEEP_GRACE_SECONDS: process.env.DEV_FILES_SWEEP_GRACE_SECONDS } : {}),
   };
   const dotenv = (o) =>
     `${Object.entries(o)

@@ -3,12 +3,15 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { teamMembers } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
+import type { Scope } from "../core/scopes";
 import type { WorkspaceScope } from "../db/client";
 import { teamsValue } from "../db/scope";
 import { allWorkspaceLabels } from "../records/labels";
 import type { Actor } from "../store/caller";
 import type { Guard } from "../store/guarded";
 import { qualified } from "../store/record";
+import { missingScope } from "./caller";
+import { type Credential, credentialScopes } from "./credential";
 import type { WorkspaceRole } from "./principal";
 import {
   grantRules,
@@ -47,6 +50,22 @@ const exempting = (holds: SQL, exempt?: SQL) => (exempt ? sql`(${exempt} or ${ho
 export const teamRoleGuard = (actor: Actor, teamId: SQLWrapper, min: TeamRole, what: string, exempt?: SQL): Guard => ({
   holds: exempting(actorMay(actor, teamId, min), exempt),
   refusal: () => teamRoleRefusal(min, what),
+});
+
+/** The task write rule: what changes a task or what hangs on it (its relations, links and files). */
+export const TASK_WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
+
+/** The task write rule (TASK_WRITE) as a guard of a write whose task's team is `teamId`. */
+export const taskWriteGuard = (actor: Actor, teamId: SQLWrapper): Guard => teamRoleGuard(actor, teamId, TASK_WRITE.min, TASK_WRITE.what);
+
+/**
+ * The credential grants `scope` (a write whose scope depends on its row, as an attachment's on what it hangs on: the
+ * route then accepts either, core/scopes.ts), unless `exempt` holds. Its refusal names the scope, as the route's would.
+ */
+export const scopeGuard = (credential: Credential, scope: Scope, exempt?: SQL): Guard => ({
+  // Cast, so that a key's scopes (a scalar subquery) are one array, not a set of rows.
+  holds: exempting(sql`(${scope} = any((${credentialScopes(credential)})::text[]))`, exempt),
+  refusal: () => missingScope(scope),
 });
 
 /** requireMayGrant's rule (team MEMBER, and no role above one's own) as the guards of a write that adds to `teamId`'s team. */

@@ -48,6 +48,11 @@ export interface Resource {
   tag: Tag;
   /** What a write under `/<name>` needs (POST, PATCH, DELETE). */
   scope?: Scope;
+  /**
+   * Scopes that also allow a write under `/<name>` at the route, when the scope a record needs follows what it hangs on
+   * (a comment's attachment: `comments:write`); the write's statement then checks the one its record needs.
+   */
+  scopeAlso?: readonly Scope[];
   /** What the scope `read` reads here: the names its GETs start with (`/<name>`, or a nested list's `/…/{id}/<name>`). */
   reads?: readonly string[];
   /** Also read by its write scope (besides `reads`): comments, the records they are on. */
@@ -150,8 +155,9 @@ export const RESOURCES = {
   },
   attachments: {
     tag: "Attachments",
-    // Deleting an attachment changes its task (a comment's files too: they are the task's).
+    // Deleting a task's file changes the task (`tasks:write`), a comment's the comment (`comments:write`).
     scope: "tasks:write",
+    scopeAlso: ["comments:write"],
     reads: ["attachments"],
     conditional: false,
     events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
@@ -185,7 +191,8 @@ export const RESOURCES = {
     tag: "Comments",
     scope: "comments:write",
     reads: ["comments"],
-    scopeAlsoReads: ["tasks", "projects", "milestones", "attachments"],
+    // The records comments are on, with what a task's answer embeds (its links and relations) and its files.
+    scopeAlsoReads: ["tasks", "relations", "links", "attachments", "projects", "milestones"],
     conditional: true,
     table: "comments",
     events: { comment: { tables: ["comments"] } },

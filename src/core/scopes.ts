@@ -43,6 +43,11 @@ const WRITE_SCOPES: Record<string, Scope> = Object.fromEntries(
   REGISTERED.flatMap((r): Array<[string, Scope]> => (r.scope ? [[r.name, r.scope]] : [])),
 );
 
+// The scopes that also allow a write under a path's first segment (Resource.scopeAlso).
+const WRITE_ALSO: Record<string, readonly Scope[]> = Object.fromEntries(
+  REGISTERED.flatMap((r): Array<[string, readonly Scope[]]> => (r.scopeAlso ? [[r.name, r.scopeAlso]] : [])),
+);
+
 type ReadsOf<R> = R extends { reads: readonly (infer N)[] } ? N : never;
 /** What the scope `read` reads: every resource a GET names (a path's first segment, or a nested list's: `/teams/{id}/members`). */
 export type Readable = ReadsOf<(typeof RESOURCES)[ResourceName]>;
@@ -105,8 +110,12 @@ export function parseScopeString(value: string): { scopes: Scope[]; unknown: str
  */
 export function acceptedScopes(method: string, path: string): Scope[] | null {
   const scope = scopeOf(method, path);
-  if (scope !== "read" || !["GET", "HEAD"].includes(method.toUpperCase())) return scope === null ? null : [scope];
   const segments = path.split("?")[0].split("/").filter(Boolean);
+  if (scope === null) return null;
+  if (scope !== "read" || !["GET", "HEAD"].includes(method.toUpperCase())) {
+    const also = segments.length <= 2 && scope === WRITE_SCOPES[segments[0]] ? (WRITE_ALSO[segments[0]] ?? []) : [];
+    return [scope, ...also];
+  }
   // A record's history or content reads the record.
   const resource = segments.length >= 3 && !["history", "content"].includes(segments[2]) ? segments[2] : (segments[0] ?? "");
   return [scope, ...readersOf(resource)];

@@ -11,6 +11,12 @@ import type { Env } from "../env";
 /** An upload takes at most this long between its object and its record. */
 export const SWEEP_GRACE_MS = 60 * 60 * 1000;
 
+/** The grace of the Cron Trigger's sweep: an hour, or locally DEV_FILES_SWEEP_GRACE_SECONDS (env.ts). */
+export function sweepGraceMs(env: Pick<Env, "DEV_FILES_SWEEP_GRACE_SECONDS">): number {
+  const seconds = Number(env.DEV_FILES_SWEEP_GRACE_SECONDS);
+  return env.DEV_FILES_SWEEP_GRACE_SECONDS && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : SWEEP_GRACE_MS;
+}
+
 export interface SweepResult {
   objectsRemoved: number;
   recordsRemoved: number;
@@ -61,5 +67,5 @@ export async function sweepFiles(
   }
 }
 
-/** Whether the hourly sweep is due at this cron tick (the Cron Trigger runs every minute). */
-export const sweepDue = (at: Date) => at.getUTCMinutes() === 17;
+/** The Cron Trigger of the sweep (wrangler.toml [triggers]): hourly, at minute 17. */
+export const SWEEP_CRON = "17 * * * *";

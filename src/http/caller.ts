@@ -1,10 +1,8 @@
-import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { Caller, unauthorizedRequest } from "../auth/caller";
 import { readCredential } from "../auth/credential";
-import type { ListParams, ListSpec } from "../store/list";
+import { acceptedScopes } from "../core/scopes";
 import type { AppEnv } from "./context";
-import { requestScopes } from "./dispatch";
 
 /** What a protected route has: the caller (docs/architecture.md, "One auth idiom"). */
 export type CallerEnv = AppEnv & { Variables: { caller: Caller } };
@@ -18,10 +16,6 @@ export type CallerEnv = AppEnv & { Variables: { caller: Caller } };
 export const withCaller = createMiddleware<CallerEnv>(async (c, next) => {
   const credential = await readCredential(c.req, c.env);
   if (!credential) throw unauthorizedRequest(c.req);
-  c.set("caller", new Caller(credential, c.get("rdb"), c.env, requestScopes(c.req.raw, c.req.method, c.req.routePath)));
+  c.set("caller", new Caller(credential, c.get("rdb"), c.env, acceptedScopes(c.req.method, c.req.routePath)));
   await next();
 });
-
-/** The list parameters of a protected GET, cursors bound to its caller. */
-export const listParams = (c: Context<CallerEnv>, spec: ListSpec): Promise<ListParams> =>
-  c.get("caller").listParams(spec, new URL(c.req.url).searchParams);

@@ -216,10 +216,12 @@ function documentScope(method: string, path: string, op: Json) {
   const scope = scopeOf(method, path);
   op["x-required-scope"] = scope;
   if (!scope) return;
-  // A read is also allowed by the write scopes that read its records (docs/api.md, least privilege).
+  // A read is also allowed by the write scopes that read its records (docs/api.md, least privilege); a write whose
+  // records need one scope or another by what they hang on, by each (its description says which).
   const also = (acceptedScopes(method, path) ?? []).slice(1);
   if (also.length) op["x-accepted-scopes"] = [scope, ...also];
-  const alternatives = also.length ? `, or one of ${also.map((s) => `\`${s}\``).join(", ")}, which read these records` : "";
+  const why = method.toUpperCase() === "GET" ? "which read these records" : "as the record needs";
+  const alternatives = also.length ? `, or one of ${also.map((s) => `\`${s}\``).join(", ")}, ${why}` : "";
   op.description = `${op.description ? `${op.description}\n\n` : ""}Requires the scope \`${scope}\` (${SCOPE_WORDS[scope]})${alternatives}.`;
   const responses = op.responses as Record<string, Json>;
   responses["403"] ??= { ...errorResponse("FORBIDDEN"), headers: commonHeaders() };

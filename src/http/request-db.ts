@@ -7,31 +7,13 @@ import type { AppEnv } from "./context";
 // `total;dur=<ms>` (no description), after the request's own metrics.
 const serverTiming = timing({ totalDescription: "" });
 
-// Requests the app dispatches inside another one (the items of POST /batch), each with the handle of the request
-// that dispatched it: they share its pool (and its Server-Timing counts) instead of opening their own.
-const inherited = new WeakMap<Request, RequestDb>();
-
-/** Makes `request`, dispatched through the app during the request that owns `rdb`, use `rdb`; that request reports and closes it. */
-export function inheritRequestDb(request: Request, rdb: RequestDb): Request {
-  inherited.set(request, rdb);
-  return request;
-}
-
-/** Whether `request` was dispatched by the app inside another request (a batch item). */
-export const isInherited = (request: Request): boolean => inherited.has(request);
-
 /**
  * Opens the request's database handle lazily, reports round trips in Server-Timing (hono/timing:
  * `db;dur=<ms>;desc="<n> queries"`, `tx;desc="<n> transactions"`, `total;dur=<ms>`), and closes the pool (after
  * any deferred work) once the response has gone out.
  */
-export const requestDb = createMiddleware<AppEnv>((c, next) => {
-  const outer = inherited.get(c.req.raw);
-  if (outer) {
-    c.set("rdb", outer);
-    return next();
-  }
-  return serverTiming(c, async () => {
+export const requestDb = createMiddleware<AppEnv>((c, next) =>
+  serverTiming(c, async () => {
     const rdb = new RequestDb(c.env);
     c.set("rdb", rdb);
     try {
@@ -42,8 +24,8 @@ export const requestDb = createMiddleware<AppEnv>((c, next) => {
       setMetric(c, "tx", `${transactions} transactions`);
       c.executionCtx.waitUntil(rdb.close());
     }
-  });
-});
+  }),
+);
 
 class ErrorAnswer extends Error {}
 

@@ -9,6 +9,16 @@ import { named } from "./names";
 
 const a = attachments;
 
+/** A file's name as an upload takes it and an export carries it: no control characters, no path separators. */
+export const Filename = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(
+    (s) => ![...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f || ch === "/" || ch === "\\"),
+    "Must be a file name: no control characters, no / or \\",
+  );
+
 export const attachmentRecord = defineRecord({
   name: "Attachment",
   resource: "attachments",
@@ -25,7 +35,7 @@ export const attachmentRecord = defineRecord({
       exported: BodyId.nullable(),
       doc: { description: "The comment it is attached to (null: the task itself)" },
     }),
-    filename: f.text(a.filename, { exported: z.string().min(1).max(255) }),
+    filename: f.text(a.filename, { exported: Filename }),
     contentType: f.text(a.contentType, { list: { sort: false }, exported: z.string().min(1).max(255) }),
     size: f.integer(a.size, { exported: z.number().int().min(0), doc: { description: "Bytes" } }),
     sha256: f.text(a.sha256, {

@@ -8,13 +8,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { approveOnDevicePage, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
 
 let stack;
 let owner;
 let env;
 const work = mkdtempSync(path.join(tmpdir(), "pm-files-"));
-const { pm, pmJson } = pmRunner(() => work);
+const { pm, pmJson, startPm, waitFor } = pmRunner(() => work);
+const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 beforeAll(async () => {
   buildCli();
@@ -84,7 +85,6 @@ describe("files through pm and curl", () => {
   );
 
   it("pm export --files and pm import --files carry the bytes: the imported task's files download identical", async () => {
-    const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");
     const comment = await stack.call("POST", "/comments", { key: owner.key, body: { taskId: "ENG-1", content: "the log" } });
     expect(comment.status, comment.text).toBe(201);
     const log = path.join(work, "trace.txt");
@@ -114,4 +114,106 @@ describe("files through pm and curl", () => {
       expect(sha(readFileSync(saved))).toBe(a.sha256);
     }
   });
+
+  it("pm import --files puts each file on the record the import's answer names: two tasks of one title, into a team and into a new workspace", async () => {
+    const key = owner.key;
+    const call = async (method, route, body) => {
+      const res = await stack.call(method, route, { key, body });
+      expect(res.status, res.text).toBeLessThan(300);
+      return res.body;
+    };
+    // Two tasks of the same title, each with its own file; a comment of the same words on each, the second's with a file.
+    await call("POST", "/teams", { name: "Twins", prefix: "TWN" });
+    const originals = {};
+    for (const [n, size] of [
+      [1, 1000],
+      [2, 2000],
+    ]) {
+      await call("POST", "/tasks", { teamId: "TWN", title: "Same title" });
+      const bytes = Buffer.from(Array.from({ length: size }, (_, i) => (i * n + 11) % 256));
+      writeFileSync(path.join(work, `task${n}.bin`), bytes);
+      await pmJson(["attach", `TWN-${n}`, path.join(work, `task${n}.bin`)], env);
+      originals[`task${n}.bin`] = sha(bytes);
+      const { comment } = await call("POST", "/comments", { taskId: `TWN-${n}`, content: "same words" });
+      if (n === 2) {
+        writeFileSync(path.join(work, "note.txt"), "on the second task's comment\n");
+        await pmJson(["attach", "TWN-2", path.join(work, "note.txt"), "--comment", comment.id], env);
+        originals["note.txt"] = sha(readFileSync(path.join(work, "note.txt")));
+      }
+    }
+    const expected = {
+      1: [["task1.bin", originals["task1.bin"], false]],
+      2: [
+        ["note.txt", originals["note.txt"], true],
+        ["task2.bin", originals["task2.bin"], false],
+      ],
+    };
+    // A task's files as downloaded (name, sha256 of the bytes, on a comment?), through pm with `extra` arguments.
+    const filesOf = async (ref, runEnv, extra = []) => {
+      const { attachments } = await pmJson(["attachments", ref, ...extra], runEnv);
+      const out = [];
+      for (const a of attachments) {
+        const saved = path.join(work, `got-${a.id}`);
+        const done = await pm(["download", a.id, "-o", saved, ...extra], runEnv);
+        expect(done.code, done.stderr).toBe(0);
+        out.push([a.filename, sha(readFileSync(saved)), a.commentId !== null]);
+      }
+      return out.sort();
+    };
+
+    const doc = path.join(work, "twn.json");
+    const dir = path.join(work, "twn-files");
+    expect((await pm(["export", "team", "TWN", "-o", doc, "--files", dir], env)).code).toBe(0);
+    // The target already holds a task of that title with a comment of those words: no title or text tells them apart.
+    await call("POST", "/teams", { name: "Copies", prefix: "CPY" });
+    await call("POST", "/tasks", { teamId: "CPY", title: "Same title" });
+    await call("POST", "/comments", { taskId: "CPY-1", content: "same words" });
+    const intoTeam = await pm(["import", doc, "--team", "CPY", "--files", dir], env);
+    expect(intoTeam.code, intoTeam.stderr).toBe(0);
+    expect(intoTeam.stderr).toContain("uploaded 3 files");
+    expect(await filesOf("CPY-1", env)).toEqual([]);
+    expect(await filesOf("CPY-2", env)).toEqual(expected[1]);
+    expect(await filesOf("CPY-3", env)).toEqual(expected[2]);
+
+    // A new workspace: a key cannot reach it, so pm refuses before importing anything.
+    const whole = path.join(work, "ws.json");
+    const wholeDir = path.join(work, "ws-files");
+    expect((await pm(["export", "workspace", "-o", whole, "--files", wholeDir], env)).code).toBe(0);
+    const workspaces = async () => (await call("GET", "/workspaces")).workspaces.length;
+    const before = await workspaces();
+    const refused = await pm(["import", whole, "--new-workspace", "--files", wholeDir], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("PM_API_KEY");
+    expect(await workspaces()).toBe(before);
+
+    // With a login, pm asks the person to approve a login to the new workspace (again, when they approve it for
+    // another one), then uploads there.
+    const loginEnv = { PM_BASE_URL: stack.base };
+    const login = startPm(["login"], loginEnv);
+    const [, loginCode] = await waitFor(login, /enter the code: (\S+)/);
+    await approveOnDevicePage(stack, { userCode: loginCode, email: owner.email, mailNumber: ++owner.mails });
+    expect((await login.done).code).toBe(0);
+    const run = startPm(["import", whole, "--new-workspace", "--files", wholeDir, "--json"], loginEnv);
+    const [, slug, wrong] = await waitFor(run, /\(workspace: (\S+)\), open \S+ and enter the code: (\S+)/, 60_000, "stderr");
+    await approveOnDevicePage(stack, { userCode: wrong, email: owner.email, mailNumber: ++owner.mails });
+    const [, code] = await waitFor(
+      run,
+      new RegExp(`That login is to ${owner.slug}, not to ${slug}\\.\\n.*enter the code: (\\S+)`),
+      30_000,
+      "stderr",
+    );
+    await approveOnDevicePage(stack, { userCode: code, email: owner.email, mailNumber: ++owner.mails, workspaceSlug: slug });
+    const done = await run.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain(`Logged in to ${slug}`);
+    expect(done.stderr).toContain("uploaded");
+    const answer = JSON.parse(done.stdout);
+    expect(answer.workspace.slug).toBe(slug);
+    expect(Object.keys(answer.ids.tasks).length).toBeGreaterThanOrEqual(2);
+    const there = ["--workspace", slug];
+    expect(await filesOf("TWN-1", loginEnv, there)).toEqual(expected[1]);
+    expect(await filesOf("TWN-2", loginEnv, there)).toEqual(expected[2]);
+    // The login in use stays the current one; the new workspace's is kept beside it.
+    expect((await pmJson(["whoami"], loginEnv)).workspace.slug).toBe(owner.slug);
+  }, 180_000);
 });

@@ -5,11 +5,10 @@
 import { createMiddleware } from "hono/factory";
 import { relayFileDeletions } from "../../files/deletions";
 import type { AppEnv } from "../../http/context";
-import { isInherited } from "../../http/request-db";
 
 export const fileRelay = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   const rdb = c.get("rdb");
-  if (!rdb.wrote || isInherited(c.req.raw) || (c.req.method !== "DELETE" && c.req.path !== "/mcp")) return;
+  if (!rdb.wrote || (c.req.method !== "DELETE" && c.req.path !== "/mcp")) return;
   rdb.defer((db) => relayFileDeletions(db, c.env));
 });

@@ -10,7 +10,7 @@ import { readCredential } from "../../auth/credential";
 import { AppError, ValidationError } from "../../core/errors";
 import { acceptedScopes } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
-import { type AppHandle, documentedRoute } from "../../http/dispatch";
+import { type AppHandle, documentedRoute } from "../../http/documented-routes";
 import type { Readers } from "../if-match";
 
 /** A refusal of what the request carries (its body, query or path values), not of who sends it or what it names. */

@@ -6,7 +6,6 @@ import type { RateLimitVerdict } from "../../core/rate-limiter";
 import type { AppEnv } from "../../http/context";
 import { errorResponse } from "../../http/error-mapper";
 import { IP_LIMITED_PATHS } from "../../http/openapi-rate-limit";
-import { isInherited } from "../../http/request-db";
 
 /** A limit from wrangler.toml [vars]: a missing or malformed one fails loudly instead of refusing everything (NaN). */
 function setting(env: AppEnv["Bindings"], name: "RATE_LIMIT_CREDENTIAL" | "RATE_LIMIT_IP" | "RATE_LIMIT_WINDOW_SECONDS"): number {
@@ -79,8 +78,6 @@ function refuse(c: Context<AppEnv>, verdict: RateLimitVerdict) {
  */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (c.env.BENCH_ROUTES === "true" && c.req.header("x-bench-rate-limit") === "off") return next();
-  // A request the app dispatches inside another (a batch item) was counted with it.
-  if (isInherited(c.req.raw)) return next();
   const key = await limiterKey(c);
   if (!key) return next();
   const windowSeconds = setting(c.env, "RATE_LIMIT_WINDOW_SECONDS");

@@ -7,14 +7,12 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { CallerEnv } from "../../http/caller";
 import type { AppEnv } from "../../http/context";
-import { isInherited } from "../../http/request-db";
 import { relayWebhooks } from "../../webhooks/relay";
 
 export const webhookRelay = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   const rdb = c.get("rdb");
-  // A request dispatched inside another (a batch item) shares that request's handle: the outer one relays.
-  if (!rdb.wrote || isInherited(c.req.raw)) return;
+  if (!rdb.wrote) return;
   const caller = (c as unknown as Context<CallerEnv>).get("caller");
   const workspace = caller ? caller.actor.workspace : undefined;
   rdb.defer((db) => relayWebhooks(db, c.env, workspace));

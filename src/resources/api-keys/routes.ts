@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { ApiKeyCreate, type ApiKeyCreateInput, ApiKeySchema, ApiKeySelection, apiKeyRecord } from "../../records/api-keys";
-import { listBody } from "../../store/list";
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./operations";
 
 /** GET /api-keys/{id}'s answer, also what If-Match and the order of checks read. */
@@ -75,19 +74,13 @@ const remove = createRoute({
 });
 
 export const apiKeyRoutes = newRouter()
-  .openapi(
-    list,
-    readHandler(list, async (caller, { searchParams }) => {
-      const params = await caller.listParams(apiKeyRecord.list, searchParams);
-      return listBody("api_keys", params, await listApiKeys(caller, params));
-    }),
-  )
+  .openapi(list, reading(list, listing(apiKeyRecord.list, "api_keys", listApiKeys)))
   .openapi(create, async (c) => {
     const { apiKey, key } = await createApiKey(c.get("caller"), c.req.valid("json") as ApiKeyCreateInput);
     c.header("Location", `/api-keys/${apiKey.id}`);
     return c.json({ apiKey, key }, 201);
   })
-  .openapi(read, async (c) => c.json(await readApiKey(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readApiKey)))
   .openapi(remove, async (c) => {
     await deleteApiKey(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

@@ -2,24 +2,22 @@
 // tools and the import. An upload checks the rules and the workspace's room (one query), streams the bytes to R2 with
 // their SHA-256, then writes the record in a transaction that checks both again; if the record cannot be written the
 // object is removed before the answer. A delete is one statement: the record, and its outbox row by trigger.
-import { and, eq, isNotNull, type SQLWrapper, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { attachments, comments, tasks, teams } from "../../../drizzle/schema";
-import { teamRoleGuard } from "../../auth/access";
+import { scopeGuard, taskWriteGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
+import { commentFilesGuard } from "../../auth/ownership";
 import { badRequest, invalid, notFound } from "../../core/errors";
-import type { Executor } from "../../db/client";
+import type { Tx } from "../../db/client";
 import type { Env } from "../../env";
 import { fileTooLarge, maxAttachmentBytes, maxWorkspaceBytes, quotaExceeded, storeObject } from "../../files/storage";
 import { newId } from "../../ids";
 import { type AttachmentDto, attachmentRecord } from "../../records/attachments";
 import { taskMatch } from "../../records/names";
 import { listTaskChildren } from "../../records/task-children";
-import { guardedDelete, readTarget, type Target } from "../../store/guarded";
+import { guardedDelete, guardedWrite, readTarget, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { readRecord } from "../../store/reads";
-
-/** Adding or removing a file needs team role MEMBER or higher in the task's team, or workspace ADMIN/OWNER. */
-const ATTACH = { min: "MEMBER", what: "attach files to this team's tasks" } as const;
 
 /** What an upload hangs on: a task (id or reference), or a comment on a task. */
 export type AttachmentParent = { kind: "task"; idOrRef: string } | { kind: "comment"; id: string };
@@ -32,6 +30,8 @@ export interface Upload {
   /** Hex SHA-256 of a `Content-Digest` (null: none). */
   digest: string | null;
   body: ReadableStream<Uint8Array> | null;
+  /** Work that commits with the record or not at all (an Idempotency-Key's stored answer), given the answer. */
+  withRecord?: (tx: Tx, attachment: AttachmentDto) => Promise<void>;
 }
 
 type FilesEnv = Pick<Env, "FILES" | "MAX_ATTACHMENT_BYTES" | "MAX_WORKSPACE_FILE_BYTES">;
@@ -40,7 +40,10 @@ type FilesEnv = Pick<Env, "FILES" | "MAX_ATTACHMENT_BYTES" | "MAX_WORKSPACE_FILE
 const storedBytes = (workspace: SQLWrapper) =>
   sql<number>`(select coalesce(sum(x.size), 0)::float8 from ${attachments} x where x.workspace_id = ${workspace})`;
 
-/** The parent in the caller's workspace under the attach rule, with its task, team, workspace and the workspace's stored bytes. */
+/**
+ * The parent in the caller's workspace under its rule (a task: the task write rule; a comment on a task: that and the
+ * rule of the comment's files), with its task, team, workspace and the workspace's stored bytes.
+ */
 function parentTarget(caller: Caller, parent: AttachmentParent): Target {
   const { actor } = caller;
   if (parent.kind === "task") {
@@ -54,7 +57,7 @@ function parentTarget(caller: Caller, parent: AttachmentParent): Target {
         workspaceId: tasks.workspaceId,
         used: storedBytes(tasks.workspaceId),
       },
-      guards: [teamRoleGuard(actor, tasks.teamId, ATTACH.min, ATTACH.what)],
+      guards: [taskWriteGuard(actor, tasks.teamId)],
       name: "Task",
       team: tasks.teamId,
       table: tasks,
@@ -72,7 +75,8 @@ function parentTarget(caller: Caller, parent: AttachmentParent): Target {
     },
     guards: [
       { holds: sql`${isNotNull(comments.taskId)}`, refusal: () => invalid("id", "Only comments on tasks take attachments") },
-      teamRoleGuard(actor, comments.teamId, ATTACH.min, ATTACH.what),
+      taskWriteGuard(actor, comments.teamId),
+      commentFilesGuard(actor),
     ],
     name: "Comment",
     team: comments.teamId,
@@ -82,11 +86,34 @@ function parentTarget(caller: Caller, parent: AttachmentParent): Target {
 
 type ParentRow = { id: string; taskId: string; teamId: string; workspaceId: string; used: number };
 
-/** One attachment's answer, in the caller's reach. */
-async function attachmentById(db: Executor, id: string): Promise<AttachmentDto> {
-  const [row] = await db.select({ attachment: attachmentRecord.json() }).from(attachmentRecord.from).where(eq(attachments.id, id)).limit(1);
-  return row.attachment as AttachmentDto;
+/**
+ * The record's insert as the write of the parent's guarded statement: the parent locked against deletion until the
+ * record is in, the workspace's room checked with the `used` the statement reads. Its result: the answer (null when
+ * the room is gone) and that `used`, whenever the parent's rules hold.
+ */
+function insertRecord(
+  caller: Caller,
+  parent: AttachmentParent,
+  record: Record<"id" | "sha256" | "objectKey", string>,
+  upload: Upload,
+  quota: number,
+) {
+  const table = parent.kind === "task" ? tasks : comments;
+  const t = (column: string) => sql`${sql.identifier("target")}.${sql.identifier(column)}`;
+  return (allowed: SQL) => ({
+    ctes: [
+      sql`locked as (select id from ${table} where id = ${allowed} for key share)`,
+      // Named like the table, so the answer's JSON reads the written row.
+      sql`attachments as (insert into ${attachments} (id, workspace_id, team_id, task_id, comment_id, filename, content_type, size, sha256, object_key, creator_id)
+        select ${record.id}, ${t("workspaceId")}, ${t("teamId")}, ${t("taskId")}, ${parent.kind === "comment" ? t("id") : sql`null`},
+          ${upload.filename}, ${upload.contentType}, ${upload.length}::bigint, ${record.sha256}, ${record.objectKey}, ${caller.actor.user}
+        from target join locked on locked.id = ${t("id")} where ${t("used")} + ${upload.length}::bigint <= ${quota}::bigint returning *)`,
+    ],
+    result: sql<Written>`(select json_build_object('attachment', (select ${attachmentRecord.json()} from ${attachmentRecord.from} where ${attachments.id} = ${record.id}),
+      'used', ${t("used")}) from target where ${t("id")} = ${allowed})`,
+  });
 }
+type Written = { attachment: AttachmentDto | null; used: number };
 
 /**
  * POST /tasks/{id}/attachments, POST /comments/{id}/attachments: the bytes streamed to R2 (never whole in memory), then
@@ -111,25 +138,14 @@ export async function uploadAttachment(caller: Caller, env: FilesEnv, parent: At
       throw badRequest("The body does not match its Content-Digest; nothing was stored", { expected: upload.digest, received: sha256 });
     }
     return await caller.transaction(async (tx) => {
-      // Concurrent uploads of one workspace take turns from here, so together they never pass its limit: the parent's
-      // read below starts after the lock, so its `used` counts every upload committed before.
+      // Concurrent uploads of one workspace take turns from here, so together they never pass its limit: the statement
+      // below starts after the lock, so its `used` counts every upload committed before.
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('files:' || ${caller.actor.workspace}, 0))`);
-      const row = await readTarget<ParentRow>(tx, caller, target, "key share");
-      if (row.used + upload.length! > quota) throw quotaExceeded(quota, row.used);
-      await tx.insert(attachments).values({
-        id,
-        workspaceId: row.workspaceId,
-        teamId: row.teamId,
-        taskId: row.taskId,
-        commentId: parent.kind === "comment" ? row.id : null,
-        filename: upload.filename,
-        contentType: upload.contentType,
-        size: upload.length!,
-        sha256,
-        objectKey,
-        creatorId: sql`${caller.actor.user}`,
-      });
-      return attachmentById(tx, id);
+      // The parent's rules again, the room and the record: one statement.
+      const written = await guardedWrite(caller, target, insertRecord(caller, parent, { id, sha256, objectKey }, upload, quota));
+      if (!written.attachment) throw quotaExceeded(quota, written.used);
+      await upload.withRecord?.(tx, written.attachment);
+      return written.attachment;
     });
   } catch (err) {
     // Refused, invalid or the database unreachable: the bytes go before the answer (the sweep catches a stop right here).
@@ -138,14 +154,23 @@ export async function uploadAttachment(caller: Caller, env: FilesEnv, parent: At
   }
 }
 
-/** The attachment `id` in the caller's workspace and teams, under the attach rule of its task's team. */
+/**
+ * The attachment `id` in the caller's workspace and teams, under the rules of what it hangs on: a task's needs
+ * `tasks:write` and the task write rule; a comment's `comments:write`, the task write rule and the rule of the comment's files.
+ */
 function attachmentTarget(caller: Caller, id: string): Target {
   const { actor } = caller;
+  const onTask = isNull(attachments.commentId);
   return {
-    from: sql`${attachments}`,
+    from: sql`${attachments} left join ${comments} on ${comments.id} = ${attachments.commentId}`,
     where: and(eq(attachments.workspaceId, actor.workspace), eq(attachments.id, id))!,
     columns: { id: attachments.id },
-    guards: [teamRoleGuard(actor, attachments.teamId, ATTACH.min, ATTACH.what)],
+    guards: [
+      scopeGuard(caller.credential, "tasks:write", sql`not ${onTask}`),
+      scopeGuard(caller.credential, "comments:write", onTask),
+      taskWriteGuard(actor, attachments.teamId),
+      commentFilesGuard(actor, onTask),
+    ],
     name: "Attachment",
     team: attachments.teamId,
     table: attachments,

@@ -1,14 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { Tx } from "../../db/client";
 import { digestOf } from "../../files/storage";
 import type { CallerEnv } from "../../http/caller";
-import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
+import { listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { Attachment, AttachmentSelection, attachmentRecord } from "../../records/attachments";
-import { listBody, parseFields, projectFields } from "../../store/list";
+import { StoredAnswer, uploadRetry } from "../../middleware/safe-retries";
+import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord, Filename } from "../../records/attachments";
+import { parseFields, projectFields } from "../../store/list";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
 
@@ -18,16 +20,9 @@ const TaskIdParam = IdParam.extend({
   id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)" }),
 });
 
-const Filename = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine(
-    (s) => ![...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f || ch === "/" || ch === "\\"),
-    "Must be a file name: no control characters, no / or \\",
-  )
-  .openapi({ description: "The file's name, as downloads will offer it", example: "shot.png" });
-const UploadQuery = z.object({ filename: Filename });
+const UploadQuery = z.object({
+  filename: Filename.openapi({ description: "The file's name, as downloads will offer it", example: "shot.png" }),
+});
 const RawBody = {
   body: {
     required: true,
@@ -38,7 +33,8 @@ const RawBody = {
 const UPLOAD_RULES =
   "The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file " +
   "(`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that " +
-  "does not match is 400, nothing stored. No `Idempotency-Key`.";
+  "does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and " +
+  "query) gets the first answer and nothing is stored again; another file under the key is 422.";
 
 const uploadResponses = {
   201: createdResponse(one, "Stored"),
@@ -60,7 +56,7 @@ const uploadToComment = createRoute({
   operationId: "uploadCommentAttachment",
   path: "/comments/{id}/attachments",
   summary: "Attach a file to a comment on a task",
-  description: `Needs team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). ${UPLOAD_RULES}`,
+  description: `Adding a file edits the comment: its author alone, who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). ${UPLOAD_RULES}`,
   request: { params: IdParam, query: UploadQuery, ...RawBody },
   responses: uploadResponses,
 });
@@ -99,7 +95,10 @@ const remove = createRoute({
   operationId: "deleteAttachment",
   path: "/attachments/{id}",
   summary: "Delete an attachment",
-  description: "Needs the right to change its task. Its bytes are removed from storage after the answer (at least once, through a queue).",
+  description:
+    "A task's file needs `tasks:write` and the right to change the task; a comment's needs `comments:write`, the right to change " +
+    "its task and the right to delete the comment (its author or a workspace ADMIN/OWNER). Its bytes are removed from storage " +
+    "after the answer (at least once, through a queue).",
   request: { params: IdParam },
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });
@@ -146,9 +145,23 @@ function upload(c: Context<CallerEnv>, filename: string) {
   };
 }
 
+const location = (attachment: AttachmentDto) => `/attachments/${attachment.id}`;
+
 const answerUpload = async (c: Context<CallerEnv>, parent: AttachmentParent, filename: string) => {
-  const attachment = await uploadAttachment(c.get("caller"), c.env, parent, upload(c, filename));
-  return created(c, "attachment", `/attachments/${attachment.id}`, attachment);
+  // With an Idempotency-Key, the answer is stored with the record: the same answer `created` gives below.
+  const retry = uploadRetry(c.req.raw);
+  const withRecord = retry
+    ? (tx: Tx, attachment: AttachmentDto) =>
+        retry.keep(tx, attachment.sha256, { status: 201, location: location(attachment), body: JSON.stringify({ attachment }) })
+    : undefined;
+  try {
+    const attachment = await uploadAttachment(c.get("caller"), c.env, parent, { ...upload(c, filename), withRecord });
+    return created(c, "attachment", location(attachment), attachment);
+  } catch (err) {
+    // The stored answer as it was kept (its JSON, status and Location), not retyped.
+    if (err instanceof StoredAnswer) return err.response as never;
+    throw err;
+  }
 };
 
 export const attachmentRoutes = newRouter()
@@ -156,15 +169,18 @@ export const attachmentRoutes = newRouter()
   .openapi(uploadToComment, (c) => answerUpload(c, { kind: "comment", id: c.req.valid("param").id }, c.req.valid("query").filename))
   .openapi(
     list,
-    readHandler(list, async (caller, { param, searchParams }) => {
-      const params = await caller.listParams(attachmentRecord.list, searchParams);
-      return listBody("attachments", params, await listAttachments(caller, param.id, params));
+    reading(
+      list,
+      listing(attachmentRecord.list, "attachments", (caller, params, param) => listAttachments(caller, param.id, params)),
+    ),
+  )
+  .openapi(
+    read,
+    reading(read, async ({ caller, param, query }) => {
+      const fields = parseFields(query.fields as string | undefined, attachmentRecord.shape);
+      return { attachment: projectFields(await getAttachment(caller, param.id, fields), fields) };
     }),
   )
-  .openapi(read, async (c) => {
-    const fields = parseFields(c.req.valid("query").fields, attachmentRecord.shape);
-    return c.json({ attachment: projectFields(await getAttachment(c.get("caller"), c.req.valid("param").id, fields), fields) }, 200);
-  })
   .openapi(remove, async (c) => {
     await deleteAttachment(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

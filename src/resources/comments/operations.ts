@@ -4,8 +4,8 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { comments } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { COMMENT_DELETE_REFUSAL, COMMENT_EDIT_REFUSAL, mayDeleteComment, mayEditComment } from "../../auth/ownership";
-import { forbidden, notFound } from "../../core/errors";
+import { commentDeleteGuard, commentEditGuard } from "../../auth/ownership";
+import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
 import {
   type CommentContentInput,
@@ -59,8 +59,7 @@ export function createComment(caller: Caller, input: CommentCreateInput): Promis
 
 /** PATCH /comments/{id}: its author alone, whatever their workspace role. */
 export function updateComment(caller: Caller, id: string, input: CommentContentInput): Promise<CommentDto> {
-  const rule = { holds: mayEditComment(caller.actor), refusal: () => forbidden(COMMENT_EDIT_REFUSAL) };
-  return guardedWrite(caller, commentById(caller, id, rule), (allowed) => ({
+  return guardedWrite(caller, commentById(caller, id, commentEditGuard(caller.actor)), (allowed) => ({
     ctes: [updatedRow(caller, "comments", comments, { content: input.content }, allowed)],
     result: written(sql`(select id from comments)`),
   }));
@@ -68,8 +67,7 @@ export function updateComment(caller: Caller, id: string, input: CommentContentI
 
 /** DELETE /comments/{id}: its author or a workspace ADMIN/OWNER. */
 export async function deleteComment(caller: Caller, id: string): Promise<void> {
-  const rule = { holds: mayDeleteComment(caller.actor)!, refusal: () => forbidden(COMMENT_DELETE_REFUSAL) };
-  await guardedDelete(caller, commentById(caller, id, rule), comments);
+  await guardedDelete(caller, commentById(caller, id, commentDeleteGuard(caller.actor)), comments);
 }
 
 /** GET /comments/{id}: every member reads it. */

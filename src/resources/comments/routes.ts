@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
-import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -17,7 +16,6 @@ import {
   TaskCommentSelection,
   targetCommentLists,
 } from "../../records/comments";
-import { listBody } from "../../store/list";
 import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./operations";
 
 /** GET /comments/{id}'s answer, also what If-Match and the order of checks read. */
@@ -115,18 +113,12 @@ const listOf = (kind: CommentTargetKind) =>
   });
 
 export const commentRoutes = newRouter()
-  .openapi(
-    list,
-    readHandler(list, async (caller, { searchParams }) => {
-      const params = await caller.listParams(commentRecord.list, searchParams);
-      return listBody("comments", params, await listComments(caller, params));
-    }),
-  )
+  .openapi(list, reading(list, listing(commentRecord.list, "comments", listComments)))
   .openapi(create, async (c) => {
     const comment = await createComment(c.get("caller"), c.req.valid("json") as CommentCreateInput);
     return created(c, "comment", `/comments/${comment.id}`, comment);
   })
-  .openapi(read, async (c) => c.json(await readComment(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readComment)))
   .openapi(update, async (c) => {
     const comment = await updateComment(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ comment }, 200);
@@ -141,9 +133,7 @@ export const commentRoutes = newRouter()
   });
 
 for (const kind of Object.keys(PLURAL) as CommentTargetKind[]) {
-  commentRoutes.openapi(listOf(kind), async (c) => {
-    const params = await listParams(c, targetCommentLists[kind]);
-    const comments = await listTargetComments(c.get("caller"), kind, c.req.valid("param").id, params);
-    return c.json(await listBody("comments", params, comments), 200);
-  });
+  const route = listOf(kind);
+  const rows = listing(targetCommentLists[kind], "comments", (caller, params, param) => listTargetComments(caller, kind, param.id, params));
+  commentRoutes.openapi(route, reading(route, rows));
 }

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { IdParam, ListQuery, MAX_ID_LENGTH, Pagination } from "../../http/schemas";
@@ -61,16 +62,21 @@ const history = (of: HistoryOf, noun: string, example: string) =>
     },
   });
 
-const query = (url: string) => new URL(url).searchParams;
+const HISTORIES: Array<[HistoryOf, string, string]> = [
+  ["tasks", "Task", "ENG-12"],
+  ["projects", "Project", "ENG-P3"],
+  ["milestones", "Milestone", "mile_01jz8x4q0be0sv3c5kq9v1y2ab"],
+];
 
-export const eventRoutes = newRouter()
-  .openapi(stream, async (c) => c.json(await listEvents(c.get("caller"), query(c.req.url)), 200))
-  .openapi(history("tasks", "Task", "ENG-12"), async (c) =>
-    c.json(await recordEvents(c.get("caller"), "tasks", c.req.valid("param").id, query(c.req.url)), 200),
-  )
-  .openapi(history("projects", "Project", "ENG-P3"), async (c) =>
-    c.json(await recordEvents(c.get("caller"), "projects", c.req.valid("param").id, query(c.req.url)), 200),
-  )
-  .openapi(history("milestones", "Milestone", "mile_01jz8x4q0be0sv3c5kq9v1y2ab"), async (c) =>
-    c.json(await recordEvents(c.get("caller"), "milestones", c.req.valid("param").id, query(c.req.url)), 200),
+export const eventRoutes = newRouter().openapi(
+  stream,
+  reading(stream, ({ caller, url }) => listEvents(caller, url.searchParams)),
+);
+
+for (const [of, noun, example] of HISTORIES) {
+  const route = history(of, noun, example);
+  eventRoutes.openapi(
+    route,
+    reading(route, ({ caller, param, url }) => recordEvents(caller, of, param.id, url.searchParams)),
   );
+}

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { badRequest, ValidationError } from "../../core/errors";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -108,17 +108,20 @@ function immutableIsBadRequest(result: ValidationResult): undefined {
 }
 
 export const fieldRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, fieldRecord.list);
-    const body = await listBody("fields", params, await listFields(c.get("caller"), params));
-    const builtIns = builtInFieldsFor(new URL(c.req.url).searchParams).map((f) => projectFields(f, params.fields));
-    return c.json({ ...body, fields: [...builtIns, ...body.fields] }, 200);
-  })
+  .openapi(
+    list,
+    reading(list, async ({ caller, url }) => {
+      const params = await caller.listParams(fieldRecord.list, url.searchParams);
+      const body = await listBody("fields", params, await listFields(caller, params));
+      const builtIns = builtInFieldsFor(url.searchParams).map((f) => projectFields(f, params.fields));
+      return { ...body, fields: [...builtIns, ...body.fields] };
+    }),
+  )
   .openapi(create, async (c) => {
     const field = await createField(c.get("caller"), c.req.valid("json"));
     return created(c, "field", `/fields/${field.id}`, field);
   })
-  .openapi(read, async (c) => c.json(await readField(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readField)))
   .openapi(
     update,
     async (c) => c.json({ field: await updateField(c.get("caller"), c.req.valid("param").id, c.req.valid("json")) }, 200),

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
 import { emailOutbox } from "../../http/email-outbox";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, reading } from "../../http/read-route";
 import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -112,12 +113,15 @@ export const inviteRoutes = newRouter()
     const invite = await createInvite(c.get("caller"), emailOutbox(c), input, `${publicBaseUrl(c)}/invites/redeem`);
     return created(c, "invite", `/invites/${invite.id}`, invite);
   })
-  .openapi(list, async (c) => c.json(await listInvites(c.get("caller"), new URL(c.req.url).searchParams), 200))
+  .openapi(
+    list,
+    reading(list, ({ caller, url }) => listInvites(caller, url.searchParams)),
+  )
   .openapi(redeem, async (c) => {
     const data = await redeemInvite(c.get("rdb").db, c.req.valid("json"));
     return c.json({ data }, 201);
   })
-  .openapi(read, async (c) => c.json(await readInvite(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readInvite)))
   .openapi(remove, async (c) => {
     await deleteInvite(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -14,7 +14,6 @@ import {
   type LabelUpdateInput,
   labelRecord,
 } from "../../records/labels";
-import { listBody } from "../../store/list";
 import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from "./operations";
 
 /** GET /labels/{id}'s answer, also what If-Match and the order of checks read. */
@@ -88,18 +87,12 @@ const remove = createRoute({
 });
 
 export const labelRoutes = newRouter()
-  .openapi(
-    list,
-    readHandler(list, async (caller, { searchParams }) => {
-      const params = await caller.listParams(labelRecord.list, searchParams);
-      return listBody("labels", params, await listLabels(caller, params));
-    }),
-  )
+  .openapi(list, reading(list, listing(labelRecord.list, "labels", listLabels)))
   .openapi(create, async (c) => {
     const label = await createLabel(c.get("caller"), c.req.valid("json") as LabelCreateInput);
     return created(c, "label", `/labels/${label.id}`, label);
   })
-  .openapi(read, async (c) => c.json(await readLabel(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readLabel)))
   .openapi(update, async (c) => {
     const label = await updateLabel(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as LabelUpdateInput);
     return c.json({ label }, 200);

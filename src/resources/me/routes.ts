@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { READABLE, SCOPES } from "../../core/scopes";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { UserSchema } from "../../records/users";
@@ -32,4 +33,7 @@ const me = createRoute({
   },
 });
 
-export const meRoutes = newRouter().openapi(me, async (c) => c.json(await getMe(c.get("caller")), 200));
+export const meRoutes = newRouter().openapi(
+  me,
+  reading(me, ({ caller }) => getMe(caller)),
+);

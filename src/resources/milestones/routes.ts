@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
-import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -15,7 +14,6 @@ import {
   type MilestoneUpdateInput,
   milestoneRecord,
 } from "../../records/milestones";
-import { listBody } from "../../store/list";
 import { createMilestone, deleteMilestone, getMilestone, listMilestones, listProjectMilestones, updateMilestone } from "./operations";
 
 /** GET /milestones/{id}'s answer, also what If-Match and the order of checks read. */
@@ -98,23 +96,19 @@ const remove = createRoute({
 });
 
 export const milestoneRoutes = newRouter()
+  .openapi(list, reading(list, listing(milestoneRecord.list, "milestones", listMilestones)))
   .openapi(
-    list,
-    readHandler(list, async (caller, { searchParams }) => {
-      const params = await caller.listParams(milestoneRecord.list, searchParams);
-      return listBody("milestones", params, await listMilestones(caller, params));
-    }),
+    ofProject,
+    reading(
+      ofProject,
+      listing(milestoneRecord.list, "milestones", (caller, params, param) => listProjectMilestones(caller, param.id, params)),
+    ),
   )
-  .openapi(ofProject, async (c) => {
-    const params = await listParams(c, milestoneRecord.list);
-    const rows = await listProjectMilestones(c.get("caller"), c.req.valid("param").id, params);
-    return c.json(await listBody("milestones", params, rows), 200);
-  })
   .openapi(create, async (c) => {
     const milestone = await createMilestone(c.get("caller"), c.req.valid("json") as MilestoneCreateInput);
     return created(c, "milestone", `/milestones/${milestone.id}`, milestone);
   })
-  .openapi(read, async (c) => c.json(await readMilestone(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readMilestone)))
   .openapi(update, async (c) => {
     const milestone = await updateMilestone(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as MilestoneUpdateInput);
     return c.json({ milestone }, 200);

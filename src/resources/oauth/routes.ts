@@ -8,15 +8,14 @@ import { OAuthError, registerClient } from "../../auth/oauth/clients";
 import { exchangeCode, refreshGrant } from "../../auth/oauth/grants";
 import { SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
-import { readHandler } from "../../http/get-reads";
 import { OAuthErrorBody } from "../../http/oauth-errors";
 import { ErrorBody, errorResponses, jsonResponse } from "../../http/openapi";
+import { listing, reading } from "../../http/read-route";
 import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
 import { OAuthGrantSelection, oauthGrantRecord } from "../../records/oauth-grants";
-import { listBody } from "../../store/list";
 import { authorizePage, codeStep, consentStep, signInStep } from "./authorize";
 import { deleteOAuthGrant, listOAuthGrants } from "./operations";
 
@@ -195,10 +194,11 @@ const required = (p: Record<string, string>, name: string) => {
 };
 
 export const oauthRoutes = newRouter()
-  .openapi(serverMetadata, (c) => {
-    const base = publicBaseUrl(c);
-    return c.json(
-      {
+  .openapi(
+    serverMetadata,
+    reading(serverMetadata, async ({ env, url }) => {
+      const base = publicBaseUrl({ env, req: { url: url.href } });
+      return {
         issuer: base,
         authorization_endpoint: `${base}/oauth/authorize`,
         token_endpoint: `${base}/oauth/token`,
@@ -212,17 +212,10 @@ export const oauthRoutes = newRouter()
         client_id_metadata_document_supported: true,
         authorization_response_iss_parameter_supported: true,
         service_documentation: `${base}/docs`,
-      },
-      200,
-    );
-  })
-  .openapi(
-    listGrants,
-    readHandler(listGrants, async (caller, { searchParams }) => {
-      const params = await caller.listParams(oauthGrantRecord.list, searchParams);
-      return listBody("oauth_grants", params, await listOAuthGrants(caller, params));
+      };
     }),
   )
+  .openapi(listGrants, reading(listGrants, listing(oauthGrantRecord.list, "oauth_grants", listOAuthGrants)))
   .openapi(removeGrant, async (c) => {
     await deleteOAuthGrant(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

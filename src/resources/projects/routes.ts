@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -14,7 +14,6 @@ import {
   type ProjectUpdateInput,
   projectRecord,
 } from "../../records/projects";
-import { listBody } from "../../store/list";
 import { createProject, deleteProject, getProject, listProjects, updateProject } from "./operations";
 
 /** GET /projects/{id}'s answer, also what If-Match and the order of checks read. */
@@ -90,13 +89,7 @@ const remove = createRoute({
 });
 
 export const projectRoutes = newRouter()
-  .openapi(
-    list,
-    readHandler(list, async (caller, { searchParams }) => {
-      const params = await caller.listParams(projectRecord.list, searchParams);
-      return listBody("projects", params, await listProjects(caller, params));
-    }),
-  )
+  .openapi(list, reading(list, listing(projectRecord.list, "projects", listProjects)))
   .openapi(
     create,
     async (c) => {
@@ -106,7 +99,7 @@ export const projectRoutes = newRouter()
     // A body without teamId is a missing required parameter: 400 (docs/api.md), not 422.
     missingIsBadRequest("teamId"),
   )
-  .openapi(read, async (c) => c.json(await readProject(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readProject)))
   .openapi(update, async (c) => {
     const project = await updateProject(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as ProjectUpdateInput);
     return c.json({ project }, 200);

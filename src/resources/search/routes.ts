@@ -1,5 +1,6 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { search as searchOperation } from "./operations";
@@ -25,6 +26,7 @@ const search = createRoute({
   },
 });
 
-export const searchRoutes = newRouter().openapi(search, async (c) =>
-  c.json(await searchOperation(c.get("caller"), c.req.valid("query")), 200),
+export const searchRoutes = newRouter().openapi(
+  search,
+  reading(search, ({ caller, query }) => searchOperation(caller, query as z.infer<typeof SearchQuery>)),
 );

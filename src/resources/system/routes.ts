@@ -4,6 +4,7 @@ import { devMailbox, devWebhookRequests } from "../../../drizzle/schema";
 import { publicJwks } from "../../auth/jwt";
 import { AppError, notFound } from "../../core/errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { reading } from "../../http/read-route";
 import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { newId } from "../../ids";
@@ -84,30 +85,35 @@ const devReceived = createRoute({
 });
 
 export const systemRoutes = newRouter()
-  .openapi(health, async (c) => {
-    const { deep } = c.req.valid("query");
-    if (deep === "1" || deep === "true") {
-      try {
-        await c.get("rdb").db.execute(sql`select 1`);
-      } catch {
-        throw new AppError("UNAVAILABLE", "The database is unavailable");
+  .openapi(
+    health,
+    reading(health, async ({ query, db }) => {
+      if (query.deep === "1" || query.deep === "true") {
+        try {
+          await db.execute(sql`select 1`);
+        } catch {
+          throw new AppError("UNAVAILABLE", "The database is unavailable");
+        }
       }
-    }
-    return c.json({ status: "ok" as const }, 200);
-  })
-  .openapi(jwks, async (c) => c.json(await publicJwks(c.env), 200))
-  .openapi(mailbox, async (c) => {
-    if (c.env.DEV_MAILBOX !== "true") throw notFound("Route");
-    const to = c.req.valid("query").to.trim().toLowerCase();
-    const rows = await c
-      .get("rdb")
-      .db.select()
-      .from(devMailbox)
-      .where(eq(devMailbox.to, to))
-      .orderBy(desc(devMailbox.createdAt), desc(devMailbox.id))
-      .limit(100);
-    return c.json(
-      {
+      return { status: "ok" as const };
+    }),
+  )
+  .openapi(
+    jwks,
+    reading(jwks, ({ env }) => publicJwks(env)),
+  )
+  .openapi(
+    mailbox,
+    reading(mailbox, async ({ env, query, db }) => {
+      if (env.DEV_MAILBOX !== "true") throw notFound("Route");
+      const to = (query.to as string).trim().toLowerCase();
+      const rows = await db
+        .select()
+        .from(devMailbox)
+        .where(eq(devMailbox.to, to))
+        .orderBy(desc(devMailbox.createdAt), desc(devMailbox.id))
+        .limit(100);
+      return {
         messages: rows.map((m) => ({
           id: m.id,
           to: m.to,
@@ -116,10 +122,9 @@ export const systemRoutes = newRouter()
           html: m.html,
           createdAt: m.createdAt.toISOString(),
         })),
-      },
-      200,
-    );
-  })
+      };
+    }),
+  )
   .openapi(devReceive, async (c) => {
     if (c.env.DEV_WEBHOOKS !== "true") throw notFound("Route");
     const id = newId("rcvd");
@@ -130,16 +135,15 @@ export const systemRoutes = newRouter()
       .values({ id, headers, body: await c.req.text() });
     return c.json({ id }, 200);
   })
-  .openapi(devReceived, async (c) => {
-    if (c.env.DEV_WEBHOOKS !== "true") throw notFound("Route");
-    const rows = await c
-      .get("rdb")
-      .db.select()
-      .from(devWebhookRequests)
-      .orderBy(desc(devWebhookRequests.createdAt), desc(devWebhookRequests.id))
-      .limit(100);
-    return c.json(
-      { requests: rows.map((r) => ({ id: r.id, headers: r.headers, body: r.body, createdAt: r.createdAt.toISOString() })) },
-      200,
-    );
-  });
+  .openapi(
+    devReceived,
+    reading(devReceived, async ({ env, db }) => {
+      if (env.DEV_WEBHOOKS !== "true") throw notFound("Route");
+      const rows = await db
+        .select()
+        .from(devWebhookRequests)
+        .orderBy(desc(devWebhookRequests.createdAt), desc(devWebhookRequests.id))
+        .limit(100);
+      return { requests: rows.map((r) => ({ id: r.id, headers: r.headers, body: r.body, createdAt: r.createdAt.toISOString() })) };
+    }),
+  );

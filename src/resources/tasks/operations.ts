@@ -3,7 +3,7 @@
 // milestone, a parent, an assignee, custom values) first has them checked in a transaction around that same statement.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { tasks, teams } from "../../../drizzle/schema";
-import { labelsGuard, teamRoleGuard } from "../../auth/access";
+import { labelsGuard, taskWriteGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { eventsWarmed } from "../../db/event-context";
 import { newId } from "../../ids";
@@ -19,8 +19,6 @@ import { insertColumns } from "../../store/record";
 import { type Links, resolveLinks } from "./links";
 
 const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
-/** The task write rule: what changes a task or what hangs on it (its relations, its links). */
-export const TASK_WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
 
 /** The Task answer of the task `id`, read in the statement that wrote it (its CTE `tasks` shadows the table). */
 const written = (id: SQL): SQL<TaskDto | null> => sql`(select ${taskRecord.json()} from ${taskRecord.from} where ${tasks.id} = ${id})`;
@@ -62,10 +60,7 @@ export function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[])
       parentId: tasks.parentId,
       customFields: tasks.customFields,
     },
-    guards: [
-      teamRoleGuard(actor, tasks.teamId, TASK_WRITE.min, TASK_WRITE.what),
-      ...(labelIds ? [labelsGuard(actor.workspace, labelIds)] : []),
-    ],
+    guards: [taskWriteGuard(actor, tasks.teamId), ...(labelIds ? [labelsGuard(actor.workspace, labelIds)] : [])],
     name: "Task",
     team: tasks.teamId,
     table: tasks,

@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { relationRecord, TaskRelation, TaskRelationCreate, TaskRelationSelection } from "../../records/task-relations";
-import { listBody } from "../../store/list";
 import { createRelation, deleteRelation, listRelations } from "./relations";
 
 const base = protectedRoute("Tasks");
@@ -67,10 +66,13 @@ const remove = createRoute({
 });
 
 export const taskRelationRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, relationRecord.list);
-    return c.json(await listBody("relations", params, await listRelations(c.get("caller"), c.req.valid("param").id, params)), 200);
-  })
+  .openapi(
+    list,
+    reading(
+      list,
+      listing(relationRecord.list, "relations", (caller, params, param) => listRelations(caller, param.id, params)),
+    ),
+  )
   .openapi(create, async (c) => {
     const { id } = c.req.valid("param");
     const relation = await createRelation(c.get("caller"), id, c.req.valid("json"));

@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../../records/tasks";
-import { listBody } from "../../store/list";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "./operations";
 
 /** GET /tasks/{id}'s answer, also what If-Match and the order of checks read. */
@@ -96,10 +95,7 @@ const remove = createRoute({
 });
 
 export const taskRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, taskRecord.list);
-    return c.json(await listBody("tasks", params, await listTasks(c.get("caller"), params)), 200);
-  })
+  .openapi(list, reading(list, listing(taskRecord.list, "tasks", listTasks)))
   .openapi(
     create,
     async (c) => {
@@ -109,7 +105,7 @@ export const taskRoutes = newRouter()
     // A body without teamId is a missing required parameter: 400 (docs/api.md), not 422.
     missingIsBadRequest("teamId"),
   )
-  .openapi(read, async (c) => c.json(await readTask(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readTask)))
   .openapi(update, async (c) => {
     const task = await updateTask(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as TaskUpdateInput);
     return c.json({ task }, 200);

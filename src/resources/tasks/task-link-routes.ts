@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { listParams } from "../../http/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { linkRecord, TaskLink, TaskLinkCreate, TaskLinkSelection } from "../../records/task-links";
-import { listBody } from "../../store/list";
 import { addLink, deleteLink, listLinks } from "./task-links";
 
 const base = protectedRoute("Tasks");
@@ -56,10 +55,13 @@ const remove = createRoute({
 });
 
 export const taskLinkRoutes = newRouter()
-  .openapi(list, async (c) => {
-    const params = await listParams(c, linkRecord.list);
-    return c.json(await listBody("links", params, await listLinks(c.get("caller"), c.req.valid("param").id, params)), 200);
-  })
+  .openapi(
+    list,
+    reading(
+      list,
+      listing(linkRecord.list, "links", (caller, params, param) => listLinks(caller, param.id, params)),
+    ),
+  )
   .openapi(create, async (c) => {
     const { id } = c.req.valid("param");
     const { link, created: added } = await addLink(c.get("caller"), id, c.req.valid("json"));

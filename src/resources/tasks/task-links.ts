@@ -3,14 +3,14 @@
 // answers the link the task has, whoever races it), a delete under the same rule on the link's task, a list in one query.
 import { and, eq, sql } from "drizzle-orm";
 import { taskLinks, tasks } from "../../../drizzle/schema";
-import { teamRoleGuard } from "../../auth/access";
+import { taskWriteGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { newId } from "../../ids";
 import { listTaskChildren } from "../../records/task-children";
 import { linkRecord, normalizedUrl, type TaskLinkCreateInput, type TaskLinkDto } from "../../records/task-links";
 import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
-import { TASK_WRITE, taskTarget } from "./operations";
+import { taskTarget } from "./operations";
 
 /**
  * POST /tasks/{id}/links: by a caller who may change the task. ONE statement: the insert, or, when the task has the URL
@@ -40,7 +40,7 @@ function linkTarget(caller: Caller, id: string): Target {
     from: sql`${taskLinks}`,
     where: and(eq(taskLinks.workspaceId, caller.actor.workspace), eq(taskLinks.id, id))!,
     columns: { id: taskLinks.id },
-    guards: [teamRoleGuard(caller.actor, taskLinks.teamId, TASK_WRITE.min, TASK_WRITE.what)],
+    guards: [taskWriteGuard(caller.actor, taskLinks.teamId)],
     name: "Link",
     team: taskLinks.teamId,
     table: taskLinks,

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -15,7 +15,6 @@ import {
   teamMemberItemRecord,
   teamMemberRecord,
 } from "../../records/team-members";
-import { listBody } from "../../store/list";
 import { addTeamMember, getTeamMember, listTeamMembers, removeTeamMember, updateTeamMember } from "./operations";
 
 /** GET /team-members/{id}'s answer, also what If-Match and the order of checks read. */
@@ -97,17 +96,17 @@ const remove = createRoute({
 export const teamMemberRoutes = newRouter()
   .openapi(
     list,
-    readHandler(list, async (caller, { param, searchParams }) => {
-      const params = await caller.listParams(teamMemberItemRecord.list, searchParams);
-      return listBody("members", params, await listTeamMembers(caller, param.id, params));
-    }),
+    reading(
+      list,
+      listing(teamMemberItemRecord.list, "members", (caller, params, param) => listTeamMembers(caller, param.id, params)),
+    ),
   )
   .openapi(create, async (c) => {
     const input = c.req.valid("json") as TeamMemberCreateInput;
     const teamMember = await addTeamMember(c.get("caller"), c.req.valid("param").id, input);
     return created(c, "teamMember", `/team-members/${teamMember.id}`, teamMember);
   })
-  .openapi(read, async (c) => c.json(await readTeamMember(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readTeamMember)))
   .openapi(update, async (c) => {
     const teamMember = await updateTeamMember(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ teamMember }, 200);

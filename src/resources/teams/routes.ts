@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { readHandler } from "../../http/get-reads";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { Team, TeamCreate, type TeamCreateInput, TeamSelection, TeamUpdate, type TeamUpdateInput, teamRecord } from "../../records/teams";
-import { listBody } from "../../store/list";
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "./operations";
 
 /** GET /teams/{id}'s answer, also what If-Match and the order of checks read. */
@@ -84,18 +83,12 @@ const remove = createRoute({
 });
 
 export const teamRoutes = newRouter()
-  .openapi(
-    list,
-    readHandler(list, async (caller, { searchParams }) => {
-      const params = await caller.listParams(teamRecord.list, searchParams);
-      return listBody("teams", params, await listTeams(caller, params));
-    }),
-  )
+  .openapi(list, reading(list, listing(teamRecord.list, "teams", listTeams)))
   .openapi(create, async (c) => {
     const team = await createTeam(c.get("caller"), c.req.valid("json") as TeamCreateInput);
     return created(c, "team", `/teams/${team.id}`, team);
   })
-  .openapi(read, async (c) => c.json(await readTeam(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(read, reading(read, byId(readTeam)))
   .openapi(update, async (c) => {
     const team = await updateTeam(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as TeamUpdateInput);
     return c.json({ team }, 200);

@@ -42,6 +42,7 @@ import {
   checkTaskCycles,
   type ImportHead,
   newTasksPerTeam,
+  type Placed,
   PlanState,
   planCommentPage,
   planFields,
@@ -401,9 +402,15 @@ const deferParentLinks = (tx: Tx) => tx.execute(sql`set constraints tasks_parent
 
 /**
  * A task, project or team export into `team` (its id or prefix), in one transaction (POST /teams/{id}/import, or an
- * import's commit); returns the team's id.
+ * import's commit); returns the team's id and where the records the document's files hang on went.
  */
-export async function importIntoTeam(tx: Tx, principal: Principal, team: string, source: ImportSource, update: boolean): Promise<string> {
+export async function importIntoTeam(
+  tx: Tx,
+  principal: Principal,
+  team: string,
+  source: ImportSource,
+  update: boolean,
+): Promise<{ teamId: string; ids: Placed }> {
   const head = await source.head();
   if (head.type === "workspace")
     throw new ValidationError({ [source.typePath]: ["A workspace export is imported with POST /workspaces/import"] });
@@ -454,7 +461,7 @@ export async function importIntoTeam(tx: Tx, principal: Principal, team: string,
     await writeHead(tx, state, plan, bases);
   }
   await writePages(tx, principal, state, source, bases, refusal);
-  return teamId;
+  return { teamId, ids: state.placed() };
 }
 
 /** Who may import into a team (POST /teams/{id}/import, an import opened into it): team MEMBER or above; 404 unfound. */
@@ -469,7 +476,10 @@ export function requireMayImportWorkspace(principal: Principal): void {
   requireUnbound(principal, "import a workspace");
 }
 
-/** A workspace export into a new workspace whose OWNER is the caller (POST /workspaces/import, or an import's commit); returns it. */
+/**
+ * A workspace export into a new workspace whose OWNER is the caller (POST /workspaces/import, or an import's commit);
+ * returns it and where the records the document's files hang on went.
+ */
 export async function importWorkspace(tx: Tx, principal: Principal, source: ImportSource) {
   requireMayImportWorkspace(principal);
   const head: ImportHead = await source.head();
@@ -506,7 +516,7 @@ export async function importWorkspace(tx: Tx, principal: Principal, source: Impo
     await writeHead(tx, state, plan, new Map());
   }
   await writePages(tx, principal, state, source, new Map(), null);
-  return workspace;
+  return { workspace, ids: state.placed() };
 }
 
 /** A team import's answer: the team, its members as team-member objects. */

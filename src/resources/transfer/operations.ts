@@ -1,8 +1,10 @@
 // The transfer's operations: an export, an import sent whole, and one sent in parts (opened, filled, committed). Each
 // loads the caller's principal and runs its import in one transaction; the routes only parse, call and answer.
 import type { Caller } from "../../auth/caller";
+import type { Principal } from "../../auth/principal";
 import { exportDocument } from "./export";
 import { importedTeam, importIntoTeam, importWorkspace } from "./import";
+import type { Placed } from "./plan";
 import type { ExportDocumentDto, ExportType } from "./schema";
 import { documentSource } from "./source";
 import * as staged from "./staged";
@@ -12,14 +14,24 @@ export async function exportRecords(caller: Caller, type: ExportType, idOrRef: s
   return exportDocument(caller.db, await caller.principal(), type, idOrRef);
 }
 
-/** POST /teams/{id}/import: the export's records into the team, then the team as it stands (members included). */
-export async function importTeam(caller: Caller, teamId: string, doc: ExportDocumentDto, update: boolean) {
-  const principal = await caller.principal();
-  const id = await caller.db.transaction((tx) => importIntoTeam(tx, principal, teamId, documentSource(doc), update));
-  return importedTeam(caller.db, principal, id);
+type Imported = Awaited<ReturnType<typeof importIntoTeam> | ReturnType<typeof importWorkspace>>;
+
+/** A team import's answer: the team as it stands after it (members included), and where the filed records went. */
+async function teamAnswer(caller: Caller, principal: Principal, done: { teamId: string; ids: Placed }) {
+  return { imported: await importedTeam(caller.db, principal, done.teamId), ids: done.ids };
 }
 
-/** POST /workspaces/import: a new workspace holding the export's records, the caller its owner. */
+/** POST /teams/{id}/import: the export's records into the team. */
+export async function importTeam(caller: Caller, teamId: string, doc: ExportDocumentDto, update: boolean) {
+  const principal = await caller.principal();
+  return teamAnswer(
+    caller,
+    principal,
+    await caller.db.transaction((tx) => importIntoTeam(tx, principal, teamId, documentSource(doc), update)),
+  );
+}
+
+/** POST /workspaces/import: a new workspace holding the export's records, the caller its owner; where the filed records went. */
 export async function importNewWorkspace(caller: Caller, doc: ExportDocumentDto) {
   const principal = await caller.principal();
   return caller.db.transaction((tx) => importWorkspace(tx, principal, documentSource(doc)));
@@ -46,17 +58,15 @@ export async function deleteImport(caller: Caller, id: string) {
 }
 
 /**
- * POST /imports/{id}/commit: every part imported in one transaction, into its team (answered as the team) or into a
- * new workspace (answered as the workspace).
+ * POST /imports/{id}/commit: every part imported in one transaction, into its team or into a new workspace, answered
+ * as the import it stands for.
  */
 export async function commitImport(caller: Caller, id: string) {
   const principal = await caller.principal();
   const done = await caller.db.transaction((tx) =>
-    staged.commitImport(tx, principal, id, async ({ teamId, update }, source) => {
-      if (teamId === null) return { teamId, workspace: await importWorkspace(tx, principal, source) };
-      return { teamId: await importIntoTeam(tx, principal, teamId, source, update), workspace: null };
-    }),
+    staged.commitImport<Imported>(tx, principal, id, ({ teamId, update }, source) =>
+      teamId === null ? importWorkspace(tx, principal, source) : importIntoTeam(tx, principal, teamId, source, update),
+    ),
   );
-  if (done.teamId === null) return { workspace: done.workspace };
-  return { team: await importedTeam(caller.db, principal, done.teamId) };
+  return "workspace" in done ? done : teamAnswer(caller, principal, done);
 }

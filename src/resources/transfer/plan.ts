@@ -33,7 +33,25 @@ export interface ImportHead {
   teams: Located<Data["teams"][number]>[];
   projects: Located<Data["projects"][number]>[];
   milestones: Located<Data["milestones"][number]>[];
+  /** The tasks and comments the document's files (`data.attachments`) hang on: the import's answer places them. */
+  filed: { tasks: Set<string>; comments: Set<string> };
 }
+
+/** Where the import put the records the document's files hang on: each one's id in the target, by its id in the export. */
+export interface Placed {
+  tasks: Record<string, string>;
+  comments: Record<string, string>;
+}
+
+/** The tasks and comments that `files` (the document's attachments) hang on. */
+export const filedRecords = (files: Iterable<{ taskId: string; commentId: string | null }>): ImportHead["filed"] => {
+  const filed = { tasks: new Set<string>(), comments: new Set<string>() };
+  for (const f of files) {
+    filed.tasks.add(f.taskId);
+    if (f.commentId !== null) filed.comments.add(f.commentId);
+  }
+  return filed;
+};
 
 /** The target as the import finds it (import.ts reads it in one statement). */
 export interface Target {
@@ -76,6 +94,11 @@ export class PlanState {
   readonly milestoneProject = new Map<string, string>();
   /** Each relation's stored edge in the target (`type source target`), with its path: one edge per pair and meaning. */
   readonly edges = new Map<string, string>();
+  /**
+   * The target's id of each filed comment (ImportHead's `filed`), set as its page is planned; a comment's new id is
+   * kept only for these, so the Worker holds no map of every comment.
+   */
+  readonly #filedComments = new Map<string, string>();
   #users = new Map<string, string | null>();
   readonly #memberIds: Set<string>;
 
@@ -161,6 +184,21 @@ export class PlanState {
     const mapped = this.ids.get(id);
     if (!mapped && path) this.fail(path, "Not a team of the export");
     return mapped ?? id;
+  }
+
+  /** Notes where a comment of the export went, if a file hangs on it. */
+  placeComment(exportId: string, id: string) {
+    if (this.head.filed.comments.has(exportId)) this.#filedComments.set(exportId, id);
+  }
+
+  /** The filed tasks and comments, each with its id in the target (once every page was planned); one not imported is left out. */
+  placed(): Placed {
+    const tasks: Record<string, string> = {};
+    for (const id of this.head.filed.tasks) {
+      const mapped = this.tasks.has(id) ? this.ids.get(id) : undefined;
+      if (mapped) tasks[id] = mapped;
+    }
+    return { tasks, comments: Object.fromEntries(this.#filedComments) };
   }
 
   /** A new record's number in its team (the export's order). */
@@ -382,6 +420,7 @@ export function planCommentPage(state: PlanState, page: Located<ExportedComment>
     if ([links.taskId, links.projectId, links.milestoneId].filter(Boolean).length !== 1)
       state.fail(at, "Must be on exactly one task, project or milestone");
     const id = state.kept(c.id) ? c.id : newId("cmnt");
+    state.placeComment(c.id, id);
     const current = state.target.comments.get(id);
     if (current && !current.editable && current.content !== c.content) refused.push(at);
     // The team of what it is on (checked by the database); a link that failed leaves it empty, and the import is refused.

@@ -6,7 +6,7 @@ import type { ExportedComment } from "../../records/comments";
 import type { ExportedLink } from "../../records/task-links";
 import type { ExportedRelation } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
-import type { ImportHead, Located } from "./plan";
+import { filedRecords, type ImportHead, type Located } from "./plan";
 import type { ExportDocumentDto } from "./schema";
 
 export type PagedCollection = "tasks" | "comments" | "relations" | "links";
@@ -19,7 +19,7 @@ type PagedRecord<C extends PagedCollection> = C extends "tasks"
       : ExportedLink;
 
 export interface ImportSource {
-  /** The export's type, root and workspace, and every collection but the tasks and comments. */
+  /** The export's type, root and workspace, every collection but the paged ones, and the records its files hang on. */
   head(): Promise<ImportHead>;
   /** The tasks, the comments, the relations or the links, in the document's order, `size` at a time. */
   pages<C extends PagedCollection>(collection: C, size: number): AsyncIterable<Located<PagedRecord<C>>[]>;
@@ -45,6 +45,7 @@ export function documentSource(doc: ExportDocumentDto): ImportSource {
         ImportHead,
         (typeof COLLECTIONS)[number]
       >),
+      filed: filedRecords(d.attachments),
     }),
     async *pages<C extends PagedCollection>(collection: C, size: number) {
       const list = d[collection] as PagedRecord<C>[];

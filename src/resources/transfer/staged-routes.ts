@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Caller } from "../../auth/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { reading } from "../../http/read-route";
 import { releaseBodyText } from "../../http/release-body";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { formsOf, NameOf } from "../../records/names";
-import { serializeWorkspace, WorkspaceSchema } from "../../records/workspaces";
 import { commitImport, deleteImport, getImport, openImport, putImportPart } from "./operations";
-import { IMPORT_RULES, ImportedTeam } from "./routes";
+import { IMPORT_RULES, TeamImported, WorkspaceImported, workspaceImported } from "./routes";
 import { ExportDocument } from "./schema";
 import { IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS } from "./staged";
 
@@ -122,12 +122,15 @@ const commit = createRoute({
   summary: "Import every part, in one transaction",
   description:
     "Imports the parts, in the order of their numbers, as the one document they make up: into the team as `POST /teams/{id}/import` would (200 " +
-    "`{imported: Team}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace}`), by the same rules; the paths of a 422 start " +
+    "`{imported: Team, ids}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace, ids}`), by the same rules; the paths of a 422 start " +
     `with \`parts.<n>.\`. ${IMPORT_RULES} Committed, the import is closed (409 to anything but reading or deleting it).`,
   request: { params: IdParam },
   responses: {
-    200: jsonResponse(z.object({ imported: ImportedTeam }), "Imported into the team: the team, its members as team-member objects"),
-    201: createdResponse(z.object({ workspace: WorkspaceSchema }), "Imported into a new workspace"),
+    200: jsonResponse(
+      TeamImported,
+      "Imported into the team: the team, its members as team-member objects; `ids`: where the filed records went",
+    ),
+    201: createdResponse(WorkspaceImported, "Imported into a new workspace; `ids`: where the filed records went"),
     ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
   },
 });
@@ -148,7 +151,10 @@ export const importRoutes = newRouter()
     const found = await openImport(c.get("caller"), { teamId, update });
     return created(c, "import", `/imports/${found.id}`, found);
   })
-  .openapi(read, async (c) => c.json(await readImport(c.get("caller"), c.req.valid("param").id), 200))
+  .openapi(
+    read,
+    reading(read, ({ caller, param }) => readImport(caller, param.id)),
+  )
   .openapi(part, async (c) => {
     const { id, number } = c.req.valid("param");
     const { data } = c.req.valid("json");
@@ -158,8 +164,8 @@ export const importRoutes = newRouter()
   })
   .openapi(commit, async (c) => {
     const done = await commitImport(c.get("caller"), c.req.valid("param").id);
-    if (done.workspace) return created(c, "workspace", `/workspaces/${done.workspace.id}`, serializeWorkspace(done.workspace));
-    return c.json({ imported: done.team }, 200);
+    if ("workspace" in done) return workspaceImported(c, done);
+    return c.json(done, 200);
   })
   .openapi(remove, async (c) => {
     await deleteImport(c.get("caller"), c.req.valid("param").id);

@@ -13,10 +13,11 @@ import { AppError, notFound, ValidationError } from "../../core/errors";
 import type { Db, Executor, Tx } from "../../db/client";
 import { inTeams } from "../../db/scope";
 import { newId } from "../../ids";
+import type { ExportedAttachment } from "../../records/attachments";
 import { nameMatch } from "../../records/names";
 import { isoTimestamp } from "../../store/record";
 import { requireMayImportTeam, requireMayImportWorkspace } from "./import";
-import type { ImportHead, Located } from "./plan";
+import { filedRecords, type ImportHead, type Located } from "./plan";
 import { EXPORT_COLLECTIONS, type ExportCollection, type ExportDocumentDto, exportRecordSchema } from "./schema";
 import type { ImportSource, PagedCollection } from "./source";
 
@@ -237,6 +238,7 @@ function stagedSource(tx: Tx, id: string): ImportSource {
         teams: of("teams"),
         projects: of("projects"),
         milestones: of("milestones"),
+        filed: filedRecords(of<ExportedAttachment>("attachments").map((a) => a.record)),
       };
     },
     async *pages<C extends PagedCollection>(collection: C, size: number) {

@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { readHandler } from "../../http/get-reads";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { UserUpdate, type UserUpdateInput, WorkspaceUserSchema, WorkspaceUserSelection, workspaceUserRecord } from "../../records/users";
-import { listBody } from "../../store/list";
 import { getUser, listUsers, removeUser, updateUser } from "./operations";
 
 /** GET /users/{id}'s answer, also what If-Match and the order of checks read. */
@@ -78,14 +77,8 @@ const remove = createRoute({
 });
 
 export const userRoutes = newRouter()
-  .openapi(
-    list,
-    readHandler(list, async (caller, { searchParams }) => {
-      const params = await caller.listParams(workspaceUserRecord.list, searchParams);
-      return listBody("users", params, await listUsers(caller, params));
-    }),
-  )
-  .openapi(read, async (c) => c.json(await readUser(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(list, reading(list, listing(workspaceUserRecord.list, "users", listUsers)))
+  .openapi(read, reading(read, byId(readUser)))
   .openapi(update, async (c) => {
     const user = await updateUser(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as UserUpdateInput);
     return c.json({ user }, 200);

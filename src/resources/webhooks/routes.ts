@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -172,8 +173,11 @@ export const webhookRoutes = newRouter()
     const webhook = await createWebhook(c.get("caller"), c.env, c.req.valid("json") as WebhookCreateInput);
     return created(c, "webhook", `/webhooks/${webhook.id}`, webhook);
   })
-  .openapi(list, async (c) => c.json(await listWebhooks(c.get("caller"), new URL(c.req.url).searchParams), 200))
-  .openapi(read, async (c) => c.json(await readWebhook(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(
+    list,
+    reading(list, ({ caller, url }) => listWebhooks(caller, url.searchParams)),
+  )
+  .openapi(read, reading(read, byId(readWebhook)))
   .openapi(update, async (c) => {
     const webhook = await updateWebhook(c.get("caller"), c.env, c.req.valid("param").id, c.req.valid("json") as WebhookUpdateInput);
     return c.json({ webhook }, 200);
@@ -184,10 +188,10 @@ export const webhookRoutes = newRouter()
   })
   .openapi(rotate, async (c) => c.json({ webhook: await rotateWebhookSecret(c.get("caller"), c.env, c.req.valid("param").id) }, 200))
   .openapi(ping, async (c) => c.json({ delivery: await pingWebhook(c.get("caller"), c.req.valid("param").id) }, 202))
-  .openapi(deliveries, async (c) => {
-    const query = new URL(c.req.url).searchParams;
-    return c.json(await listDeliveries(c.get("caller"), c.req.valid("param").id, query), 200);
-  })
+  .openapi(
+    deliveries,
+    reading(deliveries, ({ caller, param, url }) => listDeliveries(caller, param.id, url.searchParams)),
+  )
   .openapi(redeliverRoute, async (c) => {
     const { id, deliveryId } = c.req.valid("param");
     return c.json({ delivery: await redeliver(c.get("caller"), id, deliveryId) }, 202);

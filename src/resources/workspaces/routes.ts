@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { recordAnswer } from "../../http/answer";
-import { readHandler } from "../../http/get-reads";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { byId, listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { WorkspaceSchema, WorkspaceSelection, WorkspaceUpdate, type WorkspaceUpdateInput, workspaceRecord } from "../../records/workspaces";
-import { listBody } from "../../store/list";
 import { getWorkspace, listWorkspaces, updateWorkspace } from "./operations";
 
 /** GET /workspaces/{id}'s answer, also what If-Match and the order of checks read. */
@@ -58,14 +57,8 @@ const update = createRoute({
 });
 
 export const workspaceRoutes = newRouter()
-  .openapi(
-    list,
-    readHandler(list, async (caller, { searchParams }) => {
-      const params = await caller.listParams(workspaceRecord.list, searchParams);
-      return listBody("workspaces", params, await listWorkspaces(caller, params));
-    }),
-  )
-  .openapi(read, async (c) => c.json(await readWorkspace(c.get("caller"), c.req.valid("param").id, c.req.valid("query").fields), 200))
+  .openapi(list, reading(list, listing(workspaceRecord.list, "workspaces", listWorkspaces)))
+  .openapi(read, reading(read, byId(readWorkspace)))
   .openapi(update, async (c) => {
     const workspace = await updateWorkspace(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as WorkspaceUpdateInput);
     return c.json({ workspace }, 200);

@@ -57,10 +57,11 @@ export function pmRunner(configHome) {
     return JSON.parse(result.stdout);
   };
 
-  async function waitFor(run, pattern, ms = 20_000) {
+  /** The first match of `pattern` in what `run` printed on `stream` (stdout, or stderr), waited for. */
+  async function waitFor(run, pattern, ms = 20_000, stream = "stdout") {
     const deadline = Date.now() + ms;
     for (;;) {
-      const match = pattern.exec(run.stdout);
+      const match = pattern.exec(run[stream]);
       if (match) return match;
       if (run.child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} in: ${run.stdout}${run.stderr}`);
       await new Promise((r) => setTimeout(r, 100));

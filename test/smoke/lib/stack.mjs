@@ -14,8 +14,11 @@ export const sixDigits = (message) => /\b(\d{6})\b/.exec(message.text)[1];
 export const hidden = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
 export const unique = (tag) => `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;
 
-/** Starts the stack and resolves once the API is ready; on `dataDir` (another stack's, stopped) when given, else a new one. */
-export async function startStack({ dataDir = newDataDir() } = {}) {
+/**
+ * Starts the stack and resolves once the API is ready; on `dataDir` (another stack's, stopped) when given, else a new one.
+ * `env`: more of `npm start`'s environment (e.g. PG_PORT, DEV_FILES_SWEEP_GRACE_SECONDS).
+ */
+export async function startStack({ dataDir = newDataDir(), env = {} } = {}) {
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   // Exactly what `npm start` runs, without npm in between (signals then reach the script itself).
   const [command, ...args] = pkg.scripts.start.split(/\s+/);
@@ -24,7 +27,7 @@ export async function startStack({ dataDir = newDataDir() } = {}) {
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0" },
+    env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, as a terminal's foreground job: Ctrl-C (interrupt) and a last-resort kill reach the start
     // script, which stops the stack (a process group of its own); the stack also stops when the script dies.
@@ -65,7 +68,7 @@ export async function startStack({ dataDir = newDataDir() } = {}) {
     return { ms: Date.now() - started, output };
   }
 
-  const stack = { base, call, mail, stop, interrupt, dataDir };
+  const stack = { base, call, mail, stop, interrupt, dataDir, pid: child.pid };
   try {
     await ready(child, () => output);
   } catch (error) {
@@ -153,9 +156,10 @@ export async function signUp(stack, tag, workspaceName = "Smoke Works") {
 
 /**
  * Approves a device as a person does on the /device page: the user code and their address, then the login code
- * that arrives as their `mailNumber`-th email. Both pages are returned for the caller to check.
+ * that arrives as their `mailNumber`-th email, and the workspace (`workspaceSlug`; default: their first). Both pages
+ * are returned for the caller to check.
  */
-export async function approveOnDevicePage(stack, { userCode, email, mailNumber }) {
+export async function approveOnDevicePage(stack, { userCode, email, mailNumber, workspaceSlug = "" }) {
   const step = await stack.call("POST", "/device", { form: { user_code: userCode, email } });
   if (step.status !== 200) return { step };
   const confirm = await stack.call("POST", "/device/confirm", {
@@ -163,7 +167,7 @@ export async function approveOnDevicePage(stack, { userCode, email, mailNumber }
       user_code: userCode,
       login_token: hidden(step.text, "login_token"),
       code: sixDigits(await stack.mail(email, mailNumber)),
-      workspace_slug: "",
+      workspace_slug: workspaceSlug,
       decision: "approve",
     },
   });

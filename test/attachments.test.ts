@@ -98,6 +98,15 @@ describe("attachments", () => {
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get("content-range")).toBe("bytes */10");
     expect(beyond.body.error.code).toBe("RANGE_NOT_SATISFIABLE");
+    // If-Range: the range only of the same bytes (its strong ETag); another tag or a date asks for the whole file.
+    const same = await send("GET", `/attachments/${id}/content`, member.key, { headers: { range: "bytes=2-5", "if-range": etag } });
+    expect([same.status, new TextDecoder().decode(same.body)]).toEqual([206, "2345"]);
+    for (const ifRange of ['"other"', `W/${etag}`, "Thu, 26 Nov 2026 10:00:00 GMT"]) {
+      const whole = await send("GET", `/attachments/${id}/content`, member.key, { headers: { range: "bytes=2-5", "if-range": ifRange } });
+      expect([whole.status, new TextDecoder().decode(whole.body), whole.headers.get("content-range")]).toEqual([200, "0123456789", null]);
+    }
+    // No intermediary may compress or otherwise change the bytes their ETag and ranges describe.
+    expect(part.headers.get("cache-control")).toBe("private, no-transform");
   });
 
   it("a matching Content-Digest is kept; one that does not match is 400 and nothing is stored", async () => {

@@ -1,6 +1,6 @@
 // GET /attachments/{id}/content (docs/api.md, "Attachments"): the bytes as a download that never runs on the API's
 // origin (Content-Disposition attachment, nosniff, a sandboxing CSP), revalidated by its SHA-256 (a strong ETag: the
-// bytes never change) and read in ranges (RFC 9110: one range; several are answered whole, as the RFC allows).
+// bytes never change) and read in ranges (RFC 9110: one range, If-Range honoured; several are answered whole, as the RFC allows).
 import type { Context } from "hono";
 import { AppError } from "../../core/errors";
 import type { CallerEnv } from "../../http/caller";
@@ -43,9 +43,15 @@ export async function attachmentContent(c: Context<CallerEnv>, id: string): Prom
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": "sandbox",
     "Accept-Ranges": "bytes",
+    // Per credential, and never compressed on the way (Cloudflare honours no-transform): the ETag and a range describe
+    // these bytes.
+    "Cache-Control": "private, no-transform",
   });
   if (matches(header("if-none-match"), etag)) return new Response(null, { status: 304, headers });
-  const range = parseRange(header("range"), attachment.size);
+  // If-Range (RFC 9110 §13.1.5): a range only of these bytes, by their strong ETag; anything else (a date: there is no
+  // Last-Modified) asks for the whole file.
+  const ifRange = header("if-range");
+  const range = parseRange(ifRange === undefined || ifRange.trim() === etag ? header("range") : undefined, attachment.size);
   if (range === "unsatisfiable") {
     // The one error mapper's answer, with the size a client needs to ask again (RFC 9110 §15.5.17).
     const res = errorResponse(new AppError("RANGE_NOT_SATISFIABLE", `The file has ${attachment.size} bytes`), c);

@@ -1,5 +1,5 @@
-// A batch item whose GET route registers its read (src/http/get-reads.ts) runs as a call of that read with the batch's
-// caller: no request through the app, the same answer as the direct GET (its validation, scope and errors included).
+// A batch item of a list or a nested list runs as a call of its route's read with the batch's caller: no request
+// through the app, the same answer as the direct GET (its validation, scope and errors included).
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { app } from "../src/app";
 import { api, get } from "./helpers/api";
@@ -7,7 +7,7 @@ import { addMember, newTeam, newTenant, type TeamFixture, type Tenant } from "./
 
 const batch = (requests: unknown, key?: string) => api("POST", "/batch", { body: { requests }, key });
 
-describe("POST /batch with registered GET reads", () => {
+describe("POST /batch list items", () => {
   let t: Tenant;
   let team: TeamFixture;
 

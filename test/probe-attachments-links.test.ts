@@ -46,43 +46,45 @@ describe("probe: a comments:write key reads what its task shows", () => {
 });
 
 describe("probe: an import checks a file entry by the upload's rules", () => {
-  it("a file name an upload refuses (a path, a control character) is 422 at its path, and nothing is imported", async () => {
-    const t = await newTenant("Probe Files");
-    const source = await newTeam(t, { prefix: "PSRC" });
+  // A team's export holding one file, a team to import it into, and the import of the export with its file entry changed.
+  async function filedExport(name: string, prefixes: [string, string]) {
+    const t = await newTenant(name);
+    const source = await newTeam(t, { prefix: prefixes[0] });
     const task = (await post("/tasks", { title: "filed", teamId: source.id }, t.owner.key)).body.task;
     expect((await upload(`/tasks/${task.id}`, t.owner.key, new TextEncoder().encode("x"), "shot.png")).status).toBe(201);
     const doc = (await get(`/teams/${source.id}/export`, t.owner.key)).body;
-    const target = await newTeam(t, { prefix: "PDST" });
+    const target = await newTeam(t, { prefix: prefixes[1] });
+    return {
+      importWith: (change: Record<string, unknown>) => {
+        const data = { ...doc, data: { ...doc.data, attachments: [{ ...doc.data.attachments[0], ...change }] } };
+        return post(`/teams/${target.id}/import`, { data, update: false }, t.owner.key);
+      },
+      imported: async () => (await get(`/tasks?filter[eq][teamId]=${target.id}`, t.owner.key)).body.tasks,
+    };
+  }
 
+  it("a file name an upload refuses (a path, a control character) is 422 at its path, and nothing is imported", async () => {
+    const { importWith, imported } = await filedExport("Probe Files", ["PSRC", "PDST"]);
     for (const filename of ["../../etc/passwd", "a\\b", "line\nbreak", "\u202egnp.exe", "c1\u0085.txt"]) {
-      const data = { ...doc, data: { ...doc.data, attachments: [{ ...doc.data.attachments[0], filename }] } };
-      const res = await post(`/teams/${target.id}/import`, { data, update: false }, t.owner.key);
+      const res = await importWith({ filename });
       expect(res.status, `${JSON.stringify(filename)}: ${JSON.stringify(res.body)}`).toBe(422);
       expect(res.body).toEqual({
         errors: { "data.data.attachments.0.filename": ["Must be a file name: no control or direction-override characters, no / or \\"] },
       });
     }
-    const tasks = await get(`/tasks?filter[eq][teamId]=${target.id}`, t.owner.key);
-    expect(tasks.body.tasks).toEqual([]);
+    expect(await imported()).toEqual([]);
   });
 
   it("a file on a task or comment the document does not hold is 422 at that id, and nothing is imported", async () => {
-    const t = await newTenant("Probe Filed");
-    const source = await newTeam(t, { prefix: "PFSR" });
-    const task = (await post("/tasks", { title: "filed", teamId: source.id }, t.owner.key)).body.task;
-    expect((await upload(`/tasks/${task.id}`, t.owner.key, new TextEncoder().encode("x"), "shot.png")).status).toBe(201);
-    const doc = (await get(`/teams/${source.id}/export`, t.owner.key)).body;
-    const target = await newTeam(t, { prefix: "PFDS" });
+    const { importWith, imported } = await filedExport("Probe Filed", ["PFSR", "PFDS"]);
     const cases = [
       [{ taskId: "task_nope" }, "data.data.attachments.0.taskId", "Not a task of the export"],
       [{ commentId: "cmnt_nope" }, "data.data.attachments.0.commentId", "Not a comment of the export"],
     ] as const;
     for (const [change, path, message] of cases) {
-      const data = { ...doc, data: { ...doc.data, attachments: [{ ...doc.data.attachments[0], ...change }] } };
-      const res = await post(`/teams/${target.id}/import`, { data, update: false }, t.owner.key);
+      const res = await importWith(change);
       expect([res.status, res.body]).toEqual([422, { errors: { [path]: [message] } }]);
     }
-    const tasks = await get(`/tasks?filter[eq][teamId]=${target.id}`, t.owner.key);
-    expect(tasks.body.tasks).toEqual([]);
+    expect(await imported()).toEqual([]);
   });
 });

@@ -38,10 +38,22 @@ export function digestOf(header: string | undefined): string | null {
 
 const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
-/** The hex SHA-256 of a body, read as it streams (never held whole); an absent body's is the empty string's. */
-export async function streamSha256(body: ReadableStream<Uint8Array> | null): Promise<string> {
+/** A request's `Content-Length` as a byte count (null: absent, or not a count). */
+export const declaredLength = (header: string | undefined) => (header !== undefined && /^\d+$/.test(header) ? Number(header) : null);
+
+/**
+ * The hex SHA-256 of a body, read as it streams (never held whole) in the pieces an upload reads when `length` (its
+ * `Content-Length`) is declared; an absent body's is the empty string's. A body of another length is 400.
+ */
+export async function streamSha256(body: ReadableStream<Uint8Array> | null, length: number | null): Promise<string> {
   const digest = new crypto.DigestStream("SHA-256");
-  await (body ? body.pipeTo(digest) : digest.getWriter().close());
+  // An aborted copy rejects the digest too: that refusal is answered by the copy's.
+  digest.digest.catch(() => undefined);
+  if (body && length !== null)
+    await copyInPieces(body, length, [digest.getWriter()]).catch((err: unknown) => {
+      throw err instanceof BodyFailure ? bodyRefusal(length) : err;
+    });
+  else await (body ? body.pipeTo(digest) : digest.getWriter().close());
   return hex(await digest.digest);
 }
 
@@ -55,6 +67,9 @@ const PIECE_BYTES = 1024 * 1024;
 
 /** The body failed, or ended at another length than announced: the caller's fault (400), not the store's. */
 class BodyFailure extends Error {}
+
+/** The 400 of a body that failed or was not `length` bytes. */
+const bodyRefusal = (length: number) => badRequest(`The body did not arrive whole (Content-Length said ${length} bytes)`);
 
 /** A reader of `body` that fills a buffer at a time: a request's body is a byte stream; any other goes through one. */
 function piecesOf(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReader {
@@ -116,8 +131,7 @@ export async function storeObject(
   const [stored, copied] = await Promise.allSettled([put, copyInPieces(body, length, [storing, digest.getWriter()])]);
   if (stored.status === "fulfilled" && copied.status === "fulfilled") return hex(await digest.digest);
   await env.FILES.delete(key).catch(() => undefined);
-  if (copied.status === "rejected" && copied.reason instanceof BodyFailure)
-    throw badRequest(`The body did not arrive whole (Content-Length said ${length} bytes)`);
+  if (copied.status === "rejected" && copied.reason instanceof BodyFailure) throw bodyRefusal(length);
   // The body arrived whole and the store refused it: the caller's request was fine, the store was not.
   throw new AppError("UNAVAILABLE", "The file store is unavailable; nothing was stored, retry later");
 }

@@ -11,7 +11,7 @@ import { credentialScope, memberColumn, readCredential } from "../../auth/creden
 import { openText, sealText, sha256Hex } from "../../core/crypto";
 import { AppError, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
-import { streamSha256 } from "../../files/storage";
+import { declaredLength, streamSha256 } from "../../files/storage";
 import type { AppEnv } from "../../http/context";
 import { inRequestTransaction } from "../../http/request-db";
 import { UPLOAD_PATH } from "../../http/urls";
@@ -135,7 +135,12 @@ async function uploadRetries(c: Context<AppEnv>, next: () => Promise<void>, key:
   const { owner, stored } = await lookUp(c.get("rdb").db, scope, key);
   if (stored) {
     // A repeat: its bytes hashed on their way through (never held) tell the same file from another; nothing is stored.
-    c.res = await replay(c, stored, await uploadHash(c, await streamSha256(c.req.raw.body)), `${owner} ${key}`);
+    c.res = await replay(
+      c,
+      stored,
+      await uploadHash(c, await streamSha256(c.req.raw.body, declaredLength(c.req.header("content-length")))),
+      `${owner} ${key}`,
+    );
     return;
   }
   uploads.set(c.req.raw, {

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Tx } from "../../db/client";
-import { digestOf } from "../../files/storage";
+import { declaredLength, digestOf } from "../../files/storage";
 import type { CallerEnv } from "../../http/caller";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
 import { listing, reading } from "../../http/read-route";
@@ -56,7 +56,7 @@ const uploadToComment = createRoute({
   operationId: "uploadCommentAttachment",
   path: "/comments/{id}/attachments",
   summary: "Attach a file to a comment on a task",
-  description: `Adding a file edits the comment: its author alone, who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). ${UPLOAD_RULES}`,
+  description: `Its author or a workspace ADMIN/OWNER (who may delete the comment), who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). ${UPLOAD_RULES}`,
   request: { params: IdParam, query: UploadQuery, ...RawBody },
   responses: uploadResponses,
 });
@@ -135,11 +135,10 @@ const content = createRoute({
 
 /** The upload of a request: the query's file name and the raw body with its headers. */
 function upload(c: Context<CallerEnv>, filename: string) {
-  const length = c.req.header("content-length");
   return {
     filename,
     contentType: (c.req.header("content-type") ?? "").trim() || "application/octet-stream",
-    length: length !== undefined && /^\d+$/.test(length) ? Number(length) : null,
+    length: declaredLength(c.req.header("content-length")),
     digest: digestOf(c.req.header("content-digest")),
     body: c.req.raw.body,
   };

@@ -41,6 +41,7 @@ class ErrorAnswer extends Error {}
  */
 export async function inRequestTransaction(c: Context<AppEnv>, work: (tx: Tx) => Promise<void>): Promise<void> {
   try {
+    // Interactive (the WebSocket): the handler's statements run in it, each decided by the last.
     await c.get("rdb").inTransaction(async (tx) => {
       await work(tx);
       if (c.res.status >= 400) throw new ErrorAnswer();

@@ -124,8 +124,10 @@ export function startSqlOverHttp({ port = 0, delayMs = 0, log = () => {} } = {})
       // Only loopback databases: this endpoint must never become a way out of the machine.
       if (!LOOPBACK.has(url.hostname)) throw new RequestError(400, "database host not allowed");
       pool = new pg.Pool({ connectionString, max: 20, idleTimeoutMillis: IDLE_MS, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-      // A connection that dies idle (a restart, a crash) leaves the pool; the next request opens another.
+      // A connection that dies idle (a restart, a crash) leaves the pool; the next request opens another. One that dies
+      // in use fails its statement (a 500) and is not put back; either way the process carries on.
       pool.on("error", (e) => log(`sql-over-http pool: ${e.message}`));
+      pool.on("connect", (client) => client.on("error", (e) => log(`sql-over-http connection: ${e.message}`)));
       pools.set(connectionString, pool);
     }
     return pool;

@@ -104,6 +104,16 @@ describe("SQL functions: each one's live text in its file", () => {
     }
   });
 
+  it("no versioned migration since the files replaces a function: its change goes in the function's file", () => {
+    const journal = JSON.parse(readFileSync(path.join(MIGRATIONS, "meta/_journal.json"), "utf8"));
+    const since = journal.entries.slice(journal.entries.findIndex((e) => e.tag === BEFORE_FUNCTION_FILES) + 1);
+    for (const { tag } of since) {
+      // A new function's stub (`CREATE FUNCTION`, for a trigger made in the same migration) is fine: its file replaces it.
+      const replaced = readFileSync(path.join(MIGRATIONS, `${tag}.sql`), "utf8").match(/\bOR\s+REPLACE\s+FUNCTION\s+[\w.]+/gi);
+      expect(replaced, `${tag}.sql: edit migrations/functions/ instead`).toBeNull();
+    }
+  });
+
   it("a database migrated before the files existed ends, once upgraded, as a fresh one", async () => {
     const fresh = await definitions(db.url);
     expect(Object.keys(fresh).filter((n) => n.startsWith("function ")).length).toBeGreaterThan(10);

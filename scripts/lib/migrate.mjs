@@ -54,7 +54,10 @@ export async function applyMigrations(url, folder = MIGRATIONS) {
     for (const file of files) {
       const hash = createHash("sha256").update(file.text).digest("hex");
       if (pending.length === 0 && applied.get(file.name) === hash) continue;
-      await client.query(file.text);
+      await client.query(file.text).catch((err) => {
+        err.message = `migrations/functions/${file.name}: ${err.message}`;
+        throw err;
+      });
       await client.query(
         `INSERT INTO drizzle.function_files (name, hash) VALUES ($1, $2)
          ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, applied_at = now()`,

@@ -153,7 +153,7 @@ describe("SQL functions: each one's live text in its file", () => {
       path.join(folder, "functions/pm_zz_broken.sql"),
       "CREATE FUNCTION pm_zz_broken() RETURNS int LANGUAGE sql AS $$ nope $$;",
     );
-    await expect(applyMigrations(db.url, folder)).rejects.toThrow(/syntax error/);
+    await expect(applyMigrations(db.url, folder)).rejects.toThrow(/^migrations\/functions\/pm_zz_broken\.sql: syntax error/);
     expect(await warmEvents()).toBe(liveText("pm_warm_events"));
     expect(await applyMigrations(db.url)).toEqual({ versioned: 0, functions: [] });
   });

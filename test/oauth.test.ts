@@ -1,9 +1,9 @@
 // OAuth for agent hosts (docs/clients.md): metadata, registration, the consent page driven as a person
 // drives it, the token endpoint, grants and revocation, on REST and MCP, against the real database.
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { oauthGrants } from "../drizzle/schema";
-import { base64url } from "../src/core/crypto";
+import { oauthGrants, oauthRefreshTokens } from "../drizzle/schema";
+import { base64url, sha256Hex } from "../src/core/crypto";
 import { SCOPES } from "../src/core/scopes";
 import { api, del, fetchApp, get, post } from "./helpers/api";
 import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
@@ -118,6 +118,14 @@ async function grant(tenant: Tenant, choice: { scopes?: string[]; teams?: string
 
 const bearer = (path: string, accessToken: string, method = "GET", body?: unknown) => api(method, path, { bearer: accessToken, body });
 
+/** A used refresh token as if its first use were a minute ago, past the grace for concurrent refreshes. */
+const usedLongAgo = async (refreshToken: string) => {
+  const hash = await sha256Hex(refreshToken);
+  await withDb((db) =>
+    db.update(oauthRefreshTokens).set({ usedAt: sql`now() - interval '1 minute'` }).where(eq(oauthRefreshTokens.hash, hash)),
+  );
+};
+
 describe("OAuth metadata and registration", () => {
   it("the protected resource names this server, whose metadata says PKCE S256, public clients and metadata documents", async () => {
     const prm = await get("/.well-known/oauth-protected-resource");
@@ -129,6 +137,8 @@ describe("OAuth metadata and registration", () => {
       authorization_endpoint: "http://api.test/oauth/authorize",
       token_endpoint: "http://api.test/oauth/token",
       registration_endpoint: "http://api.test/oauth/register",
+      revocation_endpoint: "http://api.test/auth/revoke",
+      revocation_endpoint_auth_methods_supported: ["none"],
       code_challenge_methods_supported: ["S256"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       token_endpoint_auth_methods_supported: ["none"],
@@ -405,7 +415,7 @@ describe("OAuth authorization and tokens", () => {
     expect(foreign.status).toBe(422);
   });
 
-  it("rotates refresh tokens; a used one presented again revokes the grant at once", async () => {
+  it("rotates refresh tokens; a used one presented again after the grace revokes the grant at once", async () => {
     const g = await grant(tenant);
     const first = await token({ grant_type: "refresh_token", refresh_token: g.refresh_token, client_id: g.clientId });
     expect(first.status).toBe(200);
@@ -416,6 +426,7 @@ describe("OAuth authorization and tokens", () => {
       "invalid_grant",
     );
 
+    await usedLongAgo(g.refresh_token);
     const reused = await token({ grant_type: "refresh_token", refresh_token: g.refresh_token, client_id: g.clientId });
     expect(reused.status).toBe(400);
     expect(reused.json().error).toBe("invalid_grant");
@@ -424,6 +435,45 @@ describe("OAuth authorization and tokens", () => {
     expect((await token({ grant_type: "refresh_token", refresh_token: rotated.refresh_token, client_id: g.clientId })).json().error).toBe(
       "invalid_grant",
     );
+  });
+
+  it("two refreshes at once with the same token both renew (the grace); the grant lives on", async () => {
+    const g = await grant(tenant);
+    const refresh = { grant_type: "refresh_token", refresh_token: g.refresh_token, client_id: g.clientId };
+    const both = await Promise.all([token(refresh), token(refresh)]);
+    expect(both.map((r) => [r.status, r.json().error])).toEqual([
+      [200, undefined],
+      [200, undefined],
+    ]);
+    const [a, b] = both.map((r) => r.json());
+    expect(a.refresh_token).not.toBe(b.refresh_token);
+    for (const answer of [a, b]) {
+      expect((await bearer("/me", answer.access_token)).status).toBe(200);
+      // Each successor renews in its turn: neither branch was revoked.
+      const next = await token({ ...refresh, refresh_token: answer.refresh_token });
+      expect(next.status).toBe(200);
+    }
+    expect(await withDb((db) => db.select().from(oauthGrants).where(eq(oauthGrants.clientId, g.clientId)))).toHaveLength(1);
+  });
+
+  it("POST /auth/revoke (RFC 7009) revokes a grant by its refresh token or an access token; another client's is left alone", async () => {
+    for (const which of ["refresh_token", "access_token"] as const) {
+      const g = await grant(tenant);
+      const token_ = which === "refresh_token" ? g.refresh_token : g.access_token;
+      // Another client's id: not this client's token to revoke (RFC 7009 §2.1), the same answer.
+      const foreign = await raw("POST", "/auth/revoke", { token: token_, token_type_hint: which, client_id: "ocl_other" });
+      expect([which, foreign.status, foreign.json()]).toEqual([which, 200, { revoked: true }]);
+      expect((await bearer("/me", g.access_token)).status).toBe(200);
+      // As RFC 7009 §2.1 sends it: a form, the token and its client.
+      const revoked = await raw("POST", "/auth/revoke", { token: token_, token_type_hint: which, client_id: g.clientId });
+      expect([which, revoked.status, revoked.json()]).toEqual([which, 200, { revoked: true }]);
+      expect((await bearer("/me", g.access_token)).status).toBe(401);
+      const refreshed = await token({ grant_type: "refresh_token", refresh_token: g.refresh_token, client_id: g.clientId });
+      expect([which, refreshed.json().error]).toEqual([which, "invalid_grant"]);
+      expect(await withDb((db) => db.select().from(oauthGrants).where(eq(oauthGrants.clientId, g.clientId)))).toEqual([]);
+      // Again, or without client_id: the same answer, nothing left to revoke.
+      expect((await raw("POST", "/auth/revoke", { token: token_ })).status).toBe(200);
+    }
   });
 
   it("GET /oauth/grants lists the caller's grants; DELETE revokes one at once on REST, MCP and refresh", async () => {

@@ -7,12 +7,17 @@ import { randomToken } from "../../core/crypto";
 import type { Db } from "../../db/client";
 import { destinationProblem, urlProblem } from "../../webhooks/url-safety";
 
-/** An OAuth error: RFC 6749 §5.2 / RFC 7591 §3.2.2 `{error, error_description}` with its status. */
+/**
+ * An OAuth error: RFC 6749 §5.2 / RFC 7591 §3.2.2 `{error, error_description}` with its status. `revoked` names the
+ * workspace whose grant the refused request revoked (a replayed code or refresh token): the answer tells the front
+ * Worker (docs/edge.md, "Revocation").
+ */
 export class OAuthError extends Error {
   constructor(
     readonly error: string,
     readonly description: string,
     readonly status: 400 | 401 = 400,
+    readonly revoked: string | null = null,
   ) {
     super(description);
   }

@@ -15,6 +15,7 @@ import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
+import { REVOKED } from "../../middleware/edge-workspace";
 import { OAuthGrantSelection, oauthGrantRecord } from "../../records/oauth-grants";
 import { authorizePage, codeStep, consentStep, signInStep } from "./authorize";
 import { deleteOAuthGrant, listOAuthGrants } from "./operations";
@@ -175,9 +176,12 @@ const removeGrant = createRoute({
   responses: { 204: { description: "Revoked" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
 });
 
-/** An OAuth error body, uncacheable (RFC 6749 §5.1–5.2). */
+/** An OAuth error body, uncacheable (RFC 6749 §5.1–5.2); a refusal that revoked a grant says whose (docs/edge.md). */
 const oauthFailure = (c: Context, err: OAuthError) =>
-  c.json({ error: err.error, error_description: err.description }, err.status, { "cache-control": "no-store" });
+  c.json({ error: err.error, error_description: err.description }, err.status, {
+    "cache-control": "no-store",
+    ...(err.revoked && { [REVOKED]: err.revoked }),
+  });
 
 /** The token request's parameters: a form (RFC 6749 §4.1.3), or JSON from a lenient client. */
 async function tokenParams(c: Context): Promise<Record<string, string>> {
@@ -203,6 +207,9 @@ export const oauthRoutes = newRouter()
         authorization_endpoint: `${base}/oauth/authorize`,
         token_endpoint: `${base}/oauth/token`,
         registration_endpoint: `${base}/oauth/register`,
+        // RFC 7009: one endpoint revokes every token the service issues, a device login's and a grant's.
+        revocation_endpoint: `${base}/auth/revoke`,
+        revocation_endpoint_auth_methods_supported: ["none"],
         scopes_supported: [...SCOPES],
         response_types_supported: ["code"],
         response_modes_supported: ["query"],

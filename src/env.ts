@@ -56,4 +56,6 @@ export interface Env {
   RATE_LIMIT_IP: string;
   /** The fixed window, in seconds. */
   RATE_LIMIT_WINDOW_SECONDS: string;
+  /** OAuth client registrations (POST /oauth/register) per hour per client IP: each stores a client for good. */
+  RATE_LIMIT_REGISTRATIONS: string;
 }

@@ -191,6 +191,22 @@ describe("OAuth metadata and registration", () => {
     });
     expect(proto.status).toBe(422);
     expect(({} as any).polluted).toBeUndefined();
+    // Bounded, as a registration is public and kept for good: 10 redirect URIs of at most 2000 characters, a name of 100.
+    const long = `https://ok.example/${"a".repeat(1982)}`;
+    expect(long.length).toBe(2001);
+    const bounded: [object, string][] = [
+      [{ redirect_uris: [long] }, "invalid_redirect_uri"],
+      [{ redirect_uris: Array.from({ length: 11 }, (_, i) => `${REDIRECT}/${i}`) }, "invalid_redirect_uri"],
+      [{ redirect_uris: Array.from({ length: 10 }, (_, i) => `https://ok.example/${i}/${"b".repeat(90_000)}`) }, "invalid_redirect_uri"],
+      [{ redirect_uris: [REDIRECT], client_name: "n".repeat(101) }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: { en: "x" } }, "invalid_client_metadata"],
+    ];
+    for (const [body, error] of bounded) {
+      const res = await post("/oauth/register", body);
+      expect([res.status, res.body.error]).toEqual([400, error]);
+    }
+    const longest = await post("/oauth/register", { redirect_uris: [long.slice(0, 2000)], client_name: "n".repeat(100) });
+    expect([longest.status, longest.body.redirect_uris, longest.body.client_name]).toEqual([201, [long.slice(0, 2000)], "n".repeat(100)]);
     const extra = await post("/oauth/register", { redirect_uris: [REDIRECT], logo_uri: "https://x.example/l.png", software_id: "x" });
     expect(extra.status).toBe(201);
     expect(extra.body.client_name).toBe("127.0.0.1:33418");

@@ -4,7 +4,7 @@
 // the grants the API's.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { OAuthError, registerClient } from "../../auth/oauth/clients";
+import { MAX_REDIRECT_URI, OAuthError, registerClient } from "../../auth/oauth/clients";
 import { exchangeCode, refreshGrant } from "../../auth/oauth/grants";
 import { SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
@@ -53,7 +53,7 @@ const register = createRoute({
   ...publicRoute(TAG),
   summary: "Dynamic Client Registration (RFC 7591) of a public client",
   description:
-    "Takes `redirect_uris` (https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name`; the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`.",
+    "Takes `redirect_uris` (1 to 10, each at most 2000 characters: https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name` (at most 100 characters); the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`. Registrations are limited per client IP by the hour (`RATE_LIMIT_REGISTRATIONS`, 10 by default): over it, 429 with `Retry-After`. A registered client is not verified: a refusal of its authorization request before the person consents is a page, never a redirect.",
   request: { body: { required: true, content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } } },
   responses: {
     201: jsonResponse(z.record(z.string(), z.unknown()).openapi("OAuthClientInformation"), "Registered"),
@@ -99,7 +99,7 @@ const authorize = createRoute({
     query: z.object({
       response_type: z.literal("code"),
       client_id: z.string().max(2000),
-      redirect_uri: z.string().max(2000).optional(),
+      redirect_uri: z.string().max(MAX_REDIRECT_URI).optional(),
       code_challenge: z.string().max(128),
       code_challenge_method: z.literal("S256"),
       state: z.string().max(2000).optional(),

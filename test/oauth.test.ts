@@ -1,5 +1,6 @@
 // OAuth for agent hosts (docs/clients.md): metadata, registration, the consent page driven as a person
 // drives it, the token endpoint, grants and revocation, on REST and MCP, against the real database.
+import { env } from "cloudflare:test";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { oauthGrants, oauthRefreshTokens } from "../drizzle/schema";
@@ -12,7 +13,7 @@ import { call, connect, postMcp } from "./mcp-client";
 
 const REDIRECT = "http://127.0.0.1:33418/callback";
 
-async function raw(method: string, path: string, form?: Record<string, string | string[]>) {
+async function raw(method: string, path: string, form?: Record<string, string | string[]>, bindings = env) {
   const init: RequestInit = { method, redirect: "manual" };
   if (form) {
     const body = new URLSearchParams();
@@ -20,7 +21,7 @@ async function raw(method: string, path: string, form?: Record<string, string | 
     init.body = body.toString();
     init.headers = { "content-type": "application/x-www-form-urlencoded" };
   }
-  const res = await fetchApp(new Request(`http://api.test${path}`, init));
+  const res = await fetchApp(new Request(`http://api.test${path}`, init), bindings);
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
 }
@@ -246,7 +247,7 @@ describe("OAuth authorization and tokens", () => {
     other = await newTeam(tenant, { name: "Sales" });
   });
 
-  it("refuses a bad client or redirect_uri on the page, anything else back at the client with its state", async () => {
+  it("refuses a bad client or redirect_uri on the page; anything else back at a verified client with its state", async () => {
     const clientId = await registerClient();
     const { challenge } = await pkce();
     const base = {
@@ -261,15 +262,24 @@ describe("OAuth authorization and tokens", () => {
     const wrongRedirect = await raw("GET", authorizeUrl({ ...base, redirect_uri: "http://127.0.0.1:1/other" }));
     expect(wrongRedirect.status).toBe(400);
     expect(wrongRedirect.headers.get("location")).toBeNull();
-    expect(landed(await raw("GET", authorizeUrl({ ...base, code_challenge_method: "plain" })))).toMatchObject({
-      error: "invalid_request",
-      state: "xyz",
-    });
     const { code_challenge: _, ...noPkce } = base;
-    expect(landed(await raw("GET", authorizeUrl(noPkce))).error).toBe("invalid_request");
-    expect(landed(await raw("GET", authorizeUrl({ ...base, response_type: "token" }))).error).toBe("unsupported_response_type");
-    expect(landed(await raw("GET", authorizeUrl({ ...base, scope: "read admin" }))).error).toBe("invalid_scope");
-    expect(landed(await raw("GET", authorizeUrl({ ...base, resource: "https://elsewhere.example/mcp" }))).error).toBe("invalid_target");
+    const refusals: [string, string][] = [
+      [authorizeUrl({ ...base, code_challenge_method: "plain" }), "invalid_request"],
+      [authorizeUrl(noPkce), "invalid_request"],
+      [authorizeUrl({ ...base, response_type: "token" }), "unsupported_response_type"],
+      [authorizeUrl({ ...base, scope: "read admin" }), "invalid_scope"],
+      [authorizeUrl({ ...base, resource: "https://elsewhere.example/mcp" }), "invalid_target"],
+    ];
+    // A registered client is not verified (anyone may register any redirect URI): each refusal is a page, no redirect.
+    for (const [url, error] of refusals) {
+      const page = await raw("GET", url);
+      expect([error, page.status, page.headers.get("location")]).toEqual([error, 400, null]);
+      expect(page.text).toContain("This app cannot connect");
+      expect(page.text).toContain(`(${error})`);
+    }
+    // Once an operator approves it (OAUTH_VERIFIED_CLIENTS), refusals go back to it with error and state (RFC 6749 §4.1.2.1).
+    const verified = { ...env, OAUTH_VERIFIED_CLIENTS: `ocl_someone_else ${clientId}` };
+    for (const [url, error] of refusals) expect(landed(await raw("GET", url, undefined, verified))).toMatchObject({ error, state: "xyz" });
   });
 
   it("the consent page names the client as unverified, its workspace, scopes and teams; Deny needs no code", async () => {

@@ -109,6 +109,9 @@ export async function registerClient(db: Db, body: unknown) {
   };
 }
 
+/** Whether an operator approved `clientId` (OAUTH_VERIFIED_CLIENTS): only then may a refusal before consent redirect to it. */
+export const isVerifiedClient = (verified: string | undefined, clientId: string) => (verified ?? "").split(/\s+/).includes(clientId);
+
 /** Bounds on fetching a metadata document: the draft suggests 5 KB; an answer must come within a few seconds. */
 const DOCUMENT_MAX_BYTES = 5 * 1024;
 const DOCUMENT_TIMEOUT_MS = 5000;

@@ -109,8 +109,8 @@ const authorize = createRoute({
   },
   responses: {
     200: htmlResponse("The sign-in step"),
-    302: { description: "Back to the client with `error`" },
-    400: htmlResponse("Unknown client or redirect_uri"),
+    302: { description: "Back to a verified client (OAUTH_VERIFIED_CLIENTS) with `error`" },
+    400: htmlResponse("Unknown client or redirect_uri; or any refusal for a client not verified (no redirect: RFC 9700 §4.11.2)"),
   },
 });
 const steps = [

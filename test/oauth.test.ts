@@ -500,6 +500,9 @@ describe("OAuth authorization and tokens", () => {
       // Again, or without client_id: the same answer, nothing left to revoke.
       expect((await raw("POST", "/auth/revoke", { token: token_ })).status).toBe(200);
     }
+    // A refusal is OAuth's (RFC 7009 §2.2.1): a request without a token.
+    const bad = await raw("POST", "/auth/revoke", { token_type_hint: "access_token" });
+    expect([bad.status, bad.json().error, bad.headers.get("cache-control")]).toEqual([400, "invalid_request", "no-store"]);
   });
 
   it("GET /oauth/grants lists the caller's grants; DELETE revokes one at once on REST, MCP and refresh", async () => {

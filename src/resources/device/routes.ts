@@ -210,7 +210,8 @@ const revoke = createRoute({
   request: jsonOrForm(RevokeRequest),
   responses: {
     200: jsonResponse(z.object({ revoked: z.literal(true) }), "Revoked (or nothing to revoke)"),
-    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
+    400: jsonResponse(OAuthErrorBody, "invalid_request: a malformed or invalid body (RFC 7009 §2.2.1, RFC 6749 §5.2)"),
+    503: jsonResponse(OAuthErrorBody, "temporarily_unavailable: the database is unreachable"),
   },
 });
 

@@ -28,17 +28,19 @@ const REGISTRATION_WINDOW_SECONDS = 3600;
  * before any query (an unknown API key costs the one lookup that refuses it, like any key).
  */
 async function limiterKey(c: Context<AppEnv>): Promise<{ name: string; limit: number; windowSeconds: number } | null> {
-  const windowSeconds = setting(c.env, "RATE_LIMIT_WINDOW_SECONDS");
+  const windowSeconds = () => setting(c.env, "RATE_LIMIT_WINDOW_SECONDS");
   if (IP_LIMITED_PATHS.has(c.req.path)) {
     // Cloudflare sets CF-Connecting-IP (a client cannot forge it through the edge); locally every caller is one.
     const ip = c.req.header("cf-connecting-ip") ?? "local";
     if (c.req.path === REGISTRATION_PATH && c.req.method === "POST") {
       return { name: `register:${ip}`, limit: setting(c.env, "RATE_LIMIT_REGISTRATIONS"), windowSeconds: REGISTRATION_WINDOW_SECONDS };
     }
-    return { name: `ip:${ip}`, limit: setting(c.env, "RATE_LIMIT_IP"), windowSeconds };
+    return { name: `ip:${ip}`, limit: setting(c.env, "RATE_LIMIT_IP"), windowSeconds: windowSeconds() };
   }
   const credential = await readCredential(c.req, c.env);
-  return credential && { name: credentialScope(credential), limit: setting(c.env, "RATE_LIMIT_CREDENTIAL"), windowSeconds };
+  return (
+    credential && { name: credentialScope(credential), limit: setting(c.env, "RATE_LIMIT_CREDENTIAL"), windowSeconds: windowSeconds() }
+  );
 }
 
 /**

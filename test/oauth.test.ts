@@ -4,14 +4,15 @@ import { env } from "cloudflare:test";
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { oauthGrants, oauthRefreshTokens } from "../drizzle/schema";
-import { base64url, sha256Hex } from "../src/core/crypto";
+import { sha256Hex } from "../src/core/crypto";
 import { SCOPES } from "../src/core/scopes";
 import { api, del, fetchApp, get, post } from "./helpers/api";
 import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { OAUTH_REDIRECT, pkce } from "./helpers/oauth";
 import { codeIn, mailTo } from "./helpers/signup";
 import { call, connect, postMcp } from "./mcp-client";
 
-const REDIRECT = "http://127.0.0.1:33418/callback";
+const REDIRECT = OAUTH_REDIRECT;
 
 async function raw(method: string, path: string, form?: Record<string, string | string[]>, bindings = env) {
   const init: RequestInit = { method, redirect: "manual" };
@@ -27,12 +28,6 @@ async function raw(method: string, path: string, form?: Record<string, string | 
 }
 const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
 const claims = (jwt: string) => JSON.parse(atob(jwt.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
-
-async function pkce() {
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-  return { verifier, challenge };
-}
 
 async function registerClient(name = "Test Agent Host") {
   const res = await post("/oauth/register", { client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });

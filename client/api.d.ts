@@ -1120,7 +1120,7 @@ export interface paths {
     put?: never;
     /**
      * Dynamic Client Registration (RFC 7591) of a public client
-     * @description Takes `redirect_uris` (1 to 10, each at most 2000 characters: https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name` (at most 100 characters); the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`. Registrations are limited per client IP by the hour (`RATE_LIMIT_REGISTRATIONS`, 10 by default): over it, 429 with `Retry-After`. A registered client is not verified: a refusal of its authorization request before the person consents is a page, never a redirect.
+     * @description Takes `redirect_uris` (1 to 10, each at most 2000 characters: https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name` (at most 100 characters); the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`. Registrations are limited per client IP by the hour (`RATE_LIMIT_REGISTRATIONS`, 30 by default): over it, 429 with `Retry-After`. A registered client is not verified: a refusal of its authorization request before the person consents is a page, never a redirect.
      */
     post: operations["registerOAuthClient"];
     delete?: never;

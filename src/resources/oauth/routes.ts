@@ -53,7 +53,7 @@ const register = createRoute({
   ...publicRoute(TAG),
   summary: "Dynamic Client Registration (RFC 7591) of a public client",
   description:
-    "Takes `redirect_uris` (1 to 10, each at most 2000 characters: https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name` (at most 100 characters); the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`. Registrations are limited per client IP by the hour (`RATE_LIMIT_REGISTRATIONS`, 10 by default): over it, 429 with `Retry-After`. A registered client is not verified: a refusal of its authorization request before the person consents is a page, never a redirect.",
+    "Takes `redirect_uris` (1 to 10, each at most 2000 characters: https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name` (at most 100 characters); the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`. Registrations are limited per client IP by the hour (`RATE_LIMIT_REGISTRATIONS`, 30 by default): over it, 429 with `Retry-After`. A registered client is not verified: a refusal of its authorization request before the person consents is a page, never a redirect.",
   request: { body: { required: true, content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } } },
   responses: {
     201: jsonResponse(z.record(z.string(), z.unknown()).openapi("OAuthClientInformation"), "Registered"),

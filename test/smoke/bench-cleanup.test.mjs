@@ -19,7 +19,8 @@ function processesOf(group) {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       // A zombie has exited (its parent has not read its status yet): it holds nothing.
-      if (Number(pgrp) === group && state !== "Z") found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").slice(0, 200)}`);
+      if (Number(pgrp) === group && state !== "Z")
+        found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").slice(0, 200)}`);
     } catch {
       // gone meanwhile
     }

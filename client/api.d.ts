@@ -3436,7 +3436,7 @@ export interface components {
       url: string;
     };
     TaskLinkCreate: {
-      /** @description What the link is, 1..500 characters */
+      /** @description What the link is, 1..500 characters, no control or direction-override characters */
       title?: string | null;
       /**
        * Format: uri

@@ -69,7 +69,9 @@ export const TaskLinkSelection = linkRecord.selection;
 export const TaskLinkCreate = z
   .object({
     url: LinkUrl,
-    title: LinkTitle.optional().openapi({ description: "What the link is, 1..500 characters" }),
+    title: LinkTitle.optional().openapi({
+      description: "What the link is, 1..500 characters, no control or direction-override characters",
+    }),
   })
   .strict()
   .openapi("TaskLinkCreate");

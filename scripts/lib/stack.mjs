@@ -89,7 +89,11 @@ export async function startStack({
   const data = path.resolve(root, dataDir);
   const db = await startPostgres({ dataDir: path.join(data, "pg"), port: pgPort });
   log(`PostgreSQL ready at ${db.url.replace(/:[^:@]*@/, ":***@")}`);
-  const proxy = await startWsProxy({ delayMs: rttMs / 2, log });
+  // PostgreSQL runs from here: a failure before `stop` exists below stops it.
+  const proxy = await startWsProxy({ delayMs: rttMs / 2, log }).catch(async (err) => {
+    await db.stop();
+    throw err;
+  });
   log(`WebSocket proxy at ${proxy.url}`);
   const sqlOverHttp = await startSqlOverHttp({ delayMs: rttMs / 2, log });
   log(`SQL-over-HTTP endpoint at ${sqlOverHttp.url}`);

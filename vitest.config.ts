@@ -20,6 +20,7 @@ export default defineConfig({
             const dbBindings = {
               DATABASE_URL: stack.databaseUrl,
               DB_WS_PROXY: stack.proxy,
+              DB_HTTP_PROXY: stack.httpProxy,
               DEV_MAILBOX: "true",
               EMAIL_PROVIDER: "dev",
               // Webhooks (docs/webhooks.md): loopback receivers allowed; a 1 s timeout and retries within seconds.

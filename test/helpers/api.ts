@@ -77,8 +77,11 @@ export function expectAtomicWrite(res: Pick<ApiResponse, "transactions" | "queri
   if (!atomic) throw new Error(`${what} not one write: ${res.transactions} transactions, ${res.queries} queries`.trim());
 }
 
-/** Polls until `check` returns a value (the queue consumer delivers asynchronously). */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+/**
+ * Polls until `check` returns a value (the queue consumer delivers asynchronously). It returns as soon as it holds, so
+ * the default wait is most of a test's 30 s budget: a loaded machine delivers late, a broken one never.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 25_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

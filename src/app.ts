@@ -10,10 +10,11 @@ import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
+import { declaredPolicies, routePolicy } from "./http/policy";
 import { requestDb } from "./http/request-db";
 import { publicRoute } from "./http/route-base";
 import { newRouter } from "./http/router";
-import { EXPORT_PATH, IMPORT_PATH, publicBaseUrl, UPLOAD_PATH } from "./http/urls";
+import { publicBaseUrl } from "./http/urls";
 import { mcpRoutes } from "./mcp/routes";
 import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
@@ -208,10 +209,12 @@ export function buildApp() {
     });
   const defaultLimit = limitBody(MAX_BODY_BYTES, "1 MiB");
   const importLimit = limitBody(MAX_IMPORT_BYTES, "32 MiB");
-  // An upload streams its bytes to storage and keeps its own, larger limit (MAX_ATTACHMENT_BYTES).
+  // By the matched route's body (src/http/policy.ts): an upload streams its bytes to storage and keeps its own, larger
+  // limit (MAX_ATTACHMENT_BYTES); an import document has its own.
   app.use("*", (c, next) => {
-    if (c.req.method === "POST" && UPLOAD_PATH.test(c.req.path)) return next();
-    return (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next);
+    const { body } = routePolicy(c);
+    if (body === "upload") return next();
+    return (body === "import" ? importLimit : defaultLimit)(c, next);
   });
   app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
@@ -230,8 +233,8 @@ export function buildApp() {
   });
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (docs/api.md, conventions).
   const etags = etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] });
-  // Not on an export: each is a new document (its exportedAt), and hashing a streamed one would hold all of it.
-  app.use("*", (c, next) => (EXPORT_PATH.test(c.req.path) ? next() : etags(c, next)));
+  // Not where the route says so (an export: each is a new document, and hashing a streamed one would hold all of it).
+  app.use("*", (c, next) => (routePolicy(c).etag === false ? next() : etags(c, next)));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.
   app.use("*", ifMatch(readers));
   // POST with Idempotency-Key: the answer is stored in the write's transaction and replayed to a repeat.
@@ -251,6 +254,7 @@ export function buildApp() {
   // Generating the document costs ~20 ms of CPU and it changes only with the base URL and the dev switches: kept per
   // combination (a handful; cleared when full, as the base URL may come from the request's Host).
   const documents = new Map<string, ReturnType<typeof finishDocument>>();
+  const policyOf = declaredPolicies(app.routes);
   app.openapi(openapiRoute, (c) => {
     const serverUrl = publicBaseUrl(c);
     const switchedPaths = {
@@ -267,6 +271,7 @@ export function buildApp() {
         serverUrl,
         tags: DOCUMENT_TAGS,
         switchedPaths,
+        policyOf,
         conditionalWrites: Object.keys(CONDITIONAL),
       });
       documents.set(key, doc);

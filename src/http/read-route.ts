@@ -7,6 +7,7 @@ import type { Caller } from "../auth/caller";
 import type { Db } from "../db/client";
 import { type ListParams, type ListSpec, listBody } from "../store/list";
 import type { AppEnv } from "./context";
+import { honoPath } from "./policy";
 
 /** What a read gets: the validated path and query values, the URL's raw query (lists, filters), and where it runs. */
 export interface ReadInput {
@@ -29,9 +30,6 @@ export interface ReadRoute {
 
 // By the route's Hono path (`/tasks/:id`), the key the app's router answers a match with.
 const READS = new Map<string, ReadRoute>();
-
-/** The Hono path of a documented path (`/tasks/{id}` → `/tasks/:id`), as @hono/zod-openapi mounts it. */
-export const honoPath = (path: string) => path.replaceAll(/\/{(.+?)}/g, "/:$1");
 
 /** The read registered for the route the app's router matched (its Hono path), if any. */
 export const readRoute = (path: string): ReadRoute | undefined => READS.get(path);

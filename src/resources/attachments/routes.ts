@@ -15,6 +15,8 @@ import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
 
 const base = protectedRoute("Attachments");
+// Raw bytes streamed to storage: their own size limit, no JSON checks, a repeat told apart by their digest.
+const uploading = protectedRoute("Attachments", { body: "upload" });
 const one = z.object({ attachment: Attachment });
 const TaskIdParam = IdParam.extend({
   id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)" }),
@@ -41,7 +43,7 @@ const uploadResponses = {
   ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYLOAD_TOO_LARGE"], { validation: true }),
 };
 const uploadToTask = createRoute({
-  ...base,
+  ...uploading,
   method: "post",
   operationId: "uploadTaskAttachment",
   path: "/tasks/{id}/attachments",
@@ -51,7 +53,7 @@ const uploadToTask = createRoute({
   responses: uploadResponses,
 });
 const uploadToComment = createRoute({
-  ...base,
+  ...uploading,
   method: "post",
   operationId: "uploadCommentAttachment",
   path: "/comments/{id}/attachments",

@@ -91,7 +91,8 @@ const remove = createRoute({
 });
 
 const redeem = createRoute({
-  ...publicRoute("Invites"),
+  // Its writes are by the account or membership it makes, whatever credential came along.
+  ...publicRoute("Invites", { via: "sign_up" }),
   method: "post",
   operationId: "redeemInvite",
   path: "/invites/redeem",

@@ -8,7 +8,7 @@ import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { formsOf, NameOf } from "../../records/names";
 import { commitImport, deleteImport, getImport, openImport, putImportPart } from "./operations";
-import { IMPORT_RULES, TeamImported, WorkspaceImported, workspaceImported } from "./routes";
+import { IMPORT_RULES, IMPORTING, TeamImported, WorkspaceImported, workspaceImported } from "./routes";
 import { ExportDocument } from "./schema";
 import { IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS } from "./staged";
 
@@ -98,7 +98,7 @@ const read = createRoute({
   responses: { 200: jsonResponse(one, "The import"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const part = createRoute({
-  ...base,
+  ...protectedRoute("Imports", IMPORTING),
   method: "put",
   operationId: "putImportPart",
   path: "/imports/{id}/parts/{number}",
@@ -115,7 +115,7 @@ const part = createRoute({
   },
 });
 const commit = createRoute({
-  ...base,
+  ...protectedRoute("Imports", IMPORTING),
   method: "post",
   operationId: "commitImport",
   path: "/imports/{id}/commit",

@@ -5,6 +5,7 @@
 import type { Context, Env, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { EventVia } from "../db/event-context";
+import { withCaller } from "./caller";
 
 export interface RoutePolicy {
   /**
@@ -37,6 +38,10 @@ export interface MatchedRoute {
   method: string;
   path: string;
   policy: RoutePolicy;
+  /** Whether it requires a credential (it runs withCaller). */
+  secured: boolean;
+  /** Its first handler's place among the request's matched handlers (where its path values are). */
+  index: number;
 }
 
 const matched = new WeakMap<Context, MatchedRoute | null>();
@@ -50,14 +55,34 @@ export function matchedRoute(c: Context): MatchedRoute | null {
   let route = matched.get(c);
   if (route === undefined) {
     const routes = matchedRoutes(c);
-    const endpoint = routes.find((r) => r.method !== "ALL");
+    const index = routes.findIndex((r) => r.method !== "ALL");
+    const endpoint = routes[index];
     const own = endpoint ? routes.filter((r) => r.method === endpoint.method && r.path === endpoint.path) : [];
     route = endpoint
-      ? { method: endpoint.method, path: endpoint.path, policy: own.map((r) => declaredBy(r.handler)).find(Boolean) ?? {} }
+      ? {
+          method: endpoint.method,
+          path: endpoint.path,
+          policy: own.map((r) => declaredBy(r.handler)).find(Boolean) ?? {},
+          secured: own.some((r) => r.handler === withCaller),
+          index,
+        }
       : null;
     matched.set(c, route);
   }
   return route;
+}
+
+/** The path values of the matched route (`{id: "ENG-1"}`), as its own handlers read them, wherever the request is. */
+export function matchedParams(c: Context): Record<string, string> {
+  const route = matchedRoute(c);
+  if (!route) return {};
+  const at = c.req.routeIndex;
+  c.req.routeIndex = route.index;
+  try {
+    return c.req.param() as Record<string, string>;
+  } finally {
+    c.req.routeIndex = at;
+  }
 }
 
 /** The policy of the matched route (`{}`: the defaults, also for a request no route answers). */

@@ -4,13 +4,12 @@ import type { Tx } from "../../db/client";
 import { declaredLength, digestOf } from "../../files/storage";
 import type { CallerEnv } from "../../http/caller";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
-import { listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { StoredAnswer, uploadRetry } from "../../middleware/safe-retries";
 import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord, Filename } from "../../records/attachments";
-import { parseFields, projectFields } from "../../store/list";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
 
@@ -175,13 +174,7 @@ export const attachmentRoutes = newRouter()
       listing(attachmentRecord.list, "attachments", (caller, params, param) => listAttachments(caller, param.id, params)),
     ),
   )
-  .openapi(
-    read,
-    reading(read, async ({ caller, param, query }) => {
-      const fields = parseFields(query.fields as string | undefined, attachmentRecord.shape);
-      return { attachment: projectFields(await getAttachment(caller, param.id, fields), fields) };
-    }),
-  )
+  .openapi(read, reading(read, oneRecord("attachment", attachmentRecord.shape, getAttachment)))
   .openapi(remove, async (c) => {
     await deleteAttachment(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Caller } from "../../auth/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { reading } from "../../http/read-route";
 import { releaseBodyText } from "../../http/release-body";
@@ -11,9 +10,6 @@ import { commitImport, deleteImport, getImport, openImport, putImportPart } from
 import { IMPORT_RULES, IMPORTING, TeamImported, WorkspaceImported, workspaceImported } from "./routes";
 import { ExportDocument } from "./schema";
 import { IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS } from "./staged";
-
-/** GET /imports/{id}'s answer, also what the order of checks reads. */
-export const readImport = async (caller: Caller, id: string) => ({ import: await getImport(caller, id) });
 
 const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-25T10:00:00.000Z" });
 const ImportSchema = z
@@ -153,7 +149,7 @@ export const importRoutes = newRouter()
   })
   .openapi(
     read,
-    reading(read, ({ caller, param }) => readImport(caller, param.id)),
+    reading(read, async ({ caller, param }) => ({ import: await getImport(caller, param.id) })),
   )
   .openapi(part, async (c) => {
     const { id, number } = c.req.valid("param");

@@ -2,14 +2,14 @@
 // record's history newest first. Each is one statement scoped by the caller's credential (so it authenticates itself) and
 // limited to what the caller may see (the rule the operation passes in: auth/events.ts).
 import { and, eq, or, type SQL, sql } from "drizzle-orm";
-import { events } from "../../drizzle/schema";
-import { AppError, badRequest, notFound, ValidationError } from "../core/errors";
-import { typeIdTime } from "../ids";
-import { isEventPattern } from "../records/event-types";
-import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../records/events";
-import type { Actor, StatementCaller as Caller } from "./caller";
-import { decodeCursor, encodeCursor, parseLimit } from "./list";
-import { qualified, type RecordType } from "./record";
+import { events } from "../../../drizzle/schema";
+import { AppError, badRequest, notFound, ValidationError } from "../../core/errors";
+import { typeIdTime } from "../../ids";
+import { isEventPattern } from "../../records/event-types";
+import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../../records/events";
+import type { Actor, StatementCaller as Caller } from "../../store/caller";
+import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
+import { qualified, type RecordType } from "../../store/record";
 
 export interface EventPage {
   events: EventDto[];

@@ -49,7 +49,7 @@ import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
 import { taskRelationRoutes } from "./resources/tasks/relation-routes";
 import { taskRoutes } from "./resources/tasks/routes";
-import { taskLinkRoutes } from "./resources/tasks/task-link-routes";
+import { taskLinkRoutes } from "./resources/tasks/url-link-routes";
 import { teamMemberRoutes } from "./resources/team-members/routes";
 import { teamRoutes } from "./resources/teams/routes";
 import { transferRoutes } from "./resources/transfer/routes";

@@ -162,7 +162,8 @@ export const RESOURCES = {
     conditional: false,
     events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
   },
-  // A task's links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`.
+  // A task's URL links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`; they live with the
+  // task's routes (src/resources/tasks/url-links.ts, url-link-routes.ts).
   links: {
     tag: "Tasks",
     scope: "tasks:write",

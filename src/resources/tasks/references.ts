@@ -11,12 +11,12 @@ import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
 
-export interface Links {
+export interface References {
   projectId: string | null;
   milestoneId: string | null;
   parentId: string | null;
 }
-export type LinksInput = { [K in keyof Links]?: string | null };
+export type ReferencesInput = { [K in keyof References]?: string | null };
 
 async function projectOfTeam(tx: Executor, reach: Reach, idOrRef: string, teamId: string): Promise<string> {
   const [project] = await tx
@@ -75,14 +75,14 @@ async function isSelfOrDescendant(tx: Executor, workspaceId: WorkspaceScope, can
  * (`current` holds its present links; `taskId` is null on create). A task whose project goes away or changes loses its
  * milestone, which belonged to the old one.
  */
-export async function resolveLinks(
+export async function resolveReferences(
   tx: Executor,
   reach: Reach,
   teamId: string,
-  input: LinksInput,
-  current: Links & { taskId: string | null },
-): Promise<Partial<Links>> {
-  const out: Partial<Links> = {};
+  input: ReferencesInput,
+  current: References & { taskId: string | null },
+): Promise<Partial<References>> {
+  const out: Partial<References> = {};
   if (input.projectId !== undefined) {
     out.projectId = input.projectId === null ? null : await projectOfTeam(tx, reach, input.projectId, teamId);
   }

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { users } from "../drizzle/schema";
-import { del, expectAtomicWrite, get, patch, post } from "./helpers/api";
-import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
+import { users } from "../../../drizzle/schema";
+import { del, expectAtomicWrite, get, patch, post } from "../../helpers/api";
+import { addMember, type Member, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
 
 describe("agents", () => {
   let t: Tenant;

@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiKeys } from "../drizzle/schema";
-import { issueApiKey } from "../src/auth/accounts/membership";
-import { READABLE, SCOPES } from "../src/core/scopes";
-import { newId } from "../src/ids";
-import { api, del, eventually, get, post } from "./helpers/api";
-import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
+import { apiKeys } from "../../../drizzle/schema";
+import { issueApiKey } from "../../../src/auth/accounts/membership";
+import { READABLE, SCOPES } from "../../../src/core/scopes";
+import { newId } from "../../../src/ids";
+import { api, del, eventually, get, post } from "../../helpers/api";
+import { addMember, type Member, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
 const KEY_FIELDS = ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "prefix", "reads", "scopes", "teamIds", "userId", "workspaceId"];

@@ -4,13 +4,13 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { relayFileDeletions } from "../src/files/deletions";
-import { sweepFiles } from "../src/files/sweep";
-import { newId } from "../src/ids";
-import worker from "../src/index";
-import { del, eventually, get, post, testEnv } from "./helpers/api";
-import { upload } from "./helpers/attachments";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { relayFileDeletions } from "../../../src/files/deletions";
+import { sweepFiles } from "../../../src/files/sweep";
+import { newId } from "../../../src/ids";
+import worker from "../../../src/index";
+import { del, eventually, get, post, testEnv } from "../../helpers/api";
+import { upload } from "../../helpers/attachments";
+import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 const text = new TextEncoder().encode("bytes that must not outlive their record\n");
 const exists = async (key: string) => (await testEnv.FILES.head(key)) !== null;

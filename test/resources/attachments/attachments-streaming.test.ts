@@ -3,9 +3,9 @@
 // with nothing stored. And the bench's plain R2 get, which downloads are measured against, is as plain as they are
 // (docs/performance.md, "Files"). Through HTTP against the real database and miniflare's R2.
 import { beforeAll, describe, expect, it } from "vitest";
-import { post, testEnv } from "./helpers/api";
-import { send, upload } from "./helpers/attachments";
-import { newTeam, newTenant, type Tenant } from "./helpers/fixtures";
+import { post, testEnv } from "../../helpers/api";
+import { send, upload } from "../../helpers/attachments";
+import { newTeam, newTenant, type Tenant } from "../../helpers/fixtures";
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const objectCount = async (workspaceId: string) => (await testEnv.FILES.list({ prefix: `${workspaceId}/` })).objects.length;

@@ -2,10 +2,10 @@
 // comments with `path` (where `pm export --files` stores the bytes, by content); an import accepts them and skips them.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EXPORT_PAGE } from "../src/resources/transfer/export";
-import { api, fetchApp, get, post } from "./helpers/api";
-import { upload } from "./helpers/attachments";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { EXPORT_PAGE } from "../../../src/resources/transfer/export";
+import { api, fetchApp, get, post } from "../../helpers/api";
+import { upload } from "../../helpers/attachments";
+import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 const sha256 = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes));

@@ -1,10 +1,10 @@
 // Attachments (docs/api.md, "Attachments"): upload, list, read, download (headers, ETag, Range), delete, the limits,
 // the digest, rights and tenancy, through HTTP against the real database and miniflare's R2.
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, del, get, post, testEnv } from "./helpers/api";
-import { send, upload } from "./helpers/attachments";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
-import { keyWith } from "./helpers/least-privilege";
+import { api, del, get, post, testEnv } from "../../helpers/api";
+import { send, upload } from "../../helpers/attachments";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import { keyWith } from "../../helpers/least-privilege";
 
 const ATT_ID = /^att_[0-9a-z]{26}$/;
 const FILES_REFUSAL = "Only the comment's author or a workspace ADMIN may add or remove its files";

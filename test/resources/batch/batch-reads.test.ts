@@ -1,9 +1,9 @@
 // A batch item of a list or a nested list runs as a call of its route's read with the batch's caller: no request
 // through the app, the same answer as the direct GET (its validation, scope and errors included).
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { app } from "../src/app";
-import { api, get } from "./helpers/api";
-import { addMember, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { app } from "../../../src/app";
+import { api, get } from "../../helpers/api";
+import { addMember, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
 
 const batch = (requests: unknown, key?: string) => api("POST", "/batch", { body: { requests }, key });
 

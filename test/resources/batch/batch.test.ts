@@ -1,9 +1,9 @@
 // POST /batch: each item is a direct GET run through the app with the caller's credential, on the batch
 // request's own database pool; slots come back in order, failures as {error} slots, the whole call 200.
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { app } from "../src/app";
-import { type ApiResponse, api, get, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
+import { app } from "../../../src/app";
+import { type ApiResponse, api, get, post } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
 
 const batch = (requests: unknown, key?: string) => api("POST", "/batch", { body: { requests }, key });
 

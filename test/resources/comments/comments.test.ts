@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { milestones, projects, tasks } from "../drizzle/schema";
-import { newId } from "../src/ids";
-import { del, expectAtomicWrite, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
+import { milestones, projects, tasks } from "../../../drizzle/schema";
+import { newId } from "../../../src/ids";
+import { del, expectAtomicWrite, get, patch, post } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

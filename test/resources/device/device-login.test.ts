@@ -3,10 +3,10 @@
 // login and is used up on use, and revocation that ends every token of the login at once.
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { deviceAuthorizations } from "../drizzle/schema";
-import { SCOPES } from "../src/core/scopes";
-import { api, fetchApp, post } from "./helpers/api";
-import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { deviceAuthorizations } from "../../../drizzle/schema";
+import { SCOPES } from "../../../src/core/scopes";
+import { api, fetchApp, post } from "../../helpers/api";
+import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 const claims = (jwt: string) => JSON.parse(atob(jwt.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
 

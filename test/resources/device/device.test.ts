@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { deviceAuthorizations, workspaceMembers } from "../drizzle/schema";
-import { base64url } from "../src/core/crypto";
-import { SCOPES } from "../src/core/scopes";
-import { api, fetchApp, get, post, uniqueEmail } from "./helpers/api";
-import { addMember, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { codeIn, mailTo } from "./helpers/signup";
+import { deviceAuthorizations, workspaceMembers } from "../../../drizzle/schema";
+import { base64url } from "../../../src/core/crypto";
+import { SCOPES } from "../../../src/core/scopes";
+import { api, fetchApp, get, post, uniqueEmail } from "../../helpers/api";
+import { addMember, newTeam, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
+import { codeIn, mailTo } from "../../helpers/signup";
 
 const USER_CODE = /^[BCDFGHJKMNPQRSTVWXZ]{4}-[BCDFGHJKMNPQRSTVWXZ]{4}$/;
 

@@ -4,8 +4,8 @@
 // skipped, nothing repeated.
 import { sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
-import { get, patch, post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { get, patch, post } from "../../helpers/api";
+import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 let tenant: Tenant;
 let team: TeamFixture;

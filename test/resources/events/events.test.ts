@@ -4,10 +4,10 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { sql } from "drizzle-orm";
 import { TypeID } from "typeid-js";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../src/index";
-import { del, get, patch, post } from "./helpers/api";
-import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
-import { receiverUrl } from "./helpers/least-privilege";
+import worker from "../../../src/index";
+import { del, get, patch, post } from "../../helpers/api";
+import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import { receiverUrl } from "../../helpers/least-privilege";
 
 let tenant: Tenant;
 let team: TeamFixture;

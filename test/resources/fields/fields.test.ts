@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, del, expectAtomicWrite, get, patch, post, uniqueEmail } from "./helpers/api";
-import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
-import { listOrder, walk } from "./helpers/lists";
-import { mailTo } from "./helpers/signup";
+import { api, del, expectAtomicWrite, get, patch, post, uniqueEmail } from "../../helpers/api";
+import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
+import { listOrder, walk } from "../../helpers/lists";
+import { mailTo } from "../../helpers/signup";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
 const TASK_BUILT_INS = [

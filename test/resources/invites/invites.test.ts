@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { invites, teamMembers, teams, workspaceMembers } from "../drizzle/schema";
-import { sha256Hex } from "../src/core/crypto";
-import { newId } from "../src/ids";
-import { api, del, expectAtomicWrite, get, post, uniqueEmail } from "./helpers/api";
-import { addMember, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
-import { mailTo } from "./helpers/signup";
+import { invites, teamMembers, teams, workspaceMembers } from "../../../drizzle/schema";
+import { sha256Hex } from "../../../src/core/crypto";
+import { newId } from "../../../src/ids";
+import { api, del, expectAtomicWrite, get, post, uniqueEmail } from "../../helpers/api";
+import { addMember, type Member, newTeam, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
+import { mailTo } from "../../helpers/signup";
 
 const tokenIn = (mail: { text: string }) => /Invite token: (\S+)/.exec(mail.text)![1];
 

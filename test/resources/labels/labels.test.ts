@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { del, get, patch, post } from "./helpers/api";
-import { addMember, type Member, newTenant, type Tenant } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
+import { del, get, patch, post } from "../../helpers/api";
+import { addMember, type Member, newTenant, type Tenant } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
 
 describe("labels", () => {
   let t: Tenant;

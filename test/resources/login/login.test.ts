@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { authCodes, workspaceMembers } from "../drizzle/schema";
-import { sha256Hex } from "../src/core/crypto";
-import { get, post, uniqueEmail } from "./helpers/api";
-import { addMember, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { codeIn, mailTo } from "./helpers/signup";
+import { authCodes, workspaceMembers } from "../../../drizzle/schema";
+import { sha256Hex } from "../../../src/core/crypto";
+import { get, post, uniqueEmail } from "../../helpers/api";
+import { addMember, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
+import { codeIn, mailTo } from "../../helpers/signup";
 
 const complete = (login_token: string, code: string, extra: Record<string, unknown> = {}) =>
   post("/login/complete", { login_token, code, ...extra });

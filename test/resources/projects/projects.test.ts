@@ -1,10 +1,10 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { comments, fieldDefinitions, milestones, projects, tasks, teams } from "../drizzle/schema";
-import { newId } from "../src/ids";
-import { api, del, expectAtomicWrite, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
-import { listOrder, walk } from "./helpers/lists";
+import { comments, fieldDefinitions, milestones, projects, tasks, teams } from "../../../drizzle/schema";
+import { newId } from "../../../src/ids";
+import { api, del, expectAtomicWrite, get, patch, post } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import { listOrder, walk } from "../../helpers/lists";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const STATUSES = ["PLANNING", "ACTIVE", "PAUSED", "COMPLETED", "CANCELED"];

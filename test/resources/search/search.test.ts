@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RANKED_MATCHES } from "../src/resources/search/queries";
-import { get, post } from "./helpers/api";
-import { newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
+import { RANKED_MATCHES } from "../../../src/resources/search/queries";
+import { get, post } from "../../helpers/api";
+import { newTeam, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
 
 const search = (query: string, key: string) => get(`/search?${query}`, key);
 

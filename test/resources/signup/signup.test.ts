@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { authCodes } from "../drizzle/schema";
-import { sha256Hex } from "../src/core/crypto";
-import { get, post, uniqueEmail } from "./helpers/api";
-import { withDb } from "./helpers/fixtures";
-import { codeIn, mailTo, startSignup } from "./helpers/signup";
+import { authCodes } from "../../../drizzle/schema";
+import { sha256Hex } from "../../../src/core/crypto";
+import { get, post, uniqueEmail } from "../../helpers/api";
+import { withDb } from "../../helpers/fixtures";
+import { codeIn, mailTo, startSignup } from "../../helpers/signup";
 
 const complete = (signup_token: string, code: string, extra: Record<string, unknown> = {}) =>
   post("/signup/complete", { signup_token, code, name: "Ada Lovelace", workspace_name: "Analytical Engines", ...extra });

@@ -2,9 +2,9 @@
 // exported tasks, imported by the rules of POST /tasks/{id}/relations, in the import's one transaction.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EXPORT_PAGE } from "../src/resources/transfer/export";
-import { api, del, fetchApp, get, post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { EXPORT_PAGE } from "../../../src/resources/transfer/export";
+import { api, del, fetchApp, get, post } from "../../helpers/api";
+import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 type Doc = { type: string; data: { tasks: Array<{ id: string; title: string }>; relations: Relation[]; [k: string]: unknown } };
 type Relation = { id: string; type: string; sourceTaskId: string; targetTaskId: string; createdAt: string; createdBy: string | null };
@@ -109,7 +109,7 @@ describe("relations in export and import", () => {
     const res = await post("/workspaces/import", { data: doc }, t.owner.key);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const key = await withDb(async (db) => {
-      const { joinWorkspaceWithKey } = await import("../src/auth/accounts/membership");
+      const { joinWorkspaceWithKey } = await import("../../../src/auth/accounts/membership");
       return joinWorkspaceWithKey(db, { workspaceId: res.body.workspace.id, userId: t.owner.userId, role: "OWNER", keyName: "test" });
     });
     const again = (await get(`/workspaces/${res.body.workspace.id}/export`, key)).body;

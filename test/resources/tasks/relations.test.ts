@@ -1,9 +1,9 @@
 // Task relations (docs/api.md "Task relations"): the resource, its rules, and what tasks gain, through
 // HTTP against the real database.
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, del, get, post, testEnv } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
-import { keyWith } from "./helpers/least-privilege";
+import { api, del, get, post, testEnv } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
+import { keyWith } from "../../helpers/least-privilege";
 
 const REL_ID = /^rel_[0-9a-z]{26}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -2,9 +2,9 @@
 // rules of POST /tasks/{id}/links (an http(s) URL, the parser's form, one link per URL a task), in its one transaction.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EXPORT_PAGE } from "../src/resources/transfer/export";
-import { api, fetchApp, get, post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { EXPORT_PAGE } from "../../../src/resources/transfer/export";
+import { api, fetchApp, get, post } from "../../helpers/api";
+import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 type Link = { id: string; taskId: string; url: string; title: string | null; createdBy: string | null; createdAt: string };
 type Doc = { type: string; data: { tasks: Array<{ id: string; title: string }>; links: Link[]; [k: string]: unknown } };

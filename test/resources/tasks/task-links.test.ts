@@ -1,9 +1,9 @@
 // Links on tasks (docs/api.md, "Links"): the resource, its rules, and what tasks and events gain, through HTTP against
 // the real database.
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, del, get, post, testEnv } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
-import { keyWith } from "./helpers/least-privilege";
+import { api, del, get, post, testEnv } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
+import { keyWith } from "../../helpers/least-privilege";
 
 const LINK_ID = /^lnk_[0-9a-z]{26}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

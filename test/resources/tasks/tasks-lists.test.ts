@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { get, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
+import { get, post } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
 
 const PRIORITIES = ["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"];
 const STATUSES = ["BACKLOG", "TODO", "IN_PROGRESS", "IN_REVIEW", "DONE", "CANCELED"];

@@ -1,9 +1,9 @@
 import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { comments, fieldDefinitions, milestones, projects, taskLabels, tasks } from "../drizzle/schema";
-import { newId } from "../src/ids";
-import { api, del, expectAtomicWrite, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { comments, fieldDefinitions, milestones, projects, taskLabels, tasks } from "../../../drizzle/schema";
+import { newId } from "../../../src/ids";
+import { api, del, expectAtomicWrite, get, patch, post } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const TASK_ID = /^task_[0-9a-z]{26}$/;
@@ -564,7 +564,7 @@ describe("tasks", () => {
 
 describe("single-statement create", () => {
   it("writes nothing and burns no number when the caller may not write or a label is foreign", async () => {
-    const { newTenant, newTeam, addMember, joinTeam } = await import("./helpers/fixtures");
+    const { newTenant, newTeam, addMember, joinTeam } = await import("../../helpers/fixtures");
     const t = await newTenant("Atomic create");
     const team = await newTeam(t, { prefix: "ATM" });
     const viewer = await addMember(t, "MEMBER");

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { teamMembers } from "../drizzle/schema";
-import { newId } from "../src/ids";
-import { del, expectAtomicWrite, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
+import { teamMembers } from "../../../drizzle/schema";
+import { newId } from "../../../src/ids";
+import { del, expectAtomicWrite, get, patch, post } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
 
 type Role = "VIEWER" | "MEMBER" | "ADMIN" | "OWNER";
 

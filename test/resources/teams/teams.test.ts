@@ -1,10 +1,10 @@
 import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { projects, tasks, teamMembers, teams } from "../drizzle/schema";
-import { newId } from "../src/ids";
-import { del, expectAtomicWrite, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
+import { projects, tasks, teamMembers, teams } from "../../../drizzle/schema";
+import { newId } from "../../../src/ids";
+import { del, expectAtomicWrite, get, patch, post } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
 
 let prefixCounter = 0;
 /** A valid prefix unique in this run: the stem, a time stamp and a counter in upper-case base 36. */

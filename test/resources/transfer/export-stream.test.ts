@@ -2,9 +2,9 @@
 // in order, nothing written meanwhile, and the document a small export would have been (it imports back whole).
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EXPORT_PAGE } from "../src/resources/transfer/export";
-import { api, del, fetchApp, get, patch, post } from "./helpers/api";
-import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { EXPORT_PAGE } from "../../../src/resources/transfer/export";
+import { api, del, fetchApp, get, patch, post } from "../../helpers/api";
+import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 /** `tasks` tasks in `team` (numbers 1…), every third a subtask of the one before, and `comments` comments on them, in SQL. */
 async function seed(t: Tenant, team: TeamFixture, tasks: number, comments: number) {

@@ -4,9 +4,9 @@
 // refused commit writes nothing and leaves the import open.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { pruneImports } from "../src/resources/transfer/staged";
-import { api, del, get, post } from "./helpers/api";
-import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { pruneImports } from "../../../src/resources/transfer/staged";
+import { api, del, get, post } from "../../helpers/api";
+import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 const put = (path: string, body: unknown, key: string) => api("PUT", path, { body, key });
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, get, patch, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { api, get, patch, post } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 /** Rows of the workspace's tables, to prove a refused import wrote nothing. */
 async function counts(workspaceId: string) {
@@ -458,7 +458,7 @@ describe("export and import", () => {
     expect(ws).toMatchObject({ name: "Solo Co" });
     expect(ws.id).not.toBe(source.workspaceId);
     const key = await withDb(async (db) => {
-      const { joinWorkspaceWithKey } = await import("../src/auth/accounts/membership");
+      const { joinWorkspaceWithKey } = await import("../../../src/auth/accounts/membership");
       return joinWorkspaceWithKey(db, { workspaceId: ws.id, userId: source.owner.userId, role: "OWNER", keyName: "test" });
     });
     expect((await get("/me", key)).body.role).toBe("OWNER");

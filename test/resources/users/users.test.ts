@@ -1,11 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { teamMembers, workspaceMembers } from "../drizzle/schema";
-import { signAccessToken } from "../src/auth/jwt";
-import { newId } from "../src/ids";
-import { api, del, expectAtomicWrite, get, patch, post, testEnv } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
+import { teamMembers, workspaceMembers } from "../../../drizzle/schema";
+import { signAccessToken } from "../../../src/auth/jwt";
+import { newId } from "../../../src/ids";
+import { api, del, expectAtomicWrite, get, patch, post, testEnv } from "../../helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
 
@@ -266,7 +266,7 @@ describe("users", () => {
       const b = await newTenant();
       const person = await addMember(a);
       const keyInB = await withDb(async (db) => {
-        const { joinWorkspaceWithKey } = await import("../src/auth/accounts/membership");
+        const { joinWorkspaceWithKey } = await import("../../../src/auth/accounts/membership");
         return joinWorkspaceWithKey(db, { workspaceId: b.workspaceId, userId: person.userId, role: "MEMBER", keyName: "b" });
       });
       expect((await del(`/users/${person.userId}`, a.owner.key)).status).toBe(204);

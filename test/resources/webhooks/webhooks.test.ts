@@ -5,9 +5,9 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { sql } from "drizzle-orm";
 import { Webhook as Verifier } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../src/index";
-import { api, del, eventually, get, patch, post } from "./helpers/api";
-import { addMember, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
+import worker from "../../../src/index";
+import { api, del, eventually, get, patch, post } from "../../helpers/api";
+import { addMember, type Member, newTeam, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
 
 interface Received {
   path: string;

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { joinWorkspaceWithKey } from "../src/auth/accounts/membership";
-import { newId } from "../src/ids";
-import { get, patch } from "./helpers/api";
-import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { walk } from "./helpers/lists";
+import { joinWorkspaceWithKey } from "../../../src/auth/accounts/membership";
+import { newId } from "../../../src/ids";
+import { get, patch } from "../../helpers/api";
+import { addMember, type Member, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
+import { walk } from "../../helpers/lists";
 
 const BAD_KEY = "pmk_not-a-key-0000000000000000000000000000000";
 

@@ -1,19 +1,17 @@
 // `npm run check:layers`: the folders of src/ form layers that only point down, so no folder imports one that
 // imports it back (no cycle between folders):
-//   core (errors, crypto, dates, email messages) < env < ids < db < email < store < records < store/events.ts
-//   < webhooks < files < auth < http < middleware < resources < mcp < queue < app < front
+//   core (errors, crypto, dates, email messages) < env < ids < db < email < store < records < webhooks < files < auth
+//   < http < middleware < resources < mcp < queue < app < front
 // `store/` is the floor of the data: the statement builders (field maps' machinery, lists, guarded writes, reads) and
 // the value schemas they use; it knows no caller but the narrow interface it declares (store/caller.ts), so it imports
-// neither auth/ nor http/. One file of it sits higher: the event stream's statement (store/events.ts) renders events
-// with every record's field map, so it stands above records/ (and still below auth/, which passes it its visibility
-// rule). `http/` is only HTTP (request, response, errors, OpenAPI) and sits above auth/, whose Caller its routes set.
+// neither auth/ nor http/. `http/` is only HTTP (request, response, errors, OpenAPI) and sits above auth/, whose Caller its routes set.
 // A Worker's entry composes the layers: src/index.ts counts as `app`; the queue consumer (src/queue/, email and
 // webhook deliveries, deleted files) is its own layer above email/, webhooks/ and files/, so neither imports the other to be reached.
 // The edge front Worker (src/front/) sits on top and imports nothing below it: it is a Worker of its own, kept small.
 // Inside resources/ no resource imports another: what two resources share (a record's field map, a rule) sits in
 // a layer below (records/, auth/). A relative import (type-only and `import("…")` included) that breaks either rule is
 // printed and fails the check.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 const SRC = path.resolve(import.meta.dirname, "../src");
@@ -25,7 +23,6 @@ const LAYERS = [
   "email",
   "store",
   "records",
-  "store/events.ts",
   "webhooks",
   "files",
   "auth",
@@ -40,7 +37,7 @@ const LAYERS = [
 const ENTRIES = new Set(["index.ts"]);
 const IMPORT = /(?:(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+|import\(\s*)["'](\.{1,2}\/[^"']+)["']/g;
 
-/** A file's layer: its top folder (or file, without `.ts`), or a longer path of LAYERS that names it (store/events.ts). */
+/** A file's layer: its top folder (or file, without `.ts`). */
 function layerOf(file) {
   const relative = path.relative(SRC, file).split(path.sep).join("/");
   if (ENTRIES.has(relative)) return "app";
@@ -62,14 +59,21 @@ const modules = (dir) =>
     return statSync(p).isDirectory() ? modules(p) : p.endsWith(".ts") && !p.endsWith(".test.ts") ? [p] : [];
   });
 
+/** The file an import names: `<spec>.ts`, or its folder's index.ts. */
+const fileOf = (target) => [`${target}.ts`, path.join(target, "index.ts"), target].find((f) => existsSync(f) && statSync(f).isFile());
+
 let checked = 0;
 const upward = [];
 const across = [];
+const graph = new Map();
 for (const file of modules(SRC)) {
+  graph.set(file, []);
   for (const [, spec] of readFileSync(file, "utf8").matchAll(IMPORT)) {
     const target = path.resolve(path.dirname(file), spec);
     if (!target.startsWith(SRC + path.sep)) continue; // drizzle/schema.ts sits beside src/, below everything
     checked++;
+    const imported = fileOf(target);
+    if (imported) graph.get(file).push(imported);
     if (LAYERS.indexOf(layerOf(file)) < LAYERS.indexOf(layerOf(target))) {
       upward.push(`${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`);
     }
@@ -77,8 +81,22 @@ for (const file of modules(SRC)) {
     if (from && to && from !== to) across.push(`${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`);
   }
 }
+// No cycle between files either (a layer's files import each other one way): depth-first, each cycle named once.
+const cycles = [];
+const state = new Map(); // file -> "open" while on the path, "done" after
+const walk = (file, trail) => {
+  state.set(file, "open");
+  for (const next of graph.get(file) ?? []) {
+    if (state.get(next) === "open") cycles.push([...trail.slice(trail.indexOf(next)), next].map((f) => path.relative(SRC, f)).join(" -> "));
+    else if (!state.has(next)) walk(next, [...trail, next]);
+  }
+  state.set(file, "done");
+};
+for (const file of graph.keys()) if (!state.has(file)) walk(file, [file]);
+
 if (upward.length) console.error(`Imports that point up a layer (${LAYERS.join(" < ")}):\n  ${upward.join("\n  ")}`);
 if (across.length)
   console.error(`Imports from one resource into another (share through records/ or auth/ instead):\n  ${across.join("\n  ")}`);
-if (upward.length || across.length) process.exit(1);
-console.log(`layers: ${checked} imports checked, none points up (${LAYERS.join(" < ")}), no resource imports another`);
+if (cycles.length) console.error(`Import cycles (a file that imports itself back):\n  ${cycles.join("\n  ")}`);
+if (upward.length || across.length || cycles.length) process.exit(1);
+console.log(`layers: ${checked} imports checked, none points up (${LAYERS.join(" < ")}), no resource imports another, no cycle`);

@@ -10,51 +10,53 @@ import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
+import { declaredPolicies, routePolicy } from "./http/policy";
+import { readsOf } from "./http/read-route";
 import { requestDb } from "./http/request-db";
 import { publicRoute } from "./http/route-base";
 import { newRouter } from "./http/router";
-import { EXPORT_PATH, IMPORT_PATH, publicBaseUrl, UPLOAD_PATH } from "./http/urls";
+import { publicBaseUrl } from "./http/urls";
 import { mcpRoutes } from "./mcp/routes";
 import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
 import { fileRelay } from "./middleware/file-relay";
-import { ifMatch, type Readers } from "./middleware/if-match";
+import { ifMatch } from "./middleware/if-match";
 import { oauthErrors } from "./middleware/oauth-errors";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
 import { webhookRelay } from "./middleware/webhook-relay";
 import { agentRoutes } from "./resources/agents/routes";
-import { apiKeyRoutes, readApiKey } from "./resources/api-keys/routes";
+import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { attachmentRoutes } from "./resources/attachments/routes";
 import { batchRoutes } from "./resources/batch/routes";
-import { commentRoutes, readComment } from "./resources/comments/routes";
+import { commentRoutes } from "./resources/comments/routes";
 import { deviceRoutes } from "./resources/device/routes";
 import { eventRoutes } from "./resources/events/routes";
-import { fieldRoutes, readField } from "./resources/fields/routes";
-import { inviteRoutes, readInvite } from "./resources/invites/routes";
-import { labelRoutes, readLabel } from "./resources/labels/routes";
+import { fieldRoutes } from "./resources/fields/routes";
+import { inviteRoutes } from "./resources/invites/routes";
+import { labelRoutes } from "./resources/labels/routes";
 import { loginRoutes } from "./resources/login/routes";
 import { meRoutes } from "./resources/me/routes";
-import { milestoneRoutes, readMilestone } from "./resources/milestones/routes";
+import { milestoneRoutes } from "./resources/milestones/routes";
 import { oauthRoutes } from "./resources/oauth/routes";
-import { projectRoutes, readProject } from "./resources/projects/routes";
+import { projectRoutes } from "./resources/projects/routes";
 import { searchRoutes } from "./resources/search/routes";
 import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
 import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
 import { taskRelationRoutes } from "./resources/tasks/relation-routes";
-import { readTask, taskRoutes } from "./resources/tasks/routes";
-import { taskLinkRoutes } from "./resources/tasks/task-link-routes";
-import { readTeamMember, teamMemberRoutes } from "./resources/team-members/routes";
-import { readTeam, teamRoutes } from "./resources/teams/routes";
+import { taskRoutes } from "./resources/tasks/routes";
+import { taskLinkRoutes } from "./resources/tasks/url-link-routes";
+import { teamMemberRoutes } from "./resources/team-members/routes";
+import { teamRoutes } from "./resources/teams/routes";
 import { transferRoutes } from "./resources/transfer/routes";
-import { importRoutes, readImport } from "./resources/transfer/staged-routes";
-import { readUser, userRoutes } from "./resources/users/routes";
-import { readWebhook, webhookRoutes } from "./resources/webhooks/routes";
-import { readWorkspace, workspaceRoutes } from "./resources/workspaces/routes";
+import { importRoutes } from "./resources/transfer/staged-routes";
+import { userRoutes } from "./resources/users/routes";
+import { webhookRoutes } from "./resources/webhooks/routes";
+import { workspaceRoutes } from "./resources/workspaces/routes";
 
 /**
  * Public documents (docs/edge.md): the same for every caller, so any cache (the caller's, a CDN, the front Worker's)
@@ -140,43 +142,37 @@ const indexRoute = createRoute({
 
 export function buildApp() {
   const app = newRouter();
-  // Filled from the binding below; the batch reads it per request, once the app is built.
-  const readers: Readers = {};
-  // Each registered resource's routes and its one-record read (If-Match, the order of checks, the batch), in the register's order.
-  const BINDING: Record<ResourceName, { routes: Array<Hono<AppEnv>>; read?: Readers[string] }> = {
+  // Each registered resource's routes, in the register's order.
+  const BINDING: Record<ResourceName, { routes: Array<Hono<AppEnv>> }> = {
     system: { routes: [systemRoutes, benchRoutes] },
     signup: { routes: [signupRoutes] },
     login: { routes: [loginRoutes] },
     device: { routes: [deviceRoutes] },
     me: { routes: [meRoutes] },
-    users: { routes: [userRoutes], read: readUser },
-    workspaces: { routes: [workspaceRoutes], read: readWorkspace },
-    invites: { routes: [inviteRoutes], read: readInvite },
+    users: { routes: [userRoutes] },
+    workspaces: { routes: [workspaceRoutes] },
+    invites: { routes: [inviteRoutes] },
     agents: { routes: [agentRoutes] },
-    "api-keys": { routes: [apiKeyRoutes], read: readApiKey },
-    labels: { routes: [labelRoutes], read: readLabel },
-    fields: { routes: [fieldRoutes], read: readField },
-    teams: { routes: [teamRoutes], read: readTeam },
-    "team-members": { routes: [teamMemberRoutes], read: readTeamMember },
-    tasks: { routes: [taskRoutes, taskRelationRoutes], read: readTask },
+    "api-keys": { routes: [apiKeyRoutes] },
+    labels: { routes: [labelRoutes] },
+    fields: { routes: [fieldRoutes] },
+    teams: { routes: [teamRoutes] },
+    "team-members": { routes: [teamMemberRoutes] },
+    tasks: { routes: [taskRoutes, taskRelationRoutes] },
     attachments: { routes: [attachmentRoutes] },
     links: { routes: [taskLinkRoutes] },
-    projects: { routes: [projectRoutes], read: readProject },
-    milestones: { routes: [milestoneRoutes], read: readMilestone },
+    projects: { routes: [projectRoutes] },
+    milestones: { routes: [milestoneRoutes] },
     events: { routes: [eventRoutes] },
-    comments: { routes: [commentRoutes], read: readComment },
-    webhooks: { routes: [webhookRoutes], read: readWebhook },
+    comments: { routes: [commentRoutes] },
+    webhooks: { routes: [webhookRoutes] },
     search: { routes: [searchRoutes] },
     transfer: { routes: [transferRoutes] },
-    imports: { routes: [importRoutes], read: readImport },
+    imports: { routes: [importRoutes] },
     oauth: { routes: [oauthRoutes] },
     mcp: { routes: [mcpRoutes] },
     batch: { routes: [batchRoutes(app)] },
   };
-  Object.assign(readers, Object.fromEntries(RESOURCE_NAMES.map((name) => [name, BINDING[name].read])));
-  // A conditional resource without its read would silently lose its If-Match check: no app is built so.
-  for (const name of Object.keys(CONDITIONAL))
-    if (!readers[name]) throw new Error(`${name} is conditional (src/core/resources.ts) but app.ts binds no read for it`);
 
   app.use("*", requestId());
   // Outside every other middleware, so that all of a token endpoint's refusals are answered in OAuth's shape.
@@ -208,10 +204,12 @@ export function buildApp() {
     });
   const defaultLimit = limitBody(MAX_BODY_BYTES, "1 MiB");
   const importLimit = limitBody(MAX_IMPORT_BYTES, "32 MiB");
-  // An upload streams its bytes to storage and keeps its own, larger limit (MAX_ATTACHMENT_BYTES).
+  // By the matched route's body (src/http/policy.ts): an upload streams its bytes to storage and keeps its own, larger
+  // limit (MAX_ATTACHMENT_BYTES); an import document has its own.
   app.use("*", (c, next) => {
-    if (c.req.method === "POST" && UPLOAD_PATH.test(c.req.path)) return next();
-    return (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next);
+    const { body } = routePolicy(c);
+    if (body === "upload") return next();
+    return (body === "import" ? importLimit : defaultLimit)(c, next);
   });
   app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
@@ -230,10 +228,10 @@ export function buildApp() {
   });
   // A 304 is rebuilt by the middleware; it keeps the request id like every other response (docs/api.md, conventions).
   const etags = etag({ weak: true, retainedHeaders: [...RETAINED_304_HEADERS, "x-request-id"] });
-  // Not on an export: each is a new document (its exportedAt), and hashing a streamed one would hold all of it.
-  app.use("*", (c, next) => (EXPORT_PATH.test(c.req.path) ? next() : etags(c, next)));
+  // Not where the route says so (an export: each is a new document, and hashing a streamed one would hold all of it).
+  app.use("*", (c, next) => (routePolicy(c).etag === false ? next() : etags(c, next)));
   // PATCH/DELETE with If-Match: checked against the GET's ETag under the row's lock, in the write's transaction.
-  app.use("*", ifMatch(readers));
+  app.use("*", ifMatch(app));
   // POST with Idempotency-Key: the answer is stored in the write's transaction and replayed to a repeat.
   app.use("*", safeRetries);
   app.use("/_dev/webhooks", async (c, next) => {
@@ -246,11 +244,16 @@ export function buildApp() {
   });
 
   for (const name of RESOURCE_NAMES) for (const routes of BINDING[name].routes) app.route("/", routes);
+  // A conditional resource without its GET's read would silently lose its If-Match check: no app is built so.
+  for (const name of Object.keys(CONDITIONAL))
+    if (!readsOf(app).has(`/${name}/:id`))
+      throw new Error(`${name} is conditional (src/core/resources.ts) but GET /${name}/{id} has no read`);
 
   registerOpenApiComponents(app.openAPIRegistry);
   // Generating the document costs ~20 ms of CPU and it changes only with the base URL and the dev switches: kept per
   // combination (a handful; cleared when full, as the base URL may come from the request's Host).
   const documents = new Map<string, ReturnType<typeof finishDocument>>();
+  const policyOf = declaredPolicies(app.routes);
   app.openapi(openapiRoute, (c) => {
     const serverUrl = publicBaseUrl(c);
     const switchedPaths = {
@@ -267,6 +270,7 @@ export function buildApp() {
         serverUrl,
         tags: DOCUMENT_TAGS,
         switchedPaths,
+        policyOf,
         conditionalWrites: Object.keys(CONDITIONAL),
       });
       documents.set(key, doc);
@@ -282,7 +286,7 @@ export function buildApp() {
   });
 
   app.notFound(methodNotAllowedOr404(app));
-  app.onError(checksInOrder(app, readers, errorResponse));
+  app.onError(checksInOrder(app, errorResponse));
   return app;
 }
 

@@ -46,7 +46,7 @@ const FIXED_FORMATS = ["date", "date-time"];
 const bodySchema = (doc: Json, op: Operation) => resolve(doc, op.op.requestBody?.content?.["application/json"]?.schema);
 /**
  * The import routes take a whole export document (up to 32 MiB), and an import's part some of one; its bounds are the
- * import planner's, not these per-field ones (test/transfer.test.ts, test/import-parts.test.ts).
+ * import planner's, not these per-field ones (test/resources/transfer/transfer.test.ts, test/resources/transfer/import-parts.test.ts).
  */
 const IMPORT = /\/import$|^\/imports\/\{id\}\/parts\//;
 const checked = () => ops.filter((op) => !IMPORT.test(op.path));

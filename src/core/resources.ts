@@ -3,7 +3,7 @@
 // `read` reads there, whether its PATCH and DELETE honour If-Match (and the table whose row they lock), and the event
 // types its changes write (with the tables the triggers watch). app.ts mounts each one's routes in this order;
 // test/register.test.ts compares every derived list, the document and the database's triggers with it.
-import type { Scope } from "./scopes";
+import type { Scope } from "./scope-names";
 
 /** The document's tags (every operation's tag is one of them), in reading order, with what each groups. */
 export const TAGS = {
@@ -162,7 +162,8 @@ export const RESOURCES = {
     conditional: false,
     events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
   },
-  // A task's links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`.
+  // A task's URL links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`; they live with the
+  // task's routes (src/resources/tasks/url-links.ts, url-link-routes.ts).
   links: {
     tag: "Tasks",
     scope: "tasks:write",

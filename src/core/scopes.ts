@@ -3,22 +3,10 @@
 // OpenAPI document, a batch item and the MCP tool that stands for an operation all ask for the same one.
 
 import { REGISTERED, type RESOURCES, type ResourceName } from "./resources";
+import { SCOPES, type Scope } from "./scope-names";
 
-export const SCOPES = [
-  "read",
-  "tasks:write",
-  "comments:write",
-  "projects:write",
-  "labels:write",
-  "teams:write",
-  "fields:write",
-  "members:write",
-  "keys:write",
-  "webhooks:write",
-  "import",
-  "export",
-] as const;
-export type Scope = (typeof SCOPES)[number];
+// The names themselves sit below the register (which states each resource's write scope with them).
+export { SCOPES, type Scope } from "./scope-names";
 
 /** What each scope allows, in words (the device approval page, the OpenAPI document). */
 export const SCOPE_WORDS: Record<Scope, string> = {

@@ -4,7 +4,7 @@ import { acceptedScopes, SCOPE_WORDS, scopeOf } from "../core/scopes";
 import { OAUTH_TOKEN_PATHS, oauthErrorOf } from "./oauth-errors";
 import { documentGenericFailures } from "./openapi-failures";
 import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
-import { EXPORT_PATH } from "./urls";
+import type { RoutePolicy } from "./policy";
 
 export const ErrorBody = z
   .object({
@@ -139,18 +139,18 @@ const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "tr
 
 /**
  * What holds for every operation because of the app's middleware and auth, stated once here instead of on each
- * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET but an
- * export (etag middleware); 400 (malformed JSON) on every JSON body and 413 (1 MiB body limit) on every operation but a
+ * route: request id and timing headers on every response; weak ETag, If-None-Match and 304 on every GET whose
+ * route does not decline it (etag middleware; an export does); 400 (malformed JSON) on every JSON body and 413 (1 MiB body limit) on every operation but a
  * GET; 401 and 503 on every
  * authenticated operation (the credential is looked up in the database), 409 on its writes. Routes declare the rest.
  * Later cross-cutting behaviour (rate-limit headers and 429, If-Match and 412, Idempotency-Key) belongs here too.
  */
-function applyConventions(method: string, path: string, op: Json) {
+function applyConventions(method: string, op: Json, policy: RoutePolicy) {
   const responses = op.responses as Record<string, Json>;
   const add = (status: string, response: Json) => {
     responses[status] ??= response;
   };
-  if (method === "get" && !EXPORT_PATH.test(path)) {
+  if (method === "get" && policy.etag !== false) {
     op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ref("parameters", "IfNoneMatch")];
     for (const [status, response] of Object.entries(responses)) {
       if (status.startsWith("2")) response.headers = { ...(response.headers as Json | undefined), ETag: ref("headers", "ETag") };
@@ -180,6 +180,8 @@ export interface DocumentOptions {
   tags: Record<string, string>;
   /** Path prefix -> whether the routes under it are switched on (dev-only routes answer 404 when off). */
   switchedPaths: Record<string, boolean>;
+  /** What each operation declares (src/http/policy.ts), by method and documented path. */
+  policyOf: (method: string, path: string) => RoutePolicy;
   /** The resources (first path segment) whose `PATCH`/`DELETE /<resource>/{id}` honour If-Match. */
   conditionalWrites?: string[];
 }
@@ -279,7 +281,7 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
       for (const media of Object.values(((op.requestBody as Json | undefined)?.content as Record<string, Json>) ?? {})) {
         if (media.schema) defaultsInWords(media.schema as Json);
       }
-      applyConventions(method, path, op);
+      applyConventions(method, op, opts.policyOf(method, path));
       documentScope(method, path, op);
       documentRateLimits(path, op);
       if (method === "post" && path !== "/mcp") documentIdempotencyKey(op);

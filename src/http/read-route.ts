@@ -1,11 +1,13 @@
 // A JSON GET's read as a function (docs/architecture.md, "One read per GET"): the route answers with it, and a batch
-// item calls it with the batch's caller, database handle and the item's own query: no request goes back through the
-// app. A GET whose answer is not one JSON body (a file's bytes, a page) registers none, and a batch refuses it.
-import type { RouteConfig } from "@hono/zod-openapi";
+// item, If-Match and the order of checks call it (with their own caller and database handle): no request goes back
+// through the app. It is registered once, with its route: the handler `reading` makes carries it, and the app's reads
+// are found on its routes. A GET whose answer is not one JSON body (a file's bytes, a page) has none, and a batch
+// refuses it.
+import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Caller } from "../auth/caller";
 import type { Db } from "../db/client";
-import { type ListParams, type ListSpec, listBody } from "../store/list";
+import { type FieldSelection, type FieldShape, type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../store/list";
 import type { AppEnv } from "./context";
 
 /** What a read gets: the validated path and query values, the URL's raw query (lists, filters), and where it runs. */
@@ -27,14 +29,10 @@ export interface ReadRoute {
   read: Read;
 }
 
-// By the route's Hono path (`/tasks/:id`), the key the app's router answers a match with.
-const READS = new Map<string, ReadRoute>();
+const READ = Symbol("read");
 
-/** The Hono path of a documented path (`/tasks/{id}` → `/tasks/:id`), as @hono/zod-openapi mounts it. */
-export const honoPath = (path: string) => path.replaceAll(/\/{(.+?)}/g, "/:$1");
-
-/** The read registered for the route the app's router matched (its Hono path), if any. */
-export const readRoute = (path: string): ReadRoute | undefined => READS.get(path);
+/** The built app, as what runs over it needs it (passed in by app.ts: nothing below it imports the app). */
+export type AppHandle = Pick<OpenAPIHono<AppEnv>, "router" | "getPath" | "routes">;
 
 /** The input of a read from the route's own request: what its validators accepted. */
 const inputOf = (c: Context<AppEnv>): ReadInput => {
@@ -51,25 +49,44 @@ const inputOf = (c: Context<AppEnv>): ReadInput => {
 };
 
 /**
- * The handler of a JSON GET that answers `read`'s body (200), and the read registered for batch items of the route.
- * `answer` (optional) turns the body into the route's response when it is more than JSON (an export streams its text).
+ * The handler of a JSON GET that answers `read`'s body (200), carrying its read for the batch, If-Match and the order
+ * of checks. `answer` (optional) turns the body into the route's response when it is more than JSON (an export streams its text).
  */
 export function reading<R extends RouteConfig>(
   route: R,
   read: Read,
   answer?: (c: Context<AppEnv>, input: ReadInput) => Promise<unknown>,
 ): never {
-  READS.set(honoPath(route.path), { route, read });
   const handler = async (c: Context<AppEnv>) => (answer ? answer(c, inputOf(c)) : c.json(await read(inputOf(c)), 200));
   // Typed to fit the route's documented answer, which `read` vouches for (the conformance tests check it).
-  return handler as never;
+  return Object.assign(handler, { [READ]: { route, read } satisfies ReadRoute }) as never;
 }
 
-/** The read of `/<records>/{id}` (`?fields=`): the resource's one-record read, as If-Match and the order of checks call it. */
-export const byId =
-  (read: (caller: Caller, id: string, fields?: string) => Promise<object>): Read =>
-  ({ caller, param, query }) =>
-    read(caller, param.id, query.fields as string | undefined);
+const registries = new WeakMap<object, Map<string, ReadRoute>>();
+/** The reads of `app`'s JSON GETs by Hono path (`/tasks/:id`), found once on its routes. */
+export function readsOf(app: Pick<AppHandle, "routes">): Map<string, ReadRoute> {
+  let reads = registries.get(app);
+  if (!reads) {
+    reads = new Map();
+    for (const { method, path, handler } of app.routes) {
+      const found = (handler as { [READ]?: ReadRoute })[READ];
+      if (method === "GET" && found) reads.set(path, found);
+    }
+    registries.set(app, reads);
+  }
+  return reads;
+}
+
+/**
+ * The read of `/<records>/{id}` (`?fields=`): `get`, the resource's read operation, answered under `key` and narrowed to
+ * `fields`. If-Match and the order of checks read the record with it, so their ETag and their 404 are its GET's own.
+ */
+export const oneRecord =
+  <K extends string, T>(key: K, shape: FieldShape, get: (caller: Caller, id: string, fields: FieldSelection | null) => Promise<T>): Read =>
+  async ({ caller, param, query }) => {
+    const selection = parseFields(query.fields as string | undefined, shape);
+    return { [key]: projectFields(await get(caller, param.id, selection), selection) };
+  };
 
 /** The read of a list: the one list machinery's parameters from the URL's query, cursors bound to the caller. */
 export const listing =

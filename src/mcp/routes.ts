@@ -7,12 +7,16 @@ import { SCOPES } from "../core/scopes";
 import { type CallerEnv, withCaller } from "../http/caller";
 import { errorResponse, PROTECTED_RESOURCE_METADATA } from "../http/error-mapper";
 import { jsonResponse } from "../http/openapi";
+import { declaring } from "../http/policy";
 import { publicRoute } from "../http/route-base";
 import { newRouter } from "../http/router";
 import { publicBaseUrl } from "../http/urls";
 import { isUtf8 } from "../middleware/body-guard";
 import { mcpServer, type SentArguments } from "./server";
 import type { ToolContext } from "./tools";
+
+/** JSON-RPC: its tools check their arguments, its request ids are its own (no Idempotency-Key), its events say `mcp`. */
+const RPC = { body: "rpc", idempotent: false, via: "mcp" } as const;
 
 /** What a tool needs of the request: its caller, loaded (an MCP client re-authenticates on HTTP 401, not on a tool error). */
 async function toolContext(c: Context<CallerEnv>): Promise<ToolContext> {
@@ -113,7 +117,7 @@ export const mcpRoutes = newRouter()
       200,
     );
   })
-  .post("/mcp", withCaller, async (c) => {
+  .post("/mcp", declaring<CallerEnv>(RPC), withCaller, async (c) => {
     const context = await toolContext(c);
     const parsed = await rpcBody(c);
     if ("refusal" in parsed) return parsed.refusal;

@@ -31,7 +31,7 @@ import { search } from "../resources/search/operations";
 import { SEARCH_TYPES, SearchPage, SearchQuery } from "../resources/search/schema";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
 import { createRelation, deleteRelation } from "../resources/tasks/relations";
-import { addLink } from "../resources/tasks/task-links";
+import { addLink } from "../resources/tasks/url-links";
 import { listTeams } from "../resources/teams/operations";
 import { listUsers } from "../resources/users/operations";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../store/list";

@@ -5,7 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import { ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
-import { UPLOAD_PATH } from "../../http/urls";
+import { routePolicy } from "../../http/policy";
 
 const NUL = "Must not contain NUL (\\u0000) characters";
 const LONE_SURROGATE = "Must be valid Unicode text (a lone surrogate such as \\ud800 has no character)";
@@ -64,14 +64,14 @@ const SUSPECT = /\\u|__proto__/;
 
 /**
  * Refuses a JSON body that holds what unkeepableText finds, with a 422 naming the fields, before any handler parses
- * it. POST /mcp is left to its tools: their arguments are checked by the same function, and a refusal is a tool error.
+ * it. A JSON-RPC body (POST /mcp) is left to its tools: their arguments are checked by the same function, and a refusal
+ * is a tool error; an upload's bytes are no JSON.
  */
 export const rejectUnkeepableText = createMiddleware<AppEnv>(async (c, next) => {
   if (
     c.req.method === "GET" ||
     c.req.method === "HEAD" ||
-    c.req.path === "/mcp" ||
-    UPLOAD_PATH.test(c.req.path) ||
+    ["upload", "rpc"].includes(routePolicy(c).body ?? "json") ||
     !/json/i.test(c.req.header("content-type") ?? "")
   )
     return next();

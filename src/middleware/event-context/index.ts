@@ -6,24 +6,24 @@ import { createMiddleware } from "hono/factory";
 import { type Credential, credentialUser, readCredential } from "../../auth/credential";
 import type { EventVia } from "../../db/event-context";
 import type { AppEnv } from "../../http/context";
-import { IMPORT_PATH, SIGN_UP_PATH } from "../../http/urls";
+import { type RoutePolicy, routePolicy } from "../../http/policy";
 
-/** How a request's writes came (`via` of every event: docs/events.md), from its path and credential. */
-function viaOf(path: string, credential: Credential | null): EventVia | null {
+/** How a request's writes came (`via` of every event: docs/events.md), from its route's policy and its credential. */
+function viaOf(policy: RoutePolicy, credential: Credential | null): EventVia | null {
   // A sign-up or an invite redeemed is by the account it makes, whatever credential came along.
-  if (SIGN_UP_PATH.test(path)) return "sign_up";
+  if (policy.via === "sign_up") return "sign_up";
   if (!credential) return null; // another public route: a login
   // An OAuth grant's token says so wherever it writes, /mcp included (`via: "oauth"`).
   if (credential.kind === "jwt" && credential.grantId) return "oauth";
-  if (path === "/mcp") return "mcp";
-  if (IMPORT_PATH.test(path)) return "import";
+  if (policy.via) return policy.via;
   return credential.kind === "apiKey" ? "api_key" : "jwt";
 }
 
 export const eventContext = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-    const credential = SIGN_UP_PATH.test(c.req.path) ? null : await readCredential(c.req, c.env).catch(() => null);
-    const via = viaOf(c.req.path, credential);
+    const policy = routePolicy(c);
+    const credential = policy.via === "sign_up" ? null : await readCredential(c.req, c.env).catch(() => null);
+    const via = viaOf(policy, credential);
     c.get("rdb").eventContext = { actor: credential ? credentialUser(credential) : null, via, requestId: c.get("requestId") };
   }
   await next();

@@ -10,12 +10,10 @@ import { readCredential } from "../../auth/credential";
 import { AppError } from "../../core/errors";
 import { CONDITIONAL } from "../../core/resources";
 import { acceptedScopes } from "../../core/scopes";
-import type { RecordReader } from "../../http/answer";
 import type { AppEnv } from "../../http/context";
+import { matchedParams, matchedRoute } from "../../http/policy";
+import { type AppHandle, type ReadRoute, readsOf } from "../../http/read-route";
 import { inRequestTransaction } from "../../http/request-db";
-
-/** Each resource's one-record read by its name (app.ts passes them in from the register's binding). */
-export type Readers = Partial<Record<string, RecordReader<Caller>>>;
 
 const TYPEID = /^[a-z]+_[0-9a-z]{26}$/;
 
@@ -45,24 +43,28 @@ async function tagAnswer(res: Response): Promise<void> {
   if (tag) res.headers.set("ETag", tag);
 }
 
-/** The middleware; `readers` render the current representation with each resource's own read (its GET's answer). */
-export function ifMatch(readers: Readers) {
+/**
+ * The middleware: on the matched route's PATCH or DELETE `/<resource>/:id` of a resource the register calls conditional,
+ * it renders the current representation with the read its GET `/<resource>/:id` answers with (`app`'s, src/http/read-route.ts).
+ */
+export function ifMatch(app: Pick<AppHandle, "routes">) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const [, resource, id, more] = c.req.path.split("/");
+    if (c.req.method !== "PATCH" && c.req.method !== "DELETE") return next();
+    const [, resource, id, more] = matchedRoute(c)?.path.split("/") ?? [];
     const table = resource ? CONDITIONAL[resource] : undefined;
-    const read = resource ? readers[resource] : undefined;
-    if ((c.req.method !== "PATCH" && c.req.method !== "DELETE") || !table || !read || !id || more !== undefined) return next();
+    const get = table && id === ":id" && more === undefined ? readsOf(app).get(`/${resource}/:id`) : undefined;
+    if (!table || !get) return next();
     const header = c.req.header("if-match");
-    if (header) await checkedWrite(c, header, resource, id, table, read, next);
+    if (header) await checkedWrite(c, header, resource, matchedParams(c).id, table, get, next);
     else await next();
     if (c.req.method === "PATCH" && c.res.ok) await tagAnswer(c.res);
   });
 }
 
 /** The resource's current answer and its ETag, or why there is none (an AppError its GET would answer). */
-async function render(read: RecordReader<Caller>, caller: Caller, id: string) {
+async function render(c: Context<AppEnv>, { read }: ReadRoute, caller: Caller, id: string) {
   try {
-    const body = await read(caller, id);
+    const body = await read({ caller, param: { id }, query: {}, url: new URL(c.req.url), db: c.get("rdb").db, env: c.env });
     return { body, etag: await weakTag(new TextEncoder().encode(JSON.stringify(body))) };
   } catch (err) {
     if (err instanceof AppError) return { refused: err, etag: null };
@@ -70,28 +72,20 @@ async function render(read: RecordReader<Caller>, caller: Caller, id: string) {
   }
 }
 
-async function checkedWrite(
-  c: Context<AppEnv>,
-  header: string,
-  resource: string,
-  id: string,
-  table: string,
-  read: RecordReader<Caller>,
-  next: Next,
-) {
+async function checkedWrite(c: Context<AppEnv>, header: string, resource: string, id: string, table: string, get: ReadRoute, next: Next) {
   // The read runs as its GET would: the request's credential with the GET's scopes (none: the write's own 401).
   const credential = await readCredential(c.req, c.env);
   if (!credential) return next();
-  const caller = new Caller(credential, c.get("rdb"), c.env, acceptedScopes("GET", `/${resource}/{id}`));
+  const caller = new Caller(credential, c.get("rdb"), c.env, acceptedScopes("GET", get.route.path));
   await inRequestTransaction(c, async (tx) => {
     // Lock the row first (by its id; a reference is resolved by reading once), then read what is locked.
     let lockId = id;
     if (!TYPEID.test(id)) {
-      const first = await render(read, caller, id);
+      const first = await render(c, get, caller, id);
       lockId = (first.body && (Object.values(first.body)[0] as { id?: string } | undefined)?.id) || id;
     }
     await tx.execute(sql`select id from ${sql.identifier(table)} where id = ${lockId} for update`);
-    const current = await render(read, caller, id);
+    const current = await render(c, get, caller, id);
     // A missing (or foreign) resource keeps the write's own answer (404, or 401 for a bad credential).
     const code = current.refused?.code;
     if (code === "NOT_FOUND" || code === "UNAUTHORIZED") return next();

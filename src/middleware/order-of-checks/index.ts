@@ -10,8 +10,8 @@ import { readCredential } from "../../auth/credential";
 import { AppError, ValidationError } from "../../core/errors";
 import { acceptedScopes } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
-import { type AppHandle, documentedRoute } from "../../http/documented-routes";
-import type { Readers } from "../if-match";
+import { matchedParams, matchedRoute } from "../../http/policy";
+import { type AppHandle, readsOf } from "../../http/read-route";
 
 /** A refusal of what the request carries (its body, query or path values), not of who sends it or what it names. */
 export const isInputRefusal = (err: unknown) =>
@@ -31,32 +31,35 @@ async function refusal(c: Context<AppEnv>, path: string): Promise<AppError | nul
   return new Caller(credential, c.get("rdb"), c.env, acceptedScopes(c.req.method, path)).refusal();
 }
 
+type App = Pick<AppHandle, "routes">;
+
 /**
- * The resource a path names and the id it names it by, when it has a read: `/teams/T/members` names team T,
- * `/tasks/ENG-1` task ENG-1. Undefined when the route names none (`/tasks`) or the resource has no read.
+ * The record the matched route names and the id it names it by, when its GET has a read: `/teams/:id/members` names
+ * the team (GET `/teams/:id`), `/tasks/:id` the task. Undefined when the route names none (`/tasks`) or it has no read.
  */
-function namedResource(readers: Readers, template: string, pathname: string) {
-  const parts = template.split("/");
-  if (!parts[2]?.startsWith("{")) return undefined;
-  const [, name, id] = pathname.split("/");
-  const read = readers[name];
-  return read && id ? { read, id } : undefined;
+function namedRecord(app: App, c: Context<AppEnv>, template: string) {
+  const [, name, param] = template.split("/");
+  const get = param?.startsWith(":") ? readsOf(app).get(`/${name}/${param}`) : undefined;
+  const id = get && matchedParams(c)[param.slice(1)];
+  return get && id ? { get, id } : undefined;
 }
 
 /** Wraps the app's error handler so that an input refusal of a protected operation comes after 401 and 404. */
-export function checksInOrder(app: AppHandle, readers: Readers, onError: ErrorHandler<AppEnv>): ErrorHandler<AppEnv> {
+export function checksInOrder(app: App, onError: ErrorHandler<AppEnv>): ErrorHandler<AppEnv> {
   return async (err, c) => {
     if (!isInputRefusal(err)) return onError(err, c);
-    const route = documentedRoute(app, c.req.method, c.req.path);
+    const route = matchedRoute(c);
     if (!route?.secured) return onError(err, c);
     const denied = await refusal(c, route.path);
     if (denied) return onError(denied, c);
-    const resource = c.req.method === "GET" ? undefined : namedResource(readers, route.path, c.req.path);
-    const credential = resource && (await readCredential(c.req, c.env));
-    if (resource && credential) {
+    const record = c.req.method === "GET" ? undefined : namedRecord(app, c, route.path);
+    const credential = record && (await readCredential(c.req, c.env));
+    if (record && credential) {
       // Only whether it exists for this caller: the answer never leaves the server, so the read needs no scope (a
       // write-only key's 404 comes before its 422).
-      const found = await resource.read(new Caller(credential, c.get("rdb"), c.env, null), resource.id).catch((e: unknown) => e);
+      const caller = new Caller(credential, c.get("rdb"), c.env, null);
+      const input = { caller, param: { id: record.id }, query: {}, url: new URL(c.req.url), db: c.get("rdb").db, env: c.env };
+      const found = await record.get.read(input).catch((e: unknown) => e);
       if (found instanceof AppError && found.code === "NOT_FOUND") return onError(new AppError("NOT_FOUND", found.message), c);
     }
     return onError(err, c);

@@ -13,15 +13,13 @@ import { AppError, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
 import { declaredLength, streamSha256 } from "../../files/storage";
 import type { AppEnv } from "../../http/context";
+import { routePolicy } from "../../http/policy";
 import { inRequestTransaction } from "../../http/request-db";
-import { UPLOAD_PATH } from "../../http/urls";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
 const MAX_KEY_LENGTH = 255;
 const SEALING_PURPOSE = "idempotency-key answers";
-/** POSTs that are not one request and one answer: MCP is JSON-RPC with its own request ids (and may stream). */
-const EXEMPT = new Set(["/mcp"]);
 
 type Stored = { requestHash: string; status: number; location: string | null; sealedBody: string };
 
@@ -38,10 +36,10 @@ async function scopeOf(c: Context<AppEnv>): Promise<SQL<string>> {
   return sql`coalesce(case when ${live} is not null then ${credentialScope(credential)} end, ${`dead:${credentialScope(credential)}`})`;
 }
 
-/** The key of a POST that takes one (undefined: none), checked. */
+/** The key of a POST whose route takes one (undefined: none), checked. */
 function retryKey(c: Context<AppEnv>): string | undefined {
   const key = c.req.header(IDEMPOTENCY_HEADER);
-  if (c.req.method !== "POST" || key === undefined || EXEMPT.has(c.req.path)) return undefined;
+  if (c.req.method !== "POST" || key === undefined || routePolicy(c).idempotent === false) return undefined;
   if (key.length < 1 || key.length > MAX_KEY_LENGTH)
     throw new AppError("BAD_REQUEST", `${IDEMPOTENCY_HEADER} must be 1 to ${MAX_KEY_LENGTH} characters`);
   return key;
@@ -89,7 +87,7 @@ export const safeRetries = createMiddleware<AppEnv>(async (c, next) => {
   const key = retryKey(c);
   if (key === undefined) return next();
   // An upload's bytes stream to storage: reading them here would hold the whole file (docs/api.md, "Attachments").
-  if (UPLOAD_PATH.test(c.req.path)) return uploadRetries(c, next, key);
+  if (routePolicy(c).body === "upload") return uploadRetries(c, next, key);
   const body = await c.req.text();
   const requestHash = await sha256Hex(`${c.req.method} ${c.req.path}?${new URL(c.req.url).search}\n${body}`);
   const scope = await scopeOf(c);

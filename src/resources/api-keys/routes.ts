@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -9,7 +8,7 @@ import { ApiKeyCreate, type ApiKeyCreateInput, ApiKeySchema, ApiKeySelection, ap
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./operations";
 
 /** GET /api-keys/{id}'s answer, also what If-Match and the order of checks read. */
-export const readApiKey = recordAnswer("apiKey", apiKeyRecord.shape, getApiKey);
+const readApiKey = oneRecord("apiKey", apiKeyRecord.shape, getApiKey);
 
 const list = createRoute({
   ...protectedRoute("API keys"),
@@ -80,7 +79,7 @@ export const apiKeyRoutes = newRouter()
     c.header("Location", `/api-keys/${apiKey.id}`);
     return c.json({ apiKey, key }, 201);
   })
-  .openapi(read, reading(read, byId(readApiKey)))
+  .openapi(read, reading(read, readApiKey))
   .openapi(remove, async (c) => {
     await deleteApiKey(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

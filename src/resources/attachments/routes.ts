@@ -5,17 +5,18 @@ import type { Tx } from "../../db/client";
 import { declaredLength, digestOf } from "../../files/storage";
 import type { CallerEnv } from "../../http/caller";
 import { createdResponse, errorResponses, jsonResponse } from "../../http/openapi";
-import { listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { StoredAnswer, uploadRetry } from "../../middleware/safe-retries";
 import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord, ContentType, Filename } from "../../records/attachments";
-import { parseFields, projectFields } from "../../store/list";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
 
 const base = protectedRoute("Attachments");
+// Raw bytes streamed to storage: their own size limit, no JSON checks, a repeat told apart by their digest.
+const uploading = protectedRoute("Attachments", { body: "upload" });
 const one = z.object({ attachment: Attachment });
 const TaskIdParam = IdParam.extend({
   id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)" }),
@@ -43,7 +44,7 @@ const uploadResponses = {
   ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYLOAD_TOO_LARGE"], { validation: true }),
 };
 const uploadToTask = createRoute({
-  ...base,
+  ...uploading,
   method: "post",
   operationId: "uploadTaskAttachment",
   path: "/tasks/{id}/attachments",
@@ -53,7 +54,7 @@ const uploadToTask = createRoute({
   responses: uploadResponses,
 });
 const uploadToComment = createRoute({
-  ...base,
+  ...uploading,
   method: "post",
   operationId: "uploadCommentAttachment",
   path: "/comments/{id}/attachments",
@@ -186,13 +187,7 @@ export const attachmentRoutes = newRouter()
       listing(attachmentRecord.list, "attachments", (caller, params, param) => listAttachments(caller, param.id, params)),
     ),
   )
-  .openapi(
-    read,
-    reading(read, async ({ caller, param, query }) => {
-      const fields = parseFields(query.fields as string | undefined, attachmentRecord.shape);
-      return { attachment: projectFields(await getAttachment(caller, param.id, fields), fields) };
-    }),
-  )
+  .openapi(read, reading(read, oneRecord("attachment", attachmentRecord.shape, getAttachment)))
   .openapi(remove, async (c) => {
     await deleteAttachment(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

@@ -3,14 +3,14 @@
 // needs, the order of checks (401/403 before an input refusal), and the one error mapper for a failure's slot. No
 // request goes back through the app.
 import type { z } from "@hono/zod-openapi";
+import { HonoRequest } from "hono/request";
 import type { Caller } from "../../auth/caller";
 import { ValidationError } from "../../core/errors";
 import { scopeOf } from "../../core/scopes";
 import type { Db } from "../../db/client";
 import type { AppEnv } from "../../http/context";
-import type { AppHandle } from "../../http/documented-routes";
 import { errorAnswer } from "../../http/error-mapper";
-import { type ReadRoute, readRoute } from "../../http/read-route";
+import { type AppHandle, type ReadRoute, readsOf } from "../../http/read-route";
 import { zodErrors } from "../../http/validation";
 import { isInputRefusal } from "../../middleware/order-of-checks";
 import { itemPath } from "./paths";
@@ -25,7 +25,7 @@ export interface Item {
   provesCredential: boolean;
 }
 
-/** What the batch's items run with: the app (its router and document), the batch's caller, database and bindings. */
+/** What the batch's items run with: the app (its router and reads), the batch's caller, database and bindings. */
 export interface BatchContext {
   app: AppHandle;
   caller: Caller;
@@ -49,36 +49,20 @@ function failureSlot(status: number, body: Slot): Slot {
   return body;
 }
 
-/** The GET route the app's router would run for `pathname` (its Hono path), if it has one. */
-function routeOf(app: AppHandle, url: URL, env: AppEnv["Bindings"]): string | undefined {
-  const [handlers] = app.router.match("GET", app.getPath(new Request(url), { env }));
-  return handlers.find(([[, route]]) => route.method === "GET")?.[0][1].path;
-}
-
-/** Hono's reading of a path value: percent-decoded, or as sent when it does not decode. */
-function decoded(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
-
-/** The path values of `pathname` under `template` (`/tasks/:id`). */
-function pathValues(template: string, pathname: string): Record<string, string> {
-  const names = template.split("/");
-  const values = pathname.split("/");
-  return Object.fromEntries(names.flatMap((name, i) => (name.startsWith(":") ? [[name.slice(1), decoded(values[i])]] : [])));
-}
-
-/** The query as the route's validator reads it: a repeated name gives its values as an array. */
-function queryValues(url: URL): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const name of new Set(url.searchParams.keys())) {
-    const all = url.searchParams.getAll(name);
-    query[name] = all.length === 1 ? all[0] : all;
-  }
-  return query;
+/**
+ * The GET route the app's router would run for `url` (its Hono path), with the request as that route's handlers would
+ * read it: its path values and query (a repeated name gives its values as an array, as Hono's validator reads it).
+ */
+function routeOf(app: AppHandle, url: URL, env: AppEnv["Bindings"]) {
+  const request = new Request(url);
+  const path = app.getPath(request, { env });
+  const match = app.router.match("GET", path);
+  const index = match[0].findIndex(([[, route]]) => route.method === "GET");
+  if (index < 0) return undefined;
+  const req = new HonoRequest(request, path, match);
+  req.routeIndex = index;
+  const query = Object.fromEntries(Object.entries(req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
+  return { template: match[0][index][0][1].path, param: req.param() as Record<string, string>, query };
 }
 
 function parsed<T>(schema: z.ZodType | undefined, value: T): T {
@@ -89,15 +73,21 @@ function parsed<T>(schema: z.ZodType | undefined, value: T): T {
 }
 
 /** The item's answer: the read's body, or the error its GET would answer, as its slot. */
-async function call({ route, read }: ReadRoute, template: string, url: URL, batch: BatchContext, requestId: string) {
+async function call(
+  { route, read }: ReadRoute,
+  values: { param: Record<string, string>; query: Record<string, unknown> },
+  url: URL,
+  batch: BatchContext,
+  requestId: string,
+) {
   const secured = Boolean(route.security?.length);
   // The item needs its own operation's scope (a read: `read`), as its GET would.
   const scope = scopeOf("GET", route.path);
   const caller = batch.caller.requiring(scope === null ? null : [scope]);
   try {
     const request = route.request;
-    const query = parsed(request?.query, queryValues(url));
-    const param = parsed(request?.params, pathValues(template, url.pathname));
+    const query = parsed(request?.query, values.query);
+    const param = parsed(request?.params, values.param);
     const body = await read({ caller, param, query, url, db: batch.db, env: batch.env });
     return { slot: body as Slot, provesCredential: secured && scope === scopeOf("POST", "/batch") };
   } catch (err) {
@@ -112,11 +102,11 @@ export async function runItem(batch: BatchContext, raw: string, index: number): 
   const path = itemPath(raw);
   if (typeof path !== "string") return { slot: failed(path.code, path.message), provesCredential: false };
   const url = new URL(path, batch.url);
-  const template = path === "/batch" ? undefined : routeOf(batch.app, url, batch.env);
-  if (!template) {
+  const matched = path === "/batch" ? undefined : routeOf(batch.app, url, batch.env);
+  if (!matched) {
     return { slot: failed("BAD_REQUEST", `No GET route for ${url.pathname}`), provesCredential: false };
   }
-  const found = readRoute(template);
+  const found = readsOf(batch.app).get(matched.template);
   if (!found)
     return {
       slot: failed(
@@ -126,5 +116,5 @@ export async function runItem(batch: BatchContext, raw: string, index: number): 
       provesCredential: false,
     };
   // The item's id names the batch and the slot, so a 500's requestId leads to both.
-  return call(found, template, url, batch, `${batch.requestId}-${index}`);
+  return call(found, matched, url, batch, `${batch.requestId}-${index}`);
 }

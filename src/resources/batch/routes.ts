@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppHandle } from "../../http/documented-routes";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import type { AppHandle } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { combineRecordReads } from "../../store/reads";

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -19,7 +18,7 @@ import {
 import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./operations";
 
 /** GET /comments/{id}'s answer, also what If-Match and the order of checks read. */
-export const readComment = recordAnswer("comment", commentRecord.shape, getComment);
+const readComment = oneRecord("comment", commentRecord.shape, getComment);
 
 const base = protectedRoute("Comments");
 const one = z.object({ comment: Comment });
@@ -118,7 +117,7 @@ export const commentRoutes = newRouter()
     const comment = await createComment(c.get("caller"), c.req.valid("json") as CommentCreateInput);
     return created(c, "comment", `/comments/${comment.id}`, comment);
   })
-  .openapi(read, reading(read, byId(readComment)))
+  .openapi(read, reading(read, readComment))
   .openapi(update, async (c) => {
     const comment = await updateComment(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ comment }, 200);

@@ -5,7 +5,7 @@ import { eventsVisibleTo } from "../../auth/events";
 import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
-import { eventStream, recordHistory } from "../../store/events";
+import { eventStream, recordHistory } from "./stream";
 
 export const listEvents = (caller: Caller, query: URLSearchParams) => eventStream(caller, query, eventsVisibleTo);
 

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { badRequest, ValidationError } from "../../core/errors";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, reading } from "../../http/read-route";
+import { oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -14,7 +13,7 @@ import { builtInFieldsFor } from "./builtins";
 import { createField, deleteField, getField, listFields, updateField } from "./operations";
 
 /** GET /fields/{id}'s answer, also what If-Match and the order of checks read. */
-export const readField = recordAnswer("field", fieldRecord.shape, getField);
+const readField = oneRecord("field", fieldRecord.shape, getField);
 
 const base = protectedRoute("Fields");
 const one = z.object({ field: Field });
@@ -121,7 +120,7 @@ export const fieldRoutes = newRouter()
     const field = await createField(c.get("caller"), c.req.valid("json"));
     return created(c, "field", `/fields/${field.id}`, field);
   })
-  .openapi(read, reading(read, byId(readField)))
+  .openapi(read, reading(read, readField))
   .openapi(
     update,
     async (c) => c.json({ field: await updateField(c.get("caller"), c.req.valid("param").id, c.req.valid("json")) }, 200),

@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { emailOutbox } from "../../http/email-outbox";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, reading } from "../../http/read-route";
+import { oneRecord, reading } from "../../http/read-route";
 import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -20,7 +19,7 @@ import {
 import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
 
 /** GET /invites/{id}'s answer, also what If-Match and the order of checks read. */
-export const readInvite = recordAnswer("invite", inviteRecord.shape, getInvite);
+const readInvite = oneRecord("invite", inviteRecord.shape, getInvite);
 
 const base = protectedRoute("Invites");
 
@@ -91,7 +90,8 @@ const remove = createRoute({
 });
 
 const redeem = createRoute({
-  ...publicRoute("Invites"),
+  // Its writes are by the account or membership it makes, whatever credential came along.
+  ...publicRoute("Invites", { via: "sign_up" }),
   method: "post",
   operationId: "redeemInvite",
   path: "/invites/redeem",
@@ -121,7 +121,7 @@ export const inviteRoutes = newRouter()
     const data = await redeemInvite(c.get("rdb").db, c.req.valid("json"));
     return c.json({ data }, 201);
   })
-  .openapi(read, reading(read, byId(readInvite)))
+  .openapi(read, reading(read, readInvite))
   .openapi(remove, async (c) => {
     await deleteInvite(c.get("caller"), c.req.valid("param").id);
     return c.body(null, 204);

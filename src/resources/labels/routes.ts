@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -17,7 +16,7 @@ import {
 import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from "./operations";
 
 /** GET /labels/{id}'s answer, also what If-Match and the order of checks read. */
-export const readLabel = recordAnswer("label", labelRecord.shape, getLabel);
+const readLabel = oneRecord("label", labelRecord.shape, getLabel);
 
 const base = protectedRoute("Labels");
 const one = z.object({ label: Label });
@@ -92,7 +91,7 @@ export const labelRoutes = newRouter()
     const label = await createLabel(c.get("caller"), c.req.valid("json") as LabelCreateInput);
     return created(c, "label", `/labels/${label.id}`, label);
   })
-  .openapi(read, reading(read, byId(readLabel)))
+  .openapi(read, reading(read, readLabel))
   .openapi(update, async (c) => {
     const label = await updateLabel(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as LabelUpdateInput);
     return c.json({ label }, 200);

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -17,7 +16,7 @@ import {
 import { createMilestone, deleteMilestone, getMilestone, listMilestones, listProjectMilestones, updateMilestone } from "./operations";
 
 /** GET /milestones/{id}'s answer, also what If-Match and the order of checks read. */
-export const readMilestone = recordAnswer("milestone", milestoneRecord.shape, getMilestone);
+const readMilestone = oneRecord("milestone", milestoneRecord.shape, getMilestone);
 
 const base = protectedRoute("Milestones");
 const one = z.object({ milestone: Milestone });
@@ -108,7 +107,7 @@ export const milestoneRoutes = newRouter()
     const milestone = await createMilestone(c.get("caller"), c.req.valid("json") as MilestoneCreateInput);
     return created(c, "milestone", `/milestones/${milestone.id}`, milestone);
   })
-  .openapi(read, reading(read, byId(readMilestone)))
+  .openapi(read, reading(read, readMilestone))
   .openapi(update, async (c) => {
     const milestone = await updateMilestone(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as MilestoneUpdateInput);
     return c.json({ milestone }, 200);

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -17,7 +16,7 @@ import {
 import { createProject, deleteProject, getProject, listProjects, updateProject } from "./operations";
 
 /** GET /projects/{id}'s answer, also what If-Match and the order of checks read. */
-export const readProject = recordAnswer("project", projectRecord.shape, getProject);
+const readProject = oneRecord("project", projectRecord.shape, getProject);
 
 const base = protectedRoute("Projects");
 const one = z.object({ project: Project });
@@ -99,7 +98,7 @@ export const projectRoutes = newRouter()
     // A body without teamId is a missing required parameter: 400 (docs/api.md), not 422.
     missingIsBadRequest("teamId"),
   )
-  .openapi(read, reading(read, byId(readProject)))
+  .openapi(read, reading(read, readProject))
   .openapi(update, async (c) => {
     const project = await updateProject(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as ProjectUpdateInput);
     return c.json({ project }, 200);

@@ -39,7 +39,8 @@ const complete = createRoute({
   method: "post",
   operationId: "completeSignup",
   path: "/signup/complete",
-  ...publicRoute("Account"),
+  // Its writes are by the account it makes, whatever credential came along.
+  ...publicRoute("Account", { via: "sign_up" }),
   summary: "Complete sign-up: creates the user, an initial workspace (user is OWNER) and an API key",
   description: "An email that already has an account is 409; a wrong code is 422 (the fifth wrong code invalidates it).",
   request: jsonBody(SignupComplete),

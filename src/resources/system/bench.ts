@@ -29,7 +29,8 @@ const floor = createRoute({
 });
 
 const filePut = createRoute({
-  ...publicRoute("System"),
+  // Compared with an attachment upload, so it streams alike.
+  ...publicRoute("System", { body: "upload" }),
   method: "post",
   operationId: "benchFilePut",
   path: "/_bench/files",

@@ -1,5 +1,5 @@
 // The task operations, one function each, called alike by the REST routes and the MCP tools. Each is one statement that
-// authenticates and authorizes itself and says why it wrote nothing (guardedWrite); a body that names links (a project, a
+// authenticates and authorizes itself and says why it wrote nothing (guardedWrite); a body that names references (a project, a
 // milestone, a parent, an assignee, custom values) first has them checked in a transaction around that same statement.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { tasks, teams } from "../../../drizzle/schema";
@@ -16,7 +16,7 @@ import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
 import { insertColumns } from "../../store/record";
-import { type Links, resolveLinks } from "./links";
+import { type References, resolveReferences } from "./references";
 
 const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
 
@@ -29,7 +29,7 @@ function storedValues(input: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A body that names a link or custom values: those are checked (in a transaction) before the write. */
-const namesLinks = (input: TaskUpdateInput) =>
+const namesReferences = (input: TaskUpdateInput) =>
   [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v !== undefined);
 
 /** The team a create names, in the caller's workspace, with the rules of a create there. */
@@ -74,7 +74,7 @@ export function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[])
 function insertTask(
   caller: Caller,
   input: TaskCreateInput,
-  resolved: Partial<Links> & { assigneeId?: string; customFields?: Record<string, unknown> },
+  resolved: Partial<References> & { assigneeId?: string; customFields?: Record<string, unknown> },
 ) {
   const id = newId("task");
   const columns: Record<string, unknown> = {
@@ -99,12 +99,12 @@ function insertTask(
 
 /** POST /tasks: the reference `<PREFIX>-<n>` from the team's counter. */
 export async function createTask(caller: Caller, input: TaskCreateInput): Promise<TaskDto> {
-  if (!namesLinks(input)) return insertTask(caller, input, {});
+  if (!namesReferences(input)) return insertTask(caller, input, {});
   // Interactive (the WebSocket): the target's rule answers first, then the links resolve and decide the write.
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before anything the body links to.
     const team = await readTarget<{ id: string }>(tx, caller, teamTarget(caller, input), "key share");
-    const links = await resolveLinks(tx, caller.actor, team.id, input, {
+    const references = await resolveReferences(tx, caller.actor, team.id, input, {
       projectId: null,
       milestoneId: null,
       parentId: null,
@@ -112,7 +112,7 @@ export async function createTask(caller: Caller, input: TaskCreateInput): Promis
     });
     const assigneeId = input.assigneeId ? await workspaceMember(tx, caller.actor.workspace, input.assigneeId, "Assignee") : undefined;
     const customFields = await validateCustomFields(tx, caller.actor.workspace, "task", input.customFields);
-    return insertTask(caller, input, { ...links, assigneeId, customFields });
+    return insertTask(caller, input, { ...references, assigneeId, customFields });
   });
 }
 
@@ -134,23 +134,23 @@ function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unkn
  */
 export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
   const { labelIds, ...fields } = input;
-  if (!namesLinks(input)) return writeTask(caller, idOrRef, storedValues(fields), labelIds);
+  if (!namesReferences(input)) return writeTask(caller, idOrRef, storedValues(fields), labelIds);
   // Interactive (the WebSocket): the task is read (locked) and decides the links written next.
   return caller.transaction(async (tx) => {
     // The task and the rule first (locked), so a foreign task or a refused caller answers before anything the body links to.
-    const current = await readTarget<Links & { id: string; teamId: string; customFields: Record<string, unknown> }>(
+    const current = await readTarget<References & { id: string; teamId: string; customFields: Record<string, unknown> }>(
       tx,
       caller,
       taskTarget(caller, idOrRef),
       "no key update",
     );
-    const links = await resolveLinks(tx, caller.actor, current.teamId, fields, { ...current, taskId: current.id });
+    const references = await resolveReferences(tx, caller.actor, current.teamId, fields, { ...current, taskId: current.id });
     const assigneeId = fields.assigneeId
       ? await workspaceMember(tx, caller.actor.workspace, fields.assigneeId, "Assignee")
       : fields.assigneeId;
     const customFields =
       fields.customFields && (await validateCustomFields(tx, caller.actor.workspace, "task", fields.customFields, current.customFields));
-    return writeTask(caller, current.id, { ...storedValues(fields), ...links, assigneeId, customFields }, labelIds);
+    return writeTask(caller, current.id, { ...storedValues(fields), ...references, assigneeId, customFields }, labelIds);
   });
 }
 

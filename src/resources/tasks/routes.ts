@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { missingIsBadRequest, newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -9,7 +8,7 @@ import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "./operations";
 
 /** GET /tasks/{id}'s answer, also what If-Match and the order of checks read. */
-export const readTask = recordAnswer("task", taskRecord.shape, getTask);
+const readTask = oneRecord("task", taskRecord.shape, getTask);
 
 const base = protectedRoute("Tasks");
 const one = z.object({ task: Task });
@@ -105,7 +104,7 @@ export const taskRoutes = newRouter()
     // A body without teamId is a missing required parameter: 400 (docs/api.md), not 422.
     missingIsBadRequest("teamId"),
   )
-  .openapi(read, reading(read, byId(readTask)))
+  .openapi(read, reading(read, readTask))
   .openapi(update, async (c) => {
     const task = await updateTask(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as TaskUpdateInput);
     return c.json({ task }, 200);

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -18,7 +17,7 @@ import {
 import { addTeamMember, getTeamMember, listTeamMembers, removeTeamMember, updateTeamMember } from "./operations";
 
 /** GET /team-members/{id}'s answer, also what If-Match and the order of checks read. */
-export const readTeamMember = recordAnswer("teamMember", teamMemberRecord.shape, getTeamMember);
+const readTeamMember = oneRecord("teamMember", teamMemberRecord.shape, getTeamMember);
 
 const base = protectedRoute("Team members");
 const one = z.object({ teamMember: TeamMember });
@@ -106,7 +105,7 @@ export const teamMemberRoutes = newRouter()
     const teamMember = await addTeamMember(c.get("caller"), c.req.valid("param").id, input);
     return created(c, "teamMember", `/team-members/${teamMember.id}`, teamMember);
   })
-  .openapi(read, reading(read, byId(readTeamMember)))
+  .openapi(read, reading(read, readTeamMember))
   .openapi(update, async (c) => {
     const teamMember = await updateTeamMember(c.get("caller"), c.req.valid("param").id, c.req.valid("json"));
     return c.json({ teamMember }, 200);

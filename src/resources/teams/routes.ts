@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -9,7 +8,7 @@ import { Team, TeamCreate, type TeamCreateInput, TeamSelection, TeamUpdate, type
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "./operations";
 
 /** GET /teams/{id}'s answer, also what If-Match and the order of checks read. */
-export const readTeam = recordAnswer("team", teamRecord.shape, getTeam);
+const readTeam = oneRecord("team", teamRecord.shape, getTeam);
 
 const base = protectedRoute("Teams");
 const one = z.object({ team: Team });
@@ -88,7 +87,7 @@ export const teamRoutes = newRouter()
     const team = await createTeam(c.get("caller"), c.req.valid("json") as TeamCreateInput);
     return created(c, "team", `/teams/${team.id}`, team);
   })
-  .openapi(read, reading(read, byId(readTeam)))
+  .openapi(read, reading(read, readTeam))
   .openapi(update, async (c) => {
     const team = await updateTeam(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as TeamUpdateInput);
     return c.json({ team }, 200);

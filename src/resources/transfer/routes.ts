@@ -43,7 +43,8 @@ const WHAT = {
 
 const exportRoute = (type: (typeof EXPORT_TYPES)[number]) =>
   createRoute({
-    ...protectedRoute(TAGS[type]),
+    // Each export is a new document (its exportedAt), and a large one streams: no ETag.
+    ...protectedRoute(TAGS[type], { etag: false }),
     method: "get",
     operationId: `export${type[0].toUpperCase()}${type.slice(1)}`,
     path: `/${type}s/{id}/export`,
@@ -66,8 +67,11 @@ export const IMPORT_RULES =
   "Links to records outside the export (a subtask's parent) are dropped. Files (`data.attachments`) are checked, not restored: the answer's `ids` names the " +
   "record each one's task or comment became, for the client to upload it there. Bodies up to 32 MiB.";
 
+/** An import route's policy: a whole export document for a body, its writes' events say `import`. */
+export const IMPORTING = { body: "import", via: "import" } as const;
+
 const teamImport = createRoute({
-  ...protectedRoute("Teams"),
+  ...protectedRoute("Teams", IMPORTING),
   method: "post",
   operationId: "importIntoTeam",
   path: "/teams/{id}/import",
@@ -84,7 +88,7 @@ const teamImport = createRoute({
 });
 
 const workspaceImport = createRoute({
-  ...protectedRoute("Workspaces"),
+  ...protectedRoute("Workspaces", IMPORTING),
   method: "post",
   operationId: "importWorkspace",
   path: "/workspaces/import",

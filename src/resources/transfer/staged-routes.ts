@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Caller } from "../../auth/caller";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { reading } from "../../http/read-route";
 import { releaseBodyText } from "../../http/release-body";
@@ -8,12 +7,9 @@ import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { formsOf, NameOf } from "../../records/names";
 import { commitImport, deleteImport, getImport, openImport, putImportPart } from "./operations";
-import { IMPORT_RULES, TeamImported, WorkspaceImported, workspaceImported } from "./routes";
+import { IMPORT_RULES, IMPORTING, TeamImported, WorkspaceImported, workspaceImported } from "./routes";
 import { ExportDocument } from "./schema";
 import { IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS } from "./staged";
-
-/** GET /imports/{id}'s answer, also what the order of checks reads. */
-export const readImport = async (caller: Caller, id: string) => ({ import: await getImport(caller, id) });
 
 const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-25T10:00:00.000Z" });
 const ImportSchema = z
@@ -98,7 +94,7 @@ const read = createRoute({
   responses: { 200: jsonResponse(one, "The import"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
 });
 const part = createRoute({
-  ...base,
+  ...protectedRoute("Imports", IMPORTING),
   method: "put",
   operationId: "putImportPart",
   path: "/imports/{id}/parts/{number}",
@@ -115,7 +111,7 @@ const part = createRoute({
   },
 });
 const commit = createRoute({
-  ...base,
+  ...protectedRoute("Imports", IMPORTING),
   method: "post",
   operationId: "commitImport",
   path: "/imports/{id}/commit",
@@ -153,7 +149,7 @@ export const importRoutes = newRouter()
   })
   .openapi(
     read,
-    reading(read, ({ caller, param }) => readImport(caller, param.id)),
+    reading(read, async ({ caller, param }) => ({ import: await getImport(caller, param.id) })),
   )
   .openapi(part, async (c) => {
     const { id, number } = c.req.valid("param");

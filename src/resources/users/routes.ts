@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -9,7 +8,7 @@ import { UserUpdate, type UserUpdateInput, WorkspaceUserSchema, WorkspaceUserSel
 import { getUser, listUsers, removeUser, updateUser } from "./operations";
 
 /** GET /users/{id}'s answer, also what If-Match and the order of checks read. */
-export const readUser = recordAnswer("user", workspaceUserRecord.shape, getUser);
+const readUser = oneRecord("user", workspaceUserRecord.shape, getUser);
 
 const one = z.object({ user: WorkspaceUserSchema });
 const oneSelected = z.object({ user: WorkspaceUserSelection });
@@ -78,7 +77,7 @@ const remove = createRoute({
 
 export const userRoutes = newRouter()
   .openapi(list, reading(list, listing(workspaceUserRecord.list, "users", listUsers)))
-  .openapi(read, reading(read, byId(readUser)))
+  .openapi(read, reading(read, readUser))
   .openapi(update, async (c) => {
     const user = await updateUser(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as UserUpdateInput);
     return c.json({ user }, 200);

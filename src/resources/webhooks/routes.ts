@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, reading } from "../../http/read-route";
+import { oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -30,7 +29,7 @@ import {
 } from "./operations";
 
 /** GET /webhooks/{id}'s answer, also what If-Match and the order of checks read. */
-export const readWebhook = recordAnswer("webhook", webhookRecord.shape, getWebhook);
+const readWebhook = oneRecord("webhook", webhookRecord.shape, getWebhook);
 
 const base = protectedRoute("Webhooks");
 const ADMIN = "Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404.";
@@ -177,7 +176,7 @@ export const webhookRoutes = newRouter()
     list,
     reading(list, ({ caller, url }) => listWebhooks(caller, url.searchParams)),
   )
-  .openapi(read, reading(read, byId(readWebhook)))
+  .openapi(read, reading(read, readWebhook))
   .openapi(update, async (c) => {
     const webhook = await updateWebhook(c.get("caller"), c.env, c.req.valid("param").id, c.req.valid("json") as WebhookUpdateInput);
     return c.json({ webhook }, 200);

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { recordAnswer } from "../../http/answer";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
-import { byId, listing, reading } from "../../http/read-route";
+import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
@@ -9,7 +8,7 @@ import { WorkspaceSchema, WorkspaceSelection, WorkspaceUpdate, type WorkspaceUpd
 import { getWorkspace, listWorkspaces, updateWorkspace } from "./operations";
 
 /** GET /workspaces/{id}'s answer, also what If-Match and the order of checks read. */
-export const readWorkspace = recordAnswer("workspace", workspaceRecord.shape, getWorkspace);
+const readWorkspace = oneRecord("workspace", workspaceRecord.shape, getWorkspace);
 
 const one = z.object({ workspace: WorkspaceSchema });
 const oneSelected = z.object({ workspace: WorkspaceSelection });
@@ -58,7 +57,7 @@ const update = createRoute({
 
 export const workspaceRoutes = newRouter()
   .openapi(list, reading(list, listing(workspaceRecord.list, "workspaces", listWorkspaces)))
-  .openapi(read, reading(read, byId(readWorkspace)))
+  .openapi(read, reading(read, readWorkspace))
   .openapi(update, async (c) => {
     const workspace = await updateWorkspace(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as WorkspaceUpdateInput);
     return c.json({ workspace }, 200);

@@ -1,0 +1,17 @@
+// The scopes' names (docs/api.md, "Least privilege"): what the register states a resource's writes need, and what
+// core/scopes.ts derives every operation's scope from.
+export const SCOPES = [
+  "read",
+  "tasks:write",
+  "comments:write",
+  "projects:write",
+  "labels:write",
+  "teams:write",
+  "fields:write",
+  "members:write",
+  "keys:write",
+  "webhooks:write",
+  "import",
+  "export",
+] as const;
+export type Scope = (typeof SCOPES)[number];

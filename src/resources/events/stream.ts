@@ -1,0 +1,162 @@
+// The reads of the change feed (docs/events.md): the workspace's stream in commit order, resumable by event id, and a
+// record's history newest first. Each is one statement scoped by the caller's credential (so it authenticates itself) and
+// limited to what the caller may see (the rule the operation passes in: auth/events.ts).
+import { and, eq, or, type SQL, sql } from "drizzle-orm";
+import { events } from "../../../drizzle/schema";
+import { AppError, badRequest, notFound, ValidationError } from "../../core/errors";
+import { typeIdTime } from "../../ids";
+import { isEventPattern } from "../../records/event-types";
+import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../../records/events";
+import { parseProjectRef, parseTaskRef } from "../../records/names";
+import type { Actor, StatementCaller as Caller } from "../../store/caller";
+import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
+import { qualified, type RecordType } from "../../store/record";
+
+export interface EventPage {
+  events: EventDto[];
+  pagination: { limit: number; nextCursor: string | null };
+}
+
+/** Which events of its workspace the caller may see (auth/events.ts states the rule). */
+export type EventsVisible = (actor: Actor) => SQL;
+
+/** Committed for good: no transaction still running can add an event below this position. */
+const stable = sql`${events.position} < pm_stable_position()`;
+
+/** `types=task.*,comment.created`: known types or `<resourceType>.*`; anything else is 422 at `types`. */
+function typesFilter(raw: string | null): SQL | undefined {
+  if (raw === null || raw.trim() === "") return undefined;
+  const patterns = raw.split(",").map((t) => t.trim());
+  const unknown = patterns.filter((p) => !isEventPattern(p));
+  if (unknown.length) throw new ValidationError({ types: [`Unknown event type(s): ${unknown.join(", ")}; e.g. task.updated or task.*`] });
+  return sql`pm_event_matches(${sql.param(patterns)}::text[], ${events.type})`;
+}
+
+interface Paging {
+  /** `after=<event id>` of the stream, for the 410/400 when it names no event. */
+  after?: string;
+  /** The list the cursor belongs to: the stream, or one record's history. */
+  list: string;
+  direction: "asc" | "desc";
+  limit: number;
+  cursor: string | null;
+}
+
+/** The cursor's position, if the request has one; a cursor of another list, direction or caller is 400. */
+async function cursorPosition(caller: Caller, paging: Paging): Promise<number | undefined> {
+  if (paging.cursor === null) return undefined;
+  const cursor = await decodeCursor(paging.cursor, caller.cursorKey);
+  if (cursor.r !== paging.list || cursor.s !== paging.direction || typeof cursor.v[0] !== "number") throw badRequest("Invalid cursor");
+  return cursor.v[0];
+}
+
+/** The one-row head of a page's statement: the `after` event's position and the record a history is of. */
+interface Head {
+  /** `after=<event id>`: its position, null when this workspace has no such event (410 or 400). */
+  anchor?: SQL;
+  /** A history's record id, null when it does not exist (404). */
+  subject?: SQL;
+  noun?: string;
+}
+
+type EventPageRow = EventRow & { live: boolean; anchor: string | null; subject: string | null } & Record<string, unknown>;
+
+/**
+ * One page in ONE statement (limit + 1 events read): whether the credential is live, the head's values, and the events
+ * (`where` may use `head.anchor` and `head.subject`); then the cursor of the next page, null when none follows now.
+ */
+async function page(caller: Caller, paging: Paging, head: Head, where: (actor: Actor) => SQL): Promise<EventPage> {
+  const position = await cursorPosition(caller, paging);
+  const actor = caller.actor;
+  const before = paging.direction === "asc" ? sql`>` : sql`<`;
+  const { rows } = await caller.db.execute<EventPageRow>(sql`
+    select ${caller.live} as live, head.anchor, head.subject, page.* from (
+      select ${head.anchor ?? sql`null::bigint`} as anchor, ${head.subject ?? sql`null::text`} as subject) head
+    left join lateral (
+      select ${eventColumns} from ${eventsFrom}
+      where ${and(where(actor), position === undefined ? undefined : sql`${events.position} ${before} ${position}`)}
+      order by ${events.position} ${sql.raw(paging.direction)} limit ${paging.limit + 1}) page on true`);
+  const [first] = rows;
+  if (!first.live) throw await caller.refused();
+  if (head.subject && first.subject === null) throw notFound(head.noun ?? "Record");
+  if (head.anchor && first.anchor === null) throw afterUnknown(paging);
+  caller.touch();
+  const found = rows.filter((row) => row.id !== null).map(renderEvent);
+  const shown = found.slice(0, paging.limit);
+  const last = shown.at(-1);
+  const nextCursor =
+    found.length > paging.limit && last
+      ? await encodeCursor({ r: paging.list, s: paging.direction, v: [last.position], i: last.id }, caller.cursorKey)
+      : null;
+  return { events: shown, pagination: { limit: paging.limit, nextCursor } };
+}
+
+/** `after` names no event of this workspace: 410 when it is older than the retention, 400 otherwise. */
+function afterUnknown(paging: Paging & { after?: string }): Error {
+  const id = paging.after ?? "";
+  const time = typeIdTime(id, "evt");
+  if (time !== null && time < Date.now() - EVENT_RETENTION_DAYS * 86_400_000)
+    return new AppError("GONE", `Events are kept ${EVENT_RETENTION_DAYS} days; ${id} is older. Start again without \`after\``);
+  return badRequest(`after: no event ${id} in this workspace`, { field: "after" });
+}
+
+/**
+ * GET /events: the caller's workspace's events in commit order, after `after` (an event id) or the cursor, only those
+ * no running transaction can still precede, so resuming from the last event read never skips or repeats one.
+ */
+export async function eventStream(caller: Caller, query: URLSearchParams, visible: EventsVisible): Promise<EventPage> {
+  const limit = parseLimit(query.get("limit"));
+  const types = typesFilter(query.get("types"));
+  const resource = query.get("resourceId");
+  const cursor = query.get("cursor");
+  // A cursor carries its own position; `after` only starts a walk.
+  const after = cursor === null ? (query.get("after") ?? undefined) : undefined;
+  const anchor = after
+    ? sql`(select ${events.position} from ${events} where ${events.id} = ${after} and ${events.workspaceId} = ${caller.actor.workspace})`
+    : undefined;
+  return page(
+    caller,
+    { list: "events", direction: "asc", limit, cursor, after },
+    { anchor },
+    (actor) =>
+      and(
+        visible(actor),
+        stable,
+        types,
+        resource ? or(eq(events.resourceId, resource), referenceIs(resource)) : undefined,
+        anchor ? sql`${events.position} > head.anchor` : undefined,
+      )!,
+  );
+}
+
+/**
+ * The events whose reference `value` names, read as the name resolver reads it (an ASCII prefix in any case, the number
+ * as a number), so `ınfra-1` names nothing here as it does in a path, whatever the database's locale makes of upper().
+ */
+function referenceIs(value: string): SQL | undefined {
+  const task = parseTaskRef(value);
+  const project = task ? null : parseProjectRef(value);
+  const canonical = task ? `${task.prefix}-${task.number}` : project ? `${project.prefix}-P${project.number}` : null;
+  return canonical === null ? undefined : sql`upper(${events.reference}) = ${canonical}`;
+}
+
+/** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */
+export async function recordHistory(
+  caller: Caller,
+  record: RecordType,
+  idOrRef: string,
+  query: URLSearchParams,
+  visible: EventsVisible,
+): Promise<EventPage> {
+  const limit = parseLimit(query.get("limit"));
+  const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor, idOrRef)} limit 1)`;
+  const cursor = query.get("cursor");
+  // The cursor is bound to the record it pages (its id as named now), so another record's cursor is 400.
+  return page(
+    caller,
+    { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
+    { subject, noun: record.noun },
+    // A task's history holds its relations' events too (their task_ids name both tasks).
+    (actor) => and(visible(actor), stable, sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`)!,
+  );
+}

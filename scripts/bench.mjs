@@ -69,7 +69,7 @@ const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 30);
 const FILE_PAIRS = Number(process.env.BENCH_FILE_PAIRS ?? (QUICK ? 5 : 10));
 
 /**
- * Round trips due to distance at p50, (p50 at RTT − p50 at 0) ÷ RTT, a request may cost. Over the HTTP query (issue 45):
+ * Round trips due to distance at p50, (p50 at RTT − p50 at 0) ÷ RTT, a request may cost. Over the HTTP query:
  * one statement 1.15 (the physical limit is 1), anything else (an interactive transaction, a relation create) 2.1. Over
  * the WebSocket, whose every request opens a connection: a read 1.5, a write 2.
  */

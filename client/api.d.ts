@@ -11874,6 +11874,14 @@ export interface operations {
             )[];
             /** @description The only teams this credential reaches; null: every team */
             teamIds: string[] | null;
+            /** @description Those teams with their prefix and name (by prefix), whatever the credential may read; null: every team */
+            teams:
+              | {
+                  id: string;
+                  name: string;
+                  prefix: string;
+                }[]
+              | null;
             user: components["schemas"]["User"];
             workspace: components["schemas"]["Workspace"];
           };

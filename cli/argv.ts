@@ -7,7 +7,7 @@ import { UsageError } from "./errors";
 /** Options every command that calls the API takes. */
 export const commonArgs = {
   json: { type: "boolean", valueHint: "fields", description: "Print the API's JSON; --json a,b: the records with only these fields" },
-  jq: { type: "string", valueHint: "expr", description: "Filter the JSON with a jq expression (implies --json)" },
+  jq: { type: "string", alias: "q", valueHint: "expr", description: "Filter the JSON with a jq expression (implies --json)" },
   workspace: { type: "string", valueHint: "slug", description: "Use your login to this workspace (see `pm workspaces`)" },
   "base-url": {
     type: "string",
@@ -19,6 +19,8 @@ export const commonArgs = {
 interface Scanned {
   options: { name: string; value: string | true }[];
   positionals: string[];
+  /** Where each positional is in the tokens. */
+  positionalAt: number[];
 }
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -35,15 +37,19 @@ function definitionOf(raw: string, defs: ArgsDef): [string, ArgDef] | undefined 
 
 /** Every option (in order, repeats kept) and positional of `tokens`; unknown options and missing values throw. */
 export function scan(tokens: string[], defs: ArgsDef): Scanned {
-  const scanned: Scanned = { options: [], positionals: [] };
+  const scanned: Scanned = { options: [], positionals: [], positionalAt: [] };
+  const positional = (at: number) => {
+    scanned.positionals.push(tokens[at]);
+    scanned.positionalAt.push(at);
+  };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
     if (token === "--") {
-      scanned.positionals.push(...tokens.slice(i + 1));
+      for (let at = i + 1; at < tokens.length; at++) positional(at);
       break;
     }
     if (!token.startsWith("-") || token === "-") {
-      scanned.positionals.push(token);
+      positional(i);
       continue;
     }
     const [raw, inline] = splitOnce(token.replace(/^--?/, ""), "=");
@@ -82,7 +88,7 @@ export function checkCommandLine(tokens: string[], defs: ArgsDef): void {
 const FIELD_LIST = /^[a-z][A-Za-z0-9]*(,[a-z][A-Za-z0-9]*)*$/;
 
 /**
- * `--json [fields]` and `--jq expr` taken out of `tokens` for cli/output.ts: citty sees a plain `--json` flag
+ * `--json [fields]` and `--jq expr` (`-q expr`) taken out of `tokens` for cli/output.ts: citty sees a plain `--json` flag
  * (`--jq` implies it). The word after `--json` is its fields when it is a field list and the command's arguments are
  * all there without it (`pm comment ENG-1 --json ok` comments "ok").
  */
@@ -110,7 +116,7 @@ export function takeJsonOptions(tokens: string[], defs: ArgsDef): { tokens: stri
         fields = next.split(",");
         if (inline === undefined) i++;
       } else if (inline !== undefined) throw new UsageError(`--json takes field names separated by commas (got '${inline}')`);
-    } else if (name === "--jq") {
+    } else if (name === "--jq" || name === "-q") {
       jq = inline ?? tokens[++i];
       if (jq === undefined) throw new UsageError("option --jq needs a value");
     } else kept.push(token);

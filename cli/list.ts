@@ -13,7 +13,12 @@ export const listArgs = {
       "Repeatable; op is eq (the default), neq, gt, gte, lt, lte, contains, startsWith or in (comma-separated values); the value null matches a field without one",
   },
   sort: { type: "string", valueHint: "field:asc|desc", description: "Repeatable, in order of precedence" },
-  limit: { type: "string", valueHint: "n", description: "Items per page, 1..250 (the API's default 50)" },
+  limit: {
+    type: "string",
+    alias: "L",
+    valueHint: "n",
+    description: "At most this many (the API's default 50; over 250, a page of 250 at a time); with --all, per page",
+  },
   all: { type: "boolean", description: "Every page, not only the first" },
   cursor: { type: "string", description: "Where the previous page said to continue (`more: --cursor …`)" },
   fields: { type: "string", description: "Only these fields, e.g. reference,title,team{prefix}" },
@@ -64,11 +69,37 @@ export function addFilter(query: ListQuery, op: string, field: string, value: st
   query[`filter[${op}][${field}]`] = value;
 }
 
-type Page<K extends string, T> = { [key in K]: T[] } & { pagination: { nextCursor: string | null } };
+/** A page of a list: its records under `K`, and where the next page starts. */
+export type Page<K extends string, T> = { [key in K]: T[] } & { pagination: { nextCursor: string | null } };
+
+/** The most items one page holds (the API's bound on `limit`). */
+const MAX_PAGE = 250;
 
 /**
- * Reads a list (with `--all` page after page, from `--cursor` or the first) and prints it: JSON as the API answers
- * (all pages as one answer of the same shape), else a table of `columns`, or of `--fields`' names.
+ * `first` and the pages after it (`next` reads the page at a cursor, of at most `size` items), as one answer of the
+ * same shape: all records in its array (the one array beside `pagination`), `nextCursor` that of the last page read.
+ * Stops at the last page, or once `wanted` records are in.
+ */
+export async function everyPage<K extends string, T>(
+  first: Page<K, T>,
+  next: (cursor: string, size: number) => Promise<Page<K, T>>,
+  wanted = Number.POSITIVE_INFINITY,
+): Promise<Page<K, T>> {
+  const key = Object.keys(first).find((name) => name !== "pagination" && Array.isArray(first[name as K])) as K | undefined;
+  if (key === undefined) throw new UsageError("--paginate reads a list: this answer has no list of records");
+  const rows = [...first[key]];
+  let page = first;
+  while (page.pagination?.nextCursor && rows.length < wanted) {
+    page = await next(page.pagination.nextCursor, Math.min(MAX_PAGE, wanted - rows.length));
+    rows.push(...page[key]);
+  }
+  return { ...page, [key]: rows };
+}
+
+/**
+ * Reads a list (with `--all` page after page, from `--cursor` or the first; a `--limit` over a page's 250, page after
+ * page until that many) and prints it: JSON as the API answers (all pages as one answer of the same shape), else a
+ * table of `columns`, or of `--fields`' names.
  */
 export async function printList<K extends string, T>(
   args: ListOptions,
@@ -77,14 +108,12 @@ export async function printList<K extends string, T>(
   key: K,
   columns: Column<T>[],
 ): Promise<void> {
-  let page = await read(query);
-  if (args.all) {
-    const rows = [...page[key]];
-    while (page.pagination.nextCursor) {
-      page = await read({ ...query, cursor: page.pagination.nextCursor });
-      rows.push(...page[key]);
-    }
-    page = { ...page, [key]: rows };
+  const { limit } = query;
+  const pageLimit = limit === undefined ? undefined : Math.min(limit, MAX_PAGE);
+  const wanted = args.all ? Number.POSITIVE_INFINITY : limit !== undefined && limit > MAX_PAGE ? limit : 0;
+  let page = await read({ ...query, limit: pageLimit });
+  if (wanted > page[key].length) {
+    page = await everyPage(page, (cursor, size) => read({ ...query, cursor, limit: args.all ? pageLimit : size }), wanted);
   }
   if (args.json) return printJson(page);
   printTable<T>(page[key], args.fields ? (fieldColumns(args.fields) as Column<T>[]) : columns);

@@ -1,8 +1,6 @@
 // `pm`: the project-management API from the terminal. Exit codes: 0 ok, 1 API error, 2 usage error, 3 not logged in
 // (or 401). citty parses and dispatches; this runner adds the strict checks, `--help` at any level and the exit codes.
 import { type ArgsDef, type CommandDef, defineCommand, type Resolvable, runCommand, type SubCommandsDef } from "citty";
-// Only `version` is kept in the bundle (esbuild tree-shakes a JSON module's unused top-level keys).
-import { version } from "../package.json";
 import { checkCommandLine, takeJsonOptions } from "./argv";
 import { api } from "./commands/api";
 import { attach, attachments, download } from "./commands/attachments";
@@ -23,6 +21,9 @@ import { members, workspace } from "./commands/workspaces";
 import { reportFailure, UsageError } from "./errors";
 import { renderHelp } from "./help";
 import { setJsonOutput } from "./output";
+// Only `version` is kept in the bundle (esbuild tree-shakes a JSON module's unused top-level keys): the CLI's own package.
+import { version } from "./package.json";
+import { withTaskNumber } from "./task-number";
 
 const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
   meta: {
@@ -74,12 +75,30 @@ const VERSION_FLAGS = ["--version", "-V"];
 
 const resolved = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === "function" ? (value as () => T | Promise<T>)() : value);
 
-/** The command `argv` names (following subcommand names, defaults added), its words, and the arguments after them. */
+/** Options of every command that calls the API, which may also come before the command's words (`pm --workspace X tasks list`). */
+const GLOBAL_OPTIONS = ["--workspace", "--base-url"];
+
+/** A global option (with its value) at the start of `words`: how many words it takes, 0 when there is none. */
+function globalOptionAt(words: string[]): number {
+  const [name, inline] = (words[0] ?? "").split(/=(.*)/s);
+  if (!GLOBAL_OPTIONS.includes(name)) return 0;
+  return inline === undefined ? 2 : 1;
+}
+
+/**
+ * The command `argv` names (following subcommand names, defaults added), its words, and the arguments after them
+ * (global options given before a command's words moved after them).
+ */
 async function commandOf(argv: string[]): Promise<{ command: CommandDef; path: string[]; rest: string[] }> {
   let command: CommandDef = pm;
   const path: string[] = [];
+  const globals: string[] = [];
   let rest = argv;
   for (;;) {
+    for (let taken = globalOptionAt(rest); taken > 0; taken = globalOptionAt(rest)) {
+      globals.push(...rest.slice(0, taken));
+      rest = rest.slice(taken);
+    }
     const subCommands: SubCommandsDef = (await resolved(command.subCommands)) ?? {};
     const fallback = DEFAULT_SUBCOMMAND.get(command);
     let name = rest[0];
@@ -89,7 +108,10 @@ async function commandOf(argv: string[]): Promise<{ command: CommandDef; path: s
       name = fallback;
       rest = [fallback, ...rest];
     }
-    if (name === undefined || !Object.hasOwn(subCommands, name)) return { command, path, rest };
+    if (name === undefined || !Object.hasOwn(subCommands, name)) {
+      const end = rest.includes("--") ? rest.indexOf("--") : rest.length;
+      return { command, path, rest: [...rest.slice(0, end), ...globals, ...rest.slice(end)] };
+    }
     command = await resolved(subCommands[name]);
     path.push(name);
     rest = rest.slice(1);
@@ -116,7 +138,7 @@ async function main(argv: string[]): Promise<number> {
     const { tokens, fields, jq } = takeJsonOptions(rest, defs);
     setJsonOutput(fields, jq);
     checkCommandLine(tokens, defs);
-    await runCommand(pm, { rawArgs: [...path, ...tokens] });
+    await runCommand(pm, { rawArgs: [...path, ...(await withTaskNumber(tokens, defs))] });
     return 0;
   } catch (error) {
     // citty's own parse errors (a missing required option or argument) are usage errors too.

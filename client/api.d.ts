@@ -81,6 +81,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/.well-known/oauth-protected-resource/mcp": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The same metadata at RFC 9728's path form for the resource <base>/mcp
+     * @description What `/.well-known/oauth-protected-resource` answers: a client that builds the URL from the resource's path (RFC 9728 §3.1) finds it here.
+     */
+    get: operations["getMcpProtectedResourceMetadata"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/agents": {
     parameters: {
       query?: never;
@@ -404,7 +424,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a comment on a task
-     * @description Its author or a workspace ADMIN/OWNER (who may delete the comment), who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`; a media type of at most 255 characters, else 422 at `Content-Type`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
+     * @description Its author or a workspace ADMIN/OWNER (who may delete the comment), who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body (a generated client: a `Blob` or `File`, sent as it is, not JSON-encoded; the JSON `{}` is 400, what a JSON-encoded Blob becomes); `Content-Type` is kept (default `application/octet-stream`; a media type of at most 255 characters, else 422 at `Content-Type`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `comments:write` (write and delete comments).
      */
@@ -1466,7 +1486,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a task
-     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`; a media type of at most 255 characters, else 422 at `Content-Type`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
+     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body (a generated client: a `Blob` or `File`, sent as it is, not JSON-encoded; the JSON `{}` is 400, what a JSON-encoded Blob becomes); `Content-Type` is kept (default `application/octet-stream`; a media type of at most 255 characters, else 422 at `Content-Type`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
@@ -4112,6 +4132,44 @@ export interface operations {
       };
     };
   };
+  getMcpProtectedResourceMetadata: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The metadata */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ProtectedResourceMetadata"];
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   createAgent: {
     parameters: {
       query?: never;
@@ -5335,7 +5393,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "*/*": string;
+          "*/*": Blob;
         };
       };
       /** @description The range asked for */
@@ -5357,7 +5415,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "*/*": string;
+          "*/*": Blob;
         };
       };
       /** @description Not modified */
@@ -7196,7 +7254,7 @@ export interface operations {
     /** @description The file's bytes, with their `Content-Type` and `Content-Length` (`curl --data-binary @file`) */
     requestBody: {
       content: {
-        "application/octet-stream": string;
+        "application/octet-stream": Blob;
       };
     };
     responses: {
@@ -11865,6 +11923,14 @@ export interface operations {
             )[];
             /** @description The only teams this credential reaches; null: every team */
             teamIds: string[] | null;
+            /** @description Those teams with their prefix and name (by prefix), whatever the credential may read; null: every team */
+            teams:
+              | {
+                  id: string;
+                  name: string;
+                  prefix: string;
+                }[]
+              | null;
             user: components["schemas"]["User"];
             workspace: components["schemas"]["Workspace"];
           };
@@ -17960,7 +18026,7 @@ export interface operations {
     /** @description The file's bytes, with their `Content-Type` and `Content-Length` (`curl --data-binary @file`) */
     requestBody: {
       content: {
-        "application/octet-stream": string;
+        "application/octet-stream": Blob;
       };
     };
     responses: {

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import ts from "typescript";
 import { openapiDocument } from "./lib/openapi-document.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -18,8 +19,14 @@ export async function generateClientTypes() {
   // The base URL only shows in `servers`, which the types do not carry; fixed so that the output is too.
   const document = await openapiDocument({ PUBLIC_BASE_URL: "http://127.0.0.1:8787" });
   // A property with a default is optional, as in the document: only request bodies have defaults (a left-out field).
-  const ast = await openapiTS(document, { alphabetize: true, silent: true, defaultNonNullable: false });
+  // Bytes (`format: binary`: an upload's body, a download) are a Blob, as openapi-typescript's docs show with
+  // `transform` (without it, a string, which openapi-fetch would JSON-encode: docs/clients.md, "Files").
+  const ast = await openapiTS(document, { alphabetize: true, silent: true, defaultNonNullable: false, transform: blobForBinary });
   return format(HEADER + astToString(ast));
+}
+
+function blobForBinary(schema) {
+  if (schema.format === "binary") return ts.factory.createTypeReferenceNode(ts.factory.createIdentifier("Blob"));
 }
 
 function format(text) {

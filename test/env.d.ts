@@ -5,3 +5,9 @@ declare namespace Cloudflare {
     WEBHOOK_RECEIVER: string;
   }
 }
+
+// A file's text, imported with Vite's `?raw` suffix (docs the tests hold to the truth).
+declare module "*?raw" {
+  const text: string;
+  export default text;
+}

@@ -132,7 +132,15 @@ describe("no escalation: a credential makes none with more than it has", () => {
       role: "OWNER",
       scopes: ["read", "comments:write"],
       teamIds: [teamA.id],
+      teams: [{ id: teamA.id, prefix: teamA.prefix, name: teamA.name }],
     });
+    // By prefix also for a key that may not read teams (GET /teams refuses it), in the same one read.
+    const blind = await keyWith(owner(), { scopes: ["comments:write"], teamIds: [teamB.id, teamA.id] });
+    expect((await get("/teams", blind)).status).toBe(403);
+    const me = await get("/me", blind);
+    expect(ok(me, 200).teams.map((team: { prefix: string }) => team.prefix)).toEqual([teamA.prefix, teamB.prefix].sort());
+    expect(me.headers.get("server-timing")).toMatch(/desc="1 quer/);
+    expect(ok(await get("/me", owner()), 200).teams).toBeNull();
     const listed = ok(await get("/api-keys?limit=250", owner()), 200).api_keys as any[];
     const prefix = key.slice(0, 10);
     expect(listed.find((k) => k.prefix === prefix)).toMatchObject({ scopes: ["read", "comments:write"], teamIds: [teamA.id] });

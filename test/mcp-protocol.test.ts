@@ -111,6 +111,10 @@ describe("401 names how to authenticate (WWW-Authenticate), on /mcp and everywhe
       scopes_supported: [...SCOPES],
       resource_documentation: `${BASE}/docs`,
     });
+    // RFC 9728 §3.1's path form for the resource <base>/mcp answers the same.
+    const pathForm = await get("/.well-known/oauth-protected-resource/mcp");
+    expect(pathForm.status).toBe(200);
+    expect(pathForm.body).toEqual(res.body);
   });
 
   it("the SDK client sees the 401 and the metadata address in the challenge", async () => {

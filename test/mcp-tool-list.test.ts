@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
+import clientsDoc from "../docs/clients.md?raw";
 import { toolSchema } from "../src/mcp/json-schema";
 import { TOOLS } from "../src/mcp/tools";
 import { newTenant, type Tenant } from "./helpers/fixtures";
@@ -64,6 +65,16 @@ describe("tools/list", () => {
     const bytes = new TextEncoder().encode(text).length;
     console.info(`tools/list: ${TOOLS.length} tools, ${bytes} bytes`);
     expect(bytes).toBeLessThanOrEqual(BUDGET);
+  });
+
+  it("is what docs/clients.md says: every tool named, their number, and the size to the hundred bytes", () => {
+    const section = clientsDoc.slice(clientsDoc.indexOf("## MCP for agents"), clientsDoc.indexOf("### Agent hosts by URL"));
+    const named = new Set([...section.matchAll(/`([a-z][a-z_]*)`/g)].map((m) => m[1]));
+    expect(tools.map((tool) => tool.name).filter((name) => !named.has(name))).toEqual([]);
+    const [, size, count] = /\*\*about ([\d,]+) bytes\*\* as JSON-RPC sends it, for (\d+) tools/.exec(section) ?? [];
+    expect(Number(count)).toBe(tools.length);
+    const bytes = new TextEncoder().encode(text).length;
+    expect(Number(size?.replace(/,/g, "")), `the answer is ${bytes} bytes`).toBe(Math.round(bytes / 100) * 100);
   });
 
   it("every tool's schemas: no type arrays, no keyword-less subschemas, every answer object declares required", () => {

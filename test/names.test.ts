@@ -255,6 +255,12 @@ describe("every filterable id field takes the id or the name", () => {
   it("a name resolves in the caller's workspace only (another has the same team prefix and label name)", async () => {
     const tasks = await list("/tasks", `filter[eq][teamId]=${team.prefix}&filter[eq][labelId]=needs%20review`);
     expect(tasks.body.tasks.map((x: any) => x.id)).toEqual([r.task.id]);
+    // The body's name for the labels (labelIds) is not a filter: the 400 says which name filters them.
+    const plural = await list("/tasks", "filter[eq][labelIds]=needs%20review");
+    expect([plural.status, plural.body.error.details.field]).toEqual([400, "labelIds"]);
+    expect(plural.body.error.message).toBe(
+      "Unknown filter field 'labelIds': filter on 'labelId' (one value; filter[in][labelId] for any of several)",
+    );
   });
 
   it("GET /tasks?filter[eq][parentId]=<reference> answers the sub-tasks (the issue's example)", async () => {

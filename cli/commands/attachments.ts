@@ -6,6 +6,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { defineCommand } from "citty";
+import { uploadFile as uploadBlob } from "../../client/files";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
 import { ApiError, UsageError } from "../errors";
@@ -42,20 +43,11 @@ export async function uploadFile(
   contentType: string,
   sha256?: string,
 ): Promise<Attachment> {
-  // The bytes as they are (the document calls the body a binary string; openapi-fetch would serialize it as JSON).
   // With `sha256` (hex) the API checks the bytes against it (Content-Digest, RFC 9530).
-  const digest = sha256 ? { "content-digest": `sha-256=:${Buffer.from(sha256, "hex").toString("base64")}:` } : {};
-  const options = {
-    body: bytes as unknown as string,
-    bodySerializer: (body: string) => body,
-    headers: { "content-type": contentType, ...digest },
-  };
-  const answer =
-    "task" in parent
-      ? await unwrap(client.POST("/tasks/{id}/attachments", { params: { path: { id: parent.task }, query: { filename } }, ...options }))
-      : await unwrap(
-          client.POST("/comments/{id}/attachments", { params: { path: { id: parent.comment }, query: { filename } }, ...options }),
-        );
+  const headers: Record<string, string> = sha256 ? { "content-digest": `sha-256=:${Buffer.from(sha256, "hex").toString("base64")}:` } : {};
+  // A Blob takes bytes of its own ArrayBuffer (a file read may share a pooled one).
+  const file = new Blob([new Uint8Array(bytes)], { type: contentType });
+  const answer = await unwrap(uploadBlob(client, parent, file, { filename, headers }));
   return answer.attachment;
 }
 

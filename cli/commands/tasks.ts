@@ -25,17 +25,17 @@ const refArg = { type: "positional", description: "Task reference (ENG-12, any c
 
 /** The options of a task's fields, shared by create and edit (`none` clears a link, the due date or the estimate). */
 const fieldArgs = {
-  title: { type: "string", valueHint: "text|-", description: "Title (-: read from standard input)" },
-  description: { type: "string", valueHint: "text|-", description: "Markdown description (-: standard input)" },
-  "body-file": { type: "string", valueHint: "file", description: "Read the description from a file (-: standard input)" },
+  title: { type: "string", alias: "t", valueHint: "text|-", description: "Title (-: read from standard input)" },
+  description: { type: "string", alias: "b", valueHint: "text|-", description: "Markdown description (-: standard input)" },
+  "body-file": { type: "string", alias: "F", valueHint: "file", description: "Read the description from a file (-: standard input)" },
   editor: { type: "boolean", alias: "e", description: "Write the description in $EDITOR (on a terminal)" },
   priority: { type: "string", valueHint: PRIORITIES.join("|"), description: "Priority" },
   status: { type: "string", valueHint: STATUSES.join("|"), description: "Status" },
-  assignee: { type: "string", valueHint: "@me|email|id|none", description: "Assignee" },
-  project: { type: "string", valueHint: "ENG-P3|id|none", description: "Project of the task's team" },
-  milestone: { type: "string", valueHint: "id|none", description: "Milestone of the task's project" },
+  assignee: { type: "string", alias: "a", valueHint: "@me|email|id|none", description: "Assignee" },
+  project: { type: "string", alias: "p", valueHint: "ENG-P3|id|none", description: "Project of the task's team" },
+  milestone: { type: "string", alias: "m", valueHint: "id|none", description: "Milestone of the task's project" },
   parent: { type: "string", valueHint: "ENG-12|id|none", description: "Parent task (makes this a sub-task)" },
-  label: { type: "string", valueHint: "name", description: "Repeatable; sets the task's labels (any case)" },
+  label: { type: "string", alias: "l", valueHint: "name", description: "Repeatable; sets the task's labels (any case)" },
   due: { type: "string", valueHint: "YYYY-MM-DD|none", description: "Due date" },
   estimate: { type: "string", valueHint: "points|none", description: "Estimate" },
 } as const;
@@ -126,16 +126,29 @@ const TASK_COLUMNS: Column<TaskSelection>[] = [
   { header: "TITLE", value: (t) => t.title },
 ];
 
+/** `--state` as gh's: open tasks are those not done or canceled. */
+const STATES = {
+  open: STATUSES.filter((status) => status !== "DONE" && status !== "CANCELED"),
+  closed: ["DONE", "CANCELED"],
+  all: [],
+} as const satisfies Record<string, readonly Schemas["TaskStatus"][]>;
+
 const listOwnArgs = {
   team: { type: "string", valueHint: "ENG|id", description: "Only this team's tasks" },
+  state: {
+    type: "string",
+    alias: "s",
+    valueHint: "open|closed|all",
+    description: "Open (not done or canceled), closed, or all (the default)",
+  },
   status: { type: "string", valueHint: "todo,in_progress", description: "Only these statuses (any case)" },
-  assignee: { type: "string", valueHint: "@me|email|id|none", description: "Only tasks assigned to them (none: unassigned)" },
-  label: { type: "string", valueHint: "name", description: "Only tasks with this label" },
+  assignee: { type: "string", alias: "a", valueHint: "@me|email|id|none", description: "Only tasks assigned to them (none: unassigned)" },
+  label: { type: "string", alias: "l", valueHint: "name", description: "Only tasks with this label" },
   project: { type: "string", valueHint: "ENG-P1|none", description: "Only this project's tasks" },
   milestone: { type: "string", valueHint: "id|none", description: "Only this milestone's tasks" },
   parent: { type: "string", valueHint: "ENG-1|none", description: "Only sub-tasks of this task (none: top-level tasks)" },
   priority: { type: "string", valueHint: "high,urgent", description: "Only these priorities (any case)" },
-  search: { type: "string", valueHint: "words", description: "Only tasks whose title contains this" },
+  search: { type: "string", alias: "S", valueHint: "words", description: "Only tasks whose title contains this" },
   blocked: { type: "boolean", description: "Only tasks with an open blocker (--no-blocked: none)" },
 } as const;
 const listAllArgs = { ...listOwnArgs, ...listArgs, ...commonArgs } as const;
@@ -153,7 +166,12 @@ const list = defineCommand({
   args: listAllArgs,
   async run({ args, rawArgs }) {
     const query = listQuery(args, rawArgs, listAllArgs);
-    addValues(query, "status", args.status?.split(",").map((s) => oneOf("status", s.replace(/-/g, "_"), STATUSES)) ?? []);
+    if (args.state !== undefined && args.status !== undefined) throw new UsageError("--state and --status both choose statuses: give one");
+    const state = args.state?.toLowerCase() ?? "all";
+    if (!Object.hasOwn(STATES, state)) throw new UsageError(`--state must be open, closed or all (got '${args.state}')`);
+    const statuses =
+      args.status?.split(",").map((s) => oneOf("status", s.replace(/-/g, "_"), STATUSES)) ?? STATES[state as keyof typeof STATES];
+    addValues(query, "status", [...statuses]);
     addValues(query, "priority", args.priority?.split(",").map((p) => oneOf("priority", p, PRIORITIES)) ?? []);
     if (args.search) addFilter(query, "contains", "title", args.search);
     if (args.blocked !== undefined) addFilter(query, "eq", "isBlocked", String(args.blocked));
@@ -320,7 +338,7 @@ const history = defineCommand({
   meta: { name: "pm tasks history", description: "Who changed what on a task, and when (newest first)" },
   args: {
     ref: refArg,
-    limit: listArgs.limit,
+    limit: { ...listArgs.limit, description: "Events per page, 1..250 (the API's default 50)" },
     cursor: { type: "string", description: "Older events: the cursor the previous page printed" },
     ...commonArgs,
   },

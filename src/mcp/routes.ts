@@ -96,6 +96,29 @@ const protectedResource = createRoute({
     "this service, where an agent host gets a token by OAuth (docs/clients.md).",
   responses: { 200: jsonResponse(ProtectedResourceMetadata, "The metadata") },
 });
+/** RFC 9728 §3.1's form for the resource `<base>/mcp` (the well-known name before its path): the same document. */
+const protectedResourceOfMcp = createRoute({
+  ...protectedResource,
+  operationId: "getMcpProtectedResourceMetadata",
+  path: `${PROTECTED_RESOURCE_METADATA}/mcp`,
+  summary: "The same metadata at RFC 9728's path form for the resource <base>/mcp",
+  description:
+    "What `/.well-known/oauth-protected-resource` answers: a client that builds the URL from the resource's path (RFC 9728 §3.1) finds it here.",
+});
+
+const resourceMetadata = (c: Context) => {
+  const base = publicBaseUrl(c);
+  return c.json(
+    {
+      resource: `${base}/mcp`,
+      authorization_servers: [base],
+      bearer_methods_supported: ["header" as const],
+      scopes_supported: [...SCOPES],
+      resource_documentation: `${base}/docs`,
+    },
+    200,
+  );
+};
 
 /**
  * The resource metadata (public), and `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller is loaded first, so a bad credential is HTTP
@@ -104,19 +127,8 @@ const protectedResource = createRoute({
  * `/mcp` is not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification.
  */
 export const mcpRoutes = newRouter()
-  .openapi(protectedResource, (c) => {
-    const base = publicBaseUrl(c);
-    return c.json(
-      {
-        resource: `${base}/mcp`,
-        authorization_servers: [base],
-        bearer_methods_supported: ["header" as const],
-        scopes_supported: [...SCOPES],
-        resource_documentation: `${base}/docs`,
-      },
-      200,
-    );
-  })
+  .openapi(protectedResource, resourceMetadata)
+  .openapi(protectedResourceOfMcp, resourceMetadata)
   .post("/mcp", declaring<CallerEnv>(RPC), withCaller, async (c) => {
     const context = await toolContext(c);
     const parsed = await rpcBody(c);

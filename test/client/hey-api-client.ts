@@ -2,7 +2,7 @@
 // filtered by equality and by `in` with two values, sorted, and a custom field beside the typed parameters, without
 // a cast. test/unit/openapi-client.test.ts compiles it against a client generated afresh into ./hey-api (not
 // committed, hence left out of the root tsconfig); test/smoke/generated-clients.test.mjs runs it against `npm start`.
-import { type ListTasksData, listTasks } from "./hey-api";
+import { getAttachmentContent, type ListTasksData, listTasks, uploadTaskAttachment } from "./hey-api";
 import { createClient, createConfig } from "./hey-api/client";
 
 type TaskQuery = NonNullable<ListTasksData["query"]>;
@@ -13,8 +13,7 @@ export async function filteredTasks(
   apiKey: string,
   custom: Record<string, string | string[]>,
 ): Promise<Record<string, string[]>> {
-  // The key goes to the API-key scheme only: the document also offers Bearer, which would send it as a JWT.
-  const client = createClient(createConfig({ baseUrl, auth: (scheme) => (scheme.type === "apiKey" ? apiKey : undefined) }));
+  const client = clientOf(baseUrl, apiKey);
   const references = async (query: TaskQuery) => {
     const { data, error } = await listTasks({ client, query: { ...query, fields: "reference" } });
     if (!data) throw new Error(`list failed: ${JSON.stringify(error)}`);
@@ -25,4 +24,19 @@ export async function filteredTasks(
     todoOrDoneByTitle: await references({ "filter[in][status]": ["TODO", "DONE"], "sort[title]": "desc" }),
     topLevelWithCustom: await references({ ...custom, "filter[eq][parentId]": "null", "sort[createdAt]": "desc" }),
   };
+}
+
+/** The key goes to the API-key scheme only: the document also offers Bearer, which would send it as a JWT. */
+const clientOf = (baseUrl: string, apiKey: string) =>
+  createClient(createConfig({ baseUrl, auth: (scheme) => (scheme.type === "apiKey" ? apiKey : undefined) }));
+
+/** A file up to `task` through the generated SDK (the body typed Blob, sent as it is) and down again: the bytes back. */
+export async function fileRoundTrip(baseUrl: string, apiKey: string, task: string, bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  const client = clientOf(baseUrl, apiKey);
+  const body = new Blob([bytes], { type: "application/octet-stream" });
+  const uploaded = await uploadTaskAttachment({ client, path: { id: task }, query: { filename: "one-mib.bin" }, body });
+  if (!uploaded.data) throw new Error(`upload failed: ${JSON.stringify(uploaded.error)}`);
+  const downloaded = await getAttachmentContent({ client, path: { id: uploaded.data.attachment.id }, parseAs: "blob" });
+  if (!downloaded.data) throw new Error(`download failed: ${JSON.stringify(downloaded.error)}`);
+  return new Uint8Array(await downloaded.data.arrayBuffer());
 }

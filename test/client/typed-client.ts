@@ -3,6 +3,7 @@
 // test/unit/openapi-client.test.ts compiles it against freshly generated types; test/smoke/generated-clients.test.mjs
 // runs `filteredTasks` against `npm start`.
 import { createPmClient, type operations, type Schemas } from "../../client";
+import { downloadFile, uploadFile } from "../../client/files";
 
 type TaskQuery = NonNullable<operations["listTasks"]["parameters"]["query"]>;
 
@@ -80,4 +81,15 @@ export async function filteredTasks(
     todoOrDoneByTitle: await references({ "filter[in][status]": ["TODO", "DONE"], "sort[title]": "desc" }),
     topLevelWithCustom: await references({ ...custom, "filter[eq][parentId]": "null", "sort[createdAt]": "desc" }),
   };
+}
+
+/** A file up to `task` through client/files.ts (openapi-fetch) and down again: the bytes that came back. */
+export async function fileRoundTrip(baseUrl: string, apiKey: string, task: string, bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  const api = createPmClient({ baseUrl, apiKey });
+  const file = new Blob([bytes], { type: "application/octet-stream" });
+  const uploaded = await uploadFile(api, { task }, file, { filename: "one-mib.bin" });
+  if (!uploaded.data) throw new Error(`upload failed: ${uploaded.response.status} ${JSON.stringify(uploaded.error)}`);
+  const downloaded = await downloadFile(api, uploaded.data.attachment.id);
+  if (!downloaded.data) throw new Error(`download failed: ${downloaded.response.status}`);
+  return new Uint8Array(await downloaded.data.arrayBuffer());
 }

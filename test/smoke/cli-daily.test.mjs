@@ -279,31 +279,117 @@ describe("output that names things", () => {
 });
 
 describe("pm api", () => {
-  it("sends any request with the credential: -f fields as a GET's query or a body, -F typed, --input, errors exit 1", async () => {
-    const get = await ok(["api", "GET", "/tasks?sort[createdAt]=asc", "-f", "limit=1", "--jq", ".tasks[0].reference"]);
+  it("takes gh api's flags: GET by default, POST with parameters, -X, -f, -F (typed, @file, key[]), -H, --input, -q, --paginate", async () => {
+    expect(JSON.parse((await ok(["api", "/me"])).stdout).user.email).toBe(owner.email);
+    expect((await ok(["api", "me", "-q", ".role"])).stdout).toBe("OWNER\n");
+    // With -X GET, parameters are the query (a key given twice is repeated, as `in` takes it).
+    const get = await ok(["api", "-X", "GET", "/tasks", "-f", "limit=1", "-f", "sort[createdAt]=asc", "--jq", ".tasks[0].reference"]);
     expect(get.stdout).toBe("ENG-1\n");
-    const posted = JSON.parse((await ok(["api", "POST", "labels", "-f", "name=docs", "-f", "color=#0075CA"])).stdout);
+    const statuses = ["-f", "filter[in][status]=TODO", "-f", "filter[in][status]=DONE", "-q", "[.tasks[].status] | unique"];
+    expect(JSON.parse((await ok(["api", "-X", "GET", "/tasks", ...statuses])).stdout)).toEqual(["TODO"]);
+    // Parameters without -X: POST, as gh does.
+    const posted = JSON.parse((await ok(["api", "labels", "-f", "name=docs", "-f", "color=#0075CA"])).stdout);
     expect(posted.label).toMatchObject({ name: "docs", color: "#0075CA" });
-    expect((await ok(["api", "PATCH", "/tasks/ENG-1", "-F", "estimate=5", "--jq", ".task.estimate"])).stdout).toBe("5\n");
+    const done = ["api", "-X", "PATCH", "/tasks/ENG-1", "-f", "status=DONE", "-q", ".task.status"];
+    expect((await ok(done)).stdout).toBe("DONE\n");
+    expect((await ok(["api", "-X", "PATCH", "/tasks/ENG-1", "-f", "status=TODO", "-F", "estimate=5", "-q", ".task.estimate"])).stdout).toBe(
+      "5\n",
+    );
+    // -F: numbers, true/false/null as JSON, key[] an array, @file a file's text.
+    const labels = await ok([
+      "api",
+      "-X",
+      "PATCH",
+      "/tasks/ENG-1",
+      "-F",
+      "labelIds[]=bug",
+      "-F",
+      "dueDate=null",
+      "-q",
+      "[.task.labels[].name]",
+    ]);
+    expect(JSON.parse(labels.stdout)).toEqual(["bug"]);
+    const notes = path.join(configHome, "api-notes.md");
+    writeFileSync(notes, "From a file");
+    const fromFile = await ok(["api", "/comments", "-f", "taskId=ENG-1", "-F", `content=@${notes}`, "-q", ".comment.content"]);
+    expect(fromFile.stdout).toBe("From a file\n");
     const input = await ok(
-      ["api", "post", "/comments", "--input", "-", "--json", "content"],
+      ["api", "/comments", "--input", "-", "--json", "content"],
       JSON.stringify({ taskId: "ENG-1", content: "Via pm api" }),
     );
     expect(JSON.parse(input.stdout)).toEqual({ content: "Via pm api" });
-    const deleted = await ok(["api", "DELETE", `/labels/${posted.label.id}`]);
+    const deleted = await ok(["api", "-X", "DELETE", `/labels/${posted.label.id}`]);
     expect(deleted.stdout).toBe("");
+    // --paginate: every page as one answer.
+    const everyTask = (await json(["tasks", "list", "--all"])).tasks.map((t) => t.reference);
+    const paged = await ok(["api", "-X", "GET", "/tasks", "-f", "limit=2", "--paginate", "-q", "[.tasks[].reference]"]);
+    expect(JSON.parse(paged.stdout)).toEqual(everyTask);
+    expect(everyTask.length).toBeGreaterThan(2);
+    // -H: a request header (here If-None-Match: 304, no body, exit 0); -i the answer's status line and headers.
+    const included = await ok(["api", "/me", "-i"]);
+    expect(included.stdout).toMatch(/^HTTP 200 OK\n(.+\n)*etag: W\/"\w+"\n/);
+    const etag = /^etag: (.+)$/m.exec(included.stdout)[1];
+    expect((await ok(["api", "/me", "-H", `If-None-Match: ${etag}`, "-i"])).stdout).toMatch(/^HTTP 304 Not Modified\n/);
 
-    const missing = await pm(["api", "GET", "/tasks/ENG-99"], env);
+    const missing = await pm(["api", "/tasks/ENG-99"], env);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toEqual({ error: { code: "NOT_FOUND", message: expect.any(String) } });
     expect(missing.stderr).toMatch(/^error: NOT_FOUND: /);
-    const included = await ok(["api", "GET", "/me", "-i"]);
-    expect(included.stdout).toMatch(/^HTTP 200 OK\n(.+\n)*etag: W\/"\w+"\n/);
-    expect((await pm(["api", "FETCH", "/me"], env)).code).toBe(2);
-    expect((await pm(["api", "GET", "/me", "-F", "x=not json"], env)).code).toBe(2);
+    expect((await pm(["api", "-X", "FETCH", "/me"], env)).code).toBe(2);
+    expect((await pm(["api", "/me", "-F", "x=@/nonexistent"], env)).code).toBe(2);
+    expect((await pm(["api", "-X", "POST", "/tasks", "--paginate"], env)).code).toBe(2);
     // Without a credential: exit 3, as every command.
-    expect((await pm(["api", "GET", "/me"], { PM_BASE_URL: stack.base })).code).toBe(3);
+    expect((await pm(["api", "/me"], { PM_BASE_URL: stack.base })).code).toBe(3);
   });
+});
+
+describe("gh's habits", () => {
+  it("-L, --state open|closed|all, -s/-a/-l/-S, a bare task number, global options before the command, whoami's teams by prefix", async () => {
+    const refs = async (args, extra = env) => {
+      const result = await pm(["tasks", "list", ...args, "--sort", "createdAt:asc", "--json", "reference,status,assignee"], extra);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const mine = await refs(["-L", "5", "--state", "open", "-a", "@me"]);
+    expect(mine.length).toBeGreaterThan(0);
+    for (const task of mine) {
+      expect(task.assignee.email).toBe(owner.email);
+      expect(["DONE", "CANCELED"]).not.toContain(task.status);
+    }
+    await ok(["tasks", "close", "OPS-3"]);
+    expect((await refs(["-s", "closed", "-l", "bug"])).map((t) => t.reference)).toEqual([]);
+    expect((await refs(["--state", "closed", "--team", "OPS"])).map((t) => t.reference)).toEqual(["OPS-3"]);
+    expect((await refs(["-s", "all", "-S", "docs"])).map((t) => t.reference)).toEqual(["OPS-2", "OPS-3"]);
+    expect((await refs(["-L", "2"])).length).toBe(2);
+    expect((await pm(["tasks", "list", "--state", "done"], env)).code).toBe(2);
+    expect((await pm(["tasks", "list", "--state", "open", "--status", "todo"], env)).code).toBe(2);
+    await ok(["tasks", "reopen", "OPS-3"]);
+
+    // A bare number is a task of the default team: PM_TEAM, else the only team the credential sees.
+    const two = await pm(["tasks", "view", "1"], env);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/^error: 1 is a task number, but of which team\? .*PM_TEAM/m);
+    expect((await pm(["tasks", "view", "1"], { ...env, PM_TEAM: "OPS" })).stdout).toMatch(/^reference: +OPS-1$/m);
+    const single = await signUp(stack, "single");
+    const singleEnv = { PM_API_KEY: single.key, PM_BASE_URL: stack.base };
+    expect((await pm(["teams", "create", "Engineering", "--prefix", "ENG"], singleEnv)).code).toBe(0);
+    for (let n = 1; n <= 12; n++) expect((await pm(["tasks", "create", "--team", "ENG", "-t", `Task ${n}`], singleEnv)).code).toBe(0);
+    const twelve = await pm(["tasks", "view", "12"], singleEnv);
+    expect(twelve.stdout).toMatch(/^reference: +ENG-12$/m);
+    expect(twelve.stdout).toMatch(/^title: +Task 12$/m);
+    expect((await pm(["comment", "#12", "By number"], singleEnv)).stdout).toBe("commented on ENG-12\n");
+
+    // Global options before the command's words.
+    expect((await pm(["--base-url", stack.base, "whoami", "-q", ".role"], env)).stdout).toBe("OWNER\n");
+    expect((await pm(["--workspace", "x", "tasks", "list"], env)).stderr).toMatch(/--workspace picks one of your logins/);
+
+    // whoami names a bound key's teams by prefix, though the key may not read teams.
+    const narrow = await ok(["keys", "create", "--name", "narrow", "--scope", "tasks:write", "--team", "OPS"]);
+    const key = narrow.stdout.trim().split("\n").at(-1);
+    const who = await pm(["whoami"], { PM_API_KEY: key, PM_BASE_URL: stack.base });
+    expect(who.stdout, who.stderr).toMatch(/^teams: +OPS$/m);
+    expect((await pm(["whoami"], env)).stdout).toMatch(/^teams: +all$/m);
+  }, 90_000);
 });
 
 describe("pm workspaces", () => {
@@ -446,7 +532,9 @@ describe("completion and help", () => {
     expect(fish).toContain(
       "complete -c pm -n '__fish_seen_subcommand_from tasks; and not __fish_seen_subcommand_from list view get create edit update close reopen delete history link unlink' -a close",
     );
-    expect(fish).toMatch(/^complete -c pm -n '__fish_seen_subcommand_from tasks; and __fish_seen_subcommand_from list' -l assignee -d /m);
+    expect(fish).toMatch(
+      /^complete -c pm -n '__fish_seen_subcommand_from tasks; and __fish_seen_subcommand_from list' -l assignee -s a -d /m,
+    );
     expect((await pm(["completion", "tcsh"])).code).toBe(2);
   });
 

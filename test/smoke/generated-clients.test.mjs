@@ -1,7 +1,8 @@
 // The typed clients against the real `npm start`, as their users run them: test/client/typed-client.ts (openapi-fetch
 // over client/) and test/client/hey-api-client.ts (the client @hey-api/openapi-ts generates from the served
 // /openapi.json, into a temporary folder) filter by equality and by `in`, sort, and send a custom field beside the
-// typed parameters; both get exactly the right tasks in order. test/unit/openapi-client.test.ts type-checks them.
+// typed parameters; both get exactly the right tasks in order, and each uploads 1 MiB and downloads it byte-identical.
+// test/unit/openapi-client.test.ts type-checks them.
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -70,4 +71,34 @@ describe("generated clients list filtered and sorted tasks from the running serv
     const { filteredTasks } = await load(script);
     expect(await filteredTasks(stack.base, owner.key, custom)).toEqual(expected);
   }, 60_000);
+});
+
+describe("generated clients upload and download a file byte for byte", () => {
+  /** 1 MiB of random bytes (crypto.getRandomValues fills at most 64 KiB at a time). */
+  const oneMiB = () => {
+    const bytes = new Uint8Array(1024 * 1024);
+    for (let at = 0; at < bytes.length; at += 65536) crypto.getRandomValues(bytes.subarray(at, at + 65536));
+    return bytes;
+  };
+
+  it("openapi-fetch over client/files.ts and the hey-api SDK each send 1 MiB and get the same bytes back", async () => {
+    const typed = await load(path.join(root, "test/client/typed-client.ts"));
+    // The hey-api client and script of the test above, generated into `dir`.
+    const heyApi = await load(path.join(dir, "hey-api-client.ts"));
+    for (const { fileRoundTrip } of [typed, heyApi]) {
+      const bytes = oneMiB();
+      const back = await fileRoundTrip(stack.base, owner.key, expected.high[0], bytes);
+      expect(back.byteLength).toBe(bytes.byteLength);
+      expect(Buffer.compare(Buffer.from(back), Buffer.from(bytes))).toBe(0);
+    }
+  }, 60_000);
+
+  it("a JSON-encoded Blob (the body {} as application/json) is refused, 400, nothing stored", async () => {
+    const task = expected.high[0];
+    const before = (await stack.call("GET", `/tasks/${task}/attachments`, { key: owner.key })).body.attachments.length;
+    const res = await stack.call("POST", `/tasks/${task}/attachments?filename=shot.png`, { key: owner.key, body: {} });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error.message).toMatch(/JSON \{\}, not a file's bytes.*bodySerializer/);
+    expect((await stack.call("GET", `/tasks/${task}/attachments`, { key: owner.key })).body.attachments).toHaveLength(before);
+  });
 });

@@ -29,14 +29,15 @@ afterAll(async () => {
 
 describe("the curl walkthrough (README.md, docs/walkthrough.md)", () => {
   it("runs as written: every call answers as the text says, and no file lands in the repository", async () => {
-    const [readme] = shBlocks("README.md").filter((block) => block.includes("/signup/start"));
-    expect(readme).toBeDefined();
+    // The README's walkthrough and its attachments example, which goes on in the same shell.
+    const [readme, files] = shBlocks("README.md").filter((block) => block.includes("/signup/start") || block.includes("/attachments"));
+    expect(files).toContain("--data-binary");
     const continued = shBlocks("docs/walkthrough.md");
     expect(continued.length).toBeGreaterThan(5);
     const wrapper = `curl() { command curl -w '\\n' "$@"; }`;
     expect(readme).toContain(wrapper);
     // The same wrapper, also telling stderr each call's status, method and URL.
-    const script = [readme, ...continued]
+    const script = [readme, files, ...continued]
       .join("\n")
       .replaceAll("http://127.0.0.1:8787", stack.base)
       .replace(wrapper, `curl() { command curl -w '\\n%{stderr}HTTP %{http_code} %{method} %{url_effective}\\n' "$@"; }`);
@@ -53,6 +54,7 @@ describe("the curl walkthrough (README.md, docs/walkthrough.md)", () => {
     const refused = calls.filter(({ status }) => !/^[23]/.test(status));
     expect(refused).toEqual([...REFUSED].map(([call, status]) => ({ status, call })));
     expect(stdout).toMatch(/^cache-status: pm-edge; fwd=miss; fwd-status=200; stored/im);
+    expect(stdout).toMatch(/^the same bytes$/m);
     expect(readdirSync(root).sort()).toEqual(before);
   }, 180_000);
 });

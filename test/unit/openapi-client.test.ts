@@ -24,7 +24,13 @@ it("compiles the typed-client scripts against clients generated from the served 
   // Copies of the client and the scripts beside the fresh clients, so the committed client/api.d.ts is left alone.
   const dir = mkdtempSync(join(tmpdir(), "pm-typed-client-"));
   try {
-    const files = ["client/index.ts", "test/client/typed-client.ts", "test/client/hey-api-client.ts", "test/client/request-defaults.ts"];
+    const files = [
+      "client/index.ts",
+      "client/files.ts",
+      "test/client/typed-client.ts",
+      "test/client/hey-api-client.ts",
+      "test/client/request-defaults.ts",
+    ];
     for (const file of [...files, "test/client/tsconfig.json"]) {
       mkdirSync(join(dir, file, ".."), { recursive: true });
       copyFileSync(join(repoRoot, file), join(dir, file));

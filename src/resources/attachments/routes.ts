@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ValidationError } from "../../core/errors";
+import { badRequest, ValidationError } from "../../core/errors";
 import type { Tx } from "../../db/client";
 import { declaredLength, digestOf } from "../../files/storage";
 import type { CallerEnv } from "../../http/caller";
@@ -33,8 +33,9 @@ const RawBody = {
   },
 };
 const UPLOAD_RULES =
-  "The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`; a media type of at most 255 " +
-  "characters, else 422 at `Content-Type`). At most 25 MiB a file " +
+  "The raw bytes are the body (a generated client: a `Blob` or `File`, sent as it is, not JSON-encoded; the JSON `{}` is " +
+  "400, what a JSON-encoded Blob becomes); `Content-Type` is kept (default `application/octet-stream`; a media type of at " +
+  "most 255 characters, else 422 at `Content-Type`). At most 25 MiB a file " +
   "(`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that " +
   "does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and " +
   "query) gets the first answer and nothing is stored again; another file under the key is 422.";
@@ -147,15 +148,27 @@ function contentTypeOf(header: string | undefined): string {
   return type;
 }
 
-/** The upload of a request: the query's file name and the raw body with its headers. */
-function upload(c: Context<CallerEnv>, filename: string) {
-  return {
-    filename,
-    contentType: contentTypeOf(c.req.header("content-type")),
-    length: declaredLength(c.req.header("content-length")),
-    digest: digestOf(c.req.header("content-digest")),
-    body: c.req.raw.body,
-  };
+/** A JSON media type (`application/json`, `…+json`). */
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/**
+ * The upload of a request: the query's file name and the raw body with its headers. A JSON body `{}` is refused: it is
+ * what a client sends that JSON-encoded a Blob or File (openapi-fetch's default body serializer), never a file meant.
+ */
+async function upload(c: Context<CallerEnv>, filename: string) {
+  const contentType = contentTypeOf(c.req.header("content-type"));
+  const length = declaredLength(c.req.header("content-length"));
+  let body = c.req.raw.body;
+  if (JSON_TYPE.test(contentType) && length !== null && length <= 16) {
+    const bytes = await c.req.arrayBuffer();
+    if (/^\s*\{\s*\}\s*$/.test(new TextDecoder().decode(bytes))) {
+      throw badRequest(
+        'The body is the JSON {}, not a file\'s bytes: a client JSON-encoded the Blob or File it was given. Send the raw bytes (openapi-fetch: bodySerializer: (file) => file; docs/clients.md, "Files")',
+      );
+    }
+    body = new Blob([bytes]).stream();
+  }
+  return { filename, contentType, length, digest: digestOf(c.req.header("content-digest")), body };
 }
 
 const location = (attachment: AttachmentDto) => `/attachments/${attachment.id}`;
@@ -168,7 +181,7 @@ const answerUpload = async (c: Context<CallerEnv>, parent: AttachmentParent, fil
         retry.keep(tx, attachment.sha256, { status: 201, location: location(attachment), body: JSON.stringify({ attachment }) })
     : undefined;
   try {
-    const attachment = await uploadAttachment(c.get("caller"), c.env, parent, { ...upload(c, filename), withRecord });
+    const attachment = await uploadAttachment(c.get("caller"), c.env, parent, { ...(await upload(c, filename)), withRecord });
     return created(c, "attachment", location(attachment), attachment);
   } catch (err) {
     // The stored answer as it was kept (its JSON, status and Location), not retyped.

@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { users, workspaceMembers, workspaces } from "../../../drizzle/schema";
+import { teams, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { type Caller, unauthorizedFor } from "../../auth/caller";
 import { credentialScopes, credentialTeams } from "../../auth/credential";
 import type { WorkspaceRole } from "../../auth/principal";
@@ -15,6 +15,7 @@ export interface Me {
   scopes: Scope[];
   reads: Readable[];
   teamIds: string[] | null;
+  teams: { id: string; prefix: string; name: string }[] | null;
 }
 
 /**
@@ -23,6 +24,7 @@ export interface Me {
  */
 export function getMe(caller: Caller): Promise<Me> {
   return caller.read(async ({ workspace, user }) => {
+    const teamIds = teamsValue(credentialTeams(caller.credential));
     const [row] = await caller.db
       .select({
         user: userRecord.json(),
@@ -31,7 +33,11 @@ export function getMe(caller: Caller): Promise<Me> {
         // What this credential may do (docs/api.md, "Least privilege").
         scopes: sql<Scope[]>`${credentialScopes(caller.credential)}`,
         reads: readsJson(credentialScopes(caller.credential)),
-        teamIds: teamsValue(credentialTeams(caller.credential)),
+        teamIds,
+        // The same teams as people name them (a credential may not read teams: GET /teams would refuse it).
+        teams: sql<Me["teams"]>`case when ${teamIds} is null then null else (
+          select coalesce(json_agg(json_build_object('id', ${teams.id}, 'prefix', ${teams.prefix}, 'name', ${teams.name}) order by ${teams.prefix}), '[]')
+          from ${teams} where ${teams.workspaceId} = ${workspaceMembers.workspaceId} and ${teams.id} = any((${teamIds})::text[])) end`,
       })
       .from(
         sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId} join ${workspaces} on ${workspaces.id} = ${workspaceMembers.workspaceId}`,

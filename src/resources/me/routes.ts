@@ -26,6 +26,12 @@ const me = createRoute({
           description: "The resources this credential reads: `read` reads everything, a `<records>:write` scope its records",
         }),
         teamIds: z.array(z.string()).nullable().openapi({ description: "The only teams this credential reaches; null: every team" }),
+        teams: z
+          .array(z.object({ id: z.string(), prefix: z.string(), name: z.string() }))
+          .nullable()
+          .openapi({
+            description: "Those teams with their prefix and name (by prefix), whatever the credential may read; null: every team",
+          }),
       }),
       "The caller",
     ),

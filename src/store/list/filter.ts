@@ -50,7 +50,11 @@ function collectTerms(query: URLSearchParams, fields: Record<string, ListField>)
     }
     const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (!field || field.filter === false) {
-      throw badRequest(`Unknown filter field '${name}'`, { field: name, allowed: filterableNames(fields) });
+      const allowed = filterableNames(fields);
+      // A body's list field (`labelIds`) is filtered by its one-value name (`labelId`, with `in` for any of several).
+      const single = name.endsWith("s") ? name.slice(0, -1) : undefined;
+      const use = single && allowed.includes(single) ? `: filter on '${single}' (one value; filter[in][${single}] for any of several)` : "";
+      throw badRequest(`Unknown filter field '${name}'${use}`, { field: name, allowed });
     }
     if (op === "in") {
       const existing = inTerms.get(name);

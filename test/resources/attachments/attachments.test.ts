@@ -34,6 +34,33 @@ describe("attachments", () => {
     task = (await post("/tasks", { teamId: eng.id, title: "with files" }, t.owner.key)).body.task;
   });
 
+  it("refuses the JSON {} (a JSON-encoded Blob: 400 naming the fix, nothing stored); a JSON file is stored as sent", async () => {
+    const encoder = new TextEncoder();
+    const count = async () => (await get(`/tasks/${task.id}/attachments?limit=250`, member.key)).body.attachments.length;
+    const before = await count();
+    for (const [type, body] of [
+      ["application/json", "{}"],
+      ["application/json; charset=utf-8", " { } "],
+      ["application/problem+json", "{}"],
+    ]) {
+      const res = await upload(`/tasks/${task.reference}`, member.key, encoder.encode(body), "shot.png", { "content-type": type });
+      expect(res.status, type).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringMatching(/^The body is the JSON \{\}, not a file's bytes/),
+      });
+    }
+    expect(await count()).toBe(before);
+    const config = encoder.encode('{"retries":3}');
+    const json = await upload(`/tasks/${task.reference}`, member.key, config, "config.json", { "content-type": "application/json" });
+    expect(json.status, JSON.stringify(json.body)).toBe(201);
+    expect(json.body.attachment).toMatchObject({ contentType: "application/json", size: config.byteLength, sha256: await sha256(config) });
+    const empty = await upload(`/tasks/${task.reference}`, member.key, encoder.encode("{}"), "empty.bin", {
+      "content-type": "application/octet-stream",
+    });
+    expect(empty.status).toBe(201);
+  });
+
   it("uploads raw bytes to a task (201 with the record and Location), lists it, reads it and downloads the same bytes", async () => {
     const res = await upload(`/tasks/${task.reference}`, member.key, text, "notes.txt");
     expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -1,4 +1,4 @@
-// Running `pm` in the smoke tests: built as `npm run build:cli` builds it, run as the `bin` of package.json in child
+// Running `pm` in the smoke tests: built as `npm run build:cli` builds it, run as the `bin` of cli/package.json in child
 // processes with their own config directory and a hermetic environment.
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -7,7 +7,8 @@ import { expect } from "vitest";
 import { root } from "./stack.mjs";
 
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-export const bin = path.join(root, pkg.bin.pm);
+const cliPkg = JSON.parse(readFileSync(path.join(root, "cli/package.json"), "utf8"));
+export const bin = path.join(root, "cli", cliPkg.bin.pm);
 
 const shellQuoted = (word) => `'${String(word).replace(/'/g, "'\\''")}'`;
 

@@ -1,6 +1,7 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import { deviceAuthorizations, workspaceMembers } from "../../../drizzle/schema";
 import { normalizeEmail } from "../../auth/accounts/codes";
+import { LOGIN_REVOKED } from "../../auth/accounts/credentials";
 import { completeLoginWith, type LoginInput, startLogin } from "../../auth/accounts/login";
 import type { Caller } from "../../auth/caller";
 import { type Grants, ofPrincipal } from "../../auth/grants";
@@ -305,6 +306,6 @@ export async function revokeLogin(db: Db, env: Env, token: string): Promise<void
   if (!which) return;
   await db
     .update(d)
-    .set({ revokedAt: sql`now()`, refreshHash: null })
+    .set(LOGIN_REVOKED)
     .where(and(which, sql`${d.revokedAt} is null`));
 }

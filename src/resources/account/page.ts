@@ -111,3 +111,7 @@ ${section(csrf, "Device logins", "login", "device login", mine(o.logins, w.id))}
 }`,
   );
 }
+
+/** A form that is not this page's (missing or malformed fields): a way back. */
+export const messagePage = (title: string, message: string) =>
+  layout(title, html`<p>${message}</p><p><a href="/account">Back to your account</a></p>`);

@@ -15,7 +15,7 @@ import { type Html, pageHeaders } from "../../http/html-page";
 import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { accountOverview, type Kind, REVOKE, revoke } from "./operations";
-import { codePage, overviewPage, signInPage } from "./page";
+import { codePage, messagePage, overviewPage, signInPage } from "./page";
 import { csrfMatches, readSession, type Session, startSession } from "./session";
 
 type C = Context<AppEnv>;
@@ -37,18 +37,33 @@ const Revoke = z
   .strict();
 const SignOut = z.object({ csrf: Csrf }).strict();
 
-/** A form's fields, checked here so that a bad form is answered with a page; null when it is not one of this page's. */
-async function formOf<T extends z.ZodType>(c: C, schema: T): Promise<z.infer<T> | null> {
-  if (!/application\/x-www-form-urlencoded|multipart\/form-data/i.test(c.req.header("content-type") ?? "")) return null;
-  const parsed = schema.safeParse(await c.req.parseBody().catch(() => undefined));
-  return parsed.success ? parsed.data : null;
+/**
+ * A form of this page: its session, once the form's `csrf` field is the session's token, and its fields, checked here so
+ * that a bad form is answered with a page (null when they are not this form's).
+ */
+async function formOf<T extends z.ZodType>(
+  c: C,
+  schema: T,
+): Promise<{ session: Session | null; form: z.infer<T> | null; trusted: boolean }> {
+  const session = await readSession(c);
+  const typed = /application\/x-www-form-urlencoded|multipart\/form-data/i.test(c.req.header("content-type") ?? "");
+  const body = typed ? await c.req.parseBody().catch(() => undefined) : undefined;
+  const parsed = schema.safeParse(body);
+  return { session, form: parsed.success ? parsed.data : null, trusted: csrfMatches(session, body?.csrf) };
 }
 
-/** A form without its session's token (forged elsewhere, or its session expired): 403, and a new sign-in form. */
-async function refuseForm(c: C) {
-  const { csrf } = await startSession(c);
-  return render(c, signInPage({ csrf, errors: ["This form has expired or did not come from this page. Sign in again."] }), 403);
+/**
+ * A form without its session's token (another site's, or one whose session expired): 403, and the page again. A
+ * session the request carries stays as it is (a forged form must not sign anyone out); without one, a new one.
+ */
+async function refuseForm(c: C, session: Session | null) {
+  const errors = ["This form has expired or did not come from this page."];
+  if (session && signedIn(session)) return overview(c, session, { errors }, 403);
+  const { csrf } = session ?? (await startSession(c));
+  return render(c, signInPage({ csrf, errors }), 403);
 }
+
+const incomplete = (c: C) => render(c, messagePage("Something went wrong", "The form was incomplete."), 422);
 
 type SignedIn = Session & { person: NonNullable<Session["person"]> };
 const signedIn = (session: Session): session is SignedIn => session.person !== undefined;
@@ -131,9 +146,9 @@ accountRoutes.get("/account", async (c) => {
 });
 
 accountRoutes.post("/account/signin", async (c) => {
-  const form = await formOf(c, SignIn);
-  const session = await readSession(c);
-  if (!form || !csrfMatches(session, form.csrf)) return refuseForm(c);
+  const { session, form, trusted } = await formOf(c, SignIn);
+  if (!trusted || !session) return refuseForm(c, session);
+  if (!form) return incomplete(c);
   const email = form.email.trim();
   if (!z.email().safeParse(email).success) {
     return render(c, signInPage({ csrf: session.csrf, email, errors: ["Enter a valid email address."] }), 422);
@@ -143,9 +158,9 @@ accountRoutes.post("/account/signin", async (c) => {
 });
 
 accountRoutes.post("/account/signin/code", async (c) => {
-  const form = await formOf(c, Code);
-  const session = await readSession(c);
-  if (!form || !csrfMatches(session, form.csrf)) return refuseForm(c);
+  const { session, form, trusted } = await formOf(c, Code);
+  if (!trusted || !session) return refuseForm(c, session);
+  if (!form) return incomplete(c);
   const again = (errors: string[]) => render(c, codePage({ csrf: session.csrf, loginToken: form.login_token, errors }), 422);
   const code = form.code.trim();
   if (!/^\d{6}$/.test(code)) return again(["Enter the 6-digit code from the email."]);
@@ -160,9 +175,9 @@ accountRoutes.post("/account/signin/code", async (c) => {
 });
 
 accountRoutes.post("/account/revoke", async (c) => {
-  const form = await formOf(c, Revoke);
-  const session = await readSession(c);
-  if (!form || !csrfMatches(session, form.csrf)) return refuseForm(c);
+  const { session, form, trusted } = await formOf(c, Revoke);
+  if (!trusted || !session) return refuseForm(c, session);
+  if (!form) return incomplete(c);
   if (!signedIn(session)) return render(c, signInPage({ csrf: session.csrf, errors: ["Sign in first."] }), 401);
   const person = { id: session.person.id, expiresAt: session.expiresAt };
   // The events of what it writes (an API key's deletion) say the person did it, signed in by a token of this service.
@@ -179,8 +194,8 @@ accountRoutes.post("/account/revoke", async (c) => {
 });
 
 accountRoutes.post("/account/signout", async (c) => {
-  const form = await formOf(c, SignOut);
-  if (!form || !csrfMatches(await readSession(c), form.csrf)) return refuseForm(c);
+  const { session, trusted } = await formOf(c, SignOut);
+  if (!trusted || !session) return refuseForm(c, session);
   // The signed-in cookie is replaced by a new one that holds no person.
   const { csrf } = await startSession(c);
   return render(c, signInPage({ csrf }));

@@ -168,17 +168,14 @@ export const startDeviceLogin = (db: Db, outbox: EmailOutbox, email: string): Pr
   startLogin(db, outbox, normalizeEmail(email));
 
 /**
- * The page's second step: the same login codes as POST /login/complete, the code used up in the transaction that
- * approves or denies the device. A person signed in by email on the page: the device gets what it asked for.
+ * The page's second step: the same login codes as POST /login/complete, the code used up; Deny decides the device in
+ * the same transaction. Approving is the third step's (the workspace chosen): decideDevice, with nothing narrower than
+ * what the device asked for (a person signed in by email on the page).
  */
-export async function signInDevice(db: Db, userCode: string, input: LoginInput, approve: boolean) {
-  const { login } = await completeLoginWith(db, input, (tx, l) =>
-    decideDevice(
-      tx,
-      userCode,
-      approve ? { approve: true, userId: l.user.id, workspaceId: l.workspace.id, within: null } : { approve: false },
-    ),
-  );
+export async function signInDevice(db: Db, userCode: string, input: LoginInput, deny: boolean) {
+  const { login } = await completeLoginWith(db, input, async (tx) => {
+    if (deny) await decideDevice(tx, userCode, { approve: false });
+  });
   return login;
 }
 

@@ -1,5 +1,6 @@
 // The server-rendered pages a person sees (the device flow's verification page, the OAuth consent page, the account
 // page): plain forms, no script; only the account page keeps a cookie (its session). `html` escapes every value interpolated into them.
+import { z } from "@hono/zod-openapi";
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { SCOPE_WORDS, SCOPES } from "../core/scopes";
@@ -52,3 +53,11 @@ export function asks(scopes: readonly string[] | null) {
   return html`<p>${all ? "It asks for full access, within your role, to" : "It asks only to"}:</p>
 <ul class="scopes">${names.map((s) => html`<li>${SCOPE_WORDS[s]} <code>${s}</code></li>`)}</ul>`;
 }
+
+/** A page's answer in the OpenAPI document. */
+export const htmlResponse = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+
+/** A page's form in the OpenAPI document (the handler checks it, so that a bad form is answered with a page). */
+export const formBody = <T extends z.ZodType>(schema: T) => ({
+  body: { required: true, content: { "application/x-www-form-urlencoded": { schema } } },
+});

@@ -11,7 +11,7 @@ import { completeLoginWith, startLogin } from "../../auth/accounts/login";
 import { AppError, ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
-import { type Html, pageHeaders } from "../../http/html-page";
+import { formBody, type Html, htmlResponse, pageHeaders } from "../../http/html-page";
 import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { accountOverview, type Kind, REVOKE, revoke } from "./operations";
@@ -83,10 +83,6 @@ const NOUN: Record<Kind, string> = { key: "The API key", grant: "The app", login
 
 // ---- the document: the page's routes, each answering HTML ----
 
-const htmlResponse = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
-const formBody = <T extends z.ZodType>(schema: T) => ({
-  body: { required: true, content: { "application/x-www-form-urlencoded": { schema } } },
-});
 const COOKIE_NOTE =
   "The session is the cookie `pm_account` (HttpOnly, SameSite=Strict, Secure on https, Path=/account, 30 minutes); every form carries its `csrf` token, and a form without its session's token is 403.";
 

@@ -7,6 +7,7 @@ import { AppError, badRequest, ValidationError } from "../../core/errors";
 import { parseScopeString, SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
+import { formBody, htmlResponse } from "../../http/html-page";
 import { OAuthErrorBody, oauthRefusal } from "../../http/oauth-errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { protectedRoute, publicRoute } from "../../http/route-base";
@@ -211,7 +212,6 @@ const revoke = createRoute({
 
 // ---- the verification page (text/html) ----
 
-const htmlResponse = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 const PageStart = z.object({ user_code: z.string().max(64), email: z.string().max(320) }).strict();
 const PageConfirm = z
   .object({
@@ -231,9 +231,6 @@ const PageDecide = z
   .strict();
 /** How long a person signed in on the page has to choose the workspace. */
 const PAGE_SESSION_TTL_SECONDS = 15 * 60;
-const formBody = <T extends z.ZodType>(schema: T) => ({
-  body: { required: true, content: { "application/x-www-form-urlencoded": { schema } } },
-});
 
 const page = createRoute({
   method: "get",
@@ -314,6 +311,13 @@ const incomplete = (c: PageContext) =>
   render(c, messagePage("Something went wrong", "The form was incomplete. Start again.", { restart: true }), 422);
 
 const flatten = (err: ValidationError) => Object.values(err.errors).flat();
+/** A decision on a code decided or expired meanwhile (404, 409): a page; anything else is the API's error. */
+function noLongerPending(c: PageContext, err: unknown) {
+  if (err instanceof AppError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) {
+    return render(c, messagePage("Device code no longer pending", err.message, { restart: true }), err.status);
+  }
+  throw err;
+}
 const denied = (c: PageContext) => render(c, messagePage("Device denied", "The device was refused access. You can close this page."));
 
 export const deviceRoutes = newRouter()
@@ -412,10 +416,7 @@ deviceRoutes.post("/device/confirm", async (c) => {
     );
   } catch (err) {
     if (err instanceof ValidationError) return again(flatten(err));
-    if (err instanceof AppError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) {
-      return render(c, messagePage("Device code no longer pending", err.message, { restart: true }), err.status);
-    }
-    throw err;
+    return noLongerPending(c, err);
   }
 });
 
@@ -452,9 +453,6 @@ deviceRoutes.post("/device/decide", async (c) => {
     const message = `The device is signed in to ${workspace.name} as ${person.email}. You can close this page.`;
     return render(c, messagePage("Device approved", message));
   } catch (err) {
-    if (err instanceof AppError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) {
-      return render(c, messagePage("Device code no longer pending", err.message, { restart: true }), err.status);
-    }
-    throw err;
+    return noLongerPending(c, err);
   }
 });

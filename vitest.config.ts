@@ -41,6 +41,7 @@ export default defineConfig({
                   // Generous, so no other test meets them; test/rate-limit.test.ts lowers them per request.
                   RATE_LIMIT_CREDENTIAL: "1000000",
                   RATE_LIMIT_IP: "1000000",
+                  RATE_LIMIT_REGISTRATIONS: "1000000",
                 },
                 // The email (and webhook) consumer runs as its own worker, as in `npm start` and production.
                 workers: [

@@ -253,29 +253,32 @@ async function main() {
   const args = process.argv.slice(2);
   if (args[0] === "--compare") return compare(args[1], args[2]);
 
-  let stack;
   let baseUrl = process.env.BASE_URL;
   let databaseUrl = process.env.DATABASE_URL;
   if (baseUrl && (RTT > 0 || POOLED)) throw new Error("--rtt and --pooled need the stack the bench starts (without BASE_URL)");
+  if (baseUrl && !databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
   // The API Worker's heap, for the export and import rows: through wrangler's DevTools proxy of the stack started here.
   const inspectorPort = baseUrl ? undefined : await freePort();
-  if (!baseUrl) {
-    rmSync(path.join(root, ".data/bench"), { recursive: true, force: true });
-    stack = await startStack({
-      dataDir: ".data/bench",
-      port: Number(process.env.BENCH_PORT ?? 8799),
-      pgPort: 0,
-      benchRoutes: true,
-      inspectorPort,
-      quiet: true,
-      log: () => {},
-    });
-    baseUrl = stack.baseUrl;
-    databaseUrl = stack.databaseUrl;
-  }
-  if (!databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
-  const bouncer = POOLED ? await startPgBouncer(databaseUrl) : undefined;
+  // Everything the bench starts is stopped by the one finally below, whatever fails after it started (PgBouncer's
+  // install included): nothing is started outside the try.
+  let stack;
+  let bouncer;
   try {
+    if (!baseUrl) {
+      rmSync(path.join(root, ".data/bench"), { recursive: true, force: true });
+      stack = await startStack({
+        dataDir: ".data/bench",
+        port: Number(process.env.BENCH_PORT ?? 8799),
+        pgPort: 0,
+        benchRoutes: true,
+        inspectorPort,
+        quiet: true,
+        log: () => {},
+      });
+      baseUrl = stack.baseUrl;
+      databaseUrl = stack.databaseUrl;
+    }
+    bouncer = POOLED ? await startPgBouncer(databaseUrl) : undefined;
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
     const fixture = SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
     const filesFixture = !ONLY || FILES_ONLY ? await seedFiles(baseUrl, databaseUrl) : undefined;
@@ -357,8 +360,11 @@ async function main() {
     writeFileSync(file, JSON.stringify(result, null, 2));
     console.log(`\nresults written to ${path.relative(root, file)}`);
   } finally {
-    await bouncer?.stop();
-    await stack?.stop();
+    try {
+      await bouncer?.stop();
+    } finally {
+      await stack?.stop();
+    }
   }
 }
 

@@ -7,13 +7,17 @@
 // Then the revocation bound: a key deleted through one location is refused there at once, and at the other once the
 // server's maximum has passed.
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../src/auth/jwt";
+import { sha256Hex } from "../src/core/crypto";
 import { type EdgeDeps, edgeFetch } from "../src/front/edge";
 import worker from "../src/index";
-import { fetchApp, post } from "./helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant } from "./helpers/fixtures";
+import { fetchApp, get, post } from "./helpers/api";
+import { addMember, joinTeam, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
+import { deviceLogin, oauthGrant } from "./helpers/oauth";
+import { codeIn, mailTo } from "./helpers/signup";
 
 const MAX_SECONDS = 5;
 
@@ -46,14 +50,14 @@ let clock = Date.now();
 async function location(name: string, maxSeconds = MAX_SECONDS, api: EdgeDeps["origin"] = origin) {
   const cache = await caches.open(`${name}-${crypto.randomUUID()}`);
   return {
-    /** `key` is an API key, or `Bearer <JWT>`. */
+    /** `key` is an API key, or `Bearer <JWT>`; a `body` that is a string goes as it is (a form), with the `headers` it needs. */
     async send(method: string, path: string, key: string, headers: Record<string, string> = {}, body?: unknown) {
       const pending: Promise<unknown>[] = [];
-      const credential: Record<string, string> = key.startsWith("Bearer ") ? { authorization: key } : { "svc-api-key": key };
+      const credential: Record<string, string> = !key ? {} : key.startsWith("Bearer ") ? { authorization: key } : { "svc-api-key": key };
       const request = new Request(`http://api.test${path}`, {
         method,
-        headers: { ...credential, ...headers, ...(body ? { "content-type": "application/json" } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
+        headers: { ...credential, ...(body && typeof body !== "string" ? { "content-type": "application/json" } : {}), ...headers },
+        body: typeof body === "string" ? body : body ? JSON.stringify(body) : undefined,
       });
       const res = await edgeFetch(request, {
         origin: api,
@@ -76,8 +80,9 @@ let owner: Member;
 let member: Member;
 let taskId: string;
 let workspaceId: string;
+let tenant: Tenant;
 beforeAll(async () => {
-  const tenant = await newTenant("Edge");
+  tenant = await newTenant("Edge");
   workspaceId = tenant.workspaceId;
   owner = tenant.owner;
   member = await addMember(tenant);
@@ -344,6 +349,191 @@ describe("edge cache: revocation", () => {
     clock = storedAt + MAX_SECONDS * 1000 + 1;
     const past = await there.send("GET", `/tasks/${taskId}`, key, { "cache-control": "max-stale=3600" });
     expect([past.status, past.headers.get("cache-status")]).toEqual([401, "pm-edge; fwd=stale; fwd-status=401"]);
+  });
+});
+
+// ---- The revocation walk ----
+//
+// Every way a credential stops working, through one location: its stored answer is served (a hit) until then, and not
+// a moment after (the origin answers, and refuses). An operation of the served document that may end a credential and
+// is neither walked nor excluded with a reason fails the walk.
+
+/** A credential's end: the credentials it ends (an API key, or `Bearer <JWT>`) and the request through `loc` that ends them. */
+interface Ending {
+  credentials: string[];
+  end(loc: Location): Promise<void>;
+  /** The origin refuses the credential afterwards (an expiry the origin's own clock has not reached yet does not). */
+  refused?: boolean;
+}
+
+/** The request that ends credentials, through the location, answered as `status`. */
+async function through(loc: Location, status: number, method: string, path: string, key: string, body?: unknown) {
+  const res = await loc.send(method, path, key, {}, body);
+  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+  expect(res.headers.has("x-pm-revoked")).toBe(false);
+}
+
+const oauthGrantOf = async (person: Member) => {
+  const g = await oauthGrant(person, workspaceId);
+  const listed = await get("/oauth/grants?limit=250", person.key);
+  return { ...g, id: listed.body.oauth_grants.find((x: { clientId: string }) => x.clientId === g.clientId).id as string };
+};
+
+const ENDINGS: Record<string, () => Promise<Ending>> = {
+  async "DELETE /api-keys/{id}: a key deleted"() {
+    const made = await post("/api-keys", { name: "walk" }, member.key);
+    return { credentials: [made.body.key], end: (loc) => through(loc, 204, "DELETE", `/api-keys/${made.body.apiKey.id}`, member.key) };
+  },
+  async "an API key's expiresAt passes"() {
+    const expiresAt = Date.now() + 1500;
+    const made = await post("/api-keys", { name: "walk", expiresAt: new Date(expiresAt).toISOString() }, member.key);
+    const end = async () => {
+      await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now() + 50)));
+      clock = Date.now();
+    };
+    return { credentials: [made.body.key], end };
+  },
+  async "a token's exp passes"() {
+    const { token } = await signAccessToken(env, { sub: member.userId, wid: workspaceId });
+    const exp = JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).exp * 1000;
+    clock = exp - 2000;
+    // The front Worker's clock reaches exp; the origin's, an hour earlier, still takes the token.
+    return {
+      credentials: [`Bearer ${token}`],
+      refused: false,
+      end: async () => {
+        clock = exp;
+      },
+    };
+  },
+  async "DELETE /oauth/grants/{id}: the person revokes a grant"() {
+    const g = await oauthGrantOf(member);
+    return { credentials: [`Bearer ${g.accessToken}`], end: (loc) => through(loc, 204, "DELETE", `/oauth/grants/${g.id}`, member.key) };
+  },
+  async "POST /oauth/token: a used refresh token presented again (past the grace) revokes the grant"() {
+    const g = await oauthGrant(member, workspaceId);
+    const renewed = await post("/oauth/token", { grant_type: "refresh_token", refresh_token: g.refreshToken, client_id: g.clientId });
+    expect(renewed.status).toBe(200);
+    // The token was used longer ago than the grace for a concurrent refresh (test/oauth.test.ts).
+    const hash = await sha256Hex(g.refreshToken);
+    await withDb((db) => db.execute(sql`update oauth_refresh_tokens set used_at = now() - interval '1 minute' where hash = ${hash}`));
+    const replay = { grant_type: "refresh_token", refresh_token: g.refreshToken, client_id: g.clientId };
+    return {
+      credentials: [`Bearer ${g.accessToken}`, `Bearer ${renewed.body.access_token}`],
+      end: (loc) => through(loc, 400, "POST", "/oauth/token", "", replay),
+    };
+  },
+  async "POST /oauth/token: a used code presented again revokes the grant"() {
+    const g = await oauthGrant(member, workspaceId);
+    return { credentials: [`Bearer ${g.accessToken}`], end: (loc) => through(loc, 400, "POST", "/oauth/token", "", g.exchange) };
+  },
+  async "POST /auth/revoke: an OAuth access token (RFC 7009)"() {
+    const g = await oauthGrant(member, workspaceId);
+    const body = { token: g.accessToken, token_type_hint: "access_token", client_id: g.clientId };
+    return { credentials: [`Bearer ${g.accessToken}`], end: (loc) => through(loc, 200, "POST", "/auth/revoke", "", body) };
+  },
+  async "POST /auth/revoke: an OAuth refresh token ends the grant's access tokens (RFC 7009)"() {
+    const g = await oauthGrant(member, workspaceId);
+    const body = { token: g.refreshToken, client_id: g.clientId };
+    return { credentials: [`Bearer ${g.accessToken}`], end: (loc) => through(loc, 200, "POST", "/auth/revoke", "", body) };
+  },
+  async "POST /auth/revoke: a device login (pm logout)"() {
+    const login = await deviceLogin(member.key);
+    const body = { token: login.refreshToken };
+    return { credentials: [`Bearer ${login.accessToken}`], end: (loc) => through(loc, 200, "POST", "/auth/revoke", "", body) };
+  },
+  async "DELETE /users/{id}: a person removed from the workspace, with their key, device login and grant"() {
+    const person = await addMember(tenant);
+    const [login, g] = await Promise.all([deviceLogin(person.key), oauthGrant(person, workspaceId)]);
+    return {
+      credentials: [person.key, `Bearer ${login.accessToken}`, `Bearer ${g.accessToken}`],
+      end: (loc) => through(loc, 204, "DELETE", `/users/${person.userId}`, owner.key),
+    };
+  },
+  async "POST /account/revoke: a key revoked by its person on the account page"() {
+    const person = await addMember(tenant);
+    const made = await post("/api-keys", { name: "walk" }, person.key);
+    const { cookie, csrf } = await accountSession(person.email);
+    const form = new URLSearchParams({ csrf, kind: "key", workspace_id: workspaceId, id: made.body.apiKey.id }).toString();
+    const end = async (loc: Location) => {
+      const headers = { cookie, "content-type": "application/x-www-form-urlencoded" };
+      const res = await loc.send("POST", "/account/revoke", "", headers, form);
+      expect(res.status, String(res.body)).toBe(200);
+    };
+    return { credentials: [made.body.key], end };
+  },
+  async "DELETE /users/{id}: an agent removed by its owner"() {
+    const agent = (await post("/agents", { name: "Walk agent" }, member.key)).body.agent;
+    return { credentials: [agent.apiKey], end: (loc) => through(loc, 204, "DELETE", `/users/${agent.id}`, member.key) };
+  },
+};
+
+/** A person signed in on the account page (straight at the origin): the session cookie and the page's CSRF token. */
+async function accountSession(email: string) {
+  const page = async (path: string, cookie: string, form?: Record<string, string>) => {
+    const headers = { cookie, ...(form && { "content-type": "application/x-www-form-urlencoded" }) };
+    const res = await fetchApp(
+      new Request(`http://api.test${path}`, { method: form ? "POST" : "GET", headers, body: form && new URLSearchParams(form) }),
+    );
+    const text = await res.text();
+    return { cookie: res.headers.get("set-cookie")?.split(";")[0] ?? cookie, csrf: /name="csrf" value="([^"]*)"/.exec(text)![1], text };
+  };
+  const start = await page("/account", "");
+  const step = await page("/account/signin", start.cookie, { csrf: start.csrf, email });
+  const loginToken = /name="login_token" value="([^"]*)"/.exec(step.text)![1];
+  return page("/account/signin/code", step.cookie, { csrf: step.csrf, login_token: loginToken, code: codeIn(await mailTo(email)) });
+}
+
+/** Operations of the document that may end a credential, left out of the walk, each with why. */
+const ENDS_NOTHING: Record<string, string> = {
+  "POST /auth/device/code": "starts a device login: ends nothing",
+  "POST /auth/device/approve": "approves a device login: ends nothing",
+  "POST /auth/device/token": "hands out a device login's first tokens; a second exchange is refused and ends nothing",
+  "POST /auth/token": "renews a device login: the used refresh token is unknown from then on, the login lives on",
+  "PATCH /users/{id}":
+    "changes a role (narrows, ends nothing): a successful write of the workspace, so nothing stored before it is served here",
+  "POST /agents": "makes an agent and its key: ends nothing",
+  "POST /api-keys": "makes a key: ends nothing",
+  "POST /oauth/register": "registers a client, which holds no grant",
+  "POST /oauth/authorize": "the consent page's email step: ends nothing",
+  "POST /oauth/authorize/signin": "the consent page's sign-in: ends nothing",
+  "POST /oauth/authorize/consent": "a consent makes a grant: ends nothing",
+  "POST /account/signin": "the account page's email step: ends nothing",
+  "POST /account/signin/code": "the account page's sign-in: ends nothing",
+  "POST /account/signout": "ends the page's own session, which is no credential of the API",
+};
+/** Operations that may end a credential: they delete keys, people, grants, or take tokens. */
+const ENDING = /^(POST|PUT|PATCH|DELETE) \/(api-keys|users|agents|oauth|auth|account)\b/;
+
+describe("edge cache: the revocation walk", () => {
+  it("each operation that may end a credential is walked, or excluded with the reason", async () => {
+    const doc = (await get("/openapi.json")).body;
+    const ops = Object.entries<any>(doc.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .filter((op) => ENDING.test(op));
+    const walked = new Set(Object.keys(ENDINGS).map((way) => way.split(":")[0]));
+    expect(ops.filter((op) => !walked.has(op) && !(op in ENDS_NOTHING))).toEqual([]);
+  });
+
+  it("every way a credential stops working stops its stored answers at once, through the location it went through", async () => {
+    for (const [way, prepare] of Object.entries(ENDINGS)) {
+      clock = Date.now();
+      const here = await location("walk");
+      const ending = await prepare();
+      const read = (credential: string) => here.send("GET", "/me", credential, { "cache-control": `max-age=${MAX_SECONDS}` });
+      for (const credential of ending.credentials) {
+        expect((await read(credential)).headers.get("cache-status"), way).toMatch(/stored$/);
+      }
+      clock += 1;
+      for (const credential of ending.credentials) expect((await read(credential)).headers.get("cache-status"), way).toBe("pm-edge; hit");
+      await ending.end(here);
+      for (const credential of ending.credentials) {
+        const after = await read(credential);
+        expect([way, after.headers.get("cache-status")]).not.toEqual([way, "pm-edge; hit"]);
+        if (ending.refused !== false) expect([way, after.status]).toEqual([way, 401]);
+      }
+    }
+    clock = Date.now();
   });
 });
 

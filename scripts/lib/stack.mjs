@@ -88,7 +88,11 @@ export async function startStack({
   const data = path.resolve(root, dataDir);
   const db = await startPostgres({ dataDir: path.join(data, "pg"), port: pgPort });
   log(`PostgreSQL ready at ${db.url.replace(/:[^:@]*@/, ":***@")}`);
-  const proxy = await startWsProxy({ delayMs: rttMs / 2, log });
+  // PostgreSQL runs from here: a failure before `stop` exists below stops it.
+  const proxy = await startWsProxy({ delayMs: rttMs / 2, log }).catch(async (err) => {
+    await db.stop();
+    throw err;
+  });
   log(`WebSocket proxy at ${proxy.url}`);
 
   // Dev-only bindings of the API worker and the consumer, each in the .dev.vars beside its generated config.

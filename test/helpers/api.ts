@@ -26,11 +26,11 @@ export interface CallOptions {
  * goes to the Worker's own fetch handler (src/index.ts) with the test worker's bindings, and the work it leaves after
  * the response (waitUntil: closing the connection, email relay, lastUsedAt) is done before this returns. Not through
  * `exports.default.fetch`: the test harness makes each such call slower than the one before (workers-sdk#15446), which
- * made a file of a few thousand requests take minutes.
+ * made a file of a few thousand requests take minutes. `bindings`: the test worker's, or a copy with a setting changed.
  */
-export async function fetchApp(request: Request): Promise<Response> {
+export async function fetchApp(request: Request, bindings: typeof env = env): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, ctx);
+  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, bindings, ctx);
   const text = await res.clone().text();
   await waitOnExecutionContext(ctx);
   await assertConforms(request.method, request.url, res.status, res.headers, text);

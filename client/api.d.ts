@@ -4304,7 +4304,7 @@ export interface operations {
           "text/html": string;
         };
       };
-      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      /** @description Refused before the page; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4312,7 +4312,8 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
         };
       };
       /** @description Not signed in: the sign-in form */
@@ -4370,7 +4371,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4378,6 +4379,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -4425,7 +4427,7 @@ export interface operations {
           "text/html": string;
         };
       };
-      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      /** @description Refused before the page; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4433,7 +4435,8 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
         };
       };
       /** @description Not signed in: the sign-in form */
@@ -4491,7 +4494,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4499,6 +4502,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -4547,7 +4551,7 @@ export interface operations {
           "text/html": string;
         };
       };
-      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      /** @description Refused before the page; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4555,7 +4559,8 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
         };
       };
       /** @description Not signed in: the sign-in form */
@@ -4613,7 +4618,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4621,6 +4626,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -4667,7 +4673,7 @@ export interface operations {
           "text/html": string;
         };
       };
-      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      /** @description Refused before the page; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4675,7 +4681,8 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
         };
       };
       /** @description Not signed in: the sign-in form */
@@ -4733,7 +4740,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -4741,6 +4748,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -8413,7 +8421,7 @@ export interface operations {
           "text/html": string;
         };
       };
-      /** @description The sign-in expired or is not this device's */
+      /** @description The sign-in expired or is not this device's; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -8421,6 +8429,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -8457,7 +8466,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Not one of the person's workspaces */
+      /** @description Not one of the person's workspaces; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -8465,6 +8474,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -14137,7 +14147,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14148,7 +14158,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -14191,7 +14201,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14202,6 +14212,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -14281,7 +14292,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14292,7 +14303,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -14335,7 +14346,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14346,6 +14357,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -14425,7 +14437,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14436,7 +14448,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -14479,7 +14491,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14490,6 +14502,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };

@@ -4,6 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { SCOPE_WORDS, SCOPES } from "../core/scopes";
+import { ErrorBody, ValidationErrorBody } from "./openapi";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -56,6 +57,15 @@ export function asks(scopes: readonly string[] | null) {
 
 /** A page's answer in the OpenAPI document. */
 export const htmlResponse = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
+
+/**
+ * A page's refusal, or the API's (JSON) when the middleware refuses the request before the page (a malformed or reused
+ * Idempotency-Key: 400, 422).
+ */
+export const htmlOrApiError = (description: string) => ({
+  description: `${description}; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body`,
+  content: { "text/html": { schema: z.string() }, "application/json": { schema: z.union([ErrorBody, ValidationErrorBody]) } },
+});
 
 /** A page's form in the OpenAPI document (the handler checks it, so that a bad form is answered with a page). */
 export const formBody = <T extends z.ZodType>(schema: T) => ({

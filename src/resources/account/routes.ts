@@ -11,7 +11,7 @@ import { completeLoginWith, startLogin } from "../../auth/accounts/login";
 import { AppError, ValidationError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
-import { formBody, type Html, htmlResponse, pageHeaders } from "../../http/html-page";
+import { formBody, type Html, htmlOrApiError, htmlResponse, pageHeaders } from "../../http/html-page";
 import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { accountOverview, type Kind, REVOKE, revoke } from "./operations";
@@ -125,9 +125,10 @@ const stepRoutes = steps.map(([operationId, path, schema, what, description]) =>
     responses: {
       200: htmlResponse("The next page"),
       401: htmlResponse("Not signed in: the sign-in form"),
+      400: htmlOrApiError("Refused before the page"),
       403: htmlResponse("The form's CSRF token is not its session's"),
       404: htmlResponse("Not one of your credentials"),
-      422: htmlResponse("Invalid input"),
+      422: htmlOrApiError("Invalid input"),
     },
   }),
 );

@@ -7,7 +7,7 @@ import { AppError, badRequest, ValidationError } from "../../core/errors";
 import { parseScopeString, SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
-import { formBody, htmlResponse } from "../../http/html-page";
+import { formBody, htmlOrApiError, htmlResponse } from "../../http/html-page";
 import { OAuthErrorBody, oauthRefusal } from "../../http/oauth-errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { protectedRoute, publicRoute } from "../../http/route-base";
@@ -297,10 +297,10 @@ const pageDecide = createRoute({
   request: formBody(PageDecide),
   responses: {
     200: htmlResponse("Approved or denied"),
-    400: htmlResponse("The sign-in expired or is not this device's"),
+    400: htmlOrApiError("The sign-in expired or is not this device's"),
     404: htmlResponse("Unknown or expired user code"),
     409: htmlResponse("Already decided"),
-    422: htmlResponse("Not one of the person's workspaces"),
+    422: htmlOrApiError("Not one of the person's workspaces"),
     ...errorResponses(["UNAVAILABLE"]),
   },
 });

@@ -101,6 +101,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/account": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Account page (HTML): sign in by emailed code, then see and revoke your credentials
+     * @description Signed in: per workspace, your API keys, your agents' keys, the apps you connected (OAuth grants) and your device logins, each with a Revoke button. Otherwise the sign-in form. The session is the cookie `pm_account` (HttpOnly, SameSite=Strict, Secure on https, Path=/account, 30 minutes); every form carries its `csrf` token, and a form without its session's token is 403.
+     */
+    get: operations["accountPage"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/account/revoke": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Account page (HTML), revokes one of your credentials
+     * @description `kind` `key` (yours or an agent's: DELETE /api-keys/{id}), `grant` (a connected app: DELETE /oauth/grants/{id}) or `login` (a device login: as POST /auth/revoke), of `workspace_id`; revoked at once. Any other credential is 404. The session is the cookie `pm_account` (HttpOnly, SameSite=Strict, Secure on https, Path=/account, 30 minutes); every form carries its `csrf` token, and a form without its session's token is 403.
+     */
+    post: operations["accountRevoke"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/account/signin": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Account page (HTML), step 1: emails a sign-in code
+     * @description The same login codes as POST /login/start. The session is the cookie `pm_account` (HttpOnly, SameSite=Strict, Secure on https, Path=/account, 30 minutes); every form carries its `csrf` token, and a form without its session's token is 403.
+     */
+    post: operations["accountSignIn"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/account/signin/code": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Account page (HTML), step 2: the emailed code signs in
+     * @description The same login codes as POST /login/complete; the code is used up. Answers the signed-in page with a new session cookie. The session is the cookie `pm_account` (HttpOnly, SameSite=Strict, Secure on https, Path=/account, 30 minutes); every form carries its `csrf` token, and a form without its session's token is 403.
+     */
+    post: operations["accountSignInCode"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/account/signout": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Account page (HTML), signs out
+     * @description The session ends; the sign-in form. The session is the cookie `pm_account` (HttpOnly, SameSite=Strict, Secure on https, Path=/account, 30 minutes); every form carries its `csrf` token, and a form without its session's token is 403.
+     */
+    post: operations["accountSignOut"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/agents": {
     parameters: {
       query?: never;
@@ -469,10 +569,30 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Verification page (HTML), step 2: checks the emailed code and approves or denies the device
-     * @description The same login codes as POST /login/complete; the code is used up by the decision.
+     * Verification page (HTML), step 2: checks the emailed code; Continue to choose the workspace, or Deny the device
+     * @description The same login codes as POST /login/complete; the code is used up. Continue answers step 3: the person's workspaces to choose from (as the OAuth consent page offers them).
      */
     post: operations["deviceVerificationConfirm"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/device/decide": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Verification page (HTML), step 3: approves the device for one of the person's workspaces, or denies it
+     * @description `session` is step 2's signed sign-in (15 minutes, for this user code only); `workspace_id` one of the person's workspaces.
+     */
+    post: operations["deviceVerificationDecide"];
     delete?: never;
     options?: never;
     head?: never;
@@ -4170,6 +4290,539 @@ export interface operations {
       };
     };
   };
+  accountPage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  accountRevoke: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": {
+          csrf: string;
+          id: string;
+          /** @enum {string} */
+          kind: "key" | "grant" | "login";
+          workspace_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The next page */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Refused before the page; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description Not signed in: the sign-in form */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description The form's CSRF token is not its session's */
+      403: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Not one of your credentials */
+      404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  accountSignIn: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": {
+          csrf: string;
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The next page */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Refused before the page; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description Not signed in: the sign-in form */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description The form's CSRF token is not its session's */
+      403: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Not one of your credentials */
+      404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  accountSignInCode: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": {
+          code: string;
+          csrf: string;
+          login_token: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The next page */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Refused before the page; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description Not signed in: the sign-in form */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description The form's CSRF token is not its session's */
+      403: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Not one of your credentials */
+      404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  accountSignOut: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": {
+          csrf: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The next page */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Refused before the page; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description Not signed in: the sign-in form */
+      401: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description The form's CSRF token is not its session's */
+      403: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Not one of your credentials */
+      404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   createAgent: {
     parameters: {
       query?: never;
@@ -7655,15 +8308,14 @@ export interface operations {
         "application/x-www-form-urlencoded": {
           code: string;
           /** @enum {string} */
-          decision: "approve" | "deny";
+          decision: "continue" | "deny";
           login_token: string;
           user_code: string;
-          workspace_slug?: string;
         };
       };
     };
     responses: {
-      /** @description Approved or denied */
+      /** @description Step 3, or denied */
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7734,7 +8386,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Wrong code or workspace */
+      /** @description Wrong code, or a member of no workspace */
       422: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7783,6 +8435,121 @@ export interface operations {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deviceVerificationDecide: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/x-www-form-urlencoded": {
+          /** @enum {string} */
+          decision: "approve" | "deny";
+          session: string;
+          user_code: string;
+          workspace_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Approved or denied */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description The sign-in expired or is not this device's; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      400: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description Unknown or expired user code */
+      404: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description Already decided */
+      409: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "text/html": string;
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not one of the person's workspaces; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
+          "text/html": string;
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -13446,7 +14213,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13457,7 +14224,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -13500,7 +14267,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13511,6 +14278,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -13590,7 +14358,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13601,7 +14369,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -13644,7 +14412,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13655,6 +14423,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -13734,7 +14503,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body */
+      /** @description The request expired (30 minutes) or the form is not this flow's; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13745,7 +14514,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };
@@ -13788,7 +14557,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Invalid input */
+      /** @description Invalid input; a refusal before the page (e.g. a malformed or reused Idempotency-Key) is the API's error body */
       422: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13799,6 +14568,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          "application/json": components["schemas"]["Error"] | components["schemas"]["ValidationError"];
           "text/html": string;
         };
       };

@@ -31,7 +31,13 @@ function blobForBinary(schema) {
 
 function format(text) {
   const biome = path.join(root, "node_modules/.bin/biome");
-  const run = spawnSync(biome, ["format", `--stdin-file-path=${CLIENT_TYPES}`], { cwd: root, input: text, encoding: "utf8" });
+  // The types are over 1 MiB, spawnSync's default buffer for the formatted text: room for the document to grow.
+  const run = spawnSync(biome, ["format", `--stdin-file-path=${CLIENT_TYPES}`], {
+    cwd: root,
+    input: text,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.status !== 0) throw new Error(`biome format failed: ${run.stderr || run.error}`);
   return run.stdout;
 }

@@ -27,6 +27,7 @@ import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
 import { webhookRelay } from "./middleware/webhook-relay";
+import { accountRoutes } from "./resources/account/routes";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { attachmentRoutes } from "./resources/attachments/routes";
@@ -148,6 +149,7 @@ export function buildApp() {
     signup: { routes: [signupRoutes] },
     login: { routes: [loginRoutes] },
     device: { routes: [deviceRoutes] },
+    account: { routes: [accountRoutes] },
     me: { routes: [meRoutes] },
     users: { routes: [userRoutes] },
     workspaces: { routes: [workspaceRoutes] },

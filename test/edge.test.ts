@@ -17,6 +17,7 @@ import worker from "../src/index";
 import { fetchApp, get, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { deviceLogin, oauthGrant } from "./helpers/oauth";
+import { codeIn, mailTo } from "./helpers/signup";
 
 const MAX_SECONDS = 5;
 
@@ -56,14 +57,14 @@ const expireKey = (id: string) =>
 async function location(name: string, maxSeconds = MAX_SECONDS, api: EdgeDeps["origin"] = origin) {
   const cache = await caches.open(`${name}-${crypto.randomUUID()}`);
   return {
-    /** `key` is an API key, or `Bearer <JWT>`. */
+    /** `key` is an API key, or `Bearer <JWT>`; a `body` that is a string goes as it is (a form), with the `headers` it needs. */
     async send(method: string, path: string, key: string, headers: Record<string, string> = {}, body?: unknown) {
       const pending: Promise<unknown>[] = [];
       const credential: Record<string, string> = !key ? {} : key.startsWith("Bearer ") ? { authorization: key } : { "svc-api-key": key };
       const request = new Request(`http://api.test${path}`, {
         method,
-        headers: { ...credential, ...headers, ...(body ? { "content-type": "application/json" } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
+        headers: { ...credential, ...(body && typeof body !== "string" ? { "content-type": "application/json" } : {}), ...headers },
+        body: typeof body === "string" ? body : body ? JSON.stringify(body) : undefined,
       });
       const res = await edgeFetch(request, {
         origin: api,
@@ -462,11 +463,39 @@ const ENDINGS: Record<string, () => Promise<Ending>> = {
       end: (loc) => through(loc, 204, "DELETE", `/users/${person.userId}`, owner.key),
     };
   },
+  async "POST /account/revoke: a key revoked by its person on the account page"() {
+    const person = await addMember(tenant);
+    const made = await post("/api-keys", { name: "walk" }, person.key);
+    const { cookie, csrf } = await accountSession(person.email);
+    const form = new URLSearchParams({ csrf, kind: "key", workspace_id: workspaceId, id: made.body.apiKey.id }).toString();
+    const end = async (loc: Location) => {
+      const headers = { cookie, "content-type": "application/x-www-form-urlencoded" };
+      const res = await loc.send("POST", "/account/revoke", "", headers, form);
+      expect(res.status, String(res.body)).toBe(200);
+    };
+    return { credentials: [made.body.key], end };
+  },
   async "DELETE /users/{id}: an agent removed by its owner"() {
     const agent = (await post("/agents", { name: "Walk agent" }, member.key)).body.agent;
     return { credentials: [agent.apiKey], end: (loc) => through(loc, 204, "DELETE", `/users/${agent.id}`, member.key) };
   },
 };
+
+/** A person signed in on the account page (straight at the origin): the session cookie and the page's CSRF token. */
+async function accountSession(email: string) {
+  const page = async (path: string, cookie: string, form?: Record<string, string>) => {
+    const headers = { cookie, ...(form && { "content-type": "application/x-www-form-urlencoded" }) };
+    const res = await fetchApp(
+      new Request(`http://api.test${path}`, { method: form ? "POST" : "GET", headers, body: form && new URLSearchParams(form) }),
+    );
+    const text = await res.text();
+    return { cookie: res.headers.get("set-cookie")?.split(";")[0] ?? cookie, csrf: /name="csrf" value="([^"]*)"/.exec(text)![1], text };
+  };
+  const start = await page("/account", "");
+  const step = await page("/account/signin", start.cookie, { csrf: start.csrf, email });
+  const loginToken = /name="login_token" value="([^"]*)"/.exec(step.text)![1];
+  return page("/account/signin/code", step.cookie, { csrf: step.csrf, login_token: loginToken, code: codeIn(await mailTo(email)) });
+}
 
 /** Operations of the document that may end a credential, left out of the walk, each with why. */
 const ENDS_NOTHING: Record<string, string> = {
@@ -482,9 +511,12 @@ const ENDS_NOTHING: Record<string, string> = {
   "POST /oauth/authorize": "the consent page's email step: ends nothing",
   "POST /oauth/authorize/signin": "the consent page's sign-in: ends nothing",
   "POST /oauth/authorize/consent": "a consent makes a grant: ends nothing",
+  "POST /account/signin": "the account page's email step: ends nothing",
+  "POST /account/signin/code": "the account page's sign-in: ends nothing",
+  "POST /account/signout": "ends the page's own session, which is no credential of the API",
 };
 /** Operations that may end a credential: they delete keys, people, grants, or take tokens. */
-const ENDING = /^(POST|PUT|PATCH|DELETE) \/(api-keys|users|agents|oauth|auth)\b/;
+const ENDING = /^(POST|PUT|PATCH|DELETE) \/(api-keys|users|agents|oauth|auth|account)\b/;
 
 describe("edge cache: the revocation walk", () => {
   it("each operation that may end a credential is walked, or excluded with the reason", async () => {

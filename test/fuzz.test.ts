@@ -381,7 +381,7 @@ describe("fuzz findings, replayed", () => {
 
   it("a malformed multipart form on the device page is an incomplete form (422 page), not a 500", async () => {
     const body = { type: "multipart/form-data; boundary=x", text: "title=x" };
-    for (const path of ["/device", "/device/confirm"]) {
+    for (const path of ["/device", "/device/confirm", "/device/decide"]) {
       const res = await send("post", { path, query: "", credential: "none", body, headers: {} });
       expect(res.status, path).toBe(422);
       expect(res.type).toMatch(/text\/html/);

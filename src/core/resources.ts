@@ -7,7 +7,7 @@ import type { Scope } from "./scope-names";
 
 /** The document's tags (every operation's tag is one of them), in reading order, with what each groups. */
 export const TAGS = {
-  Account: "Sign-up, login by emailed code, the caller (`/me`) and the keys that verify issued JWTs.",
+  Account: "Sign-up, login by emailed code, the caller (`/me`), the account page (HTML) and the keys that verify issued JWTs.",
   "Device flow": "Logging a script or CLI in (RFC 8628): a device code, approval by a person, a JWT.",
   OAuth: "The service as an OAuth 2.1 authorization server for agent hosts (MCP): metadata, registration, consent, tokens, grants.",
   Users: "The members of the current workspace, people and agents, with their workspace role.",
@@ -71,6 +71,7 @@ export const RESOURCES = {
   signup: { tag: "Account" },
   login: { tag: "Account" },
   device: { tag: "Device flow" },
+  account: { tag: "Account" },
   me: { tag: "Account" },
   users: {
     tag: "Users",

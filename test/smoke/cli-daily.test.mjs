@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, buildCli, pmRunner } from "./lib/pm.mjs";
-import { hidden, root, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
+import { approveOnDevicePage, root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -397,17 +397,7 @@ describe("pm workspaces", () => {
   async function loginTo(slug) {
     const login = startPm(["login", "--base-url", stack.base]);
     const [, userCode] = await waitFor(login, /enter the code: (\S+)/);
-    const step = await stack.call("POST", "/device", { form: { user_code: userCode, email: owner.email } });
-    expect(step.status, step.text).toBe(200);
-    const confirm = await stack.call("POST", "/device/confirm", {
-      form: {
-        user_code: userCode,
-        login_token: hidden(step.text, "login_token"),
-        code: sixDigits(await stack.mail(owner.email, ++owner.mails)),
-        workspace_slug: slug,
-        decision: "approve",
-      },
-    });
+    const { confirm } = await approveOnDevicePage(stack, { userCode, email: owner.email, mailNumber: ++owner.mails, workspaceSlug: slug });
     expect(confirm.text).toContain("Device approved");
     const done = await login.done;
     expect(done.code, done.stderr).toBe(0);

@@ -37,7 +37,6 @@ async function deviceLogin(args, decision = "approve") {
         user_code: userCode,
         login_token: hidden(step.text, "login_token"),
         code: sixDigits(await stack.mail(owner.email, ++owner.mails)),
-        workspace_slug: "",
         decision: "deny",
       },
     });

@@ -1,6 +1,8 @@
-// The API-key operations, one function each: the caller's keys and their agents' keys in the current workspace.
-import { and, eq, or, type SQL, sql } from "drizzle-orm";
-import { apiKeys, users, workspaceMembers } from "../../../drizzle/schema";
+// The API-key operations, one function each: the caller's keys and their agents' keys in the current workspace. Deleting
+// one is auth/accounts/credentials.ts's, which the account page shares.
+import { and, eq, sql } from "drizzle-orm";
+import { apiKeys, workspaceMembers } from "../../../drizzle/schema";
+import { keysOf } from "../../auth/accounts/credentials";
 import { generateApiKey } from "../../auth/api-keys";
 import type { Caller } from "../../auth/caller";
 import { storedGrants } from "../../auth/credential";
@@ -8,17 +10,9 @@ import { type Grants, grantsFor } from "../../auth/grants";
 import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
 import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "../../records/api-keys";
-import type { Actor } from "../../store/caller";
-import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
+import { guardedWrite, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords } from "../../store/reads";
-
-/** Keys of the caller's workspace held by the caller or by an agent the caller owns; any other key is as if it did not exist. */
-const keysOf = ({ workspace, user }: Pick<Actor, "workspace" | "user">): SQL =>
-  and(
-    eq(apiKeys.workspaceId, workspace),
-    or(eq(apiKeys.userId, user), sql`${apiKeys.userId} in (select ${users.id} from ${users} where ${users.humanId} = ${user})`),
-  )!;
 
 /**
  * POST /api-keys: a key of the caller in their current workspace, written by a statement that authenticates itself; raw
@@ -60,19 +54,6 @@ const storedValues = (grants: Grants) => ({
   teamIds: sql<string[] | null>`${sql.param(grants.teamIds)}::text[]`,
 });
 
-/** DELETE /api-keys/{id}: one of the caller's keys or their agents' keys (anything else: 404); 401 from the next request on. */
-export async function deleteApiKey(caller: Caller, id: string): Promise<void> {
-  const target = {
-    from: sql`${apiKeys}`,
-    where: and(eq(apiKeys.id, id), keysOf(caller.actor))!,
-    columns: { id: apiKeys.id },
-    guards: [],
-    name: "API key",
-    team: null,
-  };
-  await guardedDelete(caller, target, apiKeys);
-}
-
 /** GET /api-keys/{id}, in one statement that authenticates itself. */
 export function getApiKey(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<ApiKey> {
   return caller.read(async (actor) => {
@@ -89,3 +70,5 @@ export function getApiKey(caller: Caller, id: string, fields: FieldSelection | n
 export function listApiKeys(caller: Caller, params: ListParams): Promise<ApiKey[]> {
   return listRecords(caller, apiKeyRecord, params, keysOf);
 }
+
+export { deleteApiKey } from "../../auth/accounts/credentials";

@@ -1,6 +1,7 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import { deviceAuthorizations, workspaceMembers } from "../../../drizzle/schema";
 import { normalizeEmail } from "../../auth/accounts/codes";
+import { LOGIN_REVOKED } from "../../auth/accounts/credentials";
 import { completeLoginWith, type LoginInput, startLogin } from "../../auth/accounts/login";
 import type { Caller } from "../../auth/caller";
 import { type Grants, ofPrincipal } from "../../auth/grants";
@@ -168,17 +169,14 @@ export const startDeviceLogin = (db: Db, outbox: EmailOutbox, email: string): Pr
   startLogin(db, outbox, normalizeEmail(email));
 
 /**
- * The page's second step: the same login codes as POST /login/complete, the code used up in the transaction that
- * approves or denies the device. A person signed in by email on the page: the device gets what it asked for.
+ * The page's second step: the same login codes as POST /login/complete, the code used up; Deny decides the device in
+ * the same transaction. Approving is the third step's (the workspace chosen): decideDevice, with nothing narrower than
+ * what the device asked for (a person signed in by email on the page).
  */
-export async function signInDevice(db: Db, userCode: string, input: LoginInput, approve: boolean) {
-  const { login } = await completeLoginWith(db, input, (tx, l) =>
-    decideDevice(
-      tx,
-      userCode,
-      approve ? { approve: true, userId: l.user.id, workspaceId: l.workspace.id, within: null } : { approve: false },
-    ),
-  );
+export async function signInDevice(db: Db, userCode: string, input: LoginInput, deny: boolean) {
+  const { login } = await completeLoginWith(db, input, async (tx) => {
+    if (deny) await decideDevice(tx, userCode, { approve: false });
+  });
   return login;
 }
 
@@ -309,7 +307,7 @@ export async function revokeToken(db: Db, env: Env, token: string, clientId?: st
   if (!which) return null;
   const [revoked] = await db
     .update(d)
-    .set({ revokedAt: sql`now()`, refreshHash: null })
+    .set(LOGIN_REVOKED)
     .where(and(which, sql`${d.revokedAt} is null`))
     .returning({ workspaceId: d.workspaceId });
   return revoked?.workspaceId ?? null;

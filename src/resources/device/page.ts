@@ -23,19 +23,18 @@ ${errors(opts.errors ?? [])}
   );
 }
 
-/** Step 2: the emailed code, then approve or deny. */
+/** Step 2: the emailed code; then the workspace (step 3), or Deny at once. */
 export function confirmPage(opts: {
   userCode: string;
   loginToken: string;
   clientName: string | null;
   scopes: string[] | null;
-  workspaceSlug?: string;
   errors?: string[];
 }) {
   return layout(
     "Approve this device?",
-    html`<p>${opts.clientName ? html`<b>${opts.clientName}</b>` : "A device"} with code <span class="code">${opts.userCode}</span>
-asks for access to your account. If an account exists for the address you gave, we have emailed it a 6-digit code.</p>
+    html`${who(opts)}
+<p>If an account exists for the address you gave, we have emailed it a 6-digit code.</p>
 ${asks(opts.scopes)}
 ${errors(opts.errors ?? [])}
 <form method="post" action="/device/confirm">
@@ -43,8 +42,43 @@ ${errors(opts.errors ?? [])}
 <input type="hidden" name="login_token" value="${opts.loginToken}">
 <label for="code">Code from the email</label>
 <input id="code" name="code" class="code" required inputmode="numeric" autocomplete="one-time-code" maxlength="6">
-<label for="workspace_slug">Workspace (optional; default: your first workspace)</label>
-<input id="workspace_slug" name="workspace_slug" autocomplete="off" value="${opts.workspaceSlug ?? ""}">
+<button type="submit" name="decision" value="continue">Continue</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  );
+}
+
+const who = (opts: { clientName: string | null; userCode: string }) =>
+  html`<p>${opts.clientName ? html`<b>${opts.clientName}</b>` : "A device"} with code <span class="code">${opts.userCode}</span>
+asks for access to your account.</p>`;
+
+/** Step 3, signed in: the workspace the device gets (a choice when several, as on the consent page), then Approve or Deny. */
+export function workspacePage(opts: {
+  userCode: string;
+  session: string;
+  clientName: string | null;
+  email: string;
+  workspaces: Array<{ id: string; name: string; slug: string }>;
+  workspaceId?: string;
+  errors?: string[];
+}) {
+  const [first] = opts.workspaces;
+  return layout(
+    "Approve this device?",
+    html`${who(opts)}
+<p>Signed in as <b>${opts.email}</b>.</p>
+${errors(opts.errors ?? [])}
+<form method="post" action="/device/decide">
+<input type="hidden" name="user_code" value="${opts.userCode}">
+<input type="hidden" name="session" value="${opts.session}">
+${
+  opts.workspaces.length > 1
+    ? html`<label for="workspace_id">Workspace</label>
+<select id="workspace_id" name="workspace_id">${opts.workspaces.map(
+        (w) => html`<option value="${w.id}"${w.id === opts.workspaceId ? " selected" : ""}>${w.name} (${w.slug})</option>`,
+      )}</select>`
+    : html`<p>Workspace: <b>${first.name}</b> (${first.slug})</p><input type="hidden" name="workspace_id" value="${first.id}">`
+}
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`,

@@ -1,10 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { workspacesOf } from "../../auth/accounts/credentials";
+import { openState, sealState } from "../../auth/jwt";
 import { AppError, badRequest, ValidationError } from "../../core/errors";
 import { parseScopeString, SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
+import { formBody, htmlOrApiError, htmlResponse } from "../../http/html-page";
 import { OAuthErrorBody, oauthRefusal } from "../../http/oauth-errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { protectedRoute, publicRoute } from "../../http/route-base";
@@ -15,14 +18,16 @@ import { REVOKED } from "../../middleware/edge-workspace";
 import {
   approveDevice,
   createDeviceCode,
+  decideDevice,
   exchangeDeviceCode,
+  normalizeUserCode,
   pendingDevice,
   refreshLogin,
   revokeToken,
   signInDevice,
   startDeviceLogin,
 } from "./operations";
-import { confirmPage, enterCodePage, messagePage, PAGE_HEADERS } from "./page";
+import { confirmPage, enterCodePage, messagePage, PAGE_HEADERS, workspacePage } from "./page";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /**
@@ -217,20 +222,25 @@ const revoke = createRoute({
 
 // ---- the verification page (text/html) ----
 
-const htmlResponse = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 const PageStart = z.object({ user_code: z.string().max(64), email: z.string().max(320) }).strict();
 const PageConfirm = z
   .object({
     user_code: z.string().max(64),
     login_token: z.string().max(200),
     code: z.string().max(32),
-    workspace_slug: z.string().max(100).optional(),
+    decision: z.enum(["continue", "deny"]),
+  })
+  .strict();
+const PageDecide = z
+  .object({
+    user_code: z.string().max(64),
+    session: z.string().max(2000),
+    workspace_id: z.string().max(100),
     decision: z.enum(["approve", "deny"]),
   })
   .strict();
-const formBody = <T extends z.ZodType>(schema: T) => ({
-  body: { required: true, content: { "application/x-www-form-urlencoded": { schema } } },
-});
+/** How long a person signed in on the page has to choose the workspace. */
+const PAGE_SESSION_TTL_SECONDS = 15 * 60;
 
 const page = createRoute({
   method: "get",
@@ -264,14 +274,33 @@ const pageConfirm = createRoute({
   operationId: "deviceVerificationConfirm",
   path: "/device/confirm",
   ...publicRoute("Device flow"),
-  summary: "Verification page (HTML), step 2: checks the emailed code and approves or denies the device",
-  description: "The same login codes as POST /login/complete; the code is used up by the decision.",
+  summary: "Verification page (HTML), step 2: checks the emailed code; Continue to choose the workspace, or Deny the device",
+  description:
+    "The same login codes as POST /login/complete; the code is used up. Continue answers step 3: the person's workspaces to choose from (as the OAuth consent page offers them).",
   request: formBody(PageConfirm),
   responses: {
-    200: htmlResponse("Approved or denied"),
+    200: htmlResponse("Step 3, or denied"),
     404: htmlResponse("Unknown or expired user code"),
     409: htmlResponse("Already decided"),
-    422: htmlResponse("Wrong code or workspace"),
+    422: htmlResponse("Wrong code, or a member of no workspace"),
+    ...errorResponses(["UNAVAILABLE"]),
+  },
+});
+
+const pageDecide = createRoute({
+  method: "post",
+  operationId: "deviceVerificationDecide",
+  path: "/device/decide",
+  ...publicRoute("Device flow"),
+  summary: "Verification page (HTML), step 3: approves the device for one of the person's workspaces, or denies it",
+  description: "`session` is step 2's signed sign-in (15 minutes, for this user code only); `workspace_id` one of the person's workspaces.",
+  request: formBody(PageDecide),
+  responses: {
+    200: htmlResponse("Approved or denied"),
+    400: htmlOrApiError("The sign-in expired or is not this device's"),
+    404: htmlResponse("Unknown or expired user code"),
+    409: htmlResponse("Already decided"),
+    422: htmlOrApiError("Not one of the person's workspaces"),
     ...errorResponses(["UNAVAILABLE"]),
   },
 });
@@ -292,6 +321,14 @@ const incomplete = (c: PageContext) =>
   render(c, messagePage("Something went wrong", "The form was incomplete. Start again.", { restart: true }), 422);
 
 const flatten = (err: ValidationError) => Object.values(err.errors).flat();
+/** A decision on a code decided or expired meanwhile (404, 409): a page; anything else is the API's error. */
+function noLongerPending(c: PageContext, err: unknown) {
+  if (err instanceof AppError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) {
+    return render(c, messagePage("Device code no longer pending", err.message, { restart: true }), err.status);
+  }
+  throw err;
+}
+const denied = (c: PageContext) => render(c, messagePage("Device denied", "The device was refused access. You can close this page."));
 
 export const deviceRoutes = newRouter()
   .openapi(code, async (c) => {
@@ -326,7 +363,7 @@ export const deviceRoutes = newRouter()
   });
 
 // The HTML routes are plain Hono handlers (they answer pages, also for bad input); the document lists them.
-for (const route of [page, pageStart, pageConfirm]) deviceRoutes.openAPIRegistry.registerPath(route);
+for (const route of [page, pageStart, pageConfirm, pageDecide]) deviceRoutes.openAPIRegistry.registerPath(route);
 
 deviceRoutes.get("/device", (c) => {
   const userCode = c.req.query("user_code");
@@ -359,7 +396,6 @@ deviceRoutes.post("/device/confirm", async (c) => {
     const message = "This device code is unknown, has expired or was already used.";
     return render(c, messagePage("Device code expired", message, { restart: true }), 404);
   }
-  const slug = form.workspace_slug?.trim() || undefined;
   const again = (errors: string[]) =>
     render(
       c,
@@ -368,25 +404,67 @@ deviceRoutes.post("/device/confirm", async (c) => {
         loginToken: form.login_token,
         clientName: device.clientName,
         scopes: device.scopes,
-        workspaceSlug: slug,
         errors,
       }),
       422,
     );
   const code = form.code.trim();
   if (!/^\d{6}$/.test(code)) return again(["Enter the 6-digit code from the email."]);
-  const approve = form.decision === "approve";
+  const deny = form.decision === "deny";
   try {
-    const login = await signInDevice(db, device.userCode, { login_token: form.login_token, code, workspace_slug: slug }, approve);
-    const message = approve
-      ? `The device is signed in to ${login.workspace.name} as ${login.user.email}. You can close this page.`
-      : "The device was refused access. You can close this page.";
-    return render(c, messagePage(approve ? "Device approved" : "Device denied", message));
+    const login = await signInDevice(db, device.userCode, { login_token: form.login_token, code }, deny);
+    if (deny) return denied(c);
+    // Signed in: the choice of workspace, bound to this device's user code.
+    const session = await sealState(
+      c.env,
+      "device-session",
+      { sub: login.user.id, email: login.user.email, uc: device.userCode },
+      PAGE_SESSION_TTL_SECONDS,
+    );
+    const workspaces = await workspacesOf(db, login.user.id);
+    return render(
+      c,
+      workspacePage({ userCode: device.userCode, session, clientName: device.clientName, email: login.user.email, workspaces }),
+    );
   } catch (err) {
     if (err instanceof ValidationError) return again(flatten(err));
-    if (err instanceof AppError && (err.code === "NOT_FOUND" || err.code === "CONFLICT")) {
-      return render(c, messagePage("Device code no longer pending", err.message, { restart: true }), err.status);
+    return noLongerPending(c, err);
+  }
+});
+
+deviceRoutes.post("/device/decide", async (c) => {
+  const form = await pageForm(c, PageDecide);
+  if (!form) return incomplete(c);
+  const userCode = normalizeUserCode(form.user_code);
+  const signedIn = await openState(c.env, "device-session", form.session);
+  if (!signedIn || !userCode || signedIn.uc !== userCode) {
+    return render(c, messagePage("This sign-in has expired", "Sign in again to approve the device.", { restart: true }), 400);
+  }
+  const db = c.get("rdb").db;
+  const person = { id: String(signedIn.sub), email: String(signedIn.email) };
+  try {
+    if (form.decision === "deny") {
+      await decideDevice(db, userCode, { approve: false });
+      return denied(c);
     }
-    throw err;
+    const workspaces = await workspacesOf(db, person.id);
+    const workspace = workspaces.find((w) => w.id === form.workspace_id);
+    if (!workspace) {
+      const device = await pendingDevice(db, userCode);
+      const page = workspacePage({
+        userCode,
+        session: form.session,
+        clientName: device?.clientName ?? null,
+        email: person.email,
+        workspaces,
+        errors: ["Choose one of your workspaces."],
+      });
+      return render(c, page, 422);
+    }
+    await decideDevice(db, userCode, { approve: true, userId: person.id, workspaceId: workspace.id, within: null });
+    const message = `The device is signed in to ${workspace.name} as ${person.email}. You can close this page.`;
+    return render(c, messagePage("Device approved", message));
+  } catch (err) {
+    return noLongerPending(c, err);
   }
 });

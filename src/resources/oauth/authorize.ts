@@ -8,8 +8,9 @@
 import { asc, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { teams, workspaceMembers, workspaces } from "../../../drizzle/schema";
+import { teams } from "../../../drizzle/schema";
 import { normalizeEmail } from "../../auth/accounts/codes";
+import { workspacesOf } from "../../auth/accounts/credentials";
 import { completeLoginWith, startLogin } from "../../auth/accounts/login";
 import { openState, sealState } from "../../auth/jwt";
 import { isMetadataUrl, isVerifiedClient, OAuthError, resolveClient } from "../../auth/oauth/clients";
@@ -161,16 +162,6 @@ export async function signInStep(c: C) {
   return render(c, codePage({ request: one(form.request)!, client: shown(r), loginToken }), 200, r.redirectUri);
 }
 
-/** The workspaces a person may grant access to, first joined first. */
-const workspacesOf = (c: C, userId: string) =>
-  c
-    .get("rdb")
-    .db.select({ id: workspaces.id, name: workspaces.name, slug: workspaces.slug })
-    .from(workspaceMembers)
-    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
-    .where(eq(workspaceMembers.userId, userId))
-    .orderBy(asc(workspaceMembers.createdAt), asc(workspaces.id));
-
 const teamsOf = (c: C, workspaceId: string) =>
   c
     .get("rdb")
@@ -187,7 +178,7 @@ async function consent(
   choice: { workspaceId?: string; ticked?: Scope[]; tickedTeams?: string[] | null; errors?: string[] },
   status: ContentfulStatusCode = 200,
 ) {
-  const list = await workspacesOf(c, form.userId);
+  const list = await workspacesOf(c.get("rdb").db, form.userId);
   if (list.length === 0) return render(c, messagePage("No workspace", "You are not a member of any workspace."), 403);
   const workspace = list.find((w) => w.id === choice.workspaceId) ?? list[0];
   const asked = r.scopes ?? [...SCOPES];

@@ -105,7 +105,7 @@ ${v.teams.map(
     html`<label><input type="checkbox" name="team_id" value="${t.id}"${v.tickedTeams?.includes(t.id) ? " checked" : ""}> ${t.name} (${t.prefix})</label>`,
 )}
 </fieldset>
-<p class="note">Within your role: it can never do more than you can. You can revoke it any time (GET /oauth/grants).</p>
+<p class="note">Within your role: it can never do more than you can. You can revoke it any time on <a href="/account">your account page</a>.</p>
 <button type="submit" name="decision" value="approve">Approve</button>
 ${deny}
 </form>`,

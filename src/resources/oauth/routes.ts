@@ -8,6 +8,7 @@ import { MAX_REDIRECT_URI, OAuthError, registerClient } from "../../auth/oauth/c
 import { exchangeCode, refreshGrant } from "../../auth/oauth/grants";
 import { SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
+import { htmlOrApiError, htmlResponse } from "../../http/html-page";
 import { OAuthErrorBody } from "../../http/oauth-errors";
 import { ErrorBody, errorResponses, jsonResponse } from "../../http/openapi";
 import { listing, reading } from "../../http/read-route";
@@ -26,12 +27,6 @@ const TAG = "OAuth";
 const oauthError = (description: string) => ({
   description: `${description}; a refusal before the endpoint (e.g. a malformed Idempotency-Key) is the API's error body`,
   content: { "application/json": { schema: z.union([OAuthErrorBody, ErrorBody]) } },
-});
-const htmlResponse = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
-/** A page's refusal, or the API's (JSON) when the middleware refuses the request before the page. */
-const htmlOrError = (description: string) => ({
-  description: `${description}; a refusal before the page (e.g. a malformed Idempotency-Key) is the API's error body`,
-  content: { "text/html": { schema: z.string() }, "application/json": { schema: ErrorBody } },
 });
 const form = (schema: z.ZodType) => ({ body: { required: true, content: { "application/x-www-form-urlencoded": { schema } } } });
 
@@ -144,9 +139,9 @@ const steps = [
     responses: {
       200: htmlResponse("The next step"),
       302: { description: "Back to the client" },
-      400: htmlOrError("The request expired (30 minutes) or the form is not this flow's"),
+      400: htmlOrApiError("The request expired (30 minutes) or the form is not this flow's"),
       403: htmlResponse("The person is a member of no workspace"),
-      422: htmlResponse("Invalid input"),
+      422: htmlOrApiError("Invalid input"),
     },
   }),
 );

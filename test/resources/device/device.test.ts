@@ -261,19 +261,48 @@ describe("device verification page", () => {
       user_code: device.user_code,
       login_token: loginToken,
       code: code === "000000" ? "111111" : "000000",
-      workspace_slug: "",
-      decision: "approve",
+      decision: "continue",
     });
     expect(wrong.status).toBe(422);
     expect(wrong.text).toMatch(/Invalid code \(4 attempts left\)/);
     expect(hidden(wrong.text, "login_token")).toBe(loginToken);
     expect((await poll(device.device_code)).body.error).toBe("authorization_pending");
 
-    const done = await raw("POST", "/device/confirm", {
+    // Signed in, the person chooses among their workspaces (no slug to type), as on the consent page.
+    const signedIn = await raw("POST", "/device/confirm", {
       user_code: device.user_code,
       login_token: loginToken,
       code,
-      workspace_slug: second.slug,
+      decision: "continue",
+    });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    expect(signedIn.text).toContain('action="/device/decide"');
+    expect(signedIn.text).toContain(`<option value="${tenant.workspaceId}"`);
+    expect(signedIn.text).toContain(`<option value="${second.workspaceId}"`);
+    expect(signedIn.text).not.toContain("workspace_slug");
+    // Not approved yet (polled again within the interval: slow_down).
+    expect((await poll(device.device_code)).status).toBe(400);
+    const session = hidden(signedIn.text, "session")!;
+    const stranger = await newTenant("Not Theirs");
+    const notTheirs = await raw("POST", "/device/decide", {
+      user_code: device.user_code,
+      session,
+      workspace_id: stranger.workspaceId,
+      decision: "approve",
+    });
+    expect(notTheirs.status).toBe(422);
+    expect(notTheirs.text).toContain("Choose one of your workspaces");
+    // The sign-in is this device's only.
+    const other = await newDevice();
+    expect(
+      (await raw("POST", "/device/decide", { user_code: other.user_code, session, workspace_id: second.workspaceId, decision: "approve" }))
+        .status,
+    ).toBe(400);
+
+    const done = await raw("POST", "/device/decide", {
+      user_code: device.user_code,
+      session,
+      workspace_id: second.workspaceId,
       decision: "approve",
     });
     expect(done.status, done.text).toBe(200);
@@ -284,7 +313,12 @@ describe("device verification page", () => {
     expect(me.body).toMatchObject({ user: { id: tenant.owner.userId }, workspace: { id: second.workspaceId }, role: "ADMIN" });
 
     // The login code was used up by the approval.
-    const reuse = await raw("POST", "/device/confirm", { user_code: device.user_code, login_token: loginToken, code, decision: "approve" });
+    const reuse = await raw("POST", "/device/confirm", {
+      user_code: device.user_code,
+      login_token: loginToken,
+      code,
+      decision: "continue",
+    });
     expect(reuse.status).toBe(404);
   });
 
@@ -315,7 +349,7 @@ describe("device verification page", () => {
       user_code: device.user_code,
       login_token: loginToken,
       code: "123456",
-      decision: "approve",
+      decision: "continue",
     });
     expect(guess.status).toBe(422);
   });
@@ -332,7 +366,7 @@ describe("device verification page", () => {
       user_code: device.user_code,
       login_token: "x",
       code: "12",
-      decision: "approve",
+      decision: "continue",
     });
     expect(badCode.status).toBe(422);
     expect(badCode.text).toMatch(/6-digit code/);

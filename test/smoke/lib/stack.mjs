@@ -156,20 +156,29 @@ export async function signUp(stack, tag, workspaceName = "Smoke Works") {
 
 /**
  * Approves a device as a person does on the /device page: the user code and their address, then the login code
- * that arrives as their `mailNumber`-th email, and the workspace (`workspaceSlug`; default: their first). Both pages
- * are returned for the caller to check.
+ * that arrives as their `mailNumber`-th email, then the workspace chosen among theirs (`workspaceSlug`; default: the
+ * one offered first). The pages are returned for the caller to check.
  */
-export async function approveOnDevicePage(stack, { userCode, email, mailNumber, workspaceSlug = "" }) {
+export async function approveOnDevicePage(stack, { userCode, email, mailNumber, workspaceSlug }) {
   const step = await stack.call("POST", "/device", { form: { user_code: userCode, email } });
   if (step.status !== 200) return { step };
-  const confirm = await stack.call("POST", "/device/confirm", {
+  const signedIn = await stack.call("POST", "/device/confirm", {
     form: {
       user_code: userCode,
       login_token: hidden(step.text, "login_token"),
       code: sixDigits(await stack.mail(email, mailNumber)),
-      workspace_slug: workspaceSlug,
-      decision: "approve",
+      decision: "continue",
     },
   });
-  return { step, confirm };
+  if (signedIn.status !== 200) return { step, confirm: signedIn };
+  // One workspace is a hidden field; several, the options of a select, each `Name (slug)`.
+  const options = [...signedIn.text.matchAll(/<option value="([^"]+)"[^>]*>[^<]*\(([^)<]+)\)<\/option>/g)];
+  const chosen = workspaceSlug
+    ? options.find(([, , slug]) => slug === workspaceSlug)?.[1]
+    : (options[0]?.[1] ?? hidden(signedIn.text, "workspace_id"));
+  if (!chosen) throw new Error(`no workspace ${workspaceSlug} offered: ${signedIn.text}`);
+  const confirm = await stack.call("POST", "/device/decide", {
+    form: { user_code: userCode, session: hidden(signedIn.text, "session"), workspace_id: chosen, decision: "approve" },
+  });
+  return { step, signedIn, confirm };
 }

@@ -62,7 +62,7 @@ const EXCLUDED: Record<string, string> = {
   "POST /account/signin/code": "the account page's code step (HTML): uses a login code up, not a tracked record",
   "POST /account/signout": "the account page's sign-out (HTML): a new cookie, nothing stored",
   "POST /account/revoke":
-    "the account page's revocation (HTML) runs DELETE /api-keys/{id}'s own operation (walked here), DELETE /oauth/grants/{id}'s or POST /auth/revoke's; test/account.test.ts checks a key's api_key.deleted names the person as actor",
+    "the account page's revocation (HTML) runs DELETE /api-keys/{id}'s own operation (walked here), DELETE /oauth/grants/{id}'s or POST /auth/revoke's; test/resources/account/account.test.ts checks a key's api_key.deleted names the person as actor",
   "POST /batch": "runs GET items only (src/resources/batch/paths.ts refuses any other method); proven below to write nothing",
   "POST /_bench/files": "the bench's plain R2 put (BENCH_ROUTES only): an object, no record",
   "POST /_dev/webhooks": "the development receiver keeps what it got (dev_webhook_requests), not a tracked record",

@@ -3,9 +3,9 @@
 // optional field set) exports and imports again, into a new workspace and into another team; and what an import would
 // refuse, no other path stores (an upload's Content-Type, a link's title, a file's name).
 import { beforeAll, describe, expect, it } from "vitest";
-import { get, patch, post } from "./helpers/api";
-import { send, upload } from "./helpers/attachments";
-import { addMember, newTeam, newTenant, type Tenant } from "./helpers/fixtures";
+import { get, patch, post } from "../../helpers/api";
+import { send, upload } from "../../helpers/attachments";
+import { addMember, newTeam, newTenant, type Tenant } from "../../helpers/fixtures";
 
 /**
  * Exactly `n` UTF-16 units of edge characters a name may hold: quotes, a backslash, markup, right-to-left letters, a

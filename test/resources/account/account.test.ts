@@ -4,12 +4,12 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiKeys, oauthGrants } from "../drizzle/schema";
-import { signAccessToken } from "../src/auth/jwt";
-import { newId } from "../src/ids";
-import { api, fetchApp, post } from "./helpers/api";
-import { addMember, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { codeIn, mailTo } from "./helpers/signup";
+import { apiKeys, oauthGrants } from "../../../drizzle/schema";
+import { signAccessToken } from "../../../src/auth/jwt";
+import { newId } from "../../../src/ids";
+import { api, fetchApp, post } from "../../helpers/api";
+import { addMember, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
+import { codeIn, mailTo } from "../../helpers/signup";
 
 const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
 

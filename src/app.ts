@@ -10,6 +10,7 @@ import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
+import { settlingOutcome } from "./http/outcome";
 import { requestDb } from "./http/request-db";
 import { publicRoute } from "./http/route-base";
 import { newRouter } from "./http/router";
@@ -282,7 +283,8 @@ export function buildApp() {
   });
 
   app.notFound(methodNotAllowedOr404(app));
-  app.onError(checksInOrder(app, readers, errorResponse));
+  // A lost connection after a write went out is settled first (src/http/outcome.ts); input refusals come after 401 and 404.
+  app.onError(checksInOrder(app, readers, settlingOutcome(app, readers, errorResponse)));
   return app;
 }
 

@@ -72,7 +72,7 @@ type QueryFn = (...args: any[]) => any;
 // Wrapping client.query stays: pg (and the Neon driver) has no query event, and Drizzle's logger sees statements but not BEGIN/COMMIT.
 // A BEGIN also sets the server's bound (SERVER_TIMEOUT_MS) and the request's event context (event-context.ts), in the
 // same round trip.
-function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginning: () => EventContext | undefined): T {
+function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, request: RequestDb): T {
   const original = target.query.bind(target);
   // biome-ignore lint/suspicious/noExplicitAny: see QueryFn.
   target.query = ((...args: any[]) => {
@@ -83,10 +83,12 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginn
     if (typeof text === "string" && /^\s*begin\b/i.test(text)) {
       stats.transactions++;
       // A read-only transaction (a streamed export's snapshot) writes nothing: no event context, no webhooks to relay.
-      const ctx = /\bread only\b/i.test(text) ? undefined : beginning();
+      const ctx = /\bread only\b/i.test(text) ? undefined : request.writing();
       const begin = boundedBegin(ctx ? withContext(text, ctx) : text);
       args[0] = typeof args[0] === "string" ? begin : { ...args[0], text: begin };
     }
+    // On a connection that is open: once a write has begun, whatever goes out may commit it (src/db/outcome.ts).
+    if (request.wrote) request.sent = true;
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
     const last = args.length - 1;
     if (typeof args[last] === "function") {
@@ -131,11 +133,21 @@ export class RequestDb {
   eventContext: EventContext | undefined;
   /** Whether anything of this request wrote (a transaction began or a guarded write ran): its events may have webhooks. */
   wrote = false;
+  /**
+   * Whether a statement went out on an open connection once a write had begun: until then a failure left nothing
+   * written; from then on its outcome must be settled (src/db/outcome.ts).
+   */
+  sent = false;
+  /** When the request began (ms since the epoch): its events are looked for from then on. */
+  readonly startedAt = Date.now();
   #pool?: Pool;
   #db?: Db;
   #scope?: Tx;
 
-  constructor(private readonly env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">) {}
+  constructor(
+    private readonly env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">,
+    private readonly bounds = { connect: CONNECT_TIMEOUT_MS, query: QUERY_TIMEOUT_MS },
+  ) {}
 
   get db(): Db {
     // Inside inTransaction every query of the request runs in that transaction (a handler's own transactions nest as savepoints).
@@ -145,13 +157,18 @@ export class RequestDb {
       const pool = new Pool({
         connectionString: this.env.DATABASE_URL,
         max: 4,
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-        query_timeout: QUERY_TIMEOUT_MS,
+        connectionTimeoutMillis: this.bounds.connect,
+        query_timeout: this.bounds.query,
       });
       // A dropped connection fails the query that used it (mapped to 503); the pool's own event is only logged.
       pool.on("error", (err: Error) => console.error("database pool error", err.message));
       // Count at the connection: pool.query and transactions both end in client.query, once each.
-      pool.on("connect", (client: PoolClient) => void counted(client, this.stats, () => this.writing()));
+      pool.on("connect", (client: PoolClient) => {
+        counted(client, this.stats, this);
+        // A connection lost between a transaction's statements fails its next one (and so the request, settled by
+        // src/http/outcome.ts); unheard, the client's own error event would be an uncaught exception.
+        client.on("error", (err: Error) => console.error("database connection error", err.message));
+      });
       this.#pool = pool;
       this.#db = databaseOver(this.#pool);
     }

@@ -27,9 +27,10 @@ function pgError(err: unknown): { code: string; constraint?: string; message?: s
 
 // Driver messages of a database that is gone or silent: socket errors, the WebSocket closing, the connect timeout
 // ("timeout expired", "timeout exceeded when trying to connect", "Connection terminated due to connection timeout")
-// and the query timeout ("Query read timeout"; src/db/client.ts), all proven in test/smoke/outage.test.mjs.
+// and the query timeout ("Query read timeout"; src/db/client.ts), all proven in test/smoke/outage.test.mjs; and a
+// transaction's next statement on a connection already lost ("…connection error and is not queryable", test/outcome.test.ts).
 const CONNECTION_FAILURE =
-  /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|WebSocket|Network connection lost|connection terminated|timeout expired|timeout exceeded when trying to connect|Query read timeout|too many (clients|connections)/i;
+  /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|WebSocket|Network connection lost|connection terminated|timeout expired|timeout exceeded when trying to connect|Query read timeout|too many (clients|connections)|connection error and is not queryable/i;
 
 /** The driver could not reach PostgreSQL: SQLSTATE class 08, admin shutdown 57P0x, too many connections, or a socket error. */
 function isConnectionFailure(err: unknown, pg: { code: string } | undefined): boolean {
@@ -38,6 +39,9 @@ function isConnectionFailure(err: unknown, pg: { code: string } | undefined): bo
   for (const e of causes(err)) if (!isQueryWrapper(e) && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
   return false;
 }
+
+/** The connection failed (or timed out) under a statement: whether a write it carried committed is not known from here (src/http/outcome.ts). */
+export const isLostConnection = (err: unknown): boolean => isConnectionFailure(err, pgError(err));
 
 /** An error answer: its status and its body. */
 export interface ErrorAnswer {

@@ -24,7 +24,12 @@ export const eventContext = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method !== "GET" && c.req.method !== "HEAD") {
     const credential = SIGN_UP_PATH.test(c.req.path) ? null : await readCredential(c.req, c.env).catch(() => null);
     const via = viaOf(c.req.path, credential);
-    c.get("rdb").eventContext = { actor: credential ? credentialUser(credential) : null, via, requestId: c.get("requestId") };
+    c.get("rdb").eventContext = {
+      actor: credential ? credentialUser(credential) : null,
+      via,
+      requestId: c.get("requestId"),
+      attempt: crypto.randomUUID(),
+    };
   }
   await next();
 });

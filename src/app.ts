@@ -25,6 +25,7 @@ import { oauthErrors } from "./middleware/oauth-errors";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
+import { settleAsked } from "./middleware/settle-asked";
 import { webhookRelay } from "./middleware/webhook-relay";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes, readApiKey } from "./resources/api-keys/routes";
@@ -217,6 +218,8 @@ export function buildApp() {
   app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
   app.use("*", eventContext);
+  // The front Worker asks after a write the API Worker dropped: settled, never run again.
+  app.use("*", settleAsked(app, readers));
   // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts).
   app.use("*", webhookRelay);
   // After a delete: the stored bytes of the attachments it removed go to the files queue (src/files/deletions.ts).

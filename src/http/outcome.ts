@@ -18,7 +18,7 @@ import type { AppEnv } from "./context";
 import { type AppHandle, documentedRoute } from "./documented-routes";
 import { isLostConnection } from "./error-mapper";
 
-type Readers = Partial<Record<string, RecordReader<Caller>>>;
+export type Readers = Partial<Record<string, RecordReader<Caller>>>;
 
 /**
  * Resources whose create (`POST /<name>`) and update (`PATCH /<name>/{id}`) answer `{<record>: …}` exactly as their read
@@ -80,20 +80,30 @@ async function answerOf(app: AppHandle, readers: Readers, c: Context<AppEnv>, ev
 /** A request's settled answer, kept: a request may fail twice (its statement, then its transaction's rollback). */
 const settled = new WeakMap<RequestDb, Promise<Response | Error>>();
 
+/**
+ * The request settled (once), and its answer: the committed write's, or the error that says what is known. Also what
+ * the front Worker's re-ask gets (src/middleware/settle-asked): the same request, its attempt named by the front.
+ */
+export function settledAnswer(app: AppHandle, readers: Readers, c: Context<AppEnv>): Promise<Response | Error> {
+  const rdb = c.get("rdb");
+  const request = rdb.eventContext;
+  if (!request) return Promise.resolve(new AppError("OUTCOME_UNKNOWN", UNKNOWN, { requestId: c.get("requestId") }));
+  let answer = settled.get(rdb);
+  if (!answer) {
+    answer = settle(c.env, { attempt: request.attempt, requestId: request.requestId, startedAt: rdb.startedAt }).then((events) =>
+      answerOf(app, readers, c, events),
+    );
+    settled.set(rdb, answer);
+  }
+  return answer.then((outcome) => (outcome instanceof Response ? outcome.clone() : outcome));
+}
+
 /** Wraps the app's error handler: a lost connection after a write went out is settled before it is answered. */
 export function settlingOutcome(app: AppHandle, readers: Readers, onError: ErrorHandler<AppEnv>): ErrorHandler<AppEnv> {
   return async (err, c) => {
     const rdb = c.get("rdb");
-    const request = rdb?.eventContext;
-    if (!request || !rdb.sent || !isLostConnection(err)) return onError(err, c);
-    let answer = settled.get(rdb);
-    if (!answer) {
-      answer = settle(c.env, { attempt: request.attempt, requestId: request.requestId, startedAt: rdb.startedAt }).then((events) =>
-        answerOf(app, readers, c, events),
-      );
-      settled.set(rdb, answer);
-    }
-    const outcome = await answer;
-    return outcome instanceof Response ? outcome.clone() : onError(outcome, c);
+    if (!rdb?.eventContext || !rdb.sent || !isLostConnection(err)) return onError(err, c);
+    const outcome = await settledAnswer(app, readers, c);
+    return outcome instanceof Response ? outcome : onError(outcome, c);
   };
 }

@@ -7,6 +7,7 @@ import { type Credential, credentialUser, readCredential } from "../../auth/cred
 import type { EventVia } from "../../db/event-context";
 import type { AppEnv } from "../../http/context";
 import { IMPORT_PATH, SIGN_UP_PATH } from "../../http/urls";
+import { ATTEMPT, namedAttempt } from "../settle-asked";
 
 /** How a request's writes came (`via` of every event: docs/events.md), from its path and credential. */
 function viaOf(path: string, credential: Credential | null): EventVia | null {
@@ -28,7 +29,8 @@ export const eventContext = createMiddleware<AppEnv>(async (c, next) => {
       actor: credential ? credentialUser(credential) : null,
       via,
       requestId: c.get("requestId"),
-      attempt: crypto.randomUUID(),
+      // The front Worker names a write's attempt, so it can ask after it if the write is dropped (src/middleware/settle-asked).
+      attempt: namedAttempt(c.req.header(ATTEMPT)) ?? crypto.randomUUID(),
     };
   }
   await next();

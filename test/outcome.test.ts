@@ -164,6 +164,41 @@ describe("a write whose answer is lost after it went out", () => {
   });
 });
 
+describe("a burst", () => {
+  it("50 concurrent creates into one team, a quarter of them committed with their answers lost and a quarter cut before their COMMIT: no answer denies a stored write, none acknowledges a lost one", async () => {
+    const tag = crypto.randomUUID();
+    const fault = (i: number) => (i % 4 === 0 ? `${DROP_COMMIT} ` : i % 4 === 1 ? `${DROP_ANSWER} ` : "");
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        post(
+          "/tasks",
+          { teamId: team.id, title: `${fault(i)}${tag} ${i}`, ...(i % 4 === 1 && { assigneeId: t.owner.userId }) },
+          t.owner.key,
+        ),
+      ),
+    );
+    await settleDown();
+    const stored = new Set(
+      (await withDb((db) => db.execute<{ title: string }>(sql`select title from tasks where position(${tag} in title) > 0`))).rows.map(
+        (r) => Number(r.title.split(" ").at(-1)),
+      ),
+    );
+    const tally: Record<string, number> = {};
+    let deniedButStored = 0;
+    let acknowledgedButLost = 0;
+    answers.forEach((res, i) => {
+      const what = res.status === 201 ? "201" : `${res.status} ${res.body.error?.code}`;
+      tally[what] = (tally[what] ?? 0) + 1;
+      if (res.status === 201 && !stored.has(i)) acknowledgedButLost++;
+      if (res.status !== 201 && res.body.error?.code !== "OUTCOME_UNKNOWN" && stored.has(i)) deniedButStored++;
+    });
+    console.log(`burst: answers ${JSON.stringify(tally)}, stored ${stored.size}, denied but stored ${deniedButStored}`);
+    expect([deniedButStored, acknowledgedButLost]).toEqual([0, 0]);
+    // Every answer is one of the three truths.
+    expect(Object.keys(tally).every((k) => ["201", "503 UNAVAILABLE", "503 OUTCOME_UNKNOWN"].includes(k))).toBe(true);
+  }, 120_000);
+});
+
 describe("the fence", () => {
   it("a write of a request already settled writes nothing, however late it arrives", async () => {
     const attempt = crypto.randomUUID();

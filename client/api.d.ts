@@ -3920,6 +3920,17 @@ export interface components {
       };
       content?: never;
     };
+    /** @description UNAVAILABLE: the database could not be reached, or the write's connection failed and it is proven that nothing was written; retry shortly. OUTCOME_UNKNOWN: the connection failed after the write was sent and whether it was applied could not be checked (or it was applied and its answer was lost); retry with the same `Idempotency-Key`, which answers the write if it was applied and applies it once if not. `details.requestId` names the request */
+    WriteUnavailable: {
+      headers: {
+        "Server-Timing": components["headers"]["Server-Timing"];
+        "x-request-id": components["headers"]["x-request-id"];
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
   };
   parameters: {
     /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
@@ -4271,20 +4282,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listApiKeys: {
@@ -4662,20 +4660,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getApiKey: {
@@ -4980,20 +4965,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getAttachment: {
@@ -5284,20 +5256,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getAttachmentContent: {
@@ -5655,20 +5614,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   createDeviceCode: {
@@ -5785,20 +5731,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   exchangeDeviceToken: {
@@ -5901,20 +5834,7 @@ export interface operations {
           "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description temporarily_unavailable */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthError"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   revokeToken: {
@@ -6004,17 +5924,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   refreshToken: {
@@ -6090,17 +6000,7 @@ export interface operations {
           "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description temporarily_unavailable */
-      503: {
-        headers: {
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthError"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   batch: {
@@ -6247,20 +6147,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listComments: {
@@ -6663,20 +6550,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getComment: {
@@ -6981,20 +6855,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateComment: {
@@ -7170,20 +7031,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   uploadCommentAttachment: {
@@ -7354,20 +7202,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deviceVerificationPage: {
@@ -7575,20 +7410,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deviceVerificationConfirm: {
@@ -7728,20 +7550,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getApiReference: {
@@ -8287,20 +8096,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getField: {
@@ -8591,20 +8387,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateField: {
@@ -8780,20 +8563,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getHealth: {
@@ -9033,20 +8803,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getImport: {
@@ -9320,20 +9077,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   commitImport: {
@@ -9509,20 +9253,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   putImportPart: {
@@ -9686,20 +9417,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listInvites: {
@@ -10059,20 +9777,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getInvite: {
@@ -10377,20 +10082,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   redeemInvite: {
@@ -10509,20 +10201,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listLabels: {
@@ -10862,20 +10541,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getLabel: {
@@ -11180,20 +10846,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateLabel: {
@@ -11369,20 +11022,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deleteLink: {
@@ -11522,20 +11162,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   completeLogin: {
@@ -11656,20 +11283,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   startLogin: {
@@ -11789,20 +11403,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getMe: {
@@ -12320,20 +11921,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getMilestone: {
@@ -12638,20 +12226,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateMilestone: {
@@ -12827,20 +12402,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listMilestoneComments: {
@@ -14103,20 +13665,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   registerOAuthClient: {
@@ -14805,20 +14354,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getProject: {
@@ -15123,20 +14659,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateProject: {
@@ -15312,20 +14835,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listProjectComments: {
@@ -15748,20 +15258,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   exportProject: {
@@ -16540,20 +16037,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   startSignup: {
@@ -16673,20 +16157,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTasks: {
@@ -17176,20 +16647,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getTask: {
@@ -17494,20 +16952,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateTask: {
@@ -17683,20 +17128,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTaskAttachments: {
@@ -18118,20 +17550,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTaskComments: {
@@ -19046,20 +18465,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTaskRelations: {
@@ -19412,20 +18818,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deleteTaskRelation: {
@@ -19566,20 +18959,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getTeamMember: {
@@ -19884,20 +19264,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateTeamMember: {
@@ -20073,20 +19440,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTeams: {
@@ -20465,20 +19819,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getTeam: {
@@ -20783,20 +20124,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateTeam: {
@@ -20972,20 +20300,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   exportTeam: {
@@ -21276,20 +20591,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTeamMembers: {
@@ -21678,20 +20980,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listUsers: {
@@ -22209,20 +21498,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateUser: {
@@ -22398,20 +21674,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listWebhooks: {
@@ -22783,20 +22046,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getWebhook: {
@@ -23101,20 +22351,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateWebhook: {
@@ -23290,20 +22527,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listWebhookDeliveries: {
@@ -23693,20 +22917,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   pingWebhook: {
@@ -23865,20 +23076,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   rotateWebhookSecret: {
@@ -24037,20 +23235,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listWorkspaces: {
@@ -24567,20 +23752,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   exportWorkspace: {
@@ -24855,20 +24027,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
 }

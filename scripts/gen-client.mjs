@@ -24,7 +24,12 @@ export async function generateClientTypes() {
 
 function format(text) {
   const biome = path.join(root, "node_modules/.bin/biome");
-  const run = spawnSync(biome, ["format", `--stdin-file-path=${CLIENT_TYPES}`], { cwd: root, input: text, encoding: "utf8" });
+  const run = spawnSync(biome, ["format", `--stdin-file-path=${CLIENT_TYPES}`], {
+    cwd: root,
+    input: text,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.status !== 0) throw new Error(`biome format failed: ${run.stderr || run.error}`);
   return run.stdout;
 }

@@ -1,5 +1,5 @@
-// A 503 means nothing was written (docs/security.md): the server cancels and rolls back a write that waits
-// past SERVER_TIMEOUT_MS (src/db/client.ts), before the client's own bound gives up on it. A team's row is held locked
+// A 503 of the server's own bound means nothing was written (docs/security.md, "A 503 tells the truth"): the server
+// cancels and rolls back a write that waits past SERVER_TIMEOUT_MS (src/db/client.ts), before the client's own bound gives up on it. A team's row is held locked
 // from another connection, as 50 concurrent creates into one team hold it for each other; then the lock is let go and
 // the write must not land.
 import { sql } from "drizzle-orm";

@@ -18,12 +18,21 @@ const DROP_COMMIT = Buffer.from("pm-fault:drop-commit");
 const COMMIT = /\bcommit\b/i;
 /** ReadyForQuery: 'Z', its length (5), then the transaction status. */
 const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5]);
+const ZEROS = Buffer.from([0, 0, 0]);
 /**
- * The server has answered a statement in full: its CommandComplete (or ErrorResponse), then a ReadyForQuery. (A
- * ReadyForQuery alone may be the one that ends a new connection's startup, sent before the statement pipelined behind it.)
+ * Whether the server has answered a statement in full: its CommandComplete (or ErrorResponse), then a ReadyForQuery.
+ * (A ReadyForQuery alone may be the one that ends a new connection's startup, sent before the statement pipelined
+ * behind it.) A message is its type, a 4-byte length (short ones start with three zero bytes) and its body.
  */
-const ANSWERED =
-  /(C\x00\x00\x00[\s\S](SELECT|INSERT|UPDATE|DELETE|COMMIT|ROLLBACK)|E\x00\x00\x00[\s\S]S(ERROR|FATAL))[\s\S]*Z\x00\x00\x00\x05/;
+function answered(bytes) {
+  const ready = bytes.lastIndexOf(READY_FOR_QUERY);
+  for (let i = bytes.indexOf(ZEROS); i > 0 && i < ready; i = bytes.indexOf(ZEROS, i + 1)) {
+    const body = bytes.toString("latin1", i + 4, i + 12);
+    if (bytes[i - 1] === 0x43 && /^(SELECT|INSERT|UPDATE|DELETE|COMMIT|ROLLBACK)/.test(body)) return true;
+    if (bytes[i - 1] === 0x45 && /^S(ERROR|FATAL)/.test(body)) return true;
+  }
+  return false;
+}
 
 /**
  * Runs `fn` after `ms`, or at once when there is no delay. Timers of one duration fire in the order they were
@@ -76,7 +85,7 @@ export function startWsProxy({ port = 0, delayMs = 0, log = () => {} } = {}) {
     // message in full: by then the server has run it to its end, committed or not. The server's side is only half-closed.
     let awaitingCommit = false;
     let cut = false;
-    let unheard = "";
+    let unheard = Buffer.alloc(0);
     // The server's transaction status at its last ReadyForQuery ('I' idle, 'T' in a transaction, 'E' failed one).
     let status = "I";
     const cutNow = () => {
@@ -99,8 +108,8 @@ export function startWsProxy({ port = 0, delayMs = 0, log = () => {} } = {}) {
       const ready = chunk.lastIndexOf(READY_FOR_QUERY);
       if (ready >= 0 && ready + READY_FOR_QUERY.length < chunk.length) status = String.fromCharCode(chunk[ready + READY_FOR_QUERY.length]);
       if (cut) {
-        unheard += chunk.toString("latin1");
-        if (ANSWERED.test(unheard)) cutNow();
+        unheard = Buffer.concat([unheard, chunk]);
+        if (answered(unheard)) cutNow();
         return;
       }
       later(delayMs, () => ws.readyState === ws.OPEN && ws.send(chunk));

@@ -5,7 +5,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, api, get, patch, post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { newTeam, newTenant, type TeamFixture, type Tenant, whileLocked, withDb } from "./helpers/fixtures";
 
 const DROP_ANSWER = "pm-fault:drop-answer";
 const DROP_COMMIT = "pm-fault:drop-commit";
@@ -39,26 +39,7 @@ function expectNoteOf(res: ApiResponse, code: string, message: RegExp) {
 }
 
 /** Holds a lock on the fences that settling a request needs (not one a write needs), while `during` runs. */
-async function withFencesLocked<T>(during: () => Promise<T>): Promise<T> {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => (locked = r));
-  const holder = withDb((db) =>
-    db.transaction(async (tx) => {
-      await tx.execute(sql`lock table write_fences in share mode`);
-      locked();
-      await released;
-    }),
-  );
-  await isLocked;
-  try {
-    return await during();
-  } finally {
-    release();
-    await holder;
-  }
-}
+const withFencesLocked = <T>(during: () => Promise<T>) => whileLocked(sql`lock table write_fences in share mode`, during);
 
 describe("a write whose answer is lost after it went out", () => {
   it("committed (one statement): 201 with the record, as its read renders it, and Location; stored once", async () => {

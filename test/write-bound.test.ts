@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { QUERY_TIMEOUT_MS, SERVER_TIMEOUT_MS } from "../src/db/client";
 import { post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { newTeam, newTenant, type TeamFixture, type Tenant, whileLocked, withDb } from "./helpers/fixtures";
 
 let tenant: Tenant;
 let team: TeamFixture;
@@ -16,26 +16,7 @@ beforeAll(async () => {
 });
 
 /** Runs `during` while another connection holds the team's row locked; then lets go. */
-async function withTeamLocked<T>(during: () => Promise<T>): Promise<T> {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => (locked = r));
-  const holder = withDb((db) =>
-    db.transaction(async (tx) => {
-      await tx.execute(sql`select id from teams where id = ${team.id} for update`);
-      locked();
-      await released;
-    }),
-  );
-  await isLocked;
-  try {
-    return await during();
-  } finally {
-    release();
-    await holder;
-  }
-}
+const withTeamLocked = <T>(during: () => Promise<T>) => whileLocked(sql`select id from teams where id = ${team.id} for update`, during);
 
 const stored = (title: string) =>
   withDb(async (db) => (await db.execute<{ n: number }>(sql`select count(*)::int as n from tasks where title = ${title}`)).rows[0].n);

@@ -35,6 +35,14 @@ const UNKNOWN =
 const ANSWER_LOST =
   "The write was applied but its answer was lost; retry with the same Idempotency-Key to get it (without one, a retry applies it again)";
 
+const decodedOr = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
 /** The record write a route is (create, update or delete of a resource rendered by its read), or undefined. */
 function recordWrite(app: AppHandle, readers: Readers, c: Context<AppEnv>) {
   const route = documentedRoute(app, c.req.method, c.req.path);
@@ -44,7 +52,8 @@ function recordWrite(app: AppHandle, readers: Readers, c: Context<AppEnv>) {
   if (!read || !recordType || !RENDERED_BY_READ.has(name) || more !== undefined) return undefined;
   const action = { POST: "created", PATCH: "updated", DELETE: "deleted" }[c.req.method];
   if (!action || (id === undefined) !== (action === "created")) return undefined;
-  return { name, read, type: `${recordType}.${action}`, id: id === undefined ? undefined : c.req.path.split("/")[2] };
+  const raw = c.req.path.split("/")[2];
+  return { name, read, type: `${recordType}.${action}`, id: id === undefined ? undefined : decodedOr(raw) };
 }
 
 /** The settled request's answer: the committed write's, or the error that says what is known. */
@@ -53,17 +62,16 @@ async function answerOf(app: AppHandle, readers: Readers, c: Context<AppEnv>, ev
   const write = recordWrite(app, readers, c);
   if (!write) return new AppError("OUTCOME_UNKNOWN", events.length ? ANSWER_LOST : UNKNOWN, { requestId: c.get("requestId") });
   const event = events.find((e) => e.type === write.type);
-  if (!event) {
-    // A record write always records its event (a PATCH that changes nothing is no event, and wrote nothing either).
-    if (events.length === 0 || c.req.method === "PATCH")
-      return new AppError("UNAVAILABLE", NOTHING_WRITTEN, { requestId: c.get("requestId") });
-    return new AppError("OUTCOME_UNKNOWN", ANSWER_LOST, { requestId: c.get("requestId") });
-  }
+  // A record write always records its event (a PATCH that changes nothing has none, and wrote nothing either).
+  if (!event)
+    return new AppError(events.length ? "OUTCOME_UNKNOWN" : "UNAVAILABLE", events.length ? ANSWER_LOST : NOTHING_WRITTEN, {
+      requestId: c.get("requestId"),
+    });
   if (c.req.method === "DELETE") return c.body(null, 204);
   // Read on a connection of its own: the request's may be the one that failed (or its transaction's).
-  const credential = await readCredential(c.req, c.env);
   const rdb = new RequestDb(c.env);
   try {
+    const credential = await readCredential(c.req, c.env);
     if (!credential) throw new Error("no credential");
     const body = await write.read(new Caller(credential, rdb, c.env, null), write.id ?? event.resourceId);
     if (c.req.method === "PATCH") return c.json(body, 200);

@@ -279,8 +279,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Log a device out (RFC 7009): its refresh token and every access token of its login stop working
-     * @description Takes the refresh token or an access token of the login. As RFC 7009 says, the answer is the same for a token that is unknown or already revoked.
+     * Revoke a token (RFC 7009): a device's login or an OAuth grant, with every token of it
+     * @description Takes a refresh token or an access token of a device's login (`pm logout`) or of an OAuth grant (the authorization server's `revocation_endpoint`): the login or the grant ends, so its refresh token and every access token of it are 401 from the next request on. As RFC 7009 says, the answer is the same for a token that is unknown or already revoked.
      */
     post: operations["revokeToken"];
     delete?: never;
@@ -404,7 +404,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a comment on a task
-     * @description Its author or a workspace ADMIN/OWNER (who may delete the comment), who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
+     * @description Its author or a workspace ADMIN/OWNER (who may delete the comment), who must also be team MEMBER or above in the task's team (or workspace ADMIN/OWNER); only comments on tasks take files (422). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`; a media type of at most 255 characters, else 422 at `Content-Type`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `comments:write` (write and delete comments).
      */
@@ -1120,7 +1120,7 @@ export interface paths {
     put?: never;
     /**
      * Dynamic Client Registration (RFC 7591) of a public client
-     * @description Takes `redirect_uris` (https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name`; the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`.
+     * @description Takes `redirect_uris` (1 to 10, each at most 2000 characters: https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name` (at most 100 characters); the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`. Registrations are limited per client IP by the hour (`RATE_LIMIT_REGISTRATIONS`, 30 by default): over it, 429 with `Retry-After`. A registered client is not verified: a refusal of its authorization request before the person consents is a page, never a redirect.
      */
     post: operations["registerOAuthClient"];
     delete?: never;
@@ -1466,7 +1466,7 @@ export interface paths {
     put?: never;
     /**
      * Attach a file to a task
-     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
+     * @description Needs the right to change the task (team MEMBER or above, or workspace ADMIN/OWNER). The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`; a media type of at most 255 characters, else 422 at `Content-Type`). At most 25 MiB a file (`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and query) gets the first answer and nothing is stored again; another file under the key is 422.
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
@@ -2491,6 +2491,7 @@ export interface components {
     };
     ExportComment: {
       authorId: string;
+      /** @description Markdown, 1..50,000 characters, not only whitespace */
       content: string;
       /**
        * Format: date-time
@@ -3306,8 +3307,9 @@ export interface components {
       refresh_token: string;
     };
     RevokeTokenRequest: {
+      /** @description An OAuth client's id: when sent, only a token of that client's grant is revoked */
       client_id?: string;
-      /** @description The login's refresh token, or one of its access tokens */
+      /** @description A refresh token or an access token: a device login's, or an OAuth grant's (POST /oauth/token) */
       token: string;
       /** @enum {string} */
       token_type_hint?: "refresh_token" | "access_token";
@@ -3435,7 +3437,7 @@ export interface components {
       url: string;
     };
     TaskLinkCreate: {
-      /** @description What the link is, 1..500 characters */
+      /** @description What the link is, 1..500 characters, no control or direction-override characters */
       title?: string | null;
       /**
        * Format: uri
@@ -5869,7 +5871,7 @@ export interface operations {
           };
         };
       };
-      /** @description BAD_REQUEST */
+      /** @description invalid_request: a malformed or invalid body (RFC 7009 §2.2.1, RFC 6749 §5.2) */
       400: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -5877,10 +5879,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description CONFLICT */
+      /** @description invalid_request */
       409: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -5888,10 +5890,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description PAYLOAD_TOO_LARGE */
+      /** @description invalid_request */
       413: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -5899,21 +5901,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description Validation failed */
-      422: {
-        headers: {
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      /** @description server_error */
       500: {
         headers: {
           "Server-Timing": components["headers"]["Server-Timing"];
@@ -5921,7 +5912,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Error"];
+          "application/json": components["schemas"]["OAuthError"];
         };
       };
       503: components["responses"]["WriteUnavailable"];
@@ -12848,7 +12839,7 @@ export interface operations {
           "text/html": string;
         };
       };
-      /** @description Back to the client with `error` */
+      /** @description Back to a verified client (OAUTH_VERIFIED_CLIENTS) with `error` */
       302: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12861,7 +12852,7 @@ export interface operations {
         content?: never;
       };
       304: components["responses"]["NotModified"];
-      /** @description Unknown client or redirect_uri */
+      /** @description Unknown client or redirect_uri; or any refusal for a client not verified (no redirect: RFC 9700 §4.11.2) */
       400: {
         headers: {
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -308,6 +308,9 @@ export const labels = pgTable(
     id: text("id").primaryKey(),
     workspaceId: wsRef(),
     name: text("name").notNull(),
+    // The name in the one case folding of names (src/records/names.ts `foldName`), which the unique index and every
+    // lookup by name compare: PostgreSQL's lower() depends on the database's locale, so it is computed in the Worker.
+    nameKey: text("name_key").notNull(),
     color: text("color").notNull(),
     // Renaming, recolouring and deleting need workspace ADMIN/OWNER or this user (null: admins only).
     creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
@@ -315,7 +318,7 @@ export const labels = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("labels_workspace_name_key").on(t.workspaceId, sql`lower(${t.name})`),
+    uniqueIndex("labels_workspace_name_key").on(t.workspaceId, t.nameKey),
     index("labels_list_idx").on(t.workspaceId, t.createdAt, t.id),
   ],
 );

@@ -9,8 +9,12 @@
 //   npm run bench -- --rtt 20          adds the latency tables at one connection, the database 0 and then 20 ms away
 //                                      (the stack's proxy holds each message 10 ms each way), in the same run: p50 at
 //                                      each distance and the round trips due to distance, (p50 at 20 − p50 at 0) ÷ 20
-//   npm run bench -- --pooled          every table twice, unpooled and through PgBouncer in transaction mode (Neon's
-//                                      pooled endpoint), in the same run (scripts/bench/pgbouncer.mjs; installs it)
+//                                      Every table runs on two paths: what production pays (one-shot statements over
+//                                      the HTTP query, scripts/lib/sql-over-http.mjs; interactive transactions over the
+//                                      WebSocket through PgBouncer in transaction mode, as Neon's pooled endpoint), then
+//                                      every statement over the WebSocket, unpooled (scripts/bench/pgbouncer.mjs installs
+//                                      PgBouncer when missing)
+//   npm run bench -- --pooled          adds a third path: every statement over the WebSocket through PgBouncer
 //   npm run bench -- --quick           the scenario tables and the file rows (fewer pairs, no heap), no edge rows,
 //                                      scale check, import or transfer
 //   npm run bench -- --origin-rtt 100  the edge rows' distance from the front Worker to the API Worker (default 100)
@@ -34,7 +38,7 @@ import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { FILE_TARGET, measureFiles, seedFiles } from "./bench/files.mjs";
 import { measureImport } from "./bench/import.mjs";
 import { startPgBouncer } from "./bench/pgbouncer.mjs";
-import { cpuOf, nextOf, probe, requestOf, sample } from "./bench/requests.mjs";
+import { cpuOf, nextOf, probe, requestOf, sample, usePath } from "./bench/requests.mjs";
 import { cursorAfter, eventOf, measureScale } from "./bench/scale.mjs";
 import { SCENARIOS } from "./bench/scenarios.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
@@ -64,8 +68,17 @@ const LATENCY_REQUESTS = Number(process.env.BENCH_LATENCY_REQUESTS ?? 100);
 const CPU_REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 30);
 const FILE_PAIRS = Number(process.env.BENCH_FILE_PAIRS ?? (QUICK ? 5 : 10));
 
-/** Round trips due to distance at p50, (p50 at RTT − p50 at 0) ÷ RTT, each kind of request may cost. */
+/**
+ * Round trips due to distance at p50, (p50 at RTT − p50 at 0) ÷ RTT, a request may cost. Over the HTTP query (issue 45):
+ * one statement 1.15 (the physical limit is 1), anything else (an interactive transaction, a relation create) 2.1. Over
+ * the WebSocket, whose every request opens a connection: a read 1.5, a write 2.
+ */
 const DISTANCE_TARGET = { read: 1.5, create: 2, write: 2 };
+const HTTP_DISTANCE_TARGET = { oneStatement: 1.15, more: 2.1 };
+const distanceTarget = (r) =>
+  !r.kind ? null : r.http ? (r.queries === 1 ? HTTP_DISTANCE_TARGET.oneStatement : HTTP_DISTANCE_TARGET.more) : DISTANCE_TARGET[r.kind];
+/** The header that keeps a request's statements on the WebSocket (src/http/request-db.ts, bench routes only). */
+const SOCKET_ONLY = { "x-bench-db-path": "websocket" };
 /** The Workers' CPU time per request each kind may use, in ms, for each Worker (the Free plan allows 10 ms an invocation). */
 const CPU_BUDGET = { read: 5, create: 10, write: 10 };
 
@@ -132,7 +145,7 @@ function printLatencyTable(title, rows) {
     `\n${title}: latency at 1 connection, the database 0 and ${RTT} ms away (${LATENCY_REQUESTS} requests each)\n${pad("scenario", 48)}${pad("p50 @0", 8)}${pad(`p50 @${RTT}`, 9)}${pad(`p99 @${RTT}`, 9)}${pad("errors", 7)}${pad("queries", 8)}${CPU_HEADER}${pad("RT dist.", 9)}target`,
   );
   for (const r of rows) {
-    const limit = r.kind && DISTANCE_TARGET[r.kind];
+    const limit = distanceTarget(r);
     const verdict = limit
       ? `≤ ${limit} ${r.distanceRoundTrips <= limit ? "met" : `MISSED by ${num(r.distanceRoundTrips - limit, 2)}`}`
       : "";
@@ -144,15 +157,16 @@ function printLatencyTable(title, rows) {
 
 /** One scenario's latency row: at 0 ms and at RTT, interleaved per scenario so a busier minute weighs on both alike. */
 async function latencyRow(target, s, fixture) {
-  target.proxy?.setDelay(0);
+  target.setDelay?.(0);
   const near = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
   const cpu = await cpuOf(target, s, fixture, CPU_REQUESTS);
-  target.proxy?.setDelay(RTT / 2);
+  target.setDelay?.(RTT / 2);
   const far = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
-  target.proxy?.setDelay(0);
+  target.setDelay?.(0);
   const row = {
     name: s.name,
     kind: s.kind ?? null,
+    http: target.http,
     queries: near.queries,
     near,
     far,
@@ -253,45 +267,66 @@ async function main() {
   const args = process.argv.slice(2);
   if (args[0] === "--compare") return compare(args[1], args[2]);
 
-  let stack;
   let baseUrl = process.env.BASE_URL;
   let databaseUrl = process.env.DATABASE_URL;
   if (baseUrl && (RTT > 0 || POOLED)) throw new Error("--rtt and --pooled need the stack the bench starts (without BASE_URL)");
+  if (baseUrl && !databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
   // The API Worker's heap, for the export and import rows: through wrangler's DevTools proxy of the stack started here.
   const inspectorPort = baseUrl ? undefined : await freePort();
-  if (!baseUrl) {
-    rmSync(path.join(root, ".data/bench"), { recursive: true, force: true });
-    stack = await startStack({
-      dataDir: ".data/bench",
-      port: Number(process.env.BENCH_PORT ?? 8799),
-      pgPort: 0,
-      benchRoutes: true,
-      inspectorPort,
-      quiet: true,
-      log: () => {},
-    });
-    baseUrl = stack.baseUrl;
-    databaseUrl = stack.databaseUrl;
-  }
-  if (!databaseUrl) throw new Error("BASE_URL needs DATABASE_URL too (the seed writes directly to the database)");
-  const bouncer = POOLED ? await startPgBouncer(databaseUrl) : undefined;
+  // Everything the bench starts is stopped by the one finally below, whatever fails after it started (PgBouncer's
+  // install included): nothing is started outside the try.
+  let stack;
+  let bouncer;
   try {
+    if (!baseUrl) {
+      rmSync(path.join(root, ".data/bench"), { recursive: true, force: true });
+      stack = await startStack({
+        dataDir: ".data/bench",
+        port: Number(process.env.BENCH_PORT ?? 8799),
+        pgPort: 0,
+        benchRoutes: true,
+        inspectorPort,
+        quiet: true,
+        log: () => {},
+      });
+      baseUrl = stack.baseUrl;
+      databaseUrl = stack.databaseUrl;
+    }
+    // PgBouncer behind the production path's transactions (and --pooled's WebSocket path).
+    bouncer = stack ? await startPgBouncer(databaseUrl) : undefined;
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
     const fixture = SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
     const filesFixture = !ONLY || FILES_ONLY ? await seedFiles(baseUrl, databaseUrl) : undefined;
     const clock = stack ? await workersCpu(stack.child.pid) : undefined;
-    // Each path the tables run on: the proxy's connections straight to PostgreSQL, or (--pooled) through PgBouncer.
+    // Each path the tables run on: what production pays first (the HTTP query for one-shot statements, PgBouncer behind
+    // the WebSocket's transactions), then every statement over the WebSocket, straight to PostgreSQL or (--pooled)
+    // through PgBouncer.
     const paths = [
-      { name: "unpooled", through: null },
-      ...(bouncer ? [{ name: "pooled (PgBouncer, transaction mode)", through: bouncer.port }] : []),
+      {
+        name: "production: HTTP query, transactions over the WebSocket through PgBouncer",
+        through: bouncer?.port ?? null,
+        http: true,
+        headers: {},
+      },
+      { name: "WebSocket, unpooled", through: null, http: false, headers: SOCKET_ONLY },
+      ...(POOLED
+        ? [{ name: "WebSocket through PgBouncer (transaction mode)", through: bouncer.port, http: false, headers: SOCKET_ONLY }]
+        : []),
     ];
+    const setDelay = stack
+      ? (ms) => {
+          stack.proxy.setDelay(ms);
+          stack.sqlOverHttp.setDelay(ms);
+        }
+      : undefined;
     const dbPort = Number(new URL(databaseUrl).port);
     const chosen =
       EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
     const results = [];
     for (const p of paths) {
       stack?.proxy.redirect(dbPort, p.through);
-      const target = { baseUrl, clock, proxy: stack?.proxy };
+      usePath(p.headers);
+      const target = { baseUrl, clock, setDelay, http: p.http };
       const rows = [];
       for (const s of chosen) {
         if (s.latencyOnly) continue;
@@ -311,13 +346,14 @@ async function main() {
         inspector?.close();
       }
       if (files) printFilesTable(p.name, files);
-      results.push({ path: p.name, scenarios: rows, floor, ceiling, files });
+      results.push({ path: p.name, http: p.http, scenarios: rows, floor, ceiling, files });
     }
     // At a distance, one connection shows what a single caller waits: the round trips, not the queueing.
     if (RTT > 0 && fixture) {
       for (const [i, p] of paths.entries()) {
         stack.proxy.redirect(dbPort, p.through);
-        const target = { baseUrl, clock, proxy: stack.proxy };
+        usePath(p.headers);
+        const target = { baseUrl, clock, setDelay, http: p.http };
         const latency = [];
         for (const s of chosen) {
           if (s.ref === "ceiling") continue;
@@ -330,12 +366,13 @@ async function main() {
       for (const r of results) printLatencyTable(r.path, r.latency);
     }
     stack?.proxy.redirect(dbPort, null);
-    if (chosen.length > 0 && paths.length > 1) printPooledRatios(results);
+    usePath({});
+    if (chosen.length > 0 && paths.length > 1) printPathRatios(results);
 
-    // The rest runs on the unpooled path.
+    // The rest runs as production would (the HTTP query), straight to PostgreSQL.
     const rest = QUICK ? {} : await heavyChecks(baseUrl, databaseUrl, fixture, stack, inspectorPort);
 
-    const [unpooled] = results;
+    const [production, unpooled, pooled] = results;
     const result = {
       date: new Date().toISOString(),
       node: process.version,
@@ -344,12 +381,13 @@ async function main() {
       rttMs: RTT,
       latencyRequests: LATENCY_REQUESTS,
       cpuRequests: CPU_REQUESTS,
-      scenarios: unpooled.scenarios,
-      floor: unpooled.floor,
-      ceiling: unpooled.ceiling,
-      latency: unpooled.latency,
-      files: unpooled.files,
-      pooled: results[1],
+      scenarios: production.scenarios,
+      floor: production.floor,
+      ceiling: production.ceiling,
+      latency: production.latency,
+      files: production.files,
+      unpooled,
+      pooled,
       ...rest,
     };
     mkdirSync(path.join(root, "bench/results"), { recursive: true });
@@ -357,20 +395,23 @@ async function main() {
     writeFileSync(file, JSON.stringify(result, null, 2));
     console.log(`\nresults written to ${path.relative(root, file)}`);
   } finally {
-    await bouncer?.stop();
-    await stack?.stop();
+    try {
+      await bouncer?.stop();
+    } finally {
+      await stack?.stop();
+    }
   }
 }
 
-/** Each write's req/s as a share of the floor on each path (what the triggers cost cold and warm). */
-function printPooledRatios([unpooled, pooled]) {
-  console.log(`\n${pad("scenario", 38)}${pad("×floor unpooled", 17)}${pad("×floor pooled", 15)}pooled ÷ unpooled req/s`);
-  for (const r of unpooled.scenarios) {
-    const q = pooled.scenarios.find((x) => x.name === r.name);
-    if (!q || r.ref) continue;
-    console.log(
-      `${pad(r.name, 38)}${pad(num(r.rps / unpooled.floor, 2), 17)}${pad(num(q.rps / pooled.floor, 2), 15)}${num(q.rps / r.rps, 2)}`,
-    );
+/** Each scenario's req/s as a share of its path's floor on each path, and production's req/s over the unpooled WebSocket's. */
+function printPathRatios([production, ...others]) {
+  const names = ["production", "WebSocket unpooled", "WebSocket pooled"].slice(0, others.length + 1);
+  console.log(`\n${pad("scenario", 38)}${names.map((n) => pad(`×floor ${n}`, 28)).join("")}production ÷ unpooled req/s`);
+  for (const r of production.scenarios) {
+    if (r.ref) continue;
+    const same = others.map((p) => p.scenarios.find((x) => x.name === r.name));
+    const shares = [r, ...same].map((x, i) => pad(num(x ? x.rps / [production, ...others][i].floor : null, 2), 28)).join("");
+    console.log(`${pad(r.name, 38)}${shares}${num(same[0] ? r.rps / same[0].rps : null, 2)}`);
   }
 }
 

@@ -4,6 +4,8 @@ export interface Env {
   DATABASE_URL: string;
   /** Dev/test only: host:port of the local WebSocket-to-TCP proxy. Absent in production. */
   DB_WS_PROXY?: string;
+  /** Dev/test only: host:port of the local stand-in for Neon's SQL-over-HTTP endpoint (the driver's `fetchEndpoint`). Absent in production. */
+  DB_HTTP_PROXY?: string;
   EMAIL_QUEUE: Queue<import("./core/email-messages").EmailMessage>;
   /** Webhook deliveries to send (docs/webhooks.md): the consumer worker POSTs each to its webhook's URL. */
   WEBHOOK_QUEUE: Queue<import("./core/webhook-messages").WebhookMessage>;
@@ -56,4 +58,13 @@ export interface Env {
   RATE_LIMIT_IP: string;
   /** The fixed window, in seconds. */
   RATE_LIMIT_WINDOW_SECONDS: string;
+  /**
+   * OAuth clients an operator approved, by `client_id` (a metadata document's URL, or a registered id), separated by
+   * spaces: a refusal of their authorization request before consent goes back to them with `error` (RFC 6749 §4.1.2.1).
+   * Any other client is not verified (anyone may register one, or publish a metadata document): its refusal is a page,
+   * so the service redirects nobody to a URI no one vouched for (RFC 9700 §4.11.2). Empty by default.
+   */
+  OAUTH_VERIFIED_CLIENTS?: string;
+  /** OAuth client registrations (POST /oauth/register) per hour per client IP: each stores a client for good. */
+  RATE_LIMIT_REGISTRATIONS: string;
 }

@@ -4,8 +4,8 @@
 // an explicit one, or a single statement (which Postgres runs as its own transaction). POST /tasks without links
 // and the writes budgeted SELF below are one statement that reads the caller from the credential and says why it wrote
 // nothing (docs/architecture.md, one function per operation).
-// With the connection (1 round trip for the WebSocket, its startup pipelined with the first query), that keeps a
-// read or a SELF write to 2 round trips of a distant database (docs/performance.md).
+// Such a statement goes over Neon's HTTP query, so a read or a SELF write costs 1 round trip of a distant database; a
+// transaction's BEGIN and COMMIT count as queries, as they run on its WebSocket (docs/performance.md).
 import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../src/app";

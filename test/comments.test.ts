@@ -341,7 +341,8 @@ describe("comments", () => {
   it("walks every page exactly once in order while comments are added (limit 7, 30+ comments)", async () => {
     const w = await newTenant();
     const wx = await targetsIn(w, "PAG");
-    for (let i = 0; i < 32; i++) await comment({ taskId: wx.taskId, content: `c${i}` }, w.owner.key);
+    // Side by side (creation times may tie: ties go by id, as the list's order does).
+    await Promise.all(Array.from({ length: 32 }, (_, i) => comment({ taskId: wx.taskId, content: `c${i}` }, w.owner.key)));
 
     for (const path of ["/comments", `/tasks/${wx.taskRef}/comments`]) {
       const seen: any[] = [];

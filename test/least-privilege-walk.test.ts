@@ -712,7 +712,7 @@ const GRANTS_NOTHING: Record<string, string> = {
   "POST /auth/device/code": "public: starts a login that grants nothing until it is approved (walked)",
   "POST /auth/device/token": "public: hands out what the approval granted (walked)",
   "POST /auth/token": "public: renews a login with what it was granted, never more (device-login.test.ts)",
-  "POST /auth/revoke": "ends a login: takes away, grants nothing",
+  "POST /auth/revoke": "ends a login or an OAuth grant: takes away, grants nothing",
   "DELETE /oauth/grants/{id}": "revokes an OAuth grant: takes away, grants nothing",
   "POST /oauth/register": "public: registers an OAuth client, which holds no grant",
   "POST /oauth/token": "public: hands out what a person's consent granted, never more (oauth.test.ts)",

@@ -37,24 +37,27 @@ beforeAll(async () => {
 
 describe("hostile tool arguments, on every tool", () => {
   it("a value nested 5,000 deep, under every argument and under an unknown one, is a 422 tool error (it was INTERNAL: a stack overflow)", async () => {
+    // A tool's arguments side by side (each call is independent; one by one they outlasted a loaded machine's budget).
     for (const tool of tools) {
-      for (const key of [...Object.keys(tool.inputSchema.properties ?? {}), "deep"]) {
-        const { isError, body } = await callRaw(tool.name, `{"${key}":${DEEP}}`);
+      const keys = [...Object.keys(tool.inputSchema.properties ?? {}), "deep"];
+      const answers = await Promise.all(keys.map((key) => callRaw(tool.name, `{"${key}":${DEEP}}`)));
+      for (const [i, { isError, body }] of answers.entries()) {
+        const key = keys[i];
         expect(isError, `${tool.name}.${key}`).toBe(true);
         // The REST answers for such a body: 422 at the fields, or 400 for a missing team (docs/api.md, decisions).
         expect(body.errors ?? body.error.code, `${tool.name}.${key}: ${JSON.stringify(body)}`).not.toBe("INTERNAL");
         if (!body.errors) expect(body.error.code, `${tool.name}.${key}`).toBe("BAD_REQUEST");
       }
-      expect((await callRaw(tool.name, `{"deep":${DEEP}}`)).body.errors?.deep, tool.name).toEqual(["Unknown field"]);
+      expect(answers.at(-1)?.body.errors?.deep, tool.name).toEqual(["Unknown field"]);
     }
   });
 
   it("a top-level __proto__ key is 422 at __proto__ on every tool, as REST answers it (create_task dropped it and created the task)", async () => {
     const before = await taskCount();
-    for (const tool of tools) {
-      const { isError, body } = await callRaw(tool.name, `{"__proto__":{"polluted":true}}`);
-      expect(isError, tool.name).toBe(true);
-      expect(body, tool.name).toEqual({ errors: Object.fromEntries([["__proto__", ["A key must not be named __proto__"]]]) });
+    const answers = await Promise.all(tools.map((tool) => callRaw(tool.name, `{"__proto__":{"polluted":true}}`)));
+    for (const [i, { isError, body }] of answers.entries()) {
+      expect(isError, tools[i].name).toBe(true);
+      expect(body, tools[i].name).toEqual({ errors: Object.fromEntries([["__proto__", ["A key must not be named __proto__"]]]) });
     }
     const args = `{"teamId":"${team.id}","title":"proto","__proto__":{"polluted":true}}`;
     const tool = await callRaw("create_task", args);
@@ -70,11 +73,12 @@ describe("hostile tool arguments, on every tool", () => {
 
   it("constructor-style and unknown keys are 422 Unknown field on every tool, as REST answers them", async () => {
     const before = await taskCount();
-    for (const tool of tools) {
-      const { isError, body } = await callRaw(tool.name, `{"constructor":{"x":1},"toString":"x","hasOwnProperty":1,"unknownKey":2}`);
-      expect(isError, tool.name).toBe(true);
+    const hostile = `{"constructor":{"x":1},"toString":"x","hasOwnProperty":1,"unknownKey":2}`;
+    const answers = await Promise.all(tools.map((tool) => callRaw(tool.name, hostile)));
+    for (const [i, { isError, body }] of answers.entries()) {
+      expect(isError, tools[i].name).toBe(true);
       for (const key of ["constructor", "toString", "hasOwnProperty", "unknownKey"]) {
-        expect(body.errors?.[key], `${tool.name}.${key}: ${JSON.stringify(body)}`).toEqual(["Unknown field"]);
+        expect(body.errors?.[key], `${tools[i].name}.${key}: ${JSON.stringify(body)}`).toEqual(["Unknown field"]);
       }
     }
     const args = `{"teamId":"${team.id}","title":"ctor","constructor":{"x":1},"toString":"x"}`;

@@ -1,18 +1,20 @@
 // OAuth for agent hosts (docs/clients.md): metadata, registration, the consent page driven as a person
 // drives it, the token endpoint, grants and revocation, on REST and MCP, against the real database.
-import { eq } from "drizzle-orm";
+import { env } from "cloudflare:test";
+import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { oauthGrants } from "../drizzle/schema";
-import { base64url } from "../src/core/crypto";
+import { oauthGrants, oauthRefreshTokens } from "../drizzle/schema";
+import { sha256Hex } from "../src/core/crypto";
 import { SCOPES } from "../src/core/scopes";
 import { api, del, fetchApp, get, post } from "./helpers/api";
 import { addMember, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { OAUTH_REDIRECT, pkce } from "./helpers/oauth";
 import { codeIn, mailTo } from "./helpers/signup";
 import { call, connect, postMcp } from "./mcp-client";
 
-const REDIRECT = "http://127.0.0.1:33418/callback";
+const REDIRECT = OAUTH_REDIRECT;
 
-async function raw(method: string, path: string, form?: Record<string, string | string[]>) {
+async function raw(method: string, path: string, form?: Record<string, string | string[]>, bindings = env) {
   const init: RequestInit = { method, redirect: "manual" };
   if (form) {
     const body = new URLSearchParams();
@@ -20,18 +22,12 @@ async function raw(method: string, path: string, form?: Record<string, string | 
     init.body = body.toString();
     init.headers = { "content-type": "application/x-www-form-urlencoded" };
   }
-  const res = await fetchApp(new Request(`http://api.test${path}`, init));
+  const res = await fetchApp(new Request(`http://api.test${path}`, init), bindings);
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
 }
 const hidden = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
 const claims = (jwt: string) => JSON.parse(atob(jwt.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
-
-async function pkce() {
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
-  return { verifier, challenge };
-}
 
 async function registerClient(name = "Test Agent Host") {
   const res = await post("/oauth/register", { client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
@@ -118,6 +114,14 @@ async function grant(tenant: Tenant, choice: { scopes?: string[]; teams?: string
 
 const bearer = (path: string, accessToken: string, method = "GET", body?: unknown) => api(method, path, { bearer: accessToken, body });
 
+/** A used refresh token as if its first use were a minute ago, past the grace for concurrent refreshes. */
+const usedLongAgo = async (refreshToken: string) => {
+  const hash = await sha256Hex(refreshToken);
+  await withDb((db) =>
+    db.update(oauthRefreshTokens).set({ usedAt: sql`now() - interval '1 minute'` }).where(eq(oauthRefreshTokens.hash, hash)),
+  );
+};
+
 describe("OAuth metadata and registration", () => {
   it("the protected resource names this server, whose metadata says PKCE S256, public clients and metadata documents", async () => {
     const prm = await get("/.well-known/oauth-protected-resource");
@@ -129,6 +133,8 @@ describe("OAuth metadata and registration", () => {
       authorization_endpoint: "http://api.test/oauth/authorize",
       token_endpoint: "http://api.test/oauth/token",
       registration_endpoint: "http://api.test/oauth/register",
+      revocation_endpoint: "http://api.test/auth/revoke",
+      revocation_endpoint_auth_methods_supported: ["none"],
       code_challenge_methods_supported: ["S256"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       token_endpoint_auth_methods_supported: ["none"],
@@ -181,6 +187,22 @@ describe("OAuth metadata and registration", () => {
     });
     expect(proto.status).toBe(422);
     expect(({} as any).polluted).toBeUndefined();
+    // Bounded, as a registration is public and kept for good: 10 redirect URIs of at most 2000 characters, a name of 100.
+    const long = `https://ok.example/${"a".repeat(1982)}`;
+    expect(long.length).toBe(2001);
+    const bounded: [object, string][] = [
+      [{ redirect_uris: [long] }, "invalid_redirect_uri"],
+      [{ redirect_uris: Array.from({ length: 11 }, (_, i) => `${REDIRECT}/${i}`) }, "invalid_redirect_uri"],
+      [{ redirect_uris: Array.from({ length: 10 }, (_, i) => `https://ok.example/${i}/${"b".repeat(90_000)}`) }, "invalid_redirect_uri"],
+      [{ redirect_uris: [REDIRECT], client_name: "n".repeat(101) }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: { en: "x" } }, "invalid_client_metadata"],
+    ];
+    for (const [body, error] of bounded) {
+      const res = await post("/oauth/register", body);
+      expect([res.status, res.body.error]).toEqual([400, error]);
+    }
+    const longest = await post("/oauth/register", { redirect_uris: [long.slice(0, 2000)], client_name: "n".repeat(100) });
+    expect([longest.status, longest.body.redirect_uris, longest.body.client_name]).toEqual([201, [long.slice(0, 2000)], "n".repeat(100)]);
     const extra = await post("/oauth/register", { redirect_uris: [REDIRECT], logo_uri: "https://x.example/l.png", software_id: "x" });
     expect(extra.status).toBe(201);
     expect(extra.body.client_name).toBe("127.0.0.1:33418");
@@ -220,7 +242,7 @@ describe("OAuth authorization and tokens", () => {
     other = await newTeam(tenant, { name: "Sales" });
   });
 
-  it("refuses a bad client or redirect_uri on the page, anything else back at the client with its state", async () => {
+  it("refuses a bad client or redirect_uri on the page; anything else back at a verified client with its state", async () => {
     const clientId = await registerClient();
     const { challenge } = await pkce();
     const base = {
@@ -235,15 +257,24 @@ describe("OAuth authorization and tokens", () => {
     const wrongRedirect = await raw("GET", authorizeUrl({ ...base, redirect_uri: "http://127.0.0.1:1/other" }));
     expect(wrongRedirect.status).toBe(400);
     expect(wrongRedirect.headers.get("location")).toBeNull();
-    expect(landed(await raw("GET", authorizeUrl({ ...base, code_challenge_method: "plain" })))).toMatchObject({
-      error: "invalid_request",
-      state: "xyz",
-    });
     const { code_challenge: _, ...noPkce } = base;
-    expect(landed(await raw("GET", authorizeUrl(noPkce))).error).toBe("invalid_request");
-    expect(landed(await raw("GET", authorizeUrl({ ...base, response_type: "token" }))).error).toBe("unsupported_response_type");
-    expect(landed(await raw("GET", authorizeUrl({ ...base, scope: "read admin" }))).error).toBe("invalid_scope");
-    expect(landed(await raw("GET", authorizeUrl({ ...base, resource: "https://elsewhere.example/mcp" }))).error).toBe("invalid_target");
+    const refusals: [string, string][] = [
+      [authorizeUrl({ ...base, code_challenge_method: "plain" }), "invalid_request"],
+      [authorizeUrl(noPkce), "invalid_request"],
+      [authorizeUrl({ ...base, response_type: "token" }), "unsupported_response_type"],
+      [authorizeUrl({ ...base, scope: "read admin" }), "invalid_scope"],
+      [authorizeUrl({ ...base, resource: "https://elsewhere.example/mcp" }), "invalid_target"],
+    ];
+    // A registered client is not verified (anyone may register any redirect URI): each refusal is a page, no redirect.
+    for (const [url, error] of refusals) {
+      const page = await raw("GET", url);
+      expect([error, page.status, page.headers.get("location")]).toEqual([error, 400, null]);
+      expect(page.text).toContain("This app cannot connect");
+      expect(page.text).toContain(`(${error})`);
+    }
+    // Once an operator approves it (OAUTH_VERIFIED_CLIENTS), refusals go back to it with error and state (RFC 6749 §4.1.2.1).
+    const verified = { ...env, OAUTH_VERIFIED_CLIENTS: `ocl_someone_else ${clientId}` };
+    for (const [url, error] of refusals) expect(landed(await raw("GET", url, undefined, verified))).toMatchObject({ error, state: "xyz" });
   });
 
   it("the consent page names the client as unverified, its workspace, scopes and teams; Deny needs no code", async () => {
@@ -405,7 +436,7 @@ describe("OAuth authorization and tokens", () => {
     expect(foreign.status).toBe(422);
   });
 
-  it("rotates refresh tokens; a used one presented again revokes the grant at once", async () => {
+  it("rotates refresh tokens; a used one presented again after the grace revokes the grant at once", async () => {
     const g = await grant(tenant);
     const first = await token({ grant_type: "refresh_token", refresh_token: g.refresh_token, client_id: g.clientId });
     expect(first.status).toBe(200);
@@ -416,6 +447,7 @@ describe("OAuth authorization and tokens", () => {
       "invalid_grant",
     );
 
+    await usedLongAgo(g.refresh_token);
     const reused = await token({ grant_type: "refresh_token", refresh_token: g.refresh_token, client_id: g.clientId });
     expect(reused.status).toBe(400);
     expect(reused.json().error).toBe("invalid_grant");
@@ -424,6 +456,48 @@ describe("OAuth authorization and tokens", () => {
     expect((await token({ grant_type: "refresh_token", refresh_token: rotated.refresh_token, client_id: g.clientId })).json().error).toBe(
       "invalid_grant",
     );
+  });
+
+  it("two refreshes at once with the same token both renew (the grace); the grant lives on", async () => {
+    const g = await grant(tenant);
+    const refresh = { grant_type: "refresh_token", refresh_token: g.refresh_token, client_id: g.clientId };
+    const both = await Promise.all([token(refresh), token(refresh)]);
+    expect(both.map((r) => [r.status, r.json().error])).toEqual([
+      [200, undefined],
+      [200, undefined],
+    ]);
+    const [a, b] = both.map((r) => r.json());
+    expect(a.refresh_token).not.toBe(b.refresh_token);
+    for (const answer of [a, b]) {
+      expect((await bearer("/me", answer.access_token)).status).toBe(200);
+      // Each successor renews in its turn: neither branch was revoked.
+      const next = await token({ ...refresh, refresh_token: answer.refresh_token });
+      expect(next.status).toBe(200);
+    }
+    expect(await withDb((db) => db.select().from(oauthGrants).where(eq(oauthGrants.clientId, g.clientId)))).toHaveLength(1);
+  });
+
+  it("POST /auth/revoke (RFC 7009) revokes a grant by its refresh token or an access token; another client's is left alone", async () => {
+    for (const which of ["refresh_token", "access_token"] as const) {
+      const g = await grant(tenant);
+      const token_ = which === "refresh_token" ? g.refresh_token : g.access_token;
+      // Another client's id: not this client's token to revoke (RFC 7009 §2.1), the same answer.
+      const foreign = await raw("POST", "/auth/revoke", { token: token_, token_type_hint: which, client_id: "ocl_other" });
+      expect([which, foreign.status, foreign.json()]).toEqual([which, 200, { revoked: true }]);
+      expect((await bearer("/me", g.access_token)).status).toBe(200);
+      // As RFC 7009 §2.1 sends it: a form, the token and its client.
+      const revoked = await raw("POST", "/auth/revoke", { token: token_, token_type_hint: which, client_id: g.clientId });
+      expect([which, revoked.status, revoked.json()]).toEqual([which, 200, { revoked: true }]);
+      expect((await bearer("/me", g.access_token)).status).toBe(401);
+      const refreshed = await token({ grant_type: "refresh_token", refresh_token: g.refresh_token, client_id: g.clientId });
+      expect([which, refreshed.json().error]).toEqual([which, "invalid_grant"]);
+      expect(await withDb((db) => db.select().from(oauthGrants).where(eq(oauthGrants.clientId, g.clientId)))).toEqual([]);
+      // Again, or without client_id: the same answer, nothing left to revoke.
+      expect((await raw("POST", "/auth/revoke", { token: token_ })).status).toBe(200);
+    }
+    // A refusal is OAuth's (RFC 7009 §2.2.1): a request without a token.
+    const bad = await raw("POST", "/auth/revoke", { token_type_hint: "access_token" });
+    expect([bad.status, bad.json().error, bad.headers.get("cache-control")]).toEqual([400, "invalid_request", "no-store"]);
   });
 
   it("GET /oauth/grants lists the caller's grants; DELETE revokes one at once on REST, MCP and refresh", async () => {

@@ -1,7 +1,9 @@
 // A 503 tells the truth (docs/security.md): a write whose connection is lost after it went out is settled on a
-// connection of its own, and answered with what really happened. The fault is real: the test WebSocket proxy
-// (scripts/lib/ws-proxy.mjs) cuts the client's connection when it carries a marker (here, in a title or name) after
-// passing the statement on, so the database runs it to its end while its answer is lost.
+// connection of its own, and answered with what really happened. The fault is real: a one-shot write goes over the
+// HTTP query, whose local endpoint (scripts/lib/sql-over-http.mjs) runs a statement carrying a marker (here, in a title
+// or name) to its end and then cuts the connection or answers 502; a transaction goes over the WebSocket, whose test
+// proxy (scripts/lib/ws-proxy.mjs) cuts the client's connection after passing the marked statement (or its COMMIT) on.
+// Either way the database runs it to its end while its answer is lost.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, api, get, patch, post } from "./helpers/api";
@@ -9,6 +11,7 @@ import { newTeam, newTenant, type TeamFixture, type Tenant, whileLocked, withDb 
 
 const DROP_ANSWER = "pm-fault:drop-answer";
 const DROP_COMMIT = "pm-fault:drop-commit";
+const FAIL_ANSWER = "pm-fault:fail-answer";
 
 let t: Tenant;
 let team: TeamFixture;
@@ -42,7 +45,7 @@ function expectNoteOf(res: ApiResponse, code: string, message: RegExp) {
 const withFencesLocked = <T>(during: () => Promise<T>) => whileLocked(sql`lock table write_fences in share mode`, during);
 
 describe("a write whose answer is lost after it went out", () => {
-  it("committed (one statement): 201 with the record, as its read renders it, and Location; stored once", async () => {
+  it("committed (one statement, the HTTP query), its connection cut: 201 with the record, as its read renders it, and Location; stored once", async () => {
     const title = `${DROP_COMMIT} ${crypto.randomUUID()}`;
     const res = await settled(() => post("/tasks", { teamId: team.id, title }, t.owner.key));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -50,6 +53,14 @@ describe("a write whose answer is lost after it went out", () => {
     expect(res.headers.get("location")).toBe(`/tasks/${res.body.task.id}`);
     expect(res.body).toEqual((await get(`/tasks/${res.body.task.id}`, t.owner.key)).body);
     await settleDown();
+    expect(await tasksTitled(title)).toBe(1);
+  });
+
+  it("committed (one statement), the HTTP endpoint answering 502: 201 with the record; stored once", async () => {
+    const title = `${FAIL_ANSWER} ${crypto.randomUUID()}`;
+    const res = await settled(() => post("/tasks", { teamId: team.id, title }, t.owner.key));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toEqual((await get(`/tasks/${res.body.task.id}`, t.owner.key)).body);
     expect(await tasksTitled(title)).toBe(1);
   });
 

@@ -69,7 +69,9 @@ describe("probe: an import checks a file entry by the upload's rules", () => {
       const res = await importWith({ filename });
       expect(res.status, `${JSON.stringify(filename)}: ${JSON.stringify(res.body)}`).toBe(422);
       expect(res.body).toEqual({
-        errors: { "data.data.attachments.0.filename": ["Must be a file name: no control or direction-override characters, no / or \\"] },
+        errors: {
+          "data.data.attachments.0.filename": ["Must be a file name: no control or direction-override characters, no / or \\, not . or .."],
+        },
       });
     }
     expect(await imported()).toEqual([]);

@@ -578,5 +578,6 @@ describe("project lists", () => {
       expect(ids, `${field} ${dir}: order`).toEqual([...seen].sort(listOrder([[field, dir]], rank)).map((p) => p.id));
     };
     await Promise.all(sortable.flatMap((field) => [walkWithInserts(field, "asc"), walkWithInserts(field, "desc")]));
-  });
+    // 20 walks of about 6 pages and 20 creates, side by side: 10 s at load 15, 30 s was too little in a 68-minute run.
+  }, 90_000);
 });

@@ -286,13 +286,16 @@ describe("export and import", () => {
     doc.data.labels.push({ id: "label_late", name: `Late ${marker}`, color: "#123456" });
     // Comments are the import's last statement: a trigger refuses this one comment there, after labels, tasks and
     // the rest were inserted in the same transaction.
-    await withDb((db) =>
-      db.execute(
+    // One statement a call: a one-shot statement goes over the HTTP query, which takes one (as Neon's does).
+    await withDb(async (db) => {
+      await db.execute(
         sql.raw(`create or replace function refuse_marked_comment() returns trigger language plpgsql as $$
-        begin if new.content = '${marker}' then raise exception 'refused by test'; end if; return new; end $$;
-        create trigger refuse_marked_comment before insert on comments for each row execute function refuse_marked_comment();`),
-      ),
-    );
+        begin if new.content = '${marker}' then raise exception 'refused by test'; end if; return new; end $$`),
+      );
+      await db.execute(
+        sql.raw("create trigger refuse_marked_comment before insert on comments for each row execute function refuse_marked_comment()"),
+      );
+    });
     try {
       const before = await counts(t.workspaceId);
       const res = await post(`/teams/${team.id}/import`, { data: doc, update: false }, t.owner.key);
@@ -300,7 +303,10 @@ describe("export and import", () => {
       expect(res.body.error.code).toBe("INTERNAL");
       expect(await counts(t.workspaceId)).toEqual(before);
     } finally {
-      await withDb((db) => db.execute(sql.raw("drop trigger refuse_marked_comment on comments; drop function refuse_marked_comment();")));
+      await withDb(async (db) => {
+        await db.execute(sql.raw("drop trigger refuse_marked_comment on comments"));
+        await db.execute(sql.raw("drop function refuse_marked_comment()"));
+      });
     }
   });
 

@@ -251,10 +251,12 @@ describe("webhooks", () => {
     const { key, webhook } = await labelAlone("Slow", "slow");
     const first = await deliveryWhen(webhook.id, key, (d) => d.attempts >= 1 && d.durationMs !== null);
     expect(first.responseStatus).toBeNull();
+    // Cut, not answered: the receiver answers 200 after 10 s (a loaded machine may run the cut late, never that late).
     expect(first.durationMs).toBeGreaterThanOrEqual(900);
-    expect(first.durationMs).toBeLessThan(3000);
+    expect(first.durationMs).toBeLessThan(10_000);
     expect(first.status).toBe("pending");
-    expect(Date.parse(first.nextAttemptAt)).toBeGreaterThan(Date.now() - 1000);
+    // The retry is due after the cut attempt ended (the test's own clock may read it after that moment).
+    expect(Date.parse(first.nextAttemptAt)).toBeGreaterThan(Date.parse(first.createdAt) + first.durationMs);
     await patch(`/webhooks/${webhook.id}`, { enabled: false }, key);
   });
 

@@ -1,14 +1,14 @@
 // `pm attach ENG-1 ./shot.png` uploads a file to a task (or `--comment cmnt_…` to a comment on it), `pm attachments
 // ENG-1` lists a task's files, `pm download att_… [-o file]` saves one (docs/api.md, "Attachments").
 import { createWriteStream } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { link, lstat, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
-import { ApiError } from "../errors";
+import { ApiError, UsageError } from "../errors";
 import { printJson, printRecord, printTable } from "../output";
 import { openSession, type Session, unwrap } from "../session";
 
@@ -130,20 +130,64 @@ export const attachments = defineCommand({
   },
 });
 
+/** A file `pm download` will not write: one that exists (without --clobber), or a name from the server that is not plain. */
+class RefusedFileError extends Error {}
+
+const taken = (target: string) => new RefusedFileError(`${target} already exists (use --clobber to overwrite it)`);
+
+/**
+ * The path a download without `-o` writes: the server's file name inside `dir`, only when it is a plain name there (no
+ * folder, no `..`, not absolute): the name is a teammate's choice, the folder the person's.
+ */
+function pathInside(dir: string, name: string): string {
+  const plain = name !== "" && name !== "." && name !== ".." && !/[/\\]/.test(name) && !name.includes("\0") && !path.isAbsolute(name);
+  if (!plain) throw new RefusedFileError(`the file's name ${JSON.stringify(name)} is not a plain file name: choose one with -o`);
+  return path.join(dir, name);
+}
+
+/**
+ * Writes `stream` to `target` through a file beside it, renamed over the target with `clobber`, else linked to it, which
+ * fails if the target appeared meanwhile: the target is never half written, and never replaced unasked.
+ */
+async function saveTo(target: string, stream: Readable, clobber: boolean): Promise<void> {
+  const partial = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.part`);
+  try {
+    await pipeline(stream, createWriteStream(partial, { flags: "wx" }));
+    if (clobber) await rename(partial, target);
+    else await link(partial, target).catch((err) => Promise.reject(err.code === "EEXIST" ? taken(target) : err));
+  } finally {
+    await rm(partial, { force: true });
+  }
+}
+
 export const download = defineCommand({
-  meta: { name: "pm download", description: "Save an attachment's bytes (to its own name, or -o file; -o - for standard output)" },
+  meta: {
+    name: "pm download",
+    description:
+      "Save an attachment's bytes (to its own name in --dir, or -o file; -o - for standard output); never overwrites unless --clobber",
+  },
   args: {
     id: { type: "positional", description: "The attachment's id (pm attachments ENG-12 lists them)", valueHint: "att_…", required: true },
-    output: { type: "string", alias: "o", valueHint: "file", description: "Where to save it (default: its file name here)" },
+    output: {
+      type: "string",
+      alias: "o",
+      valueHint: "file",
+      description: "Where to save it (default: its file name in --dir; - for standard output)",
+    },
+    dir: { type: "string", alias: "D", valueHint: "folder", description: "The folder to save it in under its own name (default: here)" },
+    clobber: { type: "boolean", description: "Overwrite a file that exists" },
     ...commonArgs,
   },
   async run({ args }) {
+    if (args.output && args.dir) throw new UsageError("give -o or --dir, not both");
     const session = openSession(args);
     const { attachment } = await unwrap(session.client.GET("/attachments/{id}", { params: { path: { id: args.id } } }));
-    const target = args.output ?? path.basename(attachment.filename ?? args.id);
+    const target = args.output ?? pathInside(args.dir ?? ".", attachment.filename ?? "");
+    // Checked before the bytes are fetched, and again (atomically) when they are in place.
+    if (target !== "-" && !args.clobber && (await lstat(target).catch(() => null))) throw taken(target);
     const stream = Readable.fromWeb((await downloadStream(session, args.id)) as import("node:stream/web").ReadableStream);
     if (target === "-") return pipeline(stream, process.stdout);
-    await pipeline(stream, createWriteStream(target));
+    await saveTo(target, stream, args.clobber === true);
     if (!args.json) console.error(`saved ${target} (${sizeText(attachment.size ?? 0)})`);
   },
 });

@@ -14,13 +14,20 @@ import { downloadStream, uploadFile } from "./attachments";
 type Doc = Schemas["Export"];
 type File = NonNullable<Doc["data"]["attachments"]>[number];
 
+/** Where a file of the document lives in `dir`: its `path` must be `files/<sha256>`, so nothing lands (or is read) outside `dir`. */
+function fileIn(dir: string, file: File): string {
+  if (!/^files\/[0-9a-f]{64}$/.test(file.path))
+    throw new UsageError(`the document's file path ${JSON.stringify(file.path)} is not files/<sha256>`);
+  return path.join(dir, file.path);
+}
+
 /** Downloads each file the document lists into `dir`, once a path (the same bytes are one file). */
 export async function downloadFiles(session: Session, doc: Doc, dir: string) {
   const done = new Set<string>();
   for (const file of doc.data.attachments ?? []) {
     if (done.has(file.path)) continue;
     done.add(file.path);
-    const target = path.join(dir, file.path);
+    const target = fileIn(dir, file);
     mkdirSync(path.dirname(target), { recursive: true });
     await pipeline(Readable.fromWeb((await downloadStream(session, file.id)) as never), createWriteStream(target));
   }
@@ -29,7 +36,7 @@ export async function downloadFiles(session: Session, doc: Doc, dir: string) {
 
 /** Refuses, before anything is imported, a document whose files are not all in `dir`. */
 export function requireFiles(doc: Doc, dir: string) {
-  const missing = (doc.data.attachments ?? []).find((f) => !existsSync(path.join(dir, f.path)));
+  const missing = (doc.data.attachments ?? []).find((f) => !existsSync(fileIn(dir, f)));
   if (missing) throw new UsageError(`${path.join(dir, missing.path)} is missing (${missing.filename}): export again with --files`);
 }
 
@@ -43,7 +50,7 @@ export async function uploadFiles(session: Session, doc: Doc, dir: string, ids: 
   for (const file of files) {
     const parent = file.commentId ? ids.comments[file.commentId] : ids.tasks[file.taskId];
     if (!parent) throw new UsageError(`the import placed no ${file.commentId ? "comment" : "task"} for ${file.filename}`);
-    const bytes = readFileSync(path.join(dir, file.path));
+    const bytes = readFileSync(fileIn(dir, file));
     await uploadFile(session, file.commentId ? { comment: parent } : { task: parent }, file.filename, bytes, file.contentType, file.sha256);
     sent++;
   }

@@ -10,7 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { freePort } from "../lib/postgres.mjs";
 
-const BINARY = "/usr/sbin/pgbouncer";
+/** Debian's, unless PGBOUNCER names another (e.g. Homebrew's /opt/homebrew/bin/pgbouncer). */
+const BINARY = process.env.PGBOUNCER || "/usr/sbin/pgbouncer";
 
 /** Installs PgBouncer (Debian's package) when it is missing. */
 function ensureInstalled() {

@@ -23,6 +23,12 @@ export const nextOf = (s) => {
   return n;
 };
 
+/** The headers of the path being measured (bench.mjs sets them per table: the WebSocket tables' switch), on every request. */
+let pathHeaders = {};
+export const usePath = (headers) => {
+  pathHeaders = headers;
+};
+
 /**
  * The one request a scenario sends (its `n`th, for `fresh` ones), in the shape both fetch and autocannon take: a JSON
  * `body`, or `raw` bytes (the file rows, scripts/bench/files.mjs).
@@ -31,7 +37,7 @@ export function requestOf(baseUrl, apiKey, s, fixture, n = 0, headers = {}) {
   return {
     url: baseUrl + s.path(fixture, n),
     method: s.method ?? "GET",
-    headers: { "svc-api-key": apiKey, "content-type": "application/json", ...s.headers, ...headers },
+    headers: { "svc-api-key": apiKey, "content-type": "application/json", ...pathHeaders, ...s.headers, ...headers },
     body: s.raw ? s.raw(fixture) : s.body ? JSON.stringify(s.body(fixture)) : undefined,
   };
 }

@@ -10,7 +10,7 @@ import { BLOCKS_CHAIN_HEAD } from "./seed.mjs";
  */
 export const SCENARIOS = [
   { name: "ceiling: static JSON, no database", path: () => "/_bench/ceiling", ref: "ceiling" },
-  { name: "floor: connect + select 1", path: () => "/_bench/floor", ref: "floor" },
+  { name: "floor: select 1 (WebSocket: connect + select 1)", path: () => "/_bench/floor", ref: "floor" },
   // The authentication query alone (the principal with its workspace and role): what every route pays first.
   { name: "GET /me (auth query only)", path: () => "/me", kind: "read" },
   {

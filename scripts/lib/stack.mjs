@@ -1,4 +1,4 @@
-// The local stack: embedded PostgreSQL + WebSocket proxy + `wrangler dev` running, in one process, the front Worker
+// The local stack: embedded PostgreSQL + WebSocket proxy + SQL-over-HTTP stand-in + `wrangler dev` running, in one process, the front Worker
 // on the public port, the API worker behind it (reached only over the front's Service Binding, as in production) and
 // the email consumer (one local queue between them).
 import { spawn } from "node:child_process";
@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { devSecrets } from "./dev-keys.mjs";
 import { startPostgres } from "./postgres.mjs";
+import { startSqlOverHttp } from "./sql-over-http.mjs";
 import { startWsProxy } from "./ws-proxy.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -69,7 +70,7 @@ function workerConfig(data, name, toml, lines, topLevel = "") {
 /**
  * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, rttMs?: number, originRttMs?: number, edgeMaxSeconds?: number, inspectorPort?: number, log?: (m: string) => void, quiet?: boolean }} opts
  * `pgPort` 0 takes any free port; the default prefers 54329. `rttMs` puts the database that far away (the proxy
- * holds each message for half of it each way); `originRttMs` puts the API Worker that far from the front Worker (each
+ * holds each message for half of it each way, the SQL-over-HTTP stand-in each request and answer); `originRttMs` puts the API Worker that far from the front Worker (each
  * forwarded call held that long). `edgeMaxSeconds` overrides the front's EDGE_CACHE_MAX_SECONDS. `inspectorPort`: where
  * wrangler's DevTools proxy listens (the bench reads the API Worker's heap there, scripts/bench/worker-heap.mjs).
  */
@@ -88,14 +89,21 @@ export async function startStack({
   const data = path.resolve(root, dataDir);
   const db = await startPostgres({ dataDir: path.join(data, "pg"), port: pgPort });
   log(`PostgreSQL ready at ${db.url.replace(/:[^:@]*@/, ":***@")}`);
-  const proxy = await startWsProxy({ delayMs: rttMs / 2, log });
+  // PostgreSQL runs from here: a failure before `stop` exists below stops it.
+  const proxy = await startWsProxy({ delayMs: rttMs / 2, log }).catch(async (err) => {
+    await db.stop();
+    throw err;
+  });
   log(`WebSocket proxy at ${proxy.url}`);
+  const sqlOverHttp = await startSqlOverHttp({ delayMs: rttMs / 2, log });
+  log(`SQL-over-HTTP endpoint at ${sqlOverHttp.url}`);
 
   // Dev-only bindings of the API worker and the consumer, each in the .dev.vars beside its generated config.
   const vars = {
     ...devSecrets(data),
     DATABASE_URL: db.url,
     DB_WS_PROXY: `127.0.0.1:${proxy.port}`,
+    DB_HTTP_PROXY: `127.0.0.1:${sqlOverHttp.port}`,
     DEV_MAILBOX: "true",
     // Webhooks may point at http://127.0.0.1…, e.g. the built-in receiver http://127.0.0.1:<port>/_dev/webhooks.
     DEV_WEBHOOKS: "true",
@@ -169,6 +177,7 @@ export async function startStack({
         clearTimeout(timer);
       }
       await proxy.close();
+      await sqlOverHttp.close();
       await db.stop();
     })());
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -178,5 +187,5 @@ export async function startStack({
     await stop();
     throw err;
   }
-  return { baseUrl, databaseUrl: db.url, stop, child, postgres: db, proxy };
+  return { baseUrl, databaseUrl: db.url, stop, child, postgres: db, proxy, sqlOverHttp };
 }

@@ -72,7 +72,8 @@ export class Caller implements StatementCaller {
 
   /**
    * Runs `work` in one transaction of the request's database: every query of the operation (`caller.db` included) runs
-   * in it; committed when `work` resolves.
+   * in it; committed when `work` resolves. An interactive transaction, so it goes over the WebSocket (src/db/client.ts):
+   * use it only where a statement depends on the answer of one before it.
    */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.rdb.inTransaction(work);

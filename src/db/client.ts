@@ -1,5 +1,6 @@
-import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
+import { neon, neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
 import { createTableRelationsHelpers, type ExtractTablesWithRelations, extractTablesRelationalConfig, type SQL, sql } from "drizzle-orm";
+import { NeonHttpDatabase, NeonHttpDriver } from "drizzle-orm/neon-http";
 import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { schema } from "../../drizzle/schema";
@@ -50,22 +51,45 @@ export const statementBound: SQL = sql`(select set_config('lock_timeout', ${sql.
 /** A transaction's BEGIN with its server bound, in the same simple-protocol query (no extra round trip). */
 const boundedBegin = (begin: string) => `${begin}; set local statement_timeout = ${SERVER_TIMEOUT_MS}`;
 
+type DriverEnv = Pick<Env, "DATABASE_URL" | "DB_WS_PROXY" | "DB_HTTP_PROXY">;
+
 let configuredFor: string | undefined;
 /**
- * Local driver settings, switched on only by the dev/test DB_WS_PROXY binding; production keeps Neon's defaults.
- * Only what the local stack lacks changes: its own proxy, and no TLS. Everything else stays Neon's default, above
+ * Local driver settings, switched on only by the dev/test bindings DB_WS_PROXY and DB_HTTP_PROXY; production keeps
+ * Neon's defaults. Only what the local stack lacks changes: its own WebSocket proxy and SQL-over-HTTP endpoint
+ * (scripts/lib/ws-proxy.mjs, scripts/lib/sql-over-http.mjs), and no TLS. Everything else stays Neon's default, above
  * all `pipelineConnect: "password"`, which sends the startup, the password and the first query without waiting
  * for the server (the local server asks for the password method, as Neon does), so locally a request takes the
  * same round trips as in production: 2 fewer on every connection (test/db-client.test.ts).
  */
-export const LOCAL_DRIVER_SETTINGS = ["wsProxy", "useSecureWebSocket", "pipelineTLS"] as const;
-function configureDriver(proxy: string | undefined) {
-  if (!proxy || configuredFor === proxy) return;
+export const LOCAL_DRIVER_SETTINGS = ["wsProxy", "useSecureWebSocket", "pipelineTLS", "fetchEndpoint"] as const;
+function configureDriver({ DB_WS_PROXY: proxy, DB_HTTP_PROXY: endpoint }: DriverEnv) {
+  const key = `${proxy} ${endpoint}`;
+  if (!proxy || configuredFor === key) return;
   neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
-  configuredFor = proxy;
+  if (endpoint) neonConfig.fetchEndpoint = `http://${endpoint}/sql`;
+  configuredFor = key;
 }
+
+/**
+ * Whether one-shot statements take the HTTP query: always in production (Neon's own endpoint); locally only where
+ * the stand-in is bound (DB_HTTP_PROXY), since without it the driver would look for Neon's endpoint beside the
+ * local proxy's database host.
+ */
+const httpAvailable = (env: DriverEnv) => env.DB_HTTP_PROXY !== undefined || env.DB_WS_PROXY === undefined;
+
+/**
+ * The HTTP query's bound on waiting (`ms`: QUERY_TIMEOUT_MS, as the WebSocket's `query_timeout`): the driver spreads
+ * its fetch options into every fetch, so this getter gives each query a fresh signal (one per request would also cut a
+ * long run of quick ones).
+ */
+const boundedFetch = (ms: number): RequestInit => ({
+  get signal() {
+    return AbortSignal.timeout(ms);
+  },
+});
 
 // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; the wrapper forwards them untouched.
 type QueryFn = (...args: any[]) => any;
@@ -109,23 +133,65 @@ type RelationalSchema = NonNullable<ConstructorParameters<typeof NeonDatabase<ty
 let relational: RelationalSchema | undefined;
 const dialect = new PgDialect();
 /**
- * A Drizzle database over `pool`, as `drizzle({ client: pool, schema })` builds it, but with the schema's relational
- * config (every table's relations) derived once per isolate instead of on every call: each request builds its own
- * database (its own pool), and deriving it was a tenth of a write's JavaScript in the API Worker's CPU profile
- * (docs/performance.md, profiles).
+ * The schema's relational config (every table's relations), derived once per isolate instead of on every call, as
+ * `drizzle({ client, schema })` would: each request builds its own databases, and deriving it was a tenth of a write's
+ * JavaScript in the API Worker's CPU profile (docs/performance.md, profiles).
  */
-export function databaseOver(pool: Pool): Db {
+function relationalSchema(): RelationalSchema {
   if (!relational) {
     const config = extractTablesRelationalConfig<ExtractTablesWithRelations<typeof schema>>(schema, createTableRelationsHelpers);
     relational = { fullSchema: schema, schema: config.tables, tableNamesMap: config.tableNamesMap };
   }
-  const db = new NeonDatabase<typeof schema>(dialect, new NeonDriver(pool, dialect).createSession(relational), relational);
+  return relational;
+}
+
+/** A Drizzle database over `pool` (the WebSocket path), as `drizzle({ client: pool, schema })` builds it. */
+function databaseOver(pool: Pool): Db {
+  const db = new NeonDatabase<typeof schema>(dialect, new NeonDriver(pool, dialect).createSession(relationalSchema()), relationalSchema());
   return Object.assign(db, { $client: pool });
 }
 
+type HttpClient = ReturnType<typeof neon>;
 /**
- * One connection pool per request (a client reused across requests fails in Workers), opened on first use
- * and ended after the response through waitUntil.
+ * A Drizzle database whose statements go over the HTTP query (drizzle-orm's neon-http, the same SQL), each counted as
+ * one query in `stats`, and whose `transaction()` is `interactive`'s: HTTP has no interactive transaction. Drizzle's
+ * neon-http and neon-serverless databases are both PgDatabases and differ only in `execute`'s result type (`rows`
+ * either way), so it stands in for `Db`.
+ */
+function httpDatabase(env: DriverEnv, request: RequestDb, interactive: () => Db): Db {
+  const http = neon(env.DATABASE_URL, { fetchOptions: boundedFetch(request.bounds.query) });
+  const { stats } = request;
+  const client = {
+    query: async (...args: Parameters<HttpClient["query"]>) => {
+      const started = performance.now();
+      stats.queries++;
+      // Once a write has begun (a guarded write's statement), what goes out may commit even if its answer is lost
+      // (src/db/outcome.ts): a one-shot statement commits on its own, before the endpoint answers.
+      if (request.wrote) request.sent = true;
+      try {
+        return await http.query(...args);
+      } finally {
+        stats.ms += performance.now() - started;
+      }
+    },
+  } as unknown as HttpClient;
+  const db = new NeonHttpDatabase<typeof schema>(
+    dialect,
+    new NeonHttpDriver(client, dialect).createSession(relationalSchema()),
+    relationalSchema(),
+  );
+  return Object.assign(db, {
+    $client: client,
+    transaction: ((work, config) => interactive().transaction(work, config)) as Db["transaction"],
+  }) as unknown as Db;
+}
+
+/**
+ * A request's database. A one-shot statement (almost every request's whole work) goes over Neon's HTTP query: one
+ * `fetch` over a connection the runtime keeps, one round trip, a backend Neon keeps warm. An interactive transaction
+ * (`transaction()`, `inTransaction`: statements decided on the previous one's answer) goes over a WebSocket: one
+ * connection pool per request (a client reused across requests fails in Workers), opened on first use and ended
+ * after the response through waitUntil.
  */
 export class RequestDb {
   readonly stats: DbStats = { queries: 0, transactions: 0, ms: 0 };
@@ -142,18 +208,40 @@ export class RequestDb {
   readonly startedAt = Date.now();
   #pool?: Pool;
   #db?: Db;
+  #socketDb?: Db;
   #scope?: Tx;
+  readonly #http: boolean;
 
+  readonly bounds: { connect: number; query: number };
+
+  /**
+   * `http: false` sends every statement over the WebSocket (the bench's WebSocket tables); `bounds` are the waits on
+   * connecting and on each statement's answer (a settling connection's are shorter: src/db/outcome.ts).
+   */
   constructor(
-    private readonly env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">,
-    private readonly bounds = { connect: CONNECT_TIMEOUT_MS, query: QUERY_TIMEOUT_MS },
-  ) {}
+    private readonly env: DriverEnv,
+    {
+      http = true,
+      bounds = { connect: CONNECT_TIMEOUT_MS, query: QUERY_TIMEOUT_MS },
+    }: { http?: boolean; bounds?: { connect: number; query: number } } = {},
+  ) {
+    this.#http = http && httpAvailable(env);
+    this.bounds = bounds;
+  }
 
   get db(): Db {
     // Inside inTransaction every query of the request runs in that transaction (a handler's own transactions nest as savepoints).
     if (this.#scope) return this.#scope as unknown as Db;
     if (!this.#db) {
-      configureDriver(this.env.DB_WS_PROXY);
+      configureDriver(this.env);
+      this.#db = this.#http ? httpDatabase(this.env, this, () => this.#socket()) : this.#socket();
+    }
+    return this.#db;
+  }
+
+  /** The WebSocket path: a pool of this request's own, for interactive transactions. */
+  #socket(): Db {
+    if (!this.#socketDb) {
       const pool = new Pool({
         connectionString: this.env.DATABASE_URL,
         max: 4,
@@ -170,9 +258,9 @@ export class RequestDb {
         client.on("error", (err: Error) => console.error("database connection error", err.message));
       });
       this.#pool = pool;
-      this.#db = databaseOver(this.#pool);
+      this.#socketDb = databaseOver(pool);
     }
-    return this.#db;
+    return this.#socketDb;
   }
 
   /**
@@ -211,12 +299,13 @@ export class RequestDb {
     const pool = this.#pool;
     this.#pool = undefined;
     this.#db = undefined;
+    this.#socketDb = undefined;
     if (pool) await pool.end().catch(() => {});
   }
 }
 
 /** Work outside any request (a Cron Trigger's), on a connection of its own that is closed afterwards. */
-export async function withOwnDb<T>(env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">, work: (db: Db) => Promise<T>): Promise<T> {
+export async function withOwnDb<T>(env: DriverEnv, work: (db: Db) => Promise<T>): Promise<T> {
   const rdb = new RequestDb(env);
   try {
     return await work(rdb.db);

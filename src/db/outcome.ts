@@ -2,8 +2,8 @@
 // it may have committed or not, and the answer must say which. Every write takes its request's fence in its own round
 // trip (`fenced`, below: in a one-statement write's statement, in a transaction's BEGIN). After such a failure
 // `settle` sets the fence on a connection of its own, ends whatever of the request still runs and reads the events its
-// writes committed (migration 0023, pm_fence and pm_settle). From then on nothing of the request can still commit, so
-// what it finds is the whole truth.
+// writes committed (migrations/functions/pm_fence.sql and pm_settle.sql, the table in migration 0024). From then on
+// nothing of the request can still commit, so what it finds is the whole truth.
 import { type SQL, sql } from "drizzle-orm";
 import { TypeID } from "typeid-js";
 import type { Env } from "../env";
@@ -41,10 +41,10 @@ function eventIdFloor(ms: number): string {
  * (the database is unreachable, or something of the request could not be ended in time): then the outcome is unknown.
  */
 export async function settle(
-  env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY">,
+  env: Pick<Env, "DATABASE_URL" | "DB_WS_PROXY" | "DB_HTTP_PROXY">,
   request: { attempt: string; requestId: string; startedAt: number },
 ): Promise<SettledEvent[] | null> {
-  const rdb = new RequestDb(env, { connect: SETTLE_BOUND_MS, query: SETTLE_BOUND_MS });
+  const rdb = new RequestDb(env, { bounds: { connect: SETTLE_BOUND_MS, query: SETTLE_BOUND_MS } });
   try {
     const { rows } = await rdb.db.execute<{ type: string; resource_type: string; resource_id: string }>(
       sql`select * from pm_settle(${request.attempt}, ${request.requestId}, ${eventIdFloor(request.startedAt - CLOCK_MARGIN_MS)})`,

@@ -36,6 +36,7 @@ function httpProvider(env: Env): EmailProvider {
     async deliver(db, messageId, to, mail) {
       if (!env.EMAIL_API_URL || !env.EMAIL_API_KEY) throw new Error("EMAIL_API_URL and EMAIL_API_KEY must be set");
       const { EMAIL_API_URL: url, EMAIL_API_KEY: key } = env;
+      // Interactive (the WebSocket): the claim is held while the provider is called, and committed only if it accepted.
       await db.transaction(async (tx) => {
         const claimed = await tx
           .insert(emailDeliveries)

@@ -19,11 +19,17 @@ export const WORKSPACE = "x-pm-workspace";
 /** Response header, beside WORKSPACE: when the credential expires (ms since the epoch), absent when it never does. */
 export const CREDENTIAL_EXPIRES = "x-pm-credential-expires";
 /**
+/**
  * Request headers of a write (src/middleware/settle-asked): its attempt, named here so the front Worker can ask after
  * it, and the question itself, sent when the API Worker dropped the write.
  */
 export const ATTEMPT = "x-pm-attempt";
 export const SETTLE = "x-pm-settle";
+/**
+ * Response header, on any answer whatever its status: the workspace whose credentials the request revoked (a replayed
+ * OAuth code or refresh token, refused with a 400, revokes its grant). Recorded as a write of it; internal, stripped.
+ */
+export const REVOKED = "x-pm-revoked";
 /** The marker of writes whose workspace the origin did not name: every entry is checked against it too. */
 export const ANY_WORKSPACE = "*";
 
@@ -36,7 +42,7 @@ const ENTRY_EXPIRES = "x-pm-edge-credential-expires";
 const NEVER = "never";
 const META = [SENT_AT, ENTRY_WORKSPACE, ORIGIN_CACHE_CONTROL, ENTRY_EXPIRES];
 /** Hop-by-hop or per-request headers of the origin's answer that an entry does not keep (RateLimit-* it keeps, for hits). */
-const NOT_STORED = ["set-cookie", "retry-after", WORKSPACE, CREDENTIAL_EXPIRES];
+const NOT_STORED = ["set-cookie", "retry-after", WORKSPACE, CREDENTIAL_EXPIRES, REVOKED];
 const RATE_LIMIT = ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"] as const;
 
 const CACHE_NAME = "pm-edge";
@@ -74,9 +80,7 @@ const status = (params: string) => `${CACHE_NAME}; ${params}`;
 
 function answer(res: Response, cacheStatus: string, ageSeconds: number, body: BodyInit | null = res.body): Response {
   const headers = new Headers(res.headers);
-  headers.delete(WORKSPACE);
-  headers.delete(CREDENTIAL_EXPIRES);
-  for (const h of META) headers.delete(h);
+  for (const h of [WORKSPACE, CREDENTIAL_EXPIRES, REVOKED, ...META]) headers.delete(h);
   headers.set("age", String(Math.max(0, Math.floor(ageSeconds))));
   // RFC 9211 §2: members run from the cache nearest the origin to the one nearest the caller, which this is.
   const prior = headers.get("cache-status");
@@ -289,6 +293,9 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
     const known = writes ? await knownWorkspace(deps, request) : { key: "", workspace: null, expires: NEVER };
     const res = await forward(request, deps, originHeaders(request, writes && known.workspace === null));
     if (writes && res.ok) await recordWrite(deps, request.url, workspaceOf(deps, res, known).workspace || ANY_WORKSPACE, deps.now());
+    // A refusal may revoke too (a replayed refresh token): the revoked credential's stored answers stop here at once.
+    const revoked = res.headers.get(REVOKED);
+    if (writes && revoked) await recordWrite(deps, request.url, revoked, deps.now());
     return answer(res, status("fwd=method"), 0);
   }
 

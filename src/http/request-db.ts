@@ -4,6 +4,9 @@ import { setMetric, timing } from "hono/timing";
 import { RequestDb, type Tx } from "../db/client";
 import type { AppEnv } from "./context";
 
+/** With the bench routes on, `x-bench-db-path: websocket` keeps the request off the HTTP query (scripts/bench.mjs). */
+export const SOCKET_ONLY_HEADER = "x-bench-db-path";
+
 // `total;dur=<ms>` (no description), after the request's own metrics.
 const serverTiming = timing({ totalDescription: "" });
 
@@ -14,7 +17,9 @@ const serverTiming = timing({ totalDescription: "" });
  */
 export const requestDb = createMiddleware<AppEnv>((c, next) =>
   serverTiming(c, async () => {
-    const rdb = new RequestDb(c.env);
+    // The bench's WebSocket tables (docs/performance.md) send every statement over the WebSocket: bench routes only.
+    const socketOnly = c.env.BENCH_ROUTES === "true" && c.req.header(SOCKET_ONLY_HEADER) === "websocket";
+    const rdb = new RequestDb(c.env, { http: !socketOnly });
     c.set("rdb", rdb);
     try {
       await next();
@@ -36,6 +41,7 @@ class ErrorAnswer extends Error {}
  */
 export async function inRequestTransaction(c: Context<AppEnv>, work: (tx: Tx) => Promise<void>): Promise<void> {
   try {
+    // Interactive (the WebSocket): the handler's statements run in it, each decided by the last.
     await c.get("rdb").inTransaction(async (tx) => {
       await work(tx);
       if (c.res.status >= 400) throw new ErrorAnswer();

@@ -1,9 +1,10 @@
 // An agent as POST /agents answers it: the new AGENT user with its raw key, returned once (no stored record has the key).
 import { z } from "@hono/zod-openapi";
 import { ScopeList, TeamIdList } from "./api-keys";
+import { UserName } from "./users";
 
 export const AgentCreate = z
-  .object({ name: z.string().trim().min(1).max(200), scopes: ScopeList.optional(), teamIds: TeamIdList.optional() })
+  .object({ name: UserName, scopes: ScopeList.optional(), teamIds: TeamIdList.optional() })
   .strict()
   .openapi("AgentCreate");
 

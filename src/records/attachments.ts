@@ -4,21 +4,29 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { attachments } from "../../drizzle/schema";
 import { defineRecord, f } from "../store/record";
-import { BodyId, ExportTimestamp } from "../store/schemas";
+import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
 import { named } from "./names";
 
 const a = attachments;
 
-/** C0, DEL and C1 controls, the bidirectional overrides and isolates that make `<U+202E>gnp.exe` read `exe.png`, / and \\. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here.
-const NOT_IN_FILE_NAMES = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069/\\]/;
-
-/** A file's name as an upload takes it and an export carries it: no control characters, no path separators. */
+/**
+ * A file's name as an upload takes it and an export carries it: a name that reads as it is (NOT_PLAIN), no path
+ * separators, not `.` or `..` (a name a download would save is a name inside its folder).
+ */
 export const Filename = z
   .string()
   .min(1)
   .max(255)
-  .refine((s) => !NOT_IN_FILE_NAMES.test(s), "Must be a file name: no control or direction-override characters, no / or \\");
+  .refine(
+    (s) => !NOT_PLAIN.test(s) && !/[/\\]/.test(s) && s !== "." && s !== "..",
+    `Must be a file name: ${PLAIN_MESSAGE}, no / or \\, not . or ..`,
+  );
+
+/** A token of RFC 9110 §5.6.2, and a media type of §8.3.1 with its parameters (a value a token or a quoted string). */
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}([ \\t]*;([ \\t]*${TOKEN}=(${TOKEN}|"([\\t !#-\\[\\]-~]|\\\\[\\t -~])*"))?)*[ \\t]*$`);
+/** A file's type as an upload takes it (its Content-Type) and an export carries it: a media type of at most 255 characters. */
+export const ContentType = z.string().min(1).max(255).regex(MEDIA_TYPE, "Must be a media type: type/subtype, then ; name=value parameters");
 
 export const attachmentRecord = defineRecord({
   name: "Attachment",
@@ -37,7 +45,7 @@ export const attachmentRecord = defineRecord({
       doc: { description: "The comment it is attached to (null: the task itself)" },
     }),
     filename: f.text(a.filename, { exported: Filename }),
-    contentType: f.text(a.contentType, { list: { sort: false }, exported: z.string().min(1).max(255) }),
+    contentType: f.text(a.contentType, { list: { sort: false }, exported: ContentType }),
     size: f.integer(a.size, { exported: z.number().int().min(0), doc: { description: "Bytes" } }),
     sha256: f.text(a.sha256, {
       list: false,

@@ -7,7 +7,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { comments, milestones, projects, tasks, users } from "../../drizzle/schema";
 import type { FieldShape, ListSpec } from "../store/list";
 import { defineRecord, exportedTimestamps, type Field, f } from "../store/record";
-import { BodyId, LongText } from "../store/schemas";
+import { BodyId } from "../store/schemas";
 import { type NameKind, NameOf, named } from "./names";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
@@ -32,7 +32,7 @@ const fields = <A extends Field>(authorField: A) =>
     content: f.text(comments.content, {
       list: { sort: false },
       input: { schema: Content, create: "required" },
-      exported: LongText.min(1),
+      exported: true,
       doc: { description: "Markdown" },
     }),
     authorId: f.id(comments.authorId, { names: named("user"), exported: BodyId }),

@@ -80,6 +80,14 @@ function isBuiltInFilter(op: FilterOp, values: string[]): SQL {
   return wantsCustom ? sql`true` : sql`false`;
 }
 
+/** A field's key, name and description, as a create, a change and an import take them. */
+const FieldKey = z
+  .string()
+  .max(63, "Must be at most 63 characters")
+  .regex(/^[a-z][a-z0-9_]{0,62}$/, "Must be a lower-case letter, then up to 62 lower-case letters, digits or _");
+const FieldName = z.string().trim().min(1).max(100);
+const FieldDescription = z.string().max(2000).nullable();
+
 const absentOnBuiltIns = { optional: true, doc: { description: "Absent on built-in fields" } } as const;
 
 export const fieldRecord = defineRecord({
@@ -97,11 +105,11 @@ export const fieldRecord = defineRecord({
       doc: { ...absentOnBuiltIns.doc, example: "fdef_01jz8x4q0be0sv3c5kq9v1y2ab" },
     }),
     key: f.text(fieldDefinitions.key, {
-      exported: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/),
+      exported: FieldKey,
       doc: { example: "severity", description: "The key of the value in a record's `customFields`; immutable" },
     }),
-    name: f.text(fieldDefinitions.name, { exported: z.string().trim().min(1).max(100) }),
-    description: f.text(fieldDefinitions.description, { nullable: true, list: false, exported: z.string().max(2000).nullable() }),
+    name: f.text(fieldDefinitions.name, { exported: FieldName }),
+    description: f.text(fieldDefinitions.description, { nullable: true, list: false, exported: FieldDescription }),
     type: f.enum(fieldDefinitions.type, z.enum([...FIELD_TYPES, ...BUILT_IN_ONLY_TYPES]), {
       list: { values: FIELD_TYPES },
       exported: z.enum(FIELD_TYPES),
@@ -127,8 +135,8 @@ export type FieldDto = z.infer<typeof Field>;
 export const FieldSelection = fieldRecord.selection;
 
 const editable = {
-  name: z.string().trim().min(1).max(100),
-  description: z.string().max(2000).nullable(),
+  name: FieldName,
+  description: FieldDescription,
   recordTypes: RecordTypes,
   metadata: FieldMetadata,
   presentation: Presentation,
@@ -136,11 +144,7 @@ const editable = {
 
 export const FieldCreate = z
   .object({
-    key: z
-      .string()
-      .max(63, "Must be at most 63 characters")
-      .regex(/^[a-z][a-z0-9_]{0,62}$/, "Must be a lower-case letter, then up to 62 lower-case letters, digits or _")
-      .openapi({ description: "Unique in the workspace (409); immutable", example: "severity" }),
+    key: FieldKey.openapi({ description: "Unique in the workspace (409); immutable", example: "severity" }),
     type: z.enum(FIELD_TYPES).openapi({ description: "Immutable" }),
     ...editable,
     description: editable.description.optional(),

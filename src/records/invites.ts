@@ -6,7 +6,7 @@ import { invites, users } from "../../drizzle/schema";
 import { defineRecord, f } from "../store/record";
 import { formsOf, NamesOf, named } from "./names";
 import { TeamRoleSchema } from "./team-members";
-import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+import { UserName, UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
 /** How long an invite can be redeemed after it was sent (a new invite to the same address replaces it). */
 export const INVITE_TTL_DAYS = 7;
@@ -63,7 +63,7 @@ export type InviteCreateInput = {
 export const InviteRedeem = z
   .object({
     token: z.string().min(1).max(200).openapi({ description: "The token from the invite email" }),
-    name: z.string().trim().min(1).max(200).openapi({ description: "Display name of a new account (an existing account keeps its name)" }),
+    name: UserName.openapi({ description: "Display name of a new account (an existing account keeps its name)" }),
   })
   .strict()
   .openapi("InviteRedeem");

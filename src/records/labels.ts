@@ -10,7 +10,7 @@ import type { WorkspaceScope } from "../db/client";
 import type { FilterOp } from "../store/list";
 import { defineRecord, f } from "../store/record";
 import { BodyId, HexColor } from "../store/schemas";
-import { NamesOf, named, nameMatch, namesAny } from "./names";
+import { foldName, NamesOf, named, nameMatch, namesAny } from "./names";
 
 /** Any member creates a label; its name is unique in the workspace, in any case (409). */
 export const labelRecord = defineRecord({
@@ -102,8 +102,8 @@ export function labelIdsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<strin
 export const allWorkspaceLabels = (workspace: WorkspaceScope, labelIds: string[]) =>
   labelIds.length === 0
     ? sql`true`
-    : sql`not exists (select 1 from unnest(${sql.param(labelIds)}::text[]) as given(value) where not exists (
-        select 1 from ${labels} where ${labels.workspaceId} = ${workspace} and (${labels.id} = given.value or lower(${labels.name}) = lower(btrim(given.value)))))`;
+    : sql`not exists (select 1 from unnest(${sql.param(labelIds)}::text[], ${sql.param(labelIds.map(foldName))}::text[]) as given(value, key) where not exists (
+        select 1 from ${labels} where ${labels.workspaceId} = ${workspace} and (${labels.id} = given.value or ${labels.nameKey} = given.key)))`;
 
 /**
  * CTEs (`name as (…)`) that make `labelIds` the exact label set of the row the CTE `written` holds, in the statement

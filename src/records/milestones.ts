@@ -8,7 +8,6 @@ import { defineRecord, exportedTimestamps, f } from "../store/record";
 import { BodyId, IsoDate, LongText } from "../store/schemas";
 import { customFieldsField } from "./custom-fields";
 import { NameOf, named } from "./names";
-import { ImportedName } from "./projects";
 
 export const MILESTONE_STATUSES = milestoneStatus.enumValues;
 export const MilestoneStatus = z.enum(MILESTONE_STATUSES);
@@ -29,7 +28,7 @@ export const milestoneRecord = defineRecord({
     name: f.text(milestones.name, {
       builtIn: { name: "Name" },
       input: { schema: z.string().trim().min(1).max(200), create: "required" },
-      exported: ImportedName,
+      exported: true,
     }),
     description: f.text(milestones.description, {
       builtIn: { name: "Description" },

@@ -41,6 +41,14 @@ const TEAM_PREFIX = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
 const EMAIL = /^[^\s@]{1,200}@[^\s@]+\.[^\s@]+$/;
 const LABEL_NAME_MAX = 100;
 
+/**
+ * The one case folding of names compared in any case (a label's, docs/api.md "Ids and names"): the name as given
+ * (trimmed, NFC), mapped to upper case and back by Unicode's full case mappings, so `ΟΔΟΣ`, `οδος` and `οδοσ` fold alike,
+ * and so do `İSTANBUL` and `i̇stanbul`. Computed here, never by PostgreSQL's lower(), which follows the database's locale
+ * (under `C` it folds ASCII only): the unique index holds the key this computes, and every lookup compares with it.
+ */
+export const foldName = (name: string) => name.trim().normalize("NFC").toUpperCase().toLowerCase().normalize("NFC");
+
 export interface Ref {
   prefix: string;
   number: number;
@@ -114,9 +122,9 @@ const NAMES: Partial<Record<NameKind, HumanName & { words: string }>> = {
   label: {
     words: "name (any case)",
     test: (v) => v.trim().length > 0 && v.length <= LABEL_NAME_MAX,
-    match: (v) => sql`lower(${labels.name}) = lower(${v.trim()})`,
+    match: (v) => eq(labels.nameKey, foldName(v)),
     set: (values, workspace) =>
-      sql`select ${nLabel.id} from ${fromAs(labels, "named_label")} where lower(${nLabel.name}) in (${list(values.map((v) => v.trim().toLowerCase()))})${within(nLabel.workspaceId, workspace)}`,
+      sql`select ${nLabel.id} from ${fromAs(labels, "named_label")} where ${nLabel.nameKey} in (${list(values.map(foldName))})${within(nLabel.workspaceId, workspace)}`,
   },
   user: {
     words: "email",

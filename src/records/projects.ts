@@ -16,9 +16,6 @@ import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 export const PROJECT_STATUSES = projectStatus.enumValues;
 export const ProjectStatus = z.enum(PROJECT_STATUSES);
 
-/** A record's name as an import takes it: imports have always allowed longer names than a request (200). */
-export const ImportedName = z.string().trim().min(1).max(500);
-
 /** Trailing number of `PREFIX-Pn`: the cursor value of a `number` sort, read from the answer. */
 const numberOf = (item: Record<string, unknown>) => Number(/-P(\d+)$/.exec(String(item.reference))?.[1]);
 
@@ -43,7 +40,7 @@ export const projectRecord = defineRecord({
     name: f.text(projects.name, {
       builtIn: { name: "Name" },
       input: { schema: z.string().trim().min(1).max(200), create: "required" },
-      exported: ImportedName,
+      exported: true,
     }),
     status: f.enum(projects.status, ProjectStatus, {
       builtIn: { name: "Status" },

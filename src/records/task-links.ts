@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { type SQLWrapper, sql } from "drizzle-orm";
 import { taskLinks } from "../../drizzle/schema";
 import { defineRecord, f } from "../store/record";
-import { BodyId, ExportTimestamp } from "../store/schemas";
+import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
 import { named } from "./names";
 
 export const MAX_LINK_URL = 2048;
@@ -31,7 +31,14 @@ export const LinkUrl = z
     description: "An http or https URL, at most 2,048 characters; never fetched",
     example: "https://github.com/acme/api/pull/42",
   });
-const LinkTitle = z.string().trim().min(1).max(MAX_LINK_TITLE).nullable();
+/** A link's title, as a create takes it and an export carries it: it reads as it is, as a file name must. */
+const LinkTitle = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_LINK_TITLE)
+  .refine((s) => !NOT_PLAIN.test(s), `Must be a title: ${PLAIN_MESSAGE}`)
+  .nullable();
 
 export const linkRecord = defineRecord({
   name: "TaskLink",
@@ -62,7 +69,9 @@ export const TaskLinkSelection = linkRecord.selection;
 export const TaskLinkCreate = z
   .object({
     url: LinkUrl,
-    title: LinkTitle.optional().openapi({ description: "What the link is, 1..500 characters" }),
+    title: LinkTitle.optional().openapi({
+      description: "What the link is, 1..500 characters, no control or direction-override characters",
+    }),
   })
   .strict()
   .openapi("TaskLinkCreate");

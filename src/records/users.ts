@@ -47,10 +47,13 @@ export async function workspaceMember(db: Executor, workspaceId: WorkspaceScope,
   return row.userId;
 }
 
+/** A person's or an agent's name, as signup, an invite, a rename, POST /agents and an import take it. */
+export const UserName = z.string().trim().min(1).max(200);
+
 /** A user's own fields, with the schemas an import checks them with (an export's `users`). */
 const userFields = {
   id: f.id(users.id, { names: named("user"), exported: BodyId }),
-  name: f.text(users.name, { exported: z.string().max(500) }),
+  name: f.text(users.name, { exported: UserName }),
   email: f.text(users.email, { exported: z.string().max(320) }),
   avatarUrl: f.text(users.avatarUrl, { nullable: true, list: false, exported: z.string().max(2048).nullable() }),
   humanId: f.id(users.humanId, { names: named("user"), nullable: true }),
@@ -84,7 +87,7 @@ export const workspaceUserRecord = defineRecord({
   from: sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId}`,
   fields: {
     ...userFields,
-    name: { ...userFields.name, input: { schema: z.string().trim().min(1).max(200) } },
+    name: { ...userFields.name, input: { schema: UserName } },
     avatarUrl: {
       ...userFields.avatarUrl,
       input: {

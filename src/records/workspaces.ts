@@ -6,6 +6,9 @@ import { defineRecord, f } from "../store/record";
 import { BodyId } from "../store/schemas";
 import { named } from "./names";
 
+/** A workspace's name, as signup, a rename and an import take it. */
+export const WorkspaceName = z.string().trim().min(1).max(200);
+
 export const workspaceRecord = defineRecord({
   name: "Workspace",
   resource: "workspaces",
@@ -15,10 +18,7 @@ export const workspaceRecord = defineRecord({
   from: sql`${workspaces}`,
   fields: {
     id: f.id(workspaces.id, { names: named("workspace"), exported: BodyId }),
-    name: f.text(workspaces.name, {
-      input: { schema: z.string().trim().min(1).max(200) },
-      exported: z.string().trim().min(1).max(100),
-    }),
+    name: f.text(workspaces.name, { input: { schema: WorkspaceName }, exported: true }),
     slug: f.text(workspaces.slug, {
       input: {
         schema: z

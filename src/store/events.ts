@@ -7,6 +7,7 @@ import { AppError, badRequest, notFound, ValidationError } from "../core/errors"
 import { typeIdTime } from "../ids";
 import { isEventPattern } from "../records/event-types";
 import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../records/events";
+import { parseProjectRef, parseTaskRef } from "../records/names";
 import type { Actor, StatementCaller as Caller } from "./caller";
 import { decodeCursor, encodeCursor, parseLimit } from "./list";
 import { qualified, type RecordType } from "./record";
@@ -122,10 +123,21 @@ export async function eventStream(caller: Caller, query: URLSearchParams, visibl
         visible(actor),
         stable,
         types,
-        resource ? or(eq(events.resourceId, resource), sql`upper(${events.reference}) = upper(${resource})`) : undefined,
+        resource ? or(eq(events.resourceId, resource), referenceIs(resource)) : undefined,
         anchor ? sql`${events.position} > head.anchor` : undefined,
       )!,
   );
+}
+
+/**
+ * The events whose reference `value` names, read as the name resolver reads it (an ASCII prefix in any case, the number
+ * as a number), so `ınfra-1` names nothing here as it does in a path, whatever the database's locale makes of upper().
+ */
+function referenceIs(value: string): SQL | undefined {
+  const task = parseTaskRef(value);
+  const project = task ? null : parseProjectRef(value);
+  const canonical = task ? `${task.prefix}-${task.number}` : project ? `${project.prefix}-P${project.number}` : null;
+  return canonical === null ? undefined : sql`upper(${events.reference}) = ${canonical}`;
 }
 
 /** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */

@@ -36,6 +36,14 @@ export function selectable<T extends z.ZodObject>(schema: T, name: string): Sele
  */
 export const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
 
+/**
+ * Characters a name must not hold to read as it is: C0, DEL and C1 controls, and the bidirectional overrides and
+ * isolates (U+202A–E, U+2066–9) that make `<U+202E>gnp.exe` read `exe.png`. One rule for file names and link titles.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here.
+export const NOT_PLAIN = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+export const PLAIN_MESSAGE = "no control or direction-override characters";
+
 /** `YYYY-MM-DD` that is a real calendar date (defined once, in core/dates). */
 export { IsoDate } from "../core/dates";
 

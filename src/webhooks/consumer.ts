@@ -136,6 +136,7 @@ async function failAndDisable(
   reason: string,
   condition = sql`true`,
 ): Promise<void> {
+  // Interactive (the WebSocket): the webhook's disabling decides whether its creator is emailed.
   await rdb.db.transaction(async (tx) => {
     await tx
       .update(webhookDeliveries)

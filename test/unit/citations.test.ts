@@ -13,8 +13,9 @@ interface Fs {
 const load = (specifier: string) => import(/* @vite-ignore */ specifier);
 const meta: { url?: string } = import.meta;
 const at = (file: string) => new URL(`../../${file}`, meta.url);
-const ROOTS = ["src", "test", "cli", "scripts", "client", "workers", "docs", "README.md", "wrangler.toml"];
-/** Kept as they are: docs/performance.md has its own owner; applied migrations are never edited. */
+const ROOTS = ["src", "test", "cli", "scripts", "client", "workers", "docs", "migrations/functions", "README.md", "wrangler.toml"];
+/** Kept as they are: docs/performance.md has its own owner; applied migrations are never edited (their functions' live
+ * text, migrations/functions/, is). */
 const SKIP = new Set(["docs/performance.md", "migrations"]);
 const SKIP_DIRS = new Set(["node_modules", "dist", ".wrangler"]);
 const TEXT = /\.(ts|mts|mjs|js|json|md|toml|sql|html|css)$/;

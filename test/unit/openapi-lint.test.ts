@@ -76,5 +76,6 @@ describe.each([
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+    // Two linters' processes over the whole document: 50 s each beside the rest of the suite at load 14.
+  }, 180_000);
 });

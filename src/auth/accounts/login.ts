@@ -65,6 +65,7 @@ export type LoginInput = { login_token: string; code: string; workspace_slug?: s
  */
 export async function completeLoginWith<T>(db: Db, input: LoginInput, act: (tx: Executor, login: VerifiedLogin) => Promise<T>) {
   const login = await verifyLogin(db, input.login_token, input.code, input.workspace_slug);
+  // Interactive (the WebSocket): the caller's `act` runs in it after the code is consumed.
   const result = await db.transaction(async (tx) => {
     await consumeLoginCode(tx, login.codeId);
     return act(tx, login);

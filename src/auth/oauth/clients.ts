@@ -7,12 +7,17 @@ import { randomToken } from "../../core/crypto";
 import type { Db } from "../../db/client";
 import { destinationProblem, urlProblem } from "../../webhooks/url-safety";
 
-/** An OAuth error: RFC 6749 §5.2 / RFC 7591 §3.2.2 `{error, error_description}` with its status. */
+/**
+ * An OAuth error: RFC 6749 §5.2 / RFC 7591 §3.2.2 `{error, error_description}` with its status. `revoked` names the
+ * workspace whose grant the refused request revoked (a replayed code or refresh token): the answer tells the front
+ * Worker (docs/edge.md, "Revocation").
+ */
 export class OAuthError extends Error {
   constructor(
     readonly error: string,
     readonly description: string,
     readonly status: 400 | 401 = 400,
+    readonly revoked: string | null = null,
   ) {
     super(description);
   }
@@ -46,8 +51,11 @@ export function redirectUriProblem(uri: string): string | null {
   return null;
 }
 
+/** What a client may store (a registration is public and kept for good): a name, and a few redirect URIs of bounded length. */
 const MAX_NAME = 100;
 const MAX_REDIRECTS = 10;
+/** The longest redirect_uri GET /oauth/authorize takes. */
+export const MAX_REDIRECT_URI = 2000;
 
 /** A client's metadata (a registration body or a metadata document) as the client, or what is wrong with it (RFC 7591 error codes). */
 export function parseClientMetadata(body: unknown, clientId: string): OAuthClient {
@@ -59,8 +67,14 @@ export function parseClientMetadata(body: unknown, clientId: string): OAuthClien
     throw new OAuthError("invalid_redirect_uri", `redirect_uris must be a list of 1 to ${MAX_REDIRECTS} URIs`);
   }
   for (const uri of uris) {
+    if (uri.length > MAX_REDIRECT_URI) {
+      throw new OAuthError("invalid_redirect_uri", `A redirect URI may be at most ${MAX_REDIRECT_URI} characters (one is ${uri.length})`);
+    }
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError("invalid_redirect_uri", problem);
+  }
+  if (m.client_name !== undefined && (typeof m.client_name !== "string" || m.client_name.trim().length > MAX_NAME)) {
+    throw new OAuthError("invalid_client_metadata", `client_name must be a string of at most ${MAX_NAME} characters`);
   }
   const method = m.token_endpoint_auth_method ?? "none";
   if (method !== "none")
@@ -73,7 +87,7 @@ export function parseClientMetadata(body: unknown, clientId: string): OAuthClien
   if (!Array.isArray(responses) || responses.some((r) => r !== "code")) {
     throw new OAuthError("invalid_client_metadata", "response_types may only be code");
   }
-  const name = typeof m.client_name === "string" && m.client_name.trim() ? m.client_name.trim().slice(0, MAX_NAME) : null;
+  const name = typeof m.client_name === "string" && m.client_name.trim() ? m.client_name.trim() : null;
   return { clientId, clientName: name ?? (new URL(uris[0]).host || clientId), redirectUris: uris };
 }
 
@@ -94,6 +108,9 @@ export async function registerClient(db: Db, body: unknown) {
     token_endpoint_auth_method: "none",
   };
 }
+
+/** Whether an operator approved `clientId` (OAUTH_VERIFIED_CLIENTS): only then may a refusal before consent redirect to it. */
+export const isVerifiedClient = (verified: string | undefined, clientId: string) => (verified ?? "").split(/\s+/).includes(clientId);
 
 /** Bounds on fetching a metadata document: the draft suggests 5 KB; an answer must come within a few seconds. */
 const DOCUMENT_MAX_BYTES = 5 * 1024;

@@ -14,6 +14,12 @@ import { OAuthError } from "./clients";
 const CODE_TTL_SECONDS = 5 * 60;
 /** How long a grant's refresh token lasts unused: each refresh starts it again. */
 const REFRESH_TTL_DAYS = 90;
+/**
+ * How long a used refresh token still renews (each time with a new successor) instead of revoking its grant: two
+ * refreshes a client sends at once (two tabs, a retry after a lost answer) both get tokens. Later, a used token is a
+ * replay (RFC 9700 §4.14.2).
+ */
+export const REFRESH_GRACE_SECONDS = 5;
 
 export interface Consent {
   userId: string;
@@ -70,8 +76,11 @@ async function tokensOf(env: Env, grant: GrantRow, refreshToken: string): Promis
   return { access_token: token, token_type: "Bearer", expires_in: expiresIn, scope: scopes.join(" "), refresh_token: refreshToken };
 }
 
+/** What a grant's refresh tokens start with (a device login's start with `pmr_`). */
+export const GRANT_REFRESH_PREFIX = "pmo_";
+
 const newRefreshToken = async () => {
-  const raw = `pmo_${randomToken(32)}`;
+  const raw = `${GRANT_REFRESH_PREFIX}${randomToken(32)}`;
   return { raw, hash: await sha256Hex(raw) };
 };
 
@@ -102,26 +111,34 @@ export async function exchangeCode(
     select * from grant_row`);
   if (rows[0]) return tokensOf(env, rows[0], refresh.raw);
   // Used before: whoever holds it now is not the client it was issued to, or the client replays it.
-  await db.delete(g).where(and(eq(g.codeHash, codeHash), sql`${g.codeChallenge} is null`));
+  const [revoked] = await db
+    .delete(g)
+    .where(and(eq(g.codeHash, codeHash), sql`${g.codeChallenge} is null`))
+    .returning({ workspaceId: g.workspaceId });
   throw new OAuthError(
     "invalid_grant",
     "The code is unknown, expired, already used, or not for this client, redirect_uri and code_verifier",
+    400,
+    revoked?.workspaceId ?? null,
   );
 }
 
 /**
  * RFC 6749 §6 with rotation (OAuth 2.1 §4.3.1): one statement uses the refresh token up and stores the next. A refresh
- * token used before (within the 30 days used ones are kept) revokes its grant (RFC 9700 §4.14.2): someone else holds a copy.
+ * token used before (within the 30 days used ones are kept) revokes its grant (RFC 9700 §4.14.2): someone else holds a
+ * copy; within REFRESH_GRACE_SECONDS of its first use it renews again instead. Two refreshes at once: the second waits for
+ * the first's row lock, then finds the token used a moment ago, within the grace.
  */
 export async function refreshGrant(db: Db, env: Env, input: { refreshToken: string; clientId: string }): Promise<TokenAnswer> {
   const hash = await sha256Hex(input.refreshToken);
+  const graceStart = sql`now() - make_interval(secs => ${REFRESH_GRACE_SECONDS})`;
   const next = await newRefreshToken();
   const g = oauthGrants;
   const t = oauthRefreshTokens;
   const { rows } = await db.execute<GrantRow>(sql`
     with used as (
-      update ${t} set used_at = now()
-      where ${t.hash} = ${hash} and ${t.usedAt} is null and ${t.createdAt} > now() - make_interval(days => ${REFRESH_TTL_DAYS})
+      update ${t} set used_at = coalesce(${t.usedAt}, now())
+      where ${t.hash} = ${hash} and (${t.usedAt} is null or ${t.usedAt} > ${graceStart}) and ${t.createdAt} > now() - make_interval(days => ${REFRESH_TTL_DAYS})
         and exists (select 1 from ${g} where ${g.id} = ${t.grantId} and ${g.clientId} = ${input.clientId} and ${g.codeChallenge} is null)
       returning grant_id
     ), grant_row as (
@@ -132,8 +149,40 @@ export async function refreshGrant(db: Db, env: Env, input: { refreshToken: stri
     pruned as (delete from ${t} where ${t.grantId} = (select id from grant_row) and ${t.usedAt} < now() - interval '30 days')
     select * from grant_row`);
   if (rows[0]) return tokensOf(env, rows[0], next.raw);
-  await db.delete(g).where(sql`${g.id} = (select ${t.grantId} from ${t} where ${t.hash} = ${hash} and ${t.usedAt} is not null)`);
-  throw new OAuthError("invalid_grant", "The refresh_token is unknown, expired, revoked, already used, or not this client's");
+  const [revoked] = await db
+    .delete(g)
+    .where(sql`${g.id} = (select ${t.grantId} from ${t} where ${t.hash} = ${hash} and ${t.usedAt} <= ${graceStart})`)
+    .returning({ workspaceId: g.workspaceId });
+  throw new OAuthError(
+    "invalid_grant",
+    "The refresh_token is unknown, expired, revoked, already used, or not this client's",
+    400,
+    revoked?.workspaceId ?? null,
+  );
+}
+
+/**
+ * RFC 7009 for a grant's tokens: an access token (its grant, `gid`) or a refresh token (used or not) deletes the grant,
+ * so every token of it stops at once (§2.1: revoking a refresh token SHOULD end the grant's access tokens; an access
+ * token's MAY end its refresh token). A `clientId`, when sent, must be the grant's; anything else revokes nothing.
+ * The revoked grant's workspace, or null.
+ */
+export async function revokeGrantOf(
+  db: Db,
+  token: { grantId: string } | { refreshToken: string },
+  clientId: string | undefined,
+): Promise<string | null> {
+  const g = oauthGrants;
+  const t = oauthRefreshTokens;
+  const grant =
+    "grantId" in token
+      ? sql`${token.grantId}`
+      : sql`(select ${t.grantId} from ${t} where ${t.hash} = ${await sha256Hex(token.refreshToken)})`;
+  const [revoked] = await db
+    .delete(g)
+    .where(and(sql`${g.id} = ${grant}`, sql`${g.codeChallenge} is null`, clientId === undefined ? undefined : eq(g.clientId, clientId)))
+    .returning({ workspaceId: g.workspaceId });
+  return revoked?.workspaceId ?? null;
 }
 
 /** Records a grant's use (what GET /oauth/grants shows), at most once a minute, like an API key's. */

@@ -11,6 +11,12 @@ import type { AppEnv } from "../../http/context";
 export const ASK_WORKSPACE = "x-pm-edge-workspace";
 export const WORKSPACE = "x-pm-workspace";
 export const CREDENTIAL_EXPIRES = "x-pm-credential-expires";
+/**
+ * On any answer, whatever its status: the workspace whose credentials the request revoked (a replayed OAuth code or
+ * refresh token revokes its grant in a 400). The front Worker records it as a write of that workspace, so nothing
+ * stored before it is served there, and strips it.
+ */
+export const REVOKED = "x-pm-revoked";
 
 export const edgeWorkspace = createMiddleware<AppEnv>(async (c, next) => {
   await next();

@@ -8,25 +8,39 @@ import { errorResponse } from "../../http/error-mapper";
 import { IP_LIMITED_PATHS } from "../../http/openapi-rate-limit";
 
 /** A limit from wrangler.toml [vars]: a missing or malformed one fails loudly instead of refusing everything (NaN). */
-function setting(env: AppEnv["Bindings"], name: "RATE_LIMIT_CREDENTIAL" | "RATE_LIMIT_IP" | "RATE_LIMIT_WINDOW_SECONDS"): number {
+function setting(
+  env: AppEnv["Bindings"],
+  name: "RATE_LIMIT_CREDENTIAL" | "RATE_LIMIT_IP" | "RATE_LIMIT_WINDOW_SECONDS" | "RATE_LIMIT_REGISTRATIONS",
+): number {
   const value = Number(env[name]);
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (wrangler.toml [vars])`);
   return value;
 }
 
+/** An OAuth client registration stores a row for good: a budget of its own per client IP, counted by the hour. */
+const REGISTRATION_PATH = "/oauth/register";
+const REGISTRATION_WINDOW_SECONDS = 3600;
+
 /**
- * The limiter's key and limit, known without a database query: the client IP on the public sign-up, login,
- * invite-redeem and device routes, else the credential (an API key by its hash, a JWT by its verified user and
- * workspace). A request without a usable credential is not limited: it is 401 before any query (an unknown
- * API key costs the one lookup that refuses it, like any key).
+ * The limiter's key, limit and window, known without a database query: the client IP on the public sign-up, login,
+ * invite-redeem, device and OAuth routes (a registration in its own hourly budget), else the credential (an API key by
+ * its hash, a JWT by its verified user and workspace). A request without a usable credential is not limited: it is 401
+ * before any query (an unknown API key costs the one lookup that refuses it, like any key).
  */
-async function limiterKey(c: Context<AppEnv>): Promise<{ name: string; limit: number } | null> {
+async function limiterKey(c: Context<AppEnv>): Promise<{ name: string; limit: number; windowSeconds: number } | null> {
+  const windowSeconds = () => setting(c.env, "RATE_LIMIT_WINDOW_SECONDS");
   if (IP_LIMITED_PATHS.has(c.req.path)) {
     // Cloudflare sets CF-Connecting-IP (a client cannot forge it through the edge); locally every caller is one.
-    return { name: `ip:${c.req.header("cf-connecting-ip") ?? "local"}`, limit: setting(c.env, "RATE_LIMIT_IP") };
+    const ip = c.req.header("cf-connecting-ip") ?? "local";
+    if (c.req.path === REGISTRATION_PATH && c.req.method === "POST") {
+      return { name: `register:${ip}`, limit: setting(c.env, "RATE_LIMIT_REGISTRATIONS"), windowSeconds: REGISTRATION_WINDOW_SECONDS };
+    }
+    return { name: `ip:${ip}`, limit: setting(c.env, "RATE_LIMIT_IP"), windowSeconds: windowSeconds() };
   }
   const credential = await readCredential(c.req, c.env);
-  return credential && { name: credentialScope(credential), limit: setting(c.env, "RATE_LIMIT_CREDENTIAL") };
+  return (
+    credential && { name: credentialScope(credential), limit: setting(c.env, "RATE_LIMIT_CREDENTIAL"), windowSeconds: windowSeconds() }
+  );
 }
 
 /**
@@ -80,7 +94,7 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   if (c.env.BENCH_ROUTES === "true" && c.req.header("x-bench-rate-limit") === "off") return next();
   const key = await limiterKey(c);
   if (!key) return next();
-  const windowSeconds = setting(c.env, "RATE_LIMIT_WINDOW_SECONDS");
+  const { windowSeconds } = key;
   const cacheKey = `${key.name} ${key.limit}/${windowSeconds}`;
   let verdict = cachedRefusal(cacheKey, key.limit);
   if (verdict) {

@@ -20,6 +20,7 @@ export async function createAgent(caller: Caller, input: AgentCreateInput): Prom
   const principal = await caller.principal();
   const { user, workspace } = principal;
   if (user.type !== "HUMAN") throw forbidden("Only a human user may create agents");
+  // Interactive (the WebSocket): the grants are checked, then the user and its key are written.
   return caller.transaction(async (tx) => {
     const grants = await grantsFor(tx, principal, input);
     const id = newId("user");

@@ -7,6 +7,14 @@ import type { CallerEnv } from "../../http/caller";
 import { errorResponse } from "../../http/error-mapper";
 import { attachmentObject } from "./operations";
 
+/**
+ * The type a download is served with: the stored one (the record keeps it), except HTML, served as bytes. A proxy that
+ * rewrites HTML on its way (wrangler dev's, Cloudflare's HTML features) decodes a text/html body by its charset, and
+ * one it cannot decode (`text/html; charset=utf-7`) stalled the download for good. The file is an attachment anyway:
+ * saved, never shown, whatever its type says.
+ */
+const servedType = (type: string) => (/^text\/html[ \t]*(;|$)/i.test(type) ? "application/octet-stream" : type);
+
 /** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` (RFC 6266, RFC 8187). */
 export function contentDisposition(filename: string): string {
   const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
@@ -60,7 +68,7 @@ export async function attachmentContent(c: Context<CallerEnv>, id: string): Prom
   }
   const object = await c.env.FILES.get(objectKey, range ? { range } : {});
   if (!object) throw new AppError("NOT_FOUND", "The attachment's bytes are missing");
-  headers.set("Content-Type", attachment.contentType);
+  headers.set("Content-Type", servedType(attachment.contentType));
   if (range) {
     headers.set("Content-Range", `bytes ${range.offset}-${range.offset + range.length - 1}/${attachment.size}`);
     headers.set("Content-Length", String(range.length));

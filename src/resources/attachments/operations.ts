@@ -137,6 +137,7 @@ export async function uploadAttachment(caller: Caller, env: FilesEnv, parent: At
     if (upload.digest !== null && upload.digest !== sha256) {
       throw badRequest("The body does not match its Content-Digest; nothing was stored", { expected: upload.digest, received: sha256 });
     }
+    // Interactive (the WebSocket): the record's answer decides (413) and an import adds its own writes after it.
     return await caller.transaction(async (tx) => {
       // Concurrent uploads of one workspace take turns from here, so together they never pass its limit: the statement
       // below starts after the lock, so its `used` counts every upload committed before.

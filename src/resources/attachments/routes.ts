@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { ValidationError } from "../../core/errors";
 import type { Tx } from "../../db/client";
 import { declaredLength, digestOf } from "../../files/storage";
 import type { CallerEnv } from "../../http/caller";
@@ -9,7 +10,7 @@ import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { StoredAnswer, uploadRetry } from "../../middleware/safe-retries";
-import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord, Filename } from "../../records/attachments";
+import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord, ContentType, Filename } from "../../records/attachments";
 import { parseFields, projectFields } from "../../store/list";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
@@ -31,7 +32,8 @@ const RawBody = {
   },
 };
 const UPLOAD_RULES =
-  "The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`). At most 25 MiB a file " +
+  "The raw bytes are the body; `Content-Type` is kept (default `application/octet-stream`; a media type of at most 255 " +
+  "characters, else 422 at `Content-Type`). At most 25 MiB a file " +
   "(`MAX_ATTACHMENT_BYTES`) and 1 GiB a workspace: 413, nothing stored. A `Content-Digest: sha-256=:…:` (RFC 9530) that " +
   "does not match is 400, nothing stored. With an `Idempotency-Key`, a repeat of the same file (the same bytes, type and " +
   "query) gets the first answer and nothing is stored again; another file under the key is 422.";
@@ -133,11 +135,22 @@ const content = createRoute({
   },
 });
 
+/**
+ * A file's type as sent (default application/octet-stream), by the rule an import checks it with (ContentType), so
+ * every stored type exports and imports again: else 422 at `Content-Type`, before a byte is read.
+ */
+function contentTypeOf(header: string | undefined): string {
+  const type = (header ?? "").trim() || "application/octet-stream";
+  const checked = ContentType.safeParse(type);
+  if (!checked.success) throw new ValidationError({ "Content-Type": checked.error.issues.map((issue) => issue.message) });
+  return type;
+}
+
 /** The upload of a request: the query's file name and the raw body with its headers. */
 function upload(c: Context<CallerEnv>, filename: string) {
   return {
     filename,
-    contentType: (c.req.header("content-type") ?? "").trim() || "application/octet-stream",
+    contentType: contentTypeOf(c.req.header("content-type")),
     length: declaredLength(c.req.header("content-length")),
     digest: digestOf(c.req.header("content-digest")),
     body: c.req.raw.body,

@@ -5,6 +5,7 @@ import { completeLoginWith, type LoginInput, startLogin } from "../../auth/accou
 import type { Caller } from "../../auth/caller";
 import { type Grants, ofPrincipal } from "../../auth/grants";
 import { signAccessToken, verifyAccessToken } from "../../auth/jwt";
+import { GRANT_REFRESH_PREFIX, revokeGrantOf } from "../../auth/oauth/grants";
 import { randomToken, sha256Hex } from "../../core/crypto";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import { SCOPES, type Scope } from "../../core/scopes";
@@ -295,16 +296,21 @@ export async function refreshLogin(db: Db, env: Env, refreshToken: string): Prom
 }
 
 /**
- * RFC 7009: ends a device's login, named by its refresh token or by one of its access tokens (`sid`); its access
- * tokens are 401 from the next request on. Anything else is ignored (the answer is the same, as the RFC says).
+ * RFC 7009: ends what `token` belongs to: a device's login, named by its refresh token or by one of its access tokens
+ * (`sid`), or an OAuth grant (auth/oauth/grants.ts revokeGrantOf); its access tokens are 401 from the next request on.
+ * Anything else is ignored (the answer is the same, as the RFC says). The revoked credential's workspace, or null.
  */
-export async function revokeLogin(db: Db, env: Env, token: string): Promise<void> {
-  const d = deviceAuthorizations;
+export async function revokeToken(db: Db, env: Env, token: string, clientId?: string): Promise<string | null> {
   const claims = await verifyAccessToken(env, token);
+  if (claims?.gid) return revokeGrantOf(db, { grantId: claims.gid }, clientId);
+  if (!claims && token.startsWith(GRANT_REFRESH_PREFIX)) return revokeGrantOf(db, { refreshToken: token }, clientId);
+  const d = deviceAuthorizations;
   const which = claims ? (claims.sid ? eq(d.id, claims.sid) : undefined) : eq(d.refreshHash, await sha256Hex(token));
-  if (!which) return;
-  await db
+  if (!which) return null;
+  const [revoked] = await db
     .update(d)
     .set({ revokedAt: sql`now()`, refreshHash: null })
-    .where(and(which, sql`${d.revokedAt} is null`));
+    .where(and(which, sql`${d.revokedAt} is null`))
+    .returning({ workspaceId: d.workspaceId });
+  return revoked?.workspaceId ?? null;
 }

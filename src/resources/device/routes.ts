@@ -11,13 +11,14 @@ import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { publicBaseUrl } from "../../http/urls";
 import { zodErrors } from "../../http/validation";
+import { REVOKED } from "../../middleware/edge-workspace";
 import {
   approveDevice,
   createDeviceCode,
   exchangeDeviceCode,
   pendingDevice,
   refreshLogin,
-  revokeLogin,
+  revokeToken,
   signInDevice,
   startDeviceLogin,
 } from "./operations";
@@ -66,9 +67,17 @@ const RefreshRequest = z
   .openapi("RefreshTokenRequest");
 const RevokeRequest = z
   .object({
-    token: z.string().min(1).max(4000).openapi({ description: "The login's refresh token, or one of its access tokens" }),
+    token: z
+      .string()
+      .min(1)
+      .max(4000)
+      .openapi({ description: "A refresh token or an access token: a device login's, or an OAuth grant's (POST /oauth/token)" }),
     token_type_hint: z.enum(["refresh_token", "access_token"]).optional(),
-    client_id: z.string().max(100).optional(),
+    client_id: z
+      .string()
+      .max(2000)
+      .optional()
+      .openapi({ description: "An OAuth client's id: when sent, only a token of that client's grant is revoked" }),
   })
   .strict()
   .openapi("RevokeTokenRequest");
@@ -195,13 +204,14 @@ const revoke = createRoute({
   operationId: "revokeToken",
   path: "/auth/revoke",
   ...publicRoute("Device flow"),
-  summary: "Log a device out (RFC 7009): its refresh token and every access token of its login stop working",
+  summary: "Revoke a token (RFC 7009): a device's login or an OAuth grant, with every token of it",
   description:
-    "Takes the refresh token or an access token of the login. As RFC 7009 says, the answer is the same for a token that is unknown or already revoked.",
+    "Takes a refresh token or an access token of a device's login (`pm logout`) or of an OAuth grant (the authorization server's `revocation_endpoint`): the login or the grant ends, so its refresh token and every access token of it are 401 from the next request on. As RFC 7009 says, the answer is the same for a token that is unknown or already revoked.",
   request: jsonOrForm(RevokeRequest),
   responses: {
     200: jsonResponse(z.object({ revoked: z.literal(true) }), "Revoked (or nothing to revoke)"),
-    ...errorResponses(["BAD_REQUEST", "UNAVAILABLE"], { validation: true }),
+    400: jsonResponse(OAuthErrorBody, "invalid_request: a malformed or invalid body (RFC 7009 §2.2.1, RFC 6749 §5.2)"),
+    503: jsonResponse(OAuthErrorBody, "temporarily_unavailable: the database is unreachable"),
   },
 });
 
@@ -308,8 +318,10 @@ export const deviceRoutes = newRouter()
     return c.json(await refreshLogin(c.get("rdb").db, c.env, refresh_token), 200);
   })
   .openapi(revoke, async (c) => {
-    const { token } = deviceBody(c, RevokeRequest);
-    await revokeLogin(c.get("rdb").db, c.env, token);
+    const { token, client_id } = deviceBody(c, RevokeRequest);
+    const workspace = await revokeToken(c.get("rdb").db, c.env, token, client_id);
+    // The front Worker stops the revoked credential's stored answers at once (docs/edge.md, "Revocation").
+    if (workspace) c.header(REVOKED, workspace);
     return c.json({ revoked: true as const }, 200);
   });
 

@@ -101,6 +101,7 @@ async function refuseRemovingUsedOptions(tx: Executor, current: FieldRow, kept: 
  * is locked first: writes of values share-lock the definitions they check, so the change waits for them and sees them.
  */
 export function updateField(caller: Caller, id: string, input: FieldUpdateInput): Promise<FieldDto> {
+  // Interactive (the WebSocket): the definition is read (locked) and decides what changes.
   return caller.transaction(async (tx) => {
     const current = await readTarget<FieldRow>(tx, caller, fieldTarget(caller, id), "update");
     if (Object.keys(input).length === 0) return read(tx, current.id);
@@ -122,6 +123,7 @@ export function updateField(caller: Caller, id: string, input: FieldUpdateInput)
 
 /** DELETE /fields/{id}: the definition and its values on every task, project and milestone, in one transaction. */
 export function deleteField(caller: Caller, id: string): Promise<void> {
+  // Interactive (the WebSocket): the definition is read (locked) and names the values to remove.
   return caller.transaction(async (tx) => {
     const current = await readTarget<FieldRow>(tx, caller, fieldTarget(caller, id), "update");
     await tx.delete(fieldDefinitions).where(eq(fieldDefinitions.id, current.id));

@@ -78,6 +78,7 @@ export async function createInvite(caller: Caller, outbox: EmailOutbox, input: I
   requireBoundInvite(principal, input);
   const workspaceId = principal.workspace.id;
   const email = normalizeEmail(input.email);
+  // Interactive (the WebSocket): the lock's checks decide (409, 404) before the invite and its mail are written.
   return caller.transaction(async (tx) => {
     // One statement: the lock queues concurrent invites to the same address (so one replaces the other rather
     // than both staying pending), and the two checks read membership and the teams (ids or prefixes, resolved here).
@@ -199,6 +200,7 @@ interface Redeemed {
  */
 export async function redeemInvite(db: Db, input: InviteRedeemInput) {
   const tokenHash = await sha256Hex(input.token);
+  // Interactive (the WebSocket): what the redeemed invite holds decides the membership written next.
   return db.transaction(async (tx) => {
     const { rows } = await tx.execute<{ invite: Redeemed | null; found: { redeemed: boolean; expired: boolean } | null }>(sql`
       with redeemed as (

@@ -8,7 +8,7 @@ import { LABEL_EDIT_REFUSAL, mayEditLabel } from "../../auth/ownership";
 import { forbidden } from "../../core/errors";
 import { newId } from "../../ids";
 import { type LabelCreateInput, type LabelDto, type LabelUpdateInput, labelRecord } from "../../records/labels";
-import { nameMatch } from "../../records/names";
+import { foldName, nameMatch } from "../../records/names";
 import { guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
@@ -48,8 +48,8 @@ export async function createLabel(caller: Caller, input: LabelCreateInput): Prom
   };
   return guardedWrite(caller, workspace, (allowed) => ({
     ctes: [
-      sql`labels as (insert into ${labels} (id, workspace_id, creator_id, name, color)
-        select ${id}, ${allowed}, ${actor.user}, ${name}, ${color} where ${allowed} is not null returning *)`,
+      sql`labels as (insert into ${labels} (id, workspace_id, creator_id, name, name_key, color)
+        select ${id}, ${allowed}, ${actor.user}, ${name}, ${foldName(name)}, ${color} where ${allowed} is not null returning *)`,
     ],
     result: written(sql`${id}`),
   }));
@@ -61,6 +61,7 @@ export function updateLabel(caller: Caller, id: string, input: LabelUpdateInput)
   const stored = Object.fromEntries(
     labelRecord.storedFields().flatMap((name) => (changes[name] === undefined ? [] : [[name, changes[name]]])),
   );
+  if (typeof stored.name === "string") stored.nameKey = foldName(stored.name);
   return guardedWrite(caller, labelTarget(caller, id), (allowed) => ({
     ctes: [updatedRow(caller, "labels", labels, stored, allowed)],
     result: written(sql`(select id from labels)`),

@@ -74,6 +74,7 @@ function insertMilestone(caller: Caller, input: MilestoneCreateInput, customFiel
 /** POST /milestones: in a project named by id or reference (`ENG-P3`). */
 export async function createMilestone(caller: Caller, input: MilestoneCreateInput): Promise<MilestoneDto> {
   if (!input.customFields) return insertMilestone(caller, input, {});
+  // Interactive (the WebSocket): the target's rule answers first, then the custom values are checked against it.
   return caller.transaction(async (tx) => {
     // The project and the rule first (share-locked), so a foreign project or a refused caller answers before the values.
     await readTarget(tx, caller, projectTarget(caller, input.projectId), "key share");
@@ -93,6 +94,7 @@ function writeMilestone(caller: Caller, id: string, input: MilestoneUpdateInput,
 export async function updateMilestone(caller: Caller, id: string, input: MilestoneUpdateInput): Promise<MilestoneDto> {
   if (!input.customFields) return writeMilestone(caller, id, input, undefined);
   const changes = input.customFields;
+  // Interactive (the WebSocket): the milestone is read (locked) and its custom values merged with the changes.
   return caller.transaction(async (tx) => {
     // The milestone and the rule first (locked), so a foreign milestone or a refused caller answers before the values.
     const current = await readTarget<{ customFields: Record<string, unknown> }>(

@@ -2,7 +2,9 @@
 // RFC 8707 `resource`, as a consent page. The request is checked once (GET), then travels sealed (auth/jwt.ts sealState)
 // through the steps: email, emailed code (the login codes of POST /login/complete), consent. A request whose client or
 // redirect_uri is wrong is answered here, never redirected (RFC 6749 §4.1.2.1); any other refusal, and Deny, go back to
-// the client as `error=…`.
+// the client as `error=…` when the client is verified (an operator approved it, OAUTH_VERIFIED_CLIENTS). Anyone may
+// register a client or publish a metadata document, so for any other client a refusal before the person consents is a
+// page too: the service is no redirector to a URI no one vouched for (RFC 9700 §4.11.2).
 import { asc, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -10,7 +12,7 @@ import { teams, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import { normalizeEmail } from "../../auth/accounts/codes";
 import { completeLoginWith, startLogin } from "../../auth/accounts/login";
 import { openState, sealState } from "../../auth/jwt";
-import { isMetadataUrl, OAuthError, resolveClient } from "../../auth/oauth/clients";
+import { isMetadataUrl, isVerifiedClient, OAuthError, resolveClient } from "../../auth/oauth/clients";
 import { createAuthorizationCode } from "../../auth/oauth/grants";
 import { ValidationError } from "../../core/errors";
 import { parseScopeString, SCOPES, type Scope } from "../../core/scopes";
@@ -69,7 +71,10 @@ const isOurResource = (c: C, resource: string) => {
   return [base, `${base}/`, `${base}/mcp`].includes(resource);
 };
 
-/** GET /oauth/authorize: checks the request; a refusal is a page (bad client or redirect) or a redirect with `error`. */
+/**
+ * GET /oauth/authorize: checks the request; a refusal is a page (a bad client or redirect, or any refusal for a client
+ * not verified) or a redirect with `error`.
+ */
 export async function authorizePage(c: C) {
   const q = c.req.query();
   const dead = (message: string) => render(c, messagePage("This app cannot connect", message), 400);
@@ -94,7 +99,10 @@ export async function authorizePage(c: C) {
     codeChallenge: q.code_challenge ?? "",
     scopes: null,
   };
-  const refuse = (error: string, description: string) => answer(c, partial, { error, error_description: description });
+  const refuse = (error: string, description: string) =>
+    isVerifiedClient(c.env.OAUTH_VERIFIED_CLIENTS, client.clientId)
+      ? answer(c, partial, { error, error_description: description })
+      : dead(`${description} (${error}).`);
   if (q.response_type !== "code") return refuse("unsupported_response_type", "response_type must be code");
   if (q.code_challenge_method !== "S256" || !/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge ?? "")) {
     return refuse("invalid_request", "PKCE is required: code_challenge (S256 of the verifier) with code_challenge_method S256");

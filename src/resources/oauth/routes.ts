@@ -4,7 +4,7 @@
 // the grants the API's.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { OAuthError, registerClient } from "../../auth/oauth/clients";
+import { MAX_REDIRECT_URI, OAuthError, registerClient } from "../../auth/oauth/clients";
 import { exchangeCode, refreshGrant } from "../../auth/oauth/grants";
 import { SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
@@ -15,6 +15,7 @@ import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
+import { REVOKED } from "../../middleware/edge-workspace";
 import { OAuthGrantSelection, oauthGrantRecord } from "../../records/oauth-grants";
 import { authorizePage, codeStep, consentStep, signInStep } from "./authorize";
 import { deleteOAuthGrant, listOAuthGrants } from "./operations";
@@ -52,7 +53,7 @@ const register = createRoute({
   ...publicRoute(TAG),
   summary: "Dynamic Client Registration (RFC 7591) of a public client",
   description:
-    "Takes `redirect_uris` (https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name`; the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`.",
+    "Takes `redirect_uris` (1 to 10, each at most 2000 characters: https, http to localhost or 127.0.0.1, or an app's own scheme; no fragment) and `client_name` (at most 100 characters); the client is public (`token_endpoint_auth_method` `none`) and uses PKCE. Answers 201 with its `client_id`. Registrations are limited per client IP by the hour (`RATE_LIMIT_REGISTRATIONS`, 30 by default): over it, 429 with `Retry-After`. A registered client is not verified: a refusal of its authorization request before the person consents is a page, never a redirect.",
   request: { body: { required: true, content: { "application/json": { schema: z.record(z.string(), z.unknown()) } } } },
   responses: {
     201: jsonResponse(z.record(z.string(), z.unknown()).openapi("OAuthClientInformation"), "Registered"),
@@ -98,7 +99,7 @@ const authorize = createRoute({
     query: z.object({
       response_type: z.literal("code"),
       client_id: z.string().max(2000),
-      redirect_uri: z.string().max(2000).optional(),
+      redirect_uri: z.string().max(MAX_REDIRECT_URI).optional(),
       code_challenge: z.string().max(128),
       code_challenge_method: z.literal("S256"),
       state: z.string().max(2000).optional(),
@@ -108,8 +109,8 @@ const authorize = createRoute({
   },
   responses: {
     200: htmlResponse("The sign-in step"),
-    302: { description: "Back to the client with `error`" },
-    400: htmlResponse("Unknown client or redirect_uri"),
+    302: { description: "Back to a verified client (OAUTH_VERIFIED_CLIENTS) with `error`" },
+    400: htmlResponse("Unknown client or redirect_uri; or any refusal for a client not verified (no redirect: RFC 9700 §4.11.2)"),
   },
 });
 const steps = [
@@ -175,9 +176,12 @@ const removeGrant = createRoute({
   responses: { 204: { description: "Revoked" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
 });
 
-/** An OAuth error body, uncacheable (RFC 6749 §5.1–5.2). */
+/** An OAuth error body, uncacheable (RFC 6749 §5.1–5.2); a refusal that revoked a grant says whose (docs/edge.md). */
 const oauthFailure = (c: Context, err: OAuthError) =>
-  c.json({ error: err.error, error_description: err.description }, err.status, { "cache-control": "no-store" });
+  c.json({ error: err.error, error_description: err.description }, err.status, {
+    "cache-control": "no-store",
+    ...(err.revoked && { [REVOKED]: err.revoked }),
+  });
 
 /** The token request's parameters: a form (RFC 6749 §4.1.3), or JSON from a lenient client. */
 async function tokenParams(c: Context): Promise<Record<string, string>> {
@@ -203,6 +207,9 @@ export const oauthRoutes = newRouter()
         authorization_endpoint: `${base}/oauth/authorize`,
         token_endpoint: `${base}/oauth/token`,
         registration_endpoint: `${base}/oauth/register`,
+        // RFC 7009: one endpoint revokes every token the service issues, a device login's and a grant's.
+        revocation_endpoint: `${base}/auth/revoke`,
+        revocation_endpoint_auth_methods_supported: ["none"],
         scopes_supported: [...SCOPES],
         response_types_supported: ["code"],
         response_modes_supported: ["query"],

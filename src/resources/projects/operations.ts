@@ -110,6 +110,7 @@ export async function createProject(caller: Caller, input: ProjectCreateInput): 
   // Both dates are in the body, so their order needs no row (an update checks it in its statement, against the stored ones).
   if (input.startDate && input.targetDate && input.targetDate < input.startDate) throw outOfOrder();
   if (!namesChecks(input)) return insertProject(caller, input, {});
+  // Interactive (the WebSocket): the target's rule answers first, then the links resolve and decide the write.
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before the lead and the values.
     await readTarget(tx, caller, teamTarget(caller, input, false), "key share");
@@ -141,6 +142,7 @@ function writeProject(caller: Caller, idOrRef: string, input: ProjectUpdateInput
  */
 export async function updateProject(caller: Caller, idOrRef: string, input: ProjectUpdateInput): Promise<ProjectDto> {
   if (!namesChecks(input)) return writeProject(caller, idOrRef, input, undefined);
+  // Interactive (the WebSocket): the project is read (locked) and decides the lead and the values.
   return caller.transaction(async (tx) => {
     // The project, the rule and the dates first (locked), so a foreign project or a refused caller answers before the lead.
     const { startDate, targetDate } = input;

@@ -16,6 +16,7 @@ export function startSignup(db: Db, outbox: EmailOutbox, email: string): Promise
 export async function completeSignup(db: Db, input: { signup_token: string; code: string; name: string; workspace_name: string }) {
   const row = await verifyCode(db, "SIGNUP", input.signup_token, input.code, "signup_token");
   if (await userByEmail(db, row.email)) throw conflict("An account with this email already exists; sign in instead");
+  // Interactive (the WebSocket): the code's consumption decides, and the workspace and key use the user's row.
   return db.transaction(async (tx) => {
     if (!(await consumeCode(tx, row.id))) throw new ValidationError({ signup_token: ["Unknown or already used token"] });
     const [user] = await tx

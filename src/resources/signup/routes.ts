@@ -3,6 +3,8 @@ import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
+import { UserName } from "../../records/users";
+import { WorkspaceName } from "../../records/workspaces";
 import { completeSignup, startSignup } from "./operations";
 
 const SignupStart = z
@@ -13,8 +15,8 @@ const SignupComplete = z
   .object({
     signup_token: z.string().min(1).max(200),
     code: z.string().length(6, "Must be exactly 6 characters"),
-    name: z.string().trim().min(1).max(200),
-    workspace_name: z.string().trim().min(1).max(200),
+    name: UserName,
+    workspace_name: WorkspaceName,
   })
   .strict()
   .openapi("SignupComplete");

@@ -22,8 +22,9 @@ const floor = createRoute({
   method: "get",
   operationId: "benchFloor",
   path: "/_bench/floor",
-  summary: "Benchmark reference (BENCH_ROUTES=true only): connect and `select 1`",
-  description: "Opens a database connection and runs `select 1`: the floor `npm run bench` compares routes with.",
+  summary: "Benchmark reference (BENCH_ROUTES=true only): `select 1`",
+  description:
+    "Runs `select 1` as a one-shot statement (the HTTP query; on the bench's WebSocket tables, a connection's opening and `select 1`): the floor `npm run bench` compares routes with.",
   responses: { 200: jsonResponse(Ok, "Connected"), ...errorResponses(["UNAVAILABLE"]) },
 });
 

@@ -100,6 +100,7 @@ function insertTask(
 /** POST /tasks: the reference `<PREFIX>-<n>` from the team's counter. */
 export async function createTask(caller: Caller, input: TaskCreateInput): Promise<TaskDto> {
   if (!namesLinks(input)) return insertTask(caller, input, {});
+  // Interactive (the WebSocket): the target's rule answers first, then the links resolve and decide the write.
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before anything the body links to.
     const team = await readTarget<{ id: string }>(tx, caller, teamTarget(caller, input), "key share");
@@ -134,6 +135,7 @@ function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unkn
 export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
   const { labelIds, ...fields } = input;
   if (!namesLinks(input)) return writeTask(caller, idOrRef, storedValues(fields), labelIds);
+  // Interactive (the WebSocket): the task is read (locked) and decides the links written next.
   return caller.transaction(async (tx) => {
     // The task and the rule first (locked), so a foreign task or a refused caller answers before anything the body links to.
     const current = await readTarget<Links & { id: string; teamId: string; customFields: Record<string, unknown> }>(

@@ -60,6 +60,7 @@ async function relationAsSeenBy(tx: Executor, taskId: string, id: string): Promi
  * closes a cycle 422 naming it.
  */
 export function createRelation(caller: Caller, idOrRef: string, input: TaskRelationCreateInput): Promise<TaskRelationDto> {
+  // Interactive (the WebSocket): both tasks are read and the edge's rules checked before it is written.
   return caller.transaction(async (tx) => {
     const task = await readTarget<{ id: string; teamId: string }>(tx, caller, taskTarget(caller, idOrRef), "key share");
     const other = await otherTask(tx, caller.actor, input.taskId);

@@ -109,6 +109,7 @@ function writeTeam(caller: Caller, id: string, input: TeamUpdateInput): Promise<
 export async function updateTeam(caller: Caller, id: string, input: TeamUpdateInput): Promise<TeamDto> {
   const { parentId } = input;
   if (!parentId) return writeTeam(caller, id, input);
+  // Interactive (the WebSocket): the team, the parent and the tree's lock are read and checked before the write.
   return caller.transaction(async (tx) => {
     const team = await readTarget<{ id: string; workspaceId: string }>(tx, caller, teamTarget(caller, id, EDIT));
     const parent = await readTarget<{ id: string }>(tx, caller, teamTarget(caller, parentId, SUBTEAM, "Parent team"));

@@ -505,6 +505,7 @@ export async function exportDocument(
     opened = resolve;
     refused = reject;
   });
+  // Interactive (the WebSocket): one snapshot for every page of the stream.
   const done = db
     .transaction(
       async (tx) => {

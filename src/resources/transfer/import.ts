@@ -31,7 +31,7 @@ import type { Executor, Tx } from "../../db/client";
 import { inTeams } from "../../db/scope";
 import { lockBlocksGraph, subtaskTreeLock } from "../../db/tree-locks";
 import { milestoneRecord } from "../../records/milestones";
-import { nameMatch } from "../../records/names";
+import { foldName, nameMatch } from "../../records/names";
 import { projectRecord } from "../../records/projects";
 import { cycleMessage } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
@@ -258,13 +258,13 @@ async function writeHead(tx: Tx, state: PlanState, plan: HeadPlan, bases: Bases)
   await insertRows(
     tx,
     labels,
-    plan.labels.insert.map((l) => ({ ...l, ...inWorkspace })),
+    plan.labels.insert.map((l) => ({ ...l, nameKey: foldName(l.name), ...inWorkspace })),
   );
   await insertRows(
     tx,
     labels,
-    plan.labels.overwrite.map((l) => ({ ...l, ...inWorkspace })),
-    ["name", "color"],
+    plan.labels.overwrite.map((l) => ({ ...l, nameKey: foldName(l.name), ...inWorkspace })),
+    ["name", "nameKey", "color"],
   );
   await insertRows(
     tx,

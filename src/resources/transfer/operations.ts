@@ -27,6 +27,7 @@ export async function importTeam(caller: Caller, teamId: string, doc: ExportDocu
   return teamAnswer(
     caller,
     principal,
+    // Interactive (the WebSocket): an import reads, resolves and writes in many steps.
     await caller.db.transaction((tx) => importIntoTeam(tx, principal, teamId, documentSource(doc), update)),
   );
 }
@@ -34,6 +35,7 @@ export async function importTeam(caller: Caller, teamId: string, doc: ExportDocu
 /** POST /workspaces/import: a new workspace holding the export's records, the caller its owner; where the filed records went. */
 export async function importNewWorkspace(caller: Caller, doc: ExportDocumentDto) {
   const principal = await caller.principal();
+  // Interactive (the WebSocket): an import reads, resolves and writes in many steps.
   return caller.db.transaction((tx) => importWorkspace(tx, principal, documentSource(doc)));
 }
 
@@ -63,6 +65,7 @@ export async function deleteImport(caller: Caller, id: string) {
  */
 export async function commitImport(caller: Caller, id: string) {
   const principal = await caller.principal();
+  // Interactive (the WebSocket): an import reads, resolves and writes in many steps.
   const done = await caller.db.transaction((tx) =>
     staged.commitImport<Imported>(tx, principal, id, ({ teamId, update }, source) =>
       teamId === null ? importWorkspace(tx, principal, source) : importIntoTeam(tx, principal, teamId, source, update),

@@ -9,6 +9,7 @@ import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
 import type { ExportedComment } from "../../records/comments";
 import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
+import { foldName } from "../../records/names";
 import { type ExportedLink, normalizedUrl } from "../../records/task-links";
 import { type ExportedRelation, storedEdge } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
@@ -228,7 +229,7 @@ export function planUsers(state: PlanState) {
 
 /** Labels: the same id in the target (update), else the same name, else a new label. */
 export function planLabels(state: PlanState) {
-  const byName = new Map(state.target.labels.map((l) => [l.name.toLowerCase(), l.id]));
+  const byName = new Map(state.target.labels.map((l) => [foldName(l.name), l.id]));
   const byId = new Map(state.target.labels.map((l) => [l.id, l]));
   /** `overwrite`: labels the export changes (an unchanged one is not written); `refused`: those of them the caller may not edit. */
   const labels = { insert: [] as Data["labels"], overwrite: [] as Data["labels"], refused: [] as string[] };
@@ -242,13 +243,13 @@ export function planLabels(state: PlanState) {
       }
       continue;
     }
-    const same = byName.get(label.name.toLowerCase());
+    const same = byName.get(foldName(label.name));
     if (same) {
       state.ids.set(label.id, same);
       continue;
     }
     const created = { ...label, id: newId("label") };
-    byName.set(label.name.toLowerCase(), created.id);
+    byName.set(foldName(label.name), created.id);
     state.ids.set(label.id, created.id);
     labels.insert.push(created);
   }

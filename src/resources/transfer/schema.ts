@@ -13,6 +13,7 @@ import { type ExportedLink, linkRecord } from "../../records/task-links";
 import { type ExportedRelation, storedRelationRecord } from "../../records/task-relations";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
 import { TeamPrefix } from "../../records/teams";
+import { WorkspaceName } from "../../records/workspaces";
 
 export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;
 export type ExportType = (typeof EXPORT_TYPES)[number];
@@ -119,7 +120,7 @@ export type ExportCollection = (typeof EXPORT_COLLECTIONS)[number];
 const ExportWorkspace = z
   .object({
     id,
-    name: z.string().trim().min(1).max(100),
+    name: WorkspaceName,
     slug: z.string().max(100),
     members: z.array(z.object({ userId: id, role: z.enum(workspaceRole.enumValues) }).strict()),
   })

@@ -137,6 +137,7 @@ async function storeRecords(tx: Tx, id: string, number: number, collection: Expo
  * its path, naming that part).
  */
 export async function putPart(db: Db, principal: Principal, id: string, number: number, doc: ExportDocumentDto): Promise<ImportDto> {
+  // Interactive (the WebSocket): the staged import is read (locked) and checked before the part is stored.
   await db.transaction(async (tx) => {
     const found = await ownImport(tx, principal, id, true);
     refuseCommitted(found);

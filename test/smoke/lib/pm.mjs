@@ -23,9 +23,9 @@ export function buildCli() {
 export function pmRunner(configHome) {
   /**
    * Starts `pm` with `args`; `env` adds to a hermetic environment (no PM_* of the caller's, its own config directory;
-   * a name given as undefined is left out); `input` is its standard input.
+   * a name given as undefined is left out); `input` is its standard input; `cwd` its working folder.
    */
-  function startPm(args, env = {}, input = undefined, { terminal = false } = {}) {
+  function startPm(args, env = {}, input = undefined, { terminal = false, cwd = undefined } = {}) {
     const { PM_API_KEY, PM_BASE_URL, ...inherited } = process.env;
     const merged = { ...inherited, XDG_CONFIG_HOME: configHome(), NO_COLOR: "1", ...env };
     // On a terminal: under util-linux `script`, which gives pm a pseudo-terminal and passes it `input` as typed keys.
@@ -33,6 +33,7 @@ export function pmRunner(configHome) {
       ? ["script", ["-qec", [process.execPath, bin, ...args].map(shellQuoted).join(" "), "/dev/null"]]
       : [process.execPath, [bin, ...args]];
     const child = spawn(command, argv, {
+      cwd,
       env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)),
       stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
@@ -48,7 +49,7 @@ export function pmRunner(configHome) {
     return run;
   }
 
-  const pm = (args, env, input) => startPm(args, env, input).done;
+  const pm = (args, env, input, options) => startPm(args, env, input, options).done;
   /** `pm` with a terminal for stdin, stdout and stderr (all of them read back as stdout). */
   const pmOnTerminal = (args, env, input) => startPm(args, env, input, { terminal: true }).done;
   const pmJson = async (args, env) => {

@@ -1,0 +1,79 @@
+-- The change feed's one source (docs/events.md): triggers on every tracked table write the event of each change in the
+-- statement and transaction of the change, whichever code path made it. Who did it comes from the transaction's
+-- `pm.ctx` setting (actor, via, requestId), which the API sets in the statement that writes (src/db/event-context.ts).
+--
+-- Records changes of records of one type, all at once (a statement's rows): a new event for each, or the change folded
+-- into this transaction's event of the same record (created then updated is one `created`), so an operation is one
+-- event per record it changes. `changes` is a JSON array of {ws, id, before, after, labels?, added?, removed?}:
+-- `labels` the record's label ids now (tasks, projects), `added`/`removed` the label links this change made or undid (a
+-- link made and undone in one transaction is no change). A task relation's, link's or attachment's event carries its
+-- task ids (task_ids: it is in those tasks' histories); a relation's also the other task's team (other_team_id: a
+-- caller, or a webhook bound to teams, sees it only when it reaches both tasks). New events get the webhook deliveries
+-- they match, written only where the workspace has an enabled webhook.
+CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes jsonb) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  ctx jsonb := nullif(current_setting('pm.ctx', true), '')::jsonb;
+  event_type text := CASE
+    WHEN kind <> 'member' THEN kind || '.' || action
+    WHEN action = 'created' THEN 'member.joined' WHEN action = 'deleted' THEN 'member.removed' ELSE 'member.updated' END;
+  gone text[] := ARRAY[kind || '.deleted', 'member.removed'];
+  born text[] := ARRAY[kind || '.created', 'member.joined'];
+  base bigint := pm_reserve_positions(jsonb_array_length(changes));
+BEGIN
+  WITH c AS (
+    SELECT c.*, coalesce(c.after, c.before) AS image, row_number() OVER () AS rank
+    FROM jsonb_to_recordset(changes) AS c(ws text, id text, before jsonb, after jsonb, labels text[], added text[], removed text[])
+    WHERE c.ws IS NOT NULL
+  ), placed AS (
+    -- The team each record belongs to (webhooks filter by it): its own row's, as it was (a milestone's and a comment's
+    -- too, stored with them since 0017: their parent may be gone already in a cascade; a relation's, its source task's);
+    -- a task's or project's reference.
+    SELECT c.*,
+      CASE WHEN kind IN ('task', 'project') THEN (SELECT rt.prefix FROM teams rt WHERE rt.id = c.image->>'team_id') END AS prefix,
+      CASE kind
+        WHEN 'team' THEN c.image->>'id'
+        WHEN 'task_relation' THEN c.image->>'source_team_id'
+        ELSE c.image->>'team_id' END AS team
+    FROM c
+  )
+  INSERT INTO events AS e (id, workspace_id, xact, position, type, resource_type, resource_id, reference, team_id, owner_id,
+        actor_id, via, request_id, old_image, new_image, labels_after, labels_added, labels_removed, task_ids, other_team_id)
+    SELECT pm_typeid('evt'), c.ws, base >> 20, base + c.rank, event_type, kind, c.id,
+      c.prefix || CASE kind WHEN 'task' THEN '-' ELSE '-P' END || (c.image->>'number'),
+      c.team, CASE WHEN kind = 'api_key' THEN c.image->>'user_id' END,
+      -- A key made where no caller is known (a login) is by the user it belongs to.
+      coalesce(ctx->>'actor', CASE WHEN kind = 'api_key' AND action = 'created' THEN c.image->>'user_id' END),
+      ctx->>'via', ctx->>'requestId', c.before, c.after, c.labels,
+      coalesce(c.added, '{}'), coalesce(c.removed, '{}'),
+      CASE WHEN kind = 'task_relation' THEN ARRAY[c.image->>'source_task_id', c.image->>'target_task_id']
+        WHEN kind IN ('attachment', 'link') THEN ARRAY[c.image->>'task_id'] END,
+      CASE WHEN kind = 'task_relation' THEN c.image->>'target_team_id' END
+    FROM placed c
+    ON CONFLICT (xact, resource_type, resource_id) DO UPDATE SET
+      -- created then changed stays created; anything then deleted is deleted, with the record as it was.
+      type = CASE WHEN excluded.type = ANY (gone) THEN excluded.type WHEN e.type = ANY (born) THEN e.type ELSE excluded.type END,
+      old_image = CASE WHEN excluded.type = ANY (gone) THEN excluded.old_image WHEN excluded.type = ANY (born) THEN NULL
+        ELSE e.old_image END,
+      new_image = CASE WHEN excluded.type = ANY (gone) THEN NULL ELSE excluded.new_image END,
+      reference = coalesce(excluded.reference, e.reference),
+      team_id = coalesce(excluded.team_id, e.team_id),
+      labels_after = coalesce(excluded.labels_after, e.labels_after),
+      labels_added = ARRAY(
+        (SELECT unnest(e.labels_added) EXCEPT SELECT unnest(excluded.labels_removed))
+        UNION (SELECT unnest(excluded.labels_added) EXCEPT SELECT unnest(e.labels_removed))),
+      labels_removed = ARRAY(
+        (SELECT unnest(e.labels_removed) EXCEPT SELECT unnest(excluded.labels_added))
+        UNION (SELECT unnest(excluded.labels_removed) EXCEPT SELECT unnest(e.labels_added)));
+  -- The deliveries of the new events (a fold adds none), only where the workspace has a webhook: most have none, and
+  -- then neither table is read beyond one index probe.
+  IF EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = ANY (ARRAY(SELECT DISTINCT c->>'ws' FROM jsonb_array_elements(changes) c))
+      AND w.enabled) THEN
+    INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, next_attempt_at)
+      SELECT pm_typeid('dlv'), w.workspace_id, w.id, e.id, now()
+      FROM events e JOIN webhooks w ON w.workspace_id = e.workspace_id
+      WHERE e.xact = base >> 20 AND e.position > base AND e.position <= base + jsonb_array_length(changes)
+        AND w.enabled AND pm_event_matches(w.events, e.type)
+        AND (w.team_ids IS NULL OR (e.team_id = ANY (w.team_ids)
+          AND (e.other_team_id IS NULL OR e.other_team_id = ANY (w.team_ids))));
+  END IF;
+END $$;

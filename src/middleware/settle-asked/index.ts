@@ -3,13 +3,14 @@
 // with `x-pm-settle: 1` and the attempt it named the first time (`x-pm-attempt`). The write is not run again: the
 // request is settled (src/http/outcome.ts) and answered as the first would have been had it not been dropped (201 with
 // the record, 503 "nothing was written", or 503 OUTCOME_UNKNOWN). The front Worker names every write's attempt and
-// strips both headers from what callers send.
+// strips both headers from what callers send. The same rule is lent to routes that answer a lost write their own way
+// (`settleWrite`: an MCP tool's).
 import type { MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { AppError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
 import type { AppHandle } from "../../http/documented-routes";
-import { type Readers, settledAnswer } from "../../http/outcome";
+import { type Readers, settledAnswer, settledWrite } from "../../http/outcome";
 
 /** Request header: settle this request instead of running it. */
 export const SETTLE = "x-pm-settle";
@@ -22,6 +23,7 @@ export const namedAttempt = (value: string | undefined): string | undefined => (
 
 export function settleAsked(app: AppHandle, readers: Readers): MiddlewareHandler<AppEnv> {
   return createMiddleware<AppEnv>(async (c, next) => {
+    c.set("settleWrite", (write) => settledWrite(readers, c, write));
     if (c.req.header(SETTLE) !== "1" || c.req.method === "GET" || c.req.method === "HEAD") return next();
     if (!namedAttempt(c.req.header(ATTEMPT))) throw new AppError("BAD_REQUEST", `${SETTLE} needs the request's ${ATTEMPT} (a UUID)`);
     const outcome = await settledAnswer(app, readers, c);

@@ -44,9 +44,9 @@ const IDLE_MS = 300_000;
 /**
  * Faults a test asks for from inside a statement (e.g. a task's title), as the WebSocket proxy's (scripts/lib/ws-proxy.mjs),
  * so a write's answer is lost after the write went out (test/outcome.test.ts). The statement runs to its end (a one-shot
- * statement commits), then `drop-commit` and `drop-answer` cut the caller's connection without an answer, and
- * `fail-answer` answers 502 as a gateway that lost it. In a transaction (`queries`), `drop-answer` rolls it back
- * instead of committing (the cut came before its COMMIT). Dev/test only: Neon's endpoint has no such thing.
+ * statement commits, as does a transaction sent at once), then `drop-commit` and `drop-answer` cut the caller's
+ * connection without an answer, and `fail-answer` answers 502 as a gateway that lost it. (The API's transactions go
+ * over the WebSocket, whose proxy cuts `drop-answer`'s before its COMMIT.) Dev/test only: Neon's endpoint has none.
  */
 const FAULTS = ["pm-fault:drop-commit", "pm-fault:drop-answer", "pm-fault:fail-answer"];
 const faultOf = (body) => FAULTS.find((marker) => body.includes(marker))?.slice("pm-fault:".length);
@@ -180,7 +180,7 @@ export function startSqlOverHttp({ port = 0, delayMs = 0, log = () => {} } = {})
       try {
         const results = [];
         for (const q of payload.queries) results.push(await run(client, q, arrayMode));
-        await client.query(fault === "drop-answer" ? "rollback" : "commit");
+        await client.query("commit");
         return { body: { results }, fault };
       } catch (e) {
         await client.query("rollback").catch(() => {});

@@ -4062,6 +4062,17 @@ export interface components {
       };
       content?: never;
     };
+    /** @description UNAVAILABLE: the database could not be reached, or the write's connection failed and it is proven that nothing was written; retry shortly. OUTCOME_UNKNOWN: the connection failed after the write was sent and whether it was applied could not be checked (or it was applied and its answer was lost); retry with the same `Idempotency-Key`, which answers the write if it was applied and applies it once if not. `details.requestId` names the request */
+    WriteUnavailable: {
+      headers: {
+        "Server-Timing": components["headers"]["Server-Timing"];
+        "x-request-id": components["headers"]["x-request-id"];
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
   };
   parameters: {
     /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
@@ -4984,20 +4995,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listApiKeys: {
@@ -5375,20 +5373,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getApiKey: {
@@ -5693,20 +5678,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getAttachment: {
@@ -5997,20 +5969,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getAttachmentContent: {
@@ -6368,20 +6327,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   createDeviceCode: {
@@ -6498,20 +6444,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   exchangeDeviceToken: {
@@ -6614,20 +6547,7 @@ export interface operations {
           "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description temporarily_unavailable */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthError"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   revokeToken: {
@@ -6706,17 +6626,7 @@ export interface operations {
           "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description temporarily_unavailable */
-      503: {
-        headers: {
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthError"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   refreshToken: {
@@ -6792,17 +6702,7 @@ export interface operations {
           "application/json": components["schemas"]["OAuthError"];
         };
       };
-      /** @description temporarily_unavailable */
-      503: {
-        headers: {
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["OAuthError"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   batch: {
@@ -6949,20 +6849,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listComments: {
@@ -7365,20 +7252,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getComment: {
@@ -7683,20 +7557,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateComment: {
@@ -7872,20 +7733,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   uploadCommentAttachment: {
@@ -8056,20 +7904,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deviceVerificationPage: {
@@ -8277,20 +8112,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deviceVerificationConfirm: {
@@ -8429,20 +8251,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deviceVerificationDecide: {
@@ -9103,20 +8912,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getField: {
@@ -9407,20 +9203,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateField: {
@@ -9596,20 +9379,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getHealth: {
@@ -9849,20 +9619,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getImport: {
@@ -10136,20 +9893,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   commitImport: {
@@ -10325,20 +10069,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   putImportPart: {
@@ -10502,20 +10233,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listInvites: {
@@ -10875,20 +10593,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getInvite: {
@@ -11193,20 +10898,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   redeemInvite: {
@@ -11325,20 +11017,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listLabels: {
@@ -11678,20 +11357,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getLabel: {
@@ -11996,20 +11662,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateLabel: {
@@ -12185,20 +11838,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deleteLink: {
@@ -12338,20 +11978,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   completeLogin: {
@@ -12472,20 +12099,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   startLogin: {
@@ -12605,20 +12219,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getMe: {
@@ -13144,20 +12745,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getMilestone: {
@@ -13462,20 +13050,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateMilestone: {
@@ -13651,20 +13226,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listMilestoneComments: {
@@ -14930,20 +14492,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   registerOAuthClient: {
@@ -15632,20 +15181,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getProject: {
@@ -15950,20 +15486,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateProject: {
@@ -16139,20 +15662,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listProjectComments: {
@@ -16575,20 +16085,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   exportProject: {
@@ -17367,20 +16864,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   startSignup: {
@@ -17500,20 +16984,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTasks: {
@@ -18003,20 +17474,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getTask: {
@@ -18321,20 +17779,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateTask: {
@@ -18510,20 +17955,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTaskAttachments: {
@@ -18945,20 +18377,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTaskComments: {
@@ -19873,20 +19292,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTaskRelations: {
@@ -20239,20 +19645,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   deleteTaskRelation: {
@@ -20393,20 +19786,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getTeamMember: {
@@ -20711,20 +20091,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateTeamMember: {
@@ -20900,20 +20267,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTeams: {
@@ -21292,20 +20646,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getTeam: {
@@ -21610,20 +20951,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateTeam: {
@@ -21799,20 +21127,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   exportTeam: {
@@ -22103,20 +21418,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listTeamMembers: {
@@ -22505,20 +21807,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listUsers: {
@@ -23036,20 +22325,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateUser: {
@@ -23225,20 +22501,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listWebhooks: {
@@ -23610,20 +22873,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getWebhook: {
@@ -23928,20 +23178,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   updateWebhook: {
@@ -24117,20 +23354,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listWebhookDeliveries: {
@@ -24520,20 +23744,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   pingWebhook: {
@@ -24692,20 +23903,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   rotateWebhookSecret: {
@@ -24864,20 +24062,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   listWorkspaces: {
@@ -25394,20 +24579,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   exportWorkspace: {
@@ -25682,20 +24854,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
 }

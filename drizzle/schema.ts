@@ -681,6 +681,21 @@ export const idempotencyKeys = pgTable(
 );
 
 /**
+ * Requests given up on after a failure whose outcome was unknown (src/db/outcome.ts): a write of such a request that
+ * reaches the database later writes nothing (`pm_fence`, in the write's own statement or BEGIN), so once its fence is
+ * set, what the request committed is final and can be looked up. Kept a day.
+ */
+export const writeFences = pgTable(
+  "write_fences",
+  {
+    // The request's attempt (a server-made UUID, not the caller's x-request-id, which a retry may repeat).
+    attempt: text("attempt").primaryKey(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("write_fences_created_idx").on(t.createdAt)],
+);
+
+/**
  * The change feed (docs/events.md): one row per change of a tracked record, written by the database's own triggers
  * (migration 0011) in the transaction of the change, so no write path can commit without its event. `position` is the
  * writing transaction's id shifted left 20 bits plus the event's rank in it: a reader takes only positions below the

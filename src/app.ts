@@ -10,6 +10,7 @@ import type { AppEnv } from "./http/context";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
+import { settlingOutcome } from "./http/outcome";
 import { declaredPolicies, routePolicy } from "./http/policy";
 import { readsOf } from "./http/read-route";
 import { requestDb } from "./http/request-db";
@@ -26,6 +27,7 @@ import { oauthErrors } from "./middleware/oauth-errors";
 import { checksInOrder } from "./middleware/order-of-checks";
 import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
+import { settleAsked } from "./middleware/settle-asked";
 import { webhookRelay } from "./middleware/webhook-relay";
 import { accountRoutes } from "./resources/account/routes";
 import { agentRoutes } from "./resources/agents/routes";
@@ -216,6 +218,8 @@ export function buildApp() {
   app.use("*", rejectUnkeepableText);
   app.use("*", rateLimit);
   app.use("*", eventContext);
+  // The front Worker asks after a write the API Worker dropped: settled, never run again.
+  app.use("*", settleAsked(app));
   // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts).
   app.use("*", webhookRelay);
   // After a delete: the stored bytes of the attachments it removed go to the files queue (src/files/deletions.ts).
@@ -288,7 +292,8 @@ export function buildApp() {
   });
 
   app.notFound(methodNotAllowedOr404(app));
-  app.onError(checksInOrder(app, errorResponse));
+  // A lost connection after a write went out is settled first (src/http/outcome.ts); input refusals come after 401 and 404.
+  app.onError(checksInOrder(app, settlingOutcome(app, errorResponse)));
   return app;
 }
 

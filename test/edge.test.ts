@@ -87,13 +87,15 @@ let owner: Member;
 let member: Member;
 let taskId: string;
 let workspaceId: string;
+let team: Awaited<ReturnType<typeof newTeam>>;
+const ownTeam = async () => team;
 let tenant: Tenant;
 beforeAll(async () => {
   tenant = await newTenant("Edge");
   workspaceId = tenant.workspaceId;
   owner = tenant.owner;
   member = await addMember(tenant);
-  const team = await newTeam(tenant);
+  team = await newTeam(tenant);
   await joinTeam(team, member);
   const created = await post("/tasks", { teamId: team.id, title: "v0" }, owner.key);
   expect(created.status).toBe(201);
@@ -273,7 +275,7 @@ describe("edge cache: what a hit says of the caller's request", () => {
 });
 
 describe("edge: the API Worker fails mid-request", () => {
-  it("answers 503 UNAVAILABLE in the API's JSON shape when the binding throws or answers workerd's plain text", async () => {
+  it("a read: 503 UNAVAILABLE in the API's JSON shape when the binding throws or answers workerd's plain text; a write the API cannot be asked after: OUTCOME_UNKNOWN", async () => {
     const failing: EdgeDeps["origin"][] = [
       {
         fetch: async () => {
@@ -285,17 +287,71 @@ describe("edge: the API Worker fails mid-request", () => {
     ];
     for (const api of failing) {
       const here = await location("down", MAX_SECONDS, api);
-      for (const [method, headers] of [
-        ["POST", { "x-request-id": "edge-down" }],
-        ["GET", { "cache-control": "max-age=5", "x-request-id": "edge-down" }],
-        ["GET", {}],
-      ] as [string, Record<string, string>][]) {
+      for (const [method, headers, code] of [
+        ["POST", { "x-request-id": "edge-down" }, "OUTCOME_UNKNOWN"],
+        ["GET", { "cache-control": "max-age=5", "x-request-id": "edge-down" }, "UNAVAILABLE"],
+        ["GET", {}, "UNAVAILABLE"],
+      ] as [string, Record<string, string>, string][]) {
         const res = await here.send(method, "/tasks", owner.key, headers, method === "POST" ? { title: "x" } : undefined);
-        expect([res.status, res.headers.get("content-type"), res.body.error?.code]).toEqual([503, "application/json", "UNAVAILABLE"]);
+        expect([res.status, res.headers.get("content-type"), res.body.error?.code]).toEqual([503, "application/json", code]);
         expect(res.body.error.details.requestId).toBe(res.headers.get("x-request-id"));
         if (headers["x-request-id"]) expect(res.headers.get("x-request-id")).toBe("edge-down");
       }
     }
+  });
+
+  /** The API Worker behind a binding that loses the answer of every first call (after the API ran it, or before). */
+  const dropping = (when: "after" | "before"): EdgeDeps["origin"] => ({
+    async fetch(request) {
+      if (request.headers.get("x-pm-settle")) return origin.fetch(request);
+      if (when === "after") await origin.fetch(request);
+      return new Response("Your worker restarted mid-request. Please try sending the request again.", { status: 503 });
+    },
+  });
+  const titled = async (title: string) => {
+    const found = await fetchApp(
+      new Request(`http://api.test/tasks?filter[eq][title]=${encodeURIComponent(title)}`, { headers: { "svc-api-key": owner.key } }),
+    );
+    return ((await found.json()) as { tasks: unknown[] }).tasks.length;
+  };
+
+  it("a write that committed before its answer was lost: the front Worker asks after it and answers 201 with the record", async () => {
+    const here = await location("dropped-after", MAX_SECONDS, dropping("after"));
+    const title = `dropped after ${crypto.randomUUID()}`;
+    const res = await here.send("POST", "/tasks", owner.key, {}, { teamId: (await ownTeam()).id, title });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.task.title).toBe(title);
+    expect(res.headers.get("location")).toBe(`/tasks/${res.body.task.id}`);
+    expect(await titled(title)).toBe(1);
+  });
+
+  it("a write dropped before the API ran it: 503 UNAVAILABLE, nothing was written, and it never lands", async () => {
+    const here = await location("dropped-before", MAX_SECONDS, dropping("before"));
+    const title = `dropped before ${crypto.randomUUID()}`;
+    const res = await here.send("POST", "/tasks", owner.key, { "x-request-id": "edge-dropped" }, { teamId: (await ownTeam()).id, title });
+    expect([res.status, res.body.error?.code, res.headers.get("x-request-id")]).toEqual([503, "UNAVAILABLE", "edge-dropped"]);
+    expect(res.body.error.message).toMatch(/nothing was written/);
+    expect(await titled(title)).toBe(0);
+  });
+
+  it("a caller cannot name the attempt or ask for a settle itself: the front Worker replaces both headers", async () => {
+    const seen: Headers[] = [];
+    const here = await location("internal", MAX_SECONDS, {
+      fetch: async (request) => {
+        seen.push(new Headers(request.headers));
+        return origin.fetch(request);
+      },
+    });
+    const attempt = crypto.randomUUID();
+    const res = await here.send(
+      "POST",
+      "/tasks",
+      owner.key,
+      { "x-pm-attempt": attempt, "x-pm-settle": "1" },
+      { teamId: (await ownTeam()).id, title: "plain" },
+    );
+    expect(res.status).toBe(201);
+    expect([seen[0].get("x-pm-settle"), seen[0].get("x-pm-attempt") === attempt]).toEqual([null, false]);
   });
 });
 

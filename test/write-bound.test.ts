@@ -1,12 +1,12 @@
-// A 503 means nothing was written (docs/security.md): the server cancels and rolls back a write that waits
-// past SERVER_TIMEOUT_MS (src/db/client.ts), before the client's own bound gives up on it. A team's row is held locked
+// A 503 of the server's own bound means nothing was written (docs/security.md, "A 503 tells the truth"): the server
+// cancels and rolls back a write that waits past SERVER_TIMEOUT_MS (src/db/client.ts), before the client's own bound gives up on it. A team's row is held locked
 // from another connection, as 50 concurrent creates into one team hold it for each other; then the lock is let go and
 // the write must not land.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { QUERY_TIMEOUT_MS, SERVER_TIMEOUT_MS } from "../src/db/client";
 import { post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
+import { newTeam, newTenant, type TeamFixture, type Tenant, whileLocked, withDb } from "./helpers/fixtures";
 
 let tenant: Tenant;
 let team: TeamFixture;
@@ -16,26 +16,7 @@ beforeAll(async () => {
 });
 
 /** Runs `during` while another connection holds the team's row locked; then lets go. */
-async function withTeamLocked<T>(during: () => Promise<T>): Promise<T> {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((r) => (locked = r));
-  const holder = withDb((db) =>
-    db.transaction(async (tx) => {
-      await tx.execute(sql`select id from teams where id = ${team.id} for update`);
-      locked();
-      await released;
-    }),
-  );
-  await isLocked;
-  try {
-    return await during();
-  } finally {
-    release();
-    await holder;
-  }
-}
+const withTeamLocked = <T>(during: () => Promise<T>) => whileLocked(sql`select id from teams where id = ${team.id} for update`, during);
 
 const stored = (title: string) =>
   withDb(async (db) => (await db.execute<{ n: number }>(sql`select count(*)::int as n from tasks where title = ${title}`)).rows[0].n);

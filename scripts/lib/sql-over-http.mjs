@@ -41,6 +41,16 @@ const RAW = { getTypeParser: () => (value) => value };
 const CONNECT_TIMEOUT_MS = 5000;
 const IDLE_MS = 300_000;
 
+/**
+ * Faults a test asks for from inside a statement (e.g. a task's title), as the WebSocket proxy's (scripts/lib/ws-proxy.mjs),
+ * so a write's answer is lost after the write went out (test/outcome.test.ts). The statement runs to its end (a one-shot
+ * statement commits, as does a transaction sent at once), then `drop-commit` and `drop-answer` cut the caller's
+ * connection without an answer, and `fail-answer` answers 502 as a gateway that lost it. (The API's transactions go
+ * over the WebSocket, whose proxy cuts `drop-answer`'s before its COMMIT.) Dev/test only: Neon's endpoint has none.
+ */
+const FAULTS = ["pm-fault:drop-commit", "pm-fault:drop-answer", "pm-fault:fail-answer"];
+const faultOf = (body) => FAULTS.find((marker) => body.includes(marker))?.slice("pm-fault:".length);
+
 const later = (ms) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : undefined);
 
 /** A JSON parameter as PostgreSQL text, as Neon's proxy converts it (json_to_pg_text): strings as they are, arrays as array literals. */
@@ -133,6 +143,7 @@ export function startSqlOverHttp({ port = 0, delayMs = 0, log = () => {} } = {})
     return pool;
   };
 
+  /** The answer to a request, and the fault it asked for (undefined for none). */
   const answer = async (req, res) => {
     if (req.method !== "POST" || new URL(req.url ?? "/", "http://x").pathname !== "/sql") throw new RequestError(404, "not found");
     const connectionString = req.headers["neon-connection-string"];
@@ -141,9 +152,11 @@ export function startSqlOverHttp({ port = 0, delayMs = 0, log = () => {} } = {})
       throw new RequestError(400, "this stand-in answers raw text output only (the driver always asks for it)");
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const fault = faultOf(text);
     let payload;
     try {
-      payload = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      payload = JSON.parse(text);
     } catch {
       throw new RequestError(400, "request body is not valid JSON");
     }
@@ -162,13 +175,13 @@ export function startSqlOverHttp({ port = 0, delayMs = 0, log = () => {} } = {})
     };
     res.on("close", gone);
     try {
-      if (!Array.isArray(payload.queries)) return await run(client, payload, arrayMode);
+      if (!Array.isArray(payload.queries)) return { body: await run(client, payload, arrayMode), fault };
       await client.query(beginOf(req.headers));
       try {
         const results = [];
         for (const q of payload.queries) results.push(await run(client, q, arrayMode));
         await client.query("commit");
-        return { results };
+        return { body: { results }, fault };
       } catch (e) {
         await client.query("rollback").catch(() => {});
         throw e;
@@ -188,8 +201,9 @@ export function startSqlOverHttp({ port = 0, delayMs = 0, log = () => {} } = {})
     await later(held);
     let status = 200;
     let body;
+    let fault;
     try {
-      body = await answer(req, res);
+      ({ body, fault } = await answer(req, res));
     } catch (e) {
       // PostgreSQL's refusal is the caller's 400, as Neon answers it; anything else (the connection) a 500.
       const refused = e instanceof pg.DatabaseError;
@@ -198,6 +212,8 @@ export function startSqlOverHttp({ port = 0, delayMs = 0, log = () => {} } = {})
     }
     await later(held);
     if (res.destroyed) return;
+    if (fault === "drop-commit" || fault === "drop-answer") return void req.socket.destroy();
+    if (fault === "fail-answer") [status, body] = [502, { message: "pm-fault: the answer was lost" }];
     const text = JSON.stringify(body);
     res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
     res.end(text);

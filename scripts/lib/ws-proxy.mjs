@@ -6,6 +6,35 @@ import { WebSocketServer } from "ws";
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /**
+ * Faults a test asks for from inside a statement (e.g. a task's title), so it can lose a write's answer the way a
+ * network does, after the write went out (test/outcome.test.ts). `drop-answer`: the message carrying it reaches the
+ * server, which runs it to its end, and the client's connection is cut before any answer (inside a transaction: before
+ * its COMMIT). `drop-commit`: the same at the message that commits the marked statement: itself outside a transaction,
+ * else the transaction's next COMMIT. Client-to-server bytes are read only for these markers and COMMIT; of the
+ * server's, only the transaction status of its ReadyForQuery.
+ */
+const DROP_ANSWER = Buffer.from("pm-fault:drop-answer");
+const DROP_COMMIT = Buffer.from("pm-fault:drop-commit");
+const COMMIT = /\bcommit\b/i;
+/** ReadyForQuery: 'Z', its length (5), then the transaction status. */
+const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5]);
+const ZEROS = Buffer.from([0, 0, 0]);
+/**
+ * Whether the server has answered a statement in full: its CommandComplete (or ErrorResponse), then a ReadyForQuery.
+ * (A ReadyForQuery alone may be the one that ends a new connection's startup, sent before the statement pipelined
+ * behind it.) A message is its type, a 4-byte length (short ones start with three zero bytes) and its body.
+ */
+function answered(bytes) {
+  const ready = bytes.lastIndexOf(READY_FOR_QUERY);
+  for (let i = bytes.indexOf(ZEROS); i > 0 && i < ready; i = bytes.indexOf(ZEROS, i + 1)) {
+    const body = bytes.toString("latin1", i + 4, i + 12);
+    if (bytes[i - 1] === 0x43 && /^(SELECT|INSERT|UPDATE|DELETE|COMMIT|ROLLBACK)/.test(body)) return true;
+    if (bytes[i - 1] === 0x45 && /^S(ERROR|FATAL)/.test(body)) return true;
+  }
+  return false;
+}
+
+/**
  * Runs `fn` after `ms`, or at once when there is no delay. Timers of one duration fire in the order they were
  * set, so every message keeps its place in its direction.
  */
@@ -51,10 +80,42 @@ export function startWsProxy({ port = 0, delayMs = 0, log = () => {} } = {}) {
       if (tcp.connecting) pending.push(data);
       else tcp.write(data);
     };
-    ws.on("message", (data) => later(delayMs, () => toServer(data)));
-    tcp.on("data", (chunk) => later(delayMs, () => ws.readyState === ws.OPEN && ws.send(chunk)));
+    // A fault asked for: `awaitingCommit` after drop-commit's marker; `cut` once the client's side is to be cut: it hears
+    // nothing more (`unheard` collects what the server says instead), and is cut when the server has answered the marked
+    // message in full: by then the server has run it to its end, committed or not. The server's side is only half-closed.
+    let awaitingCommit = false;
+    let cut = false;
+    let unheard = Buffer.alloc(0);
+    // The server's transaction status at its last ReadyForQuery ('I' idle, 'T' in a transaction, 'E' failed one).
+    let status = "I";
+    const cutNow = () => {
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.terminate();
+      tcp.end();
+    };
+    const faultOf = (data) => {
+      const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data);
+      if (bytes.includes(DROP_ANSWER)) cut = true;
+      else if (bytes.includes(DROP_COMMIT)) {
+        if (status === "I") cut = true;
+        else awaitingCommit = true;
+      } else if (awaitingCommit && COMMIT.test(bytes.toString("latin1"))) cut = true;
+    };
+    ws.on("message", (data) => {
+      if (!cut) faultOf(data);
+      later(delayMs, () => toServer(data));
+    });
+    tcp.on("data", (chunk) => {
+      const ready = chunk.lastIndexOf(READY_FOR_QUERY);
+      if (ready >= 0 && ready + READY_FOR_QUERY.length < chunk.length) status = String.fromCharCode(chunk[ready + READY_FOR_QUERY.length]);
+      if (cut) {
+        unheard = Buffer.concat([unheard, chunk]);
+        if (answered(unheard)) cutNow();
+        return;
+      }
+      later(delayMs, () => ws.readyState === ws.OPEN && ws.send(chunk));
+    });
     const end = () => {
-      tcp.destroy();
+      if (!cut) tcp.destroy();
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.terminate();
     };
     tcp.on("error", (e) => {

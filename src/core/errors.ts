@@ -19,6 +19,9 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
+  // A write's connection failed after it went out and whether it committed could not be settled: retry with the same
+  // Idempotency-Key (docs/api.md, conventions).
+  OUTCOME_UNKNOWN: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

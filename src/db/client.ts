@@ -81,22 +81,22 @@ function configureDriver({ DB_WS_PROXY: proxy, DB_HTTP_PROXY: endpoint }: Driver
 const httpAvailable = (env: DriverEnv) => env.DB_HTTP_PROXY !== undefined || env.DB_WS_PROXY === undefined;
 
 /**
- * The HTTP query's bound on waiting (QUERY_TIMEOUT_MS, as the WebSocket's `query_timeout`): the driver spreads its
- * fetch options into every fetch, so this getter gives each query a fresh signal (one per request would also cut a
+ * The HTTP query's bound on waiting (`ms`: QUERY_TIMEOUT_MS, as the WebSocket's `query_timeout`): the driver spreads
+ * its fetch options into every fetch, so this getter gives each query a fresh signal (one per request would also cut a
  * long run of quick ones).
  */
-const boundedFetch: RequestInit = {
+const boundedFetch = (ms: number): RequestInit => ({
   get signal() {
-    return AbortSignal.timeout(QUERY_TIMEOUT_MS);
+    return AbortSignal.timeout(ms);
   },
-};
+});
 
 // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; the wrapper forwards them untouched.
 type QueryFn = (...args: any[]) => any;
 // Wrapping client.query stays: pg (and the Neon driver) has no query event, and Drizzle's logger sees statements but not BEGIN/COMMIT.
 // A BEGIN also sets the server's bound (SERVER_TIMEOUT_MS) and the request's event context (event-context.ts), in the
 // same round trip.
-function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginning: () => EventContext | undefined): T {
+function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, request: RequestDb): T {
   const original = target.query.bind(target);
   // biome-ignore lint/suspicious/noExplicitAny: see QueryFn.
   target.query = ((...args: any[]) => {
@@ -107,10 +107,12 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, beginn
     if (typeof text === "string" && /^\s*begin\b/i.test(text)) {
       stats.transactions++;
       // A read-only transaction (a streamed export's snapshot) writes nothing: no event context, no webhooks to relay.
-      const ctx = /\bread only\b/i.test(text) ? undefined : beginning();
+      const ctx = /\bread only\b/i.test(text) ? undefined : request.writing();
       const begin = boundedBegin(ctx ? withContext(text, ctx) : text);
       args[0] = typeof args[0] === "string" ? begin : { ...args[0], text: begin };
     }
+    // On a connection that is open: once a write has begun, whatever goes out may commit it (src/db/outcome.ts).
+    if (request.wrote) request.sent = true;
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
     const last = args.length - 1;
     if (typeof args[last] === "function") {
@@ -156,12 +158,16 @@ type HttpClient = ReturnType<typeof neon>;
  * neon-http and neon-serverless databases are both PgDatabases and differ only in `execute`'s result type (`rows`
  * either way), so it stands in for `Db`.
  */
-function httpDatabase(env: DriverEnv, stats: DbStats, interactive: () => Db): Db {
-  const http = neon(env.DATABASE_URL, { fetchOptions: boundedFetch });
+function httpDatabase(env: DriverEnv, request: RequestDb, interactive: () => Db): Db {
+  const http = neon(env.DATABASE_URL, { fetchOptions: boundedFetch(request.bounds.query) });
+  const { stats } = request;
   const client = {
     query: async (...args: Parameters<HttpClient["query"]>) => {
       const started = performance.now();
       stats.queries++;
+      // Once a write has begun (a guarded write's statement), what goes out may commit even if its answer is lost
+      // (src/db/outcome.ts): a one-shot statement commits on its own, before the endpoint answers.
+      if (request.wrote) request.sent = true;
       try {
         return await http.query(...args);
       } finally {
@@ -193,18 +199,34 @@ export class RequestDb {
   eventContext: EventContext | undefined;
   /** Whether anything of this request wrote (a transaction began or a guarded write ran): its events may have webhooks. */
   wrote = false;
+  /**
+   * Whether a statement went out on an open connection once a write had begun: until then a failure left nothing
+   * written; from then on its outcome must be settled (src/db/outcome.ts).
+   */
+  sent = false;
+  /** When the request began (ms since the epoch): its events are looked for from then on. */
+  readonly startedAt = Date.now();
   #pool?: Pool;
   #db?: Db;
   #socketDb?: Db;
   #scope?: Tx;
   readonly #http: boolean;
 
-  /** `http: false` sends every statement over the WebSocket (the bench's WebSocket tables). */
+  readonly bounds: { connect: number; query: number };
+
+  /**
+   * `http: false` sends every statement over the WebSocket (the bench's WebSocket tables); `bounds` are the waits on
+   * connecting and on each statement's answer (a settling connection's are shorter: src/db/outcome.ts).
+   */
   constructor(
     private readonly env: DriverEnv,
-    { http = true }: { http?: boolean } = {},
+    {
+      http = true,
+      bounds = { connect: CONNECT_TIMEOUT_MS, query: QUERY_TIMEOUT_MS },
+    }: { http?: boolean; bounds?: { connect: number; query: number } } = {},
   ) {
     this.#http = http && httpAvailable(env);
+    this.bounds = bounds;
   }
 
   get db(): Db {
@@ -212,7 +234,7 @@ export class RequestDb {
     if (this.#scope) return this.#scope as unknown as Db;
     if (!this.#db) {
       configureDriver(this.env);
-      this.#db = this.#http ? httpDatabase(this.env, this.stats, () => this.#socket()) : this.#socket();
+      this.#db = this.#http ? httpDatabase(this.env, this, () => this.#socket()) : this.#socket();
     }
     return this.#db;
   }
@@ -223,13 +245,18 @@ export class RequestDb {
       const pool = new Pool({
         connectionString: this.env.DATABASE_URL,
         max: 4,
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-        query_timeout: QUERY_TIMEOUT_MS,
+        connectionTimeoutMillis: this.bounds.connect,
+        query_timeout: this.bounds.query,
       });
       // A dropped connection fails the query that used it (mapped to 503); the pool's own event is only logged.
       pool.on("error", (err: Error) => console.error("database pool error", err.message));
       // Count at the connection: pool.query and transactions both end in client.query, once each.
-      pool.on("connect", (client: PoolClient) => void counted(client, this.stats, () => this.writing()));
+      pool.on("connect", (client: PoolClient) => {
+        counted(client, this.stats, this);
+        // A connection lost between a transaction's statements fails its next one (and so the request, settled by
+        // src/http/outcome.ts); unheard, the client's own error event would be an uncaught exception.
+        client.on("error", (err: Error) => console.error("database connection error", err.message));
+      });
       this.#pool = pool;
       this.#socketDb = databaseOver(pool);
     }

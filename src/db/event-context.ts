@@ -1,9 +1,11 @@
 // Who a request's writes are by, for the events the database's triggers write with each change (docs/events.md): the
 // actor (a user id, or SQL that reads it from the credential), how it came (`via`) and the request id. The triggers read
 // it from the transaction's `pm.ctx` setting, which every write sets in its own round trip: a single-statement write in
-// its statement (contextSet), a transaction in the BEGIN it starts with (withContext).
+// its statement (contextSet), a transaction in the BEGIN it starts with (withContext). The same round trip takes the
+// request's fence (src/db/outcome.ts), so that a request whose outcome is settled after a lost connection writes nothing later.
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
+import { fenced } from "./outcome";
 
 export type EventVia = "api_key" | "jwt" | "mcp" | "import" | "sign_up" | "oauth";
 
@@ -11,13 +13,16 @@ export interface EventContext {
   actor: SQL | string | null;
   via: EventVia | null;
   requestId: string;
+  /** This request's attempt: a server-made UUID (the caller may repeat its x-request-id), what its writes are fenced by. */
+  attempt: string;
 }
 
 const json = (ctx: EventContext): SQL =>
   sql`json_build_object('actor', ${ctx.actor}::text, 'via', ${ctx.via}::text, 'requestId', ${ctx.requestId}::text)::text`;
 
 /** A condition that sets the context (true once set): evaluated before the statement writes, as an InitPlan. */
-export const contextSet = (ctx: EventContext): SQL => sql`(select set_config('pm.ctx', ${json(ctx)}, true) is not null)`;
+export const contextSet = (ctx: EventContext): SQL =>
+  sql`(select set_config('pm.ctx', ${json(ctx)}, true) is not null and ${fenced(ctx.attempt)})`;
 
 /**
  * A condition that is true and readies this connection's event triggers (pm_warm_events: pm_emit compiled, its tables
@@ -34,6 +39,6 @@ const dialect = new PgDialect();
  * inlined as escaped literals, the actor's credential subquery included.
  */
 export function withContext(begin: string, ctx: EventContext): string {
-  const { sql: text } = dialect.sqlToQuery(sql`select set_config('pm.ctx', ${json(ctx)}, true)`.inlineParams());
+  const { sql: text } = dialect.sqlToQuery(sql`select set_config('pm.ctx', ${json(ctx)}, true), ${fenced(ctx.attempt)}`.inlineParams());
   return `${begin}; ${text}`;
 }

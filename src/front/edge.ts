@@ -19,6 +19,13 @@ export const WORKSPACE = "x-pm-workspace";
 /** Response header, beside WORKSPACE: when the credential expires (ms since the epoch), absent when it never does. */
 export const CREDENTIAL_EXPIRES = "x-pm-credential-expires";
 /**
+/**
+ * Request headers of a write (src/middleware/settle-asked): its attempt, named here so the front Worker can ask after
+ * it, and the question itself, sent when the API Worker dropped the write.
+ */
+export const ATTEMPT = "x-pm-attempt";
+export const SETTLE = "x-pm-settle";
+/**
  * Response header, on any answer whatever its status: the workspace whose credentials the request revoked (a replayed
  * OAuth code or refresh token, refused with a 400, revokes its grant). Recorded as a write of it; internal, stripped.
  */
@@ -81,40 +88,67 @@ function answer(res: Response, cacheStatus: string, ageSeconds: number, body: Bo
   return new Response(body, { status: res.status, statusText: res.statusText, headers });
 }
 
-/**
- * The API Worker's answer. When there is none (the binding throws: the API Worker restarted or failed mid-request) or it
- * is not the API's (a 5xx that is not JSON: workerd's own plain-text "Your worker restarted mid-request"), the caller
- * still gets the API's error shape: 503 UNAVAILABLE (docs/api.md, conventions).
- */
-async function forward(request: Request, deps: EdgeDeps, headers: Headers): Promise<Response> {
-  if (deps.originDelayMs > 0) await new Promise((r) => setTimeout(r, deps.originDelayMs));
+/** The API Worker's own answer, or null when there is none (the binding threw) or it is not the API's (a 5xx not in JSON). */
+async function originAnswer(deps: EdgeDeps, request: Request): Promise<Response | null> {
   try {
-    const res = await deps.origin.fetch(new Request(request, { headers }));
+    const res = await deps.origin.fetch(request);
     if (res.status < 500 || isJson(res)) return res;
     console.error(`API Worker answered ${res.status} ${(await res.text()).slice(0, 200)}`);
   } catch (err) {
     console.error(`API Worker unreachable: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return unavailable(request);
+  return null;
+}
+
+/**
+ * The API Worker's answer. When there is none (the binding throws: the API Worker restarted or failed mid-request) or it
+ * is not the API's (workerd's own plain-text "Your worker restarted mid-request"), a read gets the API's error shape,
+ * 503 UNAVAILABLE; a write may have committed, so the front Worker asks the API Worker after it (the same request,
+ * without its body, `x-pm-settle`: it is settled, never run again) and answers what it says: the write's own answer,
+ * 503 "nothing was written" or 503 OUTCOME_UNKNOWN; without an answer to that either, OUTCOME_UNKNOWN (docs/edge.md).
+ */
+async function forward(request: Request, deps: EdgeDeps, headers: Headers): Promise<Response> {
+  if (deps.originDelayMs > 0) await new Promise((r) => setTimeout(r, deps.originDelayMs));
+  const res = await originAnswer(deps, new Request(request, { headers }));
+  if (res) return res;
+  if (!headers.has(ATTEMPT)) return unavailable(headers);
+  const asked = new Headers(headers);
+  asked.set(SETTLE, "1");
+  asked.delete("content-type");
+  asked.delete("content-length");
+  return (await originAnswer(deps, new Request(request.url, { method: request.method, headers: asked }))) ?? outcomeUnknown(headers);
 }
 
 const isJson = (res: Response) => (res.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json");
 
-function unavailable(request: Request): Response {
-  const requestId = usableRequestId(request.headers.get("x-request-id")) ?? crypto.randomUUID();
-  // Whether a write got through before the failure is not known here: only an Idempotency-Key makes its retry safe.
-  const message = "The service could not answer; retry shortly (a write retried with the same Idempotency-Key is not repeated)";
-  return Response.json(
-    { error: { code: "UNAVAILABLE", message, details: { requestId } } },
-    { status: 503, headers: { "x-request-id": requestId } },
-  );
+/** The API's error shape, for an answer the API Worker did not give; the request id is the one the origin was sent. */
+function failure(code: "UNAVAILABLE" | "OUTCOME_UNKNOWN", message: string, headers: Headers): Response {
+  const requestId = usableRequestId(headers.get("x-request-id")) ?? crypto.randomUUID();
+  return Response.json({ error: { code, message, details: { requestId } } }, { status: 503, headers: { "x-request-id": requestId } });
 }
+/** A read the API Worker did not answer. */
+const unavailable = (headers: Headers) => failure("UNAVAILABLE", "The service could not answer; retry shortly", headers);
+/** A write the API Worker dropped, and could not say after whether it committed. */
+const outcomeUnknown = (headers: Headers) =>
+  failure(
+    "OUTCOME_UNKNOWN",
+    "The service could not answer, and whether the write was applied could not be checked; retry with the same Idempotency-Key " +
+      "(its retry answers the write if it was applied, and applies it once if not)",
+    headers,
+  );
 
-/** The request's headers as the origin gets them: any client-sent internal header replaced by the front's own. */
+/**
+ * The request's headers as the origin gets them: any client-sent internal header replaced by the front's own. A write
+ * gets its attempt and a request id (the caller's, or a new one), so that the front Worker can ask after it.
+ */
 function originHeaders(request: Request, askWorkspace: boolean): Headers {
   const headers = new Headers(request.headers);
-  headers.delete(ASK_WORKSPACE);
+  for (const internal of [ASK_WORKSPACE, ATTEMPT, SETTLE]) headers.delete(internal);
   if (askWorkspace) headers.set(ASK_WORKSPACE, "1");
+  if (!["GET", "HEAD", "OPTIONS"].includes(request.method)) {
+    headers.set(ATTEMPT, crypto.randomUUID());
+    headers.set("x-request-id", usableRequestId(request.headers.get("x-request-id")) ?? crypto.randomUUID());
+  }
   return headers;
 }
 

@@ -27,11 +27,12 @@ function pgError(err: unknown): { code: string; constraint?: string; message?: s
 
 // Driver messages of a database that is gone or silent: socket errors, the WebSocket closing, the connect timeout
 // ("timeout expired", "timeout exceeded when trying to connect", "Connection terminated due to connection timeout")
-// and the query timeout ("Query read timeout"; src/db/client.ts), all proven in test/smoke/outage.test.mjs. On the
-// HTTP query: the fetch failed or was cut by its bound ("Error connecting to database: …"), or the endpoint could not
-// reach PostgreSQL ("Server error (HTTP status 5xx)": Neon answers a refused statement with a 400 and its SQLSTATE).
+// and the query timeout ("Query read timeout"; src/db/client.ts), all proven in test/smoke/outage.test.mjs; a
+// transaction's next statement on a connection already lost ("…connection error and is not queryable", test/outcome.test.ts).
+// On the HTTP query: the fetch failed or was cut by its bound ("Error connecting to database: …"), or the endpoint could
+// not reach PostgreSQL ("Server error (HTTP status 5xx)": Neon answers a refused statement with a 400 and its SQLSTATE).
 const CONNECTION_FAILURE =
-  /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|WebSocket|Network connection lost|connection terminated|timeout expired|timeout exceeded when trying to connect|Query read timeout|too many (clients|connections)|Error connecting to database|Server error \(HTTP status 5\d\d\)/i;
+  /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|ETIMEDOUT|WebSocket|Network connection lost|connection terminated|timeout expired|timeout exceeded when trying to connect|Query read timeout|too many (clients|connections)|connection error and is not queryable|Error connecting to database|Server error \(HTTP status 5\d\d\)/i;
 
 /** The driver could not reach PostgreSQL: SQLSTATE class 08, admin shutdown 57P0x, too many connections, or a socket error. */
 function isConnectionFailure(err: unknown, pg: { code: string } | undefined): boolean {
@@ -40,6 +41,9 @@ function isConnectionFailure(err: unknown, pg: { code: string } | undefined): bo
   for (const e of causes(err)) if (!isQueryWrapper(e) && CONNECTION_FAILURE.test(`${e.code ?? ""} ${e.message ?? ""}`)) return true;
   return false;
 }
+
+/** The connection failed (or timed out) under a statement: whether a write it carried committed is not known from here (src/http/outcome.ts). */
+export const isLostConnection = (err: unknown): boolean => isConnectionFailure(err, pgError(err));
 
 /** An error answer: its status and its body. */
 export interface ErrorAnswer {

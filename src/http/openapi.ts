@@ -121,6 +121,11 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
       "The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional.",
     schema: { type: "string" },
   });
+  registry.registerComponent("responses", "WriteUnavailable", {
+    description: WRITE_UNAVAILABLE,
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    headers: commonHeaders(),
+  });
   registry.registerComponent("responses", "NotModified", {
     description: "Unchanged since the `If-None-Match` ETag",
     // The etag middleware's 304 keeps ETag and the request id of the headers set before it; Server-Timing comes after it.
@@ -134,6 +139,13 @@ const errorResponse = (code: ErrorCode) => ({
   description: code,
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 });
+
+/** The 503 of a write: what each of its codes says about the write, and what to do. */
+const WRITE_UNAVAILABLE =
+  "UNAVAILABLE: the database could not be reached, or the write's connection failed and it is proven that nothing was " +
+  "written; retry shortly. OUTCOME_UNKNOWN: the connection failed after the write was sent and whether it was applied " +
+  "could not be checked (or it was applied and its answer was lost); retry with the same `Idempotency-Key`, which " +
+  "answers the write if it was applied and applies it once if not. `details.requestId` names the request";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
@@ -167,6 +179,8 @@ function applyConventions(method: string, op: Json, policy: RoutePolicy) {
     // The error mapper's 409s: a deadlock or serialization failure, or a linked row deleted meanwhile (retry).
     if (method !== "get") add("409", errorResponse("CONFLICT"));
   }
+  // A write's 503 has two codes (docs/api.md, conventions; src/http/outcome.ts), described once.
+  if (method !== "get" && responses["503"]) responses["503"] = ref("responses", "WriteUnavailable");
   documentGenericFailures(op);
   for (const response of Object.values(responses)) {
     if (!("$ref" in response)) response.headers = { ...(response.headers as Json | undefined), ...commonHeaders() };

@@ -7,12 +7,13 @@ import { SCOPES } from "../core/scopes";
 import { type CallerEnv, withCaller } from "../http/caller";
 import { errorResponse, PROTECTED_RESOURCE_METADATA } from "../http/error-mapper";
 import { jsonResponse } from "../http/openapi";
+import { mustSettle } from "../http/outcome";
 import { declaring } from "../http/policy";
 import { publicRoute } from "../http/route-base";
 import { newRouter } from "../http/router";
 import { publicBaseUrl } from "../http/urls";
 import { isUtf8 } from "../middleware/body-guard";
-import { mcpServer, type SentArguments } from "./server";
+import { type FailedCall, mcpServer, type SentArguments } from "./server";
 import type { ToolContext } from "./tools";
 
 /** JSON-RPC: its tools check their arguments, its request ids are its own (no Idempotency-Key), its events say `mcp`. */
@@ -24,6 +25,21 @@ async function toolContext(c: Context<CallerEnv>): Promise<ToolContext> {
   await caller.principal();
   return { caller };
 }
+
+/**
+ * A tool call that failed: its REST error body, or, when the connection was lost after its write went out, what the
+ * request's settling says (src/http/outcome.ts, REST's rule): the committed record as the tool's answer (a delete's
+ * `{deleted: true}`), or the error OUTCOME_UNKNOWN / UNAVAILABLE ("nothing was written").
+ */
+const failedCall = async (c: Context<CallerEnv>, ...[err, tool, args]: Parameters<FailedCall>): ReturnType<FailedCall> => {
+  if (mustSettle(c.get("rdb"), err)) {
+    const [method, route] = tool.rest.split(" ");
+    const outcome = await c.get("settleWrite")({ method, route, id: typeof args.id === "string" ? args.id : undefined });
+    if (!(outcome instanceof Error)) return { result: outcome.status === 204 ? { deleted: true } : outcome.body };
+    err = outcome;
+  }
+  return { error: await errorResponse(err, c).json() };
+};
 
 /** Stateless: no session lives between requests, so there is no SSE stream to GET and no session to DELETE. */
 function methodNotAllowed(c: Context) {
@@ -133,7 +149,7 @@ export const mcpRoutes = newRouter()
     const context = await toolContext(c);
     const parsed = await rpcBody(c);
     if ("refusal" in parsed) return parsed.refusal;
-    const server = mcpServer(context, parsed.sent, (err) => errorResponse(err, c).json());
+    const server = mcpServer(context, parsed.sent, (...failure) => failedCall(c, ...failure));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -90,12 +90,22 @@ async function callTool(ctx: ToolContext, tool: Tool, rawArgs: Record<string, un
 export type SentArguments = Map<RequestId, unknown>;
 
 /**
- * The MCP server of one request. It is the SDK's low-level Server because McpServer validates arguments itself
- * and words the failure its own way, while here invalid arguments are the REST API's 422 body. `errorBody` renders
- * any error as the REST API would (the one error mapper), so a refusal is a tool error, never a crash. A method it
- * has no handler for is the SDK's −32601 (Method not found).
+ * What a failed tool call answers: the REST error body (`error`), or, for a write whose connection was lost after it
+ * went out and that the request's settling found committed, the tool's answer after all (`result`).
  */
-export function mcpServer(ctx: ToolContext, sent: SentArguments, errorBody: (err: unknown) => Promise<Record<string, unknown>>): Server {
+export type FailedCall = (
+  err: unknown,
+  tool: Tool,
+  args: Record<string, unknown>,
+) => Promise<{ result: Record<string, unknown> } | { error: Record<string, unknown> }>;
+
+/**
+ * The MCP server of one request. It is the SDK's low-level Server because McpServer validates arguments itself
+ * and words the failure its own way, while here invalid arguments are the REST API's 422 body. `failed` renders
+ * any error as the REST API would (the one error mapper, and the one settling rule), so a refusal is a tool error,
+ * never a crash. A method it has no handler for is the SDK's −32601 (Method not found).
+ */
+export function mcpServer(ctx: ToolContext, sent: SentArguments, failed: FailedCall): Server {
   const server = new Server({ name: "pm-api", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools((await ctx.caller.principal()).scopes) }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, { requestId }) => {
@@ -106,7 +116,8 @@ export function mcpServer(ctx: ToolContext, sent: SentArguments, errorBody: (err
     try {
       return toolResult(await callTool(ctx, tool, args));
     } catch (err) {
-      return toolError(await errorBody(err));
+      const answer = await failed(err, tool, args);
+      return "result" in answer ? toolResult(answer.result) : toolError(answer.error);
     }
   });
   return server;

@@ -1,6 +1,7 @@
 // Fixtures: workspaces and members created with the service's own functions on the real database, so each
 // test file has its own tenant without paying for the e-mail round trip it does not test.
 import { env } from "cloudflare:test";
+import type { SQL } from "drizzle-orm";
 import { teamMembers, teams, users } from "../../drizzle/schema";
 import { insertWorkspace, joinWorkspaceWithKey } from "../../src/auth/accounts/membership";
 import { RequestDb } from "../../src/db/client";
@@ -25,6 +26,28 @@ export async function withDb<T>(fn: (db: RequestDb["db"]) => Promise<T>): Promis
     return await fn(rdb.db);
   } finally {
     await rdb.close();
+  }
+}
+
+/** Runs `during` while another connection holds what `lock` locks (in a transaction of its own); then lets go. */
+export async function whileLocked<T>(lock: SQL, during: () => Promise<T>): Promise<T> {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const holder = withDb((db) =>
+    db.transaction(async (tx) => {
+      await tx.execute(lock);
+      locked();
+      await released;
+    }),
+  );
+  await isLocked;
+  try {
+    return await during();
+  } finally {
+    release();
+    await holder;
   }
 }
 

@@ -7,6 +7,7 @@ import { type Credential, credentialUser, readCredential } from "../../auth/cred
 import type { EventVia } from "../../db/event-context";
 import type { AppEnv } from "../../http/context";
 import { type RoutePolicy, routePolicy } from "../../http/policy";
+import { ATTEMPT, namedAttempt } from "../settle-asked";
 
 /** How a request's writes came (`via` of every event: docs/events.md), from its route's policy and its credential. */
 function viaOf(policy: RoutePolicy, credential: Credential | null): EventVia | null {
@@ -24,7 +25,13 @@ export const eventContext = createMiddleware<AppEnv>(async (c, next) => {
     const policy = routePolicy(c);
     const credential = policy.via === "sign_up" ? null : await readCredential(c.req, c.env).catch(() => null);
     const via = viaOf(policy, credential);
-    c.get("rdb").eventContext = { actor: credential ? credentialUser(credential) : null, via, requestId: c.get("requestId") };
+    c.get("rdb").eventContext = {
+      actor: credential ? credentialUser(credential) : null,
+      via,
+      requestId: c.get("requestId"),
+      // The front Worker names a write's attempt, so it can ask after it if the write is dropped (src/middleware/settle-asked).
+      attempt: namedAttempt(c.req.header(ATTEMPT)) ?? crypto.randomUUID(),
+    };
   }
   await next();
 });

@@ -5,7 +5,6 @@
 // request's fence (src/db/outcome.ts), so that a request whose outcome is settled after a lost connection writes nothing later.
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { fenced } from "./outcome";
 
 export type EventVia = "api_key" | "jwt" | "mcp" | "import" | "sign_up" | "oauth";
 
@@ -16,6 +15,12 @@ export interface EventContext {
   /** This request's attempt: a server-made UUID (the caller may repeat its x-request-id), what its writes are fenced by. */
   attempt: string;
 }
+
+/**
+ * A condition (always true) that takes the attempt's fence (src/db/outcome.ts): a write of a request already settled
+ * fails here, before it changes anything.
+ */
+const fenced = (attempt: string): SQL => sql`pm_fence(${attempt})`;
 
 const json = (ctx: EventContext): SQL =>
   sql`json_build_object('actor', ${ctx.actor}::text, 'via', ${ctx.via}::text, 'requestId', ${ctx.requestId}::text)::text`;

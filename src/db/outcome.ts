@@ -1,16 +1,13 @@
 // The outcome of a write whose connection failed after a statement went out (docs/security.md, "A 503 tells the truth"):
 // it may have committed or not, and the answer must say which. Every write takes its request's fence in its own round
-// trip (`fenced`, below: in a one-statement write's statement, in a transaction's BEGIN). After such a failure
+// trip (`fenced` in event-context.ts: in a one-statement write's statement, in a transaction's BEGIN). After such a failure
 // `settle` sets the fence on a connection of its own, ends whatever of the request still runs and reads the events its
 // writes committed (migrations/functions/pm_fence.sql and pm_settle.sql, the table in migration 0024). From then on
 // nothing of the request can still commit, so what it finds is the whole truth.
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { TypeID } from "typeid-js";
 import type { Env } from "../env";
 import { RequestDb } from "./client";
-
-/** A condition (always true) that takes the attempt's fence: a write of a request already settled fails here, before it changes anything. */
-export const fenced = (attempt: string): SQL => sql`pm_fence(${attempt})`;
 
 /** An event the settled request committed. */
 export interface SettledEvent {

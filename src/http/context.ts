@@ -1,7 +1,7 @@
 import type { TimingVariables } from "hono/timing";
+import type { AppError } from "../core/errors";
 import type { RequestDb } from "../db/client";
 import type { Env } from "../env";
-import type { SettledOutcome, SettledWrite } from "./outcome";
 
 /** What every request carries. Who is calling is added by the auth middleware a route declares (src/auth). */
 export interface Vars extends TimingVariables {
@@ -15,3 +15,13 @@ export interface Vars extends TimingVariables {
 }
 
 export type AppEnv = { Bindings: Env; Variables: Vars };
+
+/** A write as the rule sees it: its REST operation (method and path template, e.g. `PATCH /tasks/{id}`) and the id its path names. */
+export interface SettledWrite {
+  method: string;
+  route: string;
+  id?: string;
+}
+
+/** What a settled write answers: the committed write's own answer (its status, body and record path), or the error saying what is known. */
+export type SettledOutcome = { status: 204 } | { status: 200 | 201; body: Record<string, unknown>; location?: string } | AppError;

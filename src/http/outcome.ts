@@ -13,7 +13,7 @@ import { AppError } from "../core/errors";
 import { REGISTERED } from "../core/resources";
 import { RequestDb } from "../db/client";
 import { type SettledEvent, settle } from "../db/outcome";
-import type { AppEnv } from "./context";
+import type { AppEnv, SettledOutcome, SettledWrite } from "./context";
 import { isLostConnection } from "./error-mapper";
 import { matchedRoute } from "./policy";
 import { type AppHandle, readsOf } from "./read-route";
@@ -40,16 +40,6 @@ const decodedOr = (segment: string) => {
     return segment;
   }
 };
-
-/** A write as the rule sees it: its REST operation (method and path template, e.g. `PATCH /tasks/{id}`) and the id its path names. */
-export interface SettledWrite {
-  method: string;
-  route: string;
-  id?: string;
-}
-
-/** What a settled write answers: the committed write's own answer (its status, body and record path), or the error saying what is known. */
-export type SettledOutcome = { status: 204 } | { status: 200 | 201; body: Record<string, unknown>; location?: string } | AppError;
 
 /** The record write an operation is (create, update or delete of a resource rendered by its read), or undefined. */
 function recordWrite(app: AppHandle, { method, route, id }: SettledWrite) {

@@ -8356,17 +8356,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UNAVAILABLE */
-      503: {
-        headers: {
-          "Server-Timing": components["headers"]["Server-Timing"];
-          "x-request-id": components["headers"]["x-request-id"];
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   getApiReference: {

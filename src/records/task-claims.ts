@@ -8,6 +8,13 @@ import { isoTimestamp } from "../store/record";
 
 /** Lease bounds in seconds (a claim not renewed in time frees the task by itself). */
 export const LEASE = { min: 30, max: 3600, default: 900 } as const;
+export const LeaseSeconds = z
+  .number()
+  .int()
+  .min(LEASE.min)
+  .max(LEASE.max)
+  .default(LEASE.default)
+  .openapi({ description: `How long the claim holds the task, in seconds (${LEASE.min}..${LEASE.max}, default ${LEASE.default})` });
 
 export const TaskClaim = z
   .object({

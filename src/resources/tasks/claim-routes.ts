@@ -3,7 +3,7 @@ import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { IdParam } from "../../http/schemas";
-import { LEASE, TaskClaim } from "../../records/task-claims";
+import { LEASE, LeaseSeconds, TaskClaim } from "../../records/task-claims";
 import { Task } from "../../records/tasks";
 import { JsonFilter, JsonSort } from "../../store/list";
 import { claimNext, claimTask, releaseTask } from "./claims";
@@ -13,13 +13,6 @@ const TaskIdParam = IdParam.extend({
   id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)" }),
 });
 
-const LeaseSeconds = z
-  .number()
-  .int()
-  .min(LEASE.min)
-  .max(LEASE.max)
-  .default(LEASE.default)
-  .openapi({ description: `How long the claim holds the task, in seconds (${LEASE.min}..${LEASE.max}, default ${LEASE.default})` });
 export const ClaimCreate = z.object({ leaseSeconds: LeaseSeconds }).strict().openapi("TaskClaimCreate");
 export const ClaimNextBody = z
   .object({

@@ -1,11 +1,12 @@
 // Claims (docs/agents.md, "Claims"): taking a task by id or the first free one of a filter, renewing, releasing, the
 // lease running out, the rules of a task write, and the events, through HTTP against the real database.
 import { sql } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tasks } from "../../../drizzle/schema";
 import { api, del, get, post } from "../../helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 import { expectMissingScope, keyWith, ok, receiverUrl } from "../../helpers/least-privilege";
+import { call, connect } from "../../mcp-client";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -267,6 +268,44 @@ describe("task claims", () => {
       expect((await claim(inOps.id, bound)).status).toBe(404);
       expect((await claimNext({ filter: { eq: { id: inOps.id } } }, bound)).status).toBe(204);
       ok(await claim(inOps.id, t.owner.key), 200);
+    });
+  });
+
+  describe("MCP: claim_task and release_task", () => {
+    const clients: Awaited<ReturnType<typeof connect>>[] = [];
+    const open = async (key: string) => {
+      const client = await connect({ "svc-api-key": key });
+      clients.push(client);
+      return client;
+    };
+    afterAll(() => Promise.all(clients.map((client) => client.close())));
+
+    it("claims by reference or by filter, answers CONFLICT naming the holder, releases; task null when none is free", async () => {
+      const team = await newTeam(t);
+      await Promise.all([joinTeam(team, members[15], "MEMBER"), joinTeam(team, members[16], "MEMBER")]);
+      const [first, second] = [await task(team), await task(team)];
+      const agent = await open(members[15].key);
+      const other = await open(members[16].key);
+      const byId = await call(agent, "claim_task", { id: first.reference, leaseSeconds: 60 });
+      expect(byId.isError).toBe(false);
+      expect(byId.body).toEqual({ task: expect.objectContaining({ id: first.id }), claim: byId.body.task.claim });
+      expect(byId.body.claim.holderId).toBe(members[15].userId);
+      const refused = await call(other, "claim_task", { id: first.reference });
+      expect(refused).toMatchObject({ isError: true, body: { error: { code: "CONFLICT", details: byId.body.claim } } });
+      const byFilter = await call(other, "claim_task", { filter: { eq: { teamId: team.prefix } } });
+      expect(byFilter.body.task.id).toBe(second.id);
+      expect(byFilter.body.claim.holderId).toBe(members[16].userId);
+      expect((await call(other, "claim_task", { filter: { eq: { teamId: team.prefix } } })).body).toEqual({ task: null, claim: null });
+      expect((await call(other, "claim_task", { filter: { eq: { colour: "red" } } })).body.error.code).toBe("BAD_REQUEST");
+      expect((await call(agent, "claim_task", {})).isError).toBe(true);
+      expect((await call(agent, "release_task", { id: first.reference })).body).toEqual({ released: true });
+      expect(ok(await get(`/tasks/${first.id}`, t.owner.key), 200).task.claim).toBeNull();
+      const history = ok(await get(`/tasks/${first.id}/history`, t.owner.key), 200).events;
+      expect(history.map((e: { type: string; actor: { via: string } }) => [e.type, e.actor.via])).toEqual([
+        ["task.released", "mcp"],
+        ["task.claimed", "mcp"],
+        ["task.created", "api_key"],
+      ]);
     });
   });
 

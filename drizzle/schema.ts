@@ -212,6 +212,9 @@ export const tasks = pgTable(
     assigneeId: text("assignee_id").references(() => users.id, { onDelete: "set null" }),
     creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
+    /** The task's claim (docs/agents.md, "Claims"): who holds it until when; one past its expiry holds nothing. */
+    claimHolderId: text("claim_holder_id").references(() => users.id, { onDelete: "set null" }),
+    claimExpiresAt: ts("claim_expires_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -230,6 +233,8 @@ export const tasks = pgTable(
     // filter[eq|neq|in][customFields.<key>] is jsonb containment (custom_fields @> {...}), which this index serves.
     index("tasks_custom_fields_idx").using("gin", t.customFields.op("jsonb_path_ops")),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
+    // What a user's removal clears (its foreign key's action); only claimed tasks are in it.
+    index("tasks_claim_holder_idx").on(t.claimHolderId).where(sql`claim_holder_id is not null`),
     searchIndex("tasks_search_idx", t.workspaceId),
   ],
 );

@@ -66,6 +66,8 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "create_task",
       "update_task",
       "delete_task",
+      "claim_task",
+      "release_task",
       "link_tasks",
       "unlink_tasks",
       "add_link",

@@ -121,6 +121,7 @@ function imageData(type: ResourceType, image: Record<string, unknown>, row: Even
   const data: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(rendered.fields as Record<string, Field>)) {
     if (name === "reference" && row.reference) data.reference = row.reference;
+    if (field.stored && !field.hidden) data[name] = field.stored(image, new Date(row.created_at));
     if (field.hidden || !is(field.value, PgColumn)) continue;
     const column = field.value as PgColumn;
     if (!EVENT_SOURCES[type].tables.includes(getTableName(column.table)) || !(column.name in image)) continue;

@@ -84,6 +84,7 @@ describe("tasks", () => {
         customFields: {},
         blockedByCount: 0,
         subtaskCounts: { total: 0, done: 0 },
+        claim: null,
         createdAt: expect.stringMatching(ISO),
         updatedAt: task.createdAt,
       });
@@ -107,6 +108,7 @@ describe("tasks", () => {
         "customFields",
         "blockedByCount",
         "subtaskCounts",
+        "claim",
         "createdAt",
         "updatedAt",
       ]);

@@ -38,6 +38,8 @@ describe("query budgets", () => {
       ).task;
       ids.task ??= task.id;
       ids.ref ??= task.reference;
+      if (i === 1) ids.task2 = task.id;
+      if (i === 2) ids.ref3 = task.reference;
       ok(await post("/comments", { content: `c${i}`, taskId: ids.task }, key));
     }
     ids.comment = ok(await post("/comments", { content: "x", projectId: ids.project }, key)).comment.id;
@@ -196,6 +198,21 @@ describe("query budgets", () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect([res.queries, res.transactions]).toEqual([5, 1]);
+  });
+
+  // A relation is one statement (its rules, the edge, the answer); a `blocks` edge sends the workspace's lock ahead of it
+  // in the same transaction, sent at once (2 queries, no BEGIN or COMMIT of a WebSocket's): one round trip either way.
+  it("a relation create is one statement; a blocks edge one transaction of two statements sent at once", async () => {
+    const create = (body: object) => post(`/tasks/${ids.task}/relations`, body, t.owner.key);
+    for (const [body, budget] of [
+      [{ type: "related", taskId: ids.task2 }, SELF],
+      [{ type: "blocks", taskId: ids.ref3 }, [2, 1]],
+    ] as const) {
+      const res = await create(body);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expectAtomicWrite(res, body.type);
+      expect([res.queries, res.transactions], body.type).toEqual(budget);
+    }
   });
 
   // A self-authenticating write that writes nothing loads the principal and explains itself as before.

@@ -195,6 +195,15 @@ export function namesAny(kind: NameKind, column: SQLWrapper, values: string[], w
   return terms.length === 1 ? terms[0] : sql`(${or(...terms)})`;
 }
 
+/**
+ * How a path names a record of `kind` (defineRecord's `match` and `matchedId`): the condition on its own table, and the
+ * one id the value names as SQL (a batch's reads of one type look up all their ids in one `id = any(…)`).
+ */
+export const pathNames = (kind: NameKind, idColumn: SQLWrapper) => ({
+  match: (value: string) => nameMatch(kind, idColumn, value),
+  matchedId: (value: string, workspace: SQLWrapper | string) => namedId(kind, value, workspace),
+});
+
 /** The one id `value` names, as a scalar subquery (null when it names nothing), for a statement that stores it. */
 export function namedId(kind: NameKind, value: string, workspace: Scope): SQL<string | null> {
   const name = NAMES[kind];

@@ -194,6 +194,8 @@ export interface RecordDefinition<F extends Record<string, Field>> {
   team: SQLWrapper | null;
   /** How a path names one record (default: its id; tasks and projects also by reference). */
   match?: (idOrRef: string) => SQL;
+  /** The one id such a value names, as SQL (null when none); with `match` (records/names.ts, pathNames). */
+  matchedId?: (idOrRef: string, workspace: SQLWrapper | string) => SQL;
   /** The noun of its NOT_FOUND (default: `name`). */
   noun?: string;
   fields: F;
@@ -255,6 +257,10 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     /** The one record `idOrRef` names within the caller's reach. */
     named(reach: Reach, idOrRef: string) {
       return and(this.inReach(reach), def.match ? def.match(idOrRef) : eq(def.id, idOrRef))!;
+    },
+    /** The id `idOrRef` names in `workspace`, as SQL (the value itself for a record named only by its id). */
+    idOf(idOrRef: string, workspace: SQLWrapper | string): SQL {
+      return def.matchedId ? def.matchedId(idOrRef, workspace) : sql`${idOrRef}`;
     },
     /** The answer's schema (a named component). */
     schema,

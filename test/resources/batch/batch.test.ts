@@ -132,7 +132,7 @@ describe("POST /batch", () => {
   });
 
   // The measure: statements (Server-Timing's query count). A direct task read is 1; a batch of 20 task reads is one
-  // statement in all (the reads of one resource combined under `union all`, each keyed back to its item: was 20, one
+  // statement in all (the reads of one resource combined in one `id = any(…)` select, each keyed back to its item: was 20, one
   // each, when every item ran through the app), and nothing on top (the items' successes prove the credential).
   it("costs 20 task reads one statement in all, nothing more", async () => {
     const one = await get(`/tasks/${refs[0]}`, t.owner.key);
@@ -143,7 +143,7 @@ describe("POST /batch", () => {
     );
     expect(res.body.results.map((r: any) => r.task.reference)).toEqual(refs);
     expect(res.queries).toBe(one.queries);
-    // Each keeps its own 404 and its own fields within the one statement.
+    // Each keeps its own 404 and its own fields (the reads of one selection of fields share a statement).
     const mixed = await batch([`/tasks/${refs[8]}?fields=title`, `/tasks/${foreignTask}`, `/tasks/${refs[9]}`], t.owner.key);
     expect(mixed.body.results[0]).toEqual({ task: { title: "b8" } });
     expect(mixed.body.results[1].error.code).toBe("NOT_FOUND");

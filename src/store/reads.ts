@@ -66,8 +66,9 @@ const dialect = new PgDialect();
 
 /**
  * From now on, the one-record reads `db` starts in one turn of the event loop (a batch's items) are one statement per
- * record type (and reach and `fields`): the ids they name, then one select of those records by `id = any(…)`, keyed
- * back to each read by its place, so each keeps its own answer and its own 404. Reads inside a transaction (another
+ * record type (and reach and `fields`): the records their values name (references looked up in one go), then one
+ * select of those records by `id = any(…)`, keyed back to each read by its value, so each keeps its own answer and its
+ * own 404. Reads inside a transaction (another
  * handle) are not combined.
  */
 export function combineRecordReads(db: Db): void {
@@ -95,19 +96,20 @@ function combined(pending: Map<string, Waiting[]>, db: Db, group: Group, idOrRef
 
 async function runCombined(db: Db, { record, actor, fields }: Group, waiting: Waiting[]): Promise<void> {
   try {
-    // `k`: the id each read names (a reference looked up once), by its place; the records, by their primary key.
-    const named = sql.join(
-      waiting.map((w) => sql`${record.idOf(w.idOrRef, actor.workspace)}::text`),
-      sql`, `,
-    );
-    const { rows } = await db.execute<{ n: string; record: unknown }>(sql`
-      with k as materialized (select id, n from unnest(array[${named}]) with ordinality as k(id, n))
-      select k.n, r.record from k join (
+    // `k`: the records the reads name, each with the key its value finds it by (a reference looked up once for all);
+    // then the records by their primary key.
+    const values = [...new Set(waiting.map((w) => w.idOrRef))];
+    const { rows } = await db.execute<{ key: string; record: unknown }>(sql`
+      with k as materialized (${record.keyedIds(values, actor.workspace)})
+      select k.key, r.record from k join (
         select ${record.json(fields, actor)} as record, ${record.list.id} as id from ${record.from}
         where ${record.inReach(actor)} and ${record.list.id} = any(array(select id from k))
       ) r on r.id = k.id`);
-    const found = new Map(rows.map((row) => [Number(row.n) - 1, { record: row.record }]));
-    for (const [i, w] of waiting.entries()) w.settle(found.get(i));
+    const found = new Map(rows.map((row) => [row.key, { record: row.record }]));
+    for (const w of waiting) {
+      const key = record.pathKeys(w.idOrRef).find((k) => found.has(k));
+      w.settle(key === undefined ? undefined : found.get(key));
+    }
   } catch (err) {
     for (const w of waiting) w.settle(undefined, err ?? new Error("combined read failed"));
   }

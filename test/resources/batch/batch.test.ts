@@ -148,6 +148,20 @@ describe("POST /batch", () => {
     expect(mixed.body.results[0]).toEqual({ task: { title: "b8" } });
     expect(mixed.body.results[1].error.code).toBe("NOT_FOUND");
     expect(mixed.body.results[2].task.reference).toBe(refs[9]);
+    // Ids and names in any case find their records in the one statement of their resource, each keyed back by its value.
+    const forms = await batch(
+      [
+        `/tasks/${refs[2].toLowerCase()}`,
+        `/tasks/${res.body.results[2].task.id}`,
+        `/tasks/${refs[2]}`,
+        `/teams/${team.prefix.toLowerCase()}`,
+        `/teams/${team.id}`,
+      ],
+      t.owner.key,
+    );
+    expect(forms.body.results.slice(0, 3).map((r: any) => r.task.reference)).toEqual([refs[2], refs[2], refs[2]]);
+    expect(forms.body.results.slice(3).map((r: any) => r.team.id)).toEqual([team.id, team.id]);
+    expect(forms.queries).toBe(2);
   });
 
   // Every item is a call of its GET's read with the batch's caller: one-record reads, lists, nested paths, history,

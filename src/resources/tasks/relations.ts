@@ -77,19 +77,20 @@ export function createRelation(caller: Caller, idOrRef: string, input: TaskRelat
   const blocks = inFrom.type === "blocks";
   const target: Target = {
     ...task,
-    from: sql`${task.from} left join ${otherTask(actor, input.taskId)} as other on true`,
+    // A `blocks` edge: the way back it would close (the new edge first), null when it closes none; walked once.
+    from: sql`${task.from} left join ${otherTask(actor, input.taskId)} as other on true${
+      blocks
+        ? sql` left join lateral (select case when ${blocksReach(inFrom.target.id, inFrom.source.id)}
+            then array(${blockingPath(actor, inFrom.target.id, inFrom.source.id)}) end as way) as cycle on true`
+        : sql``
+    }`,
     columns: {
       id: tasks.id,
       teamId: tasks.teamId,
       workspaceId: tasks.workspaceId,
       otherId: col("other", "id"),
       otherTeamId: col("other", "team_id"),
-      // The way back that a refused `blocks` edge would close, only when it would (the new edge first).
-      ...(blocks
-        ? {
-            cycle: sql`case when ${blocksReach(inFrom.target.id, inFrom.source.id)} then array(${blockingPath(actor, inFrom.target.id, inFrom.source.id)}) end`,
-          }
-        : {}),
+      ...(blocks ? { cycle: col("cycle", "way") } : {}),
     },
     guards: [
       ...task.guards,
@@ -101,7 +102,7 @@ export function createRelation(caller: Caller, idOrRef: string, input: TaskRelat
       ...(blocks
         ? [
             {
-              holds: sql`not ${blocksReach(inFrom.target.id, inFrom.source.id)}`,
+              holds: sql`${col("cycle", "way")} is null`,
               refusal: (row: Record<string, unknown>) => invalid("taskId", cycleText(row.cycle as string[])),
             },
           ]

@@ -102,6 +102,7 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
   const context = caller.writing();
   const where = sql`${target.where} and ${statementBound}${context ? sql` and ${contextSet(context)}` : sql``}`;
   const flags = target.guards.map((_, i) => sql`${flag(i)}`);
+  // The target's flags; its whole row when a refusal reads it (a refusal that takes the row declares the parameter).
   const statement = sql`
     with target as (${targetSelect(caller, target, where)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
     select ${caller.live} as live,

@@ -23,7 +23,7 @@
 //                                      in the same run, on each path (scripts/bench/files.mjs)
 //   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
 //   BENCH_ONLY=transfer npm run bench  the export and import of a 100,000-task team alone (scripts/bench/transfer.mjs)
-// Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios;
+// Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios, alternatives split by `|`;
 // the scale check runs only without it or with `scale`), BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt),
 // BENCH_LATENCY_REQUESTS (sequential requests per scenario and distance in the latency tables, default 100),
 // BENCH_CPU_REQUESTS (sequential requests per scenario for the CPU columns, each way, default 30),
@@ -321,7 +321,9 @@ async function main() {
       : undefined;
     const dbPort = Number(new URL(databaseUrl).port);
     const chosen =
-      EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY ? [] : SCENARIOS.filter((s) => !ONLY || s.ref || s.name.includes(ONLY));
+      EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY
+        ? []
+        : SCENARIOS.filter((s) => !ONLY || s.ref || ONLY.split("|").some((o) => s.name.includes(o)));
     const results = [];
     for (const p of paths) {
       stack?.proxy.redirect(dbPort, p.through);

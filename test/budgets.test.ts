@@ -38,6 +38,8 @@ describe("query budgets", () => {
       ).task;
       ids.task ??= task.id;
       ids.ref ??= task.reference;
+      if (i === 1) ids.task2 = task.id;
+      if (i === 2) ids.ref3 = task.reference;
       ok(await post("/comments", { content: `c${i}`, taskId: ids.task }, key));
     }
     ids.comment = ok(await post("/comments", { content: "x", projectId: ids.project }, key)).comment.id;
@@ -186,16 +188,32 @@ describe("query budgets", () => {
   });
 
   // An upload reads its parent's rules before a byte is read (one query), streams the bytes to R2, then writes the record
-  // in one transaction: the workspace's lock, and one statement with the rules again, the room, the insert and the answer
-  // (5 with BEGIN and COMMIT; it was 7 when the parent was read again and the answer selected apart).
-  it("an upload is one read before the bytes and one transaction of two statements after", async () => {
+  // in one transaction sent at once: the workspace's lock, and one statement with the rules again, the room, the insert
+  // and the answer (it was 5 with a WebSocket's BEGIN and COMMIT, and 7 when the parent was read again and the answer
+  // selected apart).
+  it("an upload is one read before the bytes and one transaction of two statements sent at once after", async () => {
     const res = await api("POST", `/tasks/${ids.task}/attachments?filename=budget.txt`, {
       key: t.owner.key,
       rawBody: "budgeted bytes",
       headers: { "content-type": "text/plain", "content-length": "14" },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect([res.queries, res.transactions]).toEqual([5, 1]);
+    expect([res.queries, res.transactions]).toEqual([3, 1]);
+  });
+
+  // A relation is one statement (its rules, the edge, the answer); a `blocks` edge sends the workspace's lock ahead of it
+  // in the same transaction, sent at once (2 queries, no BEGIN or COMMIT of a WebSocket's): one round trip either way.
+  it("a relation create is one statement; a blocks edge one transaction of two statements sent at once", async () => {
+    const create = (body: object) => post(`/tasks/${ids.task}/relations`, body, t.owner.key);
+    for (const [body, budget] of [
+      [{ type: "related", taskId: ids.task2 }, SELF],
+      [{ type: "blocks", taskId: ids.ref3 }, [2, 1]],
+    ] as const) {
+      const res = await create(body);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expectAtomicWrite(res, body.type);
+      expect([res.queries, res.transactions], body.type).toEqual(budget);
+    }
   });
 
   // A self-authenticating write that writes nothing loads the principal and explains itself as before.

@@ -1,8 +1,15 @@
 import { neon, neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
-import { createTableRelationsHelpers, type ExtractTablesWithRelations, extractTablesRelationalConfig, type SQL, sql } from "drizzle-orm";
+import {
+  createTableRelationsHelpers,
+  type ExtractTablesWithRelations,
+  extractTablesRelationalConfig,
+  is,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import { NeonHttpDatabase, NeonHttpDriver } from "drizzle-orm/neon-http";
 import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
-import { PgDialect } from "drizzle-orm/pg-core";
+import { PgDialect, PgTransaction } from "drizzle-orm/pg-core";
 import { schema } from "../../drizzle/schema";
 import { errorSummary } from "../core/error-chain";
 import type { Env } from "../env";
@@ -180,10 +187,47 @@ function httpDatabase(env: DriverEnv, request: RequestDb, interactive: () => Db)
     new NeonHttpDriver(client, dialect).createSession(relationalSchema()),
     relationalSchema(),
   );
+  // A fixed list of statements: one request, one transaction (the driver's `transaction([...])`), as Neon's endpoint runs it.
+  const sendAtOnce = async (statements: SQL[]): Promise<Rows[]> => {
+    const started = performance.now();
+    stats.queries += statements.length;
+    stats.transactions++;
+    if (request.wrote) request.sent = true;
+    try {
+      const queries = statements.map((s) => {
+        const { sql: text, params } = dialect.sqlToQuery(s);
+        return http.query(text, params);
+      });
+      const results = await http.transaction(queries, { fullResults: true });
+      return results.map((r) => r.rows as Rows);
+    } finally {
+      stats.ms += performance.now() - started;
+    }
+  };
   return Object.assign(db, {
     $client: client,
     transaction: ((work, config) => interactive().transaction(work, config)) as Db["transaction"],
+    [AT_ONCE]: sendAtOnce,
   }) as unknown as Db;
+}
+
+type Rows = Record<string, unknown>[];
+const AT_ONCE = Symbol("atOnce");
+
+/**
+ * `statements` as one transaction with no decision between them (a lock, then the statement that must see what the
+ * lock waited for), each one's rows. Over the HTTP query they go in one request (one round trip); inside an open
+ * transaction they run in it; on the WebSocket path (the bench's WebSocket tables) in a transaction of their own.
+ */
+export async function atOnce(db: Executor, statements: SQL[]): Promise<Rows[]> {
+  const send = (db as { [AT_ONCE]?: (statements: SQL[]) => Promise<Rows[]> })[AT_ONCE];
+  if (send) return send(statements);
+  const run = async (tx: Executor) => {
+    const rows: Rows[] = [];
+    for (const statement of statements) rows.push((await tx.execute<Record<string, unknown>>(statement)).rows);
+    return rows;
+  };
+  return is(db, PgTransaction) ? run(db) : db.transaction(run);
 }
 
 /**

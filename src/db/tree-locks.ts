@@ -15,5 +15,9 @@ export const lockTeamTree = (tx: Executor, workspaceId: string) => tx.execute(sq
 export const subtaskTreeLock = (teamId: SQL) => lockSql(sql`'task-tree:' || ${teamId}`);
 export const lockSubtaskTree = (tx: Executor, teamId: string) => tx.execute(sql`select ${subtaskTreeLock(sql`${teamId}`)}`);
 
-/** `blocks` edges chain tasks of any team of a workspace: a new edge's cycle check holds this until its transaction ends. */
-export const lockBlocksGraph = (tx: Executor, workspaceId: string) => tx.execute(sql`select ${lockSql(sql`${`blocks:${workspaceId}`}`)}`);
+/**
+ * `blocks` edges chain tasks of any team of a workspace: a new edge's cycle check holds this until its transaction ends.
+ * As an expression of the workspace (its id, or SQL that reads it), for a statement sent ahead of the check.
+ */
+export const blocksGraphLock = (workspace: string | SQL) => lockSql(sql`'blocks:' || ${workspace}`);
+export const lockBlocksGraph = (tx: Executor, workspaceId: string) => tx.execute(sql`select ${blocksGraphLock(workspaceId)}`);

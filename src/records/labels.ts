@@ -10,7 +10,7 @@ import type { WorkspaceScope } from "../db/client";
 import type { FilterOp } from "../store/list";
 import { defineRecord, f } from "../store/record";
 import { BodyId, HexColor } from "../store/schemas";
-import { foldName, NamesOf, named, nameMatch, namesAny } from "./names";
+import { foldName, NamesOf, named, namesAny, pathNames } from "./names";
 
 /** Any member creates a label; its name is unique in the workspace, in any case (409). */
 export const labelRecord = defineRecord({
@@ -19,7 +19,7 @@ export const labelRecord = defineRecord({
   id: labels.id,
   workspace: labels.workspaceId,
   team: null,
-  match: (idOrName) => nameMatch("label", labels.id, idOrName),
+  ...pathNames("label", labels.id),
   from: sql`${labels}`,
   fields: {
     id: f.id(labels.id, { names: named("label"), exported: BodyId }),

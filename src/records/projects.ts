@@ -9,7 +9,7 @@ import { defineRecord, exportedTimestamps, f } from "../store/record";
 import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
 import { customFieldsField } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { NameOf, named, projectMatch } from "./names";
+import { NameOf, named, pathNames } from "./names";
 import { teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 
@@ -27,7 +27,7 @@ export const projectRecord = defineRecord({
   id: projects.id,
   workspace: projects.workspaceId,
   team: projects.teamId,
-  match: projectMatch,
+  ...pathNames("project", projects.id),
   from: sql`${projects} join ${teams} on ${teams.id} = ${projects.teamId} left join ${users} as ${sql.identifier("lead")} on ${lead.id} = ${projects.leadId}`,
   fields: {
     id: f.id(projects.id, { names: named("project"), exported: BodyId }),

@@ -108,9 +108,10 @@ const storedTasks = sql`public.tasks`;
 /**
  * A chain of `blocks` edges from `from` to `to` (their references, `…` for a task the caller may not read), known to
  * exist: the tasks `from` blocks, each with a task it is blocked by on the way, then the way back from `to` along those.
+ * A SELECT of `ref` in order, so a statement can read it as an array.
  */
-async function blockingPath(tx: Executor, reach: Reach, from: string, to: string): Promise<string[]> {
-  const { rows } = await tx.execute<{ ref: string }>(sql`
+export function blockingPath(reach: Reach, from: SQLWrapper, to: SQLWrapper): SQL {
+  return sql`
     with recursive reached(id, prev) as (
       select ${from}::text, null::text
       union
@@ -124,17 +125,32 @@ async function blockingPath(tx: Executor, reach: Reach, from: string, to: string
       where back.id <> ${from}
     )
     select case when ${inTeams(reach.teams, sql`t.team_id`)} then tm.prefix || '-' || t.number else '…' end as ref
-    from back join ${tasks} t on t.id = back.id join ${teams} tm on tm.id = t.team_id
-    order by back.n desc`);
-  return rows.map((row) => row.ref);
+    from back join ${storedTasks} t on t.id = back.id join ${teams} tm on tm.id = t.team_id
+    order by back.n desc`;
 }
+
+/** The refusal's words for the edge `source blocks target` whose chain back is `path` (from target to source). */
+export const cycleText = (path: string[]) => `Would close a cycle: ${[path.at(-1), ...path].join(" blocks ")}`;
 
 /** Why the edge `source blocks target` is refused, its chain back existing: `ENG-3 blocks ENG-1 blocks ENG-2 blocks ENG-3`. */
 export async function cycleMessage(tx: Executor, reach: Reach, source: string, target: string): Promise<string> {
   // The new edge first: source blocks target blocks … blocks source.
-  const path = await blockingPath(tx, reach, target, source);
-  return `Would close a cycle: ${[path.at(-1), ...path].join(" blocks ")}`;
+  const { rows } = await tx.execute<{ ref: string }>(blockingPath(reach, sql`${target}`, sql`${source}`));
+  return cycleText(rows.map((row) => row.ref));
 }
+
+/**
+ * True in SQL when a chain of `blocks` edges leads from `from` to `to` (so an edge `to blocks from` would close a
+ * cycle): the tasks `from` blocks, directly or not, each once.
+ */
+export const blocksReach = (from: SQLWrapper, to: SQLWrapper): SQL => sql`exists (
+    with recursive reached(id) as (
+      select ${from}::text
+      union
+      select r.target_task_id from reached join ${taskRelations} r on r.source_task_id = reached.id and r.type = 'blocks'
+      where reached.id <> ${to}
+    )
+    select 1 from reached where id = ${to})`;
 
 /** Blockers of the task `taskId` that are neither DONE nor CANCELED (task_relations_target_idx finds its edges). */
 const openBlockers = (taskId: SQLWrapper) => sql`from ${taskRelations} r join ${storedTasks} b on b.id = r.source_task_id

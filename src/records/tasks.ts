@@ -11,7 +11,7 @@ import { defineRecord, exportedTimestamps, f } from "../store/record";
 import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { type NameKind, NameOf, named, parseTaskRef, taskMatch } from "./names";
+import { type NameKind, NameOf, named, parseTaskRef, pathNames, taskMatch } from "./names";
 import { claimJson, storedClaim, TaskClaim } from "./task-claims";
 import { linkRecord, linksJson, TaskLink } from "./task-links";
 import {
@@ -62,7 +62,7 @@ export const taskRecord = defineRecord({
   id: tasks.id,
   workspace: tasks.workspaceId,
   team: tasks.teamId,
-  match: taskMatch,
+  ...pathNames("task", tasks.id),
   from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId} left join ${users} as ${sql.identifier("assignee")} on ${assignee.id} = ${tasks.assigneeId}`,
   fields: {
     id: f.id(tasks.id, { names: named("task"), exported: BodyId, doc: { example: "task_01jz8x4q0be0sv3c5kq9v1y2ab" } }),

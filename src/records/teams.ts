@@ -9,7 +9,7 @@ import type { Executor, WorkspaceScope } from "../db/client";
 import type { FieldSelection } from "../store/list";
 import { defineRecord, exportedTimestamps, f } from "../store/record";
 import { BodyId, LongText } from "../store/schemas";
-import { NameOf, named, nameMatch } from "./names";
+import { NameOf, named, pathNames } from "./names";
 import { membersJson, TeamMemberItem, teamMemberItemRecord } from "./team-members";
 
 export const TeamSummary = z.object({ id: z.string(), name: z.string(), prefix: z.string() }).openapi("TeamSummary");
@@ -31,7 +31,7 @@ export const teamRecord = defineRecord({
   id: teams.id,
   workspace: teams.workspaceId,
   team: teams.id,
-  match: (idOrPrefix) => nameMatch("team", teams.id, idOrPrefix),
+  ...pathNames("team", teams.id),
   // The parent is read through the same name as the team, so that a write can put the teams as it leaves them there.
   from: sql`${teams} left join ${teams} as ${sql.identifier("parent")} on ${parent.id} = ${teams.parentId} and ${parent.workspaceId} = ${teams.workspaceId}`,
   fields: {

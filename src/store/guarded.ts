@@ -5,18 +5,18 @@
 import { type AnyColumn, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { conflict, notFound } from "../core/errors";
-import { type Executor, statementBound } from "../db/client";
+import { atOnce, type Executor, statementBound } from "../db/client";
 import { contextSet } from "../db/event-context";
 import { inTeams } from "../db/scope";
 import type { StatementCaller as Caller } from "./caller";
 
 /**
- * A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails (given
- * the target row: its columns by name, e.g. who holds a claimed task).
+ * A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails (which
+ * may read the target's columns: a refusal that names what failed).
  */
 export interface Guard {
   holds: SQL;
-  refusal: (target: Record<string, unknown>) => Error;
+  refusal: (target: TargetRow) => Error;
 }
 
 /** The row an operation acts on (the task it updates, the team it creates a task in), in the caller's workspace. */
@@ -52,7 +52,7 @@ function targetSelect(caller: Caller, target: Target, where = target.where): SQL
   return sql`select ${sql.join([...columns, ...guards], sql`, `)} from ${target.from} where ${targetWhere(caller, target, where)} limit 1`;
 }
 
-/** A target row read on its own: its columns and rule flags. */
+/** A target row: its columns and rule flags. */
 type TargetRow = Record<string, unknown>;
 type Lock = "update" | "no key update" | "key share";
 
@@ -85,11 +85,18 @@ export interface Write<T> {
 
 /**
  * ONE statement: `target`, then the write (`write(allowed)`: CTEs that change rows where the target's id is `allowed`,
- * which is null unless every rule holds), then the result. Returns the result, or throws why there is none. With `lock`,
- * the target's row is locked first: a concurrent write of it is waited for, and the rules read what it left (a claim
- * races on who holds the task).
+ * which is null unless every rule holds), then the result. Returns the result, or throws why there is none. `lock`: the
+ * target's row is locked first, so a concurrent write of it is waited for and the rules read what it left (a claim
+ * races on who holds the task). `before`: statements sent with it as one transaction, ahead of it, with no decision
+ * between them (a lock whose wait the statement's snapshot must follow): still one round trip over the HTTP query
+ * (db/client.ts, atOnce).
  */
-export async function guardedWrite<T>(caller: Caller, target: Target, write: (allowed: SQL) => Write<T>, lock?: Lock): Promise<T> {
+export async function guardedWrite<T>(
+  caller: Caller,
+  target: Target,
+  write: (allowed: SQL) => Write<T>,
+  { lock, before = [] }: { lock?: Lock; before?: SQL[] } = {},
+): Promise<T> {
   const allowed = sql`(select id from target where ${sql.join(
     target.guards.map((_, i) => flag(i)),
     sql` and `,
@@ -99,12 +106,24 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
   // then means nothing was written: db/client.ts): both set before the target row is read.
   const context = caller.writing();
   const where = sql`${target.where} and ${statementBound}${context ? sql` and ${contextSet(context)}` : sql``}`;
-  const { rows } = await caller.db.execute<{ live: boolean; target: TargetRow | null; result: T | null }>(sql`
+  const flags = target.guards.map((_, i) => sql`${flag(i)}`);
+  // The target's flags; its whole row when a refusal reads it (a refusal that takes the row declares the parameter).
+  const statement = sql`
     with target as (${targetSelect(caller, target, where)}${locking(target, lock)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
     select ${caller.live} as live,
-      (select to_jsonb(target) from target) as target,
-      ${result} as result`);
-  const [row] = rows;
+      (select ${
+        target.guards.some((g) => g.refusal.length > 0)
+          ? sql`row_to_json(target)`
+          : sql`json_build_object(${sql.join(
+              target.guards.map((_, i) => sql`${sql.raw(`'g${i}'`)}, ${flags[i]}`),
+              sql`, `,
+            )})`
+      } from target) as target,
+      ${result} as result`;
+  type Answer = { live: boolean; target: TargetRow | null; result: T | null };
+  const [row] = before.length
+    ? ((await atOnce(caller.db, [...before, statement])).at(-1) as Answer[])
+    : (await caller.db.execute<Answer>(statement)).rows;
   if (row.result !== null && row.result !== undefined) {
     caller.touch();
     return row.result;

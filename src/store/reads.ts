@@ -2,6 +2,7 @@
 // statement scoped by the caller's workspace as SQL, so it authenticates itself; finding nothing asks whether the
 // credential is live (401) before answering 404 or an empty page.
 import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { notFound } from "../core/errors";
 import type { Db } from "../db/client";
 import type { Actor, StatementCaller as Caller } from "./caller";
@@ -13,13 +14,16 @@ type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 /** GET /<records>/{id}: the record `idOrRef` names in the caller's workspace, narrowed to `fields` in SQL. */
 export function readRecord<R extends RecordType>(caller: Caller, record: R, idOrRef: string, fields: FieldSelection | null = null) {
   return caller.read(async (actor) => {
-    const query = caller.db
-      .select({ record: record.json(fields, actor) })
-      .from(record.from)
-      .where(record.named(actor, idOrRef))
-      .limit(1);
     const pending = combining.get(caller.db);
-    const row = pending ? await combined(pending, caller.db, record, query.getSQL()) : (await query)[0];
+    const row = pending
+      ? await combined(pending, caller.db, { record, actor, fields }, idOrRef)
+      : (
+          await caller.db
+            .select({ record: record.json(fields, actor) })
+            .from(record.from)
+            .where(record.named(actor, idOrRef))
+            .limit(1)
+        )[0];
     if (!row) throw notFound(record.noun);
     return row.record as Answer<R>;
   });
@@ -45,45 +49,67 @@ export function listRecords<R extends RecordType>(caller: Caller, record: R, par
   });
 }
 
-/** A one-record read waiting for its combined statement: its own select, and where its row (or none) goes. */
+/** One-record reads that can share a statement: one record type, one reach, one selection of fields. */
+interface Group {
+  record: RecordType;
+  actor: Actor;
+  fields: FieldSelection | null;
+}
+/** A one-record read waiting for its group's statement: the id or reference it names, and where its row (or none) goes. */
 interface Waiting {
-  select: SQL;
+  idOrRef: string;
   settle: (row: { record: unknown } | undefined, err?: unknown) => void;
 }
-// The databases (one per request) whose one-record reads are combined, each with the reads waiting, by record type.
-const combining = new WeakMap<Db, Map<RecordType, Waiting[]>>();
+// The databases (one per request) whose one-record reads are combined, each with the reads waiting, by group.
+const combining = new WeakMap<Db, Map<string, Waiting[]>>();
+const dialect = new PgDialect();
 
 /**
  * From now on, the one-record reads `db` starts in one turn of the event loop (a batch's items) are one statement per
- * record type: each read's own select (its scope, its fields, its id) under `union all`, keyed back by its index, so
- * each keeps its own answer and its own 404. Reads inside a transaction (another handle) are not combined.
+ * record type (and reach and `fields`): the records their values name (references looked up in one go), then one
+ * select of those records by `id = any(…)`, keyed back to each read by its value, so each keeps its own answer and its
+ * own 404. Reads inside a transaction (another
+ * handle) are not combined.
  */
 export function combineRecordReads(db: Db): void {
   if (!combining.has(db)) combining.set(db, new Map());
 }
 
-function combined(pending: Map<RecordType, Waiting[]>, db: Db, record: RecordType, select: SQL) {
+function combined(pending: Map<string, Waiting[]>, db: Db, group: Group, idOrRef: string) {
+  // Reads of one type share a statement only when they select the same rows and fields: the same reach, as SQL.
+  const { sql: reach, params } = dialect.sqlToQuery(group.record.inReach(group.actor));
+  const key = JSON.stringify([group.record.name, group.fields, reach, params]);
   return new Promise<{ record: unknown } | undefined>((resolve, reject) => {
-    let waiting = pending.get(record);
+    let waiting = pending.get(key);
     if (!waiting) {
       waiting = [];
-      pending.set(record, waiting);
+      pending.set(key, waiting);
       // After the turn that started the reads: every read started in it has joined.
       queueMicrotask(() => {
-        pending.delete(record);
-        void runCombined(db, waiting!);
+        pending.delete(key);
+        void runCombined(db, group, waiting!);
       });
     }
-    waiting.push({ select, settle: (row, err) => (err === undefined ? resolve(row) : reject(err)) });
+    waiting.push({ idOrRef, settle: (row, err) => (err === undefined ? resolve(row) : reject(err)) });
   });
 }
 
-async function runCombined(db: Db, waiting: Waiting[]): Promise<void> {
+async function runCombined(db: Db, { record, actor, fields }: Group, waiting: Waiting[]): Promise<void> {
   try {
-    const selects = waiting.map((w, i) => sql`(select ${sql.raw(String(i))} as i, q.record from (${w.select}) as q(record))`);
-    const { rows } = await db.execute<{ i: number; record: unknown }>(sql.join(selects, sql` union all `));
-    const found = new Map(rows.map((row) => [Number(row.i), { record: row.record }]));
-    for (const [i, w] of waiting.entries()) w.settle(found.get(i));
+    // `k`: the records the reads name, each with the key its value finds it by (a reference looked up once for all);
+    // then the records by their primary key.
+    const values = [...new Set(waiting.map((w) => w.idOrRef))];
+    const { rows } = await db.execute<{ key: string; record: unknown }>(sql`
+      with k as materialized (${record.keyedIds(values, actor.workspace)})
+      select k.key, r.record from k join (
+        select ${record.json(fields, actor)} as record, ${record.list.id} as id from ${record.from}
+        where ${record.inReach(actor)} and ${record.list.id} = any(array(select id from k))
+      ) r on r.id = k.id`);
+    const found = new Map(rows.map((row) => [row.key, { record: row.record }]));
+    for (const w of waiting) {
+      const key = record.pathKeys(w.idOrRef).find((k) => found.has(k));
+      w.settle(key === undefined ? undefined : found.get(key));
+    }
   } catch (err) {
     for (const w of waiting) w.settle(undefined, err ?? new Error("combined read failed"));
   }

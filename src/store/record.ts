@@ -199,6 +199,10 @@ export interface RecordDefinition<F extends Record<string, Field>> {
   team: SQLWrapper | null;
   /** How a path names one record (default: its id; tasks and projects also by reference). */
   match?: (idOrRef: string) => SQL;
+  /** With `match` (records/names.ts, pathNames): the records many such values name, as rows `(id, key)`, in one lookup. */
+  keyedIds?: (values: string[], workspace: SQLWrapper | string) => SQL;
+  /** The keys a value finds its row of `keyedIds` by. */
+  pathKeys?: (idOrRef: string) => string[];
   /** The noun of its NOT_FOUND (default: `name`). */
   noun?: string;
   fields: F;
@@ -260,6 +264,19 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     /** The one record `idOrRef` names within the caller's reach. */
     named(reach: Reach, idOrRef: string) {
       return and(this.inReach(reach), def.match ? def.match(idOrRef) : eq(def.id, idOrRef))!;
+    },
+    /** The records `values` (ids or references) name in `workspace`, as rows `(id, key)` of one SELECT. */
+    keyedIds(values: string[], workspace: SQLWrapper | string): SQL {
+      return def.keyedIds
+        ? def.keyedIds(values, workspace)
+        : sql`select v as id, v as key from unnest(array[${sql.join(
+            values.map((v) => sql`${v}`),
+            sql`, `,
+          )}]::text[]) as v`;
+    },
+    /** The keys `idOrRef` finds its row of `keyedIds` by, in order. */
+    pathKeys(idOrRef: string): string[] {
+      return def.pathKeys ? def.pathKeys(idOrRef) : [idOrRef];
     },
     /** The answer's schema (a named component). */
     schema,

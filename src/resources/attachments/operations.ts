@@ -8,7 +8,7 @@ import { scopeGuard, taskWriteGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { commentFilesGuard } from "../../auth/ownership";
 import { badRequest, invalid, notFound } from "../../core/errors";
-import type { Tx } from "../../db/client";
+import { statementBound, type Tx } from "../../db/client";
 import type { Env } from "../../env";
 import { fileTooLarge, maxAttachmentBytes, maxWorkspaceBytes, quotaExceeded, storeObject } from "../../files/storage";
 import { newId } from "../../ids";
@@ -137,16 +137,24 @@ export async function uploadAttachment(caller: Caller, env: FilesEnv, parent: At
     if (upload.digest !== null && upload.digest !== sha256) {
       throw badRequest("The body does not match its Content-Digest; nothing was stored", { expected: upload.digest, received: sha256 });
     }
-    // Interactive (the WebSocket): the record's answer decides (413) and an import adds its own writes after it.
-    return await caller.transaction(async (tx) => {
-      // Concurrent uploads of one workspace take turns from here, so together they never pass its limit: the statement
-      // below starts after the lock, so its `used` counts every upload committed before.
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('files:' || ${caller.actor.workspace}, 0))`);
-      // The parent's rules again, the room and the record: one statement.
-      const written = await guardedWrite(caller, target, insertRecord(caller, parent, { id, sha256, objectKey }, upload, quota));
+    // Concurrent uploads of one workspace take turns from the lock on, so together they never pass its limit: the
+    // statement after it starts then, so its `used` counts every upload committed before. Then the parent's rules again,
+    // the room and the record: one statement.
+    const lock = sql`select pg_advisory_xact_lock(hashtextextended('files:' || ${caller.actor.workspace}, 0)) where ${statementBound}`;
+    const insert = insertRecord(caller, parent, { id, sha256, objectKey }, upload, quota);
+    const recorded = (written: Written) => {
       if (!written.attachment) throw quotaExceeded(quota, written.used);
-      await upload.withRecord?.(tx, written.attachment);
       return written.attachment;
+    };
+    // The lock and the statement sent at once (one round trip over the HTTP query).
+    if (!upload.withRecord) return recorded(await guardedWrite(caller, target, insert, { before: [lock] }));
+    // Interactive (the WebSocket): the Idempotency-Key's answer is stored after the record's, in its transaction.
+    const withRecord = upload.withRecord;
+    return await caller.transaction(async (tx) => {
+      await tx.execute(lock);
+      const attachment = recorded(await guardedWrite(caller, target, insert));
+      await withRecord(tx, attachment);
+      return attachment;
     });
   } catch (err) {
     // Refused, invalid or the database unreachable: the bytes go before the answer (the sweep catches a stop right here).

@@ -61,7 +61,7 @@ export async function claimTask(caller: Caller, idOrRef: string, leaseSeconds: n
       ctes: [sql`tasks as (update ${tasks} set ${holding(caller, leaseSeconds)} where ${tasks.id} = ${allowed} returning *)`],
       result: claimedAnswer,
     }),
-    "no key update",
+    { lock: "no key update" },
   );
   return answer(task);
 }
@@ -91,7 +91,7 @@ export async function releaseTask(caller: Caller, idOrRef: string): Promise<void
       ],
       result: sql<boolean | null>`(select true where ${allowed} is not null)`,
     }),
-    "no key update",
+    { lock: "no key update" },
   );
 }
 

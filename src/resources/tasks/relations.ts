@@ -1,105 +1,146 @@
 // The task relation operations (docs/api.md, "Task relations"), one function each, called alike by the REST routes and
-// the MCP tools. A create runs in one transaction: the task in the path under the task write rule, the other task within
-// the caller's reach, the cycle check of a `blocks` edge under the workspace's lock, the edge, and a duplicate's move to
-// CANCELED. A delete is one statement (guardedDelete); a list one query.
-import { and, eq, notInArray, sql } from "drizzle-orm";
-import { taskRelations, taskRelationViews, tasks, teams } from "../../../drizzle/schema";
+// the MCP tools. A create is one statement: the task in the path under the task write rule, the other task within the
+// caller's reach, the cycle check of a `blocks` edge (under the workspace's lock, taken in the same transaction), the
+// edge, and a duplicate's move to CANCELED. A delete is one statement (guardedDelete); a list one query.
+import { and, eq, notInArray, type SQL, sql } from "drizzle-orm";
+import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
 import { conflict, invalid, notFound } from "../../core/errors";
-import type { Executor } from "../../db/client";
+import { statementBound } from "../../db/client";
 import { inTeams, type Reach } from "../../db/scope";
-import { lockBlocksGraph } from "../../db/tree-locks";
+import { blocksGraphLock } from "../../db/tree-locks";
 import { newId } from "../../ids";
 import { listTaskChildren } from "../../records/task-children";
-import { cycleMessage, relationRecord, storedEdge, type TaskRelationCreateInput, type TaskRelationDto } from "../../records/task-relations";
+import {
+  blockingPath,
+  blocksReach,
+  cycleText,
+  relationFrom,
+  relationRecord,
+  type TaskRelationCreateInput,
+  type TaskRelationDto,
+} from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
-import { guardedDelete, readTarget, type Target } from "../../store/guarded";
+import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
 import { taskTarget } from "./operations";
 
 const v = taskRelationViews;
 
-/** The other task a body names (id or reference), within the caller's reach: another team's task it may not read is 404. */
-async function otherTask(tx: Executor, reach: Reach, idOrRef: string) {
-  const [task] = await tx
-    .select({ id: tasks.id, teamId: tasks.teamId, workspaceId: tasks.workspaceId })
-    .from(tasks)
-    .innerJoin(teams, eq(teams.id, tasks.teamId))
-    .where(taskRecord.named(reach, idOrRef))
-    .limit(1);
-  if (!task) throw notFound("Task");
-  return task;
+/** The other task a body names (id or reference), within the caller's reach (another team's task it may not read is none). */
+const otherTask = (reach: Reach, idOrRef: string) =>
+  sql`(select ${tasks.id} as id, ${tasks.teamId} as team_id from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
+    where ${taskRecord.named(reach, idOrRef)} limit 1)`;
+
+/**
+ * The stored edge a request names from the task's side (storedEdge's rule in SQL, over the two tasks' ids and teams):
+ * `blocked_by` is `blocks` from the other task, `related` is stored once a pair, its smaller id first.
+ */
+function edgeOf(type: TaskRelationCreateInput["type"], task: { id: SQL; team: SQL }, other: { id: SQL; team: SQL }) {
+  if (type === "blocked_by") return { type: "blocks" as const, source: other, target: task };
+  if (type !== "related") return { type, source: task, target: other };
+  const taskFirst = sql`(${task.id} < ${other.id})`;
+  const pick = (first: SQL, second: SQL) => sql`(case when ${taskFirst} then ${first} else ${second} end)`;
+  return {
+    type,
+    source: { id: pick(task.id, other.id), team: pick(task.team, other.team) },
+    target: { id: pick(other.id, task.id), team: pick(other.team, task.team) },
+  };
 }
 
-/** Whether a chain of `blocks` edges leads from `from` to `to`: the tasks `from` blocks, directly or not, each once. */
-async function blocksReach(tx: Executor, from: string, to: string): Promise<boolean> {
-  const { rows } = await tx.execute(sql`
-    with recursive reached(id) as (
-      select ${from}::text
-      union
-      select r.target_task_id from reached join ${taskRelations} r on r.source_task_id = reached.id and r.type = 'blocks'
-      where reached.id <> ${to}
-    )
-    select 1 from reached where id = ${to} limit 1`);
-  return rows.length > 0;
-}
-
-/** The relation `id` as the task `taskId` sees it. */
-async function relationAsSeenBy(tx: Executor, taskId: string, id: string): Promise<TaskRelationDto> {
-  const [row] = await tx
-    .select({ relation: relationRecord.json() })
-    .from(relationRecord.from)
-    .where(and(eq(v.id, id), eq(v.taskId, taskId)))
-    .limit(1);
-  return row.relation as TaskRelationDto;
-}
+const col = (table: string, column: string) => sql`${sql.identifier(table)}.${sql.identifier(column)}`;
 
 /**
  * POST /tasks/{id}/relations: by a caller who may change the task in the path (the task write rule); the other task may
  * be of any team of the workspace the caller reaches. Self is 422, the same relation again 409, a `blocks` edge that
  * closes a cycle 422 naming it.
+ *
+ * One statement (guardedWrite): the task, the other task, each rule as a flag, the edge, a duplicate's move to CANCELED
+ * and the answer. A `blocks` edge first takes the workspace's lock in a statement of its own, sent with it as one
+ * transaction (one round trip over the HTTP query): two edges that together close a cycle each pass their check alone,
+ * so one waits for the other, and its check (the next statement, a newer snapshot) sees the first edge (tree-locks.ts).
  */
 export function createRelation(caller: Caller, idOrRef: string, input: TaskRelationCreateInput): Promise<TaskRelationDto> {
-  // Interactive (the WebSocket): both tasks are read and the edge's rules checked before it is written.
-  return caller.transaction(async (tx) => {
-    const task = await readTarget<{ id: string; teamId: string }>(tx, caller, taskTarget(caller, idOrRef), "key share");
-    const other = await otherTask(tx, caller.actor, input.taskId);
-    if (other.id === task.id) throw invalid("taskId", "Must be another task: a task has no relation with itself");
-    const edge = storedEdge(input.type, task.id, other.id);
-    const teamOf = (id: string) => (id === task.id ? task.teamId : other.teamId);
-    if (edge.type === "blocks") {
-      // Two edges that together close a cycle each pass their check alone: one waits here for the other (tree-locks.ts).
-      await lockBlocksGraph(tx, other.workspaceId);
-      if (await blocksReach(tx, edge.target, edge.source)) {
-        // The new edge first: source blocks target blocks … blocks source.
-        throw invalid("taskId", await cycleMessage(tx, caller.actor, edge.source, edge.target));
-      }
-    }
-    const id = newId("rel");
-    const inserted = await tx
-      .insert(taskRelations)
-      .values({
-        id,
-        workspaceId: other.workspaceId,
-        type: edge.type,
-        sourceTaskId: edge.source,
-        targetTaskId: edge.target,
-        sourceTeamId: teamOf(edge.source),
-        targetTeamId: teamOf(edge.target),
-        creatorId: sql`${caller.actor.user}`,
-      })
-      .onConflictDoNothing()
-      .returning({ id: taskRelations.id });
-    if (inserted.length === 0) throw conflict(`These tasks already have this relation (${input.type})`);
-    if (edge.type === "duplicate_of") {
-      // Its own task.updated event, from the trigger, in this transaction.
-      await tx
-        .update(tasks)
-        .set({ status: "CANCELED", updatedAt: sql`now()` })
-        .where(and(eq(tasks.id, edge.source), notInArray(tasks.status, ["DONE", "CANCELED"])));
-    }
-    return relationAsSeenBy(tx, task.id, id);
-  });
+  const { actor } = caller;
+  const task = taskTarget(caller, idOrRef);
+  // The edge over the target's FROM (its rules), and over the target row (the write).
+  const inFrom = edgeOf(
+    input.type,
+    { id: sql`${tasks.id}`, team: sql`${tasks.teamId}` },
+    { id: col("other", "id"), team: col("other", "team_id") },
+  );
+  const inRow = edgeOf(
+    input.type,
+    { id: col("target", "id"), team: col("target", "teamId") },
+    { id: col("target", "otherId"), team: col("target", "otherTeamId") },
+  );
+  const blocks = inFrom.type === "blocks";
+  const target: Target = {
+    ...task,
+    // A `blocks` edge: the way back it would close (the new edge first), null when it closes none; walked once.
+    from: sql`${task.from} left join ${otherTask(actor, input.taskId)} as other on true${
+      blocks
+        ? sql` left join lateral (select case when ${blocksReach(inFrom.target.id, inFrom.source.id)}
+            then array(${blockingPath(actor, inFrom.target.id, inFrom.source.id)}) end as way) as cycle on true`
+        : sql``
+    }`,
+    columns: {
+      id: tasks.id,
+      teamId: tasks.teamId,
+      workspaceId: tasks.workspaceId,
+      otherId: col("other", "id"),
+      otherTeamId: col("other", "team_id"),
+      ...(blocks ? { cycle: col("cycle", "way") } : {}),
+    },
+    guards: [
+      ...task.guards,
+      { holds: sql`${col("other", "id")} is not null`, refusal: () => notFound("Task") },
+      {
+        holds: sql`${col("other", "id")} <> ${tasks.id}`,
+        refusal: () => invalid("taskId", "Must be another task: a task has no relation with itself"),
+      },
+      ...(blocks
+        ? [
+            {
+              holds: sql`${col("cycle", "way")} is null`,
+              refusal: (row: Record<string, unknown>) => invalid("taskId", cycleText(row.cycle as string[])),
+            },
+          ]
+        : []),
+      {
+        holds: sql`not exists (select 1 from ${taskRelations} r where r.source_task_id = ${inFrom.source.id}
+          and r.target_task_id = ${inFrom.target.id} and r.type = ${inFrom.type})`,
+        refusal: () => conflict(`These tasks already have this relation (${input.type})`),
+      },
+    ],
+  };
+  const id = newId("rel");
+  const before = blocks ? [sql`select ${blocksGraphLock(actor.workspace)} where ${statementBound}`] : [];
+  return guardedWrite<TaskRelationDto>(
+    caller,
+    target,
+    (allowed) => ({
+      ctes: [
+        sql`inserted as (insert into ${taskRelations}
+          (id, workspace_id, type, source_task_id, target_task_id, source_team_id, target_team_id, creator_id)
+          select ${id}, target."workspaceId", ${inRow.type}::${sql.identifier(taskRelationType.enumName)}, ${inRow.source.id}, ${inRow.target.id}, ${inRow.source.team},
+            ${inRow.target.team}, ${actor.user} from target where target.id = ${allowed}
+          on conflict do nothing returning *)`,
+        // A duplicate moves to CANCELED (unless DONE): its own task.updated event, from the trigger, in this statement.
+        ...(inRow.type === "duplicate_of"
+          ? [
+              sql`canceled as (update ${tasks} set status = 'CANCELED', updated_at = now()
+                where ${tasks.id} = (select source_task_id from inserted) and ${notInArray(tasks.status, ["DONE", "CANCELED"])} returning 1)`,
+            ]
+          : []),
+        // The answer reads the new relation as the task in the path sees it: the view's row, from the inserted one.
+        sql`${taskRelationViews} as (select i.id, i.workspace_id, target.id as task_id, target."otherId" as other_task_id,
+          target."otherTeamId" as other_team_id, ${input.type}::text as type, i.creator_id, i.created_at from inserted i, target)`,
+      ],
+      result: sql`(select ${relationRecord.json()} from ${relationFrom})`,
+    }),
+    { before },
+  );
 }
 
 /** The relation `relationId` of the task `idOrRef`, under the task write rule; a relation whose other task the caller may not read is 404. */

@@ -132,7 +132,7 @@ describe("POST /batch", () => {
   });
 
   // The measure: statements (Server-Timing's query count). A direct task read is 1; a batch of 20 task reads is one
-  // statement in all (the reads of one resource combined under `union all`, each keyed back to its item: was 20, one
+  // statement in all (the reads of one resource combined in one `id = any(…)` select, each keyed back to its item: was 20, one
   // each, when every item ran through the app), and nothing on top (the items' successes prove the credential).
   it("costs 20 task reads one statement in all, nothing more", async () => {
     const one = await get(`/tasks/${refs[0]}`, t.owner.key);
@@ -143,11 +143,25 @@ describe("POST /batch", () => {
     );
     expect(res.body.results.map((r: any) => r.task.reference)).toEqual(refs);
     expect(res.queries).toBe(one.queries);
-    // Each keeps its own 404 and its own fields within the one statement.
+    // Each keeps its own 404 and its own fields (the reads of one selection of fields share a statement).
     const mixed = await batch([`/tasks/${refs[8]}?fields=title`, `/tasks/${foreignTask}`, `/tasks/${refs[9]}`], t.owner.key);
     expect(mixed.body.results[0]).toEqual({ task: { title: "b8" } });
     expect(mixed.body.results[1].error.code).toBe("NOT_FOUND");
     expect(mixed.body.results[2].task.reference).toBe(refs[9]);
+    // Ids and names in any case find their records in the one statement of their resource, each keyed back by its value.
+    const forms = await batch(
+      [
+        `/tasks/${refs[2].toLowerCase()}`,
+        `/tasks/${res.body.results[2].task.id}`,
+        `/tasks/${refs[2]}`,
+        `/teams/${team.prefix.toLowerCase()}`,
+        `/teams/${team.id}`,
+      ],
+      t.owner.key,
+    );
+    expect(forms.body.results.slice(0, 3).map((r: any) => r.task.reference)).toEqual([refs[2], refs[2], refs[2]]);
+    expect(forms.body.results.slice(3).map((r: any) => r.team.id)).toEqual([team.id, team.id]);
+    expect(forms.queries).toBe(2);
   });
 
   // Every item is a call of its GET's read with the batch's caller: one-record reads, lists, nested paths, history,

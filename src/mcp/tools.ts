@@ -1,8 +1,12 @@
+// The MCP tools: each module's (src/resources/<name>/index.ts, `tools`), and those of the resources not yet moved into
+// their modules (below), each given the scope of the REST operation it stands for, as its route declares it.
 import { z } from "@hono/zod-openapi";
 import type { Caller } from "../auth/caller";
-import { acceptedScopes, type Scope, scopeOf } from "../core/scopes";
+import type { Scope } from "../core/scopes";
+import { moduleRoutes, type ResourceModule } from "../http/module";
+import { declaredRoutes, routeScopes } from "../http/policy";
 import { FieldsQuery, Pagination, paginated } from "../http/schemas";
-import { type AttachmentDto, attachmentRecord, contentPath } from "../records/attachments";
+import { Cursor, Deleted, pageQuery, type ToolSpec, tool } from "../http/tool";
 import { Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../records/comments";
 import { Event } from "../records/events";
 import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "../records/labels";
@@ -16,12 +20,10 @@ import {
   type ProjectUpdateInput,
   projectRecord,
 } from "../records/projects";
-import { TaskLink, TaskLinkCreate } from "../records/task-links";
-import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
 import { workspaceUserRecord } from "../records/users";
-import { listAttachments } from "../resources/attachments/operations";
+import { MODULES } from "../resources";
 import { createComment, deleteComment, listTargetComments } from "../resources/comments/operations";
 import { listEvents, recordEvents } from "../resources/events/operations";
 import { createLabel, deleteLabel, listLabels, updateLabel } from "../resources/labels/operations";
@@ -30,28 +32,15 @@ import { createProject, listProjects, updateProject } from "../resources/project
 import { search } from "../resources/search/operations";
 import { SEARCH_TYPES, SearchPage, SearchQuery } from "../resources/search/schema";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
-import { createRelation, deleteRelation } from "../resources/tasks/relations";
-import { addLink } from "../resources/tasks/url-links";
 import { listTeams } from "../resources/teams/operations";
 import { listUsers } from "../resources/users/operations";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../store/list";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
-/** What a tool runs with: the request's caller, requiring the tool's scope, as a REST handler has it. */
-export interface ToolContext {
-  caller: Caller;
-}
+export type { ToolContext } from "../http/tool";
 
-/**
- * One MCP tool. It stands for one REST operation (`rest`, e.g. `POST /tasks`) and calls that operation's function: its
- * input is the route's zod schema, its answer the route's (`output`, the tool's outputSchema), and its scope the
- * operation's, derived by the one rule of core/scopes.ts, so a key may do through MCP exactly what it may do through REST.
- */
-export interface Tool {
-  name: string;
-  title: string;
-  description: string;
-  rest: string;
+/** A tool as MCP offers it: its declaration with the scopes of its REST operation's route. */
+export interface Tool extends ToolSpec {
   /** The scope the REST operation names (a 403's `details.requiredScope`). */
   scope: Scope | null;
   /** The scopes any one of which the REST operation needs (a write scope also reads its records). */
@@ -60,39 +49,11 @@ export interface Tool {
   readOnly: boolean;
   /** A DELETE: what it removes is gone. */
   destructive: boolean;
-  input: z.ZodType;
-  output: z.ZodObject;
-  run(ctx: ToolContext, args: never): Promise<Record<string, unknown>>;
-}
-
-type ToolSpec<I extends z.ZodType, O extends z.ZodObject> = Pick<Tool, "name" | "title" | "description" | "rest"> & {
-  input: I;
-  output: O;
-  run(ctx: ToolContext, args: z.output<I>): Promise<z.output<O>>;
-};
-
-function tool<I extends z.ZodType, O extends z.ZodObject>(spec: ToolSpec<I, O>): Tool {
-  const [method, path] = spec.rest.split(" ");
-  return {
-    ...spec,
-    scope: scopeOf(method, path),
-    scopes: acceptedScopes(method, path),
-    readOnly: method === "GET",
-    destructive: method === "DELETE",
-  } as Tool;
 }
 
 const TaskRef = NameOf("task");
 
-/** A page's `limit` and `cursor` as the query string GET would have taken (the operations parse and check them as GET's). */
-function pageQuery({ limit, cursor }: { limit?: number; cursor?: string }): URLSearchParams {
-  const query = new URLSearchParams();
-  if (limit !== undefined) query.set("limit", String(limit));
-  if (cursor !== undefined) query.set("cursor", cursor);
-  return query;
-}
 const { limit: Limit } = ListInput.shape;
-const Cursor = z.string().optional().describe("pagination.nextCursor of the previous page");
 const EventPage = z.object({ events: z.array(Event), pagination: Pagination });
 
 /** What a list tool needs of a record: its list spec (filters, sorts, cursors) and its `fields`-narrowed answer schema. */
@@ -120,8 +81,6 @@ const listTool = (
       return listBody(key, params, await list(ctx.caller, params));
     },
   });
-
-const Deleted = z.object({ deleted: z.literal(true) });
 
 /** A DELETE /<key>/{id} tool: the record by id or name, answered {deleted: true} (REST's 204 has no body). */
 const deleteTool = (noun: string, key: string, ref: z.ZodType<string>, remove: (caller: Caller, id: string) => Promise<void>, about = "") =>
@@ -183,7 +142,8 @@ const updateTool = <In>(
 
 const everyTaskField = Object.fromEntries(Object.keys(taskRecord.shape).map((name) => [name, true as const]));
 
-export const TOOLS: Tool[] = [
+/** The tools of the resources not yet in their modules. */
+const TOOL_SPECS: ToolSpec[] = [
   tool({
     name: "get_task",
     title: "Get a task",
@@ -226,42 +186,6 @@ export const TOOLS: Tool[] = [
   }),
   deleteTool("task", "tasks", TaskRef, deleteTask, " Its subtasks and comments go with it."),
   tool({
-    name: "link_tasks",
-    title: "Relate two tasks",
-    description:
-      "Relates a task to another (POST /tasks/{id}/relations). duplicate_of cancels the first task unless DONE; a `blocks` " +
-      "closing a cycle is refused.",
-    rest: "POST /tasks/{id}/relations",
-    input: z.object({ id: TaskRef, type: RelationType, taskId: TaskRef.describe("The other task: id or reference") }).strict(),
-    output: z.object({ relation: TaskRelation }),
-    async run(ctx, { id, type, taskId }) {
-      return { relation: await createRelation(ctx.caller, id, { type, taskId }) };
-    },
-  }),
-  tool({
-    name: "unlink_tasks",
-    title: "Remove a relation",
-    description: "Removes a task's relation (DELETE /tasks/{id}/relations/{relationId}); get_task lists them.",
-    rest: "DELETE /tasks/{id}/relations/{relationId}",
-    input: z.object({ id: TaskRef, relationId: NameOf("relation") }).strict(),
-    output: Deleted,
-    async run(ctx, { id, relationId }) {
-      await deleteRelation(ctx.caller, id, relationId);
-      return { deleted: true as const };
-    },
-  }),
-  tool({
-    name: "add_link",
-    title: "Add a link",
-    description: "Adds a URL to a task (POST /tasks/{id}/links); the same URL again returns its link.",
-    rest: "POST /tasks/{id}/links",
-    input: z.object({ id: TaskRef, ...TaskLinkCreate.shape }).strict(),
-    output: z.object({ link: TaskLink }),
-    async run(ctx, { id, ...body }) {
-      return { link: (await addLink(ctx.caller, id, body)).link };
-    },
-  }),
-  tool({
     name: "add_comment",
     title: "Comment on a task",
     description: "Adds a Markdown comment to a task (POST /comments).",
@@ -282,28 +206,6 @@ export const TOOLS: Tool[] = [
     async run(ctx, { id, ...list }) {
       const params = await ctx.caller.listParams(targetCommentLists.task, listQuery(list));
       return listBody("comments", params, await listTargetComments(ctx.caller, "task", id, params));
-    },
-  }),
-  tool({
-    name: "list_attachments",
-    title: "Task files",
-    description: "Files of a task and its comments (GET /tasks/{id}/attachments); GET `path` downloads.",
-    rest: "GET /tasks/{id}/attachments",
-    input: z.object({ id: TaskRef, cursor: Cursor }).strict(),
-    output: z.object({
-      attachments: z.array(z.object({ id: z.string(), filename: z.string(), size: z.number(), path: z.string() })),
-      pagination: Pagination,
-    }),
-    async run(ctx, { id, cursor }) {
-      const params = await ctx.caller.listParams(attachmentRecord.list, pageQuery({ cursor }));
-      const page = await listBody("attachments", params, await listAttachments(ctx.caller, id, params));
-      const attachments = (page.attachments as AttachmentDto[]).map((a) => ({
-        id: a.id,
-        filename: a.filename,
-        size: a.size,
-        path: contentPath(a.id),
-      }));
-      return { attachments, pagination: page.pagination };
     },
   }),
   deleteTool("comment", "comments", NameOf("comment"), deleteComment, " Only its author or a workspace ADMIN/OWNER may."),
@@ -414,3 +316,26 @@ export const TOOLS: Tool[] = [
     },
   }),
 ];
+
+/**
+ * The tools of an app serving `modules`: those above, then each module's, each with its REST operation's scopes (the
+ * route its module declares). A tool standing for no route of theirs is an error, not a tool nobody may call.
+ */
+export function toolsOf(modules: readonly ResourceModule[]): Tool[] {
+  const routeAt = declaredRoutes(modules.flatMap((m) => moduleRoutes(m).flatMap((router) => router.routes)));
+  const specs = [...TOOL_SPECS];
+  for (const spec of modules.flatMap((m) => m.tools ?? [])) {
+    const at = spec.after === undefined ? -1 : specs.findIndex((s) => s.name === spec.after);
+    specs.splice(at < 0 ? specs.length : at + 1, 0, spec);
+  }
+  return specs.map((spec) => {
+    const [method, path] = spec.rest.split(" ");
+    const route = routeAt(method, path);
+    if (!route) throw new Error(`The tool ${spec.name} stands for ${spec.rest}, which no module's route declares`);
+    const scopes = routeScopes(route);
+    return { ...spec, scope: scopes?.[0] ?? null, scopes, readOnly: method === "GET", destructive: method === "DELETE" };
+  });
+}
+
+/** The service's tools (its own modules'). */
+export const TOOLS: Tool[] = toolsOf(MODULES);

@@ -4,6 +4,7 @@
 // CANCELED. A delete is one statement (guardedDelete); a list one query.
 import { and, eq, notInArray, sql } from "drizzle-orm";
 import { taskRelations, taskRelationViews, tasks, teams } from "../../../drizzle/schema";
+import { taskTarget } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { conflict, invalid, notFound } from "../../core/errors";
 import type { Executor } from "../../db/client";
@@ -15,7 +16,6 @@ import { cycleMessage, relationRecord, storedEdge, type TaskRelationCreateInput,
 import { taskRecord } from "../../records/tasks";
 import { guardedDelete, readTarget, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
-import { taskTarget } from "./operations";
 
 const v = taskRelationViews;
 

@@ -90,7 +90,12 @@ async function checkedWrite(c: Context<AppEnv>, header: string, id: string, { na
       const first = await render(c, get, caller, id);
       lockId = (first.body && (Object.values(first.body)[0] as { id?: string } | undefined)?.id) || id;
     }
-    await tx.execute(sql`select id from ${sql.identifier(table)} where id = ${lockId} for update`);
+    // The table by its name, or `schema.table`.
+    const qualified = sql.join(
+      table.split(".").map((part) => sql.identifier(part)),
+      sql.raw("."),
+    );
+    await tx.execute(sql`select id from ${qualified} where id = ${lockId} for update`);
     const current = await render(c, get, caller, id);
     // A missing (or foreign) resource keeps the write's own answer (404, or 401 for a bad credential).
     const code = current.refused?.code;

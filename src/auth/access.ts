@@ -60,8 +60,8 @@ export const TASK_WRITE = { min: "MEMBER", what: "change this team's tasks" } as
 export const taskWriteGuard = (actor: Actor, teamId: SQLWrapper): Guard => teamRoleGuard(actor, teamId, TASK_WRITE.min, TASK_WRITE.what);
 
 /**
- * The credential grants `scope` (a write whose scope depends on its row, as an attachment's on what it hangs on: the
- * route then accepts either, core/scopes.ts), unless `exempt` holds. Its refusal names the scope, as the route's would.
+ * The credential grants `scope` (a write whose scope depends on its row, as a file's on what it hangs on: the
+ * route then accepts either, its policy's `alsoScopes`), unless `exempt` holds. Its refusal names the scope, as the route's would.
  */
 export const scopeGuard = (credential: Credential, scope: Scope, exempt?: SQL): Guard => ({
   // Cast, so that a key's scopes (a scalar subquery) are one array, not a set of rows.

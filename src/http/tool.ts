@@ -4,6 +4,9 @@
 // key may do through MCP exactly what it may do through REST.
 import { z } from "@hono/zod-openapi";
 import type { Caller } from "../auth/caller";
+import { type ListParams, type ListSpec, listBody } from "../store/list";
+import { paginated } from "./schemas";
+import { describeList, type ListArgs, ListInput, listQuery } from "./tool-input";
 
 /** What a tool runs with: the request's caller, requiring the tool's scope, as a REST handler has it. */
 export interface ToolContext {
@@ -44,3 +47,93 @@ export const Cursor = z.string().optional().describe("pagination.nextCursor of t
 
 /** A delete tool's answer (REST's 204 has no body). */
 export const Deleted = z.object({ deleted: z.literal(true) });
+
+/** What a list tool needs of a record: its list spec (filters, sorts, cursors) and its `fields`-narrowed answer schema. */
+interface Listed {
+  list: ListSpec;
+  selection: z.ZodObject;
+}
+
+/** A list tool: GET /<key>'s parameters and page, through the same list spec and query. */
+export const listTool = (
+  key: string,
+  record: Listed,
+  list: (caller: Caller, params: ListParams) => Promise<Record<string, unknown>[]>,
+  about = "",
+) =>
+  tool({
+    name: `list_${key}`,
+    title: `List ${key}`,
+    description: `The workspace's ${key} (GET /${key}).${about} ${describeList(record.list)}`,
+    rest: `GET /${key}`,
+    input: ListInput,
+    output: paginated(key, record.selection),
+    async run(ctx, args: ListArgs) {
+      const params = await ctx.caller.listParams(record.list, listQuery(args));
+      return listBody(key, params, await list(ctx.caller, params));
+    },
+  });
+
+/** A DELETE /<key>/{id} tool: the record by id or name, answered {deleted: true} (REST's 204 has no body). */
+export const deleteTool = (
+  noun: string,
+  key: string,
+  ref: z.ZodType<string>,
+  remove: (caller: Caller, id: string) => Promise<void>,
+  about = "",
+) =>
+  tool({
+    name: `delete_${noun}`,
+    title: `Delete a ${noun}`,
+    description: `Deletes a ${noun} (DELETE /${key}/{id}).${about}`,
+    rest: `DELETE /${key}/{id}`,
+    input: z.object({ id: ref }).strict(),
+    output: Deleted,
+    async run(ctx, { id }) {
+      await remove(ctx.caller, id);
+      return { deleted: true as const };
+    },
+  });
+
+/** A POST /<key> tool: the REST body as its input, answered `{<noun>: record}` as REST's 201 is. */
+export const createTool = <In>(
+  noun: string,
+  key: string,
+  body: z.ZodType,
+  record: z.ZodType,
+  create: (caller: Caller, input: In) => Promise<unknown>,
+  description: string,
+) =>
+  tool({
+    name: `create_${noun}`,
+    title: `Create a ${noun}`,
+    description,
+    rest: `POST /${key}`,
+    input: body,
+    output: z.object({ [noun]: record }),
+    async run(ctx, input) {
+      return { [noun]: await create(ctx.caller, input as In) };
+    },
+  });
+
+/** A PATCH /<key>/{id} tool: the record by id or name and the REST body's fields, answered `{<noun>: record}`. */
+export const updateTool = <In>(
+  noun: string,
+  key: string,
+  ref: z.ZodType<string>,
+  changes: z.ZodObject,
+  record: z.ZodType,
+  update: (caller: Caller, id: string, input: In) => Promise<unknown>,
+  description: string,
+) =>
+  tool({
+    name: `update_${noun}`,
+    title: `Update a ${noun}`,
+    description,
+    rest: `PATCH /${key}/{id}`,
+    input: z.object({ id: ref, ...changes.shape }).strict(),
+    output: z.object({ [noun]: record }),
+    async run(ctx, { id, ...fields }) {
+      return { [noun]: await update(ctx.caller, id as string, fields as In) };
+    },
+  });

@@ -5,10 +5,12 @@
 import { createMiddleware } from "hono/factory";
 import { relayFileDeletions } from "../../files/deletions";
 import type { AppEnv } from "../../http/context";
+import { routePolicy } from "../../http/policy";
 
 export const fileRelay = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   const rdb = c.get("rdb");
-  if (!rdb.wrote || (c.req.method !== "DELETE" && c.req.path !== "/mcp")) return;
+  // A DELETE, or a JSON-RPC call (an MCP tool's delete), by the matched route's policy.
+  if (!rdb.wrote || (c.req.method !== "DELETE" && routePolicy(c).body !== "rpc")) return;
   rdb.defer((db) => relayFileDeletions(db, c.env));
 });

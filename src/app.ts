@@ -1,23 +1,22 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import { requestId } from "hono/request-id";
 import { AppError } from "./core/errors";
-import { CONDITIONAL, REGISTERED, RESOURCE_NAMES, type ResourceName, TAGS } from "./core/resources";
-import type { AppEnv } from "./http/context";
+import { TAGS } from "./core/resources";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
+import { moduleRoutes, type ResourceModule } from "./http/module";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
 import { settlingOutcome } from "./http/outcome";
-import { declaredPolicies, routePolicy } from "./http/policy";
+import { conditionalTable, declaredRoutes, routePolicy, routeScopes } from "./http/policy";
 import { readsOf } from "./http/read-route";
 import { requestDb } from "./http/request-db";
 import { publicRoute } from "./http/route-base";
 import { newRouter } from "./http/router";
 import { publicBaseUrl } from "./http/urls";
-import { mcpRoutes } from "./mcp/routes";
+import { mcpModule } from "./mcp/module";
 import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
@@ -29,38 +28,8 @@ import { rateLimit } from "./middleware/rate-limit";
 import { safeRetries } from "./middleware/safe-retries";
 import { settleAsked } from "./middleware/settle-asked";
 import { webhookRelay } from "./middleware/webhook-relay";
-import { accountRoutes } from "./resources/account/routes";
-import { agentRoutes } from "./resources/agents/routes";
-import { apiKeyRoutes } from "./resources/api-keys/routes";
-import { attachmentRoutes } from "./resources/attachments/routes";
-import { batchRoutes } from "./resources/batch/routes";
-import { commentRoutes } from "./resources/comments/routes";
-import { deviceRoutes } from "./resources/device/routes";
-import { eventRoutes } from "./resources/events/routes";
-import { fieldRoutes } from "./resources/fields/routes";
-import { inviteRoutes } from "./resources/invites/routes";
-import { labelRoutes } from "./resources/labels/routes";
-import { loginRoutes } from "./resources/login/routes";
-import { meRoutes } from "./resources/me/routes";
-import { milestoneRoutes } from "./resources/milestones/routes";
-import { oauthRoutes } from "./resources/oauth/routes";
-import { projectRoutes } from "./resources/projects/routes";
-import { searchRoutes } from "./resources/search/routes";
-import { signupRoutes } from "./resources/signup/routes";
-import { benchRoutes } from "./resources/system/bench";
+import { MODULES } from "./resources";
 import { docsRoutes } from "./resources/system/docs";
-import { systemRoutes } from "./resources/system/routes";
-import { taskClaimRoutes } from "./resources/tasks/claim-routes";
-import { taskRelationRoutes } from "./resources/tasks/relation-routes";
-import { taskRoutes } from "./resources/tasks/routes";
-import { taskLinkRoutes } from "./resources/tasks/url-link-routes";
-import { teamMemberRoutes } from "./resources/team-members/routes";
-import { teamRoutes } from "./resources/teams/routes";
-import { transferRoutes } from "./resources/transfer/routes";
-import { importRoutes } from "./resources/transfer/staged-routes";
-import { userRoutes } from "./resources/users/routes";
-import { webhookRoutes } from "./resources/webhooks/routes";
-import { workspaceRoutes } from "./resources/workspaces/routes";
 
 /**
  * Public documents (docs/edge.md): the same for every caller, so any cache (the caller's, a CDN, the front Worker's)
@@ -95,8 +64,11 @@ const DOCUMENT = {
   },
 } as const;
 
-/** The document's tags: the register's, as far as a registered resource uses them. */
-const DOCUMENT_TAGS = Object.fromEntries(Object.entries(TAGS).filter(([tag]) => REGISTERED.some((r) => r.tag === tag)));
+/** The document's tags: the register's, as far as a module uses them, then those modules bring of their own. */
+const documentTags = (modules: readonly ResourceModule[]): Record<string, string> => ({
+  ...Object.fromEntries(Object.entries(TAGS).filter(([tag]) => modules.some((m) => m.resource.tag === tag))),
+  ...Object.fromEntries(modules.flatMap((m) => (m.tagWords ? [[m.resource.tag, m.tagWords]] : []))),
+});
 
 const openapiRoute = createRoute({
   ...publicRoute("System"),
@@ -144,40 +116,13 @@ const indexRoute = createRoute({
   },
 });
 
-export function buildApp() {
+/**
+ * The app serving `modules` (src/resources/index.ts: the service's resources, in their order), then MCP with their
+ * tools. A test builds one with a resource of its own (test/resources/module/).
+ */
+export function buildApp(modules: readonly ResourceModule[] = MODULES) {
   const app = newRouter();
-  // Each registered resource's routes, in the register's order.
-  const BINDING: Record<ResourceName, { routes: Array<Hono<AppEnv>> }> = {
-    system: { routes: [systemRoutes, benchRoutes] },
-    signup: { routes: [signupRoutes] },
-    login: { routes: [loginRoutes] },
-    device: { routes: [deviceRoutes] },
-    account: { routes: [accountRoutes] },
-    me: { routes: [meRoutes] },
-    users: { routes: [userRoutes] },
-    workspaces: { routes: [workspaceRoutes] },
-    invites: { routes: [inviteRoutes] },
-    agents: { routes: [agentRoutes] },
-    "api-keys": { routes: [apiKeyRoutes] },
-    labels: { routes: [labelRoutes] },
-    fields: { routes: [fieldRoutes] },
-    teams: { routes: [teamRoutes] },
-    "team-members": { routes: [teamMemberRoutes] },
-    tasks: { routes: [taskRoutes, taskRelationRoutes, taskClaimRoutes] },
-    attachments: { routes: [attachmentRoutes] },
-    links: { routes: [taskLinkRoutes] },
-    projects: { routes: [projectRoutes] },
-    milestones: { routes: [milestoneRoutes] },
-    events: { routes: [eventRoutes] },
-    comments: { routes: [commentRoutes] },
-    webhooks: { routes: [webhookRoutes] },
-    search: { routes: [searchRoutes] },
-    transfer: { routes: [transferRoutes] },
-    imports: { routes: [importRoutes] },
-    oauth: { routes: [oauthRoutes] },
-    mcp: { routes: [mcpRoutes] },
-    batch: { routes: [batchRoutes(app)] },
-  };
+  const mounted = [...modules, mcpModule(modules)];
 
   app.use("*", requestId());
   // Outside every other middleware, so that all of a token endpoint's refusals are answered in OAuth's shape.
@@ -250,17 +195,31 @@ export function buildApp() {
     await next();
   });
 
-  for (const name of RESOURCE_NAMES) for (const routes of BINDING[name].routes) app.route("/", routes);
-  // A conditional resource without its GET's read would silently lose its If-Match check: no app is built so.
-  for (const name of Object.keys(CONDITIONAL))
-    if (!readsOf(app).has(`/${name}/:id`))
-      throw new Error(`${name} is conditional (src/core/resources.ts) but GET /${name}/{id} has no read`);
+  // Each module's routes, in the list's order; what they do not declare comes from its register entry (src/http/policy.ts).
+  for (const module of mounted) for (const routes of moduleRoutes(module, app)) app.route("/", routes);
+  const routeAt = declaredRoutes(app.routes);
+  const conditional = (route: NonNullable<ReturnType<typeof routeAt>>) => conditionalTable(route) !== undefined;
+  for (const { method, path } of app.routes) {
+    const route = routeAt(method, path);
+    if (!route) continue;
+    // A write with no scope would go out unscoped, a conditional write without its GET's read would silently lose its
+    // If-Match check: no app is built so.
+    if (route.secured) routeScopes(route);
+    if (conditional(route) && !readsOf(app).has(path)) throw new Error(`${method} ${path} is conditional but GET ${path} has no read`);
+  }
 
   registerOpenApiComponents(app.openAPIRegistry);
   // Generating the document costs ~20 ms of CPU and it changes only with the base URL and the dev switches: kept per
   // combination (a handful; cleared when full, as the base URL may come from the request's Host).
   const documents = new Map<string, ReturnType<typeof finishDocument>>();
-  const policyOf = declaredPolicies(app.routes);
+  const rulesOf = (method: string, path: string) => {
+    const route = routeAt(method, path);
+    return { policy: route?.policy ?? {}, conditional: Boolean(route && conditional(route)) };
+  };
+  const scopesOf = (method: string, path: string) => {
+    const route = routeAt(method, path);
+    return route ? routeScopes(route) : null;
+  };
   app.openapi(openapiRoute, (c) => {
     const serverUrl = publicBaseUrl(c);
     const switchedPaths = {
@@ -275,10 +234,10 @@ export function buildApp() {
       if (documents.size >= 8) documents.clear();
       doc = finishDocument(app.getOpenAPI31Document(DOCUMENT), {
         serverUrl,
-        tags: DOCUMENT_TAGS,
+        tags: documentTags(mounted),
         switchedPaths,
-        policyOf,
-        conditionalWrites: Object.keys(CONDITIONAL),
+        rulesOf,
+        scopesOf,
       });
       documents.set(key, doc);
     }

@@ -14,7 +14,7 @@ export default {
   fetch: app.fetch,
   // The Cron Trigger (wrangler.toml [triggers]): email still in the outbox after its send is sent again; events past
   // their 30 days go; webhook deliveries that are due and not in the queue (a lost or failed send) go to it; imports sent
-  // in parts lose their stored records once committed, and go whole after their 24 h. Deleted attachments' bytes still
+  // in parts lose their stored records once committed, and go whole after their 24 h. Deleted files' bytes still
   // in the outbox go to the files queue again. The hourly trigger (SWEEP_CRON) runs the sweep alone: it repairs what a
   // stop between two steps left.
   scheduled(controller, env, ctx) {

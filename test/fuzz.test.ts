@@ -9,11 +9,11 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { RequestDb } from "../src/db/client";
-import { OAUTH_TOKEN_PATHS } from "../src/http/oauth-errors";
 import { fetchApp, get, post } from "./helpers/api";
 import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { fromSchema, hostileString, junkBody, junkText } from "./helpers/openapi-arbitraries";
 import { type Operation, servedOpenApi } from "./helpers/openapi-conformance";
+import { OAUTH_TOKEN_PATHS } from "./helpers/policies";
 
 /** Fixed (plus the operation's index), so a failure replays; fast-check prints the seed with the counterexample. */
 const SEED = 20261123;

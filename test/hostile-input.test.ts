@@ -1,9 +1,9 @@
 // Hostile input (docs/security.md): what an attacker or a broken client sends, through HTTP against the real database.
 import { beforeAll, describe, expect, it } from "vitest";
-import { OAUTH_TOKEN_PATHS } from "../src/http/oauth-errors";
 import { api, fetchApp, get, patch, post } from "./helpers/api";
 import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "./helpers/fixtures";
 import { type Operation, servedOpenApi } from "./helpers/openapi-conformance";
+import { OAUTH_TOKEN_PATHS } from "./helpers/policies";
 
 type Json = Record<string, any>;
 /** Timeout of the tests that loop requests over every operation: room for a loaded CI machine. */

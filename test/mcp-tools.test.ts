@@ -5,11 +5,11 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scopeOf } from "../src/core/scopes";
 import { TOOLS } from "../src/mcp/tools";
 import { api, get, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 import { servedOpenApi } from "./helpers/openapi-conformance";
+import { scopeOf } from "./helpers/policies";
 import { call, connect } from "./mcp-client";
 
 let t: Tenant;

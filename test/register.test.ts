@@ -4,10 +4,11 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { CONDITIONAL, EVENT_SOURCES, REGISTERED, TAGS } from "../src/core/resources";
-import { READABLE, readsOf, scopeOf } from "../src/core/scopes";
+import { READABLE, readsOf } from "../src/core/scopes";
 import { EVENT_TYPES, RESOURCE_TYPES } from "../src/records/event-types";
 import { fetchApp } from "./helpers/api";
 import { withDb } from "./helpers/fixtures";
+import { scopeOf } from "./helpers/policies";
 
 type Operation = { tags?: string[]; parameters?: Array<{ $ref?: string }> };
 const document = async () =>

@@ -1,14 +1,15 @@
 // The rules of a write as guards of its statement (store/guarded.ts): the caller's role in a record's team, the team write
 // rule (docs/api.md, permissions), grants, workspace roles, the labels a body names.
-import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { teamMembers } from "../../drizzle/schema";
+import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { tasks, teamMembers, teams } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import type { Scope } from "../core/scopes";
 import type { WorkspaceScope } from "../db/client";
 import { teamsValue } from "../db/scope";
 import { allWorkspaceLabels } from "../records/labels";
+import { taskMatch } from "../records/names";
 import type { Actor } from "../store/caller";
-import type { Guard } from "../store/guarded";
+import type { Guard, Target } from "../store/guarded";
 import { qualified } from "../store/record";
 import { missingScope } from "./caller";
 import { type Credential, credentialScopes } from "./credential";
@@ -59,8 +60,8 @@ export const TASK_WRITE = { min: "MEMBER", what: "change this team's tasks" } as
 export const taskWriteGuard = (actor: Actor, teamId: SQLWrapper): Guard => teamRoleGuard(actor, teamId, TASK_WRITE.min, TASK_WRITE.what);
 
 /**
- * The credential grants `scope` (a write whose scope depends on its row, as an attachment's on what it hangs on: the
- * route then accepts either, core/scopes.ts), unless `exempt` holds. Its refusal names the scope, as the route's would.
+ * The credential grants `scope` (a write whose scope depends on its row, as a file's on what it hangs on: the
+ * route then accepts either, its policy's `alsoScopes`), unless `exempt` holds. Its refusal names the scope, as the route's would.
  */
 export const scopeGuard = (credential: Credential, scope: Scope, exempt?: SQL): Guard => ({
   // Cast, so that a key's scopes (a scalar subquery) are one array, not a set of rows.
@@ -95,3 +96,24 @@ export const labelsGuard = (workspace: WorkspaceScope, labelIds: string[]): Guar
   holds: allWorkspaceLabels(workspace, labelIds),
   refusal: () => notFound("Label"),
 });
+
+/** The task `idOrRef` names, in the caller's workspace, with the write rule and the labels a body names. */
+export function taskTarget(caller: { actor: Actor }, idOrRef: string, labelIds?: string[]): Target {
+  const { actor } = caller;
+  return {
+    from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
+    where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(idOrRef))!,
+    columns: {
+      id: tasks.id,
+      teamId: tasks.teamId,
+      projectId: tasks.projectId,
+      milestoneId: tasks.milestoneId,
+      parentId: tasks.parentId,
+      customFields: tasks.customFields,
+    },
+    guards: [taskWriteGuard(actor, tasks.teamId), ...(labelIds ? [labelsGuard(actor.workspace, labelIds)] : [])],
+    name: "Task",
+    team: tasks.teamId,
+    table: tasks,
+  };
+}

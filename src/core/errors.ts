@@ -14,7 +14,7 @@ export const ERROR_STATUS = {
   // A stale If-Match on PATCH or DELETE: nothing was written.
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
-  // A Range beyond an attachment's bytes.
+  // A Range beyond a stored file's bytes.
   RANGE_NOT_SATISFIABLE: 416,
   RATE_LIMITED: 429,
   INTERNAL: 500,

@@ -1,8 +1,10 @@
 // The register of resources (docs/architecture.md, "Adding a resource"): each resource states here, once, what the rest
 // of the service derives from it: the OpenAPI tag of its operations, the scope a write to it needs, what the scope
 // `read` reads there, whether its PATCH and DELETE honour If-Match (and the table whose row they lock), and the event
-// types its changes write (with the tables the triggers watch). app.ts mounts each one's routes in this order;
-// test/register.test.ts compares every derived list, the document and the database's triggers with it.
+// types its changes write (with the tables the triggers watch). It sits below everything (the event types and the
+// scopes derive from it); each resource's module (src/resources/<name>/index.ts) carries its entry, and the list of
+// modules (src/resources/index.ts) keeps this order. test/register.test.ts compares every derived list, the document
+// and the database's triggers with it.
 import type { Scope } from "./scope-names";
 
 /** The document's tags (every operation's tag is one of them), in reading order, with what each groups. */
@@ -46,20 +48,18 @@ export interface EventSource {
 export interface Resource {
   /** The OpenAPI tag of its operations. */
   tag: Tag;
-  /** What a write under `/<name>` needs (POST, PATCH, DELETE). */
+  /** What its writes need (POST, PATCH, DELETE), unless a route declares another (src/http/policy.ts). */
   scope?: Scope;
-  /**
-   * Scopes that also allow a write under `/<name>` at the route, when the scope a record needs follows what it hangs on
-   * (a comment's attachment: `comments:write`); the write's statement then checks the one its record needs.
-   */
-  scopeAlso?: readonly Scope[];
-  /** What the scope `read` reads here: the names its GETs start with (`/<name>`, or a nested list's `/…/{id}/<name>`). */
+  /** What the scope `read` reads here: the names of the records its GETs read (the first one unless a route declares another). */
   reads?: readonly string[];
   /** Also read by its write scope (besides `reads`): comments, the records they are on. */
   scopeAlsoReads?: readonly string[];
-  /** Whether PATCH and DELETE `/<name>/{id}` honour If-Match; stated by every resource that has one of them. */
+  /**
+   * Whether its PATCH and DELETE honour If-Match (against the GET of the same path), unless a route declares otherwise;
+   * stated by every resource that has one of them.
+   */
   conditional?: boolean;
-  /** The table whose row `/<name>/{id}` is (what a conditional write locks). */
+  /** The table whose row its conditional writes lock. */
   table?: string;
   /** The event types its changes write, by resource type (`task` → `task.created`, …). */
   events?: Readonly<Record<string, EventSource>>;
@@ -146,26 +146,31 @@ export const RESOURCES = {
   tasks: {
     tag: "Tasks",
     scope: "tasks:write",
-    reads: ["tasks", "relations"],
+    reads: ["tasks"],
     conditional: true,
     table: "tasks",
     events: {
       // A claim taken or renewed, and released, are events of their own (docs/agents.md, "Claims").
       task: { tables: ["tasks"], links: ["task_labels"], actions: ["created", "updated", "deleted", "claimed", "released"] },
-      task_relation: { tables: ["task_relations"], actions: ["created", "deleted"] },
     },
+  },
+  // Relations between tasks: made and removed under the task (`/tasks/{id}/relations`).
+  relations: {
+    tag: "Tasks",
+    scope: "tasks:write",
+    reads: ["relations"],
+    conditional: false,
+    events: { task_relation: { tables: ["task_relations"], actions: ["created", "deleted"] } },
   },
   attachments: {
     tag: "Attachments",
-    // Deleting a task's file changes the task (`tasks:write`), a comment's the comment (`comments:write`).
+    // Deleting a task's file changes the task (`tasks:write`), a comment's the comment (its route also takes `comments:write`).
     scope: "tasks:write",
-    scopeAlso: ["comments:write"],
     reads: ["attachments"],
     conditional: false,
     events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
   },
-  // A task's URL links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`; they live with the
-  // task's routes (src/resources/tasks/url-links.ts, url-link-routes.ts).
+  // A task's URL links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`.
   links: {
     tag: "Tasks",
     scope: "tasks:write",
@@ -209,14 +214,15 @@ export const RESOURCES = {
     events: { webhook: { tables: ["webhooks"] } },
   },
   search: { tag: "Search", reads: ["search"] },
-  // Exports and imports of teams and workspaces (their scopes follow the path's last segment: core/scopes.ts).
+  // Exports and imports of teams and workspaces (their routes declare their scopes, `export` and `import`).
   transfer: { tag: "Imports" },
   // An import sent in parts: opening, filling, committing and discarding it.
   imports: { tag: "Imports", scope: "import", reads: ["imports"], conditional: false },
   // Revoking one's OAuth grants, like one's keys.
   oauth: { tag: "OAuth", scope: "keys:write" },
-  mcp: { tag: "System" },
   batch: { tag: "Batch" },
+  // Mounted by the app after the others, with their tools (src/mcp/).
+  mcp: { tag: "System" },
 } as const satisfies Record<string, Resource>;
 
 export type ResourceName = keyof typeof RESOURCES;

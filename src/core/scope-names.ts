@@ -1,5 +1,5 @@
-// The scopes' names (docs/api.md, "Least privilege"): what the register states a resource's writes need, and what
-// core/scopes.ts derives every operation's scope from.
+// The scopes' names (docs/api.md, "Least privilege"): what the register states a resource's writes need, and what a
+// route's policy declares it needs (src/http/policy.ts).
 export const SCOPES = [
   "read",
   "tasks:write",

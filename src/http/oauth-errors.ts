@@ -1,13 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { AppError } from "../core/errors";
 
-/**
+/*
  * The OAuth token endpoints (POST /auth/device/token, RFC 8628 §3.4; POST /auth/token, the refresh grant) and the
- * revocation endpoint (POST /auth/revoke, RFC 7009 §2.2.1): their refusals are OAuth's wire format (RFC 6749 §5.2,
- * RFC 8628 §3.5), `{"error": "authorization_pending", "error_description": …}` at the top level, so any OAuth client
- * library reads them. Every other route answers the API's `{error:{code,message,details?}}`.
+ * revocation endpoint (POST /auth/revoke, RFC 7009 §2.2.1), whose policy says `errors: "oauth"`: their refusals are
+ * OAuth's wire format (RFC 6749 §5.2, RFC 8628 §3.5), `{"error": "authorization_pending", "error_description": …}` at
+ * the top level, so any OAuth client library reads them. Every other route answers the API's `{error:{code,message,details?}}`.
  */
-export const OAUTH_TOKEN_PATHS: ReadonlySet<string> = new Set(["/auth/device/token", "/auth/token", "/auth/revoke"]);
 
 export const OAUTH_ERRORS = [
   "invalid_request",

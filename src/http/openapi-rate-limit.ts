@@ -1,25 +1,9 @@
 /**
- * Rate limiting in the served document (src/auth/rate-limit.ts enforces it): the RateLimit-* headers on every
+ * Rate limiting in the served document (src/middleware/rate-limit enforces it): the RateLimit-* headers on every
  * limited operation's responses and 429 RATE_LIMITED with Retry-After.
  */
 
-/** Public paths limited per client IP (sign-up, login, invite redeem, device flow); other limits are per credential. */
-export const IP_LIMITED_PATHS = new Set([
-  "/signup/start",
-  "/signup/complete",
-  "/login/start",
-  "/login/complete",
-  "/invites/redeem",
-  "/auth/device/code",
-  "/auth/device/token",
-  "/device",
-  "/device/confirm",
-  "/oauth/register",
-  "/oauth/token",
-  "/oauth/authorize",
-  "/oauth/authorize/signin",
-  "/oauth/authorize/consent",
-]);
+import type { RoutePolicy } from "./policy";
 
 type Json = Record<string, unknown>;
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -38,12 +22,12 @@ export const RATE_LIMIT_HEADERS: Record<string, Json> = {
 const LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
 
 /**
- * An operation that has a credential (its security list) or an IP-limited path: RateLimit-* on its responses
- * (absent when no usable credential was sent) and 429 when over the limit.
+ * An operation that has a credential (its security list) or is limited by another key (its policy's `rateLimit`: the
+ * client IP): RateLimit-* on its responses (absent when no usable credential was sent) and 429 when over the limit.
  */
-export function documentRateLimits(path: string, op: Json) {
+export function documentRateLimits(policy: RoutePolicy, op: Json) {
   const authenticated = Array.isArray(op.security) && op.security.length > 0;
-  if (!authenticated && !IP_LIMITED_PATHS.has(path)) return;
+  if (!authenticated && !policy.rateLimit) return;
   const responses = op.responses as Record<string, Json>;
   const limitHeaders = Object.fromEntries(LIMIT_HEADERS.map((name) => [name, header(name)]));
   for (const response of Object.values(responses)) {

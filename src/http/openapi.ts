@@ -1,7 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
-import { acceptedScopes, SCOPE_WORDS, scopeOf } from "../core/scopes";
-import { OAUTH_TOKEN_PATHS, oauthErrorOf } from "./oauth-errors";
+import { SCOPE_WORDS, type Scope } from "../core/scopes";
+import { oauthErrorOf } from "./oauth-errors";
 import { documentGenericFailures } from "./openapi-failures";
 import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
 import type { RoutePolicy } from "./policy";
@@ -194,10 +194,13 @@ export interface DocumentOptions {
   tags: Record<string, string>;
   /** Path prefix -> whether the routes under it are switched on (dev-only routes answer 404 when off). */
   switchedPaths: Record<string, boolean>;
-  /** What each operation declares (src/http/policy.ts), by method and documented path. */
-  policyOf: (method: string, path: string) => RoutePolicy;
-  /** The resources (first path segment) whose `PATCH`/`DELETE /<resource>/{id}` honour If-Match. */
-  conditionalWrites?: string[];
+  /**
+   * What each operation declares or its resource gives it (src/http/policy.ts), by method and documented path: its
+   * policy and whether it honours If-Match.
+   */
+  rulesOf: (method: string, path: string) => { policy: RoutePolicy; conditional: boolean };
+  /** The scopes that allow an authenticated operation (null: none; src/http/policy.ts, routeScopes). */
+  scopesOf: (method: string, path: string) => Scope[] | null;
 }
 
 /** Idempotency-Key on a POST: the header, the replay marker on its successes, 409 (in progress) and 422 (reused). */
@@ -223,18 +226,19 @@ function documentIfMatch(op: Json) {
 }
 
 /**
- * The scope an authenticated operation needs (core/scopes.ts): as `x-required-scope`, in words, and its 403. Not in the
- * security requirements' role lists, which OpenAPI 3.1 allows but common linters and generators refuse for non-OAuth
- * schemes.
+ * The scope an authenticated operation needs (its route's, src/http/policy.ts): as `x-required-scope`, in words, and
+ * its 403. Not in the security requirements' role lists, which OpenAPI 3.1 allows but common linters and generators
+ * refuse for non-OAuth schemes.
  */
-function documentScope(method: string, path: string, op: Json) {
+function documentScope(method: string, scopesOf: () => Scope[] | null, op: Json) {
   if (!Array.isArray(op.security) || op.security.length === 0) return;
-  const scope = scopeOf(method, path);
+  const scopes = scopesOf();
+  const scope = scopes?.[0] ?? null;
   op["x-required-scope"] = scope;
   if (!scope) return;
   // A read is also allowed by the write scopes that read its records (docs/api.md, least privilege); a write whose
   // records need one scope or another by what they hang on, by each (its description says which).
-  const also = (acceptedScopes(method, path) ?? []).slice(1);
+  const also = (scopes ?? []).slice(1);
   if (also.length) op["x-accepted-scopes"] = [scope, ...also];
   const why = method.toUpperCase() === "GET" ? "which read these records" : "as the record needs";
   const alternatives = also.length ? `, or one of ${also.map((s) => `\`${s}\``).join(", ")}, ${why}` : "";
@@ -295,13 +299,13 @@ export function finishDocument(doc: Document, opts: DocumentOptions): Document {
       for (const media of Object.values(((op.requestBody as Json | undefined)?.content as Record<string, Json>) ?? {})) {
         if (media.schema) defaultsInWords(media.schema as Json);
       }
-      applyConventions(method, op, opts.policyOf(method, path));
-      documentScope(method, path, op);
-      documentRateLimits(path, op);
+      const { policy, conditional } = opts.rulesOf(method, path);
+      applyConventions(method, op, policy);
+      documentScope(method, () => opts.scopesOf(method, path), op);
+      documentRateLimits(policy, op);
       if (method === "post" && path !== "/mcp") documentIdempotencyKey(op);
-      const conditional = /^\/([^/]+)\/\{id\}$/.exec(path)?.[1];
-      if ((method === "patch" || method === "delete") && conditional && opts.conditionalWrites?.includes(conditional)) documentIfMatch(op);
-      if (OAUTH_TOKEN_PATHS.has(path)) documentOAuthErrors(op);
+      if (conditional) documentIfMatch(op);
+      if (policy.errors === "oauth") documentOAuthErrors(op);
     }
     paths[path] = item;
   }

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isLoose } from "../http/tool-input";
 
 type Schema = Record<string, unknown>;
 
@@ -77,24 +78,12 @@ function shallow(node: Schema): Schema {
   return compact(node, true, RECORD_DEPTH);
 }
 
-/** The zod schemas said by their type alone (see loosely). */
-const LOOSE = new WeakSet<object>();
-
-/**
- * `schema`, whose JSON Schema says its type and description only: for a part of an input whose detail the tool's own zod
- * check and its description already carry (a list filter's values), and that would otherwise be spelled in every list tool.
- */
-export function loosely<T extends z.ZodType>(schema: T): T {
-  LOOSE.add(schema);
-  return schema;
-}
-
 /** A tool's inputSchema or outputSchema: its zod schema's JSON Schema, compacted (see compact). */
 export function toolSchema(schema: z.ZodType, io: "input" | "output"): Schema {
   const json = z.toJSONSchema(schema, {
     io,
     override({ zodSchema, jsonSchema }) {
-      if (!LOOSE.has(zodSchema)) return;
+      if (!isLoose(zodSchema)) return;
       for (const key of Object.keys(jsonSchema)) if (key !== "type" && key !== "description") delete jsonSchema[key];
     },
   });

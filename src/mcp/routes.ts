@@ -13,11 +13,14 @@ import { publicRoute } from "../http/route-base";
 import { newRouter } from "../http/router";
 import { publicBaseUrl } from "../http/urls";
 import { isUtf8 } from "../middleware/body-guard";
-import { type FailedCall, mcpServer, type SentArguments } from "./server";
-import type { ToolContext } from "./tools";
+import { type FailedCall, mcpServer, type SentArguments, toolbox } from "./server";
+import type { Tool, ToolContext } from "./tools";
 
-/** JSON-RPC: its tools check their arguments, its request ids are its own (no Idempotency-Key), its events say `mcp`. */
-const RPC = { body: "rpc", idempotent: false, via: "mcp" } as const;
+/**
+ * JSON-RPC: its tools check their arguments, its request ids are its own (no Idempotency-Key), its events say `mcp`;
+ * any live credential may call it (each tool asks for its operation's scope).
+ */
+const RPC = { body: "rpc", idempotent: false, via: "mcp", scope: null } as const;
 
 /** What a tool needs of the request: its caller, loaded (an MCP client re-authenticates on HTTP 401, not on a tool error). */
 async function toolContext(c: Context<CallerEnv>): Promise<ToolContext> {
@@ -140,22 +143,25 @@ const resourceMetadata = (c: Context) => {
  * The resource metadata (public), and `POST /mcp`: Model Context Protocol over Streamable HTTP. The caller is loaded first, so a bad credential is HTTP
  * 401 (with the `WWW-Authenticate` challenge), the cue an MCP client re-authenticates on, and never a tool error; then
  * the body must be JSON-RPC, and a fresh server and transport answer this request alone, in JSON.
- * `/mcp` is not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification.
+ * `/mcp` is not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification. It offers `tools`.
  */
-export const mcpRoutes = newRouter()
-  .openapi(protectedResource, resourceMetadata)
-  .openapi(protectedResourceOfMcp, resourceMetadata)
-  .post("/mcp", declaring<CallerEnv>(RPC), withCaller, async (c) => {
-    const context = await toolContext(c);
-    const parsed = await rpcBody(c);
-    if ("refusal" in parsed) return parsed.refusal;
-    const server = mcpServer(context, parsed.sent, (...failure) => failedCall(c, ...failure));
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: parsed.body });
-    } finally {
-      await server.close();
-    }
-  })
-  .on(["GET", "DELETE"], "/mcp", methodNotAllowed);
+export const mcpRoutes = (tools: readonly Tool[]) => {
+  const box = toolbox(tools);
+  return newRouter()
+    .openapi(protectedResource, resourceMetadata)
+    .openapi(protectedResourceOfMcp, resourceMetadata)
+    .post("/mcp", declaring<CallerEnv>(RPC), withCaller, async (c) => {
+      const context = await toolContext(c);
+      const parsed = await rpcBody(c);
+      if ("refusal" in parsed) return parsed.refusal;
+      const server = mcpServer(box, context, parsed.sent, (...failure) => failedCall(c, ...failure));
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(c.req.raw, { parsedBody: parsed.body });
+      } finally {
+        await server.close();
+      }
+    })
+    .on(["GET", "DELETE"], "/mcp", methodNotAllowed);
+};

@@ -14,7 +14,7 @@ import { zodErrors } from "../http/validation";
 import { unkeepableText } from "../middleware/body-guard";
 import { DEFAULT_LIMIT, FILTER_OPS, MAX_LIMIT } from "../store/list";
 import { toolSchema } from "./json-schema";
-import { TOOLS, type Tool, type ToolContext } from "./tools";
+import type { Tool, ToolContext } from "./tools";
 
 const INSTRUCTIONS =
   "Project management for a workspace: teams, projects with milestones, labels and tasks (referenced like ENG-12) with their " +
@@ -28,8 +28,6 @@ const INSTRUCTIONS =
   `{<op>: {<field>: value}} with ops ${FILTER_OPS.join(", ")} (\`in\` takes an array; null matches null; filters combine ` +
   'with AND); `sort` is {<field>: "asc"|"desc"} in order of precedence (default createdAt ascending).';
 
-const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
-
 const describe = (tool: Tool): McpTool => ({
   name: tool.name,
   title: tool.title,
@@ -42,14 +40,24 @@ const describe = (tool: Tool): McpTool => ({
   annotations: tool.readOnly ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: tool.destructive },
 });
 
-// The JSON Schemas are derived once per isolate, on the first tools/list (not at startup).
-let described: Map<Tool, McpTool> | undefined;
-const listTools = (scopes: readonly Scope[]): McpTool[] => {
-  described ??= new Map(TOOLS.map((tool) => [tool, describe(tool)]));
-  return TOOLS.filter((tool) => tool.scopes === null || tool.scopes.some((scope) => scopes.includes(scope))).map(
-    (tool) => (described as Map<Tool, McpTool>).get(tool) as McpTool,
-  );
+// The JSON Schemas are derived once per isolate and tool, on the first tools/list (not at startup).
+const described = new WeakMap<Tool, McpTool>();
+const describedOnce = (tool: Tool): McpTool => {
+  const found = described.get(tool) ?? describe(tool);
+  described.set(tool, found);
+  return found;
 };
+
+/** An app's tools: in their order, and by name. */
+export interface Toolbox {
+  tools: readonly Tool[];
+  byName: ReadonlyMap<string, Tool>;
+}
+export const toolbox = (tools: readonly Tool[]): Toolbox => ({ tools, byName: new Map(tools.map((tool) => [tool.name, tool])) });
+
+/** The tools a credential of `scopes` may call. */
+const listTools = ({ tools }: Toolbox, scopes: readonly Scope[]): McpTool[] =>
+  tools.filter((tool) => tool.scopes === null || tool.scopes.some((scope) => scopes.includes(scope))).map(describedOnce);
 
 /** A tool's answer: the REST body as text and as structuredContent, which validates against the tool's outputSchema. */
 const toolResult = (body: Record<string, unknown>): CallToolResult => ({
@@ -105,11 +113,11 @@ export type FailedCall = (
  * any error as the REST API would (the one error mapper, and the one settling rule), so a refusal is a tool error,
  * never a crash. A method it has no handler for is the SDK's −32601 (Method not found).
  */
-export function mcpServer(ctx: ToolContext, sent: SentArguments, failed: FailedCall): Server {
+export function mcpServer(box: Toolbox, ctx: ToolContext, sent: SentArguments, failed: FailedCall): Server {
   const server = new Server({ name: "pm-api", version: "1.0.0" }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools((await ctx.caller.principal()).scopes) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listTools(box, (await ctx.caller.principal()).scopes) }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, { requestId }) => {
-    const tool = byName.get(params.name);
+    const tool = box.byName.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     // The SDK's schema let them through, so they are an object (or absent), as sent.
     const args = (sent.get(requestId) ?? {}) as Record<string, unknown>;

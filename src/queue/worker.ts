@@ -1,5 +1,5 @@
 // Entry of the queue-consumer worker (workers/email/wrangler.toml): email from `pm-email`, webhook deliveries from
-// `pm-webhooks` (docs/webhooks.md), deleted attachments' bytes from `pm-files`.
+// `pm-webhooks` (docs/webhooks.md), deleted files' bytes from `pm-files`.
 
 import type { EmailMessage } from "../core/email-messages";
 import type { FileMessage } from "../core/file-messages";

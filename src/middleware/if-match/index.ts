@@ -8,10 +8,8 @@ import { createMiddleware } from "hono/factory";
 import { Caller } from "../../auth/caller";
 import { readCredential } from "../../auth/credential";
 import { AppError } from "../../core/errors";
-import { CONDITIONAL } from "../../core/resources";
-import { acceptedScopes } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
-import { matchedParams, matchedRoute } from "../../http/policy";
+import { conditionalTable, declaredIn, matchedParams, matchedRoute, type RouteOwner, routeScopes } from "../../http/policy";
 import { type AppHandle, type ReadRoute, readsOf } from "../../http/read-route";
 import { inRequestTransaction } from "../../http/request-db";
 
@@ -44,18 +42,18 @@ async function tagAnswer(res: Response): Promise<void> {
 }
 
 /**
- * The middleware: on the matched route's PATCH or DELETE `/<resource>/:id` of a resource the register calls conditional,
- * it renders the current representation with the read its GET `/<resource>/:id` answers with (`app`'s, src/http/read-route.ts).
+ * The middleware: on a matched PATCH or DELETE whose policy (or resource) says it is conditional (src/http/policy.ts),
+ * it renders the current representation with the read the GET of the same path answers with (`app`'s,
+ * src/http/read-route.ts), under the lock of its resource's row.
  */
 export function ifMatch(app: Pick<AppHandle, "routes">) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (c.req.method !== "PATCH" && c.req.method !== "DELETE") return next();
-    const [, resource, id, more] = matchedRoute(c)?.path.split("/") ?? [];
-    const table = resource ? CONDITIONAL[resource] : undefined;
-    const get = table && id === ":id" && more === undefined ? readsOf(app).get(`/${resource}/:id`) : undefined;
+    const route = matchedRoute(c);
+    const table = route ? conditionalTable(route) : undefined;
+    const get = route && table ? readsOf(app).get(route.path) : undefined;
     if (!table || !get) return next();
     const header = c.req.header("if-match");
-    if (header) await checkedWrite(c, header, resource, matchedParams(c).id, table, get, next);
+    if (header) await checkedWrite(c, header, matchedParams(c).id, { ...route?.owner, table } as Written, get, next);
     else await next();
     if (c.req.method === "PATCH" && c.res.ok) await tagAnswer(c.res);
   });
@@ -72,11 +70,19 @@ async function render(c: Context<AppEnv>, { read }: ReadRoute, caller: Caller, i
   }
 }
 
-async function checkedWrite(c: Context<AppEnv>, header: string, resource: string, id: string, table: string, get: ReadRoute, next: Next) {
+/** What a conditional write changes: its resource, and the table whose row it locks. */
+type Written = RouteOwner & { table: string };
+
+async function checkedWrite(c: Context<AppEnv>, header: string, id: string, { name, table }: Written, get: ReadRoute, next: Next) {
   // The read runs as its GET would: the request's credential with the GET's scopes (none: the write's own 401).
   const credential = await readCredential(c.req, c.env);
   if (!credential) return next();
-  const caller = new Caller(credential, c.get("rdb"), c.env, acceptedScopes("GET", get.route.path));
+  const caller = new Caller(
+    credential,
+    c.get("rdb"),
+    c.env,
+    routeScopes({ method: "GET", path: get.route.path, ...declaredIn(get.route.middleware) }),
+  );
   await inRequestTransaction(c, async (tx) => {
     // Lock the row first (by its id; a reference is resolved by reading once), then read what is locked.
     let lockId = id;
@@ -84,7 +90,12 @@ async function checkedWrite(c: Context<AppEnv>, header: string, resource: string
       const first = await render(c, get, caller, id);
       lockId = (first.body && (Object.values(first.body)[0] as { id?: string } | undefined)?.id) || id;
     }
-    await tx.execute(sql`select id from ${sql.identifier(table)} where id = ${lockId} for update`);
+    // The table by its name, or `schema.table`.
+    const qualified = sql.join(
+      table.split(".").map((part) => sql.identifier(part)),
+      sql.raw("."),
+    );
+    await tx.execute(sql`select id from ${qualified} where id = ${lockId} for update`);
     const current = await render(c, get, caller, id);
     // A missing (or foreign) resource keeps the write's own answer (404, or 401 for a bad credential).
     const code = current.refused?.code;
@@ -92,7 +103,7 @@ async function checkedWrite(c: Context<AppEnv>, header: string, resource: string
     if (!current.etag || !ifMatchSatisfied(header, current.etag))
       throw new AppError(
         "PRECONDITION_FAILED",
-        `The ${resource.replace(/-/g, " ").replace(/s$/, "")} changed since that ETag; read it again and retry`,
+        `The ${name.replace(/-/g, " ").replace(/s$/, "")} changed since that ETag; read it again and retry`,
         { etag: current.etag },
       );
     await next();

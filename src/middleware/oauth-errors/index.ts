@@ -1,14 +1,15 @@
-// The OAuth token endpoints answer their refusals in OAuth's wire format (http/oauth-errors): every error answer of
-// those paths, whatever raised it (the handler, the validator, the body limit, the rate limit, the error mapper's 503),
+// The OAuth token endpoints (the routes whose policy says `errors: "oauth"`) answer their refusals in OAuth's wire
+// format (http/oauth-errors): every error answer of those routes, whatever raised it (the handler, the validator, the body limit, the rate limit, the error mapper's 503),
 // is rewritten here from the API's body, so there is still one error mapper and one place that speaks OAuth.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../http/context";
-import { OAUTH_TOKEN_PATHS, oauthErrorOf } from "../../http/oauth-errors";
+import { oauthErrorOf } from "../../http/oauth-errors";
+import { routePolicy } from "../../http/policy";
 
 export const oauthErrors = createMiddleware<AppEnv>(async (c, next) => {
   await next();
-  // A token request is a POST; another method on these paths is the API's 405 like anywhere else.
-  if (c.req.method !== "POST" || !OAUTH_TOKEN_PATHS.has(c.req.path)) return;
+  // A token request is a POST (the only method those routes have); another method is the API's 405 like anywhere else.
+  if (routePolicy(c).errors !== "oauth") return;
   // RFC 6749 §5.1, §5.2: a token endpoint's answers, tokens or refusals, are never stored by a cache.
   c.res.headers.set("cache-control", "no-store");
   if (c.res.status < 400) return;

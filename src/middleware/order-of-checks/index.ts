@@ -8,9 +8,8 @@ import { HTTPException } from "hono/http-exception";
 import { Caller, unauthorizedRequest } from "../../auth/caller";
 import { readCredential } from "../../auth/credential";
 import { AppError, ValidationError } from "../../core/errors";
-import { acceptedScopes } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
-import { matchedParams, matchedRoute } from "../../http/policy";
+import { matchedParams, matchedRoute, matchedScopes } from "../../http/policy";
 import { type AppHandle, readsOf } from "../../http/read-route";
 
 /** A refusal of what the request carries (its body, query or path values), not of who sends it or what it names. */
@@ -21,14 +20,14 @@ export const isInputRefusal = (err: unknown) =>
 
 /**
  * Why the request may not run at all: 401 unless its credential names a live key or token of a current member, 403
- * when it lacks the operation's scope (`path`: the route's template); null when it may (no query when the caller knows).
+ * when it lacks the scope its route declares; null when it may (no query when the caller knows).
  */
-async function refusal(c: Context<AppEnv>, path: string): Promise<AppError | null> {
+async function refusal(c: Context<AppEnv>): Promise<AppError | null> {
   const caller = (c as Context<AppEnv & { Variables: { caller?: Caller } }>).get("caller");
   if (caller) return caller.refusal();
   const credential = await readCredential(c.req, c.env);
   if (!credential) return unauthorizedRequest(c.req);
-  return new Caller(credential, c.get("rdb"), c.env, acceptedScopes(c.req.method, path)).refusal();
+  return new Caller(credential, c.get("rdb"), c.env, matchedScopes(c)).refusal();
 }
 
 type App = Pick<AppHandle, "routes">;
@@ -50,7 +49,7 @@ export function checksInOrder(app: App, onError: ErrorHandler<AppEnv>): ErrorHan
     if (!isInputRefusal(err)) return onError(err, c);
     const route = matchedRoute(c);
     if (!route?.secured) return onError(err, c);
-    const denied = await refusal(c, route.path);
+    const denied = await refusal(c);
     if (denied) return onError(denied, c);
     const record = c.req.method === "GET" ? undefined : namedRecord(app, c, route.path);
     const credential = record && (await readCredential(c.req, c.env));

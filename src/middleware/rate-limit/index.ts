@@ -5,7 +5,7 @@ import { AppError } from "../../core/errors";
 import type { RateLimitVerdict } from "../../core/rate-limiter";
 import type { AppEnv } from "../../http/context";
 import { errorResponse } from "../../http/error-mapper";
-import { IP_LIMITED_PATHS } from "../../http/openapi-rate-limit";
+import { routePolicy } from "../../http/policy";
 
 /** A limit from wrangler.toml [vars]: a missing or malformed one fails loudly instead of refusing everything (NaN). */
 function setting(
@@ -18,21 +18,21 @@ function setting(
 }
 
 /** An OAuth client registration stores a row for good: a budget of its own per client IP, counted by the hour. */
-const REGISTRATION_PATH = "/oauth/register";
 const REGISTRATION_WINDOW_SECONDS = 3600;
 
 /**
- * The limiter's key, limit and window, known without a database query: the client IP on the public sign-up, login,
- * invite-redeem, device and OAuth routes (a registration in its own hourly budget), else the credential (an API key by
+ * The limiter's key, limit and window, known without a database query: the client IP on the routes whose policy says so
+ * (the public sign-up, login, invite-redeem, device and OAuth routes; a registration in its own hourly budget), else the credential (an API key by
  * its hash, a JWT by its verified user and workspace). A request without a usable credential is not limited: it is 401
  * before any query (an unknown API key costs the one lookup that refuses it, like any key).
  */
 async function limiterKey(c: Context<AppEnv>): Promise<{ name: string; limit: number; windowSeconds: number } | null> {
   const windowSeconds = () => setting(c.env, "RATE_LIMIT_WINDOW_SECONDS");
-  if (IP_LIMITED_PATHS.has(c.req.path)) {
+  const { rateLimit: by } = routePolicy(c);
+  if (by) {
     // Cloudflare sets CF-Connecting-IP (a client cannot forge it through the edge); locally every caller is one.
     const ip = c.req.header("cf-connecting-ip") ?? "local";
-    if (c.req.path === REGISTRATION_PATH && c.req.method === "POST") {
+    if (by === "registration") {
       return { name: `register:${ip}`, limit: setting(c.env, "RATE_LIMIT_REGISTRATIONS"), windowSeconds: REGISTRATION_WINDOW_SECONDS };
     }
     return { name: `ip:${ip}`, limit: setting(c.env, "RATE_LIMIT_IP"), windowSeconds: windowSeconds() };

@@ -55,7 +55,8 @@ const uploadToTask = createRoute({
   responses: uploadResponses,
 });
 const uploadToComment = createRoute({
-  ...uploading,
+  // A comment's file changes the comment.
+  ...protectedRoute("Attachments", { body: "upload", scope: "comments:write" }),
   method: "post",
   operationId: "uploadCommentAttachment",
   path: "/comments/{id}/attachments",
@@ -94,7 +95,8 @@ const read = createRoute({
   },
 });
 const remove = createRoute({
-  ...base,
+  // A comment's file needs `comments:write` (its statement checks the scope its record needs).
+  ...protectedRoute("Attachments", { alsoScopes: ["comments:write"] }),
   method: "delete",
   operationId: "deleteAttachment",
   path: "/attachments/{id}",

@@ -6,10 +6,11 @@ import type { z } from "@hono/zod-openapi";
 import { HonoRequest } from "hono/request";
 import type { Caller } from "../../auth/caller";
 import { ValidationError } from "../../core/errors";
-import { scopeOf } from "../../core/scopes";
+import type { Scope } from "../../core/scopes";
 import type { Db } from "../../db/client";
 import type { AppEnv } from "../../http/context";
 import { errorAnswer } from "../../http/error-mapper";
+import { declaredIn, routeScopes } from "../../http/policy";
 import { type AppHandle, type ReadRoute, readsOf } from "../../http/read-route";
 import { zodErrors } from "../../http/validation";
 import { isInputRefusal } from "../../middleware/order-of-checks";
@@ -29,6 +30,8 @@ export interface Item {
 export interface BatchContext {
   app: AppHandle;
   caller: Caller;
+  /** The scope the batch itself needs (its route's): an item that needed it and succeeded proved it. */
+  scope: Scope | null;
   db: Db;
   env: AppEnv["Bindings"];
   /** The batch request's URL: an item's path is resolved against it. */
@@ -81,15 +84,15 @@ async function call(
   requestId: string,
 ) {
   const secured = Boolean(route.security?.length);
-  // The item needs its own operation's scope (a read: `read`), as its GET would.
-  const scope = scopeOf("GET", route.path);
+  // The item needs its own operation's scope (a read: `read`), as its GET's route declares it.
+  const scope = routeScopes({ method: "GET", path: route.path, ...declaredIn(route.middleware) })?.[0] ?? null;
   const caller = batch.caller.requiring(scope === null ? null : [scope]);
   try {
     const request = route.request;
     const query = parsed(request?.query, values.query);
     const param = parsed(request?.params, values.param);
     const body = await read({ caller, param, query, url, db: batch.db, env: batch.env });
-    return { slot: body as Slot, provesCredential: secured && scope === scopeOf("POST", "/batch") };
+    return { slot: body as Slot, provesCredential: secured && scope === batch.scope };
   } catch (err) {
     const refusal = secured && isInputRefusal(err) ? await caller.refusal() : null;
     const { status, body } = errorAnswer(refusal ?? err, requestId);

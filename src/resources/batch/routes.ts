@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
+import { matchedScopes } from "../../http/policy";
 import type { AppHandle } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -8,7 +9,8 @@ import { runItem } from "./items";
 import { BatchRequest, BatchResponse, MAX_ITEMS } from "./schema";
 
 const batch = createRoute({
-  ...protectedRoute("Batch"),
+  // Each item needs its own scope besides.
+  ...protectedRoute("Batch", { scope: "read" }),
   method: "post",
   operationId: "batch",
   path: "/batch",
@@ -36,7 +38,15 @@ export const batchRoutes = (app: AppHandle) =>
   newRouter().openapi(batch, async (c) => {
     const { requests } = c.req.valid("json");
     const db = c.get("rdb").db;
-    const context = { app, caller: c.get("caller"), db, env: c.env, url: c.req.url, requestId: c.get("requestId") };
+    const context = {
+      app,
+      caller: c.get("caller"),
+      scope: matchedScopes(c)?.[0] ?? null,
+      db,
+      env: c.env,
+      url: c.req.url,
+      requestId: c.get("requestId"),
+    };
     // The one-record reads among the items cost one statement per resource, not one each (src/store/reads.ts).
     combineRecordReads(db);
     const items = await Promise.all(requests.map((raw, i) => runItem(context, raw, i)));

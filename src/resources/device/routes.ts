@@ -10,6 +10,7 @@ import { emailOutbox } from "../../http/email-outbox";
 import { formBody, htmlOrApiError, htmlResponse } from "../../http/html-page";
 import { OAuthErrorBody, oauthRefusal } from "../../http/oauth-errors";
 import { errorResponses, jsonResponse } from "../../http/openapi";
+import { declaring, type RoutePolicy } from "../../http/policy";
 import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { publicBaseUrl } from "../../http/urls";
@@ -130,11 +131,16 @@ function deviceBody<T extends z.ZodType>(c: Context, schema: T, grant?: string):
   return parsed.data;
 }
 
+/** What a person's device or browser calls before it has a credential: limited per client IP. */
+const PUBLIC: RoutePolicy = { rateLimit: "ip" };
+/** The OAuth token endpoints (RFC 8628 §3.4, RFC 6749 §6, RFC 7009): their refusals are OAuth's (src/http/oauth-errors.ts). */
+const TOKEN_ENDPOINT: RoutePolicy = { errors: "oauth" };
+
 const code = createRoute({
   method: "post",
   operationId: "createDeviceCode",
   path: "/auth/device/code",
-  ...publicRoute("Device flow"),
+  ...publicRoute("Device flow", PUBLIC),
   summary: "Start a device login (RFC 8628): a device code to poll with and a user code to show",
   description:
     "The command-line client shows `user_code` and `verification_uri` (or opens `verification_uri_complete`), where a person signs in with an emailed code and approves the device; meanwhile the client polls POST /auth/device/token every `interval` seconds until `expires_in` runs out.",
@@ -161,7 +167,8 @@ const approve = createRoute({
   method: "post",
   operationId: "approveDevice",
   path: "/auth/device/approve",
-  ...protectedRoute("Device flow"),
+  // Any live credential: the device's token never gets more than the approver's credential has.
+  ...protectedRoute("Device flow", { scope: null }),
   summary: "Approve a device by its user code (humans only)",
   description:
     "Binds the pending device to the caller and the caller's current workspace; its next poll receives a JWT for them. Agents get 403. An unknown or expired user code is 404; one already approved or denied is 409.",
@@ -176,7 +183,7 @@ const token = createRoute({
   method: "post",
   operationId: "exchangeDeviceToken",
   path: "/auth/device/token",
-  ...publicRoute("Device flow"),
+  ...publicRoute("Device flow", { ...PUBLIC, ...TOKEN_ENDPOINT }),
   summary: "Poll for the access token of a device (RFC 8628 §3.4)",
   description:
     "Errors are OAuth's (RFC 8628 §3.5, RFC 6749 §5.2: `{error, error_description}` at the top level, not the API's shape), so any OAuth client library polls it. Until the person decides: 400 `authorization_pending`, or `slow_down` when polled faster than the interval (which then grows by 5 s; `interval` says it). Afterwards 400 `access_denied` or `expired_token`. Once approved: the JWT, exactly once; a device code that was already exchanged (or never existed) is 400 `invalid_grant`. The JWT works as `Authorization: Bearer` on every endpoint, for the approving user in the workspace they approved from.",
@@ -192,7 +199,7 @@ const refresh = createRoute({
   method: "post",
   operationId: "refreshToken",
   path: "/auth/token",
-  ...publicRoute("Device flow"),
+  ...publicRoute("Device flow", TOKEN_ENDPOINT),
   summary: "Renew a device's login: a new access token from its refresh token (RFC 6749 §6)",
   description:
     "The refresh token is used up: the answer carries the next one, with the same scopes and teams. Errors are OAuth's (RFC 6749 §5.2): an unknown, used, revoked or expired refresh token (90 days unused), or one of a user who left the workspace, is 400 `invalid_grant`.",
@@ -208,7 +215,7 @@ const revoke = createRoute({
   method: "post",
   operationId: "revokeToken",
   path: "/auth/revoke",
-  ...publicRoute("Device flow"),
+  ...publicRoute("Device flow", TOKEN_ENDPOINT),
   summary: "Revoke a token (RFC 7009): a device's login or an OAuth grant, with every token of it",
   description:
     "Takes a refresh token or an access token of a device's login (`pm logout`) or of an OAuth grant (the authorization server's `revocation_endpoint`): the login or the grant ends, so its refresh token and every access token of it are 401 from the next request on. As RFC 7009 says, the answer is the same for a token that is unknown or already revoked.",
@@ -365,12 +372,12 @@ export const deviceRoutes = newRouter()
 // The HTML routes are plain Hono handlers (they answer pages, also for bad input); the document lists them.
 for (const route of [page, pageStart, pageConfirm, pageDecide]) deviceRoutes.openAPIRegistry.registerPath(route);
 
-deviceRoutes.get("/device", (c) => {
+deviceRoutes.get("/device", declaring(PUBLIC), (c) => {
   const userCode = c.req.query("user_code");
   return render(c, enterCodePage({ userCode: userCode && userCode.length <= 64 ? userCode : undefined }));
 });
 
-deviceRoutes.post("/device", async (c) => {
+deviceRoutes.post("/device", declaring(PUBLIC), async (c) => {
   const form = await pageForm(c, PageStart);
   if (!form) return incomplete(c);
   const { user_code, email } = form;
@@ -387,7 +394,7 @@ deviceRoutes.post("/device", async (c) => {
   return render(c, confirmPage({ userCode: device.userCode, loginToken, clientName: device.clientName, scopes: device.scopes }));
 });
 
-deviceRoutes.post("/device/confirm", async (c) => {
+deviceRoutes.post("/device/confirm", declaring(PUBLIC), async (c) => {
   const form = await pageForm(c, PageConfirm);
   if (!form) return incomplete(c);
   const db = c.get("rdb").db;

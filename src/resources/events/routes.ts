@@ -46,7 +46,8 @@ const stream = createRoute({
 
 const history = (of: HistoryOf, noun: string, example: string) =>
   createRoute({
-    ...protectedRoute("Events"),
+    // Reads the record: the write scopes that read it may.
+    ...protectedRoute("Events", { reads: of }),
     method: "get",
     operationId: `get${noun}History`,
     path: `/${of}/{id}/history`,

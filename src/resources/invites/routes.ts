@@ -91,7 +91,7 @@ const remove = createRoute({
 
 const redeem = createRoute({
   // Its writes are by the account or membership it makes, whatever credential came along.
-  ...publicRoute("Invites", { via: "sign_up" }),
+  ...publicRoute("Invites", { via: "sign_up", rateLimit: "ip" }),
   method: "post",
   operationId: "redeemInvite",
   path: "/invites/redeem",

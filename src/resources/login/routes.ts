@@ -22,7 +22,7 @@ const start = createRoute({
   method: "post",
   operationId: "startLogin",
   path: "/login/start",
-  ...publicRoute("Account"),
+  ...publicRoute("Account", { rateLimit: "ip" }),
   summary: "Start a login: emails a 6-digit code (valid 15 minutes, 5 tries)",
   description:
     "An address without an account gets the same answer (a login_token that can never complete) and no email, so the answer does not reveal whether an account exists.",
@@ -37,7 +37,7 @@ const complete = createRoute({
   method: "post",
   operationId: "completeLogin",
   path: "/login/complete",
-  ...publicRoute("Account"),
+  ...publicRoute("Account", { rateLimit: "ip" }),
   summary: "Complete a login: a new API key of the chosen workspace",
   description:
     "Verifies the emailed code (single use; the fifth wrong code invalidates it) and returns a new API key of `workspace_slug`, or of the user's first workspace by membership. A slug the user is not a member of is 422 at `workspace_slug` (whether or not it exists) and leaves the code usable.",

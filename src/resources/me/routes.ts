@@ -12,7 +12,8 @@ const me = createRoute({
   method: "get",
   operationId: "getMe",
   path: "/me",
-  ...protectedRoute("Account"),
+  // Any live credential may ask who it is (with its scopes).
+  ...protectedRoute("Account", { scope: null }),
   summary: "The caller, their current workspace and their role in it",
   description: "The workspace is the credential's: an API key's workspace, or the `wid` of a JWT.",
   responses: {

@@ -11,6 +11,7 @@ import type { AppEnv } from "../../http/context";
 import { htmlOrApiError, htmlResponse } from "../../http/html-page";
 import { OAuthErrorBody } from "../../http/oauth-errors";
 import { ErrorBody, errorResponses, jsonResponse } from "../../http/openapi";
+import { declaring, type RoutePolicy } from "../../http/policy";
 import { listing, reading } from "../../http/read-route";
 import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
@@ -29,6 +30,9 @@ const oauthError = (description: string) => ({
   content: { "application/json": { schema: z.union([OAuthErrorBody, ErrorBody]) } },
 });
 const form = (schema: z.ZodType) => ({ body: { required: true, content: { "application/x-www-form-urlencoded": { schema } } } });
+
+/** The protocol's public endpoints and pages: limited per client IP (they come before any credential). */
+const PUBLIC: RoutePolicy = { rateLimit: "ip" };
 
 const serverMetadata = createRoute({
   method: "get",
@@ -226,7 +230,8 @@ export const oauthRoutes = newRouter()
 // The protocol endpoints and the pages are plain handlers (OAuth's error bodies, HTML); the document lists them.
 for (const route of [register, token, authorize, ...steps]) oauthRoutes.openAPIRegistry.registerPath(route);
 
-oauthRoutes.post("/oauth/register", async (c: Context<AppEnv>) => {
+// A registration stores a row for good: a budget of its own per client IP.
+oauthRoutes.post("/oauth/register", declaring({ rateLimit: "registration" }), async (c: Context<AppEnv>) => {
   try {
     const body = await c.req.json().catch(() => {
       throw new OAuthError("invalid_client_metadata", "The body must be a JSON object");
@@ -238,7 +243,7 @@ oauthRoutes.post("/oauth/register", async (c: Context<AppEnv>) => {
   }
 });
 
-oauthRoutes.post("/oauth/token", async (c: Context<AppEnv>) => {
+oauthRoutes.post("/oauth/token", declaring(PUBLIC), async (c: Context<AppEnv>) => {
   try {
     const p = await tokenParams(c);
     const db = c.get("rdb").db;
@@ -268,7 +273,7 @@ oauthRoutes.post("/oauth/token", async (c: Context<AppEnv>) => {
   }
 });
 
-oauthRoutes.get("/oauth/authorize", authorizePage);
-oauthRoutes.post("/oauth/authorize", signInStep);
-oauthRoutes.post("/oauth/authorize/signin", codeStep);
-oauthRoutes.post("/oauth/authorize/consent", consentStep);
+oauthRoutes.get("/oauth/authorize", declaring(PUBLIC), authorizePage);
+oauthRoutes.post("/oauth/authorize", declaring(PUBLIC), signInStep);
+oauthRoutes.post("/oauth/authorize/signin", declaring(PUBLIC), codeStep);
+oauthRoutes.post("/oauth/authorize/consent", declaring(PUBLIC), consentStep);

@@ -25,7 +25,7 @@ const start = createRoute({
   method: "post",
   operationId: "startSignup",
   path: "/signup/start",
-  ...publicRoute("Account"),
+  ...publicRoute("Account", { rateLimit: "ip" }),
   summary: "Start sign-up: emails a 6-digit code (valid 15 minutes, 5 tries)",
   description: "Complete it with the returned `signup_token` and the emailed code at POST /signup/complete.",
   request: jsonBody(SignupStart),
@@ -40,7 +40,7 @@ const complete = createRoute({
   operationId: "completeSignup",
   path: "/signup/complete",
   // Its writes are by the account it makes, whatever credential came along.
-  ...publicRoute("Account", { via: "sign_up" }),
+  ...publicRoute("Account", { via: "sign_up", rateLimit: "ip" }),
   summary: "Complete sign-up: creates the user, an initial workspace (user is OWNER) and an API key",
   description: "An email that already has an account is 409; a wrong code is 422 (the fifth wrong code invalidates it).",
   request: jsonBody(SignupComplete),

@@ -4,7 +4,7 @@
 // (`task.claimed`, `task.released`: the triggers of migration 0025).
 import { and, type SQL, sql } from "drizzle-orm";
 import { tasks } from "../../../drizzle/schema";
-import { actorMay, TASK_WRITE, teamRoleGuard } from "../../auth/access";
+import { actorMay, TASK_WRITE, taskTarget, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { teamRoleRefusal, workspaceAdminSql } from "../../auth/roles";
 import { conflict, forbidden } from "../../core/errors";
@@ -15,7 +15,6 @@ import { type TaskDto, taskRecord } from "../../records/tasks";
 import { type Guard, guardedWrite } from "../../store/guarded";
 import { type FilterSort, filterSortQuery } from "../../store/list";
 import { isoTimestamp } from "../../store/record";
-import { taskTarget } from "./operations";
 
 export interface Claimed {
   task: TaskDto;

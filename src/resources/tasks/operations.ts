@@ -3,13 +3,13 @@
 // milestone, a parent, an assignee, custom values) first has them checked in a transaction around that same statement.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { tasks, teams } from "../../../drizzle/schema";
-import { labelsGuard, taskWriteGuard, teamRoleGuard } from "../../auth/access";
+import { labelsGuard, taskTarget, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { eventsWarmed } from "../../db/event-context";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { labelSetCtes } from "../../records/labels";
-import { nameMatch, taskMatch } from "../../records/names";
+import { nameMatch } from "../../records/names";
 import { type TaskCreateInput, type TaskDto, type TaskUpdateInput, taskRecord } from "../../records/tasks";
 import { workspaceMember } from "../../records/users";
 import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
@@ -43,27 +43,6 @@ function teamTarget(caller: Caller, input: TaskCreateInput): Target {
     name: "Team",
     team: teams.id,
     table: teams,
-  };
-}
-
-/** The task `idOrRef` names, in the caller's workspace, with the write rule and the labels a body names. */
-export function taskTarget(caller: Caller, idOrRef: string, labelIds?: string[]): Target {
-  const { actor } = caller;
-  return {
-    from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
-    where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(idOrRef))!,
-    columns: {
-      id: tasks.id,
-      teamId: tasks.teamId,
-      projectId: tasks.projectId,
-      milestoneId: tasks.milestoneId,
-      parentId: tasks.parentId,
-      customFields: tasks.customFields,
-    },
-    guards: [taskWriteGuard(actor, tasks.teamId), ...(labelIds ? [labelsGuard(actor.workspace, labelIds)] : [])],
-    name: "Task",
-    team: tasks.teamId,
-    table: tasks,
   };
 }
 

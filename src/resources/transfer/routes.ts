@@ -44,7 +44,7 @@ const WHAT = {
 const exportRoute = (type: (typeof EXPORT_TYPES)[number]) =>
   createRoute({
     // Each export is a new document (its exportedAt), and a large one streams: no ETag.
-    ...protectedRoute(TAGS[type], { etag: false }),
+    ...protectedRoute(TAGS[type], { etag: false, scope: "export" }),
     method: "get",
     operationId: `export${type[0].toUpperCase()}${type.slice(1)}`,
     path: `/${type}s/{id}/export`,
@@ -68,7 +68,7 @@ export const IMPORT_RULES =
   "record each one's task or comment became, for the client to upload it there. Bodies up to 32 MiB.";
 
 /** An import route's policy: a whole export document for a body, its writes' events say `import`. */
-export const IMPORTING = { body: "import", via: "import" } as const;
+export const IMPORTING = { body: "import", via: "import", scope: "import" } as const;
 
 const teamImport = createRoute({
   ...protectedRoute("Teams", IMPORTING),

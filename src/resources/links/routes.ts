@@ -5,7 +5,7 @@ import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { linkRecord, TaskLink, TaskLinkCreate, TaskLinkSelection } from "../../records/task-links";
-import { addLink, deleteLink, listLinks } from "./url-links";
+import { addLink, deleteLink, listLinks } from "./operations";
 
 const base = protectedRoute("Tasks");
 const TaskIdParam = IdParam.extend({

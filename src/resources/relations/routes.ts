@@ -5,7 +5,7 @@ import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { relationRecord, TaskRelation, TaskRelationCreate, TaskRelationSelection } from "../../records/task-relations";
-import { createRelation, deleteRelation, listRelations } from "./relations";
+import { createRelation, deleteRelation, listRelations } from "./operations";
 
 const base = protectedRoute("Tasks");
 const TaskIdParam = IdParam.extend({

@@ -1,9 +1,24 @@
+// The input of MCP list tools: GET's list parameters as arguments, turned back into its query string.
 import { z } from "@hono/zod-openapi";
-import { ListQuery } from "../http/schemas";
 import { FilterTerms, filterSortQuery, JsonSort, type ListSpec } from "../store/list";
 import { filterableNames } from "../store/list/filter";
 import { sortableNames } from "../store/list/sort";
-import { loosely } from "./json-schema";
+import { ListQuery } from "./schemas";
+
+/** The zod schemas said by their type alone (see loosely). */
+const LOOSE = new WeakSet<object>();
+
+/**
+ * `schema`, whose JSON Schema says its type and description only: for a part of an input whose detail the tool's own zod
+ * check and its description already carry (a list filter's values), and that would otherwise be spelled in every list tool.
+ */
+export function loosely<T extends z.ZodType>(schema: T): T {
+  LOOSE.add(schema);
+  return schema;
+}
+
+/** Whether `schema` is said by its type alone (the MCP server's JSON Schemas, src/mcp/json-schema.ts). */
+export const isLoose = (schema: object) => LOOSE.has(schema);
 
 /**
  * The arguments of every list tool: GET's `limit`, `cursor` and `fields`, with `filter[op][field]` and

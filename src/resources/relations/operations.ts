@@ -4,6 +4,7 @@
 // edge, and a duplicate's move to CANCELED. A delete is one statement (guardedDelete); a list one query.
 import { and, eq, notInArray, type SQL, sql } from "drizzle-orm";
 import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from "../../../drizzle/schema";
+import { taskTarget } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { statementBound } from "../../db/client";
@@ -23,7 +24,6 @@ import {
 import { taskRecord } from "../../records/tasks";
 import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
-import { taskTarget } from "./operations";
 
 const v = taskRelationViews;
 

@@ -3,14 +3,13 @@
 // answers the link the task has, whoever races it), a delete under the same rule on the link's task, a list in one query.
 import { and, eq, sql } from "drizzle-orm";
 import { taskLinks, tasks } from "../../../drizzle/schema";
-import { taskWriteGuard } from "../../auth/access";
+import { taskTarget, taskWriteGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { newId } from "../../ids";
 import { listTaskChildren } from "../../records/task-children";
 import { linkRecord, normalizedUrl, type TaskLinkCreateInput, type TaskLinkDto } from "../../records/task-links";
 import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
-import { taskTarget } from "./operations";
 
 /**
  * POST /tasks/{id}/links: by a caller who may change the task. ONE statement: the insert, or, when the task has the URL

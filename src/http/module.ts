@@ -1,0 +1,37 @@
+// A resource as one module (docs/architecture.md, "Adding a resource"): `src/resources/<name>/index.ts` exports one
+// `ResourceModule`, and the list of them (src/resources/index.ts) is what the app mounts (in its order), what MCP offers
+// (their tools) and what the route policies default to (their register entries). A module's routes declare their own
+// policies (src/http/policy.ts); what they do not declare comes from its register entry.
+import type { Hono } from "hono";
+import type { Resource } from "../core/resources";
+import type { AppEnv } from "./context";
+import { claimRoutes } from "./policy";
+import type { AppHandle } from "./read-route";
+import type { ToolSpec } from "./tool";
+
+export interface ResourceModule {
+  /** The first segment of its paths (or its folder's name when its paths have none of their own). */
+  name: string;
+  /**
+   * Its register entry: its OpenAPI tag, the scope its writes need, what the scope `read` reads there, whether its
+   * PATCH and DELETE honour If-Match (and its table), its event types. The service's own are in src/core/resources.ts
+   * (the event types and scopes below the routes derive from them).
+   */
+  resource: Omit<Resource, "tag"> & { tag: string };
+  /** Its tag's description, when the register's TAGS has none (a resource of its own tag, outside the register). */
+  tagWords?: string;
+  /** Its routers, mounted in this order; a function of the built app when they need it (the batch runs the app's reads). */
+  routes: ReadonlyArray<Hono<AppEnv>> | ((app: AppHandle) => ReadonlyArray<Hono<AppEnv>>);
+  /** Its MCP tools, each standing for one of its REST operations (src/http/tool.ts). */
+  tools?: readonly ToolSpec[];
+}
+
+/**
+ * The module's routers for `app`, each claimed as its own (their undeclared policies come from its register entry);
+ * without an app, those it has without one.
+ */
+export function moduleRoutes(module: ResourceModule, app?: AppHandle): ReadonlyArray<Hono<AppEnv>> {
+  const routers = typeof module.routes === "function" ? (app ? module.routes(app) : []) : module.routes;
+  for (const router of routers) claimRoutes({ name: module.name, ...module.resource }, router.routes);
+  return routers;
+}

@@ -1,0 +1,6 @@
+// The agents resource as one module (src/http/module.ts): its register entry and its routes.
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { agentRoutes } from "./routes";
+
+export default { name: "agents", resource: RESOURCES.agents, routes: [agentRoutes] } satisfies ResourceModule;

@@ -1,0 +1,43 @@
+// Attachments as one module (src/http/module.ts): their register entry, routes (uploads under a task or comment,
+// downloads, deletes) and MCP tool. Their bytes live in storage (src/files/).
+import { z } from "@hono/zod-openapi";
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { Pagination } from "../../http/schemas";
+import { Cursor, pageQuery, tool } from "../../http/tool";
+import { type AttachmentDto, attachmentRecord, contentPath } from "../../records/attachments";
+import { NameOf } from "../../records/names";
+import { listBody } from "../../store/list";
+import { listAttachments } from "./operations";
+import { attachmentRoutes } from "./routes";
+
+export default {
+  name: "attachments",
+  resource: RESOURCES.attachments,
+  routes: [attachmentRoutes],
+  tools: [
+    tool({
+      name: "list_attachments",
+      after: "list_task_comments",
+      title: "Task files",
+      description: "Files of a task and its comments (GET /tasks/{id}/attachments); GET `path` downloads.",
+      rest: "GET /tasks/{id}/attachments",
+      input: z.object({ id: NameOf("task"), cursor: Cursor }).strict(),
+      output: z.object({
+        attachments: z.array(z.object({ id: z.string(), filename: z.string(), size: z.number(), path: z.string() })),
+        pagination: Pagination,
+      }),
+      async run(ctx, { id, cursor }) {
+        const params = await ctx.caller.listParams(attachmentRecord.list, pageQuery({ cursor }));
+        const page = await listBody("attachments", params, await listAttachments(ctx.caller, id, params));
+        const attachments = (page.attachments as AttachmentDto[]).map((a) => ({
+          id: a.id,
+          filename: a.filename,
+          size: a.size,
+          path: contentPath(a.id),
+        }));
+        return { attachments, pagination: page.pagination };
+      },
+    }),
+  ],
+} satisfies ResourceModule;

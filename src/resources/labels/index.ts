@@ -1,0 +1,41 @@
+// Labels as one module (src/http/module.ts): the register entry, routes and MCP tools.
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { createTool, deleteTool, listTool, updateTool } from "../../http/tool";
+import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "../../records/labels";
+import { NameOf } from "../../records/names";
+import { createLabel, deleteLabel, listLabels, updateLabel } from "./operations";
+import { labelRoutes } from "./routes";
+
+export default {
+  name: "labels",
+  resource: RESOURCES.labels,
+  routes: [labelRoutes],
+  tools: [
+    { ...listTool("labels", labelRecord, listLabels), after: "create_milestone" },
+    {
+      ...createTool<LabelCreateInput>(
+        "label",
+        "labels",
+        LabelCreate,
+        Label,
+        createLabel,
+        "Creates a label (POST /labels); its name is unique in the workspace, in any case.",
+      ),
+      after: "list_labels",
+    },
+    {
+      ...updateTool<LabelUpdateInput>(
+        "label",
+        "labels",
+        NameOf("label"),
+        LabelUpdate,
+        Label,
+        updateLabel,
+        "Renames or recolours a label (PATCH /labels/{id}).",
+      ),
+      after: "create_label",
+    },
+    { ...deleteTool("label", "labels", NameOf("label"), deleteLabel, " Its tasks and projects stay, without it."), after: "update_label" },
+  ],
+} satisfies ResourceModule;

@@ -1,0 +1,30 @@
+// A task's URL links as one module (src/http/module.ts): their register entry, routes (`/tasks/{id}/links`,
+// `/links/{id}`) and MCP tool. The task's answer embeds them (src/records/task-links.ts, a task field).
+import { z } from "@hono/zod-openapi";
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { tool } from "../../http/tool";
+import { NameOf } from "../../records/names";
+import { TaskLink, TaskLinkCreate } from "../../records/task-links";
+import { addLink } from "./operations";
+import { taskLinkRoutes } from "./routes";
+
+export default {
+  name: "links",
+  resource: RESOURCES.links,
+  routes: [taskLinkRoutes],
+  tools: [
+    tool({
+      name: "add_link",
+      after: "unlink_tasks",
+      title: "Add a link",
+      description: "Adds a URL to a task (POST /tasks/{id}/links); the same URL again returns its link.",
+      rest: "POST /tasks/{id}/links",
+      input: z.object({ id: NameOf("task"), ...TaskLinkCreate.shape }).strict(),
+      output: z.object({ link: TaskLink }),
+      async run(ctx, { id, ...body }) {
+        return { link: (await addLink(ctx.caller, id, body)).link };
+      },
+    }),
+  ],
+} satisfies ResourceModule;

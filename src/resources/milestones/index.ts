@@ -1,0 +1,30 @@
+// Milestones as one module (src/http/module.ts): the register entry, routes and MCP tools.
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { createTool, listTool } from "../../http/tool";
+import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "../../records/milestones";
+import { createMilestone, listMilestones } from "./operations";
+import { milestoneRoutes } from "./routes";
+
+export default {
+  name: "milestones",
+  resource: RESOURCES.milestones,
+  routes: [milestoneRoutes],
+  tools: [
+    {
+      ...listTool("milestones", milestoneRecord, listMilestones, ' One project\'s: filter {"eq": {"projectId": "ENG-P3"}}.'),
+      after: "update_project",
+    },
+    {
+      ...createTool<MilestoneCreateInput>(
+        "milestone",
+        "milestones",
+        MilestoneCreate,
+        Milestone,
+        createMilestone,
+        "Creates a milestone in a project (POST /milestones); update_task's milestoneId puts a task in it.",
+      ),
+      after: "list_milestones",
+    },
+  ],
+} satisfies ResourceModule;

@@ -1,0 +1,47 @@
+// Projects as one module (src/http/module.ts): the register entry, routes and MCP tools.
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { createTool, listTool, updateTool } from "../../http/tool";
+import { NameOf } from "../../records/names";
+import {
+  Project,
+  ProjectCreate,
+  type ProjectCreateInput,
+  ProjectUpdate,
+  type ProjectUpdateInput,
+  projectRecord,
+} from "../../records/projects";
+import { createProject, listProjects, updateProject } from "./operations";
+import { projectRoutes } from "./routes";
+
+export default {
+  name: "projects",
+  resource: RESOURCES.projects,
+  routes: [projectRoutes],
+  tools: [
+    { ...listTool("projects", projectRecord, listProjects), after: "list_teams" },
+    {
+      ...createTool<ProjectCreateInput>(
+        "project",
+        "projects",
+        ProjectCreate,
+        Project,
+        createProject,
+        "Creates a project in a team (POST /projects); its reference is `<PREFIX>-P<n>`.",
+      ),
+      after: "list_projects",
+    },
+    {
+      ...updateTool<ProjectUpdateInput>(
+        "project",
+        "projects",
+        NameOf("project"),
+        ProjectUpdate,
+        Project,
+        updateProject,
+        "Changes the given fields of a project (PATCH /projects/{id}): null clears a field, labelIds replaces the set.",
+      ),
+      after: "create_project",
+    },
+  ],
+} satisfies ResourceModule;

@@ -1,0 +1,47 @@
+// Relations between tasks as one module (src/http/module.ts): their register entry, routes (under the task:
+// `/tasks/{id}/relations`) and MCP tools. The task's answer embeds them (src/records/task-relations.ts, a task field).
+import { z } from "@hono/zod-openapi";
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { Deleted, tool } from "../../http/tool";
+import { NameOf } from "../../records/names";
+import { RelationType, TaskRelation } from "../../records/task-relations";
+import { createRelation, deleteRelation } from "./operations";
+import { taskRelationRoutes } from "./routes";
+
+const TaskRef = NameOf("task");
+
+export default {
+  name: "relations",
+  resource: RESOURCES.relations,
+  routes: [taskRelationRoutes],
+  tools: [
+    tool({
+      name: "link_tasks",
+      after: "delete_task",
+      title: "Relate two tasks",
+      description:
+        "Relates a task to another (POST /tasks/{id}/relations). duplicate_of cancels the first task unless DONE; a `blocks` " +
+        "closing a cycle is refused.",
+      rest: "POST /tasks/{id}/relations",
+      input: z.object({ id: TaskRef, type: RelationType, taskId: TaskRef.describe("The other task: id or reference") }).strict(),
+      output: z.object({ relation: TaskRelation }),
+      async run(ctx, { id, type, taskId }) {
+        return { relation: await createRelation(ctx.caller, id, { type, taskId }) };
+      },
+    }),
+    tool({
+      name: "unlink_tasks",
+      after: "link_tasks",
+      title: "Remove a relation",
+      description: "Removes a task's relation (DELETE /tasks/{id}/relations/{relationId}); get_task lists them.",
+      rest: "DELETE /tasks/{id}/relations/{relationId}",
+      input: z.object({ id: TaskRef, relationId: NameOf("relation") }).strict(),
+      output: Deleted,
+      async run(ctx, { id, relationId }) {
+        await deleteRelation(ctx.caller, id, relationId);
+        return { deleted: true as const };
+      },
+    }),
+  ],
+} satisfies ResourceModule;

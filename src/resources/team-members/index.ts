@@ -1,0 +1,6 @@
+// The team-members resource as one module (src/http/module.ts): its register entry and its routes.
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { teamMemberRoutes } from "./routes";
+
+export default { name: "team-members", resource: RESOURCES["team-members"], routes: [teamMemberRoutes] } satisfies ResourceModule;

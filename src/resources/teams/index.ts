@@ -1,0 +1,14 @@
+// Teams as one module (src/http/module.ts): the register entry, routes and MCP tools.
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { listTool } from "../../http/tool";
+import { teamRecord } from "../../records/teams";
+import { listTeams } from "./operations";
+import { teamRoutes } from "./routes";
+
+export default {
+  name: "teams",
+  resource: RESOURCES.teams,
+  routes: [teamRoutes],
+  tools: [{ ...listTool("teams", teamRecord, listTeams), after: "list_users" }],
+} satisfies ResourceModule;

@@ -1,0 +1,19 @@
+// Users as one module (src/http/module.ts): the register entry, routes and MCP tools.
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { listTool } from "../../http/tool";
+import { workspaceUserRecord } from "../../records/users";
+import { listUsers } from "./operations";
+import { userRoutes } from "./routes";
+
+export default {
+  name: "users",
+  resource: RESOURCES.users,
+  routes: [userRoutes],
+  tools: [
+    {
+      ...listTool("users", workspaceUserRecord, listUsers, ' Find one by name or email: filter {"contains": {"name": "ana"}}.'),
+      after: "search",
+    },
+  ],
+} satisfies ResourceModule;

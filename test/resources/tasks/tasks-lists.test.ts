@@ -263,6 +263,7 @@ describe("task lists", () => {
       customFields: (v) => typeof v === "object" && v !== null && !Array.isArray(v),
       blockedByCount: (v) => Number.isInteger(v),
       subtaskCounts: (v) => typeof v === "object" && v !== null && Number.isInteger((v as { total: unknown }).total),
+      claim: (v) => v === null || (typeof v === "object" && typeof (v as { holderId: unknown }).holderId === "string"),
       createdAt: (v) => typeof v === "string" && !Number.isNaN(Date.parse(v as string)),
       updatedAt: (v) => typeof v === "string" && !Number.isNaN(Date.parse(v as string)),
     };

@@ -6,6 +6,7 @@ import { newRouter } from "../../http/router";
 import { IdParam, ListQuery, MAX_ID_LENGTH, Pagination } from "../../http/schemas";
 import { Event } from "../../records/events";
 import { type HistoryOf, listEvents, recordEvents } from "./operations";
+import { MAX_WAIT_SECONDS } from "./stream";
 
 const EventPage = z.object({ events: z.array(Event), pagination: Pagination }).openapi("EventPage");
 const { fields: _, ...paging } = ListQuery.shape;
@@ -36,6 +37,16 @@ const stream = createRoute({
         .max(MAX_ID_LENGTH)
         .optional()
         .openapi({ description: "Only this record's events: an id, or a task or project reference" }),
+      // Parsed by the stream (parseWait: 422 `{errors:{wait}}`, as `limit`), so the runtime schema stays a string.
+      wait: z
+        .string()
+        .optional()
+        .openapi({
+          description:
+            `Seconds (1..${MAX_WAIT_SECONDS}) to wait when nothing newer is readable: the answer comes within a second of the next ` +
+            "event the caller may read (and that the filters keep), or empty when the time is up",
+          example: "30",
+        }),
     }),
   },
   responses: {
@@ -70,7 +81,7 @@ const HISTORIES: Array<[HistoryOf, string, string]> = [
 
 export const eventRoutes = newRouter().openapi(
   stream,
-  reading(stream, ({ caller, url }) => listEvents(caller, url.searchParams)),
+  reading(stream, ({ caller, url, keepAlive }) => listEvents(caller, url.searchParams, keepAlive)),
 );
 
 for (const [of, noun, example] of HISTORIES) {

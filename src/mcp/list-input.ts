@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ListQuery } from "../http/schemas";
 import type { ListSpec } from "../store/list";
-import { filterableNames } from "../store/list/filter";
+import { filterableNames, filterParams } from "../store/list/filter";
 import { sortableNames } from "../store/list/sort";
 import { loosely } from "./json-schema";
 
@@ -33,11 +33,7 @@ export function listQuery(args: ListArgs): URLSearchParams {
   if (args.limit !== undefined) query.set("limit", String(args.limit));
   if (args.cursor !== undefined) query.set("cursor", args.cursor);
   if (args.fields !== undefined) query.set("fields", args.fields);
-  for (const [op, byField] of Object.entries(args.filter ?? {})) {
-    for (const [field, value] of Object.entries(byField)) {
-      for (const v of [value].flat()) query.append(`filter[${op}][${field}]`, v === null ? "null" : String(v));
-    }
-  }
+  filterParams(args.filter ?? {}, query);
   for (const [field, direction] of Object.entries(args.sort ?? {})) query.append(`sort[${field}]`, direction);
   return query;
 }

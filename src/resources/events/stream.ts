@@ -5,6 +5,7 @@ import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../../drizzle/schema";
 import { AppError, badRequest, notFound, ValidationError } from "../../core/errors";
 import { typeIdTime } from "../../ids";
+import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
 import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../../records/events";
 import { parseProjectRef, parseTaskRef } from "../../records/names";
@@ -31,6 +32,12 @@ function typesFilter(raw: string | null): SQL | undefined {
   const unknown = patterns.filter((p) => !isEventPattern(p));
   if (unknown.length) throw new ValidationError({ types: [`Unknown event type(s): ${unknown.join(", ")}; e.g. task.updated or task.*`] });
   return sql`pm_event_matches(${sql.param(patterns)}::text[], ${events.type})`;
+}
+
+/** `filter[<op>][<field>]=…`: only events whose record passes (pm_event_filter), names resolved in the statement. */
+function recordFilter(caller: Caller, query: URLSearchParams): SQL | undefined {
+  const terms = eventFilterTerms(query);
+  return terms.length ? sql`pm_event_filter(${eventFilterJson(terms, caller.actor.workspace)}, ${events})` : undefined;
 }
 
 interface Paging {
@@ -130,6 +137,7 @@ export async function eventStream(
   const wait = parseWait(query.get("wait"));
   const limit = parseLimit(query.get("limit"));
   const types = typesFilter(query.get("types"));
+  const filter = recordFilter(caller, query);
   const resource = query.get("resourceId");
   const cursor = query.get("cursor");
   // A cursor carries its own position; `after` only starts a walk.

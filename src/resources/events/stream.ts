@@ -155,6 +155,7 @@ export async function eventStream(
           visible(actor),
           stable,
           types,
+          filter,
           resource ? or(eq(events.resourceId, resource), referenceIs(resource)) : undefined,
           anchor ? sql`${events.position} > head.anchor` : undefined,
         )!,

@@ -5,15 +5,12 @@ import { type SQL, sql } from "drizzle-orm";
 import { events } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
 import type { FilterOp, ListField } from "../store/list";
-import { type CheckedTerm, filterParams, parseFilterTerms } from "../store/list/filter";
+import { type CheckedTerm, filterParams, type JsonFilter, parseFilterTerms } from "../store/list/filter";
 import { CHANGEABLE_FIELDS } from "./events";
 import { MILESTONE_STATUSES } from "./milestones";
 import { type NameKind, named, namedId } from "./names";
 import { PROJECT_STATUSES } from "./projects";
 import { TaskPriority, TaskStatus, taskRecord } from "./tasks";
-
-/** A filter as JSON: `{<op>: {<field>: value | [values]}}`, e.g. `{"eq": {"teamId": "ENG"}, "in": {"changed": ["status"]}}`. */
-export type EventFilter = Record<string, Record<string, unknown>>;
 
 const OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 /** The record's value as stored (its row's column), for the document: the database reads it so (pm_event_filter). */
@@ -47,7 +44,7 @@ export const EVENT_FILTER_FIELDS: Record<string, ListField> = {
 };
 
 /** A filter's terms, checked as a list's are (400 naming the field, the operator or the value it does not take). */
-export function eventFilterTerms(source: URLSearchParams | EventFilter): CheckedTerm[] {
+export function eventFilterTerms(source: URLSearchParams | JsonFilter): CheckedTerm[] {
   const terms = parseFilterTerms(source instanceof URLSearchParams ? source : filterParams(source), EVENT_FILTER_FIELDS);
   const seen = new Set<string>();
   for (const { op, name } of terms) {

@@ -4,8 +4,8 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../drizzle/schema";
+import type { JsonFilter } from "../store/list/filter";
 import { defineRecord, f } from "../store/record";
-import type { EventFilter } from "./event-filter";
 import { isEventPattern, RESOURCE_TYPES } from "./event-types";
 import { formsOf, NamesOf, named } from "./names";
 
@@ -98,7 +98,7 @@ export type WebhookCreateInput = {
   events: string[];
   description?: string;
   teamIds?: string[] | null;
-  filter?: EventFilter | null;
+  filter?: JsonFilter | null;
 };
 export type WebhookUpdateInput = Partial<WebhookCreateInput & { enabled: boolean }>;
 

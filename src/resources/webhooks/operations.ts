@@ -9,7 +9,7 @@ import { requireWorkspaceRole } from "../../auth/roles";
 import { conflict, invalid, notFound } from "../../core/errors";
 import type { Env } from "../../env";
 import { newId } from "../../ids";
-import { type EventFilter, eventFilterJson, eventFilterTerms, namesExist } from "../../records/event-filter";
+import { eventFilterJson, eventFilterTerms, namesExist } from "../../records/event-filter";
 import { namedIds } from "../../records/names";
 import {
   deliveryRecord,
@@ -21,6 +21,7 @@ import {
 } from "../../records/webhooks";
 import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import { listBody } from "../../store/list";
+import type { JsonFilter } from "../../store/list/filter";
 import { listRecords } from "../../store/reads";
 import { newWebhookSecret, sealSecret } from "../../webhooks/signing";
 import { devWebhooks, urlProblem } from "../../webhooks/url-safety";
@@ -68,7 +69,7 @@ interface FilterWrite {
   guards: Guard[];
 }
 
-function filterWrite(caller: Caller, filter: EventFilter | null | undefined): FilterWrite {
+function filterWrite(caller: Caller, filter: JsonFilter | null | undefined): FilterWrite {
   if (!filter || Object.keys(filter).length === 0) return { value: sql`null::jsonb`, guards: [] };
   try {
     const terms = eventFilterTerms(filter);

@@ -42,8 +42,11 @@ export function parseFilterTerms(query: URLSearchParams, fields: Record<string, 
   return collectTerms(query, fields).map((term) => checkTerm(term, fields[term.name]));
 }
 
-/** The query parameters of a filter given as JSON, `{<op>: {<field>: value | [values]}}` (`null` is the word `null`). */
-export function filterParams(filter: Record<string, Record<string, unknown>>, query = new URLSearchParams()): URLSearchParams {
+/** A filter as JSON: `{<op>: {<field>: value | [values]}}`, e.g. `{"eq": {"teamId": "ENG"}, "in": {"status": ["TODO", "DONE"]}}`. */
+export type JsonFilter = Record<string, Record<string, unknown>>;
+
+/** The query parameters of a filter given as JSON (`null` is the word `null`). */
+export function filterParams(filter: JsonFilter, query = new URLSearchParams()): URLSearchParams {
   for (const [op, byField] of Object.entries(filter)) {
     for (const [field, value] of Object.entries(byField ?? {})) {
       for (const v of [value].flat()) query.append(`filter[${op}][${field}]`, v === null ? "null" : String(v));

@@ -90,6 +90,7 @@ describe("GET /events?wait=", () => {
     const res = await waiting;
     expect(res.body.events.map((e: any) => [e.type, e.resourceId])).toEqual([["task.created", created.body.task.id]]);
     expect(res.answeredAt - committedAt).toBeLessThan(1000);
+    console.log(`answered ${res.answeredAt - committedAt} ms after the write's answer`);
   });
 
   it("keeps waiting through events the caller may not read, and answers with the next it may", async () => {

@@ -8720,7 +8720,7 @@ export interface operations {
         /** @description Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created` */
         types?: string;
         /** @description Seconds (1..30) to wait when nothing newer is readable: the answer comes within a second of the next event the caller may read (and that the filters keep), or empty when the time is up */
-        wait?: string;
+        wait?: number;
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */

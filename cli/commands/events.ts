@@ -121,7 +121,7 @@ interface StreamQuery {
   resourceId?: string;
   limit?: number;
   /** Seconds the API may wait for an event when none is newer (--follow). */
-  wait?: string;
+  wait?: number;
   [filter: `filter[${string}][${string}]`]: string | string[];
 }
 
@@ -230,7 +230,7 @@ export const events = defineCommand({
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
       // Each request waits up to 30 s on the API for the next event; an empty answer is simply asked again.
-      const waiting = { ...filters, wait: String(FOLLOW_WAIT_SECONDS) };
+      const waiting = { ...filters, wait: FOLLOW_WAIT_SECONDS };
       while (!stop.signal.aborted) {
         // An API that cannot be reached for a moment (restarting, offline) is waited for; an answer that is an error ends it.
         await drain(session, waiting, last, print, !args.json, stop.signal).catch(async (error) => {

@@ -48,10 +48,13 @@ const stream = createRoute({
         .string()
         .optional()
         .openapi({
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_WAIT_SECONDS,
           description:
             `Seconds (1..${MAX_WAIT_SECONDS}) to wait when nothing newer is readable: the answer comes within a second of the next ` +
             "event the caller may read (and that the filters keep), or empty when the time is up",
-          example: "30",
+          example: 30,
         }),
     }),
   },

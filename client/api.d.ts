@@ -628,7 +628,7 @@ export interface paths {
     };
     /**
      * The workspace's changes, in commit order
-     * @description Every change of a task, project, milestone, comment, label, team, team member, field, member, workspace, invite, API key, agent or webhook is one event, committed with the change. Resume with `after=` the id of the last event processed: the answer holds exactly the events committed after it, none skipped, none repeated, also while other transactions commit out of order. `pagination.nextCursor` is null when nothing more is committed now. Events are kept 30 days; `after` an older one is 410 GONE. Invite, API-key and webhook events only reach workspace ADMIN/OWNER (and a key's owner, its own).
+     * @description Every change of a task, project, milestone, comment, label, team, team member, field, member, workspace, invite, API key, agent or webhook is one event, committed with the change. Resume with `after=` the id of the last event processed: the answer holds exactly the events committed after it, none skipped, none repeated, also while other transactions commit out of order. `pagination.nextCursor` is null when nothing more is committed now. Events are kept 30 days; `after` an older one is 410 GONE. Invite, API-key and webhook events only reach workspace ADMIN/OWNER (and a key's owner, its own). `filter[<op>][<field>]` keeps the events whose record passes, in the list filter syntax (eq, neq, in) with the record's field names (names as everywhere: `filter[eq][teamId]=ENG`) and `changed` (a field an update changed: only `*.updated` events pass a filter naming it). `wait=N` (1..30 s): when nothing newer is readable, the answer waits for the next event the caller may read and the filters keep (answered within a second of its commit), or is empty when the time is up.
      *
      *     Requires the scope `read` (read everything you can see).
      */
@@ -2052,7 +2052,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook: where the workspace's events are POSTed, signed (Standard Webhooks)
-     * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. `events`: event types (`task.created`, `member.joined`), a resource's every type (`task.*`) or `*`; an unknown one is 422. `teamIds` (teams of this workspace, else 404) limits it to those teams' events. `url` must be `https` and name a public host: private, loopback, link-local, unique-local, CGNAT and metadata addresses and `localhost`-like names are 422 at `url` (where the development switch DEV_WEBHOOKS is on, `http://127.0.0.1…` and `http://localhost…` too). Each delivery checks again what the host resolves to. The answer carries the signing secret (`whsec_…`), shown only here and by rotate-secret.
+     * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. `events`: event types (`task.created`, `member.joined`), a resource's every type (`task.*`) or `*`; an unknown one is 422. `teamIds` (teams of this workspace, else 404) limits it to those teams' events, `filter` to the events whose record passes it (the list filter syntax, e.g. `{"eq": {"teamId": "ENG"}, "in": {"changed": ["status"]}}`; 400 as a list's). `url` must be `https` and name a public host: private, loopback, link-local, unique-local, CGNAT and metadata addresses and `localhost`-like names are 422 at `url` (where the development switch DEV_WEBHOOKS is on, `http://127.0.0.1…` and `http://localhost…` too). Each delivery checks again what the host resolves to. The answer carries the signing secret (`whsec_…`), shown only here and by rotate-secret.
      *
      *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */
@@ -2089,7 +2089,7 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change a webhook (url, events, description, teams, enabled)
+     * Change a webhook (url, events, description, teams, filter, enabled)
      * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. Partial. `enabled: false` pauses deliveries; `enabled: true` resumes them and clears the failure state. `url` must be `https` and name a public host: private, loopback, link-local, unique-local, CGNAT and metadata addresses and `localhost`-like names are 422 at `url` (where the development switch DEV_WEBHOOKS is on, `http://127.0.0.1…` and `http://localhost…` too). Each delivery checks again what the host resolves to.
      *
      *     Requires the scope `webhooks:write` (create, change and delete webhooks).
@@ -2179,6 +2179,28 @@ export interface paths {
      *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */
     post: operations["rotateWebhookSecret"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/webhooks/{id}/test": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Whether the webhook takes a stored event (its types, teams and filter)
+     * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. Answers whether a delivery would be queued for the event `eventId` (one of this workspace's, else 404) by the webhook as it is now, by the same rule that queues deliveries. Sends nothing, writes nothing.
+     *
+     *     Requires the scope `webhooks:write` (create, change and delete webhooks).
+     */
+    post: operations["testWebhook"];
     delete?: never;
     options?: never;
     head?: never;
@@ -3998,6 +4020,25 @@ export interface components {
       disabledReason: string | null;
       enabled: boolean;
       events: string[];
+      /**
+       * @description Only events whose record passes this filter: the list filter syntax as JSON, `{<op>: {<field>: value | [values]}}` (eq, neq, in) with the record's field names, names as everywhere, and `changed` (fields an update changed: only `*.updated` events pass a filter naming it). An unknown field, operator or name is 400, as in a list's filter. Answered with names resolved to ids; null: every event
+       * @example {
+       *       "eq": {
+       *         "teamId": "ENG"
+       *       },
+       *       "in": {
+       *         "changed": [
+       *           "status",
+       *           "assigneeId"
+       *         ]
+       *       }
+       *     }
+       */
+      filter: {
+        [key: string]: {
+          [key: string]: string | number | boolean | null | (string | number | boolean | null)[];
+        };
+      } | null;
       id: string;
       teamIds: string[] | null;
       updatedAt: string;
@@ -4013,6 +4054,25 @@ export interface components {
        *     ]
        */
       events: string[];
+      /**
+       * @description Only events whose record passes this filter: the list filter syntax as JSON, `{<op>: {<field>: value | [values]}}` (eq, neq, in) with the record's field names, names as everywhere, and `changed` (fields an update changed: only `*.updated` events pass a filter naming it). An unknown field, operator or name is 400, as in a list's filter. Answered with names resolved to ids; null: every event
+       * @example {
+       *       "eq": {
+       *         "teamId": "ENG"
+       *       },
+       *       "in": {
+       *         "changed": [
+       *           "status",
+       *           "assigneeId"
+       *         ]
+       *       }
+       *     }
+       */
+      filter?: {
+        [key: string]: {
+          [key: string]: string | number | boolean | null | (string | number | boolean | null)[];
+        };
+      } | null;
       /** @description Only events of these teams, each a team id (`team_…`) or its prefix (`ENG`, any case), answered as ids (null: every event, including those that belong to no team) */
       teamIds?: string[] | null;
       /**
@@ -4054,10 +4114,25 @@ export interface components {
       disabledReason?: string | null;
       enabled?: boolean;
       events?: string[];
+      filter?: {
+        [key: string]: {
+          [key: string]: string | number | boolean | null | (string | number | boolean | null)[];
+        };
+      } | null;
       id?: string;
       teamIds?: string[] | null;
       updatedAt?: string;
       url?: string;
+    };
+    WebhookTest: {
+      /**
+       * @description A stored event (`evt_…`)
+       * @example evt_01jz8x4q0be0sv3c5kq9v1y2ab
+       */
+      eventId: string;
+    };
+    WebhookTestResult: {
+      matches: boolean;
     };
     WebhookUpdate: {
       description?: string;
@@ -4071,6 +4146,25 @@ export interface components {
        *     ]
        */
       events?: string[];
+      /**
+       * @description Only events whose record passes this filter: the list filter syntax as JSON, `{<op>: {<field>: value | [values]}}` (eq, neq, in) with the record's field names, names as everywhere, and `changed` (fields an update changed: only `*.updated` events pass a filter naming it). An unknown field, operator or name is 400, as in a list's filter. Answered with names resolved to ids; null: every event
+       * @example {
+       *       "eq": {
+       *         "teamId": "ENG"
+       *       },
+       *       "in": {
+       *         "changed": [
+       *           "status",
+       *           "assigneeId"
+       *         ]
+       *       }
+       *     }
+       */
+      filter?: {
+        [key: string]: {
+          [key: string]: string | number | boolean | null | (string | number | boolean | null)[];
+        };
+      } | null;
       /** @description Only events of these teams, each a team id (`team_…`) or its prefix (`ENG`, any case), answered as ids (null: every event, including those that belong to no team) */
       teamIds?: string[] | null;
       /**
@@ -8496,12 +8590,229 @@ export interface operations {
         after?: string;
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[eq][assigneeId]"?: string | "null";
+        "filter[eq][changed]"?:
+          | "assigneeId"
+          | "authorId"
+          | "avatarUrl"
+          | "color"
+          | "commentId"
+          | "content"
+          | "contentType"
+          | "createdBy"
+          | "customFields"
+          | "description"
+          | "disabledReason"
+          | "dueDate"
+          | "email"
+          | "enabled"
+          | "estimate"
+          | "expiresAt"
+          | "filename"
+          | "humanId"
+          | "key"
+          | "labelIds"
+          | "lastUsedAt"
+          | "leadId"
+          | "metadata"
+          | "milestoneId"
+          | "name"
+          | "parentId"
+          | "prefix"
+          | "presentation"
+          | "priority"
+          | "projectId"
+          | "recordTypes"
+          | "role"
+          | "sha256"
+          | "size"
+          | "slug"
+          | "sourceTaskId"
+          | "startDate"
+          | "status"
+          | "targetDate"
+          | "targetTaskId"
+          | "taskId"
+          | "teamId"
+          | "teamIds"
+          | "teamRole"
+          | "title"
+          | "type"
+          | "url"
+          | "userId"
+          | "workspaceId";
+        /** @description A label id (`label_…`) or its name (any case) */
+        "filter[eq][labelIds]"?: string;
+        "filter[eq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[eq][projectId]"?: string | "null";
+        "filter[eq][status]"?:
+          | "BACKLOG"
+          | "TODO"
+          | "IN_PROGRESS"
+          | "IN_REVIEW"
+          | "DONE"
+          | "CANCELED"
+          | "PLANNING"
+          | "ACTIVE"
+          | "PAUSED"
+          | "COMPLETED"
+          | "PLANNED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[eq][teamId]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[in][assigneeId]"?: (string | "null")[];
+        "filter[in][changed]"?: (
+          | "assigneeId"
+          | "authorId"
+          | "avatarUrl"
+          | "color"
+          | "commentId"
+          | "content"
+          | "contentType"
+          | "createdBy"
+          | "customFields"
+          | "description"
+          | "disabledReason"
+          | "dueDate"
+          | "email"
+          | "enabled"
+          | "estimate"
+          | "expiresAt"
+          | "filename"
+          | "humanId"
+          | "key"
+          | "labelIds"
+          | "lastUsedAt"
+          | "leadId"
+          | "metadata"
+          | "milestoneId"
+          | "name"
+          | "parentId"
+          | "prefix"
+          | "presentation"
+          | "priority"
+          | "projectId"
+          | "recordTypes"
+          | "role"
+          | "sha256"
+          | "size"
+          | "slug"
+          | "sourceTaskId"
+          | "startDate"
+          | "status"
+          | "targetDate"
+          | "targetTaskId"
+          | "taskId"
+          | "teamId"
+          | "teamIds"
+          | "teamRole"
+          | "title"
+          | "type"
+          | "url"
+          | "userId"
+          | "workspaceId"
+        )[];
+        /** @description A label id (`label_…`) or its name (any case) */
+        "filter[in][labelIds]"?: string[];
+        "filter[in][priority]"?: ("NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[in][projectId]"?: (string | "null")[];
+        "filter[in][status]"?: (
+          | "BACKLOG"
+          | "TODO"
+          | "IN_PROGRESS"
+          | "IN_REVIEW"
+          | "DONE"
+          | "CANCELED"
+          | "PLANNING"
+          | "ACTIVE"
+          | "PAUSED"
+          | "COMPLETED"
+          | "PLANNED"
+        )[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[in][teamId]"?: string[];
+        /** @description A user id (`user_…`) or its email */
+        "filter[neq][assigneeId]"?: string | "null";
+        "filter[neq][changed]"?:
+          | "assigneeId"
+          | "authorId"
+          | "avatarUrl"
+          | "color"
+          | "commentId"
+          | "content"
+          | "contentType"
+          | "createdBy"
+          | "customFields"
+          | "description"
+          | "disabledReason"
+          | "dueDate"
+          | "email"
+          | "enabled"
+          | "estimate"
+          | "expiresAt"
+          | "filename"
+          | "humanId"
+          | "key"
+          | "labelIds"
+          | "lastUsedAt"
+          | "leadId"
+          | "metadata"
+          | "milestoneId"
+          | "name"
+          | "parentId"
+          | "prefix"
+          | "presentation"
+          | "priority"
+          | "projectId"
+          | "recordTypes"
+          | "role"
+          | "sha256"
+          | "size"
+          | "slug"
+          | "sourceTaskId"
+          | "startDate"
+          | "status"
+          | "targetDate"
+          | "targetTaskId"
+          | "taskId"
+          | "teamId"
+          | "teamIds"
+          | "teamRole"
+          | "title"
+          | "type"
+          | "url"
+          | "userId"
+          | "workspaceId";
+        /** @description A label id (`label_…`) or its name (any case) */
+        "filter[neq][labelIds]"?: string;
+        "filter[neq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[neq][projectId]"?: string | "null";
+        "filter[neq][status]"?:
+          | "BACKLOG"
+          | "TODO"
+          | "IN_PROGRESS"
+          | "IN_REVIEW"
+          | "DONE"
+          | "CANCELED"
+          | "PLANNING"
+          | "ACTIVE"
+          | "PAUSED"
+          | "COMPLETED"
+          | "PLANNED";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[neq][teamId]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
         /** @description Only this record's events: an id, or a task or project reference */
         resourceId?: string;
         /** @description Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created` */
         types?: string;
+        /** @description Seconds (1..30) to wait when nothing newer is readable: the answer comes within a second of the next event the caller may read (and that the filters keep), or empty when the time is up */
+        wait?: number;
       };
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
@@ -23055,7 +23366,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, enabled, disabledReason, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, filter, enabled, disabledReason, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][disabledReason]"?: string;
@@ -23425,7 +23736,7 @@ export interface operations {
   getWebhook: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, enabled, disabledReason, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, filter, enabled, disabledReason, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -24571,6 +24882,170 @@ export interface operations {
       /** @description Validation failed (also: this Idempotency-Key was used with another request) */
       422: {
         headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  testWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WebhookTest"];
+      };
+    };
+    responses: {
+      /** @description Whether it matches */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookTestResult"];
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;

@@ -760,6 +760,8 @@ export const webhooks = pgTable(
     description: text("description").notNull().default(""),
     // Only events of these teams; null: every event.
     teamIds: text("team_ids").array(),
+    // Only events whose record passes this filter (the list filter syntax as JSON, names resolved to ids); null: every event.
+    filter: jsonb("filter").$type<Record<string, Record<string, unknown>>>(),
     enabled: boolean("enabled").notNull().default(true),
     // Signing secrets, sealed (AES-GCM); the previous one keeps signing until previous_secret_expires_at.
     sealedSecret: text("sealed_secret").notNull(),

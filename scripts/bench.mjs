@@ -39,7 +39,7 @@ import { FILE_TARGET, measureFiles, seedFiles } from "./bench/files.mjs";
 import { measureImport } from "./bench/import.mjs";
 import { startPgBouncer } from "./bench/pgbouncer.mjs";
 import { cpuOf, nextOf, probe, requestOf, sample, usePath } from "./bench/requests.mjs";
-import { cursorAfter, eventOf, measureScale } from "./bench/scale.mjs";
+import { cursorAfter, eventOf, measureScale, newestEvent } from "./bench/scale.mjs";
 import { SCENARIOS } from "./bench/scenarios.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
 import { measureTransfer } from "./bench/transfer.mjs";
@@ -242,7 +242,10 @@ function printTransferTable(x) {
   row(`POST …/import: ${s.tasks} tasks, heap sampled`, s, num(s.bytes / 1e6, 1), mb(s.heapMb, s.buffersMb));
 }
 
-/** The 10,000-task workspace, with the cursor 8,000 rows deep and the event of task 8,000 (scripts/bench/scale.mjs). */
+/**
+ * The 10,000-task workspace, with the cursor 8,000 rows deep, the event of task 8,000 and the newest event
+ * (scripts/bench/scale.mjs).
+ */
 async function seedFixture(baseUrl, databaseUrl) {
   const started = Date.now();
   // 4,000 comments: the OWNER, whose comments DELETE /comments/{id} consumes, writes 500 of them, enough for both paths.
@@ -250,6 +253,7 @@ async function seedFixture(baseUrl, databaseUrl) {
   console.log(`seeded 10,000 tasks, 200 projects, 4,000 comments in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   fixture.deepCursor = await cursorAfter(baseUrl, fixture, 8_000);
   fixture.deepEvent = await eventOf(baseUrl, fixture, 8_000);
+  fixture.newestEvent = await newestEvent(baseUrl, fixture);
   return fixture;
 }
 

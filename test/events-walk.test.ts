@@ -67,6 +67,7 @@ const EXCLUDED: Record<string, string> = {
   "POST /_bench/files": "the bench's plain R2 put (BENCH_ROUTES only): an object, no record",
   "POST /_dev/webhooks": "the development receiver keeps what it got (dev_webhook_requests), not a tracked record",
   "POST /webhooks/{id}/ping": "queues a test delivery; no tracked record changes",
+  "POST /webhooks/{id}/test": "answers whether the webhook takes a stored event; writes nothing",
   "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver": "queues a delivery again; no tracked record changes",
   "POST /imports": "opens an import sent in parts (imports), not a tracked record; its commit is walked below",
   "PUT /imports/{id}/parts/{number}": "stores a part of an import (import_parts, import_records): staging, not a tracked record",

@@ -262,6 +262,11 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
     const hook = await newWebhook();
     return { path: `/webhooks/${hook.id}/ping`, written: deliveries(hook.id) };
   },
+  "POST /webhooks/{id}/test": async () => {
+    const hook = await newWebhook();
+    const [event] = ok(await get("/events?limit=1", owner()), 200).events;
+    return { path: `/webhooks/${hook.id}/test`, body: { eventId: event.id } };
+  },
   "GET /webhooks/{id}/deliveries": async () => ({ path: `/webhooks/${(await newWebhook()).id}/deliveries` }),
   "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver": async () => {
     const hook = await newWebhook();
@@ -653,6 +658,7 @@ const WORKSPACE_WIDE: Record<string, string> = {
       "DELETE /webhooks/{id}",
       "POST /webhooks/{id}/rotate-secret",
       "POST /webhooks/{id}/ping",
+      "POST /webhooks/{id}/test",
       "GET /webhooks/{id}/deliveries",
       "POST /webhooks/{id}/deliveries/{deliveryId}/redeliver",
     ].map((op) => [

@@ -1,6 +1,6 @@
 // `pm events`: the workspace's change feed (GET /events), oldest first, resumable with `--after` the last event id;
-// `--follow` polls for what is committed next, resuming from the last event it printed. Also how an event reads for
-// people, which `pm tasks history` shares.
+// `--follow` waits for what is committed next (GET /events?wait=, answered within a second of the commit), resuming
+// from the last event it printed. Also how an event reads for people, which `pm tasks history` shares.
 import { defineCommand } from "citty";
 import type { Schemas } from "../../client/index";
 import { commonArgs } from "../argv";
@@ -120,7 +120,15 @@ interface StreamQuery {
   types?: string;
   resourceId?: string;
   limit?: number;
+  /** Seconds the API may wait for an event when none is newer (--follow). */
+  wait?: number;
+  [filter: `filter[${string}][${string}]`]: string | string[];
 }
+
+/** How long one request of --follow waits for the next event (the API's longest). */
+const FOLLOW_WAIT_SECONDS = 30;
+/** How long --follow waits before trying again when the API cannot be reached. */
+const RETRY_SECONDS = 2;
 
 /**
  * Every event committed now after `after` (all pages), each handed to `print` as its page arrives; with `names`, what
@@ -132,11 +140,12 @@ async function drain(
   after: string | undefined,
   print: (event: Event, references: References) => Promise<void>,
   names: boolean,
+  signal?: AbortSignal,
 ): Promise<void> {
   let cursor: string | undefined;
   for (;;) {
     const query = { ...filters, ...(cursor ? { cursor } : after ? { after } : {}) };
-    const page = await unwrap(session.client.GET("/events", { params: { query } })).catch((error) => {
+    const page = await unwrap(session.client.GET("/events", { params: { query }, signal })).catch((error) => {
       throw gone(error, after);
     });
     const [tasks, users] = names ? await Promise.all([commentTasks(session, page.events), userNames(session, page.events)]) : [];
@@ -157,29 +166,49 @@ const sleep = (ms: number, signal: AbortSignal) =>
     });
   });
 
+/** `--filter '{"eq":{"teamId":"ENG"}}'` as the query's `filter[<op>][<field>]` parameters (the API checks them). */
+function filterQuery(raw: string | undefined): Record<`filter[${string}][${string}]`, string | string[]> {
+  if (raw === undefined) return {};
+  let filter: unknown;
+  try {
+    filter = JSON.parse(raw);
+  } catch {
+    throw new UsageError(`--filter must be JSON such as '{"eq":{"teamId":"ENG"}}' (got '${raw}')`);
+  }
+  if (typeof filter !== "object" || filter === null || Array.isArray(filter))
+    throw new UsageError("--filter must be a JSON object: {<op>: {<field>: value}}");
+  const query: Record<`filter[${string}][${string}]`, string | string[]> = {};
+  for (const [op, byField] of Object.entries(filter as Record<string, Record<string, unknown>>))
+    for (const [field, value] of Object.entries(byField ?? {}))
+      query[`filter[${op}][${field}]`] = Array.isArray(value) ? value.map((v) => String(v)) : String(value);
+  return query;
+}
+
 export const events = defineCommand({
   meta: {
     name: "pm events",
     description:
       "What changed in the workspace, oldest first: the events after --after (an event id; without it, the oldest kept, " +
-      "30 days); --follow keeps polling for new ones until Ctrl-C",
+      "30 days); --follow waits for new ones (each printed within a second of its commit) until Ctrl-C",
   },
   args: {
     after: { type: "string", valueHint: "evt_…", description: "Only events committed after this one (the last id you processed)" },
     types: { type: "string", valueHint: "task.*,comment.created", description: "Only these event types (`<resource>.*` for all of one)" },
     resource: { type: "string", valueHint: "ENG-12|id", description: "Only this record's events" },
     limit: { type: "string", valueHint: "n", description: "Events per request, 1..250 (the API's default 50)" },
-    follow: { type: "boolean", alias: "f", description: "Keep polling for new events, resuming from the last one printed" },
-    interval: { type: "string", valueHint: "seconds", description: "With --follow: seconds between polls (default 2)" },
+    filter: {
+      type: "string",
+      valueHint: '\'{"eq":{"teamId":"ENG"}}\'',
+      description: "Only events whose record passes this filter (JSON, the list filter syntax; `changed` names changed fields)",
+    },
+    follow: { type: "boolean", alias: "f", description: "Keep waiting for new events, resuming from the last one printed" },
     ...commonArgs,
     json: { ...commonArgs.json, description: "One JSON event per line, as the API answers it (for scripts)" },
   },
   async run({ args }) {
     if (args.limit !== undefined && !/^\d+$/.test(args.limit)) throw new UsageError(`--limit must be a whole number (got '${args.limit}')`);
-    const interval = Number(args.interval ?? "2");
-    if (!(interval > 0)) throw new UsageError(`--interval must be a number of seconds above 0 (got '${args.interval}')`);
-    if (args.interval !== undefined && !args.follow) throw new UsageError("--interval goes with --follow");
     const filters: StreamQuery = {
+      ...filterQuery(args.filter),
       ...(args.types === undefined ? {} : { types: args.types }),
       ...(args.resource === undefined ? {} : { resourceId: args.resource }),
       ...(args.limit === undefined ? {} : { limit: Number(args.limit) }),
@@ -200,13 +229,15 @@ export const events = defineCommand({
       const onSignal = () => stop.abort();
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
+      // Each request waits up to 30 s on the API for the next event; an empty answer is simply asked again.
+      const waiting = { ...filters, wait: FOLLOW_WAIT_SECONDS };
       while (!stop.signal.aborted) {
-        await sleep(interval * 1000, stop.signal);
-        if (stop.signal.aborted) break;
         // An API that cannot be reached for a moment (restarting, offline) is waited for; an answer that is an error ends it.
-        await drain(session, filters, last, print, !args.json).catch((error) => {
+        await drain(session, waiting, last, print, !args.json, stop.signal).catch(async (error) => {
+          if (stop.signal.aborted) return;
           if (!(error instanceof ConnectionError)) throw error;
-          console.error(`warning: ${error.message}; trying again in ${interval}s`);
+          console.error(`warning: ${error.message}; trying again in ${RETRY_SECONDS}s`);
+          await sleep(RETRY_SECONDS * 1000, stop.signal);
         });
       }
     }

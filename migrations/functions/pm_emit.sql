@@ -8,7 +8,7 @@
 -- `labels` the record's label ids now (tasks, projects), `added`/`removed` the label links this change made or undid (a
 -- link made and undone in one transaction is no change). A task relation's, link's or attachment's event carries its
 -- task ids (task_ids: it is in those tasks' histories); a relation's also the other task's team (other_team_id: a
--- caller, or a webhook bound to teams, sees it only when it reaches both tasks). New events get the webhook deliveries
+-- caller, or a webhook bound to teams, sees it only when it reaches both tasks). Its events get the webhook deliveries
 -- they match, written only where the workspace has an enabled webhook.
 CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes jsonb) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -64,16 +64,22 @@ BEGIN
       labels_removed = ARRAY(
         (SELECT unnest(e.labels_removed) EXCEPT SELECT unnest(excluded.labels_added))
         UNION (SELECT unnest(excluded.labels_removed) EXCEPT SELECT unnest(e.labels_added)));
-  -- The deliveries of the new events (a fold adds none), only where the workspace has a webhook: most have none, and
-  -- then neither table is read beyond one index probe.
+  -- The deliveries of the events this call wrote or folded into (pm_webhook_takes), only where the workspace has a
+  -- webhook: most have none, and then neither table is read beyond one index probe. A fold changes the record, so what
+  -- an earlier statement of this transaction queued for it is decided again (still unsent: nothing committed yet).
   IF EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = ANY (ARRAY(SELECT DISTINCT c->>'ws' FROM jsonb_array_elements(changes) c))
       AND w.enabled) THEN
+    DELETE FROM webhook_deliveries d USING events e, webhooks w
+      WHERE d.created_at = now() AND d.event_id = e.id AND w.id = d.webhook_id
+        AND e.xact = base >> 20 AND e.resource_type = kind
+        AND e.resource_id IN (SELECT c->>'id' FROM jsonb_array_elements(changes) c)
+        AND NOT pm_webhook_takes(w, e);
     INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, next_attempt_at)
       SELECT pm_typeid('dlv'), w.workspace_id, w.id, e.id, now()
       FROM events e JOIN webhooks w ON w.workspace_id = e.workspace_id
-      WHERE e.xact = base >> 20 AND e.position > base AND e.position <= base + jsonb_array_length(changes)
-        AND w.enabled AND pm_event_matches(w.events, e.type)
-        AND (w.team_ids IS NULL OR (e.team_id = ANY (w.team_ids)
-          AND (e.other_team_id IS NULL OR e.other_team_id = ANY (w.team_ids))));
+      WHERE e.xact = base >> 20 AND e.resource_type = kind
+        AND e.resource_id IN (SELECT c->>'id' FROM jsonb_array_elements(changes) c)
+        AND w.enabled AND pm_webhook_takes(w, e)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.created_at = now() AND d.webhook_id = w.id AND d.event_id = e.id);
   END IF;
 END $$;

@@ -50,6 +50,18 @@ export async function eventOf(baseUrl, f, n) {
   return events.find((e) => e.type === "task.created").id;
 }
 
+/** The workspace's newest event now (walks the stream's pages from `after` the deep one). */
+export async function newestEvent(baseUrl, f) {
+  let path = `/events?limit=250&after=${f.deepEvent}`;
+  let newest = f.deepEvent;
+  for (;;) {
+    const { events, pagination } = await get(baseUrl, f, path);
+    newest = events.at(-1)?.id ?? newest;
+    if (!pagination.nextCursor) return newest;
+    path = `/events?limit=250&cursor=${encodeURIComponent(pagination.nextCursor)}`;
+  }
+}
+
 /**
  * Seeds the two workspaces (the large one's seed is timed), then measures each pair with `measure(baseUrl, apiKey,
  * scenario, fixture)`, the small workspace first.

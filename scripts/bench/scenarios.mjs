@@ -44,6 +44,9 @@ export const SCENARIOS = [
   // The change feed: the stream's first page, and resuming after an event deep in it (the seed's rows made them).
   { name: "GET /events?limit=50", path: () => "/events?limit=50", kind: "read" },
   { name: "GET /events after a deep event", path: (f) => `/events?limit=50&after=${f.deepEvent}`, kind: "read" },
+  // A waiting read (docs/events.md, "Waiting for the next event"): nothing newer of these types comes, so each answer is
+  // empty after its second; what it costs is the one read, the shared watcher's statement, and the wait's latency.
+  { name: "GET /events?wait=1, nothing new", path: (f) => `/events?limit=50&after=${f.newestEvent}&types=webhook.*&wait=1` },
   {
     name: "POST /tasks",
     method: "POST",

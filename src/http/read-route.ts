@@ -19,6 +19,8 @@ export interface ReadInput {
   url: URL;
   db: Db;
   env: AppEnv["Bindings"];
+  /** Keeps the request alive, after its answer, for work others wait on (a waiting read's poll); absent in a batch item. */
+  keepAlive?: (work: Promise<unknown>) => void;
 }
 
 export type Read = (input: ReadInput) => Promise<object>;
@@ -45,6 +47,7 @@ const inputOf = (c: Context<AppEnv>): ReadInput => {
     url: new URL(c.req.url),
     db: c.get("rdb").db,
     env: c.env,
+    keepAlive: (work) => c.executionCtx.waitUntil(work),
   };
 };
 

@@ -85,9 +85,16 @@ const documented = (schema: JsonSchema) => z.unknown().optional().openapi(schema
  * outside what OpenAPI defines). At runtime they stay unknowns read from the raw query (its 400s are unchanged).
  */
 export function listQueryFor(spec: ListSpec) {
+  const params = filterQueryFor(spec.fields);
+  for (const name of sortableNames(spec.fields)) params[`sort[${name}]`] = documented({ type: "string", enum: ["asc", "desc"] });
+  return ListQuery.extend({ fields: fieldsParam(spec.shape), ...params });
+}
+
+/** The `filter[<op>][<field>]` parameters `fields` take, documented (a list's, the event stream's). */
+export function filterQueryFor(fields: Record<string, ListField>): Record<string, z.ZodType> {
   const params: Record<string, z.ZodType> = {};
-  for (const name of filterableNames(spec.fields)) {
-    const field = spec.fields[name];
+  for (const name of filterableNames(fields)) {
+    const field = fields[name];
     // What an id filter takes (docs/api.md, "Ids and names"): the id or the record's name.
     const described = field.names && { description: `${field.names.forms[0].toUpperCase()}${field.names.forms.slice(1)}` };
     for (const op of filterOpsFor(field)) {
@@ -98,8 +105,7 @@ export function listQueryFor(spec: ListSpec) {
       });
     }
   }
-  for (const name of sortableNames(spec.fields)) params[`sort[${name}]`] = documented({ type: "string", enum: ["asc", "desc"] });
-  return ListQuery.extend({ fields: fieldsParam(spec.shape), ...params });
+  return params;
 }
 
 /**

@@ -51,6 +51,25 @@ const RENDERED = {
   webhook: { fields: webhookRecord.fields },
 } satisfies Record<ResourceType, { fields: Record<string, Field> }>;
 
+/** `fooBar` → `foo_bar`: how a record's field names its stored column (pm_event_filter reads an image by it). */
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The fields an update's `changes` may name that a filter's `changed` takes: every record's fields stored as a column
+ * of that name (the database compares the images by it), and `labelIds`.
+ */
+export const CHANGEABLE_FIELDS: readonly string[] = [
+  ...new Set([
+    ...Object.values(RENDERED).flatMap(({ fields }) =>
+      Object.entries(fields as Record<string, Field>)
+        .filter(([name, field]) => !field.hidden && is(field.value, PgColumn) && (field.value as PgColumn).name === snake(name))
+        .map(([name]) => name)
+        .filter((name) => !["id", "createdAt", "updatedAt"].includes(name)),
+    ),
+    "labelIds",
+  ]),
+].sort();
+
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
 export const EventActor = UserSummarySchema.extend({
   type: z.enum(["HUMAN", "AGENT"]),

@@ -4,6 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../drizzle/schema";
+import type { JsonFilter } from "../store/list/filter";
 import { defineRecord, f } from "../store/record";
 import { isEventPattern, RESOURCE_TYPES } from "./event-types";
 import { formsOf, NamesOf, named } from "./names";
@@ -31,6 +32,19 @@ const TeamIds = NamesOf("team", 100)
     description: `Only events of these teams, each ${formsOf("team")}, answered as ids (null: every event, including those that belong to no team)`,
   });
 const Description = z.string().max(1000);
+const FilterScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+// Loose on purpose: the list filter parser checks operators, fields and values (400, as a list's filter is).
+const WebhookFilter = z
+  .record(z.string(), z.record(z.string(), z.union([FilterScalar, z.array(FilterScalar)])))
+  .nullable()
+  .openapi({
+    description:
+      "Only events whose record passes this filter: the list filter syntax as JSON, `{<op>: {<field>: value | [values]}}` " +
+      "(eq, neq, in) with the record's field names, names as everywhere, and `changed` (fields an update changed: only `*.updated` " +
+      "events pass a filter naming it). An unknown field, operator or name is 400, as in a list's filter. Answered with names " +
+      "resolved to ids; null: every event",
+    example: { eq: { teamId: "ENG" }, in: { changed: ["status", "assigneeId"] } },
+  });
 const WebhookUrl = z
   .string()
   .max(2000)
@@ -51,6 +65,7 @@ export const webhookRecord = defineRecord({
     teamIds: f.json(sql`to_json(${webhooks.teamIds})`, z.array(z.string()).nullable(), {
       input: { schema: TeamIds, create: "optional", write: "resolved" },
     }),
+    filter: f.json(sql`${webhooks.filter}`, WebhookFilter, { input: { schema: WebhookFilter, create: "optional", write: "resolved" } }),
     enabled: f.boolean(webhooks.enabled, {
       input: { schema: z.boolean().openapi({ description: "false pauses deliveries; true again clears the failure state" }) },
     }),
@@ -68,11 +83,23 @@ export type WebhookDto = z.infer<typeof Webhook>;
 export const WebhookSelection = webhookRecord.selection;
 
 export const WebhookCreate = z
-  .object({ url: WebhookUrl, events: EventPatterns, description: Description.optional(), teamIds: TeamIds.optional() })
+  .object({
+    url: WebhookUrl,
+    events: EventPatterns,
+    description: Description.optional(),
+    teamIds: TeamIds.optional(),
+    filter: WebhookFilter.optional(),
+  })
   .strict()
   .openapi("WebhookCreate");
 export const WebhookUpdate = z.object(webhookRecord.inputShape()).partial().strict().openapi("WebhookUpdate");
-export type WebhookCreateInput = { url: string; events: string[]; description?: string; teamIds?: string[] | null };
+export type WebhookCreateInput = {
+  url: string;
+  events: string[];
+  description?: string;
+  teamIds?: string[] | null;
+  filter?: JsonFilter | null;
+};
 export type WebhookUpdateInput = Partial<WebhookCreateInput & { enabled: boolean }>;
 
 /** A webhook with its signing secret: the create and rotate-secret answers only. */

@@ -19,6 +19,9 @@ const ADDED_SINCE = [
   "function pm_settle(text,text,text)",
   "trigger tasks_claimed on tasks",
   "trigger tasks_released on tasks",
+  "function pm_watch_events(jsonb,integer)",
+  "function pm_event_filter(jsonb,events)",
+  "function pm_webhook_takes(webhooks,events)",
 ];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 

@@ -6,8 +6,10 @@ import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
 import { eventStream, recordHistory } from "./stream";
+import type { KeepAlive } from "./watcher";
 
-export const listEvents = (caller: Caller, query: URLSearchParams) => eventStream(caller, query, eventsVisibleTo);
+export const listEvents = (caller: Caller, query: URLSearchParams, keepAlive?: KeepAlive) =>
+  eventStream(caller, query, eventsVisibleTo, keepAlive);
 
 const HISTORY_OF = { tasks: taskRecord, projects: projectRecord, milestones: milestoneRecord };
 export type HistoryOf = keyof typeof HISTORY_OF;

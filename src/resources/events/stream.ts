@@ -5,12 +5,14 @@ import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../../drizzle/schema";
 import { AppError, badRequest, notFound, ValidationError } from "../../core/errors";
 import { typeIdTime } from "../../ids";
+import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
 import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../../records/events";
 import { parseProjectRef, parseTaskRef } from "../../records/names";
 import type { Actor, StatementCaller as Caller } from "../../store/caller";
 import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
 import { qualified, type RecordType } from "../../store/record";
+import { eventWatcher, type KeepAlive } from "./watcher";
 
 export interface EventPage {
   events: EventDto[];
@@ -30,6 +32,12 @@ function typesFilter(raw: string | null): SQL | undefined {
   const unknown = patterns.filter((p) => !isEventPattern(p));
   if (unknown.length) throw new ValidationError({ types: [`Unknown event type(s): ${unknown.join(", ")}; e.g. task.updated or task.*`] });
   return sql`pm_event_matches(${sql.param(patterns)}::text[], ${events.type})`;
+}
+
+/** `filter[<op>][<field>]=…`: only events whose record passes (pm_event_filter), names resolved in the statement. */
+function recordFilter(caller: Caller, query: URLSearchParams): SQL | undefined {
+  const terms = eventFilterTerms(query);
+  return terms.length ? sql`pm_event_filter(${eventFilterJson(terms, caller.actor.workspace)}, ${events})` : undefined;
 }
 
 interface Paging {
@@ -57,21 +65,36 @@ interface Head {
   /** A history's record id, null when it does not exist (404). */
   subject?: SQL;
   noun?: string;
+  /** Also read the workspace's id and its newest readable position (what a waiting read waits past). */
+  watch?: boolean;
 }
 
-type EventPageRow = EventRow & { live: boolean; anchor: string | null; subject: string | null } & Record<string, unknown>;
+type EventPageRow = EventRow & {
+  live: boolean;
+  anchor: string | null;
+  subject: string | null;
+  ws: string | null;
+  latest: string | null;
+} & Record<string, unknown>;
+
+/** A page and, when its head asked (`watch`), where its workspace's stream stood when it was read. */
+type WatchedPage = EventPage & { workspace: string | null; latest: number | null };
 
 /**
  * One page in ONE statement (limit + 1 events read): whether the credential is live, the head's values, and the events
  * (`where` may use `head.anchor` and `head.subject`); then the cursor of the next page, null when none follows now.
  */
-async function page(caller: Caller, paging: Paging, head: Head, where: (actor: Actor) => SQL): Promise<EventPage> {
+async function page(caller: Caller, paging: Paging, head: Head, where: (actor: Actor) => SQL): Promise<WatchedPage> {
   const position = await cursorPosition(caller, paging);
   const actor = caller.actor;
   const before = paging.direction === "asc" ? sql`>` : sql`<`;
+  const watched = head.watch
+    ? sql`${actor.workspace}::text as ws, (select max(${events.position}) from ${events}
+        where ${events.workspaceId} = ${actor.workspace} and ${stable}) as latest`
+    : sql`null::text as ws, null::bigint as latest`;
   const { rows } = await caller.db.execute<EventPageRow>(sql`
-    select ${caller.live} as live, head.anchor, head.subject, page.* from (
-      select ${head.anchor ?? sql`null::bigint`} as anchor, ${head.subject ?? sql`null::text`} as subject) head
+    select ${caller.live} as live, head.anchor, head.subject, head.ws, head.latest, page.* from (
+      select ${head.anchor ?? sql`null::bigint`} as anchor, ${head.subject ?? sql`null::text`} as subject, ${watched}) head
     left join lateral (
       select ${eventColumns} from ${eventsFrom}
       where ${and(where(actor), position === undefined ? undefined : sql`${events.position} ${before} ${position}`)}
@@ -88,7 +111,8 @@ async function page(caller: Caller, paging: Paging, head: Head, where: (actor: A
     found.length > paging.limit && last
       ? await encodeCursor({ r: paging.list, s: paging.direction, v: [last.position], i: last.id }, caller.cursorKey)
       : null;
-  return { events: shown, pagination: { limit: paging.limit, nextCursor } };
+  const latest = first.latest === null ? null : Number(first.latest);
+  return { events: shown, pagination: { limit: paging.limit, nextCursor }, workspace: first.ws, latest };
 }
 
 /** `after` names no event of this workspace: 410 when it is older than the retention, 400 otherwise. */
@@ -104,9 +128,16 @@ function afterUnknown(paging: Paging & { after?: string }): Error {
  * GET /events: the caller's workspace's events in commit order, after `after` (an event id) or the cursor, only those
  * no running transaction can still precede, so resuming from the last event read never skips or repeats one.
  */
-export async function eventStream(caller: Caller, query: URLSearchParams, visible: EventsVisible): Promise<EventPage> {
+export async function eventStream(
+  caller: Caller,
+  query: URLSearchParams,
+  visible: EventsVisible,
+  keepAlive?: KeepAlive,
+): Promise<EventPage> {
+  const wait = parseWait(query.get("wait"));
   const limit = parseLimit(query.get("limit"));
   const types = typesFilter(query.get("types"));
+  const filter = recordFilter(caller, query);
   const resource = query.get("resourceId");
   const cursor = query.get("cursor");
   // A cursor carries its own position; `after` only starts a walk.
@@ -114,19 +145,56 @@ export async function eventStream(caller: Caller, query: URLSearchParams, visibl
   const anchor = after
     ? sql`(select ${events.position} from ${events} where ${events.id} = ${after} and ${events.workspaceId} = ${caller.actor.workspace})`
     : undefined;
-  return page(
-    caller,
-    { list: "events", direction: "asc", limit, cursor, after },
-    { anchor },
-    (actor) =>
-      and(
-        visible(actor),
-        stable,
-        types,
-        resource ? or(eq(events.resourceId, resource), referenceIs(resource)) : undefined,
-        anchor ? sql`${events.position} > head.anchor` : undefined,
-      )!,
-  );
+  const read = () =>
+    page(
+      caller,
+      { list: "events", direction: "asc", limit, cursor, after },
+      { anchor, watch: wait !== undefined },
+      (actor) =>
+        and(
+          visible(actor),
+          stable,
+          types,
+          filter,
+          resource ? or(eq(events.resourceId, resource), referenceIs(resource)) : undefined,
+          anchor ? sql`${events.position} > head.anchor` : undefined,
+        )!,
+    );
+  const first = await read();
+  return wait === undefined ? answer(first) : waitFor(caller, first, read, Date.now() + wait * 1000, keepAlive);
+}
+
+const answer = ({ events, pagination }: EventPage): EventPage => ({ events, pagination });
+
+/**
+ * `wait=N`: an empty page waits (on the isolate's one watcher, watcher.ts) until the workspace's stream moves past what
+ * the last read saw, then reads again; an event the caller may not see, or that the filters leave out, only moves the
+ * mark. Empty when the time is up.
+ */
+async function waitFor(
+  caller: Caller,
+  first: WatchedPage,
+  read: () => Promise<WatchedPage>,
+  deadline: number,
+  keepAlive?: KeepAlive,
+): Promise<EventPage> {
+  let last = first;
+  while (last.events.length === 0 && last.workspace !== null) {
+    if (!(await eventWatcher.wait(caller.db, last.workspace, last.latest, deadline, keepAlive))) break;
+    last = await read();
+  }
+  return answer(last);
+}
+
+export const MAX_WAIT_SECONDS = 30;
+const WAIT_MESSAGE = `wait must be a whole number of seconds between 1 and ${MAX_WAIT_SECONDS}`;
+
+/** `wait=` seconds, 1..30 (422 at `wait` otherwise, as `limit` is); absent: answer at once. */
+function parseWait(raw: string | null): number | undefined {
+  if (raw === null) return undefined;
+  const seconds = /^\d{1,3}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= MAX_WAIT_SECONDS)) throw new ValidationError({ wait: [WAIT_MESSAGE] });
+  return seconds;
 }
 
 /**
@@ -152,11 +220,13 @@ export async function recordHistory(
   const subject = sql`(select ${qualified(record.fields.id.value)} from ${record.from} where ${record.named(caller.actor, idOrRef)} limit 1)`;
   const cursor = query.get("cursor");
   // The cursor is bound to the record it pages (its id as named now), so another record's cursor is 400.
-  return page(
-    caller,
-    { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
-    { subject, noun: record.noun },
-    // A task's history holds its relations' events too (their task_ids name both tasks).
-    (actor) => and(visible(actor), stable, sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`)!,
+  return answer(
+    await page(
+      caller,
+      { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
+      { subject, noun: record.noun },
+      // A task's history holds its relations' events too (their task_ids name both tasks).
+      (actor) => and(visible(actor), stable, sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`)!,
+    ),
   );
 }

@@ -2,13 +2,14 @@
 // (403); another workspace's webhook or delivery is 404. Each write is one statement that authorizes itself
 // (guardedWrite): the role, the teams the body names (404), then the URL's safety (422), in the order of checks.
 import { and, eq, gt, type SQL, sql } from "drizzle-orm";
-import { teams, webhookDeliveries, webhooks, workspaceMembers } from "../../../drizzle/schema";
+import { events, teams, webhookDeliveries, webhooks, workspaceMembers } from "../../../drizzle/schema";
 import { unboundGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { requireWorkspaceRole } from "../../auth/roles";
 import { conflict, invalid, notFound } from "../../core/errors";
 import type { Env } from "../../env";
 import { newId } from "../../ids";
+import { eventFilterJson, eventFilterTerms, namesExist } from "../../records/event-filter";
 import { namedIds } from "../../records/names";
 import {
   deliveryRecord,
@@ -20,6 +21,7 @@ import {
 } from "../../records/webhooks";
 import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import { listBody } from "../../store/list";
+import type { JsonFilter } from "../../store/list/filter";
 import { listRecords } from "../../store/reads";
 import { newWebhookSecret, sealSecret } from "../../webhooks/signing";
 import { devWebhooks, urlProblem } from "../../webhooks/url-safety";
@@ -57,6 +59,25 @@ function teamsGuard(caller: Caller, teamIds: string[] | null | undefined): Guard
       refusal: () => notFound("Team"),
     },
   ];
+}
+
+/** A body's filter, checked as a list's (400), its names resolved in the statement that stores it. */
+interface FilterWrite {
+  /** The stored value (null clears it); null::jsonb too when it is refused. */
+  value: SQL;
+  /** Its refusal (a term the parser refused), or that each name names a record of the workspace. */
+  guards: Guard[];
+}
+
+function filterWrite(caller: Caller, filter: JsonFilter | null | undefined): FilterWrite {
+  if (!filter || Object.keys(filter).length === 0) return { value: sql`null::jsonb`, guards: [] };
+  try {
+    const terms = eventFilterTerms(filter);
+    return { value: eventFilterJson(terms, caller.actor.workspace), guards: namesExist(terms, caller.actor.workspace) };
+  } catch (err) {
+    // In the order of checks: after the role and the teams (a MEMBER's bad filter is 403).
+    return { value: sql`null::jsonb`, guards: [{ holds: sql`false`, refusal: () => err as Error }] };
+  }
 }
 
 /** The URL's safety as the last guard (so 401, 403 and 404 come first), when the body names one. */
@@ -101,12 +122,13 @@ export async function createWebhook(caller: Caller, env: Env, input: WebhookCrea
   const secret = newWebhookSecret();
   const sealed = await sealSecret(env.CURSOR_SECRET, id, secret);
   const teamIds = input.teamIds ?? null;
-  const guards = [...adminGuards(caller), ...teamsGuard(caller, teamIds), ...urlGuard(env, input.url)];
+  const filter = filterWrite(caller, input.filter);
+  const guards = [...adminGuards(caller), ...teamsGuard(caller, teamIds), ...filter.guards, ...urlGuard(env, input.url)];
   const webhook = await guardedWrite(caller, workspaceTarget(caller, guards), (allowed) => ({
     ctes: [
-      sql`webhooks as (insert into ${webhooks} (id, workspace_id, url, events, description, team_ids, sealed_secret, creator_id)
+      sql`webhooks as (insert into ${webhooks} (id, workspace_id, url, events, description, team_ids, filter, sealed_secret, creator_id)
         select ${id}, ${allowed}, ${input.url}, ${textArray(input.events)}, ${input.description ?? ""}, ${teamIdsValue(caller, teamIds)},
-          ${sealed}, ${caller.actor.user}
+          ${filter.value}, ${sealed}, ${caller.actor.user}
         where ${allowed} is not null returning *)`,
     ],
     result: written(sql`${id}`),
@@ -114,7 +136,7 @@ export async function createWebhook(caller: Caller, env: Env, input: WebhookCrea
   return { ...webhook, secret };
 }
 
-/** PATCH /webhooks/{id}: url, events, description, teams, enabled; enabling again clears the failure state. */
+/** PATCH /webhooks/{id}: url, events, description, teams, filter, enabled; enabling again clears the failure state. */
 export function updateWebhook(caller: Caller, env: Env, id: string, input: WebhookUpdateInput): Promise<WebhookDto> {
   const values: Record<string, unknown> = {};
   for (const key of ["url", "description", "enabled"] as const) if (input[key] !== undefined) values[key] = input[key];
@@ -122,7 +144,9 @@ export function updateWebhook(caller: Caller, env: Env, id: string, input: Webho
   if (input.teamIds !== undefined) values.teamIds = teamIdsValue(caller, input.teamIds);
   if (input.enabled !== undefined) Object.assign(values, { disabledReason: null });
   if (input.enabled === true) Object.assign(values, { failingSince: null });
-  const guards = [...teamsGuard(caller, input.teamIds), ...urlGuard(env, input.url)];
+  const filter = filterWrite(caller, input.filter);
+  if (input.filter !== undefined) values.filter = filter.value;
+  const guards = [...teamsGuard(caller, input.teamIds), ...filter.guards, ...urlGuard(env, input.url)];
   return guardedWrite(caller, webhookTarget(caller, id, guards), (allowed) => ({
     ctes: [updatedRow(caller, "webhooks", webhooks, values, allowed)],
     result: written(sql`(select id from webhooks)`),
@@ -151,6 +175,18 @@ export async function listWebhooks(caller: Caller, query: URLSearchParams) {
   requireWorkspaceRole(await caller.principal(), "ADMIN", WHAT);
   const params = await caller.listParams(webhookRecord.list, query);
   return listBody("webhooks", params, await listRecords(caller, webhookRecord, params));
+}
+
+/** POST /webhooks/{id}/test: whether the webhook takes a stored event (pm_webhook_takes, as its deliveries are queued). */
+export function testWebhook(caller: Caller, id: string, eventId: string): Promise<{ matches: boolean }> {
+  const target = webhookTarget(caller, id, []);
+  const matches = sql<boolean | null>`(select pm_webhook_takes(${webhooks}, e) from ${events} e
+    where e.id = ${eventId} and e.workspace_id = ${webhooks.workspaceId})`;
+  return caller.read(async () => {
+    const row = await readTarget<{ matches: boolean | null }>(caller.db, caller, { ...target, columns: { ...target.columns, matches } });
+    if (row.matches === null) throw notFound("Event");
+    return { matches: row.matches };
+  });
 }
 
 /** POST /webhooks/{id}/rotate-secret: a new secret; the one it replaces keeps signing for 24 hours. */

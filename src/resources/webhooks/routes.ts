@@ -3,7 +3,7 @@ import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../h
 import { oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, MAX_ID_LENGTH, paginated } from "../../http/schemas";
 import {
   deliveryRecord,
   Webhook,
@@ -25,6 +25,7 @@ import {
   pingWebhook,
   redeliver,
   rotateWebhookSecret,
+  testWebhook,
   updateWebhook,
 } from "./operations";
 
@@ -54,7 +55,8 @@ const create = createRoute({
   summary: "Create a webhook: where the workspace's events are POSTed, signed (Standard Webhooks)",
   description:
     `${ADMIN} \`events\`: event types (\`task.created\`, \`member.joined\`), a resource's every type (\`task.*\`) or \`*\`; ` +
-    "an unknown one is 422. `teamIds` (teams of this workspace, else 404) limits it to those teams' events. " +
+    "an unknown one is 422. `teamIds` (teams of this workspace, else 404) limits it to those teams' events, `filter` to the events " +
+    'whose record passes it (the list filter syntax, e.g. `{"eq": {"teamId": "ENG"}, "in": {"changed": ["status"]}}`; 400 as a list\'s). ' +
     `${URL_RULE} The answer carries the signing secret (\`whsec_…\`), shown only here and by rotate-secret.`,
   request: jsonBody(WebhookCreate),
   responses: {
@@ -93,7 +95,7 @@ const update = createRoute({
   method: "patch",
   operationId: "updateWebhook",
   path: "/webhooks/{id}",
-  summary: "Change a webhook (url, events, description, teams, enabled)",
+  summary: "Change a webhook (url, events, description, teams, filter, enabled)",
   description: `${ADMIN} Partial. \`enabled: false\` pauses deliveries; \`enabled: true\` resumes them and clears the failure state. ${URL_RULE}`,
   request: { params: IdParam, ...jsonBody(WebhookUpdate) },
   responses: {
@@ -135,6 +137,35 @@ const ping = createRoute({
   responses: {
     202: jsonResponse(oneDelivery, "The delivery, pending"),
     ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"]),
+  },
+});
+const test = createRoute({
+  ...base,
+  method: "post",
+  operationId: "testWebhook",
+  path: "/webhooks/{id}/test",
+  summary: "Whether the webhook takes a stored event (its types, teams and filter)",
+  description:
+    `${ADMIN} Answers whether a delivery would be queued for the event \`eventId\` (one of this workspace's, else 404) by the ` +
+    "webhook as it is now, by the same rule that queues deliveries. Sends nothing, writes nothing.",
+  request: {
+    params: IdParam,
+    ...jsonBody(
+      z
+        .object({
+          eventId: z
+            .string()
+            .min(1)
+            .max(MAX_ID_LENGTH)
+            .openapi({ description: "A stored event (`evt_…`)", example: "evt_01jz8x4q0be0sv3c5kq9v1y2ab" }),
+        })
+        .strict()
+        .openapi("WebhookTest"),
+    ),
+  },
+  responses: {
+    200: jsonResponse(z.object({ matches: z.boolean() }).openapi("WebhookTestResult"), "Whether it matches"),
+    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"], { validation: true }),
   },
 });
 const deliveries = createRoute({
@@ -187,6 +218,7 @@ export const webhookRoutes = newRouter()
   })
   .openapi(rotate, async (c) => c.json({ webhook: await rotateWebhookSecret(c.get("caller"), c.env, c.req.valid("param").id) }, 200))
   .openapi(ping, async (c) => c.json({ delivery: await pingWebhook(c.get("caller"), c.req.valid("param").id) }, 202))
+  .openapi(test, async (c) => c.json(await testWebhook(c.get("caller"), c.req.valid("param").id, c.req.valid("json").eventId), 200))
   .openapi(
     deliveries,
     reading(deliveries, ({ caller, param, url }) => listDeliveries(caller, param.id, url.searchParams)),

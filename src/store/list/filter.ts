@@ -23,11 +23,27 @@ interface FilterTerm {
   values: string[];
 }
 
+/** A filter term the field takes: its operator, its raw values and each parsed (null: the word `null` on a nullable field). */
+export interface CheckedTerm extends FilterTerm {
+  field: ListField;
+  parsed: (Scalar | null)[];
+}
+
 /** Reads every `filter[op][field]` parameter into SQL conditions (to be ANDed). */
 export function parseFilters(query: URLSearchParams, fields: Record<string, ListField>, teams: TeamScope = null): SQL[] {
-  const terms = collectTerms(query, fields);
-  return terms.map((term) => termToSql(term, fields[term.name], teams));
+  return parseFilterTerms(query, fields).map((term) => termToSql(term, teams));
 }
+
+/**
+ * Reads and checks every `filter[op][field]` parameter (400 for an unknown field or operator, a value of the wrong
+ * kind or form), for a reader that applies them itself (the event stream's and webhooks' filters: docs/events.md).
+ */
+export function parseFilterTerms(query: URLSearchParams, fields: Record<string, ListField>): CheckedTerm[] {
+  return collectTerms(query, fields).map((term) => checkTerm(term, fields[term.name]));
+}
+
+/** A filter as JSON: `{<op>: {<field>: value | [values]}}`, e.g. `{"eq": {"teamId": "ENG"}, "in": {"status": ["TODO", "DONE"]}}`. */
+export type JsonFilter = Record<string, Record<string, unknown>>;
 
 function collectTerms(query: URLSearchParams, fields: Record<string, ListField>): FilterTerm[] {
   const terms: FilterTerm[] = [];
@@ -79,11 +95,13 @@ export function filterableNames(fields: Record<string, ListField>): string[] {
 
 /** The operators `field` answers: what termToSql lets through (the OpenAPI document lists them). */
 export function filterOpsFor(field: ListField): readonly FilterOp[] {
+  if (field.ops) return field.ops;
   if (field.customFilter) return CUSTOM_FILTER_OPS;
   return field.kind === "string" ? FILTER_OPS : FILTER_OPS.filter((op) => !TEXT_OPS.includes(op));
 }
 
-function termToSql({ op, name, values }: FilterTerm, field: ListField, teams: TeamScope): SQL {
+function checkTerm(term: FilterTerm, field: ListField): CheckedTerm {
+  const { op, name, values } = term;
   if (TEXT_OPS.includes(op) && field.kind !== "string") {
     throw badRequest(`Operator '${op}' only applies to text fields; '${name}' is a ${field.kind} field`, {
       field: name,
@@ -103,12 +121,13 @@ function termToSql({ op, name, values }: FilterTerm, field: ListField, teams: Te
       op,
       values.filter((raw) => !isNull(raw)),
     );
-  if (field.customFilter) {
-    if (!CUSTOM_FILTER_OPS.includes(op)) {
-      throw badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed: CUSTOM_FILTER_OPS });
-    }
-    return field.customFilter(op, values, teams);
-  }
+  const allowed = filterOpsFor(field);
+  if (!allowed.includes(op)) throw badRequest(`Operator '${op}' does not apply to '${name}'`, { field: name, operator: op, allowed });
+  return { ...term, field, parsed };
+}
+
+function termToSql({ op, values, field, parsed }: CheckedTerm, teams: TeamScope): SQL {
+  if (field.customFilter) return field.customFilter(op, values, teams);
 
   if (field.names && NULL_OPS.includes(op)) return namedTerm(field, field.names, op, parsed);
   const { expr, kind } = field;

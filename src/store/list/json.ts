@@ -10,14 +10,15 @@ export const JsonFilter = z.record(z.string(), FilterTerms).describe("{<op>: {<f
 export const JsonSort = z.record(z.string(), z.enum(["asc", "desc"]));
 
 export interface FilterSort {
-  filter?: z.infer<typeof JsonFilter>;
+  /** As given, or as stored (a webhook's filter): the list machinery checks each value. */
+  filter?: Record<string, Record<string, unknown>>;
   sort?: z.infer<typeof JsonSort>;
 }
 
 /** `filter[op][field]` and `sort[field]` added to `query`: an array value repeats the parameter (`in`), `null` is the word `null`. */
 export function filterSortQuery({ filter, sort }: FilterSort, query = new URLSearchParams()): URLSearchParams {
   for (const [op, byField] of Object.entries(filter ?? {})) {
-    for (const [field, value] of Object.entries(byField)) {
+    for (const [field, value] of Object.entries(byField ?? {})) {
       for (const v of [value].flat()) query.append(`filter[${op}][${field}]`, v === null ? "null" : String(v));
     }
   }

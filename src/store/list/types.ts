@@ -13,6 +13,8 @@ export interface ListField {
   nullable?: boolean;
   /** Default true. */
   filter?: boolean;
+  /** The operators it takes, when fewer than its kind's (a field with a custom filter: eq, neq, in). */
+  ops?: readonly FilterOp[];
   /** Default true. */
   sort?: boolean;
   /**

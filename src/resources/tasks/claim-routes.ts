@@ -8,7 +8,8 @@ import { Task } from "../../records/tasks";
 import { JsonFilter, JsonSort } from "../../store/list";
 import { claimNext, claimTask, releaseTask } from "./claims";
 
-const base = protectedRoute("Tasks");
+// A claim is not the task: If-Match, which compares the task's GET, does not apply to releasing it.
+const base = protectedRoute("Tasks", { conditional: false });
 const TaskIdParam = IdParam.extend({
   id: IdParam.shape.id.openapi({ param: { name: "id", in: "path" }, description: "Task id or reference (`ENG-12`, any case)" }),
 });

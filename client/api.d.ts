@@ -4081,6 +4081,8 @@ export interface components {
     IfMatch: string;
     /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
     IfNoneMatch: string;
+    /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+    MinPosition: string;
   };
   requestBodies: never;
   headers: {
@@ -4090,6 +4092,8 @@ export interface components {
     "Idempotent-Replayed": "true";
     /** @description Path of the created resource, e.g. `/tasks/task_…`. */
     Location: string;
+    /** @description The write's position: the id of the last event its transaction wrote (or, when it wrote none, the workspace's latest event at its commit), the value `GET /events?after=` takes. Send it as `PM-Min-Position` on a later GET to read nothing older, through any location. On every successful write of a workspace (`POST /batch` reads only). */
+    "PM-Position": string;
     /** @description Requests allowed per window for this credential (or, on the public sign-up, login, invite and device routes, this client IP). */
     "RateLimit-Limit": number;
     /** @description Requests left in the current window. */
@@ -4113,6 +4117,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4151,6 +4157,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4193,6 +4201,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4231,6 +4241,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4269,6 +4281,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4307,6 +4321,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4365,6 +4381,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -4488,6 +4505,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -4612,6 +4630,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -4734,6 +4753,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -4855,6 +4875,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5085,6 +5106,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -5232,6 +5255,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5385,6 +5409,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -5545,6 +5571,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5690,6 +5717,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -5847,6 +5876,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5978,6 +6008,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -6186,6 +6218,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6351,6 +6384,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6468,6 +6502,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6571,6 +6606,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -6650,6 +6686,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -6725,6 +6762,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6965,6 +7003,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -7112,6 +7152,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7264,6 +7305,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -7424,6 +7467,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7582,6 +7626,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7764,6 +7809,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7915,6 +7961,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -8005,6 +8053,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8141,6 +8190,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8280,6 +8330,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -8365,6 +8416,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -8414,6 +8467,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -8629,6 +8684,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -8776,6 +8833,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8914,6 +8972,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -9060,6 +9120,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -9218,6 +9279,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -9380,6 +9442,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -9469,6 +9533,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -9618,6 +9683,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -9761,6 +9828,7 @@ export interface operations {
       /** @description Discarded */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -9905,6 +9973,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -9921,6 +9990,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10083,6 +10153,7 @@ export interface operations {
       /** @description The import with this part */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10296,6 +10367,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -10443,6 +10516,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10595,6 +10669,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -10755,6 +10831,7 @@ export interface operations {
       /** @description Cancelled */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10911,6 +10988,7 @@ export interface operations {
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11074,6 +11152,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -11221,6 +11301,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11359,6 +11440,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -11519,6 +11602,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11677,6 +11761,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11846,6 +11931,7 @@ export interface operations {
       /** @description Removed */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11991,6 +12077,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12112,6 +12199,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12218,6 +12306,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -12448,6 +12538,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -12595,6 +12687,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12747,6 +12840,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -12907,6 +13002,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -13065,6 +13161,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -13332,6 +13429,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -13486,6 +13585,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -13641,6 +13742,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -13742,6 +13845,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -13887,6 +13991,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14032,6 +14137,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14219,6 +14325,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -14360,6 +14468,7 @@ export interface operations {
       /** @description Revoked */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14507,6 +14616,7 @@ export interface operations {
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14621,6 +14731,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14719,6 +14830,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -14884,6 +14997,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -15031,6 +15146,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -15183,6 +15299,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -15343,6 +15461,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -15501,6 +15620,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -15768,6 +15888,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -15935,6 +16057,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -16081,7 +16204,10 @@ export interface operations {
   exportProject: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -16216,6 +16342,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -16450,6 +16578,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -16606,6 +16736,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -16752,6 +16884,7 @@ export interface operations {
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -16877,6 +17010,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -17177,6 +17311,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -17324,6 +17460,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -17476,6 +17613,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Task id or reference (`ENG-12`, any case) */
@@ -17636,6 +17775,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -17794,6 +17934,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18056,6 +18197,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Task id or reference (`ENG-12`, any case) */
@@ -18227,6 +18370,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18483,6 +18627,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -18629,7 +18775,10 @@ export interface operations {
   exportTask: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -18764,6 +18913,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -18958,6 +19109,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Task id or reference (`ENG-12`, any case) */
@@ -19124,6 +19277,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -19142,6 +19296,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -19328,6 +19483,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Task id or reference (`ENG-12`, any case) */
@@ -19495,6 +19652,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -19654,6 +19812,7 @@ export interface operations {
       /** @description Removed */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -19788,6 +19947,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -19948,6 +20109,7 @@ export interface operations {
       /** @description Removed */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20106,6 +20268,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20349,6 +20512,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -20496,6 +20661,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20648,6 +20814,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -20808,6 +20976,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20966,6 +21135,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -21123,7 +21293,10 @@ export interface operations {
   exportTeam: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -21270,6 +21443,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -21490,6 +21664,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -21657,6 +21833,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -21887,6 +22064,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -22022,6 +22201,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -22182,6 +22363,7 @@ export interface operations {
       /** @description Removed */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -22340,6 +22522,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -22576,6 +22759,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -22723,6 +22908,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -22875,6 +23061,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -23035,6 +23223,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -23193,6 +23382,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -23433,6 +23623,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -23597,6 +23789,7 @@ export interface operations {
       202: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -23756,6 +23949,7 @@ export interface operations {
       202: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -23915,6 +24109,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -24119,6 +24314,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -24254,6 +24451,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -24418,6 +24617,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -24575,7 +24775,10 @@ export interface operations {
   exportWorkspace: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -24720,6 +24923,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];

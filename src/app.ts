@@ -196,6 +196,7 @@ export function buildApp() {
         "RateLimit-Reset",
         "Retry-After",
         "Idempotent-Replayed",
+        "PM-Position",
       ],
     }),
   );

@@ -26,6 +26,8 @@ export interface StatementCaller {
   readonly cursorKey: CursorKey;
   /** A statement that writes starts: the request's event context it sets. */
   writing(): EventContext | undefined;
+  /** Runs a statement that writes, reading the write's position (PM-Position) in the same round trip. */
+  executeWrite<R extends Record<string, unknown>>(statement: SQL): Promise<{ rows: R[] }>;
   /** After a request it served: records the credential's use. */
   touch(): void;
   /** Why a statement that found the credential not live wrote or read nothing: 401, or 403 naming the scope. */

@@ -97,7 +97,7 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
   const context = caller.writing();
   const where = sql`${target.where} and ${statementBound}${context ? sql` and ${contextSet(context)}` : sql``}`;
   const flags = target.guards.map((_, i) => sql`${flag(i)}`);
-  const { rows } = await caller.db.execute<{ live: boolean; target: TargetRow | null; result: T | null }>(sql`
+  const { rows } = await caller.executeWrite<{ live: boolean; target: TargetRow | null; result: T | null }>(sql`
     with target as (${targetSelect(caller, target, where)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
     select ${caller.live} as live,
       (select json_build_object(${sql.join(

@@ -1527,6 +1527,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/sync/snapshot": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The records the caller reads, at one position of the event stream
+     * @description NDJSON, from one consistent read: one `{"type": …, "record": {…}}` a line (each record as its events' `data` renders it: the record's own fields, embedded objects left out, their ids there), then `{"position": "evt_…"}` last (null when the workspace has no event yet). `GET /events?after=<position>` continues from it: applying each later event of these types in order (its `data` upserted, a `*.deleted` removing the record) keeps the records equal to a fresh snapshot. A stream without the position line was cut: take a new snapshot. Only what the caller reads: its workspace, within the credential's teams. The position expires with the stream (30 days): `after` an older one is 410 GONE (take a new snapshot).
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    get: operations["syncSnapshot"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/tasks": {
     parameters: {
       query?: never;
@@ -2292,6 +2314,7 @@ export interface components {
         | "projects"
         | "milestones"
         | "events"
+        | "sync"
         | "comments"
         | "webhooks"
         | "deliveries"
@@ -2372,6 +2395,7 @@ export interface components {
         | "projects"
         | "milestones"
         | "events"
+        | "sync"
         | "comments"
         | "webhooks"
         | "deliveries"
@@ -12346,6 +12370,7 @@ export interface operations {
               | "projects"
               | "milestones"
               | "events"
+              | "sync"
               | "comments"
               | "webhooks"
               | "deliveries"
@@ -17109,6 +17134,138 @@ export interface operations {
         };
       };
       503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  syncSnapshot: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated team ids or prefixes: only these teams' records (workspace-wide ones, labels and fields, stay) */
+        teamIds?: string;
+        /** @description Comma-separated record types, default every one: team, team_member, label, field, project, milestone, task, comment */
+        types?: string;
+      };
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The records, one a line, then the position */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/x-ndjson": string;
+        };
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listTasks: {

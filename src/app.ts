@@ -47,6 +47,7 @@ import { oauthRoutes } from "./resources/oauth/routes";
 import { projectRoutes } from "./resources/projects/routes";
 import { searchRoutes } from "./resources/search/routes";
 import { signupRoutes } from "./resources/signup/routes";
+import { syncRoutes } from "./resources/sync/routes";
 import { benchRoutes } from "./resources/system/bench";
 import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
@@ -168,6 +169,7 @@ export function buildApp() {
     projects: { routes: [projectRoutes] },
     milestones: { routes: [milestoneRoutes] },
     events: { routes: [eventRoutes] },
+    sync: { routes: [syncRoutes] },
     comments: { routes: [commentRoutes] },
     webhooks: { routes: [webhookRoutes] },
     search: { routes: [searchRoutes] },

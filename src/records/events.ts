@@ -116,7 +116,7 @@ function formatted(field: Field, value: unknown): unknown {
 }
 
 /** A stored row as the record's answer names its fields: every field that is a column of the image's tables. */
-function imageData(type: ResourceType, image: Record<string, unknown>, row: EventRow): Record<string, unknown> {
+function imageData(type: ResourceType, image: Record<string, unknown>, row: Pick<EventRow, "reference">): Record<string, unknown> {
   const rendered = RENDERED[type];
   const data: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(rendered.fields as Record<string, Field>)) {
@@ -151,12 +151,27 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
   return changes;
 }
 
+/**
+ * A record's stored image (pm_image of its row) as an event's `data` has it: its reference (tasks, projects) and label
+ * ids (the record's labels, when its type has them) beside. A sync snapshot renders its records so too, so that an
+ * event's data replaces a record of the snapshot as it is (src/resources/sync/).
+ */
+export function recordData(
+  type: ResourceType,
+  image: Record<string, unknown>,
+  reference: string | null,
+  labels: string[] | null,
+): Record<string, unknown> {
+  const data = imageData(type, image, { reference });
+  if (labels && (type === "task" || type === "project")) data.labelIds = sorted(labels);
+  return data;
+}
+
 /** An events row (eventColumns) as the API answers it. */
 export function renderEvent(row: EventRow): EventDto {
   const type = row.resource_type;
   const image = row.new_image ?? row.old_image;
-  const data = image ? imageData(type, image, row) : null;
-  if (data && row.labels_after && (type === "task" || type === "project")) data.labelIds = sorted(row.labels_after);
+  const data = image ? recordData(type, image, row.reference, row.labels_after) : null;
   const event: EventDto = {
     id: row.id,
     type: row.type,

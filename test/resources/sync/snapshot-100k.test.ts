@@ -4,8 +4,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
-import worker from "../../../src/index";
 import { RequestDb } from "../../../src/db/client";
+import worker from "../../../src/index";
 import { newTeam, newTenant, type Tenant } from "../../helpers/fixtures";
 
 const COUNT = 100_000;

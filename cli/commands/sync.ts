@@ -115,7 +115,7 @@ export const sync = defineCommand({
     types: {
       type: "string",
       valueHint: "task,project",
-      description: `Record types (default all: ${TYPES.join(",")}); a change of them takes a new snapshot`,
+      description: `Record types, default all: ${TYPES.join(", ")}; other types than last time take a new snapshot`,
     },
     follow: { type: "boolean", alias: "f", description: "Keep applying new changes until Ctrl-C" },
     interval: { type: "string", valueHint: "seconds", description: "With --follow: seconds between polls (default 2)" },

@@ -20,7 +20,12 @@ async function eventsAfter(after: string) {
   return res.body.events as Array<{ id: string; type: string; resourceId: string }>;
 }
 
+let createdAtStart: string;
 describe("PM-Position", () => {
+  beforeAll(async () => {
+    createdAtStart = (await post("/tasks", { teamId: team.id, title: "start" }, tenant.owner.key)).headers.get("pm-position")!;
+  });
+
   it("a create, an update and a delete (one statement each, over HTTP) name their own event, in their one round trip", async () => {
     const created = await post("/tasks", { teamId: team.id, title: "positioned" }, tenant.owner.key);
     expect(created.status).toBe(201);
@@ -66,6 +71,29 @@ describe("PM-Position", () => {
     const res = await patch(`/tasks/${created.body.task.id}`, {}, tenant.owner.key);
     expect(res.status).toBe(200);
     expect(res.headers.get("pm-position")).toBe(created.headers.get("pm-position"));
+  });
+
+  it("writes of other resources, one statement or a transaction, name the event they wrote", async () => {
+    const label = await post("/labels", { name: `pos-${Date.now()}`, color: "#123456" }, tenant.owner.key);
+    const project = await post("/projects", { teamId: team.id, name: "positioned" }, tenant.owner.key);
+    const comment = await post(
+      "/comments",
+      { taskId: (await post("/tasks", { teamId: team.id, title: "c" }, tenant.owner.key)).body.task.id, content: "hi" },
+      tenant.owner.key,
+    );
+    const renamed = await patch(`/labels/${label.body.label.id}`, { name: `pos-renamed-${Date.now()}` }, tenant.owner.key);
+    const webhook = await post("/webhooks", { url: "http://127.0.0.1:9/hook", events: ["task.*"] }, tenant.owner.key);
+    const removed = await del(`/projects/${project.body.project.id}`, tenant.owner.key);
+    const writes = { label, project, comment, renamed, webhook, removed };
+    const events = await eventsAfter(createdAtStart);
+    for (const [what, res] of Object.entries(writes)) {
+      expect(res.status, what).toBeLessThan(300);
+      const position = res.headers.get("pm-position");
+      expect(
+        events.map((e) => e.id),
+        `${what}: ${position}`,
+      ).toContain(position);
+    }
   });
 
   it("a read and a refused write name none", async () => {

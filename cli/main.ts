@@ -13,6 +13,7 @@ import { link } from "./commands/link";
 import { login, logout } from "./commands/login";
 import { milestones, projects } from "./commands/projects";
 import { search } from "./commands/search";
+import { sync } from "./commands/sync";
 import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
 import { exportCommand, importCommand } from "./commands/transfer";
@@ -54,6 +55,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     workspace,
     keys,
     events,
+    sync,
     export: exportCommand,
     import: importCommand,
     api,

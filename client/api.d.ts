@@ -1527,6 +1527,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/sync/snapshot": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The records the caller reads, at one position of the event stream
+     * @description NDJSON, from one consistent read: one `{"type": …, "record": {…}}` a line (each record as its events' `data` renders it: the record's own fields, embedded objects left out, their ids there), then `{"position": "evt_…"}` last (null when the workspace has no event yet). `GET /events?after=<position>` continues from it: applying each later event of these types in order (its `data` upserted, a `*.deleted` removing the record) keeps the records equal to a fresh snapshot. A stream without the position line was cut: take a new snapshot. Only what the caller reads: its workspace, within the credential's teams. The position expires with the stream (30 days): `after` an older one is 410 GONE (take a new snapshot).
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    get: operations["syncSnapshot"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/tasks": {
     parameters: {
       query?: never;
@@ -2364,6 +2386,7 @@ export interface components {
         | "projects"
         | "milestones"
         | "events"
+        | "sync"
         | "comments"
         | "webhooks"
         | "deliveries"
@@ -2444,6 +2467,7 @@ export interface components {
         | "projects"
         | "milestones"
         | "events"
+        | "sync"
         | "comments"
         | "webhooks"
         | "deliveries"
@@ -4267,6 +4291,8 @@ export interface components {
     IfMatch: string;
     /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
     IfNoneMatch: string;
+    /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+    MinPosition: string;
   };
   requestBodies: never;
   headers: {
@@ -4276,6 +4302,8 @@ export interface components {
     "Idempotent-Replayed": "true";
     /** @description Path of the created resource, e.g. `/tasks/task_…`. */
     Location: string;
+    /** @description The write's position: the id of the last event its transaction wrote (or, when it wrote none, the workspace's latest event at its commit), the value `GET /events?after=` takes. Send it as `PM-Min-Position` on a later GET to read nothing older, through any location. On every successful write of a workspace (`POST /batch` reads only). */
+    "PM-Position": string;
     /** @description Requests allowed per window for this credential (or, on the public sign-up, login, invite and device routes, this client IP). */
     "RateLimit-Limit": number;
     /** @description Requests left in the current window. */
@@ -4299,6 +4327,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4337,6 +4367,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4379,6 +4411,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4417,6 +4451,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4455,6 +4491,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4493,6 +4531,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -4551,6 +4591,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -4674,6 +4715,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -4798,6 +4840,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -4920,6 +4963,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -5041,6 +5085,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5271,6 +5316,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -5418,6 +5465,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5571,6 +5619,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -5731,6 +5781,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -5876,6 +5927,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -6033,6 +6086,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6164,6 +6218,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -6372,6 +6428,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6537,6 +6594,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6654,6 +6712,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -6757,6 +6816,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -6836,6 +6896,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -6911,6 +6972,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7151,6 +7213,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -7298,6 +7362,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7450,6 +7515,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -7610,6 +7677,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7768,6 +7836,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -7950,6 +8019,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8101,6 +8171,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -8191,6 +8263,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8327,6 +8400,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -8466,6 +8540,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "Server-Timing": components["headers"]["Server-Timing"];
           "x-request-id": components["headers"]["x-request-id"];
           [name: string]: unknown;
@@ -8551,6 +8626,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -8817,6 +8894,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -9032,6 +9111,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -9179,6 +9260,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -9317,6 +9399,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -9463,6 +9547,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -9621,6 +9706,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -9783,6 +9869,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -9872,6 +9960,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10021,6 +10110,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -10164,6 +10255,7 @@ export interface operations {
       /** @description Discarded */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10308,6 +10400,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10324,6 +10417,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10486,6 +10580,7 @@ export interface operations {
       /** @description The import with this part */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10699,6 +10794,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -10846,6 +10943,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10998,6 +11096,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -11158,6 +11258,7 @@ export interface operations {
       /** @description Cancelled */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11314,6 +11415,7 @@ export interface operations {
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11477,6 +11579,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -11624,6 +11728,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11762,6 +11867,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -11922,6 +12029,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12080,6 +12188,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12249,6 +12358,7 @@ export interface operations {
       /** @description Removed */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12394,6 +12504,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12515,6 +12626,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12621,6 +12733,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -12659,6 +12773,7 @@ export interface operations {
               | "projects"
               | "milestones"
               | "events"
+              | "sync"
               | "comments"
               | "webhooks"
               | "deliveries"
@@ -12851,6 +12966,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -12998,6 +13115,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -13150,6 +13268,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -13310,6 +13430,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -13468,6 +13589,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -13735,6 +13857,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -13889,6 +14013,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -14044,6 +14170,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -14145,6 +14273,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14290,6 +14419,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14435,6 +14565,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14622,6 +14753,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -14763,6 +14896,7 @@ export interface operations {
       /** @description Revoked */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -14910,6 +15044,7 @@ export interface operations {
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -15024,6 +15159,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -15122,6 +15258,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -15287,6 +15425,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -15434,6 +15574,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -15586,6 +15727,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -15746,6 +15889,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -15904,6 +16048,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -16171,6 +16316,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -16338,6 +16485,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -16484,7 +16632,10 @@ export interface operations {
   exportProject: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -16619,6 +16770,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -16853,6 +17006,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -17009,6 +17164,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -17155,6 +17312,7 @@ export interface operations {
       201: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -17280,6 +17438,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -17378,6 +17537,138 @@ export interface operations {
         };
       };
       503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  syncSnapshot: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated team ids or prefixes: only these teams' records (workspace-wide ones, labels and fields, stay) */
+        teamIds?: string;
+        /** @description Comma-separated record types, default every one: team, team_member, label, field, project, milestone, task, comment */
+        types?: string;
+      };
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The records, one a line, then the position */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/x-ndjson": string;
+        };
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listTasks: {
@@ -17580,6 +17871,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -17727,6 +18020,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -17879,6 +18173,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Task id or reference (`ENG-12`, any case) */
@@ -18039,6 +18335,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18197,6 +18494,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18459,6 +18757,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Task id or reference (`ENG-12`, any case) */
@@ -18630,6 +18930,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18796,6 +19097,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18952,6 +19254,7 @@ export interface operations {
       /** @description Released (or held by no claim) */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -19190,6 +19493,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -19336,7 +19641,10 @@ export interface operations {
   exportTask: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -19471,6 +19779,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -19665,6 +19975,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Task id or reference (`ENG-12`, any case) */
@@ -19831,6 +20143,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -19849,6 +20162,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20035,6 +20349,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Task id or reference (`ENG-12`, any case) */
@@ -20202,6 +20518,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20361,6 +20678,7 @@ export interface operations {
       /** @description Removed */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20506,6 +20824,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20521,6 +20840,7 @@ export interface operations {
       204: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20655,6 +20975,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -20815,6 +21137,7 @@ export interface operations {
       /** @description Removed */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20973,6 +21296,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -21216,6 +21540,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -21363,6 +21689,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -21515,6 +21842,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -21675,6 +22004,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -21833,6 +22163,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -21990,7 +22321,10 @@ export interface operations {
   exportTeam: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -22137,6 +22471,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -22357,6 +22692,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -22524,6 +22861,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -22754,6 +23092,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -22889,6 +23229,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -23049,6 +23391,7 @@ export interface operations {
       /** @description Removed */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -23207,6 +23550,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -23443,6 +23787,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -23590,6 +23936,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -23742,6 +24089,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -23902,6 +24251,7 @@ export interface operations {
       /** @description Deleted */
       204: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -24060,6 +24410,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -24300,6 +24651,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -24464,6 +24817,7 @@ export interface operations {
       202: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -24623,6 +24977,7 @@ export interface operations {
       202: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -24782,6 +25137,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -24945,6 +25301,7 @@ export interface operations {
       200: {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -25150,6 +25507,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
       cookie?: never;
@@ -25285,6 +25644,8 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
@@ -25449,6 +25810,7 @@ export interface operations {
       /** @description Updated */
       200: {
         headers: {
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -25606,7 +25968,10 @@ export interface operations {
   exportWorkspace: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
       path: {
         /** @description Identifier (or, for tasks and projects, reference) */
         id: string;
@@ -25751,6 +26116,7 @@ export interface operations {
         headers: {
           "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
           Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
           "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
           "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
           "RateLimit-Reset": components["headers"]["RateLimit-Reset"];

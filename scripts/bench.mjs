@@ -23,6 +23,7 @@
 //                                      in the same run, on each path (scripts/bench/files.mjs)
 //   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
 //   BENCH_ONLY=transfer npm run bench  the export and import of a 100,000-task team alone (scripts/bench/transfer.mjs)
+//   BENCH_ONLY=sync npm run bench      the snapshot of a 100,000-task workspace alone (scripts/bench/sync.mjs)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios, alternatives split by `|`;
 // the scale check runs only without it or with `scale`), BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt),
 // BENCH_LATENCY_REQUESTS (sequential requests per scenario and distance in the latency tables, default 100),
@@ -42,6 +43,7 @@ import { cpuOf, nextOf, probe, requestOf, sample, usePath } from "./bench/reques
 import { cursorAfter, eventOf, measureScale, newestEvent } from "./bench/scale.mjs";
 import { SCENARIOS } from "./bench/scenarios.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
+import { measureSync } from "./bench/sync.mjs";
 import { measureTransfer } from "./bench/transfer.mjs";
 import { workersCpu } from "./bench/worker-cpu.mjs";
 import { connectInspector, workerdCpuMs } from "./bench/worker-heap.mjs";
@@ -60,6 +62,8 @@ const EDGE_ONLY = ONLY === "edge";
 const SCALE_ONLY = ONLY === "scale";
 const TRANSFER_ONLY = ONLY === "transfer";
 const FILES_ONLY = ONLY === "files";
+const SYNC_ONLY = ONLY === "sync";
+const SYNC_TASKS = Number(process.env.BENCH_SYNC_TASKS ?? 100_000);
 const TRANSFER_TASKS = Number(process.env.BENCH_TRANSFER_TASKS ?? 100_000);
 const SCALE_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 1_000_000);
 const POOLED = process.argv.includes("--pooled");
@@ -299,7 +303,7 @@ async function main() {
     // PgBouncer behind the production path's transactions (and --pooled's WebSocket path).
     bouncer = stack ? await startPgBouncer(databaseUrl) : undefined;
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
-    const fixture = SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
+    const fixture = SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY || SYNC_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
     const filesFixture = !ONLY || FILES_ONLY ? await seedFiles(baseUrl, databaseUrl) : undefined;
     const clock = stack ? await workersCpu(stack.child.pid) : undefined;
     // Each path the tables run on: what production pays first (the HTTP query for one-shot statements, PgBouncer behind
@@ -325,7 +329,7 @@ async function main() {
       : undefined;
     const dbPort = Number(new URL(databaseUrl).port);
     const chosen =
-      EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY
+      EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY || SYNC_ONLY
         ? []
         : SCENARIOS.filter((s) => !ONLY || s.ref || ONLY.split("|").some((o) => s.name.includes(o)));
     const results = [];
@@ -439,6 +443,25 @@ async function heavyChecks(baseUrl, databaseUrl, fixture, stack, inspectorPort) 
       `\nimport of ${imported.tasks} tasks + ${imported.comments} comments (${num(imported.bytes / 1e6, 1)} MB, ${imported.queries} queries): median ${num(imported.medianMs)} ms, max ${num(imported.maxMs)} ms of ${imported.runs} (target: under ${imported.targetMs} ms)`,
     );
 
+  // The sync snapshot of SYNC_TASKS tasks: its first line, its end, and the Worker's heap while it streams.
+  let sync;
+  if (!ONLY || SYNC_ONLY) {
+    const inspector = inspectorPort ? await connectInspector(inspectorPort) : null;
+    try {
+      sync = await measureSync(baseUrl, databaseUrl, inspector, { tasks: SYNC_TASKS });
+    } finally {
+      inspector?.close();
+    }
+    const heap = sync.heap
+      ? `${num(sync.heap.peakMb - sync.heap.beforeMb, 1)} MB over ${num(sync.heap.beforeMb, 1)} (+ ${num(sync.heap.buffersMb, 1)} buffers)`
+      : "-";
+    console.log(
+      `
+GET /sync/snapshot of ${sync.tasks.toLocaleString("en-US")} tasks (${num(sync.bytes / 1e6, 1)} MB): first line ${num(sync.firstLineMs)} ms, all ${num(sync.ms)} ms, Worker heap peak ${heap}`,
+    );
+  }
+  if (SYNC_ONLY) return { edge, scale, sync };
+
   // Export and import at scale: a team of TRANSFER_TASKS tasks out (streamed) and back in (in parts), with the Worker's heap.
   let transfer;
   if (!ONLY || TRANSFER_ONLY) {
@@ -451,7 +474,7 @@ async function heavyChecks(baseUrl, databaseUrl, fixture, stack, inspectorPort) 
     }
     printTransferTable(transfer);
   }
-  return { edge, scale, import: imported, transfer };
+  return { edge, scale, import: imported, sync, transfer };
 }
 
 await main();

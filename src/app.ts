@@ -142,6 +142,7 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
         "RateLimit-Reset",
         "Retry-After",
         "Idempotent-Replayed",
+        "PM-Position",
       ],
     }),
   );

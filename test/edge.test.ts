@@ -12,9 +12,10 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../src/auth/jwt";
 import { sha256Hex } from "../src/core/crypto";
-import { type EdgeDeps, edgeFetch } from "../src/front/edge";
+import type { EdgeDeps } from "../src/front/edge";
 import worker from "../src/index";
 import { fetchApp, get, post } from "./helpers/api";
+import { edgeLocation } from "./helpers/edge";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type Tenant, withDb } from "./helpers/fixtures";
 import { deviceLogin, oauthGrant } from "./helpers/oauth";
 import { codeIn, mailTo } from "./helpers/signup";
@@ -53,34 +54,9 @@ let clock = Date.now();
 const expireKey = (id: string) =>
   withDb((db) => db.execute(sql`update api_keys set expires_at = now() - interval '1 second' where id = ${id}`));
 
-/** A location: its own cache, the real front code. `send` settles the front's after-response work (its stores). */
-async function location(name: string, maxSeconds = MAX_SECONDS, api: EdgeDeps["origin"] = origin) {
-  const cache = await caches.open(`${name}-${crypto.randomUUID()}`);
-  return {
-    /** `key` is an API key, or `Bearer <JWT>`; a `body` that is a string goes as it is (a form), with the `headers` it needs. */
-    async send(method: string, path: string, key: string, headers: Record<string, string> = {}, body?: unknown) {
-      const pending: Promise<unknown>[] = [];
-      const credential: Record<string, string> = !key ? {} : key.startsWith("Bearer ") ? { authorization: key } : { "svc-api-key": key };
-      const request = new Request(`http://api.test${path}`, {
-        method,
-        headers: { ...credential, ...(body && typeof body !== "string" ? { "content-type": "application/json" } : {}), ...headers },
-        body: typeof body === "string" ? body : body ? JSON.stringify(body) : undefined,
-      });
-      const res = await edgeFetch(request, {
-        origin: api,
-        cache,
-        maxSeconds,
-        now: () => clock,
-        originDelayMs: 0,
-        waitUntil: (p) => pending.push(p),
-      });
-      const text = await res.text();
-      await Promise.all(pending);
-      const json = (res.headers.get("content-type") ?? "").startsWith("application/json");
-      return { status: res.status, headers: res.headers, body: text && json ? JSON.parse(text) : text };
-    },
-  };
-}
+/** A location: its own cache, the real front code (test/helpers/edge.ts), on the test's clock. */
+const location = (name: string, maxSeconds = MAX_SECONDS, api: EdgeDeps["origin"] = origin) =>
+  edgeLocation(name, { maxSeconds, api, now: () => clock });
 type Location = Awaited<ReturnType<typeof location>>;
 
 let owner: Member;

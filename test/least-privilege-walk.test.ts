@@ -211,6 +211,7 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
   "DELETE /milestones/{id}": async () => ({ path: `/milestones/${(await newMilestone()).id}` }),
   // The change feed.
   "GET /events": plain("/events"),
+  "GET /sync/snapshot": plain("/sync/snapshot?types=task"),
   "GET /tasks/{id}/history": async () => ({ path: `/tasks/${(await newTask()).id}/history` }),
   "GET /tasks/{id}/relations": async () => ({ path: `/tasks/${(await newTask()).id}/relations` }),
   "POST /tasks/{id}/relations": async () => ({
@@ -382,6 +383,7 @@ describe.concurrent("scope walk: every operation needs its x-required-scope and 
       "GET /attachments/{id}/content",
       "GET /imports/{id}",
       "GET /projects/{id}/export",
+      "GET /sync/snapshot",
       "GET /tasks/{id}/export",
       "GET /teams/{id}/export",
       "GET /workspaces/{id}/export",

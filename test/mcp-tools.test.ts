@@ -276,7 +276,10 @@ describe("relations through MCP", () => {
     // A cycle is refused as REST refuses it.
     const cycle = await call(agent, "link_tasks", { id: a.reference, type: "blocks", taskId: b.reference });
     expect(JSON.stringify(cycle.body)).toContain("cycle");
-    expect((await call(agent, "unlink_tasks", { id: b.reference, relationId: linked.body.relation.id })).body).toEqual({ deleted: true });
+    expect((await call(agent, "unlink_tasks", { id: b.reference, relationId: linked.body.relation.id })).body).toEqual({
+      deleted: true,
+      position: expect.stringMatching(/^evt_/),
+    });
     expect((await call(agent, "get_task", { id: a.reference })).body.task).toMatchObject({ blockedByCount: 0, relations: [] });
     // list_tasks filters by isBlocked and relatedTo as GET /tasks does.
     await call(agent, "link_tasks", { id: b.reference, type: "blocks", taskId: a.reference });
@@ -337,7 +340,10 @@ describe("finding users, projects and labels, and deleting, through MCP", () => 
       id: made.body.label.id,
       name: "Operations",
     });
-    expect((await call(agent, "delete_label", { id: "OPERATIONS" })).body).toEqual({ deleted: true });
+    expect((await call(agent, "delete_label", { id: "OPERATIONS" })).body).toEqual({
+      deleted: true,
+      position: expect.stringMatching(/^evt_/),
+    });
     expect((await api("GET", `/labels/${made.body.label.id}`, { key: t.owner.key })).status).toBe(404);
     // Another's label: REST's 403 (its creator or an ADMIN), and it stays.
     const refused = await call(agent, "delete_label", { id: "bug" });
@@ -348,7 +354,10 @@ describe("finding users, projects and labels, and deleting, through MCP", () => 
   it("delete_task takes a reference and its subtasks go with it; delete_comment refuses another's comment as REST does", async () => {
     const parent = (await post("/tasks", { title: "Going", teamId: team.id }, t.owner.key)).body.task;
     const sub = (await post("/tasks", { title: "Going too", teamId: team.id, parentId: parent.id }, t.owner.key)).body.task;
-    expect((await call(agent, "delete_task", { id: parent.reference.toLowerCase() })).body).toEqual({ deleted: true });
+    expect((await call(agent, "delete_task", { id: parent.reference.toLowerCase() })).body).toEqual({
+      deleted: true,
+      position: expect.stringMatching(/^evt_/),
+    });
     for (const gone of [parent, sub]) expect((await api("GET", `/tasks/${gone.id}`, { key: t.owner.key })).status).toBe(404);
     expect((await call(agent, "delete_task", { id: parent.reference })).body).toEqual({
       error: { code: "NOT_FOUND", message: "Task not found" },

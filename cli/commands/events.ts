@@ -68,7 +68,7 @@ export async function historyColumns(session: Session, events: Event[]): Promise
 }
 
 /** What a page of events names by id, by name: the tasks comments are on (their references), users (their names). */
-interface References {
+export interface References {
   tasks: Map<string, string>;
   users: Map<string, string>;
 }
@@ -116,7 +116,7 @@ function gone(error: unknown, after: string | undefined): unknown {
   );
 }
 
-interface StreamQuery {
+export interface StreamQuery {
   types?: string;
   resourceId?: string;
   limit?: number;
@@ -134,7 +134,7 @@ const RETRY_SECONDS = 2;
  * Every event committed now after `after` (all pages), each handed to `print` as its page arrives; with `names`, what
  * the page names by id is read by name first (two requests a page at most).
  */
-async function drain(
+export async function drain(
   session: Session,
   filters: StreamQuery,
   after: string | undefined,
@@ -157,7 +157,7 @@ async function drain(
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
-const sleep = (ms: number, signal: AbortSignal) =>
+export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener("abort", () => {

@@ -7,7 +7,7 @@ import type { Db, RequestDb, Tx } from "../db/client";
 import type { Env } from "../env";
 import type { Actor, StatementCaller } from "../store/caller";
 import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../store/list";
-import { type Credential, credentialScope, credentialTeams, memberColumn } from "./credential";
+import { type Credential, credentialScope, credentialTeams, credentialWorkspace, memberColumn } from "./credential";
 import { touchGrant } from "./oauth/grants";
 import { loadPrincipal, type Principal, principalActor, touchApiKey } from "./principal";
 
@@ -76,12 +76,24 @@ export class Caller implements StatementCaller {
    * use it only where a statement depends on the answer of one before it.
    */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    this.rdb.writesIn ??= credentialWorkspace(this.credential);
     return this.rdb.inTransaction(work);
   }
 
   /** A statement that writes starts: the request's event context it sets (docs/events.md). */
   writing() {
+    this.rdb.writesIn ??= credentialWorkspace(this.credential);
     return this.rdb.writing();
+  }
+
+  /** The position of the request's last committed write (PM-Position: src/db/position.ts), once known. */
+  get position(): string | undefined {
+    return this.rdb.position;
+  }
+
+  /** A statement that writes, with the write's position in the same round trip (src/db/position.ts). */
+  executeWrite<R extends Record<string, unknown>>(statements: SQL[]): Promise<{ rows: R[] }> {
+    return this.rdb.executeWrite<R>(statements);
   }
 
   /** The caller in a statement: the loaded values, or SQL that reads them from the credential (null when it is not live). */

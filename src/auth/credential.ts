@@ -130,3 +130,9 @@ export const credentialUser = (credential: Credential): SQL | string =>
   credential.kind === "jwt"
     ? credential.userId
     : sql`(select ${apiKeys.userId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash})`;
+
+/** The workspace a credential acts in, for a write's position (src/db/position.ts): the token's, or the key's read by its hash. */
+export const credentialWorkspace = (credential: Credential): SQL | string =>
+  credential.kind === "jwt"
+    ? credential.workspaceId
+    : sql`(select ${apiKeys.workspaceId} from ${apiKeys} where ${apiKeys.keyHash} = ${credential.keyHash})`;

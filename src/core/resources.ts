@@ -195,6 +195,7 @@ export const RESOURCES = {
     events: { milestone: { tables: ["milestones"] } },
   },
   events: { tag: "Events", reads: ["events"] },
+  sync: { tag: "Events", reads: ["sync"] },
   comments: {
     tag: "Comments",
     scope: "comments:write",

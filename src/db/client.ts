@@ -14,6 +14,7 @@ import { schema } from "../../drizzle/schema";
 import { errorSummary } from "../core/error-chain";
 import type { Env } from "../env";
 import { type EventContext, withContext } from "./event-context";
+import { positionSelect } from "./position";
 
 export type Db = NeonDatabase<typeof schema>;
 
@@ -103,6 +104,8 @@ type QueryFn = (...args: any[]) => any;
 // Wrapping client.query stays: pg (and the Neon driver) has no query event, and Drizzle's logger sees statements but not BEGIN/COMMIT.
 // A BEGIN also sets the server's bound (SERVER_TIMEOUT_MS) and the request's event context (event-context.ts), in the
 // same round trip.
+/** Whether the transaction open on a connection writes (its BEGIN was not READ ONLY): its COMMIT reads its position. */
+const writingTransaction = new WeakMap<object, boolean>();
 function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, request: RequestDb): T {
   const original = target.query.bind(target);
   // biome-ignore lint/suspicious/noExplicitAny: see QueryFn.
@@ -111,12 +114,20 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, reques
     const done = () => (stats.ms += performance.now() - started);
     stats.queries++;
     const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
+    let positioned = false;
     if (typeof text === "string" && /^\s*begin\b/i.test(text)) {
       stats.transactions++;
       // A read-only transaction (a streamed export's snapshot) writes nothing: no event context, no webhooks to relay.
-      const ctx = /\bread only\b/i.test(text) ? undefined : request.writing();
+      const readOnly = /\bread only\b/i.test(text);
+      const ctx = readOnly ? undefined : request.writing();
+      writingTransaction.set(target, !readOnly);
       const begin = boundedBegin(ctx ? withContext(text, ctx) : text);
       args[0] = typeof args[0] === "string" ? begin : { ...args[0], text: begin };
+    } else if (typeof text === "string" && /^\s*commit\b/i.test(text) && writingTransaction.get(target)) {
+      // The write's position (PM-Position: src/db/position.ts), read just before it commits, in the COMMIT's round trip.
+      const commit = `${request.positionText()}; ${text}`;
+      args[0] = typeof args[0] === "string" ? commit : { ...args[0], text: commit };
+      positioned = true;
     }
     // On a connection that is open: once a write has begun, whatever goes out may commit it (src/db/outcome.ts).
     if (request.wrote) request.sent = true;
@@ -131,7 +142,14 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, reques
       return original(...args);
     }
     const result = original(...args);
-    return result && typeof result.then === "function" ? result.finally(done) : result;
+    if (!(result && typeof result.then === "function")) return result;
+    // Two statements answer an array of results: the first is the position's row.
+    if (positioned)
+      result.then(
+        (r: unknown) => request.positioned(Array.isArray(r) ? r[0] : undefined),
+        () => {},
+      );
+    return result.finally(done);
   }) as T["query"];
   return target;
 }
@@ -165,63 +183,29 @@ type HttpClient = ReturnType<typeof neon>;
  * neon-http and neon-serverless databases are both PgDatabases and differ only in `execute`'s result type (`rows`
  * either way), so it stands in for `Db`.
  */
-function httpDatabase(env: DriverEnv, request: RequestDb, interactive: () => Db): Db {
-  const http = neon(env.DATABASE_URL, { fetchOptions: boundedFetch(request.bounds.query) });
-  const { stats } = request;
+function httpDatabase(http: HttpClient, request: RequestDb, interactive: () => Db): Db {
   const client = {
-    query: async (...args: Parameters<HttpClient["query"]>) => {
-      const started = performance.now();
-      stats.queries++;
-      // Once a write has begun (a guarded write's statement), what goes out may commit even if its answer is lost
-      // (src/db/outcome.ts): a one-shot statement commits on its own, before the endpoint answers.
-      if (request.wrote) request.sent = true;
-      try {
-        return await http.query(...args);
-      } finally {
-        stats.ms += performance.now() - started;
-      }
-    },
+    query: (...args: Parameters<HttpClient["query"]>) => request.overHttp(() => http.query(...args)),
   } as unknown as HttpClient;
   const db = new NeonHttpDatabase<typeof schema>(
     dialect,
     new NeonHttpDriver(client, dialect).createSession(relationalSchema()),
     relationalSchema(),
   );
-  // A fixed list of statements: one request, one transaction (the driver's `transaction([...])`), as Neon's endpoint runs it.
-  const sendAtOnce = async (statements: SQL[]): Promise<Rows[]> => {
-    const started = performance.now();
-    stats.queries += statements.length;
-    stats.transactions++;
-    if (request.wrote) request.sent = true;
-    try {
-      const queries = statements.map((s) => {
-        const { sql: text, params } = dialect.sqlToQuery(s);
-        return http.query(text, params);
-      });
-      const results = await http.transaction(queries, { fullResults: true });
-      return results.map((r) => r.rows as Rows);
-    } finally {
-      stats.ms += performance.now() - started;
-    }
-  };
   return Object.assign(db, {
     $client: client,
     transaction: ((work, config) => interactive().transaction(work, config)) as Db["transaction"],
-    [AT_ONCE]: sendAtOnce,
   }) as unknown as Db;
 }
 
 type Rows = Record<string, unknown>[];
-const AT_ONCE = Symbol("atOnce");
 
 /**
  * `statements` as one transaction with no decision between them (a lock, then the statement that must see what the
- * lock waited for), each one's rows. Over the HTTP query they go in one request (one round trip); inside an open
+ * lock waited for), each one's rows, where they cannot go in one HTTP request (RequestDb.executeWrite): inside an open
  * transaction they run in it; on the WebSocket path (the bench's WebSocket tables) in a transaction of their own.
  */
-export async function atOnce(db: Executor, statements: SQL[]): Promise<Rows[]> {
-  const send = (db as { [AT_ONCE]?: (statements: SQL[]) => Promise<Rows[]> })[AT_ONCE];
-  if (send) return send(statements);
+async function atOnce(db: Executor, statements: SQL[]): Promise<Rows[]> {
   const run = async (tx: Executor) => {
     const rows: Rows[] = [];
     for (const statement of statements) rows.push((await tx.execute<Record<string, unknown>>(statement)).rows);
@@ -248,9 +232,14 @@ export class RequestDb {
    * written; from then on its outcome must be settled (src/db/outcome.ts).
    */
   sent = false;
+  /** The position of the request's last committed write (PM-Position, src/db/position.ts), once it is known. */
+  position: string | undefined;
+  /** The workspace the request writes in (SQL reading it from the credential, or its id): a write without events takes its latest event. */
+  writesIn: SQL | string | undefined;
   /** When the request began (ms since the epoch): its events are looked for from then on. */
   readonly startedAt = Date.now();
   #pool?: Pool;
+  #httpClient?: HttpClient;
   #db?: Db;
   #socketDb?: Db;
   #scope?: Tx;
@@ -278,7 +267,10 @@ export class RequestDb {
     if (this.#scope) return this.#scope as unknown as Db;
     if (!this.#db) {
       configureDriver(this.env);
-      this.#db = this.#http ? httpDatabase(this.env, this, () => this.#socket()) : this.#socket();
+      if (this.#http) {
+        this.#httpClient = neon(this.env.DATABASE_URL, { fetchOptions: boundedFetch(this.bounds.query) });
+        this.#db = httpDatabase(this.#httpClient, this, () => this.#socket());
+      } else this.#db = this.#socket();
     }
     return this.#db;
   }
@@ -330,6 +322,57 @@ export class RequestDb {
     return this.eventContext;
   }
 
+  /** One round trip over HTTP, counted; once a write has begun, what goes out may commit even if its answer is lost (outcome.ts). */
+  async overHttp<R>(send: () => Promise<R>): Promise<R> {
+    const started = performance.now();
+    this.stats.queries++;
+    // A one-shot statement commits on its own, before the endpoint answers.
+    if (this.wrote) this.sent = true;
+    try {
+      return await send();
+    } finally {
+      this.stats.ms += performance.now() - started;
+    }
+  }
+
+  /** The position query as one inlined statement (a COMMIT's simple-protocol query takes no parameters). */
+  positionText(): string {
+    return dialect.sqlToQuery(positionSelect(this.writesIn).inlineParams()).sql;
+  }
+
+  /** The position row a write read (undefined: none read). */
+  positioned(result: { rows?: Array<{ pm_position?: string | null }> } | undefined): void {
+    const found = result?.rows?.[0]?.pm_position;
+    if (found) this.position = found;
+  }
+
+  /**
+   * A statement that writes (after the statements before it, sent with it with no decision between them), and the
+   * write's position (src/db/position.ts) in the same round trip: over HTTP all of them as one HTTP transaction (one
+   * fetch); inside an open transaction (or on the WebSocket) the statements alone, whose transaction's COMMIT reads the
+   * position. The last statement's rows.
+   */
+  async executeWrite<R extends Record<string, unknown>>(statements: SQL[]): Promise<{ rows: R[] }> {
+    const db = this.db; // made first: it opens the HTTP client
+    const http = this.#httpClient;
+    if (this.#scope || !http) {
+      if (statements.length === 1) return (await db.execute<R>(statements[0])) as { rows: R[] };
+      return { rows: (await atOnce(db, statements)).at(-1) as R[] };
+    }
+    const queries = [...statements, positionSelect(this.writesIn)].map((statement) => {
+      const { sql: text, params } = dialect.sqlToQuery(statement);
+      return http.query(text, params);
+    });
+    // Counted as atOnce counts them: each statement a query, more than one a transaction (the position rides along).
+    if (statements.length > 1) {
+      this.stats.queries += statements.length - 1;
+      this.stats.transactions++;
+    }
+    const results = await this.overHttp(() => http.transaction(queries, { fullResults: true }));
+    this.positioned(results.at(-1) as { rows: Array<{ pm_position?: string | null }> });
+    return { rows: (results.at(-2) as { rows: R[] }).rows };
+  }
+
   #deferred: Array<(db: Db) => Promise<unknown>> = [];
   /** Work that must not delay the response (e.g. lastUsedAt); it runs after it, before the pool closes. */
   defer(work: (db: Db) => Promise<unknown>): void {
@@ -343,6 +386,7 @@ export class RequestDb {
     const pool = this.#pool;
     this.#pool = undefined;
     this.#db = undefined;
+    this.#httpClient = undefined;
     this.#socketDb = undefined;
     if (pool) await pool.end().catch(() => {});
   }

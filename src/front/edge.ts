@@ -7,7 +7,8 @@
 //   holds), is within the caller's `max-age`/`max-stale` and the server's maximum;
 // - it was sent strictly after the last successful write of its workspace through this location finished (the write
 //   marker, kept in the same Cache API, so every isolate of the location sees it before the write is answered);
-// - its credential has not expired (a key's `expiresAt`, a JWT's `exp`, as the origin named it).
+// - its credential has not expired (a key's `expiresAt`, a JWT's `exp`, as the origin named it);
+// - when the request names a position (`PM-Min-Position`, a write's `PM-Position`), it was fetched at that position.
 
 import { CREDENTIAL_HEADERS, credentialHash, credentialWorkspaceKey, entryKey, writeMarkerKey } from "./cache-key";
 import { acceptableAge, parseRequestDirectives } from "./directives";
@@ -30,6 +31,13 @@ export const SETTLE = "x-pm-settle";
  * OAuth code or refresh token, refused with a 400, revokes its grant). Recorded as a write of it; internal, stripped.
  */
 export const REVOKED = "x-pm-revoked";
+/**
+ * Request header: the caller reads nothing older than this position (a write's `PM-Position`: an event id). Positions
+ * follow transaction ids, not commit order, so two of them say nothing of which committed first: the one position a
+ * stored answer is known to include is the one the request that fetched it named (the write had been answered by
+ * then). An entry is served to a request naming a position only if it was fetched at exactly that one (docs/edge.md).
+ */
+export const MIN_POSITION = "pm-min-position";
 /** The marker of writes whose workspace the origin did not name: every entry is checked against it too. */
 export const ANY_WORKSPACE = "*";
 
@@ -39,8 +47,10 @@ const ENTRY_WORKSPACE = "x-pm-edge-entry-workspace";
 const ORIGIN_CACHE_CONTROL = "x-pm-edge-origin-cache-control";
 /** When the entry's credential expires (ms since the epoch, or NEVER): the entry is never served from then on. */
 const ENTRY_EXPIRES = "x-pm-edge-credential-expires";
+/** The position the entry was fetched at (the fetching request's PM-Min-Position), absent when it named none. */
+const ENTRY_POSITION = "x-pm-edge-position";
 const NEVER = "never";
-const META = [SENT_AT, ENTRY_WORKSPACE, ORIGIN_CACHE_CONTROL, ENTRY_EXPIRES];
+const META = [SENT_AT, ENTRY_WORKSPACE, ORIGIN_CACHE_CONTROL, ENTRY_EXPIRES, ENTRY_POSITION];
 /** Hop-by-hop or per-request headers of the origin's answer that an entry does not keep (RateLimit-* it keeps, for hits). */
 const NOT_STORED = ["set-cookie", "retry-after", WORKSPACE, CREDENTIAL_EXPIRES, REVOKED];
 const RATE_LIMIT = ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"] as const;
@@ -237,6 +247,7 @@ function entryOf(
   workspace: string,
   expires: string,
   maxSeconds: number,
+  position: string | null,
   originCacheControl = res.headers.get("cache-control"),
 ): Response {
   const headers = new Headers(res.headers);
@@ -248,6 +259,8 @@ function entryOf(
   headers.set(SENT_AT, String(sentAt));
   headers.set(ENTRY_WORKSPACE, workspace);
   headers.set(ENTRY_EXPIRES, expires);
+  if (position) headers.set(ENTRY_POSITION, position);
+  else headers.delete(ENTRY_POSITION);
   return new Response(body, { status: res.status, headers });
 }
 
@@ -309,6 +322,7 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
   if (limit === null) return answer(await forward(request, deps, originHeaders(request, false)), status("fwd=request"), 0);
 
   const key = await entryKey(request);
+  const position = request.headers.get(MIN_POSITION);
   let reason = "miss";
   const [entry, known] = await Promise.all([deps.cache.match(key), knownWorkspace(deps, request)]);
   if (entry) {
@@ -321,7 +335,8 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
     const now = deps.now();
     const age = now - sentAt;
     // Never past the credential's expiry: the origin would refuse it by then.
-    if (sentAt > Math.max(own, any) && age <= limit * 1000 && !expired(entry, now)) {
+    const atPosition = position === null || entry.headers.get(ENTRY_POSITION) === position;
+    if (sentAt > Math.max(own, any) && age <= limit * 1000 && !expired(entry, now) && atPosition) {
       const hit = status("hit");
       if (etagMatches(request.headers.get("if-none-match"), entry.headers.get("etag"))) {
         return notModified(entry, hit, age, hitHeaders(new Headers(), entry, request, now));
@@ -346,7 +361,9 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
     const workspace = entry.headers.get(ENTRY_WORKSPACE) || ANY_WORKSPACE;
     const originCc = entry.headers.get(ORIGIN_CACHE_CONTROL);
     const expires = entry.headers.get(ENTRY_EXPIRES) ?? NEVER;
-    const fresh = entryOf(entry, body, sentAt, workspace === ANY_WORKSPACE ? "" : workspace, expires, deps.maxSeconds, originCc);
+    // Revalidated now: it holds what the request's position asks (or the position it had, when the request named none).
+    const at = position ?? entry.headers.get(ENTRY_POSITION);
+    const fresh = entryOf(entry, body, sentAt, workspace === ANY_WORKSPACE ? "" : workspace, expires, deps.maxSeconds, at, originCc);
     // The origin's per-request headers (request id, timing, rate limit) describe this answer, not the first one.
     for (const h of ["x-request-id", "server-timing", "etag", ...RATE_LIMIT]) {
       const v = res.headers.get(h);
@@ -360,7 +377,9 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
   if (storable(request, res) && (workspace || !CREDENTIAL_HEADERS.some((h) => request.headers.has(h)))) {
     const copy = res.clone();
     deps.waitUntil(
-      copy.arrayBuffer().then((body) => deps.cache.put(key, entryOf(copy, body, sentAt, workspace ?? "", expires, deps.maxSeconds))),
+      copy
+        .arrayBuffer()
+        .then((body) => deps.cache.put(key, entryOf(copy, body, sentAt, workspace ?? "", expires, deps.maxSeconds, position))),
     );
     return answer(res, status(`fwd=${reason}; fwd-status=${res.status}; stored`), 0);
   }

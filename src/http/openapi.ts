@@ -73,6 +73,12 @@ const HEADERS: Record<string, Json> = {
     schema: { type: "string" },
   },
   Location: { required: true, description: "Path of the created resource, e.g. `/tasks/task_…`.", schema: { type: "string" } },
+  "PM-Position": {
+    required: false,
+    description:
+      "The write's position: the id of the last event its transaction wrote (or, when it wrote none, the workspace's latest event at its commit), the value `GET /events?after=` takes. Send it as `PM-Min-Position` on a later GET to read nothing older, through any location. On every successful write of a workspace (`POST /batch` reads only).",
+    schema: { type: "string", pattern: "^evt_[0-9a-z]{26}$" },
+  },
   "Idempotent-Replayed": {
     required: false,
     description: "`true` on an answer replayed for a repeated `Idempotency-Key` (the work was not done again).",
@@ -103,6 +109,14 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
     in: "header",
     required: false,
     description: "An `ETag` of an earlier answer: 304 without a body while the answer is unchanged.",
+    schema: { type: "string" },
+  });
+  registry.registerComponent("parameters", "MinPosition", {
+    name: "PM-Min-Position",
+    in: "header",
+    required: false,
+    description:
+      "A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md).",
     schema: { type: "string" },
   });
   registry.registerComponent("parameters", "IdempotencyKey", {
@@ -162,6 +176,7 @@ function applyConventions(method: string, op: Json, policy: RoutePolicy) {
   const add = (status: string, response: Json) => {
     responses[status] ??= response;
   };
+  if (method === "get") op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ref("parameters", "MinPosition")];
   if (method === "get" && policy.etag !== false) {
     op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ref("parameters", "IfNoneMatch")];
     for (const [status, response] of Object.entries(responses)) {
@@ -179,6 +194,11 @@ function applyConventions(method: string, op: Json, policy: RoutePolicy) {
     // The error mapper's 409s: a deadlock or serialization failure, or a linked row deleted meanwhile (retry).
     if (method !== "get") add("409", errorResponse("CONFLICT"));
   }
+  // A write's position (src/db/position.ts), on its successes.
+  if (method !== "get")
+    for (const [status, response] of Object.entries(responses))
+      if (status.startsWith("2") && !("$ref" in response))
+        response.headers = { ...(response.headers as Json | undefined), "PM-Position": ref("headers", "PM-Position") };
   // A write's 503 has two codes (docs/api.md, conventions; src/http/outcome.ts), described once.
   if (method !== "get" && responses["503"]) responses["503"] = ref("responses", "WriteUnavailable");
   documentGenericFailures(op);

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { setMetric, timing } from "hono/timing";
 import { RequestDb, type Tx } from "../db/client";
+import { POSITION_HEADER } from "../db/position";
 import type { AppEnv } from "./context";
 
 /** With the bench routes on, `x-bench-db-path: websocket` keeps the request off the HTTP query (scripts/bench.mjs). */
@@ -11,7 +12,7 @@ export const SOCKET_ONLY_HEADER = "x-bench-db-path";
 const serverTiming = timing({ totalDescription: "" });
 
 /**
- * Opens the request's database handle lazily, reports round trips in Server-Timing (hono/timing:
+ * Opens the request's database handle lazily, names a write's position (`PM-Position`), reports round trips in Server-Timing (hono/timing:
  * `db;dur=<ms>;desc="<n> queries"`, `tx;desc="<n> transactions"`, `total;dur=<ms>`), and closes the pool (after
  * any deferred work) once the response has gone out.
  */
@@ -23,6 +24,8 @@ export const requestDb = createMiddleware<AppEnv>((c, next) =>
     c.set("rdb", rdb);
     try {
       await next();
+      // A successful write names its position (src/db/position.ts): what a read from anywhere may then wait for.
+      if (rdb.position && c.req.method !== "GET" && c.req.method !== "HEAD" && c.res.ok) c.res.headers.set(POSITION_HEADER, rdb.position);
     } finally {
       const { queries, transactions, ms } = rdb.stats;
       setMetric(c, "db", ms, `${queries} queries`);

@@ -26,7 +26,8 @@ const INSTRUCTIONS =
   "A list answers {<records>: [...], pagination}: pass pagination.nextCursor back as `cursor` for the next page; `fields` " +
   `narrows each record ("id,name,team{prefix}"); \`limit\` is 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); \`filter\` is ` +
   `{<op>: {<field>: value}} with ops ${FILTER_OPS.join(", ")} (\`in\` takes an array; null matches null; filters combine ` +
-  'with AND); `sort` is {<field>: "asc"|"desc"} in order of precedence (default createdAt ascending).';
+  'with AND); `sort` is {<field>: "asc"|"desc"} in order of precedence (default createdAt ascending). A write\'s answer ' +
+  "also has `position`: its last event's id (events after it: list_events with after).";
 
 const describe = (tool: Tool): McpTool => ({
   name: tool.name,
@@ -122,7 +123,10 @@ export function mcpServer(box: Toolbox, ctx: ToolContext, sent: SentArguments, f
     // The SDK's schema let them through, so they are an object (or absent), as sent.
     const args = (sent.get(requestId) ?? {}) as Record<string, unknown>;
     try {
-      return toolResult(await callTool(ctx, tool, args));
+      const body = await callTool(ctx, tool, args);
+      // A write's answer names its position (PM-Position in REST: docs/api.md), read in its own round trip.
+      const position = tool.readOnly ? undefined : ctx.caller.position;
+      return toolResult(position ? { ...body, position } : body);
     } catch (err) {
       const answer = await failed(err, tool, args);
       return "result" in answer ? toolResult(answer.result) : toolError(answer.error);

@@ -135,12 +135,12 @@ function formatted(field: Field, value: unknown): unknown {
 }
 
 /** A stored row as the record's answer names its fields: every field that is a column of the image's tables. */
-function imageData(type: ResourceType, image: Record<string, unknown>, row: EventRow): Record<string, unknown> {
+function imageData(type: ResourceType, image: Record<string, unknown>, reference: string | null, at: Date): Record<string, unknown> {
   const rendered = RENDERED[type];
   const data: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(rendered.fields as Record<string, Field>)) {
-    if (name === "reference" && row.reference) data.reference = row.reference;
-    if (field.stored && !field.hidden) data[name] = field.stored(image, new Date(row.created_at));
+    if (name === "reference" && reference) data.reference = reference;
+    if (field.stored && !field.hidden) data[name] = field.stored(image, at);
     if (field.hidden || !is(field.value, PgColumn)) continue;
     const column = field.value as PgColumn;
     if (!EVENT_SOURCES[type].tables.includes(getTableName(column.table)) || !(column.name in image)) continue;
@@ -171,12 +171,29 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
   return changes;
 }
 
+/**
+ * A record's stored image (pm_image of its row) as an event's `data` has it: its reference (tasks, projects) and label
+ * ids (the record's labels, when its type has them) beside. A sync snapshot renders its records so too, so that an
+ * event's data replaces a record of the snapshot as it is (src/resources/sync/). `at`: when the image was taken (what a
+ * claim's liveness is read at).
+ */
+export function recordData(
+  type: ResourceType,
+  image: Record<string, unknown>,
+  reference: string | null,
+  labels: string[] | null,
+  at: Date,
+): Record<string, unknown> {
+  const data = imageData(type, image, reference, at);
+  if (labels && (type === "task" || type === "project")) data.labelIds = sorted(labels);
+  return data;
+}
+
 /** An events row (eventColumns) as the API answers it. */
 export function renderEvent(row: EventRow): EventDto {
   const type = row.resource_type;
   const image = row.new_image ?? row.old_image;
-  const data = image ? imageData(type, image, row) : null;
-  if (data && row.labels_after && (type === "task" || type === "project")) data.labelIds = sorted(row.labels_after);
+  const data = image ? recordData(type, image, row.reference, row.labels_after, new Date(row.created_at)) : null;
   const event: EventDto = {
     id: row.id,
     type: row.type,
@@ -189,8 +206,10 @@ export function renderEvent(row: EventRow): EventDto {
     position: Number(row.position),
     createdAt: iso(new Date(row.created_at)),
   };
-  if (row.type.endsWith(".updated") && row.old_image && row.new_image)
-    event.changes = changesOf(imageData(type, row.old_image, row), imageData(type, row.new_image, row), row);
+  if (row.type.endsWith(".updated") && row.old_image && row.new_image) {
+    const at = new Date(row.created_at);
+    event.changes = changesOf(imageData(type, row.old_image, row.reference, at), imageData(type, row.new_image, row.reference, at), row);
+  }
   return event;
 }
 

@@ -22,6 +22,7 @@ import projects from "./projects";
 import relations from "./relations";
 import search from "./search";
 import signup from "./signup";
+import sync from "./sync";
 import system from "./system";
 import tasks from "./tasks";
 import teamMembers from "./team-members";
@@ -54,6 +55,7 @@ export const MODULES: readonly ResourceModule[] = [
   projects,
   milestones,
   events,
+  sync,
   comments,
   webhooks,
   search,

@@ -26,6 +26,11 @@ export interface StatementCaller {
   readonly cursorKey: CursorKey;
   /** A statement that writes starts: the request's event context it sets. */
   writing(): EventContext | undefined;
+  /**
+   * Runs a statement that writes (after `statements[0..-1]`, sent with it as one transaction with no decision between
+   * them), reading the write's position (PM-Position) in the same round trip: the last statement's rows.
+   */
+  executeWrite<R extends Record<string, unknown>>(statements: SQL[]): Promise<{ rows: R[] }>;
   /** After a request it served: records the credential's use. */
   touch(): void;
   /** Why a statement that found the credential not live wrote or read nothing: 401, or 403 naming the scope. */

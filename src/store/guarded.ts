@@ -5,7 +5,7 @@
 import { type AnyColumn, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { conflict, notFound } from "../core/errors";
-import { atOnce, type Executor, statementBound } from "../db/client";
+import { type Executor, statementBound } from "../db/client";
 import { contextSet } from "../db/event-context";
 import { inTeams } from "../db/scope";
 import type { StatementCaller as Caller } from "./caller";
@@ -89,7 +89,7 @@ export interface Write<T> {
  * target's row is locked first, so a concurrent write of it is waited for and the rules read what it left (a claim
  * races on who holds the task). `before`: statements sent with it as one transaction, ahead of it, with no decision
  * between them (a lock whose wait the statement's snapshot must follow): still one round trip over the HTTP query
- * (db/client.ts, atOnce).
+ * (RequestDb.executeWrite).
  */
 export async function guardedWrite<T>(
   caller: Caller,
@@ -121,9 +121,7 @@ export async function guardedWrite<T>(
       } from target) as target,
       ${result} as result`;
   type Answer = { live: boolean; target: TargetRow | null; result: T | null };
-  const [row] = before.length
-    ? ((await atOnce(caller.db, [...before, statement])).at(-1) as Answer[])
-    : (await caller.db.execute<Answer>(statement)).rows;
+  const [row] = (await caller.executeWrite<Answer>([...before, statement])).rows;
   if (row.result !== null && row.result !== undefined) {
     caller.touch();
     return row.result;

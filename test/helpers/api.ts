@@ -55,7 +55,8 @@ export async function api<T = any>(method: string, path: string, opts: CallOptio
     status: res.status,
     headers: res.headers,
     // Bytes that are not JSON (an attachment's content) as text.
-    body: text ? (/json/.test(res.headers.get("content-type") ?? "application/json") ? JSON.parse(text) : text) : null,
+    // JSON (`application/json`, `…+json`), not JSON lines (`application/x-ndjson`: a sync snapshot), which stay text.
+    body: text ? (/[/+]json\b/.test(res.headers.get("content-type") ?? "application/json") ? JSON.parse(text) : text) : null,
     queries: match ? Number(match[1]) : Number.NaN,
     transactions: Number(/tx;desc="(\d+) transactions"/.exec(timing)?.[1] ?? Number.NaN),
   };

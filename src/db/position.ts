@@ -1,0 +1,19 @@
+// The position a write answers in `PM-Position` (docs/api.md): the id of the last event its transaction wrote, or, when
+// it wrote none, the latest event of its workspace at its commit; the value `GET /events?after=` takes. Read in the
+// write's own round trip: a transaction's COMMIT is preceded by it in the same simple-protocol query (client.ts); a
+// one-statement write over HTTP sends it after the statement in the same HTTP transaction (RequestDb.executeWrite).
+import { type SQL, sql } from "drizzle-orm";
+
+/** The request header of a GET that must not be answered from before a position (docs/edge.md). */
+export const MIN_POSITION_HEADER = "PM-Min-Position";
+/** The response header of a successful write. */
+export const POSITION_HEADER = "PM-Position";
+
+/**
+ * One row, `pm_position`: this transaction's last event (events.xact is its id, the unique index's first column), else
+ * the workspace's latest committed event (events_stream_idx), else null. Run inside the writing transaction.
+ */
+export const positionSelect = (workspace: SQL | string | undefined): SQL => sql`select coalesce(
+  (select e.id from events e where e.xact = pg_current_xact_id_if_assigned()::text::bigint order by e.position desc limit 1),
+  ${workspace === undefined ? sql`null` : sql`(select e.id from events e where e.workspace_id = ${workspace} order by e.position desc limit 1)`}
+) as pm_position`;

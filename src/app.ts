@@ -59,6 +59,7 @@ import { transferRoutes } from "./resources/transfer/routes";
 import { importRoutes } from "./resources/transfer/staged-routes";
 import { userRoutes } from "./resources/users/routes";
 import { webhookRoutes } from "./resources/webhooks/routes";
+import { worklogs } from "./resources/worklogs";
 import { workspaceRoutes } from "./resources/workspaces/routes";
 
 /**
@@ -165,6 +166,7 @@ export function buildApp() {
     tasks: { routes: [taskRoutes, taskRelationRoutes] },
     attachments: { routes: [attachmentRoutes] },
     links: { routes: [taskLinkRoutes] },
+    worklogs: worklogs.binding,
     projects: { routes: [projectRoutes] },
     milestones: { routes: [milestoneRoutes] },
     events: { routes: [eventRoutes] },

@@ -21,6 +21,7 @@ import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
 import { workspaceUserRecord } from "../records/users";
+import { StartedAt, Worklog, worklogRecord } from "../records/worklogs";
 import { listAttachments } from "../resources/attachments/operations";
 import { createComment, deleteComment, listTargetComments } from "../resources/comments/operations";
 import { listEvents, recordEvents } from "../resources/events/operations";
@@ -34,6 +35,8 @@ import { createRelation, deleteRelation } from "../resources/tasks/relations";
 import { addLink } from "../resources/tasks/url-links";
 import { listTeams } from "../resources/teams/operations";
 import { listUsers } from "../resources/users/operations";
+import { listWorklogs, logTime } from "../resources/worklogs/operations";
+import { checkCreate, secondsOf, worklogCreateShape } from "../resources/worklogs/schema";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../store/list";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
@@ -306,6 +309,25 @@ export const TOOLS: Tool[] = [
       return { attachments, pagination: page.pagination };
     },
   }),
+  tool({
+    name: "log_time",
+    title: "Log time",
+    description:
+      "Logs time on a task (POST /tasks/{id}/worklogs): duration `1h 30m`, `45m`, `2d` (8h days) or durationSeconds; " +
+      "startedAt defaults to now minus it.",
+    rest: "POST /tasks/{id}/worklogs",
+    input: z
+      .object({ id: TaskRef, ...worklogCreateShape, startedAt: StartedAt.optional() })
+      .strict()
+      .superRefine(checkCreate),
+    output: z.object({ worklog: Worklog }),
+    async run(ctx, { id, startedAt, ...body }) {
+      const durationSeconds = secondsOf(body) as number;
+      const started = startedAt ?? new Date(Date.now() - durationSeconds * 1000).toISOString();
+      return { worklog: await logTime(ctx.caller, id, { ...body, startedAt: started, durationSeconds }) };
+    },
+  }),
+  listTool("worklogs", worklogRecord, listWorklogs),
   deleteTool("comment", "comments", NameOf("comment"), deleteComment, " Only its author or a workspace ADMIN/OWNER may."),
   tool({
     name: "search",

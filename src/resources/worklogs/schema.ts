@@ -35,33 +35,38 @@ function checkDuration(body: { durationSeconds?: number; duration?: string }, ct
   }
 }
 
+/** A create body's fields (the MCP tool takes them too, with `startedAt` optional). */
+export const worklogCreateShape = {
+  startedAt: StartedAt.openapi({ description: "When the work started (ISO 8601 date-time)" }),
+  ...duration,
+  note: WorklogNote.optional().openapi({ description: "What was done: plain text, at most 5,000 characters" }),
+  adjustEstimate: z.enum(ADJUST_ESTIMATE).default("auto").openapi({
+    description:
+      "What happens to the task's remainingSeconds: `auto` lowers it by the duration, `new` sets it to newEstimateSeconds, `manual` lowers it by reduceBySeconds, `leave` keeps it; never below 0",
+  }),
+  newEstimateSeconds: EstimateSeconds.optional().openapi({ description: "With adjustEstimate `new` (required there, refused otherwise)" }),
+  reduceBySeconds: EstimateSeconds.optional().openapi({ description: "With adjustEstimate `manual` (required there, refused otherwise)" }),
+};
+
+/** A create's rules across fields: exactly one duration, read by the parser; each estimate field with its mode only. */
+export function checkCreate(
+  body: { durationSeconds?: number; duration?: string; adjustEstimate: string; newEstimateSeconds?: number; reduceBySeconds?: number },
+  ctx: z.RefinementCtx,
+) {
+  checkDuration(body, ctx, true);
+  const needs = { newEstimateSeconds: "new", reduceBySeconds: "manual" } as const;
+  for (const [field, mode] of Object.entries(needs) as Array<[keyof typeof needs, string]>) {
+    if (body.adjustEstimate === mode && body[field] === undefined)
+      ctx.addIssue({ code: "custom", path: [field], message: `Required with adjustEstimate '${mode}'` });
+    if (body.adjustEstimate !== mode && body[field] !== undefined)
+      ctx.addIssue({ code: "custom", path: [field], message: `Only with adjustEstimate '${mode}'` });
+  }
+}
+
 export const WorklogCreate = z
-  .object({
-    startedAt: StartedAt.openapi({ description: "When the work started (ISO 8601 date-time)" }),
-    ...duration,
-    note: WorklogNote.optional().openapi({ description: "What was done: plain text, at most 5,000 characters" }),
-    adjustEstimate: z.enum(ADJUST_ESTIMATE).default("auto").openapi({
-      description:
-        "What happens to the task's remainingSeconds: `auto` lowers it by the duration, `new` sets it to newEstimateSeconds, `manual` lowers it by reduceBySeconds, `leave` keeps it; never below 0",
-    }),
-    newEstimateSeconds: EstimateSeconds.optional().openapi({
-      description: "With adjustEstimate `new` (required there, refused otherwise)",
-    }),
-    reduceBySeconds: EstimateSeconds.optional().openapi({
-      description: "With adjustEstimate `manual` (required there, refused otherwise)",
-    }),
-  })
+  .object(worklogCreateShape)
   .strict()
-  .superRefine((body, ctx) => {
-    checkDuration(body, ctx, true);
-    const needs = { newEstimateSeconds: "new", reduceBySeconds: "manual" } as const;
-    for (const [field, mode] of Object.entries(needs) as Array<[keyof typeof needs, string]>) {
-      if (body.adjustEstimate === mode && body[field] === undefined)
-        ctx.addIssue({ code: "custom", path: [field], message: `Required with adjustEstimate '${mode}'` });
-      if (body.adjustEstimate !== mode && body[field] !== undefined)
-        ctx.addIssue({ code: "custom", path: [field], message: `Only with adjustEstimate '${mode}'` });
-    }
-  })
+  .superRefine(checkCreate)
   .openapi("WorklogCreate", { description: "Exactly one of durationSeconds and duration (422 otherwise)." });
 export type WorklogCreateInput = z.infer<typeof WorklogCreate>;
 

@@ -17,6 +17,7 @@ import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
 import { exportCommand, importCommand } from "./commands/transfer";
 import { whoami } from "./commands/whoami";
+import { worklog } from "./commands/worklog";
 import { members, workspace } from "./commands/workspaces";
 import { reportFailure, UsageError } from "./errors";
 import { renderHelp } from "./help";
@@ -54,6 +55,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     workspace,
     keys,
     events,
+    worklog,
     export: exportCommand,
     import: importCommand,
     api,

@@ -2775,6 +2775,8 @@ export interface components {
       tasks: components["schemas"]["ExportTask"][];
       teams: components["schemas"]["ExportTeam"][];
       users: components["schemas"]["ExportUser"][];
+      /** @description The worklogs of the export's tasks. Default: `[]`. */
+      worklogs?: components["schemas"]["ExportWorklog"][];
       /** @description Workspace exports only: the workspace and its members' roles */
       workspace?: {
         id: string;
@@ -2967,6 +2969,28 @@ export interface components {
       name: string;
       /** @enum {string} */
       type: "HUMAN" | "AGENT";
+    };
+    ExportWorklog: {
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      createdAt: string;
+      durationSeconds: number;
+      id: string;
+      note: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T09:00:00.000Z
+       */
+      startedAt: string;
+      taskId: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      updatedAt: string;
+      userId: string | null;
     };
     Field: {
       /** @description Absent on built-in fields */
@@ -4140,6 +4164,7 @@ export interface components {
       id: string;
       note: string | null;
       startedAt: string;
+      task?: components["schemas"]["TaskSummary"] & unknown;
       taskId: string;
       updatedAt: string;
       /** @description Its author: the person or agent that logged it (null once the user is gone) */
@@ -4182,6 +4207,12 @@ export interface components {
       id?: string;
       note?: string | null;
       startedAt?: string;
+      task?: {
+        id?: string;
+        reference?: string;
+        status?: components["schemas"]["TaskStatus"];
+        title?: string;
+      };
       taskId?: string;
       updatedAt?: string;
       /** @description Its author: the person or agent that logged it (null once the user is gone) */
@@ -20009,7 +20040,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, task, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][note]"?: string;
         "filter[eq][createdAt]"?: string;
@@ -24722,7 +24753,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, task, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][note]"?: string;
         "filter[eq][createdAt]"?: string;
@@ -24973,7 +25004,7 @@ export interface operations {
   getWorklog: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, task, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {

@@ -3,10 +3,11 @@
 // carry and what an export holds; the task's `timeTracking` sums these rows in the statement that reads the task.
 import { z } from "@hono/zod-openapi";
 import { type SQLWrapper, sql } from "drizzle-orm";
-import { tasks, worklogs } from "../../drizzle/schema";
+import { tasks, teams, worklogs } from "../../drizzle/schema";
 import { defineRecord, f, qualified } from "../store/record";
 import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
 import { named } from "./names";
+import { TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-relations";
 
 /** The longest worklog: a year (a duration is a positive whole number of seconds). */
 export const MAX_WORKLOG_SECONDS = 366 * 24 * 3600;
@@ -31,6 +32,12 @@ export const StartedAt = z.iso
   .datetime({ offset: true, error: "Must be an ISO 8601 date-time such as 2026-03-02T09:00:00Z" })
   .openapi({ example: "2026-03-02T09:00:00.000Z" });
 
+/** The worklog's task as a summary (`fields=task{reference,title}`): a timesheet names tasks by reference. */
+const taskOf = sql`(select ${taskSummaryJson(
+  { id: sql`wt.id`, number: sql`wt.number`, title: sql`wt.title`, status: sql`wt.status` },
+  { prefix: sql`wtm.prefix` },
+)} from ${tasks} as wt join ${teams} as wtm on wtm.id = wt.team_id where wt.id = ${qualified(worklogs.taskId)})`;
+
 /** The project of a worklog's task (worklogs filter by it; a task may change project, so it is read, not stored). */
 const taskProject = sql`(select wt.project_id from ${tasks} as wt where wt.id = ${qualified(worklogs.taskId)})`;
 
@@ -44,6 +51,12 @@ export const worklogRecord = defineRecord({
   fields: {
     id: f.id(worklogs.id, { names: named("worklog"), exported: BodyId, doc: { example: "wlg_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     taskId: f.id(worklogs.taskId, { names: named("task"), exported: BodyId }),
+    task: f.json(taskOf, TaskSummary, {
+      optional: true,
+      onlyNamed: true,
+      shape: taskSummaryShape,
+      doc: { description: "Only when `fields` names it, e.g. `task{reference,title}`" },
+    }),
     userId: f.id(worklogs.userId, {
       names: named("user"),
       nullable: true,

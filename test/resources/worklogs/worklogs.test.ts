@@ -235,4 +235,56 @@ describe("worklogs", () => {
     expect(seen.body.worklogs.length).toBeGreaterThan(0);
     expect(seen.body.worklogs.every((w: { taskId: string }) => w.taskId === b.id)).toBe(true);
   });
+
+  it("another workspace's worklogs never appear: its ids are 404, its lists hold none of them", async () => {
+    const a = await task();
+    const mine = (await log(a.id, { durationSeconds: 60 })).body.worklog;
+    const other = await newTenant("Elsewhere");
+    expect((await get(`/worklogs/${mine.id}`, other.owner.key)).status).toBe(404);
+    expect((await patch(`/worklogs/${mine.id}`, { note: "mine now" }, other.owner.key)).status).toBe(404);
+    expect((await del(`/worklogs/${mine.id}`, other.owner.key)).status).toBe(404);
+    expect((await get(`/tasks/${a.id}/worklogs`, other.owner.key)).status).toBe(404);
+    expect((await post(`/tasks/${a.id}/worklogs`, { startedAt: AT, durationSeconds: 60 }, other.owner.key)).status).toBe(404);
+    expect((await get("/worklogs?limit=250", other.owner.key)).body.worklogs).toEqual([]);
+    expect((await get(`/worklogs?filter[eq][taskId]=${a.id}`, other.owner.key)).body.worklogs).toEqual([]);
+    expect((await get(`/worklogs/${mine.id}`, t.owner.key)).status).toBe(200);
+  });
+
+  it("batch reads them as direct GETs do", async () => {
+    const a = await task();
+    const w = (await log(a.id, { durationSeconds: 120 })).body.worklog;
+    const res = await post(
+      "/batch",
+      {
+        requests: [
+          `/worklogs/${w.id}`,
+          `/tasks/${a.reference}/worklogs?fields=id,durationSeconds`,
+          "/worklogs/summary?groupBy=task&from=2026-03-02&to=2026-03-03",
+          "/worklogs/summary?groupBy=day",
+        ],
+      },
+      t.owner.key,
+    );
+    expect(res.status).toBe(200);
+    const [one, list, summary, bad] = res.body.results;
+    expect(one).toEqual({ worklog: w });
+    expect(list.worklogs).toEqual([{ id: w.id, durationSeconds: 120 }]);
+    expect(summary.rows).toEqual(expect.arrayContaining([{ key: a.id, name: a.reference, seconds: 120 }]));
+    expect(bad.error ?? bad.errors).toBeTruthy();
+  });
+
+  it("a tasks:write key logs and reads time; a read key reads it and logs nothing (403 naming tasks:write)", async () => {
+    const a = await task();
+    const writer = await keyWith(t.owner.key, { scopes: ["tasks:write"] });
+    const logged = await log(a.id, { durationSeconds: 60 }, writer);
+    expect(logged.status).toBe(201);
+    expect((await get(`/worklogs/${logged.body.worklog.id}`, writer)).status).toBe(200);
+    expect((await get("/worklogs/summary?groupBy=user", writer)).status).toBe(200);
+    const reader = await keyWith(t.owner.key, { scopes: ["read"] });
+    expect((await get(`/tasks/${a.id}/worklogs`, reader)).status).toBe(200);
+    const refused = await log(a.id, { durationSeconds: 60 }, reader);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details).toMatchObject({ requiredScope: "tasks:write" });
+    expect((await del(`/worklogs/${logged.body.worklog.id}`, reader)).status).toBe(403);
+  });
 });

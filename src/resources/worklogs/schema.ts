@@ -7,9 +7,10 @@ import { DurationSeconds, EstimateSeconds, StartedAt, WorklogNote } from "../../
 import { isIsoDateTime } from "../../store/list/values";
 import { DURATION_FORMS, parseDuration } from "./duration";
 
+const MAX_DURATION_TEXT = 64;
 const DurationText = z
   .string()
-  .max(64)
+  .max(MAX_DURATION_TEXT)
   .openapi({ description: `Instead of durationSeconds: ${DURATION_FORMS}`, example: "1h 30m" });
 
 export const ADJUST_ESTIMATE = ["auto", "leave", "new", "manual"] as const;
@@ -27,7 +28,8 @@ function checkDuration(body: { durationSeconds?: number; duration?: string }, ct
   } else if (given === 0 && required) {
     for (const path of ["durationSeconds", "duration"])
       ctx.addIssue({ code: "custom", path: [path], message: "One of durationSeconds and duration is required" });
-  } else if (body.duration !== undefined) {
+  } else if (body.duration !== undefined && body.duration.length <= MAX_DURATION_TEXT) {
+    // A longer text is refused for its length alone.
     const seconds = parseDuration(body.duration);
     if (seconds === null) ctx.addIssue({ code: "custom", path: ["duration"], message: `Must be ${DURATION_FORMS}` });
     else if (!DurationSeconds.safeParse(seconds).success)

@@ -13,8 +13,14 @@ import { startPostgres } from "../../scripts/lib/postgres.mjs";
 
 /** The last versioned migration before the functions had their files: databases migrated up to it are upgraded here. */
 const BEFORE_FUNCTION_FILES = "0022_attachments";
-/** Functions made since the files came (a new file each): the only ones an upgrade from then adds. */
-const ADDED_SINCE = ["function pm_fence(text)", "function pm_settle(text,text,text)"];
+/** Functions made since the files came (a new file each), and triggers: the only ones an upgrade from then adds. */
+const ADDED_SINCE = [
+  "function pm_fence(text)",
+  "function pm_settle(text,text,text)",
+  "trigger worklogs_inserted on worklogs",
+  "trigger worklogs_updated on worklogs",
+  "trigger worklogs_deleted on worklogs",
+];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 
 let dir;

@@ -18,6 +18,7 @@ import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
 import { exportCommand, importCommand } from "./commands/transfer";
 import { whoami } from "./commands/whoami";
+import { worklog } from "./commands/worklog";
 import { members, workspace } from "./commands/workspaces";
 import { reportFailure, UsageError } from "./errors";
 import { renderHelp } from "./help";
@@ -56,6 +57,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     keys,
     events,
     sync,
+    worklog,
     export: exportCommand,
     import: importCommand,
     api,

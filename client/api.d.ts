@@ -1811,6 +1811,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/tasks/{id}/worklogs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a task's worklogs
+     * @description Whoever reads the task reads them. Oldest first by default; an unknown or foreign task is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     */
+    get: operations["listTaskWorklogs"];
+    put?: never;
+    /**
+     * Log time on a task
+     * @description The caller is the author (an agent's worklog shows the agent). Needs team MEMBER or above in the task's team, or workspace ADMIN/OWNER (a VIEWER logs nothing: 403). In the same statement `adjustEstimate` (default `auto`) lowers the task's `timeTracking.remainingSeconds` by the duration (`manual`: by reduceBySeconds; never below 0; a task without a remaining estimate keeps none), or sets it (`new`), or leaves it (`leave`).
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    post: operations["createWorklog"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/tasks/claim": {
     parameters: {
       query?: never;
@@ -2229,6 +2257,84 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/worklogs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the workspace's worklogs
+     * @description Those of the tasks the caller reads, e.g. one person's in a week: `filter[eq][userId]=ada@example.com&filter[gte][startedAt]=2026-03-02T00:00:00Z&filter[lt][startedAt]=2026-03-09T00:00:00Z`; `teamId` and `projectId` filter by the worklog's task. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     */
+    get: operations["listWorklogs"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/worklogs/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a worklog
+     * @description Another workspace's worklog is 404.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     */
+    get: operations["getWorklog"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a worklog
+     * @description Its author or a workspace ADMIN/OWNER (who must still be team MEMBER or above, or workspace ADMIN/OWNER); anyone else gets 403. The task's remaining estimate is left as it is.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    delete: operations["deleteWorklog"];
+    options?: never;
+    head?: never;
+    /**
+     * Change a worklog's start, duration or note
+     * @description Its author or a workspace ADMIN/OWNER (who must still be team MEMBER or above, or workspace ADMIN/OWNER); anyone else gets 403. The task's remaining estimate is left as it is.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    patch: operations["updateWorklog"];
+    trace?: never;
+  };
+  "/worklogs/summary": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Sum the worklogs that started between two instants, by user, team, project or task
+     * @description `from` inclusive, `to` exclusive, on `startedAt`; each an RFC 3339 date (midnight UTC) or date-time, either may be left out. Only the worklogs of the tasks the caller reads (a team-bound credential sums only its teams).
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     */
+    get: operations["summarizeWorklogs"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/workspaces": {
     parameters: {
       query?: never;
@@ -2383,6 +2489,7 @@ export interface components {
         | "relations"
         | "attachments"
         | "links"
+        | "worklogs"
         | "projects"
         | "milestones"
         | "events"
@@ -2464,6 +2571,7 @@ export interface components {
         | "relations"
         | "attachments"
         | "links"
+        | "worklogs"
         | "projects"
         | "milestones"
         | "events"
@@ -2680,6 +2788,7 @@ export interface components {
         | "task_relation"
         | "attachment"
         | "link"
+        | "worklog"
         | "project"
         | "milestone"
         | "comment"
@@ -2766,6 +2875,8 @@ export interface components {
       tasks: components["schemas"]["ExportTask"][];
       teams: components["schemas"]["ExportTeam"][];
       users: components["schemas"]["ExportUser"][];
+      /** @description The worklogs of the export's tasks. Default: `[]`. */
+      worklogs?: components["schemas"]["ExportWorklog"][];
       /** @description Workspace exports only: the workspace and its members' roles */
       workspace?: {
         id: string;
@@ -2904,6 +3015,8 @@ export interface components {
       /** Format: date */
       dueDate: string | null;
       estimate: number | null;
+      /** @description Default: `null`. */
+      estimateSeconds?: number | null;
       id: string;
       /** @description Labels of the workspace, by id or name (any case); replaces the whole set on update */
       labelIds: string[];
@@ -2912,6 +3025,8 @@ export interface components {
       priority: components["schemas"]["TaskPriority"];
       projectId: string | null;
       reference: string;
+      /** @description Default: `null`. */
+      remainingSeconds?: number | null;
       status: components["schemas"]["TaskStatus"];
       teamId: string;
       title: string;
@@ -2954,6 +3069,28 @@ export interface components {
       name: string;
       /** @enum {string} */
       type: "HUMAN" | "AGENT";
+    };
+    ExportWorklog: {
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      createdAt: string;
+      durationSeconds: number;
+      id: string;
+      note: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T09:00:00.000Z
+       */
+      startedAt: string;
+      taskId: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      updatedAt: string;
+      userId: string | null;
     };
     Field: {
       /** @description Absent on built-in fields */
@@ -3623,6 +3760,7 @@ export interface components {
       subtaskCounts: components["schemas"]["SubtaskCounts"];
       team: components["schemas"]["TeamSummary"];
       teamId: string;
+      timeTracking: components["schemas"]["TimeTracking"];
       title: string;
       updatedAt: string;
     };
@@ -3693,6 +3831,7 @@ export interface components {
       status?: components["schemas"]["TaskStatus"];
       /** @description A team id (`team_…`) or its prefix (`ENG`, any case); required (400 BAD_REQUEST when missing) */
       teamId: string;
+      timeTracking?: components["schemas"]["TimeTrackingInput"];
       title: string;
     };
     TaskLink: {
@@ -3850,6 +3989,14 @@ export interface components {
         prefix?: string;
       };
       teamId?: string;
+      timeTracking?: {
+        estimateSeconds?: number | null;
+        remainingSeconds?: number | null;
+        /** @description The sum of the task's worklogs */
+        spentSeconds?: number;
+        /** @description spentSeconds plus every subtask's, at any depth */
+        totalSpentSeconds?: number;
+      };
       title?: string;
       updatedAt?: string;
     };
@@ -3883,6 +4030,7 @@ export interface components {
       /** @description A project id (`proj_…`) or its reference (`ENG-P3`); of the task's team */
       projectId?: string | null;
       status?: components["schemas"]["TaskStatus"];
+      timeTracking?: components["schemas"]["TimeTrackingInput"];
       title?: string;
     };
     Team: {
@@ -3997,6 +4145,21 @@ export interface components {
       parentId?: string | null;
       /** @example ENG */
       prefix?: string;
+    };
+    TimeTracking: {
+      /** @description The original estimate; null when not estimated */
+      estimateSeconds: number | null;
+      /** @description What remains; worklogs lower it (`adjustEstimate`) */
+      remainingSeconds: number | null;
+      /** @description The sum of the task's worklogs */
+      spentSeconds: number;
+      /** @description spentSeconds plus every subtask's, at any depth */
+      totalSpentSeconds: number;
+    };
+    /** @description Seconds. Setting `estimateSeconds` while `remainingSeconds` is unset (and not given) sets it to the estimate too; `null` clears. */
+    TimeTrackingInput: {
+      estimateSeconds?: number | null;
+      remainingSeconds?: number | null;
     };
     User: {
       avatarUrl: string | null;
@@ -4203,6 +4366,98 @@ export interface components {
        * @example whsec_…
        */
       secret: string;
+    };
+    Worklog: {
+      createdAt: string;
+      durationSeconds: number;
+      /** @example wlg_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id: string;
+      note: string | null;
+      startedAt: string;
+      task?: components["schemas"]["TaskSummary"] & unknown;
+      taskId: string;
+      updatedAt: string;
+      /** @description Its author: the person or agent that logged it (null once the user is gone) */
+      userId: string | null;
+    };
+    /** @description Exactly one of durationSeconds and duration (422 otherwise). */
+    WorklogCreate: {
+      /**
+       * @description What happens to the task's remainingSeconds: `auto` lowers it by the duration, `new` sets it to newEstimateSeconds, `manual` lowers it by reduceBySeconds, `leave` keeps it; never below 0. Default: `"auto"`.
+       * @enum {string}
+       */
+      adjustEstimate?: "auto" | "leave" | "new" | "manual";
+      /**
+       * @description Instead of durationSeconds: a duration such as `1h 30m`, `45m` or `2d` (units w, d = 8h, h, m, s; each once, largest first)
+       * @example 1h 30m
+       */
+      duration?: string;
+      /**
+       * @description Seconds, 1 up to a year
+       * @example 5400
+       */
+      durationSeconds?: number;
+      /** @description With adjustEstimate `new` (required there, refused otherwise) */
+      newEstimateSeconds?: number;
+      /** @description What was done: plain text, at most 5,000 characters */
+      note?: string | null;
+      /** @description With adjustEstimate `manual` (required there, refused otherwise) */
+      reduceBySeconds?: number;
+      /**
+       * Format: date-time
+       * @description When the work started (ISO 8601 date-time)
+       * @example 2026-03-02T09:00:00.000Z
+       */
+      startedAt: string;
+    };
+    WorklogSelection: {
+      createdAt?: string;
+      durationSeconds?: number;
+      /** @example wlg_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id?: string;
+      note?: string | null;
+      startedAt?: string;
+      task?: {
+        id?: string;
+        reference?: string;
+        status?: components["schemas"]["TaskStatus"];
+        title?: string;
+      };
+      taskId?: string;
+      updatedAt?: string;
+      /** @description Its author: the person or agent that logged it (null once the user is gone) */
+      userId?: string | null;
+    };
+    /** @description Rows by seconds, most first; totalSeconds sums them all */
+    WorklogSummary: {
+      rows: components["schemas"]["WorklogSummaryRow"][];
+      totalSeconds: number;
+    };
+    WorklogSummaryRow: {
+      /** @description The id of what the row sums (null: worklogs of tasks in no project, or of a user gone) */
+      key: string | null;
+      /** @description Its name: a user's or team's name, a project's name, a task's reference */
+      name: string | null;
+      seconds: number;
+    };
+    /** @description Partial; at most one of durationSeconds and duration. */
+    WorklogUpdate: {
+      /**
+       * @description Instead of durationSeconds: a duration such as `1h 30m`, `45m` or `2d` (units w, d = 8h, h, m, s; each once, largest first)
+       * @example 1h 30m
+       */
+      duration?: string;
+      /**
+       * @description Seconds, 1 up to a year
+       * @example 5400
+       */
+      durationSeconds?: number;
+      note?: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T09:00:00.000Z
+       */
+      startedAt?: string;
     };
     Workspace: {
       createdAt: string;
@@ -8682,6 +8937,7 @@ export interface operations {
           | "description"
           | "disabledReason"
           | "dueDate"
+          | "durationSeconds"
           | "email"
           | "enabled"
           | "estimate"
@@ -8695,6 +8951,7 @@ export interface operations {
           | "metadata"
           | "milestoneId"
           | "name"
+          | "note"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -8707,6 +8964,7 @@ export interface operations {
           | "slug"
           | "sourceTaskId"
           | "startDate"
+          | "startedAt"
           | "status"
           | "targetDate"
           | "targetTaskId"
@@ -8753,6 +9011,7 @@ export interface operations {
           | "description"
           | "disabledReason"
           | "dueDate"
+          | "durationSeconds"
           | "email"
           | "enabled"
           | "estimate"
@@ -8766,6 +9025,7 @@ export interface operations {
           | "metadata"
           | "milestoneId"
           | "name"
+          | "note"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -8778,6 +9038,7 @@ export interface operations {
           | "slug"
           | "sourceTaskId"
           | "startDate"
+          | "startedAt"
           | "status"
           | "targetDate"
           | "targetTaskId"
@@ -8826,6 +9087,7 @@ export interface operations {
           | "description"
           | "disabledReason"
           | "dueDate"
+          | "durationSeconds"
           | "email"
           | "enabled"
           | "estimate"
@@ -8839,6 +9101,7 @@ export interface operations {
           | "metadata"
           | "milestoneId"
           | "name"
+          | "note"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -8851,6 +9114,7 @@ export interface operations {
           | "slug"
           | "sourceTaskId"
           | "startDate"
+          | "startedAt"
           | "status"
           | "targetDate"
           | "targetTaskId"
@@ -12770,6 +13034,7 @@ export interface operations {
               | "relations"
               | "attachments"
               | "links"
+              | "worklogs"
               | "projects"
               | "milestones"
               | "events"
@@ -17676,7 +17941,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
@@ -18167,7 +18432,7 @@ export interface operations {
   getTask: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -20770,6 +21035,446 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  listTaskWorklogs: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, task, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
+        fields?: string;
+        "filter[contains][note]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[eq][id]"?: string;
+        "filter[eq][note]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[eq][projectId]"?: string | "null";
+        "filter[eq][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[eq][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[eq][teamId]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[eq][userId]"?: string | "null";
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[gt][id]"?: string;
+        "filter[gt][note]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[gt][projectId]"?: string;
+        "filter[gt][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[gt][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[gt][teamId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gt][userId]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[gte][id]"?: string;
+        "filter[gte][note]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[gte][projectId]"?: string;
+        "filter[gte][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[gte][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[gte][teamId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gte][userId]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][durationSeconds]"?: number[];
+        /** @description A worklog id (`wlg_…`) */
+        "filter[in][id]"?: string[];
+        "filter[in][note]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[in][projectId]"?: (string | "null")[];
+        "filter[in][startedAt]"?: string[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[in][taskId]"?: string[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[in][teamId]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
+        "filter[in][userId]"?: (string | "null")[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[lt][id]"?: string;
+        "filter[lt][note]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[lt][projectId]"?: string;
+        "filter[lt][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[lt][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[lt][teamId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lt][userId]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[lte][id]"?: string;
+        "filter[lte][note]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[lte][projectId]"?: string;
+        "filter[lte][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[lte][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[lte][teamId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lte][userId]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[neq][id]"?: string;
+        "filter[neq][note]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[neq][projectId]"?: string | "null";
+        "filter[neq][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[neq][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[neq][teamId]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[neq][userId]"?: string | "null";
+        "filter[startsWith][note]"?: string;
+        /** @description Page size, 1..250 */
+        limit?: number;
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[durationSeconds]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[startedAt]"?: "asc" | "desc";
+        "sort[taskId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
+        "sort[userId]"?: "asc" | "desc";
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description Task id or reference (`ENG-12`, any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Worklogs */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            pagination: components["schemas"]["Pagination"];
+            worklogs: components["schemas"]["WorklogSelection"][];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createWorklog: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        /** @description Task id or reference (`ENG-12`, any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WorklogCreate"];
+      };
+    };
+    responses: {
+      /** @description Logged; `Location` is the new resource's path */
+      201: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            worklog: components["schemas"]["Worklog"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
         };
       };
       /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
@@ -25441,6 +26146,884 @@ export interface operations {
         };
       };
       503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  listWorklogs: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, task, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
+        fields?: string;
+        "filter[contains][note]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[eq][id]"?: string;
+        "filter[eq][note]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[eq][projectId]"?: string | "null";
+        "filter[eq][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[eq][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[eq][teamId]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[eq][userId]"?: string | "null";
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[gt][id]"?: string;
+        "filter[gt][note]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[gt][projectId]"?: string;
+        "filter[gt][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[gt][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[gt][teamId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gt][userId]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[gte][id]"?: string;
+        "filter[gte][note]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[gte][projectId]"?: string;
+        "filter[gte][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[gte][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[gte][teamId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gte][userId]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][durationSeconds]"?: number[];
+        /** @description A worklog id (`wlg_…`) */
+        "filter[in][id]"?: string[];
+        "filter[in][note]"?: (string | "null")[];
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[in][projectId]"?: (string | "null")[];
+        "filter[in][startedAt]"?: string[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[in][taskId]"?: string[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[in][teamId]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
+        "filter[in][userId]"?: (string | "null")[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[lt][id]"?: string;
+        "filter[lt][note]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[lt][projectId]"?: string;
+        "filter[lt][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[lt][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[lt][teamId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lt][userId]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[lte][id]"?: string;
+        "filter[lte][note]"?: string;
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[lte][projectId]"?: string;
+        "filter[lte][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[lte][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[lte][teamId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lte][userId]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][durationSeconds]"?: number;
+        /** @description A worklog id (`wlg_…`) */
+        "filter[neq][id]"?: string;
+        "filter[neq][note]"?: string | "null";
+        /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
+        "filter[neq][projectId]"?: string | "null";
+        "filter[neq][startedAt]"?: string;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[neq][taskId]"?: string;
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[neq][teamId]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[neq][userId]"?: string | "null";
+        "filter[startsWith][note]"?: string;
+        /** @description Page size, 1..250 */
+        limit?: number;
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[durationSeconds]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[startedAt]"?: "asc" | "desc";
+        "sort[taskId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
+        "sort[userId]"?: "asc" | "desc";
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Worklogs */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            pagination: components["schemas"]["Pagination"];
+            worklogs: components["schemas"]["WorklogSelection"][];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getWorklog: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, task, userId, startedAt, durationSeconds, note, createdAt, updatedAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The worklog */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            worklog: components["schemas"]["WorklogSelection"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteWorklog: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  updateWorklog: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WorklogUpdate"];
+      };
+    };
+    responses: {
+      /** @description Updated */
+      200: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            worklog: components["schemas"]["Worklog"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  summarizeWorklogs: {
+    parameters: {
+      query: {
+        /** @description Worklogs that started at or after it (inclusive) */
+        from?: string;
+        /** @description What each row sums: an author, a team, a project (its tasks' now) or a task */
+        groupBy: "user" | "team" | "project" | "task";
+        /** @description Worklogs that started before it (exclusive) */
+        to?: string;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The sums */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WorklogSummary"];
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listWorkspaces: {

@@ -206,6 +206,9 @@ export const tasks = pgTable(
     dueDate: date("due_date", { mode: "string" }),
     /** Points; null when not estimated. */
     estimate: integer("estimate"),
+    /** Time tracking (docs/api.md, "Time tracking"): the original estimate and what remains, in seconds; null when not set. */
+    estimateSeconds: integer("estimate_seconds"),
+    remainingSeconds: integer("remaining_seconds"),
     projectId: text("project_id").references(() => projects.id, { onDelete: "set null" }),
     milestoneId: text("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
     parentId: text("parent_id").references((): AnyPgColumn => tasks.id, { onDelete: "cascade" }),
@@ -408,6 +411,36 @@ export const attachments = pgTable(
     uniqueIndex("attachments_object_key").on(t.objectKey),
     // The workspace's stored total (its quota), summed from its rows.
     index("attachments_workspace_idx").on(t.workspaceId),
+  ],
+);
+
+/**
+ * Time logged on a task (docs/api.md, "Time tracking"). The team is the task's (a task never changes team): the events
+ * and a team-bound credential read it from the row. The author is kept as null once the user is gone.
+ */
+export const worklogs = pgTable(
+  "worklogs",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id").notNull(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    startedAt: ts("started_at").notNull(),
+    durationSeconds: integer("duration_seconds").notNull(),
+    note: text("note"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check("worklogs_duration_positive", sql`${t.durationSeconds} > 0`),
+    // A task's worklogs (its list, its spent time), the workspace's by time (GET /worklogs, the summary) and by author.
+    index("worklogs_task_idx").on(t.taskId, t.startedAt, t.id),
+    index("worklogs_list_idx").on(t.workspaceId, t.createdAt, t.id),
+    index("worklogs_started_idx").on(t.workspaceId, t.startedAt, t.id),
+    index("worklogs_user_idx").on(t.workspaceId, t.userId, t.startedAt),
   ],
 );
 

@@ -26,7 +26,8 @@ export type IdPrefix =
   | "ogr"
   | "rel"
   | "att"
-  | "lnk";
+  | "lnk"
+  | "wlg";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

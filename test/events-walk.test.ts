@@ -560,6 +560,40 @@ const TABLE: Entry[] = [
     },
   },
   {
+    op: "POST /tasks/{id}/worklogs",
+    async prepare() {
+      const task = await newTask();
+      return {
+        send: () => post(`/tasks/${task.reference}/worklogs`, { startedAt: "2026-03-02T09:00:00Z", duration: "1h" }, t.owner.key),
+        outcome: (res) => ({ events: [{ type: "worklog.created", id: res.body.worklog.id }] }),
+      };
+    },
+  },
+  {
+    op: "PATCH /worklogs/{id}",
+    async prepare() {
+      const task = await newTask();
+      const body = { startedAt: "2026-03-02T09:00:00Z", durationSeconds: 60 };
+      const worklog = ok(await post(`/tasks/${task.id}/worklogs`, body, t.owner.key), 201).worklog;
+      return {
+        send: () => patch(`/worklogs/${worklog.id}`, { duration: "2m", note: "Walked" }, t.owner.key),
+        outcome: () => ({ events: [{ type: "worklog.updated", id: worklog.id, changes: ["durationSeconds", "note"] }] }),
+      };
+    },
+  },
+  {
+    op: "DELETE /worklogs/{id}",
+    async prepare() {
+      const task = await newTask();
+      const body = { startedAt: "2026-03-02T09:00:00Z", durationSeconds: 60 };
+      const worklog = ok(await post(`/tasks/${task.id}/worklogs`, body, t.owner.key), 201).worklog;
+      return {
+        send: () => send("DELETE", `/worklogs/${worklog.id}`, owner()),
+        outcome: () => ({ events: [{ type: "worklog.deleted", id: worklog.id }] }),
+      };
+    },
+  },
+  {
     op: "POST /comments/{id}/attachments",
     async prepare() {
       const comment = ok(await post("/comments", { taskId: (await newTask()).id, content: "c" }, t.owner.key), 201).comment;
@@ -1084,6 +1118,10 @@ const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
   add_link: (task) => ({
     args: { id: task.reference, url: "https://example.com/by-mcp" },
     events: (r) => [{ type: "link.created", id: r.link.id }],
+  }),
+  log_time: (task) => ({
+    args: { id: task.reference, duration: "30m", note: "By MCP" },
+    events: (r) => [{ type: "worklog.created", id: r.worklog.id }],
   }),
   delete_task: async (task) => {
     // Its subtask goes with it; by reference, as an agent names it.

@@ -61,6 +61,10 @@ const newLinkPath = async (teamId = team.id) => {
   const link = ok(await post(`/tasks/${(await newTask(teamId)).id}/links`, { url: "https://example.com/walked" }, owner()), 201).link;
   return `/links/${link.id}`;
 };
+/** A worklog on a new task of `teamId`. */
+const newWorklog = async (teamId = team.id) =>
+  ok(await post(`/tasks/${(await newTask(teamId)).id}/worklogs`, { startedAt: "2026-03-02T09:00:00Z", duration: "1h" }, owner()), 201)
+    .worklog;
 const newProject = async (teamId = team.id) => ok(await post("/projects", { teamId, name: "Walked project" }, owner()), 201).project;
 const newMilestone = async (projectId?: string) =>
   ok(await post("/milestones", { projectId: projectId ?? (await newProject()).id, name: "M" }, owner()), 201).milestone;
@@ -237,6 +241,17 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
   "POST /tasks/claim": async () => ({ path: "/tasks/claim", body: { filter: { eq: { id: (await newTask()).id } } } }),
   "POST /tasks/{id}/claim": async () => ({ path: `/tasks/${(await newTask()).reference}/claim`, body: { leaseSeconds: 60 } }),
   "DELETE /tasks/{id}/claim": async () => ({ path: `/tasks/${(await newTask()).id}/claim` }),
+  // Worklogs: tasks:write logs time and reads it.
+  "POST /tasks/{id}/worklogs": async () => ({
+    path: `/tasks/${(await newTask()).reference}/worklogs`,
+    body: { startedAt: "2026-03-02T09:00:00Z", duration: "15m" },
+  }),
+  "GET /tasks/{id}/worklogs": async () => ({ path: `/tasks/${(await newWorklog()).taskId}/worklogs` }),
+  "GET /worklogs": plain("/worklogs"),
+  "GET /worklogs/summary": plain("/worklogs/summary?groupBy=user"),
+  "GET /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}` }),
+  "PATCH /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}`, body: { note: "Walked" } }),
+  "DELETE /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}` }),
   "GET /projects/{id}/history": async () => ({ path: `/projects/${(await newProject()).id}/history` }),
   "GET /milestones/{id}/history": async () => ({ path: `/milestones/${(await newMilestone()).id}/history` }),
   // Comments.
@@ -326,6 +341,7 @@ function invalidQuery(op: any): string | null {
   const names = ((op.parameters ?? []) as any[]).map((p) => (p.$ref ? doc.components.parameters[p.$ref.split("/").pop()] : p).name);
   if (names.includes("limit")) return "limit=0";
   if (names.includes("fields")) return "fields=__no_such_field__";
+  if (names.includes("groupBy")) return "groupBy=__no_such_group__";
   return null;
 }
 
@@ -486,6 +502,17 @@ const TEAM_TABLE: TeamEntry[] = [
   { op: "DELETE /links/{id}", prepare: async (x) => ({ path: await newLinkPath(x.id) }) },
   { op: "POST /tasks/{id}/claim", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/claim`, body: { leaseSeconds: 60 } }) },
   { op: "DELETE /tasks/{id}/claim", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/claim` }) },
+  {
+    op: "POST /tasks/{id}/worklogs",
+    prepare: async (x) => ({
+      path: `/tasks/${(await taskIn(x)).reference}/worklogs`,
+      body: { startedAt: "2026-03-02T09:00:00Z", duration: "1h" },
+    }),
+  },
+  { op: "GET /tasks/{id}/worklogs", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/worklogs` }) },
+  { op: "GET /worklogs/{id}", prepare: async (x) => ({ path: `/worklogs/${(await newWorklog(x.id)).id}` }) },
+  { op: "PATCH /worklogs/{id}", prepare: async (x) => ({ path: `/worklogs/${(await newWorklog(x.id)).id}`, body: { note: "Walked" } }) },
+  { op: "DELETE /worklogs/{id}", prepare: async (x) => ({ path: `/worklogs/${(await newWorklog(x.id)).id}` }) },
   {
     op: "POST /tasks/{id}/relations",
     prepare: async (x) => ({

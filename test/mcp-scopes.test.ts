@@ -72,6 +72,8 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "unlink_tasks",
       "add_link",
       "list_attachments",
+      "log_time",
+      "list_worklogs",
       "get_task_history",
     ]);
   });

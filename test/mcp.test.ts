@@ -22,6 +22,8 @@ const TOOL_NAMES = [
   "add_comment",
   "list_task_comments",
   "list_attachments",
+  "log_time",
+  "list_worklogs",
   "delete_comment",
   "search",
   "list_users",

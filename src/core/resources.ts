@@ -24,6 +24,7 @@ export const TAGS = {
   Milestones: "Milestones of a project.",
   Comments: "Markdown comments on tasks, projects and milestones.",
   Attachments: "Files on tasks and their comments: uploaded as raw bytes, downloaded as attachments.",
+  Worklogs: "Time logged on tasks, and its sums for timesheets; tasks carry their estimate, what remains and the time spent.",
   Labels: "The workspace's labels, attached to tasks and projects.",
   Search: "Full-text search over the workspace's tasks, projects and milestones.",
   Batch: "Several GETs in one call, each with the caller's credential and the rules of the direct call.",
@@ -177,6 +178,15 @@ export const RESOURCES = {
     reads: ["links"],
     conditional: false,
     events: { link: { tables: ["task_links"], actions: ["created", "deleted"] } },
+  },
+  // Time logged on a task: a change of the task's time (`tasks:write`), logged under the task (`/tasks/{id}/worklogs`).
+  worklogs: {
+    tag: "Worklogs",
+    scope: "tasks:write",
+    reads: ["worklogs"],
+    conditional: true,
+    table: "worklogs",
+    events: { worklog: { tables: ["worklogs"] } },
   },
   projects: {
     tag: "Projects",

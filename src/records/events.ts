@@ -28,6 +28,7 @@ import { teamMemberRecord } from "./team-members";
 import { teamRecord } from "./teams";
 import { UserSummarySchema, workspaceUserRecord } from "./users";
 import { webhookRecord } from "./webhooks";
+import { worklogRecord } from "./worklogs";
 import { workspaceRecord } from "./workspaces";
 
 /** Resource types of events, each with the record its `data` is rendered by (the tables of its stored image: the register's). */
@@ -36,6 +37,7 @@ const RENDERED = {
   task_relation: { fields: storedRelationRecord.fields },
   attachment: { fields: attachmentRecord.fields },
   link: { fields: linkRecord.fields },
+  worklog: { fields: worklogRecord.fields },
   project: { fields: projectRecord.fields },
   milestone: { fields: milestoneRecord.fields },
   comment: { fields: commentRecord.fields },

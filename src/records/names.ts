@@ -30,6 +30,7 @@ export type NameKind =
   | "relation"
   | "attachment"
   | "link"
+  | "worklog"
   | "oauthGrant";
 
 /** An id: `<prefix>_<letters or digits>` (TypeID's shape; of another kind's prefix it is an unknown id, never a name). */
@@ -202,6 +203,7 @@ const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
   relation: ["a relation id", "rel"],
   attachment: ["an attachment id", "att"],
   link: ["a link id", "lnk"],
+  worklog: ["a worklog id", "wlg"],
   oauthGrant: ["an OAuth grant id", "ogr"],
 };
 const idWords = (kind: NameKind) => `${IDS[kind][0]} (\`${IDS[kind][1]}_…\`)`;

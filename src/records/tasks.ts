@@ -26,6 +26,7 @@ import {
 import { SubtaskCounts, TaskStatus } from "./task-status";
 import { TeamSummary, teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+import { EstimateSeconds, TimeTracking, TimeTrackingInput, timeTrackingJson, timeTrackingShape } from "./worklogs";
 
 export { TaskStatus };
 /** Declared in rank order (NONE lowest), so sorting and gt/lt filters on the column follow the rank. */
@@ -108,6 +109,22 @@ export const taskRecord = defineRecord({
       exported: true,
       doc: { description: "Points; null when not estimated" },
     }),
+    // Time tracking: the stored estimate and what remains (set through `timeTracking` in bodies, exported as they are).
+    estimateSeconds: f.integer(tasks.estimateSeconds, {
+      hidden: true,
+      nullable: true,
+      list: false,
+      input: { schema: EstimateSeconds.nullable() },
+      exported: EstimateSeconds.nullable().default(null),
+    }),
+    remainingSeconds: f.integer(tasks.remainingSeconds, {
+      hidden: true,
+      nullable: true,
+      list: false,
+      input: { schema: EstimateSeconds.nullable() },
+      exported: EstimateSeconds.nullable().default(null),
+    }),
+    timeTracking: f.json(timeTrackingJson(tasks), TimeTracking, { shape: timeTrackingShape }),
     teamId: f.id(tasks.teamId, { names: named("team"), exported: BodyId }),
     team: f.json(teamSummaryJson(teams), TeamSummary, { shape: { id: true, name: true, prefix: true } }),
     projectId: f.id(tasks.projectId, {
@@ -198,12 +215,24 @@ export const Task = taskRecord.schema;
 export type TaskDto = z.infer<typeof Task>;
 export const TaskSelection = taskRecord.selection;
 
+/** The stored time-tracking columns are set through `timeTracking` (an object), not as fields of their own. */
+const { estimateSeconds: _e, remainingSeconds: _r, ...createShape } = taskRecord.createShape();
+const { estimateSeconds: _ue, remainingSeconds: _ur, ...updateShape } = taskRecord.inputShape() as Record<string, z.ZodType>;
+
 export const TaskCreate = z
-  .object({ teamId: NameOf("team", "required (400 BAD_REQUEST when missing)"), ...taskRecord.createShape() })
+  .object({
+    teamId: NameOf("team", "required (400 BAD_REQUEST when missing)"),
+    ...createShape,
+    timeTracking: TimeTrackingInput.optional(),
+  })
   .strict()
   .openapi("TaskCreate");
 /** Moving a task to another team is not supported, so `teamId` is an unknown field here (422). */
-export const TaskUpdate = z.object(taskRecord.inputShape()).partial().strict().openapi("TaskUpdate");
+export const TaskUpdate = z
+  .object({ ...updateShape, timeTracking: TimeTrackingInput })
+  .partial()
+  .strict()
+  .openapi("TaskUpdate");
 
 /** What a create or update body names that the operation resolves; every other field is stored as sent. */
 export interface TaskLinks {

@@ -30,6 +30,7 @@ import teams from "./teams";
 import { imports, transfer } from "./transfer";
 import users from "./users";
 import webhooks from "./webhooks";
+import worklogs from "./worklogs";
 import workspaces from "./workspaces";
 
 export const MODULES: readonly ResourceModule[] = [
@@ -52,6 +53,7 @@ export const MODULES: readonly ResourceModule[] = [
   relations,
   attachments,
   links,
+  worklogs,
   projects,
   milestones,
   events,

@@ -65,6 +65,8 @@ const TOOLS = [
   "add_comment",
   "list_task_comments",
   "list_attachments",
+  "log_time",
+  "list_worklogs",
   "delete_comment",
   "search",
   "list_users",

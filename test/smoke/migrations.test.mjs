@@ -22,6 +22,9 @@ const ADDED_SINCE = [
   "function pm_watch_events(jsonb,integer)",
   "function pm_event_filter(jsonb,events)",
   "function pm_webhook_takes(webhooks,events)",
+  "trigger worklogs_inserted on worklogs",
+  "trigger worklogs_updated on worklogs",
+  "trigger worklogs_deleted on worklogs",
 ];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 

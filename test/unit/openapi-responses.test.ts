@@ -23,6 +23,7 @@ const task = {
   description: "",
   dueDate: null,
   estimate: null,
+  timeTracking: { estimateSeconds: null, remainingSeconds: null, spentSeconds: 0, totalSpentSeconds: 0 },
   teamId: team.id,
   team,
   projectId: null,

@@ -12,6 +12,7 @@ import { labelSetCtes } from "../../records/labels";
 import { nameMatch } from "../../records/names";
 import { type TaskCreateInput, type TaskDto, type TaskUpdateInput, taskRecord } from "../../records/tasks";
 import { workspaceMember } from "../../records/users";
+import { type TimeTrackingInputDto, timeTrackingValues } from "../../records/worklogs";
 import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
@@ -23,9 +24,10 @@ const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
 /** The Task answer of the task `id`, read in the statement that wrote it (its CTE `tasks` shadows the table). */
 const written = (id: SQL): SQL<TaskDto | null> => sql`(select ${taskRecord.json()} from ${taskRecord.from} where ${tasks.id} = ${id})`;
 
-/** The fields a body stores as sent (title, status, dueDate, …: every field of the record's map that is not a link). */
-function storedValues(input: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(taskRecord.storedFields().flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])));
+/** The fields a body stores as sent (title, status, dueDate, …: every field of the record's map that is not a link), and its time tracking. */
+function storedValues(input: Record<string, unknown>, on: "create" | "update"): Record<string, unknown> {
+  const stored = taskRecord.storedFields().flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]]));
+  return { ...Object.fromEntries(stored), ...timeTrackingValues(input.timeTracking as TimeTrackingInputDto | undefined, on) };
 }
 
 /** A body that names a link or custom values: those are checked (in a transaction) before the write. */
@@ -57,7 +59,7 @@ function insertTask(
 ) {
   const id = newId("task");
   const columns: Record<string, unknown> = {
-    ...storedValues(input),
+    ...storedValues(input, "create"),
     projectId: resolved.projectId ?? null,
     milestoneId: resolved.milestoneId ?? null,
     parentId: resolved.parentId ?? null,
@@ -113,7 +115,7 @@ function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unkn
  */
 export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
   const { labelIds, ...fields } = input;
-  if (!namesReferences(input)) return writeTask(caller, idOrRef, storedValues(fields), labelIds);
+  if (!namesReferences(input)) return writeTask(caller, idOrRef, storedValues(fields, "update"), labelIds);
   // Interactive (the WebSocket): the task is read (locked) and decides the links written next.
   return caller.transaction(async (tx) => {
     // The task and the rule first (locked), so a foreign task or a refused caller answers before anything the body links to.
@@ -129,7 +131,7 @@ export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpd
       : fields.assigneeId;
     const customFields =
       fields.customFields && (await validateCustomFields(tx, caller.actor.workspace, "task", fields.customFields, current.customFields));
-    return writeTask(caller, current.id, { ...storedValues(fields), ...references, assigneeId, customFields }, labelIds);
+    return writeTask(caller, current.id, { ...storedValues(fields, "update"), ...references, assigneeId, customFields }, labelIds);
   });
 }
 

@@ -1,6 +1,6 @@
 // GET /{tasks|projects|teams|workspaces}/{id}/export: the resource and everything under it. PostgreSQL builds every
-// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks, comments, relations and
-// links fit in one page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
+// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks, comments, relations,
+// links, files and worklogs fit in one page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
 // Worker holds a page at a time, never the document (docs/api.md, export and import; measured in docs/performance.md).
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import {
@@ -18,6 +18,7 @@ import {
   teamMembers,
   teams,
   users,
+  worklogs,
   workspaceMembers,
   workspaces,
 } from "../../../drizzle/schema";
@@ -36,6 +37,7 @@ import { projectRecord } from "../../records/projects";
 import { linkRecord } from "../../records/task-links";
 import { storedRelationRecord } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
+import { worklogRecord } from "../../records/worklogs";
 import { isoTimestamp } from "../../store/record";
 import type { ExportType } from "./schema";
 
@@ -112,9 +114,14 @@ function scopes({ type, workspace, root }: ExportSpec): SQL {
     scope_teams as (${s.teams}),
     scope_milestones as (select id from ${milestones} where project_id in (select id from scope_projects)),
     scope_comments as (${commentScope(commentCondition(type, workspace))}),
-    scope_relations as (select ${taskRelations.id} from ${taskRelations} where ${relationCondition(type, workspace)}),
-    scope_links as (select ${taskLinks.id} from ${taskLinks} where ${linkCondition(type, workspace)}),
-    scope_attachments as (select ${attachments.id} from ${attachments} where ${attachmentCondition(type, workspace)})`;
+    ${sql.join(
+      CREATED_KINDS.map((kind) => {
+        const { table, condition } = CREATED[kind];
+        return sql`${sql.identifier(`scope_${kind}`)} as (select ${table.id} from ${table} where ${condition(type, workspace)})`;
+      }),
+      sql`,
+    `,
+    )}`;
 }
 
 /**
@@ -154,7 +161,7 @@ function relationCondition(type: ExportType, workspace: string): SQL {
  * a project); a comment's attachment carries its task's id too.
  */
 const ofTasks =
-  (l: typeof taskLinks | typeof attachments) =>
+  (l: typeof taskLinks | typeof attachments | typeof worklogs) =>
   (type: ExportType, workspace: string): SQL => {
     const of = {
       workspace: sql`exists (select 1 from root)`,
@@ -166,9 +173,25 @@ const ofTasks =
   };
 const linkCondition = ofTasks(taskLinks);
 const attachmentCondition = ofTasks(attachments);
+const worklogCondition = ofTasks(worklogs);
 /** An attachment as an export carries it: the record and `path`, where `pm export --files` stores its bytes. */
 const attachmentExport = { exportJson: exportedAttachmentJson };
 const commentScope = (condition: SQL) => sql`select ${comments.id} from ${comments} where ${condition}`;
+
+/**
+ * The records paged like comments that are not tasks or comments, in the document's order: their table, who made them,
+ * which of them an export holds, their JSON.
+ */
+const CREATED = {
+  relations: { table: taskRelations, creator: taskRelations.creatorId, condition: relationCondition, record: storedRelationRecord },
+  links: { table: taskLinks, creator: taskLinks.createdBy, condition: linkCondition, record: linkRecord },
+  attachments: { table: attachments, creator: attachments.creatorId, condition: attachmentCondition, record: attachmentExport },
+  worklogs: { table: worklogs, creator: worklogs.userId, condition: worklogCondition, record: worklogRecord },
+} as const;
+type CreatedKind = keyof typeof CREATED;
+const CREATED_KINDS = Object.keys(CREATED) as CreatedKind[];
+/** Every collection an export pages, in the document's order. */
+const PAGED = ["tasks", "comments", ...CREATED_KINDS] as const;
 
 /**
  * The first page of tasks (in team prefix, number order) and of comments, and whether either has more: each page's
@@ -180,11 +203,23 @@ function firstPages(spec: ExportSpec): SQL {
       from (select ${record.exportJson()} as j, picked.n from ${record.from} join (select ${id} as id, row_number() over (order by ${order}) as n
         from ${record.from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) picked on ${id} = picked.id) p)`;
   const s = scope(spec.type, spec.workspace);
+  const created = CREATED_KINDS.map((kind) => {
+    const { table, condition, record } = CREATED[kind];
+    const rows = page(
+      { ...record, from: sql`${table}` },
+      table.id,
+      condition(spec.type, spec.workspace),
+      sql`${table.createdAt}, ${table.id}`,
+    );
+    return sql`cross join lateral ${rows} ${sql.identifier(`first_${kind}`)}`;
+  });
   return sql`cross join lateral ${page(taskRecord, tasks.id, sql`${tasks.teamId} in (${s.taskTeams}) and ${s.task}`, sql`${teams.prefix}, ${tasks.number}`)} first_tasks
     cross join lateral ${page(commentRecord, comments.id, commentCondition(spec.type, spec.workspace), sql`${comments.createdAt}, ${comments.id}`)} first_comments
-    cross join lateral ${page(storedRelationRecord, taskRelations.id, relationCondition(spec.type, spec.workspace), sql`${taskRelations.createdAt}, ${taskRelations.id}`)} first_relations
-    cross join lateral ${page(linkRecord, taskLinks.id, linkCondition(spec.type, spec.workspace), sql`${taskLinks.createdAt}, ${taskLinks.id}`)} first_links
-    cross join lateral ${page({ ...attachmentExport, from: sql`${attachments}` }, attachments.id, attachmentCondition(spec.type, spec.workspace), sql`${attachments.createdAt}, ${attachments.id}`)} first_attachments`;
+    ${sql.join(
+      created,
+      sql`
+    `,
+    )}`;
 }
 
 /** What an export's records point at: user ids, label ids and custom field keys (each a query of one column). */
@@ -261,9 +296,13 @@ function pointedByAll(workspace: string): Pointed {
   const byTasks = pointedByTasks(workspace, "scope_tasks");
   return {
     users: sql`${head.users} union ${byTasks.users} union select author_id from ${comments} where id in (select id from scope_comments)
-      union select creator_id from ${taskRelations} where id in (select id from scope_relations)
-      union select created_by from ${taskLinks} where id in (select id from scope_links)
-      union select creator_id from ${attachments} where id in (select id from scope_attachments)`,
+      ${sql.join(
+        CREATED_KINDS.map((kind) => {
+          const { table, creator } = CREATED[kind];
+          return sql`union select ${creator} from ${table} where ${table.id} in (select id from ${sql.identifier(`scope_${kind}`)})`;
+        }),
+        sql` `,
+      )}`,
     labels: sql`${head.labels} union ${byTasks.labels}`,
     keys: sql`${head.keys} union ${byTasks.keys}`,
   };
@@ -289,13 +328,7 @@ type Head = {
   tasks_more?: boolean;
   comments?: string;
   comments_more?: boolean;
-  relations?: string;
-  relations_more?: boolean;
-  links?: string;
-  links_more?: boolean;
-  attachments?: string;
-  attachments_more?: boolean;
-};
+} & Partial<Record<CreatedKind, string> & Record<`${CreatedKind}_more`, boolean>>;
 
 /**
  * Everything but the tasks and comments, in one statement. `whole`: also the users, labels and fields every record
@@ -323,10 +356,8 @@ async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise
       array(${head.users}) as head_users, array(${head.labels}) as head_labels, array(${head.keys}) as head_keys
       ${
         whole
-          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (first_tasks.more or first_comments.more or first_relations.more or first_links.more or first_attachments.more)`)}, first_tasks.rows as tasks, first_tasks.more as tasks_more,
-            first_comments.rows as comments, first_comments.more as comments_more, first_relations.rows as relations,
-            first_relations.more as relations_more, first_links.rows as links, first_links.more as links_more,
-            first_attachments.rows as attachments, first_attachments.more as attachments_more
+          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (${sql.raw(PAGED.map((kind) => `first_${kind}.more`).join(" or "))})`)},
+            ${sql.raw(PAGED.map((kind) => `first_${kind}.rows as ${kind}, first_${kind}.more as ${kind}_more`).join(", "))}
             from (select 1) one ${firstPages(spec)}`
           : sql``
       }`);
@@ -366,13 +397,6 @@ async function commentPage(db: Executor, spec: ExportSpec, after: { at: string; 
     from ${commentRecord.from} where ${comments.id} in (select id from page) order by ${comments.createdAt}, ${comments.id}`);
   return rows;
 }
-
-/** The records paged like comments that are not tasks or comments: their table, which of them an export holds, their JSON. */
-const CREATED = {
-  relations: { table: taskRelations, creator: taskRelations.creatorId, condition: relationCondition, record: storedRelationRecord },
-  links: { table: taskLinks, creator: taskLinks.createdBy, condition: linkCondition, record: linkRecord },
-  attachments: { table: attachments, creator: attachments.creatorId, condition: attachmentCondition, record: attachmentExport },
-} as const;
 
 /** A page of relations or links after (`createdAt`, `id`), as commentPage, each with its creator. */
 async function createdPage(db: Executor, spec: ExportSpec, kind: keyof typeof CREATED, after: { at: string; id: string } | null) {
@@ -447,7 +471,7 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
     const last = page[page.length - 1];
     page = await commentPage(db, spec, { at: last.at, id: last.id });
   }
-  for (const kind of ["relations", "links", "attachments"] as const) {
+  for (const kind of CREATED_KINDS) {
     await write(`],"${kind}":[`);
     first = true;
     for (let page = await createdPage(db, spec, kind, null); ; ) {
@@ -488,9 +512,9 @@ export async function exportDocument(
   const spec: ExportSpec = { type, workspace, root: rootId(type, idOrRef, workspace, principal.teamIds) };
   const head = await readHead(db, spec, true);
   if (head.root === null) throw notFound(type);
-  if (!head.tasks_more && !head.comments_more && !head.relations_more && !head.links_more && !head.attachments_more)
+  if (PAGED.every((kind) => !head[`${kind}_more`]))
     return {
-      body: `${opening(type, exportedAt, head)}"tasks":${head.tasks},"comments":${head.comments},"relations":${head.relations},"links":${head.links},"attachments":${head.attachments}}}`,
+      body: `${opening(type, exportedAt, head)}${PAGED.map((kind) => `"${kind}":${head[kind]}`).join(",")}}}`,
       done: Promise.resolve(),
     };
 

@@ -19,6 +19,7 @@ import {
   teamMembers,
   teams,
   users,
+  worklogs,
   workspaceMembers,
 } from "../../../drizzle/schema";
 import { callerTeamRole } from "../../auth/access";
@@ -54,6 +55,7 @@ import {
   planTaskPage,
   planTeams,
   planUsers,
+  planWorklogPage,
   surveyTasks,
   type Target,
 } from "./plan";
@@ -281,7 +283,7 @@ async function writeHead(tx: Tx, state: PlanState, plan: HeadPlan, bases: Bases)
 }
 
 /**
- * The second pass: tasks, then comments, then relations, then links, a page at a time, each written as it is planned. Nothing more is written once
+ * The second pass: tasks, then comments, then relations, then links, then worklogs, a page at a time, each written as it is planned. Nothing more is written once
  * a refusal is known (the transaction rolls back), but every page is still planned, so one 422 names every bad value.
  */
 async function writePages(tx: Tx, principal: Principal, state: PlanState, source: ImportSource, bases: Bases, refusal: AppError | null) {
@@ -323,6 +325,17 @@ async function writePages(tx: Tx, principal: Principal, state: PlanState, source
       tx,
       taskLinks,
       planned.map((l) => ({ ...l, ...inWorkspace })),
+      "keep",
+    );
+  }
+  // Worklogs, as links: one the target has (its id) stays as it is.
+  for await (const page of source.pages("worklogs", IMPORT_PAGE)) {
+    const planned = planWorklogPage(state, page);
+    if (!writing() || refused.length) continue;
+    await insertRows(
+      tx,
+      worklogs,
+      planned.map((w) => ({ ...w, ...inWorkspace })),
       "keep",
     );
   }

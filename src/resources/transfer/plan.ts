@@ -13,6 +13,7 @@ import { foldName } from "../../records/names";
 import { type ExportedLink, normalizedUrl } from "../../records/task-links";
 import { type ExportedRelation, storedEdge } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
+import type { ExportedWorklog } from "../../records/worklogs";
 import type { ExportDataDto, ExportType } from "./schema";
 
 type Data = ExportDataDto;
@@ -498,22 +499,51 @@ export function planRelationPage(state: PlanState, page: Located<ExportedRelatio
  */
 export function planLinkPage(state: PlanState, page: Located<ExportedLink>[]) {
   return page.flatMap(({ record: l, at }) => {
-    const task = state.tasks.get(l.taskId);
-    if (!task) {
-      state.fail(`${at}.taskId`, "Not a task of the export");
-      return [];
-    }
+    const task = onExportTask(state, l.taskId, at);
+    if (!task) return [];
     return [
       {
         id: state.kept(l.id) ? l.id : newId("lnk"),
-        taskId: state.ids.get(l.taskId) as string,
-        teamId: state.teamOf(task.teamId),
+        ...task,
         url: normalizedUrl(l.url),
         title: l.title,
         createdBy: state.user(l.createdBy) ?? state.target.callerId,
       },
     ];
   });
+}
+
+/**
+ * A page of worklogs, after the tasks: each on a task of the export, as POST /tasks/{id}/worklogs stores it (the export's
+ * schema checked it with that operation's rules). An author outside the target workspace is kept as none: the time is
+ * theirs, not the importer's. The task's estimates travel with the task, so nothing is adjusted.
+ */
+export function planWorklogPage(state: PlanState, page: Located<ExportedWorklog>[]) {
+  return page.flatMap(({ record: w, at }) => {
+    const task = onExportTask(state, w.taskId, at);
+    if (!task) return [];
+    const { id, userId, startedAt, durationSeconds, note } = w;
+    return [
+      {
+        id: state.kept(id) ? id : newId("wlg"),
+        ...task,
+        userId: state.user(userId),
+        startedAt: new Date(startedAt),
+        durationSeconds,
+        note,
+      },
+    ];
+  });
+}
+
+/** The task (and its team) in the target of a record that hangs on task `taskId` of the export; null (refused at `at`) when it is not one. */
+function onExportTask(state: PlanState, taskId: string, at: string): { taskId: string; teamId: string } | null {
+  const task = state.tasks.get(taskId);
+  if (!task) {
+    state.fail(`${at}.taskId`, "Not a task of the export");
+    return null;
+  }
+  return { taskId: state.ids.get(taskId) as string, teamId: state.teamOf(task.teamId) };
 }
 
 /** A cycle of `blocks` edges, as its tasks in order (each blocks the next, the last the first), or null: a depth-first walk. */

@@ -13,6 +13,7 @@ import { type ExportedLink, linkRecord } from "../../records/task-links";
 import { type ExportedRelation, storedRelationRecord } from "../../records/task-relations";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
 import { TeamPrefix } from "../../records/teams";
+import { type ExportedWorklog, worklogRecord } from "../../records/worklogs";
 import { WorkspaceName } from "../../records/workspaces";
 
 export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;
@@ -58,13 +59,15 @@ const ExportComment = commentRecord.exportSchema<ExportedComment>("ExportComment
 const ExportRelation = storedRelationRecord.exportSchema<ExportedRelation>("ExportRelation");
 // A link's URL is checked by the rule POST /tasks/{id}/links checks it with.
 const ExportLink = linkRecord.exportSchema<ExportedLink>("ExportLink");
+// A worklog's duration and start are checked by the rules POST /tasks/{id}/worklogs checks them with.
+const ExportWorklog = worklogRecord.exportSchema<ExportedWorklog>("ExportWorklog");
 
 /**
  * Every record of an export has an id of its own (the import maps each id to one record; a second record under an id
  * would be dropped), and a team lists a user once.
  */
 type Collections = Record<
-  "users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments" | "relations" | "links" | "attachments",
+  "users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments" | "relations" | "links" | "attachments" | "worklogs",
   Array<{ id: string }>
 > & {
   teams: Array<{ id: string; members: Array<{ userId: string }> }>;
@@ -72,7 +75,7 @@ type Collections = Record<
 function uniqueIds(data: Collections, ctx: z.RefinementCtx) {
   const seen = new Map<string, string>();
   const records = (
-    ["labels", "fields", "teams", "projects", "milestones", "tasks", "comments", "relations", "links", "attachments"] as const
+    ["labels", "fields", "teams", "projects", "milestones", "tasks", "comments", "relations", "links", "attachments", "worklogs"] as const
   ).flatMap((list) => data[list].map((record, i) => [record.id, `${list}.${i}`] as const));
   const users = data.users.map((u, i) => [`user ${u.id}`, `users.${i}`] as const);
   for (const [id, at] of [...records, ...users]) {
@@ -113,6 +116,8 @@ const collections = {
     .array(ExportAttachment)
     .default([])
     .openapi({ description: "The files of the export's tasks and their comments; an import skips them (docs/api.md)" }),
+  // Absent from documents exported before worklogs travelled: none.
+  worklogs: z.array(ExportWorklog).default([]).openapi({ description: "The worklogs of the export's tasks" }),
 };
 /** The collections of an export, in the order an import plans them. */
 export const EXPORT_COLLECTIONS = Object.keys(collections) as Array<keyof typeof collections>;
@@ -133,9 +138,11 @@ export const exportRecordSchema = (collection: ExportCollection | "workspace"): 
       ? ExportRelation
       : collection === "links"
         ? ExportLink
-        : collection === "attachments"
-          ? ExportAttachment
-          : collections[collection].element;
+        : collection === "worklogs"
+          ? ExportWorklog
+          : collection === "attachments"
+            ? ExportAttachment
+            : collections[collection].element;
 
 export const ExportData = z
   .object({

@@ -6,22 +6,25 @@ import type { ExportedComment } from "../../records/comments";
 import type { ExportedLink } from "../../records/task-links";
 import type { ExportedRelation } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
+import type { ExportedWorklog } from "../../records/worklogs";
 import { filedRecords, type ImportHead, type Located } from "./plan";
 import type { ExportDocumentDto } from "./schema";
 
-export type PagedCollection = "tasks" | "comments" | "relations" | "links";
+export type PagedCollection = "tasks" | "comments" | "relations" | "links" | "worklogs";
 type PagedRecord<C extends PagedCollection> = C extends "tasks"
   ? ExportedTask
   : C extends "comments"
     ? ExportedComment
     : C extends "relations"
       ? ExportedRelation
-      : ExportedLink;
+      : C extends "links"
+        ? ExportedLink
+        : ExportedWorklog;
 
 export interface ImportSource {
   /** The export's type, root and workspace, every collection but the paged ones, and the records its files hang on. */
   head(): Promise<ImportHead>;
-  /** The tasks, the comments, the relations or the links, in the document's order, `size` at a time. */
+  /** The tasks, the comments, the relations, the links or the worklogs, in the document's order, `size` at a time. */
   pages<C extends PagedCollection>(collection: C, size: number): AsyncIterable<Located<PagedRecord<C>>[]>;
   /** Every record id of the import, as a `text[]` expression (an update looks for them in the target). */
   ids: SQL<string[]>;
@@ -35,7 +38,9 @@ const COLLECTIONS = ["users", "labels", "fields", "teams", "projects", "mileston
 export function documentSource(doc: ExportDocumentDto): ImportSource {
   const located = <T>(list: T[], name: string): Located<T>[] => list.map((record, i) => ({ record, at: `data.data.${name}.${i}` }));
   const d = doc.data;
-  const ids = [d.labels, d.projects, d.milestones, d.tasks, d.comments, d.relations, d.links].flatMap((list) => list.map((r) => r.id));
+  const ids = [d.labels, d.projects, d.milestones, d.tasks, d.comments, d.relations, d.links, d.worklogs].flatMap((list) =>
+    list.map((r) => r.id),
+  );
   return {
     head: async () => ({
       type: doc.type,

@@ -225,7 +225,7 @@ function stagedSource(tx: Tx, id: string): ImportSource {
       const { rows } = await tx.execute<{ type: ImportHead["type"]; root: string; records: Stored[] }>(sql`
         select p.type, p.root, (select coalesce(json_agg(json_build_object('collection', r.collection, 'part', r.part,
             'position', r.position, 'record', r.record) order by r.part, r.position), '[]')
-          from ${importRecords} r where r.${ofImport} and r.collection not in ('tasks', 'comments', 'relations', 'links')) as records
+          from ${importRecords} r where r.${ofImport} and r.collection not in ('tasks', 'comments', 'relations', 'links', 'worklogs')) as records
         from ${importParts} p where p.import_id = ${id} order by p.number limit 1`);
       const { type, root, records } = rows[0];
       const of = <T>(collection: Stored["collection"]) => records.filter((r) => r.collection === collection).map((r) => located<T>(r));

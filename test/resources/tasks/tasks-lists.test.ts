@@ -252,6 +252,8 @@ describe("task lists", () => {
       description: (v) => typeof v === "string",
       dueDate: (v) => v === null || (typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v)),
       estimate: (v) => v === null || Number.isInteger(v),
+      timeTracking: (v: any) =>
+        Object.keys(v).join() === "estimateSeconds,remainingSeconds,spentSeconds,totalSpentSeconds" && Number.isInteger(v.spentSeconds),
       teamId: (v) => typeof v === "string",
       team: (v: any) => typeof v === "object" && Object.keys(v).join() === "id,name,prefix",
       projectId: (v) => v === null || typeof v === "string",

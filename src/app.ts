@@ -30,6 +30,7 @@ import { safeRetries } from "./middleware/safe-retries";
 import { settleAsked } from "./middleware/settle-asked";
 import { webhookRelay } from "./middleware/webhook-relay";
 import { accountRoutes } from "./resources/account/routes";
+import { agentSessionRoutes } from "./resources/agent-sessions";
 import { agentRoutes } from "./resources/agents/routes";
 import { apiKeyRoutes } from "./resources/api-keys/routes";
 import { attachmentRoutes } from "./resources/attachments/routes";
@@ -165,6 +166,7 @@ export function buildApp() {
     tasks: { routes: [taskRoutes, taskRelationRoutes] },
     attachments: { routes: [attachmentRoutes] },
     links: { routes: [taskLinkRoutes] },
+    "agent-sessions": { routes: [agentSessionRoutes] },
     projects: { routes: [projectRoutes] },
     milestones: { routes: [milestoneRoutes] },
     events: { routes: [eventRoutes] },

@@ -26,7 +26,9 @@ export type IdPrefix =
   | "ogr"
   | "rel"
   | "att"
-  | "lnk";
+  | "lnk"
+  | "ses"
+  | "act";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

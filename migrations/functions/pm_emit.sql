@@ -6,8 +6,8 @@
 -- into this transaction's event of the same record (created then updated is one `created`), so an operation is one
 -- event per record it changes. `changes` is a JSON array of {ws, id, before, after, labels?, added?, removed?}:
 -- `labels` the record's label ids now (tasks, projects), `added`/`removed` the label links this change made or undid (a
--- link made and undone in one transaction is no change). A task relation's, link's or attachment's event carries its
--- task ids (task_ids: it is in those tasks' histories); a relation's also the other task's team (other_team_id: a
+-- link made and undone in one transaction is no change). A task relation's, link's, attachment's, agent session's or
+-- activity's event carries its task ids (task_ids: it is in those tasks' histories); a relation's also the other task's team (other_team_id: a
 -- caller, or a webhook bound to teams, sees it only when it reaches both tasks). New events get the webhook deliveries
 -- they match, written only where the workspace has an enabled webhook.
 CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes jsonb) RETURNS void LANGUAGE plpgsql AS $$
@@ -46,7 +46,7 @@ BEGIN
       ctx->>'via', ctx->>'requestId', c.before, c.after, c.labels,
       coalesce(c.added, '{}'), coalesce(c.removed, '{}'),
       CASE WHEN kind = 'task_relation' THEN ARRAY[c.image->>'source_task_id', c.image->>'target_task_id']
-        WHEN kind IN ('attachment', 'link') THEN ARRAY[c.image->>'task_id'] END,
+        WHEN kind IN ('attachment', 'link', 'agent_session', 'agent_activity') THEN ARRAY[c.image->>'task_id'] END,
       CASE WHEN kind = 'task_relation' THEN c.image->>'target_team_id' END
     FROM placed c
     ON CONFLICT (xact, resource_type, resource_id) DO UPDATE SET
@@ -74,6 +74,8 @@ BEGIN
       WHERE e.xact = base >> 20 AND e.position > base AND e.position <= base + jsonb_array_length(changes)
         AND w.enabled AND pm_event_matches(w.events, e.type)
         AND (w.team_ids IS NULL OR (e.team_id = ANY (w.team_ids)
-          AND (e.other_team_id IS NULL OR e.other_team_id = ANY (w.team_ids))));
+          AND (e.other_team_id IS NULL OR e.other_team_id = ANY (w.team_ids))))
+        -- A webhook naming agents gets only the events of their sessions and activities.
+        AND (w.agent_ids IS NULL OR coalesce(e.new_image, e.old_image)->>'agent_id' = ANY (w.agent_ids));
   END IF;
 END $$;

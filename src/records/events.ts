@@ -12,6 +12,7 @@ import type { Executor } from "../db/client";
 import { typeIdAt } from "../ids";
 import type { Field } from "../store/record";
 import { orNull } from "../store/schemas";
+import { activityRecord, sessionRecord } from "./agent-sessions";
 import { apiKeyRecord } from "./api-keys";
 import { attachmentRecord } from "./attachments";
 import { commentRecord } from "./comments";
@@ -36,6 +37,9 @@ const RENDERED = {
   task_relation: { fields: storedRelationRecord.fields },
   attachment: { fields: attachmentRecord.fields },
   link: { fields: linkRecord.fields },
+  // A session's state as its change stored it (`stale` is a reading of the clock, not a change).
+  agent_session: { fields: sessionRecord.fields, stored: { state: "state" } },
+  agent_activity: { fields: activityRecord.fields },
   project: { fields: projectRecord.fields },
   milestone: { fields: milestoneRecord.fields },
   comment: { fields: commentRecord.fields },
@@ -49,7 +53,7 @@ const RENDERED = {
   invite: { fields: inviteRecord.fields },
   api_key: { fields: apiKeyRecord.fields },
   webhook: { fields: webhookRecord.fields },
-} satisfies Record<ResourceType, { fields: Record<string, Field> }>;
+} satisfies Record<ResourceType, { fields: Record<string, Field>; stored?: Record<string, string> }>;
 
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
 export const EventActor = UserSummarySchema.extend({
@@ -117,10 +121,12 @@ function formatted(field: Field, value: unknown): unknown {
 
 /** A stored row as the record's answer names its fields: every field that is a column of the image's tables. */
 function imageData(type: ResourceType, image: Record<string, unknown>, row: EventRow): Record<string, unknown> {
-  const rendered = RENDERED[type];
+  const rendered: { fields: Record<string, Field>; stored?: Record<string, string> } = RENDERED[type];
   const data: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(rendered.fields as Record<string, Field>)) {
+  for (const [name, field] of Object.entries(rendered.fields)) {
     if (name === "reference" && row.reference) data.reference = row.reference;
+    const stored = rendered.stored?.[name];
+    if (stored && stored in image) data[name] = image[stored];
     if (field.hidden || !is(field.value, PgColumn)) continue;
     const column = field.value as PgColumn;
     if (!EVENT_SOURCES[type].tables.includes(getTableName(column.table)) || !(column.name in image)) continue;

@@ -30,6 +30,8 @@ export type NameKind =
   | "relation"
   | "attachment"
   | "link"
+  | "agentSession"
+  | "agentActivity"
   | "oauthGrant";
 
 /** An id: `<prefix>_<letters or digits>` (TypeID's shape; of another kind's prefix it is an unknown id, never a name). */
@@ -155,6 +157,8 @@ const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
   relation: ["a relation id", "rel"],
   attachment: ["an attachment id", "att"],
   link: ["a link id", "lnk"],
+  agentSession: ["an agent session id", "ses"],
+  agentActivity: ["an agent activity id", "act"],
   oauthGrant: ["an OAuth grant id", "ogr"],
 };
 const idWords = (kind: NameKind) => `${IDS[kind][0]} (\`${IDS[kind][1]}_…\`)`;

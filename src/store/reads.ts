@@ -1,7 +1,7 @@
 // The reads every record has, written once: one record by id (or reference), and a page of a list. Each is one
 // statement scoped by the caller's workspace as SQL, so it authenticates itself; finding nothing asks whether the
 // credential is live (401) before answering 404 or an empty page.
-import { type SQL, sql } from "drizzle-orm";
+import { and, type SQL, sql } from "drizzle-orm";
 import { notFound } from "../core/errors";
 import type { Db } from "../db/client";
 import type { Actor, StatementCaller as Caller } from "./caller";
@@ -10,13 +10,22 @@ import type { RecordType } from "./record";
 
 type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 
-/** GET /<records>/{id}: the record `idOrRef` names in the caller's workspace, narrowed to `fields` in SQL. */
-export function readRecord<R extends RecordType>(caller: Caller, record: R, idOrRef: string, fields: FieldSelection | null = null) {
+/**
+ * GET /<records>/{id}: the record `idOrRef` names in the caller's workspace, narrowed to `fields` in SQL; `scope` narrows
+ * what the caller sees further (an agent sees its own sessions).
+ */
+export function readRecord<R extends RecordType>(
+  caller: Caller,
+  record: R,
+  idOrRef: string,
+  fields: FieldSelection | null = null,
+  scope?: (actor: Actor) => SQL,
+) {
   return caller.read(async (actor) => {
     const query = caller.db
       .select({ record: record.json(fields, actor) })
       .from(record.from)
-      .where(record.named(actor, idOrRef))
+      .where(scope ? and(record.named(actor, idOrRef), scope(actor)) : record.named(actor, idOrRef))
       .limit(1);
     const pending = combining.get(caller.db);
     const row = pending ? await combined(pending, caller.db, record, query.getSQL()) : (await query)[0];

@@ -14,7 +14,7 @@ import { startPostgres } from "../../scripts/lib/postgres.mjs";
 /** The last versioned migration before the functions had their files: databases migrated up to it are upgraded here. */
 const BEFORE_FUNCTION_FILES = "0022_attachments";
 /** Functions made since the files came (a new file each): the only ones an upgrade from then adds. */
-const ADDED_SINCE = ["function pm_fence(text)", "function pm_settle(text,text,text)"];
+const ADDED_SINCE = ["function pm_fence(text)", "function pm_settle(text,text,text)", "function pm_agent_session_event()"];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 
 let dir;

@@ -13,6 +13,7 @@ import { link } from "./commands/link";
 import { login, logout } from "./commands/login";
 import { milestones, projects } from "./commands/projects";
 import { search } from "./commands/search";
+import { sessions } from "./commands/sessions";
 import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
 import { exportCommand, importCommand } from "./commands/transfer";
@@ -45,6 +46,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     download,
     link,
     search,
+    sessions,
     labels,
     teams,
     members,
@@ -69,6 +71,7 @@ const DEFAULT_SUBCOMMAND = new Map<CommandDef, string>([
   [comment, "add"],
   [comments, "list"],
   [workspace, "list"],
+  [sessions, "list"],
 ]);
 
 const VERSION_FLAGS = ["--version", "-V"];

@@ -4089,6 +4089,7 @@ export interface components {
       };
     };
     Webhook: {
+      agentIds: string[] | null;
       createdAt: string;
       description: string;
       /** @description Why the service disabled it (a 410 answer, 3 days of failures); null while enabled or paused by hand */
@@ -4101,6 +4102,8 @@ export interface components {
       url: string;
     };
     WebhookCreate: {
+      /** @description Only events of these agents' sessions and their activities, each an agent's a user id (`user_…`) or its email, answered as ids (null: every event) */
+      agentIds?: string[] | null;
       description?: string;
       /**
        * @description Event types (`task.created`), a resource's every type (`task.*`) or `*`
@@ -4145,6 +4148,7 @@ export interface components {
     /** @enum {string} */
     WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
     WebhookSelection: {
+      agentIds?: string[] | null;
       createdAt?: string;
       description?: string;
       /** @description Why the service disabled it (a 410 answer, 3 days of failures); null while enabled or paused by hand */
@@ -4157,6 +4161,8 @@ export interface components {
       url?: string;
     };
     WebhookUpdate: {
+      /** @description Only events of these agents' sessions and their activities, each an agent's a user id (`user_…`) or its email, answered as ids (null: every event) */
+      agentIds?: string[] | null;
       description?: string;
       /** @description false pauses deliveries; true again clears the failure state */
       enabled?: boolean;
@@ -23583,7 +23589,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, enabled, disabledReason, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, agentIds, enabled, disabledReason, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][disabledReason]"?: string;
@@ -23953,7 +23959,7 @@ export interface operations {
   getWebhook: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, enabled, disabledReason, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, agentIds, enabled, disabledReason, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {

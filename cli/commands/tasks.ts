@@ -10,6 +10,7 @@ import { addFilter, type ListQuery, listArgs, listQuery, printList } from "../li
 import { type Column, printJson, printNextCursor, printRecord, printTable } from "../output";
 import { openSession, type Session, type SessionOptions, unwrap, unwrapEmpty } from "../session";
 import { historyColumns } from "./events";
+import { delegate } from "./sessions";
 import { link, unlink } from "./task-links";
 import { view } from "./task-view";
 
@@ -358,5 +359,5 @@ const history = defineCommand({
 
 export const tasks = defineCommand({
   meta: { name: "pm tasks", description: "Tasks" },
-  subCommands: { list, view, get, create, edit, update: edit, close, reopen, delete: remove, history, link, unlink },
+  subCommands: { list, view, get, create, edit, update: edit, close, reopen, delete: remove, history, link, unlink, delegate },
 });

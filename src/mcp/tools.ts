@@ -2,6 +2,14 @@ import { z } from "@hono/zod-openapi";
 import type { Caller } from "../auth/caller";
 import { acceptedScopes, type Scope, scopeOf } from "../core/scopes";
 import { FieldsQuery, Pagination, paginated } from "../http/schemas";
+import {
+  ActivityCreate,
+  AgentActivity,
+  AgentActivitySelection,
+  AgentSessionSelection,
+  activityRecord,
+  sessionRecord,
+} from "../records/agent-sessions";
 import { type AttachmentDto, attachmentRecord, contentPath } from "../records/attachments";
 import { Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../records/comments";
 import { Event } from "../records/events";
@@ -21,6 +29,7 @@ import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
 import { teamRecord } from "../records/teams";
 import { workspaceUserRecord } from "../records/users";
+import { getSession, listActivities, listSessions, postActivity } from "../resources/agent-sessions";
 import { listAttachments } from "../resources/attachments/operations";
 import { createComment, deleteComment, listTargetComments } from "../resources/comments/operations";
 import { listEvents, recordEvents } from "../resources/events/operations";
@@ -225,6 +234,43 @@ export const TOOLS: Tool[] = [
     },
   }),
   deleteTool("task", "tasks", TaskRef, deleteTask, " Its subtasks and comments go with it."),
+  // Delegation (docs/agents.md): an agent lists its sessions, reads one with its activities, and posts to it.
+  tool({
+    name: "list_sessions",
+    title: "List agent sessions",
+    description: `Agent sessions (GET /agent-sessions): an agent sees its own. ${describeList(sessionRecord.list)}`,
+    rest: "GET /agent-sessions",
+    input: ListInput,
+    output: paginated("sessions", AgentSessionSelection),
+    async run(ctx, args: ListArgs) {
+      const params = await ctx.caller.listParams(sessionRecord.list, listQuery(args));
+      return listBody("sessions", params, await listSessions(ctx.caller, params));
+    },
+  }),
+  tool({
+    name: "get_session",
+    title: "Get an agent session",
+    description: "A session with its activities, oldest first (GET /agent-sessions/{id} and …/activities).",
+    rest: "GET /agent-sessions/{id}",
+    input: z.object({ id: NameOf("agentSession"), limit: Limit, cursor: Cursor }).strict(),
+    output: z.object({ session: AgentSessionSelection, ...paginated("activities", AgentActivitySelection).shape }),
+    async run(ctx, { id, ...page }) {
+      const params = await ctx.caller.listParams(activityRecord.list, pageQuery(page));
+      const [session, activities] = await Promise.all([getSession(ctx.caller, id), listActivities(ctx.caller, id, params)]);
+      return { session, ...(await listBody("activities", params, activities)) };
+    },
+  }),
+  tool({
+    name: "post_activity",
+    title: "Post to an agent session",
+    description: "Posts to a session (POST /agent-sessions/{id}/activities): its agent a thought, action, elicitation, response or error.",
+    rest: "POST /agent-sessions/{id}/activities",
+    input: z.object({ id: NameOf("agentSession"), ...ActivityCreate.shape }).strict(),
+    output: z.object({ activity: AgentActivity }),
+    async run(ctx, { id, ...body }) {
+      return { activity: await postActivity(ctx.caller, id, body) };
+    },
+  }),
   tool({
     name: "link_tasks",
     title: "Relate two tasks",

@@ -30,6 +30,11 @@ const TeamIds = NamesOf("team", 100)
   .openapi({
     description: `Only events of these teams, each ${formsOf("team")}, answered as ids (null: every event, including those that belong to no team)`,
   });
+const AgentIds = NamesOf("user", 100)
+  .nullable()
+  .openapi({
+    description: `Only events of these agents' sessions and their activities, each an agent's ${formsOf("user")}, answered as ids (null: every event)`,
+  });
 const Description = z.string().max(1000);
 const WebhookUrl = z
   .string()
@@ -51,6 +56,9 @@ export const webhookRecord = defineRecord({
     teamIds: f.json(sql`to_json(${webhooks.teamIds})`, z.array(z.string()).nullable(), {
       input: { schema: TeamIds, create: "optional", write: "resolved" },
     }),
+    agentIds: f.json(sql`to_json(${webhooks.agentIds})`, z.array(z.string()).nullable(), {
+      input: { schema: AgentIds, create: "optional", write: "resolved" },
+    }),
     enabled: f.boolean(webhooks.enabled, {
       input: { schema: z.boolean().openapi({ description: "false pauses deliveries; true again clears the failure state" }) },
     }),
@@ -68,11 +76,23 @@ export type WebhookDto = z.infer<typeof Webhook>;
 export const WebhookSelection = webhookRecord.selection;
 
 export const WebhookCreate = z
-  .object({ url: WebhookUrl, events: EventPatterns, description: Description.optional(), teamIds: TeamIds.optional() })
+  .object({
+    url: WebhookUrl,
+    events: EventPatterns,
+    description: Description.optional(),
+    teamIds: TeamIds.optional(),
+    agentIds: AgentIds.optional(),
+  })
   .strict()
   .openapi("WebhookCreate");
 export const WebhookUpdate = z.object(webhookRecord.inputShape()).partial().strict().openapi("WebhookUpdate");
-export type WebhookCreateInput = { url: string; events: string[]; description?: string; teamIds?: string[] | null };
+export type WebhookCreateInput = {
+  url: string;
+  events: string[];
+  description?: string;
+  teamIds?: string[] | null;
+  agentIds?: string[] | null;
+};
 export type WebhookUpdateInput = Partial<WebhookCreateInput & { enabled: boolean }>;
 
 /** A webhook with its signing secret: the create and rotate-secret answers only. */

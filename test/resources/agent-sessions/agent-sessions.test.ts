@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { get, patch, post } from "../../helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
-import { eventsAfter, keyWith } from "../../helpers/least-privilege";
+import { eventsAfter, keyWith, receiverUrl } from "../../helpers/least-privilege";
 
 const SESSION_ID = /^ses_[0-9a-z]{26}$/;
 const ACTIVITY_ID = /^act_[0-9a-z]{26}$/;
@@ -283,5 +283,33 @@ describe("agent sessions", () => {
     expect(imported).toMatchObject({ delegateId: agent.id, session: null });
     const second = (await get(`/teams/${copy.id}/export`, t.owner.key)).body;
     expect(second.data.tasks[0].delegateId).toBe(agent.id);
+  });
+
+  it("a webhook naming agentIds gets the events of those agents' sessions only", async () => {
+    const hook = await post(
+      "/webhooks",
+      { url: receiverUrl(), events: ["agent_session.*", "agent_activity.*", "task.*"], agentIds: [agent.email] },
+      t.owner.key,
+    );
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    expect(hook.body.webhook.agentIds).toEqual([agent.id]);
+    expect((await post("/webhooks", { url: receiverUrl(), events: ["*"], agentIds: [member.userId] }, t.owner.key)).status).toBe(404);
+    const a = await task();
+    const mine = (await delegate(a.reference, agent.id)).body.task.session;
+    await activity(mine.id, { type: "thought", body: "On it" }, agent.key);
+    const b = await task();
+    const theirs = (await delegate(b.reference, other.id)).body.task.session;
+    const deliveries = (await get(`/webhooks/${hook.body.webhook.id}/deliveries?limit=250`, t.owner.key)).body.deliveries;
+    const events = await eventsAfter(t.owner.key);
+    const delivered = deliveries.map((d: { eventId: string }) => events.find((e) => e.id === d.eventId));
+    expect(delivered.map((e: { type: string }) => e.type).sort()).toEqual(
+      ["agent_activity.created", "agent_session.created", "agent_session.updated"].sort(),
+    );
+    expect(
+      delivered.every((e: { resourceId: string; data: { sessionId?: string } }) => [e.resourceId, e.data.sessionId].includes(mine.id)),
+    ).toBe(true);
+    expect(delivered.some((e: { resourceId: string }) => e.resourceId === theirs.id)).toBe(false);
+    const cleared = await patch(`/webhooks/${hook.body.webhook.id}`, { agentIds: null }, t.owner.key);
+    expect(cleared.body.webhook.agentIds).toBeNull();
   });
 });

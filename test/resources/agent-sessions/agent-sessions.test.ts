@@ -312,4 +312,30 @@ describe("agent sessions", () => {
     const cleared = await patch(`/webhooks/${hook.body.webhook.id}`, { agentIds: null }, t.owner.key);
     expect(cleared.body.webhook.agentIds).toBeNull();
   });
+
+  it("batch reads run the GETs' own reads, with their rules", async () => {
+    const a = await task(eng);
+    const b = await task(ops);
+    const own = (await delegate(a.reference, agent.id)).body.task.session;
+    const theirs = (await delegate(b.reference, other.id)).body.task.session;
+    await activity(own.id, { type: "thought", body: "Batched" }, agent.key);
+    const res = await post(
+      "/batch",
+      {
+        requests: [
+          `/agent-sessions/${own.id}?fields=id,state`,
+          `/agent-sessions/${own.id}/activities`,
+          `/agent-sessions?filter[eq][taskId]=${a.reference}`,
+          `/agent-sessions/${theirs.id}`,
+        ],
+      },
+      agent.key,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [one, activities, list, hidden] = res.body.results;
+    expect(one).toEqual({ session: { id: own.id, state: "active" } });
+    expect(activities.activities.map((x: { body: string }) => x.body)).toEqual(["Batched"]);
+    expect(list.sessions.map((x: { id: string }) => x.id)).toEqual([own.id]);
+    expect(hidden.error.code).toBe("NOT_FOUND");
+  });
 });

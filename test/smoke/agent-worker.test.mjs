@@ -9,6 +9,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli, pmRunner } from "./lib/pm.mjs";
 import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
 
 let stack;
@@ -16,6 +17,7 @@ let dir;
 let owner;
 let agent;
 let runWorker;
+const { pm, pmJson } = pmRunner(() => dir);
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "pm-agent-worker-"));
@@ -80,4 +82,21 @@ describe("the example agent worker", () => {
     expect(again.activities.map((a) => a.type)).toEqual(["thought", "action", "response", "prompt", "thought", "action", "response"]);
     expect(again.activities[4].body).toContain("And the title?");
   });
+
+  it("pm tasks delegate, pm sessions and pm sessions view, as a script runs them (PM_API_KEY)", async () => {
+    buildCli();
+    const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+    const { team } = (await stack.call("POST", "/teams", { key: owner.key, body: { name: "Operations", prefix: "OPS" } })).body;
+    const { task } = (await stack.call("POST", "/tasks", { key: owner.key, body: { teamId: team.id, title: "Rotate the keys" } })).body;
+    const delegated = await pmJson(["tasks", "delegate", task.reference, "--to", agent.id], env);
+    expect(delegated.task).toMatchObject({ delegateId: agent.id, session: { state: "pending" } });
+    const printed = await pm(["tasks", "delegate", task.reference, "--to", agent.id], env);
+    expect(printed.stdout).toContain(`session:   ${delegated.task.session.id} (pending)`);
+    const listed = await pmJson(["sessions", "--task", task.reference], env);
+    expect(listed.sessions.map((s) => s.id)).toEqual([delegated.task.session.id]);
+    const viewed = await pmJson(["sessions", "view", delegated.task.session.id], env);
+    expect(viewed).toMatchObject({ session: { id: delegated.task.session.id, state: "pending" }, activities: [] });
+    const cleared = await pm(["tasks", "delegate", task.reference, "--to", "none"], env);
+    expect(cleared.stdout).toContain(`${task.reference} has no delegate`);
+  }, 120_000);
 });

@@ -6,7 +6,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { agentActivities, agentSessions, users } from "../../../drizzle/schema";
 import { actorMay, TASK_WRITE } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { conflict, forbidden, notFound } from "../../core/errors";
+import { conflict, forbidden } from "../../core/errors";
 import { newId } from "../../ids";
 import {
   type ActivityCreateInput,
@@ -16,6 +16,7 @@ import {
   STATE_AFTER,
   sessionRecord,
 } from "../../records/agent-sessions";
+import { listChildren } from "../../records/task-children";
 import type { Actor } from "../../store/caller";
 import { type Guard, guardedWrite, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
@@ -44,22 +45,13 @@ export function getSession(caller: Caller, id: string, fields: FieldSelection | 
   return readRecord(caller, sessionRecord, id, fields, visible);
 }
 
-/**
- * GET /agent-sessions/{id}/activities: oldest first by default, one query. The page is left-joined to the session
- * (as the caller sees it), so a session it does not see gives no row (404) and one without activities a row of nulls.
- */
+/** GET /agent-sessions/{id}/activities: oldest first by default, one query; a session the caller does not see is 404. */
 export function listActivities(caller: Caller, id: string, params: ListParams): Promise<AgentActivityDto[]> {
-  return caller.list(async (actor) => {
-    const parent = sql`(select ${sessionId} as id from ${agentSessions} where ${and(visible(actor), eq(agentSessions.id, id))}) as ${sql.identifier("parent")}`;
-    const rows = await caller.db
-      .select({ record: activityRecord.json(params.fields) })
-      .from(parent)
-      .leftJoin(agentActivities, and(eq(agentActivities.sessionId, sql`${sql.identifier("parent")}.id`), params.where))
-      .orderBy(...params.orderBy)
-      .limit(params.limit + 1);
-    if (rows.length === 0) throw notFound(sessionRecord.noun);
-    return rows.map((row) => row.record as AgentActivityDto).filter((activity) => activity.id !== null);
-  });
+  const session = {
+    select: (actor: Actor) => sql`select ${sessionId} as id from ${agentSessions} where ${and(visible(actor), eq(agentSessions.id, id))}`,
+    noun: sessionRecord.noun,
+  };
+  return listChildren(caller, session, params, { record: activityRecord, from: agentActivities, parentId: agentActivities.sessionId });
 }
 
 const notStopped: Guard = {

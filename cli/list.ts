@@ -64,6 +64,19 @@ export function listQuery(args: ListOptions, rawArgs: string[], defs: ArgsDef): 
   return query;
 }
 
+/** A list query's filters and sorts as JSON (`{<op>: {<field>: value}}`, `{<field>: "asc"|"desc"}`), as POST /tasks/claim takes them. */
+export function filterSortJson(query: ListQuery) {
+  const filter: Record<string, Record<string, string | string[]>> = {};
+  const sort: Record<string, "asc" | "desc"> = {};
+  for (const [param, value] of Object.entries(query)) {
+    const term = /^filter\[([^[\]]*)\]\[([^[\]]*)\]$/.exec(param);
+    if (term) filter[term[1]] = { ...filter[term[1]], [term[2]]: value as string | string[] };
+    const key = /^sort\[([^[\]]*)\]$/.exec(param);
+    if (key) sort[key[1]] = value as "asc" | "desc";
+  }
+  return { filter, sort };
+}
+
 /** Adds `filter[op][field]=value` (a list repeats the parameter, as `in` takes it). */
 export function addFilter(query: ListQuery, op: string, field: string, value: string | string[]): void {
   query[`filter[${op}][${field}]`] = value;

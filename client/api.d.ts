@@ -1711,6 +1711,34 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/tasks/{id}/claim": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Claim a task, or renew one's claim
+     * @description Takes the task for `leaseSeconds` (expiry = now + lease), or renews the caller's own claim. While another holder's claim is live: 409 CONFLICT with `details: {holderId, expiresAt}`. The body may be left out. A claim is a write of the task: the `tasks:write` scope and the right to change it (team MEMBER or above, or workspace ADMIN/OWNER; a VIEWER is 403), within the credential's teams. An expired claim holds nothing. Event `task.claimed`.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    post: operations["claimTask"];
+    /**
+     * Release a task's claim
+     * @description By the claim's holder, or a workspace ADMIN/OWNER (anyone else: 403). A task no live claim holds is released already: 204, nothing written. Event `task.released`.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    delete: operations["releaseTask"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/tasks/{id}/comments": {
     parameters: {
       query?: never;
@@ -1850,6 +1878,28 @@ export interface paths {
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
     delete: operations["deleteTaskRelation"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/tasks/claim": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Claim the first free task that matches a filter (a shared work queue)
+     * @description Atomically takes the first task, in the list's order, that matches `filter` and no live claim holds, for `leaseSeconds`; concurrent callers each get another task. 204 when none is free. An unknown filter or sort name or operator is 400, as for GET /tasks. A claim is a write of the task: the `tasks:write` scope and the right to change it (team MEMBER or above, or workspace ADMIN/OWNER; a VIEWER is 403), within the credential's teams. An expired claim holds nothing. Matching tasks that are free but that the caller may only read: 403. Event `task.claimed`.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    post: operations["claimNextTask"];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -2619,6 +2669,10 @@ export interface components {
           }
         | components["schemas"]["Error"]
       )[];
+    };
+    ClaimedTask: {
+      claim: components["schemas"]["TaskClaim"];
+      task: components["schemas"]["Task"];
     };
     /** @description Exactly one of taskId, projectId, milestoneId is set. */
     Comment: {
@@ -3659,6 +3713,8 @@ export interface components {
       assigneeId: string | null;
       /** @description Tasks that block this one and are neither DONE nor CANCELED (of any team) */
       blockedByCount: number;
+      /** @description Who holds the task (POST /tasks/{id}/claim) until when; null when no live claim does */
+      claim: components["schemas"]["TaskClaim"] | null;
       createdAt: string;
       /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields: {
@@ -3698,6 +3754,33 @@ export interface components {
       teamId: string;
       title: string;
       updatedAt: string;
+    };
+    TaskClaim: {
+      /** @description When the claim stops holding the task, unless renewed */
+      expiresAt: string;
+      /**
+       * @description The user (person or agent) that holds the task
+       * @example user_01jz8x4q0be0sv3c5kq9v1y2ab
+       */
+      holderId: string;
+    };
+    TaskClaimCreate: {
+      /** @description How long the claim holds the task, in seconds (30..3600, default 900). Default: `900`. */
+      leaseSeconds?: number;
+    };
+    TaskClaimNext: {
+      /** @description GET /tasks's filters as JSON, by the same names and operators: `{"eq": {"teamId": "ENG", "status": "TODO"}}`; `{}` for any task */
+      filter: {
+        [key: string]: {
+          [key: string]: string | number | boolean | null | (string | number | boolean | null)[];
+        };
+      };
+      /** @description How long the claim holds the task, in seconds (30..3600, default 900). Default: `900`. */
+      leaseSeconds?: number;
+      /** @description GET /tasks's sorts as JSON, e.g. `{"priority": "desc"}` (default: createdAt ascending) */
+      sort?: {
+        [key: string]: "asc" | "desc";
+      };
     };
     TaskCommentSelection: {
       author?: {
@@ -3823,6 +3906,15 @@ export interface components {
       assigneeId?: string | null;
       /** @description Tasks that block this one and are neither DONE nor CANCELED (of any team) */
       blockedByCount?: number;
+      claim?: {
+        /** @description When the claim stops holding the task, unless renewed */
+        expiresAt?: string;
+        /**
+         * @description The user (person or agent) that holds the task
+         * @example user_01jz8x4q0be0sv3c5kq9v1y2ab
+         */
+        holderId?: string;
+      } | null;
       createdAt?: string;
       /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields?: {
@@ -18057,7 +18149,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
@@ -18560,7 +18652,7 @@ export interface operations {
   getTask: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, teamId, team, projectId, milestoneId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -19426,6 +19518,310 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  claimTask: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        /** @description Task id or reference (`ENG-12`, any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": components["schemas"]["TaskClaimCreate"];
+      };
+    };
+    responses: {
+      /** @description The task, with its claim */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ClaimedTask"];
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  releaseTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Task id or reference (`ENG-12`, any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Released (or held by no claim) */
+      204: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
@@ -20835,6 +21231,166 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  claimNextTask: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["TaskClaimNext"];
+      };
+    };
+    responses: {
+      /** @description The task claimed, with its claim */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ClaimedTask"];
+        };
+      };
+      /** @description No matching task is free */
+      204: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
         };
       };
       /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */

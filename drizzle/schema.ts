@@ -217,6 +217,9 @@ export const tasks = pgTable(
     delegateId: text("delegate_id").references(() => users.id, { onDelete: "set null" }),
     creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
+    /** The task's claim (docs/agents.md, "Claims"): who holds it until when; one past its expiry holds nothing. */
+    claimHolderId: text("claim_holder_id").references(() => users.id, { onDelete: "set null" }),
+    claimExpiresAt: ts("claim_expires_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -236,6 +239,8 @@ export const tasks = pgTable(
     index("tasks_custom_fields_idx").using("gin", t.customFields.op("jsonb_path_ops")),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
     index("tasks_delegate_idx").on(t.delegateId),
+    // What a user's removal clears (its foreign key's action); only claimed tasks are in it.
+    index("tasks_claim_holder_idx").on(t.claimHolderId).where(sql`claim_holder_id is not null`),
     searchIndex("tasks_search_idx", t.workspaceId),
   ],
 );

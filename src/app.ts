@@ -51,6 +51,7 @@ import { signupRoutes } from "./resources/signup/routes";
 import { benchRoutes } from "./resources/system/bench";
 import { docsRoutes } from "./resources/system/docs";
 import { systemRoutes } from "./resources/system/routes";
+import { taskClaimRoutes } from "./resources/tasks/claim-routes";
 import { taskRelationRoutes } from "./resources/tasks/relation-routes";
 import { taskRoutes } from "./resources/tasks/routes";
 import { taskLinkRoutes } from "./resources/tasks/url-link-routes";
@@ -163,7 +164,7 @@ export function buildApp() {
     fields: { routes: [fieldRoutes] },
     teams: { routes: [teamRoutes] },
     "team-members": { routes: [teamMemberRoutes] },
-    tasks: { routes: [taskRoutes, taskRelationRoutes] },
+    tasks: { routes: [taskRoutes, taskRelationRoutes, taskClaimRoutes] },
     attachments: { routes: [attachmentRoutes] },
     links: { routes: [taskLinkRoutes] },
     "agent-sessions": { routes: [agentSessionRoutes] },

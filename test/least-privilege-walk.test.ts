@@ -233,6 +233,9 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
   "GET /tasks/{id}/links": async () => ({ path: `/tasks/${(await newTask()).id}/links` }),
   "POST /tasks/{id}/links": async () => ({ path: `/tasks/${(await newTask()).reference}/links`, body: { url: "https://example.com/a" } }),
   "DELETE /links/{id}": async () => ({ path: await newLinkPath() }),
+  "POST /tasks/claim": async () => ({ path: "/tasks/claim", body: { filter: { eq: { id: (await newTask()).id } } } }),
+  "POST /tasks/{id}/claim": async () => ({ path: `/tasks/${(await newTask()).reference}/claim`, body: { leaseSeconds: 60 } }),
+  "DELETE /tasks/{id}/claim": async () => ({ path: `/tasks/${(await newTask()).id}/claim` }),
   "GET /projects/{id}/history": async () => ({ path: `/projects/${(await newProject()).id}/history` }),
   "GET /milestones/{id}/history": async () => ({ path: `/milestones/${(await newMilestone()).id}/history` }),
   // Comments.
@@ -474,6 +477,8 @@ const TEAM_TABLE: TeamEntry[] = [
     prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).reference}/links`, body: { url: "https://example.com/b" } }),
   },
   { op: "DELETE /links/{id}", prepare: async (x) => ({ path: await newLinkPath(x.id) }) },
+  { op: "POST /tasks/{id}/claim", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/claim`, body: { leaseSeconds: 60 } }) },
+  { op: "DELETE /tasks/{id}/claim", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/claim` }) },
   {
     op: "POST /tasks/{id}/relations",
     prepare: async (x) => ({
@@ -660,8 +665,9 @@ const WORKSPACE_WIDE: Record<string, string> = {
 /** The request id of a call on team B's records (expected 404, nothing written). */
 const OUTSIDE = "lp-outside-";
 const entryName = (e: TeamEntry) => (e.via ? `${e.op} (${e.via})` : e.op);
+/** POSTs that create nothing: an import's and a claim's answer 200. */
 const successStatus = (op: string) =>
-  op.startsWith("DELETE") ? 204 : op.startsWith("POST") && !op.endsWith("/import") && !op.endsWith("/commit") ? 201 : 200;
+  op.startsWith("DELETE") ? 204 : op.startsWith("POST") && !/\/(import|commit|claim)$/.test(op) ? 201 : 200;
 
 describe.concurrent("team-bound walk: a key bound to team A finds no record of team B (404) and works on team A's", () => {
   it("each operation on a path with {id} is walked, or excluded as workspace-wide with the reason", () => {

@@ -69,6 +69,8 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "list_sessions",
       "get_session",
       "post_activity",
+      "claim_task",
+      "release_task",
       "link_tasks",
       "unlink_tasks",
       "add_link",

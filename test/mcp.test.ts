@@ -14,6 +14,8 @@ const TOOL_NAMES = [
   "create_task",
   "update_task",
   "delete_task",
+  "claim_task",
+  "release_task",
   "link_tasks",
   "unlink_tasks",
   "add_link",

@@ -3,7 +3,8 @@
 CREATE OR REPLACE FUNCTION pm_record_events() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   kind text := TG_ARGV[0];
-  bookkeeping constant text[] := ARRAY['updated_at', 'last_used_at', 'failing_since'];
+  -- Besides bookkeeping, a task's claim: its changes are events of their own (task.claimed|released, migration 0025).
+  bookkeeping constant text[] := ARRAY['updated_at', 'last_used_at', 'failing_since', 'claim_holder_id', 'claim_expires_at'];
   labelled constant boolean := kind IN ('task', 'project');
   changes jsonb;
 BEGIN

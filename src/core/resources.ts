@@ -152,7 +152,8 @@ export const RESOURCES = {
     conditional: true,
     table: "tasks",
     events: {
-      task: { tables: ["tasks"], links: ["task_labels"] },
+      // A claim taken or renewed, and released, are events of their own (docs/agents.md, "Claims").
+      task: { tables: ["tasks"], links: ["task_labels"], actions: ["created", "updated", "deleted", "claimed", "released"] },
       task_relation: { tables: ["task_relations"], actions: ["created", "deleted"] },
     },
   },

@@ -1,11 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { ListQuery } from "../http/schemas";
-import type { ListSpec } from "../store/list";
+import { FilterTerms, filterSortQuery, JsonSort, type ListSpec } from "../store/list";
 import { filterableNames } from "../store/list/filter";
 import { sortableNames } from "../store/list/sort";
 import { loosely } from "./json-schema";
-
-const Scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
 /**
  * The arguments of every list tool: GET's `limit`, `cursor` and `fields`, with `filter[op][field]` and
@@ -17,12 +15,9 @@ export const ListInput = z
     ...ListQuery.shape,
     // A number here (agents send one), checked as a string by the same parseLimit as GET.
     limit: z.number().int().optional(),
-    filter: z
-      .record(z.string(), loosely(z.record(z.string(), z.union([Scalar, z.array(Scalar)]))))
-      .optional()
-      .describe("{<op>: {<field>: value}}"),
+    filter: z.record(z.string(), loosely(FilterTerms)).optional().describe("{<op>: {<field>: value}}"),
     // Its schema says it all ({<field>: "asc"|"desc"}); the order of precedence is in the server's instructions.
-    sort: z.record(z.string(), z.enum(["asc", "desc"])).optional(),
+    sort: JsonSort.optional(),
   })
   .strict();
 export type ListArgs = z.infer<typeof ListInput>;
@@ -33,13 +28,7 @@ export function listQuery(args: ListArgs): URLSearchParams {
   if (args.limit !== undefined) query.set("limit", String(args.limit));
   if (args.cursor !== undefined) query.set("cursor", args.cursor);
   if (args.fields !== undefined) query.set("fields", args.fields);
-  for (const [op, byField] of Object.entries(args.filter ?? {})) {
-    for (const [field, value] of Object.entries(byField)) {
-      for (const v of [value].flat()) query.append(`filter[${op}][${field}]`, v === null ? "null" : String(v));
-    }
-  }
-  for (const [field, direction] of Object.entries(args.sort ?? {})) query.append(`sort[${field}]`, direction);
-  return query;
+  return filterSortQuery(args, query);
 }
 
 /** The filters and sorts of one list, named from its spec so the text cannot drift from what it accepts. */

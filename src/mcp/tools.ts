@@ -24,6 +24,7 @@ import {
   type ProjectUpdateInput,
   projectRecord,
 } from "../records/projects";
+import { LeaseSeconds, TaskClaim } from "../records/task-claims";
 import { TaskLink, TaskLinkCreate } from "../records/task-links";
 import { RelationType, TaskRelation } from "../records/task-relations";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../records/tasks";
@@ -38,12 +39,14 @@ import { createMilestone, listMilestones } from "../resources/milestones/operati
 import { createProject, listProjects, updateProject } from "../resources/projects/operations";
 import { search } from "../resources/search/operations";
 import { SEARCH_TYPES, SearchPage, SearchQuery } from "../resources/search/schema";
+import { claimNext, claimTask, releaseTask } from "../resources/tasks/claims";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "../resources/tasks/operations";
 import { createRelation, deleteRelation } from "../resources/tasks/relations";
 import { addLink } from "../resources/tasks/url-links";
 import { listTeams } from "../resources/teams/operations";
 import { listUsers } from "../resources/users/operations";
 import { type ListParams, type ListSpec, listBody, parseFields, projectFields } from "../store/list";
+import { orNull } from "../store/schemas";
 import { describeList, type ListArgs, ListInput, listQuery } from "./list-input";
 
 /** What a tool runs with: the request's caller, requiring the tool's scope, as a REST handler has it. */
@@ -269,6 +272,36 @@ export const TOOLS: Tool[] = [
     output: z.object({ activity: AgentActivity }),
     async run(ctx, { id, ...body }) {
       return { activity: await postActivity(ctx.caller, id, body) };
+    },
+  }),
+  tool({
+    name: "claim_task",
+    title: "Claim a task",
+    description:
+      "Takes a task for a lease so no other worker does (POST /tasks/{id}/claim, /tasks/claim): by `id` (renews your own), or the " +
+      "first free match of `filter` as in list_tasks (task null when none). Another's live claim is CONFLICT.",
+    rest: "POST /tasks/claim",
+    input: z
+      .object({ id: TaskRef.optional(), filter: ListInput.shape.filter, sort: ListInput.shape.sort, leaseSeconds: LeaseSeconds })
+      .strict()
+      .refine((args) => (args.id === undefined) !== (args.filter === undefined), "Give either id or filter"),
+    output: z.object({ task: orNull(Task), claim: orNull(TaskClaim) }),
+    async run(ctx, { id, leaseSeconds, ...filterSort }) {
+      const claimed =
+        id === undefined ? await claimNext(ctx.caller, { ...filterSort, leaseSeconds }) : await claimTask(ctx.caller, id, leaseSeconds);
+      return claimed ?? { task: null, claim: null };
+    },
+  }),
+  tool({
+    name: "release_task",
+    title: "Release a task",
+    description: "Releases your claim of a task (DELETE /tasks/{id}/claim); a workspace ADMIN may release anyone's.",
+    rest: "DELETE /tasks/{id}/claim",
+    input: z.object({ id: TaskRef }).strict(),
+    output: z.object({ released: z.literal(true) }),
+    async run(ctx, { id }) {
+      await releaseTask(ctx.caller, id);
+      return { released: true as const };
     },
   }),
   tool({

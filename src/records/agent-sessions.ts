@@ -52,6 +52,8 @@ export const sessionRecord = defineRecord({
     agentId: f.id(agentSessions.agentId, { names: named("user"), doc: { description: "The agent (a user of type AGENT)" } }),
     state: f.enum(sessionStateSql(agentSessions), SessionState, {
       list: { sort: false },
+      // In an event: the state its change stored (`stale` is a reading of the clock, not a change).
+      stored: (image: Record<string, unknown>) => image.state,
       doc: { description: "From the last activity; `stale`: pending or active with no activity for 30 minutes" },
     }),
     createdBy: f.id(agentSessions.createdBy, {

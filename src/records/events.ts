@@ -37,8 +37,7 @@ const RENDERED = {
   task_relation: { fields: storedRelationRecord.fields },
   attachment: { fields: attachmentRecord.fields },
   link: { fields: linkRecord.fields },
-  // A session's state as its change stored it (`stale` is a reading of the clock, not a change).
-  agent_session: { fields: sessionRecord.fields, stored: { state: "state" } },
+  agent_session: { fields: sessionRecord.fields },
   agent_activity: { fields: activityRecord.fields },
   project: { fields: projectRecord.fields },
   milestone: { fields: milestoneRecord.fields },
@@ -53,7 +52,7 @@ const RENDERED = {
   invite: { fields: inviteRecord.fields },
   api_key: { fields: apiKeyRecord.fields },
   webhook: { fields: webhookRecord.fields },
-} satisfies Record<ResourceType, { fields: Record<string, Field>; stored?: Record<string, string> }>;
+} satisfies Record<ResourceType, { fields: Record<string, Field> }>;
 
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
 export const EventActor = UserSummarySchema.extend({
@@ -121,12 +120,11 @@ function formatted(field: Field, value: unknown): unknown {
 
 /** A stored row as the record's answer names its fields: every field that is a column of the image's tables. */
 function imageData(type: ResourceType, image: Record<string, unknown>, row: EventRow): Record<string, unknown> {
-  const rendered: { fields: Record<string, Field>; stored?: Record<string, string> } = RENDERED[type];
+  const rendered = RENDERED[type];
   const data: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(rendered.fields)) {
+  for (const [name, field] of Object.entries(rendered.fields as Record<string, Field>)) {
     if (name === "reference" && row.reference) data.reference = row.reference;
-    const stored = rendered.stored?.[name];
-    if (stored && stored in image) data[name] = image[stored];
+    if (field.stored && !field.hidden) data[name] = field.stored(image, new Date(row.created_at));
     if (field.hidden || !is(field.value, PgColumn)) continue;
     const column = field.value as PgColumn;
     if (!EVENT_SOURCES[type].tables.includes(getTableName(column.table)) || !(column.name in image)) continue;

@@ -13,6 +13,7 @@ import { TaskSessionSummary, taskSessionJson } from "./agent-sessions";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { type NameKind, NameOf, named, parseTaskRef, taskMatch } from "./names";
+import { claimJson, storedClaim, TaskClaim } from "./task-claims";
 import { linkRecord, linksJson, TaskLink } from "./task-links";
 import {
   isBlockedSql,
@@ -174,6 +175,11 @@ export const taskRecord = defineRecord({
       doc: { description: "Tasks that block this one and are neither DONE nor CANCELED (of any team)" },
     }),
     subtaskCounts: f.json(subtaskCountsJson(tasks.id), SubtaskCounts, { shape: { total: true, done: true } }),
+    claim: f.json(claimJson, orNull(TaskClaim), {
+      shape: { holderId: true, expiresAt: true },
+      stored: storedClaim,
+      doc: { description: "Who holds the task (POST /tasks/{id}/claim) until when; null when no live claim does" },
+    }),
     // Only in `fields=relations{…}`: those whose other task the caller may read (GET /tasks/{id}/relations' items).
     relations: f.json(sql`null`, z.array(TaskRelation), {
       optional: true,

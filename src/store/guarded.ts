@@ -10,10 +10,13 @@ import { contextSet } from "../db/event-context";
 import { inTeams } from "../db/scope";
 import type { StatementCaller as Caller } from "./caller";
 
-/** A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails. */
+/**
+ * A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails (given
+ * the target row: its columns by name, e.g. who holds a claimed task).
+ */
 export interface Guard {
   holds: SQL;
-  refusal: () => Error;
+  refusal: (target: Record<string, unknown>) => Error;
 }
 
 /** The row an operation acts on (the task it updates, the team it creates a task in), in the caller's workspace. */
@@ -51,11 +54,15 @@ function targetSelect(caller: Caller, target: Target, where = target.where): SQL
 
 /** A target row read on its own: its columns and rule flags. */
 type TargetRow = Record<string, unknown>;
+type Lock = "update" | "no key update" | "key share";
+
+/** The row lock of a target's SELECT, on its table (none when the target names none). */
+const locking = (target: Target, lock?: Lock) => (lock && target.table ? sql` for ${sql.raw(lock)} of ${target.table}` : sql``);
 
 /** Throws the refusal the flags of `row` name (the first rule that fails); the row otherwise. */
 function refuseUnless(target: Target, row: TargetRow): TargetRow {
   const failed = target.guards.findIndex((_, i) => row[`g${i}`] !== true);
-  if (failed >= 0) throw target.guards[failed].refusal();
+  if (failed >= 0) throw target.guards[failed].refusal(row);
   return row;
 }
 
@@ -63,14 +70,8 @@ function refuseUnless(target: Target, row: TargetRow): TargetRow {
  * The target read by itself (in a checked transaction, before the links a body names are checked), locked when the
  * target names its table: 401, 404 or the first rule's refusal, from this one query.
  */
-export async function readTarget<R = TargetRow>(
-  tx: Executor,
-  caller: Caller,
-  target: Target,
-  lock?: "update" | "no key update" | "key share",
-): Promise<R> {
-  const locking = lock && target.table ? sql` for ${sql.raw(lock)} of ${target.table}` : sql``;
-  const { rows } = await tx.execute<TargetRow>(sql`${targetSelect(caller, target)}${locking}`);
+export async function readTarget<R = TargetRow>(tx: Executor, caller: Caller, target: Target, lock?: Lock): Promise<R> {
+  const { rows } = await tx.execute<TargetRow>(sql`${targetSelect(caller, target)}${locking(target, lock)}`);
   if (!rows[0]) return caller.missing(target.name);
   return refuseUnless(target, rows[0]) as R;
 }
@@ -84,9 +85,11 @@ export interface Write<T> {
 
 /**
  * ONE statement: `target`, then the write (`write(allowed)`: CTEs that change rows where the target's id is `allowed`,
- * which is null unless every rule holds), then the result. Returns the result, or throws why there is none.
+ * which is null unless every rule holds), then the result. Returns the result, or throws why there is none. With `lock`,
+ * the target's row is locked first: a concurrent write of it is waited for, and the rules read what it left (a claim
+ * races on who holds the task).
  */
-export async function guardedWrite<T>(caller: Caller, target: Target, write: (allowed: SQL) => Write<T>): Promise<T> {
+export async function guardedWrite<T>(caller: Caller, target: Target, write: (allowed: SQL) => Write<T>, lock?: Lock): Promise<T> {
   const allowed = sql`(select id from target where ${sql.join(
     target.guards.map((_, i) => flag(i)),
     sql` and `,
@@ -96,14 +99,10 @@ export async function guardedWrite<T>(caller: Caller, target: Target, write: (al
   // then means nothing was written: db/client.ts): both set before the target row is read.
   const context = caller.writing();
   const where = sql`${target.where} and ${statementBound}${context ? sql` and ${contextSet(context)}` : sql``}`;
-  const flags = target.guards.map((_, i) => sql`${flag(i)}`);
   const { rows } = await caller.db.execute<{ live: boolean; target: TargetRow | null; result: T | null }>(sql`
-    with target as (${targetSelect(caller, target, where)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
+    with target as (${targetSelect(caller, target, where)}${locking(target, lock)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
     select ${caller.live} as live,
-      (select json_build_object(${sql.join(
-        target.guards.map((_, i) => sql`${sql.raw(`'g${i}'`)}, ${flags[i]}`),
-        sql`, `,
-      )}) from target) as target,
+      (select to_jsonb(target) from target) as target,
       ${result} as result`);
   const [row] = rows;
   if (row.result !== null && row.result !== undefined) {

@@ -68,6 +68,11 @@ export interface Field {
   reached?: (reach: Reach) => SQL;
   /** Built only when `fields` names it, never in the whole answer (a list of other records, e.g. a task's links). */
   onlyNamed?: boolean;
+  /**
+   * The value from the record's stored row (an event's image) as of `at` (the event's time), for a field that is no one
+   * column but an expression over several (a task's claim).
+   */
+  stored?: (image: Record<string, unknown>, at: Date) => unknown;
 }
 
 /** A built-in field as GET /fields lists it (before the record type and the fixed attributes are added). */
@@ -88,7 +93,7 @@ const BUILT_IN_TYPE: Partial<Record<Kind, BuiltInType>> = {
 };
 
 type Options = Partial<
-  Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached" | "onlyNamed" | "names">
+  Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached" | "onlyNamed" | "names" | "stored">
 > & {
   nullable?: boolean;
   /** Absent from some answers (a built-in field has no id): optional in the answer's schema. */

@@ -292,6 +292,27 @@ describe("pm, as a person who logged in", () => {
     ]);
   });
 
+  it("claims a task by reference or the first free one a filter matches (nothing free: said, exit 0), and releases it", async () => {
+    const env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+    const { task } = await pmJson(["tasks", "create", "--team", "ENG", "--title", "Claim me"], env);
+    const ref = task.reference;
+    const claimed = await pm(["tasks", "claim", ref.toLowerCase(), "--lease", "60"], env);
+    expect(claimed.code, claimed.stderr).toBe(0);
+    expect(claimed.stdout).toMatch(new RegExp(`^claimed ${ref} Claim me \\(until \\d{4}-\\d{2}-\\d{2}T`));
+    const queue = ["--filter", "contains:title=Claim me", "--filter", "teamId=ENG", "--sort", "createdAt:desc"];
+    const none = await pm(["tasks", "claim", ...queue], env);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).toContain("nothing to claim");
+    expect(await pmJson(["tasks", "claim", ...queue], env)).toEqual({ task: null, claim: null });
+    const released = await pm(["tasks", "release", ref], env);
+    expect(released.code, released.stderr).toBe(0);
+    expect(released.stdout).toBe(`released ${ref}\n`);
+    const taken = await pmJson(["tasks", "claim", ...queue, "--lease", "30"], env);
+    expect(taken.task.reference).toBe(ref);
+    expect(taken.task.claim).toEqual(taken.claim);
+    expect((await pm(["tasks", "claim", ref, "--filter", "status=TODO"], env)).code).toBe(2);
+  });
+
   it("renews an expired or refused access token with the refresh token, which rotates; a dead refresh token is exit 3", async () => {
     // Expired: renewed before the call; the old refresh token then no longer works.
     const first = storedLogin();

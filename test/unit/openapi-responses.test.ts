@@ -34,6 +34,7 @@ const task = {
   customFields: {},
   blockedByCount: 0,
   subtaskCounts: { total: 0, done: 0 },
+  claim: null,
   createdAt: at.toISOString(),
   updatedAt: at.toISOString(),
 };

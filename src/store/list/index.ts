@@ -1,6 +1,7 @@
 export { type CursorKey, type CursorPayload, decodeCursor, encodeCursor, MAX_CURSOR_LENGTH } from "./cursor";
 export { formatFields, MAX_FIELDS_DEPTH, MAX_FIELDS_LENGTH, MAX_FIELDS_NAMES, parseFields, projectFields, selects } from "./fields";
 export { escapeLike, FILTER_OPS, MAX_FILTER_VALUE_LENGTH, MAX_FILTERS } from "./filter";
+export { type FilterSort, FilterTerms, filterSortQuery, JsonFilter, JsonSort } from "./json";
 export { pageQuery } from "./page";
 export { DEFAULT_LIMIT, type ListParams, MAX_LIMIT, parseLimit, parseListParams } from "./params";
 export { listBody } from "./respond";

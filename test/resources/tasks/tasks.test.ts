@@ -86,6 +86,7 @@ describe("tasks", () => {
         customFields: {},
         blockedByCount: 0,
         subtaskCounts: { total: 0, done: 0 },
+        claim: null,
         createdAt: expect.stringMatching(ISO),
         updatedAt: task.createdAt,
       });
@@ -111,6 +112,7 @@ describe("tasks", () => {
         "customFields",
         "blockedByCount",
         "subtaskCounts",
+        "claim",
         "createdAt",
         "updatedAt",
       ]);

@@ -47,7 +47,7 @@ CREATE INDEX "tasks_delegate_idx" ON "tasks" USING btree ("delegate_id");--> sta
 -- Agent sessions and their activities are events (docs/events.md): a session's insert `agent_session.created`, each
 -- change the one its function names (`prompted`, `stopped`, else `updated`), an activity `agent_activity.created`. The
 -- function's live text is migrations/functions/pm_agent_session_event.sql; this stub lets the trigger be created first.
-CREATE OR REPLACE FUNCTION pm_agent_session_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
+CREATE FUNCTION pm_agent_session_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
 CREATE TRIGGER agent_sessions_inserted AFTER INSERT ON agent_sessions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('agent_session');--> statement-breakpoint
 CREATE TRIGGER agent_sessions_changed AFTER UPDATE ON agent_sessions FOR EACH ROW WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION pm_agent_session_event();--> statement-breakpoint
 CREATE TRIGGER agent_activities_inserted AFTER INSERT ON agent_activities REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('agent_activity');

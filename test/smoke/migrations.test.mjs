@@ -14,7 +14,16 @@ import { startPostgres } from "../../scripts/lib/postgres.mjs";
 /** The last versioned migration before the functions had their files: databases migrated up to it are upgraded here. */
 const BEFORE_FUNCTION_FILES = "0022_attachments";
 /** Functions made since the files came (a new file each): the only ones an upgrade from then adds. */
-const ADDED_SINCE = ["function pm_fence(text)", "function pm_settle(text,text,text)", "function pm_agent_session_event()"];
+const ADDED_SINCE = [
+  "function pm_fence(text)",
+  "function pm_settle(text,text,text)",
+  "function pm_agent_session_event()",
+  "trigger agent_activities_inserted on agent_activities",
+  "trigger agent_sessions_changed on agent_sessions",
+  "trigger agent_sessions_inserted on agent_sessions",
+  "trigger tasks_claimed on tasks",
+  "trigger tasks_released on tasks",
+];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 
 let dir;

@@ -1676,7 +1676,7 @@ export interface paths {
     head?: never;
     /**
      * Update a task
-     * @description Partial; `null` clears projectId, milestoneId, parentId, assigneeId, dueDate. `labelIds` replaces the set; `customFields` merges (`null` removes a key). Clearing or changing the project clears the milestone. A parent that is the task or one of its subtasks is 422. `teamId` cannot change (422).
+     * @description Partial; `null` clears projectId, milestoneId, parentId, assigneeId, delegateId, dueDate. `labelIds` replaces the set; `customFields` merges (`null` removes a key). Clearing or changing the project clears the milestone. A parent that is the task or one of its subtasks is 422. `teamId` cannot change (422). `delegateId` (an agent of the workspace; a person is 422) opens the agent's session on the task, or keeps its open one (docs/agents.md).
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */

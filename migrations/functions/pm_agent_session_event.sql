@@ -1,4 +1,4 @@
--- A change of an agent session (contract §17): stopped by a person (`agent_session.stopped`), prompted by one
+-- A change of an agent session (docs/agents.md): stopped by a person (`agent_session.stopped`), prompted by one
 -- (`agent_session.prompted`: a prompt makes it pending again), else `agent_session.updated` (the agent's activity moved its
 -- state or its last activity). The session's delete goes with its task and is no event of its own.
 CREATE OR REPLACE FUNCTION pm_agent_session_event() RETURNS trigger LANGUAGE plpgsql AS $$

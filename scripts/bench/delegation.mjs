@@ -5,7 +5,7 @@
 // signed POST. One delegation at a time, so no run rides on another's queue batch. The time runs from the moment the
 // request is sent (before the commit: an upper bound) to the receiver's timestamp of the delivery (same machine clock).
 
-/** The goal (contract §17, "within seconds"): p95 at most 2 s. */
+/** The goal (docs/agents.md: an agent hears of its delegation within seconds): p95 at most 2 s. */
 export const DELEGATION_TARGET_MS = 2_000;
 
 async function call(baseUrl, apiKey, method, path, body) {

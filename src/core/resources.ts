@@ -175,7 +175,7 @@ export const RESOURCES = {
     conditional: false,
     events: { link: { tables: ["task_links"], actions: ["created", "deleted"] } },
   },
-  // Delegation to agents (contract §17): a task's delegate works in a session; its activities and a person's prompt or
+  // Delegation to agents (docs/agents.md): a task's delegate works in a session; its activities and a person's prompt or
   // stop change the task's work, so they need `tasks:write`.
   "agent-sessions": {
     tag: "Agent sessions",

@@ -1,4 +1,4 @@
-// The AgentSession and AgentActivity records (contract §17, docs/agents.md): an agent working on a task it was delegated,
+// The AgentSession and AgentActivity records (docs/agents.md): an agent working on a task it was delegated,
 // and what happened in it. A session's state is the one its last activity made (stored with the activity, never set by a
 // request), read as `stale` when it is pending or active and nothing happened for 30 minutes (at read time, no job).
 import { z } from "@hono/zod-openapi";

@@ -1,4 +1,4 @@
-// The agent-session operations (contract §17, docs/agents.md), one function each, called alike by the REST routes and
+// The agent-session operations (docs/agents.md), one function each, called alike by the REST routes and
 // the MCP tools. Reads are one statement scoped by the caller (an agent sees its own sessions, a person those of the
 // tasks it reads); an activity or a stop is one statement that checks who may (the session's agent; a person who may
 // change the task; the agent's owner), appends and moves the session's state, and says why it wrote nothing.

@@ -1,4 +1,4 @@
-// Delegation to agents (contract §17, docs/agents.md): `delegateId` on tasks opens an agent session in the write's own
+// Delegation to agents (docs/agents.md): `delegateId` on tasks opens an agent session in the write's own
 // statement; the session's state follows its activities; who may post what; tenancy, team binding and roles; events.
 // Through HTTP against the real database.
 import { sql } from "drizzle-orm";

@@ -87,6 +87,9 @@ beforeAll(async () => {
     invites: (await post("/invites", { email: "target@example.com" }, key)).body.invite.id,
     "api-keys": (await post("/api-keys", { name: "Target" }, key)).body.apiKey.id,
     webhooks: (await post("/webhooks", { url: "https://hooks.example.com/target", events: ["invite.deleted"] }, key)).body.webhook.id,
+    "agent-sessions": (
+      await patch(`/tasks/${task.id}`, { delegateId: (await post("/agents", { name: "Target" }, key)).body.agent.id }, key)
+    ).body.task.session.id,
   });
   const openapi = await servedOpenApi();
   doc = openapi.doc;

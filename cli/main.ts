@@ -13,6 +13,7 @@ import { link } from "./commands/link";
 import { login, logout } from "./commands/login";
 import { milestones, projects } from "./commands/projects";
 import { search } from "./commands/search";
+import { sessions } from "./commands/sessions";
 import { sync } from "./commands/sync";
 import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
@@ -47,6 +48,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     download,
     link,
     search,
+    sessions,
     labels,
     teams,
     members,
@@ -73,6 +75,7 @@ const DEFAULT_SUBCOMMAND = new Map<CommandDef, string>([
   [comment, "add"],
   [comments, "list"],
   [workspace, "list"],
+  [sessions, "list"],
 ]);
 
 const VERSION_FLAGS = ["--version", "-V"];

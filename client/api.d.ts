@@ -201,6 +201,100 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/agent-sessions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List agent sessions
+     * @description An agent sees its own sessions; a person those of the tasks it reads. `filter[eq][agentId]=…`, `filter[eq][taskId]=ENG-12`, `filter[in][state]=pending&filter[in][state]=stale`. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     */
+    get: operations["listAgentSessions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/agent-sessions/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an agent session
+     * @description An agent sees its own sessions; a person those of the tasks it reads. Any other is 404.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     */
+    get: operations["getAgentSession"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/agent-sessions/{id}/activities": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a session's activities
+     * @description Oldest first by default. A session the caller does not see is 404. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, which read these records.
+     */
+    get: operations["listAgentActivities"];
+    put?: never;
+    /**
+     * Post an activity to a session
+     * @description Needs `tasks:write`. `thought`, `action`, `elicitation`, `response` and `error` only by the session's agent (its key, OAuth token or JWT); `prompt` only by a person who may change the task (team MEMBER or higher, or workspace ADMIN/OWNER). Anyone else is 403. The session's state follows: thought or action `active`, elicitation `awaiting_input`, response `complete`, error `error`, prompt `pending`. A stopped session takes none (409). Append-only.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    post: operations["createAgentActivity"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/agent-sessions/{id}/stop": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stop a session
+     * @description Needs `tasks:write`; by a person who may change the task, or the agent's owner. The session is `stopped` for good (a stopped session answers as it is); delegating the task again opens a new one.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    post: operations["stopAgentSession"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/agents": {
     parameters: {
       query?: never;
@@ -1604,7 +1698,7 @@ export interface paths {
     head?: never;
     /**
      * Update a task
-     * @description Partial; `null` clears projectId, milestoneId, parentId, assigneeId, dueDate. `labelIds` replaces the set; `customFields` merges (`null` removes a key). Clearing or changing the project clears the milestone. A parent that is the task or one of its subtasks is 422. `teamId` cannot change (422).
+     * @description Partial; `null` clears projectId, milestoneId, parentId, assigneeId, delegateId, dueDate. `labelIds` replaces the set; `customFields` merges (`null` removes a key). Clearing or changing the project clears the milestone. A parent that is the task or one of its subtasks is 422. `teamId` cannot change (422). `delegateId` (an agent of the workspace; a person is 422) opens the agent's session on the task, or keeps its open one (docs/agents.md).
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
@@ -2444,6 +2538,46 @@ export interface components {
       /** @enum {string} */
       type: "AGENT";
     };
+    AgentActivity: {
+      action: components["schemas"]["AgentActivityAction"];
+      /** @description Markdown */
+      body: string;
+      createdAt: string;
+      createdBy: string | null;
+      /** @example act_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id: string;
+      sessionId: string;
+      type: components["schemas"]["AgentActivityType"];
+    };
+    /** @description What the agent did: a tool's name, what it was given, what came back */
+    AgentActivityAction: {
+      name: string;
+      parameter?: string;
+      result?: string;
+    } | null;
+    AgentActivityCreate: {
+      action?: components["schemas"]["AgentActivityAction"];
+      /** @description Markdown, 1..20,000 characters */
+      body: string;
+      type: components["schemas"]["AgentActivityType"] & unknown;
+    };
+    AgentActivitySelection: {
+      action?: {
+        name?: string;
+        parameter?: string;
+        result?: string;
+      } | null;
+      /** @description Markdown */
+      body?: string;
+      createdAt?: string;
+      createdBy?: string | null;
+      /** @example act_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id?: string;
+      sessionId?: string;
+      type?: components["schemas"]["AgentActivityType"];
+    };
+    /** @enum {string} */
+    AgentActivityType: "prompt" | "thought" | "action" | "elicitation" | "response" | "error";
     AgentCreate: {
       name: string;
       /** @description What the credential may do (docs: Least privilege); omitted: every scope the caller's credential has */
@@ -2464,6 +2598,38 @@ export interface components {
       /** @description The only teams it reaches, each a team id (`team_…`) or its prefix (`ENG`, any case), answered as ids; omitted: the caller's credential's teams (null: every team) */
       teamIds?: string[] | null;
     };
+    AgentSession: {
+      /** @description The agent (a user of type AGENT) */
+      agentId: string;
+      createdAt: string;
+      /** @description Who delegated the task (null once removed) */
+      createdBy: string | null;
+      /** @description Where the agent shows its work, if anywhere */
+      externalUrl: string | null;
+      /** @example ses_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id: string;
+      lastActivityAt: string | null;
+      state: components["schemas"]["AgentSessionState"] & unknown;
+      taskId: string;
+      updatedAt: string;
+    };
+    AgentSessionSelection: {
+      /** @description The agent (a user of type AGENT) */
+      agentId?: string;
+      createdAt?: string;
+      /** @description Who delegated the task (null once removed) */
+      createdBy?: string | null;
+      /** @description Where the agent shows its work, if anywhere */
+      externalUrl?: string | null;
+      /** @example ses_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id?: string;
+      lastActivityAt?: string | null;
+      state?: components["schemas"]["AgentSessionState"] & unknown;
+      taskId?: string;
+      updatedAt?: string;
+    };
+    /** @enum {string} */
+    AgentSessionState: "pending" | "active" | "awaiting_input" | "complete" | "error" | "stopped" | "stale";
     ApiKey: {
       createdAt: string;
       expiresAt: string | null;
@@ -2490,6 +2656,8 @@ export interface components {
         | "attachments"
         | "links"
         | "worklogs"
+        | "agent-sessions"
+        | "activities"
         | "projects"
         | "milestones"
         | "events"
@@ -2572,6 +2740,8 @@ export interface components {
         | "attachments"
         | "links"
         | "worklogs"
+        | "agent-sessions"
+        | "activities"
         | "projects"
         | "milestones"
         | "events"
@@ -2789,6 +2959,8 @@ export interface components {
         | "attachment"
         | "link"
         | "worklog"
+        | "agent_session"
+        | "agent_activity"
         | "project"
         | "milestone"
         | "comment"
@@ -3011,6 +3183,7 @@ export interface components {
       customFields: {
         [key: string]: unknown;
       };
+      delegateId: string | null;
       description: string;
       /** Format: date */
       dueDate: string | null;
@@ -3730,6 +3903,7 @@ export interface components {
       customFields: {
         [key: string]: unknown;
       };
+      delegateId: string | null;
       /** @description Markdown; empty string when not set */
       description: string;
       /**
@@ -3756,6 +3930,7 @@ export interface components {
       reference: string;
       /** @description Only when `fields` names it, e.g. `relations{type,task{reference,status}}` */
       relations?: components["schemas"]["TaskRelation"][];
+      session: components["schemas"]["TaskSessionSummary"] | null;
       status: components["schemas"]["TaskStatus"];
       subtaskCounts: components["schemas"]["SubtaskCounts"];
       team: components["schemas"]["TeamSummary"];
@@ -3814,6 +3989,8 @@ export interface components {
       customFields?: {
         [key: string]: unknown;
       };
+      /** @description A user id (`user_…`) or its email; an agent of the workspace, who works on the task for its assignee; setting it opens an agent session */
+      delegateId?: string | null;
       /** @description Default: `""`. */
       description?: string;
       /** Format: date */
@@ -3928,6 +4105,7 @@ export interface components {
       customFields?: {
         [key: string]: unknown;
       };
+      delegateId?: string | null;
       /** @description Markdown; empty string when not set */
       description?: string;
       /**
@@ -3978,6 +4156,10 @@ export interface components {
         };
         type?: components["schemas"]["TaskRelationSide"];
       }[];
+      session?: {
+        id?: string;
+        state?: components["schemas"]["AgentSessionState"];
+      } | null;
       status?: components["schemas"]["TaskStatus"];
       subtaskCounts?: {
         done?: number;
@@ -4000,6 +4182,11 @@ export interface components {
       title?: string;
       updatedAt?: string;
     };
+    /** @description The open agent session of the task's delegate; null when none */
+    TaskSessionSummary: {
+      id: string;
+      state: components["schemas"]["AgentSessionState"];
+    };
     /** @enum {string} */
     TaskStatus: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
     /** @description The other task */
@@ -4016,6 +4203,8 @@ export interface components {
       customFields?: {
         [key: string]: unknown;
       };
+      /** @description A user id (`user_…`) or its email; an agent of the workspace, who works on the task for its assignee; setting it opens an agent session */
+      delegateId?: string | null;
       description?: string;
       /** Format: date */
       dueDate?: string | null;
@@ -4201,6 +4390,7 @@ export interface components {
       };
     };
     Webhook: {
+      agentIds: string[] | null;
       createdAt: string;
       description: string;
       /** @description Why the service disabled it (a 410 answer, 3 days of failures); null while enabled or paused by hand */
@@ -4232,6 +4422,8 @@ export interface components {
       url: string;
     };
     WebhookCreate: {
+      /** @description Only events of these agents' sessions and their activities, each an agent's a user id (`user_…`) or its email, answered as ids (null: every event) */
+      agentIds?: string[] | null;
       description?: string;
       /**
        * @description Event types (`task.created`), a resource's every type (`task.*`) or `*`
@@ -4295,6 +4487,7 @@ export interface components {
     /** @enum {string} */
     WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
     WebhookSelection: {
+      agentIds?: string[] | null;
       createdAt?: string;
       description?: string;
       /** @description Why the service disabled it (a 410 answer, 3 days of failures); null while enabled or paused by hand */
@@ -4322,6 +4515,8 @@ export interface components {
       matches: boolean;
     };
     WebhookUpdate: {
+      /** @description Only events of these agents' sessions and their activities, each an agent's a user id (`user_…`) or its email, answered as ids (null: every event) */
+      agentIds?: string[] | null;
       description?: string;
       /** @description false pauses deliveries; true again clears the failure state */
       enabled?: boolean;
@@ -5317,6 +5512,892 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+    };
+  };
+  listAgentSessions: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, agentId, state, createdBy, createdAt, updatedAt, lastActivityAt, externalUrl. */
+        fields?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[eq][agentId]"?: string;
+        "filter[eq][createdAt]"?: string;
+        /** @description An agent session id (`ses_…`) */
+        "filter[eq][id]"?: string;
+        "filter[eq][lastActivityAt]"?: string | "null";
+        "filter[eq][state]"?: "pending" | "active" | "awaiting_input" | "complete" | "error" | "stopped" | "stale";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[eq][taskId]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gt][agentId]"?: string;
+        "filter[gt][createdAt]"?: string;
+        /** @description An agent session id (`ses_…`) */
+        "filter[gt][id]"?: string;
+        "filter[gt][lastActivityAt]"?: string;
+        "filter[gt][state]"?: "pending" | "active" | "awaiting_input" | "complete" | "error" | "stopped" | "stale";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[gt][taskId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gte][agentId]"?: string;
+        "filter[gte][createdAt]"?: string;
+        /** @description An agent session id (`ses_…`) */
+        "filter[gte][id]"?: string;
+        "filter[gte][lastActivityAt]"?: string;
+        "filter[gte][state]"?: "pending" | "active" | "awaiting_input" | "complete" | "error" | "stopped" | "stale";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[gte][taskId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[in][agentId]"?: string[];
+        "filter[in][createdAt]"?: string[];
+        /** @description An agent session id (`ses_…`) */
+        "filter[in][id]"?: string[];
+        "filter[in][lastActivityAt]"?: (string | "null")[];
+        "filter[in][state]"?: ("pending" | "active" | "awaiting_input" | "complete" | "error" | "stopped" | "stale")[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[in][taskId]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
+        "filter[lt][agentId]"?: string;
+        "filter[lt][createdAt]"?: string;
+        /** @description An agent session id (`ses_…`) */
+        "filter[lt][id]"?: string;
+        "filter[lt][lastActivityAt]"?: string;
+        "filter[lt][state]"?: "pending" | "active" | "awaiting_input" | "complete" | "error" | "stopped" | "stale";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[lt][taskId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lte][agentId]"?: string;
+        "filter[lte][createdAt]"?: string;
+        /** @description An agent session id (`ses_…`) */
+        "filter[lte][id]"?: string;
+        "filter[lte][lastActivityAt]"?: string;
+        "filter[lte][state]"?: "pending" | "active" | "awaiting_input" | "complete" | "error" | "stopped" | "stale";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[lte][taskId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[neq][agentId]"?: string;
+        "filter[neq][createdAt]"?: string;
+        /** @description An agent session id (`ses_…`) */
+        "filter[neq][id]"?: string;
+        "filter[neq][lastActivityAt]"?: string | "null";
+        "filter[neq][state]"?: "pending" | "active" | "awaiting_input" | "complete" | "error" | "stopped" | "stale";
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[neq][taskId]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        /** @description Page size, 1..250 */
+        limit?: number;
+        "sort[agentId]"?: "asc" | "desc";
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[lastActivityAt]"?: "asc" | "desc";
+        "sort[taskId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sessions (narrowed by `fields`) */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            pagination: components["schemas"]["Pagination"];
+            sessions: components["schemas"]["AgentSessionSelection"][];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getAgentSession: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, taskId, agentId, state, createdBy, createdAt, updatedAt, lastActivityAt, externalUrl. */
+        fields?: string;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description Agent session id (`ses_…`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The session (narrowed by `fields`) */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            session: components["schemas"]["AgentSessionSelection"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listAgentActivities: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, sessionId, type, body, action, createdBy, createdAt. */
+        fields?: string;
+        "filter[eq][createdAt]"?: string;
+        /** @description An agent activity id (`act_…`) */
+        "filter[eq][id]"?: string;
+        "filter[eq][type]"?: "prompt" | "thought" | "action" | "elicitation" | "response" | "error";
+        "filter[gt][createdAt]"?: string;
+        /** @description An agent activity id (`act_…`) */
+        "filter[gt][id]"?: string;
+        "filter[gt][type]"?: "prompt" | "thought" | "action" | "elicitation" | "response" | "error";
+        "filter[gte][createdAt]"?: string;
+        /** @description An agent activity id (`act_…`) */
+        "filter[gte][id]"?: string;
+        "filter[gte][type]"?: "prompt" | "thought" | "action" | "elicitation" | "response" | "error";
+        "filter[in][createdAt]"?: string[];
+        /** @description An agent activity id (`act_…`) */
+        "filter[in][id]"?: string[];
+        "filter[in][type]"?: ("prompt" | "thought" | "action" | "elicitation" | "response" | "error")[];
+        "filter[lt][createdAt]"?: string;
+        /** @description An agent activity id (`act_…`) */
+        "filter[lt][id]"?: string;
+        "filter[lt][type]"?: "prompt" | "thought" | "action" | "elicitation" | "response" | "error";
+        "filter[lte][createdAt]"?: string;
+        /** @description An agent activity id (`act_…`) */
+        "filter[lte][id]"?: string;
+        "filter[lte][type]"?: "prompt" | "thought" | "action" | "elicitation" | "response" | "error";
+        "filter[neq][createdAt]"?: string;
+        /** @description An agent activity id (`act_…`) */
+        "filter[neq][id]"?: string;
+        "filter[neq][type]"?: "prompt" | "thought" | "action" | "elicitation" | "response" | "error";
+        /** @description Page size, 1..250 */
+        limit?: number;
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description Agent session id (`ses_…`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Activities (narrowed by `fields`) */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            activities: components["schemas"]["AgentActivitySelection"][];
+            pagination: components["schemas"]["Pagination"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createAgentActivity: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        /** @description Agent session id (`ses_…`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AgentActivityCreate"];
+      };
+    };
+    responses: {
+      /** @description Posted; `Location` is the new resource's path */
+      201: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            activity: components["schemas"]["AgentActivity"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  stopAgentSession: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        /** @description Agent session id (`ses_…`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Stopped */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            session: components["schemas"]["AgentSession"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed (also: this Idempotency-Key was used with another request) */
+      422: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   createAgent: {
@@ -8925,15 +10006,19 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[eq][assigneeId]"?: string | "null";
         "filter[eq][changed]"?:
+          | "action"
+          | "agentId"
           | "assigneeId"
           | "authorId"
           | "avatarUrl"
+          | "body"
           | "color"
           | "commentId"
           | "content"
           | "contentType"
           | "createdBy"
           | "customFields"
+          | "delegateId"
           | "description"
           | "disabledReason"
           | "dueDate"
@@ -8942,10 +10027,12 @@ export interface operations {
           | "enabled"
           | "estimate"
           | "expiresAt"
+          | "externalUrl"
           | "filename"
           | "humanId"
           | "key"
           | "labelIds"
+          | "lastActivityAt"
           | "lastUsedAt"
           | "leadId"
           | "metadata"
@@ -8959,6 +10046,7 @@ export interface operations {
           | "projectId"
           | "recordTypes"
           | "role"
+          | "sessionId"
           | "sha256"
           | "size"
           | "slug"
@@ -8977,6 +10065,8 @@ export interface operations {
           | "url"
           | "userId"
           | "workspaceId";
+        /** @description A user id (`user_…`) or its email */
+        "filter[eq][delegateId]"?: string | "null";
         /** @description A label id (`label_…`) or its name (any case) */
         "filter[eq][labelIds]"?: string;
         "filter[eq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
@@ -8999,15 +10089,19 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[in][assigneeId]"?: (string | "null")[];
         "filter[in][changed]"?: (
+          | "action"
+          | "agentId"
           | "assigneeId"
           | "authorId"
           | "avatarUrl"
+          | "body"
           | "color"
           | "commentId"
           | "content"
           | "contentType"
           | "createdBy"
           | "customFields"
+          | "delegateId"
           | "description"
           | "disabledReason"
           | "dueDate"
@@ -9016,10 +10110,12 @@ export interface operations {
           | "enabled"
           | "estimate"
           | "expiresAt"
+          | "externalUrl"
           | "filename"
           | "humanId"
           | "key"
           | "labelIds"
+          | "lastActivityAt"
           | "lastUsedAt"
           | "leadId"
           | "metadata"
@@ -9033,6 +10129,7 @@ export interface operations {
           | "projectId"
           | "recordTypes"
           | "role"
+          | "sessionId"
           | "sha256"
           | "size"
           | "slug"
@@ -9052,6 +10149,8 @@ export interface operations {
           | "userId"
           | "workspaceId"
         )[];
+        /** @description A user id (`user_…`) or its email */
+        "filter[in][delegateId]"?: (string | "null")[];
         /** @description A label id (`label_…`) or its name (any case) */
         "filter[in][labelIds]"?: string[];
         "filter[in][priority]"?: ("NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
@@ -9075,15 +10174,19 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[neq][assigneeId]"?: string | "null";
         "filter[neq][changed]"?:
+          | "action"
+          | "agentId"
           | "assigneeId"
           | "authorId"
           | "avatarUrl"
+          | "body"
           | "color"
           | "commentId"
           | "content"
           | "contentType"
           | "createdBy"
           | "customFields"
+          | "delegateId"
           | "description"
           | "disabledReason"
           | "dueDate"
@@ -9092,10 +10195,12 @@ export interface operations {
           | "enabled"
           | "estimate"
           | "expiresAt"
+          | "externalUrl"
           | "filename"
           | "humanId"
           | "key"
           | "labelIds"
+          | "lastActivityAt"
           | "lastUsedAt"
           | "leadId"
           | "metadata"
@@ -9109,6 +10214,7 @@ export interface operations {
           | "projectId"
           | "recordTypes"
           | "role"
+          | "sessionId"
           | "sha256"
           | "size"
           | "slug"
@@ -9127,6 +10233,8 @@ export interface operations {
           | "url"
           | "userId"
           | "workspaceId";
+        /** @description A user id (`user_…`) or its email */
+        "filter[neq][delegateId]"?: string | "null";
         /** @description A label id (`label_…`) or its name (any case) */
         "filter[neq][labelIds]"?: string;
         "filter[neq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
@@ -13035,6 +14143,8 @@ export interface operations {
               | "attachments"
               | "links"
               | "worklogs"
+              | "agent-sessions"
+              | "activities"
               | "projects"
               | "milestones"
               | "events"
@@ -17941,13 +19051,15 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[eq][assigneeId]"?: string | "null";
         "filter[eq][createdAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[eq][delegateId]"?: string | "null";
         "filter[eq][description]"?: string;
         "filter[eq][dueDate]"?: string | "null";
         "filter[eq][estimate]"?: number | "null";
@@ -17975,6 +19087,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[gt][assigneeId]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gt][delegateId]"?: string;
         "filter[gt][description]"?: string;
         "filter[gt][dueDate]"?: string;
         "filter[gt][estimate]"?: number;
@@ -17997,6 +19111,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[gte][assigneeId]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gte][delegateId]"?: string;
         "filter[gte][description]"?: string;
         "filter[gte][dueDate]"?: string;
         "filter[gte][estimate]"?: number;
@@ -18019,6 +19135,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[in][assigneeId]"?: (string | "null")[];
         "filter[in][createdAt]"?: string[];
+        /** @description A user id (`user_…`) or its email */
+        "filter[in][delegateId]"?: (string | "null")[];
         "filter[in][description]"?: string[];
         "filter[in][dueDate]"?: (string | "null")[];
         "filter[in][estimate]"?: (number | "null")[];
@@ -18046,6 +19164,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[lt][assigneeId]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lt][delegateId]"?: string;
         "filter[lt][description]"?: string;
         "filter[lt][dueDate]"?: string;
         "filter[lt][estimate]"?: number;
@@ -18068,6 +19188,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[lte][assigneeId]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lte][delegateId]"?: string;
         "filter[lte][description]"?: string;
         "filter[lte][dueDate]"?: string;
         "filter[lte][estimate]"?: number;
@@ -18090,6 +19212,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[neq][assigneeId]"?: string | "null";
         "filter[neq][createdAt]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[neq][delegateId]"?: string | "null";
         "filter[neq][description]"?: string;
         "filter[neq][dueDate]"?: string | "null";
         "filter[neq][estimate]"?: number | "null";
@@ -18120,6 +19244,7 @@ export interface operations {
         limit?: number;
         "sort[assigneeId]"?: "asc" | "desc";
         "sort[createdAt]"?: "asc" | "desc";
+        "sort[delegateId]"?: "asc" | "desc";
         "sort[dueDate]"?: "asc" | "desc";
         "sort[estimate]"?: "asc" | "desc";
         "sort[id]"?: "asc" | "desc";
@@ -18432,7 +19557,7 @@ export interface operations {
   getTask: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, parentId, assigneeId, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -24415,7 +25540,7 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, filter, enabled, disabledReason, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, filter, agentIds, enabled, disabledReason, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][disabledReason]"?: string;
@@ -24788,7 +25913,7 @@ export interface operations {
   getWebhook: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, filter, enabled, disabledReason, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, url, events, description, teamIds, filter, agentIds, enabled, disabledReason, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {

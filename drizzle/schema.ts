@@ -52,6 +52,9 @@ export const fieldType = pgEnum("field_type", ["text", "number", "boolean", "dat
 /** How a task relation is stored: `blocked_by` is `blocks` from the other side; `related` is stored once per pair. */
 export const taskRelationType = pgEnum("task_relation_type", ["blocks", "duplicate_of", "related"]);
 export const codePurpose = pgEnum("code_purpose", ["SIGNUP", "LOGIN"]);
+/** An agent session's stored state: the last activity's (docs/agents.md); `stale` is read-time only. */
+export const agentSessionState = pgEnum("agent_session_state", ["pending", "active", "awaiting_input", "complete", "error", "stopped"]);
+export const agentActivityType = pgEnum("agent_activity_type", ["prompt", "thought", "action", "elicitation", "response", "error"]);
 export const deviceStatus = pgEnum("device_status", ["PENDING", "APPROVED", "DENIED", "CONSUMED"]);
 
 export const workspaces = pgTable("workspaces", {
@@ -213,6 +216,8 @@ export const tasks = pgTable(
     milestoneId: text("milestone_id").references(() => milestones.id, { onDelete: "set null" }),
     parentId: text("parent_id").references((): AnyPgColumn => tasks.id, { onDelete: "cascade" }),
     assigneeId: text("assignee_id").references(() => users.id, { onDelete: "set null" }),
+    /** The agent working on it for its assignee (contract §17); setting it opens an agent session. */
+    delegateId: text("delegate_id").references(() => users.id, { onDelete: "set null" }),
     creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
     customFields: jsonb("custom_fields").$type<Record<string, unknown>>().notNull().default({}),
     /** The task's claim (docs/agents.md, "Claims"): who holds it until when; one past its expiry holds nothing. */
@@ -236,6 +241,7 @@ export const tasks = pgTable(
     // filter[eq|neq|in][customFields.<key>] is jsonb containment (custom_fields @> {...}), which this index serves.
     index("tasks_custom_fields_idx").using("gin", t.customFields.op("jsonb_path_ops")),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
+    index("tasks_delegate_idx").on(t.delegateId),
     // What a user's removal clears (its foreign key's action); only claimed tasks are in it.
     index("tasks_claim_holder_idx").on(t.claimHolderId).where(sql`claim_holder_id is not null`),
     searchIndex("tasks_search_idx", t.workspaceId),
@@ -288,6 +294,58 @@ export const taskRelationViews = pgView("task_relation_views", {
   creatorId: text("creator_id"),
   createdAt: ts("created_at").notNull(),
 }).existing();
+
+/**
+ * Agent sessions (`ses_…`, contract §17): an agent working on a task it was delegated. `state` is the state its last
+ * activity made (written with the activity, never by a request); at most one open session per task and agent, so a
+ * delegation reuses it. Team and agent are kept with the session and each activity: events and webhooks filter by them.
+ */
+export const agentSessions = pgTable(
+  "agent_sessions",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id").notNull(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    state: agentSessionState("state").notNull().default("pending"),
+    externalUrl: text("external_url"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    lastActivityAt: ts("last_activity_at"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("agent_sessions_open_key").on(t.taskId, t.agentId).where(sql`${t.state} in ('pending', 'active', 'awaiting_input')`),
+    index("agent_sessions_list_idx").on(t.workspaceId, t.createdAt, t.id),
+    index("agent_sessions_agent_idx").on(t.agentId, t.createdAt, t.id),
+  ],
+);
+
+/** What happened in an agent session (`act_…`), append-only: the agent's thoughts, actions, questions and answers, people's prompts. */
+export const agentActivities = pgTable(
+  "agent_activities",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => agentSessions.id, { onDelete: "cascade" }),
+    taskId: text("task_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    type: agentActivityType("type").notNull(),
+    body: text("body").notNull(),
+    action: jsonb("action").$type<{ name: string; parameter?: string; result?: string }>(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("agent_activities_session_idx").on(t.sessionId, t.createdAt, t.id)],
+);
 
 /**
  * Links on tasks (`lnk_…`: a URL and its title, never fetched). One per URL a task (the unique key makes a repeated POST
@@ -795,6 +853,8 @@ export const webhooks = pgTable(
     teamIds: text("team_ids").array(),
     // Only events whose record passes this filter (the list filter syntax as JSON, names resolved to ids); null: every event.
     filter: jsonb("filter").$type<Record<string, Record<string, unknown>>>(),
+    // Only events of these agents' sessions (and their activities); null: every event.
+    agentIds: text("agent_ids").array(),
     enabled: boolean("enabled").notNull().default(true),
     // Signing secrets, sealed (AES-GCM); the previous one keeps signing until previous_secret_expires_at.
     sealedSecret: text("sealed_secret").notNull(),

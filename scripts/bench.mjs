@@ -24,6 +24,8 @@
 //   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
 //   BENCH_ONLY=transfer npm run bench  the export and import of a 100,000-task team alone (scripts/bench/transfer.mjs)
 //   BENCH_ONLY=sync npm run bench      the snapshot of a 100,000-task workspace alone (scripts/bench/sync.mjs)
+//   BENCH_ONLY=delegation npm run bench  the delegation row alone: a delegated task's `agent_session.created` at a
+//                                      webhook, p50 and p95 (scripts/bench/delegation.mjs)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios, alternatives split by `|`;
 // the scale check runs only without it or with `scale`), BENCH_RTT_MS (as --rtt), BENCH_ORIGIN_RTT_MS (as --origin-rtt),
 // BENCH_LATENCY_REQUESTS (sequential requests per scenario and distance in the latency tables, default 100),
@@ -35,6 +37,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
+import { measureDelegation } from "./bench/delegation.mjs";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { FILE_TARGET, measureFiles, seedFiles } from "./bench/files.mjs";
 import { measureImport } from "./bench/import.mjs";
@@ -64,6 +67,7 @@ const TRANSFER_ONLY = ONLY === "transfer";
 const FILES_ONLY = ONLY === "files";
 const SYNC_ONLY = ONLY === "sync";
 const SYNC_TASKS = Number(process.env.BENCH_SYNC_TASKS ?? 100_000);
+const DELEGATION_ONLY = ONLY === "delegation";
 const TRANSFER_TASKS = Number(process.env.BENCH_TRANSFER_TASKS ?? 100_000);
 const SCALE_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 1_000_000);
 const POOLED = process.argv.includes("--pooled");
@@ -329,7 +333,7 @@ async function main() {
       : undefined;
     const dbPort = Number(new URL(databaseUrl).port);
     const chosen =
-      EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY || SYNC_ONLY
+      EDGE_ONLY || SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY || SYNC_ONLY || DELEGATION_ONLY
         ? []
         : SCENARIOS.filter((s) => !ONLY || s.ref || ONLY.split("|").some((o) => s.name.includes(o)));
     const results = [];
@@ -427,6 +431,14 @@ function printPathRatios([production, ...others]) {
 
 /** The edge rows, the scale check, the import and the export/import at scale (all but --quick runs). */
 async function heavyChecks(baseUrl, databaseUrl, fixture, stack, inspectorPort) {
+  // Delegation: from a delegating write to its agent's webhook delivery of `agent_session.created`.
+  const delegation = fixture && (!ONLY || DELEGATION_ONLY) ? await measureDelegation(baseUrl, fixture) : undefined;
+  if (delegation)
+    console.log(
+      `\ndelegation → webhook delivery of agent_session.created (${delegation.runs} runs, one at a time): p50 ${num(delegation.p50)} ms, p95 ${num(delegation.p95)} ms, max ${num(delegation.max)} ms (target: p95 at most ${delegation.targetMs} ms)`,
+    );
+  if (DELEGATION_ONLY) return { delegation };
+
   // Reads at the edge: through the front Worker with the API Worker ORIGIN_RTT ms away.
   const edge = fixture && (await measureEdge(baseUrl, fixture, { originRttMs: ORIGIN_RTT, durationSeconds: DURATION }));
   if (edge) printEdgeTable(edge);
@@ -474,7 +486,7 @@ GET /sync/snapshot of ${sync.tasks.toLocaleString("en-US")} tasks (${num(sync.by
     }
     printTransferTable(transfer);
   }
-  return { edge, scale, import: imported, sync, transfer };
+  return { delegation, edge, scale, import: imported, sync, transfer };
 }
 
 await main();

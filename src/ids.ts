@@ -27,7 +27,9 @@ export type IdPrefix =
   | "rel"
   | "att"
   | "lnk"
-  | "wlg";
+  | "wlg"
+  | "ses"
+  | "act";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

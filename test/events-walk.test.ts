@@ -125,6 +125,13 @@ const lastEventId = async () => (await stream(owner())).at(-1)?.id as string | u
 const newTask = async (body: Record<string, unknown> = {}) =>
   ok(await post("/tasks", { teamId: team.id, title: "Walked", ...body }, t.owner.key), 201).task;
 const newProject = async () => ok(await post("/projects", { teamId: team.id, name: "Walked project" }, t.owner.key), 201).project;
+/** An agent (made once) and its session on a new task, delegated by the OWNER: the session's id. */
+let walkedAgent: Promise<string> | undefined;
+const newSession = async () => {
+  walkedAgent ??= post("/agents", { name: "Walked agent" }, t.owner.key).then((res) => ok(res, 201).agent.id as string);
+  const task = await newTask({ delegateId: await walkedAgent });
+  return task.session.id as string;
+};
 const newLabel = async () =>
   ok(await post("/labels", { name: `walk-${Math.random().toString(36).slice(2, 10)}`, color: "#123456" }, t.owner.key), 201).label;
 const newField = async () =>
@@ -556,6 +563,64 @@ const TABLE: Entry[] = [
       return {
         send: () => post(`/tasks/${task.reference}/links`, { url: "https://example.com/walked", title: "Walked" }, t.owner.key),
         outcome: (res) => ({ events: [{ type: "link.created", id: res.body.link.id }] }),
+      };
+    },
+  },
+  // Claims: a claim and a release are events of the task.
+  {
+    op: "POST /tasks/claim",
+    async prepare() {
+      const task = await newTask();
+      return {
+        send: () => post("/tasks/claim", { filter: { eq: { id: task.id } } }, t.owner.key),
+        outcome: () => ({ events: [{ type: "task.claimed", id: task.id }] }),
+      };
+    },
+  },
+  {
+    op: "POST /tasks/{id}/claim",
+    async prepare() {
+      const task = await newTask();
+      return {
+        send: () => post(`/tasks/${task.reference}/claim`, { leaseSeconds: 60 }, t.owner.key),
+        outcome: () => ({ events: [{ type: "task.claimed", id: task.id }] }),
+      };
+    },
+  },
+  {
+    op: "DELETE /tasks/{id}/claim",
+    async prepare() {
+      const task = await newTask();
+      ok(await post(`/tasks/${task.id}/claim`, {}, t.owner.key), 200);
+      return {
+        send: () => send("DELETE", `/tasks/${task.id}/claim`, owner()),
+        outcome: () => ({ events: [{ type: "task.released", id: task.id }] }),
+      };
+    },
+  },
+  // Agent sessions: a person's prompt is an activity and moves the session; a stop moves it for good.
+  {
+    op: "POST /agent-sessions/{id}/activities",
+    async prepare() {
+      const session = await newSession();
+      return {
+        send: () => post(`/agent-sessions/${session}/activities`, { type: "prompt", body: "Walked" }, t.owner.key),
+        outcome: (res) => ({
+          events: [
+            { type: "agent_activity.created", id: res.body.activity.id },
+            { type: "agent_session.prompted", id: session },
+          ],
+        }),
+      };
+    },
+  },
+  {
+    op: "POST /agent-sessions/{id}/stop",
+    async prepare() {
+      const session = await newSession();
+      return {
+        send: () => post(`/agent-sessions/${session}/stop`, {}, t.owner.key),
+        outcome: () => ({ events: [{ type: "agent_session.stopped", id: session }] }),
       };
     },
   },
@@ -1123,6 +1188,22 @@ const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
     args: { id: task.reference, duration: "30m", note: "By MCP" },
     events: (r) => [{ type: "worklog.created", id: r.worklog.id }],
   }),
+  claim_task: (task) => ({ args: { id: task.reference }, events: () => [{ type: "task.claimed", id: task.id }] }),
+  release_task: async (task) => {
+    // The tools run as the member, who releases its own claim.
+    ok(await api("POST", `/tasks/${task.id}/claim`, { key: member.key, body: {} }), 200);
+    return { args: { id: task.reference }, events: () => [{ type: "task.released", id: task.id }] };
+  },
+  post_activity: async () => {
+    const session = await newSession();
+    return {
+      args: { id: session, type: "prompt", body: "By MCP" },
+      events: (r) => [
+        { type: "agent_activity.created", id: r.activity.id },
+        { type: "agent_session.prompted", id: session },
+      ],
+    };
+  },
   delete_task: async (task) => {
     // Its subtask goes with it; by reference, as an agent names it.
     const sub = await newTask({ parentId: task.id });

@@ -65,6 +65,13 @@ const newLinkPath = async (teamId = team.id) => {
 const newWorklog = async (teamId = team.id) =>
   ok(await post(`/tasks/${(await newTask(teamId)).id}/worklogs`, { startedAt: "2026-03-02T09:00:00Z", duration: "1h" }, owner()), 201)
     .worklog;
+/** An agent of the workspace (made once), and a session of it on a new task of `teamId` (delegated by the OWNER): its id. */
+let agentId: Promise<string> | undefined;
+const newSession = async (teamId = team.id) => {
+  agentId ??= post("/agents", { name: "Walked agent" }, owner()).then((res) => ok(res, 201).agent.id as string);
+  const task = await newTask(teamId);
+  return ok(await patch(`/tasks/${task.id}`, { delegateId: await agentId }, owner()), 200).task.session.id as string;
+};
 const newProject = async (teamId = team.id) => ok(await post("/projects", { teamId, name: "Walked project" }, owner()), 201).project;
 const newMilestone = async (projectId?: string) =>
   ok(await post("/milestones", { projectId: projectId ?? (await newProject()).id, name: "M" }, owner()), 201).milestone;
@@ -252,6 +259,15 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
   "GET /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}` }),
   "PATCH /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}`, body: { note: "Walked" } }),
   "DELETE /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}` }),
+  // Agent sessions: the OWNER, a person who may change the task, prompts and stops.
+  "GET /agent-sessions": plain("/agent-sessions"),
+  "GET /agent-sessions/{id}": async () => ({ path: `/agent-sessions/${await newSession()}` }),
+  "GET /agent-sessions/{id}/activities": async () => ({ path: `/agent-sessions/${await newSession()}/activities` }),
+  "POST /agent-sessions/{id}/activities": async () => ({
+    path: `/agent-sessions/${await newSession()}/activities`,
+    body: { type: "prompt", body: "walked" },
+  }),
+  "POST /agent-sessions/{id}/stop": async () => ({ path: `/agent-sessions/${await newSession()}/stop` }),
   "GET /projects/{id}/history": async () => ({ path: `/projects/${(await newProject()).id}/history` }),
   "GET /milestones/{id}/history": async () => ({ path: `/milestones/${(await newMilestone()).id}/history` }),
   // Comments.
@@ -502,6 +518,14 @@ const TEAM_TABLE: TeamEntry[] = [
   { op: "DELETE /links/{id}", prepare: async (x) => ({ path: await newLinkPath(x.id) }) },
   { op: "POST /tasks/{id}/claim", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/claim`, body: { leaseSeconds: 60 } }) },
   { op: "DELETE /tasks/{id}/claim", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/claim` }) },
+  // Agent sessions: a session is its task's team's.
+  { op: "GET /agent-sessions/{id}", prepare: async (x) => ({ path: `/agent-sessions/${await newSession(x.id)}` }) },
+  { op: "GET /agent-sessions/{id}/activities", prepare: async (x) => ({ path: `/agent-sessions/${await newSession(x.id)}/activities` }) },
+  {
+    op: "POST /agent-sessions/{id}/activities",
+    prepare: async (x) => ({ path: `/agent-sessions/${await newSession(x.id)}/activities`, body: { type: "prompt", body: "walked" } }),
+  },
+  { op: "POST /agent-sessions/{id}/stop", prepare: async (x) => ({ path: `/agent-sessions/${await newSession(x.id)}/stop` }) },
   {
     op: "POST /tasks/{id}/worklogs",
     prepare: async (x) => ({
@@ -700,9 +724,9 @@ const WORKSPACE_WIDE: Record<string, string> = {
 /** The request id of a call on team B's records (expected 404, nothing written). */
 const OUTSIDE = "lp-outside-";
 const entryName = (e: TeamEntry) => (e.via ? `${e.op} (${e.via})` : e.op);
-/** POSTs that create nothing: an import's and a claim's answer 200. */
+/** POSTs that create nothing: an import's, a claim's and a session's stop answer 200. */
 const successStatus = (op: string) =>
-  op.startsWith("DELETE") ? 204 : op.startsWith("POST") && !/\/(import|commit|claim)$/.test(op) ? 201 : 200;
+  op.startsWith("DELETE") ? 204 : op.startsWith("POST") && !/\/(import|commit|claim|stop)$/.test(op) ? 201 : 200;
 
 describe.concurrent("team-bound walk: a key bound to team A finds no record of team B (404) and works on team A's", () => {
   it("each operation on a path with {id} is walked, or excluded as workspace-wide with the reason", () => {

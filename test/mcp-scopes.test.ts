@@ -59,13 +59,16 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
     expect(triage).toEqual(toolsFor("read", "comments:write"));
     expect(triage).toContain("add_comment");
     expect(triage).not.toContain("create_task");
-    // tasks:write reads tasks too: the task tools, none of the other reads.
+    // tasks:write reads tasks too: the task tools (agent sessions among them), none of the other reads.
     expect((await (await open(writerKey)).listTools()).tools.map((tool) => tool.name)).toEqual([
       "get_task",
       "list_tasks",
       "create_task",
       "update_task",
       "delete_task",
+      "list_sessions",
+      "get_session",
+      "post_activity",
       "claim_task",
       "release_task",
       "link_tasks",

@@ -22,6 +22,7 @@ let task: { id: string; reference: string };
 let blocker: { id: string; reference: string };
 let relationId: string;
 let agentKey: string;
+let sessionId: string;
 /** What the write tools of the schema walk delete: a task, the agent's own comment and its own label. */
 let doomed: { task: string; comment: string; label: string };
 const labels: Record<string, string> = {};
@@ -54,6 +55,8 @@ beforeAll(async () => {
   task = (await post("/tasks", { title: "Write the engine", teamId: team.id, projectId: project.id }, t.owner.key)).body.task;
   blocker = (await post("/tasks", { title: "Design the engine", teamId: team.id }, t.owner.key)).body.task;
   relationId = (await post(`/tasks/${blocker.id}/relations`, { type: "related", taskId: task.id }, t.owner.key)).body.relation.id;
+  sessionId = (await api("PATCH", `/tasks/${blocker.id}`, { body: { delegateId: created.body.agent.id }, key: t.owner.key })).body.task
+    .session.id;
   // A label's creator may change and delete it: the agent's own.
   for (const name of ["Agent label", "Doomed label"]) await post("/labels", { name, color: "#333333" }, agentKey);
   doomed = {
@@ -99,6 +102,9 @@ describe("every tool answers what its outputSchema says", () => {
     list_labels: () => ({}),
     get_task_history: () => ({ id: task.reference }),
     list_events: () => ({}),
+    list_sessions: () => ({ filter: { eq: { state: "pending" } } }),
+    get_session: () => ({ id: sessionId }),
+    post_activity: () => ({ id: sessionId, type: "thought", body: "Checking the **schema**" }),
   };
 
   it("each tool is in the table, declares an object outputSchema and stands for a documented REST operation with its scope", async () => {

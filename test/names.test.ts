@@ -4,6 +4,7 @@
 // an unknown name (an empty list, as an unknown id) and a value of neither form (400 naming the field); then every body
 // field and path that names a record.
 import { beforeAll, describe, expect, it } from "vitest";
+import { activityRecord, sessionRecord } from "../src/records/agent-sessions";
 import { apiKeyRecord } from "../src/records/api-keys";
 import { commentRecord, targetCommentLists } from "../src/records/comments";
 import { fieldRecord } from "../src/records/fields";
@@ -65,6 +66,8 @@ beforeAll(async () => {
   r.apiKey = ok(await post("/api-keys", { name: "walk" }, key)).apiKey;
   r.invite = ok(await post("/invites", { email: "invited-names@example.com", role: "MEMBER" }, key)).invite;
   r.agent = ok(await post("/agents", { name: "Names bot" }, key)).agent;
+  r.agentEmail = ok(await get("/me", r.agent.apiKey), 200).user.email;
+  r.session = ok(await patch(`/tasks/${r.task.id}`, { delegateId: r.agent.id }, key), 200).task.session;
   r.webhook = ok(await post("/webhooks", { url: "https://hooks.example.com/names", events: ["task.*"] }, key)).webhook;
   // Another workspace with a team of the same prefix and a label of the same name: a name resolves in the caller's only.
   const other = await newTenant("Names elsewhere");
@@ -98,6 +101,7 @@ const LISTS: Array<{ path: () => string; key: string; spec: ListSpec; fields: Re
       milestoneId: { kind: "milestone", id: () => r.milestone.id },
       parentId: { kind: "task", id: () => r.parent.id, name: () => r.parent.reference },
       assigneeId: { kind: "user", id: () => member.userId, name: () => member.email.toUpperCase() },
+      delegateId: { kind: "user", id: () => r.agent.id, name: () => r.agentEmail },
       labelId: { kind: "label", id: () => r.label.id, name: () => "needs REVIEW" },
       relatedTo: { kind: "task", id: () => r.parent.id, name: () => r.parent.reference },
     },
@@ -196,6 +200,22 @@ const LISTS: Array<{ path: () => string; key: string; spec: ListSpec; fields: Re
     key: "deliveries",
     spec: deliveryRecord.list,
     fields: { id: { kind: "delivery", id: () => "dlv_01h00000000000000000000000", none: true } },
+  },
+  {
+    path: () => "/agent-sessions",
+    key: "sessions",
+    spec: sessionRecord.list,
+    fields: {
+      id: { kind: "agentSession", id: () => r.session.id },
+      taskId: { kind: "task", id: () => r.task.id, name: () => r.task.reference },
+      agentId: { kind: "user", id: () => r.agent.id, name: () => r.agentEmail },
+    },
+  },
+  {
+    path: () => `/agent-sessions/${r.session.id}/activities`,
+    key: "activities",
+    spec: activityRecord.list,
+    fields: { id: { kind: "agentActivity", id: () => "act_01h00000000000000000000000", none: true } },
   },
   {
     path: () => "/workspaces",

@@ -1,7 +1,7 @@
 // The check every api() call runs (helpers/openapi-conformance.ts) refuses what the served document does not
 // describe, so the suite passing means its responses conform rather than that nothing was checked.
 import { beforeAll, describe, expect, it } from "vitest";
-import { fetchApp, get, post } from "./helpers/api";
+import { fetchApp, get, patch, post } from "./helpers/api";
 import { newTeam, newTenant, type Tenant } from "./helpers/fixtures";
 import { type OpenApi, servedOpenApi } from "./helpers/openapi-conformance";
 
@@ -28,6 +28,9 @@ beforeAll(async () => {
   Object.assign(owners, { teams: team.id, tasks: taskId, projects: project.body.project.id, milestones: milestone.body.milestone.id });
   const webhook = await post("/webhooks", { url: "https://hooks.example.com/conform", events: ["invite.deleted"] }, t.owner.key);
   owners.webhooks = webhook.body.webhook.id;
+  const agent = await post("/agents", { name: "Conform bot" }, t.owner.key);
+  const delegated = await patch(`/tasks/${taskId}`, { delegateId: agent.body.agent.id }, t.owner.key);
+  owners["agent-sessions"] = delegated.body.task.session.id;
 });
 
 describe("the response check", () => {

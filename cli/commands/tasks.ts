@@ -10,6 +10,7 @@ import { addFilter, type ListQuery, listArgs, listQuery, printList } from "../li
 import { type Column, printJson, printNextCursor, printRecord, printTable } from "../output";
 import { openSession, type Session, type SessionOptions, unwrap, unwrapEmpty } from "../session";
 import { historyColumns } from "./events";
+import { delegate } from "./sessions";
 import { claim, release } from "./task-claims";
 import { link, unlink } from "./task-links";
 import { view } from "./task-view";
@@ -359,5 +360,21 @@ const history = defineCommand({
 
 export const tasks = defineCommand({
   meta: { name: "pm tasks", description: "Tasks" },
-  subCommands: { list, view, get, create, edit, update: edit, close, reopen, delete: remove, history, link, unlink, claim, release },
+  subCommands: {
+    list,
+    view,
+    get,
+    create,
+    edit,
+    update: edit,
+    close,
+    reopen,
+    delete: remove,
+    history,
+    link,
+    unlink,
+    claim,
+    release,
+    delegate,
+  },
 });

@@ -6,9 +6,10 @@
 -- into this transaction's event of the same record (created then updated is one `created`), so an operation is one
 -- event per record it changes. `changes` is a JSON array of {ws, id, before, after, labels?, added?, removed?}:
 -- `labels` the record's label ids now (tasks, projects), `added`/`removed` the label links this change made or undid (a
--- link made and undone in one transaction is no change). A task relation's, link's, attachment's or worklog's event
--- carries its task ids (task_ids: it is in those tasks' histories; a worklog's, its task's ancestors' too); a relation's also the other task's team (other_team_id: a
--- caller, or a webhook bound to teams, sees it only when it reaches both tasks). Its events get the webhook deliveries
+-- link made and undone in one transaction is no change). A task relation's, link's, attachment's, worklog's, agent
+-- session's or activity's event carries its task ids (task_ids: it is in those tasks' histories; a worklog's, its task's
+-- ancestors' too); a relation's also the other task's team (other_team_id: a caller, or a webhook bound to teams, sees
+-- it only when it reaches both tasks). Its events get the webhook deliveries
 -- they match, written only where the workspace has an enabled webhook.
 CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes jsonb) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -46,7 +47,7 @@ BEGIN
       ctx->>'via', ctx->>'requestId', c.before, c.after, c.labels,
       coalesce(c.added, '{}'), coalesce(c.removed, '{}'),
       CASE WHEN kind = 'task_relation' THEN ARRAY[c.image->>'source_task_id', c.image->>'target_task_id']
-        WHEN kind IN ('attachment', 'link') THEN ARRAY[c.image->>'task_id']
+        WHEN kind IN ('attachment', 'link', 'agent_session', 'agent_activity') THEN ARRAY[c.image->>'task_id']
         -- A worklog changes its task's spent time and every ancestor's total: it is in all their histories.
         WHEN kind = 'worklog' THEN ARRAY(WITH RECURSIVE up(id) AS (SELECT c.image->>'task_id'
             UNION SELECT t.parent_id FROM tasks t JOIN up ON t.id = up.id WHERE t.parent_id IS NOT NULL) SELECT id FROM up) END,

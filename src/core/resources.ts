@@ -20,6 +20,8 @@ export const TAGS = {
   Teams: "Teams (nested, no cycles); each has a prefix that starts its task and project references.",
   "Team members": "Team memberships and their roles (OWNER, ADMIN, MEMBER, VIEWER).",
   Tasks: "Tasks by id or reference (`ENG-12`), with subtasks, labels, assignee, project and milestone.",
+  "Agent sessions":
+    "Agents at work on delegated tasks: a session per delegation, its state from the agent's activities, people's prompts and stop.",
   Projects: "Projects by id or reference (`ENG-P3`), with lead, labels and dates.",
   Milestones: "Milestones of a project.",
   Comments: "Markdown comments on tasks, projects and milestones.",
@@ -187,6 +189,18 @@ export const RESOURCES = {
     conditional: true,
     table: "worklogs",
     events: { worklog: { tables: ["worklogs"] } },
+  },
+  // Delegation to agents (docs/agents.md): a task's delegate works in a session; its activities and a person's prompt or
+  // stop change the task's work, so they need `tasks:write`.
+  "agent-sessions": {
+    tag: "Agent sessions",
+    scope: "tasks:write",
+    reads: ["agent-sessions", "activities"],
+    conditional: false,
+    events: {
+      agent_session: { tables: ["agent_sessions"], actions: ["created", "updated", "prompted", "stopped"] },
+      agent_activity: { tables: ["agent_activities"], actions: ["created"] },
+    },
   },
   projects: {
     tag: "Projects",

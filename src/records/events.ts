@@ -12,6 +12,7 @@ import type { Executor } from "../db/client";
 import { typeIdAt } from "../ids";
 import type { Field } from "../store/record";
 import { orNull } from "../store/schemas";
+import { activityRecord, sessionRecord } from "./agent-sessions";
 import { apiKeyRecord } from "./api-keys";
 import { attachmentRecord } from "./attachments";
 import { commentRecord } from "./comments";
@@ -38,6 +39,8 @@ const RENDERED = {
   attachment: { fields: attachmentRecord.fields },
   link: { fields: linkRecord.fields },
   worklog: { fields: worklogRecord.fields },
+  agent_session: { fields: sessionRecord.fields },
+  agent_activity: { fields: activityRecord.fields },
   project: { fields: projectRecord.fields },
   milestone: { fields: milestoneRecord.fields },
   comment: { fields: commentRecord.fields },

@@ -31,6 +31,8 @@ export type NameKind =
   | "attachment"
   | "link"
   | "worklog"
+  | "agentSession"
+  | "agentActivity"
   | "oauthGrant";
 
 /** An id: `<prefix>_<letters or digits>` (TypeID's shape; of another kind's prefix it is an unknown id, never a name). */
@@ -204,6 +206,8 @@ const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
   attachment: ["an attachment id", "att"],
   link: ["a link id", "lnk"],
   worklog: ["a worklog id", "wlg"],
+  agentSession: ["an agent session id", "ses"],
+  agentActivity: ["an agent activity id", "act"],
   oauthGrant: ["an OAuth grant id", "ogr"],
 };
 const idWords = (kind: NameKind) => `${IDS[kind][0]} (\`${IDS[kind][1]}_…\`)`;

@@ -9,6 +9,7 @@ import { badRequest } from "../core/errors";
 import type { FilterOp } from "../store/list";
 import { defineRecord, exportedTimestamps, f } from "../store/record";
 import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
+import { TaskSessionSummary, taskSessionJson } from "./agent-sessions";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { type NameKind, NameOf, named, parseTaskRef, pathNames, taskMatch } from "./names";
@@ -156,6 +157,13 @@ export const taskRecord = defineRecord({
       input: link("user", "a member of the workspace"),
       exported: BodyId.nullable(),
     }),
+    delegateId: f.id(tasks.delegateId, {
+      names: named("user"),
+      nullable: true,
+      input: link("user", "an agent of the workspace, who works on the task for its assignee; setting it opens an agent session"),
+      exported: BodyId.nullable(),
+    }),
+    session: f.json(taskSessionJson(tasks.id, tasks.delegateId), orNull(TaskSessionSummary), { shape: { id: true, state: true } }),
     assignee: f.json(userSummaryJson(assignee), orNull(UserSummarySchema), { lazy: true, shape: userSummaryShape }),
     labels: f.json(labelsJson("task", tasks.id), z.array(LabelSummary), {
       builtIn: { name: "Labels", type: "relation", metadata: { target: "label", multiple: true } },
@@ -240,6 +248,7 @@ export interface TaskLinks {
   milestoneId?: string | null;
   parentId?: string | null;
   assigneeId?: string | null;
+  delegateId?: string | null;
   labelIds?: string[];
   customFields?: Record<string, unknown>;
 }
@@ -255,6 +264,7 @@ export type ExportedTask = {
   milestoneId: string | null;
   parentId: string | null;
   assigneeId: string | null;
+  delegateId: string | null;
   labelIds: string[];
   customFields: Record<string, unknown>;
   createdAt: string;

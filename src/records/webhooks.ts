@@ -31,6 +31,11 @@ const TeamIds = NamesOf("team", 100)
   .openapi({
     description: `Only events of these teams, each ${formsOf("team")}, answered as ids (null: every event, including those that belong to no team)`,
   });
+const AgentIds = NamesOf("user", 100)
+  .nullable()
+  .openapi({
+    description: `Only events of these agents' sessions and their activities, each an agent's ${formsOf("user")}, answered as ids (null: every event)`,
+  });
 const Description = z.string().max(1000);
 const FilterScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 // Loose on purpose: the list filter parser checks operators, fields and values (400, as a list's filter is).
@@ -66,6 +71,9 @@ export const webhookRecord = defineRecord({
       input: { schema: TeamIds, create: "optional", write: "resolved" },
     }),
     filter: f.json(sql`${webhooks.filter}`, WebhookFilter, { input: { schema: WebhookFilter, create: "optional", write: "resolved" } }),
+    agentIds: f.json(sql`to_json(${webhooks.agentIds})`, z.array(z.string()).nullable(), {
+      input: { schema: AgentIds, create: "optional", write: "resolved" },
+    }),
     enabled: f.boolean(webhooks.enabled, {
       input: { schema: z.boolean().openapi({ description: "false pauses deliveries; true again clears the failure state" }) },
     }),
@@ -89,6 +97,7 @@ export const WebhookCreate = z
     description: Description.optional(),
     teamIds: TeamIds.optional(),
     filter: WebhookFilter.optional(),
+    agentIds: AgentIds.optional(),
   })
   .strict()
   .openapi("WebhookCreate");
@@ -99,6 +108,7 @@ export type WebhookCreateInput = {
   description?: string;
   teamIds?: string[] | null;
   filter?: JsonFilter | null;
+  agentIds?: string[] | null;
 };
 export type WebhookUpdateInput = Partial<WebhookCreateInput & { enabled: boolean }>;
 

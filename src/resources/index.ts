@@ -3,6 +3,7 @@
 // line here (and, for the service's own, its register entry in src/core/resources.ts).
 import type { ResourceModule } from "../http/module";
 import account from "./account";
+import agentSessions from "./agent-sessions";
 import agents from "./agents";
 import apiKeys from "./api-keys";
 import attachments from "./attachments";
@@ -54,6 +55,7 @@ export const MODULES: readonly ResourceModule[] = [
   attachments,
   links,
   worklogs,
+  agentSessions,
   projects,
   milestones,
   events,

@@ -1,7 +1,7 @@
 // The reads every record has, written once: one record by id (or reference), and a page of a list. Each is one
 // statement scoped by the caller's workspace as SQL, so it authenticates itself; finding nothing asks whether the
 // credential is live (401) before answering 404 or an empty page.
-import { type SQL, sql } from "drizzle-orm";
+import { and, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { notFound } from "../core/errors";
 import type { Db } from "../db/client";
@@ -11,17 +11,27 @@ import type { RecordType } from "./record";
 
 type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 
-/** GET /<records>/{id}: the record `idOrRef` names in the caller's workspace, narrowed to `fields` in SQL. */
-export function readRecord<R extends RecordType>(caller: Caller, record: R, idOrRef: string, fields: FieldSelection | null = null) {
+/**
+ * GET /<records>/{id}: the record `idOrRef` names in the caller's workspace, narrowed to `fields` in SQL; `scope` narrows
+ * what the caller sees further (an agent sees its own sessions).
+ */
+export function readRecord<R extends RecordType>(
+  caller: Caller,
+  record: R,
+  idOrRef: string,
+  fields: FieldSelection | null = null,
+  scope?: (actor: Actor) => SQL,
+) {
   return caller.read(async (actor) => {
     const pending = combining.get(caller.db);
+    const narrowed = scope?.(actor);
     const row = pending
-      ? await combined(pending, caller.db, { record, actor, fields }, idOrRef)
+      ? await combined(pending, caller.db, { record, actor, fields, scope: narrowed }, idOrRef)
       : (
           await caller.db
             .select({ record: record.json(fields, actor) })
             .from(record.from)
-            .where(record.named(actor, idOrRef))
+            .where(narrowed ? and(record.named(actor, idOrRef), narrowed) : record.named(actor, idOrRef))
             .limit(1)
         )[0];
     if (!row) throw notFound(record.noun);
@@ -54,7 +64,12 @@ interface Group {
   record: RecordType;
   actor: Actor;
   fields: FieldSelection | null;
+  /** What narrows the caller's reach further (readRecord's `scope`). */
+  scope?: SQL;
 }
+
+/** The rows a group's reads may find: the caller's reach, narrowed by the read's scope. */
+const reachOf = ({ record, actor, scope }: Group): SQL => (scope ? (and(record.inReach(actor), scope) as SQL) : record.inReach(actor));
 /** A one-record read waiting for its group's statement: the id or reference it names, and where its row (or none) goes. */
 interface Waiting {
   idOrRef: string;
@@ -77,7 +92,7 @@ export function combineRecordReads(db: Db): void {
 
 function combined(pending: Map<string, Waiting[]>, db: Db, group: Group, idOrRef: string) {
   // Reads of one type share a statement only when they select the same rows and fields: the same reach, as SQL.
-  const { sql: reach, params } = dialect.sqlToQuery(group.record.inReach(group.actor));
+  const { sql: reach, params } = dialect.sqlToQuery(reachOf(group));
   const key = JSON.stringify([group.record.name, group.fields, reach, params]);
   return new Promise<{ record: unknown } | undefined>((resolve, reject) => {
     let waiting = pending.get(key);
@@ -94,7 +109,8 @@ function combined(pending: Map<string, Waiting[]>, db: Db, group: Group, idOrRef
   });
 }
 
-async function runCombined(db: Db, { record, actor, fields }: Group, waiting: Waiting[]): Promise<void> {
+async function runCombined(db: Db, group: Group, waiting: Waiting[]): Promise<void> {
+  const { record, actor, fields } = group;
   try {
     // `k`: the records the reads name, each with the key its value finds it by (a reference looked up once for all);
     // then the records by their primary key.
@@ -103,7 +119,7 @@ async function runCombined(db: Db, { record, actor, fields }: Group, waiting: Wa
       with k as materialized (${record.keyedIds(values, actor.workspace)})
       select k.key, r.record from k join (
         select ${record.json(fields, actor)} as record, ${record.list.id} as id from ${record.from}
-        where ${record.inReach(actor)} and ${record.list.id} = any(array(select id from k))
+        where ${reachOf(group)} and ${record.list.id} = any(array(select id from k))
       ) r on r.id = k.id`);
     const found = new Map(rows.map((row) => [row.key, { record: row.record }]));
     for (const w of waiting) {

@@ -25,6 +25,10 @@ const ADDED_SINCE = [
   "trigger worklogs_inserted on worklogs",
   "trigger worklogs_updated on worklogs",
   "trigger worklogs_deleted on worklogs",
+  "function pm_agent_session_event()",
+  "trigger agent_activities_inserted on agent_activities",
+  "trigger agent_sessions_changed on agent_sessions",
+  "trigger agent_sessions_inserted on agent_sessions",
 ];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 

@@ -7,6 +7,7 @@ import { labelsGuard, taskTarget, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { eventsWarmed } from "../../db/event-context";
 import { newId } from "../../ids";
+import { delegationCtes, workspaceAgent } from "../../records/agent-sessions";
 import { validateCustomFields } from "../../records/custom-fields";
 import { labelSetCtes } from "../../records/labels";
 import { nameMatch } from "../../records/names";
@@ -32,7 +33,7 @@ function storedValues(input: Record<string, unknown>, on: "create" | "update"): 
 
 /** A body that names a link or custom values: those are checked (in a transaction) before the write. */
 const namesReferences = (input: TaskUpdateInput) =>
-  [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.customFields].some((v) => v !== undefined);
+  [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.delegateId, input.customFields].some((v) => v !== undefined);
 
 /** The team a create names, in the caller's workspace, with the rules of a create there. */
 function teamTarget(caller: Caller, input: TaskCreateInput): Target {
@@ -55,7 +56,7 @@ function teamTarget(caller: Caller, input: TaskCreateInput): Target {
 function insertTask(
   caller: Caller,
   input: TaskCreateInput,
-  resolved: Partial<References> & { assigneeId?: string; customFields?: Record<string, unknown> },
+  resolved: Partial<References> & { assigneeId?: string; delegateId?: string; customFields?: Record<string, unknown> },
 ) {
   const id = newId("task");
   const columns: Record<string, unknown> = {
@@ -64,6 +65,7 @@ function insertTask(
     milestoneId: resolved.milestoneId ?? null,
     parentId: resolved.parentId ?? null,
     assigneeId: resolved.assigneeId ?? null,
+    delegateId: resolved.delegateId ?? null,
     customFields: resolved.customFields ?? {},
   };
   const insert = insertColumns(tasks, columns);
@@ -73,6 +75,7 @@ function insertTask(
       sql`tasks as (insert into ${tasks} (id, workspace_id, team_id, number, creator_id, ${insert.names})
         select ${id}, counter.workspace_id, counter.id, counter.task_counter, ${caller.actor.user}, ${insert.values} from counter returning *)`,
       ...labelSetCtes("task", caller.actor.workspace, input.labelIds ?? [], "tasks"),
+      ...(resolved.delegateId ? delegationCtes(caller.actor.user) : []),
     ],
     result: written(sql`${id}`),
   }));
@@ -92,18 +95,23 @@ export async function createTask(caller: Caller, input: TaskCreateInput): Promis
       taskId: null,
     });
     const assigneeId = input.assigneeId ? await workspaceMember(tx, caller.actor.workspace, input.assigneeId, "Assignee") : undefined;
+    const delegateId = input.delegateId ? await workspaceAgent(tx, caller.actor.workspace, input.delegateId) : undefined;
     const customFields = await validateCustomFields(tx, caller.actor.workspace, "task", input.customFields);
-    return insertTask(caller, input, { ...references, assigneeId, customFields });
+    return insertTask(caller, input, { ...references, assigneeId, delegateId, customFields });
   });
 }
 
-/** The update: the row changes (and `labelIds` replaces its label set) only when every rule holds. An empty body writes nothing visible. */
+/**
+ * The update: the row changes (and `labelIds` replaces its label set) only when every rule holds; a `delegateId` opens
+ * the delegate's session (or keeps its open one). An empty body writes nothing visible.
+ */
 function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unknown>, labelIds: string[] | undefined) {
   const changing = labelIds !== undefined || Object.values(changes).some((v) => v !== undefined);
   return guardedWrite(caller, taskTarget(caller, idOrRef, labelIds), (allowed) => ({
     ctes: [
       updatedRow(caller, "tasks", tasks, changes, allowed, changing),
       ...(labelIds ? labelSetCtes("task", caller.actor.workspace, labelIds, "tasks") : []),
+      ...(changes.delegateId ? delegationCtes(caller.actor.user) : []),
     ],
     result: written(sql`(select id from tasks)`),
   }));
@@ -129,9 +137,15 @@ export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpd
     const assigneeId = fields.assigneeId
       ? await workspaceMember(tx, caller.actor.workspace, fields.assigneeId, "Assignee")
       : fields.assigneeId;
+    const delegateId = fields.delegateId ? await workspaceAgent(tx, caller.actor.workspace, fields.delegateId) : fields.delegateId;
     const customFields =
       fields.customFields && (await validateCustomFields(tx, caller.actor.workspace, "task", fields.customFields, current.customFields));
-    return writeTask(caller, current.id, { ...storedValues(fields, "update"), ...references, assigneeId, customFields }, labelIds);
+    return writeTask(
+      caller,
+      current.id,
+      { ...storedValues(fields, "update"), ...references, assigneeId, delegateId, customFields },
+      labelIds,
+    );
   });
 }
 

@@ -73,9 +73,9 @@ const update = createRoute({
   path: "/tasks/{id}",
   summary: "Update a task",
   description:
-    "Partial; `null` clears projectId, milestoneId, parentId, assigneeId, dueDate. `labelIds` replaces the set; `customFields` merges " +
+    "Partial; `null` clears projectId, milestoneId, parentId, assigneeId, delegateId, dueDate. `labelIds` replaces the set; `customFields` merges " +
     "(`null` removes a key). Clearing or changing the project clears the milestone. A parent that is the task or one of its subtasks is 422. " +
-    "`teamId` cannot change (422).",
+    "`teamId` cannot change (422). `delegateId` (an agent of the workspace; a person is 422) opens the agent's session on the task, or keeps its open one (docs/agents.md).",
   request: { params: TaskIdParam, ...jsonBody(TaskUpdate) },
   responses: {
     200: jsonResponse(one, "Updated"),

@@ -280,10 +280,11 @@ function pointedByHead(workspace: string): Pointed {
   };
 }
 
-/** What the tasks in `scoped` (a CTE of ids) point at: assignees, `user` custom values, labels and custom field keys. */
+/** What the tasks in `scoped` (a CTE of ids) point at: assignees, delegates, `user` custom values, labels and custom field keys. */
 function pointedByTasks(workspace: string, scoped: string): Pointed {
   return {
     users: sql`select assignee_id from ${tasks} where id in (select id from ${sql.raw(scoped)})
+      union select delegate_id from ${tasks} where id in (select id from ${sql.raw(scoped)})
       union ${userValues(workspace, tasks, scoped)}`,
     labels: sql`select label_id from ${taskLabels} where task_id in (select id from ${sql.raw(scoped)})`,
     keys: usedKeys(tasks, scoped),

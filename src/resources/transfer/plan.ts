@@ -408,6 +408,7 @@ export function planTaskPage(state: PlanState, page: Located<ExportedTask>[]) {
       milestoneId,
       parentId,
       assigneeId: state.user(t.assigneeId),
+      delegateId: state.user(t.delegateId),
       labelIds: state.labelIds(t.labelIds, `${at}.labelIds`),
       customFields: state.customFields(t.customFields, "task", `${at}.customFields`),
     };

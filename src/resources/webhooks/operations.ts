@@ -2,7 +2,7 @@
 // (403); another workspace's webhook or delivery is 404. Each write is one statement that authorizes itself
 // (guardedWrite): the role, the teams the body names (404), then the URL's safety (422), in the order of checks.
 import { and, eq, gt, type SQL, sql } from "drizzle-orm";
-import { events, teams, webhookDeliveries, webhooks, workspaceMembers } from "../../../drizzle/schema";
+import { events, teams, users, webhookDeliveries, webhooks, workspaceMembers } from "../../../drizzle/schema";
 import { unboundGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { requireWorkspaceRole } from "../../auth/roles";
@@ -80,6 +80,23 @@ function filterWrite(caller: Caller, filter: JsonFilter | null | undefined): Fil
   }
 }
 
+/** The ids `agentIds` (ids or emails) name, resolved in the statement that stores them (null stays null). */
+const agentIdsValue = (caller: Caller, agentIds: string[] | null): SQL =>
+  agentIds === null ? sql`null::text[]` : namedIds("user", agentIds, caller.actor.workspace);
+
+/** Every one of `agentIds` an agent of the workspace (404 otherwise), as a guard. */
+function agentsGuard(caller: Caller, agentIds: string[] | null | undefined): Guard[] {
+  if (!agentIds?.length) return [];
+  return [
+    {
+      holds: sql`(select (select count(*) from ${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId}
+        where ${workspaceMembers.workspaceId} = ${caller.actor.workspace} and ${users.type} = 'AGENT'
+        and ${users.id} = any(named.ids)) = cardinality(named.ids) from (select ${agentIdsValue(caller, agentIds)} as ids) as named)`,
+      refusal: () => notFound("Agent"),
+    },
+  ];
+}
+
 /** The URL's safety as the last guard (so 401, 403 and 404 come first), when the body names one. */
 function urlGuard(env: Pick<Env, "DEV_WEBHOOKS">, url: string | undefined): Guard[] {
   const problem = url === undefined ? null : urlProblem(url, devWebhooks(env));
@@ -123,12 +140,19 @@ export async function createWebhook(caller: Caller, env: Env, input: WebhookCrea
   const sealed = await sealSecret(env.CURSOR_SECRET, id, secret);
   const teamIds = input.teamIds ?? null;
   const filter = filterWrite(caller, input.filter);
-  const guards = [...adminGuards(caller), ...teamsGuard(caller, teamIds), ...filter.guards, ...urlGuard(env, input.url)];
+  const agentIds = input.agentIds ?? null;
+  const guards = [
+    ...adminGuards(caller),
+    ...teamsGuard(caller, teamIds),
+    ...agentsGuard(caller, agentIds),
+    ...filter.guards,
+    ...urlGuard(env, input.url),
+  ];
   const webhook = await guardedWrite(caller, workspaceTarget(caller, guards), (allowed) => ({
     ctes: [
-      sql`webhooks as (insert into ${webhooks} (id, workspace_id, url, events, description, team_ids, filter, sealed_secret, creator_id)
+      sql`webhooks as (insert into ${webhooks} (id, workspace_id, url, events, description, team_ids, agent_ids, filter, sealed_secret, creator_id)
         select ${id}, ${allowed}, ${input.url}, ${textArray(input.events)}, ${input.description ?? ""}, ${teamIdsValue(caller, teamIds)},
-          ${filter.value}, ${sealed}, ${caller.actor.user}
+          ${agentIdsValue(caller, agentIds)}, ${filter.value}, ${sealed}, ${caller.actor.user}
         where ${allowed} is not null returning *)`,
     ],
     result: written(sql`${id}`),
@@ -142,11 +166,17 @@ export function updateWebhook(caller: Caller, env: Env, id: string, input: Webho
   for (const key of ["url", "description", "enabled"] as const) if (input[key] !== undefined) values[key] = input[key];
   if (input.events !== undefined) values.events = input.events;
   if (input.teamIds !== undefined) values.teamIds = teamIdsValue(caller, input.teamIds);
+  if (input.agentIds !== undefined) values.agentIds = agentIdsValue(caller, input.agentIds);
   if (input.enabled !== undefined) Object.assign(values, { disabledReason: null });
   if (input.enabled === true) Object.assign(values, { failingSince: null });
   const filter = filterWrite(caller, input.filter);
   if (input.filter !== undefined) values.filter = filter.value;
-  const guards = [...teamsGuard(caller, input.teamIds), ...filter.guards, ...urlGuard(env, input.url)];
+  const guards = [
+    ...teamsGuard(caller, input.teamIds),
+    ...agentsGuard(caller, input.agentIds),
+    ...filter.guards,
+    ...urlGuard(env, input.url),
+  ];
   return guardedWrite(caller, webhookTarget(caller, id, guards), (allowed) => ({
     ctes: [updatedRow(caller, "webhooks", webhooks, values, allowed)],
     result: written(sql`(select id from webhooks)`),

@@ -1,0 +1,71 @@
+// Agent sessions as one module (src/http/module.ts; docs/agents.md): the register entry, routes and MCP tools. Its field
+// maps (records/agent-sessions.ts) render its answers and events, and give tasks their `session`.
+import { z } from "@hono/zod-openapi";
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { paginated } from "../../http/schemas";
+import { Cursor, pageQuery, tool } from "../../http/tool";
+import { describeList, type ListArgs, ListInput, listQuery } from "../../http/tool-input";
+import {
+  ActivityCreate,
+  AgentActivity,
+  AgentActivitySelection,
+  AgentSessionSelection,
+  activityRecord,
+  sessionRecord,
+} from "../../records/agent-sessions";
+import { NameOf } from "../../records/names";
+import { listBody } from "../../store/list";
+import { getSession, listActivities, listSessions, postActivity } from "./operations";
+import { agentSessionRoutes } from "./routes";
+
+const { limit: Limit } = ListInput.shape;
+
+export default {
+  name: "agent-sessions",
+  resource: RESOURCES["agent-sessions"],
+  routes: [agentSessionRoutes],
+  // An agent lists its sessions, reads one with its activities, and posts to it.
+  tools: [
+    tool({
+      name: "list_sessions",
+      after: "release_task",
+      title: "List agent sessions",
+      description: `Agent sessions (GET /agent-sessions): an agent sees its own. ${describeList(sessionRecord.list)}`,
+      rest: "GET /agent-sessions",
+      input: ListInput,
+      output: paginated("sessions", AgentSessionSelection),
+      async run(ctx, args: ListArgs) {
+        const params = await ctx.caller.listParams(sessionRecord.list, listQuery(args));
+        return listBody("sessions", params, await listSessions(ctx.caller, params));
+      },
+    }),
+    tool({
+      name: "get_session",
+      after: "list_sessions",
+      title: "Get an agent session",
+      description: "A session with its activities, oldest first (GET /agent-sessions/{id} and …/activities).",
+      rest: "GET /agent-sessions/{id}",
+      input: z.object({ id: NameOf("agentSession"), limit: Limit, cursor: Cursor }).strict(),
+      output: z.object({ session: AgentSessionSelection, ...paginated("activities", AgentActivitySelection).shape }),
+      async run(ctx, { id, ...page }) {
+        const params = await ctx.caller.listParams(activityRecord.list, pageQuery(page));
+        const [session, activities] = await Promise.all([getSession(ctx.caller, id), listActivities(ctx.caller, id, params)]);
+        return { session, ...(await listBody("activities", params, activities)) };
+      },
+    }),
+    tool({
+      name: "post_activity",
+      after: "get_session",
+      title: "Post to an agent session",
+      description:
+        "Posts to a session (POST /agent-sessions/{id}/activities): its agent a thought, action, elicitation, response or error.",
+      rest: "POST /agent-sessions/{id}/activities",
+      input: z.object({ id: NameOf("agentSession"), ...ActivityCreate.shape }).strict(),
+      output: z.object({ activity: AgentActivity }),
+      async run(ctx, { id, ...body }) {
+        return { activity: await postActivity(ctx.caller, id, body) };
+      },
+    }),
+  ],
+} satisfies ResourceModule;

@@ -1,0 +1,133 @@
+// The agent-session operations (docs/agents.md), one function each, called alike by the REST routes and
+// the MCP tools. Reads are one statement scoped by the caller (an agent sees its own sessions, a person those of the
+// tasks it reads); an activity or a stop is one statement that checks who may (the session's agent; a person who may
+// change the task; the agent's owner), appends and moves the session's state, and says why it wrote nothing.
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { agentActivities, agentSessions, users } from "../../../drizzle/schema";
+import { actorMay, TASK_WRITE } from "../../auth/access";
+import type { Caller } from "../../auth/caller";
+import { conflict, forbidden } from "../../core/errors";
+import { newId } from "../../ids";
+import {
+  type ActivityCreateInput,
+  type AgentActivityDto,
+  type AgentSessionDto,
+  activityRecord,
+  STATE_AFTER,
+  sessionRecord,
+} from "../../records/agent-sessions";
+import { listChildren } from "../../records/task-children";
+import type { Actor } from "../../store/caller";
+import { type Guard, guardedWrite, type Target } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
+import { insertColumns, qualified } from "../../store/record";
+
+const sessionId = qualified(agentSessions.id);
+const sessionAgent = qualified(agentSessions.agentId);
+const sessionTeam = qualified(agentSessions.teamId);
+
+/** The caller is an agent (in SQL: its user's type). */
+const callerIsAgent = (actor: Actor) =>
+  sql`exists (select 1 from ${users} as ${sql.identifier("viewer")} where ${sql.identifier("viewer")}.id = ${actor.user} and ${sql.identifier("viewer")}.type = 'AGENT')`;
+
+/** What the caller sees of the sessions it reaches: an agent its own, a person all of them (those of the tasks it reads). */
+const visible = (actor: Actor): SQL =>
+  and(sessionRecord.inReach(actor), sql`(${sessionAgent} = ${actor.user} or not ${callerIsAgent(actor)})`)!;
+
+/** GET /agent-sessions: one page in one query. */
+export function listSessions(caller: Caller, params: ListParams): Promise<AgentSessionDto[]> {
+  return listRecords(caller, sessionRecord, params, visible);
+}
+
+/** GET /agent-sessions/{id}: one statement; a session the caller does not see is 404. */
+export function getSession(caller: Caller, id: string, fields: FieldSelection | null = null): Promise<AgentSessionDto> {
+  return readRecord(caller, sessionRecord, id, fields, visible);
+}
+
+/** GET /agent-sessions/{id}/activities: oldest first by default, one query; a session the caller does not see is 404. */
+export function listActivities(caller: Caller, id: string, params: ListParams): Promise<AgentActivityDto[]> {
+  const session = {
+    select: (actor: Actor) => sql`select ${sessionId} as id from ${agentSessions} where ${and(visible(actor), eq(agentSessions.id, id))}`,
+    noun: sessionRecord.noun,
+  };
+  return listChildren(caller, session, params, { record: activityRecord, from: agentActivities, parentId: agentActivities.sessionId });
+}
+
+const notStopped: Guard = {
+  holds: sql`${qualified(agentSessions.state)} <> 'stopped'`,
+  refusal: () => conflict("The session was stopped: delegate the task again to start a new one"),
+};
+/** A person who may change the session's task (TASK_WRITE): a prompt, or a stop. */
+const personWhoMayWrite = (actor: Actor) => sql`(not ${callerIsAgent(actor)} and ${actorMay(actor, sessionTeam, TASK_WRITE.min)})`;
+
+/** Who may post an activity of `type`: the session's agent, or for a prompt a person who may change the task. */
+function activityGuards(actor: Actor, type: ActivityCreateInput["type"]): Guard[] {
+  if (type === "prompt") {
+    return [
+      {
+        holds: personWhoMayWrite(actor),
+        refusal: () => forbidden(`A prompt comes from a person who may ${TASK_WRITE.what} (team ${TASK_WRITE.min} or higher)`),
+      },
+      notStopped,
+    ];
+  }
+  return [
+    { holds: sql`${sessionAgent} = ${actor.user}`, refusal: () => forbidden("Only the session's agent posts its activities") },
+    notStopped,
+  ];
+}
+
+/** The session `id` in the caller's workspace and teams (a team-bound credential finds no other team's: 404). */
+const sessionTarget = (caller: Caller, id: string, guards: Guard[]): Target => ({
+  from: sql`${agentSessions}`,
+  where: and(eq(agentSessions.workspaceId, caller.actor.workspace), eq(agentSessions.id, id))!,
+  columns: { id: agentSessions.id },
+  guards,
+  name: sessionRecord.noun,
+  team: agentSessions.teamId,
+  table: agentSessions,
+});
+
+/**
+ * POST /agent-sessions/{id}/activities: ONE statement appends the activity and moves the session to the state it makes
+ * (STATE_AFTER) with its last activity; the triggers write `agent_activity.created` and the session's event.
+ */
+export function postActivity(caller: Caller, id: string, input: ActivityCreateInput): Promise<AgentActivityDto> {
+  const activityId = newId("act");
+  const values = insertColumns(agentActivities, { type: input.type, body: input.body, action: input.action ?? null });
+  return guardedWrite(caller, sessionTarget(caller, id, activityGuards(caller.actor, input.type)), (allowed) => ({
+    ctes: [
+      // Named like the table, so the answer's JSON reads the new row.
+      sql`agent_activities as (insert into ${agentActivities} (id, workspace_id, team_id, session_id, task_id, agent_id, created_by, ${values.names})
+        select ${activityId}, s.workspace_id, s.team_id, s.id, s.task_id, s.agent_id, ${caller.actor.user}, ${values.values}
+        from public.agent_sessions s where s.id = ${allowed} returning *)`,
+      sql`moved as (update public.agent_sessions set state = ${STATE_AFTER[input.type]}::agent_session_state, last_activity_at = now(), updated_at = now()
+        where id = ${allowed} returning id)`,
+    ],
+    result: sql<AgentActivityDto>`(select ${activityRecord.json()} from agent_activities)`,
+  }));
+}
+
+/**
+ * POST /agent-sessions/{id}/stop: by a person who may change the task, or the agent's owner; ONE statement. A stopped
+ * session stays as it is (no second event).
+ */
+export function stopSession(caller: Caller, id: string): Promise<AgentSessionDto> {
+  const { actor } = caller;
+  const owner = sql`exists (select 1 from ${users} as ${sql.identifier("agent")} where ${sql.identifier("agent")}.id = ${sessionAgent}
+    and ${sql.identifier("agent")}.human_id = ${actor.user})`;
+  const mayStop: Guard = {
+    holds: sql`(${personWhoMayWrite(actor)} or ${owner})`,
+    refusal: () => forbidden(`Stopping a session needs the right to ${TASK_WRITE.what}, or owning its agent`),
+  };
+  return guardedWrite(caller, sessionTarget(caller, id, [mayStop]), (allowed) => ({
+    ctes: [
+      sql`agent_sessions as (update public.agent_sessions set state = 'stopped', updated_at = now()
+        where id = ${allowed} and state <> 'stopped' returning *)`,
+    ],
+    // The stopped row (the CTE), or the session as it was already stopped.
+    result: sql<AgentSessionDto>`coalesce((select ${sessionRecord.json()} from agent_sessions),
+      (select ${sessionRecord.json()} from public.agent_sessions where agent_sessions.id = ${allowed}))`,
+  }));
+}

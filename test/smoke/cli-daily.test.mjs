@@ -514,13 +514,13 @@ describe("completion and help", () => {
       return spawnBash(bash);
     };
     expect(complete(["pm", "ta"])).toBe("tasks");
-    expect(complete(["pm", "tasks", "c"])).toBe("create close");
+    expect(complete(["pm", "tasks", "c"])).toBe("create close claim");
     expect(complete(["pm", "tasks", "edit", "ENG-1", "--add"])).toBe("--add-label");
     expect(complete(["pm", "workspace", ""])).toBe("list use --help -h");
     expect((await pm(["completion", "zsh"])).stdout).toMatch(/^#compdef pm\n/);
     const fish = (await pm(["completion", "fish"])).stdout;
     expect(fish).toContain(
-      "complete -c pm -n '__fish_seen_subcommand_from tasks; and not __fish_seen_subcommand_from list view get create edit update close reopen delete history link unlink' -a close",
+      "complete -c pm -n '__fish_seen_subcommand_from tasks; and not __fish_seen_subcommand_from list view get create edit update close reopen delete history link unlink claim release delegate' -a close",
     );
     expect(fish).toMatch(
       /^complete -c pm -n '__fish_seen_subcommand_from tasks; and __fish_seen_subcommand_from list' -l assignee -s a -d /m,

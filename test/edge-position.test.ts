@@ -1,4 +1,4 @@
-// PM-Min-Position at the edge (contract §19, docs/edge.md): a write through one location, then a GET naming the write's
+// PM-Min-Position at the edge (docs/edge.md): a write through one location, then a GET naming the write's
 // PM-Position through the same or another location, never gets the record as it was before the write, even when an
 // older answer is stored there and the caller allows its age. Two front Workers stand for two locations, both bound to
 // the real API Worker and database (test/helpers/edge.ts).

@@ -65,8 +65,6 @@ const TOOLS = [
   "add_comment",
   "list_task_comments",
   "list_attachments",
-  "log_time",
-  "list_worklogs",
   "delete_comment",
   "search",
   "list_users",
@@ -82,6 +80,13 @@ const TOOLS = [
   "delete_label",
   "get_task_history",
   "list_events",
+  "log_time",
+  "list_worklogs",
+  "claim_task",
+  "release_task",
+  "list_sessions",
+  "get_session",
+  "post_activity",
 ];
 
 describe("the MCP Inspector CLI against npm start", () => {

@@ -31,6 +31,8 @@ const task = {
   parentId: null,
   assigneeId: null,
   assignee: null,
+  delegateId: null,
+  session: null,
   labels: [],
   customFields: {},
   blockedByCount: 0,

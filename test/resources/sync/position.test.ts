@@ -1,4 +1,4 @@
-// PM-Position (contract §19, docs/api.md): every successful write names the id of the last event its transaction wrote
+// PM-Position (docs/api.md): every successful write names the id of the last event its transaction wrote
 // (or the workspace's latest event when it wrote none), read in the write's own round trip.
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, del, get, patch, post } from "../../helpers/api";

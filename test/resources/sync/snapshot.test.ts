@@ -1,4 +1,4 @@
-// GET /sync/snapshot (contract §19, docs/sync.md): the caller's records in NDJSON at one position of the stream, and the
+// GET /sync/snapshot (docs/sync.md): the caller's records in NDJSON at one position of the stream, and the
 // stream from that position: a snapshot with every later event applied equals a fresh snapshot, also when 8 writers
 // create, update and delete while it is taken.
 import fc from "fast-check";

@@ -174,7 +174,15 @@ describe("no escalation: a credential makes none with more than it has", () => {
       scopes: ["comments:write"],
       reads: ["attachments", "comments", "links", "milestones", "projects", "relations", "tasks"],
     });
-    expect(ok(await get("/me", tasksOnly), 200).reads).toEqual(["attachments", "links", "relations", "tasks", "worklogs"]);
+    expect(ok(await get("/me", tasksOnly), 200).reads).toEqual([
+      "activities",
+      "agent-sessions",
+      "attachments",
+      "links",
+      "relations",
+      "tasks",
+      "worklogs",
+    ]);
     // A task's relations, links and attachments are the task's: tasks:write reads them too.
     expect((await get(`/tasks/${task.id}/relations`, tasksOnly)).status).toBe(200);
     expect((await get(`/tasks/${task.id}/links`, tasksOnly)).status).toBe(200);

@@ -64,7 +64,18 @@ describe("the least-privilege CI key of docs/clients.md", () => {
     const me = await stack.call("GET", "/me", { key: ci.PM_API_KEY });
     expect(me.body).toMatchObject({
       scopes: ["tasks:write", "comments:write"],
-      reads: ["activities", "agent-sessions", "attachments", "comments", "links", "milestones", "projects", "relations", "tasks", "worklogs"],
+      reads: [
+        "activities",
+        "agent-sessions",
+        "attachments",
+        "comments",
+        "links",
+        "milestones",
+        "projects",
+        "relations",
+        "tasks",
+        "worklogs",
+      ],
     });
 
     // From the first task line to `pm tasks get`: every line the session runs on tasks and comments, with the CI key.

@@ -288,17 +288,25 @@ describe("task claims", () => {
       const other = await open(members[16].key);
       const byId = await call(agent, "claim_task", { id: first.reference, leaseSeconds: 60 });
       expect(byId.isError).toBe(false);
-      expect(byId.body).toEqual({ task: expect.objectContaining({ id: first.id }), claim: byId.body.task.claim });
+      // A write tool's result carries its position (PM-Position) as well.
+      expect(byId.body).toEqual({
+        task: expect.objectContaining({ id: first.id }),
+        claim: byId.body.task.claim,
+        position: expect.any(String),
+      });
       expect(byId.body.claim.holderId).toBe(members[15].userId);
       const refused = await call(other, "claim_task", { id: first.reference });
       expect(refused).toMatchObject({ isError: true, body: { error: { code: "CONFLICT", details: byId.body.claim } } });
       const byFilter = await call(other, "claim_task", { filter: { eq: { teamId: team.prefix } } });
       expect(byFilter.body.task.id).toBe(second.id);
       expect(byFilter.body.claim.holderId).toBe(members[16].userId);
-      expect((await call(other, "claim_task", { filter: { eq: { teamId: team.prefix } } })).body).toEqual({ task: null, claim: null });
+      expect((await call(other, "claim_task", { filter: { eq: { teamId: team.prefix } } })).body).toMatchObject({
+        task: null,
+        claim: null,
+      });
       expect((await call(other, "claim_task", { filter: { eq: { colour: "red" } } })).body.error.code).toBe("BAD_REQUEST");
       expect((await call(agent, "claim_task", {})).isError).toBe(true);
-      expect((await call(agent, "release_task", { id: first.reference })).body).toEqual({ released: true });
+      expect((await call(agent, "release_task", { id: first.reference })).body).toEqual({ released: true, position: expect.any(String) });
       expect(ok(await get(`/tasks/${first.id}`, t.owner.key), 200).task.claim).toBeNull();
       const history = ok(await get(`/tasks/${first.id}/history`, t.owner.key), 200).events;
       expect(history.map((e: { type: string; actor: { via: string } }) => [e.type, e.actor.via])).toEqual([

@@ -260,6 +260,8 @@ describe("task lists", () => {
       milestoneId: (v) => v === null || typeof v === "string",
       parentId: (v) => v === null || typeof v === "string",
       assigneeId: (v) => v === null || typeof v === "string",
+      delegateId: (v) => v === null || typeof v === "string",
+      session: (v: any) => v === null || Object.keys(v).join() === "id,state",
       assignee: (v: any) => v === null || Object.keys(v).join() === "id,name,email,avatarUrl,humanId",
       labels: (v: any) => Array.isArray(v) && v.every((l) => Object.keys(l).join() === "id,name,color"),
       customFields: (v) => typeof v === "object" && v !== null && !Array.isArray(v),

@@ -12,7 +12,9 @@ export async function fetchWithoutTimeout(request) {
   const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
   const transport = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const sent = transport.request(url, { method: request.method, headers: Object.fromEntries(request.headers) }, (res) => {
+    // The request's signal aborts it (Ctrl-C of `pm events --follow`, whose request waits up to 30 s for an event).
+    const options = { method: request.method, headers: Object.fromEntries(request.headers), signal: request.signal };
+    const sent = transport.request(url, options, (res) => {
       const headers = new Headers();
       for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
       const status = res.statusCode ?? 502;

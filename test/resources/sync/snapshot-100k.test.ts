@@ -1,6 +1,6 @@
-// A snapshot of 100,000 tasks (docs/sync.md, "Cost"): the first line within a second, the whole of it streamed in
-// chunks of one batch each, so the Worker holds one batch (and the chunk the reader has not taken yet), whatever the
-// snapshot's size. The numbers are printed for docs/sync.md.
+// A snapshot of 100,000 tasks (docs/sync.md, "Cost"): the whole of it streamed in chunks of one batch each, so the
+// Worker holds one batch (and the chunk the reader has not taken yet), whatever the snapshot's size. How soon the first
+// line comes is the bench's to measure (`BENCH_ONLY=sync npm run bench`): a busy machine makes any bound here a flake.
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
@@ -28,7 +28,7 @@ beforeAll(async () => {
   }
 }, 300_000);
 
-it("streams 100,000 tasks: the first line within a second, every chunk one batch at most", async () => {
+it("streams 100,000 tasks, every chunk one batch at most", async () => {
   const ctx = createExecutionContext();
   const started = performance.now();
   const res = await worker.fetch(
@@ -65,7 +65,6 @@ it("streams 100,000 tasks: the first line within a second, every chunk one batch
     `snapshot of ${COUNT} tasks: first line ${firstLineMs?.toFixed(0)} ms, all ${totalMs.toFixed(0)} ms, ${chunks} chunks, largest ${(largest / 1024).toFixed(0)} KiB`,
   );
   expect(lines).toBe(COUNT + 1);
-  expect(firstLineMs).toBeLessThan(1000);
   // One batch (500 tasks) a chunk: what the Worker holds at a time, with the one the reader has not taken.
   expect(largest).toBeLessThan(1024 * 1024);
 }, 300_000);

@@ -197,7 +197,7 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
   });
 
   // Each module's routes, in the list's order; what they do not declare comes from its register entry (src/http/policy.ts).
-  for (const module of mounted) for (const routes of moduleRoutes(module, app)) app.route("/", routes);
+  for (const module of mounted) for (const routes of moduleRoutes(module, app, mounted)) app.route("/", routes);
   const routeAt = declaredRoutes(app.routes);
   const conditional = (route: NonNullable<ReturnType<typeof routeAt>>) => conditionalTable(route) !== undefined;
   for (const { method, path } of app.routes) {

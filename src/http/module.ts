@@ -20,18 +20,25 @@ export interface ResourceModule {
   resource: Omit<Resource, "tag"> & { tag: string };
   /** Its tag's description, when the register's TAGS has none (a resource of its own tag, outside the register). */
   tagWords?: string;
-  /** Its routers, mounted in this order; a function of the built app when they need it (the batch runs the app's reads). */
-  routes: ReadonlyArray<Hono<AppEnv>> | ((app: AppHandle) => ReadonlyArray<Hono<AppEnv>>);
+  /**
+   * Its routers, mounted in this order; a function of the built app and the modules it serves when they need them (the
+   * batch runs the app's reads; what iterates the resources takes them from the modules, never from a list of its own).
+   */
+  routes: ReadonlyArray<Hono<AppEnv>> | ((app: AppHandle, modules: readonly ResourceModule[]) => ReadonlyArray<Hono<AppEnv>>);
   /** Its MCP tools, each standing for one of its REST operations (src/http/tool.ts). */
   tools?: readonly ToolSpec[];
 }
 
 /**
- * The module's routers for `app`, each claimed as its own (their undeclared policies come from its register entry);
+ * The module's routers for `app` serving `modules`, each claimed as its own (their undeclared policies come from its register entry);
  * without an app, those it has without one.
  */
-export function moduleRoutes(module: ResourceModule, app?: AppHandle): ReadonlyArray<Hono<AppEnv>> {
-  const routers = typeof module.routes === "function" ? (app ? module.routes(app) : []) : module.routes;
+export function moduleRoutes(
+  module: ResourceModule,
+  app?: AppHandle,
+  modules: readonly ResourceModule[] = [],
+): ReadonlyArray<Hono<AppEnv>> {
+  const routers = typeof module.routes === "function" ? (app ? module.routes(app, modules) : []) : module.routes;
   for (const router of routers) claimRoutes({ name: module.name, ...module.resource }, router.routes);
   return routers;
 }

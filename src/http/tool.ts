@@ -19,8 +19,11 @@ export interface ToolSpec {
   title: string;
   description: string;
   rest: string;
-  /** The tool it follows in tools/list, which agents read in order (default: after all before it). */
-  after?: string;
+  /**
+   * Its place in tools/list, which agents read in order: tools sort by rank (the service's from 10 in steps of 10, so
+   * that a tool finds its place without naming another module's); one without a rank comes after them, in the modules' order.
+   */
+  rank?: number;
   input: z.ZodType;
   output: z.ZodObject;
   run(ctx: ToolContext, args: never): Promise<Record<string, unknown>>;

@@ -20,23 +20,9 @@ export interface Tool extends ToolSpec {
   destructive: boolean;
 }
 
-/**
- * `specs` in tools/list's order: those that name no tool to follow in the modules' order, each followed by the tools
- * that name it (a chain: `get_task`, then `list_tasks` after it, …). Naming a tool no module has is an error.
- */
-function inOrder(specs: readonly ToolSpec[]): ToolSpec[] {
-  const placed = specs.filter((spec) => spec.after === undefined);
-  let pending = specs.filter((spec) => spec.after !== undefined);
-  while (pending.length) {
-    const waiting = pending.filter((spec) => !placed.some((p) => p.name === spec.after));
-    if (waiting.length === pending.length)
-      throw new Error(`Tools placed after no tool of the modules: ${waiting.map((s) => s.name).join(", ")}`);
-    for (const spec of pending.filter((s) => !waiting.includes(s)))
-      placed.splice(placed.findIndex((p) => p.name === spec.after) + 1, 0, spec);
-    pending = waiting;
-  }
-  return placed;
-}
+/** `specs` in tools/list's order: by rank, those without one last; ties keep the modules' order (the sort is stable). */
+const rankOf = (spec: ToolSpec) => spec.rank ?? Number.MAX_SAFE_INTEGER;
+const inOrder = (specs: readonly ToolSpec[]): ToolSpec[] => [...specs].sort((a, b) => rankOf(a) - rankOf(b));
 
 /**
  * The tools of an app serving `modules`, each with its REST operation's scopes (the route its module declares). A tool

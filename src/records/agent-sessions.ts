@@ -8,7 +8,12 @@ import { invalid, notFound } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
 import { newId } from "../ids";
 import { defineRecord, f } from "../store/record";
-import { named, namesAny } from "./names";
+import { idKind, named, namesAny } from "./names";
+
+/** How a request names an agent session: by its id (`ses_…`) only. */
+export const SESSION_ID = idKind("an agent session id", "ses");
+/** How a request names an agent activity: by its id (`act_…`) only. */
+export const ACTIVITY_ID = idKind("an agent activity id", "act");
 
 /** A session with no activity for this long reads `stale` while pending or active. */
 export const STALE_AFTER_MINUTES = 30;
@@ -47,7 +52,7 @@ export const sessionRecord = defineRecord({
   from: sql`${agentSessions}`,
   noun: "Agent session",
   fields: {
-    id: f.id(agentSessions.id, { names: named("agentSession"), doc: { example: "ses_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    id: f.id(agentSessions.id, { names: named(SESSION_ID), doc: { example: "ses_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     taskId: f.id(agentSessions.taskId, { names: named("task") }),
     agentId: f.id(agentSessions.agentId, { names: named("user"), doc: { description: "The agent (a user of type AGENT)" } }),
     state: f.enum(sessionStateSql(agentSessions), SessionState, {
@@ -92,8 +97,8 @@ export const activityRecord = defineRecord({
   from: sql`${agentActivities}`,
   noun: "Agent activity",
   fields: {
-    id: f.id(agentActivities.id, { names: named("agentActivity"), doc: { example: "act_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
-    sessionId: f.id(agentActivities.sessionId, { names: named("agentSession"), list: false }),
+    id: f.id(agentActivities.id, { names: named(ACTIVITY_ID), doc: { example: "act_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    sessionId: f.id(agentActivities.sessionId, { names: named(SESSION_ID), list: false }),
     type: f.enum(agentActivities.type, ActivityType, { list: { sort: false } }),
     body: f.text(agentActivities.body, { list: false, doc: { description: "Markdown" } }),
     action: f.json(agentActivities.action, ActivityAction.nullable()),

@@ -6,7 +6,10 @@ import { apiKeys } from "../../drizzle/schema";
 import { READABLE, SCOPES, type Scope } from "../core/scopes";
 import { EVERY_SCOPE, readsJson } from "../db/scope";
 import { defineRecord, f } from "../store/record";
-import { formsOf, NamesOf, named } from "./names";
+import { formsOf, idKind, NamesOf, named } from "./names";
+
+/** How a request names an API key: by its id (`apik_…`) only. */
+export const API_KEY_ID = idKind("an API key id", "apik");
 
 /** Scopes in a request body: the scope names of docs/api.md (least privilege), at least one. */
 export const ScopeList = z
@@ -29,7 +32,7 @@ export const apiKeyRecord = defineRecord({
   team: null,
   from: sql`${apiKeys}`,
   fields: {
-    id: f.id(apiKeys.id, { names: named("apiKey") }),
+    id: f.id(apiKeys.id, { names: named(API_KEY_ID) }),
     name: f.text(apiKeys.name, { input: { schema: z.string().trim().min(1).max(200), create: "required" } }),
     prefix: f.text(apiKeys.prefix, { doc: { description: "The first 10 characters of the raw key" } }),
     userId: f.id(apiKeys.userId, { names: named("user"), doc: { description: "The owner: the caller or one of the caller's agents" } }),

@@ -5,7 +5,11 @@ import { type SQL, sql } from "drizzle-orm";
 import { attachments } from "../../drizzle/schema";
 import { defineRecord, f } from "../store/record";
 import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
-import { named } from "./names";
+import { COMMENT_ID } from "./comments";
+import { idKind, named } from "./names";
+
+/** How a request names an attachment: by its id (`att_…`) only. */
+export const ATTACHMENT_ID = idKind("an attachment id", "att");
 
 const a = attachments;
 
@@ -36,10 +40,10 @@ export const attachmentRecord = defineRecord({
   team: a.teamId,
   from: sql`${a}`,
   fields: {
-    id: f.id(a.id, { names: named("attachment"), exported: BodyId, doc: { example: "att_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    id: f.id(a.id, { names: named(ATTACHMENT_ID), exported: BodyId, doc: { example: "att_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     taskId: f.id(a.taskId, { names: named("task"), exported: BodyId }),
     commentId: f.id(a.commentId, {
-      names: named("comment"),
+      names: named(COMMENT_ID),
       nullable: true,
       exported: BodyId.nullable(),
       doc: { description: "The comment it is attached to (null: the task itself)" },

@@ -8,8 +8,12 @@ import { comments, milestones, projects, tasks, users } from "../../drizzle/sche
 import type { FieldShape, ListSpec } from "../store/list";
 import { defineRecord, exportedTimestamps, type Field, f } from "../store/record";
 import { BodyId } from "../store/schemas";
-import { type NameKind, NameOf, named } from "./names";
+import { MILESTONE_ID } from "./milestones";
+import { idKind, type NameKind, NameOf, named } from "./names";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+
+/** How a request names a comment: by its id (`cmnt_…`) only. */
+export const COMMENT_ID = idKind("a comment id", "cmnt");
 
 /** The comment's author, joined on `author.id = comments.author_id` (never null: the author is required). */
 const author = alias(users, "author");
@@ -28,7 +32,7 @@ const target = (kind: NameKind) => ({ schema: NameOf(kind), write: "resolved" as
 /** The field map of both records, with the author each one shows. */
 const fields = <A extends Field>(authorField: A) =>
   ({
-    id: f.id(comments.id, { names: named("comment"), exported: BodyId }),
+    id: f.id(comments.id, { names: named(COMMENT_ID), exported: BodyId }),
     content: f.text(comments.content, {
       list: { sort: false },
       input: { schema: Content, create: "required" },
@@ -45,9 +49,9 @@ const fields = <A extends Field>(authorField: A) =>
       exported: BodyId.nullable(),
     }),
     milestoneId: f.id(comments.milestoneId, {
-      names: named("milestone"),
+      names: named(MILESTONE_ID),
       nullable: true,
-      input: target("milestone"),
+      input: target(MILESTONE_ID),
       exported: BodyId.nullable(),
     }),
     ...exportedTimestamps(comments),

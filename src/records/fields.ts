@@ -8,7 +8,10 @@ import type { FilterOp } from "../store/list";
 import { defineRecord, f } from "../store/record";
 import { BodyId, ExportTimestamp, ObjectKey } from "../store/schemas";
 import { FIELD_TYPES, type FieldType, OPTION_TYPES, RECORD_TYPES, textArray } from "./custom-fields";
-import { named } from "./names";
+import { idKind, named } from "./names";
+
+/** How a request names a field: by its id (`fdef_…`) only. */
+export const FIELD_ID = idKind("a field id", "fdef");
 
 /** Built-in links to other records (project, parent task, labels…) have this type; custom fields never do. */
 const BUILT_IN_ONLY_TYPES = ["relation"] as const;
@@ -99,7 +102,7 @@ export const fieldRecord = defineRecord({
   from: sql`${fieldDefinitions}`,
   fields: {
     id: f.id(fieldDefinitions.id, {
-      names: named("field"),
+      names: named(FIELD_ID),
       ...absentOnBuiltIns,
       exported: BodyId,
       doc: { ...absentOnBuiltIns.doc, example: "fdef_01jz8x4q0be0sv3c5kq9v1y2ab" },

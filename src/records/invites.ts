@@ -4,9 +4,12 @@ import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { invites, users } from "../../drizzle/schema";
 import { defineRecord, f } from "../store/record";
-import { formsOf, NamesOf, named } from "./names";
+import { formsOf, idKind, NamesOf, named } from "./names";
 import { TeamRoleSchema } from "./team-members";
 import { UserName, UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+
+/** How a request names an invite: by its id (`inv_…`) only. */
+export const INVITE_ID = idKind("an invite id", "inv");
 
 /** How long an invite can be redeemed after it was sent (a new invite to the same address replaces it). */
 export const INVITE_TTL_DAYS = 7;
@@ -27,7 +30,7 @@ export const inviteRecord = defineRecord({
   team: null,
   from: sql`${invites} join ${users} as ${sql.identifier("inviter")} on ${inviter.id} = ${invites.invitedById}`,
   fields: {
-    id: f.id(invites.id, { names: named("invite") }),
+    id: f.id(invites.id, { names: named(INVITE_ID) }),
     email: f.text(invites.email, { input: { schema: z.email().max(254), create: "required" } }),
     role: f.enum(invites.role, InviteRole, { input: { schema: InviteRole, create: { default: "MEMBER" } } }),
     teamRole: f.enum(invites.teamRole, TeamRoleSchema, { input: { schema: TeamRoleSchema, create: { default: "MEMBER" } } }),

@@ -7,7 +7,10 @@ import { milestoneStatus, milestones, projects } from "../../drizzle/schema";
 import { defineRecord, exportedTimestamps, f } from "../store/record";
 import { BodyId, IsoDate, LongText } from "../store/schemas";
 import { customFieldsField } from "./custom-fields";
-import { NameOf, named } from "./names";
+import { idKind, NameOf, named } from "./names";
+
+/** How a request names a milestone: by its id (`mile_…`) only. */
+export const MILESTONE_ID = idKind("a milestone id", "mile");
 
 export const MILESTONE_STATUSES = milestoneStatus.enumValues;
 export const MilestoneStatus = z.enum(MILESTONE_STATUSES);
@@ -23,7 +26,7 @@ export const milestoneRecord = defineRecord({
   team: milestoneTeam,
   from: sql`${milestones}`,
   fields: {
-    id: f.id(milestones.id, { names: named("milestone"), exported: BodyId }),
+    id: f.id(milestones.id, { names: named(MILESTONE_ID), exported: BodyId }),
     projectId: f.id(milestones.projectId, { names: named("project"), exported: BodyId }),
     name: f.text(milestones.name, {
       builtIn: { name: "Name" },

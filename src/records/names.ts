@@ -11,29 +11,16 @@ import type { IdPrefix } from "../ids";
 import type { NamedValues } from "../store/list";
 import { BodyId, MAX_ID_LENGTH } from "../store/schemas";
 
+/** The kinds of record with a human name besides their id. */
+export type HumanKind = "task" | "project" | "team" | "label" | "user";
+/** A kind of record named by its id only (`att_…`), declared with its record: `idKind("an attachment id", "att")`. */
+export interface IdKind {
+  words: string;
+  prefix: IdPrefix;
+}
+export const idKind = (words: string, prefix: IdPrefix): IdKind => ({ words, prefix });
 /** The kinds of record a request may name; those without a human name take their id only. */
-export type NameKind =
-  | "task"
-  | "project"
-  | "team"
-  | "label"
-  | "user"
-  | "milestone"
-  | "comment"
-  | "teamMember"
-  | "field"
-  | "apiKey"
-  | "invite"
-  | "webhook"
-  | "delivery"
-  | "workspace"
-  | "relation"
-  | "attachment"
-  | "link"
-  | "worklog"
-  | "agentSession"
-  | "agentActivity"
-  | "oauthGrant";
+export type NameKind = HumanKind | IdKind;
 
 /** An id: `<prefix>_<letters or digits>` (TypeID's shape; of another kind's prefix it is an unknown id, never a name). */
 const ID = /^[a-z]{1,10}_[0-9a-z]{1,64}$/;
@@ -113,7 +100,7 @@ const list = (values: unknown[]) =>
     sql`, `,
   );
 
-const NAMES: Partial<Record<NameKind, HumanName & { words: string }>> = {
+const NAMES: Record<HumanKind, HumanName & { words: string }> = {
   task: {
     words: "reference (`ENG-12`)",
     test: (v) => TASK_REF.test(v),
@@ -186,49 +173,35 @@ const NAMES: Partial<Record<NameKind, HumanName & { words: string }>> = {
 const nameSet = (name: HumanName, values: string[], workspace: Scope, columns: SQL = sql`${name.id}`) =>
   sql`select ${columns} from ${name.from} where ${name.where(values)}${within(name.workspace, workspace)}`;
 
-/** Each kind's id, in words and by its prefix (src/ids.ts). */
-const IDS: Record<NameKind, [words: string, prefix: IdPrefix]> = {
-  task: ["a task id", "task"],
-  project: ["a project id", "proj"],
-  team: ["a team id", "team"],
-  label: ["a label id", "label"],
-  user: ["a user id", "user"],
-  milestone: ["a milestone id", "mile"],
-  comment: ["a comment id", "cmnt"],
-  teamMember: ["a team-member id", "tmbr"],
-  field: ["a field id", "fdef"],
-  apiKey: ["an API key id", "apik"],
-  invite: ["an invite id", "inv"],
-  webhook: ["a webhook id", "whk"],
-  delivery: ["a delivery id", "dlv"],
-  workspace: ["a workspace id", "ws"],
-  relation: ["a relation id", "rel"],
-  attachment: ["an attachment id", "att"],
-  link: ["a link id", "lnk"],
-  worklog: ["a worklog id", "wlg"],
-  agentSession: ["an agent session id", "ses"],
-  agentActivity: ["an agent activity id", "act"],
-  oauthGrant: ["an OAuth grant id", "ogr"],
+/** The ids of the kinds with a human name, in words and by their prefix (src/ids.ts). */
+const HUMAN_IDS: Record<HumanKind, IdKind> = {
+  task: idKind("a task id", "task"),
+  project: idKind("a project id", "proj"),
+  team: idKind("a team id", "team"),
+  label: idKind("a label id", "label"),
+  user: idKind("a user id", "user"),
 };
-const idWords = (kind: NameKind) => `${IDS[kind][0]} (\`${IDS[kind][1]}_…\`)`;
+const idOf = (kind: NameKind): IdKind => (typeof kind === "string" ? HUMAN_IDS[kind] : kind);
+const humanName = (kind: NameKind): (HumanName & { words: string }) | undefined => (typeof kind === "string" ? NAMES[kind] : undefined);
+const idWords = (kind: NameKind) => `${idOf(kind).words} (\`${idOf(kind).prefix}_…\`)`;
 
 /** What a value naming a `kind` may be, in words (error messages, the OpenAPI document). */
 export function formsOf(kind: NameKind): string {
-  const name = NAMES[kind];
+  const name = humanName(kind);
   return name ? `${idWords(kind)} or its ${name.words}` : idWords(kind);
 }
 
 /** Which form `value` has for `kind`: an id, a name (a value of both, e.g. a label named `a_b`, is tried as both), or none. */
 export function formOf(kind: NameKind, value: string): "id" | "name" | "both" | null {
   const isId = ID.test(value);
-  const isName = NAMES[kind]?.test(value) === true;
+  const isName = humanName(kind)?.test(value) === true;
   return isId && isName ? "both" : isId ? "id" : isName ? "name" : null;
 }
 
 /** The condition on the kind's own table for the record `value` names (paths: anything not a name is tried as an id). */
 export function nameMatch(kind: NameKind, idColumn: SQLWrapper, value: string): SQL {
   const form = formOf(kind, value);
-  const name = NAMES[kind];
+  const name = humanName(kind);
   if (!name || form === "id" || form === null) return eq(idColumn, value);
   return form === "both" ? or(eq(idColumn, value), name.match(value))! : name.match(value);
 }
@@ -244,7 +217,7 @@ export function namesAny(kind: NameKind, column: SQLWrapper, values: string[], w
   const terms: SQL[] = [];
   if (ids.length === 1) terms.push(sql`${column} = ${ids[0]}`);
   else if (ids.length > 1) terms.push(sql`${column} in (${list(ids)})`);
-  if (names.length) terms.push(sql`${column} in (${nameSet(NAMES[kind]!, names, workspace)})`);
+  if (names.length) terms.push(sql`${column} in (${nameSet(humanName(kind)!, names, workspace)})`);
   return terms.length === 1 ? terms[0] : sql`(${or(...terms)})`;
 }
 
@@ -266,7 +239,7 @@ const triedAsName = (kind: NameKind, value: string) => formOf(kind, value) === "
 function keyedIds(kind: NameKind, values: string[], workspace: Scope): SQL {
   const ids = values.filter((v) => triedAsId(kind, v));
   const names = values.filter((v) => triedAsName(kind, v));
-  const name = NAMES[kind];
+  const name = humanName(kind);
   const parts: SQL[] = [];
   if (ids.length) parts.push(sql`select v as id, v as key from unnest(array[${list(ids)}]::text[]) as v`);
   if (names.length && name) parts.push(nameSet(name, names, workspace, sql`${name.id} as id, ${name.keyOf} as key`));
@@ -275,13 +248,13 @@ function keyedIds(kind: NameKind, values: string[], workspace: Scope): SQL {
 
 /** The keys a path's value finds its record by among `keyedIds`' rows: its name's first (as namedId prefers it), then as an id. */
 function pathKeys(kind: NameKind, value: string): string[] {
-  const name = NAMES[kind];
+  const name = humanName(kind);
   return [...(name && triedAsName(kind, value) ? [name.key(value)] : []), ...(triedAsId(kind, value) ? [value] : [])];
 }
 
 /** The one id `value` names, as a scalar subquery (null when it names nothing), for a statement that stores it. */
 export function namedId(kind: NameKind, value: string, workspace: Scope): SQL<string | null> {
-  const name = NAMES[kind];
+  const name = humanName(kind);
   const form = formOf(kind, value);
   if (!name || form === "id" || form === null) return sql<string>`${value}`;
   const set = nameSet(name, [value], workspace);
@@ -327,7 +300,7 @@ export const projectMatch = (idOrRef: string) => nameMatch("project", projects.i
 /** A list field's values naming `kind`s (`list: { names: named("team") }`): the filter checks and resolves them. */
 export const named = (kind: NameKind): NamedValues => ({
   forms: formsOf(kind),
-  example: `${IDS[kind][1]}_01jz8x4q0be0sv3c5kq9v1y2ab`,
+  example: `${idOf(kind).prefix}_01jz8x4q0be0sv3c5kq9v1y2ab`,
   valid: (value) => formOf(kind, value) !== null,
   isId: (value) => formOf(kind, value) !== "name",
   any: (column, values) => namesAny(kind, column, values),

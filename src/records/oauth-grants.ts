@@ -6,7 +6,10 @@ import { oauthGrants } from "../../drizzle/schema";
 import { SCOPES } from "../core/scopes";
 import { EVERY_SCOPE } from "../db/scope";
 import { defineRecord, f } from "../store/record";
-import { named } from "./names";
+import { idKind, named } from "./names";
+
+/** How a request names an OAuth grant: by its id (`ogr_…`) only. */
+export const OAUTH_GRANT_ID = idKind("an OAuth grant id", "ogr");
 
 export const oauthGrantRecord = defineRecord({
   name: "OAuthGrant",
@@ -17,7 +20,7 @@ export const oauthGrantRecord = defineRecord({
   team: null,
   from: sql`${oauthGrants}`,
   fields: {
-    id: f.id(oauthGrants.id, { names: named("oauthGrant") }),
+    id: f.id(oauthGrants.id, { names: named(OAUTH_GRANT_ID) }),
     clientId: f.text(oauthGrants.clientId, {
       doc: { description: "The client: its registered id, or the URL of its Client ID Metadata Document" },
     }),

@@ -7,7 +7,10 @@ import { type SQLWrapper, sql } from "drizzle-orm";
 import { taskLinks } from "../../drizzle/schema";
 import { defineRecord, f } from "../store/record";
 import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
-import { named } from "./names";
+import { idKind, named } from "./names";
+
+/** How a request names a link: by its id (`lnk_…`) only. */
+export const LINK_ID = idKind("a link id", "lnk");
 
 export const MAX_LINK_URL = 2048;
 const MAX_LINK_TITLE = 500;
@@ -49,7 +52,7 @@ export const linkRecord = defineRecord({
   from: sql`${taskLinks}`,
   noun: "Link",
   fields: {
-    id: f.id(taskLinks.id, { names: named("link"), exported: BodyId, doc: { example: "lnk_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    id: f.id(taskLinks.id, { names: named(LINK_ID), exported: BodyId, doc: { example: "lnk_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     taskId: f.id(taskLinks.taskId, { names: named("task"), list: false, exported: BodyId }),
     url: f.text(taskLinks.url, { list: { sort: false }, exported: LinkUrl }),
     title: f.text(taskLinks.title, { nullable: true, list: { sort: false }, exported: LinkTitle }),

@@ -11,8 +11,11 @@ import { inTeams, type Reach, type TeamScope } from "../db/scope";
 import type { FilterOp } from "../store/list";
 import { defineRecord, f } from "../store/record";
 import { BodyId, ExportTimestamp } from "../store/schemas";
-import { named, taskMatch } from "./names";
+import { idKind, named, taskMatch } from "./names";
 import { TaskStatus } from "./task-status";
+
+/** How a request names a relation: by its id (`rel_…`) only. */
+export const RELATION_ID = idKind("a relation id", "rel");
 
 /** What a request asks for, from the task in its path: `blocked_by` is stored as `blocks` from the other side. */
 export const RelationType = z.enum(["blocks", "blocked_by", "duplicate_of", "related"]).openapi("TaskRelationType");
@@ -46,7 +49,7 @@ export const relationRecord = defineRecord({
   team: v.otherTeamId,
   from: relationFrom,
   fields: {
-    id: f.id(v.id, { names: named("relation"), doc: { example: "rel_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    id: f.id(v.id, { names: named(RELATION_ID), doc: { example: "rel_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     type: f.enum(v.type, RelationSide, { list: { sort: false }, doc: { description: "Read from the task the relation is listed under" } }),
     task: f.json(taskSummaryJson(other, otherTeam), TaskSummary, { shape: taskSummaryShape, doc: { description: "The other task" } }),
     createdAt: f.datetime(v.createdAt),
@@ -75,7 +78,7 @@ export const storedRelationRecord = defineRecord({
   team: taskRelations.sourceTeamId,
   from: sql`${taskRelations}`,
   fields: {
-    id: f.id(taskRelations.id, { names: named("relation"), exported: BodyId }),
+    id: f.id(taskRelations.id, { names: named(RELATION_ID), exported: BodyId }),
     type: f.enum(taskRelations.type, StoredType, { exported: true }),
     sourceTaskId: f.id(taskRelations.sourceTaskId, { names: named("task"), exported: BodyId }),
     targetTaskId: f.id(taskRelations.targetTaskId, { names: named("task"), exported: BodyId }),

@@ -12,6 +12,7 @@ import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
 import { TaskSessionSummary, taskSessionJson } from "./agent-sessions";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
+import { MILESTONE_ID } from "./milestones";
 import { type NameKind, NameOf, named, parseTaskRef, pathNames, taskMatch } from "./names";
 import { claimJson, storedClaim, TaskClaim } from "./task-claims";
 import { linkRecord, linksJson, TaskLink } from "./task-links";
@@ -136,10 +137,10 @@ export const taskRecord = defineRecord({
       exported: BodyId.nullable(),
     }),
     milestoneId: f.id(tasks.milestoneId, {
-      names: named("milestone"),
+      names: named(MILESTONE_ID),
       builtIn: { name: "Milestone", type: "relation", metadata: { target: "milestone" } },
       nullable: true,
-      input: link("milestone", "of the task's project"),
+      input: link(MILESTONE_ID, "of the task's project"),
       exported: BodyId.nullable(),
     }),
     parentId: f.id(tasks.parentId, {

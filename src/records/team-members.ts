@@ -7,8 +7,11 @@ import { teamMembers, teamRole, users } from "../../drizzle/schema";
 import type { Executor, WorkspaceScope } from "../db/client";
 import { defineRecord, f } from "../store/record";
 import { BodyId } from "../store/schemas";
-import { NameOf, named } from "./names";
+import { idKind, NameOf, named } from "./names";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+
+/** How a request names a team-member: by its id (`tmbr_…`) only. */
+export const TEAM_MEMBER_ID = idKind("a team-member id", "tmbr");
 
 export const TeamRoleSchema = z.enum(teamRole.enumValues).openapi("TeamRole");
 
@@ -22,7 +25,7 @@ export const teamMemberRecord = defineRecord({
   team: teamMembers.teamId,
   from: sql`${teamMembers} join ${users} on ${users.id} = ${teamMembers.userId}`,
   fields: {
-    id: f.id(teamMembers.id, { names: named("teamMember"), exported: BodyId }),
+    id: f.id(teamMembers.id, { names: named(TEAM_MEMBER_ID), exported: BodyId }),
     teamId: f.id(teamMembers.teamId, { names: named("team") }),
     userId: f.id(teamMembers.userId, { names: named("user"), input: { schema: NameOf("user"), create: "required" }, exported: BodyId }),
     role: f.enum(teamMembers.role, TeamRoleSchema, { input: { schema: TeamRoleSchema, create: { default: "MEMBER" } }, exported: true }),
@@ -60,7 +63,7 @@ export const teamMemberItemRecord = defineRecord({
     avatarUrl: f.text(users.avatarUrl, { nullable: true, list: false }),
     role: f.enum(teamMembers.role, TeamRoleSchema),
     membershipId: f.id(teamMembers.id, {
-      names: named("teamMember"),
+      names: named(TEAM_MEMBER_ID),
       doc: { description: "The team-member id (`tmbr_…`), for PATCH/DELETE /team-members/{id}" },
     }),
     createdAt: f.datetime(teamMembers.createdAt, {

@@ -7,7 +7,12 @@ import { webhookDeliveries, webhooks } from "../../drizzle/schema";
 import type { JsonFilter } from "../store/list/filter";
 import { defineRecord, f } from "../store/record";
 import { isEventPattern, RESOURCE_TYPES } from "./event-types";
-import { formsOf, NamesOf, named } from "./names";
+import { formsOf, idKind, NamesOf, named } from "./names";
+
+/** How a request names a webhook: by its id (`whk_…`) only. */
+export const WEBHOOK_ID = idKind("a webhook id", "whk");
+/** How a request names a delivery: by its id (`dlv_…`) only. */
+export const DELIVERY_ID = idKind("a delivery id", "dlv");
 
 const MAX_PATTERN = 100;
 // The length is checked in the refinement too, so a pattern over it is refused for its length only.
@@ -63,7 +68,7 @@ export const webhookRecord = defineRecord({
   team: null,
   from: sql`${webhooks}`,
   fields: {
-    id: f.id(webhooks.id, { names: named("webhook") }),
+    id: f.id(webhooks.id, { names: named(WEBHOOK_ID) }),
     url: f.text(webhooks.url, { input: { schema: WebhookUrl, create: "required" } }),
     events: f.json(sql`to_json(${webhooks.events})`, z.array(z.string()), { input: { schema: EventPatterns, create: "required" } }),
     description: f.text(webhooks.description, { input: { schema: Description, create: "optional" } }),
@@ -129,7 +134,7 @@ export const deliveryRecord = defineRecord({
   team: null,
   from: sql`${webhookDeliveries}`,
   fields: {
-    id: f.id(webhookDeliveries.id, { names: named("delivery") }),
+    id: f.id(webhookDeliveries.id, { names: named(DELIVERY_ID) }),
     eventId: f.text(webhookDeliveries.eventId, { doc: { description: "The event (the `webhook-id` header); a ping's is its own" } }),
     status: f.enum(webhookDeliveries.status, DeliveryStatus),
     attempts: f.integer(webhookDeliveries.attempts),

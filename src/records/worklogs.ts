@@ -6,8 +6,11 @@ import { type SQLWrapper, sql } from "drizzle-orm";
 import { tasks, teams, worklogs } from "../../drizzle/schema";
 import { defineRecord, f, qualified } from "../store/record";
 import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
-import { named } from "./names";
+import { idKind, named } from "./names";
 import { TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-relations";
+
+/** How a request names a worklog: by its id (`wlg_…`) only. */
+export const WORKLOG_ID = idKind("a worklog id", "wlg");
 
 /** The longest worklog: a year (a duration is a positive whole number of seconds). */
 export const MAX_WORKLOG_SECONDS = 366 * 24 * 3600;
@@ -49,7 +52,7 @@ export const worklogRecord = defineRecord({
   team: worklogs.teamId,
   from: sql`${worklogs}`,
   fields: {
-    id: f.id(worklogs.id, { names: named("worklog"), exported: BodyId, doc: { example: "wlg_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
+    id: f.id(worklogs.id, { names: named(WORKLOG_ID), exported: BodyId, doc: { example: "wlg_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     taskId: f.id(worklogs.taskId, { names: named("task"), exported: BodyId }),
     task: f.json(taskOf, TaskSummary, {
       optional: true,

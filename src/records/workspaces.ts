@@ -4,7 +4,10 @@ import { sql } from "drizzle-orm";
 import { workspaces } from "../../drizzle/schema";
 import { defineRecord, f } from "../store/record";
 import { BodyId } from "../store/schemas";
-import { named } from "./names";
+import { idKind, named } from "./names";
+
+/** How a request names a workspace: by its id (`ws_…`) only. */
+export const WORKSPACE_ID = idKind("a workspace id", "ws");
 
 /** A workspace's name, as signup, a rename and an import take it. */
 export const WorkspaceName = z.string().trim().min(1).max(200);
@@ -17,7 +20,7 @@ export const workspaceRecord = defineRecord({
   team: null,
   from: sql`${workspaces}`,
   fields: {
-    id: f.id(workspaces.id, { names: named("workspace"), exported: BodyId }),
+    id: f.id(workspaces.id, { names: named(WORKSPACE_ID), exported: BodyId }),
     name: f.text(workspaces.name, { input: { schema: WorkspaceName }, exported: true }),
     slug: f.text(workspaces.slug, {
       input: {

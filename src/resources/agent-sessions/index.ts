@@ -12,6 +12,7 @@ import {
   AgentActivitySelection,
   AgentSessionSelection,
   activityRecord,
+  SESSION_ID,
   sessionRecord,
 } from "../../records/agent-sessions";
 import { NameOf } from "../../records/names";
@@ -29,7 +30,7 @@ export default {
   tools: [
     tool({
       name: "list_sessions",
-      after: "release_task",
+      rank: 310,
       title: "List agent sessions",
       description: `Agent sessions (GET /agent-sessions): an agent sees its own. ${describeList(sessionRecord.list)}`,
       rest: "GET /agent-sessions",
@@ -42,11 +43,11 @@ export default {
     }),
     tool({
       name: "get_session",
-      after: "list_sessions",
+      rank: 320,
       title: "Get an agent session",
       description: "A session with its activities, oldest first (GET /agent-sessions/{id} and …/activities).",
       rest: "GET /agent-sessions/{id}",
-      input: z.object({ id: NameOf("agentSession"), limit: Limit, cursor: Cursor }).strict(),
+      input: z.object({ id: NameOf(SESSION_ID), limit: Limit, cursor: Cursor }).strict(),
       output: z.object({ session: AgentSessionSelection, ...paginated("activities", AgentActivitySelection).shape }),
       async run(ctx, { id, ...page }) {
         const params = await ctx.caller.listParams(activityRecord.list, pageQuery(page));
@@ -56,12 +57,12 @@ export default {
     }),
     tool({
       name: "post_activity",
-      after: "get_session",
+      rank: 330,
       title: "Post to an agent session",
       description:
         "Posts to a session (POST /agent-sessions/{id}/activities): its agent a thought, action, elicitation, response or error.",
       rest: "POST /agent-sessions/{id}/activities",
-      input: z.object({ id: NameOf("agentSession"), ...ActivityCreate.shape }).strict(),
+      input: z.object({ id: NameOf(SESSION_ID), ...ActivityCreate.shape }).strict(),
       output: z.object({ activity: AgentActivity }),
       async run(ctx, { id, ...body }) {
         return { activity: await postActivity(ctx.caller, id, body) };

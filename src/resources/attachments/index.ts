@@ -18,7 +18,7 @@ export default {
   tools: [
     tool({
       name: "list_attachments",
-      after: "list_task_comments",
+      rank: 110,
       title: "Task files",
       description: "Files of a task and its comments (GET /tasks/{id}/attachments); GET `path` downloads.",
       rest: "GET /tasks/{id}/attachments",

@@ -5,7 +5,7 @@ import type { ResourceModule } from "../../http/module";
 import { paginated } from "../../http/schemas";
 import { deleteTool, tool } from "../../http/tool";
 import { describeList, ListInput, listQuery } from "../../http/tool-input";
-import { Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../../records/comments";
+import { COMMENT_ID, Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../../records/comments";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { createComment, deleteComment, listTargetComments } from "./operations";
@@ -20,7 +20,7 @@ export default {
   tools: [
     tool({
       name: "add_comment",
-      after: "add_link",
+      rank: 90,
       title: "Comment on a task",
       description: "Adds a Markdown comment to a task (POST /comments).",
       rest: "POST /comments",
@@ -32,7 +32,7 @@ export default {
     }),
     tool({
       name: "list_task_comments",
-      after: "add_comment",
+      rank: 100,
       title: "A task's comments",
       description: `A task's comments, oldest first (GET /tasks/{id}/comments). ${describeList(targetCommentLists.task)}`,
       rest: "GET /tasks/{id}/comments",
@@ -44,8 +44,8 @@ export default {
       },
     }),
     {
-      ...deleteTool("comment", "comments", NameOf("comment"), deleteComment, " Only its author or a workspace ADMIN/OWNER may."),
-      after: "list_attachments",
+      ...deleteTool("comment", "comments", NameOf(COMMENT_ID), deleteComment, " Only its author or a workspace ADMIN/OWNER may."),
+      rank: 120,
     },
   ],
 } satisfies ResourceModule;

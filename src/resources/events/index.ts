@@ -21,7 +21,7 @@ export default {
   tools: [
     tool({
       name: "get_task_history",
-      after: "delete_label",
+      rank: 250,
       title: "A task's history",
       description: "A task's changes, newest first (GET /tasks/{id}/history).",
       rest: "GET /tasks/{id}/history",
@@ -34,7 +34,7 @@ export default {
     }),
     tool({
       name: "list_events",
-      after: "get_task_history",
+      rank: 260,
       title: "What changed since",
       description:
         "The workspace's changes, oldest first in commit order (GET /events). To follow along, pass the last event you processed " +

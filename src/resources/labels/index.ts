@@ -12,7 +12,7 @@ export default {
   resource: RESOURCES.labels,
   routes: [labelRoutes],
   tools: [
-    { ...listTool("labels", labelRecord, listLabels), after: "create_milestone" },
+    { ...listTool("labels", labelRecord, listLabels), rank: 210 },
     {
       ...createTool<LabelCreateInput>(
         "label",
@@ -22,7 +22,7 @@ export default {
         createLabel,
         "Creates a label (POST /labels); its name is unique in the workspace, in any case.",
       ),
-      after: "list_labels",
+      rank: 220,
     },
     {
       ...updateTool<LabelUpdateInput>(
@@ -34,8 +34,8 @@ export default {
         updateLabel,
         "Renames or recolours a label (PATCH /labels/{id}).",
       ),
-      after: "create_label",
+      rank: 230,
     },
-    { ...deleteTool("label", "labels", NameOf("label"), deleteLabel, " Its tasks and projects stay, without it."), after: "update_label" },
+    { ...deleteTool("label", "labels", NameOf("label"), deleteLabel, " Its tasks and projects stay, without it."), rank: 240 },
   ],
 } satisfies ResourceModule;

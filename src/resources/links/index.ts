@@ -16,7 +16,7 @@ export default {
   tools: [
     tool({
       name: "add_link",
-      after: "unlink_tasks",
+      rank: 80,
       title: "Add a link",
       description: "Adds a URL to a task (POST /tasks/{id}/links); the same URL again returns its link.",
       rest: "POST /tasks/{id}/links",

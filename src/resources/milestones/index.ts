@@ -13,7 +13,7 @@ export default {
   tools: [
     {
       ...listTool("milestones", milestoneRecord, listMilestones, ' One project\'s: filter {"eq": {"projectId": "ENG-P3"}}.'),
-      after: "update_project",
+      rank: 190,
     },
     {
       ...createTool<MilestoneCreateInput>(
@@ -24,7 +24,7 @@ export default {
         createMilestone,
         "Creates a milestone in a project (POST /milestones); update_task's milestoneId puts a task in it.",
       ),
-      after: "list_milestones",
+      rank: 200,
     },
   ],
 } satisfies ResourceModule;

@@ -19,7 +19,7 @@ export default {
   resource: RESOURCES.projects,
   routes: [projectRoutes],
   tools: [
-    { ...listTool("projects", projectRecord, listProjects), after: "list_teams" },
+    { ...listTool("projects", projectRecord, listProjects), rank: 160 },
     {
       ...createTool<ProjectCreateInput>(
         "project",
@@ -29,7 +29,7 @@ export default {
         createProject,
         "Creates a project in a team (POST /projects); its reference is `<PREFIX>-P<n>`.",
       ),
-      after: "list_projects",
+      rank: 170,
     },
     {
       ...updateTool<ProjectUpdateInput>(
@@ -41,7 +41,7 @@ export default {
         updateProject,
         "Changes the given fields of a project (PATCH /projects/{id}): null clears a field, labelIds replaces the set.",
       ),
-      after: "create_project",
+      rank: 180,
     },
   ],
 } satisfies ResourceModule;

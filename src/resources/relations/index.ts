@@ -5,7 +5,7 @@ import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { Deleted, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import { RelationType, TaskRelation } from "../../records/task-relations";
+import { RELATION_ID, RelationType, TaskRelation } from "../../records/task-relations";
 import { createRelation, deleteRelation } from "./operations";
 import { taskRelationRoutes } from "./routes";
 
@@ -18,7 +18,7 @@ export default {
   tools: [
     tool({
       name: "link_tasks",
-      after: "delete_task",
+      rank: 60,
       title: "Relate two tasks",
       description:
         "Relates a task to another (POST /tasks/{id}/relations). duplicate_of cancels the first task unless DONE; a `blocks` " +
@@ -32,11 +32,11 @@ export default {
     }),
     tool({
       name: "unlink_tasks",
-      after: "link_tasks",
+      rank: 70,
       title: "Remove a relation",
       description: "Removes a task's relation (DELETE /tasks/{id}/relations/{relationId}); get_task lists them.",
       rest: "DELETE /tasks/{id}/relations/{relationId}",
-      input: z.object({ id: TaskRef, relationId: NameOf("relation") }).strict(),
+      input: z.object({ id: TaskRef, relationId: NameOf(RELATION_ID) }).strict(),
       output: Deleted,
       async run(ctx, { id, relationId }) {
         await deleteRelation(ctx.caller, id, relationId);

@@ -14,7 +14,7 @@ export default {
   tools: [
     tool({
       name: "search",
-      after: "delete_comment",
+      rank: 130,
       title: "Search",
       description:
         "Full-text search of tasks, projects and milestones (GET /search); an exact reference (`ENG-12`) comes first; `snippet` " +

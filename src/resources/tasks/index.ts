@@ -29,6 +29,7 @@ export default {
       description:
         "A task (GET /tasks/{id}). Without `fields`: every field, with its `relations` (`blocked_by`: its blockers), links and subtaskCounts.",
       rest: "GET /tasks/{id}",
+      rank: 10,
       input: z.object({ id: TaskRef, ...FieldsQuery.shape }).strict(),
       output: z.object({ task: TaskSelection }),
       async run(ctx, { id, fields }) {
@@ -38,10 +39,10 @@ export default {
         return { task: projectFields(task, selection) };
       },
     }),
-    { ...listTool("tasks", taskRecord, listTasks), after: "get_task" },
+    { ...listTool("tasks", taskRecord, listTasks), rank: 20 },
     tool({
       name: "create_task",
-      after: "list_tasks",
+      rank: 30,
       title: "Create a task",
       description: "Creates a task in a team (POST /tasks).",
       rest: "POST /tasks",
@@ -53,7 +54,7 @@ export default {
     }),
     tool({
       name: "update_task",
-      after: "create_task",
+      rank: 40,
       title: "Update a task",
       description:
         "Changes the given fields of a task (PATCH /tasks/{id}): null clears a field, labelIds replaces the set, customFields " +
@@ -65,10 +66,10 @@ export default {
         return { task: await updateTask(ctx.caller, id, changes as TaskUpdateInput) };
       },
     }),
-    { ...deleteTool("task", "tasks", TaskRef, deleteTask, " Its subtasks and comments go with it."), after: "update_task" },
+    { ...deleteTool("task", "tasks", TaskRef, deleteTask, " Its subtasks and comments go with it."), rank: 50 },
     tool({
       name: "claim_task",
-      after: "delete_task",
+      rank: 290,
       title: "Claim a task",
       description:
         "Takes a task for a lease so no other worker does (POST /tasks/{id}/claim, /tasks/claim): by `id` (renews your own), or the " +
@@ -87,7 +88,7 @@ export default {
     }),
     tool({
       name: "release_task",
-      after: "claim_task",
+      rank: 300,
       title: "Release a task",
       description: "Releases your claim of a task (DELETE /tasks/{id}/claim); a workspace ADMIN may release anyone's.",
       rest: "DELETE /tasks/{id}/claim",

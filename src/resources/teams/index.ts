@@ -10,5 +10,5 @@ export default {
   name: "teams",
   resource: RESOURCES.teams,
   routes: [teamRoutes],
-  tools: [{ ...listTool("teams", teamRecord, listTeams), after: "list_users" }],
+  tools: [{ ...listTool("teams", teamRecord, listTeams), rank: 150 }],
 } satisfies ResourceModule;

@@ -13,7 +13,7 @@ export default {
   tools: [
     {
       ...listTool("users", workspaceUserRecord, listUsers, ' Find one by name or email: filter {"contains": {"name": "ana"}}.'),
-      after: "search",
+      rank: 140,
     },
   ],
 } satisfies ResourceModule;

@@ -18,7 +18,7 @@ export default {
   tools: [
     tool({
       name: "log_time",
-      after: "list_attachments",
+      rank: 270,
       title: "Log time",
       description:
         "Logs time on a task (POST /tasks/{id}/worklogs): duration `1h 30m`, `45m`, `2d` (8h days) or durationSeconds; " +
@@ -35,6 +35,6 @@ export default {
         return { worklog: await logTime(ctx.caller, id, { ...body, startedAt: started, durationSeconds }) };
       },
     }),
-    { ...listTool("worklogs", worklogRecord, listWorklogs), after: "log_time" },
+    { ...listTool("worklogs", worklogRecord, listWorklogs), rank: 280 },
   ],
 } satisfies ResourceModule;

@@ -57,7 +57,7 @@ const DOCUMENT = {
       "Authenticate with an API key in `svc-api-key` or a JWT from the device flow in `Authorization: Bearer`.",
       "Lists take `limit`, `cursor`, `fields`, `filter[<op>][<field>]` and `sort[<field>]`. Errors are",
       "`{error:{code,message,details?}}`, validation failures 422 `{errors:{<field>:[message]}}`. A create answers 201 with",
-      "`Location`; GETs (and PATCH answers) carry a weak `ETag` and answer 304 to a matching `If-None-Match`; PATCH and DELETE take it back in `If-Match` (412 when stale, nothing written); every POST takes an `Idempotency-Key` (a repeat within 24 h gets the first answer); answers carry `RateLimit-*` headers (429 with `Retry-After` over the limit); bodies are limited to 1 MiB (32 MiB on the import routes, 25 MiB on attachment uploads);",
+      "`Location`; GETs (and PATCH answers) carry a weak `ETag` and answer 304 to a matching `If-None-Match`; PATCH and DELETE take it back in `If-Match` (412 when stale, nothing written); every POST takes an `Idempotency-Key` (a repeat within 24 h gets the first answer); answers carry `RateLimit-*` headers (429 with `Retry-After` over the limit); bodies are limited to 1 MiB (32 MiB on the import routes, 25 MiB on file uploads);",
       "every response carries `x-request-id` and `Server-Timing`. A method a path does not serve is 405 `METHOD_NOT_ALLOWED` with",
       "`Allow` listing the methods it does (an unknown path is 404).",
     ].join("\n"),
@@ -155,8 +155,8 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
     });
   const defaultLimit = limitBody(MAX_BODY_BYTES, "1 MiB");
   const importLimit = limitBody(MAX_IMPORT_BYTES, "32 MiB");
-  // By the matched route's body (src/http/policy.ts): an upload streams its bytes to storage and keeps its own, larger
-  // limit (MAX_ATTACHMENT_BYTES); an import document has its own.
+  // By the matched route's body (src/http/policy.ts): an upload streams its bytes to storage and its route checks its
+  // own, larger limit; an import document has its own.
   app.use("*", (c, next) => {
     const { body } = routePolicy(c);
     if (body === "upload") return next();
@@ -169,7 +169,7 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
   app.use("*", settleAsked(app));
   // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts).
   app.use("*", webhookRelay);
-  // After a delete: the stored bytes of the attachments it removed go to the files queue (src/files/deletions.ts).
+  // After a delete: the stored files it removed go to the files queue (src/files/deletions.ts).
   app.use("*", fileRelay);
   // Asked by the front Worker (src/front/): the caller's workspace of a successful answer, for its read-your-writes.
   app.use("*", edgeWorkspace);

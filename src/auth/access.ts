@@ -53,7 +53,7 @@ export const teamRoleGuard = (actor: Actor, teamId: SQLWrapper, min: TeamRole, w
   refusal: () => teamRoleRefusal(min, what),
 });
 
-/** The task write rule: what changes a task or what hangs on it (its relations, links and files). */
+/** The task write rule: what changes a task or what hangs on it. */
 export const TASK_WRITE = { min: "MEMBER", what: "change this team's tasks" } as const;
 
 /** The task write rule (TASK_WRITE) as a guard of a write whose task's team is `teamId`. */

@@ -8,8 +8,8 @@ import type { Actor } from "../store/caller";
 import { workspaceAdminSql } from "./roles";
 
 /**
- * The events of the caller's workspace it may see: within its teams (an event of no team is workspace-wide; a task
- * relation's, when both tasks are).
+ * The events of the caller's workspace it may see: within its teams (an event of no team is workspace-wide; one of a
+ * record between two teams' tasks, when both teams are).
  */
 export const eventsVisibleTo = (actor: Actor): SQL =>
   and(

@@ -9,10 +9,10 @@ export const RESOURCE_TYPES = Object.keys(EVENT_SOURCES) as [ResourceType, ...Re
 
 const ACTIONS = ["created", "updated", "deleted"];
 
-/** The actions of a resource type: a relation is made or removed, never changed; a member joins, changes, leaves. */
+/** The actions of a resource type: its register entry's when it names them (made and removed, never changed; a member joins, changes, leaves), else created, updated, deleted. */
 const actionsOf = (type: ResourceType): readonly string[] => EVENT_SOURCES[type].actions ?? ACTIONS;
 
-/** Event types: `<resourceType>.created|updated|deleted`, a relation's `created`/`deleted`, a member's `joined`/`updated`/`removed`. */
+/** Event types: `<resourceType>.<action>`, each type's actions. */
 export const EVENT_TYPES: string[] = RESOURCE_TYPES.flatMap((type) => actionsOf(type).map((a) => `${type}.${a}`));
 
 /** Resource types whose events only workspace ADMIN/OWNER see (and an API key's owner, its own key's). */

@@ -1,5 +1,4 @@
-// The list of what hangs on one record (a task's relations, links and files; a session's activities): one page in one
-// query, with the record's own 404.
+// The list of what hangs on one record (a task's, a session's): one page in one query, with the record's own 404.
 import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { tasks, teams } from "../../drizzle/schema";

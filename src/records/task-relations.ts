@@ -12,7 +12,7 @@ import type { FilterOp } from "../store/list";
 import { defineRecord, f } from "../store/record";
 import { BodyId, ExportTimestamp } from "../store/schemas";
 import { idKind, named, taskMatch } from "./names";
-import { TaskStatus } from "./task-status";
+import { TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-status";
 
 /** How a request names a relation: by its id (`rel_…`) only. */
 export const RELATION_ID = idKind("a relation id", "rel");
@@ -23,14 +23,6 @@ export type RelationTypeName = z.infer<typeof RelationType>;
 /** What an answer says, from the task it is read under: a duplicate's original sees `duplicated_by`. */
 export const RelationSide = z.enum(["blocks", "blocked_by", "duplicate_of", "duplicated_by", "related"]).openapi("TaskRelationSide");
 const StoredType = z.enum(taskRelationType.enumValues).openapi("TaskRelationStoredType");
-
-export const TaskSummary = z
-  .object({ id: z.string(), reference: z.string(), title: z.string(), status: TaskStatus })
-  .openapi("TaskSummary");
-export const taskSummaryShape = { id: true, reference: true, title: true, status: true } as const;
-/** `{id, reference, title, status}` of a task joined with its team, built in SQL. */
-export const taskSummaryJson = (t: Record<"id" | "number" | "title" | "status", SQLWrapper>, team: { prefix: SQLWrapper }): SQL =>
-  sql`json_build_object('id', ${t.id}, 'reference', ${team.prefix} || '-' || ${t.number}, 'title', ${t.title}, 'status', ${t.status})`;
 
 const v = taskRelationViews;
 const other = alias(tasks, "other_task");

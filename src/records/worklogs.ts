@@ -7,7 +7,7 @@ import { tasks, teams, worklogs } from "../../drizzle/schema";
 import { defineRecord, f, qualified } from "../store/record";
 import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
 import { idKind, named } from "./names";
-import { TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-relations";
+import { TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-status";
 
 /** How a request names a worklog: by its id (`wlg_…`) only. */
 export const WORKLOG_ID = idKind("a worklog id", "wlg");

@@ -86,7 +86,7 @@ const keep = async (c: Context<AppEnv>, tx: Tx, owner: string, key: string, requ
 export const safeRetries = createMiddleware<AppEnv>(async (c, next) => {
   const key = retryKey(c);
   if (key === undefined) return next();
-  // An upload's bytes stream to storage: reading them here would hold the whole file (docs/api.md, "Attachments").
+  // An upload's bytes stream to storage (its route's body is `upload`): reading them here would hold the whole file.
   if (routePolicy(c).body === "upload") return uploadRetries(c, next, key);
   const body = await c.req.text();
   const requestHash = await sha256Hex(`${c.req.method} ${c.req.path}?${new URL(c.req.url).search}\n${body}`);

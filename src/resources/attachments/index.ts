@@ -1,5 +1,5 @@
 // Attachments as one module (src/http/module.ts): their register entry, routes (uploads under a task or comment,
-// downloads, deletes) and MCP tool. Their bytes live in storage (src/files/).
+// downloads, deletes), MCP tool and the bench's references for them. Their bytes live in storage (src/files/).
 import { z } from "@hono/zod-openapi";
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
@@ -8,13 +8,14 @@ import { Cursor, pageQuery, tool } from "../../http/tool";
 import { type AttachmentDto, attachmentRecord, contentPath } from "../../records/attachments";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
+import { fileBenchRoutes } from "./bench";
 import { listAttachments } from "./operations";
 import { attachmentRoutes } from "./routes";
 
 export default {
   name: "attachments",
   resource: RESOURCES.attachments,
-  routes: [attachmentRoutes],
+  routes: [attachmentRoutes, fileBenchRoutes],
   tools: [
     tool({
       name: "list_attachments",

@@ -225,7 +225,7 @@ export async function recordHistory(
       caller,
       { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
       { subject, noun: record.noun },
-      // A task's history holds its relations' events too (their task_ids name both tasks).
+      // A task's history holds the events of records between it and another task too (their task_ids name both).
       (actor) => and(visible(actor), stable, sql`(${events.resourceId} = head.subject or ${events.taskIds} @> array[head.subject])`)!,
     ),
   );

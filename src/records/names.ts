@@ -13,7 +13,7 @@ import { BodyId, MAX_ID_LENGTH } from "../store/schemas";
 
 /** The kinds of record with a human name besides their id. */
 export type HumanKind = "task" | "project" | "team" | "label" | "user";
-/** A kind of record named by its id only (`att_…`), declared with its record: `idKind("an attachment id", "att")`. */
+/** A kind of record named by its id only, declared with its record: `idKind("a milestone id", "mile")`. */
 export interface IdKind {
   words: string;
   prefix: IdPrefix;

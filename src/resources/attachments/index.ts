@@ -10,11 +10,13 @@ import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { listAttachments } from "./operations";
 import { attachmentRoutes } from "./routes";
+import { attachmentsPart } from "./transfer";
 
 export default {
   name: "attachments",
   resource: RESOURCES.attachments,
   routes: [attachmentRoutes],
+  transfer: attachmentsPart,
   tools: [
     tool({
       name: "list_attachments",

@@ -4,6 +4,7 @@
 // policies (src/http/policy.ts); what they do not declare comes from its register entry.
 import type { Hono } from "hono";
 import type { Resource } from "../core/resources";
+import type { TransferPart } from "../store/transfer-part";
 import type { AppEnv } from "./context";
 import { claimRoutes } from "./policy";
 import type { AppHandle } from "./read-route";
@@ -27,6 +28,8 @@ export interface ResourceModule {
   routes: ReadonlyArray<Hono<AppEnv>> | ((app: AppHandle, modules: readonly ResourceModule[]) => ReadonlyArray<Hono<AppEnv>>);
   /** Its MCP tools, each standing for one of its REST operations (src/http/tool.ts). */
   tools?: readonly ToolSpec[];
+  /** Its collection in the export document, which the export and the import iterate (src/store/transfer-part.ts). */
+  transfer?: TransferPart;
 }
 
 /**

@@ -11,11 +11,13 @@ import { listBody } from "../../store/list";
 import { fileBenchRoutes } from "./bench";
 import { listAttachments } from "./operations";
 import { attachmentRoutes } from "./routes";
+import { attachmentsPart } from "./transfer";
 
 export default {
   name: "attachments",
   resource: RESOURCES.attachments,
   routes: [attachmentRoutes, fileBenchRoutes],
+  transfer: attachmentsPart,
   tools: [
     tool({
       name: "list_attachments",

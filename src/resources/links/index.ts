@@ -8,11 +8,13 @@ import { NameOf } from "../../records/names";
 import { TaskLink, TaskLinkCreate } from "../../records/task-links";
 import { addLink } from "./operations";
 import { taskLinkRoutes } from "./routes";
+import { linksPart } from "./transfer";
 
 export default {
   name: "links",
   resource: RESOURCES.links,
   routes: [taskLinkRoutes],
+  transfer: linksPart,
   tools: [
     tool({
       name: "add_link",

@@ -8,6 +8,7 @@ import { NameOf } from "../../records/names";
 import { RELATION_ID, RelationType, TaskRelation } from "../../records/task-relations";
 import { createRelation, deleteRelation } from "./operations";
 import { taskRelationRoutes } from "./routes";
+import { relationsPart } from "./transfer";
 
 const TaskRef = NameOf("task");
 
@@ -15,6 +16,7 @@ export default {
   name: "relations",
   resource: RESOURCES.relations,
   routes: [taskRelationRoutes],
+  transfer: relationsPart,
   tools: [
     tool({
       name: "link_tasks",

@@ -1,10 +1,10 @@
 // GET /{tasks|projects|teams|workspaces}/{id}/export: the resource and everything under it. PostgreSQL builds every
-// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks, comments, relations,
-// links, files and worklogs fit in one page each is one statement; a larger one streams, page by page, from one read-only REPEATABLE READ snapshot, so the
-// Worker holds a page at a time, never the document (docs/api.md, export and import; measured in docs/performance.md).
+// record's JSON and the Worker only joins text, never parsing a record. An export whose tasks, comments and parts (the
+// collections hanging on tasks, parts.ts) fit in one page each is one statement; a larger one streams, page by page,
+// from one read-only REPEATABLE READ snapshot, so the Worker holds a page at a time, never the document (docs/api.md,
+// export and import; measured in docs/performance.md).
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import {
-  attachments,
   comments,
   fieldDefinitions,
   labels,
@@ -12,13 +12,10 @@ import {
   projectLabels,
   projects,
   taskLabels,
-  taskLinks,
-  taskRelations,
   tasks,
   teamMembers,
   teams,
   users,
-  worklogs,
   workspaceMembers,
   workspaces,
 } from "../../../drizzle/schema";
@@ -27,19 +24,16 @@ import { requireUnbound, requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { inTeams, type TeamScope } from "../../db/scope";
-import { exportedAttachmentJson } from "../../records/attachments";
 import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
 import { labelRecord } from "../../records/labels";
 import { milestoneRecord } from "../../records/milestones";
 import { namesAny } from "../../records/names";
 import { projectRecord } from "../../records/projects";
-import { linkRecord } from "../../records/task-links";
-import { storedRelationRecord } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
-import { worklogRecord } from "../../records/worklogs";
 import { isoTimestamp } from "../../store/record";
-import type { ExportType } from "./schema";
+import type { ExportScope, ExportType, TransferPart } from "../../store/transfer-part";
+import type { Parts } from "./parts";
 
 /** Records per page of the streamed collections (tasks, comments): a page's text is a few hundred kB. */
 export const EXPORT_PAGE = 1000;
@@ -96,16 +90,17 @@ function scope(type: ExportType, workspace: string) {
   }
 }
 
-/** One export being built: what it is of, in whose reach. */
+/** One export being built: what it is of, in whose reach, with which parts. */
 interface ExportSpec {
   type: ExportType;
   workspace: string;
+  parts: Parts;
   /** The root as SQL: found by id or reference in the reach (the first statement), then its id (the pages). */
   root: SQL;
 }
 
 /** Every statement starts with the root and the scope CTEs. */
-function scopes({ type, workspace, root }: ExportSpec): SQL {
+function scopes({ type, workspace, root, parts }: ExportSpec): SQL {
   const s = scope(type, workspace);
   return sql`with recursive
     root as (select ${root} as id),
@@ -115,9 +110,8 @@ function scopes({ type, workspace, root }: ExportSpec): SQL {
     scope_milestones as (select id from ${milestones} where project_id in (select id from scope_projects)),
     scope_comments as (${commentScope(commentCondition(type, workspace))}),
     ${sql.join(
-      CREATED_KINDS.map((kind) => {
-        const { table, condition } = CREATED[kind];
-        return sql`${sql.identifier(`scope_${kind}`)} as (select ${table.id} from ${table} where ${condition(type, workspace)})`;
+      parts.all.map(({ collection, export: { table, condition } }) => {
+        return sql`${sql.identifier(`scope_${collection}`)} as (select ${table.id} from ${table} where ${condition(partScope(type, workspace))})`;
       }),
       sql`,
     `,
@@ -141,28 +135,15 @@ function commentCondition(type: ExportType, workspace: string): SQL {
     or ${comments.milestoneId} in (select id from scope_milestones))`;
 }
 /**
- * The relations an export holds: those whose two tasks are both in it. Found from their source tasks (the pair key's
- * index leads with them), so an export reads its own tasks' edges, not the whole table's.
+ * What an export holds, as a part's condition builds on it. A table hanging on tasks: the rows of the export's tasks
+ * (found by their team for a team, by their task's row for a project); a comment's carries its task's id too.
  */
-function relationCondition(type: ExportType, workspace: string): SQL {
-  const r = taskRelations;
-  const sources = (where: SQL) => sql`${r.sourceTaskId} in (select t.id from ${tasks} t where ${where})`;
-  const both = {
-    workspace: sql`${sources(sql`t.workspace_id = ${workspace}`)} and exists (select 1 from root)`,
-    team: sql`${sources(sql`t.team_id = (select id from root)`)} and ${r.targetTeamId} = (select id from root)`,
-    project: sql`${sources(sql`t.project_id = (select id from root)`)}
-      and exists (select 1 from ${tasks} t where t.id = ${r.targetTaskId} and t.project_id = (select id from root))`,
-    task: sql`${r.sourceTaskId} in (select id from scope_tasks) and ${r.targetTaskId} in (select id from scope_tasks)`,
-  };
-  return sql`${r.workspaceId} = ${workspace} and ${both[type]}`;
-}
-/**
- * The links or attachments an export holds: those of its tasks (found by their team for a team, by their task's row for
- * a project); a comment's attachment carries its task's id too.
- */
-const ofTasks =
-  (l: typeof taskLinks | typeof attachments | typeof worklogs) =>
-  (type: ExportType, workspace: string): SQL => {
+const partScope = (type: ExportType, workspace: string): ExportScope => ({
+  type,
+  workspace,
+  root: sql`(select id from root)`,
+  tasks: sql`(select id from scope_tasks)`,
+  onTasks(l) {
     const of = {
       workspace: sql`exists (select 1 from root)`,
       team: sql`${l.teamId} = (select id from root)`,
@@ -170,28 +151,12 @@ const ofTasks =
       task: sql`${l.taskId} in (select id from scope_tasks)`,
     };
     return sql`${l.workspaceId} = ${workspace} and ${of[type]}`;
-  };
-const linkCondition = ofTasks(taskLinks);
-const attachmentCondition = ofTasks(attachments);
-const worklogCondition = ofTasks(worklogs);
-/** An attachment as an export carries it: the record and `path`, where `pm export --files` stores its bytes. */
-const attachmentExport = { exportJson: exportedAttachmentJson };
+  },
+});
 const commentScope = (condition: SQL) => sql`select ${comments.id} from ${comments} where ${condition}`;
 
-/**
- * The records paged like comments that are not tasks or comments, in the document's order: their table, who made them,
- * which of them an export holds, their JSON.
- */
-const CREATED = {
-  relations: { table: taskRelations, creator: taskRelations.creatorId, condition: relationCondition, record: storedRelationRecord },
-  links: { table: taskLinks, creator: taskLinks.createdBy, condition: linkCondition, record: linkRecord },
-  attachments: { table: attachments, creator: attachments.creatorId, condition: attachmentCondition, record: attachmentExport },
-  worklogs: { table: worklogs, creator: worklogs.userId, condition: worklogCondition, record: worklogRecord },
-} as const;
-type CreatedKind = keyof typeof CREATED;
-const CREATED_KINDS = Object.keys(CREATED) as CreatedKind[];
 /** Every collection an export pages, in the document's order. */
-const PAGED = ["tasks", "comments", ...CREATED_KINDS] as const;
+const paged = (parts: Parts) => ["tasks", "comments", ...parts.all.map((p) => p.collection)];
 
 /**
  * The first page of tasks (in team prefix, number order) and of comments, and whether either has more: each page's
@@ -203,15 +168,14 @@ function firstPages(spec: ExportSpec): SQL {
       from (select ${record.exportJson()} as j, picked.n from ${record.from} join (select ${id} as id, row_number() over (order by ${order}) as n
         from ${record.from} where ${where} order by ${order} limit ${EXPORT_PAGE + 1}) picked on ${id} = picked.id) p)`;
   const s = scope(spec.type, spec.workspace);
-  const created = CREATED_KINDS.map((kind) => {
-    const { table, condition, record } = CREATED[kind];
+  const created = spec.parts.all.map(({ collection, export: { table, condition, record } }) => {
     const rows = page(
       { ...record, from: sql`${table}` },
       table.id,
-      condition(spec.type, spec.workspace),
+      condition(partScope(spec.type, spec.workspace)),
       sql`${table.createdAt}, ${table.id}`,
     );
-    return sql`cross join lateral ${rows} ${sql.identifier(`first_${kind}`)}`;
+    return sql`cross join lateral ${rows} ${sql.identifier(`first_${collection}`)}`;
   });
   return sql`cross join lateral ${page(taskRecord, tasks.id, sql`${tasks.teamId} in (${s.taskTeams}) and ${s.task}`, sql`${teams.prefix}, ${tasks.number}`)} first_tasks
     cross join lateral ${page(commentRecord, comments.id, commentCondition(spec.type, spec.workspace), sql`${comments.createdAt}, ${comments.id}`)} first_comments
@@ -292,15 +256,14 @@ function pointedByTasks(workspace: string, scoped: string): Pointed {
 }
 
 /** What every record of the export points at, in one statement: an export small enough to be one. */
-function pointedByAll(workspace: string): Pointed {
+function pointedByAll(workspace: string, parts: Parts): Pointed {
   const head = pointedByHead(workspace);
   const byTasks = pointedByTasks(workspace, "scope_tasks");
   return {
     users: sql`${head.users} union ${byTasks.users} union select author_id from ${comments} where id in (select id from scope_comments)
       ${sql.join(
-        CREATED_KINDS.map((kind) => {
-          const { table, creator } = CREATED[kind];
-          return sql`union select ${creator} from ${table} where ${table.id} in (select id from ${sql.identifier(`scope_${kind}`)})`;
+        parts.all.map(({ collection, export: { table, creator } }) => {
+          return sql`union select ${creator} from ${table} where ${table.id} in (select id from ${sql.identifier(`scope_${collection}`)})`;
         }),
         sql` `,
       )}`,
@@ -321,15 +284,13 @@ type Head = {
   head_users: string[];
   head_labels: string[];
   head_keys: string[];
-  /** In one statement: the users, labels and fields, and the first page of tasks and comments, with whether more follow. */
+  /** In one statement: the users, labels and fields, and the first page of each paged collection, with whether more follow. */
   users?: string;
   labels?: string;
   fields?: string;
-  tasks?: string;
-  tasks_more?: boolean;
-  comments?: string;
-  comments_more?: boolean;
-} & Partial<Record<CreatedKind, string> & Record<`${CreatedKind}_more`, boolean>>;
+  [page: `page_${string}`]: string | undefined;
+  [more: `more_${string}`]: boolean | undefined;
+};
 
 /**
  * Everything but the tasks and comments, in one statement. `whole`: also the users, labels and fields every record
@@ -346,6 +307,7 @@ async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise
       from ${workspaceMembers} wm where wm.workspace_id = w.id))::text from ${workspaces} w where w.id = (select id from root))`;
   const s = scope(type, workspace);
   const head = pointedByHead(workspace);
+  const collections = paged(spec.parts);
 
   const { rows } = await db.execute<Head>(sql`${scopes(spec)}
     select (select id from root) as root,
@@ -357,8 +319,8 @@ async function readHead(db: Executor, spec: ExportSpec, whole: boolean): Promise
       array(${head.users}) as head_users, array(${head.labels}) as head_labels, array(${head.keys}) as head_keys
       ${
         whole
-          ? sql`, ${pointedJson(spec, pointedByAll(workspace), sql`not (${sql.raw(PAGED.map((kind) => `first_${kind}.more`).join(" or "))})`)},
-            ${sql.raw(PAGED.map((kind) => `first_${kind}.rows as ${kind}, first_${kind}.more as ${kind}_more`).join(", "))}
+          ? sql`, ${pointedJson(spec, pointedByAll(workspace, spec.parts), sql`not (${sql.raw(collections.map((kind) => `first_${kind}.more`).join(" or "))})`)},
+            ${sql.raw(collections.map((kind) => `first_${kind}.rows as page_${kind}, first_${kind}.more as more_${kind}`).join(", "))}
             from (select 1) one ${firstPages(spec)}`
           : sql``
       }`);
@@ -399,11 +361,11 @@ async function commentPage(db: Executor, spec: ExportSpec, after: { at: string; 
   return rows;
 }
 
-/** A page of relations or links after (`createdAt`, `id`), as commentPage, each with its creator. */
-async function createdPage(db: Executor, spec: ExportSpec, kind: keyof typeof CREATED, after: { at: string; id: string } | null) {
-  const { table: r, creator, condition, record } = CREATED[kind];
+/** A page of a part's records after (`createdAt`, `id`), as commentPage, each with its creator. */
+async function partPage(db: Executor, spec: ExportSpec, part: TransferPart, after: { at: string; id: string } | null) {
+  const { table: r, creator, condition, record } = part.export;
   const { rows } = await db.execute<{ j: string; at: string; id: string; creator: string | null }>(sql`${scopes(spec)},
-    page as (select ${r.id} from ${r} where ${condition(spec.type, spec.workspace)}
+    page as (select ${r.id} from ${r} where ${condition(partScope(spec.type, spec.workspace))}
       ${after ? sql`and (${r.createdAt}, ${r.id}) > (${after.at}::timestamptz, ${after.id})` : sql``}
       order by ${r.createdAt}, ${r.id} limit ${EXPORT_PAGE})
     select ${record.exportJson()}::text as j, ${r.createdAt}::text as at, ${r.id} as id, ${creator} as creator
@@ -431,7 +393,7 @@ function opening(type: ExportType, exportedAt: string, head: Head): string {
 }
 
 /**
- * Writes the tasks, comments and relations page by page through `write`, which waits until the reader took the text before (so
+ * Writes the tasks, comments and parts' records page by page through `write`, which waits until the reader took the text before (so
  * at most a page is held), then the users, labels and fields they and the head point at. Tasks go team by team in prefix
  * order, each team's by number: the order of the first page.
  */
@@ -472,10 +434,10 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
     const last = page[page.length - 1];
     page = await commentPage(db, spec, { at: last.at, id: last.id });
   }
-  for (const kind of CREATED_KINDS) {
-    await write(`],"${kind}":[`);
+  for (const part of spec.parts.all) {
+    await write(`],"${part.collection}":[`);
     first = true;
-    for (let page = await createdPage(db, spec, kind, null); ; ) {
+    for (let page = await partPage(db, spec, part, null); ; ) {
       add(
         pointed.users,
         page.map((r) => r.creator),
@@ -483,7 +445,7 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
       await rows(page.map((r) => r.j));
       if (page.length < EXPORT_PAGE) break;
       const last = page[page.length - 1];
-      page = await createdPage(db, spec, kind, { at: last.at, id: last.id });
+      page = await partPage(db, spec, part, { at: last.at, id: last.id });
     }
   }
   const { users: u, labels: l, fields: f } = await readPointed(db, spec, pointed);
@@ -498,6 +460,7 @@ async function writePages(db: Executor, spec: ExportSpec, head: Head, write: (te
 export async function exportDocument(
   db: Db,
   principal: Principal,
+  parts: Parts,
   type: ExportType,
   idOrRef: string,
 ): Promise<{ body: string | ReadableStream<Uint8Array>; done: Promise<void> }> {
@@ -510,12 +473,13 @@ export async function exportDocument(
   }
   const workspace = principal.workspace.id;
   const exportedAt = new Date().toISOString();
-  const spec: ExportSpec = { type, workspace, root: rootId(type, idOrRef, workspace, principal.teamIds) };
+  const spec: ExportSpec = { type, workspace, parts, root: rootId(type, idOrRef, workspace, principal.teamIds) };
   const head = await readHead(db, spec, true);
   if (head.root === null) throw notFound(type);
-  if (PAGED.every((kind) => !head[`${kind}_more`]))
+  const collections = paged(parts);
+  if (collections.every((kind) => !head[`more_${kind}`]))
     return {
-      body: `${opening(type, exportedAt, head)}${PAGED.map((kind) => `"${kind}":${head[kind]}`).join(",")}}}`,
+      body: `${opening(type, exportedAt, head)}${collections.map((kind) => `"${kind}":${head[`page_${kind}`]}`).join(",")}}}`,
       done: Promise.resolve(),
     };
 

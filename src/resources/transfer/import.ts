@@ -1,6 +1,6 @@
 // POST /teams/{id}/import, POST /workspaces/import and the commit of an import sent in parts: one transaction that
 // reads the target once, plans the small collections, walks the tasks twice and the comments once a page at a time
-// (plan.ts), and writes each page with multi-row statements. The records come from a source (source.ts): the request's
+// (plan.ts), then each paged part's records (src/store/transfer-part.ts), and writes each page with multi-row statements. The records come from a source (source.ts): the request's
 // own document, or the parts staged for it; either way the Worker holds a page of tasks or comments at a time, plus the
 // map of ids. A bad payload is a 422 naming every bad value; any refusal or error writes nothing.
 import { getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
@@ -13,13 +13,10 @@ import {
   projectLabels,
   projects,
   taskLabels,
-  taskLinks,
-  taskRelations,
   tasks,
   teamMembers,
   teams,
   users,
-  worklogs,
   workspaceMembers,
 } from "../../../drizzle/schema";
 import { callerTeamRole } from "../../auth/access";
@@ -30,16 +27,16 @@ import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, requireUnbound, req
 import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
 import { inTeams } from "../../db/scope";
-import { lockBlocksGraph, subtaskTreeLock } from "../../db/tree-locks";
+import { subtaskTreeLock } from "../../db/tree-locks";
 import { milestoneRecord } from "../../records/milestones";
 import { foldName, nameMatch } from "../../records/names";
 import { projectRecord } from "../../records/projects";
-import { cycleMessage } from "../../records/task-relations";
 import { taskRecord } from "../../records/tasks";
 import { teamMemberships } from "../../records/team-members";
 import { getTeam } from "../../records/teams";
+import type { ImportContext } from "../../store/transfer-part";
+import type { Parts } from "./parts";
 import {
-  blocksCycle,
   checkTaskCycles,
   type ImportHead,
   newTasksPerTeam,
@@ -48,14 +45,11 @@ import {
   planCommentPage,
   planFields,
   planLabels,
-  planLinkPage,
   planMilestones,
   planProjects,
-  planRelationPage,
   planTaskPage,
   planTeams,
   planUsers,
-  planWorklogPage,
   surveyTasks,
   type Target,
 } from "./plan";
@@ -169,11 +163,11 @@ type TargetRow = {
 /**
  * The target team (by id or prefix, within the caller's teams) and everything the plan needs from its workspace, in one
  * statement; null when the team is not there.
- * `ids`: the import's record ids (with `update`), of which it finds those already in the team. It locks the team row (its
+ * `ids`: the import's record ids (with `update`), of which it finds those already in the team (a part's: as it says). It locks the team row (its
  * counters) and the team's subtask tree: overwritten tasks may change parents, serialised with PATCH /tasks re-parenting
  * there, so no race builds a cycle.
  */
-async function readTarget(db: Executor, principal: Principal, team: string, ids: SQL | null): Promise<TargetRow | null> {
+async function readTarget(db: Executor, principal: Principal, parts: Parts, team: string, ids: SQL | null): Promise<TargetRow | null> {
   const workspace = principal.workspace.id;
   const actor = principalActor(principal);
   const named = ids ?? sql`'{}'::text[]`;
@@ -197,7 +191,10 @@ async function readTarget(db: Executor, principal: Principal, team: string, ids:
             c.task_id in (select id from ${tasks} where team_id = teams.id) or c.project_id in (select id from ${projects} where team_id = teams.id)
             or c.milestone_id in (select m.id from ${milestones} m join ${projects} p on p.id = m.project_id where p.team_id = teams.id))
           union all select id, null from ${labels} where workspace_id = ${workspace} and id = any(${named})
-          union all select id, null from ${taskRelations} where source_team_id = teams.id and target_team_id = teams.id and id = any(${named})
+          ${sql.join(
+            parts.paged.flatMap(({ import: part }) => (part.existing ? [sql`union all ${part.existing(sql`teams.id`, named)}`] : [])),
+            sql` `,
+          )}
         ) e)
     ) as target, ${subtaskTreeLock(sql`teams.id`)}
     from ${teams} where ${nameMatch("team", teams.id, team)} and teams.workspace_id = ${workspace}
@@ -283,10 +280,19 @@ async function writeHead(tx: Tx, state: PlanState, plan: HeadPlan, bases: Bases)
 }
 
 /**
- * The second pass: tasks, then comments, then relations, then links, then worklogs, a page at a time, each written as it is planned. Nothing more is written once
- * a refusal is known (the transaction rolls back), but every page is still planned, so one 422 names every bad value.
+ * The second pass: tasks, then comments, then each paged part's records, a page at a time, each written as it is
+ * planned. Nothing more is written once a refusal is known (the transaction rolls back), but every page is still
+ * planned, so one 422 names every bad value.
  */
-async function writePages(tx: Tx, principal: Principal, state: PlanState, source: ImportSource, bases: Bases, refusal: AppError | null) {
+async function writePages(
+  tx: Tx,
+  principal: Principal,
+  parts: Parts,
+  state: PlanState,
+  source: ImportSource,
+  bases: Bases,
+  refusal: AppError | null,
+) {
   const inWorkspace = { workspaceId: state.target.workspaceId };
   const writing = () => refusal === null && state.errors.size === 0;
   for await (const page of source.pages("tasks", IMPORT_PAGE)) {
@@ -305,39 +311,18 @@ async function writePages(tx: Tx, principal: Principal, state: PlanState, source
       ["content"],
     );
   }
-  // Relations last: both their tasks are written. The lock is POST /tasks/{id}/relations's, taken before the first
-  // edge: no concurrent edge closes a cycle with these unseen.
-  const blocks: Array<{ source: string; target: string; at: string }> = [];
-  let locked = false;
-  for await (const page of source.pages("relations", IMPORT_PAGE)) {
-    const planned = planRelationPage(state, page);
-    if (!writing() || refused.length || !planned.length) continue;
-    if (!locked) await lockBlocksGraph(tx, state.target.workspaceId);
-    locked = true;
-    await writeRelations(tx, state, planned);
-    for (const { row, at } of planned) if (row.type === "blocks") blocks.push({ source: row.sourceTaskId, target: row.targetTaskId, at });
-  }
-  // Links never change: one the target has (its id, or its task's URL) stays as it is, as POST answers it.
-  for await (const page of source.pages("links", IMPORT_PAGE)) {
-    const planned = planLinkPage(state, page);
-    if (!writing() || refused.length) continue;
-    await insertRows(
-      tx,
-      taskLinks,
-      planned.map((l) => ({ ...l, ...inWorkspace })),
-      "keep",
-    );
-  }
-  // Worklogs, as links: one the target has (its id) stays as it is.
-  for await (const page of source.pages("worklogs", IMPORT_PAGE)) {
-    const planned = planWorklogPage(state, page);
-    if (!writing() || refused.length) continue;
-    await insertRows(
-      tx,
-      worklogs,
-      planned.map((w) => ({ ...w, ...inWorkspace })),
-      "keep",
-    );
+  // The parts last, in the document's order: the tasks and comments their records hang on are written.
+  const context: ImportContext = {
+    tx,
+    plan: state,
+    reach: principalActor(principal),
+    insert: (table, rows, overwrite) => insertRows(tx, table, rows, overwrite),
+  };
+  const finishes: Array<() => Promise<void>> = [];
+  for (const part of parts.paged) {
+    const importer = part.import.start(context);
+    for await (const page of source.pages(part.collection, IMPORT_PAGE)) await importer.page(page, () => writing() && !refused.length);
+    if (importer.finish) finishes.push(importer.finish);
   }
   // A parent written after its subtask (a later page) is checked here, not at the commit: its error is a statement's.
   await tx.execute(sql`set constraints tasks_parent_id_tasks_id_fk immediate`);
@@ -345,70 +330,7 @@ async function writePages(tx: Tx, principal: Principal, state: PlanState, source
   state.refuseIfFailed();
   if (refusal) throw refusal;
   if (refused.length) throw commentsRefusal(refused);
-  await refuseBlocksCycle(tx, principal, blocks);
-}
-
-type PlannedRelation = ReturnType<typeof planRelationPage>[number];
-const relationColumns = (planned: PlannedRelation[]) => ({
-  ids: sql.param(planned.map((p) => p.row.id)),
-  types: sql.param(planned.map((p) => p.row.type)),
-  sources: sql.param(planned.map((p) => p.row.sourceTaskId)),
-  targets: sql.param(planned.map((p) => p.row.targetTaskId)),
-});
-
-/**
- * A page of relations. No operation changes a relation, so an overwritten one (update, its id in the target) that
- * differs is deleted and written anew (its events say so), and one that is the same stays. An edge the target has
- * already under another id is the same relation twice: refused, as POST's 409 is (422 here, at its path).
- */
-async function writeRelations(tx: Tx, state: PlanState, planned: PlannedRelation[]) {
-  const c = relationColumns(planned);
-  const planned_ = sql`unnest(${c.ids}::text[], ${c.types}::text[], ${c.sources}::text[], ${c.targets}::text[]) as p(id, type, source, target)`;
-  let unchanged = new Set<string>();
-  if (state.target.update) {
-    const { rows } = await tx.execute<{ id: string; kept: boolean; other: string | null }>(sql`
-      with gone as (delete from ${taskRelations} r using ${planned_} where r.id = p.id
-          and (r.type::text, r.source_task_id, r.target_task_id) is distinct from (p.type, p.source, p.target) returning r.id)
-      select p.id, true as kept, null as other from ${planned_}
-        where exists (select 1 from ${taskRelations} r where r.id = p.id) and p.id not in (select id from gone)
-      union all
-      select p.id, false, r.id from ${planned_} join ${taskRelations} r on r.source_task_id = p.source and r.target_task_id = p.target
-        and r.type::text = p.type and r.id <> p.id and r.id not in (select id from gone)`);
-    unchanged = new Set(rows.filter((r) => r.kept).map((r) => r.id));
-    for (const row of rows.filter((r) => !r.kept)) {
-      const at = planned.find((p) => p.row.id === row.id)?.at as string;
-      state.fail(at, `The target's relation ${row.other} is the same relation (one relation per pair of tasks and meaning)`);
-    }
-    if (rows.some((r) => !r.kept)) return;
-  }
-  await insertRows(
-    tx,
-    taskRelations,
-    planned.filter((p) => !unchanged.has(p.row.id)).map((p) => ({ ...p.row, workspaceId: state.target.workspaceId })),
-  );
-}
-
-/**
- * No `blocks` cycle among the written edges and the target's own (a new workspace has none; an existing one none
- * either, POST keeps it so): a cycle through a written edge lies in what its target reaches, so that part of the graph
- * is read in one walk (each task once) and searched in memory. The first written edge on a cycle is refused, named as
- * POST names it.
- */
-async function refuseBlocksCycle(tx: Tx, principal: Principal, blocks: Array<{ source: string; target: string; at: string }>) {
-  if (!blocks.length) return;
-  const { rows } = await tx.execute<{ source: string; target: string }>(sql`
-    with recursive walk(id) as (
-      select unnest(${sql.param(blocks.map((b) => b.target))}::text[])
-      union
-      select r.target_task_id from walk join ${taskRelations} r on r.source_task_id = walk.id and r.type = 'blocks'
-    )
-    select source_task_id as source, target_task_id as target from ${taskRelations}
-    where type = 'blocks' and source_task_id in (select id from walk)`);
-  const cycle = blocksCycle(rows);
-  if (!cycle) return;
-  const onCycle = new Set(cycle.map((id, i) => `${id} ${cycle[(i + 1) % cycle.length]}`));
-  const edge = blocks.find((b) => onCycle.has(`${b.source} ${b.target}`)) ?? blocks[0];
-  throw new ValidationError({ [edge.at]: [await cycleMessage(tx, principalActor(principal), edge.source, edge.target)] });
+  for (const finish of finishes) await finish();
 }
 
 /** A task's parent may be written after it (a later page): checked when writePages ends. */
@@ -421,6 +343,7 @@ const deferParentLinks = (tx: Tx) => tx.execute(sql`set constraints tasks_parent
 export async function importIntoTeam(
   tx: Tx,
   principal: Principal,
+  parts: Parts,
   team: string,
   source: ImportSource,
   update: boolean,
@@ -428,7 +351,7 @@ export async function importIntoTeam(
   const head = await source.head();
   if (head.type === "workspace")
     throw new ValidationError({ [source.typePath]: ["A workspace export is imported with POST /workspaces/import"] });
-  const found = await readTarget(tx, principal, team, update ? source.ids : null);
+  const found = await readTarget(tx, principal, parts, team, update ? source.ids : null);
   requireMayImportTeam(principal, found);
   const teamId = found.id;
   const state = new PlanState(head, {
@@ -474,7 +397,7 @@ export async function importIntoTeam(
     bases.set(teamId, { tasks: Number(base.tasks), projects: Number(base.projects) });
     await writeHead(tx, state, plan, bases);
   }
-  await writePages(tx, principal, state, source, bases, refusal);
+  await writePages(tx, principal, parts, state, source, bases, refusal);
   return { teamId, ids: state.placed() };
 }
 
@@ -494,7 +417,7 @@ export function requireMayImportWorkspace(principal: Principal): void {
  * A workspace export into a new workspace whose OWNER is the caller (POST /workspaces/import, or an import's commit);
  * returns it and where the records the document's files hang on went.
  */
-export async function importWorkspace(tx: Tx, principal: Principal, source: ImportSource) {
+export async function importWorkspace(tx: Tx, principal: Principal, parts: Parts, source: ImportSource) {
   requireMayImportWorkspace(principal);
   const head: ImportHead = await source.head();
   if (head.type !== "workspace" || !head.workspace)
@@ -529,7 +452,7 @@ export async function importWorkspace(tx: Tx, principal: Principal, source: Impo
     );
     await writeHead(tx, state, plan, new Map());
   }
-  await writePages(tx, principal, state, source, new Map(), null);
+  await writePages(tx, principal, parts, state, source, new Map(), null);
   return { workspace, ids: state.placed() };
 }
 

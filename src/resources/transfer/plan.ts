@@ -4,27 +4,20 @@
 // tasks and comments, which may be hundreds of thousands, a page at a time: a first pass over the tasks maps their ids
 // and their parent links (so a subtask may come before its parent, and a comment before its task's page), then each
 // page is planned and written. Every planner reads and adds to one PlanState: the id map, the refusals, and what the
-// earlier planners decided.
+// earlier planners decided; the collections hanging on tasks are planned by their parts (src/store/transfer-part.ts),
+// which see it as their ImportPlan.
 import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
 import type { ExportedComment } from "../../records/comments";
 import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
 import { foldName } from "../../records/names";
-import { type ExportedLink, normalizedUrl } from "../../records/task-links";
-import { type ExportedRelation, storedEdge } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
-import type { ExportedWorklog } from "../../records/worklogs";
-import type { ExportDataDto, ExportType } from "./schema";
+import type { ExportType, ImportPlan, Located } from "../../store/transfer-part";
+import type { ExportDataDto } from "./schema";
 
 type Data = ExportDataDto;
 
-/** A record of the import, with the path its refusals start with (`data.data.tasks.3`, or `parts.2.data.data.tasks.3`). */
-export interface Located<T> {
-  record: T;
-  at: string;
-}
-
-/** What an import holds besides its tasks and comments (those come in pages). */
+/** What an import holds besides its tasks, comments and paged parts (those come in pages). */
 export interface ImportHead {
   type: ExportType;
   root: string;
@@ -35,7 +28,7 @@ export interface ImportHead {
   teams: Located<Data["teams"][number]>[];
   projects: Located<Data["projects"][number]>[];
   milestones: Located<Data["milestones"][number]>[];
-  /** The tasks and comments the document's files (`data.attachments`) hang on: the import's answer places them. */
+  /** The tasks and comments the records of the document's filed parts hang on: the import's answer places them. */
   filed: { tasks: Set<string>; comments: Set<string>; files: Located<Filed>[] };
 }
 
@@ -45,9 +38,10 @@ export interface Placed {
   comments: Record<string, string>;
 }
 
-type Filed = { taskId: string; commentId: string | null };
+/** A filed part's record: on a task, and on a comment of it when it names one. */
+export type Filed = { taskId: string; commentId: string | null };
 
-/** The tasks and comments that `files` (the document's attachments) hang on. */
+/** The tasks and comments that `files` (the filed parts' records) hang on. */
 export const filedRecords = (files: Located<Filed>[]): ImportHead["filed"] => {
   const filed = { tasks: new Set<string>(), comments: new Set<string>(), files };
   for (const { record: f } of files) {
@@ -79,7 +73,7 @@ export interface Target {
 const omitTimes = <T extends { createdAt: string; updatedAt: string }>({ createdAt: _c, updatedAt: _u, ...rest }: T) => rest;
 
 /** What every planner shares: the target, the ids mapped so far, the refusals, and the mappings earlier planners made. */
-export class PlanState {
+export class PlanState implements ImportPlan {
   readonly ids = new Map<string, string>();
   readonly errors = new Map<string, string[]>();
   /** Definitions by key: the target's, then those the import creates. */
@@ -96,8 +90,6 @@ export class PlanState {
   /** A project's team and a milestone's project, as the import writes them (the task pages check links against them). */
   readonly projectTeam = new Map<string, string>();
   readonly milestoneProject = new Map<string, string>();
-  /** Each relation's stored edge in the target (`type source target`), with its path: one edge per pair and meaning. */
-  readonly edges = new Map<string, string>();
   /**
    * The target's id of each filed comment (ImportHead's `filed`), set as its page is planned; a comment's new id is
    * kept only for these, so the Worker holds no map of every comment.
@@ -127,8 +119,8 @@ export class PlanState {
   }
 
   /**
-   * Each file of the document hangs on a task of it, and on a comment of it when it names one, as an upload needs its
-   * task or comment (once every comment page was planned).
+   * Each filed record of the document hangs on a task of it, and on a comment of it when it names one, as an upload
+   * needs its task or comment (once every comment page was planned).
    */
   checkFiled() {
     for (const { record: f, at } of this.head.filed.files) {
@@ -191,6 +183,16 @@ export class PlanState {
       } else if (raw !== null) out[key] = raw;
     }
     return out;
+  }
+
+  /** Task `id` of the export, as the target's id and team; null (refused at `path`) when it is not one. */
+  task(id: string, path: string): { id: string; teamId: string } | null {
+    const task = this.tasks.get(id);
+    if (!task) {
+      this.fail(path, "Not a task of the export");
+      return null;
+    }
+    return { id: this.ids.get(id) as string, teamId: this.teamOf(task.teamId) };
   }
 
   /** The team a record of the export goes into: the target team, or (a workspace import) the team its export team became. */
@@ -446,138 +448,6 @@ export function planCommentPage(state: PlanState, page: Located<ExportedComment>
     return { id, authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, teamId, ...links };
   });
   return { comments, refused };
-}
-
-/**
- * A page of relations, after the tasks, by the rules of POST /tasks/{id}/relations: between two tasks of the export (a
- * relation to a task outside it is refused), not a task with itself, once a pair and meaning. Each becomes the stored
- * edge between the tasks' ids in the target (`related` again lower id first: the ids may be new). A `blocks` cycle is
- * checked on the written edges (import.ts), where the target's own edges count too.
- */
-export function planRelationPage(state: PlanState, page: Located<ExportedRelation>[]) {
-  return page.flatMap(({ record: r, at }) => {
-    const end = (id: string, what: "sourceTaskId" | "targetTaskId") => {
-      const task = state.tasks.get(id);
-      if (!task) state.fail(`${at}.${what}`, "Not a task of the export");
-      return task && { id: state.ids.get(id) as string, teamId: state.teamOf(task.teamId) };
-    };
-    const [source, target] = [end(r.sourceTaskId, "sourceTaskId"), end(r.targetTaskId, "targetTaskId")];
-    if (!source || !target) return [];
-    if (source.id === target.id) {
-      state.fail(`${at}.targetTaskId`, "Must be another task: a task has no relation with itself");
-      return [];
-    }
-    const edge = storedEdge(r.type, source.id, target.id);
-    const key = `${edge.type} ${edge.source} ${edge.target}`;
-    const first = state.edges.get(key);
-    if (first) {
-      state.fail(at, `The same relation as ${first} (one relation per pair of tasks and meaning)`);
-      return [];
-    }
-    state.edges.set(key, at);
-    const teamOf = (id: string) => (id === source.id ? source.teamId : target.teamId);
-    return [
-      {
-        row: {
-          id: state.kept(r.id) ? r.id : newId("rel"),
-          type: edge.type,
-          sourceTaskId: edge.source,
-          targetTaskId: edge.target,
-          sourceTeamId: teamOf(edge.source),
-          targetTeamId: teamOf(edge.target),
-          creatorId: state.user(r.createdBy) ?? state.target.callerId,
-        },
-        at,
-      },
-    ];
-  });
-}
-
-/**
- * A page of links, after the tasks, by the rules of POST /tasks/{id}/links: on a task of the export, the URL as that
- * operation stores it (the export's schema checked it with the same rule); the same URL twice on a task is one link
- * (the write keeps the first, as POST answers it).
- */
-export function planLinkPage(state: PlanState, page: Located<ExportedLink>[]) {
-  return page.flatMap(({ record: l, at }) => {
-    const task = onExportTask(state, l.taskId, at);
-    if (!task) return [];
-    return [
-      {
-        id: state.kept(l.id) ? l.id : newId("lnk"),
-        ...task,
-        url: normalizedUrl(l.url),
-        title: l.title,
-        createdBy: state.user(l.createdBy) ?? state.target.callerId,
-      },
-    ];
-  });
-}
-
-/**
- * A page of worklogs, after the tasks: each on a task of the export, as POST /tasks/{id}/worklogs stores it (the export's
- * schema checked it with that operation's rules). An author outside the target workspace is kept as none: the time is
- * theirs, not the importer's. The task's estimates travel with the task, so nothing is adjusted.
- */
-export function planWorklogPage(state: PlanState, page: Located<ExportedWorklog>[]) {
-  return page.flatMap(({ record: w, at }) => {
-    const task = onExportTask(state, w.taskId, at);
-    if (!task) return [];
-    const { id, userId, startedAt, durationSeconds, note } = w;
-    return [
-      {
-        id: state.kept(id) ? id : newId("wlg"),
-        ...task,
-        userId: state.user(userId),
-        startedAt: new Date(startedAt),
-        durationSeconds,
-        note,
-      },
-    ];
-  });
-}
-
-/** The task (and its team) in the target of a record that hangs on task `taskId` of the export; null (refused at `at`) when it is not one. */
-function onExportTask(state: PlanState, taskId: string, at: string): { taskId: string; teamId: string } | null {
-  const task = state.tasks.get(taskId);
-  if (!task) {
-    state.fail(`${at}.taskId`, "Not a task of the export");
-    return null;
-  }
-  return { taskId: state.ids.get(taskId) as string, teamId: state.teamOf(task.teamId) };
-}
-
-/** A cycle of `blocks` edges, as its tasks in order (each blocks the next, the last the first), or null: a depth-first walk. */
-export function blocksCycle(edges: Array<{ source: string; target: string }>): string[] | null {
-  const next = new Map<string, string[]>();
-  for (const { source, target } of edges) {
-    const list = next.get(source);
-    if (list) list.push(target);
-    else next.set(source, [target]);
-  }
-  const state = new Map<string, "open" | "done">();
-  for (const start of next.keys()) {
-    if (state.has(start)) continue;
-    state.set(start, "open");
-    const stack = [{ id: start, i: 0 }];
-    while (stack.length) {
-      const top = stack[stack.length - 1];
-      const after = next.get(top.id) ?? [];
-      if (top.i === after.length) {
-        state.set(top.id, "done");
-        stack.pop();
-        continue;
-      }
-      const id = after[top.i++];
-      // Reached again while on the way: the way from it back here is a cycle.
-      if (state.get(id) === "open") return stack.slice(stack.findIndex((f) => f.id === id)).map((f) => f.id);
-      if (!state.has(id)) {
-        state.set(id, "open");
-        stack.push({ id, i: 0 });
-      }
-    }
-  }
-  return null;
 }
 
 /** Records with every parent before its children (one statement then never points forward); reports cycles. */

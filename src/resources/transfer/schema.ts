@@ -1,23 +1,20 @@
 // The export document (docs/api.md, export and import): what GET …/export answers and what an import takes back, version 1.
-// Records are flat and link by id (`teamId`, `parentId`, `labelIds`, …), so one shape serves every export type.
+// Records are flat and link by id (`teamId`, `parentId`, `labelIds`, …), so one shape serves every export type. The
+// collections hanging on tasks come after the tasks and comments, each from the part its module declares (parts.ts).
 import { z } from "@hono/zod-openapi";
 import { teamRole, userType, workspaceRole } from "../../../drizzle/schema";
 import { BodyId, LongText, ObjectKey } from "../../http/schemas";
-import { ExportAttachment } from "../../records/attachments";
 import { commentRecord, type ExportedComment } from "../../records/comments";
 import { type ExportedField, fieldRecord } from "../../records/fields";
 import { type ExportedLabel, labelRecord } from "../../records/labels";
 import { type ExportedMilestone, milestoneRecord } from "../../records/milestones";
 import { type ExportedProject, projectRecord } from "../../records/projects";
-import { type ExportedLink, linkRecord } from "../../records/task-links";
-import { type ExportedRelation, storedRelationRecord } from "../../records/task-relations";
 import { type ExportedTask, taskRecord } from "../../records/tasks";
-import { TeamPrefix } from "../../records/teams";
-import { type ExportedWorklog, worklogRecord } from "../../records/worklogs";
-import { WorkspaceName } from "../../records/workspaces";
-
-export const EXPORT_TYPES = ["task", "project", "team", "workspace"] as const;
-export type ExportType = (typeof EXPORT_TYPES)[number];
+import { TeamMember } from "../../records/team-members";
+import { Team, TeamPrefix } from "../../records/teams";
+import { WorkspaceName, WorkspaceSchema } from "../../records/workspaces";
+import { EXPORT_TYPES, type ExportType } from "../../store/transfer-part";
+import type { Parts } from "./parts";
 
 const id = BodyId;
 const link = id.nullable();
@@ -55,28 +52,23 @@ const ExportProject = projectRecord.exportSchema<ExportedProject>("ExportProject
 const ExportMilestone = milestoneRecord.exportSchema<ExportedMilestone>("ExportMilestone");
 const ExportTask = taskRecord.exportSchema<ExportedTask>("ExportTask");
 const ExportComment = commentRecord.exportSchema<ExportedComment>("ExportComment");
-// The stored edge (`blocked_by` is `blocks` from the other task; `related` is stored once a pair).
-const ExportRelation = storedRelationRecord.exportSchema<ExportedRelation>("ExportRelation");
-// A link's URL is checked by the rule POST /tasks/{id}/links checks it with.
-const ExportLink = linkRecord.exportSchema<ExportedLink>("ExportLink");
-// A worklog's duration and start are checked by the rules POST /tasks/{id}/worklogs checks them with.
-const ExportWorklog = worklogRecord.exportSchema<ExportedWorklog>("ExportWorklog");
-
 /**
  * Every record of an export has an id of its own (the import maps each id to one record; a second record under an id
  * would be dropped), and a team lists a user once.
  */
-type Collections = Record<
-  "users" | "labels" | "fields" | "projects" | "milestones" | "tasks" | "comments" | "relations" | "links" | "attachments" | "worklogs",
-  Array<{ id: string }>
-> & {
-  teams: Array<{ id: string; members: Array<{ userId: string }> }>;
-};
-function uniqueIds(data: Collections, ctx: z.RefinementCtx) {
+type Collections = Record<string, Array<{ id: string }>> & { teams: Array<{ id: string; members: Array<{ userId: string }> }> };
+function uniqueIds(parts: Parts, data: Collections, ctx: z.RefinementCtx) {
   const seen = new Map<string, string>();
-  const records = (
-    ["labels", "fields", "teams", "projects", "milestones", "tasks", "comments", "relations", "links", "attachments", "worklogs"] as const
-  ).flatMap((list) => data[list].map((record, i) => [record.id, `${list}.${i}`] as const));
+  const records = [
+    "labels",
+    "fields",
+    "teams",
+    "projects",
+    "milestones",
+    "tasks",
+    "comments",
+    ...parts.all.map((p) => p.collection),
+  ].flatMap((list) => data[list].map((record, i) => [record.id, `${list}.${i}`] as const));
   const users = data.users.map((u, i) => [`user ${u.id}`, `users.${i}`] as const);
   for (const [id, at] of [...records, ...users]) {
     const first = seen.get(id);
@@ -94,7 +86,7 @@ function uniqueIds(data: Collections, ctx: z.RefinementCtx) {
   }
 }
 
-/** Everything an export holds besides its root record; a task export has no teams, projects or milestones of its own. */
+/** Everything an export holds besides its root record and the parts; a task export has no teams, projects or milestones of its own. */
 const collections = {
   users: z.array(ExportUser),
   labels: z.array(ExportLabel),
@@ -104,24 +96,9 @@ const collections = {
   milestones: z.array(ExportMilestone),
   tasks: z.array(ExportTask),
   comments: z.array(ExportComment),
-  // Absent from documents exported before relations travelled: none.
-  relations: z
-    .array(ExportRelation)
-    .default([])
-    .openapi({ description: "The relations among the export's tasks (both tasks in it), as stored" }),
-  // Absent from documents exported before links travelled: none.
-  links: z.array(ExportLink).default([]).openapi({ description: "The links of the export's tasks" }),
-  // Accepted and not restored by an import (the bytes are not in the document: `pm import --files` uploads them).
-  attachments: z
-    .array(ExportAttachment)
-    .default([])
-    .openapi({ description: "The files of the export's tasks and their comments; an import skips them (docs/api.md)" }),
-  // Absent from documents exported before worklogs travelled: none.
-  worklogs: z.array(ExportWorklog).default([]).openapi({ description: "The worklogs of the export's tasks" }),
 };
-/** The collections of an export, in the order an import plans them. */
-export const EXPORT_COLLECTIONS = Object.keys(collections) as Array<keyof typeof collections>;
-export type ExportCollection = (typeof EXPORT_COLLECTIONS)[number];
+type Collection = keyof typeof collections;
+const COLLECTIONS = Object.keys(collections) as Collection[];
 const ExportWorkspace = z
   .object({
     id,
@@ -130,55 +107,96 @@ const ExportWorkspace = z
     members: z.array(z.object({ userId: id, role: z.enum(workspaceRole.enumValues) }).strict()),
   })
   .strict();
-/** One record of `collection` (or the workspace) as an import checks it: a part's records are checked again when read back. */
-export const exportRecordSchema = (collection: ExportCollection | "workspace"): z.ZodType =>
-  collection === "workspace"
-    ? ExportWorkspace
-    : collection === "relations"
-      ? ExportRelation
-      : collection === "links"
-        ? ExportLink
-        : collection === "worklogs"
-          ? ExportWorklog
-          : collection === "attachments"
-            ? ExportAttachment
-            : collections[collection].element;
 
-export const ExportData = z
-  .object({
-    root: id.openapi({ description: "The id of the exported resource, found in its collection (`tasks`, `projects`, `teams`)" }),
-    workspace: ExportWorkspace.optional().openapi({ description: "Workspace exports only: the workspace and its members' roles" }),
-    ...collections,
-  })
-  .strict()
-  .superRefine(uniqueIds)
-  .openapi("ExportData", {
-    description:
-      "The exported resource and everything under it, as flat lists whose records link by id: a task with its subtasks; a project with its milestones and tasks; a team with its members, projects, milestones and tasks; a workspace with all of it. Comments, the labels and fields the records use and the users they point at come along.",
-  });
+/** An export's `data`; the parts' collections are read by name (`recordsOf`). */
+export type ExportDataDto = { root: string; workspace?: z.infer<typeof ExportWorkspace> } & {
+  [C in Collection]: z.infer<(typeof collections)[C]>;
+};
+export type ExportDocumentDto = { type: ExportType; version: 1; data: ExportDataDto; exportedAt: string };
 
-export const ExportDocument = z
-  .object({
-    type: z.enum(EXPORT_TYPES),
-    version: z.literal(1),
-    data: ExportData,
-    exportedAt: timestamp.openapi({ description: "When the export was taken" }),
-  })
-  .strict()
-  .openapi("Export");
+/** The records of a checked document's collection, by name (a part's: none in a document from before it travelled). */
+export const recordsOf = <T extends { id: string } = { id: string }>(data: ExportDataDto, collection: string): T[] =>
+  (data as unknown as Record<string, T[]>)[collection];
 
-export const ImportBody = z
-  .object({
-    data: ExportDocument.openapi({ description: "A document an export answered, whole" }),
-    update: z.boolean().default(false).openapi({
+/** The export document's schemas for an app whose modules declare `parts`. */
+export function documentSchemas(parts: Parts) {
+  // Absent from a document exported before a part travelled: none.
+  const partCollections = Object.fromEntries(
+    parts.all.map((p) => [p.collection, z.array(p.schema).default([]).openapi({ description: p.description })]),
+  );
+  const ExportData = z
+    .object({
+      root: id.openapi({ description: "The id of the exported resource, found in its collection (`tasks`, `projects`, `teams`)" }),
+      workspace: ExportWorkspace.optional().openapi({ description: "Workspace exports only: the workspace and its members' roles" }),
+      ...collections,
+      ...partCollections,
+    })
+    .strict()
+    .superRefine((data, ctx) => uniqueIds(parts, data as unknown as Collections, ctx))
+    .openapi("ExportData", {
       description:
-        "false: every record gets a new id and reference; true: records whose id exists in the target are overwritten, the rest created",
-      example: false,
-    }),
-  })
-  .strict()
-  .openapi("ImportRequest");
+        "The exported resource and everything under it, as flat lists whose records link by id: a task with its subtasks; a project with its milestones and tasks; a team with its members, projects, milestones and tasks; a workspace with all of it. Comments, the labels and fields the records use and the users they point at come along.",
+    }) as unknown as z.ZodType<ExportDataDto>;
 
-export type ExportDocumentDto = z.infer<typeof ExportDocument>;
-export type ExportDataDto = z.infer<typeof ExportData>;
-export type ImportInput = z.infer<typeof ImportBody>;
+  const ExportDocument = z
+    .object({
+      type: z.enum(EXPORT_TYPES),
+      version: z.literal(1),
+      data: ExportData,
+      exportedAt: timestamp.openapi({ description: "When the export was taken" }),
+    })
+    .strict()
+    .openapi("Export");
+
+  const ImportBody = z
+    .object({
+      data: ExportDocument.openapi({ description: "A document an export answered, whole" }),
+      update: z.boolean().default(false).openapi({
+        description:
+          "false: every record gets a new id and reference; true: records whose id exists in the target are overwritten, the rest created",
+        example: false,
+      }),
+    })
+    .strict()
+    .openapi("ImportRequest");
+
+  const partSchemas = new Map(parts.all.map((p) => [p.collection, p.schema]));
+  return {
+    ExportDocument,
+    ImportBody,
+    ...importAnswers(parts),
+    /** The collections of an export, in the order an import plans them. */
+    collections: [...COLLECTIONS, ...parts.all.map((p) => p.collection)],
+    /** One record of `collection` (or the workspace) as an import checks it: a part's records are checked again when read back. */
+    recordSchema(collection: string): z.ZodType {
+      if (collection === "workspace") return ExportWorkspace;
+      return partSchemas.get(collection) ?? collections[collection as Collection].element;
+    },
+  };
+}
+
+/** The API's Team, whose `members` in an import's answer are team-member objects (`tmbr_…` ids) rather than list items. */
+const ImportedTeam = z.object({ ...Team.shape, members: z.array(TeamMember) }).openapi("ImportedTeam");
+
+const byExportId = (what: string) =>
+  z.record(z.string(), z.string()).openapi({ description: `Each ${what}'s id in the document → its id here`, example: {} });
+
+/** An import's answers, and its rules as the import routes describe them (the filed parts' included). */
+function importAnswers(parts: Parts) {
+  const answer = parts.filed.map((p) => p.import.filed.answer).join(" ");
+  /** Beside an import's answer: where the records that the document's filed records hang on went (plan.ts `Placed`). */
+  const ImportedIds = z
+    .object({ tasks: byExportId("filed task"), comments: byExportId("filed comment") })
+    .openapi("ImportedIds", answer ? { description: answer } : {});
+  return {
+    TeamImported: z.object({ imported: ImportedTeam, ids: ImportedIds }).openapi("TeamImported"),
+    WorkspaceImported: z.object({ workspace: WorkspaceSchema, ids: ImportedIds }).openapi("WorkspaceImported"),
+    importRules:
+      "One transaction: a payload that fails validation (422, keyed by the JSON path of each bad value, e.g. `data.data.tasks.3.status`) or any later error writes nothing. " +
+      "Users map to the workspace's member with the same id or email, else an assignee or lead is cleared and a comment's author becomes the caller; " +
+      "labels map by name (by id with `update`), fields by key; missing ones are created (new fields need workspace ADMIN/OWNER). " +
+      `Links to records outside the export (a subtask's parent) are dropped. ${parts.filed.map((p) => `${p.import.filed.rule} `).join("")}Bodies up to 32 MiB.`,
+  };
+}
+
+export type DocumentSchemas = ReturnType<typeof documentSchemas>;

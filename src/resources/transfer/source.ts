@@ -1,31 +1,23 @@
 // Where an import's records come from: the request's own export document (POST /teams/{id}/import, POST
 // /workspaces/import), or the parts staged for an import sent in parts (staged.ts). The import itself (import.ts) reads
-// the small collections at once and the tasks and comments a page at a time, in the document's order, whichever it is.
+// the small collections at once and the tasks, the comments and the paged parts' records a page at a time, in the
+// document's order, whichever it is.
 import { type SQL, sql } from "drizzle-orm";
 import type { ExportedComment } from "../../records/comments";
-import type { ExportedLink } from "../../records/task-links";
-import type { ExportedRelation } from "../../records/task-relations";
 import type { ExportedTask } from "../../records/tasks";
-import type { ExportedWorklog } from "../../records/worklogs";
-import { filedRecords, type ImportHead, type Located } from "./plan";
-import type { ExportDocumentDto } from "./schema";
+import type { Located } from "../../store/transfer-part";
+import type { Parts } from "./parts";
+import { type Filed, filedRecords, type ImportHead } from "./plan";
+import { type ExportDocumentDto, recordsOf } from "./schema";
 
-export type PagedCollection = "tasks" | "comments" | "relations" | "links" | "worklogs";
-type PagedRecord<C extends PagedCollection> = C extends "tasks"
-  ? ExportedTask
-  : C extends "comments"
-    ? ExportedComment
-    : C extends "relations"
-      ? ExportedRelation
-      : C extends "links"
-        ? ExportedLink
-        : ExportedWorklog;
+/** The records of `collection` a page holds: a task, a comment, or a part's (checked by its schema). */
+type PagedRecord<C extends string> = C extends "tasks" ? ExportedTask : C extends "comments" ? ExportedComment : unknown;
 
 export interface ImportSource {
-  /** The export's type, root and workspace, every collection but the paged ones, and the records its files hang on. */
+  /** The export's type, root and workspace, every collection but the paged ones, and the records its filed parts hang on. */
   head(): Promise<ImportHead>;
-  /** The tasks, the comments, the relations, the links or the worklogs, in the document's order, `size` at a time. */
-  pages<C extends PagedCollection>(collection: C, size: number): AsyncIterable<Located<PagedRecord<C>>[]>;
+  /** The tasks, the comments or a paged part's records, in the document's order, `size` at a time. */
+  pages<C extends string>(collection: C, size: number): AsyncIterable<Located<PagedRecord<C>>[]>;
   /** Every record id of the import, as a `text[]` expression (an update looks for them in the target). */
   ids: SQL<string[]>;
   /** Where a refusal of the export's type points. */
@@ -35,11 +27,11 @@ export interface ImportSource {
 const COLLECTIONS = ["users", "labels", "fields", "teams", "projects", "milestones"] as const;
 
 /** A whole export document, as an import request carries it (at `data`): its records' paths start with `data.data.`. */
-export function documentSource(doc: ExportDocumentDto): ImportSource {
+export function documentSource(parts: Parts, doc: ExportDocumentDto): ImportSource {
   const located = <T>(list: T[], name: string): Located<T>[] => list.map((record, i) => ({ record, at: `data.data.${name}.${i}` }));
   const d = doc.data;
-  const ids = [d.labels, d.projects, d.milestones, d.tasks, d.comments, d.relations, d.links, d.worklogs].flatMap((list) =>
-    list.map((r) => r.id),
+  const ids = [d.labels, d.projects, d.milestones, d.tasks, d.comments, ...parts.paged.map((p) => recordsOf(d, p.collection))].flatMap(
+    (list) => list.map((r) => r.id),
   );
   return {
     head: async () => ({
@@ -50,10 +42,10 @@ export function documentSource(doc: ExportDocumentDto): ImportSource {
         ImportHead,
         (typeof COLLECTIONS)[number]
       >),
-      filed: filedRecords(located(d.attachments, "attachments")),
+      filed: filedRecords(parts.filed.flatMap((p) => located(recordsOf<Filed & { id: string }>(d, p.collection), p.collection))),
     }),
-    async *pages<C extends PagedCollection>(collection: C, size: number) {
-      const list = d[collection] as PagedRecord<C>[];
+    async *pages<C extends string>(collection: C, size: number) {
+      const list = recordsOf<PagedRecord<C> & { id: string }>(d, collection);
       for (let i = 0; i < list.length; i += size)
         yield list.slice(i, i + size).map((record, j) => ({ record, at: `data.data.${collection}.${i + j}` }));
     },

@@ -6,9 +6,9 @@ import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam } from "../../http/schemas";
 import { formsOf, NameOf } from "../../records/names";
+import type { Transfer } from "./document";
 import { commitImport, deleteImport, getImport, openImport, putImportPart } from "./operations";
-import { IMPORT_RULES, IMPORTING, TeamImported, WorkspaceImported, workspaceImported } from "./routes";
-import { ExportDocument } from "./schema";
+import { IMPORTING, workspaceImported } from "./routes";
 import { IMPORT_HOURS, MAX_IMPORT_BYTES, MAX_PARTS } from "./staged";
 
 const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-25T10:00:00.000Z" });
@@ -63,10 +63,6 @@ const PartParams = z.object({
       description: `The part's number in digits, 1…${MAX_PARTS}: parts are imported in this order`,
     }),
 });
-const PartBody = z
-  .object({ data: ExportDocument.openapi({ description: "An export document holding some of the export's records" }) })
-  .strict()
-  .openapi("ImportPartRequest");
 
 const base = protectedRoute("Imports");
 const open = createRoute({
@@ -93,43 +89,53 @@ const read = createRoute({
   request: { params: IdParam },
   responses: { 200: jsonResponse(one, "The import"), ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
 });
-const part = createRoute({
-  ...protectedRoute("Imports", IMPORTING),
-  method: "put",
-  operationId: "putImportPart",
-  path: "/imports/{id}/parts/{number}",
-  summary: "Send (or replace) a part of an import",
-  description:
-    "The body is `{data}`: an export document (as `GET …/export` answers it) holding some of the export's records, checked as a whole import's body is " +
-    "(422 with the JSON path of every bad value). Every part is of the same export: the same `type` and `data.root`; each record is in one part (422 at a " +
-    "second one, naming the part of the first), a workspace export's `data.workspace` too, and a part's records may point at those of any other part. " +
-    `Sending a part again replaces it. Bodies up to 32 MiB; an import holds at most ${MAX_PARTS} parts and ${MAX_IMPORT_BYTES / 1024 ** 3} GiB.`,
-  request: { params: PartParams, ...jsonBody(PartBody) },
-  responses: {
-    200: jsonResponse(one, "The import with this part"),
-    ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE"], { validation: true }),
-  },
-});
-const commit = createRoute({
-  ...protectedRoute("Imports", IMPORTING),
-  method: "post",
-  operationId: "commitImport",
-  path: "/imports/{id}/commit",
-  summary: "Import every part, in one transaction",
-  description:
-    "Imports the parts, in the order of their numbers, as the one document they make up: into the team as `POST /teams/{id}/import` would (200 " +
-    "`{imported: Team, ids}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace, ids}`), by the same rules; the paths of a 422 start " +
-    `with \`parts.<n>.\`. ${IMPORT_RULES} Committed, the import is closed (409 to anything but reading or deleting it).`,
-  request: { params: IdParam },
-  responses: {
-    200: jsonResponse(
-      TeamImported,
-      "Imported into the team: the team, its members as team-member objects; `ids`: where the filed records went",
-    ),
-    201: createdResponse(WorkspaceImported, "Imported into a new workspace; `ids`: where the filed records went"),
-    ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
-  },
-});
+const part = ({ schemas }: Transfer) =>
+  createRoute({
+    ...protectedRoute("Imports", IMPORTING),
+    method: "put",
+    operationId: "putImportPart",
+    path: "/imports/{id}/parts/{number}",
+    summary: "Send (or replace) a part of an import",
+    description:
+      "The body is `{data}`: an export document (as `GET …/export` answers it) holding some of the export's records, checked as a whole import's body is " +
+      "(422 with the JSON path of every bad value). Every part is of the same export: the same `type` and `data.root`; each record is in one part (422 at a " +
+      "second one, naming the part of the first), a workspace export's `data.workspace` too, and a part's records may point at those of any other part. " +
+      `Sending a part again replaces it. Bodies up to 32 MiB; an import holds at most ${MAX_PARTS} parts and ${MAX_IMPORT_BYTES / 1024 ** 3} GiB.`,
+    request: {
+      params: PartParams,
+      ...jsonBody(
+        z
+          .object({ data: schemas.ExportDocument.openapi({ description: "An export document holding some of the export's records" }) })
+          .strict()
+          .openapi("ImportPartRequest"),
+      ),
+    },
+    responses: {
+      200: jsonResponse(one, "The import with this part"),
+      ...errorResponses(["UNAUTHORIZED", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE"], { validation: true }),
+    },
+  });
+const commit = ({ schemas }: Transfer) =>
+  createRoute({
+    ...protectedRoute("Imports", IMPORTING),
+    method: "post",
+    operationId: "commitImport",
+    path: "/imports/{id}/commit",
+    summary: "Import every part, in one transaction",
+    description:
+      "Imports the parts, in the order of their numbers, as the one document they make up: into the team as `POST /teams/{id}/import` would (200 " +
+      "`{imported: Team, ids}`), or into a new workspace as `POST /workspaces/import` would (201 `{workspace, ids}`), by the same rules; the paths of a 422 start " +
+      `with \`parts.<n>.\`. ${schemas.importRules} Committed, the import is closed (409 to anything but reading or deleting it).`,
+    request: { params: IdParam },
+    responses: {
+      200: jsonResponse(
+        schemas.TeamImported,
+        "Imported into the team: the team, its members as team-member objects; `ids`: where the filed records went",
+      ),
+      201: createdResponse(schemas.WorkspaceImported, "Imported into a new workspace; `ids`: where the filed records went"),
+      ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT"], { validation: true }),
+    },
+  });
 const remove = createRoute({
   ...base,
   method: "delete",
@@ -141,29 +147,31 @@ const remove = createRoute({
   responses: { 204: { description: "Discarded" }, ...errorResponses(["UNAUTHORIZED", "NOT_FOUND"]) },
 });
 
-export const importRoutes = newRouter()
-  .openapi(open, async (c) => {
-    const { teamId = null, update } = c.req.valid("json");
-    const found = await openImport(c.get("caller"), { teamId, update });
-    return created(c, "import", `/imports/${found.id}`, found);
-  })
-  .openapi(
-    read,
-    reading(read, async ({ caller, param }) => ({ import: await getImport(caller, param.id) })),
-  )
-  .openapi(part, async (c) => {
-    const { id, number } = c.req.valid("param");
-    const { data } = c.req.valid("json");
-    releaseBodyText(c.req);
-    const found = await putImportPart(c.get("caller"), id, number, data);
-    return c.json({ import: found }, 200);
-  })
-  .openapi(commit, async (c) => {
-    const done = await commitImport(c.get("caller"), c.req.valid("param").id);
-    if ("workspace" in done) return workspaceImported(c, done);
-    return c.json(done, 200);
-  })
-  .openapi(remove, async (c) => {
-    await deleteImport(c.get("caller"), c.req.valid("param").id);
-    return c.body(null, 204);
-  });
+/** The routes of an import sent in parts, for an app whose modules declare `transfer`'s parts. */
+export const importRoutes = (transfer: Transfer) =>
+  newRouter()
+    .openapi(open, async (c) => {
+      const { teamId = null, update } = c.req.valid("json");
+      const found = await openImport(c.get("caller"), { teamId, update });
+      return created(c, "import", `/imports/${found.id}`, found);
+    })
+    .openapi(
+      read,
+      reading(read, async ({ caller, param }) => ({ import: await getImport(caller, param.id) })),
+    )
+    .openapi(part(transfer), async (c) => {
+      const { id, number } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      releaseBodyText(c.req);
+      const found = await putImportPart(c.get("caller"), transfer, id, number, data);
+      return c.json({ import: found }, 200);
+    })
+    .openapi(commit(transfer), async (c) => {
+      const done = await commitImport(c.get("caller"), transfer, c.req.valid("param").id);
+      if ("workspace" in done) return workspaceImported(c, done);
+      return c.json(done, 200);
+    })
+    .openapi(remove, async (c) => {
+      await deleteImport(c.get("caller"), c.req.valid("param").id);
+      return c.body(null, 204);
+    });

@@ -13,13 +13,14 @@ import { AppError, notFound, ValidationError } from "../../core/errors";
 import type { Db, Executor, Tx } from "../../db/client";
 import { inTeams } from "../../db/scope";
 import { newId } from "../../ids";
-import type { ExportedAttachment } from "../../records/attachments";
 import { nameMatch } from "../../records/names";
 import { isoTimestamp } from "../../store/record";
+import type { Located } from "../../store/transfer-part";
+import type { Transfer } from "./document";
 import { requireMayImportTeam, requireMayImportWorkspace } from "./import";
-import { filedRecords, type ImportHead, type Located } from "./plan";
-import { EXPORT_COLLECTIONS, type ExportCollection, type ExportDocumentDto, exportRecordSchema } from "./schema";
-import type { ImportSource, PagedCollection } from "./source";
+import { type Filed, filedRecords, type ImportHead } from "./plan";
+import { type DocumentSchemas, type ExportDocumentDto, recordsOf } from "./schema";
+import type { ImportSource } from "./source";
 
 /** How long an import stays open (and a committed one readable). */
 export const IMPORT_HOURS = 24;
@@ -103,7 +104,7 @@ export async function deleteImport(db: Db, principal: Principal, id: string): Pr
 }
 
 /** Stores `list` as records of part `number`, a statement per STORE_ROWS; returns its size and the paths of ids another part has. */
-async function storeRecords(tx: Tx, id: string, number: number, collection: ExportCollection | "workspace", list: Array<{ id: string }>) {
+async function storeRecords(tx: Tx, id: string, number: number, collection: string, list: Array<{ id: string }>) {
   let bytes = 0;
   const duplicates: Record<string, string[]> = {};
   // One part carries the workspace (of a workspace export): under one key, a second is a duplicate.
@@ -136,7 +137,14 @@ async function storeRecords(tx: Tx, id: string, number: number, collection: Expo
  * export as the other parts (type and root), and no record of it may share its id with a record of another part (422 at
  * its path, naming that part).
  */
-export async function putPart(db: Db, principal: Principal, id: string, number: number, doc: ExportDocumentDto): Promise<ImportDto> {
+export async function putPart(
+  db: Db,
+  principal: Principal,
+  schemas: DocumentSchemas,
+  id: string,
+  number: number,
+  doc: ExportDocumentDto,
+): Promise<ImportDto> {
   // Interactive (the WebSocket): the staged import is read (locked) and checked before the part is stored.
   await db.transaction(async (tx) => {
     const found = await ownImport(tx, principal, id, true);
@@ -160,8 +168,8 @@ export async function putPart(db: Db, principal: Principal, id: string, number: 
         throw new ValidationError({ "data.data.root": [`Part ${other.number} is part of the export of ${rows[0].root}`] });
     }
     await tx.delete(importParts).where(sql`${importParts.importId} = ${id} and ${importParts.number} = ${number}`);
-    const collections: Array<[ExportCollection | "workspace", Array<{ id: string }>]> = [
-      ...EXPORT_COLLECTIONS.map((name) => [name, doc.data[name]] as [ExportCollection, Array<{ id: string }>]),
+    const collections: Array<[string, Array<{ id: string }>]> = [
+      ...schemas.collections.map((name) => [name, recordsOf(doc.data, name)] as [string, Array<{ id: string }>]),
       ["workspace", doc.data.workspace ? [doc.data.workspace] : []],
     ];
     await tx.insert(importParts).values({
@@ -170,7 +178,7 @@ export async function putPart(db: Db, principal: Principal, id: string, number: 
       type: doc.type,
       root: doc.data.root,
       bytes: 0,
-      records: Object.fromEntries(EXPORT_COLLECTIONS.map((name) => [name, doc.data[name].length])),
+      records: Object.fromEntries(schemas.collections.map((name) => [name, recordsOf(doc.data, name).length])),
     });
     let bytes = 0;
     const duplicates: Record<string, string[]> = {};
@@ -195,6 +203,7 @@ export async function putPart(db: Db, principal: Principal, id: string, number: 
 export async function commitImport<T>(
   tx: Tx,
   principal: Principal,
+  transfer: Transfer,
   id: string,
   run: (target: { teamId: string | null; update: boolean }, source: ImportSource) => Promise<T>,
 ): Promise<T> {
@@ -202,33 +211,34 @@ export async function commitImport<T>(
   refuseCommitted(found);
   if (found.parts.length === 0)
     throw new ValidationError({ parts: ["Send at least one part (PUT /imports/{id}/parts/{n}) before committing"] });
-  const result = await run({ teamId: found.teamId, update: found.update }, stagedSource(tx, id));
+  const result = await run({ teamId: found.teamId, update: found.update }, stagedSource(tx, transfer, id));
   await tx.update(imports).set({ status: "committed", committedAt: sql`now()` }).where(sql`${imports.id} = ${id}`);
   return result;
 }
 
-type Stored = { part: number; collection: ExportCollection | "workspace"; position: number; record: unknown };
+type Stored = { part: number; collection: string; position: number; record: unknown };
 
 /** A stored record, checked again (the rules may have changed since its part was stored), with its path in its part. */
-function located<T>(row: Stored): Located<T> {
+function located<T>(schemas: DocumentSchemas, row: Stored): Located<T> {
   const at = `parts.${row.part}.data.data.${row.collection}${row.collection === "workspace" ? "" : `.${row.position}`}`;
-  const checked = exportRecordSchema(row.collection).safeParse(row.record);
+  const checked = schemas.recordSchema(row.collection).safeParse(row.record);
   if (!checked.success) throw new ValidationError({ [at]: checked.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
   return { record: checked.data as T, at };
 }
 
 /** The parts of import `id` as an import's source: records in the order of their part, then of their place in it. */
-function stagedSource(tx: Tx, id: string): ImportSource {
+function stagedSource(tx: Tx, { parts, schemas }: Transfer, id: string): ImportSource {
   const ofImport = sql`import_id = ${id}`;
+  const paged = ["tasks", "comments", ...parts.paged.map((p) => p.collection)];
   return {
     async head() {
       const { rows } = await tx.execute<{ type: ImportHead["type"]; root: string; records: Stored[] }>(sql`
         select p.type, p.root, (select coalesce(json_agg(json_build_object('collection', r.collection, 'part', r.part,
             'position', r.position, 'record', r.record) order by r.part, r.position), '[]')
-          from ${importRecords} r where r.${ofImport} and r.collection not in ('tasks', 'comments', 'relations', 'links', 'worklogs')) as records
+          from ${importRecords} r where r.${ofImport} and r.collection <> all(${sql.param(paged)}::text[])) as records
         from ${importParts} p where p.import_id = ${id} order by p.number limit 1`);
       const { type, root, records } = rows[0];
-      const of = <T>(collection: Stored["collection"]) => records.filter((r) => r.collection === collection).map((r) => located<T>(r));
+      const of = <T>(collection: string) => records.filter((r) => r.collection === collection).map((r) => located<T>(schemas, r));
       return {
         type,
         root,
@@ -239,17 +249,17 @@ function stagedSource(tx: Tx, id: string): ImportSource {
         teams: of("teams"),
         projects: of("projects"),
         milestones: of("milestones"),
-        filed: filedRecords(of<ExportedAttachment>("attachments")),
+        filed: filedRecords(parts.filed.flatMap((p) => of<Filed>(p.collection))),
       };
     },
-    async *pages<C extends PagedCollection>(collection: C, size: number) {
+    async *pages(collection: string, size: number) {
       let after: SQL = sql`true`;
       for (;;) {
         const { rows } = await tx.execute<Omit<Stored, "collection">>(sql`
           select part, position, record from ${importRecords} where ${ofImport} and collection = ${collection} and ${after}
           order by part, position limit ${size}`);
         if (rows.length === 0) return;
-        yield rows.map((row) => located<never>({ ...row, collection }));
+        yield rows.map((row) => located<never>(schemas, { ...row, collection }));
         const last = rows[rows.length - 1];
         after = sql`(part, position) > (${last.part}, ${last.position})`;
       }

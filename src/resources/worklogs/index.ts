@@ -10,11 +10,13 @@ import { StartedAt, Worklog, worklogRecord } from "../../records/worklogs";
 import { listWorklogs, logTime } from "./operations";
 import { worklogRoutes } from "./routes";
 import { checkCreate, secondsOf, worklogCreateShape } from "./schema";
+import { worklogsPart } from "./transfer";
 
 export default {
   name: "worklogs",
   resource: RESOURCES.worklogs,
   routes: [worklogRoutes],
+  transfer: worklogsPart,
   tools: [
     tool({
       name: "log_time",

@@ -2,9 +2,9 @@
 // (drizzle/schema.ts) and its migration: this proves it works end to end from those alone — create, update, filter, sort,
 // fields, export and import, and the document (the typed clients are generated from it: test/client/typed-client.ts).
 import { beforeAll, describe, expect, it } from "vitest";
-import { get, patch, post } from "./helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
-import { servedOpenApi } from "./helpers/openapi-conformance";
+import { get, patch, post } from "../../helpers/api";
+import { newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
+import { servedOpenApi } from "../../helpers/openapi-conformance";
 
 describe("task estimate", () => {
   let t: Tenant;

@@ -15,6 +15,7 @@ import { attachmentRoutes } from "./routes";
 export default {
   name: "attachments",
   resource: RESOURCES.attachments,
+  eventRecords: { attachment: attachmentRecord.fields },
   routes: [attachmentRoutes, fileBenchRoutes],
   tools: [
     tool({

@@ -14,6 +14,7 @@ import { checkCreate, secondsOf, worklogCreateShape } from "./schema";
 export default {
   name: "worklogs",
   resource: RESOURCES.worklogs,
+  eventRecords: { worklog: worklogRecord.fields },
   routes: [worklogRoutes],
   tools: [
     tool({

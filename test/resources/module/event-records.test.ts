@@ -10,14 +10,19 @@ import { MODULES } from "../../../src/resources";
 import { newTenant, type Tenant } from "../../helpers/fixtures";
 
 const { color: _color, ...withoutColor } = labelRecord.fields;
-const labelsWithoutColor = (m: ResourceModule): ResourceModule => (m.name === "labels" ? { ...m, eventRecords: { label: withoutColor } } : m);
+const labelsWithoutColor = (m: ResourceModule): ResourceModule =>
+  m.name === "labels" ? { ...m, eventRecords: { label: withoutColor } } : m;
 const narrowed = buildApp(MODULES.map(labelsWithoutColor));
 const own = buildApp();
 
 async function call(app: ReturnType<typeof buildApp>, method: string, path: string, key: string, body?: unknown) {
   const ctx = createExecutionContext();
   const headers = { "svc-api-key": key, "content-type": "application/json" };
-  const res = await app.fetch(new Request(`http://api.test${path}`, { method, headers, body: body && JSON.stringify(body) }), env, ctx);
+  const res = await app.fetch(
+    new Request(`http://api.test${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+    env,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return { status: res.status, body: (await res.json()) as any };
 }

@@ -7,7 +7,7 @@ import { AppError } from "./core/errors";
 import { TAGS } from "./core/resources";
 import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
-import { moduleRoutes, type ResourceModule } from "./http/module";
+import { eventRenderingOf, moduleRoutes, type ResourceModule } from "./http/module";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
 import { settlingOutcome } from "./http/outcome";
 import { conditionalTable, declaredRoutes, routePolicy, routeScopes } from "./http/policy";
@@ -167,8 +167,9 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
   app.use("*", eventContext);
   // The front Worker asks after a write the API Worker dropped: settled, never run again.
   app.use("*", settleAsked(app));
-  // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts).
-  app.use("*", webhookRelay);
+  // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts),
+  // rendered with the modules' field maps (an app whose modules leave an event type without one is not built).
+  app.use("*", webhookRelay(eventRenderingOf(mounted)));
   // After a delete: the stored files it removed go to the files queue (src/files/deletions.ts).
   app.use("*", fileRelay);
   // Asked by the front Worker (src/front/): the caller's workspace of a successful answer, for its read-your-writes.

@@ -4,7 +4,9 @@ import { relayDueEmails } from "./email/relay";
 import type { Env } from "./env";
 import { relayFileDeletions } from "./files/deletions";
 import { SWEEP_CRON, sweepFiles, sweepGraceMs } from "./files/sweep";
+import { eventRenderingOf } from "./http/module";
 import { pruneEvents } from "./records/events";
+import { MODULES } from "./resources";
 import { pruneImports } from "./resources/transfer/staged";
 import { relayDueWebhooks } from "./webhooks/relay";
 
@@ -24,7 +26,7 @@ export default {
     }
     ctx.waitUntil(relayDueEmails(env));
     ctx.waitUntil(withOwnDb(env, pruneEvents));
-    ctx.waitUntil(withOwnDb(env, (db) => relayDueWebhooks(db, env)));
+    ctx.waitUntil(withOwnDb(env, (db) => relayDueWebhooks(db, env, eventRenderingOf(MODULES))));
     ctx.waitUntil(withOwnDb(env, pruneImports));
     ctx.waitUntil(withOwnDb(env, (db) => relayFileDeletions(db, env)));
   },

@@ -4,6 +4,9 @@
 // policies (src/http/policy.ts); what they do not declare comes from its register entry.
 import type { Hono } from "hono";
 import type { Resource } from "../core/resources";
+import { RESOURCE_TYPES, type ResourceType } from "../records/event-types";
+import { type EventRecords, type EventRendering, eventRendering } from "../records/events";
+import type { Field } from "../store/record";
 import type { TransferPart } from "../store/transfer-part";
 import type { AppEnv } from "./context";
 import { claimRoutes } from "./policy";
@@ -26,22 +29,56 @@ export interface ResourceModule {
    * batch runs the app's reads; what iterates the resources takes them from the modules, never from a list of its own).
    */
   routes: ReadonlyArray<Hono<AppEnv>> | ((app: AppHandle, modules: readonly ResourceModule[]) => ReadonlyArray<Hono<AppEnv>>);
-  /** Its MCP tools, each standing for one of its REST operations (src/http/tool.ts). */
-  tools?: readonly ToolSpec[];
+  /**
+   * Its MCP tools, each standing for one of its REST operations (src/http/tool.ts); a function of the modules the app
+   * serves when they need them, as its routes (the event feed's render with their field maps).
+   */
+  tools?: readonly ToolSpec[] | ((modules: readonly ResourceModule[]) => readonly ToolSpec[]);
+  /**
+   * The field map each event type of its register entry renders with (its record's): an event's `data` and `changes`, a
+   * webhook's body, a sync snapshot's records (records/events.ts). Required for every type its entry's `events` name.
+   */
+  eventRecords?: Partial<Record<ResourceType, Readonly<Record<string, Field>>>>;
   /** Its collection in the export document, which the export and the import iterate (src/store/transfer-part.ts). */
   transfer?: TransferPart;
 }
 
 /**
- * The module's routers for `app` serving `modules`, each claimed as its own (their undeclared policies come from its register entry);
- * without an app, those it has without one.
+ * The module's routers for `app` serving `modules`, each claimed as its own (their undeclared policies come from its
+ * register entry).
  */
-export function moduleRoutes(
-  module: ResourceModule,
-  app?: AppHandle,
-  modules: readonly ResourceModule[] = [],
-): ReadonlyArray<Hono<AppEnv>> {
-  const routers = typeof module.routes === "function" ? (app ? module.routes(app, modules) : []) : module.routes;
+export function moduleRoutes(module: ResourceModule, app: AppHandle, modules: readonly ResourceModule[]): ReadonlyArray<Hono<AppEnv>> {
+  const routers = typeof module.routes === "function" ? module.routes(app, modules) : module.routes;
   for (const router of routers) claimRoutes({ name: module.name, ...module.resource }, router.routes);
   return routers;
+}
+
+/**
+ * The field map of each resource type's events, each from the module whose register entry writes them. Throws when one
+ * of them declares none, or when no module writes a type the database's triggers write (its events would render empty).
+ */
+function eventRecordsOf(modules: readonly ResourceModule[]): EventRecords {
+  const records: Partial<Record<string, Readonly<Record<string, Field>>>> = {};
+  for (const module of modules) {
+    for (const type of Object.keys(module.resource.events ?? {})) {
+      const fields = module.eventRecords?.[type as ResourceType];
+      if (!fields) throw new Error(`The module ${module.name} writes ${type} events but declares no field map for them (eventRecords)`);
+      records[type] = fields;
+    }
+  }
+  const missing = RESOURCE_TYPES.filter((type) => !records[type]);
+  if (missing.length) throw new Error(`No module of the app writes ${missing.join(", ")} events: nothing would render them`);
+  return records as EventRecords;
+}
+
+const renderings = new WeakMap<readonly ResourceModule[], EventRendering>();
+
+/** How an app serving `modules` renders its events (records/events.ts), made once per list from their field maps. */
+export function eventRenderingOf(modules: readonly ResourceModule[]): EventRendering {
+  let rendering = renderings.get(modules);
+  if (!rendering) {
+    rendering = eventRendering(eventRecordsOf(modules));
+    renderings.set(modules, rendering);
+  }
+  return rendering;
 }

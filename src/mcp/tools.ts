@@ -3,6 +3,7 @@
 import type { Scope } from "../core/scopes";
 import { moduleRoutes, type ResourceModule } from "../http/module";
 import { declaredRoutes, routeScopes } from "../http/policy";
+import { newRouter } from "../http/router";
 import type { ToolSpec } from "../http/tool";
 import { MODULES } from "../resources";
 
@@ -29,8 +30,10 @@ const inOrder = (specs: readonly ToolSpec[]): ToolSpec[] => [...specs].sort((a, 
  * standing for no route of theirs is an error, not a tool nobody may call.
  */
 export function toolsOf(modules: readonly ResourceModule[]): Tool[] {
-  const routeAt = declaredRoutes(modules.flatMap((m) => moduleRoutes(m).flatMap((router) => router.routes)));
-  return inOrder(modules.flatMap((m) => m.tools ?? [])).map((spec) => {
+  // Only what the routes declare is read here: those made per app are made over a bare router, never served.
+  const routeAt = declaredRoutes(modules.flatMap((m) => moduleRoutes(m, newRouter(), modules).flatMap((router) => router.routes)));
+  const specs = modules.flatMap((m) => (typeof m.tools === "function" ? m.tools(modules) : (m.tools ?? [])));
+  return inOrder(specs).map((spec) => {
     const [method, path] = spec.rest.split(" ");
     const route = routeAt(method, path);
     if (!route) throw new Error(`The tool ${spec.name} stands for ${spec.rest}, which no module's route declares`);

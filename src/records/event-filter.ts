@@ -7,7 +7,6 @@ import { badRequest } from "../core/errors";
 import type { FilterOp, ListField } from "../store/list";
 import { type CheckedTerm, type JsonFilter, parseFilterTerms } from "../store/list/filter";
 import { filterSortQuery } from "../store/list/json";
-import { CHANGEABLE_FIELDS } from "./events";
 import { MILESTONE_STATUSES } from "./milestones";
 import { type NameKind, named, namedId } from "./names";
 import { PROJECT_STATUSES } from "./projects";
@@ -27,8 +26,11 @@ const namedField = (kind: NameKind, expr: ListField["expr"], nullable = false): 
   ops: OPS,
 });
 
-/** The fields a filter names; `delegateId` where tasks have it. */
-export const EVENT_FILTER_FIELDS: Record<string, ListField> = {
+/**
+ * The fields a filter names; `delegateId` where tasks have it. `changeable`: what `changed` takes, the fields an
+ * update's `changes` may name (the app's event rendering has them from its field maps: records/events.ts).
+ */
+export const eventFilterFields = (changeable: readonly string[]): Record<string, ListField> => ({
   teamId: namedField("team", events.teamId),
   projectId: namedField("project", stored("project_id"), true),
   labelIds: namedField("label", events.labelsAfter),
@@ -41,12 +43,15 @@ export const EVENT_FILTER_FIELDS: Record<string, ListField> = {
     ops: OPS,
   },
   priority: { expr: stored("priority"), kind: "enum", values: TaskPriority.options, ops: OPS },
-  changed: { expr: sql`null`, kind: "enum", values: CHANGEABLE_FIELDS, ops: OPS },
-};
+  changed: { expr: sql`null`, kind: "enum", values: changeable, ops: OPS },
+});
 
-/** A filter's terms, checked as a list's are (400 naming the field, the operator or the value it does not take). */
-export function eventFilterTerms(source: URLSearchParams | JsonFilter): CheckedTerm[] {
-  const terms = parseFilterTerms(source instanceof URLSearchParams ? source : filterSortQuery({ filter: source }), EVENT_FILTER_FIELDS);
+/**
+ * A filter's terms over `fields` (eventFilterFields), checked as a list's are (400 naming the field, the operator or the
+ * value it does not take).
+ */
+export function eventFilterTerms(source: URLSearchParams | JsonFilter, fields: Record<string, ListField>): CheckedTerm[] {
+  const terms = parseFilterTerms(source instanceof URLSearchParams ? source : filterSortQuery({ filter: source }), fields);
   const seen = new Set<string>();
   for (const { op, name } of terms) {
     // JSON keeps one value per operator and field: a second term would be lost, so it is refused (`in` takes several).

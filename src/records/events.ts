@@ -1,7 +1,7 @@
 // The Event record (docs/events.md): a row the database's triggers wrote with a change, rendered for the API. The
 // triggers keep the record's row as stored (before and after); its fields here come from the record type's own field
-// map, so `data` and `changes` use the names and formats of the record's answer, and a new field of a record shows up in
-// its events without a line here.
+// map, which the module writing its events declares (`eventRecords`), so `data` and `changes` use the names and formats
+// of the record's answer, and a new field of a record (or a new record type) shows up in its events without a line here.
 import { z } from "@hono/zod-openapi";
 import { getTableName, inArray, is, sql } from "drizzle-orm";
 import { PgColumn } from "drizzle-orm/pg-core";
@@ -12,49 +12,15 @@ import type { Executor } from "../db/client";
 import { typeIdAt } from "../ids";
 import type { Field } from "../store/record";
 import { orNull } from "../store/schemas";
-import { activityRecord, sessionRecord } from "./agent-sessions";
-import { apiKeyRecord } from "./api-keys";
-import { attachmentRecord } from "./attachments";
-import { commentRecord } from "./comments";
+import { eventFilterFields } from "./event-filter";
 import { RESOURCE_TYPES, type ResourceType } from "./event-types";
-import { fieldRecord } from "./fields";
-import { inviteRecord } from "./invites";
-import { labelRecord } from "./labels";
-import { milestoneRecord } from "./milestones";
-import { projectRecord } from "./projects";
-import { linkRecord } from "./task-links";
-import { storedRelationRecord } from "./task-relations";
-import { taskRecord } from "./tasks";
-import { teamMemberRecord } from "./team-members";
-import { teamRecord } from "./teams";
-import { UserSummarySchema, workspaceUserRecord } from "./users";
-import { webhookRecord } from "./webhooks";
-import { worklogRecord } from "./worklogs";
-import { workspaceRecord } from "./workspaces";
+import { UserSummarySchema } from "./users";
 
-/** Resource types of events, each with the record its `data` is rendered by (the tables of its stored image: the register's). */
-const RENDERED = {
-  task: { fields: taskRecord.fields },
-  task_relation: { fields: storedRelationRecord.fields },
-  attachment: { fields: attachmentRecord.fields },
-  link: { fields: linkRecord.fields },
-  worklog: { fields: worklogRecord.fields },
-  agent_session: { fields: sessionRecord.fields },
-  agent_activity: { fields: activityRecord.fields },
-  project: { fields: projectRecord.fields },
-  milestone: { fields: milestoneRecord.fields },
-  comment: { fields: commentRecord.fields },
-  label: { fields: labelRecord.fields },
-  team: { fields: teamRecord.fields },
-  team_member: { fields: teamMemberRecord.fields },
-  field: { fields: fieldRecord.fields },
-  member: { fields: workspaceUserRecord.fields },
-  agent: { fields: workspaceUserRecord.fields },
-  workspace: { fields: workspaceRecord.fields },
-  invite: { fields: inviteRecord.fields },
-  api_key: { fields: apiKeyRecord.fields },
-  webhook: { fields: webhookRecord.fields },
-} satisfies Record<ResourceType, { fields: Record<string, Field> }>;
+/**
+ * The field map each resource type's events render with: its record's, declared by the module whose register entry
+ * writes them (`eventRecords`, src/http/module.ts), and read over the tables of its stored image (the register's).
+ */
+export type EventRecords = Readonly<Record<ResourceType, Readonly<Record<string, Field>>>>;
 
 /** `fooBar` → `foo_bar`: how a record's field names its stored column (pm_event_filter reads an image by it). */
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -63,17 +29,19 @@ const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase(
  * The fields an update's `changes` may name that a filter's `changed` takes: every record's fields stored as a column
  * of that name (the database compares the images by it), and `labelIds`.
  */
-export const CHANGEABLE_FIELDS: readonly string[] = [
-  ...new Set([
-    ...Object.values(RENDERED).flatMap(({ fields }) =>
-      Object.entries(fields as Record<string, Field>)
-        .filter(([name, field]) => !field.hidden && is(field.value, PgColumn) && (field.value as PgColumn).name === snake(name))
-        .map(([name]) => name)
-        .filter((name) => !["id", "createdAt", "updatedAt"].includes(name)),
-    ),
-    "labelIds",
-  ]),
-].sort();
+function changeableFields(records: EventRecords): string[] {
+  return [
+    ...new Set([
+      ...Object.values(records).flatMap((fields) =>
+        Object.entries(fields)
+          .filter(([name, field]) => !field.hidden && is(field.value, PgColumn) && (field.value as PgColumn).name === snake(name))
+          .map(([name]) => name)
+          .filter((name) => !["id", "createdAt", "updatedAt"].includes(name)),
+      ),
+      "labelIds",
+    ]),
+  ].sort();
+}
 
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
 export const EventActor = UserSummarySchema.extend({
@@ -140,10 +108,15 @@ function formatted(field: Field, value: unknown): unknown {
 }
 
 /** A stored row as the record's answer names its fields: every field that is a column of the image's tables. */
-function imageData(type: ResourceType, image: Record<string, unknown>, reference: string | null, at: Date): Record<string, unknown> {
-  const rendered = RENDERED[type];
+function imageData(
+  records: EventRecords,
+  type: ResourceType,
+  image: Record<string, unknown>,
+  reference: string | null,
+  at: Date,
+): Record<string, unknown> {
   const data: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(rendered.fields as Record<string, Field>)) {
+  for (const [name, field] of Object.entries(records[type])) {
     if (name === "reference" && reference) data.reference = reference;
     if (field.stored && !field.hidden) data[name] = field.stored(image, at);
     if (field.hidden || !is(field.value, PgColumn)) continue;
@@ -177,55 +150,66 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
 }
 
 /**
- * A record's stored image (pm_image of its row) as an event's `data` has it: its reference (tasks, projects) and label
- * ids (the record's labels, when its type has them) beside. A sync snapshot renders its records so too, so that an
- * event's data replaces a record of the snapshot as it is (src/resources/sync/). `at`: when the image was taken (what a
- * claim's liveness is read at).
+ * How an app renders events with `records`, its modules' field maps (src/http/module.ts builds it once per list of
+ * modules): an events row as the API answers it, a record's stored image as an event's `data` has it, and the fields a
+ * filter of events names (`changed` takes the fields the maps store).
  */
-export function recordData(
-  type: ResourceType,
-  image: Record<string, unknown>,
-  reference: string | null,
-  labels: string[] | null,
-  at: Date,
-): Record<string, unknown> {
-  const data = imageData(type, image, reference, at);
-  if (labels && (type === "task" || type === "project")) data.labelIds = sorted(labels);
-  return data;
-}
-
-/** An events row (eventColumns) as the API answers it. */
-export function renderEvent(row: EventRow): EventDto {
-  const type = row.resource_type;
-  const image = row.new_image ?? row.old_image;
-  const data = image ? recordData(type, image, row.reference, row.labels_after, new Date(row.created_at)) : null;
-  const event: EventDto = {
-    id: row.id,
-    type: row.type,
-    resourceType: type,
-    resourceId: row.resource_id,
-    reference: row.reference,
-    actor: row.actor ? { ...row.actor, via: row.via } : null,
-    data,
-    requestId: row.request_id,
-    position: Number(row.position),
-    createdAt: iso(new Date(row.created_at)),
-  };
-  if (row.type.endsWith(".updated") && row.old_image && row.new_image) {
-    const at = new Date(row.created_at);
-    event.changes = changesOf(imageData(type, row.old_image, row.reference, at), imageData(type, row.new_image, row.reference, at), row);
+export function eventRendering(records: EventRecords) {
+  /**
+   * A record's stored image (pm_image of its row) as an event's `data` has it: its reference (tasks, projects) and
+   * label ids (the record's labels, when its type has them) beside. A sync snapshot renders its records so too, so that
+   * an event's data replaces a record of the snapshot as it is (src/resources/sync/). `at`: when the image was taken
+   * (what a claim's liveness is read at).
+   */
+  function recordData(
+    type: ResourceType,
+    image: Record<string, unknown>,
+    reference: string | null,
+    labels: string[] | null,
+    at: Date,
+  ): Record<string, unknown> {
+    const data = imageData(records, type, image, reference, at);
+    if (labels && (type === "task" || type === "project")) data.labelIds = sorted(labels);
+    return data;
   }
-  return event;
-}
 
-/** Events by id (a webhook's bodies), in one query. */
-export async function eventsByIds(db: Executor, ids: string[]): Promise<Map<string, EventDto>> {
-  if (ids.length === 0) return new Map();
-  const { rows } = await db.execute<EventRow & Record<string, unknown>>(
-    sql`select ${eventColumns} from ${eventsFrom} where ${inArray(events.id, ids)}`,
-  );
-  return new Map(rows.map((row) => [row.id, renderEvent(row)]));
+  /** An events row (eventColumns) as the API answers it. */
+  function renderEvent(row: EventRow): EventDto {
+    const type = row.resource_type;
+    const image = row.new_image ?? row.old_image;
+    const data = image ? recordData(type, image, row.reference, row.labels_after, new Date(row.created_at)) : null;
+    const event: EventDto = {
+      id: row.id,
+      type: row.type,
+      resourceType: type,
+      resourceId: row.resource_id,
+      reference: row.reference,
+      actor: row.actor ? { ...row.actor, via: row.via } : null,
+      data,
+      requestId: row.request_id,
+      position: Number(row.position),
+      createdAt: iso(new Date(row.created_at)),
+    };
+    if (row.type.endsWith(".updated") && row.old_image && row.new_image) {
+      const at = new Date(row.created_at);
+      const [before, after] = [row.old_image, row.new_image].map((image) => imageData(records, type, image, row.reference, at));
+      event.changes = changesOf(before, after, row);
+    }
+    return event;
+  }
+
+  /** Events by id (a webhook's bodies), in one query. */
+  async function eventsByIds(db: Executor, ids: string[]): Promise<Map<string, EventDto>> {
+    if (ids.length === 0) return new Map();
+    const { rows } = await db.execute<EventRow & Record<string, unknown>>(
+      sql`select ${eventColumns} from ${eventsFrom} where ${inArray(events.id, ids)}`,
+    );
+    return new Map(rows.map((row) => [row.id, renderEvent(row)]));
+  }
+
+  return { renderEvent, recordData, eventsByIds, filterFields: eventFilterFields(changeableFields(records)) };
 }
+export type EventRendering = ReturnType<typeof eventRendering>;
 
 /** Events are kept this long (GET /events `after` an older one is 410 GONE). */
 export const EVENT_RETENTION_DAYS = 30;

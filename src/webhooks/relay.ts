@@ -8,7 +8,7 @@ import { webhookDeliveries } from "../../drizzle/schema";
 import type { WebhookMessage } from "../core/webhook-messages";
 import type { Executor, WorkspaceScope } from "../db/client";
 import type { Env } from "../env";
-import { type EventDto, eventsByIds } from "../records/events";
+import type { EventDto, EventRendering } from "../records/events";
 
 export type RelayEnv = Pick<Env, "WEBHOOK_QUEUE">;
 
@@ -30,11 +30,16 @@ export function eventBody(event: EventDto): Record<string, unknown> {
 }
 
 /**
- * Claims up to 100 due deliveries (of `workspace`'s webhooks, when given), renders the bodies not yet rendered and sends
- * them to the webhook queue. Returns how many it claimed; throws when the queue refused them (the lease makes the cron
- * send them again).
+ * Claims up to 100 due deliveries (of `workspace`'s webhooks, when given), renders the bodies not yet rendered (with the
+ * app's `rendering`) and sends them to the webhook queue. Returns how many it claimed; throws when the queue refused them
+ * (the lease makes the cron send them again).
  */
-export async function relayWebhooks(db: Executor, env: RelayEnv, workspace?: WorkspaceScope): Promise<number> {
+export async function relayWebhooks(
+  db: Executor,
+  env: RelayEnv,
+  { eventsByIds }: Pick<EventRendering, "eventsByIds">,
+  workspace?: WorkspaceScope,
+): Promise<number> {
   const { rows: claimed } = await db.execute<{ id: string; event_id: string; attempts: number; rendered: boolean }>(sql`
     with claimed as (
       select d.id from ${webhookDeliveries} d join webhooks w on w.id = d.webhook_id
@@ -76,7 +81,7 @@ export async function relayWebhooks(db: Executor, env: RelayEnv, workspace?: Wor
 }
 
 /** The Cron Trigger's work: every due delivery, in batches; deliveries past 30 days go. */
-export async function relayDueWebhooks(db: Executor, env: RelayEnv): Promise<void> {
+export async function relayDueWebhooks(db: Executor, env: RelayEnv, rendering: Pick<EventRendering, "eventsByIds">): Promise<void> {
   await db.execute(sql`delete from ${webhookDeliveries} where created_at < now() - interval '30 days'`);
-  while ((await relayWebhooks(db, env)) === BATCH);
+  while ((await relayWebhooks(db, env, rendering)) === BATCH);
 }

@@ -25,6 +25,7 @@ const { limit: Limit } = ListInput.shape;
 export default {
   name: "agent-sessions",
   resource: RESOURCES["agent-sessions"],
+  eventRecords: { agent_session: sessionRecord.fields, agent_activity: activityRecord.fields },
   routes: [agentSessionRoutes],
   // An agent lists its sessions, reads one with its activities, and posts to it.
   tools: [

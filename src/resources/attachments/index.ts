@@ -16,6 +16,7 @@ import { attachmentsPart } from "./transfer";
 export default {
   name: "attachments",
   resource: RESOURCES.attachments,
+  eventRecords: { attachment: attachmentRecord.fields },
   routes: [attachmentRoutes, fileBenchRoutes],
   transfer: attachmentsPart,
   tools: [

@@ -5,7 +5,7 @@ import type { ResourceModule } from "../../http/module";
 import { paginated } from "../../http/schemas";
 import { deleteTool, tool } from "../../http/tool";
 import { describeList, ListInput, listQuery } from "../../http/tool-input";
-import { COMMENT_ID, Comment, CommentContent, TaskCommentSelection, targetCommentLists } from "../../records/comments";
+import { COMMENT_ID, Comment, CommentContent, commentRecord, TaskCommentSelection, targetCommentLists } from "../../records/comments";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { createComment, deleteComment, listTargetComments } from "./operations";
@@ -16,6 +16,7 @@ const TaskRef = NameOf("task");
 export default {
   name: "comments",
   resource: RESOURCES.comments,
+  eventRecords: { comment: commentRecord.fields },
   routes: [commentRoutes],
   tools: [
     tool({

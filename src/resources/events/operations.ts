@@ -2,17 +2,18 @@
 // history. Called alike by the REST routes and the MCP tools.
 import type { Caller } from "../../auth/caller";
 import { eventsVisibleTo } from "../../auth/events";
+import type { EventRendering } from "../../records/events";
 import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
 import { eventStream, recordHistory } from "./stream";
 import type { KeepAlive } from "./watcher";
 
-export const listEvents = (caller: Caller, query: URLSearchParams, keepAlive?: KeepAlive) =>
-  eventStream(caller, query, eventsVisibleTo, keepAlive);
+export const listEvents = (rendering: EventRendering, caller: Caller, query: URLSearchParams, keepAlive?: KeepAlive) =>
+  eventStream(rendering, caller, query, eventsVisibleTo, keepAlive);
 
 const HISTORY_OF = { tasks: taskRecord, projects: projectRecord, milestones: milestoneRecord };
 export type HistoryOf = keyof typeof HISTORY_OF;
 
-export const recordEvents = (caller: Caller, of: HistoryOf, idOrRef: string, query: URLSearchParams) =>
-  recordHistory(caller, HISTORY_OF[of], idOrRef, query, eventsVisibleTo);
+export const recordEvents = (rendering: EventRendering, caller: Caller, of: HistoryOf, idOrRef: string, query: URLSearchParams) =>
+  recordHistory(rendering, caller, HISTORY_OF[of], idOrRef, query, eventsVisibleTo);

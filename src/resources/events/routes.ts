@@ -4,65 +4,66 @@ import { reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { filterQueryFor, IdParam, ListQuery, MAX_ID_LENGTH, Pagination } from "../../http/schemas";
-import { EVENT_FILTER_FIELDS } from "../../records/event-filter";
-import { Event } from "../../records/events";
+import { Event, type EventRendering } from "../../records/events";
 import { type HistoryOf, listEvents, recordEvents } from "./operations";
 import { MAX_WAIT_SECONDS } from "./stream";
 
 const EventPage = z.object({ events: z.array(Event), pagination: Pagination }).openapi("EventPage");
 const { fields: _, ...paging } = ListQuery.shape;
 
-const stream = createRoute({
-  ...protectedRoute("Events"),
-  method: "get",
-  operationId: "listEvents",
-  path: "/events",
-  summary: "The workspace's changes, in commit order",
-  description:
-    "Every change of a task, project, milestone, comment, label, team, team member, field, member, workspace, invite, API key, " +
-    "agent or webhook is one event, committed with the change. Resume with `after=` the id of the last event processed: the " +
-    "answer holds exactly the events committed after it, none skipped, none repeated, also while other transactions " +
-    "commit out of order. `pagination.nextCursor` is null when nothing more is committed now. Events are kept 30 days; " +
-    "`after` an older one is 410 GONE. Invite, API-key and webhook events only reach workspace ADMIN/OWNER (and a key's owner, its own). " +
-    "`filter[<op>][<field>]` keeps the events whose record passes, in the list filter syntax (eq, neq, in) with the record's field " +
-    "names (names as everywhere: `filter[eq][teamId]=ENG`) and `changed` (a field an update changed: only `*.updated` events pass " +
-    "a filter naming it). `wait=N` (1..30 s): when nothing newer is readable, the answer waits for the next event the caller may " +
-    "read and the filters keep (answered within a second of its commit), or is empty when the time is up.",
-  request: {
-    query: z.object({
-      ...paging,
-      after: z.string().max(MAX_ID_LENGTH).optional().openapi({ description: "Id of the last event processed (`evt_…`)" }),
-      types: z
-        .string()
-        .max(2000)
-        .optional()
-        .openapi({ description: "Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created`", example: "task.*" }),
-      resourceId: z
-        .string()
-        .max(MAX_ID_LENGTH)
-        .optional()
-        .openapi({ description: "Only this record's events: an id, or a task or project reference" }),
-      ...filterQueryFor(EVENT_FILTER_FIELDS),
-      // Parsed by the stream (parseWait: 422 `{errors:{wait}}`, as `limit`), so the runtime schema stays a string.
-      wait: z
-        .string()
-        .optional()
-        .openapi({
-          type: "integer",
-          minimum: 1,
-          maximum: MAX_WAIT_SECONDS,
-          description:
-            `Seconds (1..${MAX_WAIT_SECONDS}) to wait when nothing newer is readable: the answer comes within a second of the next ` +
-            "event the caller may read (and that the filters keep), or empty when the time is up",
-          example: 30,
-        }),
-    }),
-  },
-  responses: {
-    200: jsonResponse(EventPage, "Events, oldest first"),
-    ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "GONE"], { validation: true }),
-  },
-});
+/** GET /events, its filter parameters those of the app's rendering (`changed`: the fields its field maps store). */
+const streamRoute = ({ filterFields }: EventRendering) =>
+  createRoute({
+    ...protectedRoute("Events"),
+    method: "get",
+    operationId: "listEvents",
+    path: "/events",
+    summary: "The workspace's changes, in commit order",
+    description:
+      "Every change of a task, project, milestone, comment, label, team, team member, field, member, workspace, invite, API key, " +
+      "agent or webhook is one event, committed with the change. Resume with `after=` the id of the last event processed: the " +
+      "answer holds exactly the events committed after it, none skipped, none repeated, also while other transactions " +
+      "commit out of order. `pagination.nextCursor` is null when nothing more is committed now. Events are kept 30 days; " +
+      "`after` an older one is 410 GONE. Invite, API-key and webhook events only reach workspace ADMIN/OWNER (and a key's owner, its own). " +
+      "`filter[<op>][<field>]` keeps the events whose record passes, in the list filter syntax (eq, neq, in) with the record's field " +
+      "names (names as everywhere: `filter[eq][teamId]=ENG`) and `changed` (a field an update changed: only `*.updated` events pass " +
+      "a filter naming it). `wait=N` (1..30 s): when nothing newer is readable, the answer waits for the next event the caller may " +
+      "read and the filters keep (answered within a second of its commit), or is empty when the time is up.",
+    request: {
+      query: z.object({
+        ...paging,
+        after: z.string().max(MAX_ID_LENGTH).optional().openapi({ description: "Id of the last event processed (`evt_…`)" }),
+        types: z
+          .string()
+          .max(2000)
+          .optional()
+          .openapi({ description: "Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created`", example: "task.*" }),
+        resourceId: z
+          .string()
+          .max(MAX_ID_LENGTH)
+          .optional()
+          .openapi({ description: "Only this record's events: an id, or a task or project reference" }),
+        ...filterQueryFor(filterFields),
+        // Parsed by the stream (parseWait: 422 `{errors:{wait}}`, as `limit`), so the runtime schema stays a string.
+        wait: z
+          .string()
+          .optional()
+          .openapi({
+            type: "integer",
+            minimum: 1,
+            maximum: MAX_WAIT_SECONDS,
+            description:
+              `Seconds (1..${MAX_WAIT_SECONDS}) to wait when nothing newer is readable: the answer comes within a second of the next ` +
+              "event the caller may read (and that the filters keep), or empty when the time is up",
+            example: 30,
+          }),
+      }),
+    },
+    responses: {
+      200: jsonResponse(EventPage, "Events, oldest first"),
+      ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "GONE"], { validation: true }),
+    },
+  });
 
 const history = (of: HistoryOf, noun: string, example: string) =>
   createRoute({
@@ -89,15 +90,19 @@ const HISTORIES: Array<[HistoryOf, string, string]> = [
   ["milestones", "Milestone", "mile_01jz8x4q0be0sv3c5kq9v1y2ab"],
 ];
 
-export const eventRoutes = newRouter().openapi(
-  stream,
-  reading(stream, ({ caller, url, keepAlive }) => listEvents(caller, url.searchParams, keepAlive)),
-);
-
-for (const [of, noun, example] of HISTORIES) {
-  const route = history(of, noun, example);
-  eventRoutes.openapi(
-    route,
-    reading(route, ({ caller, param, url }) => recordEvents(caller, of, param.id, url.searchParams)),
+/** The feed's routes, rendering events with `rendering` (its app's: src/http/module.ts). */
+export function eventRoutes(rendering: EventRendering) {
+  const stream = streamRoute(rendering);
+  const routes = newRouter().openapi(
+    stream,
+    reading(stream, ({ caller, url, keepAlive }) => listEvents(rendering, caller, url.searchParams, keepAlive)),
   );
+  for (const [of, noun, example] of HISTORIES) {
+    const route = history(of, noun, example);
+    routes.openapi(
+      route,
+      reading(route, ({ caller, param, url }) => recordEvents(rendering, caller, of, param.id, url.searchParams)),
+    );
+  }
+  return routes;
 }

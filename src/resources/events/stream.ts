@@ -7,7 +7,7 @@ import { AppError, badRequest, notFound, ValidationError } from "../../core/erro
 import { typeIdTime } from "../../ids";
 import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
-import { EVENT_RETENTION_DAYS, type EventDto, type EventRow, eventColumns, eventsFrom, renderEvent } from "../../records/events";
+import { EVENT_RETENTION_DAYS, type EventDto, type EventRendering, type EventRow, eventColumns, eventsFrom } from "../../records/events";
 import { parseProjectRef, parseTaskRef } from "../../records/names";
 import type { Actor, StatementCaller as Caller } from "../../store/caller";
 import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
@@ -35,8 +35,8 @@ function typesFilter(raw: string | null): SQL | undefined {
 }
 
 /** `filter[<op>][<field>]=…`: only events whose record passes (pm_event_filter), names resolved in the statement. */
-function recordFilter(caller: Caller, query: URLSearchParams): SQL | undefined {
-  const terms = eventFilterTerms(query);
+function recordFilter(rendering: EventRendering, caller: Caller, query: URLSearchParams): SQL | undefined {
+  const terms = eventFilterTerms(query, rendering.filterFields);
   return terms.length ? sql`pm_event_filter(${eventFilterJson(terms, caller.actor.workspace)}, ${events})` : undefined;
 }
 
@@ -84,7 +84,13 @@ type WatchedPage = EventPage & { workspace: string | null; latest: number | null
  * One page in ONE statement (limit + 1 events read): whether the credential is live, the head's values, and the events
  * (`where` may use `head.anchor` and `head.subject`); then the cursor of the next page, null when none follows now.
  */
-async function page(caller: Caller, paging: Paging, head: Head, where: (actor: Actor) => SQL): Promise<WatchedPage> {
+async function page(
+  rendering: EventRendering,
+  caller: Caller,
+  paging: Paging,
+  head: Head,
+  where: (actor: Actor) => SQL,
+): Promise<WatchedPage> {
   const position = await cursorPosition(caller, paging);
   const actor = caller.actor;
   const before = paging.direction === "asc" ? sql`>` : sql`<`;
@@ -104,7 +110,7 @@ async function page(caller: Caller, paging: Paging, head: Head, where: (actor: A
   if (head.subject && first.subject === null) throw notFound(head.noun ?? "Record");
   if (head.anchor && first.anchor === null) throw afterUnknown(paging);
   caller.touch();
-  const found = rows.filter((row) => row.id !== null).map(renderEvent);
+  const found = rows.filter((row) => row.id !== null).map(rendering.renderEvent);
   const shown = found.slice(0, paging.limit);
   const last = shown.at(-1);
   const nextCursor =
@@ -129,6 +135,7 @@ function afterUnknown(paging: Paging & { after?: string }): Error {
  * no running transaction can still precede, so resuming from the last event read never skips or repeats one.
  */
 export async function eventStream(
+  rendering: EventRendering,
   caller: Caller,
   query: URLSearchParams,
   visible: EventsVisible,
@@ -137,7 +144,7 @@ export async function eventStream(
   const wait = parseWait(query.get("wait"));
   const limit = parseLimit(query.get("limit"));
   const types = typesFilter(query.get("types"));
-  const filter = recordFilter(caller, query);
+  const filter = recordFilter(rendering, caller, query);
   const resource = query.get("resourceId");
   const cursor = query.get("cursor");
   // A cursor carries its own position; `after` only starts a walk.
@@ -147,6 +154,7 @@ export async function eventStream(
     : undefined;
   const read = () =>
     page(
+      rendering,
       caller,
       { list: "events", direction: "asc", limit, cursor, after },
       { anchor, watch: wait !== undefined },
@@ -210,6 +218,7 @@ function referenceIs(value: string): SQL | undefined {
 
 /** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */
 export async function recordHistory(
+  rendering: EventRendering,
   caller: Caller,
   record: RecordType,
   idOrRef: string,
@@ -222,6 +231,7 @@ export async function recordHistory(
   // The cursor is bound to the record it pages (its id as named now), so another record's cursor is 400.
   return answer(
     await page(
+      rendering,
       caller,
       { list: `history:${record.noun}:${idOrRef.toUpperCase()}`, direction: "desc", limit, cursor },
       { subject, noun: record.noun },

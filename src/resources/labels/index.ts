@@ -10,6 +10,7 @@ import { labelRoutes } from "./routes";
 export default {
   name: "labels",
   resource: RESOURCES.labels,
+  eventRecords: { label: labelRecord.fields },
   routes: [labelRoutes],
   tools: [
     { ...listTool("labels", labelRecord, listLabels), rank: 210 },

@@ -5,7 +5,7 @@ import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import { TaskLink, TaskLinkCreate } from "../../records/task-links";
+import { linkRecord, TaskLink, TaskLinkCreate } from "../../records/task-links";
 import { addLink } from "./operations";
 import { taskLinkRoutes } from "./routes";
 import { linksPart } from "./transfer";
@@ -13,6 +13,7 @@ import { linksPart } from "./transfer";
 export default {
   name: "links",
   resource: RESOURCES.links,
+  eventRecords: { link: linkRecord.fields },
   routes: [taskLinkRoutes],
   transfer: linksPart,
   tools: [

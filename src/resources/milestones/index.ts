@@ -9,6 +9,7 @@ import { milestoneRoutes } from "./routes";
 export default {
   name: "milestones",
   resource: RESOURCES.milestones,
+  eventRecords: { milestone: milestoneRecord.fields },
   routes: [milestoneRoutes],
   tools: [
     {

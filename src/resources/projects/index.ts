@@ -17,6 +17,7 @@ import { projectRoutes } from "./routes";
 export default {
   name: "projects",
   resource: RESOURCES.projects,
+  eventRecords: { project: projectRecord.fields },
   routes: [projectRoutes],
   tools: [
     { ...listTool("projects", projectRecord, listProjects), rank: 160 },

@@ -5,7 +5,7 @@ import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { Deleted, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import { RELATION_ID, RelationType, TaskRelation } from "../../records/task-relations";
+import { RELATION_ID, RelationType, storedRelationRecord, TaskRelation } from "../../records/task-relations";
 import { createRelation, deleteRelation } from "./operations";
 import { taskRelationRoutes } from "./routes";
 import { relationsPart } from "./transfer";
@@ -15,6 +15,7 @@ const TaskRef = NameOf("task");
 export default {
   name: "relations",
   resource: RESOURCES.relations,
+  eventRecords: { task_relation: storedRelationRecord.fields },
   routes: [taskRelationRoutes],
   transfer: relationsPart,
   tools: [

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
+import type { EventRendering } from "../../records/events";
 import { SNAPSHOT_TYPES, snapshotStream } from "./snapshot";
 
 const snapshot = createRoute({
@@ -40,8 +41,10 @@ const snapshot = createRoute({
   },
 });
 
-export const syncRoutes = newRouter().openapi(snapshot, async (c) => {
-  const { body, done } = await snapshotStream(c.get("caller"), c.req.valid("query"));
-  c.executionCtx.waitUntil(done);
-  return new Response(body, { status: 200, headers: { "content-type": "application/x-ndjson; charset=utf-8" } }) as never;
-});
+/** The snapshot's route, rendering records with `rendering` (its app's: src/http/module.ts). */
+export const syncRoutes = (rendering: EventRendering) =>
+  newRouter().openapi(snapshot, async (c) => {
+    const { body, done } = await snapshotStream(rendering, c.get("caller"), c.req.valid("query"));
+    c.executionCtx.waitUntil(done);
+    return new Response(body, { status: 200, headers: { "content-type": "application/x-ndjson; charset=utf-8" } }) as never;
+  });

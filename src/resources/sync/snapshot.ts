@@ -1,13 +1,13 @@
 // GET /sync/snapshot (docs/sync.md): the records the caller reads, of the types and teams it asks for, from one
 // read-only REPEATABLE READ transaction, streamed as NDJSON in keyset batches (bounded memory: the stream's writer waits
 // for the reader), then the position the stream continues from. Each record is rendered as its events' `data` renders
-// it (records/events.ts, recordData), so an event after the position replaces it as it is.
+// it (records/events.ts, recordData, with its app's field maps), so an event after the position replaces it as it is.
 import { type SQL, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import { ValidationError } from "../../core/errors";
 import { inTeams } from "../../db/scope";
 import type { ResourceType } from "../../records/event-types";
-import { recordData } from "../../records/events";
+import type { EventRendering } from "../../records/events";
 
 /** Rows a batch reads: small enough that a batch is a few hundred KiB, large enough that 100,000 tasks take 200 statements. */
 export const SNAPSHOT_BATCH = 500;
@@ -95,11 +95,12 @@ const positionQuery = (workspace: string) => sql`select (select e.id from events
   where e.workspace_id = ${workspace} and e.position < pm_stable_position() order by e.position desc limit 1) as position`;
 
 /**
- * The snapshot as an NDJSON stream; `done` settles when its transaction has ended. The caller's credential is checked
- * first (401/403 before any byte); a failure after the first byte aborts the stream, so a reader never takes a cut
- * snapshot for a whole one (it has no position line).
+ * The snapshot as an NDJSON stream, its records rendered by `recordData` (the app's, as its events' data); `done`
+ * settles when its transaction has ended. The caller's credential is checked first (401/403 before any byte); a failure
+ * after the first byte aborts the stream, so a reader never takes a cut snapshot for a whole one (it has no position line).
  */
 export async function snapshotStream(
+  { recordData }: Pick<EventRendering, "recordData">,
   caller: Caller,
   query: { types?: string; teamIds?: string },
 ): Promise<{ body: ReadableStream<Uint8Array>; done: Promise<void> }> {

@@ -21,6 +21,7 @@ const everyTaskField = Object.fromEntries(Object.keys(taskRecord.shape).map((nam
 export default {
   name: "tasks",
   resource: RESOURCES.tasks,
+  eventRecords: { task: taskRecord.fields },
   routes: [taskRoutes, taskClaimRoutes],
   tools: [
     tool({

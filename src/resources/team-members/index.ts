@@ -1,6 +1,12 @@
 // The team-members resource as one module (src/http/module.ts): its register entry and its routes.
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
+import { teamMemberRecord } from "../../records/team-members";
 import { teamMemberRoutes } from "./routes";
 
-export default { name: "team-members", resource: RESOURCES["team-members"], routes: [teamMemberRoutes] } satisfies ResourceModule;
+export default {
+  name: "team-members",
+  resource: RESOURCES["team-members"],
+  eventRecords: { team_member: teamMemberRecord.fields },
+  routes: [teamMemberRoutes],
+} satisfies ResourceModule;

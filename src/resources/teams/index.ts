@@ -9,6 +9,7 @@ import { teamRoutes } from "./routes";
 export default {
   name: "teams",
   resource: RESOURCES.teams,
+  eventRecords: { team: teamRecord.fields },
   routes: [teamRoutes],
   tools: [{ ...listTool("teams", teamRecord, listTeams), rank: 150 }],
 } satisfies ResourceModule;

@@ -9,6 +9,7 @@ import { userRoutes } from "./routes";
 export default {
   name: "users",
   resource: RESOURCES.users,
+  eventRecords: { member: workspaceUserRecord.fields },
   routes: [userRoutes],
   tools: [
     {

@@ -1,6 +1,13 @@
-// The webhooks resource as one module (src/http/module.ts): its register entry and its routes.
+// The webhooks resource as one module (src/http/module.ts): its register entry and its routes, whose filters name the
+// fields of the event rendering of the modules their app serves.
 import { RESOURCES } from "../../core/resources";
-import type { ResourceModule } from "../../http/module";
+import { eventRenderingOf, type ResourceModule } from "../../http/module";
+import { webhookRecord } from "../../records/webhooks";
 import { webhookRoutes } from "./routes";
 
-export default { name: "webhooks", resource: RESOURCES.webhooks, routes: [webhookRoutes] } satisfies ResourceModule;
+export default {
+  name: "webhooks",
+  resource: RESOURCES.webhooks,
+  eventRecords: { webhook: webhookRecord.fields },
+  routes: (_app, modules) => [webhookRoutes(eventRenderingOf(modules).filterFields)],
+} satisfies ResourceModule;

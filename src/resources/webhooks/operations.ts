@@ -20,7 +20,7 @@ import {
   webhookRecord,
 } from "../../records/webhooks";
 import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
-import { listBody } from "../../store/list";
+import { type ListField, listBody } from "../../store/list";
 import type { JsonFilter } from "../../store/list/filter";
 import { listRecords } from "../../store/reads";
 import { newWebhookSecret, sealSecret } from "../../webhooks/signing";
@@ -69,10 +69,10 @@ interface FilterWrite {
   guards: Guard[];
 }
 
-function filterWrite(caller: Caller, filter: JsonFilter | null | undefined): FilterWrite {
+function filterWrite(caller: Caller, filter: JsonFilter | null | undefined, fields: Record<string, ListField>): FilterWrite {
   if (!filter || Object.keys(filter).length === 0) return { value: sql`null::jsonb`, guards: [] };
   try {
-    const terms = eventFilterTerms(filter);
+    const terms = eventFilterTerms(filter, fields);
     return { value: eventFilterJson(terms, caller.actor.workspace), guards: namesExist(terms, caller.actor.workspace) };
   } catch (err) {
     // In the order of checks: after the role and the teams (a MEMBER's bad filter is 403).
@@ -133,13 +133,21 @@ const written = (id: SQL) =>
 const writtenDelivery = (id: string) =>
   sql<WebhookDeliveryDto | null>`(select ${deliveryRecord.json()} from ${deliveryRecord.from} where ${webhookDeliveries.id} = ${id})`;
 
-/** POST /webhooks: the new webhook with its signing secret (shown only in this answer and rotate-secret's). */
-export async function createWebhook(caller: Caller, env: Env, input: WebhookCreateInput): Promise<WebhookDto & { secret: string }> {
+/**
+ * POST /webhooks: the new webhook with its signing secret (shown only in this answer and rotate-secret's). `filterFields`:
+ * what its filter may name (the app's: records/event-filter.ts).
+ */
+export async function createWebhook(
+  caller: Caller,
+  env: Env,
+  input: WebhookCreateInput,
+  filterFields: Record<string, ListField>,
+): Promise<WebhookDto & { secret: string }> {
   const id = newId("whk");
   const secret = newWebhookSecret();
   const sealed = await sealSecret(env.CURSOR_SECRET, id, secret);
   const teamIds = input.teamIds ?? null;
-  const filter = filterWrite(caller, input.filter);
+  const filter = filterWrite(caller, input.filter, filterFields);
   const agentIds = input.agentIds ?? null;
   const guards = [
     ...adminGuards(caller),
@@ -161,7 +169,13 @@ export async function createWebhook(caller: Caller, env: Env, input: WebhookCrea
 }
 
 /** PATCH /webhooks/{id}: url, events, description, teams, filter, enabled; enabling again clears the failure state. */
-export function updateWebhook(caller: Caller, env: Env, id: string, input: WebhookUpdateInput): Promise<WebhookDto> {
+export function updateWebhook(
+  caller: Caller,
+  env: Env,
+  id: string,
+  input: WebhookUpdateInput,
+  filterFields: Record<string, ListField>,
+): Promise<WebhookDto> {
   const values: Record<string, unknown> = {};
   for (const key of ["url", "description", "enabled"] as const) if (input[key] !== undefined) values[key] = input[key];
   if (input.events !== undefined) values.events = input.events;
@@ -169,7 +183,7 @@ export function updateWebhook(caller: Caller, env: Env, id: string, input: Webho
   if (input.agentIds !== undefined) values.agentIds = agentIdsValue(caller, input.agentIds);
   if (input.enabled !== undefined) Object.assign(values, { disabledReason: null });
   if (input.enabled === true) Object.assign(values, { failingSince: null });
-  const filter = filterWrite(caller, input.filter);
+  const filter = filterWrite(caller, input.filter, filterFields);
   if (input.filter !== undefined) values.filter = filter.value;
   const guards = [
     ...teamsGuard(caller, input.teamIds),

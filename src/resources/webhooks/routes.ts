@@ -16,6 +16,7 @@ import {
   WebhookWithSecret,
   webhookRecord,
 } from "../../records/webhooks";
+import type { ListField } from "../../store/list";
 import {
   createWebhook,
   deleteWebhook,
@@ -198,32 +199,40 @@ const redeliverRoute = createRoute({
   },
 });
 
-export const webhookRoutes = newRouter()
-  .openapi(create, async (c) => {
-    const webhook = await createWebhook(c.get("caller"), c.env, c.req.valid("json") as WebhookCreateInput);
-    return created(c, "webhook", `/webhooks/${webhook.id}`, webhook);
-  })
-  .openapi(
-    list,
-    reading(list, ({ caller, url }) => listWebhooks(caller, url.searchParams)),
-  )
-  .openapi(read, reading(read, readWebhook))
-  .openapi(update, async (c) => {
-    const webhook = await updateWebhook(c.get("caller"), c.env, c.req.valid("param").id, c.req.valid("json") as WebhookUpdateInput);
-    return c.json({ webhook }, 200);
-  })
-  .openapi(remove, async (c) => {
-    await deleteWebhook(c.get("caller"), c.req.valid("param").id);
-    return c.body(null, 204);
-  })
-  .openapi(rotate, async (c) => c.json({ webhook: await rotateWebhookSecret(c.get("caller"), c.env, c.req.valid("param").id) }, 200))
-  .openapi(ping, async (c) => c.json({ delivery: await pingWebhook(c.get("caller"), c.req.valid("param").id) }, 202))
-  .openapi(test, async (c) => c.json(await testWebhook(c.get("caller"), c.req.valid("param").id, c.req.valid("json").eventId), 200))
-  .openapi(
-    deliveries,
-    reading(deliveries, ({ caller, param, url }) => listDeliveries(caller, param.id, url.searchParams)),
-  )
-  .openapi(redeliverRoute, async (c) => {
-    const { id, deliveryId } = c.req.valid("param");
-    return c.json({ delivery: await redeliver(c.get("caller"), id, deliveryId) }, 202);
-  });
+/** The webhooks' routes; `filterFields`: what a webhook's filter may name (its app's: records/event-filter.ts). */
+export const webhookRoutes = (filterFields: Record<string, ListField>) =>
+  newRouter()
+    .openapi(create, async (c) => {
+      const webhook = await createWebhook(c.get("caller"), c.env, c.req.valid("json") as WebhookCreateInput, filterFields);
+      return created(c, "webhook", `/webhooks/${webhook.id}`, webhook);
+    })
+    .openapi(
+      list,
+      reading(list, ({ caller, url }) => listWebhooks(caller, url.searchParams)),
+    )
+    .openapi(read, reading(read, readWebhook))
+    .openapi(update, async (c) => {
+      const webhook = await updateWebhook(
+        c.get("caller"),
+        c.env,
+        c.req.valid("param").id,
+        c.req.valid("json") as WebhookUpdateInput,
+        filterFields,
+      );
+      return c.json({ webhook }, 200);
+    })
+    .openapi(remove, async (c) => {
+      await deleteWebhook(c.get("caller"), c.req.valid("param").id);
+      return c.body(null, 204);
+    })
+    .openapi(rotate, async (c) => c.json({ webhook: await rotateWebhookSecret(c.get("caller"), c.env, c.req.valid("param").id) }, 200))
+    .openapi(ping, async (c) => c.json({ delivery: await pingWebhook(c.get("caller"), c.req.valid("param").id) }, 202))
+    .openapi(test, async (c) => c.json(await testWebhook(c.get("caller"), c.req.valid("param").id, c.req.valid("json").eventId), 200))
+    .openapi(
+      deliveries,
+      reading(deliveries, ({ caller, param, url }) => listDeliveries(caller, param.id, url.searchParams)),
+    )
+    .openapi(redeliverRoute, async (c) => {
+      const { id, deliveryId } = c.req.valid("param");
+      return c.json({ delivery: await redeliver(c.get("caller"), id, deliveryId) }, 202);
+    });

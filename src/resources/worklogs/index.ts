@@ -15,6 +15,7 @@ import { worklogsPart } from "./transfer";
 export default {
   name: "worklogs",
   resource: RESOURCES.worklogs,
+  eventRecords: { worklog: worklogRecord.fields },
   routes: [worklogRoutes],
   transfer: worklogsPart,
   tools: [

@@ -5,11 +5,11 @@ import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { Pagination } from "../../http/schemas";
 import { Cursor, pageQuery, tool } from "../../http/tool";
-import { type AttachmentDto, attachmentRecord, contentPath } from "../../records/attachments";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { fileBenchRoutes } from "./bench";
 import { listAttachments } from "./operations";
+import { type AttachmentDto, attachmentRecord, contentPath } from "./record";
 import { attachmentRoutes } from "./routes";
 import { attachmentsPart } from "./transfer";
 

@@ -12,12 +12,12 @@ import { statementBound, type Tx } from "../../db/client";
 import type { Env } from "../../env";
 import { fileTooLarge, maxAttachmentBytes, maxWorkspaceBytes, quotaExceeded, storeObject } from "../../files/storage";
 import { newId } from "../../ids";
-import { type AttachmentDto, attachmentRecord } from "../../records/attachments";
 import { taskMatch } from "../../records/names";
 import { listTaskChildren } from "../../records/task-children";
 import { guardedDelete, guardedWrite, readTarget, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { readRecord } from "../../store/reads";
+import { type AttachmentDto, attachmentRecord } from "./record";
 
 /** What an upload hangs on: a task (id or reference), or a comment on a task. */
 export type AttachmentParent = { kind: "task"; idOrRef: string } | { kind: "comment"; id: string };

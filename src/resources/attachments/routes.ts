@@ -10,9 +10,9 @@ import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { StoredAnswer, uploadRetry } from "../../middleware/safe-retries";
-import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord, ContentType, Filename } from "../../records/attachments";
 import { attachmentContent } from "./content";
 import { type AttachmentParent, deleteAttachment, getAttachment, listAttachments, uploadAttachment } from "./operations";
+import { Attachment, type AttachmentDto, AttachmentSelection, attachmentRecord, ContentType, Filename } from "./record";
 
 const base = protectedRoute("Attachments");
 // Raw bytes streamed to storage: their own size limit, no JSON checks, a repeat told apart by their digest.

@@ -2,8 +2,8 @@
 // each with `path`, where `pm export --files` stores its bytes. An import checks them and restores none (the bytes are
 // not in the document): its answer places each one's task and comment, and `pm import --files` uploads it there.
 import { attachments } from "../../../drizzle/schema";
-import { ExportAttachment, type ExportedAttachment, exportedAttachmentJson } from "../../records/attachments";
 import type { TransferPart } from "../../store/transfer-part";
+import { ExportAttachment, type ExportedAttachment, exportedAttachmentJson } from "./record";
 
 export const attachmentsPart: TransferPart<ExportedAttachment> = {
   collection: "attachments",

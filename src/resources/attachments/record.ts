@@ -2,11 +2,11 @@
 // The field map gives the answer, the list under a task, the events' data and the export's file entries.
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
-import { attachments } from "../../drizzle/schema";
-import { defineRecord, f } from "../store/record";
-import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
-import { COMMENT_ID } from "./comments";
-import { idKind, named } from "./names";
+import { attachments } from "../../../drizzle/schema";
+import { COMMENT_ID } from "../../records/comments";
+import { idKind, named } from "../../records/names";
+import { defineRecord, f } from "../../store/record";
+import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../../store/schemas";
 
 /** How a request names an attachment: by its id (`att_…`) only. */
 export const ATTACHMENT_ID = idKind("an attachment id", "att");

@@ -30,8 +30,10 @@ const inOrder = (specs: readonly ToolSpec[]): ToolSpec[] => [...specs].sort((a, 
  * standing for no route of theirs is an error, not a tool nobody may call.
  */
 export function toolsOf(modules: readonly ResourceModule[]): Tool[] {
-  // Only what the routes declare is read here: those made per app are made over a bare router, never served.
-  const routeAt = declaredRoutes(modules.flatMap((m) => moduleRoutes(m, newRouter(), modules).flatMap((router) => router.routes)));
+  // Only what the routes of the modules with tools declare is read here: those made per app are made again over a bare
+  // router, never served (the others are not made twice).
+  const withTools = modules.filter((m) => m.tools);
+  const routeAt = declaredRoutes(withTools.flatMap((m) => moduleRoutes(m, newRouter(), modules).flatMap((router) => router.routes)));
   const specs = modules.flatMap((m) => (typeof m.tools === "function" ? m.tools(modules) : (m.tools ?? [])));
   return inOrder(specs).map((spec) => {
     const [method, path] = spec.rest.split(" ");

@@ -169,7 +169,7 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
   app.use("*", settleAsked(app));
   // After the response of a request that wrote: its events' webhook deliveries go to the queue (src/webhooks/relay.ts),
   // rendered with the modules' field maps (an app whose modules leave an event type without one is not built).
-  app.use("*", webhookRelay(eventRenderingOf(mounted)));
+  app.use("*", webhookRelay(eventRenderingOf(modules)));
   // After a delete: the stored files it removed go to the files queue (src/files/deletions.ts).
   app.use("*", fileRelay);
   // Asked by the front Worker (src/front/): the caller's workspace of a successful answer, for its read-your-writes.
@@ -198,7 +198,9 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
   });
 
   // Each module's routes, in the list's order; what they do not declare comes from its register entry (src/http/policy.ts).
-  for (const module of mounted) for (const routes of moduleRoutes(module, app, mounted)) app.route("/", routes);
+  // Made from the resource modules (MCP is the app's own): the service's app renders with the one rendering of MODULES
+  // its tools and the cron use too.
+  for (const module of mounted) for (const routes of moduleRoutes(module, app, modules)) app.route("/", routes);
   const routeAt = declaredRoutes(app.routes);
   const conditional = (route: NonNullable<ReturnType<typeof routeAt>>) => conditionalTable(route) !== undefined;
   for (const { method, path } of app.routes) {

@@ -10,21 +10,12 @@ import type { Context, ErrorHandler } from "hono";
 import { Caller } from "../auth/caller";
 import { readCredential } from "../auth/credential";
 import { AppError } from "../core/errors";
-import { REGISTERED } from "../core/resources";
 import { RequestDb } from "../db/client";
 import { type SettledEvent, settle } from "../db/outcome";
 import type { AppEnv, SettledOutcome, SettledWrite } from "./context";
 import { isLostConnection } from "./error-mapper";
-import { matchedRoute } from "./policy";
+import { declaredRoutes, matchedParams, matchedRoute } from "./policy";
 import { type AppHandle, readsOf } from "./read-route";
-
-/**
- * Resources whose create (`POST /<name>`) and update (`PATCH /<name>/{id}`) answer `{<record>: …}` exactly as their read
- * does (test/outcome.test.ts compares them), and whose every change records its event. Others (an API key's or a
- * webhook's create shows a secret once; an agent's create makes a key) cannot be re-rendered: their settled commit is
- * OUTCOME_UNKNOWN, whose retry with the same Idempotency-Key replays the stored answer.
- */
-const RENDERED_BY_READ = new Set(["tasks", "projects", "milestones", "comments", "labels", "teams", "fields"]);
 
 const NOTHING_WRITTEN = "The database connection failed; nothing was written; retry shortly";
 const UNKNOWN =
@@ -33,23 +24,27 @@ const UNKNOWN =
 const ANSWER_LOST =
   "The write was applied but its answer was lost; retry with the same Idempotency-Key to get it (without one, a retry applies it again)";
 
-const decodedOr = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
+/** The routes of `app` by what they declare, made once per app (a settled write is rare; the app's routes do not change). */
+const declaredOf = new WeakMap<AppHandle, ReturnType<typeof declaredRoutes>>();
+function declaredIn(app: AppHandle) {
+  let routeAt = declaredOf.get(app);
+  if (!routeAt) {
+    routeAt = declaredRoutes(app.routes);
+    declaredOf.set(app, routeAt);
   }
-};
+  return routeAt;
+}
 
-/** The record write an operation is (create, update or delete of a resource rendered by its read), or undefined. */
+/** The record write an operation is (its route declares `settled: "record"`), with its resource's read and event type. */
 function recordWrite(app: AppHandle, { method, route, id }: SettledWrite) {
-  const [, name, idParam, more] = route.split("/");
+  const declared = declaredIn(app)(method, route);
+  if (declared?.policy.settled !== "record" || !declared.owner) return undefined;
+  const { name, events } = declared.owner;
   const read = readsOf(app).get(`/${name}/:id`)?.read;
-  const recordType = Object.keys(REGISTERED.find((r) => r.name === name)?.events ?? {})[0];
-  if (!read || !recordType || !RENDERED_BY_READ.has(name) || more !== undefined) return undefined;
-  const action = { POST: "created", PATCH: "updated", DELETE: "deleted" }[method];
-  if (!action || (idParam === undefined) !== (action === "created")) return undefined;
-  return { name, read, type: `${recordType}.${action}`, id: idParam === undefined ? undefined : id };
+  const recordType = Object.keys(events ?? {})[0];
+  const action = ({ POST: "created", PATCH: "updated", DELETE: "deleted" } as Record<string, string>)[method];
+  if (!read || !recordType || !action) return undefined;
+  return { name, read, type: `${recordType}.${action}`, id: action === "created" ? undefined : id };
 }
 
 /** The request's settled events (settled once: a request may fail twice, its statement then its transaction's rollback). */
@@ -111,7 +106,7 @@ export async function settledWrite(app: AppHandle, c: Context<AppEnv>, write: Se
  */
 export async function settledAnswer(app: AppHandle, c: Context<AppEnv>): Promise<Response | Error> {
   const route = matchedRoute(c)?.path ?? "";
-  const outcome = await settledWrite(app, c, { method: c.req.method, route, id: decodedOr(c.req.path.split("/")[2] ?? "") });
+  const outcome = await settledWrite(app, c, { method: c.req.method, route, id: matchedParams(c).id });
   if (outcome instanceof Error) return outcome;
   if (outcome.status === 204) return c.body(null, 204);
   if (outcome.location) c.header("Location", outcome.location);

@@ -20,7 +20,8 @@ import { createComment, deleteComment, getComment, listComments, listTargetComme
 /** GET /comments/{id}'s answer, also what If-Match and the order of checks read. */
 const readComment = oneRecord("comment", commentRecord.shape, getComment);
 
-const base = protectedRoute("Comments");
+/** Its writes: each answers its record as its read does, so a lost answer is rebuilt by the read once settled. */
+const base = protectedRoute("Comments", { settled: "record" });
 const one = z.object({ comment: Comment });
 const oneSelected = z.object({ comment: CommentSelection });
 
@@ -81,7 +82,7 @@ const remove = createRoute({
   responses: { 204: { description: "Deleted" }, ...errorResponses(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND"]) },
 });
 const createOnProject = createRoute({
-  ...base,
+  ...protectedRoute("Comments"),
   method: "post",
   operationId: "createProjectComment",
   path: "/projects/{id}/comments",

@@ -15,7 +15,8 @@ import { createField, deleteField, getField, listFields, updateField } from "./o
 /** GET /fields/{id}'s answer, also what If-Match and the order of checks read. */
 const readField = oneRecord("field", fieldRecord.shape, getField);
 
-const base = protectedRoute("Fields");
+/** Its writes: each answers its record as its read does, so a lost answer is rebuilt by the read once settled. */
+const base = protectedRoute("Fields", { settled: "record" });
 const one = z.object({ field: Field });
 const oneSelected = z.object({ field: FieldSelection });
 const WRITERS = "Workspace ADMIN or OWNER only (403 otherwise).";

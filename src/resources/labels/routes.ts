@@ -18,7 +18,8 @@ import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from "./o
 /** GET /labels/{id}'s answer, also what If-Match and the order of checks read. */
 const readLabel = oneRecord("label", labelRecord.shape, getLabel);
 
-const base = protectedRoute("Labels");
+/** Its writes: each answers its record as its read does, so a lost answer is rebuilt by the read once settled. */
+const base = protectedRoute("Labels", { settled: "record" });
 const one = z.object({ label: Label });
 const oneSelected = z.object({ label: LabelSelection });
 

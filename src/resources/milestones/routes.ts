@@ -18,7 +18,8 @@ import { createMilestone, deleteMilestone, getMilestone, listMilestones, listPro
 /** GET /milestones/{id}'s answer, also what If-Match and the order of checks read. */
 const readMilestone = oneRecord("milestone", milestoneRecord.shape, getMilestone);
 
-const base = protectedRoute("Milestones");
+/** Its writes: each answers its record as its read does, so a lost answer is rebuilt by the read once settled. */
+const base = protectedRoute("Milestones", { settled: "record" });
 const one = z.object({ milestone: Milestone });
 const oneSelected = z.object({ milestone: MilestoneSelection });
 const listResponses = {

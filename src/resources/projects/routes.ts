@@ -18,7 +18,8 @@ import { createProject, deleteProject, getProject, listProjects, updateProject }
 /** GET /projects/{id}'s answer, also what If-Match and the order of checks read. */
 const readProject = oneRecord("project", projectRecord.shape, getProject);
 
-const base = protectedRoute("Projects");
+/** Its writes: each answers its record as its read does, so a lost answer is rebuilt by the read once settled. */
+const base = protectedRoute("Projects", { settled: "record" });
 const one = z.object({ project: Project });
 const oneSelected = z.object({ project: ProjectSelection });
 

@@ -10,7 +10,8 @@ import { createTask, deleteTask, getTask, listTasks, updateTask } from "./operat
 /** GET /tasks/{id}'s answer, also what If-Match and the order of checks read. */
 const readTask = oneRecord("task", taskRecord.shape, getTask);
 
-const base = protectedRoute("Tasks");
+/** Its writes: each answers its record as its read does, so a lost answer is rebuilt by the read once settled. */
+const base = protectedRoute("Tasks", { settled: "record" });
 const one = z.object({ task: Task });
 const oneSelected = z.object({ task: TaskSelection });
 const TaskIdParam = IdParam.extend({
@@ -39,7 +40,7 @@ const list = createRoute({
   },
 });
 const create = createRoute({
-  ...protectedRoute("Tasks"),
+  ...base,
   method: "post",
   operationId: "createTask",
   path: "/tasks",

@@ -10,7 +10,8 @@ import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "./operat
 /** GET /teams/{id}'s answer, also what If-Match and the order of checks read. */
 const readTeam = oneRecord("team", teamRecord.shape, getTeam);
 
-const base = protectedRoute("Teams");
+/** Its writes: each answers its record as its read does, so a lost answer is rebuilt by the read once settled. */
+const base = protectedRoute("Teams", { settled: "record" });
 const one = z.object({ team: Team });
 const oneSelected = z.object({ team: TeamSelection });
 

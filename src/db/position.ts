@@ -4,8 +4,6 @@
 // one-statement write over HTTP sends it after the statement in the same HTTP transaction (RequestDb.executeWrite).
 import { type SQL, sql } from "drizzle-orm";
 
-/** The request header of a GET that must not be answered from before a position (docs/edge.md). */
-export const MIN_POSITION_HEADER = "PM-Min-Position";
 /** The response header of a successful write. */
 export const POSITION_HEADER = "PM-Position";
 

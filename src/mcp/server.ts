@@ -124,7 +124,7 @@ export function mcpServer(box: Toolbox, ctx: ToolContext, sent: SentArguments, f
     const args = (sent.get(requestId) ?? {}) as Record<string, unknown>;
     try {
       const body = await callTool(ctx, tool, args);
-      // A write's answer names its position (PM-Position in REST: docs/api.md), read in its own round trip.
+      // A write's answer names its position (PM-Position in REST: docs/api.md), read with the write (its COMMIT's query, or its HTTP transaction).
       const position = tool.readOnly ? undefined : ctx.caller.position;
       return toolResult(position ? { ...body, position } : body);
     } catch (err) {

@@ -10,7 +10,7 @@ import { filterSortQuery } from "../store/list/json";
 import { MILESTONE_STATUSES } from "./milestones";
 import { type NameKind, named, namedId } from "./names";
 import { PROJECT_STATUSES } from "./projects";
-import { TaskPriority, TaskStatus, taskRecord } from "./tasks";
+import { TaskPriority, TaskStatus } from "./tasks";
 
 const OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 /** The record's value as stored (its row's column), for the document: the database reads it so (pm_event_filter). */
@@ -27,15 +27,14 @@ const namedField = (kind: NameKind, expr: ListField["expr"], nullable = false): 
 });
 
 /**
- * The fields a filter names; `delegateId` where tasks have it. `changeable`: what `changed` takes, the fields an
- * update's `changes` may name (the app's event rendering has them from its field maps: records/events.ts).
+ * The fields a filter names. `changeable`: what `changed` takes, the fields an update's `changes` may name (the app's event rendering has them from its field maps: records/events.ts).
  */
 export const eventFilterFields = (changeable: readonly string[]): Record<string, ListField> => ({
   teamId: namedField("team", events.teamId),
   projectId: namedField("project", stored("project_id"), true),
   labelIds: namedField("label", events.labelsAfter),
   assigneeId: namedField("user", stored("assignee_id"), true),
-  ...(Object.hasOwn(taskRecord.fields, "delegateId") ? { delegateId: namedField("user", stored("delegate_id"), true) } : {}),
+  delegateId: namedField("user", stored("delegate_id"), true),
   status: {
     expr: stored("status"),
     kind: "enum",

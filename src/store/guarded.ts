@@ -12,11 +12,13 @@ import type { StatementCaller as Caller } from "./caller";
 
 /**
  * A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails (which
- * may read the target's columns: a refusal that names what failed).
+ * may read the target's columns, when it says so: a refusal that names what failed).
  */
 export interface Guard {
   holds: SQL;
   refusal: (target: TargetRow) => Error;
+  /** Its refusal reads the target's columns: the statement then answers the whole target row, not its flags alone. */
+  readsTarget?: true;
 }
 
 /** The row an operation acts on (the task it updates, the team it creates a task in), in the caller's workspace. */
@@ -107,12 +109,12 @@ export async function guardedWrite<T>(
   const context = caller.writing();
   const where = sql`${target.where} and ${statementBound}${context ? sql` and ${contextSet(context)}` : sql``}`;
   const flags = target.guards.map((_, i) => sql`${flag(i)}`);
-  // The target's flags; its whole row when a refusal reads it (a refusal that takes the row declares the parameter).
+  // The target's flags; its whole row when a refusal reads it.
   const statement = sql`
     with target as (${targetSelect(caller, target, where)}${locking(target, lock)})${ctes.length ? sql`, ${sql.join(ctes, sql`, `)}` : sql``}
     select ${caller.live} as live,
       (select ${
-        target.guards.some((g) => g.refusal.length > 0)
+        target.guards.some((g) => g.readsTarget)
           ? sql`row_to_json(target)`
           : sql`json_build_object(${sql.join(
               target.guards.map((_, i) => sql`${sql.raw(`'g${i}'`)}, ${flags[i]}`),

@@ -103,6 +103,7 @@ export function createRelation(caller: Caller, idOrRef: string, input: TaskRelat
         ? [
             {
               holds: sql`${col("cycle", "way")} is null`,
+              readsTarget: true as const,
               refusal: (row: Record<string, unknown>) => invalid("taskId", cycleText(row.cycle as string[])),
             },
           ]

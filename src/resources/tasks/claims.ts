@@ -33,6 +33,7 @@ const answer = (task: TaskDto | null): Claimed => ({ task: task!, claim: task!.c
 /** No live claim of another holds the task; the 409 names the one that does. */
 const notHeldByAnother = (caller: Caller): Guard => ({
   holds: sql`(${claimFree} or ${tasks.claimHolderId} = ${caller.actor.user})`,
+  readsTarget: true,
   refusal: (target) =>
     conflict("Another holder has claimed this task", { holderId: target.claimHolderId, expiresAt: target.claimExpiresAt }),
 });

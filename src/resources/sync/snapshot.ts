@@ -8,6 +8,7 @@ import { ValidationError } from "../../core/errors";
 import { inTeams } from "../../db/scope";
 import type { ResourceType } from "../../records/event-types";
 import type { EventRendering } from "../../records/events";
+import { namesAny } from "../../records/names";
 
 /** Rows a batch reads: small enough that a batch is a few hundred KiB, large enough that 100,000 tasks take 200 statements. */
 export const SNAPSHOT_BATCH = 500;
@@ -78,8 +79,8 @@ function batch(source: Source, reach: Reach, after: { at: string; id: string } |
       ${
         team === null || asked === undefined
           ? sql``
-          : sql`and ${team} in (select tt.id from teams tt where tt.workspace_id = ${reach.workspace}
-              and (tt.id = any(${sql.param(asked)}::text[]) or upper(tt.prefix) = any(${sql.param(asked.map((a) => a.toUpperCase()))}::text[])))`
+          : // The one name resolver: ids or prefixes, as a list's filter takes them (none asked: none of the teams').
+            sql`and ${asked.length ? namesAny("team", team, asked, reach.workspace) : sql`false`}`
       }
       ${after === null ? sql`` : sql`and (t.created_at, t.id) > (${after.at}::timestamptz, ${after.id})`}
     order by t.created_at, t.id limit ${SNAPSHOT_BATCH}`;

@@ -2339,8 +2339,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Whether the webhook takes a stored event (its types, teams and filter)
-     * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. Answers whether a delivery would be queued for the event `eventId` (one of this workspace's, else 404) by the webhook as it is now, by the same rule that queues deliveries. Sends nothing, writes nothing.
+     * Whether the webhook takes a stored event (its types, teams, agents and filter)
+     * @description Needs workspace ADMIN or OWNER (403 otherwise); another workspace's webhook is 404. Answers whether the webhook as it is now takes the event `eventId` (one of this workspace's, else 404): whether its types, teams, agents and filter take it, the rule that queues its deliveries, enabled or not (a disabled webhook is queued nothing). Sends nothing, writes nothing.
      *
      *     Requires the scope `webhooks:write` (create, change and delete webhooks).
      */

@@ -1,5 +1,6 @@
 // A task's URL links in the export document (src/store/transfer-part.ts): those of the export's tasks, imported by the
 // rules of POST /tasks/{id}/links.
+import { sql } from "drizzle-orm";
 import { taskLinks } from "../../../drizzle/schema";
 import { newId } from "../../ids";
 import { type ExportedLink, linkRecord, normalizedUrl } from "../../records/task-links";
@@ -13,6 +14,7 @@ export const linksPart: TransferPart<ExportedLink> = {
   listed: true,
   export: { table: taskLinks, creator: taskLinks.createdBy, condition: (scope) => scope.onTasks(taskLinks), record: linkRecord },
   import: {
+    existing: (team, ids) => sql`select id, null from ${taskLinks} where team_id = ${team} and id = any(${ids})`,
     /**
      * A page of links, after the tasks: on a task of the export, the URL as POST /tasks/{id}/links stores it (the
      * export's schema checked it with the same rule). Links never change: one the target has (its id, or its task's

@@ -115,7 +115,9 @@ export async function claimNext(caller: Caller, input: ClaimNext): Promise<Claim
   const mayWrite = actorMay(actor, tasks.teamId, TASK_WRITE.min);
   // `tasks` names the table up to the CTE that shadows it with the claimed row (the answer reads that one); `read_only`
   // is read (on demand) only when nothing was picked.
-  const { rows } = await caller.db.execute<{ live: boolean; task: TaskDto | null; readOnly: boolean | null }>(sql`
+  // Sent with the write's position (PM-Position), as every write is.
+  const { rows } = await caller.executeWrite<{ live: boolean; task: TaskDto | null; readOnly: boolean | null }>([
+    sql`
     with picked as (
       select ${tasks.id} as id from ${taskRecord.from}
       where ${matching(mayWrite, statementBound, ...(context ? [contextSet(context)] : []))}
@@ -128,7 +130,8 @@ export async function claimNext(caller: Caller, input: ClaimNext): Promise<Claim
       update ${tasks} set ${holding(caller, input.leaseSeconds)} where ${tasks.id} = (select id from picked) returning *
     )
     select ${caller.live} as live, ${claimedAnswer} as task,
-      case when not exists (select 1 from picked) then exists (select 1 from read_only) end as "readOnly"`);
+      case when not exists (select 1 from picked) then exists (select 1 from read_only) end as "readOnly"`,
+  ]);
   const [row] = rows;
   if (row.task) {
     caller.touch();

@@ -145,10 +145,11 @@ const test = createRoute({
   method: "post",
   operationId: "testWebhook",
   path: "/webhooks/{id}/test",
-  summary: "Whether the webhook takes a stored event (its types, teams and filter)",
+  summary: "Whether the webhook takes a stored event (its types, teams, agents and filter)",
   description:
-    `${ADMIN} Answers whether a delivery would be queued for the event \`eventId\` (one of this workspace's, else 404) by the ` +
-    "webhook as it is now, by the same rule that queues deliveries. Sends nothing, writes nothing.",
+    `${ADMIN} Answers whether the webhook as it is now takes the event \`eventId\` (one of this workspace's, else 404): ` +
+    "whether its types, teams, agents and filter take it, the rule that queues its deliveries, enabled or not (a disabled " +
+    "webhook is queued nothing). Sends nothing, writes nothing.",
   request: {
     params: IdParam,
     ...jsonBody(

@@ -3,13 +3,12 @@
 // the worklog and applies `adjustEstimate` to its task's remaining estimate in that statement, so concurrent worklogs
 // each lower it (the UPDATE waits for the row and reads its latest value); a read or a list is one query.
 import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { tasks, teams, worklogs } from "../../../drizzle/schema";
-import { teamRoleGuard } from "../../auth/access";
+import { tasks, worklogs } from "../../../drizzle/schema";
+import { TASK_WRITE, taskTarget, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { workspaceAdminSql } from "../../auth/roles";
 import { forbidden } from "../../core/errors";
 import { newId } from "../../ids";
-import { taskMatch } from "../../records/names";
 import { listTaskChildren } from "../../records/task-children";
 import { type WorklogDto, worklogRecord } from "../../records/worklogs";
 import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
@@ -17,9 +16,9 @@ import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
 import type { WorklogChange, WorklogCreateInput } from "./schema";
 
-/** Logging time needs what changing the task needs: team MEMBER or higher, or workspace ADMIN/OWNER (a VIEWER logs nothing). */
-const LOG = { min: "MEMBER", what: "log time on this team's tasks" } as const;
-const logGuard = (caller: Caller, teamId: SQLWrapper): Guard => teamRoleGuard(caller.actor, teamId, LOG.min, LOG.what);
+/** Logging time needs what changing the task needs (TASK_WRITE: a VIEWER logs nothing), refused in its own words. */
+const logGuard = (caller: Caller, teamId: SQLWrapper): Guard =>
+  teamRoleGuard(caller.actor, teamId, TASK_WRITE.min, "log time on this team's tasks");
 
 /** Changing or deleting a worklog: its author, or a workspace ADMIN/OWNER. */
 const authorGuard = (caller: Caller): Guard => ({
@@ -52,15 +51,8 @@ function remainingAfter(input: WorklogCreateInput, seconds: number): SQL | null 
  */
 export function logTime(caller: Caller, idOrRef: string, input: WorklogCreateInput & { durationSeconds: number }): Promise<WorklogDto> {
   const id = newId("wlg");
-  const target: Target = {
-    from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
-    where: and(eq(tasks.workspaceId, caller.actor.workspace), taskMatch(idOrRef))!,
-    columns: { id: tasks.id },
-    guards: [logGuard(caller, tasks.teamId)],
-    name: "Task",
-    team: tasks.teamId,
-    table: tasks,
-  };
+  // The task as its writes find it, under the logging rule.
+  const target: Target = { ...taskTarget(caller, idOrRef), columns: { id: tasks.id }, guards: [logGuard(caller, tasks.teamId)] };
   const remaining = remainingAfter(input, input.durationSeconds);
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [

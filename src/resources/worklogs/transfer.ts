@@ -1,5 +1,6 @@
 // Worklogs in the export document (src/store/transfer-part.ts): those of the export's tasks, imported as
 // POST /tasks/{id}/worklogs stores them.
+import { sql } from "drizzle-orm";
 import { worklogs } from "../../../drizzle/schema";
 import { newId } from "../../ids";
 import { type ExportedWorklog, worklogRecord } from "../../records/worklogs";
@@ -12,6 +13,7 @@ export const worklogsPart: TransferPart<ExportedWorklog> = {
   description: "The worklogs of the export's tasks",
   export: { table: worklogs, creator: worklogs.userId, condition: (scope) => scope.onTasks(worklogs), record: worklogRecord },
   import: {
+    existing: (team, ids) => sql`select id, null from ${worklogs} where team_id = ${team} and id = any(${ids})`,
     /**
      * A page of worklogs, after the tasks: each on a task of the export, as POST /tasks/{id}/worklogs stores it (the
      * export's schema checked it with that operation's rules). An author outside the target workspace is kept as none:

@@ -120,6 +120,19 @@ describe("links in export and import", () => {
     expect(await linkCount(t.workspaceId)).toBe(before + 1);
   });
 
+  it("update:true keeps a link the target has by its id even when the document spells another URL: links never change", async () => {
+    const target = await newTeam(t, { name: "Upd link ids" });
+    const p = (await post("/tasks", { teamId: target.id, title: "P" }, t.owner.key)).body.task;
+    const kept = (await post(`/tasks/${p.id}/links`, { url: "https://example.com/kept" }, t.owner.key)).body.link;
+    const doc = await exportOf(`/teams/${target.id}/export`);
+    doc.data.links[0].url = "https://example.com/changed";
+    const before = await linkCount(t.workspaceId);
+    const res = await importInto(target.id, doc, true);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await get(`/tasks/${p.id}/links`, t.owner.key)).body.links).toEqual([kept]);
+    expect(await linkCount(t.workspaceId)).toBe(before);
+  });
+
   it("refuses a link that is not an http(s) URL, or is on a task outside the export, naming it; nothing is written", async () => {
     const copy = await newTeam(t, { name: "Refused links" });
     const doc = await exportOf(`/teams/${team.id}/export`);

@@ -185,6 +185,18 @@ describe("task claims", () => {
       expect(ok(await claimNext({ filter }, members[11].key), 200).task.id).toBe(low.id);
     });
 
+    it("answers the claim's position (PM-Position): its task.claimed event, as every write does", async () => {
+      const team = await newTeam(t);
+      await joinTeam(team, members[18], "MEMBER");
+      const free = await task(team);
+      const res = await claimNext({ filter: { eq: { teamId: team.id } } }, members[18].key);
+      expect(ok(res, 200).task.id).toBe(free.id);
+      const position = res.headers.get("pm-position");
+      expect(position).toMatch(/^evt_[0-9a-z]{26}$/);
+      const [claimed] = ok(await get(`/tasks/${free.id}/history`, t.owner.key), 200).events;
+      expect(claimed).toMatchObject({ id: position, type: "task.claimed" });
+    });
+
     it("20 concurrent workers drain 100 tasks: each claimed exactly once, then 204 for everyone", async () => {
       const team = await newTeam(t);
       const workers = members.slice(20, 40);
@@ -314,6 +326,14 @@ describe("task claims", () => {
         ["task.claimed", "mcp"],
         ["task.created", "api_key"],
       ]);
+    });
+
+    it("claim_task by filter carries its position as well", async () => {
+      const team = await newTeam(t);
+      await joinTeam(team, members[19], "MEMBER");
+      const free = await task(team);
+      const byFilter = await call(await open(members[19].key), "claim_task", { filter: { eq: { teamId: team.id } } });
+      expect(byFilter.body).toMatchObject({ task: { id: free.id }, position: expect.stringMatching(/^evt_/) });
     });
   });
 

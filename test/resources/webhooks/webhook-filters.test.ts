@@ -188,6 +188,29 @@ describe("POST /webhooks/{id}/test", () => {
     expect(delivered).toEqual([statusChange.id]);
   });
 
+  it("answers matches: false (not 404) for an event outside a team-bound webhook's reach, such as a label's", async () => {
+    const id = (await hook({ teamIds: [eng.id] })).body.webhook.id;
+    await post("/labels", { name: "untested", color: "#00ff00" }, tenant.owner.key);
+    const label = (await all("/events")).at(-1);
+    expect(label.type).toBe("label.created");
+    const res = await post(`/webhooks/${id}/test`, { eventId: label.id }, tenant.owner.key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ matches: false });
+  });
+
+  it("answers a disabled webhook's rule too (nothing is queued for it), as its documented description says", async () => {
+    const id = (await hook({})).body.webhook.id;
+    expect((await patch(`/webhooks/${id}`, { enabled: false }, tenant.owner.key)).status).toBe(200);
+    await post("/labels", { name: "disabled-tested", color: "#0000ff" }, tenant.owner.key);
+    const label = (await all("/events")).at(-1);
+    const res = await post(`/webhooks/${id}/test`, { eventId: label.id }, tenant.owner.key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ matches: true });
+    expect((await all(`/webhooks/${id}/deliveries`)).map((d) => d.eventId)).not.toContain(label.id);
+    const described = (await get("/openapi.json")).body.paths["/webhooks/{id}/test"].post.description;
+    expect(described).toMatch(/enabled or not/);
+  });
+
   it("is 404 for an unknown event or another workspace's, 403 for a MEMBER, 422 without an eventId", async () => {
     const id = (await hook({})).body.webhook.id;
     expect((await post(`/webhooks/${id}/test`, { eventId: "evt_01jz8x4q0be0sv3c5kq9v1y2ab" }, tenant.owner.key)).status).toBe(404);

@@ -123,4 +123,20 @@ describe("worklogs in export and import", () => {
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.body.errors).join(" ")).toMatch(/worklogs\.0\.durationSeconds/);
   });
+
+  it("re-importing a team's export into it with update: true keeps each worklog (its id), not a copy of it", async () => {
+    const own = await newTeam(t, { name: "Reimported" });
+    const task = (await post("/tasks", { teamId: own.id, title: "Logged" }, t.owner.key)).body.task;
+    const logged = await post(`/tasks/${task.id}/worklogs`, { startedAt: "2026-05-04T09:00:00Z", durationSeconds: 1200 }, t.owner.key);
+    expect(logged.status, JSON.stringify(logged.body)).toBe(201);
+    const doc = (await get(`/teams/${own.id}/export`, t.owner.key)).body as Doc;
+    for (const _ of [1, 2]) {
+      const res = await api("POST", `/teams/${own.id}/import`, { body: { data: doc, update: true }, key: t.owner.key });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const after = (await get(`/worklogs?filter[eq][teamId]=${own.id}&limit=250`, t.owner.key)).body.worklogs as Worklog[];
+    expect(after.map((w) => w.id)).toEqual([logged.body.worklog.id]);
+    const spent = (await get(`/tasks/${task.id}?fields=timeTracking`, t.owner.key)).body.task.timeTracking.spentSeconds;
+    expect(spent).toBe(1200);
+  });
 });

@@ -2,7 +2,7 @@
 // with the record's field names and `changed`, is refused as a list's filter is, and decides which events get a
 // delivery; POST /webhooks/{id}/test answers the same rule for a stored event. Through HTTP against the real database.
 import { beforeAll, describe, expect, it } from "vitest";
-import { get, patch, post } from "../../helpers/api";
+import { eventually, get, patch, post } from "../../helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
 import { receiverUrl } from "../../helpers/least-privilege";
 
@@ -153,7 +153,11 @@ describe("a webhook's filter", () => {
     const labelled = await post("/tasks", { teamId: eng.id, title: "labelled", labelIds: [label.body.label.id] }, tenant.owner.key);
     expect(labelled.status).toBe(201);
     const delivered = await all(`/webhooks/${filtered.body.webhook.id}/deliveries`);
-    const events = await all(`/events?filter[eq][teamId]=ENG&types=task.created`);
+    // The stream shows an event once no transaction before it can still commit (another test's may be open): waited for.
+    const events = await eventually(async () => {
+      const found = await all(`/events?filter[eq][teamId]=ENG&types=task.created`);
+      return found.some((e) => e.resourceId === labelled.body.task.id) ? found : undefined;
+    });
     const eventOf = (taskId: string) => events.find((e) => e.resourceId === taskId).id;
     expect(delivered.map((d) => d.eventId)).toEqual([eventOf(labelled.body.task.id)]);
     expect(plain.status).toBe(201);

@@ -79,10 +79,10 @@ function activityGuards(actor: Actor, type: ActivityCreateInput["type"]): Guard[
 }
 
 /** The session `id` in the caller's workspace and teams (a team-bound credential finds no other team's: 404). */
-const sessionTarget = (caller: Caller, id: string, guards: Guard[]): Target => ({
+const sessionTarget = (caller: Caller, id: string, guards: Guard[], columns: Record<string, SQL> = {}): Target => ({
   from: sql`${agentSessions}`,
   where: and(eq(agentSessions.workspaceId, caller.actor.workspace), eq(agentSessions.id, id))!,
-  columns: { id: agentSessions.id },
+  columns: { id: agentSessions.id, ...columns },
   guards,
   name: sessionRecord.noun,
   team: agentSessions.teamId,
@@ -96,17 +96,23 @@ const sessionTarget = (caller: Caller, id: string, guards: Guard[]): Target => (
 export function postActivity(caller: Caller, id: string, input: ActivityCreateInput): Promise<AgentActivityDto> {
   const activityId = newId("act");
   const values = insertColumns(agentActivities, { type: input.type, body: input.body, action: input.action ?? null });
-  return guardedWrite(caller, sessionTarget(caller, id, activityGuards(caller.actor, input.type)), (allowed) => ({
-    ctes: [
-      // Named like the table, so the answer's JSON reads the new row.
-      sql`agent_activities as (insert into ${agentActivities} (id, workspace_id, team_id, session_id, task_id, agent_id, created_by, ${values.names})
+  return guardedWrite(
+    caller,
+    sessionTarget(caller, id, activityGuards(caller.actor, input.type)),
+    (allowed) => ({
+      ctes: [
+        // Named like the table, so the answer's JSON reads the new row.
+        sql`agent_activities as (insert into ${agentActivities} (id, workspace_id, team_id, session_id, task_id, agent_id, created_by, ${values.names})
         select ${activityId}, s.workspace_id, s.team_id, s.id, s.task_id, s.agent_id, ${caller.actor.user}, ${values.values}
         from public.agent_sessions s where s.id = ${allowed} returning *)`,
-      sql`moved as (update public.agent_sessions set state = ${STATE_AFTER[input.type]}::agent_session_state, last_activity_at = now(), updated_at = now()
+        sql`moved as (update public.agent_sessions set state = ${STATE_AFTER[input.type]}::agent_session_state, last_activity_at = now(), updated_at = now()
         where id = ${allowed} returning id)`,
-    ],
-    result: sql<AgentActivityDto>`(select ${activityRecord.json()} from agent_activities)`,
-  }));
+      ],
+      result: sql<AgentActivityDto>`(select ${activityRecord.json()} from agent_activities)`,
+    }),
+    // The session's row locked first: a stop committed meanwhile is waited for and read (409), never undone.
+    { lock: "no key update" },
+  );
 }
 
 /**
@@ -121,13 +127,21 @@ export function stopSession(caller: Caller, id: string): Promise<AgentSessionDto
     holds: sql`(${personWhoMayWrite(actor)} or ${owner})`,
     refusal: () => forbidden(`Stopping a session needs the right to ${TASK_WRITE.what}, or owning its agent`),
   };
-  return guardedWrite(caller, sessionTarget(caller, id, [mayStop]), (allowed) => ({
-    ctes: [
-      sql`agent_sessions as (update public.agent_sessions set state = 'stopped', updated_at = now()
+  return guardedWrite(
+    caller,
+    // The session as the locked read found it: what a stop committed while this one waited left.
+    sessionTarget(caller, id, [mayStop], { session: sessionRecord.json() }),
+    (allowed) => ({
+      ctes: [
+        sql`agent_sessions as (update public.agent_sessions set state = 'stopped', updated_at = now()
         where id = ${allowed} and state <> 'stopped' returning *)`,
-    ],
-    // The stopped row (the CTE), or the session as it was already stopped.
-    result: sql<AgentSessionDto>`coalesce((select ${sessionRecord.json()} from agent_sessions),
-      (select ${sessionRecord.json()} from public.agent_sessions where agent_sessions.id = ${allowed}))`,
-  }));
+      ],
+      // The stopped row (the CTE), or the session as it was already stopped, from the locked read (the statement's
+      // snapshot is from before a stop it waited for).
+      result: sql<AgentSessionDto>`coalesce((select ${sessionRecord.json()} from agent_sessions),
+      (select session from target where id = ${allowed}))`,
+    }),
+    // The session's row locked first: concurrent stops and activities take turns, each reading what the other left.
+    { lock: "no key update" },
+  );
 }

@@ -22,6 +22,8 @@ export const SessionState = z.enum([...agentSessionState.enumValues, "stale"]).o
 export type SessionStateName = z.infer<typeof SessionState>;
 /** The stored states of an open session (a delegation reuses it; at most one per task and agent: agent_sessions_open_key). */
 export const OPEN_STATES = ["pending", "active", "awaiting_input"] as const;
+/** Why an activity that would open a session again is refused while the agent has a newer open one on the task. */
+export const NEWER_OPEN_SESSION = "This agent has a newer open session on this task: post to that one";
 const openStates = sql.raw(`(${OPEN_STATES.map((s) => `'${s}'`).join(", ")})`);
 
 /** What an activity of each type makes the session (a prompt: pending again, until the agent answers it). */

@@ -13,6 +13,9 @@ import {
   type AgentActivityDto,
   type AgentSessionDto,
   activityRecord,
+  isOpenSql,
+  NEWER_OPEN_SESSION,
+  OPEN_STATES,
   STATE_AFTER,
   sessionRecord,
 } from "../../records/agent-sessions";
@@ -58,11 +61,22 @@ const notStopped: Guard = {
   holds: sql`${qualified(agentSessions.state)} <> 'stopped'`,
   refusal: () => conflict("The session was stopped: delegate the task again to start a new one"),
 };
+/**
+ * An activity that opens the session again (a prompt, a thought…) while the agent has a newer open one on the task: at
+ * most one is open per task and agent (agent_sessions_open_key), so it goes to that one.
+ */
+const noNewerOpen: Guard = {
+  holds: sql`not exists (select 1 from ${agentSessions} as ${sql.identifier("newer")} where ${sql.identifier("newer")}.task_id = ${qualified(agentSessions.taskId)}
+    and ${sql.identifier("newer")}.agent_id = ${sessionAgent} and ${sql.identifier("newer")}.id <> ${sessionId}
+    and ${isOpenSql(sql`${sql.identifier("newer")}.state`)})`,
+  refusal: () => conflict(NEWER_OPEN_SESSION),
+};
 /** A person who may change the session's task (TASK_WRITE): a prompt, or a stop. */
 const personWhoMayWrite = (actor: Actor) => sql`(not ${callerIsAgent(actor)} and ${actorMay(actor, sessionTeam, TASK_WRITE.min)})`;
 
 /** Who may post an activity of `type`: the session's agent, or for a prompt a person who may change the task. */
 function activityGuards(actor: Actor, type: ActivityCreateInput["type"]): Guard[] {
+  const reopening: Guard[] = (OPEN_STATES as readonly string[]).includes(STATE_AFTER[type]) ? [noNewerOpen] : [];
   if (type === "prompt") {
     return [
       {
@@ -70,11 +84,13 @@ function activityGuards(actor: Actor, type: ActivityCreateInput["type"]): Guard[
         refusal: () => forbidden(`A prompt comes from a person who may ${TASK_WRITE.what} (team ${TASK_WRITE.min} or higher)`),
       },
       notStopped,
+      ...reopening,
     ];
   }
   return [
     { holds: sql`${sessionAgent} = ${actor.user}`, refusal: () => forbidden("Only the session's agent posts its activities") },
     notStopped,
+    ...reopening,
   ];
 }
 

@@ -186,6 +186,29 @@ describe("agent sessions", () => {
     expect((await get(`/agent-sessions/${id}/activities`, t.owner.key)).body.activities).toEqual([]);
   });
 
+  it("an activity that would reopen a finished session while the agent has a newer open one on the task is 409, saying so", async () => {
+    const a = await task();
+    const old = (await delegate(a.reference, agent.id)).body.task.session.id;
+    await activity(old, { type: "response", body: "Done" }, agent.key);
+    const newer = (await delegate(a.reference, agent.id)).body.task.session.id;
+    expect(newer).not.toBe(old);
+    for (const [type, key] of [
+      ["thought", agent.key],
+      ["prompt", member.key],
+    ]) {
+      const res = await activity(old, { type, body: "to the old one" }, key);
+      expect(res.status, JSON.stringify(res.body)).toBe(409);
+      expect(res.body.error).toMatchObject({
+        code: "CONFLICT",
+        message: "This agent has a newer open session on this task: post to that one",
+      });
+    }
+    // An activity that leaves it finished is fine; the newer session is untouched.
+    expect((await activity(old, { type: "error", body: "Late failure" }, agent.key)).status).toBe(201);
+    expect(await stateOf(old)).toBe("error");
+    expect(await stateOf(newer)).toBe("pending");
+  });
+
   it("31 minutes without activity read stale (pending or active); stale is still open", async () => {
     const a = await task();
     const { id } = (await delegate(a.reference, agent.id)).body.task.session;

@@ -139,6 +139,9 @@ export const taskSessionJson = (taskId: SQLWrapper, delegateId: SQLWrapper): SQL
     order by ${os("created_at")} desc limit 1)`;
 };
 
+/** Why a delegate that names a person is refused (POST/PATCH /tasks, an import). */
+export const NOT_AN_AGENT = "Must be an agent of the workspace (a person is an assignee)";
+
 /**
  * The agent a body's `delegateId` names (id or email), a member of the caller's workspace: 404 when it names nobody there
  * (as an unknown assignee), 422 at the field when it names a person.
@@ -151,7 +154,7 @@ export async function workspaceAgent(db: Executor, workspaceId: WorkspaceScope, 
     .where(and(eq(workspaceMembers.workspaceId, workspaceId), namesAny("user", workspaceMembers.userId, [idOrEmail])))
     .limit(1);
   if (!row) throw notFound("Delegate");
-  if (row.type !== "AGENT") throw invalid("delegateId", "Must be an agent of the workspace (a person is an assignee)");
+  if (row.type !== "AGENT") throw invalid("delegateId", NOT_AN_AGENT);
   return row.userId;
 }
 

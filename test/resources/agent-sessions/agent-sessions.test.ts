@@ -351,6 +351,20 @@ describe("agent sessions", () => {
     expect(second.data.tasks[0].delegateId).toBe(agent.id);
   });
 
+  it("an import whose delegate stands for a person of the workspace is refused at the field, as POST/PATCH refuse it", async () => {
+    const team = await newTeam(t);
+    const a = await task(team);
+    await delegate(a.reference, agent.id);
+    const exported = (await get(`/teams/${team.id}/export`, t.owner.key)).body;
+    exported.data.tasks[0].delegateId = member.userId;
+    const copy = await newTeam(t);
+    const res = await post(`/teams/${copy.id}/import`, { data: exported, update: false }, t.owner.key);
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    const human = await delegate(a.reference, member.userId);
+    expect(res.body.errors).toEqual({ "data.data.tasks.0.delegateId": human.body.errors.delegateId });
+    expect((await get(`/teams/${copy.id}/export`, t.owner.key)).body.data.tasks).toEqual([]);
+  });
+
   it("a webhook naming agentIds gets the events of those agents' sessions only", async () => {
     const hook = await post(
       "/webhooks",

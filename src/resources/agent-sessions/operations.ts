@@ -4,7 +4,7 @@
 // change the task; the agent's owner), appends and moves the session's state, and says why it wrote nothing.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { agentActivities, agentSessions, users } from "../../../drizzle/schema";
-import { actorMay, TASK_WRITE } from "../../auth/access";
+import { TASK_WRITE, taskWriteGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { conflict, forbidden } from "../../core/errors";
 import { newId } from "../../ids";
@@ -71,18 +71,19 @@ const noNewerOpen: Guard = {
     and ${isOpenSql(sql`${sql.identifier("newer")}.state`)})`,
   refusal: () => conflict(NEWER_OPEN_SESSION),
 };
-/** A person who may change the session's task (TASK_WRITE): a prompt, or a stop. */
-const personWhoMayWrite = (actor: Actor) => sql`(not ${callerIsAgent(actor)} and ${actorMay(actor, sessionTeam, TASK_WRITE.min)})`;
+/** The caller is a person: prompts and stops come from people (an agent answers, it does not steer). */
+const byPerson = (actor: Actor, refusal: string): Guard => ({
+  holds: sql`(not ${callerIsAgent(actor)})`,
+  refusal: () => forbidden(refusal),
+});
 
 /** Who may post an activity of `type`: the session's agent, or for a prompt a person who may change the task. */
 function activityGuards(actor: Actor, type: ActivityCreateInput["type"]): Guard[] {
   const reopening: Guard[] = (OPEN_STATES as readonly string[]).includes(STATE_AFTER[type]) ? [noNewerOpen] : [];
   if (type === "prompt") {
     return [
-      {
-        holds: personWhoMayWrite(actor),
-        refusal: () => forbidden(`A prompt comes from a person who may ${TASK_WRITE.what} (team ${TASK_WRITE.min} or higher)`),
-      },
+      byPerson(actor, `A prompt comes from a person who may ${TASK_WRITE.what}`),
+      taskWriteGuard(actor, sessionTeam),
       notStopped,
       ...reopening,
     ];
@@ -139,14 +140,15 @@ export function stopSession(caller: Caller, id: string): Promise<AgentSessionDto
   const { actor } = caller;
   const owner = sql`exists (select 1 from ${users} as ${sql.identifier("agent")} where ${sql.identifier("agent")}.id = ${sessionAgent}
     and ${sql.identifier("agent")}.human_id = ${actor.user})`;
-  const mayStop: Guard = {
-    holds: sql`(${personWhoMayWrite(actor)} or ${owner})`,
-    refusal: () => forbidden(`Stopping a session needs the right to ${TASK_WRITE.what}, or owning its agent`),
-  };
+  // A person who may change the task (the task write rule), or the agent's owner (a person) whatever its team role.
+  const mayStop = [
+    byPerson(actor, `Stopping a session needs the right to ${TASK_WRITE.what}, or owning its agent`),
+    teamRoleGuard(actor, sessionTeam, TASK_WRITE.min, `${TASK_WRITE.what} (or own the session's agent)`, owner),
+  ];
   return guardedWrite(
     caller,
     // The session as the locked read found it: what a stop committed while this one waited left.
-    sessionTarget(caller, id, [mayStop], { session: sessionRecord.json() }),
+    sessionTarget(caller, id, mayStop, { session: sessionRecord.json() }),
     (allowed) => ({
       ctes: [
         sql`agent_sessions as (update public.agent_sessions set state = 'stopped', updated_at = now()

@@ -323,6 +323,8 @@ export const agentSessions = pgTable(
     uniqueIndex("agent_sessions_open_key").on(t.taskId, t.agentId).where(sql`${t.state} in ('pending', 'active', 'awaiting_input')`),
     index("agent_sessions_list_idx").on(t.workspaceId, t.createdAt, t.id),
     index("agent_sessions_agent_idx").on(t.agentId, t.createdAt, t.id),
+    // A task's sessions: its delete's cascade and `filter[eq][taskId]` (the open-session key covers open ones only).
+    index("agent_sessions_task_idx").on(t.taskId, t.createdAt, t.id),
   ],
 );
 

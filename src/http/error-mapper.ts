@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { causes, errorSummary, isQueryWrapper } from "../core/error-chain";
 import { AppError, type ErrorCode, ValidationError } from "../core/errors";
+import { NEWER_OPEN_SESSION } from "../records/agent-sessions";
 import { publicBaseUrl } from "./urls";
 
 const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
@@ -17,6 +18,8 @@ const CONFLICT_MESSAGES: Record<string, string> = {
   field_definitions_workspace_key_key: "A field with this key already exists in the workspace",
   users_email_key: "An account with this email already exists",
   workspaces_slug_key: "A workspace with this slug already exists",
+  // An activity's guard says it first; this is a delegation that opened the newer session in the meantime.
+  agent_sessions_open_key: NEWER_OPEN_SESSION,
 };
 
 /** The Postgres error (one with a SQLSTATE code) behind a driver or Drizzle error, if there is one. */

@@ -22,6 +22,8 @@ export const SessionState = z.enum([...agentSessionState.enumValues, "stale"]).o
 export type SessionStateName = z.infer<typeof SessionState>;
 /** The stored states of an open session (a delegation reuses it; at most one per task and agent: agent_sessions_open_key). */
 export const OPEN_STATES = ["pending", "active", "awaiting_input"] as const;
+/** Why an activity that would open a session again is refused while the agent has a newer open one on the task. */
+export const NEWER_OPEN_SESSION = "This agent has a newer open session on this task: post to that one";
 const openStates = sql.raw(`(${OPEN_STATES.map((s) => `'${s}'`).join(", ")})`);
 
 /** What an activity of each type makes the session (a prompt: pending again, until the agent answers it). */
@@ -137,6 +139,9 @@ export const taskSessionJson = (taskId: SQLWrapper, delegateId: SQLWrapper): SQL
     order by ${os("created_at")} desc limit 1)`;
 };
 
+/** Why a delegate that names a person is refused (POST/PATCH /tasks, an import). */
+export const NOT_AN_AGENT = "Must be an agent of the workspace (a person is an assignee)";
+
 /**
  * The agent a body's `delegateId` names (id or email), a member of the caller's workspace: 404 when it names nobody there
  * (as an unknown assignee), 422 at the field when it names a person.
@@ -149,7 +154,7 @@ export async function workspaceAgent(db: Executor, workspaceId: WorkspaceScope, 
     .where(and(eq(workspaceMembers.workspaceId, workspaceId), namesAny("user", workspaceMembers.userId, [idOrEmail])))
     .limit(1);
   if (!row) throw notFound("Delegate");
-  if (row.type !== "AGENT") throw invalid("delegateId", "Must be an agent of the workspace (a person is an assignee)");
+  if (row.type !== "AGENT") throw invalid("delegateId", NOT_AN_AGENT);
   return row.userId;
 }
 

@@ -4,7 +4,7 @@
 // change the task; the agent's owner), appends and moves the session's state, and says why it wrote nothing.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { agentActivities, agentSessions, users } from "../../../drizzle/schema";
-import { actorMay, TASK_WRITE } from "../../auth/access";
+import { TASK_WRITE, taskWriteGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { conflict, forbidden } from "../../core/errors";
 import { newId } from "../../ids";
@@ -13,6 +13,9 @@ import {
   type AgentActivityDto,
   type AgentSessionDto,
   activityRecord,
+  isOpenSql,
+  NEWER_OPEN_SESSION,
+  OPEN_STATES,
   STATE_AFTER,
   sessionRecord,
 } from "../../records/agent-sessions";
@@ -58,31 +61,45 @@ const notStopped: Guard = {
   holds: sql`${qualified(agentSessions.state)} <> 'stopped'`,
   refusal: () => conflict("The session was stopped: delegate the task again to start a new one"),
 };
-/** A person who may change the session's task (TASK_WRITE): a prompt, or a stop. */
-const personWhoMayWrite = (actor: Actor) => sql`(not ${callerIsAgent(actor)} and ${actorMay(actor, sessionTeam, TASK_WRITE.min)})`;
+/**
+ * An activity that opens the session again (a prompt, a thought…) while the agent has a newer open one on the task: at
+ * most one is open per task and agent (agent_sessions_open_key), so it goes to that one.
+ */
+const noNewerOpen: Guard = {
+  holds: sql`not exists (select 1 from ${agentSessions} as ${sql.identifier("newer")} where ${sql.identifier("newer")}.task_id = ${qualified(agentSessions.taskId)}
+    and ${sql.identifier("newer")}.agent_id = ${sessionAgent} and ${sql.identifier("newer")}.id <> ${sessionId}
+    and ${isOpenSql(sql`${sql.identifier("newer")}.state`)})`,
+  refusal: () => conflict(NEWER_OPEN_SESSION),
+};
+/** The caller is a person: prompts and stops come from people (an agent answers, it does not steer). */
+const byPerson = (actor: Actor, refusal: string): Guard => ({
+  holds: sql`(not ${callerIsAgent(actor)})`,
+  refusal: () => forbidden(refusal),
+});
 
 /** Who may post an activity of `type`: the session's agent, or for a prompt a person who may change the task. */
 function activityGuards(actor: Actor, type: ActivityCreateInput["type"]): Guard[] {
+  const reopening: Guard[] = (OPEN_STATES as readonly string[]).includes(STATE_AFTER[type]) ? [noNewerOpen] : [];
   if (type === "prompt") {
     return [
-      {
-        holds: personWhoMayWrite(actor),
-        refusal: () => forbidden(`A prompt comes from a person who may ${TASK_WRITE.what} (team ${TASK_WRITE.min} or higher)`),
-      },
+      byPerson(actor, `A prompt comes from a person who may ${TASK_WRITE.what}`),
+      taskWriteGuard(actor, sessionTeam),
       notStopped,
+      ...reopening,
     ];
   }
   return [
     { holds: sql`${sessionAgent} = ${actor.user}`, refusal: () => forbidden("Only the session's agent posts its activities") },
     notStopped,
+    ...reopening,
   ];
 }
 
 /** The session `id` in the caller's workspace and teams (a team-bound credential finds no other team's: 404). */
-const sessionTarget = (caller: Caller, id: string, guards: Guard[]): Target => ({
+const sessionTarget = (caller: Caller, id: string, guards: Guard[], columns: Record<string, SQL> = {}): Target => ({
   from: sql`${agentSessions}`,
   where: and(eq(agentSessions.workspaceId, caller.actor.workspace), eq(agentSessions.id, id))!,
-  columns: { id: agentSessions.id },
+  columns: { id: agentSessions.id, ...columns },
   guards,
   name: sessionRecord.noun,
   team: agentSessions.teamId,
@@ -96,17 +113,23 @@ const sessionTarget = (caller: Caller, id: string, guards: Guard[]): Target => (
 export function postActivity(caller: Caller, id: string, input: ActivityCreateInput): Promise<AgentActivityDto> {
   const activityId = newId("act");
   const values = insertColumns(agentActivities, { type: input.type, body: input.body, action: input.action ?? null });
-  return guardedWrite(caller, sessionTarget(caller, id, activityGuards(caller.actor, input.type)), (allowed) => ({
-    ctes: [
-      // Named like the table, so the answer's JSON reads the new row.
-      sql`agent_activities as (insert into ${agentActivities} (id, workspace_id, team_id, session_id, task_id, agent_id, created_by, ${values.names})
+  return guardedWrite(
+    caller,
+    sessionTarget(caller, id, activityGuards(caller.actor, input.type)),
+    (allowed) => ({
+      ctes: [
+        // Named like the table, so the answer's JSON reads the new row.
+        sql`agent_activities as (insert into ${agentActivities} (id, workspace_id, team_id, session_id, task_id, agent_id, created_by, ${values.names})
         select ${activityId}, s.workspace_id, s.team_id, s.id, s.task_id, s.agent_id, ${caller.actor.user}, ${values.values}
         from public.agent_sessions s where s.id = ${allowed} returning *)`,
-      sql`moved as (update public.agent_sessions set state = ${STATE_AFTER[input.type]}::agent_session_state, last_activity_at = now(), updated_at = now()
+        sql`moved as (update public.agent_sessions set state = ${STATE_AFTER[input.type]}::agent_session_state, last_activity_at = now(), updated_at = now()
         where id = ${allowed} returning id)`,
-    ],
-    result: sql<AgentActivityDto>`(select ${activityRecord.json()} from agent_activities)`,
-  }));
+      ],
+      result: sql<AgentActivityDto>`(select ${activityRecord.json()} from agent_activities)`,
+    }),
+    // The session's row locked first: a stop committed meanwhile is waited for and read (409), never undone.
+    { lock: "no key update" },
+  );
 }
 
 /**
@@ -117,17 +140,26 @@ export function stopSession(caller: Caller, id: string): Promise<AgentSessionDto
   const { actor } = caller;
   const owner = sql`exists (select 1 from ${users} as ${sql.identifier("agent")} where ${sql.identifier("agent")}.id = ${sessionAgent}
     and ${sql.identifier("agent")}.human_id = ${actor.user})`;
-  const mayStop: Guard = {
-    holds: sql`(${personWhoMayWrite(actor)} or ${owner})`,
-    refusal: () => forbidden(`Stopping a session needs the right to ${TASK_WRITE.what}, or owning its agent`),
-  };
-  return guardedWrite(caller, sessionTarget(caller, id, [mayStop]), (allowed) => ({
-    ctes: [
-      sql`agent_sessions as (update public.agent_sessions set state = 'stopped', updated_at = now()
+  // A person who may change the task (the task write rule), or the agent's owner (a person) whatever its team role.
+  const mayStop = [
+    byPerson(actor, `Stopping a session needs the right to ${TASK_WRITE.what}, or owning its agent`),
+    teamRoleGuard(actor, sessionTeam, TASK_WRITE.min, `${TASK_WRITE.what} (or own the session's agent)`, owner),
+  ];
+  return guardedWrite(
+    caller,
+    // The session as the locked read found it: what a stop committed while this one waited left.
+    sessionTarget(caller, id, mayStop, { session: sessionRecord.json() }),
+    (allowed) => ({
+      ctes: [
+        sql`agent_sessions as (update public.agent_sessions set state = 'stopped', updated_at = now()
         where id = ${allowed} and state <> 'stopped' returning *)`,
-    ],
-    // The stopped row (the CTE), or the session as it was already stopped.
-    result: sql<AgentSessionDto>`coalesce((select ${sessionRecord.json()} from agent_sessions),
-      (select ${sessionRecord.json()} from public.agent_sessions where agent_sessions.id = ${allowed}))`,
-  }));
+      ],
+      // The stopped row (the CTE), or the session as it was already stopped, from the locked read (the statement's
+      // snapshot is from before a stop it waited for).
+      result: sql<AgentSessionDto>`coalesce((select ${sessionRecord.json()} from agent_sessions),
+      (select session from target where id = ${allowed}))`,
+    }),
+    // The session's row locked first: concurrent stops and activities take turns, each reading what the other left.
+    { lock: "no key update" },
+  );
 }

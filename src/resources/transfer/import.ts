@@ -174,7 +174,7 @@ async function readTarget(db: Executor, principal: Principal, parts: Parts, team
   const { rows } = await db.execute<{ target: TargetRow | null }>(sql`select json_build_object(
       'id', teams.id,
       'role', ${callerTeamRole(principal.user.id, teams.id)},
-      'members', (select coalesce(json_agg(json_build_object('id', u.id, 'email', u.email)), '[]') from ${workspaceMembers} wm
+      'members', (select coalesce(json_agg(json_build_object('id', u.id, 'email', u.email, 'type', u.type)), '[]') from ${workspaceMembers} wm
         join ${users} u on u.id = wm.user_id where wm.workspace_id = ${workspace}),
       'labels', (select coalesce(json_agg(json_build_object('id', id, 'name', name, 'color', color,
         'editable', coalesce(${mayEditLabel(actor)}, false))), '[]') from ${labels} where workspace_id = ${workspace}),
@@ -429,7 +429,7 @@ export async function importWorkspace(tx: Tx, principal: Principal, parts: Parts
     workspaceId: workspace.id,
     callerId: principal.user.id,
     update: false,
-    members: [{ id: principal.user.id, email: principal.user.email }],
+    members: [{ id: principal.user.id, email: principal.user.email, type: principal.user.type }],
     labels: [],
     comments: new Map(),
     fields: [],

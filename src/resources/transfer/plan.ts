@@ -8,6 +8,7 @@
 // which see it as their ImportPlan.
 import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
+import { NOT_AN_AGENT } from "../../records/agent-sessions";
 import type { ExportedComment } from "../../records/comments";
 import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
 import { foldName } from "../../records/names";
@@ -58,7 +59,8 @@ export interface Target {
   /** Team import: the team every record goes into. Workspace import: none (the export's teams are created). */
   teamId?: string;
   update: boolean;
-  members: Array<{ id: string; email: string }>;
+  /** The workspace's members; `type`: a person or an agent (only an agent may be a delegate). */
+  members: Array<{ id: string; email: string; type: "HUMAN" | "AGENT" }>;
   /** The workspace's labels; `editable`: the caller may rename or recolour it (the rule of PATCH /labels). */
   labels: Array<{ id: string; name: string; color: string; editable: boolean }>;
   /** Comments of the target that the export names (update:true only); `editable`: the caller may edit it (PATCH /comments). */
@@ -97,12 +99,14 @@ export class PlanState implements ImportPlan {
   readonly #filedComments = new Map<string, string>();
   #users = new Map<string, string | null>();
   readonly #memberIds: Set<string>;
+  readonly #agentIds: Set<string>;
 
   constructor(
     readonly head: ImportHead,
     readonly target: Target,
   ) {
     this.#memberIds = new Set(target.members.map((m) => m.id));
+    this.#agentIds = new Set(target.members.filter((m) => m.type === "AGENT").map((m) => m.id));
     this.definitions = new Map(target.fields.map((f) => [f.key, f]));
   }
 
@@ -155,6 +159,13 @@ export class PlanState implements ImportPlan {
   /** The target member an export user stands for; null for nobody (an import never points outside the workspace). */
   user(id: string | null): string | null {
     return id === null ? null : this.#memberIds.has(id) ? id : (this.#users.get(id) ?? null);
+  }
+
+  /** The target agent a task's delegate stands for (as user); a person fails at `path`, as POST/PATCH refuse one. */
+  agent(id: string | null, path: string): string | null {
+    const mapped = this.user(id);
+    if (mapped !== null && !this.#agentIds.has(mapped)) this.fail(path, NOT_AN_AGENT);
+    return mapped;
   }
 
   /** The target's label ids for an export record's label ids. */
@@ -410,7 +421,7 @@ export function planTaskPage(state: PlanState, page: Located<ExportedTask>[]) {
       milestoneId,
       parentId,
       assigneeId: state.user(t.assigneeId),
-      delegateId: state.user(t.delegateId),
+      delegateId: state.agent(t.delegateId, `${at}.delegateId`),
       labelIds: state.labelIds(t.labelIds, `${at}.labelIds`),
       customFields: state.customFields(t.customFields, "task", `${at}.customFields`),
     };

@@ -4,7 +4,17 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { get, patch, post } from "../../helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import {
+  addMember,
+  joinTeam,
+  type Member,
+  newTeam,
+  newTenant,
+  type TeamFixture,
+  type Tenant,
+  whileLocked,
+  withDb,
+} from "../../helpers/fixtures";
 import { eventsAfter, keyWith, receiverUrl } from "../../helpers/least-privilege";
 
 const SESSION_ID = /^ses_[0-9a-z]{26}$/;
@@ -141,6 +151,62 @@ describe("agent sessions", () => {
     const next = (await delegate(a.reference, agent.id)).body.task.session;
     expect(next.id).not.toBe(id);
     expect(next.state).toBe("pending");
+  });
+
+  it("a stop and an activity racing on a session take turns: a stop committed first wins (409), a second stop answers it stopped", async () => {
+    const a = await task();
+    const { id } = (await delegate(a.reference, agent.id)).body.task.session;
+    // Until `n` guarded writes wait on a row lock (the session's, held below; pg_stat_activity shows a query's start only).
+    const waiting = async (n: number) => {
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await withDb((db) =>
+          db.execute<{ n: number }>(
+            sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%with target as%'`,
+          ),
+        );
+        if (rows[0].n >= n) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`not ${n} writes waiting`);
+    };
+    // The row held: the stops queue first, then the activity; let go, they run in that order.
+    const [first, second, late] = await whileLocked(sql`select id from agent_sessions where id = ${id} for update`, async () => {
+      const first = post(`/agent-sessions/${id}/stop`, {}, member.key);
+      await waiting(1);
+      const second = post(`/agent-sessions/${id}/stop`, {}, t.owner.key);
+      const late = activity(id, { type: "thought", body: "late" }, agent.key);
+      await waiting(3);
+      return [first, second, late] as const;
+    });
+    expect((await first).body.session.state).toBe("stopped");
+    expect((await second).body.session.state).toBe("stopped");
+    const refused = await late;
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(await stateOf(id)).toBe("stopped");
+    expect((await get(`/agent-sessions/${id}/activities`, t.owner.key)).body.activities).toEqual([]);
+  });
+
+  it("an activity that would reopen a finished session while the agent has a newer open one on the task is 409, saying so", async () => {
+    const a = await task();
+    const old = (await delegate(a.reference, agent.id)).body.task.session.id;
+    await activity(old, { type: "response", body: "Done" }, agent.key);
+    const newer = (await delegate(a.reference, agent.id)).body.task.session.id;
+    expect(newer).not.toBe(old);
+    for (const [type, key] of [
+      ["thought", agent.key],
+      ["prompt", member.key],
+    ]) {
+      const res = await activity(old, { type, body: "to the old one" }, key);
+      expect(res.status, JSON.stringify(res.body)).toBe(409);
+      expect(res.body.error).toMatchObject({
+        code: "CONFLICT",
+        message: "This agent has a newer open session on this task: post to that one",
+      });
+    }
+    // An activity that leaves it finished is fine; the newer session is untouched.
+    expect((await activity(old, { type: "error", body: "Late failure" }, agent.key)).status).toBe(201);
+    expect(await stateOf(old)).toBe("error");
+    expect(await stateOf(newer)).toBe("pending");
   });
 
   it("31 minutes without activity read stale (pending or active); stale is still open", async () => {
@@ -283,6 +349,20 @@ describe("agent sessions", () => {
     expect(imported).toMatchObject({ delegateId: agent.id, session: null });
     const second = (await get(`/teams/${copy.id}/export`, t.owner.key)).body;
     expect(second.data.tasks[0].delegateId).toBe(agent.id);
+  });
+
+  it("an import whose delegate stands for a person of the workspace is refused at the field, as POST/PATCH refuse it", async () => {
+    const team = await newTeam(t);
+    const a = await task(team);
+    await delegate(a.reference, agent.id);
+    const exported = (await get(`/teams/${team.id}/export`, t.owner.key)).body;
+    exported.data.tasks[0].delegateId = member.userId;
+    const copy = await newTeam(t);
+    const res = await post(`/teams/${copy.id}/import`, { data: exported, update: false }, t.owner.key);
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    const human = await delegate(a.reference, member.userId);
+    expect(res.body.errors).toEqual({ "data.data.tasks.0.delegateId": human.body.errors.delegateId });
+    expect((await get(`/teams/${copy.id}/export`, t.owner.key)).body.data.tasks).toEqual([]);
   });
 
   it("a webhook naming agentIds gets the events of those agents' sessions only", async () => {

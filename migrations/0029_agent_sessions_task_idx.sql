@@ -1,0 +1,1 @@
+CREATE INDEX "agent_sessions_task_idx" ON "agent_sessions" USING btree ("task_id","created_at","id");

@@ -3,7 +3,7 @@
 // Through HTTP against the real database.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { get, patch, post } from "../../helpers/api";
+import { eventually, get, patch, post } from "../../helpers/api";
 import {
   addMember,
   joinTeam,
@@ -156,19 +156,16 @@ describe("agent sessions", () => {
   it("a stop and an activity racing on a session take turns: a stop committed first wins (409), a second stop answers it stopped", async () => {
     const a = await task();
     const { id } = (await delegate(a.reference, agent.id)).body.task.session;
-    // Until `n` guarded writes wait on a row lock (the session's, held below; pg_stat_activity shows a query's start only).
-    const waiting = async (n: number) => {
-      for (let i = 0; i < 100; i++) {
+    // Until `n` writes queue on a session row's lock: each waiter takes part in the row's tuple lock (the first holds it
+    // while it waits on the holder; the next wait for it). Only this file writes sessions, one test at a time.
+    const waiting = (n: number) =>
+      eventually(async () => {
         const { rows } = await withDb((db) =>
-          db.execute<{ n: number }>(
-            sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%with target as%'`,
-          ),
+          db.execute<{ n: number }>(sql`select count(distinct pid)::int as n from pg_locks
+            where locktype = 'tuple' and relation = 'agent_sessions'::regclass`),
         );
-        if (rows[0].n >= n) return;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error(`not ${n} writes waiting`);
-    };
+        return rows[0].n >= n;
+      });
     // The row held: the stops queue first, then the activity; let go, they run in that order.
     const [first, second, late] = await whileLocked(sql`select id from agent_sessions where id = ${id} for update`, async () => {
       const first = post(`/agent-sessions/${id}/stop`, {}, member.key);

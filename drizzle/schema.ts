@@ -55,6 +55,9 @@ export const codePurpose = pgEnum("code_purpose", ["SIGNUP", "LOGIN"]);
 /** An agent session's stored state: the last activity's (docs/agents.md); `stale` is read-time only. */
 export const agentSessionState = pgEnum("agent_session_state", ["pending", "active", "awaiting_input", "complete", "error", "stopped"]);
 export const agentActivityType = pgEnum("agent_activity_type", ["prompt", "thought", "action", "elicitation", "response", "error"]);
+/** Which notifications a user also gets by email (docs/api.md, "Inbox"): none, mentions only (the default), or all. */
+export const notificationEmail = pgEnum("notification_email", ["off", "mentions", "all"]);
+export const notificationType = pgEnum("notification_type", ["mentioned", "assigned", "delegated", "commented", "status_changed"]);
 export const deviceStatus = pgEnum("device_status", ["PENDING", "APPROVED", "DENIED", "CONSUMED"]);
 
 export const workspaces = pgTable("workspaces", {
@@ -75,10 +78,21 @@ export const users = pgTable(
     avatarUrl: text("avatar_url"),
     type: userType("type").notNull().default("HUMAN"),
     humanId: text("human_id").references((): AnyPgColumn => users.id, { onDelete: "cascade" }),
+    /**
+     * How a mention names the user (`@handle`, contract §22): lower-case, unique in the service. Left out of an insert,
+     * the database makes one from the name or the email (pm_user_handle), so every path that makes a user gives one.
+     */
+    handle: text("handle").notNull().default(sql`null`),
+    notificationEmail: notificationEmail("notification_email").notNull().default("mentions"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("users_email_key").on(t.email), index("users_human_id_idx").on(t.humanId)],
+  (t) => [
+    uniqueIndex("users_email_key").on(t.email),
+    index("users_human_id_idx").on(t.humanId),
+    uniqueIndex("users_handle_key").on(t.handle),
+    check("users_handle_form", sql`${t.handle} ~ '^[a-z0-9][a-z0-9-]{0,38}$'`),
+  ],
 );
 
 export const workspaceMembers = pgTable(
@@ -746,7 +760,12 @@ export const emailOutbox = pgTable(
   "email_outbox",
   {
     id: text("id").primaryKey(),
-    sealedMessage: text("sealed_message").notNull(),
+    sealedMessage: text("sealed_message"),
+    /**
+     * Or the notification it tells of (contract §22), written by the trigger that writes the notification (no secret to
+     * seal): the relay renders it from the notification. One mail per notification.
+     */
+    notificationId: text("notification_id").references((): AnyPgColumn => notifications.id, { onDelete: "cascade" }),
     // When the code or invite it carries expires: after that the mail is useless and the relay drops it.
     expiresAt: ts("expires_at").notNull(),
     // Sends to the queue so far, and when the relay sends it again if it is still here.
@@ -754,7 +773,11 @@ export const emailOutbox = pgTable(
     relayAfter: ts("relay_after").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("email_outbox_relay_after_idx").on(t.relayAfter)],
+  (t) => [
+    index("email_outbox_relay_after_idx").on(t.relayAfter),
+    uniqueIndex("email_outbox_notification_key").on(t.notificationId),
+    check("email_outbox_one_message", sql`num_nonnulls(${t.sealedMessage}, ${t.notificationId}) = 1`),
+  ],
 );
 
 /**
@@ -838,6 +861,61 @@ export const events = pgTable(
     // stream (the planner uses this expression's statistics only when the index is not partial).
     index("events_reference_idx").on(t.workspaceId, sql`upper(${t.reference})`),
     // Retention goes by id: ids are time-ordered (UUIDv7), so the primary key finds the old ones.
+  ],
+);
+
+/**
+ * Who follows a task (contract §22): a row per person, made when they create, are assigned or delegated, comment, are
+ * mentioned or subscribe; `subscribed` false is an unsubscribe, which sticks until they subscribe or are mentioned again.
+ */
+export const taskSubscriptions = pgTable(
+  "task_subscriptions",
+  {
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    workspaceId: wsRef(),
+    subscribed: boolean("subscribed").notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.taskId, t.userId] }), index("task_subscriptions_list_idx").on(t.taskId, t.createdAt, t.userId)],
+);
+
+/**
+ * A person's inbox (`ntf_…`, contract §22): one row per recipient and event, written by the triggers of the write that
+ * caused it (pm_notify), never an event itself. The comment it is about, when there is one.
+ */
+export const notifications = pgTable(
+  "notifications",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    type: notificationType("type").notNull(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    teamId: text("team_id").notNull(),
+    commentId: text("comment_id").references(() => comments.id, { onDelete: "set null" }),
+    actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),
+    eventId: text("event_id"),
+    readAt: ts("read_at"),
+    archivedAt: ts("archived_at"),
+    snoozedUntil: ts("snoozed_until"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // The inbox, newest first (ids are time-ordered), and its unread count.
+    index("notifications_inbox_idx").on(t.userId, t.id),
+    index("notifications_unread_idx").on(t.userId).where(sql`${t.readAt} is null and ${t.archivedAt} is null`),
+    index("notifications_task_idx").on(t.taskId),
+    // A mention notifies once per person and text (a task's description: no comment).
+    index("notifications_mention_idx").on(t.taskId, t.userId, t.commentId).where(sql`${t.type} = 'mentioned'`),
   ],
 );
 
@@ -991,6 +1069,8 @@ export const schema = {
   emailDeliveries,
   emailOutbox,
   idempotencyKeys,
+  taskSubscriptions,
+  notifications,
   events,
   webhooks,
   webhookDeliveries,

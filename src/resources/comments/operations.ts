@@ -16,6 +16,7 @@ import {
   commentTeam,
   taskCommentRecord,
 } from "../../records/comments";
+import { mentioning } from "../../records/mentions";
 import { type Guard, guardedDelete, guardedWrite, type Target, targetWhere, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
@@ -42,9 +43,9 @@ function commentById(caller: Caller, id: string, rule: Guard): Target {
  * POST /comments and POST /projects/{id}/comments: on the one target the body names (tasks and projects also by
  * reference), by a team MEMBER or higher or a workspace ADMIN/OWNER.
  */
-export function createComment(caller: Caller, input: CommentCreateInput): Promise<CommentDto> {
+export async function createComment(caller: Caller, input: CommentCreateInput): Promise<CommentDto> {
   const named = bodyTarget(input);
-  const target = commentTarget(caller, named);
+  const target = await mentioning(commentTarget(caller, named), [input.content]);
   const id = newId("cmnt");
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [
@@ -58,8 +59,9 @@ export function createComment(caller: Caller, input: CommentCreateInput): Promis
 }
 
 /** PATCH /comments/{id}: its author alone, whatever their workspace role. */
-export function updateComment(caller: Caller, id: string, input: CommentContentInput): Promise<CommentDto> {
-  return guardedWrite(caller, commentById(caller, id, commentEditGuard(caller.actor)), (allowed) => ({
+export async function updateComment(caller: Caller, id: string, input: CommentContentInput): Promise<CommentDto> {
+  const target = await mentioning(commentById(caller, id, commentEditGuard(caller.actor)), [input.content]);
+  return guardedWrite(caller, target, (allowed) => ({
     ctes: [updatedRow(caller, "comments", comments, { content: input.content }, allowed)],
     result: written(sql`(select id from comments)`),
   }));

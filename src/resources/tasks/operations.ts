@@ -10,6 +10,7 @@ import { newId } from "../../ids";
 import { delegationCtes, workspaceAgent } from "../../records/agent-sessions";
 import { validateCustomFields } from "../../records/custom-fields";
 import { labelSetCtes } from "../../records/labels";
+import { mentioning } from "../../records/mentions";
 import { nameMatch } from "../../records/names";
 import { type TaskCreateInput, type TaskDto, type TaskUpdateInput, taskRecord } from "../../records/tasks";
 import { workspaceMember } from "../../records/users";
@@ -53,7 +54,7 @@ function teamTarget(caller: Caller, input: TaskCreateInput): Target {
  * The insert: the team's counter moves (its row lock serialises concurrent creates, so numbers are consecutive and
  * never reused) only when every rule holds; then the task and its labels.
  */
-function insertTask(
+async function insertTask(
   caller: Caller,
   input: TaskCreateInput,
   resolved: Partial<References> & { assigneeId?: string; delegateId?: string; customFields?: Record<string, unknown> },
@@ -69,7 +70,8 @@ function insertTask(
     customFields: resolved.customFields ?? {},
   };
   const insert = insertColumns(tasks, columns);
-  return guardedWrite(caller, teamTarget(caller, input), (allowed) => ({
+  const target = await mentioning(teamTarget(caller, input), [input.description as string | undefined]);
+  return guardedWrite(caller, target, (allowed) => ({
     ctes: [
       sql`counter as (update ${teams} set task_counter = task_counter + 1 where ${teams.id} = ${allowed} and ${eventsWarmed} returning id, workspace_id, task_counter)`,
       sql`tasks as (insert into ${tasks} (id, workspace_id, team_id, number, creator_id, ${insert.names})
@@ -105,9 +107,10 @@ export async function createTask(caller: Caller, input: TaskCreateInput): Promis
  * The update: the row changes (and `labelIds` replaces its label set) only when every rule holds; a `delegateId` opens
  * the delegate's session (or keeps its open one). An empty body writes nothing visible.
  */
-function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unknown>, labelIds: string[] | undefined) {
+async function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unknown>, labelIds: string[] | undefined) {
   const changing = labelIds !== undefined || Object.values(changes).some((v) => v !== undefined);
-  return guardedWrite(caller, taskTarget(caller, idOrRef, labelIds), (allowed) => ({
+  const target = await mentioning(taskTarget(caller, idOrRef, labelIds), [changes.description as string | undefined]);
+  return guardedWrite(caller, target, (allowed) => ({
     ctes: [
       updatedRow(caller, "tasks", tasks, changes, allowed, changing),
       ...(labelIds ? labelSetCtes("task", caller.actor.workspace, labelIds, "tasks") : []),

@@ -1,0 +1,20 @@
+-- The trigger: the rows a statement wrote that may notify (a task's text, assignee, delegate or status changed; a
+-- comment written or its text changed), once per statement.
+CREATE OR REPLACE FUNCTION pm_notify_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changes jsonb;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    SELECT jsonb_agg(jsonb_build_object('after', to_jsonb(n))) INTO changes FROM new_rows n;
+  ELSIF TG_ARGV[0] = 'task' THEN
+    SELECT jsonb_agg(jsonb_build_object('before', to_jsonb(o), 'after', to_jsonb(n))) INTO changes
+    FROM new_rows n JOIN old_rows o ON o.id = n.id
+    WHERE n.description IS DISTINCT FROM o.description OR n.assignee_id IS DISTINCT FROM o.assignee_id
+      OR n.delegate_id IS DISTINCT FROM o.delegate_id OR n.status IS DISTINCT FROM o.status;
+  ELSE
+    SELECT jsonb_agg(jsonb_build_object('before', to_jsonb(o), 'after', to_jsonb(n))) INTO changes
+    FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.content IS DISTINCT FROM o.content;
+  END IF;
+  PERFORM pm_notify(TG_ARGV[0], changes);
+  RETURN NULL;
+END $$;

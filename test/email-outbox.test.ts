@@ -48,7 +48,8 @@ async function cron() {
 }
 
 /** The code or invite token a mail carries. */
-const secretOf = (m: EmailMessage) => (m.template === "invite" ? m.data.token : m.template === "webhook_disabled" ? "" : m.data.code);
+const secretOf = (m: EmailMessage) =>
+  m.template === "invite" ? m.data.token : m.template === "webhook_disabled" || m.template === "notification" ? "" : m.data.code;
 
 type OutboxRow = { id: string; sealed_message: string; relays: number; wait_s: number; expires_at: Date };
 const outboxRow = (id: string) =>

@@ -8,6 +8,12 @@ export type EmailMessage =
       template: "invite";
       data: { token: string; workspaceName: string; invitedBy: string; redeemUrl: string };
     }
+  | {
+      id: string;
+      to: string;
+      template: "notification";
+      data: { type: string; actor: string | null; reference: string; title: string; url: string; comment: string | null };
+    }
   | { id: string; to: string; template: "webhook_disabled"; data: { webhookId: string; url: string; reason: string } };
 
 export interface RenderedEmail {

@@ -22,6 +22,7 @@ export const TAGS = {
   Tasks: "Tasks by id or reference (`ENG-12`), with subtasks, labels, assignee, project and milestone.",
   "Agent sessions":
     "Agents at work on delegated tasks: a session per delegation, its state from the agent's activities, people's prompts and stop.",
+  Inbox: "What needs the caller: notifications of mentions, assignments, delegations, comments and status changes; following tasks.",
   Projects: "Projects by id or reference (`ENG-P3`), with lead, labels and dates.",
   Milestones: "Milestones of a project.",
   Comments: "Markdown comments on tasks, projects and milestones.",
@@ -202,6 +203,8 @@ export const RESOURCES = {
       agent_activity: { tables: ["agent_activities"], actions: ["created"] },
     },
   },
+  // The inbox (contract §22): a person's own notifications and the tasks they follow; reading a task is all it takes.
+  notifications: { tag: "Inbox", scope: "read", reads: ["notifications", "subscribers"], conditional: false },
   projects: {
     tag: "Projects",
     scope: "projects:write",

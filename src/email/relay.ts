@@ -6,7 +6,10 @@ import { type Executor, withOwnDb } from "../db/client";
 import type { Env } from "../env";
 import { openMessage } from "./sealed-message";
 
-export type RelayEnv = Pick<Env, "EMAIL_QUEUE" | "CURSOR_SECRET">;
+export type RelayEnv = Pick<Env, "EMAIL_QUEUE" | "CURSOR_SECRET" | "PUBLIC_BASE_URL">;
+
+/** A notification's mail as the relay reads it with its outbox row (nothing secret: the trigger wrote it unsealed). */
+type Notice = { to: string; data: Omit<Extract<EmailMessage, { template: "notification" }>["data"], "url"> & { path: string } };
 
 /**
  * A mail still in the outbox this long after it was sent to the queue is sent again, each time waiting twice as long (at
@@ -26,7 +29,7 @@ const BATCH = 100;
  */
 export async function relayEmails(db: Executor, env: RelayEnv, rows: { ids: string[] } | "due"): Promise<number> {
   const which = rows === "due" ? sql`${emailOutbox.relayAfter} <= now()` : inArray(emailOutbox.id, rows.ids);
-  const { rows: claimed } = await db.execute<{ id: string; sealed_message: string }>(sql`
+  const { rows: claimed } = await db.execute<{ id: string; sealed_message: string | null; notice: Notice | null }>(sql`
     with ${rows === "due" ? sql`expired as (delete from ${emailOutbox} where ${emailOutbox.expiresAt} <= now()),` : sql``}
     claimed as (
       select ${emailOutbox.id} from ${emailOutbox} where ${which} and ${emailOutbox.expiresAt} > now()
@@ -34,9 +37,23 @@ export async function relayEmails(db: Executor, env: RelayEnv, rows: { ids: stri
     update ${emailOutbox} o set relays = o.relays + 1,
       relay_after = now() + make_interval(secs => least(${MAX_RESEND_WAIT_SECONDS}, ${RESEND_AFTER_SECONDS} * power(2, o.relays)))
     from claimed where o.id = claimed.id
-    returning o.id, o.sealed_message`);
+    returning o.id, o.sealed_message, (
+      select json_build_object('to', u.email, 'data', json_build_object('type', n.type, 'actor', a.name,
+          'reference', tm.prefix || '-' || t.number, 'title', t.title, 'path', '/tasks/' || tm.prefix || '-' || t.number, 'comment', c.content))
+      from notifications n join users u on u.id = n.user_id join tasks t on t.id = n.task_id join teams tm on tm.id = t.team_id
+        left join users a on a.id = n.actor_id left join comments c on c.id = n.comment_id
+      where n.id = o.notification_id) as notice`);
   const messages: EmailMessage[] = [];
   for (const row of claimed) {
+    if (row.sealed_message === null) {
+      // A notification's mail (contract §22), rendered from the notification; gone with it, it is not sent.
+      if (row.notice) {
+        const { path, ...data } = row.notice.data;
+        const url = `${(env.PUBLIC_BASE_URL ?? "").replace(/\/+$/, "")}${path}`;
+        messages.push({ id: row.id, to: row.notice.to, template: "notification", data: { ...data, url } });
+      }
+      continue;
+    }
     try {
       messages.push({ ...(await openMessage(env.CURSOR_SECRET, row.id, row.sealed_message)), id: row.id });
     } catch (err) {

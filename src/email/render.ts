@@ -6,6 +6,15 @@ const escapeHtml = (s: string) =>
 const page = (title: string, body: string) =>
   `<!doctype html><html><body style="font-family:sans-serif"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 
+/** What a notification's email says happened (contract §22). */
+const NOTICE: Record<string, string> = {
+  mentioned: "mentioned you in",
+  assigned: "assigned you",
+  delegated: "delegated",
+  commented: "commented on",
+  status_changed: "changed the status of",
+};
+
 /** Text and HTML for each template. */
 export function renderEmail(message: EmailMessage): RenderedEmail {
   switch (message.template) {
@@ -30,6 +39,22 @@ export function renderEmail(message: EmailMessage): RenderedEmail {
         html: page(
           `Join ${workspaceName}`,
           `<p>${escapeHtml(invitedBy)} invited you to the workspace <b>${escapeHtml(workspaceName)}</b>.</p><p>Invite token: <code>${escapeHtml(token)}</code></p><p>Accept with <code>POST ${escapeHtml(redeemUrl)}</code>.</p>`,
+        ),
+      };
+    }
+    case "notification": {
+      const { type, actor, reference, title, url, comment } = message.data;
+      const who = actor ?? "Someone";
+      const what = NOTICE[type] ?? "notified you about";
+      const quoted = comment ? `\n\n${comment.slice(0, 2000)}\n` : "\n";
+      return {
+        subject: `${who} ${what} ${reference}: ${title}`,
+        text: `${who} ${what} ${reference} (${title}).${quoted}\nOpen it: ${url}\nChange what comes by email with PATCH /users/{id} {"notificationEmail": "off"}.\n`,
+        html: page(
+          `${reference}: ${title}`,
+          `<p>${escapeHtml(who)} ${escapeHtml(what)} <a href="${escapeHtml(url)}">${escapeHtml(reference)}</a> (${escapeHtml(title)}).</p>${
+            comment ? `<blockquote>${escapeHtml(comment.slice(0, 2000))}</blockquote>` : ""
+          }<p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p>`,
         ),
       };
     }

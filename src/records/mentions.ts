@@ -3,7 +3,7 @@
 // handles go to the database with the write (`pm.mentions`, keyed by the text's SHA-256), whose trigger (pm_notify)
 // resolves them to members and writes the notifications in the write's transaction.
 import { sql } from "drizzle-orm";
-import { type Token, Lexer, walkTokens } from "marked";
+import { Lexer, type Token, walkTokens } from "marked";
 import { sha256Hex } from "../core/crypto";
 import type { Target } from "../store/guarded";
 

@@ -4,7 +4,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { users, userType, workspaceMembers, workspaceRole } from "../../drizzle/schema";
+import { notificationEmail, users, userType, workspaceMembers, workspaceRole } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
 import type { FieldShape } from "../store/list";
@@ -58,7 +58,16 @@ const userFields = {
   avatarUrl: f.text(users.avatarUrl, { nullable: true, list: false, exported: z.string().max(2048).nullable() }),
   humanId: f.id(users.humanId, { names: named("user"), nullable: true }),
   type: f.enum(users.type, z.enum(userType.enumValues), { exported: true }),
+  handle: f.text(users.handle, { doc: { description: "How a mention names the user (`@handle`); unique, lower-case", example: "ann" } }),
 };
+
+/** A handle as PATCH /users/{id} takes it (contract §22), stored lower-cased. */
+const Handle = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9-]{0,38}$/, "Must be 1..39 letters, digits or -, starting with a letter or digit");
+const NotificationEmail = z.enum(notificationEmail.enumValues);
 
 export const userRecord = defineRecord({
   name: "User",
@@ -97,6 +106,11 @@ export const workspaceUserRecord = defineRecord({
           .nullable(),
       },
     },
+    handle: { ...userFields.handle, input: { schema: Handle } },
+    notificationEmail: f.enum(users.notificationEmail, NotificationEmail, {
+      input: { schema: NotificationEmail },
+      doc: { description: "Which notifications also come by email: off, mentions (the default) or all" },
+    }),
     role: f.enum(workspaceMembers.role, WorkspaceRole, {
       input: { schema: WorkspaceRole, write: "resolved" },
       doc: { description: "The user's role in the current workspace" },
@@ -113,10 +127,13 @@ export type WorkspaceUser = z.infer<typeof WorkspaceUserSchema>;
 export const WorkspaceUserSelection = workspaceUserRecord.selection;
 
 export const UserUpdate = z.object(workspaceUserRecord.inputShape()).partial().strict().openapi("UserUpdate", {
-  description: "Partial. `name` and `avatarUrl` (null clears it) only on yourself or your own agent; `role` needs workspace ADMIN/OWNER.",
+  description:
+    "Partial. `name`, `avatarUrl` (null clears it), `handle` (409 when taken) and `notificationEmail` only on yourself or your own agent; `role` needs workspace ADMIN/OWNER.",
 });
 export interface UserUpdateInput {
   name?: string;
+  handle?: string;
+  notificationEmail?: z.infer<typeof NotificationEmail>;
   avatarUrl?: string | null;
   role?: z.infer<typeof WorkspaceRole>;
 }

@@ -18,6 +18,7 @@ import links from "./links";
 import login from "./login";
 import me from "./me";
 import milestones from "./milestones";
+import notifications from "./notifications";
 import oauth from "./oauth";
 import projects from "./projects";
 import relations from "./relations";
@@ -56,6 +57,7 @@ export const MODULES: readonly ResourceModule[] = [
   links,
   worklogs,
   agentSessions,
+  notifications,
   projects,
   milestones,
   events,

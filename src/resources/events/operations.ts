@@ -2,12 +2,12 @@
 // history. Called alike by the REST routes and the MCP tools.
 import type { Caller } from "../../auth/caller";
 import { eventsVisibleTo } from "../../auth/events";
+import type { KeepAlive } from "../../db/event-watcher";
 import type { EventRendering } from "../../records/events";
 import { milestoneRecord } from "../../records/milestones";
 import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
 import { eventStream, recordHistory } from "./stream";
-import type { KeepAlive } from "./watcher";
 
 export const listEvents = (rendering: EventRendering, caller: Caller, query: URLSearchParams, keepAlive?: KeepAlive) =>
   eventStream(rendering, caller, query, eventsVisibleTo, keepAlive);

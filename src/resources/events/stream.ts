@@ -4,6 +4,7 @@
 import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../../drizzle/schema";
 import { AppError, badRequest, notFound, ValidationError } from "../../core/errors";
+import { eventWatcher, type KeepAlive, MAX_WAIT_SECONDS, parseWait } from "../../db/event-watcher";
 import { typeIdTime } from "../../ids";
 import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
@@ -12,7 +13,6 @@ import { parseProjectRef, parseTaskRef } from "../../records/names";
 import type { Actor, StatementCaller as Caller } from "../../store/caller";
 import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
 import { qualified, type RecordType } from "../../store/record";
-import { eventWatcher, type KeepAlive } from "./watcher";
 
 export interface EventPage {
   events: EventDto[];
@@ -175,7 +175,7 @@ export async function eventStream(
 const answer = ({ events, pagination }: EventPage): EventPage => ({ events, pagination });
 
 /**
- * `wait=N`: an empty page waits (on the isolate's one watcher, watcher.ts) until the workspace's stream moves past what
+ * `wait=N`: an empty page waits (on the isolate's one watcher, db/event-watcher.ts) until the workspace's stream moves past what
  * the last read saw, then reads again; an event the caller may not see, or that the filters leave out, only moves the
  * mark. Empty when the time is up.
  */
@@ -192,17 +192,6 @@ async function waitFor(
     last = await read();
   }
   return answer(last);
-}
-
-export const MAX_WAIT_SECONDS = 30;
-const WAIT_MESSAGE = `wait must be a whole number of seconds between 1 and ${MAX_WAIT_SECONDS}`;
-
-/** `wait=` seconds, 1..30 (422 at `wait` otherwise, as `limit` is); absent: answer at once. */
-function parseWait(raw: string | null): number | undefined {
-  if (raw === null) return undefined;
-  const seconds = /^\d{1,3}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
-  if (!(seconds >= 1 && seconds <= MAX_WAIT_SECONDS)) throw new ValidationError({ wait: [WAIT_MESSAGE] });
-  return seconds;
 }
 
 /**
@@ -240,3 +229,5 @@ export async function recordHistory(
     ),
   );
 }
+
+export { MAX_WAIT_SECONDS };

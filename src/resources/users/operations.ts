@@ -50,11 +50,21 @@ const after = (table: SQL, cte: string, where: SQL) =>
 export function updateUser(caller: Caller, id: string, input: UserUpdateInput): Promise<WorkspaceUser> {
   const { actor } = caller;
   const { role } = input;
-  const profile = Object.fromEntries(Object.entries({ name: input.name, avatarUrl: input.avatarUrl }).filter(([, v]) => v !== undefined));
+  const profile = Object.fromEntries(
+    Object.entries({
+      name: input.name,
+      avatarUrl: input.avatarUrl,
+      handle: input.handle,
+      notificationEmail: input.notificationEmail,
+    }).filter(([, v]) => v !== undefined),
+  );
   const changesProfile = Object.keys(profile).length > 0;
   const guards: Guard[] = [];
   if (changesProfile)
-    guards.push({ holds: speaksFor(caller), refusal: () => forbidden("You can only change your own name and avatar (or your agents')") });
+    guards.push({
+      holds: speaksFor(caller),
+      refusal: () => forbidden("You can only change your own profile: name, avatar, handle, email settings (or your agents')"),
+    });
   if (role !== undefined) {
     const changes = sql`(${workspaceMembers.role} <> ${role})`;
     const fromOwner = sql`(${changes} and ${workspaceMembers.role} = 'OWNER')`;

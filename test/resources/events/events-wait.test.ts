@@ -4,7 +4,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../../src/index";
-import { eventWatcher } from "../../../src/resources/events/watcher";
+import { eventWatcher } from "../../../src/db/event-watcher";
 import { get, patch, post } from "../../helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
 

@@ -1,9 +1,10 @@
-// GET /events?wait= (docs/events.md, "Waiting for the next event"): the waiting reads of one Worker isolate share one
+// GET /events?wait= and GET /notifications?wait= (docs/events.md, "Waiting for the next event"): the waiting reads of one Worker isolate share one
 // watcher. While anyone waits it runs one statement at a time, at most one a second whatever the number of waiters
 // (pm_watch_events: the newest readable position of every workspace waited on, answered as soon as one moves or after
 // a second). Waiters whose workspace moved wake and run their own read once; nobody else touches the database.
 import { sql } from "drizzle-orm";
-import { type Executor, QUERY_TIMEOUT_MS } from "../../db/client";
+import { ValidationError } from "../core/errors";
+import { type Executor, QUERY_TIMEOUT_MS } from "./client";
 
 /** At most one statement this often; also how long the database holds one before answering that nothing moved. */
 export const WATCH_PERIOD_MS = 1000;
@@ -100,3 +101,14 @@ class EventWatcher {
 
 /** The isolate's one watcher. */
 export const eventWatcher = new EventWatcher();
+
+export const MAX_WAIT_SECONDS = 30;
+const WAIT_MESSAGE = `wait must be a whole number of seconds between 1 and ${MAX_WAIT_SECONDS}`;
+
+/** `wait=` seconds, 1..30 (422 at `wait` otherwise, as `limit` is); absent: answer at once. */
+export function parseWait(raw: string | null): number | undefined {
+  if (raw === null) return undefined;
+  const seconds = /^\d{1,3}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= MAX_WAIT_SECONDS)) throw new ValidationError({ wait: [WAIT_MESSAGE] });
+  return seconds;
+}

@@ -78,14 +78,15 @@ export const users = pgTable(
     avatarUrl: text("avatar_url"),
     type: userType("type").notNull().default("HUMAN"),
     humanId: text("human_id").references((): AnyPgColumn => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    // After the timestamps, as migration 0030 added them: a CTE's `returning *` and the table line up in a UNION.
     /**
      * How a mention names the user (`@handle`, contract §22): lower-case, unique in the service. Left out of an insert,
      * the database makes one from the name or the email (pm_user_handle), so every path that makes a user gives one.
      */
     handle: text("handle").notNull().default(sql`null`),
     notificationEmail: notificationEmail("notification_email").notNull().default("mentions"),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex("users_email_key").on(t.email),

@@ -148,7 +148,7 @@ export async function subscribe(caller: Caller, idOrRef: string, subscribed: boo
   await guardedWrite(caller, readableTask(caller, idOrRef), (allowed) => ({
     ctes: [
       sql`followed as (insert into ${taskSubscriptions} (task_id, user_id, workspace_id, subscribed)
-        select id, ${caller.actor.user}, workspace_id, ${subscribed} from target where id = ${allowed}
+        select id, ${caller.actor.user}, "workspaceId", ${subscribed} from target where id = ${allowed}
         on conflict (task_id, user_id) do update set subscribed = excluded.subscribed returning 1)`,
     ],
     result: sql<boolean>`(select true from followed)`,

@@ -3,8 +3,8 @@
 // database at most one statement a second. Through HTTP against the real database.
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../../src/index";
 import { eventWatcher } from "../../../src/db/event-watcher";
+import worker from "../../../src/index";
 import { get, patch, post } from "../../helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
 

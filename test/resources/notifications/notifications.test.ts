@@ -4,6 +4,7 @@
 import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { eventWatcher } from "../../../src/db/event-watcher";
 import { relayDueEmails } from "../../../src/email/relay";
 import { api, del, eventually, get, patch, post } from "../../helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
@@ -201,6 +202,19 @@ describe("inbox", () => {
     expect(res.body.notifications[0].task.id).toBe(task.id);
     expect(Date.now() - started).toBeLessThan(9000);
     expect(Date.now() - mentionedAt).toBeLessThan(2500);
+  });
+
+  it("100 waiting inboxes cost the database at most one statement a second in all", { timeout: 30_000 }, async () => {
+    const people = [ann, bob, t.owner, ...(await Promise.all(Array.from({ length: 7 }, () => addMember(t, "MEMBER"))))];
+    const before = eventWatcher.statements;
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => get("/notifications?wait=5&limit=1", people[i % 10].key)));
+    const seconds = (Date.now() - started) / 1000;
+    const statements = eventWatcher.statements - before;
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(statements).toBeGreaterThan(0);
+    expect(statements).toBeLessThanOrEqual(Math.ceil(seconds));
+    console.log(`100 waiting inboxes, ${seconds.toFixed(1)} s: ${statements} watcher statements`);
   });
 
   it("one write for a comment that mentions 20 people", async () => {

@@ -12,7 +12,8 @@ import { TOOLS } from "../src/mcp/tools";
 import { newTenant, type Tenant } from "./helpers/fixtures";
 import { MCP_ACCEPT, MCP_URL, workerFetch } from "./mcp-client";
 
-const BUDGET = 27 * 1024;
+// 27.5 KB since the inbox tools (list_notifications, mark_read) came: 28,056 bytes for 35 tools.
+const BUDGET = 27.5 * 1024;
 /** The keywords that give a subschema a meaning (JSON Schema 2020-12's type, combinators, values and references). */
 const MEANING = ["type", "anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref"];
 /** Where subschemas sit: keywords holding one, a list, or a map of them. */

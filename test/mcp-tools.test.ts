@@ -23,6 +23,7 @@ let blocker: { id: string; reference: string };
 let relationId: string;
 let agentKey: string;
 let sessionId: string;
+let notificationId: string;
 /** What the write tools of the schema walk delete: a task, the agent's own comment and its own label. */
 let doomed: { task: string; comment: string; label: string };
 const labels: Record<string, string> = {};
@@ -57,6 +58,8 @@ beforeAll(async () => {
   relationId = (await post(`/tasks/${blocker.id}/relations`, { type: "related", taskId: task.id }, t.owner.key)).body.relation.id;
   sessionId = (await api("PATCH", `/tasks/${blocker.id}`, { body: { delegateId: created.body.agent.id }, key: t.owner.key })).body.task
     .session.id;
+  // The delegation is the agent's notification.
+  notificationId = (await get("/notifications", agentKey)).body.notifications[0].id;
   // A label's creator may change and delete it: the agent's own.
   for (const name of ["Agent label", "Doomed label"]) await post("/labels", { name, color: "#333333" }, agentKey);
   doomed = {
@@ -105,6 +108,8 @@ describe("every tool answers what its outputSchema says", () => {
     list_sessions: () => ({ filter: { eq: { state: "pending" } } }),
     get_session: () => ({ id: sessionId }),
     post_activity: () => ({ id: sessionId, type: "thought", body: "Checking the **schema**" }),
+    list_notifications: () => ({ unread: true }),
+    mark_read: () => ({ id: notificationId }),
   };
 
   it("each tool is in the table, declares an object outputSchema and stands for a documented REST operation with its scope", async () => {

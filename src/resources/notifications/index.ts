@@ -20,11 +20,9 @@ export default {
       name: "list_notifications",
       rank: 340,
       title: "List notifications",
-      description: "The caller's inbox, newest first (GET /notifications): mentions, assignments, delegations, comments, status changes.",
+      description: "The caller's inbox, newest first (GET /notifications).",
       rest: "GET /notifications",
-      input: z
-        .object({ unread: z.boolean().optional().describe("Only unread ones"), limit: z.number().int().optional(), cursor: Cursor })
-        .strict(),
+      input: z.object({ unread: z.boolean().optional(), limit: z.number().int().optional(), cursor: Cursor }).strict(),
       output: InboxPage,
       async run(ctx, { unread, limit, cursor }) {
         const query = newestFirst(new URLSearchParams());
@@ -40,7 +38,7 @@ export default {
       name: "mark_read",
       rank: 350,
       title: "Mark a notification read",
-      description: "Marks one notification read (PATCH /notifications/{id} {read: true}).",
+      description: "PATCH /notifications/{id} {read: true}.",
       rest: "PATCH /notifications/{id}",
       input: z.object({ id: NameOf(NOTIFICATION_ID) }).strict(),
       output: z.object({ notification: Notification }),

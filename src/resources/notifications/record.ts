@@ -19,7 +19,7 @@ const team = alias(teams, "task_team");
 
 export const TaskSummary = z
   .object({ id: z.string(), reference: z.string(), title: z.string(), status: z.string() })
-  .openapi("TaskSummary", { description: "The task a notification is about" });
+  .openapi("TaskSummary");
 
 /** Unread: not read, not archived; a snoozed one counts once its time has passed. */
 export const isUnread = sql`(${n.readAt} is null and ${n.archivedAt} is null)`;
@@ -38,10 +38,7 @@ export const notificationRecord = defineRecord({
   fields: {
     id: f.id(n.id, { names: named(NOTIFICATION_ID), doc: { example: "ntf_01jz8x4q0be0sv3c5kq9v1y2ab" } }),
     type: f.enum(n.type, z.enum(notificationType.enumValues), {
-      doc: {
-        description:
-          "mentioned (in the description or a comment), assigned (became assignee), delegated (to the agent), commented (on a followed task), status_changed (of a followed task)",
-      },
+      doc: { description: "Why: docs/api.md, Inbox" },
     }),
     taskId: f.id(n.taskId, { hidden: true, names: named("task") }),
     task: f.json(

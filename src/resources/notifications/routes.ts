@@ -27,9 +27,7 @@ export function newestFirst(query: URLSearchParams): URLSearchParams {
   return sorted;
 }
 
-export const InboxPage = paginated("notifications", NotificationSelection)
-  .extend({ unreadCount: z.number().int().openapi({ description: "Unread, not archived and not snoozed, whatever the filters" }) })
-  .openapi("InboxPage");
+export const InboxPage = paginated("notifications", NotificationSelection).extend({ unreadCount: z.number().int() }).openapi("InboxPage");
 
 const list = createRoute({
   ...base,

@@ -126,6 +126,13 @@ const deliveries = (webhookId: string) => () =>
     return rows[0].n;
   });
 const plain = (path: string) => async (): Promise<Call> => ({ path });
+/** A notification of the OWNER's: a task of team `teamId` another member assigns to them. */
+const ownerNotification = async (teamId = team.id) => {
+  const person = await addMember(t, "MEMBER");
+  await joinTeam({ ...team, id: teamId }, person, "MEMBER");
+  const task = ok(await post("/tasks", { teamId, title: "For the owner", assigneeId: t.owner.userId }, person.key), 201).task;
+  return ok(await get(`/notifications?filter[eq][taskId]=${task.id}`, owner()), 200).notifications[0].id as string;
+};
 /** A team's export, of one task. */
 const teamExport = async () => {
   const source = await newTeam(t);
@@ -259,6 +266,13 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
   "GET /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}` }),
   "PATCH /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}`, body: { note: "Walked" } }),
   "DELETE /worklogs/{id}": async () => ({ path: `/worklogs/${(await newWorklog()).id}` }),
+  // The inbox: the caller's own notifications, and following tasks.
+  "GET /notifications": plain("/notifications"),
+  "PATCH /notifications/{id}": async () => ({ path: `/notifications/${await ownerNotification()}`, body: { read: true } }),
+  "POST /notifications/read-all": async () => ({ path: "/notifications/read-all", body: {} }),
+  "PUT /tasks/{id}/subscription": async () => ({ path: `/tasks/${(await newTask()).id}/subscription` }),
+  "DELETE /tasks/{id}/subscription": async () => ({ path: `/tasks/${(await newTask()).id}/subscription` }),
+  "GET /tasks/{id}/subscribers": async () => ({ path: `/tasks/${(await newTask()).id}/subscribers` }),
   // Agent sessions: the OWNER, a person who may change the task, prompts and stops.
   "GET /agent-sessions": plain("/agent-sessions"),
   "GET /agent-sessions/{id}": async () => ({ path: `/agent-sessions/${await newSession()}` }),
@@ -518,6 +532,14 @@ const TEAM_TABLE: TeamEntry[] = [
   { op: "DELETE /links/{id}", prepare: async (x) => ({ path: await newLinkPath(x.id) }) },
   { op: "POST /tasks/{id}/claim", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/claim`, body: { leaseSeconds: 60 } }) },
   { op: "DELETE /tasks/{id}/claim", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).id}/claim` }) },
+  // The inbox: a notification is its task's team's.
+  {
+    op: "PATCH /notifications/{id}",
+    prepare: async (x) => ({ path: `/notifications/${await ownerNotification(x.id)}`, body: { read: true } }),
+  },
+  { op: "PUT /tasks/{id}/subscription", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).reference}/subscription` }) },
+  { op: "DELETE /tasks/{id}/subscription", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).reference}/subscription` }) },
+  { op: "GET /tasks/{id}/subscribers", prepare: async (x) => ({ path: `/tasks/${(await taskIn(x)).reference}/subscribers` }) },
   // Agent sessions: a session is its task's team's.
   { op: "GET /agent-sessions/{id}", prepare: async (x) => ({ path: `/agent-sessions/${await newSession(x.id)}` }) },
   { op: "GET /agent-sessions/{id}/activities", prepare: async (x) => ({ path: `/agent-sessions/${await newSession(x.id)}/activities` }) },

@@ -128,7 +128,8 @@ export function readAll(caller: Caller, before?: string): Promise<number> {
       sql`marked as (update ${n} set read_at = now() where ${n.userId} = ${allowed} and ${n.workspaceId} = ${actor.workspace}
         and ${inTeams(actor.teams, n.teamId)} and ${n.readAt} is null and ${notSnoozed}${before ? sql` and ${n.id} <= ${before}` : sql``} returning 1)`,
     ],
-    result: sql<number>`(select count(*)::int from marked where ${allowed} is not null)`,
+    // Null (and so 401/403) unless the caller's membership was found.
+    result: sql<number>`case when ${allowed} is not null then (select count(*)::int from marked) end`,
   }));
 }
 

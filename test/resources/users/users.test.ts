@@ -52,6 +52,8 @@ describe("users", () => {
         avatarUrl: null,
         humanId: null,
         type: "HUMAN",
+        handle: expect.stringMatching(/^[a-z0-9][a-z0-9-]{0,38}$/),
+        notificationEmail: "mentions",
         role: "MEMBER",
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       });

@@ -7,6 +7,7 @@ import { attach, attachments, download } from "./commands/attachments";
 import { comment, comments } from "./commands/comment";
 import { completionOf } from "./commands/completion";
 import { events } from "./commands/events";
+import { inbox } from "./commands/inbox";
 import { keys } from "./commands/keys";
 import { labels } from "./commands/labels";
 import { link } from "./commands/link";
@@ -48,6 +49,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     download,
     link,
     search,
+    inbox,
     sessions,
     labels,
     teams,
@@ -76,6 +78,7 @@ const DEFAULT_SUBCOMMAND = new Map<CommandDef, string>([
   [comments, "list"],
   [workspace, "list"],
   [sessions, "list"],
+  [inbox, "list"],
 ]);
 
 const VERSION_FLAGS = ["--version", "-V"];

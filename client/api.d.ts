@@ -1235,6 +1235,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/notifications": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's inbox
+     * @description The caller's notifications, newest first (`sort[createdAt]=desc`): `filter[eq][read]=false`, `filter[eq][archived]=false`, `filter[eq][type]=mentioned`, `filter[eq][taskId]=ENG-12`. A snoozed one is left out until `snoozedUntil`, then reads as unread. A credential bound to teams sees those of its teams' tasks. `wait=N` (1..30 s): the answer waits until a notification newer than the newest the filters kept is committed (answered within a second of it), or the time is up. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    get: operations["listNotifications"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/notifications/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Mark a notification
+     * @description Read or unread, archived or not, snoozed until a time (null wakes it). Another user's notification is 404.
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    patch: operations["updateNotification"];
+    trace?: never;
+  };
+  "/notifications/read-all": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Mark every notification read
+     * @description Every unread notification of the caller (with `before`, that one and older ones) is read; `updated` says how many.
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    post: operations["readAllNotifications"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/oauth/authorize": {
     parameters: {
       query?: never;
@@ -1900,6 +1966,56 @@ export interface paths {
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
     delete: operations["deleteTaskRelation"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/tasks/{id}/subscribers": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A task's subscribers
+     * @description Who follows the task: its creator, assignee and delegate, who commented or was mentioned, and who subscribed (less who unsubscribed). Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    get: operations["listTaskSubscribers"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/tasks/{id}/subscription": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Follow a task
+     * @description The caller gets `commented` and `status_changed` notifications of the task. Anyone who reads the task may.
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    put: operations["subscribeTask"];
+    post?: never;
+    /**
+     * Stop following a task
+     * @description Sticks until the caller subscribes again or is mentioned in the task again (assigning or commenting does not undo it).
+     *
+     *     Requires the scope `read` (read everything you can see).
+     */
+    delete: operations["unsubscribeTask"];
     options?: never;
     head?: never;
     patch?: never;
@@ -2658,6 +2774,8 @@ export interface components {
         | "worklogs"
         | "agent-sessions"
         | "activities"
+        | "notifications"
+        | "subscribers"
         | "projects"
         | "milestones"
         | "events"
@@ -2742,6 +2860,8 @@ export interface components {
         | "worklogs"
         | "agent-sessions"
         | "activities"
+        | "notifications"
+        | "subscribers"
         | "projects"
         | "milestones"
         | "events"
@@ -3472,6 +3592,11 @@ export interface components {
        */
       update?: boolean;
     };
+    InboxPage: {
+      notifications: components["schemas"]["NotificationSelection"][];
+      pagination: components["schemas"]["Pagination"];
+      unreadCount: number;
+    };
     Index: {
       links: {
         /** @example http://127.0.0.1:8787/docs */
@@ -3634,6 +3759,64 @@ export interface components {
       status?: "PLANNED" | "IN_PROGRESS" | "DONE";
       /** Format: date */
       targetDate?: string | null;
+    };
+    Notification: {
+      actor: components["schemas"]["UserSummary"] & (Record<string, never> | null);
+      archivedAt: string | null;
+      commentId: string | null;
+      createdAt: string;
+      eventId: string | null;
+      /** @example ntf_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id: string;
+      readAt: string | null;
+      snoozedUntil: string | null;
+      task: components["schemas"]["TaskSummary"];
+      /**
+       * @description Why: docs/api.md, Inbox
+       * @enum {string}
+       */
+      type: "mentioned" | "assigned" | "delegated" | "commented" | "status_changed";
+    };
+    NotificationSelection: {
+      actor?: {
+        avatarUrl?: string | null;
+        email?: string;
+        humanId?: string | null;
+        id?: string;
+        name?: string;
+      } | null;
+      archivedAt?: string | null;
+      commentId?: string | null;
+      createdAt?: string;
+      eventId?: string | null;
+      /** @example ntf_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id?: string;
+      readAt?: string | null;
+      snoozedUntil?: string | null;
+      task?: {
+        id?: string;
+        reference?: string;
+        status?: string;
+        title?: string;
+      };
+      /**
+       * @description Why: docs/api.md, Inbox
+       * @enum {string}
+       */
+      type?: "mentioned" | "assigned" | "delegated" | "commented" | "status_changed";
+    };
+    NotificationsReadAll: {
+      /** @description Only this notification and older ones (`ntf_…`) */
+      before?: string;
+    };
+    NotificationUpdate: {
+      archived?: boolean;
+      read?: boolean;
+      /**
+       * Format: date-time
+       * @description Hidden until then; null wakes it
+       */
+      snoozedUntil?: string | null;
     };
     OAuthClientInformation: {
       [key: string]: unknown;
@@ -3885,6 +4068,14 @@ export interface components {
     SignupStart: {
       /** Format: email */
       email: string;
+    };
+    SubscriberSelection: {
+      avatarUrl?: string | null;
+      email?: string;
+      handle?: string;
+      humanId?: string | null;
+      id?: string;
+      name?: string;
     };
     /** @description The task's direct subtasks, and those of them that are DONE */
     SubtaskCounts: {
@@ -4353,6 +4544,11 @@ export interface components {
     User: {
       avatarUrl: string | null;
       email: string;
+      /**
+       * @description How a mention names the user (`@handle`); unique, lower-case
+       * @example ann
+       */
+      handle: string;
       humanId: string | null;
       id: string;
       name: string;
@@ -4366,11 +4562,14 @@ export interface components {
       id: string;
       name: string;
     };
-    /** @description Partial. `name` and `avatarUrl` (null clears it) only on yourself or your own agent; `role` needs workspace ADMIN/OWNER. */
+    /** @description Partial. `name`, `avatarUrl` (null clears it), `handle` (409 when taken) and `notificationEmail` only on yourself or your own agent; `role` needs workspace ADMIN/OWNER. */
     UserUpdate: {
       /** Format: uri */
       avatarUrl?: string | null;
+      handle?: string;
       name?: string;
+      /** @enum {string} */
+      notificationEmail?: "off" | "mentions" | "all";
       /** @enum {string} */
       role?: "MEMBER" | "ADMIN" | "OWNER";
     };
@@ -4683,9 +4882,19 @@ export interface components {
       /** @description When the account was created */
       createdAt: string;
       email: string;
+      /**
+       * @description How a mention names the user (`@handle`); unique, lower-case
+       * @example ann
+       */
+      handle: string;
       humanId: string | null;
       id: string;
       name: string;
+      /**
+       * @description Which notifications also come by email: off, mentions (the default) or all
+       * @enum {string}
+       */
+      notificationEmail: "off" | "mentions" | "all";
       /**
        * @description The user's role in the current workspace
        * @enum {string}
@@ -4699,9 +4908,19 @@ export interface components {
       /** @description When the account was created */
       createdAt?: string;
       email?: string;
+      /**
+       * @description How a mention names the user (`@handle`); unique, lower-case
+       * @example ann
+       */
+      handle?: string;
       humanId?: string | null;
       id?: string;
       name?: string;
+      /**
+       * @description Which notifications also come by email: off, mentions (the default) or all
+       * @enum {string}
+       */
+      notificationEmail?: "off" | "mentions" | "all";
       /**
        * @description The user's role in the current workspace
        * @enum {string}
@@ -10029,6 +10248,7 @@ export interface operations {
           | "expiresAt"
           | "externalUrl"
           | "filename"
+          | "handle"
           | "humanId"
           | "key"
           | "labelIds"
@@ -10039,6 +10259,7 @@ export interface operations {
           | "milestoneId"
           | "name"
           | "note"
+          | "notificationEmail"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -10112,6 +10333,7 @@ export interface operations {
           | "expiresAt"
           | "externalUrl"
           | "filename"
+          | "handle"
           | "humanId"
           | "key"
           | "labelIds"
@@ -10122,6 +10344,7 @@ export interface operations {
           | "milestoneId"
           | "name"
           | "note"
+          | "notificationEmail"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -10197,6 +10420,7 @@ export interface operations {
           | "expiresAt"
           | "externalUrl"
           | "filename"
+          | "handle"
           | "humanId"
           | "key"
           | "labelIds"
@@ -10207,6 +10431,7 @@ export interface operations {
           | "milestoneId"
           | "name"
           | "note"
+          | "notificationEmail"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -14145,6 +14370,8 @@ export interface operations {
               | "worklogs"
               | "agent-sessions"
               | "activities"
+              | "notifications"
+              | "subscribers"
               | "projects"
               | "milestones"
               | "events"
@@ -15528,6 +15755,519 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+    };
+  };
+  listNotifications: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, type, task, commentId, actor, eventId, readAt, archivedAt, snoozedUntil, createdAt. */
+        fields?: string;
+        "filter[eq][archived]"?: boolean;
+        "filter[eq][createdAt]"?: string;
+        /** @description A notification id (`ntf_…`) */
+        "filter[eq][id]"?: string;
+        "filter[eq][read]"?: boolean;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[eq][taskId]"?: string;
+        "filter[eq][type]"?: "mentioned" | "assigned" | "delegated" | "commented" | "status_changed";
+        "filter[gt][archived]"?: boolean;
+        "filter[gt][createdAt]"?: string;
+        /** @description A notification id (`ntf_…`) */
+        "filter[gt][id]"?: string;
+        "filter[gt][read]"?: boolean;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[gt][taskId]"?: string;
+        "filter[gt][type]"?: "mentioned" | "assigned" | "delegated" | "commented" | "status_changed";
+        "filter[gte][archived]"?: boolean;
+        "filter[gte][createdAt]"?: string;
+        /** @description A notification id (`ntf_…`) */
+        "filter[gte][id]"?: string;
+        "filter[gte][read]"?: boolean;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[gte][taskId]"?: string;
+        "filter[gte][type]"?: "mentioned" | "assigned" | "delegated" | "commented" | "status_changed";
+        "filter[in][archived]"?: boolean[];
+        "filter[in][createdAt]"?: string[];
+        /** @description A notification id (`ntf_…`) */
+        "filter[in][id]"?: string[];
+        "filter[in][read]"?: boolean[];
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[in][taskId]"?: string[];
+        "filter[in][type]"?: ("mentioned" | "assigned" | "delegated" | "commented" | "status_changed")[];
+        "filter[lt][archived]"?: boolean;
+        "filter[lt][createdAt]"?: string;
+        /** @description A notification id (`ntf_…`) */
+        "filter[lt][id]"?: string;
+        "filter[lt][read]"?: boolean;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[lt][taskId]"?: string;
+        "filter[lt][type]"?: "mentioned" | "assigned" | "delegated" | "commented" | "status_changed";
+        "filter[lte][archived]"?: boolean;
+        "filter[lte][createdAt]"?: string;
+        /** @description A notification id (`ntf_…`) */
+        "filter[lte][id]"?: string;
+        "filter[lte][read]"?: boolean;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[lte][taskId]"?: string;
+        "filter[lte][type]"?: "mentioned" | "assigned" | "delegated" | "commented" | "status_changed";
+        "filter[neq][archived]"?: boolean;
+        "filter[neq][createdAt]"?: string;
+        /** @description A notification id (`ntf_…`) */
+        "filter[neq][id]"?: string;
+        "filter[neq][read]"?: boolean;
+        /** @description A task id (`task_…`) or its reference (`ENG-12`) */
+        "filter[neq][taskId]"?: string;
+        "filter[neq][type]"?: "mentioned" | "assigned" | "delegated" | "commented" | "status_changed";
+        /** @description Page size, 1..250 */
+        limit?: number;
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[taskId]"?: "asc" | "desc";
+        "sort[type]"?: "asc" | "desc";
+        /** @description Seconds to wait for a newer notification */
+        wait?: number;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Notifications (narrowed by `fields`) and the unread count */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InboxPage"];
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateNotification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Notification id (`ntf_…`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["NotificationUpdate"];
+      };
+    };
+    responses: {
+      /** @description The notification */
+      200: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            notification: components["schemas"]["Notification"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  readAllNotifications: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["NotificationsReadAll"];
+      };
+    };
+    responses: {
+      /** @description How many were marked */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            updated: number;
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
     };
   };
   oauthAuthorizePage: {
@@ -22194,6 +22934,519 @@ export interface operations {
       503: components["responses"]["WriteUnavailable"];
     };
   };
+  listTaskSubscribers: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, email, avatarUrl, humanId, handle. */
+        fields?: string;
+        "filter[contains][email]"?: string;
+        "filter[contains][handle]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][email]"?: string;
+        "filter[eq][handle]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[eq][humanId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
+        "filter[eq][id]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][email]"?: string;
+        "filter[gt][handle]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gt][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gt][id]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][email]"?: string;
+        "filter[gte][handle]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gte][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[gte][id]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][email]"?: string[];
+        "filter[in][handle]"?: string[];
+        /** @description A user id (`user_…`) or its email */
+        "filter[in][humanId]"?: (string | "null")[];
+        /** @description A user id (`user_…`) or its email */
+        "filter[in][id]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][email]"?: string;
+        "filter[lt][handle]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lt][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lt][id]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][email]"?: string;
+        "filter[lte][handle]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lte][humanId]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[lte][id]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][email]"?: string;
+        "filter[neq][handle]"?: string;
+        /** @description A user id (`user_…`) or its email */
+        "filter[neq][humanId]"?: string | "null";
+        /** @description A user id (`user_…`) or its email */
+        "filter[neq][id]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[startsWith][email]"?: string;
+        "filter[startsWith][handle]"?: string;
+        "filter[startsWith][name]"?: string;
+        /** @description Page size, 1..250 */
+        limit?: number;
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[email]"?: "asc" | "desc";
+        "sort[handle]"?: "asc" | "desc";
+        "sort[humanId]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description Task id or reference (`ENG-12`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Subscribers */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            pagination: components["schemas"]["Pagination"];
+            users: components["schemas"]["SubscriberSelection"][];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  subscribeTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Task id or reference (`ENG-12`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Following */
+      200: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            subscribed: true;
+          };
+        };
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  unsubscribeTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Task id or reference (`ENG-12`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Not following */
+      204: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
   listTaskWorklogs: {
     parameters: {
       query?: {
@@ -24840,82 +26093,100 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, email, avatarUrl, humanId, type, role, createdAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, email, avatarUrl, humanId, type, handle, notificationEmail, role, createdAt. */
         fields?: string;
         "filter[contains][email]"?: string;
+        "filter[contains][handle]"?: string;
         "filter[contains][name]"?: string;
         "filter[eq][createdAt]"?: string;
         "filter[eq][email]"?: string;
+        "filter[eq][handle]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[eq][humanId]"?: string | "null";
         /** @description A user id (`user_…`) or its email */
         "filter[eq][id]"?: string;
         "filter[eq][name]"?: string;
+        "filter[eq][notificationEmail]"?: "off" | "mentions" | "all";
         "filter[eq][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[eq][type]"?: "HUMAN" | "AGENT";
         "filter[gt][createdAt]"?: string;
         "filter[gt][email]"?: string;
+        "filter[gt][handle]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[gt][humanId]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[gt][id]"?: string;
         "filter[gt][name]"?: string;
+        "filter[gt][notificationEmail]"?: "off" | "mentions" | "all";
         "filter[gt][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[gt][type]"?: "HUMAN" | "AGENT";
         "filter[gte][createdAt]"?: string;
         "filter[gte][email]"?: string;
+        "filter[gte][handle]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[gte][humanId]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[gte][id]"?: string;
         "filter[gte][name]"?: string;
+        "filter[gte][notificationEmail]"?: "off" | "mentions" | "all";
         "filter[gte][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[gte][type]"?: "HUMAN" | "AGENT";
         "filter[in][createdAt]"?: string[];
         "filter[in][email]"?: string[];
+        "filter[in][handle]"?: string[];
         /** @description A user id (`user_…`) or its email */
         "filter[in][humanId]"?: (string | "null")[];
         /** @description A user id (`user_…`) or its email */
         "filter[in][id]"?: string[];
         "filter[in][name]"?: string[];
+        "filter[in][notificationEmail]"?: ("off" | "mentions" | "all")[];
         "filter[in][role]"?: ("MEMBER" | "ADMIN" | "OWNER")[];
         "filter[in][type]"?: ("HUMAN" | "AGENT")[];
         "filter[lt][createdAt]"?: string;
         "filter[lt][email]"?: string;
+        "filter[lt][handle]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[lt][humanId]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[lt][id]"?: string;
         "filter[lt][name]"?: string;
+        "filter[lt][notificationEmail]"?: "off" | "mentions" | "all";
         "filter[lt][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[lt][type]"?: "HUMAN" | "AGENT";
         "filter[lte][createdAt]"?: string;
         "filter[lte][email]"?: string;
+        "filter[lte][handle]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[lte][humanId]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[lte][id]"?: string;
         "filter[lte][name]"?: string;
+        "filter[lte][notificationEmail]"?: "off" | "mentions" | "all";
         "filter[lte][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[lte][type]"?: "HUMAN" | "AGENT";
         "filter[neq][createdAt]"?: string;
         "filter[neq][email]"?: string;
+        "filter[neq][handle]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[neq][humanId]"?: string | "null";
         /** @description A user id (`user_…`) or its email */
         "filter[neq][id]"?: string;
         "filter[neq][name]"?: string;
+        "filter[neq][notificationEmail]"?: "off" | "mentions" | "all";
         "filter[neq][role]"?: "MEMBER" | "ADMIN" | "OWNER";
         "filter[neq][type]"?: "HUMAN" | "AGENT";
         "filter[startsWith][email]"?: string;
+        "filter[startsWith][handle]"?: string;
         "filter[startsWith][name]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
         "sort[createdAt]"?: "asc" | "desc";
         "sort[email]"?: "asc" | "desc";
+        "sort[handle]"?: "asc" | "desc";
         "sort[humanId]"?: "asc" | "desc";
         "sort[id]"?: "asc" | "desc";
         "sort[name]"?: "asc" | "desc";
+        "sort[notificationEmail]"?: "asc" | "desc";
         "sort[role]"?: "asc" | "desc";
         "sort[type]"?: "asc" | "desc";
       };
@@ -25053,7 +26324,7 @@ export interface operations {
   getUser: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, email, avatarUrl, humanId, type, role, createdAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, name, email, avatarUrl, humanId, type, handle, notificationEmail, role, createdAt. */
         fields?: string;
       };
       header?: {

@@ -29,6 +29,14 @@ const ADDED_SINCE = [
   "trigger agent_activities_inserted on agent_activities",
   "trigger agent_sessions_changed on agent_sessions",
   "trigger agent_sessions_inserted on agent_sessions",
+  "function pm_notify(text,jsonb)",
+  "function pm_notify_rows()",
+  "function pm_user_handle()",
+  "trigger comments_watchers_inserted on comments",
+  "trigger comments_watchers_updated on comments",
+  "trigger tasks_watchers_inserted on tasks",
+  "trigger tasks_watchers_updated on tasks",
+  "trigger users_handle on users",
 ];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 

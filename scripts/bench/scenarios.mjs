@@ -69,6 +69,14 @@ export const SCENARIOS = [
     body: (f) => ({ taskId: f.taskIds[20], content: "Bench comment" }),
     kind: "create",
   },
+  {
+    // Contract §22: the comment and its 20 notifications (and their emails) are one statement.
+    name: "POST /comments mentioning 20 people",
+    method: "POST",
+    path: () => "/comments",
+    body: (f) => ({ taskId: f.taskIds[21], content: `Bench ${f.handles.map((h) => `@${h}`).join(" ")}` }),
+    kind: "create",
+  },
   { name: "GET /projects?fields=…", path: () => "/projects?limit=50&fields=id,reference,name,status,team{prefix}", kind: "read" },
   { name: "GET /projects/{id}", path: (f) => `/projects/${f.projectIds[5]}`, kind: "read", latencyOnly: true },
   { name: "GET /teams/{id}", path: (f) => `/teams/${f.teamId}`, kind: "read", latencyOnly: true },

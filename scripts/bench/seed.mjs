@@ -150,6 +150,18 @@ async function seedSmallRecords(client, { base, tag, prefix, tasks, projects, la
      select $1, u, case when n = 1 then 'OWNER' else 'MEMBER' end::workspace_role from unnest($2::text[]) with ordinality m(u, n) order by n`,
     [workspaceId, userIds],
   );
+  // Twenty more members, outside the tasks' assignees, and their handles (made by the database): the comment that
+  // mentions twenty people (contract §22) names them.
+  const handles = (
+    await client.query(
+      `with u as (insert into users (id, name, email)
+         select pg_temp.seed_id('user', $1::bigint + 100000 + i), 'Bench Mentioned ' || i, 'bench-' || $2 || '-m' || i || '@example.com'
+         from generate_series(0, 19) i returning id, handle),
+       m as (insert into workspace_members (workspace_id, user_id) select $3, id from u)
+       select handle from u order by handle`,
+      [base, tag, workspaceId],
+    )
+  ).rows.map((r) => r.handle);
   const apiKey = `pmk_${randomBytes(32).toString("base64url")}`;
   await client.query(
     "insert into api_keys (id, workspace_id, user_id, name, prefix, key_hash) values (pg_temp.seed_id('apik', $1), $2, $3, 'bench', $4, $5)",
@@ -191,7 +203,7 @@ async function seedSmallRecords(client, { base, tag, prefix, tasks, projects, la
     [base, workspaceId, projectIds.slice(0, 10)],
   );
   for (const list of [membershipIds, labelIds, projectIds, milestoneIds]) list.sort();
-  return { apiKey, workspaceId, teamId, userIds, labelIds, membershipIds, milestoneIds, projectIds };
+  return { apiKey, workspaceId, teamId, userIds, handles, labelIds, membershipIds, milestoneIds, projectIds };
 }
 
 /** `work(client)` on each of `sessions` sessions of their own, side by side. */

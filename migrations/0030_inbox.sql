@@ -72,8 +72,8 @@ CREATE UNIQUE INDEX "users_handle_key" ON "users" USING btree ("handle");--> sta
 ALTER TABLE "email_outbox" ADD CONSTRAINT "email_outbox_one_message" CHECK (num_nonnulls("email_outbox"."sealed_message", "email_outbox"."notification_id") = 1);--> statement-breakpoint
 ALTER TABLE "users" ADD CONSTRAINT "users_handle_form" CHECK ("users"."handle" ~ '^[a-z0-9][a-z0-9-]{0,38}$');--> statement-breakpoint
 -- Stubs: the function files (pm_user_handle.sql, pm_notify_rows.sql) replace them in the same run.
-CREATE OR REPLACE FUNCTION pm_user_handle() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;--> statement-breakpoint
-CREATE OR REPLACE FUNCTION pm_notify_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
+CREATE FUNCTION pm_user_handle() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;--> statement-breakpoint
+CREATE FUNCTION pm_notify_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
 CREATE TRIGGER users_handle BEFORE INSERT ON users FOR EACH ROW WHEN (NEW.handle IS NULL) EXECUTE FUNCTION pm_user_handle();--> statement-breakpoint
 -- Named to sort after tasks_updated / comments_inserted…: a statement's AFTER triggers fire in name order, and the
 -- notifications name the event those wrote.

@@ -15,7 +15,7 @@ DECLARE
   handed jsonb := coalesce(nullif(current_setting('pm.mentions', true), '')::jsonb, '{}');
   writes jsonb;
 BEGIN
-  IF changes IS NULL OR ctx->>'via' = 'import' THEN RETURN; END IF;
+  IF changes IS NULL THEN RETURN; END IF;
   -- Each write about a task: the task, the comment, the text and who it newly mentions, and the event it made.
   SELECT jsonb_agg(w) INTO writes FROM (
     SELECT w.*,

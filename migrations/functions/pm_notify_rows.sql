@@ -1,9 +1,11 @@
 -- The trigger: the rows a statement wrote that may notify (a task's text, assignee, delegate or status changed; a
--- comment written or its text changed), once per statement.
+-- comment written or its text changed), once per statement, for pm_notify.
 CREATE OR REPLACE FUNCTION pm_notify_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   changes jsonb;
 BEGIN
+  -- An import notifies no one: its rows are not even gathered.
+  IF nullif(current_setting('pm.ctx', true), '')::jsonb->>'via' = 'import' THEN RETURN NULL; END IF;
   IF TG_OP = 'INSERT' THEN
     SELECT jsonb_agg(jsonb_build_object('after', to_jsonb(n))) INTO changes FROM new_rows n;
   ELSIF TG_ARGV[0] = 'task' THEN

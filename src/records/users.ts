@@ -64,6 +64,7 @@ const userFields = {
 /** A handle as PATCH /users/{id} takes it (contract §22), stored lower-cased. */
 const Handle = z
   .string()
+  .max(39)
   .trim()
   .toLowerCase()
   .regex(/^[a-z0-9][a-z0-9-]{0,38}$/, "Must be 1..39 letters, digits or -, starting with a letter or digit");

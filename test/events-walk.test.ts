@@ -67,7 +67,7 @@ const EXCLUDED: Record<string, string> = {
   "POST /_bench/files": "the bench's plain R2 put (BENCH_ROUTES only): an object, no record",
   "POST /_dev/webhooks": "the development receiver keeps what it got (dev_webhook_requests), not a tracked record",
   "POST /webhooks/{id}/ping": "queues a test delivery; no tracked record changes",
-  "PATCH /notifications/{id}": "marks the caller's own notification (contract §22: notifications are not workspace events)",
+  "PATCH /notifications/{id}": "marks the caller's own notification (notifications are not workspace events: docs/api.md, Inbox)",
   "POST /notifications/read-all": "marks the caller's own notifications (not workspace events)",
   "PUT /tasks/{id}/subscription": "the caller follows a task (task_subscriptions): the caller's inbox, not a workspace event",
   "DELETE /tasks/{id}/subscription": "the caller stops following a task (task_subscriptions): not a workspace event",
@@ -1156,7 +1156,7 @@ const mcp = (cred: Cred, id: number, method: string, params: Record<string, unkn
 type McpCase = { args: Record<string, unknown>; events: (result: any) => Want[] };
 /** Each write tool: its arguments (given a task of the walk's team) and the events its result must produce. */
 const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
-  // A notification is no event (contract §22): marking one read writes none.
+  // A notification is no event (docs/api.md, "Inbox"): marking one read writes none.
   mark_read: async (task) => {
     const { handle } = ok(await get(`/users/${member.userId}`, member.key), 200).user;
     ok(await post("/comments", { taskId: task.id, content: `@${handle} see this` }, t.owner.key), 201);

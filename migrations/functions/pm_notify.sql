@@ -1,4 +1,4 @@
--- The inbox (contract §22, docs/api.md "Inbox"), written by the triggers of the task or comment write that causes it,
+-- The inbox (docs/api.md, "Inbox"), written by the triggers of the task or comment write that causes it,
 -- in its transaction. The statement that writes a description or a comment hands in the handles its Markdown mentions
 -- (the setting `pm.mentions`: {sha256 of the text: [handles]}, made by src/records/mentions.ts), so a text written
 -- without them (an import) mentions no one. From `changes` ([{before, after}] rows of `kind` task or comment):

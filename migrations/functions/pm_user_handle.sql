@@ -1,4 +1,4 @@
--- A new user's handle (contract §22), when the insert names none: from the name, else the email's local part, else
+-- A new user's handle (docs/api.md, "Inbox"), when the insert names none: from the name, else the email's local part, else
 -- `user`, lower-cased with every run of other characters a `-`, and a number added while it is taken (`ann`, `ann2`).
 -- Every path that makes a user (sign-up, an invite's redemption, POST /agents, an import) gets one. Inserts of the same
 -- base wait for each other (an advisory lock until commit), so two sign-ups of one name never collide.

@@ -70,7 +70,7 @@ export const SCENARIOS = [
     kind: "create",
   },
   {
-    // Contract §22: the comment and its 20 notifications (and their emails) are one statement.
+    // The comment and its 20 notifications (and their emails) are one statement.
     name: "POST /comments mentioning 20 people",
     method: "POST",
     path: () => "/comments",

@@ -151,7 +151,7 @@ async function seedSmallRecords(client, { base, tag, prefix, tasks, projects, la
     [workspaceId, userIds],
   );
   // Twenty more members, outside the tasks' assignees, and their handles (made by the database): the comment that
-  // mentions twenty people (contract §22) names them.
+  // mentions twenty people (docs/api.md, "Inbox") names them.
   const handles = (
     await client.query(
       `with u as (insert into users (id, name, email)

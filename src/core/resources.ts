@@ -203,7 +203,7 @@ export const RESOURCES = {
       agent_activity: { tables: ["agent_activities"], actions: ["created"] },
     },
   },
-  // The inbox (contract §22): a person's own notifications and the tasks they follow; reading a task is all it takes.
+  // The inbox (docs/api.md, "Inbox"): a person's own notifications and the tasks they follow; reading a task is all it takes.
   notifications: { tag: "Inbox", scope: "read", reads: ["notifications", "subscribers"], conditional: false },
   projects: {
     tag: "Projects",

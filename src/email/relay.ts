@@ -46,7 +46,7 @@ export async function relayEmails(db: Executor, env: RelayEnv, rows: { ids: stri
   const messages: EmailMessage[] = [];
   for (const row of claimed) {
     if (row.sealed_message === null) {
-      // A notification's mail (contract §22), rendered from the notification; gone with it, it is not sent.
+      // A notification's mail (docs/api.md, "Inbox"), rendered from the notification; gone with it, it is not sent.
       if (row.notice) {
         const { path, ...data } = row.notice.data;
         const url = `${(env.PUBLIC_BASE_URL ?? "").replace(/\/+$/, "")}${path}`;

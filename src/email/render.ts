@@ -6,7 +6,7 @@ const escapeHtml = (s: string) =>
 const page = (title: string, body: string) =>
   `<!doctype html><html><body style="font-family:sans-serif"><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 
-/** What a notification's email says happened (contract §22). */
+/** What a notification's email says happened. */
 const NOTICE: Record<string, string> = {
   mentioned: "mentioned you in",
   assigned: "assigned you",

@@ -1,4 +1,4 @@
-// Mentions (contract §22): `@handle` in a task's description or a comment's body, read from the Markdown with a real
+// Mentions (docs/api.md, "Inbox"): `@handle` in a task's description or a comment's body, read from the Markdown with a real
 // parser (marked's lexer: about 15 KB gzipped, no dependencies), so a handle inside a code span or block is text. The
 // handles go to the database with the write (`pm.mentions`, keyed by the text's SHA-256), whose trigger (pm_notify)
 // resolves them to members and writes the notifications in the write's transaction.

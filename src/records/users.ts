@@ -61,7 +61,7 @@ const userFields = {
   handle: f.text(users.handle, { doc: { description: "How a mention names the user (`@handle`); unique, lower-case", example: "ann" } }),
 };
 
-/** A handle as PATCH /users/{id} takes it (contract §22), stored lower-cased. */
+/** A handle as PATCH /users/{id} takes it (docs/api.md, "Inbox"), stored lower-cased. */
 const Handle = z
   .string()
   .max(39)

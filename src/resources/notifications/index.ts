@@ -1,4 +1,4 @@
-// The inbox as one module (contract §22; docs/api.md "Inbox"): task subscriptions and notifications, their routes and
+// The inbox as one module (docs/api.md, "Inbox"): task subscriptions and notifications, their routes and
 // MCP tools. The notifications are written by the database with the write that causes them (pm_notify); the mentions
 // they start from are read from the Markdown by src/records/mentions.ts, which tasks and comments hand to their writes.
 import { z } from "@hono/zod-openapi";

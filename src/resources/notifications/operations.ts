@@ -1,4 +1,4 @@
-// The inbox operations (contract §22, docs/api.md "Inbox"), one function each, called alike by the REST routes and the
+// The inbox operations (docs/api.md, "Inbox"), one function each, called alike by the REST routes and the
 // MCP tools. Notifications are written by the database with the write that causes them (pm_notify); here they are read
 // and marked, and a task is followed or left. Each is one statement that authenticates itself; `wait=` waits on the
 // isolate's one event watcher (src/db/event-watcher.ts), so waiting inboxes cost no statement of their own.

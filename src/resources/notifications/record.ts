@@ -1,4 +1,4 @@
-// The Notification record (contract §22, docs/api.md "Inbox"): one of a person's inbox, about a task. The field map gives
+// The Notification record (docs/api.md, "Inbox"): one of a person's inbox, about a task. The field map gives
 // the answer, the list's filters (`read`, `archived`, `type`, `taskId`) and its order. Subscribers are user summaries.
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// A task's subscribers (contract §22) as a list record: the people following it, as user summaries.
+// A task's subscribers (docs/api.md, "Inbox") as a list record: the people following it, as user summaries.
 import { sql } from "drizzle-orm";
 import { taskSubscriptions, users } from "../../../drizzle/schema";
 import { named } from "../../records/names";

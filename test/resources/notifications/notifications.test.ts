@@ -1,4 +1,4 @@
-// Mentions, subscriptions and the inbox (contract §22): handles, mentions read from the Markdown (not in code), the five
+// Mentions, subscriptions and the inbox (docs/api.md, "Inbox"): handles, mentions read from the Markdown (not in code), the five
 // notification types written with the write, never to the writer, 404 for another's, none on the stream; unsubscribe
 // sticks until the next mention; a mention's email; an agent mentioned is prompted; wait=. Through HTTP, real database.
 import { env } from "cloudflare:test";

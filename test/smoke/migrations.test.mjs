@@ -203,3 +203,23 @@ describe("SQL functions: each one's live text in its file", () => {
     expect(await warmEvents()).toBe(liveText("pm_warm_events"));
   });
 });
+
+describe("migration 0030 (the inbox) on a database with users", () => {
+  it("gives every existing user a handle from the name or the email, a number added when taken, and new users theirs", async () => {
+    const url = await database("before_0030_inbox");
+    await migrateAsBefore(url, "0029_agent_sessions_task_idx");
+    await query(
+      url,
+      `insert into users (id, name, email, created_at) values
+        ('user_a', 'Ada Lovelace', 'ada@example.com', now() - interval '3 s'),
+        ('user_b', 'Ada  Lovelace!', 'ada2@example.com', now() - interval '2 s'),
+        ('user_c', '!!!', 'x.y@example.com', now() - interval '1 s')`,
+    );
+    await applyMigrations(url);
+    const handles = async () =>
+      Object.fromEntries((await query(url, "select id, handle from users order by id")).map((r) => [r.id, r.handle]));
+    expect(await handles()).toEqual({ user_a: "ada-lovelace", user_b: "ada-lovelace2", user_c: "x-y" });
+    await query(url, "insert into users (id, name, email) values ('user_d', 'ADA lovelace', 'ada3@example.com')");
+    expect((await handles()).user_d).toBe("ada-lovelace3");
+  });
+});

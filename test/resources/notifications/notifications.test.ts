@@ -204,6 +204,17 @@ describe("inbox", () => {
     expect(Date.now() - mentionedAt).toBeLessThan(2500);
   });
 
+  it("an import notifies no one", async () => {
+    const task = await newTask({ assigneeId: bob.userId, description: `for @${handle[bob.userId]}` });
+    await comment(task.id, `@${handle[bob.userId]} imported too`);
+    const exported = (await get(`/tasks/${task.reference}/export`, t.owner.key)).body;
+    const copy = await newTeam(t, { name: "Imported" });
+    const before = (await inbox(bob, "?limit=250")).notifications.length;
+    const res = await post(`/teams/${copy.id}/import`, { data: exported, update: false }, t.owner.key);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await inbox(bob, "?limit=250")).notifications.length).toBe(before);
+  });
+
   it("100 waiting inboxes cost the database at most one statement a second in all", { timeout: 30_000 }, async () => {
     const people = [ann, bob, t.owner, ...(await Promise.all(Array.from({ length: 7 }, () => addMember(t, "MEMBER"))))];
     const before = eventWatcher.statements;

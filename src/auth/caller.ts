@@ -4,6 +4,7 @@ import { workspaceMembers } from "../../drizzle/schema";
 import { AppError, forbidden } from "../core/errors";
 import type { Scope } from "../core/scopes";
 import type { Db, RequestDb, Tx } from "../db/client";
+import { relayEmails } from "../email/relay";
 import type { Env } from "../env";
 import type { Actor, StatementCaller } from "../store/caller";
 import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../store/list";
@@ -54,7 +55,7 @@ export class Caller implements StatementCaller {
   constructor(
     readonly credential: Credential,
     private readonly rdb: RequestDb,
-    private readonly env: Pick<Env, "CURSOR_SECRET">,
+    private readonly env: Pick<Env, "CURSOR_SECRET"> & Partial<Pick<Env, "EMAIL_QUEUE" | "PUBLIC_BASE_URL">>,
     /** The scopes any one of which the operation needs, the first the one a 403 names (null: none, e.g. GET /me). */
     readonly scopes: readonly Scope[] | null,
     private readonly identity = new Identity(),
@@ -63,6 +64,15 @@ export class Caller implements StatementCaller {
   /** The same caller for an operation that needs `scopes` (an MCP tool: those of the REST operation it stands for). */
   requiring(scopes: readonly Scope[] | null): Caller {
     return new Caller(this.credential, this.rdb, this.env, scopes, this.identity);
+  }
+
+  /**
+   * Once the response is out, the outbox's due mail goes to the queue: what a write's triggers stored there (a mention's
+   * email) leaves now instead of at the Cron Trigger's next run, a minute later.
+   */
+  relayMailAfterResponse(): void {
+    const { EMAIL_QUEUE } = this.env;
+    if (EMAIL_QUEUE) this.rdb.defer((db) => relayEmails(db, { ...this.env, EMAIL_QUEUE }, "due"));
   }
 
   /** The request's database (inside its transaction, when one is open). */

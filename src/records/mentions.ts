@@ -26,17 +26,23 @@ export function mentionsOf(markdown: string): string[] {
   return [...found];
 }
 
+/** Who writes: its mention emails leave once the response is out (the outbox's relay), not at the cron's next run. */
+export interface Mentioner {
+  relayMailAfterResponse(): void;
+}
+
 /**
  * `target` with one more rule, which always holds and hands the texts' mentions to the write's triggers (the
  * transaction's `pm.mentions`): evaluated with the target's rules, before the write's CTEs run.
  */
-export async function mentioning(target: Target, texts: (string | undefined)[]): Promise<Target> {
+export async function mentioning(writer: Mentioner, target: Target, texts: (string | undefined)[]): Promise<Target> {
   const handed: Record<string, string[]> = {};
   for (const text of texts) {
     const handles = text === undefined ? [] : mentionsOf(text);
     if (handles.length > 0) handed[await sha256Hex(text!)] = handles;
   }
   if (Object.keys(handed).length === 0) return target;
+  writer.relayMailAfterResponse();
   const handing = {
     holds: sql`(select set_config('pm.mentions', ${JSON.stringify(handed)}, true) is not null)`,
     refusal: () => new Error("unreachable: handing mentions always holds"),

@@ -45,7 +45,7 @@ function commentById(caller: Caller, id: string, rule: Guard): Target {
  */
 export async function createComment(caller: Caller, input: CommentCreateInput): Promise<CommentDto> {
   const named = bodyTarget(input);
-  const target = await mentioning(commentTarget(caller, named), [input.content]);
+  const target = await mentioning(caller, commentTarget(caller, named), [input.content]);
   const id = newId("cmnt");
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [
@@ -60,7 +60,7 @@ export async function createComment(caller: Caller, input: CommentCreateInput): 
 
 /** PATCH /comments/{id}: its author alone, whatever their workspace role. */
 export async function updateComment(caller: Caller, id: string, input: CommentContentInput): Promise<CommentDto> {
-  const target = await mentioning(commentById(caller, id, commentEditGuard(caller.actor)), [input.content]);
+  const target = await mentioning(caller, commentById(caller, id, commentEditGuard(caller.actor)), [input.content]);
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [updatedRow(caller, "comments", comments, { content: input.content }, allowed)],
     result: written(sql`(select id from comments)`),

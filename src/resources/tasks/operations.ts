@@ -70,7 +70,7 @@ async function insertTask(
     customFields: resolved.customFields ?? {},
   };
   const insert = insertColumns(tasks, columns);
-  const target = await mentioning(teamTarget(caller, input), [input.description as string | undefined]);
+  const target = await mentioning(caller, teamTarget(caller, input), [input.description as string | undefined]);
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [
       sql`counter as (update ${teams} set task_counter = task_counter + 1 where ${teams.id} = ${allowed} and ${eventsWarmed} returning id, workspace_id, task_counter)`,
@@ -109,7 +109,7 @@ export async function createTask(caller: Caller, input: TaskCreateInput): Promis
  */
 async function writeTask(caller: Caller, idOrRef: string, changes: Record<string, unknown>, labelIds: string[] | undefined) {
   const changing = labelIds !== undefined || Object.values(changes).some((v) => v !== undefined);
-  const target = await mentioning(taskTarget(caller, idOrRef, labelIds), [changes.description as string | undefined]);
+  const target = await mentioning(caller, taskTarget(caller, idOrRef, labelIds), [changes.description as string | undefined]);
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [
       updatedRow(caller, "tasks", tasks, changes, allowed, changing),

@@ -2,7 +2,7 @@
 // `fields` shape, the list's filters and sorts, the request bodies, the columns a write stores, and the export record
 // with what an import checks all come from `taskRecord`; a new field is one entry here (and its column).
 import { z } from "@hono/zod-openapi";
-import { not, or, type SQL, sql } from "drizzle-orm";
+import { not, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { taskPriority, tasks, teams, users } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";

@@ -11,10 +11,10 @@ ALTER TABLE "team_former_prefixes" ADD CONSTRAINT "team_former_prefixes_team_id_
 CREATE INDEX "team_former_prefixes_team_idx" ON "team_former_prefixes" USING btree ("team_id");--> statement-breakpoint
 -- A team's prefix taken or changed: its former prefixes kept, and the events of the records named after it
 -- (migrations/functions/pm_team_prefix.sql, which replaces this stub in the same run).
-CREATE OR REPLACE FUNCTION pm_team_prefix() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
+CREATE FUNCTION pm_team_prefix() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
 CREATE TRIGGER teams_prefix AFTER INSERT OR UPDATE OF prefix ON teams FOR EACH ROW EXECUTE FUNCTION pm_team_prefix();
 --> statement-breakpoint
 -- Writes of a team's tasks and projects hold its rename lock shared (migrations/functions/pm_team_record_written.sql).
-CREATE OR REPLACE FUNCTION pm_team_record_written() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
+CREATE FUNCTION pm_team_record_written() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;--> statement-breakpoint
 CREATE TRIGGER tasks_team_written BEFORE UPDATE OR DELETE ON tasks FOR EACH ROW EXECUTE FUNCTION pm_team_record_written();--> statement-breakpoint
 CREATE TRIGGER projects_team_written BEFORE UPDATE OR DELETE ON projects FOR EACH ROW EXECUTE FUNCTION pm_team_record_written();

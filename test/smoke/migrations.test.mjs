@@ -29,6 +29,13 @@ const ADDED_SINCE = [
   "trigger agent_activities_inserted on agent_activities",
   "trigger agent_sessions_changed on agent_sessions",
   "trigger agent_sessions_inserted on agent_sessions",
+  "function pm_reference(text,text,text)",
+  "function pm_team_key(text)",
+  "function pm_team_prefix()",
+  "function pm_team_record_written()",
+  "trigger projects_team_written on projects",
+  "trigger tasks_team_written on tasks",
+  "trigger teams_prefix on teams",
 ];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 

@@ -2160,7 +2160,7 @@ export interface paths {
     head?: never;
     /**
      * Update a team (team ADMIN/OWNER or workspace ADMIN/OWNER)
-     * @description Partial; `parentId: null` makes the team top-level. A new parent needs team role ADMIN or higher in it (or workspace ADMIN/OWNER). A prefix another team of the workspace has is 409; a parent that is the team or one of its sub-teams is 422.
+     * @description Partial; `parentId: null` makes the team top-level. A new parent needs team role ADMIN or higher in it (or workspace ADMIN/OWNER). A prefix another team of the workspace has is 409; a parent that is the team or one of its sub-teams is 422. A new `prefix` renames the team's tasks and projects (`ENG-12` becomes `OPS-12`): each gets a `task.updated` or `project.updated` event with `changes.reference`, and the old prefix keeps naming the same records until another team takes it.
      *
      *     Requires the scope `teams:write` (create and change teams and their members).
      */

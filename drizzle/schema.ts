@@ -136,6 +136,25 @@ export const teams = pgTable(
   ],
 );
 
+/**
+ * A team's former prefixes (docs/api.md, "Ids and names"): after `ENG` became `OPS`, `ENG-12`, `ENG-P1` and `ENG` still
+ * name the same records, until another team takes `ENG`. Kept by the database's triggers on `teams`
+ * (migrations/functions/pm_team_prefix.sql): a prefix a team takes leaves this table, so a prefix is here only while no
+ * team holds it, and the name resolver (src/records/names.ts) reads it only for a prefix no team has now.
+ */
+export const teamFormerPrefixes = pgTable(
+  "team_former_prefixes",
+  {
+    workspaceId: wsRef(),
+    prefix: text("prefix").notNull(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    renamedAt: ts("renamed_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.prefix] }), index("team_former_prefixes_team_idx").on(t.teamId)],
+);
+
 export const teamMembers = pgTable(
   "team_members",
   {
@@ -1050,6 +1069,7 @@ export const schema = {
   users,
   workspaceMembers,
   teams,
+  teamFormerPrefixes,
   teamMembers,
   projects,
   milestones,

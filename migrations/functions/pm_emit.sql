@@ -40,7 +40,7 @@ BEGIN
   INSERT INTO events AS e (id, workspace_id, xact, position, type, resource_type, resource_id, reference, team_id, owner_id,
         actor_id, via, request_id, old_image, new_image, labels_after, labels_added, labels_removed, task_ids, other_team_id)
     SELECT pm_typeid('evt'), c.ws, base >> 20, base + c.rank, event_type, kind, c.id,
-      c.prefix || CASE kind WHEN 'task' THEN '-' ELSE '-P' END || (c.image->>'number'),
+      pm_reference(kind, c.prefix, c.image->>'number'),
       c.team, CASE WHEN kind = 'api_key' THEN c.image->>'user_id' END,
       -- A key made where no caller is known (a login) is by the user it belongs to.
       coalesce(ctx->>'actor', CASE WHEN kind = 'api_key' AND action = 'created' THEN c.image->>'user_id' END),

@@ -102,7 +102,7 @@ export function taskTarget(caller: { actor: Actor }, idOrRef: string, labelIds?:
   const { actor } = caller;
   return {
     from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
-    where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(idOrRef))!,
+    where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(idOrRef, actor.workspace))!,
     columns: {
       id: tasks.id,
       teamId: tasks.teamId,

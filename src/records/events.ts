@@ -117,7 +117,8 @@ function imageData(
 ): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(records[type])) {
-    if (name === "reference" && reference) data.reference = reference;
+    // A rename's events keep each image's own reference (pm_team_prefix), so their `changes` name it; others the event's.
+    if (name === "reference" && (image.reference ?? reference)) data.reference = image.reference ?? reference;
     if (field.stored && !field.hidden) data[name] = field.stored(image, at);
     if (field.hidden || !is(field.value, PgColumn)) continue;
     const column = field.value as PgColumn;

@@ -1,12 +1,13 @@
 // The one name resolver (docs/api.md, "Ids and names"): wherever a request names a record (a path, a body field, a filter value, a batch
 // item, an MCP argument), it may give the record's id or its human name: a task `ENG-12`, a project `ENG-P3`, a team its
 // prefix `ENG`, a label its name (any case), a user their email. Names are resolved in SQL, inside the statement that
-// reads or writes (no extra round trip). A value of neither form is refused (400 in a query, 422 in a body) by whoever
+// reads or writes (no extra round trip). A prefix names a team by the prefix it has, or by one it had (a team renamed
+// from `ENG` to `OPS`: `ENG`, `ENG-12`, `ENG-P3` still name its records until another team takes `ENG`). A value of neither form is refused (400 in a query, 422 in a body) by whoever
 // asks `formOf`; a name of the right form that names nothing is an unknown id.
 import { z } from "@hono/zod-openapi";
 import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type PgTable } from "drizzle-orm/pg-core";
-import { labels, projects, tasks, teams, users } from "../../drizzle/schema";
+import { labels, projects, tasks, teamFormerPrefixes, teams, users } from "../../drizzle/schema";
 import type { IdPrefix } from "../ids";
 import type { NamedValues } from "../store/list";
 import { BodyId, MAX_ID_LENGTH } from "../store/schemas";
@@ -24,8 +25,8 @@ export type NameKind = HumanKind | IdKind;
 
 /** An id: `<prefix>_<letters or digits>` (TypeID's shape; of another kind's prefix it is an unknown id, never a name). */
 const ID = /^[a-z]{1,10}_[0-9a-z]{1,64}$/;
-const TASK_REF = /^([A-Za-z][A-Za-z0-9]{1,9})-(\d{1,9})$/;
-const PROJECT_REF = /^([A-Za-z][A-Za-z0-9]{1,9})-P(\d{1,9})$/i;
+/** `<PREFIX>-<tag><n>`: a record numbered per team, its tag in any case (a task none, a project `P`). */
+const teamRef = (tag: string) => new RegExp(`^([A-Za-z][A-Za-z0-9]{1,9})-${tag}(\\d{1,9})$`, "i");
 const TEAM_PREFIX = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
 /** Emails as signup takes them (one `@`, a dot in the domain, no spaces), compared in lower case as they are stored. */
 const EMAIL = /^[^\s@]{1,200}@[^\s@]+\.[^\s@]+$/;
@@ -44,20 +45,16 @@ export interface Ref {
   number: number;
 }
 
-export function parseTaskRef(value: string): Ref | null {
-  const m = TASK_REF.exec(value);
+const parseRef = (form: RegExp, value: string): Ref | null => {
+  const m = form.exec(value);
   return m ? { prefix: m[1].toUpperCase(), number: Number(m[2]) } : null;
-}
-
-export function parseProjectRef(value: string): Ref | null {
-  const m = PROJECT_REF.exec(value);
-  return m ? { prefix: m[1].toUpperCase(), number: Number(m[2]) } : null;
-}
+};
+const TASK_REF = teamRef("");
+const PROJECT_REF = teamRef("P");
+export const parseTaskRef = (value: string) => parseRef(TASK_REF, value);
+export const parseProjectRef = (value: string) => parseRef(PROJECT_REF, value);
 
 // Aliases for the sets a filter or a body resolves names into: the statement around them may read the same tables.
-const nTask = alias(tasks, "named_task");
-const nProject = alias(projects, "named_project");
-const nTeam = alias(teams, "named_team");
 const nLabel = alias(labels, "named_label");
 const nUser = alias(users, "named_user");
 /** An alias in a FROM (interpolating the alias itself names it only). */
@@ -65,12 +62,33 @@ const fromAs = (table: PgTable, name: string) => sql`${table} as ${sql.identifie
 
 /** The workspace a name is looked up in: an id, SQL that reads it, or null (the statement's own condition keeps others out). */
 type Scope = SQLWrapper | string | null;
+/** The workspace of the statement that matches one name (the caller's, as an id or SQL). */
+export type Workspace = SQLWrapper | string;
+
+/** A column of the `named_team` rows (teamNames). */
+const namedTeam = (column: "workspace_id" | "prefix" | "team_id") => sql`${sql.identifier("named_team")}.${sql.identifier(column)}`;
+/**
+ * Every prefix that names a team, as rows `named_team (workspace_id, prefix, team_id)`: the teams' own, then their former
+ * ones. A prefix is in team_former_prefixes only while no team has it (the database's triggers on teams keep it so:
+ * migrations/functions/pm_team_prefix.sql), so no prefix names two teams, and one looked up by (workspace, prefix) is a
+ * probe of each table's unique index.
+ */
+const teamNames = sql`(select ${teams.workspaceId} as workspace_id, ${teams.prefix} as prefix, ${teams.id} as team_id from ${teams}
+  union all select ${teamFormerPrefixes.workspaceId}, ${teamFormerPrefixes.prefix}, ${teamFormerPrefixes.teamId} from ${teamFormerPrefixes}) as named_team`;
+/**
+ * The team `prefix` names in `workspace`, as a scalar subquery: the team holding it now, else the one that held it last.
+ * The former prefixes are read only when no team holds it (the first branch's row ends the scan).
+ */
+const teamOfPrefix = (prefix: string, workspace: Workspace) =>
+  sql`(select ${teams.id} from ${teams} where ${teams.workspaceId} = ${workspace} and ${teams.prefix} = ${prefix}
+    union all select ${teamFormerPrefixes.teamId} from ${teamFormerPrefixes}
+      where ${teamFormerPrefixes.workspaceId} = ${workspace} and ${teamFormerPrefixes.prefix} = ${prefix} limit 1)`;
 
 interface HumanName {
   /** Whether `value` has the form of this kind's name. */
   test(value: string): boolean;
-  /** The name's condition on the kind's own table (a task or project query joins `teams`). */
-  match(value: string): SQL;
+  /** The name's condition on the kind's own table, in a statement of `workspace`. */
+  match(value: string, workspace: Workspace): SQL;
   /** The FROM of the named records (aliased tables), their id, and the workspace column (none: users, across workspaces). */
   from: SQL;
   id: SQLWrapper;
@@ -83,7 +101,6 @@ interface HumanName {
   keyOf: SQL;
 }
 
-const refCondition = (prefix: SQLWrapper, number: SQLWrapper, ref: Ref) => and(eq(prefix, ref.prefix), eq(number, ref.number))!;
 /**
  * The rows whose (prefix, number) is one of `refs`: a semi-join on the pairs as arrays, which PostgreSQL plans once
  * however many there are (an `or` of one condition per reference took it 15–30 ms to plan for 20).
@@ -100,49 +117,50 @@ const list = (values: unknown[]) =>
     sql`, `,
   );
 
+/** The numbered records' tables: their id, workspace, team and number (per team, from 1). */
+interface NumberedTable {
+  id: SQLWrapper;
+  workspaceId: SQLWrapper;
+  teamId: SQLWrapper;
+  number: SQLWrapper;
+}
+
+/**
+ * The name of a record numbered per team, `<PREFIX>-<tag><n>` (a task `ENG-12`, a project `ENG-P3`): the team the prefix
+ * names (now or formerly: teamNames) and the number. `table` is the kind's own table, `named` its alias in a name set.
+ */
+function teamNumbered(words: string, tag: string, table: PgTable & NumberedTable, named: NumberedTable, alias: string) {
+  const form = teamRef(tag);
+  const parse = (v: string) => parseRef(form, v)!;
+  return {
+    words,
+    test: (v: string) => form.test(v),
+    match: (v: string, workspace: Workspace) =>
+      and(eq(table.teamId, teamOfPrefix(parse(v).prefix, workspace)), eq(table.number, parse(v).number))!,
+    from: sql`${fromAs(table, alias)} join ${teamNames} on ${namedTeam("team_id")} = ${named.teamId}`,
+    id: named.id,
+    // The team's workspace (the record's): each branch of teamNames is then a probe of its (workspace, prefix) index.
+    workspace: namedTeam("workspace_id"),
+    where: (values: string[]) => refsIn(namedTeam("prefix"), named.number, values.map(parse)),
+    // The prefix as named (a former one finds its record by it too).
+    key: (v: string) => `${parse(v).prefix}-${tag}${parse(v).number}`,
+    keyOf: sql`${namedTeam("prefix")} || ${`-${tag}`} || ${named.number}`,
+  } satisfies HumanName & { words: string };
+}
+
 const NAMES: Record<HumanKind, HumanName & { words: string }> = {
-  task: {
-    words: "reference (`ENG-12`)",
-    test: (v) => TASK_REF.test(v),
-    match: (v) => refCondition(teams.prefix, tasks.number, parseTaskRef(v)!),
-    from: sql`${fromAs(tasks, "named_task")} join ${fromAs(teams, "named_team")} on ${nTeam.id} = ${nTask.teamId}`,
-    id: nTask.id,
-    workspace: nTask.workspaceId,
-    where: (values) =>
-      refsIn(
-        nTeam.prefix,
-        nTask.number,
-        values.map((v) => parseTaskRef(v)!),
-      ),
-    key: (v) => `${parseTaskRef(v)!.prefix}-${parseTaskRef(v)!.number}`,
-    keyOf: sql`${nTeam.prefix} || '-' || ${nTask.number}`,
-  },
-  project: {
-    words: "reference (`ENG-P3`)",
-    test: (v) => PROJECT_REF.test(v),
-    match: (v) => refCondition(teams.prefix, projects.number, parseProjectRef(v)!),
-    from: sql`${fromAs(projects, "named_project")} join ${fromAs(teams, "named_team")} on ${nTeam.id} = ${nProject.teamId}`,
-    id: nProject.id,
-    workspace: nProject.workspaceId,
-    where: (values) =>
-      refsIn(
-        nTeam.prefix,
-        nProject.number,
-        values.map((v) => parseProjectRef(v)!),
-      ),
-    key: (v) => `${parseProjectRef(v)!.prefix}-P${parseProjectRef(v)!.number}`,
-    keyOf: sql`${nTeam.prefix} || '-P' || ${nProject.number}`,
-  },
+  task: teamNumbered("reference (`ENG-12`)", "", tasks, alias(tasks, "named_task"), "named_task"),
+  project: teamNumbered("reference (`ENG-P3`)", "P", projects, alias(projects, "named_project"), "named_project"),
   team: {
     words: "prefix (`ENG`, any case)",
     test: (v) => TEAM_PREFIX.test(v),
-    match: (v) => eq(teams.prefix, v.toUpperCase()),
-    from: fromAs(teams, "named_team"),
-    id: nTeam.id,
-    workspace: nTeam.workspaceId,
-    where: (values) => sql`${nTeam.prefix} in (${list(values.map((v) => v.toUpperCase()))})`,
+    match: (v, workspace) => eq(teams.id, teamOfPrefix(v.toUpperCase(), workspace)),
+    from: teamNames,
+    id: namedTeam("team_id"),
+    workspace: namedTeam("workspace_id"),
+    where: (values) => sql`${namedTeam("prefix")} in (${list(values.map((v) => v.toUpperCase()))})`,
     key: (v) => v.toUpperCase(),
-    keyOf: sql`${nTeam.prefix}`,
+    keyOf: namedTeam("prefix"),
   },
   label: {
     words: "name (any case)",
@@ -198,12 +216,15 @@ export function formOf(kind: NameKind, value: string): "id" | "name" | "both" | 
   return isId && isName ? "both" : isId ? "id" : isName ? "name" : null;
 }
 
-/** The condition on the kind's own table for the record `value` names (paths: anything not a name is tried as an id). */
-export function nameMatch(kind: NameKind, idColumn: SQLWrapper, value: string): SQL {
+/**
+ * The condition on the kind's own table for the record `value` names in `workspace`, the statement's (paths: anything
+ * not a name is tried as an id).
+ */
+export function nameMatch(kind: NameKind, idColumn: SQLWrapper, value: string, workspace: Workspace): SQL {
   const form = formOf(kind, value);
   const name = humanName(kind);
   if (!name || form === "id" || form === null) return eq(idColumn, value);
-  return form === "both" ? or(eq(idColumn, value), name.match(value))! : name.match(value);
+  return form === "both" ? or(eq(idColumn, value), name.match(value, workspace))! : name.match(value, workspace);
 }
 
 /**
@@ -227,7 +248,7 @@ export function namesAny(kind: NameKind, column: SQLWrapper, values: string[], w
  * rows `(id, key)` in one lookup, each value finding its row by the keys `pathKeys` gives it.
  */
 export const pathNames = (kind: NameKind, idColumn: SQLWrapper) => ({
-  match: (value: string) => nameMatch(kind, idColumn, value),
+  match: (value: string, workspace: Workspace) => nameMatch(kind, idColumn, value, workspace),
   keyedIds: (values: string[], workspace: SQLWrapper | string) => keyedIds(kind, values, workspace),
   pathKeys: (value: string) => pathKeys(kind, value),
 });
@@ -292,10 +313,10 @@ export function NameOf(kind: NameKind, also?: string) {
 /** A list of values naming `kind`s, each checked as NameOf checks one. */
 export const NamesOf = (kind: NameKind, max: number) => z.array(NameOf(kind)).max(max);
 
-/** A task by id or reference; the query joins `teams` on the task's team and adds the workspace condition. */
-export const taskMatch = (idOrRef: string) => nameMatch("task", tasks.id, idOrRef);
-/** A project by id or reference; the query joins `teams` on the project's team and adds the workspace condition. */
-export const projectMatch = (idOrRef: string) => nameMatch("project", projects.id, idOrRef);
+/** A task by id or reference in `workspace`; the query adds the workspace condition. */
+export const taskMatch = (idOrRef: string, workspace: Workspace) => nameMatch("task", tasks.id, idOrRef, workspace);
+/** A project by id or reference in `workspace`; the query adds the workspace condition. */
+export const projectMatch = (idOrRef: string, workspace: Workspace) => nameMatch("project", projects.id, idOrRef, workspace);
 
 /** A list field's values naming `kind`s (`list: { names: named("team") }`): the filter checks and resolves them. */
 export const named = (kind: NameKind): NamedValues => ({

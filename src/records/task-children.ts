@@ -49,7 +49,7 @@ export function listTaskChildren<R extends RecordType>(
 ): Promise<Answer<R>[]> {
   const task: Parent = {
     select: (actor) => sql`select ${tasks.id} as id from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
-      where ${and(taskRecord.inReach(actor), taskMatch(idOrRef))} limit 1`,
+      where ${and(taskRecord.inReach(actor), taskMatch(idOrRef, actor.workspace))} limit 1`,
     noun: taskRecord.noun,
   };
   return listChildren(caller, task, params, { record: child.record, from: child.from, parentId: child.taskId });

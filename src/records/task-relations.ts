@@ -178,5 +178,5 @@ export function relatedToFilter(op: FilterOp, values: string[], reached: TeamSco
   return sql`${op === "neq" ? sql`not ` : sql``}exists (select 1 from ${v} rv where rv.task_id = ${tasks.id}
     and ${inTeams(reached, sql`rv.other_team_id`)} and rv.other_task_id in (
     select ${tasks.id} from ${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}
-    where ${tasks.workspaceId} = rv.workspace_id and ${or(...values.map(taskMatch))}))`;
+    where ${tasks.workspaceId} = rv.workspace_id and ${or(...values.map((v) => taskMatch(v, sql`rv.workspace_id`)))}))`;
 }

@@ -2,7 +2,7 @@
 // `fields` shape, the list's filters and sorts, the request bodies, the columns a write stores, and the export record
 // with what an import checks all come from `taskRecord`; a new field is one entry here (and its column).
 import { z } from "@hono/zod-openapi";
-import { not, or, type SQL, sql } from "drizzle-orm";
+import { not, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { taskPriority, tasks, teams, users } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
@@ -13,7 +13,7 @@ import { TaskSessionSummary, taskSessionJson } from "./agent-sessions";
 import { customFieldsField, customFieldsOf } from "./custom-fields";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
 import { MILESTONE_ID } from "./milestones";
-import { type NameKind, NameOf, named, parseTaskRef, pathNames, taskMatch } from "./names";
+import { type NameKind, NameOf, named, namesAny, parseTaskRef, pathNames } from "./names";
 import { claimJson, storedClaim, TaskClaim } from "./task-claims";
 import { linkRecord, linksJson, TaskLink } from "./task-links";
 import {
@@ -46,10 +46,12 @@ function referenceFilter(op: FilterOp, values: string[]): SQL {
         expected: "a reference (`ENG-12`)",
       });
     }
-    return taskMatch(value);
+    return value;
   };
-  if (op === "eq" || op === "in") return or(...values.map(match))!;
-  if (op === "neq") return not(match(values[0]));
+  // Across workspaces, as every named filter: the list's own workspace condition keeps the others out.
+  const referenced = (refs: string[]) => namesAny("task", tasks.id, refs.map(match));
+  if (op === "eq" || op === "in") return referenced(values);
+  if (op === "neq") return not(referenced([values[0]]));
   throw unsupported("reference", op);
 }
 

@@ -198,7 +198,7 @@ export interface RecordDefinition<F extends Record<string, Field>> {
    */
   team: SQLWrapper | null;
   /** How a path names one record (default: its id; tasks and projects also by reference). */
-  match?: (idOrRef: string) => SQL;
+  match?: (idOrRef: string, workspace: SQLWrapper | string) => SQL;
   /** With `match` (records/names.ts, pathNames): the records many such values name, as rows `(id, key)`, in one lookup. */
   keyedIds?: (values: string[], workspace: SQLWrapper | string) => SQL;
   /** The keys a value finds its row of `keyedIds` by. */
@@ -263,7 +263,7 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     inReach: (reach: Reach) => and(eq(scoped(), reach.workspace), def.team === null ? undefined : inTeams(reach.teams, def.team))!,
     /** The one record `idOrRef` names within the caller's reach. */
     named(reach: Reach, idOrRef: string) {
-      return and(this.inReach(reach), def.match ? def.match(idOrRef) : eq(def.id, idOrRef))!;
+      return and(this.inReach(reach), def.match ? def.match(idOrRef, reach.workspace) : eq(def.id, idOrRef))!;
     },
     /** The records `values` (ids or references) name in `workspace`, as rows `(id, key)` of one SELECT. */
     keyedIds(values: string[], workspace: SQLWrapper | string): SQL {

@@ -14,9 +14,12 @@ export type RelayEnv = Pick<Env, "WEBHOOK_QUEUE">;
 
 /**
  * A claimed delivery not sent (or sent and lost) is relayed again this long after; one the consumer holds (it is being
- * sent, or the queue holds its retry) after its next attempt plus this.
+ * sent, or the queue holds its retry) after its next attempt plus this. Longer than an attempt may take (the consumer's
+ * 10 s timeout), and short, since it bounds how late a delivery whose queue message was lost goes out
+ * (docs/webhooks.md: two leases and the cron's minute at most). A copy sent meanwhile sends nothing: the consumer claims
+ * a delivery by its attempt count.
  */
-export const RELAY_LEASE_SECONDS = 300;
+export const RELAY_LEASE_SECONDS = 15;
 /** Cloudflare Queues takes at most 100 messages per sendBatch. */
 const BATCH = 100;
 /** A body larger than this goes without `data` and `changes`, marked `truncated` (the full event: GET /events). */

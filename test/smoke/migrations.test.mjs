@@ -37,6 +37,13 @@ const ADDED_SINCE = [
   "trigger tasks_watchers_inserted on tasks",
   "trigger tasks_watchers_updated on tasks",
   "trigger users_handle on users",
+  "function pm_reference(text,text,text)",
+  "function pm_team_key(text)",
+  "function pm_team_prefix()",
+  "function pm_team_record_written()",
+  "trigger projects_team_written on projects",
+  "trigger tasks_team_written on tasks",
+  "trigger teams_prefix on teams",
 ];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 

@@ -49,7 +49,7 @@ function parentTarget(caller: Caller, parent: AttachmentParent): Target {
   if (parent.kind === "task") {
     return {
       from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
-      where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(parent.idOrRef))!,
+      where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(parent.idOrRef, actor.workspace))!,
       columns: {
         id: tasks.id,
         taskId: tasks.id,

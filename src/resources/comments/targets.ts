@@ -37,7 +37,7 @@ export function commentTarget(caller: Caller, { kind, idOrRef }: CommentTarget):
   if (kind === "task") {
     return {
       from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
-      where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(idOrRef))!,
+      where: and(eq(tasks.workspaceId, actor.workspace), taskMatch(idOrRef, actor.workspace))!,
       columns: { id: tasks.id },
       guards: rule(tasks.teamId),
       name: "Task",
@@ -48,7 +48,7 @@ export function commentTarget(caller: Caller, { kind, idOrRef }: CommentTarget):
   if (kind === "project") {
     return {
       from: sql`${projects} join ${teams} on ${teams.id} = ${projects.teamId}`,
-      where: and(eq(projects.workspaceId, actor.workspace), projectMatch(idOrRef))!,
+      where: and(eq(projects.workspaceId, actor.workspace), projectMatch(idOrRef, actor.workspace))!,
       columns: { id: projects.id },
       guards: rule(projects.teamId),
       name: "Project",

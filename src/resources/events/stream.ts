@@ -9,7 +9,7 @@ import { typeIdTime } from "../../ids";
 import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
 import { EVENT_RETENTION_DAYS, type EventDto, type EventRendering, type EventRow, eventColumns, eventsFrom } from "../../records/events";
-import { parseProjectRef, parseTaskRef } from "../../records/names";
+import { namedId, parseProjectRef, parseTaskRef, type Workspace } from "../../records/names";
 import type { Actor, StatementCaller as Caller } from "../../store/caller";
 import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
 import { qualified, type RecordType } from "../../store/record";
@@ -164,7 +164,7 @@ export async function eventStream(
           stable,
           types,
           filter,
-          resource ? or(eq(events.resourceId, resource), referenceIs(resource)) : undefined,
+          resource ? or(eq(events.resourceId, resource), referenceIs(resource, caller.actor.workspace)) : undefined,
           anchor ? sql`${events.position} > head.anchor` : undefined,
         )!,
     );
@@ -196,13 +196,15 @@ async function waitFor(
 
 /**
  * The events whose reference `value` names, read as the name resolver reads it (an ASCII prefix in any case, the number
- * as a number), so `ınfra-1` names nothing here as it does in a path, whatever the database's locale makes of upper().
+ * as a number), so `ınfra-1` names nothing here as it does in a path, whatever the database's locale makes of upper():
+ * those that carried it, and every event of the record it names now (a team renamed: `ENG-1` is `OPS-1`'s whole story).
  */
-function referenceIs(value: string): SQL | undefined {
+function referenceIs(value: string, workspace: Workspace): SQL | undefined {
   const task = parseTaskRef(value);
   const project = task ? null : parseProjectRef(value);
   const canonical = task ? `${task.prefix}-${task.number}` : project ? `${project.prefix}-P${project.number}` : null;
-  return canonical === null ? undefined : sql`upper(${events.reference}) = ${canonical}`;
+  if (canonical === null) return undefined;
+  return sql`(upper(${events.reference}) = ${canonical} or ${events.resourceId} = ${namedId(task ? "task" : "project", value, workspace)})`;
 }
 
 /** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */

@@ -24,7 +24,7 @@ function labelTarget(caller: Caller, id: string): Target {
   const { actor } = caller;
   return {
     from: sql`${labels}`,
-    where: and(eq(labels.workspaceId, actor.workspace), nameMatch("label", labels.id, id))!,
+    where: and(eq(labels.workspaceId, actor.workspace), nameMatch("label", labels.id, id, actor.workspace))!,
     columns: { id: labels.id },
     guards: [{ holds: mayEditLabel(actor)!, refusal: () => forbidden(LABEL_EDIT_REFUSAL) }],
     name: "Label",

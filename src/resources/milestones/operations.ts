@@ -34,7 +34,7 @@ function projectTarget(caller: Caller, projectIdOrRef: string): Target {
   const { actor } = caller;
   return {
     from: sql`${projects} join ${teams} on ${teams.id} = ${projects.teamId}`,
-    where: and(eq(projects.workspaceId, actor.workspace), projectMatch(projectIdOrRef))!,
+    where: and(eq(projects.workspaceId, actor.workspace), projectMatch(projectIdOrRef, actor.workspace))!,
     columns: { id: projects.id },
     guards: [teamRoleGuard(actor, projects.teamId, CREATE.min, CREATE.what)],
     name: "Project",

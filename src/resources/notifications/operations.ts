@@ -136,7 +136,7 @@ export function readAll(caller: Caller, before?: string): Promise<number> {
 /** The task `idOrRef` as the caller reads it (any member who reads it may follow it). */
 const readableTask = (caller: Caller, idOrRef: string): Target => ({
   from: sql`${tasks} join ${teams} on ${teams.id} = ${tasks.teamId}`,
-  where: and(eq(tasks.workspaceId, caller.actor.workspace), taskMatch(idOrRef))!,
+  where: and(eq(tasks.workspaceId, caller.actor.workspace), taskMatch(idOrRef, caller.actor.workspace))!,
   columns: { id: tasks.id, workspaceId: tasks.workspaceId },
   guards: [],
   name: "Task",

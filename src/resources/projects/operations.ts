@@ -57,7 +57,7 @@ function teamTarget(caller: Caller, input: ProjectCreateInput, labels: boolean):
   const { actor } = caller;
   return {
     from: sql`${teams}`,
-    where: and(nameMatch("team", teams.id, input.teamId), eq(teams.workspaceId, actor.workspace))!,
+    where: and(nameMatch("team", teams.id, input.teamId, actor.workspace), eq(teams.workspaceId, actor.workspace))!,
     columns: { id: teams.id },
     guards: [
       teamRoleGuard(actor, teams.id, CREATE.min, CREATE.what),
@@ -77,7 +77,7 @@ function projectTarget(caller: Caller, idOrRef: string, rule: typeof WRITE | typ
   if (update?.labelIds) guards.push(labelsGuard(actor.workspace, update.labelIds));
   return {
     from: sql`${projects} join ${teams} on ${teams.id} = ${projects.teamId}`,
-    where: and(eq(projects.workspaceId, actor.workspace), projectMatch(idOrRef))!,
+    where: and(eq(projects.workspaceId, actor.workspace), projectMatch(idOrRef, actor.workspace))!,
     columns: { id: projects.id, customFields: projects.customFields },
     guards,
     name: "Project",

@@ -41,7 +41,7 @@ function teamTarget(caller: Caller, input: TaskCreateInput): Target {
   const { actor } = caller;
   return {
     from: sql`${teams}`,
-    where: and(nameMatch("team", teams.id, input.teamId), eq(teams.workspaceId, actor.workspace))!,
+    where: and(nameMatch("team", teams.id, input.teamId, actor.workspace), eq(teams.workspaceId, actor.workspace))!,
     columns: { id: teams.id },
     guards: [teamRoleGuard(actor, teams.id, CREATE.min, CREATE.what), labelsGuard(actor.workspace, input.labelIds ?? [])],
     name: "Team",

@@ -72,7 +72,7 @@ export function addTeamMember(caller: Caller, teamId: string, input: TeamMemberC
   };
   const team: Target = {
     from: sql`${teams}`,
-    where: and(nameMatch("team", teams.id, teamId), eq(teams.workspaceId, actor.workspace))!,
+    where: and(nameMatch("team", teams.id, teamId, actor.workspace), eq(teams.workspaceId, actor.workspace))!,
     columns: { id: teams.id, workspaceId: teams.workspaceId },
     guards: [...mayGrantGuards(actor, teams.id, input.role), isWorkspaceMember],
     name: "Team",
@@ -129,7 +129,7 @@ export function listTeamMembers(caller: Caller, teamId: string, params: ListPara
       .from(teamMembers)
       .innerJoin(users, eq(users.id, teamMembers.userId))
       .rightJoin(teams, and(eq(teams.id, teamMembers.teamId), params.where))
-      .where(and(teamRecord.inReach(actor), nameMatch("team", teams.id, teamId)))
+      .where(and(teamRecord.inReach(actor), nameMatch("team", teams.id, teamId, actor.workspace)))
       .orderBy(...params.orderBy)
       .limit(params.limit + 1);
     if (rows.length === 0) throw notFound("Team");

@@ -30,7 +30,7 @@ function teamTarget(caller: Caller, id: string, rule: { min: "ADMIN" | "OWNER"; 
   const { actor } = caller;
   return {
     from: sql`${teams}`,
-    where: and(nameMatch("team", teams.id, id), eq(teams.workspaceId, actor.workspace))!,
+    where: and(nameMatch("team", teams.id, id, actor.workspace), eq(teams.workspaceId, actor.workspace))!,
     columns: { id: teams.id, workspaceId: teams.workspaceId },
     guards: [teamRoleGuard(actor, teams.id, rule.min, rule.what)],
     name,
@@ -92,14 +92,29 @@ export function createTeam(caller: Caller, input: TeamCreateInput): Promise<Team
   }));
 }
 
+/**
+ * A new prefix renames every task and project of the team (docs/sync.md, "A team renamed"): the statement's triggers
+ * write their events and keep the old prefix naming them. Before it writes anything (in the same round trip), the
+ * statement takes the team's rename lock (pm_team_key), which the writes of its records hold shared: it waits for those
+ * under way, and the later ones wait for it, so each event's reference is the one at its position.
+ */
+const renameLock = (caller: Caller, id: string) =>
+  sql`select pg_advisory_xact_lock(pm_team_key(${teams.id})) from ${teams}
+    where ${nameMatch("team", teams.id, id, caller.actor.workspace)} and ${teams.workspaceId} = ${caller.actor.workspace}`;
+
 /** The update under the edit rule, answering the Team. An empty body writes nothing visible. */
 function writeTeam(caller: Caller, id: string, input: TeamUpdateInput): Promise<TeamDto> {
   const values = storedValues(input);
   const written = writtenTeam(sql`(select id from written)`);
-  return guardedWrite(caller, teamTarget(caller, id, EDIT), (allowed) => ({
-    ctes: [updatedRow(caller, "written", teams, values, allowed), written.cte],
-    result: written.result,
-  }));
+  return guardedWrite(
+    caller,
+    teamTarget(caller, id, EDIT),
+    (allowed) => ({
+      ctes: [updatedRow(caller, "written", teams, values, allowed), written.cte],
+      result: written.result,
+    }),
+    { before: input.prefix === undefined ? [] : [renameLock(caller, id)] },
+  );
 }
 
 /**

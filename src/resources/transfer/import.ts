@@ -197,7 +197,7 @@ async function readTarget(db: Executor, principal: Principal, parts: Parts, team
           )}
         ) e)
     ) as target, ${subtaskTreeLock(sql`teams.id`)}
-    from ${teams} where ${nameMatch("team", teams.id, team)} and teams.workspace_id = ${workspace}
+    from ${teams} where ${nameMatch("team", teams.id, team, workspace)} and teams.workspace_id = ${workspace}
       and ${inTeams(principal.teamIds, teams.id)}
     for update`);
   return rows[0]?.target ?? null;

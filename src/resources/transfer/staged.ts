@@ -73,7 +73,7 @@ async function requireMayImport(db: Executor, principal: Principal, team: string
   }
   const { rows } = await db.execute<{ id: string; role: TeamRole | null }>(sql`select ${teams.id} as id,
       ${callerTeamRole(principal.user.id, teams.id)} as role
-    from ${teams} where ${nameMatch("team", teams.id, team)} and ${teams.workspaceId} = ${principal.workspace.id}
+    from ${teams} where ${nameMatch("team", teams.id, team, principal.workspace.id)} and ${teams.workspaceId} = ${principal.workspace.id}
       and ${inTeams(principal.teamIds, teams.id)}`);
   requireMayImportTeam(principal, rows[0]);
   return rows[0].id;

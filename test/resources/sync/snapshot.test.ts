@@ -78,19 +78,22 @@ describe("GET /sync/snapshot", () => {
 });
 
 describe("snapshot + the events after its position == a fresh snapshot", () => {
-  const TYPES = ["task", "label"];
+  const TYPES = ["task", "project", "team", "label"];
   const op = fc.record({
-    kind: fc.constantFrom("create", "create", "update", "update", "label", "delete"),
+    kind: fc.constantFrom("create", "create", "update", "update", "label", "delete", "project", "rename"),
     pick: fc.nat(),
     status: fc.constantFrom("TODO", "IN_PROGRESS", "DONE"),
     labels: fc.subarray([0, 1, 2]),
   });
 
-  it("with 8 writers creating, updating and deleting tasks while the snapshot is read", async () => {
+  it("with 8 writers creating, updating and deleting tasks and projects and renaming their team while the snapshot is read", async () => {
     const team = await newTeam(tenant);
     const key = tenant.owner.key;
     const pool: string[] = [];
     for (let i = 0; i < 12; i++) pool.push((await post("/tasks", { teamId: team.id, title: `seed ${i}` }, key)).body.task.id);
+    // Each rename takes a prefix of its own (a taken one would be 409).
+    let renames = 0;
+    let renamed = 0;
 
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(op, { minLength: 3, maxLength: 8 }), { minLength: 8, maxLength: 8 }), async (plans) => {
@@ -101,7 +104,10 @@ describe("snapshot + the events after its position == a fresh snapshot", () => {
             if (res.status === 201) pool.push(res.body.task.id);
           } else if (step.kind === "update") await patch(`/tasks/${id}`, { status: step.status, title: `w${w} n${n}` }, key);
           else if (step.kind === "label") await patch(`/tasks/${id}`, { labelIds: step.labels.map((i) => labels[i]) }, key);
-          else await del(`/tasks/${id}`, key);
+          else if (step.kind === "project") await post("/projects", { teamId: team.id, name: `w${w} n${n}` }, key);
+          else if (step.kind === "rename") {
+            if ((await patch(`/teams/${team.id}`, { prefix: `SYR${renames++}` }, key)).status === 200) renamed++;
+          } else await del(`/tasks/${id}`, key);
         };
         const writers = plans.map(async (plan, w) => {
           for (const [n, step] of plan.entries()) await write(step, w, n);
@@ -123,6 +129,7 @@ describe("snapshot + the events after its position == a fresh snapshot", () => {
       }),
       { numRuns: 3, endOnFailure: true },
     );
+    expect(renamed).toBeGreaterThan(0);
   }, 180_000);
 });
 

@@ -16,14 +16,15 @@ export const unique = (tag) => `${tag}-${Date.now().toString(36)}-${Math.random(
 
 /**
  * Starts the stack and resolves once the API is ready; on `dataDir` (another stack's, stopped) when given, else a new one.
- * `env`: more of `npm start`'s environment (e.g. PG_PORT, DEV_FILES_SWEEP_GRACE_SECONDS).
+ * `env`: more of `npm start`'s environment (e.g. PG_PORT, DEV_FILES_SWEEP_GRACE_SECONDS); `port`: the API's (default a free
+ * one), e.g. the stopped stack's, which its webhooks point at.
  */
-export async function startStack({ dataDir = newDataDir(), env = {} } = {}) {
+export async function startStack({ dataDir = newDataDir(), env = {}, port: wanted } = {}) {
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   // Exactly what `npm start` runs, without npm in between (signals then reach the script itself).
   const [command, ...args] = pkg.scripts.start.split(/\s+/);
   if (command !== "node") throw new Error(`npm start runs ${command}, not node`);
-  const port = await freePort();
+  const port = wanted ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, args, {
     cwd: root,
@@ -57,13 +58,13 @@ export async function startStack({ dataDir = newDataDir(), env = {} } = {}) {
   }
 
   /**
-   * Ctrl-C as a terminal sends it (SIGINT to the start script's process group); resolves once the script has exited,
-   * with how long that took and what it printed. Keeps the data dir.
+   * Ctrl-C as a terminal sends it (SIGINT to the start script's process group), or `signal` (a service manager's
+   * SIGTERM); resolves once the script has exited, with how long that took and what it printed. Keeps the data dir.
    */
-  async function interrupt() {
+  async function interrupt(signal = "SIGINT") {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     const started = Date.now();
-    process.kill(-child.pid, "SIGINT");
+    process.kill(-child.pid, signal);
     await exited;
     return { ms: Date.now() - started, output };
   }

@@ -24,6 +24,9 @@
 //   BENCH_ONLY=scale npm run bench     the scale check alone: 1,000 vs 1,000,000 tasks (scripts/bench/scale.mjs)
 //   BENCH_ONLY=transfer npm run bench  the export and import of a 100,000-task team alone (scripts/bench/transfer.mjs)
 //   BENCH_ONLY=sync npm run bench      the snapshot of a 100,000-task workspace alone (scripts/bench/sync.mjs)
+//   BENCH_ONLY=cold npm run bench      the cold-start row alone: the API Worker as deploy builds it (its gzipped size) and
+//                                      a fresh workerd's first request against a warm one, next to a hello-world Worker,
+//                                      medians of 10 starts (scripts/bench/cold-start.mjs); every other run prints it too
 //   BENCH_ONLY=delegation npm run bench  the delegation row alone: a delegated task's `agent_session.created` at a
 //                                      webhook, p50 and p95 (scripts/bench/delegation.mjs)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios, alternatives split by `|`;
@@ -37,6 +40,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
+import { measureColdStart } from "./bench/cold-start.mjs";
 import { measureDelegation } from "./bench/delegation.mjs";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { FILE_TARGET, measureFiles, seedFiles } from "./bench/files.mjs";
@@ -52,6 +56,7 @@ import { workersCpu } from "./bench/worker-cpu.mjs";
 import { connectInspector, workerdCpuMs } from "./bench/worker-heap.mjs";
 import { freePort } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
+import { GZIP_BUDGET_BYTES } from "./lib/worker-bundle.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -68,6 +73,7 @@ const FILES_ONLY = ONLY === "files";
 const SYNC_ONLY = ONLY === "sync";
 const SYNC_TASKS = Number(process.env.BENCH_SYNC_TASKS ?? 100_000);
 const DELEGATION_ONLY = ONLY === "delegation";
+const COLD_ONLY = ONLY === "cold";
 const TRANSFER_TASKS = Number(process.env.BENCH_TRANSFER_TASKS ?? 100_000);
 const SCALE_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 1_000_000);
 const POOLED = process.argv.includes("--pooled");
@@ -275,9 +281,35 @@ function compare(a, b) {
   }
 }
 
+/** The cold-start row: the bundle against its budget, and the API's first request over a warm one against hello-world's. */
+function printColdStart({ bundle, hello, api, runs }) {
+  const kb = (b) => `${num(b / 1024)} KB`;
+  const budget = 2 * hello.firstOverWarm;
+  console.log(`\nCold start: a new workerd per start, medians of ${runs} (no database; GET /health)`);
+  console.log(
+    `  API Worker bundle ${kb(bundle.bytes)}, gzipped ${kb(bundle.gzipBytes)} (budget ${kb(GZIP_BUDGET_BYTES)}: ${bundle.gzipBytes <= GZIP_BUDGET_BYTES ? "ok" : "MISSED"})`,
+  );
+  console.log(`  ${pad("worker", 14)}${pad("ready ms", 10)}${pad("first ms", 10)}${pad("warm ms", 10)}first − warm ms`);
+  for (const [name, r] of [
+    ["hello-world", hello],
+    ["API", api],
+  ])
+    console.log(
+      `  ${pad(name, 14)}${pad(num(r.ready, 1), 10)}${pad(num(r.first, 1), 10)}${pad(num(r.warm, 1), 10)}${num(r.firstOverWarm, 1)}`,
+    );
+  const verdict = api.firstOverWarm <= budget ? "ok" : "MISSED";
+  console.log(
+    `  API first − warm ${num(api.firstOverWarm / hello.firstOverWarm, 1)}× hello-world's (budget 2×: ${verdict}); ready ${num(api.ready / hello.ready, 1)}× hello-world's`,
+  );
+}
+
 async function main() {
   const args = process.argv.slice(2);
   if (args[0] === "--compare") return compare(args[1], args[2]);
+  // Needs no stack: the bundle is built and started on its own.
+  const coldStart = await measureColdStart();
+  printColdStart(coldStart);
+  if (COLD_ONLY) return;
 
   let baseUrl = process.env.BASE_URL;
   let databaseUrl = process.env.DATABASE_URL;
@@ -402,6 +434,7 @@ async function main() {
       files: production.files,
       unpooled,
       pooled,
+      coldStart,
       ...rest,
     };
     mkdirSync(path.join(root, "bench/results"), { recursive: true });

@@ -56,8 +56,11 @@ export const SERVER_TIMEOUT_MS = QUERY_TIMEOUT_MS - 1000;
 /** A condition (always true) that bounds the statement's lock waits by SERVER_TIMEOUT_MS; evaluated before it writes, as an InitPlan. */
 export const statementBound: SQL = sql`(select set_config('lock_timeout', ${sql.raw(`'${SERVER_TIMEOUT_MS}'`)}, true) is not null)`;
 
-/** A transaction's BEGIN with its server bound, in the same simple-protocol query (no extra round trip). */
-const boundedBegin = (begin: string) => `${begin}; set local statement_timeout = ${SERVER_TIMEOUT_MS}`;
+/**
+ * A transaction's BEGIN with its server bound (a second under the client's, `queryMs`), in the same simple-protocol
+ * query (no extra round trip).
+ */
+const boundedBegin = (begin: string, queryMs: number) => `${begin}; set local statement_timeout = ${queryMs - 1000}`;
 
 type DriverEnv = Pick<Env, "DATABASE_URL" | "DB_WS_PROXY" | "DB_HTTP_PROXY">;
 
@@ -121,7 +124,7 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, reques
       const readOnly = /\bread only\b/i.test(text);
       const ctx = readOnly ? undefined : request.writing();
       writingTransaction.set(target, !readOnly);
-      const begin = boundedBegin(ctx ? withContext(text, ctx) : text);
+      const begin = boundedBegin(ctx ? withContext(text, ctx) : text, request.bounds.query);
       args[0] = typeof args[0] === "string" ? begin : { ...args[0], text: begin };
     } else if (typeof text === "string" && /^\s*commit\b/i.test(text) && writingTransaction.get(target)) {
       // The write's position (PM-Position: src/db/position.ts), read just before it commits, in the COMMIT's round trip.

@@ -48,6 +48,12 @@ export interface RoutePolicy {
    * once, a key made on the side): OUTCOME_UNKNOWN, whose retry with the same Idempotency-Key replays the stored answer.
    */
   settled?: "record";
+  /**
+   * How long its statements may take, in seconds (default: QUERY_TIMEOUT_MS's 5, src/db/client.ts): a write whose size
+   * the caller decides, such as a team's rename of every reference it names. The server's bound stays a second shorter,
+   * so a 503 still means nothing was written.
+   */
+  writeSeconds?: number;
 }
 
 /** What a route's resource says for it where its policy says nothing (src/core/resources.ts: the register's entry). */

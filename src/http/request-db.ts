@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { setMetric, timing } from "hono/timing";
-import { RequestDb, type Tx } from "../db/client";
+import { CONNECT_TIMEOUT_MS, RequestDb, type Tx } from "../db/client";
 import { POSITION_HEADER } from "../db/position";
 import type { AppEnv } from "./context";
+import { routePolicy } from "./policy";
 
 /** With the bench routes on, `x-bench-db-path: websocket` keeps the request off the HTTP query (scripts/bench.mjs). */
 export const SOCKET_ONLY_HEADER = "x-bench-db-path";
@@ -20,7 +21,9 @@ export const requestDb = createMiddleware<AppEnv>((c, next) =>
   serverTiming(c, async () => {
     // The bench's WebSocket tables (docs/performance.md) send every statement over the WebSocket: bench routes only.
     const socketOnly = c.env.BENCH_ROUTES === "true" && c.req.header(SOCKET_ONLY_HEADER) === "websocket";
-    const rdb = new RequestDb(c.env, { http: !socketOnly });
+    const { writeSeconds } = routePolicy(c);
+    const bounds = writeSeconds ? { connect: CONNECT_TIMEOUT_MS, query: writeSeconds * 1000 } : undefined;
+    const rdb = new RequestDb(c.env, { http: !socketOnly, bounds });
     c.set("rdb", rdb);
     try {
       await next();

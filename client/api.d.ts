@@ -4960,7 +4960,7 @@ export interface components {
     IfMatch: string;
     /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
     IfNoneMatch: string;
-    /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+    /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
     MinPosition: string;
   };
   requestBodies: never;
@@ -4996,7 +4996,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -5036,7 +5036,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -5080,7 +5080,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -5120,7 +5120,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -5160,7 +5160,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -5200,7 +5200,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -5822,7 +5822,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -5959,7 +5959,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -6146,7 +6146,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -6871,7 +6871,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -7174,7 +7174,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -7482,7 +7482,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -7773,7 +7773,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -8768,7 +8768,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -9070,7 +9070,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -9726,7 +9726,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -10181,7 +10181,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -10491,7 +10491,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -10708,7 +10708,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -10996,7 +10996,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -11466,7 +11466,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -11707,7 +11707,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -12391,7 +12391,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -12693,7 +12693,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -13176,7 +13176,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -13464,7 +13464,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -14330,7 +14330,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -14568,7 +14568,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -14870,7 +14870,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -15459,7 +15459,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -15615,7 +15615,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -15832,7 +15832,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -16285,7 +16285,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -16868,7 +16868,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -17373,7 +17373,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -17540,7 +17540,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -17842,7 +17842,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -18431,7 +18431,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -18748,7 +18748,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -18885,7 +18885,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -19121,7 +19121,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -19279,7 +19279,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -19663,7 +19663,7 @@ export interface operations {
         types?: string;
       };
       header?: {
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -20001,7 +20001,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -20303,7 +20303,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -20887,7 +20887,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -21623,7 +21623,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -21772,7 +21772,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -21909,7 +21909,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -22105,7 +22105,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -22479,7 +22479,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -23015,7 +23015,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -23574,7 +23574,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -24058,7 +24058,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -24623,7 +24623,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -24925,7 +24925,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -25405,7 +25405,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -25775,7 +25775,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -26193,7 +26193,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -26330,7 +26330,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -26888,7 +26888,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -27190,7 +27190,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -27752,7 +27752,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -28671,7 +28671,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -28808,7 +28808,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -29297,7 +29297,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -29486,7 +29486,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path?: never;
@@ -29623,7 +29623,7 @@ export interface operations {
       header?: {
         /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
         "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {
@@ -29948,7 +29948,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). */
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
         "PM-Min-Position"?: components["parameters"]["MinPosition"];
       };
       path: {

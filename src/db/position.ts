@@ -15,3 +15,10 @@ export const positionSelect = (workspace: SQL | string | undefined): SQL => sql`
   (select e.id from events e where e.xact = pg_current_xact_id_if_assigned()::text::bigint order by e.position desc limit 1),
   ${workspace === undefined ? sql`null` : sql`(select e.id from events e where e.workspace_id = ${workspace} order by e.position desc limit 1)`}
 ) as pm_position`;
+
+/** The request header a GET names a write's position with: nothing older may answer (docs/sync.md). */
+export const MIN_POSITION_HEADER = "PM-Min-Position";
+
+/** One row, `known`: whether `id` is an event of `workspace` (events' primary key). */
+export const positionKnown = (workspace: SQL | string, id: string): SQL =>
+  sql`select exists (select 1 from events e where e.id = ${id} and e.workspace_id = ${workspace}) as known`;

@@ -116,7 +116,7 @@ export function registerOpenApiComponents(registry: OpenAPIHono["openAPIRegistry
     in: "header",
     required: false,
     description:
-      "A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md).",
+      "A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header.",
     schema: { type: "string" },
   });
   registry.registerComponent("parameters", "IdempotencyKey", {

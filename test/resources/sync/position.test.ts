@@ -113,3 +113,36 @@ describe("PM-Position", () => {
     expect(read.body.position).toBeUndefined();
   });
 });
+
+describe("PM-Min-Position", () => {
+  const read = (path: string, position: string, key = tenant.owner.key) =>
+    api("GET", path, { key, headers: { "PM-Min-Position": position } });
+
+  it("a write's position is read as asked; garbage or another workspace's event is 400 naming the header", async () => {
+    const created = await post("/tasks", { teamId: team.id, title: "min position" }, tenant.owner.key);
+    const at = created.headers.get("pm-position")!;
+    const ok = await read(`/tasks/${created.body.task.id}`, at);
+    expect(ok.status).toBe(200);
+    expect(ok.body.task.id).toBe(created.body.task.id);
+
+    const garbage = await read(`/tasks/${created.body.task.id}`, "garbage");
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.error).toMatchObject({ code: "BAD_REQUEST", details: { header: "PM-Min-Position" } });
+    expect(garbage.body.error.message).toContain("PM-Min-Position");
+
+    const other = await newTenant("Position elsewhere");
+    const otherTeam = await newTeam(other, { prefix: "ELS" });
+    const theirs = (await post("/tasks", { teamId: otherTeam.id, title: "theirs" }, other.owner.key)).headers.get("pm-position")!;
+    const foreign = await read("/tasks", theirs);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.details).toEqual({ header: "PM-Min-Position" });
+    expect(foreign.body.error.message).toContain(theirs);
+    // The same id is their own position.
+    expect((await read("/tasks", theirs, other.owner.key)).status).toBe(200);
+  });
+
+  it("a refusal comes first: a bad credential with a bad position is 401", async () => {
+    const res = await read("/tasks", "garbage", "not-a-key");
+    expect(res.status).toBe(401);
+  });
+});

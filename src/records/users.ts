@@ -10,7 +10,7 @@ import type { Executor, WorkspaceScope } from "../db/client";
 import type { FieldShape } from "../store/list";
 import { defineRecord, f } from "../store/record";
 import { BodyId } from "../store/schemas";
-import { named, namesAny } from "./names";
+import { named, namesAny, pathNames } from "./names";
 
 export const UserSummarySchema = z
   .object({
@@ -94,6 +94,8 @@ export const workspaceUserRecord = defineRecord({
   id: users.id,
   workspace: workspaceMembers.workspaceId,
   team: null,
+  // By id or email (contract §13), among the members of the caller's workspace (its join with the membership).
+  ...pathNames("user", users.id),
   from: sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId}`,
   fields: {
     ...userFields,

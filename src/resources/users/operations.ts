@@ -10,11 +10,11 @@ import { type Guard, guardedWrite, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
 
-/** The member `id` of the caller's workspace, with the guards of the write on it. */
+/** The member `id` (or email) of the caller's workspace, with the guards of the write on it. */
 function memberTarget(caller: Caller, id: string, guards: Guard[]): Target {
   return {
     from: workspaceUserRecord.from,
-    where: and(eq(workspaceMembers.workspaceId, caller.actor.workspace), eq(workspaceMembers.userId, id))!,
+    where: workspaceUserRecord.named({ workspace: caller.actor.workspace, teams: null }, id),
     columns: { id: users.id },
     guards,
     name: "User",

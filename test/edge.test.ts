@@ -10,6 +10,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { joinWorkspaceWithKey } from "../src/auth/accounts/membership";
 import { signAccessToken } from "../src/auth/jwt";
 import { sha256Hex } from "../src/core/crypto";
 import type { EdgeDeps } from "../src/front/edge";
@@ -593,5 +594,30 @@ describe("public documents", () => {
       const again = await fetchApp(new Request(`http://api.test${path}`, { headers: { "if-none-match": etag } }));
       expect([path, again.status, again.headers.get("cache-control")]).toEqual([path, 304, "public, max-age=300"]);
     }
+  });
+});
+
+describe("edge cache: a write that changes another workspace's answers", () => {
+  it("a person renamed through workspace B: workspace A's stored /me of them is not served again", async () => {
+    const a = await newTenant("Edge profile A");
+    const b = await newTenant("Edge profile B");
+    const person = await addMember(a, "MEMBER");
+    const keyInB = await withDb((db) =>
+      joinWorkspaceWithKey(db, { workspaceId: b.workspaceId, userId: person.userId, role: "MEMBER", keyName: "b" }),
+    );
+    const here = await location("profile");
+    const stored = { "cache-control": "max-age=60" };
+    expect((await here.send("GET", "/me", person.key, stored)).status).toBe(200);
+    const hit = await here.send("GET", "/me", person.key, stored);
+    expect(hit.headers.get("cache-status")).toContain("hit");
+
+    const renamed = await here.send("PATCH", `/users/${person.userId}`, keyInB, {}, { name: "Renamed through B" });
+    expect(renamed.status).toBe(200);
+    // The front Worker's own header: recorded, and stripped from the answer.
+    expect(renamed.headers.get("x-pm-also-written")).toBeNull();
+
+    const after = await here.send("GET", "/me", person.key, stored);
+    expect(after.headers.get("cache-status")).not.toContain("hit");
+    expect(JSON.stringify(after.body)).toContain("Renamed through B");
   });
 });

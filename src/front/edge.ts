@@ -32,6 +32,11 @@ export const SETTLE = "x-pm-settle";
  */
 export const REVOKED = "x-pm-revoked";
 /**
+ * Response header, on a successful write: the other workspaces whose answers it changed, comma-separated (a person's
+ * profile is theirs in every workspace they belong to). Each is recorded as a write of it; internal, stripped.
+ */
+export const ALSO_WRITTEN = "x-pm-also-written";
+/**
  * Request header: the caller reads nothing older than this position (a write's `PM-Position`: an event id). Positions
  * follow transaction ids, not commit order, so two of them say nothing of which committed first: the one position a
  * stored answer is known to include is the one the request that fetched it named (the write had been answered by
@@ -52,7 +57,7 @@ const ENTRY_POSITION = "x-pm-edge-position";
 const NEVER = "never";
 const META = [SENT_AT, ENTRY_WORKSPACE, ORIGIN_CACHE_CONTROL, ENTRY_EXPIRES, ENTRY_POSITION];
 /** Hop-by-hop or per-request headers of the origin's answer that an entry does not keep (RateLimit-* it keeps, for hits). */
-const NOT_STORED = ["set-cookie", "retry-after", WORKSPACE, CREDENTIAL_EXPIRES, REVOKED];
+const NOT_STORED = ["set-cookie", "retry-after", WORKSPACE, CREDENTIAL_EXPIRES, REVOKED, ALSO_WRITTEN];
 const RATE_LIMIT = ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"] as const;
 
 const CACHE_NAME = "pm-edge";
@@ -90,7 +95,7 @@ const status = (params: string) => `${CACHE_NAME}; ${params}`;
 
 function answer(res: Response, cacheStatus: string, ageSeconds: number, body: BodyInit | null = res.body): Response {
   const headers = new Headers(res.headers);
-  for (const h of [WORKSPACE, CREDENTIAL_EXPIRES, REVOKED, ...META]) headers.delete(h);
+  for (const h of [WORKSPACE, CREDENTIAL_EXPIRES, REVOKED, ALSO_WRITTEN, ...META]) headers.delete(h);
   headers.set("age", String(Math.max(0, Math.floor(ageSeconds))));
   // RFC 9211 §2: members run from the cache nearest the origin to the one nearest the caller, which this is.
   const prior = headers.get("cache-status");
@@ -305,7 +310,11 @@ export async function edgeFetch(request: Request, deps: EdgeDeps): Promise<Respo
     const writes = method !== "HEAD" && method !== "OPTIONS" && deps.maxSeconds > 0;
     const known = writes ? await knownWorkspace(deps, request) : { key: "", workspace: null, expires: NEVER };
     const res = await forward(request, deps, originHeaders(request, writes && known.workspace === null));
-    if (writes && res.ok) await recordWrite(deps, request.url, workspaceOf(deps, res, known).workspace || ANY_WORKSPACE, deps.now());
+    if (writes && res.ok) {
+      await recordWrite(deps, request.url, workspaceOf(deps, res, known).workspace || ANY_WORKSPACE, deps.now());
+      for (const other of (res.headers.get(ALSO_WRITTEN) ?? "").split(",").filter(Boolean))
+        await recordWrite(deps, request.url, other, deps.now());
+    }
     // A refusal may revoke too (a replayed refresh token): the revoked credential's stored answers stop here at once.
     const revoked = res.headers.get(REVOKED);
     if (writes && revoked) await recordWrite(deps, request.url, revoked, deps.now());

@@ -17,6 +17,11 @@ export const CREDENTIAL_EXPIRES = "x-pm-credential-expires";
  * stored before it is served there, and strips it.
  */
 export const REVOKED = "x-pm-revoked";
+/**
+ * On a successful write: the other workspaces whose answers it changed, comma-separated (a person's profile, theirs in
+ * each workspace they belong to). The front Worker records a write of each, and strips it.
+ */
+export const ALSO_WRITTEN = "x-pm-also-written";
 
 export const edgeWorkspace = createMiddleware<AppEnv>(async (c, next) => {
   await next();

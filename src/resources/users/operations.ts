@@ -23,6 +23,18 @@ function memberTarget(caller: Caller, id: string, guards: Guard[]): Target {
   };
 }
 
+/** The fields of a person that are theirs in every workspace, not the current one's (a role is the workspace's). */
+export const PROFILE_FIELDS = ["name", "avatarUrl", "handle", "notificationEmail"] as const;
+
+/** The workspaces `userId` belongs to besides the caller's: where a change of their profile changes answers too. */
+export async function otherWorkspacesOf(caller: Caller, userId: string): Promise<string[]> {
+  const { rows } = await caller.db.execute<{ id: string }>(
+    sql`select ${workspaceMembers.workspaceId} as id from ${workspaceMembers}
+      where ${workspaceMembers.userId} = ${userId} and ${workspaceMembers.workspaceId} <> ${caller.actor.workspace}`,
+  );
+  return rows.map((r) => r.id);
+}
+
 /** The caller speaks for the target: it is the caller, or an agent the caller owns. */
 const speaksFor = (caller: Caller) => sql`(${users.id} = ${caller.actor.user} or ${users.humanId} = ${caller.actor.user})`;
 

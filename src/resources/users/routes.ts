@@ -4,8 +4,9 @@ import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { ALSO_WRITTEN, ASK_WORKSPACE } from "../../middleware/edge-workspace";
 import { UserUpdate, type UserUpdateInput, WorkspaceUserSchema, WorkspaceUserSelection, workspaceUserRecord } from "../../records/users";
-import { getUser, listUsers, removeUser, updateUser } from "./operations";
+import { getUser, listUsers, otherWorkspacesOf, PROFILE_FIELDS, removeUser, updateUser } from "./operations";
 
 /** GET /users/{id}'s answer, also what If-Match and the order of checks read. */
 const readUser = oneRecord("user", workspaceUserRecord.shape, getUser);
@@ -79,7 +80,13 @@ export const userRoutes = newRouter()
   .openapi(list, reading(list, listing(workspaceUserRecord.list, "users", listUsers)))
   .openapi(read, reading(read, readUser))
   .openapi(update, async (c) => {
-    const user = await updateUser(c.get("caller"), c.req.valid("param").id, c.req.valid("json") as UserUpdateInput);
+    const input = c.req.valid("json") as UserUpdateInput;
+    const user = await updateUser(c.get("caller"), c.req.valid("param").id, input);
+    // Behind the front Worker, a profile change also stales the person's other workspaces' stored answers (GET /me there).
+    if (c.req.header(ASK_WORKSPACE) && PROFILE_FIELDS.some((f) => input[f] !== undefined)) {
+      const others = await otherWorkspacesOf(c.get("caller"), user.id);
+      if (others.length > 0) c.header(ALSO_WRITTEN, others.join(","));
+    }
     return c.json({ user }, 200);
   })
   .openapi(remove, async (c) => {

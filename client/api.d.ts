@@ -3303,11 +3303,13 @@ export interface components {
       customFields: {
         [key: string]: unknown;
       };
-      delegateId: string | null;
+      /** @description Default: `null`. */
+      delegateId?: string | null;
       description: string;
       /** Format: date */
       dueDate: string | null;
-      estimate: number | null;
+      /** @description Default: `null`. */
+      estimate?: number | null;
       /** @description Default: `null`. */
       estimateSeconds?: number | null;
       id: string;

@@ -59,6 +59,8 @@ function referenceFilter(op: FilterOp, values: string[]): SQL {
 const numberOf = (item: Record<string, unknown>) => Number(String(item.reference).slice(String(item.reference).lastIndexOf("-") + 1));
 
 const assignee = alias(users, "assignee");
+/** A task's estimate in points. */
+const Points = z.number().int().min(0).max(1_000_000);
 const link = (kind: NameKind, also: string) => ({ schema: NameOf(kind, also).nullable(), write: "resolved" as const });
 
 export const taskRecord = defineRecord({
@@ -109,8 +111,9 @@ export const taskRecord = defineRecord({
     estimate: f.integer(tasks.estimate, {
       builtIn: { name: "Estimate" },
       nullable: true,
-      input: { schema: z.number().int().min(0).max(1_000_000).nullable() },
-      exported: true,
+      input: { schema: Points.nullable() },
+      // Added after the document's first version: absent from older exports, which import with none.
+      exported: Points.nullable().default(null),
       doc: { description: "Points; null when not estimated" },
     }),
     // Time tracking: the stored estimate and what remains (set through `timeTracking` in bodies, exported as they are).
@@ -164,7 +167,8 @@ export const taskRecord = defineRecord({
       names: named("user"),
       nullable: true,
       input: link("user", "an agent of the workspace, who works on the task for its assignee; setting it opens an agent session"),
-      exported: BodyId.nullable(),
+      // Added after the document's first version (delegation): absent from older exports, which import with none.
+      exported: BodyId.nullable().default(null),
     }),
     session: f.json(taskSessionJson(tasks.id, tasks.delegateId), orNull(TaskSessionSummary), { shape: { id: true, state: true } }),
     assignee: f.json(userSummaryJson(assignee), orNull(UserSummarySchema), { lazy: true, shape: userSummaryShape }),

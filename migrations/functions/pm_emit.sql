@@ -28,9 +28,9 @@ BEGIN
   ), placed AS (
     -- The team each record belongs to (webhooks filter by it): its own row's, as it was (a milestone's and a comment's
     -- too, stored with them since 0017: their parent may be gone already in a cascade; a relation's, its source task's);
-    -- a task's or project's reference.
+    -- a task's, project's or cycle's reference.
     SELECT c.*,
-      CASE WHEN kind IN ('task', 'project') THEN (SELECT rt.prefix FROM teams rt WHERE rt.id = c.image->>'team_id') END AS prefix,
+      CASE WHEN kind IN ('task', 'project', 'cycle') THEN (SELECT rt.prefix FROM teams rt WHERE rt.id = c.image->>'team_id') END AS prefix,
       CASE kind
         WHEN 'team' THEN c.image->>'id'
         WHEN 'task_relation' THEN c.image->>'source_team_id'
@@ -40,7 +40,7 @@ BEGIN
   INSERT INTO events AS e (id, workspace_id, xact, position, type, resource_type, resource_id, reference, team_id, owner_id,
         actor_id, via, request_id, old_image, new_image, labels_after, labels_added, labels_removed, task_ids, other_team_id)
     SELECT pm_typeid('evt'), c.ws, base >> 20, base + c.rank, event_type, kind, c.id,
-      c.prefix || CASE kind WHEN 'task' THEN '-' ELSE '-P' END || (c.image->>'number'),
+      c.prefix || CASE kind WHEN 'task' THEN '-' WHEN 'cycle' THEN '-C' ELSE '-P' END || (c.image->>'number'),
       c.team, CASE WHEN kind = 'api_key' THEN c.image->>'user_id' END,
       -- A key made where no caller is known (a login) is by the user it belongs to.
       coalesce(ctx->>'actor', CASE WHEN kind = 'api_key' AND action = 'created' THEN c.image->>'user_id' END),

@@ -1,18 +1,19 @@
 // The one name resolver (docs/api.md, "Ids and names"): wherever a request names a record (a path, a body field, a filter value, a batch
-// item, an MCP argument), it may give the record's id or its human name: a task `ENG-12`, a project `ENG-P3`, a team its
+// item, an MCP argument), it may give the record's id or its human name: a task `ENG-12`, a project `ENG-P3`, a cycle
+// `ENG-C3`, a team its
 // prefix `ENG`, a label its name (any case), a user their email. Names are resolved in SQL, inside the statement that
 // reads or writes (no extra round trip). A value of neither form is refused (400 in a query, 422 in a body) by whoever
 // asks `formOf`; a name of the right form that names nothing is an unknown id.
 import { z } from "@hono/zod-openapi";
 import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type PgTable } from "drizzle-orm/pg-core";
-import { labels, projects, tasks, teams, users } from "../../drizzle/schema";
+import { cycles, labels, projects, tasks, teams, users } from "../../drizzle/schema";
 import type { IdPrefix } from "../ids";
 import type { NamedValues } from "../store/list";
 import { BodyId, MAX_ID_LENGTH } from "../store/schemas";
 
 /** The kinds of record with a human name besides their id. */
-export type HumanKind = "task" | "project" | "team" | "label" | "user";
+export type HumanKind = "task" | "project" | "cycle" | "team" | "label" | "user";
 /** A kind of record named by its id only, declared with its record: `idKind("a milestone id", "mile")`. */
 export interface IdKind {
   words: string;
@@ -26,6 +27,7 @@ export type NameKind = HumanKind | IdKind;
 const ID = /^[a-z]{1,10}_[0-9a-z]{1,64}$/;
 const TASK_REF = /^([A-Za-z][A-Za-z0-9]{1,9})-(\d{1,9})$/;
 const PROJECT_REF = /^([A-Za-z][A-Za-z0-9]{1,9})-P(\d{1,9})$/i;
+const CYCLE_REF = /^([A-Za-z][A-Za-z0-9]{1,9})-C(\d{1,9})$/i;
 const TEAM_PREFIX = /^[A-Za-z][A-Za-z0-9]{1,9}$/;
 /** Emails as signup takes them (one `@`, a dot in the domain, no spaces), compared in lower case as they are stored. */
 const EMAIL = /^[^\s@]{1,200}@[^\s@]+\.[^\s@]+$/;
@@ -54,9 +56,15 @@ export function parseProjectRef(value: string): Ref | null {
   return m ? { prefix: m[1].toUpperCase(), number: Number(m[2]) } : null;
 }
 
+export function parseCycleRef(value: string): Ref | null {
+  const m = CYCLE_REF.exec(value);
+  return m ? { prefix: m[1].toUpperCase(), number: Number(m[2]) } : null;
+}
+
 // Aliases for the sets a filter or a body resolves names into: the statement around them may read the same tables.
 const nTask = alias(tasks, "named_task");
 const nProject = alias(projects, "named_project");
+const nCycle = alias(cycles, "named_cycle");
 const nTeam = alias(teams, "named_team");
 const nLabel = alias(labels, "named_label");
 const nUser = alias(users, "named_user");
@@ -133,6 +141,22 @@ const NAMES: Record<HumanKind, HumanName & { words: string }> = {
     key: (v) => `${parseProjectRef(v)!.prefix}-P${parseProjectRef(v)!.number}`,
     keyOf: sql`${nTeam.prefix} || '-P' || ${nProject.number}`,
   },
+  cycle: {
+    words: "reference (`ENG-C3`)",
+    test: (v) => CYCLE_REF.test(v),
+    match: (v) => refCondition(teams.prefix, cycles.number, parseCycleRef(v)!),
+    from: sql`${fromAs(cycles, "named_cycle")} join ${fromAs(teams, "named_team")} on ${nTeam.id} = ${nCycle.teamId}`,
+    id: nCycle.id,
+    workspace: nCycle.workspaceId,
+    where: (values) =>
+      refsIn(
+        nTeam.prefix,
+        nCycle.number,
+        values.map((v) => parseCycleRef(v)!),
+      ),
+    key: (v) => `${parseCycleRef(v)!.prefix}-C${parseCycleRef(v)!.number}`,
+    keyOf: sql`${nTeam.prefix} || '-C' || ${nCycle.number}`,
+  },
   team: {
     words: "prefix (`ENG`, any case)",
     test: (v) => TEAM_PREFIX.test(v),
@@ -177,6 +201,7 @@ const nameSet = (name: HumanName, values: string[], workspace: Scope, columns: S
 const HUMAN_IDS: Record<HumanKind, IdKind> = {
   task: idKind("a task id", "task"),
   project: idKind("a project id", "proj"),
+  cycle: idKind("a cycle id", "cyc"),
   team: idKind("a team id", "team"),
   label: idKind("a label id", "label"),
   user: idKind("a user id", "user"),

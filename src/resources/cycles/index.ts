@@ -1,0 +1,48 @@
+// Cycles as one module (src/http/module.ts, docs/api.md "Cycles"): a team's time-boxed iterations, its register entry,
+// routes (`/cycles`, `/cycles/{id}/history`, `/cycles/{id}/burnup.svg`, `/teams/{id}/velocity`), MCP tools, events'
+// field map and export part. Tasks name their cycle by `cycleId` (src/records/tasks.ts); the rollover runs from the
+// Cron Trigger (src/index.ts).
+import { z } from "@hono/zod-openapi";
+import { RESOURCES } from "../../core/resources";
+import type { ResourceModule } from "../../http/module";
+import { createTool, listTool, tool } from "../../http/tool";
+import { NameOf } from "../../records/names";
+import { createCycle, getCycle, listCycles } from "./operations";
+import { Cycle, CycleCreate, type CycleCreateInput, cycleRecord } from "./record";
+import { cycleRoutes } from "./routes";
+
+export default {
+  name: "cycles",
+  resource: RESOURCES.cycles,
+  eventRecords: { cycle: cycleRecord.fields },
+  routes: [cycleRoutes],
+  tools: [
+    {
+      ...listTool("cycles", cycleRecord, listCycles, ' One team\'s running one: filter {"eq": {"teamId": "ENG", "state": "active"}}.'),
+      rank: 360,
+    },
+    tool({
+      name: "get_cycle",
+      rank: 370,
+      title: "Get a cycle",
+      description: "A cycle with its progress (GET /cycles/{id}), by id or name (`ENG-C3`).",
+      rest: "GET /cycles/{id}",
+      input: z.object({ id: NameOf("cycle") }).strict(),
+      output: z.object({ cycle: Cycle }),
+      async run(ctx, { id }) {
+        return { cycle: await getCycle(ctx.caller, id) };
+      },
+    }),
+    {
+      ...createTool<CycleCreateInput>(
+        "cycle",
+        "cycles",
+        CycleCreate,
+        Cycle,
+        createCycle,
+        "Creates a cycle in a team (POST /cycles); update_task's cycleId plans a task in it.",
+      ),
+      rank: 380,
+    },
+  ],
+} satisfies ResourceModule;

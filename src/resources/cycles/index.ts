@@ -5,10 +5,10 @@
 import { z } from "@hono/zod-openapi";
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { createTool, listTool, tool } from "../../http/tool";
+import { listTool, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import { createCycle, getCycle, listCycles } from "./operations";
-import { Cycle, CycleCreate, type CycleCreateInput, cycleRecord } from "./record";
+import { getCycle, listCycles } from "./operations";
+import { Cycle, cycleRecord } from "./record";
 import { cycleRoutes } from "./routes";
 
 export default {
@@ -17,15 +17,12 @@ export default {
   eventRecords: { cycle: cycleRecord.fields },
   routes: [cycleRoutes],
   tools: [
-    {
-      ...listTool("cycles", cycleRecord, listCycles, ' One team\'s running one: filter {"eq": {"teamId": "ENG", "state": "active"}}.'),
-      rank: 360,
-    },
+    { ...listTool("cycles", cycleRecord, listCycles), rank: 360 },
     tool({
       name: "get_cycle",
       rank: 370,
       title: "Get a cycle",
-      description: "A cycle with its progress (GET /cycles/{id}), by id or name (`ENG-C3`).",
+      description: "A cycle and its progress (GET /cycles/{id}).",
       rest: "GET /cycles/{id}",
       input: z.object({ id: NameOf("cycle") }).strict(),
       output: z.object({ cycle: Cycle }),
@@ -33,16 +30,5 @@ export default {
         return { cycle: await getCycle(ctx.caller, id) };
       },
     }),
-    {
-      ...createTool<CycleCreateInput>(
-        "cycle",
-        "cycles",
-        CycleCreate,
-        Cycle,
-        createCycle,
-        "Creates a cycle in a team (POST /cycles); update_task's cycleId plans a task in it.",
-      ),
-      rank: 380,
-    },
   ],
 } satisfies ResourceModule;

@@ -126,9 +126,10 @@ export const teams = pgTable(
     // Per-team reference counters, bumped in the same statement that inserts a task/project; never reused.
     taskCounter: integer("task_counter").notNull().default(0),
     projectCounter: integer("project_counter").notNull().default(0),
-    cycleCounter: integer("cycle_counter").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    // The cycles' reference counter (a column added after the others: `select *` unions list columns in table order).
+    cycleCounter: integer("cycle_counter").notNull().default(0),
   },
   (t) => [
     uniqueIndex("teams_workspace_prefix_key").on(t.workspaceId, t.prefix),
@@ -239,10 +240,10 @@ export const tasks = pgTable(
     /** The task's claim (docs/agents.md, "Claims"): who holds it until when; one past its expiry holds nothing. */
     claimHolderId: text("claim_holder_id").references(() => users.id, { onDelete: "set null" }),
     claimExpiresAt: ts("claim_expires_at"),
-    /** The cycle the task is planned in (docs/api.md, "Cycles"): one of its team's; cleared when the cycle is deleted. */
-    cycleId: text("cycle_id").references((): AnyPgColumn => cycles.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** The cycle the task is planned in (docs/api.md, "Cycles"): one of its team's; cleared when the cycle is deleted (last: the table's column order). */
+    cycleId: text("cycle_id").references((): AnyPgColumn => cycles.id, { onDelete: "set null" }),
   },
   (t) => [
     uniqueIndex("tasks_team_number_key").on(t.teamId, t.number),

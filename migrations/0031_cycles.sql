@@ -28,6 +28,11 @@ CREATE INDEX "tasks_cycle_idx" ON "tasks" USING btree ("cycle_id");--> statement
 -- constraint on the team and the half-open range [starts_at, ends_at) (btree_gist, a contrib extension, available on Neon).
 CREATE EXTENSION IF NOT EXISTS btree_gist;--> statement-breakpoint
 ALTER TABLE "cycles" ADD CONSTRAINT "cycles_no_overlap" EXCLUDE USING gist ("team_id" WITH =, tstzrange("starts_at", "ends_at") WITH &&);--> statement-breakpoint
+-- A cycle created bumps its team's cycle counter: as the task and project counters, no change of the team (0011).
+DROP TRIGGER teams_updated ON teams;--> statement-breakpoint
+CREATE TRIGGER teams_updated AFTER UPDATE ON teams FOR EACH ROW
+  WHEN ((to_jsonb(OLD) - ARRAY['task_counter', 'project_counter', 'cycle_counter', 'updated_at']) IS DISTINCT FROM (to_jsonb(NEW) - ARRAY['task_counter', 'project_counter', 'cycle_counter', 'updated_at']))
+  EXECUTE FUNCTION pm_record_row_event('team');--> statement-breakpoint
 -- Cycles are events (`cycle.created|updated|deleted`, docs/events.md).
 CREATE TRIGGER cycles_inserted AFTER INSERT ON cycles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('cycle');--> statement-breakpoint
 CREATE TRIGGER cycles_updated AFTER UPDATE ON cycles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION pm_record_events('cycle');--> statement-breakpoint

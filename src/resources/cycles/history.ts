@@ -7,6 +7,7 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { cycles, teams } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
 import { notFound } from "../../core/errors";
+import { inTeams } from "../../db/scope";
 import { nameMatch } from "../../records/names";
 import { categoryOf } from "./category";
 import { cycleProgress, cycleRecord } from "./record";
@@ -76,7 +77,7 @@ export type VelocityDto = z.infer<typeof Velocity>;
 export async function teamVelocity(caller: Caller, teamIdOrPrefix: string, count: number): Promise<VelocityDto> {
   const { rows } = await caller.db.execute<{ live: boolean; found: boolean; cycles: VelocityDto["cycles"] | null }>(sql`
     with team as (select ${teams.id} as id from ${teams}
-        where ${and(eq(teams.workspaceId, caller.actor.workspace), nameMatch("team", teams.id, teamIdOrPrefix))}),
+        where ${and(eq(teams.workspaceId, caller.actor.workspace), inTeams(caller.actor.teams, teams.id), nameMatch("team", teams.id, teamIdOrPrefix))}),
       ended as (select ${cycles.id} as id, ${cycles.number} as number, ${cycleProgress} as progress from ${cycles}
         where ${cycles.teamId} = (select id from team) and ${cycles.endsAt} <= now() and ${cycleRecord.inReach(caller.actor)}
         order by ${cycles.endsAt} desc limit ${count})

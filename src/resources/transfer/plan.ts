@@ -420,6 +420,8 @@ export function planTaskPage(state: PlanState, page: Located<ExportedTask>[]) {
       projectId,
       milestoneId,
       parentId,
+      // Cycles do not travel yet: an imported task is in none (its exported cycle may not exist in the target).
+      cycleId: null,
       assigneeId: state.user(t.assigneeId),
       delegateId: state.agent(t.delegateId, `${at}.delegateId`),
       labelIds: state.labelIds(t.labelIds, `${at}.labelIds`),

@@ -44,12 +44,18 @@ function changeableFields(records: EventRecords): string[] {
 }
 
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
-const PersonActor = UserSummarySchema.extend({
+const PersonActor = z.object({
+  ...UserSummarySchema.shape,
   type: z.enum(["HUMAN", "AGENT"]),
   via: z.enum(["api_key", "jwt", "mcp", "import", "sign_up", "oauth"]).nullable(),
 });
 /** The service's own writes (a cycle's rollover): no user. */
-const SystemActor = z.object({ id: z.null(), name: z.literal("system"), type: z.literal("SYSTEM"), via: z.literal("system") });
+const SystemActor = z.object({
+  id: z.string().nullable().openapi({ description: "Always null" }),
+  name: z.literal("system"),
+  type: z.literal("SYSTEM"),
+  via: z.literal("system"),
+});
 export const EventActor = z.union([PersonActor, SystemActor]).openapi("EventActor");
 const SYSTEM_ACTOR = { id: null, name: "system", type: "SYSTEM", via: "system" } as const;
 

@@ -11953,7 +11953,7 @@ export interface operations {
         "filter[neq][teamId]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description Only this record's events: an id, or a task or project reference */
+        /** @description Only this record's events: an id, or a task, project or cycle reference */
         resourceId?: string;
         /** @description Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created` */
         types?: string;
@@ -21132,7 +21132,7 @@ export interface operations {
       query?: {
         /** @description Comma-separated team ids or prefixes: only these teams' records (workspace-wide ones, labels and fields, stay) */
         teamIds?: string;
-        /** @description Comma-separated record types, default every one: team, team_member, label, field, project, milestone, task, comment */
+        /** @description Comma-separated record types, default every one: team, team_member, label, field, project, milestone, cycle, task, comment */
         types?: string;
       };
       header?: {

@@ -9,7 +9,7 @@ import { typeIdTime } from "../../ids";
 import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
 import { EVENT_RETENTION_DAYS, type EventDto, type EventRendering, type EventRow, eventColumns, eventsFrom } from "../../records/events";
-import { parseProjectRef, parseTaskRef } from "../../records/names";
+import { parseCycleRef, parseProjectRef, parseTaskRef } from "../../records/names";
 import type { Actor, StatementCaller as Caller } from "../../store/caller";
 import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
 import { qualified, type RecordType } from "../../store/record";
@@ -201,7 +201,14 @@ async function waitFor(
 function referenceIs(value: string): SQL | undefined {
   const task = parseTaskRef(value);
   const project = task ? null : parseProjectRef(value);
-  const canonical = task ? `${task.prefix}-${task.number}` : project ? `${project.prefix}-P${project.number}` : null;
+  const cycle = task || project ? null : parseCycleRef(value);
+  const canonical = task
+    ? `${task.prefix}-${task.number}`
+    : project
+      ? `${project.prefix}-P${project.number}`
+      : cycle
+        ? `${cycle.prefix}-C${cycle.number}`
+        : null;
   return canonical === null ? undefined : sql`upper(${events.reference}) = ${canonical}`;
 }
 

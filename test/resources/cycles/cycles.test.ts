@@ -213,3 +213,22 @@ describe("cycles", () => {
     expect(desc).toContain(`${days[0].date}: scope 0, completed 0`);
   });
 });
+
+describe("cycles in the sync snapshot", () => {
+  it("are records of the snapshot as their events' data has them, named ENG-C<n>", async () => {
+    const team = await newTeam(t);
+    const now = Date.now();
+    const c = await cycle(team, now + 100 * DAY, now + 107 * DAY);
+    const snapshot = await get(`/sync/snapshot?types=cycle&teamIds=${team.prefix}`, t.owner.key);
+    expect(snapshot.status).toBe(200);
+    const lines = (snapshot.body as string)
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const records = lines.filter((l) => l.type === "cycle").map((l) => l.record);
+    expect(records).toHaveLength(1);
+    const [event] = (await get(`/events?resourceId=${team.prefix}-C1`, t.owner.key)).body.events;
+    expect(records[0]).toEqual(event.data);
+    expect(records[0]).toMatchObject({ id: c.id, reference: `${team.prefix}-C1`, number: 1 });
+  });
+});

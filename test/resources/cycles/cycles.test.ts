@@ -114,6 +114,10 @@ describe("cycles", () => {
     const inCycle = await get(`/tasks?filter[eq][cycleId]=${ref}&sort[cycleId]=asc`, t.owner.key);
     expect(inCycle.status).toBe(200);
     expect(inCycle.body.tasks).toHaveLength(4);
+    // A claim's filter takes the list's names: the first open task of the cycle, by its name.
+    const claimed = await post("/tasks/claim", { filter: { eq: { cycleId: ref, status: "TODO" } } }, t.owner.key);
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    expect(claimed.body.task).toMatchObject({ cycleId: c.id, status: "TODO" });
 
     // Another team's cycle, an ended one, a name naming nothing.
     const foreign = await cycle(other, now, now + DAY);

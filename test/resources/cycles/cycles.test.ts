@@ -5,8 +5,8 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import { rollOverCycles } from "../../../src/resources/cycles/rollover";
-import { del, get, patch, post } from "../../helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import { del, expectAtomicWrite, get, patch, post } from "../../helpers/api";
+import { addMember, joinTeam, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 const DAY = 86_400_000;
 const at = (ms: number) => new Date(ms).toISOString();
@@ -16,6 +16,8 @@ let t: Tenant;
 async function cycle(team: TeamFixture, startsAt: number, endsAt: number, extra: Record<string, unknown> = {}) {
   const res = await post("/cycles", { teamId: team.prefix, startsAt: at(startsAt), endsAt: at(endsAt), ...extra }, t.owner.key);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.queries).toBe(1); // one statement: the team's counter, the insert, the answer
+  expect(res.headers.get("location")).toBe(`/cycles/${res.body.cycle.id}`);
   return res.body.cycle;
 }
 async function task(team: TeamFixture, body: Record<string, unknown>) {
@@ -77,6 +79,7 @@ describe("cycles", () => {
 
     const renamed = await patch(`/cycles/${team.prefix}-C1`, { name: "Warm-up", startsAt: at(now + 9 * DAY) }, t.owner.key);
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expectAtomicWrite(renamed, "PATCH /cycles/{id}");
     expect(renamed.body.cycle).toMatchObject({ name: "Warm-up", startsAt: at(now + 9 * DAY) });
     const intoNext = await patch(`/cycles/${first.id}`, { endsAt: at(now + 18 * DAY) }, t.owner.key);
     expect(intoNext.status).toBe(422);
@@ -215,6 +218,25 @@ describe("cycles", () => {
     const desc = /<desc[^>]*>([^<]*)<\/desc>/.exec(text)?.[1] ?? "";
     expect(desc).toContain(`${days[2].date}: scope 2, completed 1`);
     expect(desc).toContain(`${days[0].date}: scope 0, completed 0`);
+  });
+});
+
+describe("who plans cycles", () => {
+  it("a team VIEWER is 403, another workspace's cycle is 404, a MEMBER plans", async () => {
+    const team = await newTeam(t);
+    const now = Date.now();
+    const viewer = await addMember(t);
+    await joinTeam(team, viewer, "VIEWER");
+    const member = await addMember(t);
+    await joinTeam(team, member, "MEMBER");
+    const body = { teamId: team.id, startsAt: at(now), endsAt: at(now + DAY) };
+    expect((await post("/cycles", body, viewer.key)).status).toBe(403);
+    const made = await post("/cycles", body, member.key);
+    expect(made.status).toBe(201);
+    const other = await newTenant("Elsewhere");
+    expect((await get(`/cycles/${made.body.cycle.id}`, other.owner.key)).status).toBe(404);
+    expect((await patch(`/cycles/${made.body.cycle.id}`, { name: "Mine" }, other.owner.key)).status).toBe(404);
+    expect((await get(`/cycles/${made.body.cycle.id}`, viewer.key)).status).toBe(200);
   });
 });
 

@@ -1674,7 +1674,7 @@ export interface paths {
     };
     /**
      * Export a project with its milestones and tasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, cycles, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -1964,7 +1964,7 @@ export interface paths {
     };
     /**
      * Export a task with its subtasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, cycles, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -2282,7 +2282,7 @@ export interface paths {
     };
     /**
      * Export a team with its members, projects, milestones and tasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, cycles, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -2732,7 +2732,7 @@ export interface paths {
     };
     /**
      * Export the whole workspace (OWNER only; the credential's own workspace)
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, cycles, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -3434,11 +3434,43 @@ export interface components {
        */
       updatedAt: string;
     };
+    ExportCycle: {
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      createdAt: string;
+      description: string;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T00:00:00.000Z
+       */
+      endsAt: string;
+      id: string;
+      /** @description Default `Cycle <number>` */
+      name: string;
+      number: number;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T00:00:00.000Z
+       */
+      startsAt: string;
+      /** @description Default: `[]`. */
+      taskIds?: string[];
+      teamId: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      updatedAt: string;
+    };
     /** @description The exported resource and everything under it, as flat lists whose records link by id: a task with its subtasks; a project with its milestones and tasks; a team with its members, projects, milestones and tasks; a workspace with all of it. Comments, the labels and fields the records use and the users they point at come along. */
     ExportData: {
       /** @description The files of the export's tasks and their comments; an import skips them (docs/api.md). Default: `[]`. */
       attachments?: components["schemas"]["ExportAttachment"][];
       comments: components["schemas"]["ExportComment"][];
+      /** @description The teams' cycles (or those of the export's tasks), each with its exported tasks' ids. Default: `[]`. */
+      cycles?: components["schemas"]["ExportCycle"][];
       fields: components["schemas"]["ExportField"][];
       labels: components["schemas"]["ExportLabel"][];
       /** @description The links of the export's tasks. Default: `[]`. */

@@ -10,12 +10,14 @@ import { NameOf } from "../../records/names";
 import { getCycle, listCycles } from "./operations";
 import { Cycle, cycleRecord } from "./record";
 import { cycleRoutes } from "./routes";
+import { cyclesPart } from "./transfer";
 
 export default {
   name: "cycles",
   resource: RESOURCES.cycles,
   eventRecords: { cycle: cycleRecord.fields },
   routes: [cycleRoutes],
+  transfer: cyclesPart,
   tools: [
     { ...listTool("cycles", cycleRecord, listCycles), rank: 360 },
     tool({

@@ -420,7 +420,7 @@ export function planTaskPage(state: PlanState, page: Located<ExportedTask>[]) {
       projectId,
       milestoneId,
       parentId,
-      // Cycles do not travel yet: an imported task is in none (its exported cycle may not exist in the target).
+      // Its cycle's part puts it in its cycle, once the cycles are written (src/resources/cycles/transfer.ts).
       cycleId: null,
       assigneeId: state.user(t.assigneeId),
       delegateId: state.agent(t.delegateId, `${at}.delegateId`),

@@ -1,7 +1,8 @@
 // A team's cycles in the export document (src/store/transfer-part.ts): a team's or workspace's cycles, or those the
 // exported tasks are in, each with the ids of its exported tasks (`taskIds`). An import, after the tasks, makes each
-// cycle in its team with the next number of the team's counter (an overwritten one keeps its own) and puts its tasks in
-// it; a cycle that overlaps one of the target team's is refused as POST /cycles refuses it (422 at `startsAt`).
+// cycle in its team with the next number of the team's counter (an overwritten one keeps its own; one of the same dates
+// as a cycle the team has is that cycle) and puts its tasks in it; a cycle that overlaps another of the target team's
+// is refused as POST /cycles refuses it (422 at `startsAt`).
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { cycles, tasks, teams } from "../../../drizzle/schema";
@@ -56,14 +57,22 @@ export const cyclesPart: TransferPart<Exported> = {
         });
         if (!writing()) return;
         for (const { id, teamId, taskIds, c } of rows) {
-          // A new cycle takes the team's next number; an overwritten one keeps its own (the counter's draw goes unused).
-          await tx.execute(sql`with counter as (update ${teams} set cycle_counter = cycle_counter + 1 where id = ${teamId} returning cycle_counter),
-              written as (insert into ${cycles} (id, workspace_id, team_id, number, name, description, starts_at, ends_at)
-                select ${id}, ${plan.target.workspaceId}, ${teamId}, counter.cycle_counter, ${c.name}, ${c.description},
-                  ${c.startsAt}::timestamptz, ${c.endsAt}::timestamptz from counter
-                on conflict (id) do update set name = excluded.name, description = excluded.description,
-                  starts_at = excluded.starts_at, ends_at = excluded.ends_at, updated_at = now() returning id)
-            update ${tasks} set cycle_id = (select id from written) where id = any(${sql.param(taskIds)}::text[])`);
+          const [startsAt, endsAt] = [sql`${c.startsAt}::timestamptz`, sql`${c.endsAt}::timestamptz`];
+          // Overwritten: its fields as exported. New: the team's cycle of the same dates if it has one (an export into
+          // the team it came from), else a new cycle with the team's next number.
+          const ctes = plan.kept(c.id)
+            ? sql`cycle as (update ${cycles} set name = ${c.name}, description = ${c.description}, starts_at = ${startsAt},
+                ends_at = ${endsAt}, updated_at = now() where id = ${id} returning id)`
+            : sql`same as (select id from ${cycles} where team_id = ${teamId} and starts_at = ${startsAt} and ends_at = ${endsAt}),
+                counter as (update ${teams} set cycle_counter = cycle_counter + 1 where id = ${teamId} and not exists (select 1 from same)
+                  returning cycle_counter),
+                made as (insert into ${cycles} (id, workspace_id, team_id, number, name, description, starts_at, ends_at)
+                  select ${id}, ${plan.target.workspaceId}, ${teamId}, counter.cycle_counter, ${c.name}, ${c.description}, ${startsAt},
+                    ${endsAt} from counter returning id),
+                cycle as (select id from made union all select id from same)`;
+          await tx.execute(
+            sql`with ${ctes} update ${tasks} set cycle_id = (select id from cycle limit 1) where id = any(${sql.param(taskIds)}::text[])`,
+          );
         }
       },
     }),

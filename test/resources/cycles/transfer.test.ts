@@ -67,11 +67,21 @@ describe("cycles in export and import", () => {
     expect(planned.map((task: { title: string }) => task.title).sort()).toEqual(["A", "B"]);
     expect((await get(`/cycles/${copy.prefix}-C2`, t.owner.key)).body.cycle.progress.scope.tasks).toBe(2);
 
-    // The same cycles again into the copy overlap its own: refused as POST /cycles refuses it, nothing written.
+    // The same export again into the copy: its cycles of the same dates are the copy's, which take the new tasks too.
     const again = await api("POST", `/teams/${copy.id}/import`, { body: { data: doc }, key: t.owner.key });
-    expect(again.status).toBe(422);
-    expect(again.body.errors.startsAt).toBeDefined();
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect((await get(`/cycles?filter[eq][teamId]=${copy.id}`, t.owner.key)).body.cycles).toHaveLength(2);
+    expect((await get(`/cycles/${copy.prefix}-C2`, t.owner.key)).body.cycle.progress.scope.tasks).toBe(4);
+    // A cycle overlapping one of the target's (a day later) is refused as POST /cycles refuses it; nothing is written.
+    const later = (iso: string) => new Date(Date.parse(iso) + DAY).toISOString();
+    const shifted = {
+      ...doc,
+      data: { ...doc.data, cycles: doc.data.cycles.map((c) => ({ ...c, startsAt: later(c.startsAt), endsAt: later(c.endsAt) })) },
+    };
+    const overlapping = await api("POST", `/teams/${copy.id}/import`, { body: { data: shifted }, key: t.owner.key });
+    expect(overlapping.status).toBe(422);
+    expect(overlapping.body.errors.startsAt).toBeDefined();
+    expect((await get(`/tasks?filter[eq][teamId]=${copy.id}`, t.owner.key)).body.tasks).toHaveLength(6);
   });
 
   it("a task export carries the cycle its task is in, with that task only", async () => {

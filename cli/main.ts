@@ -6,6 +6,7 @@ import { api } from "./commands/api";
 import { attach, attachments, download } from "./commands/attachments";
 import { comment, comments } from "./commands/comment";
 import { completionOf } from "./commands/completion";
+import { cycles } from "./commands/cycles";
 import { events } from "./commands/events";
 import { inbox } from "./commands/inbox";
 import { keys } from "./commands/keys";
@@ -56,6 +57,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     members,
     projects,
     milestones,
+    cycles,
     workspaces: workspace,
     workspace,
     keys,
@@ -79,6 +81,7 @@ const DEFAULT_SUBCOMMAND = new Map<CommandDef, string>([
   [workspace, "list"],
   [sessions, "list"],
   [inbox, "list"],
+  [cycles, "list"],
 ]);
 
 const VERSION_FLAGS = ["--version", "-V"];

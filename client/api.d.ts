@@ -629,6 +629,112 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/cycles": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the workspace's cycles
+     * @description E.g. `filter[eq][teamId]=ENG&filter[eq][state]=active`. Filters: one `filter[<op>][<field>]` parameter per field and operator the list accepts; several combine with AND. `in` repeats its parameter once per value (an array); `contains` and `startsWith` are case-insensitive; the value `null` (eq, neq, in) matches a field that has none. `sort[<field>]=asc|desc`: at most 5 keys, in the order of the parameters; default `createdAt` ascending, ties by id. An unknown name is 400 (`details` lists the allowed ones), and so are more than 20 filters or a value longer than 2000 characters.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `projects:write`, which read these records.
+     */
+    get: operations["listCycles"];
+    put?: never;
+    /**
+     * Create a cycle in a team
+     * @description Needs team role MEMBER, or workspace ADMIN. Numbered from the team's cycle counter (`ENG-C3`); `name` defaults to `Cycle <number>`. A team's cycles never overlap (422 at `startsAt`); `endsAt` after `startsAt`, at most 26 weeks later.
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
+     */
+    post: operations["createCycle"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/cycles/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a cycle (by id or name, `ENG-C3`) with its progress
+     * @description `fields` narrows the answer. Another workspace's cycle is 404.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `projects:write`, which read these records.
+     */
+    get: operations["getCycle"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a cycle
+     * @description Its tasks stay, with `cycleId` cleared (one `task.updated` each).
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
+     */
+    delete: operations["deleteCycle"];
+    options?: never;
+    head?: never;
+    /**
+     * Update a cycle
+     * @description Partial. An ended cycle's dates are fixed (409); the team cannot change.
+     *
+     *     Requires the scope `projects:write` (create, change and delete projects and milestones).
+     */
+    patch: operations["updateCycle"];
+    trace?: never;
+  };
+  "/cycles/{id}/burnup.svg": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A cycle's burn-up picture (SVG)
+     * @description Scope and completed tasks over the history's days, as `image/svg+xml` with a `<title>` and the figures in `<desc>`; no script.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `projects:write`, which read these records.
+     */
+    get: operations["getCycleBurnup"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/cycles/{id}/history": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A cycle's progress day by day
+     * @description UTC days from `startsAt` to the earlier of today and `endsAt`, each as the tasks stood at the end of that day, computed from the stored events (kept 30 days), so a past day's figures never change.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `projects:write`, which read these records.
+     */
+    get: operations["getCycleHistory"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/device": {
     parameters: {
       query?: never;
@@ -1568,7 +1674,7 @@ export interface paths {
     };
     /**
      * Export a project with its milestones and tasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, cycles, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -1858,7 +1964,7 @@ export interface paths {
     };
     /**
      * Export a task with its subtasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, cycles, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole. `{id}` may be the reference.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -2176,7 +2282,7 @@ export interface paths {
     };
     /**
      * Export a team with its members, projects, milestones and tasks
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, cycles, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -2233,6 +2339,28 @@ export interface paths {
      *     Requires the scope `teams:write` (create and change teams and their members).
      */
     post: operations["addTeamMember"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/teams/{id}/velocity": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What a team's last ended cycles completed
+     * @description Over the last `cycles` (1..12, default 3) ended cycles, newest first, with the average per cycle.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `projects:write`, which read these records.
+     */
+    get: operations["getTeamVelocity"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2604,7 +2732,7 @@ export interface paths {
     };
     /**
      * Export the whole workspace (OWNER only; the credential's own workspace)
-     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
+     * @description The export document: `type`, `version` 1, `exportedAt` and `data`, flat lists of records that link by id, with their comments, relations, links, cycles, the labels and fields they use and the users they point at. `POST /teams/{id}/import` (task, project, team) or `POST /workspaces/import` (workspace) takes it back whole.
      *
      *     Requires the scope `export` (export tasks, projects, teams and workspaces).
      */
@@ -2778,6 +2906,7 @@ export interface components {
         | "subscribers"
         | "projects"
         | "milestones"
+        | "cycles"
         | "events"
         | "sync"
         | "comments"
@@ -2864,6 +2993,7 @@ export interface components {
         | "subscribers"
         | "projects"
         | "milestones"
+        | "cycles"
         | "events"
         | "sync"
         | "comments"
@@ -2994,6 +3124,144 @@ export interface components {
       taskId?: string | null;
       updatedAt?: string;
     };
+    Cycle: {
+      createdAt: string;
+      description: string;
+      endsAt: string;
+      /** @example cyc_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id: string;
+      name: string;
+      /** @description Counts the team's cycles from 1; names the cycle (`ENG-C3`) */
+      number: number;
+      progress: components["schemas"]["CycleProgress"];
+      /**
+       * @description `<team prefix>-C<number>`, never reused
+       * @example ENG-C3
+       */
+      reference: string;
+      startsAt: string;
+      state: components["schemas"]["CycleState"];
+      teamId: string;
+      updatedAt: string;
+    };
+    CycleCreate: {
+      description?: string;
+      /**
+       * Format: date-time
+       * @description After startsAt, at most 26 weeks later
+       * @example 2026-03-02T00:00:00.000Z
+       */
+      endsAt: string;
+      /** @description Default `Cycle <number>` */
+      name?: string;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T00:00:00.000Z
+       */
+      startsAt: string;
+      /** @description A team id (`team_…`) or its prefix (`ENG`, any case); a team of the workspace */
+      teamId: string;
+    };
+    CycleDay: {
+      canceled: {
+        estimate: number;
+        tasks: number;
+      };
+      completed: {
+        estimate: number;
+        tasks: number;
+      };
+      /** @example 2026-03-02 */
+      date: string;
+      scope: {
+        estimate: number;
+        tasks: number;
+      };
+      started: {
+        estimate: number;
+        tasks: number;
+      };
+    };
+    CycleHistory: {
+      days: components["schemas"]["CycleDay"][];
+    };
+    /** @description As the tasks stand now; an ended cycle's as it was at its end */
+    CycleProgress: {
+      canceled: {
+        estimate: number;
+        tasks: number;
+      };
+      completed: {
+        estimate: number;
+        tasks: number;
+      };
+      scope: {
+        estimate: number;
+        tasks: number;
+      };
+      started: {
+        estimate: number;
+        tasks: number;
+      };
+    };
+    CycleSelection: {
+      createdAt?: string;
+      description?: string;
+      endsAt?: string;
+      /** @example cyc_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id?: string;
+      name?: string;
+      /** @description Counts the team's cycles from 1; names the cycle (`ENG-C3`) */
+      number?: number;
+      progress?: {
+        canceled?: {
+          estimate?: number;
+          tasks?: number;
+        };
+        completed?: {
+          estimate?: number;
+          tasks?: number;
+        };
+        scope?: {
+          estimate?: number;
+          tasks?: number;
+        };
+        started?: {
+          estimate?: number;
+          tasks?: number;
+        };
+      };
+      /**
+       * @description `<team prefix>-C<number>`, never reused
+       * @example ENG-C3
+       */
+      reference?: string;
+      startsAt?: string;
+      state?: components["schemas"]["CycleState"];
+      teamId?: string;
+      updatedAt?: string;
+    };
+    /**
+     * @description From the clock
+     * @enum {string}
+     */
+    CycleState: "upcoming" | "active" | "ended";
+    CycleUpdate: {
+      description?: string;
+      /**
+       * Format: date-time
+       * @description After startsAt, at most 26 weeks later
+       * @example 2026-03-02T00:00:00.000Z
+       */
+      endsAt?: string;
+      /** @description Default `Cycle <number>` */
+      name?: string;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T00:00:00.000Z
+       */
+      startsAt?: string;
+    };
     DeviceApproveRequest: {
       user_code: string;
     };
@@ -3045,7 +3313,29 @@ export interface components {
     };
     Event: {
       /** @description Who made the change and how; null when no user did (a sign-up's first rows) */
-      actor: components["schemas"]["EventActor"] | null;
+      actor:
+        | {
+            avatarUrl: string | null;
+            email: string;
+            humanId: string | null;
+            id: string;
+            name: string;
+            /** @enum {string} */
+            type: "HUMAN" | "AGENT";
+            /** @enum {string|null} */
+            via: "api_key" | "jwt" | "mcp" | "import" | "sign_up" | "oauth" | null;
+          }
+        | {
+            /** @description Always null */
+            id: string | null;
+            /** @enum {string} */
+            name: "system";
+            /** @enum {string} */
+            type: "SYSTEM";
+            /** @enum {string} */
+            via: "system";
+          }
+        | null;
       /** @description Updates only: each changed field of the record's answer as `{from, to}`; label changes as `labelIds`, custom fields as `customFields.<key>` */
       changes?: {
         [key: string]: components["schemas"]["EventChange"];
@@ -3083,16 +3373,11 @@ export interface components {
         | "agent_activity"
         | "project"
         | "milestone"
+        | "cycle"
         | "comment"
         | "webhook";
       /** @example task.updated */
       type: string;
-    };
-    EventActor: components["schemas"]["UserSummary"] & {
-      /** @enum {string} */
-      type: "HUMAN" | "AGENT";
-      /** @enum {string|null} */
-      via: "api_key" | "jwt" | "mcp" | "import" | "sign_up" | "oauth" | null;
     };
     EventChange: {
       from?: unknown;
@@ -3149,11 +3434,43 @@ export interface components {
        */
       updatedAt: string;
     };
+    ExportCycle: {
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      createdAt: string;
+      description: string;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T00:00:00.000Z
+       */
+      endsAt: string;
+      id: string;
+      /** @description Default `Cycle <number>` */
+      name: string;
+      number: number;
+      /**
+       * Format: date-time
+       * @example 2026-03-02T00:00:00.000Z
+       */
+      startsAt: string;
+      /** @description Default: `[]`. */
+      taskIds?: string[];
+      teamId: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      updatedAt: string;
+    };
     /** @description The exported resource and everything under it, as flat lists whose records link by id: a task with its subtasks; a project with its milestones and tasks; a team with its members, projects, milestones and tasks; a workspace with all of it. Comments, the labels and fields the records use and the users they point at come along. */
     ExportData: {
       /** @description The files of the export's tasks and their comments; an import skips them (docs/api.md). Default: `[]`. */
       attachments?: components["schemas"]["ExportAttachment"][];
       comments: components["schemas"]["ExportComment"][];
+      /** @description The teams' cycles (or those of the export's tasks), each with its exported tasks' ids. Default: `[]`. */
+      cycles?: components["schemas"]["ExportCycle"][];
       fields: components["schemas"]["ExportField"][];
       labels: components["schemas"]["ExportLabel"][];
       /** @description The links of the export's tasks. Default: `[]`. */
@@ -3303,6 +3620,8 @@ export interface components {
       customFields: {
         [key: string]: unknown;
       };
+      /** @description Default: `null`. */
+      cycleId?: string | null;
       /** @description Default: `null`. */
       delegateId?: string | null;
       description: string;
@@ -4096,6 +4415,7 @@ export interface components {
       customFields: {
         [key: string]: unknown;
       };
+      cycleId: string | null;
       delegateId: string | null;
       /** @description Markdown; empty string when not set */
       description: string;
@@ -4182,6 +4502,8 @@ export interface components {
       customFields?: {
         [key: string]: unknown;
       };
+      /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`); of the task's team, not ended */
+      cycleId?: string | null;
       /** @description A user id (`user_…`) or its email; an agent of the workspace, who works on the task for its assignee; setting it opens an agent session */
       delegateId?: string | null;
       /** @description Default: `""`. */
@@ -4298,6 +4620,7 @@ export interface components {
       customFields?: {
         [key: string]: unknown;
       };
+      cycleId?: string | null;
       delegateId?: string | null;
       /** @description Markdown; empty string when not set */
       description?: string;
@@ -4396,6 +4719,8 @@ export interface components {
       customFields?: {
         [key: string]: unknown;
       };
+      /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`); of the task's team, not ended */
+      cycleId?: string | null;
       /** @description A user id (`user_…`) or its email; an agent of the workspace, who works on the task for its assignee; setting it opens an agent session */
       delegateId?: string | null;
       description?: string;
@@ -4589,6 +4914,22 @@ export interface components {
       errors: {
         [key: string]: string[];
       };
+    };
+    Velocity: {
+      /** @description Completed per cycle (two decimals) */
+      average: {
+        estimate: number;
+        tasks: number;
+      };
+      cycles: components["schemas"]["VelocityCycle"][];
+    };
+    VelocityCycle: {
+      completed: {
+        estimate: number;
+        tasks: number;
+      };
+      id: string;
+      number: number;
     };
     Webhook: {
       agentIds: string[] | null;
@@ -9720,6 +10061,1157 @@ export interface operations {
       503: components["responses"]["WriteUnavailable"];
     };
   };
+  listCycles: {
+    parameters: {
+      query?: {
+        /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
+        cursor?: string;
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, teamId, number, reference, name, description, startsAt, endsAt, state, progress, createdAt, updatedAt. */
+        fields?: string;
+        "filter[contains][description]"?: string;
+        "filter[contains][name]"?: string;
+        "filter[eq][createdAt]"?: string;
+        "filter[eq][description]"?: string;
+        "filter[eq][endsAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[eq][id]"?: string;
+        "filter[eq][name]"?: string;
+        "filter[eq][number]"?: number;
+        "filter[eq][startsAt]"?: string;
+        "filter[eq][state]"?: "upcoming" | "active" | "ended";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[eq][teamId]"?: string;
+        "filter[eq][updatedAt]"?: string;
+        "filter[gt][createdAt]"?: string;
+        "filter[gt][description]"?: string;
+        "filter[gt][endsAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[gt][id]"?: string;
+        "filter[gt][name]"?: string;
+        "filter[gt][number]"?: number;
+        "filter[gt][startsAt]"?: string;
+        "filter[gt][state]"?: "upcoming" | "active" | "ended";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[gt][teamId]"?: string;
+        "filter[gt][updatedAt]"?: string;
+        "filter[gte][createdAt]"?: string;
+        "filter[gte][description]"?: string;
+        "filter[gte][endsAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[gte][id]"?: string;
+        "filter[gte][name]"?: string;
+        "filter[gte][number]"?: number;
+        "filter[gte][startsAt]"?: string;
+        "filter[gte][state]"?: "upcoming" | "active" | "ended";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[gte][teamId]"?: string;
+        "filter[gte][updatedAt]"?: string;
+        "filter[in][createdAt]"?: string[];
+        "filter[in][description]"?: string[];
+        "filter[in][endsAt]"?: string[];
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[in][id]"?: string[];
+        "filter[in][name]"?: string[];
+        "filter[in][number]"?: number[];
+        "filter[in][startsAt]"?: string[];
+        "filter[in][state]"?: ("upcoming" | "active" | "ended")[];
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[in][teamId]"?: string[];
+        "filter[in][updatedAt]"?: string[];
+        "filter[lt][createdAt]"?: string;
+        "filter[lt][description]"?: string;
+        "filter[lt][endsAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[lt][id]"?: string;
+        "filter[lt][name]"?: string;
+        "filter[lt][number]"?: number;
+        "filter[lt][startsAt]"?: string;
+        "filter[lt][state]"?: "upcoming" | "active" | "ended";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[lt][teamId]"?: string;
+        "filter[lt][updatedAt]"?: string;
+        "filter[lte][createdAt]"?: string;
+        "filter[lte][description]"?: string;
+        "filter[lte][endsAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[lte][id]"?: string;
+        "filter[lte][name]"?: string;
+        "filter[lte][number]"?: number;
+        "filter[lte][startsAt]"?: string;
+        "filter[lte][state]"?: "upcoming" | "active" | "ended";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[lte][teamId]"?: string;
+        "filter[lte][updatedAt]"?: string;
+        "filter[neq][createdAt]"?: string;
+        "filter[neq][description]"?: string;
+        "filter[neq][endsAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[neq][id]"?: string;
+        "filter[neq][name]"?: string;
+        "filter[neq][number]"?: number;
+        "filter[neq][startsAt]"?: string;
+        "filter[neq][state]"?: "upcoming" | "active" | "ended";
+        /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
+        "filter[neq][teamId]"?: string;
+        "filter[neq][updatedAt]"?: string;
+        "filter[startsWith][description]"?: string;
+        "filter[startsWith][name]"?: string;
+        /** @description Page size, 1..250 */
+        limit?: number;
+        "sort[createdAt]"?: "asc" | "desc";
+        "sort[endsAt]"?: "asc" | "desc";
+        "sort[id]"?: "asc" | "desc";
+        "sort[name]"?: "asc" | "desc";
+        "sort[number]"?: "asc" | "desc";
+        "sort[startsAt]"?: "asc" | "desc";
+        "sort[teamId]"?: "asc" | "desc";
+        "sort[updatedAt]"?: "asc" | "desc";
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cycles */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            cycles: components["schemas"]["CycleSelection"][];
+            pagination: components["schemas"]["Pagination"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createCycle: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CycleCreate"];
+      };
+    };
+    responses: {
+      /** @description Created; `Location` is the new resource's path */
+      201: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            cycle: components["schemas"]["Cycle"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  getCycle: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, teamId, number, reference, name, description, startsAt, endsAt, state, progress, createdAt, updatedAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description The cycle's id or name (`ENG-C3`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cycle */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            cycle: components["schemas"]["CycleSelection"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteCycle: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
+      path: {
+        /** @description The cycle's id or name (`ENG-C3`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  updateCycle: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
+      path: {
+        /** @description The cycle's id or name (`ENG-C3`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CycleUpdate"];
+      };
+    };
+    responses: {
+      /** @description Updated */
+      200: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            cycle: components["schemas"]["Cycle"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  getCycleBurnup: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description The cycle's id or name (`ENG-C3`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The picture */
+      200: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "image/svg+xml": string;
+        };
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getCycleHistory: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description The cycle's id or name (`ENG-C3`) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The days */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["CycleHistory"];
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   deviceVerificationPage: {
     parameters: {
       query?: {
@@ -10239,6 +11731,7 @@ export interface operations {
           | "contentType"
           | "createdBy"
           | "customFields"
+          | "cycleId"
           | "delegateId"
           | "description"
           | "disabledReason"
@@ -10246,6 +11739,7 @@ export interface operations {
           | "durationSeconds"
           | "email"
           | "enabled"
+          | "endsAt"
           | "estimate"
           | "expiresAt"
           | "externalUrl"
@@ -10262,6 +11756,7 @@ export interface operations {
           | "name"
           | "note"
           | "notificationEmail"
+          | "number"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -10276,6 +11771,7 @@ export interface operations {
           | "sourceTaskId"
           | "startDate"
           | "startedAt"
+          | "startsAt"
           | "status"
           | "targetDate"
           | "targetTaskId"
@@ -10324,6 +11820,7 @@ export interface operations {
           | "contentType"
           | "createdBy"
           | "customFields"
+          | "cycleId"
           | "delegateId"
           | "description"
           | "disabledReason"
@@ -10331,6 +11828,7 @@ export interface operations {
           | "durationSeconds"
           | "email"
           | "enabled"
+          | "endsAt"
           | "estimate"
           | "expiresAt"
           | "externalUrl"
@@ -10347,6 +11845,7 @@ export interface operations {
           | "name"
           | "note"
           | "notificationEmail"
+          | "number"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -10361,6 +11860,7 @@ export interface operations {
           | "sourceTaskId"
           | "startDate"
           | "startedAt"
+          | "startsAt"
           | "status"
           | "targetDate"
           | "targetTaskId"
@@ -10411,6 +11911,7 @@ export interface operations {
           | "contentType"
           | "createdBy"
           | "customFields"
+          | "cycleId"
           | "delegateId"
           | "description"
           | "disabledReason"
@@ -10418,6 +11919,7 @@ export interface operations {
           | "durationSeconds"
           | "email"
           | "enabled"
+          | "endsAt"
           | "estimate"
           | "expiresAt"
           | "externalUrl"
@@ -10434,6 +11936,7 @@ export interface operations {
           | "name"
           | "note"
           | "notificationEmail"
+          | "number"
           | "parentId"
           | "prefix"
           | "presentation"
@@ -10448,6 +11951,7 @@ export interface operations {
           | "sourceTaskId"
           | "startDate"
           | "startedAt"
+          | "startsAt"
           | "status"
           | "targetDate"
           | "targetTaskId"
@@ -10483,7 +11987,7 @@ export interface operations {
         "filter[neq][teamId]"?: string;
         /** @description Page size, 1..250 */
         limit?: number;
-        /** @description Only this record's events: an id, or a task or project reference */
+        /** @description Only this record's events: an id, or a task, project or cycle reference */
         resourceId?: string;
         /** @description Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created` */
         types?: string;
@@ -14376,6 +15880,7 @@ export interface operations {
               | "subscribers"
               | "projects"
               | "milestones"
+              | "cycles"
               | "events"
               | "sync"
               | "comments"
@@ -19661,7 +21166,7 @@ export interface operations {
       query?: {
         /** @description Comma-separated team ids or prefixes: only these teams' records (workspace-wide ones, labels and fields, stay) */
         teamIds?: string;
-        /** @description Comma-separated record types, default every one: team, team_member, label, field, project, milestone, task, comment */
+        /** @description Comma-separated record types, default every one: team, team_member, label, field, project, milestone, cycle, task, comment */
         types?: string;
       };
       header?: {
@@ -19793,13 +21298,15 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, cycleId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[eq][assigneeId]"?: string | "null";
         "filter[eq][createdAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[eq][cycleId]"?: string | "null";
         /** @description A user id (`user_…`) or its email */
         "filter[eq][delegateId]"?: string | "null";
         "filter[eq][description]"?: string;
@@ -19829,6 +21336,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[gt][assigneeId]"?: string;
         "filter[gt][createdAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[gt][cycleId]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[gt][delegateId]"?: string;
         "filter[gt][description]"?: string;
@@ -19853,6 +21362,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[gte][assigneeId]"?: string;
         "filter[gte][createdAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[gte][cycleId]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[gte][delegateId]"?: string;
         "filter[gte][description]"?: string;
@@ -19877,6 +21388,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[in][assigneeId]"?: (string | "null")[];
         "filter[in][createdAt]"?: string[];
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[in][cycleId]"?: (string | "null")[];
         /** @description A user id (`user_…`) or its email */
         "filter[in][delegateId]"?: (string | "null")[];
         "filter[in][description]"?: string[];
@@ -19906,6 +21419,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[lt][assigneeId]"?: string;
         "filter[lt][createdAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[lt][cycleId]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[lt][delegateId]"?: string;
         "filter[lt][description]"?: string;
@@ -19930,6 +21445,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[lte][assigneeId]"?: string;
         "filter[lte][createdAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[lte][cycleId]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[lte][delegateId]"?: string;
         "filter[lte][description]"?: string;
@@ -19954,6 +21471,8 @@ export interface operations {
         /** @description A user id (`user_…`) or its email */
         "filter[neq][assigneeId]"?: string | "null";
         "filter[neq][createdAt]"?: string;
+        /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
+        "filter[neq][cycleId]"?: string | "null";
         /** @description A user id (`user_…`) or its email */
         "filter[neq][delegateId]"?: string | "null";
         "filter[neq][description]"?: string;
@@ -19986,6 +21505,7 @@ export interface operations {
         limit?: number;
         "sort[assigneeId]"?: "asc" | "desc";
         "sort[createdAt]"?: "asc" | "desc";
+        "sort[cycleId]"?: "asc" | "desc";
         "sort[delegateId]"?: "asc" | "desc";
         "sort[dueDate]"?: "asc" | "desc";
         "sort[estimate]"?: "asc" | "desc";
@@ -20299,7 +21819,7 @@ export interface operations {
   getTask: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, cycleId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -26088,6 +27608,156 @@ export interface operations {
         };
       };
       503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  getTeamVelocity: {
+    parameters: {
+      query?: {
+        cycles?: number;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The velocity */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Velocity"];
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listUsers: {

@@ -128,6 +128,8 @@ export const teams = pgTable(
     projectCounter: integer("project_counter").notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    // The cycles' reference counter (a column added after the others: `select *` unions list columns in table order).
+    cycleCounter: integer("cycle_counter").notNull().default(0),
   },
   (t) => [
     uniqueIndex("teams_workspace_prefix_key").on(t.workspaceId, t.prefix),
@@ -259,6 +261,8 @@ export const tasks = pgTable(
     claimExpiresAt: ts("claim_expires_at"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** The cycle the task is planned in (docs/api.md, "Cycles"): one of its team's; cleared when the cycle is deleted (last: the table's column order). */
+    cycleId: text("cycle_id").references((): AnyPgColumn => cycles.id, { onDelete: "set null" }),
   },
   (t) => [
     uniqueIndex("tasks_team_number_key").on(t.teamId, t.number),
@@ -277,8 +281,41 @@ export const tasks = pgTable(
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
     index("tasks_delegate_idx").on(t.delegateId),
     // What a user's removal clears (its foreign key's action); only claimed tasks are in it.
+    index("tasks_cycle_idx").on(t.cycleId),
     index("tasks_claim_holder_idx").on(t.claimHolderId).where(sql`claim_holder_id is not null`),
     searchIndex("tasks_search_idx", t.workspaceId),
+  ],
+);
+
+/**
+ * A team's time-boxed iteration (docs/api.md, "Cycles"), numbered per team from its `cycle_counter` (`ENG-C3`). A team's
+ * cycles never overlap: an exclusion constraint on (team_id, [starts_at, ends_at)) added by hand in its migration
+ * (btree_gist), which holds under concurrent creates. `frozen_progress` is its progress as it was at its end, written
+ * by the rollover that moves its open tasks on (null until then): bookkeeping, not a change (pm_image leaves it out).
+ */
+export const cycles = pgTable(
+  "cycles",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    startsAt: ts("starts_at").notNull(),
+    endsAt: ts("ends_at").notNull(),
+    frozenProgress: jsonb("frozen_progress").$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("cycles_team_number_key").on(t.teamId, t.number),
+    index("cycles_list_idx").on(t.workspaceId, t.createdAt, t.id),
+    // The rollover's work: ended cycles not yet rolled over.
+    index("cycles_due_idx").on(t.endsAt).where(sql`frozen_progress is null`),
+    check("cycles_ends_after_start", sql`${t.endsAt} > ${t.startsAt}`),
   ],
 );
 
@@ -877,6 +914,10 @@ export const events = pgTable(
     index("events_stream_idx").on(t.workspaceId, t.position),
     index("events_resource_idx").on(t.resourceId, t.position),
     index("events_task_ids_idx").using("gin", t.taskIds),
+    // A cycle's history (docs/api.md, "Cycles"): the tasks an event put in the cycle.
+    index("events_task_cycle_idx")
+      .on(sql`(${t.newImage}->>'cycle_id')`)
+      .where(sql`${t.resourceType} = 'task' and ${t.newImage}->>'cycle_id' is not null`),
     // GET /events?resourceId=ENG-42 (a reference, any case): the events that carried it, found without walking the
     // stream (the planner uses this expression's statistics only when the index is not partial).
     index("events_reference_idx").on(t.workspaceId, sql`upper(${t.reference})`),

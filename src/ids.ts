@@ -30,7 +30,8 @@ export type IdPrefix =
   | "wlg"
   | "ses"
   | "act"
-  | "ntf";
+  | "ntf"
+  | "cyc";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

@@ -129,6 +129,13 @@ const lastEventId = async () => (await stream(owner())).at(-1)?.id as string | u
 const newTask = async (body: Record<string, unknown> = {}) =>
   ok(await post("/tasks", { teamId: team.id, title: "Walked", ...body }, t.owner.key), 201).task;
 const newProject = async () => ok(await post("/projects", { teamId: team.id, name: "Walked project" }, t.owner.key), 201).project;
+/** A week-long cycle of the walk's team, each after the last (a team's cycles never overlap). */
+let cycleWeeks = 0;
+const cycleBody = () => {
+  const start = Date.now() + (cycleWeeks++ + 1) * 7 * 86_400_000;
+  return { teamId: team.id, startsAt: new Date(start).toISOString(), endsAt: new Date(start + 7 * 86_400_000).toISOString() };
+};
+const newCycle = async () => ok(await post("/cycles", cycleBody(), t.owner.key), 201).cycle;
 /** An agent (made once) and its session on a new task, delegated by the OWNER: the session's id. */
 let walkedAgent: Promise<string> | undefined;
 const newSession = async () => {
@@ -762,6 +769,41 @@ const TABLE: Entry[] = [
       return {
         send: () => send("DELETE", `/milestones/${milestone.id}`, owner()),
         outcome: () => ({ events: [{ type: "milestone.deleted", id: milestone.id }] }),
+      };
+    },
+  },
+  {
+    op: "POST /cycles",
+    async prepare() {
+      return {
+        send: () => post("/cycles", cycleBody(), t.owner.key),
+        outcome: (res) => ({ events: [{ type: "cycle.created", id: res.body.cycle.id }] }),
+      };
+    },
+  },
+  {
+    op: "PATCH /cycles/{id}",
+    async prepare() {
+      const cycle = await newCycle();
+      return {
+        send: () => patch(`/cycles/${cycle.id}`, { name: "Renamed" }, t.owner.key),
+        outcome: () => ({ events: [{ type: "cycle.updated", id: cycle.id, changes: ["name"] }] }),
+      };
+    },
+  },
+  {
+    op: "DELETE /cycles/{id}",
+    async prepare() {
+      const cycle = await newCycle();
+      const task = await newTask({ cycleId: cycle.id });
+      return {
+        send: () => send("DELETE", `/cycles/${cycle.id}`, owner()),
+        outcome: () => ({
+          events: [
+            { type: "cycle.deleted", id: cycle.id },
+            { type: "task.updated", id: task.id, changes: ["cycleId"] },
+          ],
+        }),
       };
     },
   },

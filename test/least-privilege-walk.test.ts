@@ -73,6 +73,13 @@ const newSession = async (teamId = team.id) => {
   return ok(await patch(`/tasks/${task.id}`, { delegateId: await agentId }, owner()), 200).task.session.id as string;
 };
 const newProject = async (teamId = team.id) => ok(await post("/projects", { teamId, name: "Walked project" }, owner()), 201).project;
+/** A week-long cycle of `teamId`, each after the last (a team's cycles never overlap). */
+let cycleWeeks = 0;
+const cycleBody = (teamId: string) => {
+  const start = Date.now() + (cycleWeeks++ + 1) * 7 * 86_400_000;
+  return { teamId, startsAt: new Date(start).toISOString(), endsAt: new Date(start + 7 * 86_400_000).toISOString() };
+};
+const newCycle = async (teamId = team.id) => ok(await post("/cycles", cycleBody(teamId), owner()), 201).cycle;
 const newMilestone = async (projectId?: string) =>
   ok(await post("/milestones", { projectId: projectId ?? (await newProject()).id, name: "M" }, owner()), 201).milestone;
 /** An attachment on a new task of `teamId`. */
@@ -227,6 +234,14 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
   "GET /milestones/{id}": async () => ({ path: `/milestones/${(await newMilestone()).id}` }),
   "PATCH /milestones/{id}": async () => ({ path: `/milestones/${(await newMilestone()).id}`, body: { status: "DONE" } }),
   "DELETE /milestones/{id}": async () => ({ path: `/milestones/${(await newMilestone()).id}` }),
+  "GET /cycles": plain("/cycles"),
+  "POST /cycles": async () => ({ path: "/cycles", body: cycleBody(team.id) }),
+  "GET /cycles/{id}": async () => ({ path: `/cycles/${(await newCycle()).id}` }),
+  "PATCH /cycles/{id}": async () => ({ path: `/cycles/${(await newCycle()).id}`, body: { name: "Walked" } }),
+  "DELETE /cycles/{id}": async () => ({ path: `/cycles/${(await newCycle()).id}` }),
+  "GET /cycles/{id}/history": async () => ({ path: `/cycles/${(await newCycle()).id}/history` }),
+  "GET /cycles/{id}/burnup.svg": async () => ({ path: `/cycles/${(await newCycle()).id}/burnup.svg` }),
+  "GET /teams/{id}/velocity": async () => ({ path: `/teams/${team.id}/velocity` }),
   // The change feed.
   "GET /events": plain("/events"),
   "GET /sync/snapshot": plain("/sync/snapshot?types=task"),
@@ -427,11 +442,14 @@ describe.concurrent("scope walk: every operation needs its x-required-scope and 
     const unprobed = ops.filter(([op, o]) => op.startsWith("GET ") && op in SCOPE_TABLE && !invalidQuery(o)).map(([op]) => op);
     expect(unprobed.sort()).toEqual([
       "GET /attachments/{id}/content",
+      "GET /cycles/{id}/burnup.svg",
+      "GET /cycles/{id}/history",
       "GET /imports/{id}",
       "GET /projects/{id}/export",
       "GET /sync/snapshot",
       "GET /tasks/{id}/export",
       "GET /teams/{id}/export",
+      "GET /teams/{id}/velocity",
       "GET /workspaces/{id}/export",
     ]);
   });
@@ -643,6 +661,19 @@ const TEAM_TABLE: TeamEntry[] = [
     op: "POST /milestones",
     via: "projectId",
     prepare: async (x) => ({ path: "/milestones", body: { projectId: (await projectIn(x)).id, name: "Bound" } }),
+  },
+  // Cycles.
+  { op: "GET /cycles/{id}", prepare: async (x) => ({ path: `/cycles/${(await newCycle(x.id)).id}` }) },
+  { op: "PATCH /cycles/{id}", prepare: async (x) => ({ path: `/cycles/${(await newCycle(x.id)).id}`, body: { name: "Bound" } }) },
+  { op: "DELETE /cycles/{id}", prepare: async (x) => ({ path: `/cycles/${(await newCycle(x.id)).id}` }) },
+  { op: "GET /cycles/{id}/history", prepare: async (x) => ({ path: `/cycles/${(await newCycle(x.id)).id}/history` }) },
+  { op: "GET /cycles/{id}/burnup.svg", prepare: async (x) => ({ path: `/cycles/${(await newCycle(x.id)).id}/burnup.svg` }) },
+  { op: "GET /teams/{id}/velocity", prepare: async (x) => ({ path: `/teams/${x.id}/velocity` }) },
+  { op: "POST /cycles", via: "teamId", prepare: async (x) => ({ path: "/cycles", body: cycleBody(x.id) }) },
+  {
+    op: "PATCH /tasks/{id}",
+    via: "cycleId",
+    prepare: async (x) => ({ path: `/tasks/${(await taskIn(teamA)).id}`, body: { cycleId: (await newCycle(x.id)).id } }),
   },
   // Comments.
   { op: "GET /comments/{id}", prepare: async (x) => ({ path: `/comments/${(await commentIn(x)).id}` }) },

@@ -97,6 +97,8 @@ describe("the tools an agent lacked need the scopes of their REST operations", (
       "update_project",
       "list_milestones",
       "create_milestone",
+      "list_cycles",
+      "get_cycle",
     ]);
     const commenter = await names(await keyWith("comments:write"));
     expect(commenter).toContain("delete_comment");

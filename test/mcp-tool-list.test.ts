@@ -12,8 +12,9 @@ import { TOOLS } from "../src/mcp/tools";
 import { newTenant, type Tenant } from "./helpers/fixtures";
 import { MCP_ACCEPT, MCP_URL, workerFetch } from "./mcp-client";
 
-// 27.5 KB since the inbox tools (list_notifications, mark_read) came: 28,056 bytes for 35 tools.
-const BUDGET = 27.5 * 1024;
+// 29 KB since the cycles' tools (list_cycles, get_cycle) and tasks' cycleId came: 29,559 bytes for 37 tools (27.5 KB
+// before, with the inbox tools: 28,056 bytes for 35).
+const BUDGET = 29 * 1024;
 /** The keywords that give a subschema a meaning (JSON Schema 2020-12's type, combinators, values and references). */
 const MEANING = ["type", "anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref"];
 /** Where subschemas sit: keywords holding one, a list, or a map of them. */

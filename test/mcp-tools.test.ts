@@ -53,6 +53,8 @@ beforeAll(async () => {
     labels[name] = (await post("/labels", { name, color }, t.owner.key)).body.label.id;
   }
   project = (await post("/projects", { name: "Launch", teamId: team.id }, t.owner.key)).body.project;
+  const week = { startsAt: new Date().toISOString(), endsAt: new Date(Date.now() + 7 * 86_400_000).toISOString() };
+  expect((await post("/cycles", { teamId: team.id, ...week }, t.owner.key)).status).toBe(201);
   task = (await post("/tasks", { title: "Write the engine", teamId: team.id, projectId: project.id }, t.owner.key)).body.task;
   blocker = (await post("/tasks", { title: "Design the engine", teamId: team.id }, t.owner.key)).body.task;
   relationId = (await post(`/tasks/${blocker.id}/relations`, { type: "related", taskId: task.id }, t.owner.key)).body.relation.id;
@@ -110,6 +112,8 @@ describe("every tool answers what its outputSchema says", () => {
     post_activity: () => ({ id: sessionId, type: "thought", body: "Checking the **schema**" }),
     list_notifications: () => ({ unread: true }),
     mark_read: () => ({ id: notificationId }),
+    list_cycles: () => ({}),
+    get_cycle: () => ({ id: "MCT-C1" }),
   };
 
   it("each tool is in the table, declares an object outputSchema and stands for a documented REST operation with its scope", async () => {

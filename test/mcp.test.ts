@@ -42,6 +42,10 @@ const TOOL_NAMES = [
   "list_sessions",
   "get_session",
   "post_activity",
+  "list_notifications",
+  "mark_read",
+  "list_cycles",
+  "get_cycle",
 ];
 
 describe("MCP endpoint", () => {

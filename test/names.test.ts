@@ -18,6 +18,7 @@ import { teamRecord } from "../src/records/teams";
 import { workspaceUserRecord } from "../src/records/users";
 import { deliveryRecord, webhookRecord } from "../src/records/webhooks";
 import { workspaceRecord } from "../src/records/workspaces";
+import { cycleRecord } from "../src/resources/cycles/record";
 import type { ListSpec } from "../src/store/list";
 import { api, get, patch, post } from "./helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
@@ -43,6 +44,14 @@ beforeAll(async () => {
   r.project = ok(await post("/projects", { name: "P", teamId: team.id, leadId: member.userId, labelIds: [r.label.id] }, key)).project;
   r.milestone = ok(await post("/milestones", { projectId: r.project.id, name: "M" }, key)).milestone;
   r.parent = ok(await post("/tasks", { title: "Parent", teamId: team.id }, key)).task;
+  const day = 86_400_000;
+  r.cycle = ok(
+    await post(
+      "/cycles",
+      { teamId: team.id, startsAt: new Date(Date.now() - day).toISOString(), endsAt: new Date(Date.now() + 6 * day).toISOString() },
+      key,
+    ),
+  ).cycle;
   r.task = ok(
     await post(
       "/tasks",
@@ -54,6 +63,7 @@ beforeAll(async () => {
         milestoneId: r.milestone.id,
         assigneeId: member.userId,
         labelIds: [r.label.id],
+        cycleId: r.cycle.id,
       },
       key,
     ),
@@ -79,6 +89,7 @@ beforeAll(async () => {
 const UNKNOWN: Record<string, string> = {
   task: "ZQZ9-999999",
   project: "ZQZ9-P99999",
+  cycle: "ZQZ9-C99999",
   team: "ZQZ9",
   label: "no label of this name",
   user: "nobody-at-all@example.com",
@@ -104,6 +115,16 @@ const LISTS: Array<{ path: () => string; key: string; spec: ListSpec; fields: Re
       delegateId: { kind: "user", id: () => r.agent.id, name: () => r.agentEmail },
       labelId: { kind: "label", id: () => r.label.id, name: () => "needs REVIEW" },
       relatedTo: { kind: "task", id: () => r.parent.id, name: () => r.parent.reference },
+      cycleId: { kind: "cycle", id: () => r.cycle.id, name: () => r.cycle.reference.toLowerCase() },
+    },
+  },
+  {
+    path: () => "/cycles",
+    key: "cycles",
+    spec: cycleRecord.list,
+    fields: {
+      id: { kind: "cycle", id: () => r.cycle.id, name: () => r.cycle.reference },
+      teamId: { kind: "team", id: () => team.id, name: () => team.prefix },
     },
   },
   {

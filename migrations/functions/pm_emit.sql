@@ -28,9 +28,9 @@ BEGIN
   ), placed AS (
     -- The team each record belongs to (webhooks filter by it): its own row's, as it was (a milestone's and a comment's
     -- too, stored with them since 0017: their parent may be gone already in a cascade; a relation's, its source task's);
-    -- a task's or project's reference.
+    -- a task's, project's or cycle's reference.
     SELECT c.*,
-      CASE WHEN kind IN ('task', 'project') THEN (SELECT rt.prefix FROM teams rt WHERE rt.id = c.image->>'team_id') END AS prefix,
+      CASE WHEN kind IN ('task', 'project', 'cycle') THEN (SELECT rt.prefix FROM teams rt WHERE rt.id = c.image->>'team_id') END AS prefix,
       CASE kind
         WHEN 'team' THEN c.image->>'id'
         WHEN 'task_relation' THEN c.image->>'source_team_id'

@@ -18,7 +18,7 @@ BEGIN
   END IF;
   INSERT INTO team_former_prefixes (workspace_id, prefix, team_id) VALUES (NEW.workspace_id, OLD.prefix, NEW.id)
     ON CONFLICT (workspace_id, prefix) DO UPDATE SET team_id = excluded.team_id, renamed_at = excluded.renamed_at;
-  FOR numbered IN SELECT * FROM (VALUES ('tasks', 'task'), ('projects', 'project')) AS t(tbl, kind) LOOP
+  FOR numbered IN SELECT * FROM (VALUES ('tasks', 'task'), ('projects', 'project'), ('cycles', 'cycle')) AS t(tbl, kind) LOOP
     -- Read as the writes under way leave them: a transaction that locked a record before changing it (its first
     -- write) is waited for here (pm_team_key holds off the others).
     EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %I WHERE team_id = $1 FOR SHARE) r', numbered.tbl) USING NEW.id;

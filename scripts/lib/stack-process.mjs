@@ -1,6 +1,7 @@
 // The stack of `npm start` (scripts/start.mjs runs this in a process group of its own). It stops on SIGTERM, SIGINT or
 // SIGHUP, or when npm start goes away, gracefully: the email outbox delivered first (at most DRAIN_MS), then wrangler,
 // the proxy and PostgreSQL. Mail still undelivered then stays in the outbox and goes out at the next start.
+import { cycleRollover } from "./cycle-rollover.mjs";
 import { emailOutbox } from "./email-outbox.mjs";
 import { startStack } from "./stack.mjs";
 
@@ -16,11 +17,12 @@ const ready = startStack({
   port: Number(process.env.PORT || 8787),
   dataDir: process.env.PM_DATA_DIR || ".data",
   pgPort: process.env.PG_PORT === undefined || process.env.PG_PORT === "" ? 54329 : Number(process.env.PG_PORT),
-}).then((stack) => ({ stack, outbox: emailOutbox(stack) }));
+}).then((stack) => ({ stack, outbox: emailOutbox(stack), rollover: cycleRollover(stack) }));
 
 async function stop(why) {
   console.log(`\n${why}: stopping…`);
-  const { stack, outbox } = (await ready.catch(() => undefined)) ?? process.exit(1); // a failed start stopped itself
+  const { stack, outbox, rollover } = (await ready.catch(() => undefined)) ?? process.exit(1); // a failed start stopped itself
+  await rollover.close();
   try {
     if (stack.child.exitCode === null) {
       const left = await outbox.drain(DRAIN_MS);
@@ -40,7 +42,7 @@ const stopOnce = (why) => {
 for (const signal of SIGNALS) process.on(signal, () => stopOnce(signal));
 process.on("disconnect", () => stopOnce("npm start went away"));
 
-const { stack, outbox } = await ready;
+const { stack, outbox, rollover } = await ready;
 stack.child.on("exit", (code) => {
   if (!stopping) console.error(`wrangler exited (${code}); stopping.`);
   stopOnce("exit");
@@ -52,6 +54,7 @@ if (!stopping) {
   });
   if (leftovers > 0) console.log(`Sending the ${leftovers} email(s) the last run left in the outbox.`);
   outbox.relayWhenDue();
+  rollover.rollWhenDue();
   console.log(
     `\nAPI ready at ${stack.baseUrl}  (docs: ${stack.baseUrl}/docs, mailbox: ${stack.baseUrl}/_dev/mailbox?to=<email>)\nCtrl-C stops everything.\n`,
   );

@@ -25,6 +25,7 @@ export const TAGS = {
   Inbox: "What needs the caller: notifications of mentions, assignments, delegations, comments and status changes; following tasks.",
   Projects: "Projects by id or reference (`ENG-P3`), with lead, labels and dates.",
   Milestones: "Milestones of a project.",
+  Cycles: "A team's time-boxed iterations (`ENG-C3`), their progress, day-by-day history, burn-up picture and the team's velocity.",
   Comments: "Markdown comments on tasks, projects and milestones.",
   Attachments: "Files on tasks and their comments: uploaded as raw bytes, downloaded as attachments.",
   Worklogs: "Time logged on tasks, and its sums for timesheets; tasks carry their estimate, what remains and the time spent.",
@@ -220,6 +221,15 @@ export const RESOURCES = {
     conditional: true,
     table: "milestones",
     events: { milestone: { tables: ["milestones"] } },
+  },
+  // A team's cycles (docs/api.md, "Cycles"): planning, as projects and milestones are (`projects:write`).
+  cycles: {
+    tag: "Cycles",
+    scope: "projects:write",
+    reads: ["cycles"],
+    conditional: true,
+    table: "cycles",
+    events: { cycle: { tables: ["cycles"] } },
   },
   events: { tag: "Events", reads: ["events"] },
   sync: { tag: "Events", reads: ["sync"] },

@@ -22,6 +22,11 @@ const CONFLICT_MESSAGES: Record<string, string> = {
   agent_sessions_open_key: NEWER_OPEN_SESSION,
 };
 
+/** Exclusion constraints users can hit: the field a 422 names, and why. */
+const EXCLUSION_ERRORS: Record<string, [field: string, message: string]> = {
+  cycles_no_overlap: ["startsAt", "Must not overlap another cycle of the team"],
+};
+
 /** The Postgres error (one with a SQLSTATE code) behind a driver or Drizzle error, if there is one. */
 function pgError(err: unknown): { code: string; constraint?: string; message?: string } | undefined {
   for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return { ...e, code: e.code };
@@ -108,6 +113,10 @@ export function errorAnswer(err: unknown, requestId: string): ErrorAnswer {
   if (pg?.code === "23505") {
     const message = (pg.constraint && CONFLICT_MESSAGES[pg.constraint]) || "A resource with these values already exists";
     return { status: 409, body: body("CONFLICT", message) };
+  }
+  if (pg?.code === "23P01" && pg.constraint && EXCLUSION_ERRORS[pg.constraint]) {
+    const [field, message] = EXCLUSION_ERRORS[pg.constraint];
+    return { status: 422, body: { errors: { [field]: [message] } } };
   }
   if (pg?.code === "23503") {
     // A row the request links to was deleted between its check and the write.

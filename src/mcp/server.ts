@@ -22,7 +22,7 @@ const INSTRUCTIONS =
   "tool stands for the REST operation it names, acts with the caller's own permissions and the scopes of its key (the tools " +
   "listed are the ones it may call) and answers the REST API's JSON (structuredContent, and the same as text); a refusal is a " +
   "tool error whose text is {error:{code,message}} or, for invalid arguments, {errors:{field:[message]}}. Records go by id or " +
-  "by name: a task `ENG-12`, a project `ENG-P3`, a team its prefix `ENG`, a user their email, a label its name (any case). " +
+  "by name: a task `ENG-12`, a project `ENG-P3`, a cycle `ENG-C3`, a team its prefix `ENG`, a user their email, a label its name (any case). " +
   "A list answers {<records>: [...], pagination}: pass pagination.nextCursor back as `cursor` for the next page; `fields` " +
   `narrows each record ("id,name,team{prefix}"); \`limit\` is 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); \`filter\` is ` +
   `{<op>: {<field>: value}} with ops ${FILTER_OPS.join(", ")} (\`in\` takes an array; null matches null; filters combine ` +

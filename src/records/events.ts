@@ -44,10 +44,20 @@ function changeableFields(records: EventRecords): string[] {
 }
 
 const Change = z.object({ from: z.unknown(), to: z.unknown() }).openapi("EventChange");
-export const EventActor = UserSummarySchema.extend({
+const PersonActor = z.object({
+  ...UserSummarySchema.shape,
   type: z.enum(["HUMAN", "AGENT"]),
   via: z.enum(["api_key", "jwt", "mcp", "import", "sign_up", "oauth"]).nullable(),
-}).openapi("EventActor");
+});
+/** The service's own writes (a cycle's rollover): no user. */
+const SystemActor = z.object({
+  id: z.string().nullable().openapi({ description: "Always null" }),
+  name: z.literal("system"),
+  type: z.literal("SYSTEM"),
+  via: z.literal("system"),
+});
+export const EventActor = z.union([PersonActor, SystemActor]).openapi("EventActor");
+const SYSTEM_ACTOR = { id: null, name: "system", type: "SYSTEM", via: "system" } as const;
 
 export const Event = z
   .object({
@@ -82,8 +92,8 @@ export interface EventRow {
   position: string | number;
   created_at: string;
   request_id: string | null;
-  via: EventDto["actor"] extends infer A ? (A extends { via: infer V } ? V : never) : never;
-  actor: Omit<NonNullable<EventDto["actor"]>, "via"> | null;
+  via: z.infer<typeof PersonActor>["via"] | "system";
+  actor: Omit<z.infer<typeof PersonActor>, "via"> | null;
   old_image: Record<string, unknown> | null;
   new_image: Record<string, unknown> | null;
   labels_after: string[] | null;
@@ -185,7 +195,7 @@ export function eventRendering(records: EventRecords) {
       resourceType: type,
       resourceId: row.resource_id,
       reference: row.reference,
-      actor: row.actor ? { ...row.actor, via: row.via } : null,
+      actor: row.via === "system" ? SYSTEM_ACTOR : row.actor ? { ...row.actor, via: row.via } : null,
       data,
       requestId: row.request_id,
       position: Number(row.position),

@@ -1,5 +1,5 @@
 // The one name resolver (docs/api.md, "Ids and names"): wherever a request names a record (a path, a body field, a filter value, a batch
-// item, an MCP argument), it may give the record's id or its human name: a task `ENG-12`, a project `ENG-P3`, a team its
+// item, an MCP argument), it may give the record's id or its human name: a task `ENG-12`, a project `ENG-P3`, a cycle `ENG-C3`, a team its
 // prefix `ENG`, a label its name (any case), a user their email. Names are resolved in SQL, inside the statement that
 // reads or writes (no extra round trip). A prefix names a team by the prefix it has, or by one it had (a team renamed
 // from `ENG` to `OPS`: `ENG`, `ENG-12`, `ENG-P3` still name its records until another team takes `ENG`). A value of neither form is refused (400 in a query, 422 in a body) by whoever
@@ -7,13 +7,13 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type PgTable } from "drizzle-orm/pg-core";
-import { labels, projects, tasks, teamFormerPrefixes, teams, users } from "../../drizzle/schema";
+import { cycles, labels, projects, tasks, teamFormerPrefixes, teams, users } from "../../drizzle/schema";
 import type { IdPrefix } from "../ids";
 import type { NamedValues } from "../store/list";
 import { BodyId, MAX_ID_LENGTH } from "../store/schemas";
 
 /** The kinds of record with a human name besides their id. */
-export type HumanKind = "task" | "project" | "team" | "label" | "user";
+export type HumanKind = "task" | "project" | "cycle" | "team" | "label" | "user";
 /** A kind of record named by its id only, declared with its record: `idKind("a milestone id", "mile")`. */
 export interface IdKind {
   words: string;
@@ -51,8 +51,10 @@ const parseRef = (form: RegExp, value: string): Ref | null => {
 };
 const TASK_REF = teamRef("");
 const PROJECT_REF = teamRef("P");
+const CYCLE_REF = teamRef("C");
 export const parseTaskRef = (value: string) => parseRef(TASK_REF, value);
 export const parseProjectRef = (value: string) => parseRef(PROJECT_REF, value);
+export const parseCycleRef = (value: string) => parseRef(CYCLE_REF, value);
 
 // Aliases for the sets a filter or a body resolves names into: the statement around them may read the same tables.
 const nLabel = alias(labels, "named_label");
@@ -126,7 +128,7 @@ interface NumberedTable {
 }
 
 /**
- * The name of a record numbered per team, `<PREFIX>-<tag><n>` (a task `ENG-12`, a project `ENG-P3`): the team the prefix
+ * The name of a record numbered per team, `<PREFIX>-<tag><n>` (a task `ENG-12`, a project `ENG-P3`, a cycle `ENG-C3`): the team the prefix
  * names (now or formerly: teamNames) and the number. `table` is the kind's own table, `named` its alias in a name set.
  */
 function teamNumbered(words: string, tag: string, table: PgTable & NumberedTable, named: NumberedTable, alias: string) {
@@ -151,6 +153,7 @@ function teamNumbered(words: string, tag: string, table: PgTable & NumberedTable
 const NAMES: Record<HumanKind, HumanName & { words: string }> = {
   task: teamNumbered("reference (`ENG-12`)", "", tasks, alias(tasks, "named_task"), "named_task"),
   project: teamNumbered("reference (`ENG-P3`)", "P", projects, alias(projects, "named_project"), "named_project"),
+  cycle: teamNumbered("reference (`ENG-C3`)", "C", cycles, alias(cycles, "named_cycle"), "named_cycle"),
   team: {
     words: "prefix (`ENG`, any case)",
     test: (v) => TEAM_PREFIX.test(v),
@@ -195,6 +198,7 @@ const nameSet = (name: HumanName, values: string[], workspace: Scope, columns: S
 const HUMAN_IDS: Record<HumanKind, IdKind> = {
   task: idKind("a task id", "task"),
   project: idKind("a project id", "proj"),
+  cycle: idKind("a cycle id", "cyc"),
   team: idKind("a team id", "team"),
   label: idKind("a label id", "label"),
   user: idKind("a user id", "user"),

@@ -148,6 +148,13 @@ export const taskRecord = defineRecord({
       input: link(MILESTONE_ID, "of the task's project"),
       exported: BodyId.nullable(),
     }),
+    cycleId: f.id(tasks.cycleId, {
+      names: named("cycle"),
+      builtIn: { name: "Cycle", type: "relation", metadata: { target: "cycle" } },
+      nullable: true,
+      input: link("cycle", "of the task's team, not ended"),
+      exported: BodyId.nullable().default(null),
+    }),
     parentId: f.id(tasks.parentId, {
       names: named("task"),
       builtIn: { name: "Parent task", type: "relation", metadata: { target: "task" } },
@@ -253,6 +260,7 @@ export const TaskUpdate = z
 export interface TaskLinks {
   projectId?: string | null;
   milestoneId?: string | null;
+  cycleId?: string | null;
   parentId?: string | null;
   assigneeId?: string | null;
   delegateId?: string | null;
@@ -269,6 +277,7 @@ export type ExportedTask = {
   teamId: string;
   projectId: string | null;
   milestoneId: string | null;
+  cycleId: string | null;
   parentId: string | null;
   assigneeId: string | null;
   delegateId: string | null;

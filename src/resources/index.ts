@@ -9,6 +9,7 @@ import apiKeys from "./api-keys";
 import attachments from "./attachments";
 import batch from "./batch";
 import comments from "./comments";
+import cycles from "./cycles";
 import device from "./device";
 import events from "./events";
 import fields from "./fields";
@@ -60,6 +61,7 @@ export const MODULES: readonly ResourceModule[] = [
   notifications,
   projects,
   milestones,
+  cycles,
   events,
   sync,
   comments,

@@ -34,8 +34,8 @@ export interface ExportScope {
 /** How an export pages a part's rows: in (createdAt, id) order, each as the JSON its record makes. */
 export interface PartExport {
   table: PgTable & { id: AnyPgColumn; createdAt: AnyPgColumn };
-  /** Who made each row: the export carries the users they point at. */
-  creator: AnyPgColumn;
+  /** Who made each row: the export carries the users they point at (none: a cycle). */
+  creator?: AnyPgColumn;
   /** The rows the export holds. */
   condition(scope: ExportScope): SQL;
   record: { exportJson(): SQL };
@@ -50,6 +50,8 @@ export interface ImportPlan {
   kept(id: string): boolean;
   /** The target member an export user stands for; null for nobody. */
   user(id: string | null): string | null;
+  /** The team a record of the export goes into (refused at `path` when it is not a team of the export). */
+  teamOf(id: string, path?: string): string;
   /** Task `id` of the export, as the target's id and team; null (refused at `path`: not a task of the export) when it is not one. */
   task(id: string, path: string): { id: string; teamId: string } | null;
 }

@@ -87,6 +87,10 @@ const TOOLS = [
   "list_sessions",
   "get_session",
   "post_activity",
+  "list_notifications",
+  "mark_read",
+  "list_cycles",
+  "get_cycle",
 ];
 
 describe("the MCP Inspector CLI against npm start", () => {

@@ -42,7 +42,7 @@ const streamRoute = ({ filterFields }: EventRendering) =>
           .string()
           .max(MAX_ID_LENGTH)
           .optional()
-          .openapi({ description: "Only this record's events: an id, or a task or project reference" }),
+          .openapi({ description: "Only this record's events: an id, or a task, project or cycle reference" }),
         ...filterQueryFor(filterFields),
         // Parsed by the stream (parseWait: 422 `{errors:{wait}}`, as `limit`), so the runtime schema stays a string.
         wait: z

@@ -9,7 +9,7 @@ import { typeIdTime } from "../../ids";
 import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
 import { EVENT_RETENTION_DAYS, type EventDto, type EventRendering, type EventRow, eventColumns, eventsFrom } from "../../records/events";
-import { namedId, parseProjectRef, parseTaskRef, type Workspace } from "../../records/names";
+import { namedId, parseCycleRef, parseProjectRef, parseTaskRef, type Workspace } from "../../records/names";
 import type { Actor, StatementCaller as Caller } from "../../store/caller";
 import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
 import { qualified, type RecordType } from "../../store/record";
@@ -202,9 +202,16 @@ async function waitFor(
 function referenceIs(value: string, workspace: Workspace): SQL | undefined {
   const task = parseTaskRef(value);
   const project = task ? null : parseProjectRef(value);
-  const canonical = task ? `${task.prefix}-${task.number}` : project ? `${project.prefix}-P${project.number}` : null;
-  if (canonical === null) return undefined;
-  return sql`(upper(${events.reference}) = ${canonical} or ${events.resourceId} = ${namedId(task ? "task" : "project", value, workspace)})`;
+  const cycle = task || project ? null : parseCycleRef(value);
+  const [kind, canonical] = task
+    ? (["task", `${task.prefix}-${task.number}`] as const)
+    : project
+      ? (["project", `${project.prefix}-P${project.number}`] as const)
+      : cycle
+        ? (["cycle", `${cycle.prefix}-C${cycle.number}`] as const)
+        : [null, null];
+  if (kind === null) return undefined;
+  return sql`(upper(${events.reference}) = ${canonical} or ${events.resourceId} = ${namedId(kind, value, workspace)})`;
 }
 
 /** GET /<records>/{id}/history: the events of the record `idOrRef` names, newest first (404 when it does not exist). */

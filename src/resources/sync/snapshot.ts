@@ -17,8 +17,10 @@ interface Source {
   table: string;
   /** The record's team (an expression over `t`), or null for a workspace-wide record. */
   team: string | null;
-  /** Tasks and projects: their reference's separator and their label links. */
-  labelled?: { separator: string; links: string; key: string };
+  /** Tasks, projects and cycles: their reference's separator (`ENG-12`, `ENG-P3`, `ENG-C3`). */
+  referenced?: string;
+  /** Tasks and projects: their label links. */
+  labelled?: { links: string; key: string };
 }
 
 /** The record types a snapshot serves, each with its events' resource type (what `GET /events` names it). */
@@ -27,9 +29,10 @@ export const SNAPSHOT_SOURCES = {
   team_member: { table: "team_members", team: "t.team_id" },
   label: { table: "labels", team: null },
   field: { table: "field_definitions", team: null },
-  project: { table: "projects", team: "t.team_id", labelled: { separator: "-P", links: "project_labels", key: "project_id" } },
+  project: { table: "projects", team: "t.team_id", referenced: "-P", labelled: { links: "project_labels", key: "project_id" } },
   milestone: { table: "milestones", team: "t.team_id" },
-  task: { table: "tasks", team: "t.team_id", labelled: { separator: "-", links: "task_labels", key: "task_id" } },
+  cycle: { table: "cycles", team: "t.team_id", referenced: "-C" },
+  task: { table: "tasks", team: "t.team_id", referenced: "-", labelled: { links: "task_labels", key: "task_id" } },
   comment: { table: "comments", team: "t.team_id" },
 } satisfies Partial<Record<ResourceType, Source>>;
 export type SnapshotType = keyof typeof SNAPSHOT_SOURCES;
@@ -65,9 +68,8 @@ function batch(source: Source, reach: Reach, after: { at: string; id: string } |
   const t = sql.raw(source.table);
   const team = source.team === null ? null : sql.raw(source.team);
   const labelled = "labelled" in source ? source.labelled : undefined;
-  const reference = labelled
-    ? sql`(select tm.prefix from teams tm where tm.id = t.team_id) || ${labelled.separator} || t.number`
-    : sql`null::text`;
+  const separator = "referenced" in source ? source.referenced : undefined;
+  const reference = separator ? sql`(select tm.prefix from teams tm where tm.id = t.team_id) || ${separator} || t.number` : sql`null::text`;
   const labels = labelled
     ? sql`coalesce((select array_agg(l.label_id) from ${sql.raw(labelled.links)} l where l.${sql.raw(labelled.key)} = t.id), '{}')`
     : sql`null::text[]`;

@@ -34,7 +34,9 @@ function storedValues(input: Record<string, unknown>, on: "create" | "update"): 
 
 /** A body that names a link or custom values: those are checked (in a transaction) before the write. */
 const namesReferences = (input: TaskUpdateInput) =>
-  [input.projectId, input.milestoneId, input.parentId, input.assigneeId, input.delegateId, input.customFields].some((v) => v !== undefined);
+  [input.projectId, input.milestoneId, input.cycleId, input.parentId, input.assigneeId, input.delegateId, input.customFields].some(
+    (v) => v !== undefined,
+  );
 
 /** The team a create names, in the caller's workspace, with the rules of a create there. */
 function teamTarget(caller: Caller, input: TaskCreateInput): Target {
@@ -64,6 +66,7 @@ async function insertTask(
     ...storedValues(input, "create"),
     projectId: resolved.projectId ?? null,
     milestoneId: resolved.milestoneId ?? null,
+    cycleId: resolved.cycleId ?? null,
     parentId: resolved.parentId ?? null,
     assigneeId: resolved.assigneeId ?? null,
     delegateId: resolved.delegateId ?? null,
@@ -93,6 +96,7 @@ export async function createTask(caller: Caller, input: TaskCreateInput): Promis
     const references = await resolveReferences(tx, caller.actor, team.id, input, {
       projectId: null,
       milestoneId: null,
+      cycleId: null,
       parentId: null,
       taskId: null,
     });

@@ -1,19 +1,22 @@
-// Project, milestone and parent of a task named in a request body: each must exist in the caller's reach (its workspace
+// Project, milestone, cycle and parent of a task named in a request body: each must exist in the caller's reach (its workspace
 // and, for a credential bound to teams, those teams: NOT_FOUND otherwise, as another workspace's record) and fit the
 // task (422 at the field otherwise).
 import { eq, sql } from "drizzle-orm";
-import { milestones, projects, tasks, teams } from "../../../drizzle/schema";
+import { cycles, milestones, projects, tasks, teams } from "../../../drizzle/schema";
 import { invalid, notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import type { Reach } from "../../db/scope";
+import { inTeams } from "../../db/scope";
 import { lockSubtaskTree } from "../../db/tree-locks";
 import { milestoneRecord } from "../../records/milestones";
+import { nameMatch } from "../../records/names";
 import { projectRecord } from "../../records/projects";
 import { taskRecord } from "../../records/tasks";
 
 export interface References {
   projectId: string | null;
   milestoneId: string | null;
+  cycleId: string | null;
   parentId: string | null;
 }
 export type ReferencesInput = { [K in keyof References]?: string | null };
@@ -39,6 +42,23 @@ async function milestoneOfProject(tx: Executor, reach: Reach, id: string, projec
   if (!milestone) throw notFound("Milestone");
   if (milestone.projectId !== projectId) throw invalid("milestoneId", "Must be a milestone of the task's project");
   return id;
+}
+
+/** A cycle of the task's team that has not ended (docs/api.md, "Cycles"), share-locked so it stays while the task joins it. */
+async function cycleOfTeam(tx: Executor, reach: Reach, idOrRef: string, teamId: string): Promise<string> {
+  const [cycle] = await tx
+    .select({ id: cycles.id, teamId: cycles.teamId, ended: sql<boolean>`${cycles.endsAt} <= now()` })
+    .from(cycles)
+    .innerJoin(teams, eq(teams.id, cycles.teamId))
+    .where(
+      sql`${cycles.workspaceId} = ${reach.workspace} and ${inTeams(reach.teams, cycles.teamId)} and ${nameMatch("cycle", cycles.id, idOrRef, reach.workspace)}`,
+    )
+    .limit(1)
+    .for("key share", { of: cycles });
+  if (!cycle) throw notFound("Cycle");
+  if (cycle.teamId !== teamId) throw invalid("cycleId", "Must be a cycle of the task's team");
+  if (cycle.ended) throw invalid("cycleId", "Must be a cycle that has not ended");
+  return cycle.id;
 }
 
 async function parentInTeam(tx: Executor, reach: Reach, idOrRef: string, teamId: string, taskId: string | null): Promise<string> {
@@ -91,6 +111,9 @@ export async function resolveReferences(
     out.milestoneId = input.milestoneId === null ? null : await milestoneOfProject(tx, reach, input.milestoneId, projectId);
   } else if (projectId !== current.projectId && current.milestoneId !== null) {
     out.milestoneId = null;
+  }
+  if (input.cycleId !== undefined) {
+    out.cycleId = input.cycleId === null ? null : await cycleOfTeam(tx, reach, input.cycleId, teamId);
   }
   if (input.parentId !== undefined) {
     out.parentId = input.parentId === null ? null : await parentInTeam(tx, reach, input.parentId, teamId, current.taskId);

@@ -263,7 +263,7 @@ function pointedByAll(workspace: string, parts: Parts): Pointed {
     users: sql`${head.users} union ${byTasks.users} union select author_id from ${comments} where id in (select id from scope_comments)
       ${sql.join(
         parts.all.map(({ collection, export: { table, creator } }) => {
-          return sql`union select ${creator} from ${table} where ${table.id} in (select id from ${sql.identifier(`scope_${collection}`)})`;
+          return sql`union select ${creator ?? sql`null::text`} from ${table} where ${table.id} in (select id from ${sql.identifier(`scope_${collection}`)})`;
         }),
         sql` `,
       )}`,
@@ -368,7 +368,7 @@ async function partPage(db: Executor, spec: ExportSpec, part: TransferPart, afte
     page as (select ${r.id} from ${r} where ${condition(partScope(spec.type, spec.workspace))}
       ${after ? sql`and (${r.createdAt}, ${r.id}) > (${after.at}::timestamptz, ${after.id})` : sql``}
       order by ${r.createdAt}, ${r.id} limit ${EXPORT_PAGE})
-    select ${record.exportJson()}::text as j, ${r.createdAt}::text as at, ${r.id} as id, ${creator} as creator
+    select ${record.exportJson()}::text as j, ${r.createdAt}::text as at, ${r.id} as id, ${creator ?? sql`null::text`} as creator
     from ${r} where ${r.id} in (select id from page) order by ${r.createdAt}, ${r.id}`);
   return rows;
 }

@@ -420,6 +420,8 @@ export function planTaskPage(state: PlanState, page: Located<ExportedTask>[]) {
       projectId,
       milestoneId,
       parentId,
+      // Its cycle's part puts it in its cycle, once the cycles are written (src/resources/cycles/transfer.ts).
+      cycleId: null,
       assigneeId: state.user(t.assigneeId),
       delegateId: state.agent(t.delegateId, `${at}.delegateId`),
       labelIds: state.labelIds(t.labelIds, `${at}.labelIds`),

@@ -14,6 +14,7 @@ const TASK_BUILT_INS = [
   "estimate",
   "projectId",
   "milestoneId",
+  "cycleId",
   "parentId",
   "assigneeId",
   "labels",

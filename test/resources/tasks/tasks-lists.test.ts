@@ -258,6 +258,7 @@ describe("task lists", () => {
       team: (v: any) => typeof v === "object" && Object.keys(v).join() === "id,name,prefix",
       projectId: (v) => v === null || typeof v === "string",
       milestoneId: (v) => v === null || typeof v === "string",
+      cycleId: (v) => v === null || typeof v === "string",
       parentId: (v) => v === null || typeof v === "string",
       assigneeId: (v) => v === null || typeof v === "string",
       delegateId: (v) => v === null || typeof v === "string",

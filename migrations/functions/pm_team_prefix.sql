@@ -4,7 +4,7 @@
 -- - On a rename, the old prefix becomes the team's former one (team_former_prefixes), so `ENG-12` keeps naming the task
 --   that is now `OPS-12` until another team takes `ENG`; and every record named after the team gets its
 --   `<kind>.updated` event with `reference` from the old name to the new, so a copy kept by events holds the new names
---   (contract §19). Written through pm_emit in chunks of 5,000 records: a bounded JSON value per call, whatever the
+--   (docs/sync.md). Written through pm_emit in chunks of 5,000 records: a bounded JSON value per call, whatever the
 --   team's size, and one event per record, all in the rename's own transaction.
 CREATE OR REPLACE FUNCTION pm_team_prefix() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE

@@ -94,7 +94,7 @@ export const workspaceUserRecord = defineRecord({
   id: users.id,
   workspace: workspaceMembers.workspaceId,
   team: null,
-  // By id or email (contract §13), among the members of the caller's workspace (its join with the membership).
+  // By id or email (docs/api.md, "Ids and names"), among the members of the caller's workspace (its join with the membership).
   ...pathNames("user", users.id),
   from: sql`${workspaceMembers} join ${users} on ${users.id} = ${workspaceMembers.userId}`,
   fields: {

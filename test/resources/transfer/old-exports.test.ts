@@ -1,5 +1,5 @@
 /// <reference types="vite/client" />
-// Every document the service ever exported imports (issue 51, item 5; docs/api.md, "Export and import"): a field or
+// Every document the service ever exported imports (docs/api.md, "Export and import"): a field or
 // collection added to the export document later is optional on import, with its default. test/fixtures/exports keeps,
 // for each change of the document, one export as the service of just before it wrote it; each is imported whole
 // (POST /teams/{id}/import) and staged (POST /imports, PUT /imports/{id}/parts/1, POST /imports/{id}/commit).

@@ -1,4 +1,4 @@
-// A person who belongs to two workspaces is named by their email in each (contract §13), on every path that takes a
+// A person who belongs to two workspaces is named by their email in each (docs/api.md, "Ids and names"), on every path that takes a
 // user: a path, a body, a list filter, a batch read and an MCP tool; each resolves within the caller's workspace.
 import { beforeAll, describe, expect, it } from "vitest";
 import { joinWorkspaceWithKey } from "../../../src/auth/accounts/membership";

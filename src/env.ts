@@ -11,8 +11,6 @@ export interface Env {
   WEBHOOK_QUEUE: Queue<import("./core/webhook-messages").WebhookMessage>;
   /** Attachments' bytes (docs/api.md, "Attachments"). */
   FILES: R2Bucket;
-  /** The static assets (wrangler.toml `[assets]`): the /docs reference UI's files. */
-  ASSETS: Fetcher;
   /** Stored bytes to remove (the file_deletions outbox); the consumer worker deletes them. */
   FILES_QUEUE: Queue<import("./core/file-messages").FileMessage>;
   /** Largest attachment in bytes (default 25 MiB; at most the platform's request-body limit). */

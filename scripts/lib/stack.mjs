@@ -61,12 +61,8 @@ function workerConfig(data, name, toml, lines, topLevel = "") {
   const dir = path.join(data, name);
   mkdirSync(dir, { recursive: true });
   const source = readFileSync(path.join(root, toml), "utf8");
-  // Paths in the copy are the original's, made absolute: the Worker's entry and its static assets' folder.
-  const absolute = (file) => JSON.stringify(path.resolve(root, path.dirname(toml), file));
-  const config = source
-    .replace(/^main\s*=\s*"([^"]+)".*$/m, (_, file) => `main = ${absolute(file)}${topLevel}`)
-    .replace(/^directory\s*=\s*"([^"]+)"/m, (_, dir) => `directory = ${absolute(dir)}`);
-  writeFileSync(path.join(dir, "wrangler.toml"), config);
+  const main = path.resolve(root, path.dirname(toml), /^main\s*=\s*"([^"]+)"/m.exec(source)[1]);
+  writeFileSync(path.join(dir, "wrangler.toml"), source.replace(/^main\s*=.*$/m, `main = ${JSON.stringify(main)}${topLevel}`));
   writeFileSync(path.join(dir, ".dev.vars"), lines, { mode: 0o600 });
   return path.join(dir, "wrangler.toml");
 }

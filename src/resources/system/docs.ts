@@ -1,7 +1,9 @@
 // `/docs`: the interactive reference (Swagger UI), served by the Worker itself from the pinned `swagger-ui-dist`
-// package, so it works offline and never loads a script from a CDN. The two files are the Worker's static assets
-// (wrangler.toml `[assets]`): deployed with it, but not part of its script, so a cold start neither loads nor parses them.
-import { type Context, Hono } from "hono";
+// package, so it works offline and never loads a script from a CDN. The two files are Text modules (wrangler.toml
+// `rules`), bundled with the Worker.
+import { Hono } from "hono";
+import css from "swagger-ui-dist/swagger-ui.css";
+import bundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import type { Env } from "../../env";
 
 const page = `<!doctype html>
@@ -27,18 +29,13 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inl
 // The assets are immutable for a given package version; the page itself is cheap to revalidate.
 const ASSET_CACHE = "public, max-age=86400";
 
-/** One of the package's files, from the assets binding, with the page's own headers. */
-async function asset(c: Context<{ Bindings: Env }>, file: string, contentType: string): Promise<Response> {
-  const found = await c.env.ASSETS.fetch(new URL(file, c.req.url));
-  if (!found.ok || !found.body) return c.notFound();
-  return c.body(found.body, 200, { "content-type": contentType, "cache-control": ASSET_CACHE });
-}
-
 export const docsRoutes = new Hono<{ Bindings: Env }>()
   .get("/docs", (c) => {
     c.header("content-security-policy", CSP);
     return c.html(page);
   })
-  .get("/docs/swagger-ui.css", (c) => asset(c, "/swagger-ui.css", "text/css; charset=utf-8"))
-  .get("/docs/swagger-ui-bundle.js", (c) => asset(c, "/swagger-ui-bundle.js", "text/javascript; charset=utf-8"))
+  .get("/docs/swagger-ui.css", (c) => c.body(css, 200, { "content-type": "text/css; charset=utf-8", "cache-control": ASSET_CACHE }))
+  .get("/docs/swagger-ui-bundle.js", (c) =>
+    c.body(bundle, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": ASSET_CACHE }),
+  )
   .get("/docs/init.js", (c) => c.body(init, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": ASSET_CACHE }));

@@ -1,6 +1,6 @@
 // The workspace-member operations, one function each. Each write is one statement that authenticates and authorizes
 // itself and says why it wrote nothing (guardedWrite); the last-OWNER rule is one of its guards, read under a lock.
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, type SQL, sql } from "drizzle-orm";
 import { teamMembers, users, workspaceMembers } from "../../../drizzle/schema";
 import { unboundGuard, workspaceGrantGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";

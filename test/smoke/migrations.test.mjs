@@ -44,6 +44,10 @@ const ADDED_SINCE = [
   "trigger projects_team_written on projects",
   "trigger tasks_team_written on tasks",
   "trigger teams_prefix on teams",
+  "trigger cycles_deleted on cycles",
+  "trigger cycles_inserted on cycles",
+  "trigger cycles_team_written on cycles",
+  "trigger cycles_updated on cycles",
 ];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 

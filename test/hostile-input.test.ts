@@ -88,6 +88,18 @@ beforeAll(async () => {
     "api-keys": (await post("/api-keys", { name: "Target" }, key)).body.apiKey.id,
     webhooks: (await post("/webhooks", { url: "https://hooks.example.com/target", events: ["invite.deleted"] }, key)).body.webhook.id,
     worklogs: (await post(`/tasks/${task.id}/worklogs`, { startedAt: "2026-03-02T09:00:00Z", duration: "1h" }, key)).body.worklog.id,
+    // Upcoming (not ended), so PATCH reaches its body's rules.
+    cycles: (
+      await post(
+        "/cycles",
+        {
+          teamId: team.id,
+          startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+          endsAt: new Date(Date.now() + 8 * 86_400_000).toISOString(),
+        },
+        key,
+      )
+    ).body.cycle.id,
     "agent-sessions": (
       await patch(`/tasks/${task.id}`, { delegateId: (await post("/agents", { name: "Target" }, key)).body.agent.id }, key)
     ).body.task.session.id,

@@ -33,6 +33,7 @@ const task = {
   assignee: null,
   delegateId: null,
   session: null,
+  cycleId: null,
   labels: [],
   customFields: {},
   blockedByCount: 0,

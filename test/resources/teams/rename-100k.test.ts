@@ -1,33 +1,22 @@
 // A rename of a team of 100,000 tasks (docs/sync.md, "A team renamed"): one PATCH through the API, one event per
 // task, all in its transaction. How long it takes is logged (and in docs/performance.md), not bounded here: a busy
 // machine makes any bound a flake.
-import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
 import { tasks } from "../../../drizzle/schema";
-import { RequestDb } from "../../../src/db/client";
 import { taskMatch } from "../../../src/records/names";
 import { get, patch } from "../../helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
+import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 const COUNT = 100_000;
 let tenant: Tenant;
 let team: TeamFixture;
 
-async function withLongDb<T>(work: (db: RequestDb["db"]) => Promise<T>): Promise<T> {
-  const rdb = new RequestDb(env, { bounds: { connect: 5000, query: 240_000 } });
-  try {
-    return await work(rdb.db);
-  } finally {
-    await rdb.close();
-  }
-}
-
 beforeAll(async () => {
   tenant = await newTenant("Rename 100k");
   team = await newTeam(tenant, { prefix: "HUGE" });
-  // Written directly, 10,000 a statement (each with its events), on a connection that may wait that long.
-  await withLongDb(async (db) => {
+  // Written directly, 10,000 a statement (each with its events), on the test's own connection.
+  await withDb(async (db) => {
     for (let from = 1; from <= COUNT; from += 10_000)
       await db.execute(sql`insert into tasks (id, workspace_id, team_id, number, title, description)
         select pm_typeid('task'), ${tenant.workspaceId}, ${team.id}, g, 'task ' || g, repeat('words ', 20)
@@ -43,7 +32,7 @@ it("renames a team of 100,000 tasks through the API: a task.updated each, with t
   console.log(`rename of a team of ${COUNT} tasks: ${(performance.now() - started).toFixed(0)} ms`);
   expect(renamed.status).toBe(200);
   expect(renamed.body.team.prefix).toBe("VAST");
-  const { rows } = await withLongDb((db) =>
+  const { rows } = await withDb((db) =>
     db.execute<{ events: number; renamed: number }>(sql`select count(*)::int as events,
       count(*) filter (where reference = 'VAST-' || (new_image->>'number') and old_image->>'reference' = 'HUGE-' || (new_image->>'number'))::int as renamed
       from events where workspace_id = ${tenant.workspaceId} and type = 'task.updated'`),
@@ -52,7 +41,7 @@ it("renames a team of 100,000 tasks through the API: a task.updated each, with t
   expect((await get("/tasks/HUGE-100000", tenant.owner.key)).body.task.reference).toBe("VAST-100000");
   // How a reference is found: the team by its (workspace, prefix) index, the former prefixes only when no team has it.
   for (const name of ["VAST-50000", "HUGE-50000"]) {
-    const plan = await withLongDb((db) =>
+    const plan = await withDb((db) =>
       db.execute<{ "QUERY PLAN": string }>(
         sql`explain (analyze, costs off, timing off, summary off) select ${tasks.id} from ${tasks} where ${tasks.workspaceId} = ${tenant.workspaceId} and ${taskMatch(name, tenant.workspaceId)}`,
       ),

@@ -8,6 +8,7 @@ import { newTenant, type Tenant, withDb } from "../../../test/helpers/fixtures";
 import { app } from "../../app";
 import type { WebhookMessage } from "../../core/webhook-messages";
 import worker from "../../index";
+import { RELAY_LEASE_SECONDS } from "../../webhooks/relay";
 
 /** A queue that records what it is given, and fails when `down`. */
 function fakeQueue(down = false) {
@@ -59,8 +60,8 @@ describe("webhook relay", () => {
     expect(made.status).toBe(201);
     const [delivery] = await deliveriesOf(webhookId);
     expect(queue.given).toContainEqual({ deliveryId: delivery.id, attempt: 0 });
-    // Claimed: its next send is a lease (5 minutes) away, so no other relay sends it meanwhile.
-    expect(delivery.lease_s).toBeGreaterThan(250);
+    // Claimed: its next send is a lease away, so no other relay sends it meanwhile.
+    expect(delivery.lease_s).toBeGreaterThan(RELAY_LEASE_SECONDS - 5);
     const body = await withDb((db) => db.execute<{ payload: any }>(sql`select payload from webhook_deliveries where id = ${delivery.id}`));
     expect(body.rows[0].payload).toMatchObject({ type: "label.created", resourceId: made.body.label.id });
     const reads = fakeQueue();

@@ -29,7 +29,8 @@ export type IdPrefix =
   | "lnk"
   | "wlg"
   | "ses"
-  | "act";
+  | "act"
+  | "sta";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

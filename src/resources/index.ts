@@ -23,6 +23,7 @@ import projects from "./projects";
 import relations from "./relations";
 import search from "./search";
 import signup from "./signup";
+import states from "./states";
 import sync from "./sync";
 import system from "./system";
 import tasks from "./tasks";
@@ -50,6 +51,7 @@ export const MODULES: readonly ResourceModule[] = [
   fields,
   teams,
   teamMembers,
+  states,
   tasks,
   relations,
   attachments,

@@ -3288,10 +3288,6 @@ export interface components {
       reference: string;
       /** @description Default: `null`. */
       remainingSeconds?: number | null;
-      /**
-       * @description A workflow state of the task's team: its key (`IN_PROGRESS`) or its name (`In Progress`), in any case; stored as the key. Left out on create: the team's first `unstarted` state
-       * @example IN_PROGRESS
-       */
       status: string;
       teamId: string;
       title: string;

@@ -27,6 +27,7 @@ import {
 } from "./task-relations";
 import {
   StateCategory,
+  StatusKey,
   SubtaskCounts,
   statusCursorBound,
   statusCursorValue,
@@ -94,7 +95,8 @@ export const taskRecord = defineRecord({
     status: f.text(tasks.status, {
       builtIn: { name: "Status" },
       input: { schema: TaskStatusInput },
-      exported: true,
+      // An export holds keys; an import creates a key its team lacks (migrations/functions/pm_task_state.sql).
+      exported: StatusKey,
       list: {
         expr: statusPosition(tasks),
         ops: ["eq", "neq", "in"],

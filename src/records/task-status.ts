@@ -27,11 +27,15 @@ export const firstStateKey = (teamId: SQLWrapper, category: StateCategoryDto): S
 /** A key of a team's workflow states: 1..32 of `A–Z 0–9 _`, unique in the team, fixed once made. */
 export const StateKey = z
   .string()
+  .max(32)
   .regex(/^[A-Z0-9_]{1,32}$/, "Must be 1 to 32 of A-Z, 0-9 and _")
   .openapi({ example: "IN_PROGRESS" });
 
 /** A status as an export holds it, and an import takes it: a state's key, in any case. */
-export const StatusKey = z.string().regex(/^[A-Za-z0-9_]{1,32}$/, "Must be a workflow state's key: 1 to 32 of A-Z, 0-9 and _");
+export const StatusKey = z
+  .string()
+  .max(32)
+  .regex(/^[A-Za-z0-9_]{1,32}$/, "Must be a workflow state's key: 1 to 32 of A-Z, 0-9 and _");
 
 /** A task's status in an answer: the key of one of its team's workflow states. */
 export const TaskStatus = z.string().openapi("TaskStatus", {

@@ -222,6 +222,8 @@ export const workflowStates = pgTable(
   (t) => [
     uniqueIndex("workflow_states_team_key_key").on(t.teamId, t.key),
     uniqueIndex("workflow_states_team_name_key").on(t.teamId, t.nameKey),
+    // A task list's status filter by a state's name (any team of the workspace the list reads).
+    index("workflow_states_name_idx").on(t.nameKey),
     index("workflow_states_team_position_idx").on(t.teamId, t.position, t.id),
     index("workflow_states_workspace_idx").on(t.workspaceId, t.createdAt, t.id),
     check("workflow_states_key_form", sql`${t.key} ~ '^[A-Z0-9_]{1,32}$'`),

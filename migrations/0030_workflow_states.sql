@@ -21,6 +21,7 @@ ALTER TABLE "workflow_states" ADD CONSTRAINT "workflow_states_team_id_teams_id_f
 ALTER TABLE "workflow_states" ADD CONSTRAINT "workflow_states_creator_id_users_id_fk" FOREIGN KEY ("creator_id") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "workflow_states_team_key_key" ON "workflow_states" USING btree ("team_id","key");--> statement-breakpoint
 CREATE UNIQUE INDEX "workflow_states_team_name_key" ON "workflow_states" USING btree ("team_id","name_key");--> statement-breakpoint
+CREATE INDEX "workflow_states_name_idx" ON "workflow_states" USING btree ("name_key");--> statement-breakpoint
 CREATE INDEX "workflow_states_team_position_idx" ON "workflow_states" USING btree ("team_id","position","id");--> statement-breakpoint
 CREATE INDEX "workflow_states_workspace_idx" ON "workflow_states" USING btree ("workspace_id","created_at","id");--> statement-breakpoint
 -- hand-written (the generated statements on tasks, reordered around the backfill)

@@ -222,6 +222,22 @@ describe("workflow states", () => {
     expect((await del(`/states/${made.id}`, teamAdmin.key)).status).toBe(204);
   });
 
+  it("two concurrent deletes of a team's two completed states: exactly one goes, the other is 422", async () => {
+    const team = await newTeam(t, { prefix: "STR" });
+    const shipped = await state({ key: "SHIPPED", name: "Shipped", category: "completed" }, team);
+    const done = (await statesOf(team)).find((s) => s.key === "DONE")!;
+    const answers = await Promise.all([del(`/states/${done.id}`, t.owner.key), del(`/states/${shipped.id}`, t.owner.key)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([204, 422]);
+    expect((await statesOf(team)).filter((s) => s.category === "completed")).toHaveLength(1);
+  });
+
+  it("the list of a team's states is one statement after authentication", async () => {
+    const res = await get(`/teams/${eng.prefix.toLowerCase()}/states`, member.key);
+    expect(res.status).toBe(200);
+    expect(res.queries).toBe(1);
+    expect(res.body.states.map((s: State) => s.position)).toEqual([...res.body.states.map((s: State) => s.position)].sort((a, b) => a - b));
+  });
+
   it("a key or a name the team has is 409; a bad key is 422; sort[status] orders by position across pages", async () => {
     expect((await post(`/teams/${eng.prefix}/states`, { key: "TODO", name: "Another", category: "unstarted" }, t.owner.key)).status).toBe(
       409,

@@ -16,6 +16,7 @@ import { login, logout } from "./commands/login";
 import { milestones, projects } from "./commands/projects";
 import { search } from "./commands/search";
 import { sessions } from "./commands/sessions";
+import { states } from "./commands/states";
 import { sync } from "./commands/sync";
 import { tasks } from "./commands/tasks";
 import { teams } from "./commands/teams";
@@ -54,6 +55,7 @@ const pm: CommandDef<ArgsDef> = defineCommand<ArgsDef>({
     sessions,
     labels,
     teams,
+    states,
     members,
     projects,
     milestones,

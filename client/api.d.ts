@@ -1793,6 +1793,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/states/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a workflow state
+     * @description Whoever reads its team reads it; another workspace's is 404.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `teams:write`, which read these records.
+     */
+    get: operations["getState"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a workflow state, moving its tasks to another
+     * @description Needs team ADMIN or OWNER, or workspace ADMIN/OWNER (403 otherwise); another workspace's is 404. The tasks that hold it move to `moveTo` (another state of the team, by key or name) in the same transaction, one `task.updated` each; without `moveTo` while tasks hold it: 409 with `details.tasks`, their count. A team keeps at least one `unstarted`, one `completed` and one `canceled` state (422 otherwise).
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
+     */
+    delete: operations["deleteState"];
+    options?: never;
+    head?: never;
+    /**
+     * Rename, recolour, reorder or recategorize a workflow state
+     * @description Needs team ADMIN or OWNER, or workspace ADMIN/OWNER (403 otherwise); another workspace's is 404. Everything but `key` (422 as an unknown field). A new `category` reaches the state's tasks in the same statement (their `statusCategory`, `startedAt`, `completedAt`, `canceledAt`; one `task.updated` each). A team keeps at least one `unstarted`, one `completed` and one `canceled` state (422 otherwise).
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
+     */
+    patch: operations["updateState"];
+    trace?: never;
+  };
   "/sync/snapshot": {
     parameters: {
       query?: never;
@@ -2044,7 +2078,7 @@ export interface paths {
     put?: never;
     /**
      * Relate a task to another (blocks, blocked_by, duplicate_of, related)
-     * @description Needs the right to change the task in the path (team MEMBER or above, or workspace ADMIN/OWNER); the other task may be of any team of the workspace. One stored edge per pair and meaning: `blocked_by` is `blocks` from the other side, `related` is symmetric; the same relation again is 409, the task itself 422, a `blocks` that would close a cycle 422 naming it. `duplicate_of` moves this task to CANCELED (unless DONE).
+     * @description Needs the right to change the task in the path (team MEMBER or above, or workspace ADMIN/OWNER); the other task may be of any team of the workspace. One stored edge per pair and meaning: `blocked_by` is `blocks` from the other side, `related` is symmetric; the same relation again is 409, the task itself 422, a `blocks` that would close a cycle 422 naming it. `duplicate_of` moves this task to its team's first `canceled` state (unless it is completed or canceled).
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
@@ -2067,7 +2101,7 @@ export interface paths {
     post?: never;
     /**
      * Remove a relation (from either task)
-     * @description Needs the right to change the task in the path. A duplicate stays CANCELED.
+     * @description Needs the right to change the task in the path. A duplicate stays in its canceled state.
      *
      *     Requires the scope `tasks:write` (create, change and delete tasks).
      */
@@ -2339,6 +2373,34 @@ export interface paths {
      *     Requires the scope `teams:write` (create and change teams and their members).
      */
     post: operations["addTeamMember"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/teams/{id}/states": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a team's workflow states, in position order
+     * @description Every state of the team (at most 50, not paginated), in position order: what a task's `status` may hold. An agent starting work moves its task to the first state whose category is `started`. Whoever reads the team reads them.
+     *
+     *     Requires the scope `read` (read everything you can see), or one of `tasks:write`, `teams:write`, which read these records.
+     */
+    get: operations["listStates"];
+    put?: never;
+    /**
+     * Add a workflow state to a team
+     * @description Needs team ADMIN or OWNER, or workspace ADMIN/OWNER (403 otherwise); another workspace's is 404. `key` (1..32 of A-Z, 0-9, _) is fixed once made; a key or name (any case) the team has already is 409; at most 50 a team (422). Without `position`, after the last state; without `color`, its category's.
+     *
+     *     Requires the scope `teams:write` (create and change teams and their members).
+     */
+    post: operations["createState"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2895,6 +2957,7 @@ export interface components {
         | "teams"
         | "members"
         | "team-members"
+        | "states"
         | "tasks"
         | "relations"
         | "attachments"
@@ -2982,6 +3045,7 @@ export interface components {
         | "teams"
         | "members"
         | "team-members"
+        | "states"
         | "tasks"
         | "relations"
         | "attachments"
@@ -3364,6 +3428,7 @@ export interface components {
         | "field"
         | "team"
         | "team_member"
+        | "state"
         | "task"
         | "task_relation"
         | "attachment"
@@ -3481,6 +3546,8 @@ export interface components {
       relations?: components["schemas"]["ExportRelation"][];
       /** @description The id of the exported resource, found in its collection (`tasks`, `projects`, `teams`) */
       root: string;
+      /** @description The workflow states of the teams the export's records are in; an import into a team creates the keys it lacks, a workspace import the teams' own. Default: `[]`. */
+      states?: components["schemas"]["ExportState"][];
       tasks: components["schemas"]["ExportTask"][];
       teams: components["schemas"]["ExportTeam"][];
       users: components["schemas"]["ExportUser"][];
@@ -3609,6 +3676,27 @@ export interface components {
       targetTaskId: string;
       type: components["schemas"]["TaskRelationStoredType"];
     };
+    ExportState: {
+      category: components["schemas"]["StateCategory"];
+      color: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      createdAt: string;
+      description: string;
+      id: string;
+      /** @example IN_PROGRESS */
+      key: string;
+      name: string;
+      position: number;
+      teamId: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601; not imported (an import is a new write)
+       */
+      updatedAt: string;
+    };
     ExportTask: {
       assigneeId: string | null;
       /**
@@ -3641,7 +3729,7 @@ export interface components {
       reference: string;
       /** @description Default: `null`. */
       remainingSeconds?: number | null;
-      status: components["schemas"]["TaskStatus"];
+      status: string;
       teamId: string;
       title: string;
       /**
@@ -4390,6 +4478,11 @@ export interface components {
       /** Format: email */
       email: string;
     };
+    /**
+     * @description backlog, unstarted, started, completed or canceled: what a workflow state means, whatever its team calls it
+     * @enum {string}
+     */
+    StateCategory: "backlog" | "unstarted" | "started" | "completed" | "canceled";
     SubscriberSelection: {
       avatarUrl?: string | null;
       email?: string;
@@ -4398,7 +4491,7 @@ export interface components {
       id?: string;
       name?: string;
     };
-    /** @description The task's direct subtasks, and those of them that are DONE */
+    /** @description The task's direct subtasks, and those of them in a `completed` state */
     SubtaskCounts: {
       done: number;
       total: number;
@@ -4406,10 +4499,14 @@ export interface components {
     Task: {
       assignee: components["schemas"]["UserSummary"] | null;
       assigneeId: string | null;
-      /** @description Tasks that block this one and are neither DONE nor CANCELED (of any team) */
+      /** @description Tasks that block this one and are in a state neither `completed` nor `canceled` (of any team) */
       blockedByCount: number;
+      /** @description When the task entered a `canceled` state; null while it is in no canceled state */
+      canceledAt: string | null;
       /** @description Who holds the task (POST /tasks/{id}/claim) until when; null when no live claim does */
       claim: components["schemas"]["TaskClaim"] | null;
+      /** @description When the task entered a `completed` state; null while it is in no completed state */
+      completedAt: string | null;
       createdAt: string;
       /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields: {
@@ -4444,7 +4541,14 @@ export interface components {
       /** @description Only when `fields` names it, e.g. `relations{type,task{reference,status}}` */
       relations?: components["schemas"]["TaskRelation"][];
       session: components["schemas"]["TaskSessionSummary"] | null;
-      status: components["schemas"]["TaskStatus"];
+      /** @description When the task entered a `started` state; null while it is in no started state */
+      startedAt: string | null;
+      /**
+       * @description The key of one of the team's workflow states (GET /teams/{id}/states)
+       * @example IN_PROGRESS
+       */
+      status: string;
+      statusCategory: components["schemas"]["StateCategory"] & unknown;
       subtaskCounts: components["schemas"]["SubtaskCounts"];
       team: components["schemas"]["TeamSummary"];
       teamId: string;
@@ -4520,7 +4624,11 @@ export interface components {
       priority?: components["schemas"]["TaskPriority"];
       /** @description A project id (`proj_…`) or its reference (`ENG-P3`); of the task's team */
       projectId?: string | null;
-      status?: components["schemas"]["TaskStatus"];
+      /**
+       * @description A workflow state of the task's team: its key (`IN_PROGRESS`) or its name (`In Progress`), in any case; stored as the key. Left out on create: the team's first `unstarted` state
+       * @example IN_PROGRESS
+       */
+      status?: string;
       /** @description A team id (`team_…`) or its prefix (`ENG`, any case); required (400 BAD_REQUEST when missing) */
       teamId: string;
       timeTracking?: components["schemas"]["TimeTrackingInput"];
@@ -4604,8 +4712,10 @@ export interface components {
         name?: string;
       } | null;
       assigneeId?: string | null;
-      /** @description Tasks that block this one and are neither DONE nor CANCELED (of any team) */
+      /** @description Tasks that block this one and are in a state neither `completed` nor `canceled` (of any team) */
       blockedByCount?: number;
+      /** @description When the task entered a `canceled` state; null while it is in no canceled state */
+      canceledAt?: string | null;
       claim?: {
         /** @description When the claim stops holding the task, unless renewed */
         expiresAt?: string;
@@ -4615,6 +4725,8 @@ export interface components {
          */
         holderId?: string;
       } | null;
+      /** @description When the task entered a `completed` state; null while it is in no completed state */
+      completedAt?: string | null;
       createdAt?: string;
       /** @description Values keyed by field-definition key (the workspace's custom fields) */
       customFields?: {
@@ -4676,7 +4788,14 @@ export interface components {
         id?: string;
         state?: components["schemas"]["AgentSessionState"];
       } | null;
-      status?: components["schemas"]["TaskStatus"];
+      /** @description When the task entered a `started` state; null while it is in no started state */
+      startedAt?: string | null;
+      /**
+       * @description The key of one of the team's workflow states (GET /teams/{id}/states)
+       * @example IN_PROGRESS
+       */
+      status?: string;
+      statusCategory?: components["schemas"]["StateCategory"] & unknown;
       subtaskCounts?: {
         done?: number;
         total?: number;
@@ -4703,8 +4822,11 @@ export interface components {
       id: string;
       state: components["schemas"]["AgentSessionState"];
     };
-    /** @enum {string} */
-    TaskStatus: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+    /**
+     * @description The key of one of the task's team's workflow states (GET /teams/{id}/states), e.g. TODO, IN_PROGRESS, DONE
+     * @example IN_PROGRESS
+     */
+    TaskStatus: string;
     /** @description The other task */
     TaskSummary: {
       id: string;
@@ -4736,7 +4858,11 @@ export interface components {
       priority?: components["schemas"]["TaskPriority"];
       /** @description A project id (`proj_…`) or its reference (`ENG-P3`); of the task's team */
       projectId?: string | null;
-      status?: components["schemas"]["TaskStatus"];
+      /**
+       * @description A workflow state of the task's team: its key (`IN_PROGRESS`) or its name (`In Progress`), in any case; stored as the key. Left out on create: the team's first `unstarted` state
+       * @example IN_PROGRESS
+       */
+      status?: string;
       timeTracking?: components["schemas"]["TimeTrackingInput"];
       title?: string;
     };
@@ -5103,6 +5229,74 @@ export interface components {
        * @example whsec_…
        */
       secret: string;
+    };
+    WorkflowState: {
+      category: components["schemas"]["StateCategory"];
+      /**
+       * @description `#RRGGBB` (default: the category's)
+       * @example #F2C94C
+       */
+      color: string;
+      createdAt: string;
+      description: string;
+      /** @example sta_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id: string;
+      /**
+       * @description What a task's `status` holds: 1..32 of A-Z, 0-9, _; unique in the team, fixed once made
+       * @example IN_QA
+       */
+      key: string;
+      /**
+       * @description Unique in the team in any case; a task's `status` may name the state by it
+       * @example In QA
+       */
+      name: string;
+      /** @description The team's states are in position order (default: after the last); any number, so one fits between two */
+      position: number;
+      teamId: string;
+      updatedAt: string;
+    };
+    WorkflowStateCreate: {
+      category: components["schemas"]["StateCategory"];
+      color?: string;
+      description?: string;
+      /** @example IN_PROGRESS */
+      key: string;
+      name: string;
+      position?: number;
+    };
+    WorkflowStateSelection: {
+      category?: components["schemas"]["StateCategory"];
+      /**
+       * @description `#RRGGBB` (default: the category's)
+       * @example #F2C94C
+       */
+      color?: string;
+      createdAt?: string;
+      description?: string;
+      /** @example sta_01jz8x4q0be0sv3c5kq9v1y2ab */
+      id?: string;
+      /**
+       * @description What a task's `status` holds: 1..32 of A-Z, 0-9, _; unique in the team, fixed once made
+       * @example IN_QA
+       */
+      key?: string;
+      /**
+       * @description Unique in the team in any case; a task's `status` may name the state by it
+       * @example In QA
+       */
+      name?: string;
+      /** @description The team's states are in position order (default: after the last); any number, so one fits between two */
+      position?: number;
+      teamId?: string;
+      updatedAt?: string;
+    };
+    WorkflowStateUpdate: {
+      category?: components["schemas"]["StateCategory"];
+      color?: string;
+      description?: string;
+      name?: string;
+      position?: number;
     };
     Worklog: {
       createdAt: string;
@@ -11725,8 +11919,11 @@ export interface operations {
           | "authorId"
           | "avatarUrl"
           | "body"
+          | "canceledAt"
+          | "category"
           | "color"
           | "commentId"
+          | "completedAt"
           | "content"
           | "contentType"
           | "createdBy"
@@ -11758,6 +11955,7 @@ export interface operations {
           | "notificationEmail"
           | "number"
           | "parentId"
+          | "position"
           | "prefix"
           | "presentation"
           | "priority"
@@ -11773,6 +11971,7 @@ export interface operations {
           | "startedAt"
           | "startsAt"
           | "status"
+          | "statusCategory"
           | "targetDate"
           | "targetTaskId"
           | "taskId"
@@ -11791,18 +11990,8 @@ export interface operations {
         "filter[eq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
         /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[eq][projectId]"?: string | "null";
-        "filter[eq][status]"?:
-          | "BACKLOG"
-          | "TODO"
-          | "IN_PROGRESS"
-          | "IN_REVIEW"
-          | "DONE"
-          | "CANCELED"
-          | "PLANNING"
-          | "ACTIVE"
-          | "PAUSED"
-          | "COMPLETED"
-          | "PLANNED";
+        "filter[eq][status]"?: string;
+        "filter[eq][statusCategory]"?: "backlog" | "unstarted" | "started" | "completed" | "canceled";
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][teamId]"?: string;
         /** @description A user id (`user_…`) or its email */
@@ -11814,8 +12003,11 @@ export interface operations {
           | "authorId"
           | "avatarUrl"
           | "body"
+          | "canceledAt"
+          | "category"
           | "color"
           | "commentId"
+          | "completedAt"
           | "content"
           | "contentType"
           | "createdBy"
@@ -11847,6 +12039,7 @@ export interface operations {
           | "notificationEmail"
           | "number"
           | "parentId"
+          | "position"
           | "prefix"
           | "presentation"
           | "priority"
@@ -11862,6 +12055,7 @@ export interface operations {
           | "startedAt"
           | "startsAt"
           | "status"
+          | "statusCategory"
           | "targetDate"
           | "targetTaskId"
           | "taskId"
@@ -11881,19 +12075,8 @@ export interface operations {
         "filter[in][priority]"?: ("NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT")[];
         /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[in][projectId]"?: (string | "null")[];
-        "filter[in][status]"?: (
-          | "BACKLOG"
-          | "TODO"
-          | "IN_PROGRESS"
-          | "IN_REVIEW"
-          | "DONE"
-          | "CANCELED"
-          | "PLANNING"
-          | "ACTIVE"
-          | "PAUSED"
-          | "COMPLETED"
-          | "PLANNED"
-        )[];
+        "filter[in][status]"?: string[];
+        "filter[in][statusCategory]"?: ("backlog" | "unstarted" | "started" | "completed" | "canceled")[];
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][teamId]"?: string[];
         /** @description A user id (`user_…`) or its email */
@@ -11905,8 +12088,11 @@ export interface operations {
           | "authorId"
           | "avatarUrl"
           | "body"
+          | "canceledAt"
+          | "category"
           | "color"
           | "commentId"
+          | "completedAt"
           | "content"
           | "contentType"
           | "createdBy"
@@ -11938,6 +12124,7 @@ export interface operations {
           | "notificationEmail"
           | "number"
           | "parentId"
+          | "position"
           | "prefix"
           | "presentation"
           | "priority"
@@ -11953,6 +12140,7 @@ export interface operations {
           | "startedAt"
           | "startsAt"
           | "status"
+          | "statusCategory"
           | "targetDate"
           | "targetTaskId"
           | "taskId"
@@ -11971,18 +12159,8 @@ export interface operations {
         "filter[neq][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
         /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[neq][projectId]"?: string | "null";
-        "filter[neq][status]"?:
-          | "BACKLOG"
-          | "TODO"
-          | "IN_PROGRESS"
-          | "IN_REVIEW"
-          | "DONE"
-          | "CANCELED"
-          | "PLANNING"
-          | "ACTIVE"
-          | "PAUSED"
-          | "COMPLETED"
-          | "PLANNED";
+        "filter[neq][status]"?: string;
+        "filter[neq][statusCategory]"?: "backlog" | "unstarted" | "started" | "completed" | "canceled";
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][teamId]"?: string;
         /** @description Page size, 1..250 */
@@ -15869,6 +16047,7 @@ export interface operations {
               | "teams"
               | "members"
               | "team-members"
+              | "states"
               | "tasks"
               | "relations"
               | "attachments"
@@ -21161,6 +21340,508 @@ export interface operations {
       503: components["responses"]["WriteUnavailable"];
     };
   };
+  getState: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, teamId, key, name, category, position, color, description, createdAt, updatedAt. */
+        fields?: string;
+      };
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The state */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            state: components["schemas"]["WorkflowStateSelection"];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteState: {
+    parameters: {
+      query?: {
+        /** @description The state its tasks move to: a key or name of another state of the team */
+        moveTo?: string;
+      };
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  updateState: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The `ETag` of your last read (or `*`): the write happens only if the resource still has it, checked under the row's lock in the write's transaction; otherwise 412 PRECONDITION_FAILED and nothing is written. Without it the write is unconditional. */
+        "If-Match"?: components["parameters"]["IfMatch"];
+      };
+      path: {
+        /** @description Identifier (or, for tasks and projects, reference) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WorkflowStateUpdate"];
+      };
+    };
+    responses: {
+      /** @description Updated */
+      200: {
+        headers: {
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            state: components["schemas"]["WorkflowState"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PRECONDITION_FAILED */
+      412: {
+        headers: {
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
   syncSnapshot: {
     parameters: {
       query?: {
@@ -21298,12 +21979,14 @@ export interface operations {
       query?: {
         /** @description Opaque `pagination.nextCursor` of the previous page (same filters and sort) */
         cursor?: string;
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, cycleId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, statusCategory, startedAt, completedAt, canceledAt, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, cycleId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
         "filter[contains][description]"?: string;
         "filter[contains][title]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[eq][assigneeId]"?: string | "null";
+        "filter[eq][canceledAt]"?: string | "null";
+        "filter[eq][completedAt]"?: string | "null";
         "filter[eq][createdAt]"?: string;
         /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
         "filter[eq][cycleId]"?: string | "null";
@@ -21328,13 +22011,17 @@ export interface operations {
         "filter[eq][reference]"?: string;
         /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[eq][relatedTo]"?: string;
-        "filter[eq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[eq][startedAt]"?: string | "null";
+        "filter[eq][status]"?: string;
+        "filter[eq][statusCategory]"?: "backlog" | "unstarted" | "started" | "completed" | "canceled";
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[eq][teamId]"?: string;
         "filter[eq][title]"?: string;
         "filter[eq][updatedAt]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[gt][assigneeId]"?: string;
+        "filter[gt][canceledAt]"?: string;
+        "filter[gt][completedAt]"?: string;
         "filter[gt][createdAt]"?: string;
         /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
         "filter[gt][cycleId]"?: string;
@@ -21354,13 +22041,16 @@ export interface operations {
         "filter[gt][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
         /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gt][projectId]"?: string;
-        "filter[gt][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[gt][startedAt]"?: string;
+        "filter[gt][statusCategory]"?: "backlog" | "unstarted" | "started" | "completed" | "canceled";
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gt][teamId]"?: string;
         "filter[gt][title]"?: string;
         "filter[gt][updatedAt]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[gte][assigneeId]"?: string;
+        "filter[gte][canceledAt]"?: string;
+        "filter[gte][completedAt]"?: string;
         "filter[gte][createdAt]"?: string;
         /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
         "filter[gte][cycleId]"?: string;
@@ -21380,13 +22070,16 @@ export interface operations {
         "filter[gte][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
         /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[gte][projectId]"?: string;
-        "filter[gte][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[gte][startedAt]"?: string;
+        "filter[gte][statusCategory]"?: "backlog" | "unstarted" | "started" | "completed" | "canceled";
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[gte][teamId]"?: string;
         "filter[gte][title]"?: string;
         "filter[gte][updatedAt]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[in][assigneeId]"?: (string | "null")[];
+        "filter[in][canceledAt]"?: (string | "null")[];
+        "filter[in][completedAt]"?: (string | "null")[];
         "filter[in][createdAt]"?: string[];
         /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
         "filter[in][cycleId]"?: (string | "null")[];
@@ -21411,13 +22104,17 @@ export interface operations {
         "filter[in][reference]"?: string[];
         /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[in][relatedTo]"?: string[];
-        "filter[in][status]"?: ("BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED")[];
+        "filter[in][startedAt]"?: (string | "null")[];
+        "filter[in][status]"?: string[];
+        "filter[in][statusCategory]"?: ("backlog" | "unstarted" | "started" | "completed" | "canceled")[];
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[in][teamId]"?: string[];
         "filter[in][title]"?: string[];
         "filter[in][updatedAt]"?: string[];
         /** @description A user id (`user_…`) or its email */
         "filter[lt][assigneeId]"?: string;
+        "filter[lt][canceledAt]"?: string;
+        "filter[lt][completedAt]"?: string;
         "filter[lt][createdAt]"?: string;
         /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
         "filter[lt][cycleId]"?: string;
@@ -21437,13 +22134,16 @@ export interface operations {
         "filter[lt][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
         /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lt][projectId]"?: string;
-        "filter[lt][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[lt][startedAt]"?: string;
+        "filter[lt][statusCategory]"?: "backlog" | "unstarted" | "started" | "completed" | "canceled";
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lt][teamId]"?: string;
         "filter[lt][title]"?: string;
         "filter[lt][updatedAt]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[lte][assigneeId]"?: string;
+        "filter[lte][canceledAt]"?: string;
+        "filter[lte][completedAt]"?: string;
         "filter[lte][createdAt]"?: string;
         /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
         "filter[lte][cycleId]"?: string;
@@ -21463,13 +22163,16 @@ export interface operations {
         "filter[lte][priority]"?: "NONE" | "LOW" | "MEDIUM" | "HIGH" | "URGENT";
         /** @description A project id (`proj_…`) or its reference (`ENG-P3`) */
         "filter[lte][projectId]"?: string;
-        "filter[lte][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[lte][startedAt]"?: string;
+        "filter[lte][statusCategory]"?: "backlog" | "unstarted" | "started" | "completed" | "canceled";
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[lte][teamId]"?: string;
         "filter[lte][title]"?: string;
         "filter[lte][updatedAt]"?: string;
         /** @description A user id (`user_…`) or its email */
         "filter[neq][assigneeId]"?: string | "null";
+        "filter[neq][canceledAt]"?: string | "null";
+        "filter[neq][completedAt]"?: string | "null";
         "filter[neq][createdAt]"?: string;
         /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`) */
         "filter[neq][cycleId]"?: string | "null";
@@ -21494,7 +22197,9 @@ export interface operations {
         "filter[neq][reference]"?: string;
         /** @description A task id (`task_…`) or its reference (`ENG-12`) */
         "filter[neq][relatedTo]"?: string;
-        "filter[neq][status]"?: "BACKLOG" | "TODO" | "IN_PROGRESS" | "IN_REVIEW" | "DONE" | "CANCELED";
+        "filter[neq][startedAt]"?: string | "null";
+        "filter[neq][status]"?: string;
+        "filter[neq][statusCategory]"?: "backlog" | "unstarted" | "started" | "completed" | "canceled";
         /** @description A team id (`team_…`) or its prefix (`ENG`, any case) */
         "filter[neq][teamId]"?: string;
         "filter[neq][title]"?: string;
@@ -21504,6 +22209,8 @@ export interface operations {
         /** @description Page size, 1..250 */
         limit?: number;
         "sort[assigneeId]"?: "asc" | "desc";
+        "sort[canceledAt]"?: "asc" | "desc";
+        "sort[completedAt]"?: "asc" | "desc";
         "sort[createdAt]"?: "asc" | "desc";
         "sort[cycleId]"?: "asc" | "desc";
         "sort[delegateId]"?: "asc" | "desc";
@@ -21515,7 +22222,9 @@ export interface operations {
         "sort[parentId]"?: "asc" | "desc";
         "sort[priority]"?: "asc" | "desc";
         "sort[projectId]"?: "asc" | "desc";
+        "sort[startedAt]"?: "asc" | "desc";
         "sort[status]"?: "asc" | "desc";
+        "sort[statusCategory]"?: "asc" | "desc";
         "sort[teamId]"?: "asc" | "desc";
         "sort[title]"?: "asc" | "desc";
         "sort[updatedAt]"?: "asc" | "desc";
@@ -21819,7 +22528,7 @@ export interface operations {
   getTask: {
     parameters: {
       query?: {
-        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, cycleId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
+        /** @description Comma-separated names; `name{…}` selects inside an object or array, e.g. `id,title,team{prefix},labels{name}`. Unknown names are 400, and so are more than 100 names or 4 levels. Names: id, reference, title, status, statusCategory, startedAt, completedAt, canceledAt, priority, description, dueDate, estimate, timeTracking, teamId, team, projectId, milestoneId, cycleId, parentId, assigneeId, delegateId, session, assignee, labels, customFields, blockedByCount, subtaskCounts, claim, relations, links, createdAt, updatedAt. */
         fields?: string;
       };
       header?: {
@@ -27477,6 +28186,324 @@ export interface operations {
         content: {
           "application/json": {
             teamMember: components["schemas"]["TeamMember"];
+          };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  listStates: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An `ETag` of an earlier answer: 304 without a body while the answer is unchanged. */
+        "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+        /** @description A write's `PM-Position`: the answer is no older than that position. An answer stored at the edge (asked for with `Cache-Control: max-age`) is served only if it was fetched at that position; otherwise the origin answers (docs/edge.md). A value that is not an event of the caller's workspace is 400 naming this header. */
+        "PM-Min-Position"?: components["parameters"]["MinPosition"];
+      };
+      path: {
+        /** @description Team id or prefix (`ENG`, any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The team's states */
+      200: {
+        headers: {
+          ETag: components["headers"]["ETag"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            states: components["schemas"]["WorkflowState"][];
+          };
+        };
+      };
+      304: components["responses"]["NotModified"];
+      /** @description BAD_REQUEST: a value in the request cannot be stored or compared */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAVAILABLE */
+      503: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createState: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        /** @description Team id or prefix (`ENG`, any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WorkflowStateCreate"];
+      };
+    };
+    responses: {
+      /** @description Created; `Location` is the new resource's path */
+      201: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          Location: components["headers"]["Location"];
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            state: components["schemas"]["WorkflowState"];
           };
         };
       };

@@ -6,6 +6,7 @@ import {
   boolean,
   check,
   date,
+  doublePrecision,
   foreignKey,
   index,
   integer,
@@ -44,7 +45,8 @@ const wsRef = () =>
 export const workspaceRole = pgEnum("workspace_role", ["MEMBER", "ADMIN", "OWNER"]);
 export const teamRole = pgEnum("team_role", ["VIEWER", "MEMBER", "ADMIN", "OWNER"]);
 export const userType = pgEnum("user_type", ["HUMAN", "AGENT"]);
-export const taskStatus = pgEnum("task_status", ["BACKLOG", "TODO", "IN_PROGRESS", "IN_REVIEW", "DONE", "CANCELED"]);
+/** What a workflow state means (contract §20), in the order a team's work goes; the rules that mean "done" name these. */
+export const stateCategory = pgEnum("state_category", ["backlog", "unstarted", "started", "completed", "canceled"]);
 export const taskPriority = pgEnum("task_priority", ["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"]);
 export const projectStatus = pgEnum("project_status", ["PLANNING", "ACTIVE", "PAUSED", "COMPLETED", "CANCELED"]);
 export const milestoneStatus = pgEnum("milestone_status", ["PLANNED", "IN_PROGRESS", "DONE"]);
@@ -229,6 +231,41 @@ export const milestones = pgTable(
   ],
 );
 
+/**
+ * A team's workflow states (contract §20, `sta_…`): what a task's `status` holds is one of its team's keys. Every team
+ * starts with the six defaults, a sub-team with a copy of its parent's (the trigger pm_team_states, migration 0030).
+ */
+export const workflowStates = pgTable(
+  "workflow_states",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: wsRef(),
+    teamId: text("team_id")
+      .notNull()
+      .references((): AnyPgColumn => teams.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    name: text("name").notNull(),
+    /** How a task's `status` names it by name (any case): the trigger pm_task_state compares it. */
+    nameKey: text("name_key").notNull().generatedAlwaysAs(sql`lower(name)`),
+    category: stateCategory("category").notNull(),
+    position: doublePrecision("position").notNull(),
+    color: text("color").notNull(),
+    description: text("description").notNull().default(""),
+    creatorId: text("creator_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("workflow_states_team_key_key").on(t.teamId, t.key),
+    uniqueIndex("workflow_states_team_name_key").on(t.teamId, t.nameKey),
+    // A task list's status filter by a state's name (any team of the workspace the list reads).
+    index("workflow_states_name_idx").on(t.nameKey),
+    index("workflow_states_team_position_idx").on(t.teamId, t.position, t.id),
+    index("workflow_states_workspace_idx").on(t.workspaceId, t.createdAt, t.id),
+    check("workflow_states_key_form", sql`${t.key} ~ '^[A-Z0-9_]{1,32}$'`),
+  ],
+);
+
 export const tasks = pgTable(
   "tasks",
   {
@@ -240,7 +277,16 @@ export const tasks = pgTable(
     number: integer("number").notNull(),
     title: text("title").notNull(),
     description: text("description").notNull().default(""),
-    status: taskStatus("status").notNull().default("TODO"),
+    /**
+     * A key of the team's workflow states (the foreign key below). Left out, the trigger pm_task_state gives the team's
+     * first `unstarted` state; given by the state's name, it stores the key (migration 0030).
+     */
+    status: text("status").notNull().default(sql`null`),
+    /** The state's category, and when the task entered it: kept by pm_task_state in the write's own statement. */
+    statusCategory: stateCategory("status_category").notNull().default(sql`null`),
+    startedAt: ts("started_at"),
+    completedAt: ts("completed_at"),
+    canceledAt: ts("canceled_at"),
     priority: taskPriority("priority").notNull().default("NONE"),
     dueDate: date("due_date", { mode: "string" }),
     /** Points; null when not estimated. */
@@ -272,6 +318,14 @@ export const tasks = pgTable(
     index("tasks_parent_idx").on(t.parentId),
     index("tasks_assignee_idx").on(t.assigneeId),
     index("tasks_status_idx").on(t.workspaceId, t.status, t.createdAt, t.id),
+    index("tasks_status_category_idx").on(t.workspaceId, t.statusCategory, t.createdAt, t.id),
+    // A state's tasks (its delete's count and move, its new category, the foreign key's check when it goes).
+    index("tasks_team_status_idx").on(t.teamId, t.status),
+    foreignKey({
+      name: "tasks_team_status_fk",
+      columns: [t.teamId, t.status],
+      foreignColumns: [workflowStates.teamId, workflowStates.key],
+    }),
     // Keyset lists sorted by priority or updatedAt (either direction) walk these instead of sorting the workspace.
     index("tasks_priority_idx").on(t.workspaceId, t.priority, t.id),
     index("tasks_updated_idx").on(t.workspaceId, t.updatedAt, t.id),
@@ -1114,6 +1168,7 @@ export const schema = {
   teamMembers,
   projects,
   milestones,
+  workflowStates,
   tasks,
   labels,
   taskLabels,

@@ -31,7 +31,8 @@ export type IdPrefix =
   | "ses"
   | "act"
   | "ntf"
-  | "cyc";
+  | "cyc"
+  | "sta";
 
 /** `<prefix>_<26 chars>`: Crockford base32 of a UUIDv7, so ids sort by creation time. */
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();

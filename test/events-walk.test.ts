@@ -165,6 +165,11 @@ const invited = async (body: Record<string, unknown> = {}) => {
 };
 
 /** The ids of every record in an export document, with the event type its creation makes. */
+/** The ids of a team's workflow states. */
+async function statesOf(teamId: string): Promise<string[]> {
+  return ok(await get(`/teams/${teamId}/states`, t.owner.key), 200).states.map((s: { id: string }) => s.id);
+}
+
 function created(exported: any): Want[] {
   const d = exported.data;
   const wants: Want[] = [];
@@ -179,6 +184,7 @@ function created(exported: any): Want[] {
   add("field.created", d.fields);
   add("team.created", d.teams);
   for (const team of d.teams ?? []) add("team_member.created", team.members);
+  add("state.created", d.states);
   return wants;
 }
 
@@ -422,6 +428,8 @@ const TABLE: Entry[] = [
             events: [
               { type: "team.created", id: created.id },
               { type: "team_member.created", id: await membershipOf(created.id, t.owner.userId) },
+              // A new team's six workflow states, written with it.
+              ...(await statesOf(created.id)).map((id) => ({ type: "state.created", id })),
             ],
           };
         },
@@ -445,6 +453,7 @@ const TABLE: Entry[] = [
       const target = await newTeam(t);
       const membership = await membershipOf(target.id, t.owner.userId);
       const task = ok(await post("/tasks", { teamId: target.id, title: "Goes with its team" }, t.owner.key), 201).task;
+      const states = await statesOf(target.id);
       return {
         send: () => send("DELETE", `/teams/${target.id}`, owner()),
         outcome: () => ({
@@ -452,6 +461,7 @@ const TABLE: Entry[] = [
             { type: "team.deleted", id: target.id },
             { type: "team_member.deleted", id: membership },
             { type: "task.deleted", id: task.id },
+            ...states.map((id) => ({ type: "state.deleted", id })),
           ],
         }),
       };
@@ -489,6 +499,56 @@ const TABLE: Entry[] = [
       };
     },
   },
+  // A team's workflow states.
+  {
+    op: "POST /teams/{id}/states",
+    async prepare() {
+      return {
+        send: () => post(`/teams/${team.id}/states`, { key: "WALKED", name: "Walked", category: "started" }, t.owner.key),
+        outcome: (res) => ({ events: [{ type: "state.created", id: res.body.state.id }] }),
+      };
+    },
+  },
+  {
+    op: "PATCH /states/{id}",
+    async prepare() {
+      // A new category reaches the state's task: its own task.updated.
+      const state = ok(
+        await post(`/teams/${team.id}/states`, { key: "WALK_QA", name: "Walk QA", category: "started" }, t.owner.key),
+        201,
+      ).state;
+      const task = await newTask({ status: "WALK_QA" });
+      return {
+        send: () => patch(`/states/${state.id}`, { category: "completed", color: "#123456" }, t.owner.key),
+        outcome: () => ({
+          events: [
+            { type: "state.updated", id: state.id, changes: ["category", "color"] },
+            { type: "task.updated", id: task.id, changes: ["completedAt", "startedAt", "statusCategory"] },
+          ],
+        }),
+      };
+    },
+  },
+  {
+    op: "DELETE /states/{id}",
+    async prepare() {
+      // Its task moves to `moveTo`: its own task.updated.
+      const state = ok(
+        await post(`/teams/${team.id}/states`, { key: "WALK_GONE", name: "Walk gone", category: "backlog" }, t.owner.key),
+        201,
+      ).state;
+      const task = await newTask({ status: "WALK_GONE" });
+      return {
+        send: () => send("DELETE", `/states/${state.id}?moveTo=TODO`, owner()),
+        outcome: () => ({
+          events: [
+            { type: "state.deleted", id: state.id },
+            { type: "task.updated", id: task.id, changes: ["status", "statusCategory"] },
+          ],
+        }),
+      };
+    },
+  },
   // Tasks, projects, milestones, comments.
   {
     op: "POST /tasks",
@@ -507,7 +567,11 @@ const TABLE: Entry[] = [
       const bearer = await jwtOf(t.owner.userId, t.workspaceId);
       return {
         send: () => send("PATCH", `/tasks/${task.reference}`, { bearer }, { title: "Renamed", status: "DONE" }),
-        outcome: () => ({ events: [{ type: "task.updated", id: task.id, changes: ["status", "title"] }], via: "jwt" }),
+        // Its state's category and when it was entered come with the status.
+        outcome: () => ({
+          events: [{ type: "task.updated", id: task.id, changes: ["completedAt", "status", "statusCategory", "title"] }],
+          via: "jwt",
+        }),
       };
     },
   },
@@ -533,14 +597,14 @@ const TABLE: Entry[] = [
   {
     op: "POST /tasks/{id}/relations",
     async prepare() {
-      // A duplicate: the relation, and the duplicate moved to CANCELED, each its event.
+      // A duplicate: the relation, and the duplicate moved to its team's first canceled state, each its event.
       const [dup, original] = [await newTask(), await newTask()];
       return {
         send: () => post(`/tasks/${dup.reference}/relations`, { type: "duplicate_of", taskId: original.reference }, t.owner.key),
         outcome: (res) => ({
           events: [
             { type: "task_relation.created", id: res.body.relation.id },
-            { type: "task.updated", id: dup.id, changes: ["status"] },
+            { type: "task.updated", id: dup.id, changes: ["canceledAt", "status", "statusCategory"] },
           ],
         }),
       };
@@ -931,7 +995,10 @@ const TABLE: Entry[] = [
       const target = await newTeam(t);
       const opened = ok(await post("/imports", { teamId: target.id }, t.owner.key), 201).import;
       const tasksOnly = { ...exported, data: { ...exported.data, comments: [] } };
-      const commentsOnly = { ...exported, data: { ...exported.data, tasks: [], users: [], labels: [], fields: [], teams: [] } };
+      const commentsOnly = {
+        ...exported,
+        data: { ...exported.data, tasks: [], users: [], labels: [], fields: [], teams: [], states: [] },
+      };
       ok(await send("PUT", `/imports/${opened.id}/parts/1`, owner(), { data: tasksOnly }), 200);
       ok(await send("PUT", `/imports/${opened.id}/parts/2`, owner(), { data: commentsOnly }), 200);
       const exportedIds = async () => created(ok(await get(`/teams/${target.id}/export`, t.owner.key), 200));

@@ -87,6 +87,7 @@ beforeAll(async () => {
     invites: (await post("/invites", { email: "target@example.com" }, key)).body.invite.id,
     "api-keys": (await post("/api-keys", { name: "Target" }, key)).body.apiKey.id,
     webhooks: (await post("/webhooks", { url: "https://hooks.example.com/target", events: ["invite.deleted"] }, key)).body.webhook.id,
+    states: (await post(`/teams/${team.id}/states`, { key: "TARGET", name: "Target", category: "started" }, key)).body.state.id,
     worklogs: (await post(`/tasks/${task.id}/worklogs`, { startedAt: "2026-03-02T09:00:00Z", duration: "1h" }, key)).body.worklog.id,
     // Upcoming (not ended), so PATCH reaches its body's rules.
     cycles: (

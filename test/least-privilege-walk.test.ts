@@ -140,6 +140,10 @@ const ownerNotification = async (teamId = team.id) => {
   const task = ok(await post("/tasks", { teamId, title: "For the owner", assigneeId: t.owner.userId }, person.key), 201).task;
   return ok(await get(`/notifications?filter[eq][taskId]=${task.id}`, owner()), 200).notifications[0].id as string;
 };
+/** A workflow state's key and name, new each time. */
+const stateBody = () => ({ key: `LP_${Date.now().toString(36).toUpperCase()}_${n++}`, name: unique("lp state"), category: "backlog" });
+/** A workflow state of `teamId`, made by the OWNER. */
+const newState = async (teamId = team.id) => ok(await post(`/teams/${teamId}/states`, stateBody(), owner()), 201).state;
 /** A team's export, of one task. */
 const teamExport = async () => {
   const source = await newTeam(t);
@@ -214,6 +218,12 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
     path: `/teams/${team.id}/members`,
     body: { userId: (await addMember(t, "MEMBER")).userId, role: "VIEWER" },
   }),
+  // A team's workflow states: read by whoever reads the team, written with `teams:write`.
+  "GET /teams/{id}/states": async () => ({ path: `/teams/${team.id}/states` }),
+  "POST /teams/{id}/states": async () => ({ path: `/teams/${team.id}/states`, body: stateBody() }),
+  "GET /states/{id}": async () => ({ path: `/states/${(await newState()).id}` }),
+  "PATCH /states/{id}": async () => ({ path: `/states/${(await newState()).id}`, body: { color: "#654321" } }),
+  "DELETE /states/{id}": async () => ({ path: `/states/${(await newState()).id}` }),
   "GET /team-members/{id}": async () => ({ path: `/team-members/${await membership()}` }),
   "PATCH /team-members/{id}": async () => ({ path: `/team-members/${await membership()}`, body: { role: "MEMBER" } }),
   "DELETE /team-members/{id}": async () => ({ path: `/team-members/${await membership()}` }),
@@ -450,6 +460,8 @@ describe.concurrent("scope walk: every operation needs its x-required-scope and 
       "GET /tasks/{id}/export",
       "GET /teams/{id}/export",
       "GET /teams/{id}/velocity",
+      // A team's workflow states: at most 50, whole (no list parameters).
+      "GET /teams/{id}/states",
       "GET /workspaces/{id}/export",
     ]);
   });
@@ -715,6 +727,14 @@ const TEAM_TABLE: TeamEntry[] = [
     op: "POST /teams/{id}/members",
     prepare: async (x) => ({ path: `/teams/${x.id}/members`, body: { userId: (await addMember(t, "MEMBER")).userId, role: "VIEWER" } }),
   },
+  { op: "GET /teams/{id}/states", prepare: async (x) => ({ path: `/teams/${x.id}/states` }) },
+  { op: "POST /teams/{id}/states", prepare: async (x) => ({ path: `/teams/${x.id}/states`, body: stateBody() }) },
+  { op: "GET /states/{id}", prepare: async (x) => ({ path: `/states/${(await newState(x.id)).id}` }) },
+  {
+    op: "PATCH /states/{id}",
+    prepare: async (x) => ({ path: `/states/${(await newState(x.id)).id}`, body: { name: unique("lp renamed") } }),
+  },
+  { op: "DELETE /states/{id}", prepare: async (x) => ({ path: `/states/${(await newState(x.id)).id}` }) },
   { op: "GET /teams/{id}/export", prepare: async (x) => ({ path: `/teams/${x.id}/export` }) },
   {
     op: "POST /teams/{id}/import",

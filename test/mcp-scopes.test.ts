@@ -59,7 +59,8 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
     expect(triage).toEqual(toolsFor("read", "comments:write"));
     expect(triage).toContain("add_comment");
     expect(triage).not.toContain("create_task");
-    // tasks:write reads tasks too: the task tools (agent sessions among them), none of the other reads.
+    // tasks:write reads tasks too: the task tools (agent sessions among them) and the teams' workflow states a task moves
+    // through, none of the other reads.
     expect((await (await open(writerKey)).listTools()).tools.map((tool) => tool.name)).toEqual([
       "get_task",
       "list_tasks",
@@ -70,6 +71,7 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "unlink_tasks",
       "add_link",
       "list_attachments",
+      "list_states",
       "get_task_history",
       "log_time",
       "list_worklogs",

@@ -101,6 +101,7 @@ describe("every tool answers what its outputSchema says", () => {
     delete_label: () => ({ id: doomed.label }),
     search: () => ({ q: "engine" }),
     list_teams: () => ({}),
+    list_states: () => ({ id: "mct" }),
     list_projects: () => ({}),
     list_milestones: () => ({}),
     create_milestone: () => ({ projectId: project.reference, name: "Beta", targetDate: "2026-06-30" }),

@@ -24,6 +24,7 @@ const TOOL_NAMES = [
   "search",
   "list_users",
   "list_teams",
+  "list_states",
   "list_projects",
   "create_project",
   "update_project",
@@ -91,7 +92,9 @@ describe("MCP endpoint", () => {
     expect(create.required).toEqual(["teamId", "title"]);
     expect(create.additionalProperties).toBe(false);
     expect(create.properties.priority.enum).toEqual(["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"]);
-    expect(create.properties.status.default).toBe("TODO");
+    // A status is a key or name of the team's states (no default in the schema: the team's first unstarted state).
+    expect(create.properties.status).toMatchObject({ type: "string" });
+    expect(create.properties.status.default).toBeUndefined();
     const update = byName.update_task.inputSchema as any;
     expect(update.required).toEqual(["id"]);
     expect(update.properties.status.default).toBeUndefined();
@@ -187,7 +190,15 @@ describe("MCP endpoint", () => {
     expect(history.body).toEqual((await get(`/tasks/${task.reference}/history`, agentKey)).body);
     expect(history.body.events.map((e: any) => [e.type, e.actor.via, e.changes])).toEqual([
       ["task.updated", "api_key", { priority: { from: "NONE", to: "HIGH" } }],
-      ["task.updated", "mcp", { status: { from: "TODO", to: "IN_PROGRESS" } }],
+      [
+        "task.updated",
+        "mcp",
+        {
+          status: { from: "TODO", to: "IN_PROGRESS" },
+          statusCategory: { from: "unstarted", to: "started" },
+          startedAt: { from: null, to: expect.any(String) },
+        },
+      ],
       ["task.updated", "mcp", { title: { from: "Watch me", to: "Watch me closely" } }],
       ["task.created", "mcp", undefined],
     ]);

@@ -54,7 +54,9 @@ describe("the response check", () => {
     expect(problemsOf("GET", `/tasks/${taskId}`, 200, { task }, headers)).toEqual([]);
     expect(problemsOf("GET", "/tasks", 200, { tasks: [task] }, headers).join()).toMatch(/pagination/);
     expect(problemsOf("POST", "/tasks", 201, { task: { ...task, title: 7 } }).join()).toMatch(/title/);
-    expect(problemsOf("GET", `/tasks/${taskId}`, 200, { task: { ...task, status: "SOMEDAY" } }, headers).join()).toMatch(/status/);
+    expect(problemsOf("GET", `/tasks/${taskId}`, 200, { task: { ...task, statusCategory: "someday" } }, headers).join()).toMatch(
+      /statusCategory/,
+    );
     expect(problemsOf("GET", `/tasks/${taskId}`, 404, { message: "no" }).join()).toMatch(/error/);
     expect(problemsOf("PATCH", `/tasks/${taskId}`, 422, { errors: { title: "too long" } }).join()).toMatch(/errors\/title/);
   });

@@ -15,7 +15,11 @@ const relationArgs = {
   ref: { type: "positional", description: "Task reference (ENG-12, any case) or id", valueHint: "ref", required: true },
   blocks: { type: "string", valueHint: "ENG-2", description: "This task blocks that one" },
   blockedBy: { type: "string", valueHint: "ENG-2", description: "This task is blocked by that one" },
-  duplicateOf: { type: "string", valueHint: "ENG-2", description: "This task duplicates that one (it becomes CANCELED unless DONE)" },
+  duplicateOf: {
+    type: "string",
+    valueHint: "ENG-2",
+    description: "This task duplicates that one (it moves to a canceled state unless completed)",
+  },
   related: { type: "string", valueHint: "ENG-2", description: "The two tasks are related" },
   ...commonArgs,
 } as const;

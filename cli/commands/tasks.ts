@@ -18,8 +18,8 @@ import { view } from "./task-view";
 type Task = Schemas["Task"];
 type TaskSelection = Schemas["TaskSelection"];
 
-// Checked here too, so that a typo is a usage error before any request; `satisfies` keeps them the API's values.
-const STATUSES = ["BACKLOG", "TODO", "IN_PROGRESS", "IN_REVIEW", "DONE", "CANCELED"] as const satisfies readonly Schemas["TaskStatus"][];
+// Checked here too, so that a typo is a usage error before any request; `satisfies` keeps them the API's values. A status
+// is one of the team's workflow states (`pm states ENG`), by key or name: the API checks it.
 const PRIORITIES = ["NONE", "LOW", "MEDIUM", "HIGH", "URGENT"] as const satisfies readonly Schemas["TaskPriority"][];
 
 const NONE = "none";
@@ -32,7 +32,12 @@ const fieldArgs = {
   "body-file": { type: "string", alias: "F", valueHint: "file", description: "Read the description from a file (-: standard input)" },
   editor: { type: "boolean", alias: "e", description: "Write the description in $EDITOR (on a terminal)" },
   priority: { type: "string", valueHint: PRIORITIES.join("|"), description: "Priority" },
-  status: { type: "string", valueHint: STATUSES.join("|"), description: "Status" },
+  state: {
+    type: "string",
+    alias: "status",
+    valueHint: "key|name",
+    description: 'Workflow state of the task\'s team, by key or name in any case (`--state "In QA"`; `pm states ENG` lists them)',
+  },
   assignee: { type: "string", alias: "a", valueHint: "@me|email|id|none", description: "Assignee" },
   project: { type: "string", alias: "p", valueHint: "ENG-P3|id|none", description: "Project of the task's team" },
   milestone: { type: "string", alias: "m", valueHint: "id|none", description: "Milestone of the task's project" },
@@ -68,7 +73,7 @@ async function descriptionOf(given: FieldOptions, current = ""): Promise<string 
 async function taskFields(given: FieldOptions, rawArgs: string[], defs: ArgsDef, current?: string): Promise<Schemas["TaskUpdate"]> {
   const fields: Schemas["TaskUpdate"] = {};
   if (given.priority !== undefined) fields.priority = oneOf("priority", given.priority, PRIORITIES);
-  if (given.status !== undefined) fields.status = oneOf("status", given.status.replace(/-/g, "_"), STATUSES);
+  if (given.state !== undefined) fields.status = given.state;
   if (given.assignee !== undefined) fields.assigneeId = orNone(given.assignee);
   if (given.project !== undefined) fields.projectId = orNone(given.project);
   if (given.milestone !== undefined) fields.milestoneId = orNone(given.milestone);
@@ -128,12 +133,12 @@ const TASK_COLUMNS: Column<TaskSelection>[] = [
   { header: "TITLE", value: (t) => t.title },
 ];
 
-/** `--state` as gh's: open tasks are those not done or canceled. */
+/** `--state` as gh's: open tasks are those whose state is neither completed nor canceled, in whatever team. */
 const STATES = {
-  open: STATUSES.filter((status) => status !== "DONE" && status !== "CANCELED"),
-  closed: ["DONE", "CANCELED"],
+  open: ["backlog", "unstarted", "started"],
+  closed: ["completed", "canceled"],
   all: [],
-} as const satisfies Record<string, readonly Schemas["TaskStatus"][]>;
+} as const satisfies Record<string, readonly Schemas["StateCategory"][]>;
 
 const listOwnArgs = {
   team: { type: "string", valueHint: "ENG|id", description: "Only this team's tasks" },
@@ -141,9 +146,9 @@ const listOwnArgs = {
     type: "string",
     alias: "s",
     valueHint: "open|closed|all",
-    description: "Open (not done or canceled), closed, or all (the default)",
+    description: "Open (not completed or canceled), closed, or all (the default)",
   },
-  status: { type: "string", valueHint: "todo,in_progress", description: "Only these statuses (any case)" },
+  status: { type: "string", valueHint: "todo,in_progress", description: "Only these states, by key or name (any case)" },
   assignee: { type: "string", alias: "a", valueHint: "@me|email|id|none", description: "Only tasks assigned to them (none: unassigned)" },
   label: { type: "string", alias: "l", valueHint: "name", description: "Only tasks with this label" },
   project: { type: "string", valueHint: "ENG-P1|none", description: "Only this project's tasks" },
@@ -171,9 +176,8 @@ const list = defineCommand({
     if (args.state !== undefined && args.status !== undefined) throw new UsageError("--state and --status both choose statuses: give one");
     const state = args.state?.toLowerCase() ?? "all";
     if (!Object.hasOwn(STATES, state)) throw new UsageError(`--state must be open, closed or all (got '${args.state}')`);
-    const statuses =
-      args.status?.split(",").map((s) => oneOf("status", s.replace(/-/g, "_"), STATUSES)) ?? STATES[state as keyof typeof STATES];
-    addValues(query, "status", [...statuses]);
+    if (args.status) addValues(query, "status", args.status.split(","));
+    else addValues(query, "statusCategory", [...STATES[state as keyof typeof STATES]]);
     addValues(query, "priority", args.priority?.split(",").map((p) => oneOf("priority", p, PRIORITIES)) ?? []);
     if (args.search) addFilter(query, "contains", "title", args.search);
     if (args.blocked !== undefined) addFilter(query, "eq", "isBlocked", String(args.blocked));
@@ -276,19 +280,30 @@ const edit = defineCommand({
   },
 });
 
-/** `close` and `reopen`: a status change, said in one line. */
-async function setStatus(args: { ref: string; json?: boolean } & SessionOptions, status: Schemas["TaskStatus"], verb: string) {
+/**
+ * `close` and `reopen`: a move to the first state of `category` in the task's team (its states are the team's own, so
+ * they are read first), said in one line.
+ */
+async function setStatus(args: { ref: string; json?: boolean } & SessionOptions, category: Schemas["StateCategory"], verb: string) {
   const session = openSession(args);
-  const answer = await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body: { status } }));
+  const path = { id: args.ref };
+  const { task } = await unwrap(session.client.GET("/tasks/{id}", { params: { path, query: { fields: "teamId" } } }));
+  const { states } = await unwrap(session.client.GET("/teams/{id}/states", { params: { path: { id: String(task.teamId) } } }));
+  const status = states.find((state) => state.category === category)?.key;
+  if (!status) throw new UsageError(`the task's team has no ${category} state`);
+  const answer = await unwrap(session.client.PATCH("/tasks/{id}", { params: { path }, body: { status } }));
   if (args.json) return printJson(answer);
   console.log(`${verb} ${answer.task.reference} ${answer.task.title} (${answer.task.status})`);
 }
 
-/** `--reason` of `pm tasks close`: the status it closes with. */
-const CLOSED_AS = { done: "DONE", canceled: "CANCELED" } as const satisfies Record<string, Schemas["TaskStatus"]>;
+/** `--reason` of `pm tasks close`: the category of the state it closes in. */
+const CLOSED_AS = { done: "completed", canceled: "canceled" } as const satisfies Record<string, Schemas["StateCategory"]>;
 
 const close = defineCommand({
-  meta: { name: "pm tasks close", description: "Close a task: done (the default), canceled, or a duplicate of another" },
+  meta: {
+    name: "pm tasks close",
+    description: "Close a task: done (its team's first completed state, the default), canceled, or a duplicate of another",
+  },
   args: {
     ref: refArg,
     reason: { type: "string", valueHint: "done|canceled|duplicate", description: "Why it is closed" },
@@ -299,7 +314,7 @@ const close = defineCommand({
     const reason = (args.reason ?? (args.duplicateOf ? "duplicate" : "done")).toLowerCase();
     if (reason === "duplicate") {
       if (!args.duplicateOf) throw new UsageError("--reason duplicate needs --duplicate-of <task>");
-      // The relation closes it: a duplicate becomes CANCELED (unless DONE) in the relation's own transaction.
+      // The relation closes it: a duplicate moves to its team's first canceled state (unless completed) in its own transaction.
       const session = openSession(args);
       const path = { id: args.ref };
       await unwrap(
@@ -316,9 +331,9 @@ const close = defineCommand({
 });
 
 const reopen = defineCommand({
-  meta: { name: "pm tasks reopen", description: "Reopen a closed task (status TODO)" },
+  meta: { name: "pm tasks reopen", description: "Reopen a closed task (its team's first unstarted state)" },
   args: { ref: refArg, ...commonArgs },
-  run: ({ args }) => setStatus(args, "TODO", "reopened"),
+  run: ({ args }) => setStatus(args, "unstarted", "reopened"),
 });
 
 const remove = defineCommand({

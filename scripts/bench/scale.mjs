@@ -11,6 +11,8 @@ const DEPTH = 0.8;
 // Two words (2.2 % of tasks match: a title word and a description word), ranked, 50 a page.
 export const SEARCH = "/search?q=deploy%20timeout&types=task&limit=50";
 export const FILTERED_LIST = "/tasks?limit=50&filter[in][status]=TODO&filter[in][status]=IN_PROGRESS&sort[priority]=desc";
+// The tasks in a `started` state (a third of them), 50 a page: what an agent's queue of work in progress reads.
+export const CATEGORY_LIST = "/tasks?limit=50&filter[in][statusCategory]=started";
 // The tasks with an open blocker (the seed blocks 2 % of them), 50 a page.
 export const BLOCKED_LIST = "/tasks?limit=50&filter[eq][isBlocked]=true";
 
@@ -23,6 +25,7 @@ const PAIRS = [
   // One task's events by its reference as a person types it (any case): an index lookup, not a walk of the stream.
   { name: "events of one reference", target: 1.5, path: (f) => `/events?limit=50&resourceId=${f.prefix.toLowerCase()}-5` },
   { name: "list, filter isBlocked", target: 1.5, path: () => BLOCKED_LIST },
+  { name: "list, filter statusCategory", target: 1.5, path: () => CATEGORY_LIST },
 ];
 
 async function get(baseUrl, f, path) {

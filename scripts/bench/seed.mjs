@@ -70,13 +70,18 @@ with p as (
     $7::text[] as projects, $8::text[] as words, $9::bigint as lo, $10::bigint as hi, $11::text as actor,
     pm_reserve_positions(($10::bigint - $9::bigint)::int) as first_position
 ), t as (
-  insert into tasks (id, workspace_id, team_id, number, title, description, status, priority, due_date, project_id, assignee_id,
-    created_at)
+  insert into tasks (id, workspace_id, team_id, number, title, description, status, status_category, started_at, completed_at,
+    canceled_at, priority, due_date, project_id, assignee_id, created_at)
   select pg_temp.seed_id('task', p.base + i), p.ws, p.team, i + 1,
     'Task ' || i + 1 || ' ' || case when i % 7 = 0 then 'deploy pipeline' else 'write docs' end || ' ' || p.words[i % 13 + 1],
     'Description of task ' || i + 1 || ': the ' || p.words[(i * 7 + 3) % 13 + 1] || ' step fails after the '
       || p.words[(i * 5 + 1) % 13 + 1] || ' change',
-    ('{BACKLOG,TODO,IN_PROGRESS,IN_REVIEW,DONE,CANCELED}'::task_status[])[i % 6 + 1],
+    -- The team's default states, and what the trigger pm_task_state (off here) would keep: the category and when it began.
+    ('{BACKLOG,TODO,IN_PROGRESS,IN_REVIEW,DONE,CANCELED}'::text[])[i % 6 + 1],
+    ('{backlog,unstarted,started,started,completed,canceled}'::state_category[])[i % 6 + 1],
+    case when i % 6 in (2, 3) then timestamptz 'epoch' + (p.base + i) * interval '1 ms' end,
+    case when i % 6 = 4 then timestamptz 'epoch' + (p.base + i) * interval '1 ms' end,
+    case when i % 6 = 5 then timestamptz 'epoch' + (p.base + i) * interval '1 ms' end,
     ('{NONE,LOW,MEDIUM,HIGH,URGENT}'::task_priority[])[i % 5 + 1],
     case when i % 3 <> 0 then ((timestamptz 'epoch' + (p.base + i * 8640000) * interval '1 ms') at time zone 'UTC')::date end,
     case when i % 4 = 0 then p.projects[i % cardinality(p.projects) + 1] end,

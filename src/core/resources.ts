@@ -19,6 +19,8 @@ export const TAGS = {
   "API keys": "The caller's API keys and those of the caller's agents.",
   Teams: "Teams (nested, no cycles); each has a prefix that starts its task and project references.",
   "Team members": "Team memberships and their roles (OWNER, ADMIN, MEMBER, VIEWER).",
+  "Workflow states":
+    "A team's ordered workflow states: what a task's `status` holds, and what it means (its category: backlog, unstarted, started, completed, canceled).",
   Tasks: "Tasks by id or reference (`ENG-12`), with subtasks, labels, assignee, project and milestone.",
   "Agent sessions":
     "Agents at work on delegated tasks: a session per delegation, its state from the agent's activities, people's prompts and stop.",
@@ -148,10 +150,21 @@ export const RESOURCES = {
     table: "team_members",
     events: { team_member: { tables: ["team_members"] } },
   },
+  // A team's workflow states (contract §20): part of its set-up (`teams:write`, and a team ADMIN); whoever writes tasks
+  // reads them too, to move a task to a state by its category.
+  states: {
+    tag: "Workflow states",
+    scope: "teams:write",
+    reads: ["states"],
+    conditional: true,
+    table: "workflow_states",
+    events: { state: { tables: ["workflow_states"] } },
+  },
   tasks: {
     tag: "Tasks",
     scope: "tasks:write",
     reads: ["tasks"],
+    scopeAlsoReads: ["states"],
     conditional: true,
     table: "tasks",
     events: {

@@ -20,6 +20,18 @@ const CONFLICT_MESSAGES: Record<string, string> = {
   workspaces_slug_key: "A workspace with this slug already exists",
   // An activity's guard says it first; this is a delegation that opened the newer session in the meantime.
   agent_sessions_open_key: NEWER_OPEN_SESSION,
+  workflow_states_team_key_key: "A workflow state with this key already exists in the team",
+  workflow_states_team_name_key: "A workflow state with this name already exists in the team (names compare in any case)",
+};
+
+/**
+ * Checks the database makes in the statement that writes (a trigger's check_violation naming its constraint), as the 422
+ * of the field they check: a task's status names a state of its team (migrations/functions/pm_task_state.sql).
+ */
+const VALIDATION_MESSAGES: Record<string, Record<string, string[]>> = {
+  tasks_status_state: {
+    status: ["Must name a workflow state of the task's team: its key or its name, in any case (GET /teams/{id}/states)"],
+  },
 };
 
 /** Exclusion constraints users can hit: the field a 422 names, and why. */
@@ -110,6 +122,9 @@ export function errorAnswer(err: unknown, requestId: string): ErrorAnswer {
   if (err instanceof AppError) return { status: err.status, body: body(err.code, err.message, err.details) };
   if (err instanceof HTTPException && err.status < 500) return httpExceptionAnswer(err);
   const pg = pgError(err);
+  if (pg?.code === "23514" && pg.constraint && VALIDATION_MESSAGES[pg.constraint]) {
+    return { status: 422, body: { errors: VALIDATION_MESSAGES[pg.constraint] } };
+  }
   if (pg?.code === "23505") {
     const message = (pg.constraint && CONFLICT_MESSAGES[pg.constraint]) || "A resource with these values already exists";
     return { status: 409, body: body("CONFLICT", message) };

@@ -7,10 +7,9 @@ import { badRequest } from "../core/errors";
 import type { FilterOp, ListField } from "../store/list";
 import { type CheckedTerm, type JsonFilter, parseFilterTerms } from "../store/list/filter";
 import { filterSortQuery } from "../store/list/json";
-import { MILESTONE_STATUSES } from "./milestones";
 import { type NameKind, named, namedId } from "./names";
-import { PROJECT_STATUSES } from "./projects";
-import { TaskPriority, TaskStatus } from "./tasks";
+import { StateCategory } from "./task-status";
+import { TaskPriority } from "./tasks";
 
 const OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 /** The record's value as stored (its row's column), for the document: the database reads it so (pm_event_filter). */
@@ -35,12 +34,9 @@ export const eventFilterFields = (changeable: readonly string[]): Record<string,
   labelIds: namedField("label", events.labelsAfter),
   assigneeId: namedField("user", stored("assignee_id"), true),
   delegateId: namedField("user", stored("delegate_id"), true),
-  status: {
-    expr: stored("status"),
-    kind: "enum",
-    values: [...new Set([...TaskStatus.options, ...PROJECT_STATUSES, ...MILESTONE_STATUSES])],
-    ops: OPS,
-  },
+  // A task's status by its state's key or name (any case), a project's or a milestone's by its value.
+  status: { expr: stored("status"), kind: "string", ops: OPS, example: "IN_PROGRESS" },
+  statusCategory: { expr: stored("status_category"), kind: "enum", values: StateCategory.options, ops: OPS },
   priority: { expr: stored("priority"), kind: "enum", values: TaskPriority.options, ops: OPS },
   changed: { expr: sql`null`, kind: "enum", values: changeable, ops: OPS },
 });
@@ -64,6 +60,10 @@ export function eventFilterTerms(source: URLSearchParams | JsonFilter, fields: R
 /** A value as the database compares it: a name resolved to its record's id in the statement (one naming nothing stays as given, and matches nothing, as in a list). */
 function resolved(term: CheckedTerm, raw: string | null, workspace: SQL | string): SQL {
   if (raw === null) return sql`'null'::jsonb`;
+  // A status is stored upper case: a task's as its state's key, which a name (any case) also finds.
+  if (term.name === "status")
+    return sql`to_jsonb(coalesce((select s.key from public.workflow_states as s where s.workspace_id = ${workspace}
+      and (s.key = upper(${raw}) or s.name_key = lower(${raw})) order by s.key = upper(${raw}) desc limit 1), upper(${raw})))`;
   const kind = NAMED[term.name];
   return kind ? sql`to_jsonb(coalesce(${namedId(kind, raw, workspace)}, ${raw})::text)` : sql`to_jsonb(${raw}::text)`;
 }

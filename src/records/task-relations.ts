@@ -12,7 +12,7 @@ import type { FilterOp } from "../store/list";
 import { defineRecord, f } from "../store/record";
 import { BodyId, ExportTimestamp } from "../store/schemas";
 import { idKind, named, taskMatch } from "./names";
-import { TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-status";
+import { isClosed, TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-status";
 
 /** How a request names a relation: by its id (`rel_…`) only. */
 export const RELATION_ID = idKind("a relation id", "rel");
@@ -147,15 +147,15 @@ export const blocksReach = (from: SQLWrapper, to: SQLWrapper): SQL => sql`exists
     )
     select 1 from reached where id = ${to})`;
 
-/** Blockers of the task `taskId` that are neither DONE nor CANCELED (task_relations_target_idx finds its edges). */
+/** Blockers of the task `taskId` in a state neither `completed` nor `canceled` (task_relations_target_idx finds its edges). */
 const openBlockers = (taskId: SQLWrapper) => sql`from ${taskRelations} r join ${storedTasks} b on b.id = r.source_task_id
-  where r.target_task_id = ${taskId} and r.type = 'blocks' and b.status not in ('DONE', 'CANCELED')`;
+  where r.target_task_id = ${taskId} and r.type = 'blocks' and not ${isClosed(sql`b.status_category`)}`;
 export const openBlockerCount = (taskId: SQLWrapper) => sql<number>`(select count(*)::int ${openBlockers(taskId)})`;
 export const isBlockedSql = (taskId: SQLWrapper) => sql<boolean>`exists (select 1 ${openBlockers(taskId)})`;
 
-/** `{total, done}` of the task's direct subtasks (tasks_parent_idx). */
+/** `{total, done}` of the task's direct subtasks (tasks_parent_idx): done counts those in a `completed` state. */
 export const subtaskCountsJson = (taskId: SQLWrapper) =>
-  sql`(select json_build_object('total', count(*)::int, 'done', (count(*) filter (where s.status = 'DONE'))::int)
+  sql`(select json_build_object('total', count(*)::int, 'done', (count(*) filter (where s.status_category = 'completed'))::int)
     from ${storedTasks} s where s.parent_id = ${taskId})`;
 
 export const taskRelationShape = relationRecord.shape;

@@ -25,7 +25,17 @@ import {
   TaskRelation,
   taskRelationShape,
 } from "./task-relations";
-import { SubtaskCounts, TaskStatus } from "./task-status";
+import {
+  StateCategory,
+  StatusKey,
+  SubtaskCounts,
+  statusCursorBound,
+  statusCursorValue,
+  statusFilter,
+  statusPosition,
+  TaskStatus,
+  TaskStatusInput,
+} from "./task-status";
 import { TeamSummary, teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
 import { EstimateSeconds, TimeTracking, TimeTrackingInput, timeTrackingJson, timeTrackingShape } from "./worklogs";
@@ -84,10 +94,37 @@ export const taskRecord = defineRecord({
       input: { schema: z.string().trim().min(1).max(500), create: "required" },
       exported: true,
     }),
-    status: f.enum(tasks.status, TaskStatus, {
+    // A key of the team's workflow states (contract §20): written by key or name, filtered by either, sorted by the
+    // state's position in its team; the trigger pm_task_state checks it and keeps the category and times below.
+    status: f.text(tasks.status, {
       builtIn: { name: "Status" },
-      input: { schema: TaskStatus, create: { default: "TODO" } },
-      exported: true,
+      input: { schema: TaskStatusInput },
+      // An export holds keys; an import creates a key its team lacks (migrations/functions/pm_task_state.sql).
+      exported: StatusKey,
+      list: {
+        expr: statusPosition(tasks),
+        ops: ["eq", "neq", "in"],
+        customFilter: statusFilter(tasks.status),
+        cursorValue: statusCursorValue,
+        cursorBound: statusCursorBound,
+        example: "IN_PROGRESS",
+      },
+      doc: { description: "The key of one of the team's workflow states (GET /teams/{id}/states)", example: "IN_PROGRESS" },
+    }),
+    statusCategory: f.enum(tasks.statusCategory, StateCategory, {
+      doc: { description: "The category of the task's state: what its status means (`filter[in][statusCategory]=started`)" },
+    }),
+    startedAt: f.datetime(tasks.startedAt, {
+      nullable: true,
+      doc: { description: "When the task entered a `started` state; null while it is in no started state" },
+    }),
+    completedAt: f.datetime(tasks.completedAt, {
+      nullable: true,
+      doc: { description: "When the task entered a `completed` state; null while it is in no completed state" },
+    }),
+    canceledAt: f.datetime(tasks.canceledAt, {
+      nullable: true,
+      doc: { description: "When the task entered a `canceled` state; null while it is in no canceled state" },
     }),
     priority: f.enum(tasks.priority, TaskPriority, {
       builtIn: { name: "Priority" },
@@ -203,7 +240,7 @@ export const taskRecord = defineRecord({
     customFields: customFieldsField(tasks.customFields),
     blockedByCount: f.integer(openBlockerCount(tasks.id), {
       list: false,
-      doc: { description: "Tasks that block this one and are neither DONE nor CANCELED (of any team)" },
+      doc: { description: "Tasks that block this one and are in a state neither `completed` nor `canceled` (of any team)" },
     }),
     subtaskCounts: f.json(subtaskCountsJson(tasks.id), SubtaskCounts, { shape: { total: true, done: true } }),
     claim: f.json(claimJson, orNull(TaskClaim), {

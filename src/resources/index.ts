@@ -25,6 +25,7 @@ import projects from "./projects";
 import relations from "./relations";
 import search from "./search";
 import signup from "./signup";
+import states from "./states";
 import sync from "./sync";
 import system from "./system";
 import tasks from "./tasks";
@@ -52,6 +53,7 @@ export const MODULES: readonly ResourceModule[] = [
   fields,
   teams,
   teamMembers,
+  states,
   tasks,
   relations,
   attachments,

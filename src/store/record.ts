@@ -137,6 +137,8 @@ export const f = {
   id: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "id", z.string(), o),
   text: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "string", z.string(), o),
   integer: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "number", z.number().int(), o),
+  /** Any finite number (a state's position, between two others). */
+  number: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "number", z.number(), o),
   boolean: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) => field(value, "boolean", z.boolean(), o),
   /** `YYYY-MM-DD` */
   date: <const O extends Options = NoOptions>(value: SQL | AnyColumn, o?: O) =>

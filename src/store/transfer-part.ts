@@ -27,6 +27,8 @@ export interface ExportScope {
   root: SQL;
   /** The ids of the export's tasks, as a subquery. */
   tasks: SQL;
+  /** The ids of the teams the export's records are in (a task's or project's team, the team, every team), as a subquery. */
+  teams: SQL;
   /** The rows of a table hanging on tasks that an export holds: those of its tasks (a comment's carry its task's id too). */
   onTasks(table: { workspaceId: AnyPgColumn; teamId: AnyPgColumn; taskId: AnyPgColumn }): SQL;
 }
@@ -43,7 +45,8 @@ export interface PartExport {
 
 /** The import's plan as a part's pages use it: the target, the refusals, and what the planners before them decided. */
 export interface ImportPlan {
-  readonly target: { workspaceId: string; callerId: string; update: boolean };
+  /** `teamId`: a team import's target team (everything goes into it); none in a workspace import (its teams are new). */
+  readonly target: { workspaceId: string; callerId: string; update: boolean; teamId?: string };
   /** A refusal at `path` (a 422 once every record was planned). */
   fail(path: string, message: string): void;
   /** With `update`, a record whose id exists in the target keeps it and is overwritten. */
@@ -97,6 +100,11 @@ export interface TransferPart<R = unknown> {
   collection: string;
   /** The collection it follows in the document (its module's place in the list of modules otherwise). */
   after?: string;
+  /**
+   * Its records are what the tasks' values name (a team's workflow states, which a task's status names): an import
+   * writes them after the teams and before the tasks.
+   */
+  beforeTasks?: true;
   /** One record of it as an export writes it and an import checks it (a named component). */
   schema: z.ZodType<R>;
   /** The collection's description; a document from before it travelled has none (`[]`). */

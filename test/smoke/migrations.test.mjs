@@ -48,6 +48,14 @@ const ADDED_SINCE = [
   "trigger cycles_inserted on cycles",
   "trigger cycles_team_written on cycles",
   "trigger cycles_updated on cycles",
+  "function pm_default_states()",
+  "function pm_task_state()",
+  "function pm_team_states()",
+  "trigger tasks_state on tasks",
+  "trigger teams_states on teams",
+  "trigger workflow_states_inserted on workflow_states",
+  "trigger workflow_states_updated on workflow_states",
+  "trigger workflow_states_deleted on workflow_states",
 ];
 const FUNCTIONS = path.join(MIGRATIONS, "functions");
 
@@ -232,5 +240,63 @@ describe("migration 0030 (the inbox) on a database with users", () => {
     expect(await handles()).toEqual({ user_a: "ada-lovelace", user_b: "ada-lovelace2", user_c: "x-y" });
     await query(url, "insert into users (id, name, email) values ('user_d', 'ADA lovelace', 'ada3@example.com')");
     expect((await handles()).user_d).toBe("ada-lovelace3");
+  });
+});
+
+describe("migration 0033: workflow states", () => {
+  it("gives every existing team the six default states and every existing task its category, without events", async () => {
+    // A database as it stood before states: the versioned migrations and the function files of then.
+    const folder = copyOfMigrations("before-states");
+    const journal = JSON.parse(readFileSync(path.join(folder, "meta/_journal.json"), "utf8"));
+    journal.entries = journal.entries.filter((e) => e.tag !== "0033_workflow_states");
+    writeFileSync(path.join(folder, "meta/_journal.json"), JSON.stringify(journal));
+    for (const file of ["pm_default_states.sql", "pm_task_state.sql", "pm_team_states.sql"]) rmSync(path.join(folder, "functions", file));
+    const url = await database("before_states");
+    await applyMigrations(url, folder);
+    await query(url, `insert into workspaces (id, name, slug) values ('ws_old', 'Old', 'old')`);
+    await query(url, `insert into teams (id, workspace_id, name, prefix) values ('team_old', 'ws_old', 'Old', 'OLD')`);
+    await query(
+      url,
+      `insert into tasks (id, workspace_id, team_id, number, title, status, updated_at)
+       select 'task_' || s, 'ws_old', 'team_old', n, s, s::task_status, timestamptz '2026-01-02T03:04:05Z'
+       from unnest(array['BACKLOG', 'TODO', 'IN_PROGRESS', 'IN_REVIEW', 'DONE', 'CANCELED']) with ordinality as u(s, n)`,
+    );
+    const events = async () => (await query(url, "select count(*)::int as n from events"))[0].n;
+    const before = await events();
+
+    await applyMigrations(url);
+    const states = await query(
+      url,
+      "select key, name, category::text, position from workflow_states where team_id = 'team_old' order by position",
+    );
+    expect(states.map((s) => [s.key, s.category])).toEqual([
+      ["BACKLOG", "backlog"],
+      ["TODO", "unstarted"],
+      ["IN_PROGRESS", "started"],
+      ["IN_REVIEW", "started"],
+      ["DONE", "completed"],
+      ["CANCELED", "canceled"],
+    ]);
+    const tasks = await query(
+      url,
+      `select status, status_category::text as category, started_at is not null as started, completed_at is not null as completed,
+         canceled_at is not null as canceled from tasks order by number`,
+    );
+    expect(tasks.map((t) => [t.status, t.category, t.started, t.completed, t.canceled])).toEqual([
+      ["BACKLOG", "backlog", false, false, false],
+      ["TODO", "unstarted", false, false, false],
+      ["IN_PROGRESS", "started", true, false, false],
+      ["IN_REVIEW", "started", true, false, false],
+      ["DONE", "completed", false, true, false],
+      ["CANCELED", "canceled", false, false, true],
+    ]);
+    // A backfill, not a change: no event for the states or the tasks.
+    expect(await events()).toBe(before);
+    // From now on the trigger keeps them: a status by name, in any case, and the time the category was entered.
+    await query(url, "update tasks set status = 'in progress' where id = 'task_TODO'");
+    expect(
+      await query(url, "select status, status_category::text as c, started_at is not null as s from tasks where id = 'task_TODO'"),
+    ).toEqual([{ status: "IN_PROGRESS", c: "started", s: true }]);
+    await expect(query(url, "update tasks set status = 'NOPE' where id = 'task_TODO'")).rejects.toThrow(/names no workflow state/);
   });
 });

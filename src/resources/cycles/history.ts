@@ -9,7 +9,7 @@ import type { Caller } from "../../auth/caller";
 import { notFound } from "../../core/errors";
 import { inTeams } from "../../db/scope";
 import { nameMatch } from "../../records/names";
-import { categoryOf } from "./category";
+import { imageCategoryOf } from "./category";
 import { cycleProgress, cycleRecord } from "./record";
 
 const Tally = z.object({ tasks: z.number().int(), estimate: z.number().int() });
@@ -23,7 +23,7 @@ export type CycleHistoryDto = { cycle: { reference: string; name: string }; days
 /** `{tasks, estimate}` of the states `s` (an image `s.image`) matching `where`. */
 const tally = (where: SQL) =>
   sql`json_build_object('tasks', count(s.image) filter (where ${where}), 'estimate', coalesce(sum((s.image->>'estimate')::int) filter (where ${where}), 0))`;
-const category = categoryOf(sql`s.image->>'status'`);
+const category = imageCategoryOf("s.image");
 
 /**
  * The cycle's UTC days from its start to the earlier of today and its end, each with the figures of its tasks as they

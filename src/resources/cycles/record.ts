@@ -29,8 +29,8 @@ const tally = (where: SQL) =>
 
 /** The progress of the cycle `cycleId` as its tasks stand now, as one jsonb value. */
 export const liveProgress = (cycleId: SQLWrapper): SQL<CycleProgressDto> =>
-  sql`(select jsonb_build_object('scope', ${tally(sql`true`)}, 'started', ${tally(sql`${categoryOf(sql`t.status`)} = 'started'`)},
-    'completed', ${tally(sql`${categoryOf(sql`t.status`)} = 'completed'`)}, 'canceled', ${tally(sql`${categoryOf(sql`t.status`)} = 'canceled'`)})
+  sql`(select jsonb_build_object('scope', ${tally(sql`true`)}, 'started', ${tally(sql`${categoryOf("t")} = 'started'`)},
+    'completed', ${tally(sql`${categoryOf("t")} = 'completed'`)}, 'canceled', ${tally(sql`${categoryOf("t")} = 'canceled'`)})
     from tasks t where t.cycle_id = ${cycleId})`;
 
 /** The cycle's progress: as frozen at its end once it has rolled over, else as its tasks stand now. */

@@ -6,7 +6,7 @@
 // leaves each cycle either wholly done or wholly to do, and nothing moves twice. The events say the system did it.
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../db/client";
-import { CLOSED, categoryOf } from "./category";
+import { isClosed } from "../../records/task-status";
 import { liveProgress } from "./record";
 
 const BATCH = 100;
@@ -27,10 +27,7 @@ export async function rollOverCycles(db: Executor): Promise<number> {
             order by n.starts_at limit 1) as id from due),
         moved as (update tasks t set cycle_id = next.id, updated_at = now() from next
           where t.cycle_id = next.ended and next.id is not null
-            and ${categoryOf(sql`t.status`)} not in (${sql.join(
-              CLOSED.map((c) => sql`${c}`),
-              sql`, `,
-            )})
+            and not ${isClosed(sql`t.status_category`)}
           returning t.id)
       select (select count(*) from frozen)::int as cycles, (select count(*) from moved)::int as tasks`);
     total += rows[0].cycles;

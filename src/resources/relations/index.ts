@@ -24,7 +24,7 @@ export default {
       rank: 60,
       title: "Relate two tasks",
       description:
-        "Relates a task to another (POST /tasks/{id}/relations). duplicate_of cancels the first task unless DONE; a `blocks` " +
+        "Relates a task to another (POST /tasks/{id}/relations). duplicate_of cancels the first task unless completed; a `blocks` " +
         "closing a cycle is refused.",
       rest: "POST /tasks/{id}/relations",
       input: z.object({ id: TaskRef, type: RelationType, taskId: TaskRef.describe("The other task: id or reference") }).strict(),

@@ -1,8 +1,8 @@
 // The task relation operations (docs/api.md, "Task relations"), one function each, called alike by the REST routes and
 // the MCP tools. A create is one statement: the task in the path under the task write rule, the other task within the
 // caller's reach, the cycle check of a `blocks` edge (under the workspace's lock, taken in the same transaction), the
-// edge, and a duplicate's move to CANCELED. A delete is one statement (guardedDelete); a list one query.
-import { and, eq, notInArray, type SQL, sql } from "drizzle-orm";
+// edge, and a duplicate's move to a `canceled` state. A delete is one statement (guardedDelete); a list one query.
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from "../../../drizzle/schema";
 import { taskTarget } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
@@ -21,6 +21,7 @@ import {
   type TaskRelationCreateInput,
   type TaskRelationDto,
 } from "../../records/task-relations";
+import { firstStateKey, isClosed } from "../../records/task-status";
 import { taskRecord } from "../../records/tasks";
 import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
@@ -55,7 +56,7 @@ const col = (table: string, column: string) => sql`${sql.identifier(table)}.${sq
  * be of any team of the workspace the caller reaches. Self is 422, the same relation again 409, a `blocks` edge that
  * closes a cycle 422 naming it.
  *
- * One statement (guardedWrite): the task, the other task, each rule as a flag, the edge, a duplicate's move to CANCELED
+ * One statement (guardedWrite): the task, the other task, each rule as a flag, the edge, a duplicate's move to its team's first `canceled` state
  * and the answer. A `blocks` edge first takes the workspace's lock in a statement of its own, sent with it as one
  * transaction (one round trip over the HTTP query): two edges that together close a cycle each pass their check alone,
  * so one waits for the other, and its check (the next statement, a newer snapshot) sees the first edge (tree-locks.ts).
@@ -127,11 +128,12 @@ export function createRelation(caller: Caller, idOrRef: string, input: TaskRelat
           select ${id}, target."workspaceId", ${inRow.type}::${sql.identifier(taskRelationType.enumName)}, ${inRow.source.id}, ${inRow.target.id}, ${inRow.source.team},
             ${inRow.target.team}, ${actor.user} from target where target.id = ${allowed}
           on conflict do nothing returning *)`,
-        // A duplicate moves to CANCELED (unless DONE): its own task.updated event, from the trigger, in this statement.
+        // A duplicate moves to its team's first `canceled` state (unless it is completed or canceled already): its own
+        // task.updated event, from the trigger, in this statement.
         ...(inRow.type === "duplicate_of"
           ? [
-              sql`canceled as (update ${tasks} set status = 'CANCELED', updated_at = now()
-                where ${tasks.id} = (select source_task_id from inserted) and ${notInArray(tasks.status, ["DONE", "CANCELED"])} returning 1)`,
+              sql`canceled as (update ${tasks} set status = ${firstStateKey(tasks.teamId, "canceled")}, updated_at = now()
+                where ${tasks.id} = (select source_task_id from inserted) and not ${isClosed(tasks.statusCategory)} returning 1)`,
             ]
           : []),
         // The answer reads the new relation as the task in the path sees it: the view's row, from the inserted one.

@@ -40,7 +40,7 @@ const create = createRoute({
     "Needs the right to change the task in the path (team MEMBER or above, or workspace ADMIN/OWNER); the other task may be of any " +
     "team of the workspace. One stored edge per pair and meaning: `blocked_by` is `blocks` from the other side, `related` is " +
     "symmetric; the same relation again is 409, the task itself 422, a `blocks` that would close a cycle 422 naming it. " +
-    "`duplicate_of` moves this task to CANCELED (unless DONE).",
+    "`duplicate_of` moves this task to its team's first `canceled` state (unless it is completed or canceled).",
   request: { params: TaskIdParam, ...jsonBody(TaskRelationCreate) },
   responses: {
     201: createdResponse(z.object({ relation: TaskRelation }), "Created, as seen from the task in the path"),
@@ -53,7 +53,7 @@ const remove = createRoute({
   operationId: "deleteTaskRelation",
   path: "/tasks/{id}/relations/{relationId}",
   summary: "Remove a relation (from either task)",
-  description: "Needs the right to change the task in the path. A duplicate stays CANCELED.",
+  description: "Needs the right to change the task in the path. A duplicate stays in its canceled state.",
   request: {
     params: TaskIdParam.extend({
       relationId: z

@@ -143,6 +143,7 @@ const partScope = (type: ExportType, workspace: string): ExportScope => ({
   workspace,
   root: sql`(select id from root)`,
   tasks: sql`(select id from scope_tasks)`,
+  teams: sql`(${scope(type, workspace).taskTeams})`,
   onTasks(l) {
     const of = {
       workspace: sql`exists (select 1 from root)`,

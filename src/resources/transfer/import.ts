@@ -295,6 +295,21 @@ async function writePages(
 ) {
   const inWorkspace = { workspaceId: state.target.workspaceId };
   const writing = () => refusal === null && state.errors.size === 0;
+  const context: ImportContext = {
+    tx,
+    plan: state,
+    reach: principalActor(principal),
+    insert: (table, rows, overwrite) => insertRows(tx, table, rows, overwrite),
+  };
+  const finishes: Array<() => Promise<void>> = [];
+  /** Plans and writes a part's pages (once nothing is refused); its `finish` waits for every record. */
+  const importPart = async (part: Parts["paged"][number], written: () => boolean) => {
+    const importer = part.import.start(context);
+    for await (const page of source.pages(part.collection, IMPORT_PAGE)) await importer.page(page, written);
+    if (importer.finish) finishes.push(importer.finish);
+  };
+  // What the tasks' values name first (a team's workflow states, which a task's status names).
+  for (const part of parts.paged.filter((p) => p.beforeTasks)) await importPart(part, writing);
   for await (const page of source.pages("tasks", IMPORT_PAGE)) {
     const rows = numbered(state, planTaskPage(state, page), bases, "tasks");
     if (writing()) await writeLabelled(tx, "task", rows, state);
@@ -311,19 +326,8 @@ async function writePages(
       ["content"],
     );
   }
-  // The parts last, in the document's order: the tasks and comments their records hang on are written.
-  const context: ImportContext = {
-    tx,
-    plan: state,
-    reach: principalActor(principal),
-    insert: (table, rows, overwrite) => insertRows(tx, table, rows, overwrite),
-  };
-  const finishes: Array<() => Promise<void>> = [];
-  for (const part of parts.paged) {
-    const importer = part.import.start(context);
-    for await (const page of source.pages(part.collection, IMPORT_PAGE)) await importer.page(page, () => writing() && !refused.length);
-    if (importer.finish) finishes.push(importer.finish);
-  }
+  // The other parts last, in the document's order: the tasks and comments their records hang on are written.
+  for (const part of parts.paged.filter((p) => !p.beforeTasks)) await importPart(part, () => writing() && !refused.length);
   // A parent written after its subtask (a later page) is checked here, not at the commit: its error is a statement's.
   await tx.execute(sql`set constraints tasks_parent_id_tasks_id_fk immediate`);
   state.checkFiled();

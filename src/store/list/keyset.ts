@@ -18,7 +18,12 @@ export function keysetCondition(keys: SortKey[], values: unknown[], id: AnyColum
   const idDir = tiebreakDirection(keys);
   const terms: KeysetTerm[] = keys.map((key, index) => ({
     expr: key.field.expr,
-    bound: values[index] === null ? null : bindValue(key.field.kind, values[index]),
+    bound:
+      values[index] === null
+        ? null
+        : key.field.cursorBound
+          ? key.field.cursorBound(values[index])
+          : bindValue(key.field.kind, values[index]),
     nullable: key.field.nullable === true,
     after: sql.raw(key.dir === "asc" ? ">" : "<"),
   }));

@@ -30,6 +30,8 @@ export interface ListField {
   names?: NamedValues;
   /** Value stored in the cursor for this key, read from the API item; default: item[name]. E.g. priority sorts by a CASE rank. */
   cursorValue?: (item: Record<string, unknown>) => unknown;
+  /** The cursor's value as the bound a next page compares `expr` with, when `cursorValue` is not that value itself (a task's state's position). */
+  cursorBound?: (value: unknown) => SQL;
 }
 
 /** Values that name records (docs/api.md, "Ids and names"), from the one name resolver (records/names.ts). */

@@ -49,6 +49,9 @@ describe("GET /events?filter[...]", () => {
     expect(await ids("filter[eq][labelIds]=stream-bug")).toEqual([`task.updated ${a.id}`]);
     expect(await ids(`filter[eq][assigneeId]=${encodeURIComponent(tenant.owner.email)}`)).toEqual([`task.updated ${a.id}`]);
     expect(await ids("filter[eq][status]=DONE&filter[eq][teamId]=OPS")).toEqual([`task.updated ${b.id}`]);
+    // A status by its state's name in any case, and by its category.
+    expect(await ids("filter[eq][status]=done&filter[eq][teamId]=OPS")).toEqual([`task.updated ${b.id}`]);
+    expect(await ids("filter[eq][statusCategory]=completed&filter[eq][teamId]=OPS")).toEqual([`task.updated ${b.id}`]);
     expect(await ids("filter[eq][teamId]=OPS&filter[eq][assigneeId]=null")).toEqual([`task.created ${b.id}`, `task.updated ${b.id}`]);
     // The comment is ENG's too (its task's team).
     expect(await ids("filter[eq][teamId]=ENG&types=comment.*")).toHaveLength(1);
@@ -63,7 +66,9 @@ describe("GET /events?filter[...]", () => {
     expect(res.body.error).toMatchObject({ code: "BAD_REQUEST", message: list.body.error.message, details: { field: "nope" } });
     expect((await get("/events?filter[like][status]=DONE", tenant.owner.key)).body.error.details).toMatchObject({ operator: "like" });
     expect((await get("/events?filter[gt][priority]=LOW", tenant.owner.key)).status).toBe(400);
-    expect((await get("/events?filter[eq][status]=FINISHED", tenant.owner.key)).body.error.details).toMatchObject({ field: "status" });
+    expect((await get("/events?filter[eq][statusCategory]=finished", tenant.owner.key)).body.error.details).toMatchObject({
+      field: "statusCategory",
+    });
     expect((await get("/events?filter[in][changed]=colour", tenant.owner.key)).body.error.details).toMatchObject({ field: "changed" });
     expect((await get("/events?filter[eq][teamId]=not%20a%20prefix!", tenant.owner.key)).status).toBe(400);
   });

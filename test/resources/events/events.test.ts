@@ -67,6 +67,9 @@ describe("a write's event", () => {
     expect(updateEvent.changes).toEqual({
       title: { from: "First", to: "Second" },
       status: { from: "TODO", to: "DONE" },
+      // What the status means, kept with it in the same statement (docs/api.md, "Workflow states").
+      statusCategory: { from: "unstarted", to: "completed" },
+      completedAt: { from: null, to: updated.body.task.completedAt },
       labelIds: { from: [], to: [label.body.label.id] },
     });
     expect(updateEvent.data).toMatchObject({ title: "Second", labelIds: [label.body.label.id] });

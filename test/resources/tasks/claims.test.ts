@@ -231,7 +231,7 @@ describe("task claims", () => {
       expect(unknownOp.body.error.details).toMatchObject({ operator: "near" });
       const badSort = await claimNext({ filter: {}, sort: { colour: "asc" } }, members[0].key);
       expect(badSort.status).toBe(400);
-      const badValue = await claimNext({ filter: { eq: { status: "LATER" } } }, members[0].key);
+      const badValue = await claimNext({ filter: { eq: { statusCategory: "later" } } }, members[0].key);
       expect(badValue.status).toBe(400);
       // A name of the right form that names nothing: no task matches.
       expect((await claimNext({ filter: { eq: { teamId: "NOSUCH" } } }, members[0].key)).status).toBe(204);

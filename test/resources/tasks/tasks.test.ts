@@ -69,6 +69,10 @@ describe("tasks", () => {
         reference: `${fresh.prefix}-1`,
         title: "First",
         status: "TODO",
+        statusCategory: "unstarted",
+        startedAt: null,
+        completedAt: null,
+        canceledAt: null,
         priority: "NONE",
         description: "",
         dueDate: null,
@@ -97,6 +101,10 @@ describe("tasks", () => {
         "reference",
         "title",
         "status",
+        "statusCategory",
+        "startedAt",
+        "completedAt",
+        "canceledAt",
         "priority",
         "description",
         "dueDate",
@@ -303,7 +311,14 @@ describe("tasks", () => {
       const res = await patch(`/tasks/${task.reference}`, { title: "After", status: "DONE" }, member.key);
       expect(res.status).toBe(200);
       expectAtomicWrite(res);
-      expect(res.body.task).toEqual({ ...task, title: "After", status: "DONE", updatedAt: expect.stringMatching(ISO) });
+      expect(res.body.task).toEqual({
+        ...task,
+        title: "After",
+        status: "DONE",
+        statusCategory: "completed",
+        completedAt: res.body.task.updatedAt,
+        updatedAt: expect.stringMatching(ISO),
+      });
       expect(res.body.task.updatedAt > task.updatedAt).toBe(true);
       expect((await get(`/tasks/${task.id}`, member.key)).body.task).toEqual(res.body.task);
     });

@@ -117,7 +117,7 @@ describe("an import sent in parts", () => {
     const [head, ...others] = split(exported, 10);
     const rest = others.filter((p: any) => p.data.tasks.length);
     const bad = structuredClone(rest[0]);
-    bad.data.tasks[1].status = "SOMEDAY";
+    bad.data.tasks[1].status = "some day";
     const invalid = await put(`/imports/${id}/parts/1`, { data: bad }, t.owner.key);
     expect(invalid.status).toBe(422);
     expect(Object.keys(invalid.body.errors)).toEqual(["data.data.tasks.1.status"]);

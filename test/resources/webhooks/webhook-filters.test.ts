@@ -84,9 +84,10 @@ describe("a webhook's filter", () => {
     expect(label.status).toBe(400);
     expect(label.body.error.details.field).toBe("labelIds");
 
-    const value = await hook({ filter: { eq: { status: "FINISHED" } } });
+    // A status is any state's key or name (one naming none matches nothing); a category is one of five.
+    const value = await hook({ filter: { eq: { statusCategory: "finished" } } });
     expect(value.status).toBe(400);
-    expect(value.body.error.details).toMatchObject({ field: "status" });
+    expect(value.body.error.details).toMatchObject({ field: "statusCategory" });
     const changed = await hook({ filter: { in: { changed: ["colour"] } } });
     expect(changed.status).toBe(400);
     expect(changed.body.error.details.field).toBe("changed");

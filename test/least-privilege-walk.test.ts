@@ -459,9 +459,9 @@ describe.concurrent("scope walk: every operation needs its x-required-scope and 
       "GET /sync/snapshot",
       "GET /tasks/{id}/export",
       "GET /teams/{id}/export",
-      "GET /teams/{id}/velocity",
       // A team's workflow states: at most 50, whole (no list parameters).
       "GET /teams/{id}/states",
+      "GET /teams/{id}/velocity",
       "GET /workspaces/{id}/export",
     ]);
   });

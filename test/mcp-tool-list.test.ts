@@ -12,9 +12,10 @@ import { TOOLS } from "../src/mcp/tools";
 import { newTenant, type Tenant } from "./helpers/fixtures";
 import { MCP_ACCEPT, MCP_URL, workerFetch } from "./mcp-client";
 
-// 29 KB since the cycles' tools (list_cycles, get_cycle) and tasks' cycleId came: 29,559 bytes for 37 tools (27.5 KB
-// before, with the inbox tools: 28,056 bytes for 35).
-const BUDGET = 29 * 1024;
+// 30 KB since workflow states came (list_states, and a task's statusCategory and times in every task tool's answer):
+// 30,021 bytes for 38 tools; 29 KB before, with the cycles' tools: 29,559 bytes for 37 (27.5 KB with the inbox's: 28,056
+// for 35).
+const BUDGET = 30 * 1024;
 /** The keywords that give a subschema a meaning (JSON Schema 2020-12's type, combinators, values and references). */
 const MEANING = ["type", "anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref"];
 /** Where subschemas sit: keywords holding one, a list, or a map of them. */

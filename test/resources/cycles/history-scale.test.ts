@@ -37,7 +37,7 @@ describe("a cycle's history at scale", () => {
           sql`update tasks set status = (array[${sql.join(
             statuses.map((s) => sql`${s}`),
             sql`, `,
-          )}]::task_status[])[1 + (number + ${round}) % 5], updated_at = now() where cycle_id = ${cycleId}`,
+          )}]::text[])[1 + (number + ${round}) % 5], updated_at = now() where cycle_id = ${cycleId}`,
         );
       }
     });

@@ -18,10 +18,10 @@ const base = protectedRoute("Cycles", { settled: "record" });
 const one = z.object({ cycle: Cycle });
 const oneSelected = z.object({ cycle: CycleSelection });
 const CycleParam = z.object({
+  // No length bound: a value naming no cycle is 404, whatever its length, as every record's id.
   id: z
     .string()
     .min(1)
-    .max(100)
     .openapi({ param: { name: "id", in: "path" }, description: "The cycle's id or name (`ENG-C3`)" }),
 });
 

@@ -42,7 +42,8 @@ export const SNAPSHOT_TYPES = Object.keys(SNAPSHOT_SOURCES) as SnapshotType[];
 export function snapshotTypes(raw: string | undefined): SnapshotType[] {
   if (raw === undefined || raw.trim() === "") return SNAPSHOT_TYPES;
   const asked = [...new Set(raw.split(",").map((t) => t.trim()))];
-  const unknown = asked.filter((t) => !(t in SNAPSHOT_SOURCES));
+  // Own keys only: `types=toString` names no type (`in` would find Object.prototype's).
+  const unknown = asked.filter((t) => !Object.hasOwn(SNAPSHOT_SOURCES, t));
   if (unknown.length) throw new ValidationError({ types: [`Unknown type(s): ${unknown.join(", ")}; one of ${SNAPSHOT_TYPES.join(", ")}`] });
   return asked as SnapshotType[];
 }

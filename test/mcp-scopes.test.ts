@@ -3,7 +3,10 @@
 // answers (details.requiredScope), and a team-bound key reaches only its teams' records, as through REST.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOOLS } from "../src/mcp/tools";
+import { serviceTools } from "../src/mcp/tools";
+
+const TOOLS = serviceTools();
+
 import { api, get, post } from "./helpers/api";
 import { newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 import { call, connect } from "./mcp-client";

@@ -8,7 +8,10 @@ import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
 import clientsDoc from "../docs/clients.md?raw";
 import { toolSchema } from "../src/mcp/json-schema";
-import { TOOLS } from "../src/mcp/tools";
+import { serviceTools } from "../src/mcp/tools";
+
+const TOOLS = serviceTools();
+
 import { newTenant, type Tenant } from "./helpers/fixtures";
 import { MCP_ACCEPT, MCP_URL, workerFetch } from "./mcp-client";
 

@@ -5,7 +5,10 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TOOLS } from "../src/mcp/tools";
+import { serviceTools } from "../src/mcp/tools";
+
+const TOOLS = serviceTools();
+
 import { api, get, post } from "./helpers/api";
 import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";
 import { servedOpenApi } from "./helpers/openapi-conformance";

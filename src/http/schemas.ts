@@ -75,8 +75,20 @@ function filterValue(field: ListField, op: FilterOp): JsonSchema {
   return field.nullable && NULL_OPS.includes(op) ? { anyOf: [value, { type: "string", const: "null" }] } : value;
 }
 
-/** A query parameter the route documents but does not check: the list machinery reads it from the raw query. */
-const documented = (schema: JsonSchema) => z.unknown().optional().openapi(schema);
+/**
+ * A query parameter the route documents but does not check: the list machinery reads it from the raw query. One schema
+ * per distinct documentation, shared by every list that documents a parameter alike (most filters recur across lists):
+ * each is built at the Worker's start, before its first request.
+ */
+const documentedSchemas = new Map<string, z.ZodType>();
+function documented(schema: JsonSchema): z.ZodType {
+  const key = JSON.stringify(schema);
+  const known = documentedSchemas.get(key);
+  if (known) return known;
+  const built = z.unknown().optional().openapi(schema);
+  documentedSchemas.set(key, built);
+  return built;
+}
 
 /**
  * A list's query documented from its ListSpec, the declaration the list machinery checks requests against: one

@@ -3,11 +3,11 @@ import { RESOURCES } from "../core/resources";
 import type { ResourceModule } from "../http/module";
 import { MODULES } from "../resources";
 import { mcpRoutes } from "./routes";
-import { TOOLS, toolsOf } from "./tools";
+import { serviceTools, toolsOf } from "./tools";
 
 /** The MCP module of an app serving `modules`. */
 export const mcpModule = (modules: readonly ResourceModule[]): ResourceModule => ({
   name: "mcp",
   resource: RESOURCES.mcp,
-  routes: [mcpRoutes(modules === MODULES ? TOOLS : toolsOf(modules))],
+  routes: [mcpRoutes(modules === MODULES ? serviceTools : () => toolsOf(modules))],
 });

@@ -13,7 +13,7 @@ import { publicRoute } from "../http/route-base";
 import { newRouter } from "../http/router";
 import { publicBaseUrl } from "../http/urls";
 import { isUtf8 } from "../middleware/body-guard";
-import { type FailedCall, mcpServer, type SentArguments, toolbox } from "./server";
+import { type FailedCall, mcpServer, type SentArguments, type Toolbox, toolbox } from "./server";
 import type { Tool, ToolContext } from "./tools";
 
 /**
@@ -145,8 +145,8 @@ const resourceMetadata = (c: Context) => {
  * the body must be JSON-RPC, and a fresh server and transport answer this request alone, in JSON.
  * `/mcp` is not in the OpenAPI document: its body is JSON-RPC, described by the MCP specification. It offers `tools`.
  */
-export const mcpRoutes = (tools: readonly Tool[]) => {
-  const box = toolbox(tools);
+export const mcpRoutes = (tools: () => readonly Tool[]) => {
+  let box: Toolbox | undefined;
   return newRouter()
     .openapi(protectedResource, resourceMetadata)
     .openapi(protectedResourceOfMcp, resourceMetadata)
@@ -154,6 +154,7 @@ export const mcpRoutes = (tools: readonly Tool[]) => {
       const context = await toolContext(c);
       const parsed = await rpcBody(c);
       if ("refusal" in parsed) return parsed.refusal;
+      box ??= toolbox(tools());
       const server = mcpServer(box, context, parsed.sent, (...failure) => failedCall(c, ...failure));
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);

@@ -44,5 +44,9 @@ export function toolsOf(modules: readonly ResourceModule[]): Tool[] {
   });
 }
 
-/** The service's tools (its own modules'). */
-export const TOOLS: Tool[] = toolsOf(MODULES);
+let service: Tool[] | undefined;
+/**
+ * The service's tools (its own modules'), made on the first MCP request rather than at the Worker's start: making them
+ * builds the routes of the modules with tools again, which a request that is not MCP never needs.
+ */
+export const serviceTools = (): Tool[] => (service ??= toolsOf(MODULES));

@@ -180,10 +180,13 @@ describe("no escalation: a credential makes none with more than it has", () => {
       "attachments",
       "links",
       "relations",
+      "states",
       "tasks",
       "worklogs",
     ]);
-    // A task's relations, links and attachments are the task's: tasks:write reads them too.
+    // A task's relations, links and attachments are the task's: tasks:write reads them too; and its team's workflow
+    // states, which a task's status names.
+    expect((await get(`/teams/${teamA.prefix}/states`, tasksOnly)).status).toBe(200);
     expect((await get(`/tasks/${task.id}/relations`, tasksOnly)).status).toBe(200);
     expect((await get(`/tasks/${task.id}/links`, tasksOnly)).status).toBe(200);
     expect(ok(await get("/me", owner()), 200).reads).toContain("events");

@@ -1,4 +1,4 @@
--- The six workflow states every team starts with (contract §4, §20), in their order: pm_team_states gives them to a new
+-- The six workflow states every team starts with (docs/api.md, "Workflow states"), in their order: pm_team_states gives them to a new
 -- team, and an import that names one of their keys a team lacks creates it as it is here (pm_task_state).
 CREATE OR REPLACE FUNCTION pm_default_states() RETURNS TABLE (key text, name text, category state_category, "position" double precision,
     color text) LANGUAGE sql IMMUTABLE AS $$

@@ -1,4 +1,4 @@
--- A task's workflow state (contract §20), kept in the statement that writes the task, whichever path writes it (REST, MCP,
+-- A task's workflow state (docs/api.md, "Workflow states"), kept in the statement that writes the task, whichever path writes it (REST, MCP,
 -- claims, bulk writes, a relation's duplicate, an import): `status` names a state of the task's team by its key or its
 -- name (any case) and is stored as the key; left out, it is the team's first `unstarted` state by position. The task's
 -- `status_category` is its state's (the one truth other rules read), and `started_at`, `completed_at`, `canceled_at`

@@ -1,4 +1,4 @@
--- A new team's workflow states (contract §20): a copy of its parent's, or the six defaults (pm_default_states), written
+-- A new team's workflow states (docs/api.md, "Workflow states"): a copy of its parent's, or the six defaults (pm_default_states), written
 -- with the team, whichever path creates it (POST /teams, a workspace import); their `state.created` events are the team's
 -- write's. An import then brings the document's own states (src/resources/states/transfer.ts).
 CREATE OR REPLACE FUNCTION pm_team_states() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -150,7 +150,7 @@ export const RESOURCES = {
     table: "team_members",
     events: { team_member: { tables: ["team_members"] } },
   },
-  // A team's workflow states (contract §20): part of its set-up (`teams:write`, and a team ADMIN); whoever writes tasks
+  // A team's workflow states (docs/api.md, "Workflow states"): part of its set-up (`teams:write`, and a team ADMIN); whoever writes tasks
   // reads them too, to move a task to a state by its category.
   states: {
     tag: "Workflow states",

@@ -1,5 +1,5 @@
 // What a task answer says of its status, and a task's summary, kept apart from the Task record so the records that embed
-// a task can use them. A status is a key of the task's team's workflow states (contract §20, docs/api.md "Workflow
+// a task can use them. A status is a key of the task's team's workflow states (docs/api.md "Workflow
 // states"); what it means is its category, stored with the task (`status_category`, kept by the trigger pm_task_state in
 // the write's own statement): the rules that mean "done" or "open" name categories, here, never a key.
 import { z } from "@hono/zod-openapi";

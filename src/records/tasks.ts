@@ -94,7 +94,7 @@ export const taskRecord = defineRecord({
       input: { schema: z.string().trim().min(1).max(500), create: "required" },
       exported: true,
     }),
-    // A key of the team's workflow states (contract §20): written by key or name, filtered by either, sorted by the
+    // A key of the team's workflow states (docs/api.md, "Workflow states"): written by key or name, filtered by either, sorted by the
     // state's position in its team; the trigger pm_task_state checks it and keeps the category and times below.
     status: f.text(tasks.status, {
       builtIn: { name: "Status" },

@@ -1,4 +1,4 @@
-// Workflow states as one module (src/http/module.ts, contract §20): its register entry, routes (`/teams/{id}/states`,
+// Workflow states as one module (src/http/module.ts, docs/api.md "Workflow states"): its register entry, routes (`/teams/{id}/states`,
 // `/states/{id}`), MCP tool, event field map and export part. What a task's status means is its category, which the
 // task stores (the trigger pm_task_state keeps it); the layers below the resources read it from records/task-status.ts.
 import { z } from "@hono/zod-openapi";

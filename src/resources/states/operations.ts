@@ -1,4 +1,4 @@
-// The workflow state operations (contract §20, docs/api.md "Workflow states"), one function each, called alike by the
+// The workflow state operations (docs/api.md "Workflow states"), one function each, called alike by the
 // REST routes and the MCP tools. Each write is one statement that authenticates and authorizes itself and says why it
 // wrote nothing (guardedWrite): the team ADMIN rule, the categories a team keeps (read under a lock of the team's states
 // of that category, so two concurrent writes cannot each take away one of the last two), and, for a delete, the tasks

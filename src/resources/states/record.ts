@@ -1,4 +1,4 @@
-// The WorkflowState record (contract §20, docs/api.md "Workflow states"): one of a team's ordered states, whose key a
+// The WorkflowState record (docs/api.md "Workflow states"): one of a team's ordered states, whose key a
 // task's `status` holds and whose category says what that status means. Its one field map gives the answer, the list,
 // the create and update bodies, what its events carry and what an export holds.
 import { z } from "@hono/zod-openapi";

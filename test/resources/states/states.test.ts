@@ -1,4 +1,4 @@
-// Workflow states (contract §20, docs/api.md "Workflow states"): a team's states and who writes them, a task's status as
+// Workflow states (docs/api.md "Workflow states"): a team's states and who writes them, a task's status as
 // a key or a name of its team's states, the category and its times in the write's own statement, the rules that name
 // categories (blockers, subtask counts, duplicates), a state's delete with its tasks moved, and the events, through HTTP
 // against the real database.

@@ -4,7 +4,6 @@
 // an unknown name (an empty list, as an unknown id) and a value of neither form (400 naming the field); then every body
 // field and path that names a record.
 import { beforeAll, describe, expect, it } from "vitest";
-import { activityRecord, sessionRecord } from "../src/records/agent-sessions";
 import { apiKeyRecord } from "../src/records/api-keys";
 import { commentRecord, targetCommentLists } from "../src/records/comments";
 import { fieldRecord } from "../src/records/fields";
@@ -18,6 +17,7 @@ import { teamRecord } from "../src/records/teams";
 import { workspaceUserRecord } from "../src/records/users";
 import { deliveryRecord, webhookRecord } from "../src/records/webhooks";
 import { workspaceRecord } from "../src/records/workspaces";
+import { activityRecord, sessionRecord } from "../src/resources/agent-sessions/record";
 import { cycleRecord } from "../src/resources/cycles/record";
 import type { ListSpec } from "../src/store/list";
 import { api, get, patch, post } from "./helpers/api";

@@ -5,6 +5,10 @@
 // scopes derive from it); each resource's module (src/resources/<name>/index.ts) carries its entry, and the list of
 // modules (src/resources/index.ts) keeps this order. test/register.test.ts compares every derived list, the document
 // and the database's triggers with it.
+import agentSessions from "../resources/agent-sessions/register";
+import links from "../resources/links/register";
+import relations from "../resources/relations/register";
+import worklogs from "../resources/worklogs/register";
 import type { Scope } from "./scope-names";
 
 /** The document's tags (every operation's tag is one of them), in reading order, with what each groups. */
@@ -70,6 +74,13 @@ export interface Resource {
   table?: string;
   /** The event types its changes write, by resource type (`task` → `task.created`, …). */
   events?: Readonly<Record<string, EventSource>>;
+  /** Its unique keys a write can hit, each with the message of the 409 that explains it (src/http/error-mapper.ts). */
+  conflicts?: Readonly<Record<string, string>>;
+  /**
+   * Its checks a write can fail in the statement that writes (a trigger's check_violation naming its constraint, an
+   * exclusion constraint): the field the 422 names, and why (src/http/error-mapper.ts).
+   */
+  invalid?: Readonly<Record<string, readonly [field: string, message: string]>>;
 }
 
 /** Every resource, by the first segment of its paths (or its folder's name when its paths have none of their own). */
@@ -172,14 +183,7 @@ export const RESOURCES = {
       task: { tables: ["tasks"], links: ["task_labels"], actions: ["created", "updated", "deleted", "claimed", "released"] },
     },
   },
-  // Relations between tasks: made and removed under the task (`/tasks/{id}/relations`).
-  relations: {
-    tag: "Tasks",
-    scope: "tasks:write",
-    reads: ["relations"],
-    conditional: false,
-    events: { task_relation: { tables: ["task_relations"], actions: ["created", "deleted"] } },
-  },
+  relations,
   attachments: {
     tag: "Attachments",
     // Deleting a task's file changes the task (`tasks:write`), a comment's the comment (its route also takes `comments:write`).
@@ -188,35 +192,9 @@ export const RESOURCES = {
     conditional: false,
     events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
   },
-  // A task's URL links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`.
-  links: {
-    tag: "Tasks",
-    scope: "tasks:write",
-    reads: ["links"],
-    conditional: false,
-    events: { link: { tables: ["task_links"], actions: ["created", "deleted"] } },
-  },
-  // Time logged on a task: a change of the task's time (`tasks:write`), logged under the task (`/tasks/{id}/worklogs`).
-  worklogs: {
-    tag: "Worklogs",
-    scope: "tasks:write",
-    reads: ["worklogs"],
-    conditional: true,
-    table: "worklogs",
-    events: { worklog: { tables: ["worklogs"] } },
-  },
-  // Delegation to agents (docs/agents.md): a task's delegate works in a session; its activities and a person's prompt or
-  // stop change the task's work, so they need `tasks:write`.
-  "agent-sessions": {
-    tag: "Agent sessions",
-    scope: "tasks:write",
-    reads: ["agent-sessions", "activities"],
-    conditional: false,
-    events: {
-      agent_session: { tables: ["agent_sessions"], actions: ["created", "updated", "prompted", "stopped"] },
-      agent_activity: { tables: ["agent_activities"], actions: ["created"] },
-    },
-  },
+  links,
+  worklogs,
+  "agent-sessions": agentSessions,
   // The inbox (docs/api.md, "Inbox"): a person's own notifications and the tasks they follow; reading a task is all it takes.
   notifications: { tag: "Inbox", scope: "read", reads: ["notifications", "subscribers"], conditional: false },
   projects: {

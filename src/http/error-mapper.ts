@@ -3,14 +3,14 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { causes, errorSummary, isQueryWrapper } from "../core/error-chain";
 import { AppError, type ErrorCode, ValidationError } from "../core/errors";
-import { NEWER_OPEN_SESSION } from "../records/agent-sessions";
+import { REGISTERED } from "../core/resources";
 import { publicBaseUrl } from "./urls";
 
 const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
   error: details ? { code, message, details } : { code, message },
 });
 
-/** Unique constraints users can hit, with the message that explains them. */
+/** Unique constraints users can hit, with the message that explains them: the service's own, and each resource's (its register entry's). */
 const CONFLICT_MESSAGES: Record<string, string> = {
   labels_workspace_name_key: "A label with this name already exists in the workspace",
   teams_workspace_prefix_key: "A team with this prefix already exists in the workspace",
@@ -18,10 +18,9 @@ const CONFLICT_MESSAGES: Record<string, string> = {
   field_definitions_workspace_key_key: "A field with this key already exists in the workspace",
   users_email_key: "An account with this email already exists",
   workspaces_slug_key: "A workspace with this slug already exists",
-  // An activity's guard says it first; this is a delegation that opened the newer session in the meantime.
-  agent_sessions_open_key: NEWER_OPEN_SESSION,
   workflow_states_team_key_key: "A workflow state with this key already exists in the team",
   workflow_states_team_name_key: "A workflow state with this name already exists in the team (names compare in any case)",
+  ...Object.fromEntries(REGISTERED.flatMap((r) => Object.entries(r.conflicts ?? {}))),
 };
 
 /**

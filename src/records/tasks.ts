@@ -2,20 +2,13 @@
 // `fields` shape, the list's filters and sorts, the request bodies, the columns a write stores, and the export record
 // with what an import checks all come from `taskRecord`; a new field is one entry here (and its column).
 import { z } from "@hono/zod-openapi";
-import { not, type SQL, sql } from "drizzle-orm";
+import { and, eq, not, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { taskPriority, tasks, teams, users } from "../../drizzle/schema";
-import { badRequest } from "../core/errors";
-import type { FilterOp } from "../store/list";
-import { defineRecord, exportedTimestamps, f } from "../store/record";
-import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
-import { TaskSessionSummary, taskSessionJson } from "./agent-sessions";
-import { customFieldsField, customFieldsOf } from "./custom-fields";
-import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { MILESTONE_ID } from "./milestones";
-import { type NameKind, NameOf, named, namesAny, parseTaskRef, pathNames } from "./names";
-import { claimJson, storedClaim, TaskClaim } from "./task-claims";
-import { linkRecord, linksJson, TaskLink } from "./task-links";
+import { taskPriority, tasks, teams, users, workspaceMembers } from "../../drizzle/schema";
+import { badRequest, invalid, notFound } from "../core/errors";
+import type { Executor, WorkspaceScope } from "../db/client";
+import { TaskSessionSummary, taskSessionJson } from "../resources/agent-sessions/record";
+import { linkRecord, linksJson, TaskLink } from "../resources/links/record";
 import {
   isBlockedSql,
   openBlockerCount,
@@ -24,7 +17,16 @@ import {
   subtaskCountsJson,
   TaskRelation,
   taskRelationShape,
-} from "./task-relations";
+} from "../resources/relations/record";
+import { EstimateSeconds, TimeTracking, TimeTrackingInput, timeTrackingJson, timeTrackingShape } from "../resources/worklogs/record";
+import type { FilterOp } from "../store/list";
+import { defineRecord, exportedTimestamps, f } from "../store/record";
+import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
+import { customFieldsField, customFieldsOf } from "./custom-fields";
+import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
+import { MILESTONE_ID } from "./milestones";
+import { type NameKind, NameOf, named, namesAny, parseTaskRef, pathNames } from "./names";
+import { claimJson, storedClaim, TaskClaim } from "./task-claims";
 import {
   StateCategory,
   StatusKey,
@@ -38,7 +40,6 @@ import {
 } from "./task-status";
 import { TeamSummary, teamSummaryJson } from "./teams";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
-import { EstimateSeconds, TimeTracking, TimeTrackingInput, timeTrackingJson, timeTrackingShape } from "./worklogs";
 
 export { TaskStatus };
 /** Declared in rank order (NONE lowest), so sorting and gt/lt filters on the column follow the rank. */
@@ -323,3 +324,22 @@ export type ExportedTask = {
   createdAt: string;
   updatedAt: string;
 } & Record<string, unknown>;
+
+/** Why a delegate that names a person is refused (POST/PATCH /tasks, an import). */
+export const NOT_AN_AGENT = "Must be an agent of the workspace (a person is an assignee)";
+
+/**
+ * The agent a body's `delegateId` names (id or email), a member of the caller's workspace: 404 when it names nobody there
+ * (as an unknown assignee), 422 at the field when it names a person.
+ */
+export async function workspaceAgent(db: Executor, workspaceId: WorkspaceScope, idOrEmail: string): Promise<string> {
+  const [row] = await db
+    .select({ userId: workspaceMembers.userId, type: users.type })
+    .from(workspaceMembers)
+    .innerJoin(users, eq(users.id, workspaceMembers.userId))
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), namesAny("user", workspaceMembers.userId, [idOrEmail])))
+    .limit(1);
+  if (!row) throw notFound("Delegate");
+  if (row.type !== "AGENT") throw invalid("delegateId", NOT_AN_AGENT);
+  return row.userId;
+}

@@ -4,6 +4,7 @@ import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { getSession, listActivities, listSessions, postActivity, stopSession } from "./operations";
 import {
   ActivityCreate,
   AgentActivity,
@@ -12,8 +13,7 @@ import {
   AgentSessionSelection,
   activityRecord,
   sessionRecord,
-} from "../../records/agent-sessions";
-import { getSession, listActivities, listSessions, postActivity, stopSession } from "./operations";
+} from "./record";
 
 const base = protectedRoute("Agent sessions");
 const SessionIdParam = IdParam.extend({

@@ -4,8 +4,8 @@ import { listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { linkRecord, TaskLink, TaskLinkCreate, TaskLinkSelection } from "../../records/task-links";
 import { addLink, deleteLink, listLinks } from "./operations";
+import { linkRecord, TaskLink, TaskLinkCreate, TaskLinkSelection } from "./record";
 
 const base = protectedRoute("Tasks");
 const TaskIdParam = IdParam.extend({

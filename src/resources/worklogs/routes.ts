@@ -4,8 +4,8 @@ import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { Worklog, WorklogSelection, worklogRecord } from "../../records/worklogs";
 import { deleteWorklog, getWorklog, listTaskWorklogs, listWorklogs, logTime, updateWorklog } from "./operations";
+import { Worklog, WorklogSelection, worklogRecord } from "./record";
 import { SummaryQuery, secondsOf, WorklogCreate, WorklogSummary, WorklogUpdate } from "./schema";
 import { worklogSummary } from "./summary";
 

@@ -4,15 +4,15 @@
 import { z } from "@hono/zod-openapi";
 import { or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from "../../drizzle/schema";
-import { badRequest } from "../core/errors";
-import type { Executor } from "../db/client";
-import { inTeams, type Reach, type TeamScope } from "../db/scope";
-import type { FilterOp } from "../store/list";
-import { defineRecord, f } from "../store/record";
-import { BodyId, ExportTimestamp } from "../store/schemas";
-import { idKind, named, taskMatch } from "./names";
-import { isClosed, TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-status";
+import { taskRelations, taskRelationType, taskRelationViews, tasks, teams } from "../../../drizzle/schema";
+import { badRequest } from "../../core/errors";
+import type { Executor } from "../../db/client";
+import { inTeams, type Reach, type TeamScope } from "../../db/scope";
+import { idKind, named, taskMatch } from "../../records/names";
+import { isClosed, TaskSummary, taskSummaryJson, taskSummaryShape } from "../../records/task-status";
+import type { FilterOp } from "../../store/list";
+import { defineRecord, f } from "../../store/record";
+import { BodyId, ExportTimestamp } from "../../store/schemas";
 
 /** How a request names a relation: by its id (`rel_…`) only. */
 export const RELATION_ID = idKind("a relation id", "rel");

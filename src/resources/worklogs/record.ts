@@ -3,11 +3,11 @@
 // carry and what an export holds; the task's `timeTracking` sums these rows in the statement that reads the task.
 import { z } from "@hono/zod-openapi";
 import { type SQLWrapper, sql } from "drizzle-orm";
-import { tasks, teams, worklogs } from "../../drizzle/schema";
-import { defineRecord, f, qualified } from "../store/record";
-import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
-import { idKind, named } from "./names";
-import { TaskSummary, taskSummaryJson, taskSummaryShape } from "./task-status";
+import { tasks, teams, worklogs } from "../../../drizzle/schema";
+import { idKind, named } from "../../records/names";
+import { TaskSummary, taskSummaryJson, taskSummaryShape } from "../../records/task-status";
+import { defineRecord, f, qualified } from "../../store/record";
+import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../../store/schemas";
 
 /** How a request names a worklog: by its id (`wlg_…`) only. */
 export const WORKLOG_ID = idKind("a worklog id", "wlg");

@@ -2,13 +2,11 @@
 // and what happened in it. A session's state is the one its last activity made (stored with the activity, never set by a
 // request), read as `stale` when it is pending or active and nothing happened for 30 minutes (at read time, no job).
 import { z } from "@hono/zod-openapi";
-import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { agentActivities, agentActivityType, agentSessionState, agentSessions, users, workspaceMembers } from "../../drizzle/schema";
-import { invalid, notFound } from "../core/errors";
-import type { Executor, WorkspaceScope } from "../db/client";
-import { newId } from "../ids";
-import { defineRecord, f } from "../store/record";
-import { idKind, named, namesAny } from "./names";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { agentActivities, agentActivityType, agentSessionState, agentSessions } from "../../../drizzle/schema";
+import { newId } from "../../ids";
+import { idKind, named } from "../../records/names";
+import { defineRecord, f } from "../../store/record";
 
 /** How a request names an agent session: by its id (`ses_…`) only. */
 export const SESSION_ID = idKind("an agent session id", "ses");
@@ -22,8 +20,6 @@ export const SessionState = z.enum([...agentSessionState.enumValues, "stale"]).o
 export type SessionStateName = z.infer<typeof SessionState>;
 /** The stored states of an open session (a delegation reuses it; at most one per task and agent: agent_sessions_open_key). */
 export const OPEN_STATES = ["pending", "active", "awaiting_input"] as const;
-/** Why an activity that would open a session again is refused while the agent has a newer open one on the task. */
-export const NEWER_OPEN_SESSION = "This agent has a newer open session on this task: post to that one";
 const openStates = sql.raw(`(${OPEN_STATES.map((s) => `'${s}'`).join(", ")})`);
 
 /** What an activity of each type makes the session (a prompt: pending again, until the agent answers it). */
@@ -138,25 +134,6 @@ export const taskSessionJson = (taskId: SQLWrapper, delegateId: SQLWrapper): SQL
     where ${os("task_id")} = ${taskId} and ${os("agent_id")} = ${delegateId} and ${isOpenSql(os("state"))}
     order by ${os("created_at")} desc limit 1)`;
 };
-
-/** Why a delegate that names a person is refused (POST/PATCH /tasks, an import). */
-export const NOT_AN_AGENT = "Must be an agent of the workspace (a person is an assignee)";
-
-/**
- * The agent a body's `delegateId` names (id or email), a member of the caller's workspace: 404 when it names nobody there
- * (as an unknown assignee), 422 at the field when it names a person.
- */
-export async function workspaceAgent(db: Executor, workspaceId: WorkspaceScope, idOrEmail: string): Promise<string> {
-  const [row] = await db
-    .select({ userId: workspaceMembers.userId, type: users.type })
-    .from(workspaceMembers)
-    .innerJoin(users, eq(users.id, workspaceMembers.userId))
-    .where(and(eq(workspaceMembers.workspaceId, workspaceId), namesAny("user", workspaceMembers.userId, [idOrEmail])))
-    .limit(1);
-  if (!row) throw notFound("Delegate");
-  if (row.type !== "AGENT") throw invalid("delegateId", NOT_AN_AGENT);
-  return row.userId;
-}
 
 /**
  * A delegation in a task's write (its CTE `tasks`, the written row): the delegate's open session on the task, opened

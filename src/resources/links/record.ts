@@ -4,10 +4,10 @@
 // check a URL with.
 import { z } from "@hono/zod-openapi";
 import { type SQLWrapper, sql } from "drizzle-orm";
-import { taskLinks } from "../../drizzle/schema";
-import { defineRecord, f } from "../store/record";
-import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../store/schemas";
-import { idKind, named } from "./names";
+import { taskLinks } from "../../../drizzle/schema";
+import { idKind, named } from "../../records/names";
+import { defineRecord, f } from "../../store/record";
+import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../../store/schemas";
 
 /** How a request names a link: by its id (`lnk_…`) only. */
 export const LINK_ID = idKind("a link id", "lnk");

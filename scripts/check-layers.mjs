@@ -46,10 +46,12 @@ const FLOORS = { "record.ts": "records", "register.ts": "core" };
 /** What a register entry may import: the scope names. */
 const REGISTER_IMPORTS = new Set(["core/scope-names.ts"]);
 
-/** A resource's record or register (`resources/<name>/record.ts`): its file name, else undefined. */
+/** A resource's record or register (`resources/<name>/record.ts`, or `<part>-record.ts` for a part of it): which, else undefined. */
 const floorFile = (file) => {
   const parts = path.relative(SRC, file).split(path.sep);
-  return parts.length === 3 && parts[0] === "resources" && FLOORS[parts[2]] ? parts[2] : undefined;
+  if (parts.length !== 3 || parts[0] !== "resources") return undefined;
+  const name = parts[2].endsWith("-record.ts") ? "record.ts" : parts[2];
+  return FLOORS[name] ? name : undefined;
 };
 
 /** A file's layer: its top folder (or file, without `.ts`), or the floor of a resource's record or register. */

@@ -3,9 +3,9 @@
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
-import { targetCommentLists } from "../../src/records/comments";
-import { projectRecord } from "../../src/records/projects";
-import { taskRecord } from "../../src/records/tasks";
+import { targetCommentLists } from "../../src/resources/comments/record";
+import { projectRecord } from "../../src/resources/projects/record";
+import { taskRecord } from "../../src/resources/tasks/record";
 import { parseFields, projectFields } from "../../src/store/list";
 import { type OpenApiDocument, openapiDocument } from "./openapi-node";
 

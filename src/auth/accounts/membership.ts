@@ -3,7 +3,7 @@ import { apiKeys, users, workspaceMembers, workspaces } from "../../../drizzle/s
 import { randomToken } from "../../core/crypto";
 import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { type ApiKey, apiKeyRecord } from "../../records/api-keys";
+import { type ApiKey, apiKeyRecord } from "../../resources/api-keys/record";
 import { generateApiKey } from "../api-keys";
 import type { Grants } from "../grants";
 

@@ -4,7 +4,7 @@ import type { Caller } from "../../auth/caller";
 import { grantsFor } from "../../auth/grants";
 import { forbidden } from "../../core/errors";
 import { newId } from "../../ids";
-import type { Agent, AgentCreateInput } from "../../records/agents";
+import type { Agent, AgentCreateInput } from "./record";
 
 /**
  * Agents have no mailbox but users.email is required and unique: each gets a reserved-TLD address built from its

@@ -3,8 +3,8 @@ import { createdResponse, errorResponses, jsonBody } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created } from "../../http/schemas";
-import { AgentCreate, AgentSchema } from "../../records/agents";
 import { createAgent } from "./operations";
+import { AgentCreate, AgentSchema } from "./record";
 
 const create = createRoute({
   ...protectedRoute("Agents"),

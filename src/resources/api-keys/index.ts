@@ -1,7 +1,7 @@
 // The api-keys resource as one module (src/http/module.ts): its register entry and its routes.
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { apiKeyRecord } from "../../records/api-keys";
+import { apiKeyRecord } from "./record";
 import { apiKeyRoutes } from "./routes";
 
 export default {

@@ -9,10 +9,10 @@ import { storedGrants } from "../../auth/credential";
 import { type Grants, grantsFor } from "../../auth/grants";
 import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
-import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "../../records/api-keys";
 import { guardedWrite, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords } from "../../store/reads";
+import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "./record";
 
 /**
  * POST /api-keys: a key of the caller in their current workspace, written by a statement that authenticates itself; raw

@@ -5,10 +5,10 @@ import type { ResourceModule } from "../../http/module";
 import { paginated } from "../../http/schemas";
 import { deleteTool, tool } from "../../http/tool";
 import { describeList, ListInput, listQuery } from "../../http/tool-input";
-import { COMMENT_ID, Comment, CommentContent, commentRecord, TaskCommentSelection, targetCommentLists } from "../../records/comments";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { createComment, deleteComment, listTargetComments } from "./operations";
+import { COMMENT_ID, Comment, CommentContent, commentRecord, TaskCommentSelection, targetCommentLists } from "./record";
 import { commentRoutes } from "./routes";
 
 const TaskRef = NameOf("task");

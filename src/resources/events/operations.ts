@@ -4,9 +4,9 @@ import type { Caller } from "../../auth/caller";
 import { eventsVisibleTo } from "../../auth/events";
 import type { KeepAlive } from "../../db/event-watcher";
 import type { EventRendering } from "../../records/events";
-import { milestoneRecord } from "../../records/milestones";
-import { projectRecord } from "../../records/projects";
-import { taskRecord } from "../../records/tasks";
+import { milestoneRecord } from "../milestones/record";
+import { projectRecord } from "../projects/record";
+import { taskRecord } from "../tasks/record";
 import { eventStream, recordHistory } from "./stream";
 
 export const listEvents = (rendering: EventRendering, caller: Caller, query: URLSearchParams, keepAlive?: KeepAlive) =>

@@ -1,7 +1,7 @@
 // The invites resource as one module (src/http/module.ts): its register entry and its routes.
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { inviteRecord } from "../../records/invites";
+import { inviteRecord } from "./record";
 import { inviteRoutes } from "./routes";
 
 export default {

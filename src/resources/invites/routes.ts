@@ -6,6 +6,7 @@ import { protectedRoute, publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
+import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
 import {
   INVITE_TTL_DAYS,
   Invite,
@@ -15,8 +16,7 @@ import {
   InviteRedeemed,
   InviteSelection,
   inviteRecord,
-} from "../../records/invites";
-import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
+} from "./record";
 
 /** GET /invites/{id}'s answer, also what If-Match and the order of checks read. */
 const readInvite = oneRecord("invite", inviteRecord.shape, getInvite);

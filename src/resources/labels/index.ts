@@ -2,9 +2,9 @@
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { createTool, deleteTool, listTool, updateTool } from "../../http/tool";
-import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "../../records/labels";
 import { NameOf } from "../../records/names";
 import { createLabel, deleteLabel, listLabels, updateLabel } from "./operations";
+import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "./record";
 import { labelRoutes } from "./routes";
 
 export default {

@@ -2,8 +2,8 @@
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { createTool, listTool } from "../../http/tool";
-import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "../../records/milestones";
 import { createMilestone, listMilestones } from "./operations";
+import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "./record";
 import { milestoneRoutes } from "./routes";
 
 export default {

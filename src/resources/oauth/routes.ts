@@ -18,9 +18,9 @@ import { newRouter } from "../../http/router";
 import { IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
 import { REVOKED } from "../../middleware/edge-workspace";
-import { OAuthGrantSelection, oauthGrantRecord } from "../../records/oauth-grants";
 import { authorizePage, codeStep, consentStep, signInStep } from "./authorize";
 import { deleteOAuthGrant, listOAuthGrants } from "./operations";
+import { OAuthGrantSelection, oauthGrantRecord } from "./record";
 
 const TAG = "OAuth";
 

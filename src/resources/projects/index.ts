@@ -3,15 +3,8 @@ import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { createTool, listTool, updateTool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import {
-  Project,
-  ProjectCreate,
-  type ProjectCreateInput,
-  ProjectUpdate,
-  type ProjectUpdateInput,
-  projectRecord,
-} from "../../records/projects";
 import { createProject, listProjects, updateProject } from "./operations";
+import { Project, ProjectCreate, type ProjectCreateInput, ProjectUpdate, type ProjectUpdateInput, projectRecord } from "./record";
 import { projectRoutes } from "./routes";
 
 export default {

@@ -9,20 +9,14 @@ import { invalid } from "../../core/errors";
 import { eventsWarmed } from "../../db/event-context";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
-import { labelSetCtes } from "../../records/labels";
 import { nameMatch, projectMatch } from "../../records/names";
-import {
-  type ProjectChecks,
-  type ProjectCreateInput,
-  type ProjectDto,
-  type ProjectUpdateInput,
-  projectRecord,
-} from "../../records/projects";
-import { workspaceMember } from "../../records/users";
 import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
 import { insertColumns } from "../../store/record";
+import { labelSetCtes } from "../labels/record";
+import { workspaceMember } from "../users/record";
+import { type ProjectChecks, type ProjectCreateInput, type ProjectDto, type ProjectUpdateInput, projectRecord } from "./record";
 
 const CREATE = { min: "MEMBER", what: "create projects in this team" } as const;
 const WRITE = { min: "MEMBER", what: "change this project" } as const;

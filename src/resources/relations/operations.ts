@@ -13,9 +13,9 @@ import { blocksGraphLock } from "../../db/tree-locks";
 import { newId } from "../../ids";
 import { listTaskChildren } from "../../records/task-children";
 import { firstStateKey, isClosed } from "../../records/task-status";
-import { taskRecord } from "../../records/tasks";
 import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
+import { taskRecord } from "../tasks/record";
 import {
   blockingPath,
   blocksReach,

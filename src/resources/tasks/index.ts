@@ -6,13 +6,13 @@ import { FieldsQuery } from "../../http/schemas";
 import { deleteTool, listTool, tool } from "../../http/tool";
 import { ListInput } from "../../http/tool-input";
 import { NameOf } from "../../records/names";
-import { LeaseSeconds, TaskClaim } from "../../records/task-claims";
-import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../../records/tasks";
 import { parseFields, projectFields } from "../../store/list";
 import { orNull } from "../../store/schemas";
 import { taskClaimRoutes } from "./claim-routes";
 import { claimNext, claimTask, releaseTask } from "./claims";
+import { LeaseSeconds, TaskClaim } from "./claims-record";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "./operations";
+import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "./record";
 import { taskRoutes } from "./routes";
 
 const TaskRef = NameOf("task");

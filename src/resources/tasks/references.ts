@@ -8,10 +8,10 @@ import type { Executor, WorkspaceScope } from "../../db/client";
 import type { Reach } from "../../db/scope";
 import { inTeams } from "../../db/scope";
 import { lockSubtaskTree } from "../../db/tree-locks";
-import { milestoneRecord } from "../../records/milestones";
 import { nameMatch } from "../../records/names";
-import { projectRecord } from "../../records/projects";
-import { taskRecord } from "../../records/tasks";
+import { milestoneRecord } from "../milestones/record";
+import { projectRecord } from "../projects/record";
+import { taskRecord } from "./record";
 
 export interface References {
   projectId: string | null;

@@ -1,7 +1,7 @@
 // The team-members resource as one module (src/http/module.ts): its register entry and its routes.
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { teamMemberRecord } from "../../records/team-members";
+import { teamMemberRecord } from "./record";
 import { teamMemberRoutes } from "./routes";
 
 export default {

@@ -2,8 +2,8 @@
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { listTool } from "../../http/tool";
-import { teamRecord } from "../../records/teams";
 import { listTeams } from "./operations";
+import { teamRecord } from "./record";
 import { teamRoutes } from "./routes";
 
 export default {

@@ -28,13 +28,13 @@ import { AppError, forbidden, notFound, ValidationError } from "../../core/error
 import type { Executor, Tx } from "../../db/client";
 import { inTeams } from "../../db/scope";
 import { subtaskTreeLock } from "../../db/tree-locks";
-import { milestoneRecord } from "../../records/milestones";
 import { foldName, nameMatch } from "../../records/names";
-import { projectRecord } from "../../records/projects";
-import { taskRecord } from "../../records/tasks";
-import { teamMemberships } from "../../records/team-members";
-import { getTeam } from "../../records/teams";
 import type { ImportContext } from "../../store/transfer-part";
+import { milestoneRecord } from "../milestones/record";
+import { projectRecord } from "../projects/record";
+import { taskRecord } from "../tasks/record";
+import { teamMemberships } from "../team-members/record";
+import { getTeam } from "../teams/record";
 import type { Parts } from "./parts";
 import {
   checkTaskCycles,

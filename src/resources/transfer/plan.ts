@@ -8,11 +8,11 @@
 // which see it as their ImportPlan.
 import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
-import type { ExportedComment } from "../../records/comments";
 import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
 import { foldName } from "../../records/names";
-import { type ExportedTask, NOT_AN_AGENT } from "../../records/tasks";
 import type { ExportType, ImportPlan, Located } from "../../store/transfer-part";
+import type { ExportedComment } from "../comments/record";
+import { type ExportedTask, NOT_AN_AGENT } from "../tasks/record";
 import type { ExportDataDto } from "./schema";
 
 type Data = ExportDataDto;

@@ -7,8 +7,8 @@ import { releaseBodyText } from "../../http/release-body";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
 import { IdParam } from "../../http/schemas";
-import { serializeWorkspace } from "../../records/workspaces";
 import { EXPORT_TYPES, type ExportType } from "../../store/transfer-part";
+import { serializeWorkspace } from "../workspaces/record";
 import type { Transfer } from "./document";
 import { exportRecords, importNewWorkspace, importTeam } from "./operations";
 

@@ -2,8 +2,8 @@
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { listTool } from "../../http/tool";
-import { workspaceUserRecord } from "../../records/users";
 import { listUsers } from "./operations";
+import { workspaceUserRecord } from "./record";
 import { userRoutes } from "./routes";
 
 export default {

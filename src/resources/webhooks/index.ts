@@ -2,7 +2,7 @@
 // fields of the event rendering of the modules their app serves.
 import { RESOURCES } from "../../core/resources";
 import { eventRenderingOf, type ResourceModule } from "../../http/module";
-import { webhookRecord } from "../../records/webhooks";
+import { webhookRecord } from "./record";
 import { webhookRoutes } from "./routes";
 
 export default {

@@ -1,7 +1,7 @@
 // The workspaces resource as one module (src/http/module.ts): its register entry and its routes.
 import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { workspaceRecord } from "../../records/workspaces";
+import { workspaceRecord } from "./record";
 import { workspaceRoutes } from "./routes";
 
 export default {

@@ -3,11 +3,11 @@
 // with what an import checks all come from `milestoneRecord`.
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
-import { milestoneStatus, milestones, projects } from "../../drizzle/schema";
-import { defineRecord, exportedTimestamps, f } from "../store/record";
-import { BodyId, IsoDate, LongText } from "../store/schemas";
-import { customFieldsField } from "./custom-fields";
-import { idKind, NameOf, named } from "./names";
+import { milestoneStatus, milestones, projects } from "../../../drizzle/schema";
+import { customFieldsField } from "../../records/custom-fields";
+import { idKind, NameOf, named } from "../../records/names";
+import { defineRecord, exportedTimestamps, f } from "../../store/record";
+import { BodyId, IsoDate, LongText } from "../../store/schemas";
 
 /** How a request names a milestone: by its id (`mile_…`) only. */
 export const MILESTONE_ID = idKind("a milestone id", "mile");

@@ -3,11 +3,11 @@
 // rotate-secret answers.
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
-import { webhookDeliveries, webhooks } from "../../drizzle/schema";
-import type { JsonFilter } from "../store/list/filter";
-import { defineRecord, f } from "../store/record";
-import { isEventPattern, RESOURCE_TYPES } from "./event-types";
-import { formsOf, idKind, NamesOf, named } from "./names";
+import { webhookDeliveries, webhooks } from "../../../drizzle/schema";
+import { isEventPattern, RESOURCE_TYPES } from "../../records/event-types";
+import { formsOf, idKind, NamesOf, named } from "../../records/names";
+import type { JsonFilter } from "../../store/list/filter";
+import { defineRecord, f } from "../../store/record";
 
 /** How a request names a webhook: by its id (`whk_…`) only. */
 export const WEBHOOK_ID = idKind("a webhook id", "whk");

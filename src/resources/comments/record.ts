@@ -4,13 +4,13 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { comments, milestones, projects, tasks, users } from "../../drizzle/schema";
-import type { FieldShape, ListSpec } from "../store/list";
-import { defineRecord, exportedTimestamps, type Field, f } from "../store/record";
-import { BodyId } from "../store/schemas";
-import { MILESTONE_ID } from "./milestones";
-import { idKind, type NameKind, NameOf, named } from "./names";
-import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+import { comments, milestones, projects, tasks, users } from "../../../drizzle/schema";
+import { idKind, type NameKind, NameOf, named } from "../../records/names";
+import type { FieldShape, ListSpec } from "../../store/list";
+import { defineRecord, exportedTimestamps, type Field, f } from "../../store/record";
+import { BodyId } from "../../store/schemas";
+import { MILESTONE_ID } from "../milestones/record";
+import { UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
 
 /** How a request names a comment: by its id (`cmnt_…`) only. */
 export const COMMENT_ID = idKind("a comment id", "cmnt");

@@ -3,14 +3,14 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { teams } from "../../drizzle/schema";
-import { notFound } from "../core/errors";
-import type { Executor, WorkspaceScope } from "../db/client";
-import type { FieldSelection } from "../store/list";
-import { defineRecord, exportedTimestamps, f } from "../store/record";
-import { BodyId, LongText } from "../store/schemas";
-import { NameOf, named, pathNames } from "./names";
-import { membersJson, TeamMemberItem, teamMemberItemRecord } from "./team-members";
+import { teams } from "../../../drizzle/schema";
+import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { NameOf, named, pathNames } from "../../records/names";
+import type { FieldSelection } from "../../store/list";
+import { defineRecord, exportedTimestamps, f } from "../../store/record";
+import { BodyId, LongText } from "../../store/schemas";
+import { membersJson, TeamMemberItem, teamMemberItemRecord } from "../team-members/record";
 
 export const TeamSummary = z.object({ id: z.string(), name: z.string(), prefix: z.string() }).openapi("TeamSummary");
 

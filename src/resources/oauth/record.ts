@@ -2,11 +2,11 @@
 // Never its code or refresh tokens.
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
-import { oauthGrants } from "../../drizzle/schema";
-import { SCOPES } from "../core/scopes";
-import { EVERY_SCOPE } from "../db/scope";
-import { defineRecord, f } from "../store/record";
-import { idKind, named } from "./names";
+import { oauthGrants } from "../../../drizzle/schema";
+import { SCOPES } from "../../core/scopes";
+import { EVERY_SCOPE } from "../../db/scope";
+import { idKind, named } from "../../records/names";
+import { defineRecord, f } from "../../store/record";
 
 /** How a request names an OAuth grant: by its id (`ogr_…`) only. */
 export const OAUTH_GRANT_ID = idKind("an OAuth grant id", "ogr");

@@ -2,9 +2,9 @@
 // the same task. Stored on the task's row; a claim past its expiry holds nothing, wherever it is read (no job clears it).
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
-import { tasks } from "../../drizzle/schema";
-import { iso } from "../core/dates";
-import { isoTimestamp } from "../store/record";
+import { tasks } from "../../../drizzle/schema";
+import { iso } from "../../core/dates";
+import { isoTimestamp } from "../../store/record";
 
 /** Lease bounds in seconds (a claim not renewed in time frees the task by itself). */
 export const LEASE = { min: 30, max: 3600, default: 900 } as const;

@@ -2,11 +2,11 @@
 // not stored) nor its hash.
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
-import { apiKeys } from "../../drizzle/schema";
-import { READABLE, SCOPES, type Scope } from "../core/scopes";
-import { EVERY_SCOPE, readsJson } from "../db/scope";
-import { defineRecord, f } from "../store/record";
-import { formsOf, idKind, NamesOf, named } from "./names";
+import { apiKeys } from "../../../drizzle/schema";
+import { READABLE, SCOPES, type Scope } from "../../core/scopes";
+import { EVERY_SCOPE, readsJson } from "../../db/scope";
+import { formsOf, idKind, NamesOf, named } from "../../records/names";
+import { defineRecord, f } from "../../store/record";
 
 /** How a request names an API key: by its id (`apik_…`) only. */
 export const API_KEY_ID = idKind("an API key id", "apik");

@@ -1,10 +1,10 @@
 // The Workspace record: its one field map (answer, schema, `fields` shape, list spec, update body, export fields).
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
-import { workspaces } from "../../drizzle/schema";
-import { defineRecord, f } from "../store/record";
-import { BodyId } from "../store/schemas";
-import { idKind, named } from "./names";
+import { workspaces } from "../../../drizzle/schema";
+import { idKind, named } from "../../records/names";
+import { defineRecord, f } from "../../store/record";
+import { BodyId } from "../../store/schemas";
 
 /** How a request names a workspace: by its id (`ws_…`) only. */
 export const WORKSPACE_ID = idKind("a workspace id", "ws");

@@ -4,13 +4,13 @@
 import { z } from "@hono/zod-openapi";
 import { getTableName, not, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { labels, projectLabels, taskLabels } from "../../drizzle/schema";
-import { badRequest } from "../core/errors";
-import type { WorkspaceScope } from "../db/client";
-import type { FilterOp } from "../store/list";
-import { defineRecord, f } from "../store/record";
-import { BodyId, HexColor } from "../store/schemas";
-import { foldName, NamesOf, named, namesAny, pathNames } from "./names";
+import { labels, projectLabels, taskLabels } from "../../../drizzle/schema";
+import { badRequest } from "../../core/errors";
+import type { WorkspaceScope } from "../../db/client";
+import { foldName, NamesOf, named, namesAny, pathNames } from "../../records/names";
+import type { FilterOp } from "../../store/list";
+import { defineRecord, f } from "../../store/record";
+import { BodyId, HexColor } from "../../store/schemas";
 
 /** Any member creates a label; its name is unique in the workspace, in any case (409). */
 export const labelRecord = defineRecord({

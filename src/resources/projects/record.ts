@@ -4,14 +4,14 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { projectStatus, projects, teams, users } from "../../drizzle/schema";
-import { defineRecord, exportedTimestamps, f } from "../store/record";
-import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
-import { customFieldsField } from "./custom-fields";
-import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { NameOf, named, pathNames } from "./names";
-import { teamSummaryJson } from "./teams";
-import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+import { projectStatus, projects, teams, users } from "../../../drizzle/schema";
+import { customFieldsField } from "../../records/custom-fields";
+import { NameOf, named, pathNames } from "../../records/names";
+import { defineRecord, exportedTimestamps, f } from "../../store/record";
+import { BodyId, IsoDate, LongText, orNull } from "../../store/schemas";
+import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "../labels/record";
+import { teamSummaryJson } from "../teams/record";
+import { UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
 
 export const PROJECT_STATUSES = projectStatus.enumValues;
 export const ProjectStatus = z.enum(PROJECT_STATUSES);

@@ -1,7 +1,7 @@
 // An agent as POST /agents answers it: the new AGENT user with its raw key, returned once (no stored record has the key).
 import { z } from "@hono/zod-openapi";
-import { ScopeList, TeamIdList } from "./api-keys";
-import { UserName } from "./users";
+import { ScopeList, TeamIdList } from "../api-keys/record";
+import { UserName } from "../users/record";
 
 export const AgentCreate = z
   .object({ name: UserName, scopes: ScopeList.optional(), teamIds: TeamIdList.optional() })

@@ -4,29 +4,11 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, not, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { taskPriority, tasks, teams, users, workspaceMembers } from "../../drizzle/schema";
-import { badRequest, invalid, notFound } from "../core/errors";
-import type { Executor, WorkspaceScope } from "../db/client";
-import { TaskSessionSummary, taskSessionJson } from "../resources/agent-sessions/record";
-import { linkRecord, linksJson, TaskLink } from "../resources/links/record";
-import {
-  isBlockedSql,
-  openBlockerCount,
-  relatedToFilter,
-  relationsJson,
-  subtaskCountsJson,
-  TaskRelation,
-  taskRelationShape,
-} from "../resources/relations/record";
-import { EstimateSeconds, TimeTracking, TimeTrackingInput, timeTrackingJson, timeTrackingShape } from "../resources/worklogs/record";
-import type { FilterOp } from "../store/list";
-import { defineRecord, exportedTimestamps, f } from "../store/record";
-import { BodyId, IsoDate, LongText, orNull } from "../store/schemas";
-import { customFieldsField, customFieldsOf } from "./custom-fields";
-import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "./labels";
-import { MILESTONE_ID } from "./milestones";
-import { type NameKind, NameOf, named, namesAny, parseTaskRef, pathNames } from "./names";
-import { claimJson, storedClaim, TaskClaim } from "./task-claims";
+import { taskPriority, tasks, teams, users, workspaceMembers } from "../../../drizzle/schema";
+import { badRequest, invalid, notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { customFieldsField, customFieldsOf } from "../../records/custom-fields";
+import { type NameKind, NameOf, named, namesAny, parseTaskRef, pathNames } from "../../records/names";
 import {
   StateCategory,
   StatusKey,
@@ -37,9 +19,27 @@ import {
   statusPosition,
   TaskStatus,
   TaskStatusInput,
-} from "./task-status";
-import { TeamSummary, teamSummaryJson } from "./teams";
-import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+} from "../../records/task-status";
+import type { FilterOp } from "../../store/list";
+import { defineRecord, exportedTimestamps, f } from "../../store/record";
+import { BodyId, IsoDate, LongText, orNull } from "../../store/schemas";
+import { TaskSessionSummary, taskSessionJson } from "../agent-sessions/record";
+import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "../labels/record";
+import { linkRecord, linksJson, TaskLink } from "../links/record";
+import { MILESTONE_ID } from "../milestones/record";
+import {
+  isBlockedSql,
+  openBlockerCount,
+  relatedToFilter,
+  relationsJson,
+  subtaskCountsJson,
+  TaskRelation,
+  taskRelationShape,
+} from "../relations/record";
+import { TeamSummary, teamSummaryJson } from "../teams/record";
+import { UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
+import { EstimateSeconds, TimeTracking, TimeTrackingInput, timeTrackingJson, timeTrackingShape } from "../worklogs/record";
+import { claimJson, storedClaim, TaskClaim } from "./claims-record";
 
 export { TaskStatus };
 /** Declared in rank order (NONE lowest), so sorting and gt/lt filters on the column follow the rank. */

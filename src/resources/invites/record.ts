@@ -2,11 +2,11 @@
 import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { invites, users } from "../../drizzle/schema";
-import { defineRecord, f } from "../store/record";
-import { formsOf, idKind, NamesOf, named } from "./names";
-import { TeamRoleSchema } from "./team-members";
-import { UserName, UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+import { invites, users } from "../../../drizzle/schema";
+import { formsOf, idKind, NamesOf, named } from "../../records/names";
+import { defineRecord, f } from "../../store/record";
+import { TeamRoleSchema } from "../team-members/record";
+import { UserName, UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
 
 /** How a request names an invite: by its id (`inv_…`) only. */
 export const INVITE_ID = idKind("an invite id", "inv");

@@ -4,13 +4,13 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { notificationEmail, users, userType, workspaceMembers, workspaceRole } from "../../drizzle/schema";
-import { notFound } from "../core/errors";
-import type { Executor, WorkspaceScope } from "../db/client";
-import type { FieldShape } from "../store/list";
-import { defineRecord, f } from "../store/record";
-import { BodyId } from "../store/schemas";
-import { named, namesAny, pathNames } from "./names";
+import { notificationEmail, users, userType, workspaceMembers, workspaceRole } from "../../../drizzle/schema";
+import { notFound } from "../../core/errors";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { named, namesAny, pathNames } from "../../records/names";
+import type { FieldShape } from "../../store/list";
+import { defineRecord, f } from "../../store/record";
+import { BodyId } from "../../store/schemas";
 
 export const UserSummarySchema = z
   .object({

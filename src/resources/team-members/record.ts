@@ -3,12 +3,12 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { teamMembers, teamRole, users } from "../../drizzle/schema";
-import type { Executor, WorkspaceScope } from "../db/client";
-import { defineRecord, f } from "../store/record";
-import { BodyId } from "../store/schemas";
-import { idKind, NameOf, named } from "./names";
-import { UserSummarySchema, userSummaryJson, userSummaryShape } from "./users";
+import { teamMembers, teamRole, users } from "../../../drizzle/schema";
+import type { Executor, WorkspaceScope } from "../../db/client";
+import { idKind, NameOf, named } from "../../records/names";
+import { defineRecord, f } from "../../store/record";
+import { BodyId } from "../../store/schemas";
+import { UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
 
 /** How a request names a team-member: by its id (`tmbr_…`) only. */
 export const TEAM_MEMBER_ID = idKind("a team-member id", "tmbr");

@@ -18,8 +18,9 @@ export interface ResourceModule {
   name: string;
   /**
    * Its register entry: its OpenAPI tag, the scope its writes need, what the scope `read` reads there, whether its
-   * PATCH and DELETE honour If-Match (and its table), its event types. The service's own are in src/core/resources.ts
-   * (the event types and scopes below the routes derive from them).
+   * PATCH and DELETE honour If-Match (and its table), its event types, its constraints' errors. The service's own are
+   * their folders' register.ts, listed in src/core/resources.ts (the event types, scopes and error mapper below the routes
+   * derive from them).
    */
   resource: Omit<Resource, "tag"> & { tag: string };
   /** Its tag's description, when the register's TAGS has none (a resource of its own tag, outside the register). */

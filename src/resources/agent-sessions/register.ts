@@ -1,4 +1,5 @@
-// Its register entry (src/core/resources.ts). Delegation to agents (docs/agents.md): a task's delegate works in a session;
+// Its register entry (src/core/resources.ts).
+// Delegation to agents (docs/agents.md): a task's delegate works in a session;
 // its activities and a person's prompt or stop change the task's work, so they need `tasks:write`.
 
 /** Why an activity that would open a session again is refused while the agent has a newer open one on the task. */

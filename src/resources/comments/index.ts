@@ -1,6 +1,5 @@
 // Comments as one module (src/http/module.ts): the register entry, routes and MCP tools.
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { paginated } from "../../http/schemas";
 import { deleteTool, tool } from "../../http/tool";
@@ -9,13 +8,14 @@ import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { createComment, deleteComment, listTargetComments } from "./operations";
 import { COMMENT_ID, Comment, CommentContent, commentRecord, TaskCommentSelection, targetCommentLists } from "./record";
+import register from "./register";
 import { commentRoutes } from "./routes";
 
 const TaskRef = NameOf("task");
 
 export default {
   name: "comments",
-  resource: RESOURCES.comments,
+  resource: register,
   eventRecords: { comment: commentRecord.fields },
   routes: [commentRoutes],
   tools: [

@@ -3,18 +3,18 @@
 // field map and export part. Tasks name their cycle by `cycleId` (src/records/tasks.ts); the rollover runs from the
 // Cron Trigger (src/index.ts).
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { listTool, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
 import { getCycle, listCycles } from "./operations";
 import { Cycle, cycleRecord } from "./record";
+import register from "./register";
 import { cycleRoutes } from "./routes";
 import { cyclesPart } from "./transfer";
 
 export default {
   name: "cycles",
-  resource: RESOURCES.cycles,
+  resource: register,
   eventRecords: { cycle: cycleRecord.fields },
   routes: [cycleRoutes],
   transfer: cyclesPart,

@@ -1,4 +1,5 @@
-// Its register entry (src/core/resources.ts). A task's URL links: listed and added under the task (`/tasks/{id}/links`),
+// Its register entry (src/core/resources.ts).
+// A task's URL links: listed and added under the task (`/tasks/{id}/links`),
 // removed at `/links/{id}`.
 export default {
   tag: "Tasks",

@@ -1,4 +1,5 @@
-// Its register entry (src/core/resources.ts). Relations between tasks: made and removed under the task
+// Its register entry (src/core/resources.ts).
+// Relations between tasks: made and removed under the task
 // (`/tasks/{id}/relations`).
 export default {
   tag: "Tasks",

@@ -1,4 +1,5 @@
-// Its register entry (src/core/resources.ts). Time logged on a task: a change of the task's time (`tasks:write`), logged
+// Its register entry (src/core/resources.ts).
+// Time logged on a task: a change of the task's time (`tasks:write`), logged
 // under the task (`/tasks/{id}/worklogs`).
 export default {
   tag: "Worklogs",

@@ -96,6 +96,8 @@ export interface Resource {
   reads?: readonly string[];
   /** Also read by its write scope (besides `reads`): comments, the records they are on. */
   scopeAlsoReads?: readonly string[];
+  /** What its answer embeds of other resources (their names in `reads`): a scope that reads it reads them too. */
+  embeds?: readonly string[];
   /**
    * Whether its PATCH and DELETE honour If-Match (against the GET of the same path), unless a route declares otherwise;
    * stated by every resource that has one of them.

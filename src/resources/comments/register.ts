@@ -3,8 +3,8 @@ export default {
   tag: "Comments",
   scope: "comments:write",
   reads: ["comments"],
-  // The records comments are on, with what a task's answer embeds (its links and relations) and its files.
-  scopeAlsoReads: ["tasks", "relations", "links", "attachments", "projects", "milestones"],
+  // The records comments are on (with what a task's answer embeds) and their files.
+  scopeAlsoReads: ["tasks", "attachments", "projects", "milestones"],
   conditional: true,
   table: "comments",
   events: { comment: { tables: ["comments"] } },

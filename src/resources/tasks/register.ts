@@ -4,6 +4,8 @@ export default {
   scope: "tasks:write",
   reads: ["tasks"],
   scopeAlsoReads: ["states"],
+  // A task's answer carries its relations and links (`fields=relations{…}`, `links{…}`).
+  embeds: ["relations", "links"],
   conditional: true,
   table: "tasks",
   events: {

@@ -1,4 +1,4 @@
-// Entry of the queue-consumer worker (workers/email/wrangler.toml): email from `pm-email`, webhook deliveries from
+// Entry of the queue-consumer Worker (workers/email/wrangler.toml): email from `pm-email`, webhook deliveries from
 // `pm-webhooks` (docs/webhooks.md), deleted files' bytes from `pm-files`.
 
 import type { EmailMessage } from "../core/email-messages";
@@ -11,7 +11,7 @@ import { consumeWebhooks } from "../webhooks/consumer";
 
 export default {
   async fetch() {
-    return new Response("email consumer", { status: 404 });
+    return new Response("queue consumer", { status: 404 });
   },
   queue: (batch: MessageBatch<EmailMessage | WebhookMessage | FileMessage>, env: Env) => {
     if (batch.queue.startsWith("pm-webhooks")) return consumeWebhooks(batch as MessageBatch<WebhookMessage>, env);

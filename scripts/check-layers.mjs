@@ -3,8 +3,8 @@
 //   core (errors, crypto, dates, email messages) < env < ids < db < email < store < records < webhooks < files < auth
 //   < http < middleware < resources < mcp < queue < app < front
 // `store/` is the floor of the data: the statement builders (field maps' machinery, lists, guarded writes, reads) and
-// the value schemas they use; it knows no caller but the narrow interface it declares (store/caller.ts), so it imports
-// neither auth/ nor http/. `http/` is only HTTP (request, response, errors, OpenAPI) and sits above auth/, whose Caller its routes set.
+// the value schemas they use; it knows no caller but the narrow interface it declares (store/statement-caller.ts), so
+// it imports neither auth/ nor http/. `http/` is only HTTP (request, response, errors, OpenAPI) and sits above auth/, whose Caller its routes set.
 // A Worker's entry composes the layers: src/index.ts counts as `app`; the queue consumer (src/queue/, email and
 // webhook deliveries, deleted files) is its own layer above email/, webhooks/ and files/, so neither imports the other to be reached.
 // The edge front Worker (src/front/) sits on top and imports nothing below it: it is a Worker of its own, kept small.

@@ -44,7 +44,7 @@ function isConnectionFailure(err: unknown, pg: { code: string } | undefined): bo
   return false;
 }
 
-/** The connection failed (or timed out) under a statement: whether a write it carried committed is not known from here (src/http/outcome.ts). */
+/** The connection failed (or timed out) under a statement: whether a write it carried committed is not known from here (src/http/settled-write.ts). */
 export const isLostConnection = (err: unknown): boolean => isConnectionFailure(err, pgError(err));
 
 /** An error answer: its status and its body. */

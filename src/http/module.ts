@@ -6,7 +6,7 @@ import type { Hono } from "hono";
 import type { Resource } from "../core/resources";
 import { RESOURCE_TYPES, type ResourceType } from "../records/event-types";
 import { type EventRecords, type EventRendering, eventRendering } from "../records/events";
-import type { Field } from "../store/record";
+import type { Field } from "../store/field-map";
 import type { TransferPart } from "../store/transfer-part";
 import type { AppEnv } from "./context";
 import { claimRoutes } from "./policy";

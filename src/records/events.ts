@@ -11,7 +11,7 @@ import { EVENT_SOURCES } from "../core/resources";
 import type { Executor } from "../db/client";
 import { typeIdAt } from "../ids";
 import { UserSummarySchema } from "../resources/users/record";
-import type { Field } from "../store/record";
+import type { Field } from "../store/field-map";
 import { orNull } from "../store/schemas";
 import { eventFilterFields } from "./event-filter";
 import { RESOURCE_TYPES, type ResourceType } from "./event-types";

@@ -4,9 +4,9 @@ import type { PgTable } from "drizzle-orm/pg-core";
 import { tasks, teams } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
 import { taskRecord } from "../resources/tasks/record";
-import type { Actor, StatementCaller } from "../store/caller";
+import type { RecordType } from "../store/field-map";
 import type { ListParams } from "../store/list";
-import type { RecordType } from "../store/record";
+import type { Actor, StatementCaller } from "../store/statement-caller";
 import { taskMatch } from "./names";
 
 type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];

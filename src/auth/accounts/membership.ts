@@ -5,7 +5,7 @@ import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { type ApiKey, apiKeyRecord } from "../../resources/api-keys/record";
 import { generateApiKey } from "../api-keys";
-import type { Grants } from "../grants";
+import type { Grants } from "../credential-grants";
 
 export function slugify(name: string): string {
   const base = name

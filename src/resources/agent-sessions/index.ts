@@ -2,7 +2,7 @@
 // maps (records/agent-sessions.ts) render its answers and events, and give tasks their `session`.
 import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
-import { paginated } from "../../http/schemas";
+import { paginated } from "../../http/route-schemas";
 import { Cursor, pageQuery, tool } from "../../http/tool";
 import { describeList, type ListArgs, ListInput, listQuery } from "../../http/tool-input";
 import { NameOf } from "../../records/names";

@@ -9,11 +9,11 @@ import type { Caller } from "../../auth/caller";
 import { conflict, forbidden } from "../../core/errors";
 import { newId } from "../../ids";
 import { listChildren } from "../../records/task-children";
-import type { Actor } from "../../store/caller";
+import { insertColumns, qualified } from "../../store/field-map";
 import { type Guard, guardedWrite, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
-import { insertColumns, qualified } from "../../store/record";
+import type { Actor } from "../../store/statement-caller";
 import {
   type ActivityCreateInput,
   type AgentActivityDto,

@@ -6,7 +6,7 @@ import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { agentActivities, agentActivityType, agentSessionState, agentSessions } from "../../../drizzle/schema";
 import { newId } from "../../ids";
 import { idKind, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 
 /** How a request names an agent session: by its id (`ses_…`) only. */
 export const SESSION_ID = idKind("an agent session id", "ses");

@@ -6,7 +6,7 @@ import { keysOf } from "../../auth/accounts/credentials";
 import { generateApiKey } from "../../auth/api-keys";
 import type { Caller } from "../../auth/caller";
 import { storedGrants } from "../../auth/credential";
-import { type Grants, grantsFor } from "../../auth/grants";
+import { type Grants, grantsFor } from "../../auth/credential-grants";
 import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
 import { guardedWrite, type Target } from "../../store/guarded";
@@ -16,7 +16,7 @@ import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "./record";
 
 /**
  * POST /api-keys: a key of the caller in their current workspace, written by a statement that authenticates itself; raw
- * key once. It may do what the body asks, never more than the caller's own credential (auth/grants.ts, which loads the
+ * key once. It may do what the body asks, never more than the caller's own credential (auth/credential-grants.ts, which loads the
  * caller); a body that asks nothing inherits the credential's grants in the statement itself.
  */
 export async function createApiKey(caller: Caller, input: ApiKeyCreateInput): Promise<{ apiKey: ApiKey; key: string }> {

@@ -6,7 +6,7 @@ import { apiKeys } from "../../../drizzle/schema";
 import { READABLE, SCOPES, type Scope } from "../../core/scopes";
 import { EVERY_SCOPE, readsJson } from "../../db/scope";
 import { formsOf, idKind, NamesOf, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 
 /** How a request names an API key: by its id (`apik_…`) only. */
 export const API_KEY_ID = idKind("an API key id", "apik");

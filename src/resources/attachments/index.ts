@@ -2,7 +2,7 @@
 // downloads, deletes), MCP tool and the bench's references for them. Their bytes live in storage (src/files/).
 import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
-import { Pagination } from "../../http/schemas";
+import { Pagination } from "../../http/route-schemas";
 import { Cursor, pageQuery, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";

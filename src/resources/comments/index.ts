@@ -1,7 +1,7 @@
 // Comments as one module (src/http/module.ts): the register entry, routes and MCP tools.
 import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
-import { paginated } from "../../http/schemas";
+import { paginated } from "../../http/route-schemas";
 import { deleteTool, tool } from "../../http/tool";
 import { describeList, ListInput, listQuery } from "../../http/tool-input";
 import { NameOf } from "../../records/names";

@@ -6,7 +6,7 @@ import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { cycles, teams } from "../../../drizzle/schema";
 import { NameOf, named, pathNames } from "../../records/names";
 import type { StateCategoryDto as Category } from "../../records/task-status";
-import { defineRecord, exportedTimestamps, f, qualified } from "../../store/record";
+import { defineRecord, exportedTimestamps, f, qualified } from "../../store/field-map";
 import { BodyId, LongText } from "../../store/schemas";
 
 // A task's category (backlog, unstarted, started, completed, canceled), the one expression the cycles' progress, rollover,

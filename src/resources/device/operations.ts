@@ -4,7 +4,7 @@ import { normalizeEmail } from "../../auth/accounts/codes";
 import { LOGIN_REVOKED } from "../../auth/accounts/credentials";
 import { completeLoginWith, type LoginInput, startLogin } from "../../auth/accounts/login";
 import type { Caller } from "../../auth/caller";
-import { type Grants, ofPrincipal } from "../../auth/grants";
+import { type Grants, ofPrincipal } from "../../auth/credential-grants";
 import { signAccessToken, verifyAccessToken } from "../../auth/jwt";
 import { GRANT_REFRESH_PREFIX, revokeGrantOf } from "../../auth/oauth/grants";
 import { randomToken, sha256Hex } from "../../core/crypto";
@@ -13,7 +13,7 @@ import { SCOPES, type Scope } from "../../core/scopes";
 import type { Db, Executor } from "../../db/client";
 import type { EmailOutbox } from "../../email/outbox";
 import type { Env } from "../../env";
-import { oauthRefusal } from "../../http/oauth-errors";
+import { oauthRefusal } from "../../http/oauth-error-body";
 import { newId } from "../../ids";
 
 export const DEVICE_CODE_TTL_SECONDS = 15 * 60;

@@ -2,7 +2,7 @@
 // field maps of the modules their app serves (eventRenderingOf).
 import { z } from "@hono/zod-openapi";
 import { eventRenderingOf, type ResourceModule } from "../../http/module";
-import { Pagination } from "../../http/schemas";
+import { Pagination } from "../../http/route-schemas";
 import { Cursor, pageQuery, tool } from "../../http/tool";
 import { ListInput } from "../../http/tool-input";
 import { Event, type EventRendering } from "../../records/events";

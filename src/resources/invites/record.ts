@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { invites, users } from "../../../drizzle/schema";
 import { formsOf, idKind, NamesOf, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 import { TeamRoleSchema } from "../team-members/record";
 import { UserName, UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
 

@@ -3,8 +3,8 @@ import { emailOutbox } from "../../http/email-outbox";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { oneRecord, reading } from "../../http/read-route";
 import { protectedRoute, publicRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
 import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
 import {

@@ -8,8 +8,8 @@ import { labels, projectLabels, taskLabels } from "../../../drizzle/schema";
 import { badRequest } from "../../core/errors";
 import type { WorkspaceScope } from "../../db/client";
 import { foldName, NamesOf, named, namesAny, pathNames } from "../../records/names";
+import { defineRecord, f } from "../../store/field-map";
 import type { FilterOp } from "../../store/list";
-import { defineRecord, f } from "../../store/record";
 import { BodyId, HexColor } from "../../store/schemas";
 
 /** Any member creates a label; its name is unique in the workspace, in any case (409). */

@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { type SQLWrapper, sql } from "drizzle-orm";
 import { taskLinks } from "../../../drizzle/schema";
 import { idKind, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../../store/schemas";
 
 /** How a request names a link: by its id (`lnk_…`) only. */

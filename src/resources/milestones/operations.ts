@@ -9,10 +9,10 @@ import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { projectMatch } from "../../records/names";
+import { insertColumns } from "../../store/field-map";
 import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
-import { insertColumns } from "../../store/record";
 import { projectRecord } from "../projects/record";
 import { type MilestoneCreateInput, type MilestoneDto, type MilestoneUpdateInput, milestoneRecord } from "./record";
 

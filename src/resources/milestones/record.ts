@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { milestoneStatus, milestones, projects } from "../../../drizzle/schema";
 import { customFieldsField } from "../../records/custom-fields";
 import { idKind, NameOf, named } from "../../records/names";
-import { defineRecord, exportedTimestamps, f } from "../../store/record";
+import { defineRecord, exportedTimestamps, f } from "../../store/field-map";
 import { BodyId, IsoDate, LongText } from "../../store/schemas";
 
 /** How a request names a milestone: by its id (`mile_…`) only. */

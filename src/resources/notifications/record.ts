@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { notifications, notificationType, tasks, teams, users } from "../../../drizzle/schema";
 import { idKind, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 import { COMMENT_ID } from "../comments/record";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
 

@@ -6,7 +6,7 @@ import { oauthGrants } from "../../../drizzle/schema";
 import { SCOPES } from "../../core/scopes";
 import { EVERY_SCOPE } from "../../db/scope";
 import { idKind, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 
 /** How a request names an OAuth grant: by its id (`ogr_…`) only. */
 export const OAUTH_GRANT_ID = idKind("an OAuth grant id", "ogr");

@@ -7,7 +7,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { projectStatus, projects, teams, users } from "../../../drizzle/schema";
 import { customFieldsField } from "../../records/custom-fields";
 import { NameOf, named, pathNames } from "../../records/names";
-import { defineRecord, exportedTimestamps, f } from "../../store/record";
+import { defineRecord, exportedTimestamps, f } from "../../store/field-map";
 import { BodyId, IsoDate, LongText, orNull } from "../../store/schemas";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "../labels/record";
 import { teamSummaryJson } from "../teams/record";

@@ -10,8 +10,8 @@ import type { Executor } from "../../db/client";
 import { inTeams, type Reach, type TeamScope } from "../../db/scope";
 import { idKind, named, taskMatch } from "../../records/names";
 import { isClosed, TaskSummary, taskSummaryJson, taskSummaryShape } from "../../records/task-status";
+import { defineRecord, f } from "../../store/field-map";
 import type { FilterOp } from "../../store/list";
-import { defineRecord, f } from "../../store/record";
 import { BodyId, ExportTimestamp } from "../../store/schemas";
 
 /** How a request names a relation: by its id (`rel_…`) only. */

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
+import { IdParam } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { IdParam } from "../../http/schemas";
 import { JsonFilter, JsonSort } from "../../store/list";
 import { claimNext, claimTask, releaseTask } from "./claims";
 import { LEASE, LeaseSeconds, TaskClaim } from "./claims-record";

@@ -4,7 +4,7 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { tasks } from "../../../drizzle/schema";
 import { iso } from "../../core/dates";
-import { isoTimestamp } from "../../store/record";
+import { isoTimestamp } from "../../store/field-map";
 
 /** Lease bounds in seconds (a claim not renewed in time frees the task by itself). */
 export const LEASE = { min: 30, max: 3600, default: 900 } as const;

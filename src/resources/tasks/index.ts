@@ -1,7 +1,7 @@
 // Tasks as one module (src/http/module.ts): the register entry, routes and MCP tools.
 import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
-import { FieldsQuery } from "../../http/schemas";
+import { FieldsQuery } from "../../http/route-schemas";
 import { deleteTool, listTool, tool } from "../../http/tool";
 import { ListInput } from "../../http/tool-input";
 import { NameOf } from "../../records/names";

@@ -20,8 +20,8 @@ import {
   TaskStatus,
   TaskStatusInput,
 } from "../../records/task-status";
+import { defineRecord, exportedTimestamps, f } from "../../store/field-map";
 import type { FilterOp } from "../../store/list";
-import { defineRecord, exportedTimestamps, f } from "../../store/record";
 import { BodyId, IsoDate, LongText, orNull } from "../../store/schemas";
 import { TaskSessionSummary, taskSessionJson } from "../agent-sessions/record";
 import { LabelIds, LabelSummary, labelFilter, labelIdsJson, labelsJson } from "../labels/record";

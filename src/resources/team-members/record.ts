@@ -6,7 +6,7 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { teamMembers, teamRole, users } from "../../../drizzle/schema";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { idKind, NameOf, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 import { BodyId } from "../../store/schemas";
 import { UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
 

@@ -7,8 +7,8 @@ import { teams } from "../../../drizzle/schema";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { NameOf, named, pathNames } from "../../records/names";
+import { defineRecord, exportedTimestamps, f } from "../../store/field-map";
 import type { FieldSelection } from "../../store/list";
-import { defineRecord, exportedTimestamps, f } from "../../store/record";
 import { BodyId, LongText } from "../../store/schemas";
 import { membersJson, TeamMemberItem, teamMemberItemRecord } from "../team-members/record";
 

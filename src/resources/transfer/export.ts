@@ -26,7 +26,7 @@ import type { Db, Executor } from "../../db/client";
 import { inTeams, type TeamScope } from "../../db/scope";
 import { fieldRecord } from "../../records/fields";
 import { namesAny } from "../../records/names";
-import { isoTimestamp } from "../../store/record";
+import { isoTimestamp } from "../../store/field-map";
 import type { ExportScope, ExportType, TransferPart } from "../../store/transfer-part";
 import { commentRecord } from "../comments/record";
 import { labelRecord } from "../labels/record";

@@ -3,7 +3,7 @@
 // collections hanging on tasks come after the tasks and comments, each from the part its module declares (parts.ts).
 import { z } from "@hono/zod-openapi";
 import { teamRole, userType, workspaceRole } from "../../../drizzle/schema";
-import { BodyId, LongText, ObjectKey } from "../../http/schemas";
+import { BodyId, LongText, ObjectKey } from "../../http/route-schemas";
 import { type ExportedField, fieldRecord } from "../../records/fields";
 import { EXPORT_TYPES, type ExportType } from "../../store/transfer-part";
 import { commentRecord, type ExportedComment } from "../comments/record";

@@ -8,8 +8,8 @@ import { notificationEmail, users, userType, workspaceMembers, workspaceRole } f
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import { named, namesAny, pathNames } from "../../records/names";
+import { defineRecord, f } from "../../store/field-map";
 import type { FieldShape } from "../../store/list";
-import { defineRecord, f } from "../../store/record";
 import { BodyId } from "../../store/schemas";
 
 export const UserSummarySchema = z

@@ -6,8 +6,8 @@ import { sql } from "drizzle-orm";
 import { webhookDeliveries, webhooks } from "../../../drizzle/schema";
 import { isEventPattern, RESOURCE_TYPES } from "../../records/event-types";
 import { formsOf, idKind, NamesOf, named } from "../../records/names";
+import { defineRecord, f } from "../../store/field-map";
 import type { JsonFilter } from "../../store/list/filter";
-import { defineRecord, f } from "../../store/record";
 
 /** How a request names a webhook: by its id (`whk_…`) only. */
 export const WEBHOOK_ID = idKind("a webhook id", "whk");

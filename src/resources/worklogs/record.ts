@@ -6,7 +6,7 @@ import { type SQLWrapper, sql } from "drizzle-orm";
 import { tasks, teams, worklogs } from "../../../drizzle/schema";
 import { idKind, named } from "../../records/names";
 import { TaskSummary, taskSummaryJson, taskSummaryShape } from "../../records/task-status";
-import { defineRecord, f, qualified } from "../../store/record";
+import { defineRecord, f, qualified } from "../../store/field-map";
 import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../../store/schemas";
 
 /** How a request names a worklog: by its id (`wlg_…`) only. */

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { workspaces } from "../../../drizzle/schema";
 import { idKind, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 import { BodyId } from "../../store/schemas";
 
 /** How a request names a workspace: by its id (`ws_…`) only. */

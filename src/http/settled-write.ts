@@ -1,5 +1,5 @@
 // What a write answers when its database connection failed after a statement went out (docs/api.md, conventions;
-// docs/security.md): the truth, settled on a connection of its own (src/db/outcome.ts), never a guess.
+// docs/security.md): the truth, settled on a connection of its own (src/db/settle.ts), never a guess.
 // - It committed: the answer it would have had, rendered through the record's own read (201 with the record and its
 //   Location, 200 with it, 204).
 // - Nothing of it committed, and it is a write that always records its event: 503 UNAVAILABLE, "nothing was written".
@@ -11,7 +11,7 @@ import { Caller } from "../auth/caller";
 import { readCredential } from "../auth/credential";
 import { AppError } from "../core/errors";
 import { RequestDb } from "../db/client";
-import { type SettledEvent, settle } from "../db/outcome";
+import { type SettledEvent, settle } from "../db/settle";
 import type { AppEnv, SettledOutcome, SettledWrite } from "./context";
 import { isLostConnection } from "./error-mapper";
 import { declaredRoutes, matchedParams, matchedRoute } from "./policy";

@@ -4,7 +4,7 @@ import { and, eq, isNull, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../drizzle/schema";
 import { inTeams } from "../db/scope";
 import { PRIVILEGED_TYPES } from "../records/event-types";
-import type { Actor } from "../store/caller";
+import type { Actor } from "../store/statement-caller";
 import { workspaceAdminSql } from "./roles";
 
 /**

@@ -142,7 +142,7 @@ export class Caller implements StatementCaller {
 
   /**
    * The caller's workspace, for the front Worker's read-your-writes (src/middleware/edge-workspace): free for a JWT
-   * (its claim) or a loaded principal, else the principal's query. Null when the credential is not live.
+   * (in its payload) or a loaded principal, else the principal's query. Null when the credential is not live.
    */
   async workspaceId(): Promise<string | null> {
     if (this.credential.kind === "jwt") return this.credential.workspaceId;

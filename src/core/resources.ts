@@ -81,8 +81,8 @@ export type Tag = keyof typeof TAGS;
 export interface EventSource {
   /** The tables of the record's stored image (its row, a member's user and membership). */
   tables: readonly string[];
-  /** Tables of links whose changes are changes of the record (a task's labels). */
-  links?: readonly string[];
+  /** Join tables whose changes are changes of the record (a task's labels, task_labels). */
+  joinTables?: readonly string[];
   /** Default: created, updated, deleted. */
   actions?: readonly string[];
 }

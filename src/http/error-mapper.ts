@@ -113,7 +113,7 @@ export function errorAnswer(err: unknown, requestId: string): ErrorAnswer {
     return { status: 409, body: body("CONFLICT", message) };
   }
   if (pg?.code === "23503") {
-    // A row the request links to was deleted between its check and the write.
+    // A row the request names was deleted between its check and the write.
     return { status: 409, body: body("CONFLICT", "Something this request refers to was deleted meanwhile; retry the request") };
   }
   if (pg?.code?.startsWith("22")) {

@@ -9,7 +9,7 @@ import { type EventRecords, type EventRendering, eventRendering } from "../recor
 import type { Field } from "../store/field-map";
 import type { TransferPart } from "../store/transfer-part";
 import type { AppEnv } from "./context";
-import { claimRoutes } from "./policy";
+import { assignRoutes } from "./policy";
 import type { AppHandle } from "./read-route";
 import type { ToolSpec } from "./tool";
 
@@ -45,12 +45,12 @@ export interface ResourceModule {
 }
 
 /**
- * The module's routers for `app` serving `modules`, each claimed as its own (their undeclared policies come from its
+ * The module's routers for `app` serving `modules`, each assigned to it (their undeclared policies come from its
  * register entry).
  */
 export function moduleRoutes(module: ResourceModule, app: AppHandle, modules: readonly ResourceModule[]): ReadonlyArray<Hono<AppEnv>> {
   const routers = typeof module.routes === "function" ? module.routes(app, modules) : module.routes;
-  for (const router of routers) claimRoutes({ name: module.name, ...module.resource }, router.routes);
+  for (const router of routers) assignRoutes({ name: module.name, ...module.resource }, router.routes);
   return routers;
 }
 

@@ -71,11 +71,11 @@ type Declaring = MiddlewareHandler & { [POLICY]: RoutePolicy };
 export const declaring = <E extends Env = Env>(policy: RoutePolicy): MiddlewareHandler<E> =>
   Object.assign((_c: Context<E>, next: () => Promise<void>) => next(), { [POLICY]: policy }) satisfies Declaring;
 
-// The resource each declaring middleware belongs to, set as the app mounts a resource's routes (`claimRoutes`).
+// The resource each declaring middleware belongs to, set as the app mounts a resource's routes (`assignRoutes`).
 const owners = new WeakMap<object, RouteOwner>();
 
 /** Marks the declared routes among `routes` (a router's) as `owner`'s: what they do not declare comes from it. */
-export function claimRoutes(owner: RouteOwner, routes: ReadonlyArray<{ handler: unknown }>) {
+export function assignRoutes(owner: RouteOwner, routes: ReadonlyArray<{ handler: unknown }>) {
   for (const { handler } of routes) if (declaredBy(handler)) owners.set(handler as object, owner);
 }
 

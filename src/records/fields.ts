@@ -13,7 +13,7 @@ import { idKind, named } from "./names";
 /** How a request names a field: by its id (`fdef_…`) only. */
 export const FIELD_ID = idKind("a field id", "fdef");
 
-/** Built-in links to other records (project, parent task, labels…) have this type; custom fields never do. */
+/** Built-in fields naming other records (project, parent task, labels…) have this type; custom fields never do. */
 const BUILT_IN_ONLY_TYPES = ["relation"] as const;
 
 const unique = (values: string[]) => new Set(values).size === values.length;

@@ -299,11 +299,11 @@ export async function refreshLogin(db: Db, env: Env, refreshToken: string): Prom
  * Anything else is ignored (the answer is the same, as the RFC says). The revoked credential's workspace, or null.
  */
 export async function revokeToken(db: Db, env: Env, token: string, clientId?: string): Promise<string | null> {
-  const claims = await verifyAccessToken(env, token);
-  if (claims?.gid) return revokeGrantOf(db, { grantId: claims.gid }, clientId);
-  if (!claims && token.startsWith(GRANT_REFRESH_PREFIX)) return revokeGrantOf(db, { refreshToken: token }, clientId);
+  const payload = await verifyAccessToken(env, token);
+  if (payload?.gid) return revokeGrantOf(db, { grantId: payload.gid }, clientId);
+  if (!payload && token.startsWith(GRANT_REFRESH_PREFIX)) return revokeGrantOf(db, { refreshToken: token }, clientId);
   const d = deviceAuthorizations;
-  const which = claims ? (claims.sid ? eq(d.id, claims.sid) : undefined) : eq(d.refreshHash, await sha256Hex(token));
+  const which = payload ? (payload.sid ? eq(d.id, payload.sid) : undefined) : eq(d.refreshHash, await sha256Hex(token));
   if (!which) return null;
   const [revoked] = await db
     .update(d)

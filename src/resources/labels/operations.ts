@@ -68,7 +68,7 @@ export function updateLabel(caller: Caller, id: string, input: LabelUpdateInput)
   }));
 }
 
-/** DELETE /labels/{id}: the tasks and projects that carried it stay; only the links go (their foreign keys cascade). */
+/** DELETE /labels/{id}: the tasks and projects that carried it stay; only their label rows go (their foreign keys cascade). */
 export async function deleteLabel(caller: Caller, id: string): Promise<void> {
   await guardedDelete(caller, labelTarget(caller, id), labels);
 }

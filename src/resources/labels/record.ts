@@ -55,16 +55,16 @@ export function workspaceLabels(workspace: WorkspaceScope, labelIds: string[]): 
 }
 
 export type LabelOwner = "task" | "project";
-const LINKS = {
+const LABEL_TABLES = {
   task: { table: taskLabels, owner: taskLabels.taskId },
   project: { table: projectLabels, owner: projectLabels.projectId },
 } as const;
 /** The table that attaches labels to a task or a project, and its owner column. */
-export const labelLinks = (owner: LabelOwner) => LINKS[owner];
+export const labelTableOf = (owner: LabelOwner) => LABEL_TABLES[owner];
 
 /** Labels of a task or project as a JSON array built in SQL (one query for a whole page, no query per row). */
 export function labelsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<LabelSummaryDto[]> {
-  const { table, owner: ownerColumn } = labelLinks(owner);
+  const { table, owner: ownerColumn } = labelTableOf(owner);
   return sql<
     LabelSummaryDto[]
   >`coalesce((select json_agg(json_build_object('id', ${labels.id}, 'name', ${labels.name}, 'color', ${labels.color}) order by ${labels.name}, ${labels.id}) from ${table} join ${labels} on ${labels.id} = ${table.labelId} where ${ownerColumn} = ${ownerId}), '[]'::json)`;
@@ -75,7 +75,7 @@ export function labelsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<LabelSu
  * not carrying it); the value `null` stands for "no label at all".
  */
 export function labelFilter(owner: LabelOwner, ownerId: AnyPgColumn) {
-  const { table, owner: ownerColumn } = labelLinks(owner);
+  const { table, owner: ownerColumn } = labelTableOf(owner);
   const carrying = (ids: string[]) =>
     sql`exists (select 1 from ${table} where ${ownerColumn} = ${ownerId}${ids.length ? sql` and ${namesAny("label", table.labelId, ids)}` : sql``})`;
   return (op: FilterOp, values: string[]): SQL => {
@@ -92,7 +92,7 @@ export function labelFilter(owner: LabelOwner, ownerId: AnyPgColumn) {
 
 /** The ids of a task's or project's labels as a JSON array (an export's `labelIds`), in id order. */
 export function labelIdsJson(owner: LabelOwner, ownerId: AnyPgColumn): SQL<string[]> {
-  const { table, owner: ownerColumn } = labelLinks(owner);
+  const { table, owner: ownerColumn } = labelTableOf(owner);
   return sql<
     string[]
   >`coalesce((select json_agg(${table.labelId} order by ${table.labelId}) from ${table} where ${ownerColumn} = ${ownerId}), '[]'::json)`;
@@ -107,11 +107,11 @@ export const allWorkspaceLabels = (workspace: WorkspaceScope, labelIds: string[]
 
 /**
  * CTEs (`name as (…)`) that make `labelIds` the exact label set of the row the CTE `written` holds, in the statement
- * that writes it: the links left out go, the new ones come, and a CTE named like the link table shows the new set to
+ * that writes it: the labels left out go, the new ones come, and a CTE named like the join table shows the new set to
  * the statement's answer (a statement does not see its own writes in the tables).
  */
 export function labelSetCtes(owner: LabelOwner, workspace: WorkspaceScope, labelIds: string[], written: string): SQL[] {
-  const { table, owner: ownerColumn } = labelLinks(owner);
+  const { table, owner: ownerColumn } = labelTableOf(owner);
   const row = sql.identifier(written);
   const valid = sql.identifier(`${owner}_valid_labels`);
   return [

@@ -70,7 +70,7 @@ export const MilestoneUpdate = z.object(milestoneRecord.inputShape()).partial().
 export type MilestoneCreateInput = { projectId: string; customFields?: Record<string, unknown> } & Record<string, unknown>;
 export type MilestoneUpdateInput = { customFields?: Record<string, unknown> } & Record<string, unknown>;
 
-/** An exported milestone as an import reads it: the links and ids it maps by name; every other field is written as exported. */
+/** An exported milestone as an import reads it: the records and ids it maps by name; every other field is written as exported. */
 export type ExportedMilestone = {
   id: string;
   projectId: string;

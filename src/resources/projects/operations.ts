@@ -104,7 +104,7 @@ export async function createProject(caller: Caller, input: ProjectCreateInput): 
   // Both dates are in the body, so their order needs no row (an update checks it in its statement, against the stored ones).
   if (input.startDate && input.targetDate && input.targetDate < input.startDate) throw outOfOrder();
   if (!namesChecks(input)) return insertProject(caller, input, {});
-  // Interactive (the WebSocket): the target's rule answers first, then the links resolve and decide the write.
+  // Interactive (the WebSocket): the target's rule answers first, then the names resolve and decide the write.
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before the lead and the values.
     await readTarget(tx, caller, teamTarget(caller, input, false), "key share");

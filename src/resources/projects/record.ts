@@ -129,7 +129,7 @@ export interface ProjectChecks {
 export type ProjectCreateInput = ProjectChecks & { teamId: string } & Record<string, unknown>;
 export type ProjectUpdateInput = ProjectChecks & Record<string, unknown>;
 
-/** An exported project as an import reads it: the links and ids it maps by name; every other field is written as exported. */
+/** An exported project as an import reads it: the records and ids it maps by name; every other field is written as exported. */
 export type ExportedProject = {
   id: string;
   reference: string;

@@ -5,5 +5,5 @@ export default {
   reads: ["projects"],
   conditional: true,
   table: "projects",
-  events: { project: { tables: ["projects"], links: ["project_labels"] } },
+  events: { project: { tables: ["projects"], joinTables: ["project_labels"] } },
 } as const;

@@ -72,7 +72,7 @@ const numberOf = (item: Record<string, unknown>) => Number(String(item.reference
 const assignee = alias(users, "assignee");
 /** A task's estimate in points. */
 const Points = z.number().int().min(0).max(1_000_000);
-const link = (kind: NameKind, also: string) => ({ schema: NameOf(kind, also).nullable(), write: "resolved" as const });
+const resolved = (kind: NameKind, also: string) => ({ schema: NameOf(kind, also).nullable(), write: "resolved" as const });
 
 export const taskRecord = defineRecord({
   name: "Task",
@@ -176,28 +176,28 @@ export const taskRecord = defineRecord({
       names: named("project"),
       builtIn: { name: "Project", type: "relation", metadata: { target: "project" } },
       nullable: true,
-      input: link("project", "of the task's team"),
+      input: resolved("project", "of the task's team"),
       exported: BodyId.nullable(),
     }),
     milestoneId: f.id(tasks.milestoneId, {
       names: named(MILESTONE_ID),
       builtIn: { name: "Milestone", type: "relation", metadata: { target: "milestone" } },
       nullable: true,
-      input: link(MILESTONE_ID, "of the task's project"),
+      input: resolved(MILESTONE_ID, "of the task's project"),
       exported: BodyId.nullable(),
     }),
     cycleId: f.id(tasks.cycleId, {
       names: named("cycle"),
       builtIn: { name: "Cycle", type: "relation", metadata: { target: "cycle" } },
       nullable: true,
-      input: link("cycle", "of the task's team, not ended"),
+      input: resolved("cycle", "of the task's team, not ended"),
       exported: BodyId.nullable().default(null),
     }),
     parentId: f.id(tasks.parentId, {
       names: named("task"),
       builtIn: { name: "Parent task", type: "relation", metadata: { target: "task" } },
       nullable: true,
-      input: link("task", "of the same team; no cycles"),
+      input: resolved("task", "of the same team; no cycles"),
       exported: BodyId.nullable(),
       doc: { description: "Parent task of a subtask" },
     }),
@@ -205,13 +205,13 @@ export const taskRecord = defineRecord({
       names: named("user"),
       builtIn: { name: "Assignee", type: "user" },
       nullable: true,
-      input: link("user", "a member of the workspace"),
+      input: resolved("user", "a member of the workspace"),
       exported: BodyId.nullable(),
     }),
     delegateId: f.id(tasks.delegateId, {
       names: named("user"),
       nullable: true,
-      input: link("user", "an agent of the workspace, who works on the task for its assignee; setting it opens an agent session"),
+      input: resolved("user", "an agent of the workspace, who works on the task for its assignee; setting it opens an agent session"),
       // Added after the document's first version (delegation): absent from older exports, which import with none.
       exported: BodyId.nullable().default(null),
     }),
@@ -295,7 +295,7 @@ export const TaskUpdate = z
   .openapi("TaskUpdate");
 
 /** What a create or update body names that the operation resolves; every other field is stored as sent. */
-export interface TaskLinks {
+export interface TaskResolvedFields {
   projectId?: string | null;
   milestoneId?: string | null;
   cycleId?: string | null;
@@ -305,10 +305,10 @@ export interface TaskLinks {
   labelIds?: string[];
   customFields?: Record<string, unknown>;
 }
-export type TaskCreateInput = TaskLinks & { teamId: string } & Record<string, unknown>;
-export type TaskUpdateInput = TaskLinks & Record<string, unknown>;
+export type TaskCreateInput = TaskResolvedFields & { teamId: string } & Record<string, unknown>;
+export type TaskUpdateInput = TaskResolvedFields & Record<string, unknown>;
 
-/** An exported task as an import reads it: the links and ids it maps by name; every other field is written as exported. */
+/** An exported task as an import reads it: the records and ids it maps by name; every other field is written as exported. */
 export type ExportedTask = {
   id: string;
   reference: string;

@@ -91,8 +91,8 @@ async function isSelfOrDescendant(tx: Executor, workspaceId: WorkspaceScope, can
 }
 
 /**
- * The link columns to store for `input` on a task of `teamId`, each link looked up within `reach` (the caller's)
- * (`current` holds its present links; `taskId` is null on create). A task whose project goes away or changes loses its
+ * The foreign-key columns to store for `input` on a task of `teamId`, each looked up within `reach` (the caller's)
+ * (`current` holds its present ones; `taskId` is null on create). A task whose project goes away or changes loses its
  * milestone, which belonged to the old one.
  */
 export async function resolveReferences(

@@ -10,7 +10,7 @@ export default {
   table: "tasks",
   events: {
     // A claim taken or renewed, and released, are events of their own (docs/agents.md, "Claims").
-    task: { tables: ["tasks"], links: ["task_labels"], actions: ["created", "updated", "deleted", "claimed", "released"] },
+    task: { tables: ["tasks"], joinTables: ["task_labels"], actions: ["created", "updated", "deleted", "claimed", "released"] },
   },
   invalid: {
     // The database checks it in the statement that writes (migrations/functions/pm_task_state.sql).

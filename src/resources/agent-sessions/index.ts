@@ -1,5 +1,5 @@
 // Agent sessions as one module (src/http/module.ts; docs/agents.md): the register entry, routes and MCP tools. Its field
-// maps (records/agent-sessions.ts) render its answers and events, and give tasks their `session`.
+// maps (resources/agent-sessions/record.ts) render its answers and events, and give tasks their `session`.
 import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
 import { paginated } from "../../http/route-schemas";

@@ -1,5 +1,5 @@
 // A task's URL links as one module (src/http/module.ts): their register entry, routes (`/tasks/{id}/links`,
-// `/links/{id}`) and MCP tool. The task's answer embeds them (src/records/task-links.ts, a task field).
+// `/links/{id}`) and MCP tool. The task's answer embeds them (src/resources/links/record.ts, a task field).
 import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
 import { tool } from "../../http/tool";

@@ -1,5 +1,5 @@
 // Relations between tasks as one module (src/http/module.ts): their register entry, routes (under the task:
-// `/tasks/{id}/relations`) and MCP tools. The task's answer embeds them (src/records/task-relations.ts, a task field).
+// `/tasks/{id}/relations`) and MCP tools. The task's answer embeds them (src/resources/relations/record.ts, a task field).
 import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
 import { Deleted, tool } from "../../http/tool";

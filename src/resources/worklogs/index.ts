@@ -1,6 +1,6 @@
 // Time tracking as one module (src/http/module.ts): its register entry, routes (`/tasks/{id}/worklogs`, `/worklogs`,
 // `/worklogs/summary`, `/worklogs/{id}`) and MCP tools. The task's `timeTracking` and the events render with its field
-// map (src/records/worklogs.ts), which the layers below the resources read; the export and import page it as links.
+// map (src/resources/worklogs/record.ts), which the layers below the resources read; the export and import page it as links.
 import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
 import { listTool, tool } from "../../http/tool";

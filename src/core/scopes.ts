@@ -37,7 +37,7 @@ export const READABLE = REGISTERED.flatMap((r) => r.reads ?? []) as [Readable, .
  * for comments the records they are on. `read` reads everything; `import` and `export` read nothing more.
  */
 const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {};
-/** What reading each record reads besides: what its answer embeds (a task's relations and links). */
+/** What reading each record reads besides: what its answer embeds (its register entry's `embeds`). */
 const EMBEDS = new Map(REGISTERED.flatMap((r) => (r.reads ?? []).map((name) => [name, r.embeds ?? []] as const)));
 for (const r of REGISTERED) {
   if (!r.scope?.endsWith(":write")) continue;

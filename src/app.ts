@@ -9,14 +9,14 @@ import { errorResponse } from "./http/error-mapper";
 import { methodNotAllowedOr404 } from "./http/method-not-allowed";
 import { eventRenderingOf, moduleRoutes, type ResourceModule } from "./http/module";
 import { finishDocument, jsonResponse, registerOpenApiComponents } from "./http/openapi";
-import { settlingOutcome } from "./http/outcome";
 import { conditionalTable, declaredRoutes, routePolicy, routeScopes } from "./http/policy";
 import { readsOf } from "./http/read-route";
 import { requestDb } from "./http/request-db";
 import { publicRoute } from "./http/route-base";
 import { newRouter } from "./http/router";
+import { settlingOutcome } from "./http/settled-write";
 import { publicBaseUrl } from "./http/urls";
-import { mcpModule } from "./mcp/module";
+import { mcpModule } from "./mcp/mcp-module";
 import { rejectUnkeepableText } from "./middleware/body-guard";
 import { edgeWorkspace } from "./middleware/edge-workspace";
 import { eventContext } from "./middleware/event-context";
@@ -256,7 +256,7 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
   });
 
   app.notFound(methodNotAllowedOr404(app));
-  // A lost connection after a write went out is settled first (src/http/outcome.ts); input refusals come after 401 and 404.
+  // A lost connection after a write went out is settled first (src/http/settled-write.ts); input refusals come after 401 and 404.
   app.onError(checksInOrder(app, settlingOutcome(app, errorResponse)));
   return app;
 }

@@ -1,4 +1,4 @@
-/** Bindings of the API worker and the email consumer (wrangler.toml, workers/email/wrangler.toml, secrets). */
+/** Bindings of the API worker and the queue consumer (wrangler.toml, workers/email/wrangler.toml, secrets). */
 export interface Env {
   /** Postgres connection string (Neon in production; the embedded server locally). Secret. */
   DATABASE_URL: string;

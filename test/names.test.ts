@@ -4,21 +4,21 @@
 // an unknown name (an empty list, as an unknown id) and a value of neither form (400 naming the field); then every body
 // field and path that names a record.
 import { beforeAll, describe, expect, it } from "vitest";
-import { activityRecord, sessionRecord } from "../src/records/agent-sessions";
-import { apiKeyRecord } from "../src/records/api-keys";
-import { commentRecord, targetCommentLists } from "../src/records/comments";
 import { fieldRecord } from "../src/records/fields";
-import { inviteRecord } from "../src/records/invites";
-import { labelRecord } from "../src/records/labels";
-import { milestoneRecord } from "../src/records/milestones";
-import { projectRecord } from "../src/records/projects";
-import { taskRecord } from "../src/records/tasks";
-import { teamMemberItemRecord } from "../src/records/team-members";
-import { teamRecord } from "../src/records/teams";
-import { workspaceUserRecord } from "../src/records/users";
-import { deliveryRecord, webhookRecord } from "../src/records/webhooks";
-import { workspaceRecord } from "../src/records/workspaces";
+import { activityRecord, sessionRecord } from "../src/resources/agent-sessions/record";
+import { apiKeyRecord } from "../src/resources/api-keys/record";
+import { commentRecord, targetCommentLists } from "../src/resources/comments/record";
 import { cycleRecord } from "../src/resources/cycles/record";
+import { inviteRecord } from "../src/resources/invites/record";
+import { labelRecord } from "../src/resources/labels/record";
+import { milestoneRecord } from "../src/resources/milestones/record";
+import { projectRecord } from "../src/resources/projects/record";
+import { taskRecord } from "../src/resources/tasks/record";
+import { teamMemberItemRecord } from "../src/resources/team-members/record";
+import { teamRecord } from "../src/resources/teams/record";
+import { workspaceUserRecord } from "../src/resources/users/record";
+import { deliveryRecord, webhookRecord } from "../src/resources/webhooks/record";
+import { workspaceRecord } from "../src/resources/workspaces/record";
 import type { ListSpec } from "../src/store/list";
 import { api, get, patch, post } from "./helpers/api";
 import { addMember, type Member, newTeam, newTenant, type TeamFixture, type Tenant } from "./helpers/fixtures";

@@ -78,7 +78,7 @@ describe("the register of resources", () => {
         ).rows,
     );
     const watched = [...new Set(rows.map((r) => r.tbl))].sort();
-    const registered = [...new Set(Object.values(EVENT_SOURCES).flatMap((s) => [...s.tables, ...(s.links ?? [])]))].sort();
+    const registered = [...new Set(Object.values(EVENT_SOURCES).flatMap((s) => [...s.tables, ...(s.joinTables ?? [])]))].sort();
     expect(watched).toEqual(registered);
     // A table whose trigger names its resource type: the register lists that table under that type.
     for (const row of rows.filter((r) => r.fn === "pm_record_events" || r.fn === "pm_record_row_event")) {

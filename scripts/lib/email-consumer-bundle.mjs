@@ -1,5 +1,6 @@
-// The email consumer worker (src/queue/worker.ts) bundled into one ES module, for a Miniflare that runs it as its
-// own worker (the Workers test project, test/smoke/email-delivery.test.mjs) as `npm start` and production do.
+// The queue consumer worker (src/queue/consumer.ts: email, webhook deliveries, deleted files) bundled into one ES
+// module, for a Miniflare that runs it as its own worker (the Workers test project, test/smoke/email-delivery.test.mjs)
+// as `npm start` and production do.
 import path from "node:path";
 import { build } from "esbuild";
 
@@ -8,7 +9,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** Bundles the consumer into `outfile` (keep it under the project root: workerd refuses module paths that climb out). */
 export async function bundleEmailConsumer(outfile) {
   await build({
-    entryPoints: [path.join(root, "src/queue/worker.ts")],
+    entryPoints: [path.join(root, "src/queue/consumer.ts")],
     bundle: true,
     format: "esm",
     platform: "neutral",

@@ -1,6 +1,6 @@
 // The local stack: embedded PostgreSQL + WebSocket proxy + SQL-over-HTTP stand-in + `wrangler dev` running, in one process, the front Worker
 // on the public port, the API worker behind it (reached only over the front's Service Binding, as in production) and
-// the email consumer (one local queue between them).
+// the queue consumer (email, webhook deliveries, deleted files; local queues between them).
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -6,8 +6,8 @@ import type { Scope } from "../core/scopes";
 import type { Db, RequestDb, Tx } from "../db/client";
 import { relayEmails } from "../email/relay";
 import type { Env } from "../env";
-import type { Actor, StatementCaller } from "../store/caller";
 import { type CursorKey, type ListParams, type ListSpec, parseListParams } from "../store/list";
+import type { Actor, StatementCaller } from "../store/statement-caller";
 import { type Credential, credentialScope, credentialTeams, credentialWorkspace, memberColumn } from "./credential";
 import { touchGrant } from "./oauth/grants";
 import { loadPrincipal, type Principal, principalActor, touchApiKey } from "./principal";
@@ -142,7 +142,7 @@ export class Caller implements StatementCaller {
 
   /**
    * The caller's workspace, for the front Worker's read-your-writes (src/middleware/edge-workspace): free for a JWT
-   * (its claim) or a loaded principal, else the principal's query. Null when the credential is not live.
+   * (in its payload) or a loaded principal, else the principal's query. Null when the credential is not live.
    */
   async workspaceId(): Promise<string | null> {
     if (this.credential.kind === "jwt") return this.credential.workspaceId;

@@ -44,17 +44,17 @@ async function parseCredential(headers: { header(name: string): string | undefin
   if (key) return { kind: "apiKey", keyHash: await hashApiKey(key) };
   const authorization = headers.header("authorization");
   if (!authorization?.toLowerCase().startsWith("bearer ")) return null;
-  const claims = await verifyAccessToken(env, authorization.slice(7).trim());
-  if (!claims) return null;
+  const payload = await verifyAccessToken(env, authorization.slice(7).trim());
+  if (!payload) return null;
   return {
     kind: "jwt",
-    userId: claims.sub,
-    workspaceId: claims.wid,
-    sessionId: claims.sid ?? null,
-    grantId: claims.gid ?? null,
-    scopes: claims.scope === undefined ? null : parseScopeString(claims.scope).scopes,
-    teamIds: claims.tid ?? null,
-    expiresAt: claims.exp * 1000,
+    userId: payload.sub,
+    workspaceId: payload.wid,
+    sessionId: payload.sid ?? null,
+    grantId: payload.gid ?? null,
+    scopes: payload.scope === undefined ? null : parseScopeString(payload.scope).scopes,
+    teamIds: payload.tid ?? null,
+    expiresAt: payload.exp * 1000,
   };
 }
 

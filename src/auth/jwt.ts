@@ -32,10 +32,10 @@ function keys(env: Pick<Env, "JWT_PRIVATE_JWK">): Promise<KeyPair> {
 }
 
 /**
- * A token's claims: its user (`sub`) and workspace (`wid`); for a device's login, the login (`sid`, revoked at once with
+ * A token's payload: its user (`sub`) and workspace (`wid`); for a device's login, the login (`sid`, revoked at once with
  * it), for an OAuth grant, the grant (`gid`, likewise), its scopes (`scope`, space-separated as RFC 8693 and RFC 9068 write it; absent: every scope) and teams (`tid`).
  */
-export interface AccessClaims {
+export interface AccessPayload {
   sub: string;
   wid: string;
   sid?: string;
@@ -46,10 +46,10 @@ export interface AccessClaims {
 
 export async function signAccessToken(
   env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
-  { sub, ...claims }: AccessClaims,
+  { sub, ...payload }: AccessPayload,
 ): Promise<{ token: string; expiresIn: number }> {
   const { privateKey, publicJwk } = await keys(env);
-  const token = await new SignJWT(claims)
+  const token = await new SignJWT(payload)
     .setProtectedHeader({ alg: JWT_ALG, kid: publicJwk.kid })
     .setSubject(sub)
     .setIssuer(env.JWT_ISSUER)
@@ -64,7 +64,7 @@ export async function signAccessToken(
 export async function verifyAccessToken(
   env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
   token: string,
-): Promise<(AccessClaims & { exp: number }) | null> {
+): Promise<(AccessPayload & { exp: number }) | null> {
   try {
     const { publicKey } = await keys(env);
     const { payload } = await jwtVerify<JWTPayload & { wid?: unknown; sid?: unknown; gid?: unknown; scope?: unknown; tid?: unknown }>(
@@ -100,11 +100,11 @@ export async function publicJwks(env: Pick<Env, "JWT_PRIVATE_JWK">): Promise<{ k
 export async function sealState(
   env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
   purpose: string,
-  claims: Record<string, unknown>,
+  payload: Record<string, unknown>,
   ttlSeconds: number,
 ): Promise<string> {
   const { privateKey, publicJwk } = await keys(env);
-  return new SignJWT(claims)
+  return new SignJWT(payload)
     .setProtectedHeader({ alg: JWT_ALG, kid: publicJwk.kid })
     .setIssuer(env.JWT_ISSUER)
     .setAudience(`${env.JWT_AUDIENCE}/${purpose}`)
@@ -112,7 +112,7 @@ export async function sealState(
     .sign(privateKey);
 }
 
-/** The claims of a sealState value of `purpose`, or null when it is forged, of another purpose or expired. */
+/** The payload of a sealState value of `purpose`, or null when it is forged, of another purpose or expired. */
 export async function openState(
   env: Pick<Env, "JWT_PRIVATE_JWK" | "JWT_ISSUER" | "JWT_AUDIENCE">,
   purpose: string,

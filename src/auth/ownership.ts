@@ -3,8 +3,8 @@
 import { eq, or, type SQL, sql } from "drizzle-orm";
 import { comments, labels } from "../../drizzle/schema";
 import { forbidden } from "../core/errors";
-import type { Actor } from "../store/caller";
 import type { Guard } from "../store/guarded";
+import type { Actor } from "../store/statement-caller";
 import { workspaceAdminSql } from "./roles";
 
 /** Renaming, recolouring and deleting a label: workspace ADMIN/OWNER or the label's creator (any member creates one). */

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { apiKeys, users, workspaceMembers, workspaces } from "../../drizzle/schema";
 import { SCOPES, type Scope } from "../core/scopes";
 import type { Db } from "../db/client";
-import type { Actor } from "../store/caller";
+import type { Actor } from "../store/statement-caller";
 import { type Credential, liveCredential, storedGrants } from "./credential";
 
 export type WorkspaceRole = "MEMBER" | "ADMIN" | "OWNER";

@@ -1,10 +1,45 @@
-// The register of resources (docs/architecture.md, "Adding a resource"): each resource states here, once, what the rest
-// of the service derives from it: the OpenAPI tag of its operations, the scope a write to it needs, what the scope
-// `read` reads there, whether its PATCH and DELETE honour If-Match (and the table whose row they lock), and the event
-// types its changes write (with the tables the triggers watch). It sits below everything (the event types and the
-// scopes derive from it); each resource's module (src/resources/<name>/index.ts) carries its entry, and the list of
-// modules (src/resources/index.ts) keeps this order. test/register.test.ts compares every derived list, the document
-// and the database's triggers with it.
+// The register of resources (docs/architecture.md, "Adding a resource"): what the rest of the service derives from each
+// resource, each entry its folder's `register.ts` (src/resources/<name>/register.ts, on the core floor: it imports only
+// the scope names): the OpenAPI tag of its operations, the scope a write to it needs, what the scope `read` reads there,
+// whether its PATCH and DELETE honour If-Match (and the table whose row they lock), the event types its changes write
+// (with the tables the triggers watch), and the constraints a write can break with the error that explains each. This
+// file is the ordered list of them; it sits below everything (the event types, the scopes and the error mapper derive
+// from it), and the list of modules (src/resources/index.ts) keeps this order. test/register.test.ts compares every
+// derived list, the document and the database's triggers with it.
+import account from "../resources/account/register";
+import agentSessions from "../resources/agent-sessions/register";
+import agents from "../resources/agents/register";
+import apiKeys from "../resources/api-keys/register";
+import attachments from "../resources/attachments/register";
+import batch from "../resources/batch/register";
+import comments from "../resources/comments/register";
+import cycles from "../resources/cycles/register";
+import device from "../resources/device/register";
+import events from "../resources/events/register";
+import fields from "../resources/fields/register";
+import invites from "../resources/invites/register";
+import labels from "../resources/labels/register";
+import links from "../resources/links/register";
+import login from "../resources/login/register";
+import me from "../resources/me/register";
+import milestones from "../resources/milestones/register";
+import notifications from "../resources/notifications/register";
+import oauth from "../resources/oauth/register";
+import projects from "../resources/projects/register";
+import relations from "../resources/relations/register";
+import search from "../resources/search/register";
+import signup from "../resources/signup/register";
+import states from "../resources/states/register";
+import sync from "../resources/sync/register";
+import system from "../resources/system/register";
+import tasks from "../resources/tasks/register";
+import teamMembers from "../resources/team-members/register";
+import teams from "../resources/teams/register";
+import transfer, { imports } from "../resources/transfer/register";
+import users from "../resources/users/register";
+import webhooks from "../resources/webhooks/register";
+import worklogs from "../resources/worklogs/register";
+import workspaces from "../resources/workspaces/register";
 import type { Scope } from "./scope-names";
 
 /** The document's tags (every operation's tag is one of them), in reading order, with what each groups. */
@@ -46,8 +81,8 @@ export type Tag = keyof typeof TAGS;
 export interface EventSource {
   /** The tables of the record's stored image (its row, a member's user and membership). */
   tables: readonly string[];
-  /** Tables of links whose changes are changes of the record (a task's labels). */
-  links?: readonly string[];
+  /** Join tables whose changes are changes of the record (a task's labels, task_labels). */
+  joinTables?: readonly string[];
   /** Default: created, updated, deleted. */
   actions?: readonly string[];
 }
@@ -61,6 +96,8 @@ export interface Resource {
   reads?: readonly string[];
   /** Also read by its write scope (besides `reads`): comments, the records they are on. */
   scopeAlsoReads?: readonly string[];
+  /** What its answer embeds of other resources (their names in `reads`): a scope that reads it reads them too. */
+  embeds?: readonly string[];
   /**
    * Whether its PATCH and DELETE honour If-Match (against the GET of the same path), unless a route declares otherwise;
    * stated by every resource that has one of them.
@@ -70,208 +107,52 @@ export interface Resource {
   table?: string;
   /** The event types its changes write, by resource type (`task` → `task.created`, …). */
   events?: Readonly<Record<string, EventSource>>;
+  /** Its unique keys a write can hit, each with the message of the 409 that explains it (src/http/error-mapper.ts). */
+  conflicts?: Readonly<Record<string, string>>;
+  /**
+   * Its checks a write can fail in the statement that writes (a trigger's check_violation naming its constraint, an
+   * exclusion constraint): the field the 422 names, and why (src/http/error-mapper.ts).
+   */
+  invalid?: Readonly<Record<string, readonly [field: string, message: string]>>;
 }
 
-/** Every resource, by the first segment of its paths (or its folder's name when its paths have none of their own). */
+/** Every resource, by the first segment of its paths (or its folder's name when its paths have none of their own), in order. */
 export const RESOURCES = {
-  system: { tag: "System" },
-  signup: { tag: "Account" },
-  login: { tag: "Account" },
-  device: { tag: "Device flow" },
-  account: { tag: "Account" },
-  me: { tag: "Account" },
-  users: {
-    tag: "Users",
-    scope: "members:write",
-    reads: ["users"],
-    conditional: true,
-    table: "users",
-    events: { member: { tables: ["users", "workspace_members"], actions: ["joined", "updated", "removed"] } },
-  },
-  workspaces: {
-    tag: "Workspaces",
-    scope: "members:write",
-    reads: ["workspaces"],
-    conditional: true,
-    table: "workspaces",
-    events: { workspace: { tables: ["workspaces"] } },
-  },
-  invites: {
-    tag: "Invites",
-    scope: "members:write",
-    reads: ["invites"],
-    conditional: true,
-    table: "invites",
-    events: { invite: { tables: ["invites"] } },
-  },
-  agents: {
-    tag: "Agents",
-    scope: "members:write",
-    reads: ["agents"],
-    events: { agent: { tables: ["users", "workspace_members"] } },
-  },
-  "api-keys": {
-    tag: "API keys",
-    scope: "keys:write",
-    reads: ["api-keys"],
-    conditional: true,
-    table: "api_keys",
-    events: { api_key: { tables: ["api_keys"] } },
-  },
-  labels: {
-    tag: "Labels",
-    scope: "labels:write",
-    reads: ["labels"],
-    conditional: true,
-    table: "labels",
-    events: { label: { tables: ["labels"] } },
-  },
-  fields: {
-    tag: "Fields",
-    scope: "fields:write",
-    reads: ["fields"],
-    conditional: true,
-    table: "field_definitions",
-    events: { field: { tables: ["field_definitions"] } },
-  },
-  teams: {
-    tag: "Teams",
-    scope: "teams:write",
-    reads: ["teams", "members"],
-    conditional: true,
-    table: "teams",
-    events: { team: { tables: ["teams"] } },
-  },
-  "team-members": {
-    tag: "Team members",
-    scope: "teams:write",
-    reads: ["team-members"],
-    conditional: true,
-    table: "team_members",
-    events: { team_member: { tables: ["team_members"] } },
-  },
-  // A team's workflow states (docs/api.md, "Workflow states"): part of its set-up (`teams:write`, and a team ADMIN); whoever writes tasks
-  // reads them too, to move a task to a state by its category.
-  states: {
-    tag: "Workflow states",
-    scope: "teams:write",
-    reads: ["states"],
-    conditional: true,
-    table: "workflow_states",
-    events: { state: { tables: ["workflow_states"] } },
-  },
-  tasks: {
-    tag: "Tasks",
-    scope: "tasks:write",
-    reads: ["tasks"],
-    scopeAlsoReads: ["states"],
-    conditional: true,
-    table: "tasks",
-    events: {
-      // A claim taken or renewed, and released, are events of their own (docs/agents.md, "Claims").
-      task: { tables: ["tasks"], links: ["task_labels"], actions: ["created", "updated", "deleted", "claimed", "released"] },
-    },
-  },
-  // Relations between tasks: made and removed under the task (`/tasks/{id}/relations`).
-  relations: {
-    tag: "Tasks",
-    scope: "tasks:write",
-    reads: ["relations"],
-    conditional: false,
-    events: { task_relation: { tables: ["task_relations"], actions: ["created", "deleted"] } },
-  },
-  attachments: {
-    tag: "Attachments",
-    // Deleting a task's file changes the task (`tasks:write`), a comment's the comment (its route also takes `comments:write`).
-    scope: "tasks:write",
-    reads: ["attachments"],
-    conditional: false,
-    events: { attachment: { tables: ["attachments"], actions: ["created", "deleted"] } },
-  },
-  // A task's URL links: listed and added under the task (`/tasks/{id}/links`), removed at `/links/{id}`.
-  links: {
-    tag: "Tasks",
-    scope: "tasks:write",
-    reads: ["links"],
-    conditional: false,
-    events: { link: { tables: ["task_links"], actions: ["created", "deleted"] } },
-  },
-  // Time logged on a task: a change of the task's time (`tasks:write`), logged under the task (`/tasks/{id}/worklogs`).
-  worklogs: {
-    tag: "Worklogs",
-    scope: "tasks:write",
-    reads: ["worklogs"],
-    conditional: true,
-    table: "worklogs",
-    events: { worklog: { tables: ["worklogs"] } },
-  },
-  // Delegation to agents (docs/agents.md): a task's delegate works in a session; its activities and a person's prompt or
-  // stop change the task's work, so they need `tasks:write`.
-  "agent-sessions": {
-    tag: "Agent sessions",
-    scope: "tasks:write",
-    reads: ["agent-sessions", "activities"],
-    conditional: false,
-    events: {
-      agent_session: { tables: ["agent_sessions"], actions: ["created", "updated", "prompted", "stopped"] },
-      agent_activity: { tables: ["agent_activities"], actions: ["created"] },
-    },
-  },
-  // The inbox (docs/api.md, "Inbox"): a person's own notifications and the tasks they follow; reading a task is all it takes.
-  notifications: { tag: "Inbox", scope: "read", reads: ["notifications", "subscribers"], conditional: false },
-  projects: {
-    tag: "Projects",
-    scope: "projects:write",
-    reads: ["projects"],
-    conditional: true,
-    table: "projects",
-    events: { project: { tables: ["projects"], links: ["project_labels"] } },
-  },
-  milestones: {
-    tag: "Milestones",
-    scope: "projects:write",
-    reads: ["milestones"],
-    conditional: true,
-    table: "milestones",
-    events: { milestone: { tables: ["milestones"] } },
-  },
-  // A team's cycles (docs/api.md, "Cycles"): planning, as projects and milestones are (`projects:write`).
-  cycles: {
-    tag: "Cycles",
-    scope: "projects:write",
-    reads: ["cycles"],
-    conditional: true,
-    table: "cycles",
-    events: { cycle: { tables: ["cycles"] } },
-  },
-  events: { tag: "Events", reads: ["events"] },
-  sync: { tag: "Events", reads: ["sync"] },
-  comments: {
-    tag: "Comments",
-    scope: "comments:write",
-    reads: ["comments"],
-    // The records comments are on, with what a task's answer embeds (its links and relations) and its files.
-    scopeAlsoReads: ["tasks", "relations", "links", "attachments", "projects", "milestones"],
-    conditional: true,
-    table: "comments",
-    events: { comment: { tables: ["comments"] } },
-  },
-  webhooks: {
-    tag: "Webhooks",
-    scope: "webhooks:write",
-    reads: ["webhooks", "deliveries"],
-    conditional: true,
-    table: "webhooks",
-    events: { webhook: { tables: ["webhooks"] } },
-  },
-  search: { tag: "Search", reads: ["search"] },
-  // Exports and imports of teams and workspaces (their routes declare their scopes, `export` and `import`).
-  transfer: { tag: "Imports" },
-  // An import sent in parts: opening, filling, committing and discarding it.
-  imports: { tag: "Imports", scope: "import", reads: ["imports"], conditional: false },
-  // Revoking one's OAuth grants, like one's keys.
-  oauth: { tag: "OAuth", scope: "keys:write" },
-  batch: { tag: "Batch" },
+  system,
+  signup,
+  login,
+  device,
+  account,
+  me,
+  users,
+  workspaces,
+  invites,
+  agents,
+  "api-keys": apiKeys,
+  labels,
+  fields,
+  teams,
+  "team-members": teamMembers,
+  states,
+  tasks,
+  relations,
+  attachments,
+  links,
+  worklogs,
+  "agent-sessions": agentSessions,
+  notifications,
+  projects,
+  milestones,
+  cycles,
+  events,
+  sync,
+  comments,
+  webhooks,
+  search,
+  transfer,
+  imports,
+  oauth,
+  batch,
   // Mounted by the app after the others, with their tools (src/mcp/).
   mcp: { tag: "System" },
 } as const satisfies Record<string, Resource>;

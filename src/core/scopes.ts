@@ -33,13 +33,16 @@ export type Readable = ReadsOf<(typeof RESOURCES)[ResourceName]>;
 export const READABLE = REGISTERED.flatMap((r) => r.reads ?? []) as [Readable, ...Readable[]];
 
 /**
- * What a `<records>:write` scope reads besides (as GitHub's fine-grained tokens): its records, and for comments the
- * records they are on. `read` reads everything; `import` and `export` read nothing more.
+ * What a `<records>:write` scope reads besides (as GitHub's fine-grained tokens): its records and what they embed, and
+ * for comments the records they are on. `read` reads everything; `import` and `export` read nothing more.
  */
 const WRITE_READS: Partial<Record<Scope, readonly Readable[]>> = {};
+/** What reading each record reads besides: what its answer embeds (its register entry's `embeds`). */
+const EMBEDS = new Map(REGISTERED.flatMap((r) => (r.reads ?? []).map((name) => [name, r.embeds ?? []] as const)));
 for (const r of REGISTERED) {
   if (!r.scope?.endsWith(":write")) continue;
-  const reads = [...(r.reads ?? []), ...(r.scopeAlsoReads ?? [])] as Readable[];
+  const read = [...(r.reads ?? []), ...(r.scopeAlsoReads ?? [])];
+  const reads = read.flatMap((name) => [name, ...(EMBEDS.get(name) ?? [])]) as Readable[];
   WRITE_READS[r.scope] = [...new Set([...(WRITE_READS[r.scope] ?? []), ...reads])];
 }
 

@@ -132,7 +132,7 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, reques
       args[0] = typeof args[0] === "string" ? commit : { ...args[0], text: commit };
       positioned = true;
     }
-    // On a connection that is open: once a write has begun, whatever goes out may commit it (src/db/outcome.ts).
+    // On a connection that is open: once a write has begun, whatever goes out may commit it (src/db/settle.ts).
     if (request.wrote) request.sent = true;
     // pg-pool calls client.query with a callback; drizzle's transactions use the promise form.
     const last = args.length - 1;
@@ -232,7 +232,7 @@ export class RequestDb {
   wrote = false;
   /**
    * Whether a statement went out on an open connection once a write had begun: until then a failure left nothing
-   * written; from then on its outcome must be settled (src/db/outcome.ts).
+   * written; from then on its outcome must be settled (src/db/settle.ts).
    */
   sent = false;
   /** The position of the request's last committed write (PM-Position, src/db/position.ts), once it is known. */
@@ -252,7 +252,7 @@ export class RequestDb {
 
   /**
    * `http: false` sends every statement over the WebSocket (the bench's WebSocket tables); `bounds` are the waits on
-   * connecting and on each statement's answer (a settling connection's are shorter: src/db/outcome.ts).
+   * connecting and on each statement's answer (a settling connection's are shorter: src/db/settle.ts).
    */
   constructor(
     private readonly env: DriverEnv,
@@ -293,7 +293,7 @@ export class RequestDb {
       pool.on("connect", (client: PoolClient) => {
         counted(client, this.stats, this);
         // A connection lost between a transaction's statements fails its next one (and so the request, settled by
-        // src/http/outcome.ts); unheard, the client's own error event would be an uncaught exception.
+        // src/http/settled-write.ts); unheard, the client's own error event would be an uncaught exception.
         client.on("error", (err: Error) => console.error("database connection error", err.message));
       });
       this.#pool = pool;

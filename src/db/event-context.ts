@@ -2,7 +2,7 @@
 // actor (a user id, or SQL that reads it from the credential), how it came (`via`) and the request id. The triggers read
 // it from the transaction's `pm.ctx` setting, which every write sets in its own round trip: a single-statement write in
 // its statement (contextSet), a transaction in the BEGIN it starts with (withContext). The same round trip takes the
-// request's fence (src/db/outcome.ts), so that a request whose outcome is settled after a lost connection writes nothing later.
+// request's fence (src/db/settle.ts), so that a request whose outcome is settled after a lost connection writes nothing later.
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 
@@ -17,7 +17,7 @@ export interface EventContext {
 }
 
 /**
- * A condition (always true) that takes the attempt's fence (src/db/outcome.ts): a write of a request already settled
+ * A condition (always true) that takes the attempt's fence (src/db/settle.ts): a write of a request already settled
  * fails here, before it changes anything.
  */
 const fenced = (attempt: string): SQL => sql`pm_fence(${attempt})`;

@@ -24,9 +24,9 @@ const devMailboxProvider: EmailProvider = {
 const PROVIDER_TIMEOUT_MS = 10_000;
 
 /**
- * Production: an HTTP email API (JSON POST with bearer key). The delivery record is claimed and the call made in one
+ * Production: an HTTP email API (JSON POST with bearer key). The delivery record is taken and the call made in one
  * transaction: committed only after the provider accepted the mail, rolled back (so a retry sends) when it did not.
- * A redelivered message finds the record and is not sent again; one delivered concurrently waits on the claim's
+ * A redelivered message finds the record and is not sent again; one delivered concurrently waits on the record's
  * unique key and then finds it. What is left is the commit after a successful call: if it fails, a redelivery sends
  * again, so the message id also goes as `Idempotency-Key` for a provider that drops such a duplicate (Resend: 24 h).
  */
@@ -36,19 +36,19 @@ function httpProvider(env: Env): EmailProvider {
     async deliver(db, messageId, to, mail) {
       if (!env.EMAIL_API_URL || !env.EMAIL_API_KEY) throw new Error("EMAIL_API_URL and EMAIL_API_KEY must be set");
       const { EMAIL_API_URL: url, EMAIL_API_KEY: key } = env;
-      // Interactive (the WebSocket): the claim is held while the provider is called, and committed only if it accepted.
+      // Interactive (the WebSocket): the record is held while the provider is called, and committed only if it accepted.
       await db.transaction(async (tx) => {
-        const claimed = await tx
+        const taken = await tx
           .insert(emailDeliveries)
           .values({ messageId, provider: "http" })
           .onConflictDoNothing()
           .returning({ messageId: emailDeliveries.messageId });
-        if (claimed.length === 0) return;
+        if (taken.length === 0) return;
         const res = await fetch(url, {
           method: "POST",
           headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": messageId },
           body: JSON.stringify({ from: env.EMAIL_FROM ?? "no-reply@example.com", to: [to], ...mail }),
-          // A provider that never answers must not hold the claim (and a consumer) open: the message is retried.
+          // A provider that never answers must not hold the record (and a consumer) open: the message is retried.
           signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
         });
         if (!res.ok) throw new Error(`email provider answered ${res.status}`);

@@ -22,21 +22,21 @@ const BATCH = 100;
 
 /**
  * Sends outbox rows to the email queue: the rows `ids` (a request's own mail, right after its commit), or every row due
- * for a resend (the cron). One statement claims the rows and sets their next resend, so two relays never send a row at
+ * for a resend (the cron). One statement takes the rows and sets their next resend, so two relays never send a row at
  * once and a failed send is retried at that next resend; the cron's also drops rows whose code or invite has expired.
  * The message id is the row id: the consumer delivers each id once, so a resend never makes a second email.
- * Returns how many rows it claimed; throws when the queue refused them (they stay in the outbox).
+ * Returns how many rows it took; throws when the queue refused them (they stay in the outbox).
  */
 export async function relayEmails(db: Executor, env: RelayEnv, rows: { ids: string[] } | "due"): Promise<number> {
   const which = rows === "due" ? sql`${emailOutbox.relayAfter} <= now()` : inArray(emailOutbox.id, rows.ids);
-  const { rows: claimed } = await db.execute<{ id: string; sealed_message: string | null; notice: Notice | null }>(sql`
+  const { rows: taken } = await db.execute<{ id: string; sealed_message: string | null; notice: Notice | null }>(sql`
     with ${rows === "due" ? sql`expired as (delete from ${emailOutbox} where ${emailOutbox.expiresAt} <= now()),` : sql``}
-    claimed as (
+    taken as (
       select ${emailOutbox.id} from ${emailOutbox} where ${which} and ${emailOutbox.expiresAt} > now()
       order by ${emailOutbox.relayAfter} limit ${BATCH} for update skip locked)
     update ${emailOutbox} o set relays = o.relays + 1,
       relay_after = now() + make_interval(secs => least(${MAX_RESEND_WAIT_SECONDS}, ${RESEND_AFTER_SECONDS} * power(2, o.relays)))
-    from claimed where o.id = claimed.id
+    from taken where o.id = taken.id
     returning o.id, o.sealed_message, (
       select json_build_object('to', u.email, 'data', json_build_object('type', n.type, 'actor', a.name,
           'reference', tm.prefix || '-' || t.number, 'title', t.title, 'path', '/tasks/' || tm.prefix || '-' || t.number, 'comment', c.content))
@@ -44,7 +44,7 @@ export async function relayEmails(db: Executor, env: RelayEnv, rows: { ids: stri
         left join users a on a.id = n.actor_id left join comments c on c.id = n.comment_id
       where n.id = o.notification_id) as notice`);
   const messages: EmailMessage[] = [];
-  for (const row of claimed) {
+  for (const row of taken) {
     if (row.sealed_message === null) {
       // A notification's mail (docs/api.md, "Inbox"), rendered from the notification; gone with it, it is not sent.
       if (row.notice) {
@@ -68,7 +68,7 @@ export async function relayEmails(db: Executor, env: RelayEnv, rows: { ids: stri
       throw new Error(`email queue refused ${messages.length} message(s); the outbox sends them again later`, { cause: err });
     }
   }
-  return claimed.length;
+  return taken.length;
 }
 
 /** The Cron Trigger's work: every mail due for a resend, in batches, on a connection of its own. */

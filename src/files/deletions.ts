@@ -13,7 +13,7 @@ export const RELAY_LEASE_SECONDS = 120;
 /** Cloudflare Queues takes at most 100 messages per sendBatch. */
 const BATCH = 100;
 
-/** Claims up to 100 due rows (skip locked: two relays never take one), moves them a lease ahead and queues them. */
+/** Takes up to 100 due rows (skip locked: two relays never take one), moves them a lease ahead and queues them. */
 export async function relayFileDeletions(db: Executor, env: Pick<Env, "FILES_QUEUE">): Promise<number> {
   const { rows } = await db.execute<{ object_key: string }>(sql`
     with due as (select object_key from ${fileDeletions} where relay_after <= now() order by relay_after limit ${BATCH}

@@ -39,7 +39,7 @@ export function writeMarkerKey(requestUrl: string, workspace: string): string {
 }
 
 /**
- * The key of what the location knows of a credential: its workspace (an API key's, or a JWT's claim, never changes), so
+ * The key of what the location knows of a credential: its workspace (an API key's, or a JWT's payload, never changes), so
  * the origin is asked for it once per credential and location, not on every write and miss.
  */
 export function credentialWorkspaceKey(requestUrl: string, fingerprint: string): string {

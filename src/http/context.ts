@@ -8,7 +8,7 @@ export interface Vars extends TimingVariables {
   requestId: string;
   rdb: RequestDb;
   /**
-   * Settles this request and gives what `write` answers (src/http/outcome.ts, the one rule), for a route that answers a
+   * Settles this request and gives what `write` answers (src/http/settled-write.ts, the one rule), for a route that answers a
    * lost write its own way: an MCP tool (src/mcp/routes.ts). Set by src/middleware/settle-asked.
    */
   settleWrite: (write: SettledWrite) => Promise<SettledOutcome>;

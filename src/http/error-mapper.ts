@@ -3,41 +3,23 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { causes, errorSummary, isQueryWrapper } from "../core/error-chain";
 import { AppError, type ErrorCode, ValidationError } from "../core/errors";
-import { NEWER_OPEN_SESSION } from "../records/agent-sessions";
+import { REGISTERED } from "../core/resources";
 import { publicBaseUrl } from "./urls";
 
 const body = (code: ErrorCode, message: string, details?: Record<string, unknown>) => ({
   error: details ? { code, message, details } : { code, message },
 });
 
-/** Unique constraints users can hit, with the message that explains them. */
-const CONFLICT_MESSAGES: Record<string, string> = {
-  labels_workspace_name_key: "A label with this name already exists in the workspace",
-  teams_workspace_prefix_key: "A team with this prefix already exists in the workspace",
-  team_members_team_user_key: "This user is already a member of the team",
-  field_definitions_workspace_key_key: "A field with this key already exists in the workspace",
-  users_email_key: "An account with this email already exists",
-  workspaces_slug_key: "A workspace with this slug already exists",
-  // An activity's guard says it first; this is a delegation that opened the newer session in the meantime.
-  agent_sessions_open_key: NEWER_OPEN_SESSION,
-  workflow_states_team_key_key: "A workflow state with this key already exists in the team",
-  workflow_states_team_name_key: "A workflow state with this name already exists in the team (names compare in any case)",
-};
+/** Unique constraints users can hit, with the message that explains them (each resource's register entry, `conflicts`). */
+const CONFLICT_MESSAGES: Record<string, string> = Object.fromEntries(REGISTERED.flatMap((r) => Object.entries(r.conflicts ?? {})));
 
 /**
- * Checks the database makes in the statement that writes (a trigger's check_violation naming its constraint), as the 422
- * of the field they check: a task's status names a state of its team (migrations/functions/pm_task_state.sql).
+ * Checks the database makes in the statement that writes (a trigger's check_violation naming its constraint, an
+ * exclusion constraint): the field a 422 names, and why (each resource's register entry, `invalid`).
  */
-const VALIDATION_MESSAGES: Record<string, Record<string, string[]>> = {
-  tasks_status_state: {
-    status: ["Must name a workflow state of the task's team: its key or its name, in any case (GET /teams/{id}/states)"],
-  },
-};
-
-/** Exclusion constraints users can hit: the field a 422 names, and why. */
-const EXCLUSION_ERRORS: Record<string, [field: string, message: string]> = {
-  cycles_no_overlap: ["startsAt", "Must not overlap another cycle of the team"],
-};
+const INVALID: Record<string, readonly [field: string, message: string]> = Object.fromEntries(
+  REGISTERED.flatMap((r) => Object.entries(r.invalid ?? {})),
+);
 
 /** The Postgres error (one with a SQLSTATE code) behind a driver or Drizzle error, if there is one. */
 function pgError(err: unknown): { code: string; constraint?: string; message?: string } | undefined {
@@ -62,7 +44,7 @@ function isConnectionFailure(err: unknown, pg: { code: string } | undefined): bo
   return false;
 }
 
-/** The connection failed (or timed out) under a statement: whether a write it carried committed is not known from here (src/http/outcome.ts). */
+/** The connection failed (or timed out) under a statement: whether a write it carried committed is not known from here (src/http/settled-write.ts). */
 export const isLostConnection = (err: unknown): boolean => isConnectionFailure(err, pgError(err));
 
 /** An error answer: its status and its body. */
@@ -122,19 +104,16 @@ export function errorAnswer(err: unknown, requestId: string): ErrorAnswer {
   if (err instanceof AppError) return { status: err.status, body: body(err.code, err.message, err.details) };
   if (err instanceof HTTPException && err.status < 500) return httpExceptionAnswer(err);
   const pg = pgError(err);
-  if (pg?.code === "23514" && pg.constraint && VALIDATION_MESSAGES[pg.constraint]) {
-    return { status: 422, body: { errors: VALIDATION_MESSAGES[pg.constraint] } };
+  if ((pg?.code === "23514" || pg?.code === "23P01") && pg.constraint && INVALID[pg.constraint]) {
+    const [field, message] = INVALID[pg.constraint];
+    return { status: 422, body: { errors: { [field]: [message] } } };
   }
   if (pg?.code === "23505") {
     const message = (pg.constraint && CONFLICT_MESSAGES[pg.constraint]) || "A resource with these values already exists";
     return { status: 409, body: body("CONFLICT", message) };
   }
-  if (pg?.code === "23P01" && pg.constraint && EXCLUSION_ERRORS[pg.constraint]) {
-    const [field, message] = EXCLUSION_ERRORS[pg.constraint];
-    return { status: 422, body: { errors: { [field]: [message] } } };
-  }
   if (pg?.code === "23503") {
-    // A row the request links to was deleted between its check and the write.
+    // A row the request names was deleted between its check and the write.
     return { status: 409, body: body("CONFLICT", "Something this request refers to was deleted meanwhile; retry the request") };
   }
   if (pg?.code?.startsWith("22")) {

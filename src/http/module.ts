@@ -6,10 +6,10 @@ import type { Hono } from "hono";
 import type { Resource } from "../core/resources";
 import { RESOURCE_TYPES, type ResourceType } from "../records/event-types";
 import { type EventRecords, type EventRendering, eventRendering } from "../records/events";
-import type { Field } from "../store/record";
+import type { Field } from "../store/field-map";
 import type { TransferPart } from "../store/transfer-part";
 import type { AppEnv } from "./context";
-import { claimRoutes } from "./policy";
+import { assignRoutes } from "./policy";
 import type { AppHandle } from "./read-route";
 import type { ToolSpec } from "./tool";
 
@@ -18,8 +18,9 @@ export interface ResourceModule {
   name: string;
   /**
    * Its register entry: its OpenAPI tag, the scope its writes need, what the scope `read` reads there, whether its
-   * PATCH and DELETE honour If-Match (and its table), its event types. The service's own are in src/core/resources.ts
-   * (the event types and scopes below the routes derive from them).
+   * PATCH and DELETE honour If-Match (and its table), its event types, its constraints' errors. The service's own are
+   * their folders' register.ts, listed in src/core/resources.ts (the event types, scopes and error mapper below the routes
+   * derive from them).
    */
   resource: Omit<Resource, "tag"> & { tag: string };
   /** Its tag's description, when the register's TAGS has none (a resource of its own tag, outside the register). */
@@ -44,12 +45,12 @@ export interface ResourceModule {
 }
 
 /**
- * The module's routers for `app` serving `modules`, each claimed as its own (their undeclared policies come from its
+ * The module's routers for `app` serving `modules`, each assigned to it (their undeclared policies come from its
  * register entry).
  */
 export function moduleRoutes(module: ResourceModule, app: AppHandle, modules: readonly ResourceModule[]): ReadonlyArray<Hono<AppEnv>> {
   const routers = typeof module.routes === "function" ? module.routes(app, modules) : module.routes;
-  for (const router of routers) claimRoutes({ name: module.name, ...module.resource }, router.routes);
+  for (const router of routers) assignRoutes({ name: module.name, ...module.resource }, router.routes);
   return routers;
 }
 

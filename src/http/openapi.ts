@@ -1,7 +1,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../core/errors";
 import { SCOPE_WORDS, type Scope } from "../core/scopes";
-import { oauthErrorOf } from "./oauth-errors";
+import { oauthErrorOf } from "./oauth-error-body";
 import { documentGenericFailures } from "./openapi-failures";
 import { documentRateLimits, RATE_LIMIT_HEADERS } from "./openapi-rate-limit";
 import type { RoutePolicy } from "./policy";
@@ -199,7 +199,7 @@ function applyConventions(method: string, op: Json, policy: RoutePolicy) {
     for (const [status, response] of Object.entries(responses))
       if (status.startsWith("2") && !("$ref" in response))
         response.headers = { ...(response.headers as Json | undefined), "PM-Position": ref("headers", "PM-Position") };
-  // A write's 503 has two codes (docs/api.md, conventions; src/http/outcome.ts), described once.
+  // A write's 503 has two codes (docs/api.md, conventions; src/http/settled-write.ts), described once.
   if (method !== "get" && responses["503"]) responses["503"] = ref("responses", "WriteUnavailable");
   documentGenericFailures(op);
   for (const response of Object.values(responses)) {
@@ -268,7 +268,7 @@ function documentScope(method: string, scopesOf: () => Scope[] | null, op: Json)
 }
 
 /**
- * A token endpoint's refusals are OAuth's (http/oauth-errors), whatever answers them: every error response of its
+ * A token endpoint's refusals are OAuth's (http/oauth-error-body.ts), whatever answers them: every error response of its
  * operation, the conventions' included, has the OAuthError body, and validation is a 400 `invalid_request`, not a 422.
  */
 function documentOAuthErrors(op: Json) {

@@ -42,7 +42,7 @@ export interface RoutePolicy {
   /** The shape of its error answers (default: the API's): an OAuth token endpoint's (RFC 6749 §5.2). */
   errors?: "oauth";
   /**
-   * What a write whose connection was lost after it went out answers once it is settled as committed (src/http/outcome.ts):
+   * What a write whose connection was lost after it went out answers once it is settled as committed (src/http/settled-write.ts):
    * `record` when its answer is its resource's record exactly as the GET `/<resource>/{id}` reads it (201 with it and its
    * Location, 200 with it; a delete's 204) and its event names that record. Default: none can be rebuilt (a secret shown
    * once, a key made on the side): OUTCOME_UNKNOWN, whose retry with the same Idempotency-Key replays the stored answer.
@@ -71,11 +71,11 @@ type Declaring = MiddlewareHandler & { [POLICY]: RoutePolicy };
 export const declaring = <E extends Env = Env>(policy: RoutePolicy): MiddlewareHandler<E> =>
   Object.assign((_c: Context<E>, next: () => Promise<void>) => next(), { [POLICY]: policy }) satisfies Declaring;
 
-// The resource each declaring middleware belongs to, set as the app mounts a resource's routes (`claimRoutes`).
+// The resource each declaring middleware belongs to, set as the app mounts a resource's routes (`assignRoutes`).
 const owners = new WeakMap<object, RouteOwner>();
 
 /** Marks the declared routes among `routes` (a router's) as `owner`'s: what they do not declare comes from it. */
-export function claimRoutes(owner: RouteOwner, routes: ReadonlyArray<{ handler: unknown }>) {
+export function assignRoutes(owner: RouteOwner, routes: ReadonlyArray<{ handler: unknown }>) {
   for (const { handler } of routes) if (declaredBy(handler)) owners.set(handler as object, owner);
 }
 

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
-import { type CallerEnv, withCaller } from "./caller";
 import { security } from "./openapi";
 import { declaring, type RoutePolicy } from "./policy";
+import { type CallerEnv, withCaller } from "./with-caller";
 
 /**
  * Common part of every protected route: its tag, its security schemes, its policy (src/http/policy.ts; the defaults

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { FilterTerms, filterSortQuery, JsonSort, type ListSpec } from "../store/list";
 import { filterableNames } from "../store/list/filter";
 import { sortableNames } from "../store/list/sort";
-import { ListQuery } from "./schemas";
+import { ListQuery } from "./route-schemas";
 
 /** The zod schemas said by their type alone (see loosely). */
 const LOOSE = new WeakSet<object>();

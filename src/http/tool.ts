@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Caller } from "../auth/caller";
 import { type ListParams, type ListSpec, listBody } from "../store/list";
-import { paginated } from "./schemas";
+import { paginated } from "./route-schemas";
 import { describeList, type ListArgs, ListInput, listQuery } from "./tool-input";
 
 /** What a tool runs with: the request's caller, requiring the tool's scope, as a REST handler has it. */

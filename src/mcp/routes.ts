@@ -4,14 +4,14 @@ import { ErrorCode, JSONRPCMessageSchema, type RequestId } from "@modelcontextpr
 import type { Context } from "hono";
 import { AppError } from "../core/errors";
 import { SCOPES } from "../core/scopes";
-import { type CallerEnv, withCaller } from "../http/caller";
 import { errorResponse, PROTECTED_RESOURCE_METADATA } from "../http/error-mapper";
 import { jsonResponse } from "../http/openapi";
-import { mustSettle } from "../http/outcome";
 import { declaring } from "../http/policy";
 import { publicRoute } from "../http/route-base";
 import { newRouter } from "../http/router";
+import { mustSettle } from "../http/settled-write";
 import { publicBaseUrl } from "../http/urls";
+import { type CallerEnv, withCaller } from "../http/with-caller";
 import { isUtf8 } from "../middleware/body-guard";
 import { type FailedCall, mcpServer, type SentArguments, type Toolbox, toolbox } from "./server";
 import type { Tool, ToolContext } from "./tools";
@@ -31,7 +31,7 @@ async function toolContext(c: Context<CallerEnv>): Promise<ToolContext> {
 
 /**
  * A tool call that failed: its REST error body, or, when the connection was lost after its write went out, what the
- * request's settling says (src/http/outcome.ts, REST's rule): the committed record as the tool's answer (a delete's
+ * request's settling says (src/http/settled-write.ts, REST's rule): the committed record as the tool's answer (a delete's
  * `{deleted: true}`), or the error OUTCOME_UNKNOWN / UNAVAILABLE ("nothing was written").
  */
 const failedCall = async (c: Context<CallerEnv>, ...[err, tool, args]: Parameters<FailedCall>): ReturnType<FailedCall> => {

@@ -7,8 +7,8 @@ import { fieldDefinitions, fieldType, milestones, projects, tasks, users, worksp
 import { isIsoDate } from "../core/dates";
 import { notFound, ValidationError } from "../core/errors";
 import type { Executor, WorkspaceScope } from "../db/client";
+import { f } from "../store/field-map";
 import type { DynamicFields, ListField } from "../store/list";
-import { f } from "../store/record";
 import { ObjectKey } from "../store/schemas";
 import { formOf, formsOf, named, namesAny } from "./names";
 

@@ -4,12 +4,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import { events } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
+import { TaskPriority } from "../resources/tasks/record";
 import type { FilterOp, ListField } from "../store/list";
 import { type CheckedTerm, type JsonFilter, parseFilterTerms } from "../store/list/filter";
 import { filterSortQuery } from "../store/list/json";
 import { type NameKind, named, namedId } from "./names";
 import { StateCategory } from "./task-status";
-import { TaskPriority } from "./tasks";
 
 const OPS: readonly FilterOp[] = ["eq", "neq", "in"];
 /** The record's value as stored (its row's column), for the document: the database reads it so (pm_event_filter). */

@@ -10,11 +10,11 @@ import { iso } from "../core/dates";
 import { EVENT_SOURCES } from "../core/resources";
 import type { Executor } from "../db/client";
 import { typeIdAt } from "../ids";
-import type { Field } from "../store/record";
+import { UserSummarySchema } from "../resources/users/record";
+import type { Field } from "../store/field-map";
 import { orNull } from "../store/schemas";
 import { eventFilterFields } from "./event-filter";
 import { RESOURCE_TYPES, type ResourceType } from "./event-types";
-import { UserSummarySchema } from "./users";
 
 /**
  * The field map each resource type's events render with: its record's, declared by the module whose register entry

@@ -4,8 +4,8 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { fieldDefinitions } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
+import { defineRecord, f } from "../store/field-map";
 import type { FilterOp } from "../store/list";
-import { defineRecord, f } from "../store/record";
 import { BodyId, ExportTimestamp, ObjectKey } from "../store/schemas";
 import { FIELD_TYPES, type FieldType, OPTION_TYPES, RECORD_TYPES, textArray } from "./custom-fields";
 import { idKind, named } from "./names";
@@ -13,7 +13,7 @@ import { idKind, named } from "./names";
 /** How a request names a field: by its id (`fdef_…`) only. */
 export const FIELD_ID = idKind("a field id", "fdef");
 
-/** Built-in links to other records (project, parent task, labels…) have this type; custom fields never do. */
+/** Built-in fields naming other records (project, parent task, labels…) have this type; custom fields never do. */
 const BUILT_IN_ONLY_TYPES = ["relation"] as const;
 
 const unique = (values: string[]) => new Set(values).size === values.length;

@@ -3,11 +3,11 @@ import { and, eq, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { tasks, teams } from "../../drizzle/schema";
 import { notFound } from "../core/errors";
-import type { Actor, StatementCaller } from "../store/caller";
+import { taskRecord } from "../resources/tasks/record";
+import type { RecordType } from "../store/field-map";
 import type { ListParams } from "../store/list";
-import type { RecordType } from "../store/record";
+import type { Actor, StatementCaller } from "../store/statement-caller";
 import { taskMatch } from "./names";
-import { taskRecord } from "./tasks";
 
 type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 

@@ -6,8 +6,8 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { stateCategory } from "../../drizzle/schema";
 import { badRequest } from "../core/errors";
+import { qualified } from "../store/field-map";
 import type { FilterOp } from "../store/list";
-import { qualified } from "../store/record";
 
 /** A workflow state's category: what its tasks' status means. */
 export const StateCategory = z.enum(stateCategory.enumValues).openapi("StateCategory", {

@@ -1,6 +1,6 @@
 // The service's resources, each one module (src/http/module.ts), in the order the app mounts them: the app, MCP and the
 // route policies iterate this list (docs/architecture.md, "Adding a resource"). A new resource is its folder and one
-// line here (and, for the service's own, its register entry in src/core/resources.ts).
+// line here (and, for the service's own, its register entry, its folder's register.ts, one line in src/core/resources.ts).
 import type { ResourceModule } from "../http/module";
 import account from "./account";
 import agentSessions from "./agent-sessions";

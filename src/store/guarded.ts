@@ -8,7 +8,7 @@ import { conflict, notFound } from "../core/errors";
 import { type Executor, statementBound } from "../db/client";
 import { contextSet } from "../db/event-context";
 import { inTeams } from "../db/scope";
-import type { StatementCaller as Caller } from "./caller";
+import type { StatementCaller as Caller } from "./statement-caller";
 
 /**
  * A rule of an operation, as a condition on the target row (null counts as false), and the refusal when it fails (which

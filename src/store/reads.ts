@@ -5,9 +5,9 @@ import { and, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { notFound } from "../core/errors";
 import type { Db } from "../db/client";
-import type { Actor, StatementCaller as Caller } from "./caller";
+import type { RecordType } from "./field-map";
 import { type FieldSelection, type ListParams, pageQuery } from "./list";
-import type { RecordType } from "./record";
+import type { Actor, StatementCaller as Caller } from "./statement-caller";
 
 type Answer<R extends RecordType> = ReturnType<R["json"]>["_"]["type"];
 

@@ -1,5 +1,5 @@
 // The value schemas field maps and request bodies share: bounded ids and texts, colours, dates, export timestamps,
-// and the `fields`-narrowed form of an answer. Routes import them through http/schemas.ts as well.
+// and the `fields`-narrowed form of an answer. Routes import them through http/route-schemas.ts as well.
 import { z } from "@hono/zod-openapi";
 
 /**

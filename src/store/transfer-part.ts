@@ -98,8 +98,8 @@ export interface FiledImport {
 export interface TransferPart<R = unknown> {
   /** Its collection in the document's `data`. */
   collection: string;
-  /** The collection it follows in the document (its module's place in the list of modules otherwise). */
-  after?: string;
+  /** The collection it precedes in the document (its module's place in the list of modules otherwise). */
+  before?: string;
   /**
    * Its records are what the tasks' values name (a team's workflow states, which a task's status names): an import
    * writes them after the teams and before the tasks.

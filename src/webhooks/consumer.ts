@@ -1,4 +1,4 @@
-// The webhook queue's consumer (docs/webhooks.md, delivery): claims each delivery, POSTs its body to the webhook's URL
+// The webhook queue's consumer (docs/webhooks.md, delivery): takes each delivery, POSTs its body to the webhook's URL
 // signed per Standard Webhooks, and records the attempt. A 2xx succeeds; a 410 disables the webhook; anything else is
 // retried by the queue with exponential backoff and jitter (the receiver's Retry-After honoured) until the last attempt,
 // which fails the delivery and leaves the message to the dead-letter queue. A webhook whose deliveries have failed for
@@ -34,7 +34,7 @@ export function deliverySettings(env: Pick<Env, "WEBHOOK_TIMEOUT_MS" | "WEBHOOK_
   };
 }
 
-type Claimed = {
+type TakenDelivery = {
   id: string;
   attempts: number;
   event_id: string;
@@ -81,7 +81,7 @@ async function drain(res: Response): Promise<void> {
 }
 
 /** One POST of the delivery, everything (the DNS check, the answer, its first bytes) inside the timeout. */
-async function attempt(delivery: Claimed, env: Env, timeoutMs: number, fetcher: typeof fetch): Promise<Outcome> {
+async function attempt(delivery: TakenDelivery, env: Env, timeoutMs: number, fetcher: typeof fetch): Promise<Outcome> {
   const started = Date.now();
   const signal = AbortSignal.timeout(timeoutMs);
   const elapsed = () => Date.now() - started;
@@ -168,14 +168,14 @@ async function failAndDisable(
   });
 }
 
-/** One message: claim, send, record. Acks or retries it. */
+/** One message: take, send, record. Acks or retries it. */
 async function deliver(message: Message<WebhookMessage>, rdb: RequestDb, env: Env, fetcher: typeof fetch): Promise<void> {
   const { db } = rdb;
   const settings = deliverySettings(env);
   // The attempts this delivery has when this message is its next one; a duplicate copy, or a message a resend
   // overtook, finds more and sends nothing.
   const expected = message.body.attempt + message.attempts - 1;
-  const { rows } = await db.execute<Claimed>(sql`
+  const { rows } = await db.execute<TakenDelivery>(sql`
     update ${webhookDeliveries} d set attempts = d.attempts + 1,
       next_attempt_at = now() + make_interval(secs => ${RELAY_LEASE_SECONDS}), updated_at = now()
     from ${webhooks} w

@@ -1,6 +1,6 @@
 // The webhook relay (docs/webhooks.md, delivery): from `webhook_deliveries` (which the database's triggers fill with each
 // event) to the webhook queue, after the response of every request that wrote and from the Cron Trigger for what a
-// lost send left behind. One statement claims the due deliveries (skip locked, so two relays never take one) and moves
+// lost send left behind. One statement takes the due deliveries (skip locked, so two relays never take one) and moves
 // their next attempt a lease ahead; the relay renders the events' bodies (once: a delivery's body never changes, so
 // every attempt signs the same bytes) and sends one message per delivery.
 import { sql } from "drizzle-orm";
@@ -13,10 +13,10 @@ import type { EventDto, EventRendering } from "../records/events";
 export type RelayEnv = Pick<Env, "WEBHOOK_QUEUE">;
 
 /**
- * A claimed delivery not sent (or sent and lost) is relayed again this long after; one the consumer holds (it is being
+ * A taken delivery not sent (or sent and lost) is relayed again this long after; one the consumer holds (it is being
  * sent, or the queue holds its retry) after its next attempt plus this. Longer than an attempt may take (the consumer's
  * 10 s timeout), and short, since it bounds how late a delivery whose queue message was lost goes out
- * (docs/webhooks.md: two leases and the cron's minute at most). A copy sent meanwhile sends nothing: the consumer claims
+ * (docs/webhooks.md: two leases and the cron's minute at most). A copy sent meanwhile sends nothing: the consumer takes
  * a delivery by its attempt count.
  */
 export const RELAY_LEASE_SECONDS = 15;
@@ -33,8 +33,8 @@ export function eventBody(event: EventDto): Record<string, unknown> {
 }
 
 /**
- * Claims up to 100 due deliveries (of `workspace`'s webhooks, when given), renders the bodies not yet rendered (with the
- * app's `rendering`) and sends them to the webhook queue. Returns how many it claimed; throws when the queue refused them
+ * Takes up to 100 due deliveries (of `workspace`'s webhooks, when given), renders the bodies not yet rendered (with the
+ * app's `rendering`) and sends them to the webhook queue. Returns how many it took; throws when the queue refused them
  * (the lease makes the cron send them again).
  */
 export async function relayWebhooks(
@@ -43,17 +43,17 @@ export async function relayWebhooks(
   { eventsByIds }: Pick<EventRendering, "eventsByIds">,
   workspace?: WorkspaceScope,
 ): Promise<number> {
-  const { rows: claimed } = await db.execute<{ id: string; event_id: string; attempts: number; rendered: boolean }>(sql`
-    with claimed as (
+  const { rows: taken } = await db.execute<{ id: string; event_id: string; attempts: number; rendered: boolean }>(sql`
+    with taken as (
       select d.id from ${webhookDeliveries} d join webhooks w on w.id = d.webhook_id
       where d.status = 'pending' and w.enabled${workspace === undefined ? sql`` : sql` and d.workspace_id = ${workspace}`}
         and d.next_attempt_at <= now() - case when d.attempts = 0 then interval '0 s' else make_interval(secs => ${RELAY_LEASE_SECONDS}) end
       order by d.next_attempt_at limit ${BATCH} for update of d skip locked)
     update ${webhookDeliveries} d set next_attempt_at = now() + make_interval(secs => ${RELAY_LEASE_SECONDS}), updated_at = now()
-    from claimed where d.id = claimed.id
+    from taken where d.id = taken.id
     returning d.id, d.event_id, d.attempts, d.payload is not null as rendered`);
-  if (claimed.length === 0) return 0;
-  const unrendered = claimed.filter((row) => !row.rendered);
+  if (taken.length === 0) return 0;
+  const unrendered = taken.filter((row) => !row.rendered);
   const missing = new Set<string>();
   if (unrendered.length > 0) {
     const found = await eventsByIds(db, [...new Set(unrendered.map((row) => row.event_id))]);
@@ -70,7 +70,7 @@ export async function relayWebhooks(
       update ${webhookDeliveries} set status = 'failed', next_attempt_at = null, last_error = 'The event no longer exists', updated_at = now()
       where id in (select jsonb_array_elements_text(${JSON.stringify([...missing])}::jsonb))`);
   }
-  const messages: WebhookMessage[] = claimed
+  const messages: WebhookMessage[] = taken
     .filter((row) => !missing.has(row.id))
     .map((row) => ({ deliveryId: row.id, attempt: row.attempts }));
   if (messages.length > 0) {
@@ -80,7 +80,7 @@ export async function relayWebhooks(
       throw new Error(`webhook queue refused ${messages.length} message(s); the relay sends them again later`, { cause: err });
     }
   }
-  return claimed.length;
+  return taken.length;
 }
 
 /** The Cron Trigger's work: every due delivery, in batches; deliveries past 30 days go. */

@@ -1,4 +1,4 @@
-// Email delivery guarantees with the production HTTP provider: the real consumer worker (src/queue/worker.ts) in
+// Email delivery guarantees with the production HTTP provider: the real consumer worker (src/queue/consumer.ts) in
 // Miniflare, fed by a real queue whose consumer has max retries and the dead-letter queue that
 // workers/email/wrangler.toml declares, a real PostgreSQL for the delivery records, and a fake HTTP email API on
 // 127.0.0.1 that counts every call and fails the first calls for some recipients. Runs in Node, not workerd.

@@ -21,7 +21,7 @@ import { apiClient, STARTUP_MS, signUp } from "./lib/stack.mjs";
 const BOUND_MS = 15_000;
 /**
  * A write whose statement went out before the outage showed may have committed: the API tries to settle it on a
- * connection of its own (src/db/outcome.ts, SETTLE_BOUND_MS: 3 s) and, the database being away, answers 503
+ * connection of its own (src/db/settle.ts, SETTLE_BOUND_MS: 3 s) and, the database being away, answers 503
  * OUTCOME_UNKNOWN rather than claim that nothing was written (docs/api.md, "When a write's connection fails").
  */
 const SETTLE_MS = 3000;

@@ -8,7 +8,7 @@ import {
   MAX_FIELDS_NAMES,
   parseFields,
   projectFields,
-} from "../../src/store/list/fields";
+} from "../../src/store/list/field-selection";
 import type { FieldSelection, FieldShape } from "../../src/store/list/types";
 
 const name = fc.stringMatching(/^[a-z][A-Za-z0-9_]{0,5}$/);

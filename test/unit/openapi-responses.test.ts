@@ -3,9 +3,9 @@
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, it } from "vitest";
-import { targetCommentLists } from "../../src/records/comments";
-import { projectRecord } from "../../src/records/projects";
-import { taskRecord } from "../../src/records/tasks";
+import { targetCommentLists } from "../../src/resources/comments/record";
+import { projectRecord } from "../../src/resources/projects/record";
+import { taskRecord } from "../../src/resources/tasks/record";
 import { parseFields, projectFields } from "../../src/store/list";
 import { type OpenApiDocument, openapiDocument } from "./openapi-node";
 
@@ -13,7 +13,7 @@ const at = new Date("2026-01-02T03:04:05.006Z");
 const team = { id: "team_01", name: "Engineering", prefix: "ENG" };
 const ada = { id: "user_01", name: "Ada", email: "ada@example.com", avatarUrl: null, humanId: null };
 
-// A Task is built by PostgreSQL from its field map (records/tasks.ts): here the same JSON, by hand.
+// A Task is built by PostgreSQL from its field map (resources/tasks/record.ts): here the same JSON, by hand.
 const task = {
   id: "task_01",
   reference: "ENG-12",
@@ -46,7 +46,7 @@ const task = {
   createdAt: at.toISOString(),
   updatedAt: at.toISOString(),
 };
-// A Project too (records/projects.ts).
+// A Project too (resources/projects/record.ts).
 const project = {
   id: "proj_01",
   reference: "ENG-P3",
@@ -64,7 +64,7 @@ const project = {
   createdAt: at.toISOString(),
   updatedAt: at.toISOString(),
 };
-// A Comment is built by PostgreSQL from its field map (records/comments.ts): here the task list's, by hand.
+// A Comment is built by PostgreSQL from its field map (resources/comments/record.ts): here the task list's, by hand.
 const briefComment = {
   id: "cmnt_01",
   content: "Looks **good**",

@@ -5,8 +5,8 @@
 import { and, asc, eq, or, type SQL, sql } from "drizzle-orm";
 import { apiKeys, deviceAuthorizations, oauthGrants, users, workspaceMembers, workspaces } from "../../../drizzle/schema";
 import type { Executor } from "../../db/client";
-import type { Actor, StatementCaller } from "../../store/caller";
 import { guardedDelete, guardedWrite } from "../../store/guarded";
+import type { Actor, StatementCaller } from "../../store/statement-caller";
 import type { Credential } from "../credential";
 
 /** Keys of the caller's workspace held by the caller or by an agent the caller owns; any other key is as if it did not exist. */

@@ -3,9 +3,9 @@ import { apiKeys, users, workspaceMembers, workspaces } from "../../../drizzle/s
 import { randomToken } from "../../core/crypto";
 import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
-import { type ApiKey, apiKeyRecord } from "../../records/api-keys";
+import { type ApiKey, apiKeyRecord } from "../../resources/api-keys/record";
 import { generateApiKey } from "../api-keys";
-import type { Grants } from "../grants";
+import type { Grants } from "../credential-grants";
 
 export function slugify(name: string): string {
   const base = name

@@ -5,8 +5,8 @@
 // an API key costs the principal's query (beside the database) unless the operation loaded it already.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { CallerEnv } from "../../http/caller";
 import type { AppEnv } from "../../http/context";
+import type { CallerEnv } from "../../http/with-caller";
 
 export const ASK_WORKSPACE = "x-pm-edge-workspace";
 export const WORKSPACE = "x-pm-workspace";

@@ -1,9 +1,9 @@
 // The OAuth token endpoints (the routes whose policy says `errors: "oauth"`) answer their refusals in OAuth's wire
-// format (http/oauth-errors): every error answer of those routes, whatever raised it (the handler, the validator, the body limit, the rate limit, the error mapper's 503),
+// format (http/oauth-error-body.ts): every error answer of those routes, whatever raised it (the handler, the validator, the body limit, the rate limit, the error mapper's 503),
 // is rewritten here from the API's body, so there is still one error mapper and one place that speaks OAuth.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../../http/context";
-import { oauthErrorOf } from "../../http/oauth-errors";
+import { oauthErrorOf } from "../../http/oauth-error-body";
 import { routePolicy } from "../../http/policy";
 
 export const oauthErrors = createMiddleware<AppEnv>(async (c, next) => {

@@ -1,7 +1,7 @@
 // The front Worker's question about a write the API Worker dropped (docs/edge.md): when its call failed (the binding
 // threw, or workerd answered that the Worker restarted mid-request), it sends the same request again, without its body,
 // with `x-pm-settle: 1` and the attempt it named the first time (`x-pm-attempt`). The write is not run again: the
-// request is settled (src/http/outcome.ts) and answered as the first would have been had it not been dropped (201 with
+// request is settled (src/http/settled-write.ts) and answered as the first would have been had it not been dropped (201 with
 // the record, 503 "nothing was written", or 503 OUTCOME_UNKNOWN). The front Worker names every write's attempt and
 // strips both headers from what callers send. The same rule is lent to routes that answer a lost write their own way
 // (`settleWrite`: an MCP tool's).
@@ -9,8 +9,8 @@ import type { MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { AppError } from "../../core/errors";
 import type { AppEnv } from "../../http/context";
-import { settledAnswer, settledWrite } from "../../http/outcome";
 import type { AppHandle } from "../../http/read-route";
+import { settledAnswer, settledWrite } from "../../http/settled-write";
 
 /** Request header: settle this request instead of running it. */
 export const SETTLE = "x-pm-settle";

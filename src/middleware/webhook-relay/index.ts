@@ -5,8 +5,8 @@
 // lost send left behind. The bodies are rendered with the app's event rendering (made from its modules, in app.ts).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { CallerEnv } from "../../http/caller";
 import type { AppEnv } from "../../http/context";
+import type { CallerEnv } from "../../http/with-caller";
 import type { EventRendering } from "../../records/events";
 import { relayWebhooks } from "../../webhooks/relay";
 

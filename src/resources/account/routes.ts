@@ -178,7 +178,7 @@ accountRoutes.post("/account/revoke", async (c) => {
   if (!signedIn(session)) return render(c, signInPage({ csrf: session.csrf, errors: ["Sign in first."] }), 401);
   const person = { id: session.person.id, expiresAt: session.expiresAt };
   // The events of what it writes (an API key's deletion) say the person did it, signed in by a token of this service.
-  // Its attempt stays the request's (src/db/outcome.ts): only who and how change.
+  // Its attempt stays the request's (src/db/settle.ts): only who and how change.
   const rdb = c.get("rdb");
   rdb.eventContext = {
     actor: person.id,

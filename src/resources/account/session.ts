@@ -29,17 +29,18 @@ export interface Session {
 /** The request's session, or null (no cookie, forged, or expired). */
 export async function readSession(c: C): Promise<Session | null> {
   const value = getCookie(c, COOKIE);
-  const claims = value ? await openState(c.env, PURPOSE, value) : null;
-  if (!claims || typeof claims.csrf !== "string" || typeof claims.exp !== "number") return null;
-  const person = typeof claims.sub === "string" && typeof claims.email === "string" ? { id: claims.sub, email: claims.email } : undefined;
-  return { csrf: claims.csrf, person, expiresAt: claims.exp * 1000 };
+  const payload = value ? await openState(c.env, PURPOSE, value) : null;
+  if (!payload || typeof payload.csrf !== "string" || typeof payload.exp !== "number") return null;
+  const person =
+    typeof payload.sub === "string" && typeof payload.email === "string" ? { id: payload.sub, email: payload.email } : undefined;
+  return { csrf: payload.csrf, person, expiresAt: payload.exp * 1000 };
 }
 
 /** Starts a session (for `person` once they signed in) with a new CSRF token, as the answer's cookie. */
 export async function startSession(c: C, person?: { id: string; email: string }): Promise<Session> {
   const csrf = randomToken(32);
-  const claims = person ? { csrf, sub: person.id, email: person.email } : { csrf };
-  const value = await sealState(c.env, PURPOSE, claims, SESSION_TTL_SECONDS);
+  const payload = person ? { csrf, sub: person.id, email: person.email } : { csrf };
+  const value = await sealState(c.env, PURPOSE, payload, SESSION_TTL_SECONDS);
   setCookie(c, COOKIE, value, {
     path: PATH,
     httpOnly: true,

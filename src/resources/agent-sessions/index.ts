@@ -1,11 +1,13 @@
 // Agent sessions as one module (src/http/module.ts; docs/agents.md): the register entry, routes and MCP tools. Its field
-// maps (records/agent-sessions.ts) render its answers and events, and give tasks their `session`.
+// maps (resources/agent-sessions/record.ts) render its answers and events, and give tasks their `session`.
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { paginated } from "../../http/schemas";
+import { paginated } from "../../http/route-schemas";
 import { Cursor, pageQuery, tool } from "../../http/tool";
 import { describeList, type ListArgs, ListInput, listQuery } from "../../http/tool-input";
+import { NameOf } from "../../records/names";
+import { listBody } from "../../store/list";
+import { getSession, listActivities, listSessions, postActivity } from "./operations";
 import {
   ActivityCreate,
   AgentActivity,
@@ -14,17 +16,15 @@ import {
   activityRecord,
   SESSION_ID,
   sessionRecord,
-} from "../../records/agent-sessions";
-import { NameOf } from "../../records/names";
-import { listBody } from "../../store/list";
-import { getSession, listActivities, listSessions, postActivity } from "./operations";
+} from "./record";
+import register from "./register";
 import { agentSessionRoutes } from "./routes";
 
 const { limit: Limit } = ListInput.shape;
 
 export default {
   name: "agent-sessions",
-  resource: RESOURCES["agent-sessions"],
+  resource: register,
   eventRecords: { agent_session: sessionRecord.fields, agent_activity: activityRecord.fields },
   routes: [agentSessionRoutes],
   // An agent lists its sessions, reads one with its activities, and posts to it.

@@ -8,23 +8,23 @@ import { TASK_WRITE, taskWriteGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { conflict, forbidden } from "../../core/errors";
 import { newId } from "../../ids";
+import { listChildren } from "../../records/task-children";
+import { insertColumns, qualified } from "../../store/field-map";
+import { type Guard, guardedWrite, type Target } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
+import type { Actor } from "../../store/statement-caller";
 import {
   type ActivityCreateInput,
   type AgentActivityDto,
   type AgentSessionDto,
   activityRecord,
   isOpenSql,
-  NEWER_OPEN_SESSION,
   OPEN_STATES,
   STATE_AFTER,
   sessionRecord,
-} from "../../records/agent-sessions";
-import { listChildren } from "../../records/task-children";
-import type { Actor } from "../../store/caller";
-import { type Guard, guardedWrite, type Target } from "../../store/guarded";
-import type { FieldSelection, ListParams } from "../../store/list";
-import { listRecords, readRecord } from "../../store/reads";
-import { insertColumns, qualified } from "../../store/record";
+} from "./record";
+import { NEWER_OPEN_SESSION } from "./register";
 
 const sessionId = qualified(agentSessions.id);
 const sessionAgent = qualified(agentSessions.agentId);

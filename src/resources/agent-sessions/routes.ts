@@ -2,8 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { getSession, listActivities, listSessions, postActivity, stopSession } from "./operations";
 import {
   ActivityCreate,
   AgentActivity,
@@ -12,8 +13,7 @@ import {
   AgentSessionSelection,
   activityRecord,
   sessionRecord,
-} from "../../records/agent-sessions";
-import { getSession, listActivities, listSessions, postActivity, stopSession } from "./operations";
+} from "./record";
 
 const base = protectedRoute("Agent sessions");
 const SessionIdParam = IdParam.extend({

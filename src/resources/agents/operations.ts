@@ -1,10 +1,10 @@
 import { users } from "../../../drizzle/schema";
 import { joinWorkspaceWithKey } from "../../auth/accounts/membership";
 import type { Caller } from "../../auth/caller";
-import { grantsFor } from "../../auth/grants";
+import { grantsFor } from "../../auth/credential-grants";
 import { forbidden } from "../../core/errors";
 import { newId } from "../../ids";
-import type { Agent, AgentCreateInput } from "../../records/agents";
+import type { Agent, AgentCreateInput } from "./record";
 
 /**
  * Agents have no mailbox but users.email is required and unique: each gets a reserved-TLD address built from its
@@ -14,7 +14,7 @@ const agentEmail = (agentId: string) => `${agentId}@agents.pm.invalid`;
 
 /**
  * POST /agents: a human's agent, an AGENT user, MEMBER of the caller's current workspace, with its own API key (which may
- * do what the body asks, never more than the caller's credential: auth/grants.ts); one transaction.
+ * do what the body asks, never more than the caller's credential: auth/credential-grants.ts); one transaction.
  */
 export async function createAgent(caller: Caller, input: AgentCreateInput): Promise<Agent> {
   const principal = await caller.principal();

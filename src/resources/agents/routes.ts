@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
+import { created } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created } from "../../http/schemas";
-import { AgentCreate, AgentSchema } from "../../records/agents";
 import { createAgent } from "./operations";
+import { AgentCreate, AgentSchema } from "./record";
 
 const create = createRoute({
   ...protectedRoute("Agents"),

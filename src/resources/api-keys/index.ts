@@ -1,12 +1,12 @@
 // The api-keys resource as one module (src/http/module.ts): its register entry and its routes.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { apiKeyRecord } from "../../records/api-keys";
+import { apiKeyRecord } from "./record";
+import register from "./register";
 import { apiKeyRoutes } from "./routes";
 
 export default {
   name: "api-keys",
-  resource: RESOURCES["api-keys"],
+  resource: register,
   eventRecords: { api_key: apiKeyRecord.fields },
   routes: [apiKeyRoutes],
 } satisfies ResourceModule;

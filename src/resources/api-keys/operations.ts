@@ -6,17 +6,17 @@ import { keysOf } from "../../auth/accounts/credentials";
 import { generateApiKey } from "../../auth/api-keys";
 import type { Caller } from "../../auth/caller";
 import { storedGrants } from "../../auth/credential";
-import { type Grants, grantsFor } from "../../auth/grants";
+import { type Grants, grantsFor } from "../../auth/credential-grants";
 import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
-import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "../../records/api-keys";
 import { guardedWrite, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords } from "../../store/reads";
+import { type ApiKey, type ApiKeyCreateInput, apiKeyRecord } from "./record";
 
 /**
  * POST /api-keys: a key of the caller in their current workspace, written by a statement that authenticates itself; raw
- * key once. It may do what the body asks, never more than the caller's own credential (auth/grants.ts, which loads the
+ * key once. It may do what the body asks, never more than the caller's own credential (auth/credential-grants.ts, which loads the
  * caller); a body that asks nothing inherits the credential's grants in the statement itself.
  */
 export async function createApiKey(caller: Caller, input: ApiKeyCreateInput): Promise<{ apiKey: ApiKey; key: string }> {

@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { ApiKeyCreate, type ApiKeyCreateInput, ApiKeySchema, ApiKeySelection, apiKeyRecord } from "../../records/api-keys";
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./operations";
+import { ApiKeyCreate, type ApiKeyCreateInput, ApiKeySchema, ApiKeySelection, apiKeyRecord } from "./record";
 
 /** GET /api-keys/{id}'s answer, also what If-Match and the order of checks read. */
 const readApiKey = oneRecord("apiKey", apiKeyRecord.shape, getApiKey);

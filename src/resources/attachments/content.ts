@@ -3,8 +3,8 @@
 // bytes never change) and read in ranges (RFC 9110: one range, If-Range honoured; several are answered whole, as the RFC allows).
 import type { Context } from "hono";
 import { AppError } from "../../core/errors";
-import type { CallerEnv } from "../../http/caller";
 import { errorResponse } from "../../http/error-mapper";
+import type { CallerEnv } from "../../http/with-caller";
 import { attachmentObject } from "./operations";
 
 /**

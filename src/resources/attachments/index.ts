@@ -1,21 +1,21 @@
 // Attachments as one module (src/http/module.ts): their register entry, routes (uploads under a task or comment,
 // downloads, deletes), MCP tool and the bench's references for them. Their bytes live in storage (src/files/).
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { Pagination } from "../../http/schemas";
+import { Pagination } from "../../http/route-schemas";
 import { Cursor, pageQuery, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { fileBenchRoutes } from "./bench";
 import { listAttachments } from "./operations";
 import { type AttachmentDto, attachmentRecord, contentPath } from "./record";
+import register from "./register";
 import { attachmentRoutes } from "./routes";
 import { attachmentsPart } from "./transfer";
 
 export default {
   name: "attachments",
-  resource: RESOURCES.attachments,
+  resource: register,
   eventRecords: { attachment: attachmentRecord.fields },
   routes: [attachmentRoutes, fileBenchRoutes],
   transfer: attachmentsPart,

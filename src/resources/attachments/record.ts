@@ -3,10 +3,10 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { attachments } from "../../../drizzle/schema";
-import { COMMENT_ID } from "../../records/comments";
 import { idKind, named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 import { BodyId, ExportTimestamp, NOT_PLAIN, PLAIN_MESSAGE } from "../../store/schemas";
+import { COMMENT_ID } from "../comments/record";
 
 /** How a request names an attachment: by its id (`att_…`) only. */
 export const ATTACHMENT_ID = idKind("an attachment id", "att");

@@ -7,8 +7,6 @@ import { ExportAttachment, type ExportedAttachment, exportedAttachmentJson } fro
 
 export const attachmentsPart: TransferPart<ExportedAttachment> = {
   collection: "attachments",
-  // The document's order (its module comes before the links' in the list of modules).
-  after: "links",
   schema: ExportAttachment,
   description: "The files of the export's tasks and their comments; an import skips them (docs/api.md)",
   export: {

@@ -1,6 +1,6 @@
 // The batch as one module (src/http/module.ts): its route runs the built app's reads, so it is made per app.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
+import register from "./register";
 import { batchRoutes } from "./routes";
 
-export default { name: "batch", resource: RESOURCES.batch, routes: (app) => [batchRoutes(app)] } satisfies ResourceModule;
+export default { name: "batch", resource: register, routes: (app) => [batchRoutes(app)] } satisfies ResourceModule;

@@ -1,21 +1,21 @@
 // Comments as one module (src/http/module.ts): the register entry, routes and MCP tools.
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { paginated } from "../../http/schemas";
+import { paginated } from "../../http/route-schemas";
 import { deleteTool, tool } from "../../http/tool";
 import { describeList, ListInput, listQuery } from "../../http/tool-input";
-import { COMMENT_ID, Comment, CommentContent, commentRecord, TaskCommentSelection, targetCommentLists } from "../../records/comments";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { createComment, deleteComment, listTargetComments } from "./operations";
+import { COMMENT_ID, Comment, CommentContent, commentRecord, TaskCommentSelection, targetCommentLists } from "./record";
+import register from "./register";
 import { commentRoutes } from "./routes";
 
 const TaskRef = NameOf("task");
 
 export default {
   name: "comments",
-  resource: RESOURCES.comments,
+  resource: register,
   eventRecords: { comment: commentRecord.fields },
   routes: [commentRoutes],
   tools: [

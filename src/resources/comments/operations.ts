@@ -7,6 +7,10 @@ import type { Caller } from "../../auth/caller";
 import { commentDeleteGuard, commentEditGuard } from "../../auth/ownership";
 import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
+import { mentioning } from "../../records/mentions";
+import { type Guard, guardedDelete, guardedWrite, type Target, targetWhere, updatedRow } from "../../store/guarded";
+import type { FieldSelection, ListParams } from "../../store/list";
+import { listRecords, readRecord } from "../../store/reads";
 import {
   type CommentContentInput,
   type CommentCreateInput,
@@ -15,11 +19,7 @@ import {
   commentRecord,
   commentTeam,
   taskCommentRecord,
-} from "../../records/comments";
-import { mentioning } from "../../records/mentions";
-import { type Guard, guardedDelete, guardedWrite, type Target, targetWhere, updatedRow } from "../../store/guarded";
-import type { FieldSelection, ListParams } from "../../store/list";
-import { listRecords, readRecord } from "../../store/reads";
+} from "./record";
 import { bodyTarget, commentTarget, TARGET_COLUMN } from "./targets";
 
 /** The Comment answer of the comment `id`, read in the statement that wrote it (its CTE `comments` shadows the table). */

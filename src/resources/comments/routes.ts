@@ -2,8 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./operations";
 import {
   Comment,
   CommentContent,
@@ -14,8 +15,7 @@ import {
   commentRecord,
   TaskCommentSelection,
   targetCommentLists,
-} from "../../records/comments";
-import { createComment, deleteComment, getComment, listComments, listTargetComments, updateComment } from "./operations";
+} from "./record";
 
 /** GET /comments/{id}'s answer, also what If-Match and the order of checks read. */
 const readComment = oneRecord("comment", commentRecord.shape, getComment);

@@ -4,9 +4,9 @@ import { and, eq, type SQLWrapper, sql } from "drizzle-orm";
 import { comments, milestones, projects, tasks, teams } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import type { CommentCreateInput, CommentTargetKind } from "../../records/comments";
 import { projectMatch, taskMatch } from "../../records/names";
 import type { Target } from "../../store/guarded";
+import type { CommentCreateInput, CommentTargetKind } from "./record";
 
 /** Commenting needs team role MEMBER or higher in the target's team, or workspace ADMIN/OWNER. */
 const COMMENT = { min: "MEMBER", what: "comment on this team's work" } as const;

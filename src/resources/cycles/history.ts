@@ -9,8 +9,7 @@ import type { Caller } from "../../auth/caller";
 import { notFound } from "../../core/errors";
 import { inTeams } from "../../db/scope";
 import { nameMatch } from "../../records/names";
-import { imageCategoryOf } from "./category";
-import { cycleProgress, cycleRecord } from "./record";
+import { cycleProgress, cycleRecord, imageCategoryOf } from "./record";
 
 const Tally = z.object({ tasks: z.number().int(), estimate: z.number().int() });
 export const CycleDay = z

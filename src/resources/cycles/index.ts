@@ -1,20 +1,20 @@
 // Cycles as one module (src/http/module.ts, docs/api.md "Cycles"): a team's time-boxed iterations, its register entry,
 // routes (`/cycles`, `/cycles/{id}/history`, `/cycles/{id}/burnup.svg`, `/teams/{id}/velocity`), MCP tools, events'
-// field map and export part. Tasks name their cycle by `cycleId` (src/records/tasks.ts); the rollover runs from the
+// field map and export part. Tasks name their cycle by `cycleId` (src/resources/tasks/record.ts); the rollover runs from the
 // Cron Trigger (src/index.ts).
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { listTool, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
 import { getCycle, listCycles } from "./operations";
 import { Cycle, cycleRecord } from "./record";
+import register from "./register";
 import { cycleRoutes } from "./routes";
 import { cyclesPart } from "./transfer";
 
 export default {
   name: "cycles",
-  resource: RESOURCES.cycles,
+  resource: register,
   eventRecords: { cycle: cycleRecord.fields },
   routes: [cycleRoutes],
   transfer: cyclesPart,

@@ -5,9 +5,23 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { cycles, teams } from "../../../drizzle/schema";
 import { NameOf, named, pathNames } from "../../records/names";
-import { defineRecord, exportedTimestamps, f, qualified } from "../../store/record";
+import type { StateCategoryDto as Category } from "../../records/task-status";
+import { defineRecord, exportedTimestamps, f, qualified } from "../../store/field-map";
 import { BodyId, LongText } from "../../store/schemas";
-import { categoryOf } from "./category";
+
+// A task's category (backlog, unstarted, started, completed, canceled), the one expression the cycles' progress, rollover,
+// history and velocity read it through: the category its workflow state gives it (docs/api.md, "Workflow states").
+/** The category of the task row `alias` (its stored `status_category`). */
+export const categoryOf = (alias: string): SQL<Category> => sql`${sql.raw(alias)}.status_category::text`;
+
+/**
+ * The category an event's image `image` records. Images written before workflow states carry no `statusCategory`: their
+ * status is one of the six fixed keys, each the category of the default state of that key.
+ */
+export const imageCategoryOf = (image: string): SQL<Category> =>
+  sql`coalesce(${sql.raw(image)}->>'statusCategory', case ${sql.raw(image)}->>'status' when 'BACKLOG' then 'backlog'
+    when 'TODO' then 'unstarted' when 'IN_PROGRESS' then 'started' when 'IN_REVIEW' then 'started' when 'DONE' then 'completed'
+    when 'CANCELED' then 'canceled' end)`;
 
 /** At most 26 weeks long (docs/api.md, "Cycles"). */
 export const MAX_CYCLE_MS = 26 * 7 * 24 * 3600 * 1000;

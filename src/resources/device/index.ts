@@ -1,6 +1,6 @@
 // The device resource as one module (src/http/module.ts): its register entry and its routes.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
+import register from "./register";
 import { deviceRoutes } from "./routes";
 
-export default { name: "device", resource: RESOURCES.device, routes: [deviceRoutes] } satisfies ResourceModule;
+export default { name: "device", resource: register, routes: [deviceRoutes] } satisfies ResourceModule;

@@ -4,7 +4,7 @@ import { normalizeEmail } from "../../auth/accounts/codes";
 import { LOGIN_REVOKED } from "../../auth/accounts/credentials";
 import { completeLoginWith, type LoginInput, startLogin } from "../../auth/accounts/login";
 import type { Caller } from "../../auth/caller";
-import { type Grants, ofPrincipal } from "../../auth/grants";
+import { type Grants, ofPrincipal } from "../../auth/credential-grants";
 import { signAccessToken, verifyAccessToken } from "../../auth/jwt";
 import { GRANT_REFRESH_PREFIX, revokeGrantOf } from "../../auth/oauth/grants";
 import { randomToken, sha256Hex } from "../../core/crypto";
@@ -13,7 +13,7 @@ import { SCOPES, type Scope } from "../../core/scopes";
 import type { Db, Executor } from "../../db/client";
 import type { EmailOutbox } from "../../email/outbox";
 import type { Env } from "../../env";
-import { oauthRefusal } from "../../http/oauth-errors";
+import { oauthRefusal } from "../../http/oauth-error-body";
 import { newId } from "../../ids";
 
 export const DEVICE_CODE_TTL_SECONDS = 15 * 60;
@@ -299,11 +299,11 @@ export async function refreshLogin(db: Db, env: Env, refreshToken: string): Prom
  * Anything else is ignored (the answer is the same, as the RFC says). The revoked credential's workspace, or null.
  */
 export async function revokeToken(db: Db, env: Env, token: string, clientId?: string): Promise<string | null> {
-  const claims = await verifyAccessToken(env, token);
-  if (claims?.gid) return revokeGrantOf(db, { grantId: claims.gid }, clientId);
-  if (!claims && token.startsWith(GRANT_REFRESH_PREFIX)) return revokeGrantOf(db, { refreshToken: token }, clientId);
+  const payload = await verifyAccessToken(env, token);
+  if (payload?.gid) return revokeGrantOf(db, { grantId: payload.gid }, clientId);
+  if (!payload && token.startsWith(GRANT_REFRESH_PREFIX)) return revokeGrantOf(db, { refreshToken: token }, clientId);
   const d = deviceAuthorizations;
-  const which = claims ? (claims.sid ? eq(d.id, claims.sid) : undefined) : eq(d.refreshHash, await sha256Hex(token));
+  const which = payload ? (payload.sid ? eq(d.id, payload.sid) : undefined) : eq(d.refreshHash, await sha256Hex(token));
   if (!which) return null;
   const [revoked] = await db
     .update(d)

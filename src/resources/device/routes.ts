@@ -8,7 +8,7 @@ import { parseScopeString, SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { emailOutbox } from "../../http/email-outbox";
 import { formBody, htmlOrApiError, htmlResponse } from "../../http/html-page";
-import { OAuthErrorBody, oauthRefusal } from "../../http/oauth-errors";
+import { OAuthErrorBody, oauthRefusal } from "../../http/oauth-error-body";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { declaring, type RoutePolicy } from "../../http/policy";
 import { protectedRoute, publicRoute } from "../../http/route-base";
@@ -133,7 +133,7 @@ function deviceBody<T extends z.ZodType>(c: Context, schema: T, grant?: string):
 
 /** What a person's device or browser calls before it has a credential: limited per client IP. */
 const PUBLIC: RoutePolicy = { rateLimit: "ip" };
-/** The OAuth token endpoints (RFC 8628 §3.4, RFC 6749 §6, RFC 7009): their refusals are OAuth's (src/http/oauth-errors.ts). */
+/** The OAuth token endpoints (RFC 8628 §3.4, RFC 6749 §6, RFC 7009): their refusals are OAuth's (src/http/oauth-error-body.ts). */
 const TOKEN_ENDPOINT: RoutePolicy = { errors: "oauth" };
 
 const code = createRoute({

@@ -1,14 +1,14 @@
 // Events as one module (src/http/module.ts): the register entry, routes and MCP tools, which render events with the
 // field maps of the modules their app serves (eventRenderingOf).
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import { eventRenderingOf, type ResourceModule } from "../../http/module";
-import { Pagination } from "../../http/schemas";
+import { Pagination } from "../../http/route-schemas";
 import { Cursor, pageQuery, tool } from "../../http/tool";
 import { ListInput } from "../../http/tool-input";
 import { Event, type EventRendering } from "../../records/events";
 import { NameOf } from "../../records/names";
 import { listEvents, recordEvents } from "./operations";
+import register from "./register";
 import { eventRoutes } from "./routes";
 
 const TaskRef = NameOf("task");
@@ -60,7 +60,7 @@ const eventTools = (rendering: EventRendering) => [
 
 export default {
   name: "events",
-  resource: RESOURCES.events,
+  resource: register,
   routes: (_app, modules) => [eventRoutes(eventRenderingOf(modules))],
   tools: (modules) => eventTools(eventRenderingOf(modules)),
 } satisfies ResourceModule;

@@ -1,12 +1,12 @@
 // The change feed's operations (docs/events.md): the workspace's event stream and a task's, project's or milestone's
 // history. Called alike by the REST routes and the MCP tools.
 import type { Caller } from "../../auth/caller";
-import { eventsVisibleTo } from "../../auth/events";
+import { eventsVisibleTo } from "../../auth/event-access";
 import type { KeepAlive } from "../../db/event-watcher";
 import type { EventRendering } from "../../records/events";
-import { milestoneRecord } from "../../records/milestones";
-import { projectRecord } from "../../records/projects";
-import { taskRecord } from "../../records/tasks";
+import { milestoneRecord } from "../milestones/record";
+import { projectRecord } from "../projects/record";
+import { taskRecord } from "../tasks/record";
 import { eventStream, recordHistory } from "./stream";
 
 export const listEvents = (rendering: EventRendering, caller: Caller, query: URLSearchParams, keepAlive?: KeepAlive) =>

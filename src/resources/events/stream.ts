@@ -1,6 +1,6 @@
 // The reads of the change feed (docs/events.md): the workspace's stream in commit order, resumable by event id, and a
 // record's history newest first. Each is one statement scoped by the caller's credential (so it authenticates itself) and
-// limited to what the caller may see (the rule the operation passes in: auth/events.ts).
+// limited to what the caller may see (the rule the operation passes in: auth/event-access.ts).
 import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import { events } from "../../../drizzle/schema";
 import { AppError, badRequest, notFound, ValidationError } from "../../core/errors";
@@ -10,16 +10,16 @@ import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
 import { EVENT_RETENTION_DAYS, type EventDto, type EventRendering, type EventRow, eventColumns, eventsFrom } from "../../records/events";
 import { namedId, parseCycleRef, parseProjectRef, parseTaskRef, type Workspace } from "../../records/names";
-import type { Actor, StatementCaller as Caller } from "../../store/caller";
+import { qualified, type RecordType } from "../../store/field-map";
 import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
-import { qualified, type RecordType } from "../../store/record";
+import type { Actor, StatementCaller as Caller } from "../../store/statement-caller";
 
 export interface EventPage {
   events: EventDto[];
   pagination: { limit: number; nextCursor: string | null };
 }
 
-/** Which events of its workspace the caller may see (auth/events.ts states the rule). */
+/** Which events of its workspace the caller may see (auth/event-access.ts states the rule). */
 export type EventsVisible = (actor: Actor) => SQL;
 
 /** Committed for good: no transaction still running can add an event below this position. */

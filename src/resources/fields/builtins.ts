@@ -1,8 +1,8 @@
 import type { RecordType } from "../../records/custom-fields";
 import type { FieldDto } from "../../records/fields";
-import { milestoneRecord } from "../../records/milestones";
-import { projectRecord } from "../../records/projects";
-import { taskRecord } from "../../records/tasks";
+import { milestoneRecord } from "../milestones/record";
+import { projectRecord } from "../projects/record";
+import { taskRecord } from "../tasks/record";
 
 /** The intrinsic fields of each record type, in the order GET /fields lists them: each record's map names its own. */
 const BUILT_INS = { task: taskRecord.builtIns(), project: projectRecord.builtIns(), milestone: milestoneRecord.builtIns() };

@@ -10,10 +10,10 @@ import type { Executor } from "../../db/client";
 import { newId } from "../../ids";
 import { type FieldType, options, RECORD_TYPES, type RecordType, recordsUsing, removeValues } from "../../records/custom-fields";
 import { type FieldCreateInput, type FieldDto, type FieldUpdateInput, fieldRecord, optionsProblem } from "../../records/fields";
+import { insertColumns } from "../../store/field-map";
 import { guardedWrite, readTarget, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
-import { insertColumns } from "../../store/record";
 
 const adminOnly = (caller: Caller) => ({
   holds: workspaceAdminSql(caller.actor.role),

@@ -1,12 +1,12 @@
 // The invites resource as one module (src/http/module.ts): its register entry and its routes.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { inviteRecord } from "../../records/invites";
+import { inviteRecord } from "./record";
+import register from "./register";
 import { inviteRoutes } from "./routes";
 
 export default {
   name: "invites",
-  resource: RESOURCES.invites,
+  resource: register,
   eventRecords: { invite: inviteRecord.fields },
   routes: [inviteRoutes],
 } satisfies ResourceModule;

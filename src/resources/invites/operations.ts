@@ -15,10 +15,10 @@ import type { Db } from "../../db/client";
 import { inTeams, type TeamScope, teamsValue } from "../../db/scope";
 import type { EmailOutbox } from "../../email/outbox";
 import { newId } from "../../ids";
-import { INVITE_TTL_DAYS, type InviteCreateInput, type InviteDto, type InviteRedeemInput, inviteRecord } from "../../records/invites";
 import { namedIds } from "../../records/names";
 import { type Guard, guardedWrite, readTarget, type Target } from "../../store/guarded";
 import { listBody, pageQuery } from "../../store/list";
+import { INVITE_TTL_DAYS, type InviteCreateInput, type InviteDto, type InviteRedeemInput, inviteRecord } from "./record";
 
 const INVITE_TTL_MS = INVITE_TTL_DAYS * 24 * 60 * 60 * 1000;
 

@@ -3,9 +3,10 @@ import { emailOutbox } from "../../http/email-outbox";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { oneRecord, reading } from "../../http/read-route";
 import { protectedRoute, publicRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
+import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
 import {
   INVITE_TTL_DAYS,
   Invite,
@@ -15,8 +16,7 @@ import {
   InviteRedeemed,
   InviteSelection,
   inviteRecord,
-} from "../../records/invites";
-import { createInvite, deleteInvite, getInvite, listInvites, redeemInvite } from "./operations";
+} from "./record";
 
 /** GET /invites/{id}'s answer, also what If-Match and the order of checks read. */
 const readInvite = oneRecord("invite", inviteRecord.shape, getInvite);

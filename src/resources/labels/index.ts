@@ -1,15 +1,15 @@
 // Labels as one module (src/http/module.ts): the register entry, routes and MCP tools.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { createTool, deleteTool, listTool, updateTool } from "../../http/tool";
-import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "../../records/labels";
 import { NameOf } from "../../records/names";
 import { createLabel, deleteLabel, listLabels, updateLabel } from "./operations";
+import { Label, LabelCreate, type LabelCreateInput, LabelUpdate, type LabelUpdateInput, labelRecord } from "./record";
+import register from "./register";
 import { labelRoutes } from "./routes";
 
 export default {
   name: "labels",
-  resource: RESOURCES.labels,
+  resource: register,
   eventRecords: { label: labelRecord.fields },
   routes: [labelRoutes],
   tools: [

@@ -7,11 +7,11 @@ import type { Caller } from "../../auth/caller";
 import { LABEL_EDIT_REFUSAL, mayEditLabel } from "../../auth/ownership";
 import { forbidden } from "../../core/errors";
 import { newId } from "../../ids";
-import { type LabelCreateInput, type LabelDto, type LabelUpdateInput, labelRecord } from "../../records/labels";
 import { foldName, nameMatch } from "../../records/names";
 import { guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
+import { type LabelCreateInput, type LabelDto, type LabelUpdateInput, labelRecord } from "./record";
 
 /** The Label answer of the label `id`, read in the statement that wrote it (its CTE `labels` shadows the table). */
 const written = (id: SQL): SQL<LabelDto | null> => sql`(select ${labelRecord.json()} from ${labelRecord.from} where ${labels.id} = ${id})`;
@@ -68,7 +68,7 @@ export function updateLabel(caller: Caller, id: string, input: LabelUpdateInput)
   }));
 }
 
-/** DELETE /labels/{id}: the tasks and projects that carried it stay; only the links go (their foreign keys cascade). */
+/** DELETE /labels/{id}: the tasks and projects that carried it stay; only their label rows go (their foreign keys cascade). */
 export async function deleteLabel(caller: Caller, id: string): Promise<void> {
   await guardedDelete(caller, labelTarget(caller, id), labels);
 }

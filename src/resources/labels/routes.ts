@@ -2,18 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import {
-  Label,
-  LabelCreate,
-  type LabelCreateInput,
-  LabelSelection,
-  LabelUpdate,
-  type LabelUpdateInput,
-  labelRecord,
-} from "../../records/labels";
 import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from "./operations";
+import { Label, LabelCreate, type LabelCreateInput, LabelSelection, LabelUpdate, type LabelUpdateInput, labelRecord } from "./record";
 
 /** GET /labels/{id}'s answer, also what If-Match and the order of checks read. */
 const readLabel = oneRecord("label", labelRecord.shape, getLabel);

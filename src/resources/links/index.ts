@@ -1,18 +1,18 @@
 // A task's URL links as one module (src/http/module.ts): their register entry, routes (`/tasks/{id}/links`,
-// `/links/{id}`) and MCP tool. The task's answer embeds them (src/records/task-links.ts, a task field).
+// `/links/{id}`) and MCP tool. The task's answer embeds them (src/resources/links/record.ts, a task field).
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import { linkRecord, TaskLink, TaskLinkCreate } from "../../records/task-links";
 import { addLink } from "./operations";
+import { linkRecord, TaskLink, TaskLinkCreate } from "./record";
+import register from "./register";
 import { taskLinkRoutes } from "./routes";
 import { linksPart } from "./transfer";
 
 export default {
   name: "links",
-  resource: RESOURCES.links,
+  resource: register,
   eventRecords: { link: linkRecord.fields },
   routes: [taskLinkRoutes],
   transfer: linksPart,

@@ -7,9 +7,9 @@ import { taskTarget, taskWriteGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { newId } from "../../ids";
 import { listTaskChildren } from "../../records/task-children";
-import { linkRecord, normalizedUrl, type TaskLinkCreateInput, type TaskLinkDto } from "../../records/task-links";
 import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
+import { linkRecord, normalizedUrl, type TaskLinkCreateInput, type TaskLinkDto } from "./record";
 
 /**
  * POST /tasks/{id}/links: by a caller who may change the task. ONE statement: the insert, or, when the task has the URL

@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { linkRecord, TaskLink, TaskLinkCreate, TaskLinkSelection } from "../../records/task-links";
 import { addLink, deleteLink, listLinks } from "./operations";
+import { linkRecord, TaskLink, TaskLinkCreate, TaskLinkSelection } from "./record";
 
 const base = protectedRoute("Tasks");
 const TaskIdParam = IdParam.extend({

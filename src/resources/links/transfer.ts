@@ -3,11 +3,13 @@
 import { sql } from "drizzle-orm";
 import { taskLinks } from "../../../drizzle/schema";
 import { newId } from "../../ids";
-import { type ExportedLink, linkRecord, normalizedUrl } from "../../records/task-links";
 import { insertedPages, type Located, type TransferPart } from "../../store/transfer-part";
+import { type ExportedLink, linkRecord, normalizedUrl } from "./record";
 
 export const linksPart: TransferPart<ExportedLink> = {
   collection: "links",
+  // The document's order (its module comes after the attachments' in the list of modules).
+  before: "attachments",
   // A link's URL is checked by the rule POST /tasks/{id}/links checks it with.
   schema: linkRecord.exportSchema<ExportedLink>("ExportLink"),
   description: "The links of the export's tasks",

@@ -1,6 +1,6 @@
 // The login resource as one module (src/http/module.ts): its register entry and its routes.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
+import register from "./register";
 import { loginRoutes } from "./routes";
 
-export default { name: "login", resource: RESOURCES.login, routes: [loginRoutes] } satisfies ResourceModule;
+export default { name: "login", resource: register, routes: [loginRoutes] } satisfies ResourceModule;

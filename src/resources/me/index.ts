@@ -1,6 +1,6 @@
 // The me resource as one module (src/http/module.ts): its register entry and its routes.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
+import register from "./register";
 import { meRoutes } from "./routes";
 
-export default { name: "me", resource: RESOURCES.me, routes: [meRoutes] } satisfies ResourceModule;
+export default { name: "me", resource: register, routes: [meRoutes] } satisfies ResourceModule;

@@ -5,8 +5,8 @@ import { credentialScopes, credentialTeams } from "../../auth/credential";
 import type { WorkspaceRole } from "../../auth/principal";
 import type { Readable, Scope } from "../../core/scopes";
 import { readsJson, teamsValue } from "../../db/scope";
-import { type UserDto, userRecord } from "../../records/users";
-import { type WorkspaceDto, workspaceRecord } from "../../records/workspaces";
+import { type UserDto, userRecord } from "../users/record";
+import { type WorkspaceDto, workspaceRecord } from "../workspaces/record";
 
 export interface Me {
   user: UserDto;

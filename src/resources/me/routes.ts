@@ -4,8 +4,8 @@ import { errorResponses, jsonResponse } from "../../http/openapi";
 import { reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
-import { UserSchema } from "../../records/users";
-import { WorkspaceSchema } from "../../records/workspaces";
+import { UserSchema } from "../users/record";
+import { WorkspaceSchema } from "../workspaces/record";
 import { getMe } from "./operations";
 
 const me = createRoute({

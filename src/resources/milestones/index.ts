@@ -1,14 +1,14 @@
 // Milestones as one module (src/http/module.ts): the register entry, routes and MCP tools.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { createTool, listTool } from "../../http/tool";
-import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "../../records/milestones";
 import { createMilestone, listMilestones } from "./operations";
+import { Milestone, MilestoneCreate, type MilestoneCreateInput, milestoneRecord } from "./record";
+import register from "./register";
 import { milestoneRoutes } from "./routes";
 
 export default {
   name: "milestones",
-  resource: RESOURCES.milestones,
+  resource: register,
   eventRecords: { milestone: milestoneRecord.fields },
   routes: [milestoneRoutes],
   tools: [

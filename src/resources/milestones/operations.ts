@@ -8,13 +8,13 @@ import type { Caller } from "../../auth/caller";
 import { notFound } from "../../core/errors";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
-import { type MilestoneCreateInput, type MilestoneDto, type MilestoneUpdateInput, milestoneRecord } from "../../records/milestones";
 import { projectMatch } from "../../records/names";
-import { projectRecord } from "../../records/projects";
+import { insertColumns } from "../../store/field-map";
 import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
-import { insertColumns } from "../../store/record";
+import { projectRecord } from "../projects/record";
+import { type MilestoneCreateInput, type MilestoneDto, type MilestoneUpdateInput, milestoneRecord } from "./record";
 
 const CREATE = { min: "MEMBER", what: "add milestones to this project" } as const;
 const WRITE = { min: "MEMBER", what: "change this milestone" } as const;

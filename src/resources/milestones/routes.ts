@@ -2,8 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { createMilestone, deleteMilestone, getMilestone, listMilestones, listProjectMilestones, updateMilestone } from "./operations";
 import {
   Milestone,
   MilestoneCreate,
@@ -12,8 +13,7 @@ import {
   MilestoneUpdate,
   type MilestoneUpdateInput,
   milestoneRecord,
-} from "../../records/milestones";
-import { createMilestone, deleteMilestone, getMilestone, listMilestones, listProjectMilestones, updateMilestone } from "./operations";
+} from "./record";
 
 /** GET /milestones/{id}'s answer, also what If-Match and the order of checks read. */
 const readMilestone = oneRecord("milestone", milestoneRecord.shape, getMilestone);

@@ -2,18 +2,18 @@
 // MCP tools. The notifications are written by the database with the write that causes them (pm_notify); the mentions
 // they start from are read from the Markdown by src/records/mentions.ts, which tasks and comments hand to their writes.
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { Cursor, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
 import { listBody } from "../../store/list";
 import { listNotifications, updateNotification } from "./operations";
 import { NOTIFICATION_ID, Notification, notificationRecord } from "./record";
+import register from "./register";
 import { InboxPage, newestFirst, notificationRoutes } from "./routes";
 
 export default {
   name: "notifications",
-  resource: RESOURCES.notifications,
+  resource: register,
   routes: [notificationRoutes],
   tools: [
     tool({

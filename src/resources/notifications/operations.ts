@@ -9,9 +9,9 @@ import { eventWatcher, type KeepAlive } from "../../db/event-watcher";
 import { inTeams } from "../../db/scope";
 import { taskMatch } from "../../records/names";
 import { listTaskChildren } from "../../records/task-children";
-import type { Actor } from "../../store/caller";
 import { guardedWrite, type Target } from "../../store/guarded";
 import type { ListParams } from "../../store/list";
+import type { Actor } from "../../store/statement-caller";
 import { isUnread, type NotificationDto, type NotificationUpdateInput, notificationRecord, notSnoozed } from "./record";
 import { subscriberRecord } from "./subscribers";
 

@@ -4,10 +4,10 @@ import { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { notifications, notificationType, tasks, teams, users } from "../../../drizzle/schema";
-import { COMMENT_ID } from "../../records/comments";
 import { idKind, named } from "../../records/names";
-import { UserSummarySchema, userSummaryJson, userSummaryShape } from "../../records/users";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
+import { COMMENT_ID } from "../comments/record";
+import { UserSummarySchema, userSummaryJson, userSummaryShape } from "../users/record";
 
 /** How a request names a notification: by its id (`ntf_…`) only. */
 export const NOTIFICATION_ID = idKind("a notification id", "ntf");

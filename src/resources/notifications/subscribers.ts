@@ -2,7 +2,7 @@
 import { sql } from "drizzle-orm";
 import { taskSubscriptions, users } from "../../../drizzle/schema";
 import { named } from "../../records/names";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 
 const s = taskSubscriptions;
 

@@ -3,9 +3,9 @@
 
 import { grantsOf } from "../../auth/accounts/credentials";
 import type { Caller } from "../../auth/caller";
-import { type OAuthGrant, oauthGrantRecord } from "../../records/oauth-grants";
 import type { ListParams } from "../../store/list";
 import { listRecords } from "../../store/reads";
+import { type OAuthGrant, oauthGrantRecord } from "./record";
 
 /** GET /oauth/grants: one page of the caller's grants. */
 export function listOAuthGrants(caller: Caller, params: ListParams): Promise<OAuthGrant[]> {

@@ -9,18 +9,18 @@ import { exchangeCode, refreshGrant } from "../../auth/oauth/grants";
 import { SCOPES } from "../../core/scopes";
 import type { AppEnv } from "../../http/context";
 import { htmlOrApiError, htmlResponse } from "../../http/html-page";
-import { OAuthErrorBody } from "../../http/oauth-errors";
+import { OAuthErrorBody } from "../../http/oauth-error-body";
 import { ErrorBody, errorResponses, jsonResponse } from "../../http/openapi";
 import { declaring, type RoutePolicy } from "../../http/policy";
 import { listing, reading } from "../../http/read-route";
 import { protectedRoute, publicRoute } from "../../http/route-base";
+import { IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { publicBaseUrl } from "../../http/urls";
 import { REVOKED } from "../../middleware/edge-workspace";
-import { OAuthGrantSelection, oauthGrantRecord } from "../../records/oauth-grants";
 import { authorizePage, codeStep, consentStep, signInStep } from "./authorize";
 import { deleteOAuthGrant, listOAuthGrants } from "./operations";
+import { OAuthGrantSelection, oauthGrantRecord } from "./record";
 
 const TAG = "OAuth";
 

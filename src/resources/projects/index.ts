@@ -1,22 +1,15 @@
 // Projects as one module (src/http/module.ts): the register entry, routes and MCP tools.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { createTool, listTool, updateTool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import {
-  Project,
-  ProjectCreate,
-  type ProjectCreateInput,
-  ProjectUpdate,
-  type ProjectUpdateInput,
-  projectRecord,
-} from "../../records/projects";
 import { createProject, listProjects, updateProject } from "./operations";
+import { Project, ProjectCreate, type ProjectCreateInput, ProjectUpdate, type ProjectUpdateInput, projectRecord } from "./record";
+import register from "./register";
 import { projectRoutes } from "./routes";
 
 export default {
   name: "projects",
-  resource: RESOURCES.projects,
+  resource: register,
   eventRecords: { project: projectRecord.fields },
   routes: [projectRoutes],
   tools: [

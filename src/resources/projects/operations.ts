@@ -9,20 +9,14 @@ import { invalid } from "../../core/errors";
 import { eventsWarmed } from "../../db/event-context";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
-import { labelSetCtes } from "../../records/labels";
 import { nameMatch, projectMatch } from "../../records/names";
-import {
-  type ProjectChecks,
-  type ProjectCreateInput,
-  type ProjectDto,
-  type ProjectUpdateInput,
-  projectRecord,
-} from "../../records/projects";
-import { workspaceMember } from "../../records/users";
+import { insertColumns } from "../../store/field-map";
 import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
-import { insertColumns } from "../../store/record";
+import { labelSetCtes } from "../labels/record";
+import { workspaceMember } from "../users/record";
+import { type ProjectChecks, type ProjectCreateInput, type ProjectDto, type ProjectUpdateInput, projectRecord } from "./record";
 
 const CREATE = { min: "MEMBER", what: "create projects in this team" } as const;
 const WRITE = { min: "MEMBER", what: "change this project" } as const;
@@ -110,7 +104,7 @@ export async function createProject(caller: Caller, input: ProjectCreateInput): 
   // Both dates are in the body, so their order needs no row (an update checks it in its statement, against the stored ones).
   if (input.startDate && input.targetDate && input.targetDate < input.startDate) throw outOfOrder();
   if (!namesChecks(input)) return insertProject(caller, input, {});
-  // Interactive (the WebSocket): the target's rule answers first, then the links resolve and decide the write.
+  // Interactive (the WebSocket): the target's rule answers first, then the names resolve and decide the write.
   return caller.transaction(async (tx) => {
     // The team and the rule first, so a foreign or closed team answers before the lead and the values.
     await readTarget(tx, caller, teamTarget(caller, input, false), "key share");

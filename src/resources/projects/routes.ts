@@ -2,8 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { missingIsBadRequest, newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { createProject, deleteProject, getProject, listProjects, updateProject } from "./operations";
 import {
   Project,
   ProjectCreate,
@@ -12,8 +13,7 @@ import {
   ProjectUpdate,
   type ProjectUpdateInput,
   projectRecord,
-} from "../../records/projects";
-import { createProject, deleteProject, getProject, listProjects, updateProject } from "./operations";
+} from "./record";
 
 /** GET /projects/{id}'s answer, also what If-Match and the order of checks read. */
 const readProject = oneRecord("project", projectRecord.shape, getProject);

@@ -1,12 +1,12 @@
 // Relations between tasks as one module (src/http/module.ts): their register entry, routes (under the task:
-// `/tasks/{id}/relations`) and MCP tools. The task's answer embeds them (src/records/task-relations.ts, a task field).
+// `/tasks/{id}/relations`) and MCP tools. The task's answer embeds them (src/resources/relations/record.ts, a task field).
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { Deleted, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import { RELATION_ID, RelationType, storedRelationRecord, TaskRelation } from "../../records/task-relations";
 import { createRelation, deleteRelation } from "./operations";
+import { RELATION_ID, RelationType, storedRelationRecord, TaskRelation } from "./record";
+import register from "./register";
 import { taskRelationRoutes } from "./routes";
 import { relationsPart } from "./transfer";
 
@@ -14,7 +14,7 @@ const TaskRef = NameOf("task");
 
 export default {
   name: "relations",
-  resource: RESOURCES.relations,
+  resource: register,
   eventRecords: { task_relation: storedRelationRecord.fields },
   routes: [taskRelationRoutes],
   transfer: relationsPart,

@@ -12,6 +12,10 @@ import { inTeams, type Reach } from "../../db/scope";
 import { blocksGraphLock } from "../../db/tree-locks";
 import { newId } from "../../ids";
 import { listTaskChildren } from "../../records/task-children";
+import { firstStateKey, isClosed } from "../../records/task-status";
+import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
+import type { ListParams } from "../../store/list";
+import { taskRecord } from "../tasks/record";
 import {
   blockingPath,
   blocksReach,
@@ -20,11 +24,7 @@ import {
   relationRecord,
   type TaskRelationCreateInput,
   type TaskRelationDto,
-} from "../../records/task-relations";
-import { firstStateKey, isClosed } from "../../records/task-status";
-import { taskRecord } from "../../records/tasks";
-import { guardedDelete, guardedWrite, type Target } from "../../store/guarded";
-import type { ListParams } from "../../store/list";
+} from "./record";
 
 const v = taskRelationViews;
 

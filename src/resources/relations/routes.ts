@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { relationRecord, TaskRelation, TaskRelationCreate, TaskRelationSelection } from "../../records/task-relations";
 import { createRelation, deleteRelation, listRelations } from "./operations";
+import { relationRecord, TaskRelation, TaskRelationCreate, TaskRelationSelection } from "./record";
 
 const base = protectedRoute("Tasks");
 const TaskIdParam = IdParam.extend({

@@ -7,8 +7,8 @@ import type { Tx } from "../../db/client";
 import type { Reach } from "../../db/scope";
 import { lockBlocksGraph } from "../../db/tree-locks";
 import { newId } from "../../ids";
-import { cycleMessage, type ExportedRelation, storedEdge, storedRelationRecord } from "../../records/task-relations";
 import type { ExportScope, ImportContext, ImportPlan, Located, PartImporter, TransferPart } from "../../store/transfer-part";
+import { cycleMessage, type ExportedRelation, storedEdge, storedRelationRecord } from "./record";
 
 /**
  * The relations an export holds: those whose two tasks are both in it. Found from their source tasks (the pair key's

@@ -1,15 +1,15 @@
 // Search as one module (src/http/module.ts): the register entry, routes and MCP tools.
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { tool } from "../../http/tool";
 import { search } from "./operations";
+import register from "./register";
 import { searchRoutes } from "./routes";
 import { SEARCH_TYPES, SearchPage, SearchQuery } from "./schema";
 
 export default {
   name: "search",
-  resource: RESOURCES.search,
+  resource: register,
   routes: [searchRoutes],
   tools: [
     tool({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { Pagination } from "../../http/schemas";
+import { Pagination } from "../../http/route-schemas";
 import { MAX_CURSOR_LENGTH } from "../../store/list";
 
 export const SEARCH_TYPES = ["task", "project", "milestone"] as const;

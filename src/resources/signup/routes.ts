@@ -3,8 +3,8 @@ import { emailOutbox } from "../../http/email-outbox";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { publicRoute } from "../../http/route-base";
 import { newRouter } from "../../http/router";
-import { UserName } from "../../records/users";
-import { WorkspaceName } from "../../records/workspaces";
+import { UserName } from "../users/record";
+import { WorkspaceName } from "../workspaces/record";
 import { completeSignup, startSignup } from "./operations";
 
 const SignupStart = z

@@ -2,18 +2,18 @@
 // `/states/{id}`), MCP tool, event field map and export part. What a task's status means is its category, which the
 // task stores (the trigger pm_task_state keeps it); the layers below the resources read it from records/task-status.ts.
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
 import { listStates } from "./operations";
 import { stateRecord, WorkflowState } from "./record";
+import register from "./register";
 import { stateRoutes } from "./routes";
 import { statesPart } from "./transfer";
 
 export default {
   name: "states",
-  resource: RESOURCES.states,
+  resource: register,
   eventRecords: { state: stateRecord.fields },
   routes: [stateRoutes],
   transfer: statesPart,

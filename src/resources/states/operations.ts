@@ -12,10 +12,10 @@ import { conflict, invalid, notFound } from "../../core/errors";
 import { newId } from "../../ids";
 import { nameMatch } from "../../records/names";
 import type { StateCategoryDto } from "../../records/task-status";
-import { teamRecord } from "../../records/teams";
 import { type Guard, guardedWrite, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection } from "../../store/list";
 import { readRecord } from "../../store/reads";
+import { teamRecord } from "../teams/record";
 import { MAX_STATES, type StateCreateInput, type StateUpdateInput, stateRecord, type WorkflowStateDto } from "./record";
 
 /** Who writes a team's states: its ADMIN or OWNER, or a workspace ADMIN/OWNER. */

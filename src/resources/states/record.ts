@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { workflowStates } from "../../../drizzle/schema";
 import { idKind, named } from "../../records/names";
 import { StateCategory, StateKey } from "../../records/task-status";
-import { defineRecord, f } from "../../store/record";
+import { defineRecord, f } from "../../store/field-map";
 import { BodyId, ExportTimestamp, HexColor } from "../../store/schemas";
 
 /** How a request names a state: by its id (`sta_…`); a task's status and `moveTo` name it by key or name. */

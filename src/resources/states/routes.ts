@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam } from "../../http/schemas";
 import { createState, deleteState, getState, listStates, updateState } from "./operations";
 import { MAX_STATES, StateCreate, type StateCreateInput, StateUpdate, type StateUpdateInput, stateRecord, WorkflowState } from "./record";
 

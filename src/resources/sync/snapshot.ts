@@ -19,8 +19,8 @@ interface Source {
   team: string | null;
   /** Tasks, projects and cycles: their reference's separator (`ENG-12`, `ENG-P3`, `ENG-C3`). */
   referenced?: string;
-  /** Tasks and projects: their label links. */
-  labelled?: { links: string; key: string };
+  /** Tasks and projects: the join table of their labels. */
+  labelled?: { table: string; key: string };
 }
 
 /** The record types a snapshot serves, each with its events' resource type (what `GET /events` names it). */
@@ -29,10 +29,10 @@ export const SNAPSHOT_SOURCES = {
   team_member: { table: "team_members", team: "t.team_id" },
   label: { table: "labels", team: null },
   field: { table: "field_definitions", team: null },
-  project: { table: "projects", team: "t.team_id", referenced: "-P", labelled: { links: "project_labels", key: "project_id" } },
+  project: { table: "projects", team: "t.team_id", referenced: "-P", labelled: { table: "project_labels", key: "project_id" } },
   milestone: { table: "milestones", team: "t.team_id" },
   cycle: { table: "cycles", team: "t.team_id", referenced: "-C" },
-  task: { table: "tasks", team: "t.team_id", referenced: "-", labelled: { links: "task_labels", key: "task_id" } },
+  task: { table: "tasks", team: "t.team_id", referenced: "-", labelled: { table: "task_labels", key: "task_id" } },
   comment: { table: "comments", team: "t.team_id" },
 } satisfies Partial<Record<ResourceType, Source>>;
 export type SnapshotType = keyof typeof SNAPSHOT_SOURCES;
@@ -72,7 +72,7 @@ function batch(source: Source, reach: Reach, after: { at: string; id: string } |
   const separator = "referenced" in source ? source.referenced : undefined;
   const reference = separator ? sql`(select tm.prefix from teams tm where tm.id = t.team_id) || ${separator} || t.number` : sql`null::text`;
   const labels = labelled
-    ? sql`coalesce((select array_agg(l.label_id) from ${sql.raw(labelled.links)} l where l.${sql.raw(labelled.key)} = t.id), '{}')`
+    ? sql`coalesce((select array_agg(l.label_id) from ${sql.raw(labelled.table)} l where l.${sql.raw(labelled.key)} = t.id), '{}')`
     : sql`null::text[]`;
   const asked = reach.asked;
   return sql`select t.id, t.created_at::text as at, pm_image(t) as image, ${reference} as reference, ${labels} as labels

@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { protectedRoute } from "../../http/route-base";
+import { IdParam } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { IdParam } from "../../http/schemas";
-import { LEASE, LeaseSeconds, TaskClaim } from "../../records/task-claims";
-import { Task } from "../../records/tasks";
 import { JsonFilter, JsonSort } from "../../store/list";
 import { claimNext, claimTask, releaseTask } from "./claims";
+import { LEASE, LeaseSeconds, TaskClaim } from "./claims-record";
+import { Task } from "./record";
 
 // A claim is not the task: If-Match, which compares the task's GET, does not apply to releasing it.
 const base = protectedRoute("Tasks", { conditional: false });

@@ -10,11 +10,11 @@ import { teamRoleRefusal, workspaceAdminSql } from "../../auth/roles";
 import { conflict, forbidden } from "../../core/errors";
 import { statementBound } from "../../db/client";
 import { contextSet } from "../../db/event-context";
-import { claimFree, claimLive, type TaskClaimDto } from "../../records/task-claims";
-import { type TaskDto, taskRecord } from "../../records/tasks";
+import { isoTimestamp } from "../../store/field-map";
 import { type Guard, guardedWrite } from "../../store/guarded";
 import { type FilterSort, filterSortQuery } from "../../store/list";
-import { isoTimestamp } from "../../store/record";
+import { claimFree, claimLive, type TaskClaimDto } from "./claims-record";
+import { type TaskDto, taskRecord } from "./record";
 
 export interface Claimed {
   task: TaskDto;

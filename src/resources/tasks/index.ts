@@ -1,18 +1,18 @@
 // Tasks as one module (src/http/module.ts): the register entry, routes and MCP tools.
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
-import { FieldsQuery } from "../../http/schemas";
+import { FieldsQuery } from "../../http/route-schemas";
 import { deleteTool, listTool, tool } from "../../http/tool";
 import { ListInput } from "../../http/tool-input";
 import { NameOf } from "../../records/names";
-import { LeaseSeconds, TaskClaim } from "../../records/task-claims";
-import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../../records/tasks";
 import { parseFields, projectFields } from "../../store/list";
 import { orNull } from "../../store/schemas";
 import { taskClaimRoutes } from "./claim-routes";
 import { claimNext, claimTask, releaseTask } from "./claims";
+import { LeaseSeconds, TaskClaim } from "./claims-record";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "./operations";
+import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "./record";
+import register from "./register";
 import { taskRoutes } from "./routes";
 
 const TaskRef = NameOf("task");
@@ -20,7 +20,7 @@ const everyTaskField = Object.fromEntries(Object.keys(taskRecord.shape).map((nam
 
 export default {
   name: "tasks",
-  resource: RESOURCES.tasks,
+  resource: register,
   eventRecords: { task: taskRecord.fields },
   routes: [taskRoutes, taskClaimRoutes],
   tools: [

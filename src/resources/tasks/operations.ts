@@ -7,18 +7,18 @@ import { labelsGuard, taskTarget, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { eventsWarmed } from "../../db/event-context";
 import { newId } from "../../ids";
-import { delegationCtes, workspaceAgent } from "../../records/agent-sessions";
 import { validateCustomFields } from "../../records/custom-fields";
-import { labelSetCtes } from "../../records/labels";
 import { mentioning } from "../../records/mentions";
 import { nameMatch } from "../../records/names";
-import { type TaskCreateInput, type TaskDto, type TaskUpdateInput, taskRecord } from "../../records/tasks";
-import { workspaceMember } from "../../records/users";
-import { type TimeTrackingInputDto, timeTrackingValues } from "../../records/worklogs";
+import { insertColumns } from "../../store/field-map";
 import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
-import { insertColumns } from "../../store/record";
+import { delegationCtes } from "../agent-sessions/record";
+import { labelSetCtes } from "../labels/record";
+import { workspaceMember } from "../users/record";
+import { type TimeTrackingInputDto, timeTrackingValues } from "../worklogs/record";
+import { type TaskCreateInput, type TaskDto, type TaskUpdateInput, taskRecord, workspaceAgent } from "./record";
 import { type References, resolveReferences } from "./references";
 
 const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
@@ -26,13 +26,13 @@ const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
 /** The Task answer of the task `id`, read in the statement that wrote it (its CTE `tasks` shadows the table). */
 const written = (id: SQL): SQL<TaskDto | null> => sql`(select ${taskRecord.json()} from ${taskRecord.from} where ${tasks.id} = ${id})`;
 
-/** The fields a body stores as sent (title, status, dueDate, …: every field of the record's map that is not a link), and its time tracking. */
+/** The fields a body stores as sent (title, status, dueDate, …: every field of the record's map that names no other record), and its time tracking. */
 function storedValues(input: Record<string, unknown>, on: "create" | "update"): Record<string, unknown> {
   const stored = taskRecord.storedFields().flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]]));
   return { ...Object.fromEntries(stored), ...timeTrackingValues(input.timeTracking as TimeTrackingInputDto | undefined, on) };
 }
 
-/** A body that names a link or custom values: those are checked (in a transaction) before the write. */
+/** A body that names another record or custom values: those are checked (in a transaction) before the write. */
 const namesReferences = (input: TaskUpdateInput) =>
   [input.projectId, input.milestoneId, input.cycleId, input.parentId, input.assigneeId, input.delegateId, input.customFields].some(
     (v) => v !== undefined,
@@ -89,9 +89,9 @@ async function insertTask(
 /** POST /tasks: the reference `<PREFIX>-<n>` from the team's counter. */
 export async function createTask(caller: Caller, input: TaskCreateInput): Promise<TaskDto> {
   if (!namesReferences(input)) return insertTask(caller, input, {});
-  // Interactive (the WebSocket): the target's rule answers first, then the links resolve and decide the write.
+  // Interactive (the WebSocket): the target's rule answers first, then the names resolve and decide the write.
   return caller.transaction(async (tx) => {
-    // The team and the rule first, so a foreign or closed team answers before anything the body links to.
+    // The team and the rule first, so a foreign or closed team answers before anything the body names.
     const team = await readTarget<{ id: string }>(tx, caller, teamTarget(caller, input), "key share");
     const references = await resolveReferences(tx, caller.actor, team.id, input, {
       projectId: null,
@@ -125,15 +125,15 @@ async function writeTask(caller: Caller, idOrRef: string, changes: Record<string
 }
 
 /**
- * PATCH /tasks/{id}: partial; links are checked against the task's team (a project or parent of another team, or a
+ * PATCH /tasks/{id}: partial; the records it names are checked against the task's team (a project or parent of another team, or a
  * milestone outside the task's project, is 422), custom values merged and type-checked.
  */
 export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpdateInput): Promise<TaskDto> {
   const { labelIds, ...fields } = input;
   if (!namesReferences(input)) return writeTask(caller, idOrRef, storedValues(fields, "update"), labelIds);
-  // Interactive (the WebSocket): the task is read (locked) and decides the links written next.
+  // Interactive (the WebSocket): the task is read (locked) and decides the foreign keys written next.
   return caller.transaction(async (tx) => {
-    // The task and the rule first (locked), so a foreign task or a refused caller answers before anything the body links to.
+    // The task and the rule first (locked), so a foreign task or a refused caller answers before anything the body names.
     const current = await readTarget<References & { id: string; teamId: string; customFields: Record<string, unknown> }>(
       tx,
       caller,
@@ -156,7 +156,7 @@ export async function updateTask(caller: Caller, idOrRef: string, input: TaskUpd
   });
 }
 
-/** DELETE /tasks/{id}: subtasks (recursively), comments and label links go with it (their foreign keys cascade). */
+/** DELETE /tasks/{id}: subtasks (recursively), comments and label rows go with it (their foreign keys cascade). */
 export async function deleteTask(caller: Caller, idOrRef: string): Promise<void> {
   await guardedDelete(caller, taskTarget(caller, idOrRef), tasks);
 }

@@ -8,10 +8,10 @@ import type { Executor, WorkspaceScope } from "../../db/client";
 import type { Reach } from "../../db/scope";
 import { inTeams } from "../../db/scope";
 import { lockSubtaskTree } from "../../db/tree-locks";
-import { milestoneRecord } from "../../records/milestones";
 import { nameMatch } from "../../records/names";
-import { projectRecord } from "../../records/projects";
-import { taskRecord } from "../../records/tasks";
+import { milestoneRecord } from "../milestones/record";
+import { projectRecord } from "../projects/record";
+import { taskRecord } from "./record";
 
 export interface References {
   projectId: string | null;
@@ -91,8 +91,8 @@ async function isSelfOrDescendant(tx: Executor, workspaceId: WorkspaceScope, can
 }
 
 /**
- * The link columns to store for `input` on a task of `teamId`, each link looked up within `reach` (the caller's)
- * (`current` holds its present links; `taskId` is null on create). A task whose project goes away or changes loses its
+ * The foreign-key columns to store for `input` on a task of `teamId`, each looked up within `reach` (the caller's)
+ * (`current` holds its present ones; `taskId` is null on create). A task whose project goes away or changes loses its
  * milestone, which belonged to the old one.
  */
 export async function resolveReferences(

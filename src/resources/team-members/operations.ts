@@ -8,6 +8,10 @@ import { iso } from "../../core/dates";
 import { conflict, forbidden, notFound } from "../../core/errors";
 import { newId } from "../../ids";
 import { namedId, nameMatch } from "../../records/names";
+import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
+import type { ListParams } from "../../store/list";
+import { readRecord } from "../../store/reads";
+import { teamRecord } from "../teams/record";
 import {
   JOINED_AT,
   type TeamMemberCreateInput,
@@ -16,11 +20,7 @@ import {
   type TeamMemberUpdateInput,
   teamMemberItemRecord,
   teamMemberRecord,
-} from "../../records/team-members";
-import { teamRecord } from "../../records/teams";
-import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
-import type { ListParams } from "../../store/list";
-import { readRecord } from "../../store/reads";
+} from "./record";
 
 /** The TeamMember answer of membership `id`, read in the statement that wrote it (its CTE `team_members` shadows the table). */
 const written = (id: SQL): SQL<TeamMemberDto | null> =>

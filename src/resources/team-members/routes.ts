@@ -2,8 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
+import { addTeamMember, getTeamMember, listTeamMembers, removeTeamMember, updateTeamMember } from "./operations";
 import {
   TeamMember,
   TeamMemberCreate,
@@ -13,8 +14,7 @@ import {
   TeamMemberUpdate,
   teamMemberItemRecord,
   teamMemberRecord,
-} from "../../records/team-members";
-import { addTeamMember, getTeamMember, listTeamMembers, removeTeamMember, updateTeamMember } from "./operations";
+} from "./record";
 
 /** GET /team-members/{id}'s answer, also what If-Match and the order of checks read. */
 const readTeamMember = oneRecord("teamMember", teamMemberRecord.shape, getTeamMember);

@@ -8,10 +8,10 @@ import type { Caller } from "../../auth/caller";
 import { lockTeamTree } from "../../db/tree-locks";
 import { newId } from "../../ids";
 import { nameMatch } from "../../records/names";
-import { type TeamCreateInput, type TeamDto, type TeamUpdateInput, teamRecord } from "../../records/teams";
 import { guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
+import { type TeamCreateInput, type TeamDto, type TeamUpdateInput, teamRecord } from "./record";
 import { assertValidParent } from "./tree";
 
 /** A sub-team needs team role ADMIN or higher in its parent (or workspace ADMIN/OWNER), on create and on a move. */

@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { Team, TeamCreate, type TeamCreateInput, TeamSelection, TeamUpdate, type TeamUpdateInput, teamRecord } from "../../records/teams";
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "./operations";
+import { Team, TeamCreate, type TeamCreateInput, TeamSelection, TeamUpdate, type TeamUpdateInput, teamRecord } from "./record";
 
 /** GET /teams/{id}'s answer, also what If-Match and the order of checks read. */
 const readTeam = oneRecord("team", teamRecord.shape, getTeam);

@@ -24,15 +24,15 @@ import { requireUnbound, requireWorkspaceRole } from "../../auth/roles";
 import { notFound } from "../../core/errors";
 import type { Db, Executor } from "../../db/client";
 import { inTeams, type TeamScope } from "../../db/scope";
-import { commentRecord } from "../../records/comments";
 import { fieldRecord } from "../../records/fields";
-import { labelRecord } from "../../records/labels";
-import { milestoneRecord } from "../../records/milestones";
 import { namesAny } from "../../records/names";
-import { projectRecord } from "../../records/projects";
-import { taskRecord } from "../../records/tasks";
-import { isoTimestamp } from "../../store/record";
+import { isoTimestamp } from "../../store/field-map";
 import type { ExportScope, ExportType, TransferPart } from "../../store/transfer-part";
+import { commentRecord } from "../comments/record";
+import { labelRecord } from "../labels/record";
+import { milestoneRecord } from "../milestones/record";
+import { projectRecord } from "../projects/record";
+import { taskRecord } from "../tasks/record";
 import type { Parts } from "./parts";
 
 /** Records per page of the streamed collections (tasks, comments): a page's text is a few hundred kB. */

@@ -28,13 +28,13 @@ import { AppError, forbidden, notFound, ValidationError } from "../../core/error
 import type { Executor, Tx } from "../../db/client";
 import { inTeams } from "../../db/scope";
 import { subtaskTreeLock } from "../../db/tree-locks";
-import { milestoneRecord } from "../../records/milestones";
 import { foldName, nameMatch } from "../../records/names";
-import { projectRecord } from "../../records/projects";
-import { taskRecord } from "../../records/tasks";
-import { teamMemberships } from "../../records/team-members";
-import { getTeam } from "../../records/teams";
 import type { ImportContext } from "../../store/transfer-part";
+import { milestoneRecord } from "../milestones/record";
+import { projectRecord } from "../projects/record";
+import { taskRecord } from "../tasks/record";
+import { teamMemberships } from "../team-members/record";
+import { getTeam } from "../teams/record";
 import type { Parts } from "./parts";
 import {
   checkTaskCycles,
@@ -115,15 +115,15 @@ async function insertRows<T extends PgTable>(tx: Executor, table: T, rows: T["$i
 }
 
 const LABELLED = {
-  task: { table: tasks, links: taskLabels, owner: taskLabels.taskId, columns: taskRecord.importedFields() },
-  project: { table: projects, links: projectLabels, owner: projectLabels.projectId, columns: projectRecord.importedFields() },
+  task: { table: tasks, labels: taskLabels, owner: taskLabels.taskId, columns: taskRecord.importedFields() },
+  project: { table: projects, labels: projectLabels, owner: projectLabels.projectId, columns: projectRecord.importedFields() },
 } as const;
 // A milestone's project is set on create only (no request moves it), but an overwrite maps it like any link.
 const MILESTONE_COLUMNS = [...milestoneRecord.importedFields(), "projectId"];
 
-/** Writes tasks or projects (an upsert: kept ones are overwritten) and replaces their label links. */
+/** Writes tasks or projects (an upsert: kept ones are overwritten) and replaces their labels. */
 async function writeLabelled(tx: Executor, kind: keyof typeof LABELLED, rows: Array<{ id: string; labelIds: string[] }>, state: PlanState) {
-  const { table, links, owner, columns } = LABELLED[kind];
+  const { table, labels, owner, columns } = LABELLED[kind];
   const inWorkspace = { workspaceId: state.target.workspaceId };
   await insertRows(
     tx,
@@ -131,11 +131,11 @@ async function writeLabelled(tx: Executor, kind: keyof typeof LABELLED, rows: Ar
     rows.map(({ labelIds: _l, ...r }) => ({ ...r, ...inWorkspace }) as (typeof table)["$inferInsert"]),
     columns,
   );
-  // The overwritten ones lose their old links first.
+  // The overwritten ones lose their old labels first.
   const overwritten = rows.filter((r) => state.kept(r.id)).map((r) => r.id);
-  if (overwritten.length) await tx.delete(links).where(inArray(owner, overwritten));
-  const linked = rows.flatMap((r) => [...new Set(r.labelIds)].map((labelId) => ({ [`${kind}Id`]: r.id, labelId })));
-  await insertRows(tx, links, linked as (typeof links)["$inferInsert"][]);
+  if (overwritten.length) await tx.delete(labels).where(inArray(owner, overwritten));
+  const labelled = rows.flatMap((r) => [...new Set(r.labelIds)].map((labelId) => ({ [`${kind}Id`]: r.id, labelId })));
+  await insertRows(tx, labels, labelled as (typeof labels)["$inferInsert"][]);
 }
 
 /** Each team's reference counters before the import: new records' numbers (1, 2, … in the plan) go on top. */

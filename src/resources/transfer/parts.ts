@@ -13,15 +13,20 @@ export interface Parts {
   filed: ReadonlyArray<TransferPart & { import: FiledImport }>;
 }
 
-/** The parts in their modules' order, each declaring `after` placed after that one (if the app serves it). */
+/** The parts in their modules' order, each declaring `before` placed before that one (if the app serves it). */
 function inOrder(parts: readonly TransferPart[]): TransferPart[] {
-  const served = (p: TransferPart) => p.after !== undefined && parts.some((q) => q.collection === p.after);
+  const served = (p: TransferPart) => p.before !== undefined && parts.some((q) => q.collection === p.before);
   const placed = parts.filter((p) => !served(p));
   let pending = parts.filter(served);
   while (pending.length) {
-    const ready = pending.filter((p) => placed.some((q) => q.collection === p.after));
-    if (!ready.length) throw new Error(`Export parts placed after each other: ${pending.map((p) => p.collection).join(", ")}`);
-    for (const p of ready) placed.splice(placed.findIndex((q) => q.collection === p.after) + 1, 0, p);
+    const ready = pending.filter((p) => placed.some((q) => q.collection === p.before));
+    if (!ready.length) throw new Error(`Export parts placed before each other: ${pending.map((p) => p.collection).join(", ")}`);
+    for (const p of ready)
+      placed.splice(
+        placed.findIndex((q) => q.collection === p.before),
+        0,
+        p,
+      );
     pending = pending.filter((p) => !ready.includes(p));
   }
   return placed;

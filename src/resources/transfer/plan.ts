@@ -2,18 +2,17 @@
 // checked, every custom value type-checked. No I/O here; import.ts reads the target and the records, and writes.
 // The small collections (users, labels, fields, teams, projects, milestones) are planned at once, in dependency order;
 // tasks and comments, which may be hundreds of thousands, a page at a time: a first pass over the tasks maps their ids
-// and their parent links (so a subtask may come before its parent, and a comment before its task's page), then each
+// and their parents (so a subtask may come before its parent, and a comment before its task's page), then each
 // page is planned and written. Every planner reads and adds to one PlanState: the id map, the refusals, and what the
 // earlier planners decided; the collections hanging on tasks are planned by their parts (src/store/transfer-part.ts),
 // which see it as their ImportPlan.
 import { ValidationError } from "../../core/errors";
 import { newId } from "../../ids";
-import { NOT_AN_AGENT } from "../../records/agent-sessions";
-import type { ExportedComment } from "../../records/comments";
 import { type Definition, type RecordType, valueProblem } from "../../records/custom-fields";
 import { foldName } from "../../records/names";
-import type { ExportedTask } from "../../records/tasks";
 import type { ExportType, ImportPlan, Located } from "../../store/transfer-part";
+import type { ExportedComment } from "../comments/record";
+import { type ExportedTask, NOT_AN_AGENT } from "../tasks/record";
 import type { ExportDataDto } from "./schema";
 
 type Data = ExportDataDto;
@@ -89,7 +88,7 @@ export class PlanState implements ImportPlan {
    */
   readonly tasks = new Map<string, { parentId: string | null; teamId: string; at?: string }>();
   readonly #teamIds = new Map<string, string>();
-  /** A project's team and a milestone's project, as the import writes them (the task pages check links against them). */
+  /** A project's team and a milestone's project, as the import writes them (the task pages check what they name against them). */
   readonly projectTeam = new Map<string, string>();
   readonly milestoneProject = new Map<string, string>();
   /**
@@ -381,7 +380,7 @@ export function newTasksPerTeam(state: PlanState): Map<string, number> {
   return counts;
 }
 
-/** Subtasks must not form a cycle (walked over the whole export's parent links, iteratively: chains may be long). */
+/** Subtasks must not form a cycle (walked over the whole export's parents, iteratively: chains may be long). */
 export function checkTaskCycles(state: PlanState) {
   const done = new Set<string>();
   for (const start of state.tasks.keys()) {
@@ -443,22 +442,22 @@ export function planCommentPage(state: PlanState, page: Located<ExportedComment>
       if (!mapped) state.fail(`${at}.${what}`, "Not a record of the export");
       return mapped ?? null;
     };
-    const links = {
+    const targets = {
       taskId: linkOf(c.taskId, "taskId"),
       projectId: linkOf(c.projectId, "projectId"),
       milestoneId: linkOf(c.milestoneId, "milestoneId"),
     };
-    if ([links.taskId, links.projectId, links.milestoneId].filter(Boolean).length !== 1)
+    if ([targets.taskId, targets.projectId, targets.milestoneId].filter(Boolean).length !== 1)
       state.fail(at, "Must be on exactly one task, project or milestone");
     const id = state.kept(c.id) ? c.id : newId("cmnt");
     state.placeComment(c.id, id);
     const current = state.target.comments.get(id);
     if (current && !current.editable && current.content !== c.content) refused.push(at);
-    // The team of what it is on (checked by the database); a link that failed leaves it empty, and the import is refused.
+    // The team of what it is on (checked by the database); a name that failed leaves it empty, and the import is refused.
     const task = c.taskId === null ? undefined : state.tasks.get(c.taskId);
-    const projectId = links.projectId ?? state.milestoneProject.get(links.milestoneId ?? "");
+    const projectId = targets.projectId ?? state.milestoneProject.get(targets.milestoneId ?? "");
     const teamId = task ? state.teamOf(task.teamId) : (state.projectTeam.get(projectId ?? "") ?? "");
-    return { id, authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, teamId, ...links };
+    return { id, authorId: state.user(c.authorId) ?? state.target.callerId, content: c.content, teamId, ...targets };
   });
   return { comments, refused };
 }

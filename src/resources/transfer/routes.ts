@@ -5,10 +5,10 @@ import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../h
 import { type ReadInput, reading } from "../../http/read-route";
 import { releaseBodyText } from "../../http/release-body";
 import { protectedRoute } from "../../http/route-base";
+import { IdParam } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { IdParam } from "../../http/schemas";
-import { serializeWorkspace } from "../../records/workspaces";
 import { EXPORT_TYPES, type ExportType } from "../../store/transfer-part";
+import { serializeWorkspace } from "../workspaces/record";
 import type { Transfer } from "./document";
 import { exportRecords, importNewWorkspace, importTeam } from "./operations";
 

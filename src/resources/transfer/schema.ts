@@ -3,17 +3,17 @@
 // collections hanging on tasks come after the tasks and comments, each from the part its module declares (parts.ts).
 import { z } from "@hono/zod-openapi";
 import { teamRole, userType, workspaceRole } from "../../../drizzle/schema";
-import { BodyId, LongText, ObjectKey } from "../../http/schemas";
-import { commentRecord, type ExportedComment } from "../../records/comments";
+import { BodyId, LongText, ObjectKey } from "../../http/route-schemas";
 import { type ExportedField, fieldRecord } from "../../records/fields";
-import { type ExportedLabel, labelRecord } from "../../records/labels";
-import { type ExportedMilestone, milestoneRecord } from "../../records/milestones";
-import { type ExportedProject, projectRecord } from "../../records/projects";
-import { type ExportedTask, taskRecord } from "../../records/tasks";
-import { TeamMember } from "../../records/team-members";
-import { Team, TeamPrefix } from "../../records/teams";
-import { WorkspaceName, WorkspaceSchema } from "../../records/workspaces";
 import { EXPORT_TYPES, type ExportType } from "../../store/transfer-part";
+import { commentRecord, type ExportedComment } from "../comments/record";
+import { type ExportedLabel, labelRecord } from "../labels/record";
+import { type ExportedMilestone, milestoneRecord } from "../milestones/record";
+import { type ExportedProject, projectRecord } from "../projects/record";
+import { type ExportedTask, taskRecord } from "../tasks/record";
+import { TeamMember } from "../team-members/record";
+import { Team, TeamPrefix } from "../teams/record";
+import { WorkspaceName, WorkspaceSchema } from "../workspaces/record";
 import type { Parts } from "./parts";
 
 const id = BodyId;

@@ -3,9 +3,9 @@
 // the small collections at once and the tasks, the comments and the paged parts' records a page at a time, in the
 // document's order, whichever it is.
 import { type SQL, sql } from "drizzle-orm";
-import type { ExportedComment } from "../../records/comments";
-import type { ExportedTask } from "../../records/tasks";
 import type { Located } from "../../store/transfer-part";
+import type { ExportedComment } from "../comments/record";
+import type { ExportedTask } from "../tasks/record";
 import type { Parts } from "./parts";
 import { type Filed, filedRecords, type ImportHead } from "./plan";
 import { type ExportDocumentDto, recordsOf } from "./schema";

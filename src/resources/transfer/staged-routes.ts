@@ -3,8 +3,8 @@ import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../h
 import { reading } from "../../http/read-route";
 import { releaseBodyText } from "../../http/release-body";
 import { protectedRoute } from "../../http/route-base";
+import { created, IdParam } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, IdParam } from "../../http/schemas";
 import { formsOf, NameOf } from "../../records/names";
 import type { Transfer } from "./document";
 import { commitImport, deleteImport, getImport, openImport, putImportPart } from "./operations";

@@ -14,7 +14,7 @@ import type { Db, Executor, Tx } from "../../db/client";
 import { inTeams } from "../../db/scope";
 import { newId } from "../../ids";
 import { nameMatch } from "../../records/names";
-import { isoTimestamp } from "../../store/record";
+import { isoTimestamp } from "../../store/field-map";
 import type { Located } from "../../store/transfer-part";
 import type { Transfer } from "./document";
 import { requireMayImportTeam, requireMayImportWorkspace } from "./import";

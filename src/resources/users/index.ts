@@ -1,14 +1,14 @@
 // Users as one module (src/http/module.ts): the register entry, routes and MCP tools.
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { listTool } from "../../http/tool";
-import { workspaceUserRecord } from "../../records/users";
 import { listUsers } from "./operations";
+import { workspaceUserRecord } from "./record";
+import register from "./register";
 import { userRoutes } from "./routes";
 
 export default {
   name: "users",
-  resource: RESOURCES.users,
+  resource: register,
   eventRecords: { member: workspaceUserRecord.fields },
   routes: [userRoutes],
   tools: [

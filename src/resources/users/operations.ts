@@ -5,10 +5,10 @@ import { teamMembers, users, workspaceMembers } from "../../../drizzle/schema";
 import { unboundGuard, workspaceGrantGuard, workspaceRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { conflict, forbidden } from "../../core/errors";
-import { type UserUpdateInput, type WorkspaceUser, workspaceUserRecord } from "../../records/users";
 import { type Guard, guardedWrite, type Target } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
+import { type UserUpdateInput, type WorkspaceUser, workspaceUserRecord } from "./record";
 
 /** The member `id` (or email) of the caller's workspace, with the guards of the write on it. */
 function memberTarget(caller: Caller, id: string, guards: Guard[]): Target {

@@ -2,11 +2,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
 import { ALSO_WRITTEN, ASK_WORKSPACE } from "../../middleware/edge-workspace";
-import { UserUpdate, type UserUpdateInput, WorkspaceUserSchema, WorkspaceUserSelection, workspaceUserRecord } from "../../records/users";
 import { getUser, listUsers, otherWorkspacesOf, PROFILE_FIELDS, removeUser, updateUser } from "./operations";
+import { UserUpdate, type UserUpdateInput, WorkspaceUserSchema, WorkspaceUserSelection, workspaceUserRecord } from "./record";
 
 /** GET /users/{id}'s answer, also what If-Match and the order of checks read. */
 const readUser = oneRecord("user", workspaceUserRecord.shape, getUser);

@@ -11,6 +11,12 @@ import type { Env } from "../../env";
 import { newId } from "../../ids";
 import { eventFilterJson, eventFilterTerms, namesExist } from "../../records/event-filter";
 import { namedIds } from "../../records/names";
+import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
+import { type ListField, listBody } from "../../store/list";
+import type { JsonFilter } from "../../store/list/filter";
+import { listRecords } from "../../store/reads";
+import { newWebhookSecret, sealSecret } from "../../webhooks/signing";
+import { devWebhooks, urlProblem } from "../../webhooks/url-safety";
 import {
   deliveryRecord,
   type WebhookCreateInput,
@@ -18,13 +24,7 @@ import {
   type WebhookDto,
   type WebhookUpdateInput,
   webhookRecord,
-} from "../../records/webhooks";
-import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updatedRow } from "../../store/guarded";
-import { type ListField, listBody } from "../../store/list";
-import type { JsonFilter } from "../../store/list/filter";
-import { listRecords } from "../../store/reads";
-import { newWebhookSecret, sealSecret } from "../../webhooks/signing";
-import { devWebhooks, urlProblem } from "../../webhooks/url-safety";
+} from "./record";
 
 const WHAT = "manage webhooks";
 /** How long a rotated-out secret keeps signing. */

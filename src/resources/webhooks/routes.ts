@@ -2,20 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, MAX_ID_LENGTH, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, MAX_ID_LENGTH, paginated } from "../../http/schemas";
-import {
-  deliveryRecord,
-  Webhook,
-  WebhookCreate,
-  type WebhookCreateInput,
-  WebhookDelivery,
-  WebhookSelection,
-  WebhookUpdate,
-  type WebhookUpdateInput,
-  WebhookWithSecret,
-  webhookRecord,
-} from "../../records/webhooks";
 import type { ListField } from "../../store/list";
 import {
   createWebhook,
@@ -29,6 +17,18 @@ import {
   testWebhook,
   updateWebhook,
 } from "./operations";
+import {
+  deliveryRecord,
+  Webhook,
+  WebhookCreate,
+  type WebhookCreateInput,
+  WebhookDelivery,
+  WebhookSelection,
+  WebhookUpdate,
+  type WebhookUpdateInput,
+  WebhookWithSecret,
+  webhookRecord,
+} from "./record";
 
 /** GET /webhooks/{id}'s answer, also what If-Match and the order of checks read. */
 const readWebhook = oneRecord("webhook", webhookRecord.shape, getWebhook);

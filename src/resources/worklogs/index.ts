@@ -1,20 +1,20 @@
 // Time tracking as one module (src/http/module.ts): its register entry, routes (`/tasks/{id}/worklogs`, `/worklogs`,
 // `/worklogs/summary`, `/worklogs/{id}`) and MCP tools. The task's `timeTracking` and the events render with its field
-// map (src/records/worklogs.ts), which the layers below the resources read; the export and import page it as links.
+// map (src/resources/worklogs/record.ts), which the layers below the resources read; the export and import page it as links.
 import { z } from "@hono/zod-openapi";
-import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { listTool, tool } from "../../http/tool";
 import { NameOf } from "../../records/names";
-import { StartedAt, Worklog, worklogRecord } from "../../records/worklogs";
 import { listWorklogs, logTime } from "./operations";
+import { StartedAt, Worklog, worklogRecord } from "./record";
+import register from "./register";
 import { worklogRoutes } from "./routes";
 import { checkCreate, secondsOf, worklogCreateShape } from "./schema";
 import { worklogsPart } from "./transfer";
 
 export default {
   name: "worklogs",
-  resource: RESOURCES.worklogs,
+  resource: register,
   eventRecords: { worklog: worklogRecord.fields },
   routes: [worklogRoutes],
   transfer: worklogsPart,

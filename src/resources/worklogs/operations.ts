@@ -10,10 +10,10 @@ import { workspaceAdminSql } from "../../auth/roles";
 import { forbidden } from "../../core/errors";
 import { newId } from "../../ids";
 import { listTaskChildren } from "../../records/task-children";
-import { type WorklogDto, worklogRecord } from "../../records/worklogs";
 import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
+import { type WorklogDto, worklogRecord } from "./record";
 import type { WorklogChange, WorklogCreateInput } from "./schema";
 
 /** Logging time needs what changing the task needs (TASK_WRITE: a VIEWER logs nothing), refused in its own words. */

@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createdResponse, errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { created, fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { Worklog, WorklogSelection, worklogRecord } from "../../records/worklogs";
 import { deleteWorklog, getWorklog, listTaskWorklogs, listWorklogs, logTime, updateWorklog } from "./operations";
+import { Worklog, WorklogSelection, worklogRecord } from "./record";
 import { SummaryQuery, secondsOf, WorklogCreate, WorklogSummary, WorklogUpdate } from "./schema";
 import { worklogSummary } from "./summary";
 

@@ -3,9 +3,9 @@
 // 422 at `duration`.
 import { z } from "@hono/zod-openapi";
 import { isIsoDate } from "../../core/dates";
-import { DurationSeconds, EstimateSeconds, StartedAt, WorklogNote } from "../../records/worklogs";
 import { isIsoDateTime } from "../../store/list/values";
 import { DURATION_FORMS, parseDuration } from "./duration";
+import { DurationSeconds, EstimateSeconds, StartedAt, WorklogNote } from "./record";
 
 const MAX_DURATION_TEXT = 64;
 const DurationText = z

@@ -4,7 +4,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { projects, tasks, teams, users, worklogs } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
-import { worklogRecord } from "../../records/worklogs";
+import { worklogRecord } from "./record";
 import { instant, type SummaryParams, type WorklogSummaryDto } from "./schema";
 
 /** Each grouping: the key and the name of a worklog's row (over worklogs `w`, its task `t` and the joins it names). */

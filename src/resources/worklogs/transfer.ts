@@ -3,8 +3,8 @@
 import { sql } from "drizzle-orm";
 import { worklogs } from "../../../drizzle/schema";
 import { newId } from "../../ids";
-import { type ExportedWorklog, worklogRecord } from "../../records/worklogs";
 import { insertedPages, type Located, type TransferPart } from "../../store/transfer-part";
+import { type ExportedWorklog, worklogRecord } from "./record";
 
 export const worklogsPart: TransferPart<ExportedWorklog> = {
   collection: "worklogs",

@@ -5,9 +5,9 @@ import { workspaceMembers, workspaces } from "../../../drizzle/schema";
 import type { Caller } from "../../auth/caller";
 import { workspaceRoleSql } from "../../auth/roles";
 import { forbidden, notFound } from "../../core/errors";
-import { type WorkspaceDto, type WorkspaceUpdateInput, workspaceRecord } from "../../records/workspaces";
 import { guardedWrite, updatedRow } from "../../store/guarded";
 import { type FieldSelection, type ListParams, pageQuery } from "../../store/list";
+import { type WorkspaceDto, type WorkspaceUpdateInput, workspaceRecord } from "./record";
 
 /** The caller's memberships with their workspaces: the FROM of a read of the caller's workspaces. */
 const memberships = sql`${workspaceMembers} join ${workspaces} on ${workspaces.id} = ${workspaceMembers.workspaceId}`;

@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/openapi";
 import { listing, oneRecord, reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
+import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
-import { fieldsQueryFor, IdParam, listDescription, listQueryFor, paginated } from "../../http/schemas";
-import { WorkspaceSchema, WorkspaceSelection, WorkspaceUpdate, type WorkspaceUpdateInput, workspaceRecord } from "../../records/workspaces";
 import { getWorkspace, listWorkspaces, updateWorkspace } from "./operations";
+import { WorkspaceSchema, WorkspaceSelection, WorkspaceUpdate, type WorkspaceUpdateInput, workspaceRecord } from "./record";
 
 /** GET /workspaces/{id}'s answer, also what If-Match and the order of checks read. */
 const readWorkspace = oneRecord("workspace", workspaceRecord.shape, getWorkspace);

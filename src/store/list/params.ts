@@ -3,7 +3,7 @@ import { badRequest, ValidationError } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
 import type { TeamScope } from "../../db/scope";
 import { type CursorKey, decodeCursor, encodeCursor } from "./cursor";
-import { parseFields } from "./fields";
+import { parseFields } from "./field-selection";
 import { MAX_FILTERS, parseFilters } from "./filter";
 import { keysetCondition } from "./keyset";
 import { MAX_SORT_KEYS, orderByFor, parseSort, type SortKey, sortSignature } from "./sort";

@@ -1,4 +1,4 @@
-import { projectFields } from "./fields";
+import { projectFields } from "./field-selection";
 import type { ListParams } from "./params";
 
 /** `{<plural>: [...], pagination: {limit, nextCursor}}` from the (limit+1) serialized items a service fetched. */

@@ -5,8 +5,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../../src/app";
 import type { ResourceModule } from "../../../src/http/module";
-import { labelRecord } from "../../../src/records/labels";
 import { MODULES } from "../../../src/resources";
+import { labelRecord } from "../../../src/resources/labels/record";
 import { newTenant, type Tenant } from "../../helpers/fixtures";
 
 const { color: _color, ...withoutColor } = labelRecord.fields;

@@ -1,4 +1,4 @@
-// `estimate` (points, nullable) was added to tasks as one entry of the task's field map (src/records/tasks.ts), one column
+// `estimate` (points, nullable) was added to tasks as one entry of the task's field map (src/resources/tasks/record.ts), one column
 // (drizzle/schema.ts) and its migration: this proves it works end to end from those alone — create, update, filter, sort,
 // fields, export and import, and the document (the typed clients are generated from it: test/client/typed-client.ts).
 import { beforeAll, describe, expect, it } from "vitest";

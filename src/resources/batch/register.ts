@@ -1,0 +1,2 @@
+// Its register entry (src/core/resources.ts).
+export default { tag: "Batch" } as const;

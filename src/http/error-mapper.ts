@@ -34,13 +34,23 @@ const VALIDATION_MESSAGES: Record<string, Record<string, string[]>> = {
   },
 };
 
+/**
+ * A check of VALIDATION_MESSAGES that refused a write, as its 422's errors, with the refusal's detail (the task a status
+ * was refused for, by reference: a bulk write names it); null for any other error.
+ */
+export function databaseValidation(err: unknown): { errors: Record<string, string[]>; detail?: string } | null {
+  const pg = pgError(err);
+  if (pg?.code !== "23514" || !pg.constraint || !VALIDATION_MESSAGES[pg.constraint]) return null;
+  return { errors: VALIDATION_MESSAGES[pg.constraint], detail: pg.detail || undefined };
+}
+
 /** Exclusion constraints users can hit: the field a 422 names, and why. */
 const EXCLUSION_ERRORS: Record<string, [field: string, message: string]> = {
   cycles_no_overlap: ["startsAt", "Must not overlap another cycle of the team"],
 };
 
 /** The Postgres error (one with a SQLSTATE code) behind a driver or Drizzle error, if there is one. */
-function pgError(err: unknown): { code: string; constraint?: string; message?: string } | undefined {
+function pgError(err: unknown): { code: string; constraint?: string; message?: string; detail?: string } | undefined {
   for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return { ...e, code: e.code };
   return undefined;
 }

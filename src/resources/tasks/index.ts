@@ -10,6 +10,8 @@ import { LeaseSeconds, TaskClaim } from "../../records/task-claims";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../../records/tasks";
 import { parseFields, projectFields } from "../../store/list";
 import { orNull } from "../../store/schemas";
+import { bulkTasks, TaskBulk, TaskBulkResult } from "./bulk";
+import { taskBulkRoutes } from "./bulk-routes";
 import { taskClaimRoutes } from "./claim-routes";
 import { claimNext, claimTask, releaseTask } from "./claims";
 import { createTask, deleteTask, getTask, listTasks, updateTask } from "./operations";
@@ -22,7 +24,7 @@ export default {
   name: "tasks",
   resource: RESOURCES.tasks,
   eventRecords: { task: taskRecord.fields },
-  routes: [taskRoutes, taskClaimRoutes],
+  routes: [taskRoutes, taskClaimRoutes, taskBulkRoutes],
   tools: [
     tool({
       name: "get_task",
@@ -68,6 +70,18 @@ export default {
       },
     }),
     { ...deleteTool("task", "tasks", TaskRef, deleteTask, " Its subtasks and comments go with it."), rank: 50 },
+    tool({
+      name: "bulk_update_tasks",
+      rank: 55,
+      title: "Change many tasks",
+      description:
+        "Changes or deletes many tasks at once, all or nothing (POST /tasks/bulk): `ids` or `filter` as in list_tasks, then `set`, " +
+        "`addLabelIds`, `removeLabelIds` or `delete`. `dryRun` shows each task's changes without writing.",
+      rest: "POST /tasks/bulk",
+      input: TaskBulk,
+      output: TaskBulkResult,
+      run: (ctx, args) => bulkTasks(ctx.caller, args),
+    }),
     tool({
       name: "claim_task",
       rank: 290,

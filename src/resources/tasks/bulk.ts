@@ -17,9 +17,9 @@ import { contextSet } from "../../db/event-context";
 import { positionSelect } from "../../db/position";
 import { databaseValidation } from "../../http/error-mapper";
 import { delegationCtes, workspaceAgent } from "../../records/agent-sessions";
-import { type EventRecords, type EventRow, eventColumns, eventRendering, eventsFrom } from "../../records/events";
+import { type EventRecords, type EventRow, eventRendering } from "../../records/events";
 import { LabelIds, labelEditChanges, labelEditCtes } from "../../records/labels";
-import { NameOf, namedIds } from "../../records/names";
+import { NameOf } from "../../records/names";
 import { statusFilter } from "../../records/task-status";
 import { TaskUpdate, type TaskUpdateInput, taskRecord } from "../../records/tasks";
 import { workspaceMember } from "../../records/users";
@@ -64,14 +64,6 @@ export const TaskBulk = z
     dryRun: z.boolean().optional().openapi({ description: "Answers as the write would, and writes nothing" }),
   })
   .strict()
-  .superRefine((body, ctx) => {
-    const issue = (field: string, message: string) => ctx.addIssue({ code: "custom", path: [field], message });
-    if ((body.ids === undefined) === (body.filter === undefined)) issue("ids", "Give exactly one of ids and filter");
-    if (body.limit !== undefined && body.filter === undefined) issue("limit", "Bounds what a filter matches: give it with filter");
-    const edits = body.set !== undefined || body.addLabelIds !== undefined || body.removeLabelIds !== undefined;
-    if (body.delete && edits) issue("delete", "Deletes the tasks: give it without set, addLabelIds and removeLabelIds");
-    if (!body.delete && !edits) issue("set", "Give set, addLabelIds, removeLabelIds or delete");
-  })
   .openapi("TaskBulk");
 export type TaskBulkInput = z.infer<typeof TaskBulk>;
 
@@ -145,7 +137,7 @@ function bulkStatement(caller: Caller, input: TaskBulkInput, filter: SQL | undef
   const { actor } = caller;
   const limit = input.ids ? MAX_BULK : (input.limit ?? MAX_BULK);
   const context = caller.writing();
-  const selection = input.ids ? sql`${tasks.id} in (select unnest(ids) from named)` : filter;
+  const selection = input.ids ? sql`${tasks.id} = any(array(select id from named))` : filter;
   const labelNames = [...(input.addLabelIds ?? []), ...(input.removeLabelIds ?? [])];
   const target = sql`select ${tasks.id} as id, ${taskRecord.fields.reference.value} as reference, ${tasks.teamId} as "teamId",
       ${tasks.projectId} as "projectId", ${tasks.milestoneId} as "milestoneId", coalesce(${taskWriteGuard(actor, tasks.teamId).holds}, false) as may,
@@ -154,7 +146,13 @@ function bulkStatement(caller: Caller, input: TaskBulkInput, filter: SQL | undef
     where ${and(taskRecord.inReach(actor), selection, statementBound, context ? contextSet(context) : undefined)}
     order by ${tasks.id} limit ${limit + 1}
     for no key update of ${tasks}`;
-  const complete = input.ids ? sql`(select count(*) from target) = (select cardinality(ids) from named)` : sql`true`;
+  // Every name finds a task in reach: by one of the keys it finds its record by (a batch's reads resolve names so).
+  const names = [...new Set(input.ids ?? [])];
+  const keys = names.flatMap((name, i) => taskRecord.pathKeys(name).map((key) => [i, key] as const));
+  const complete = input.ids
+    ? sql`(select count(distinct g.i) from unnest(${sql.param(keys.map(([i]) => i))}::int[], ${sql.param(keys.map(([, key]) => key))}::text[])
+        as g(i, key) join named on named.key = g.key join target on target.id = named.id) = ${names.length}`
+    : sql`true`;
   const ok = sql`(select ok from verdict)`;
   const writes: SQL[] = [];
   if (values && input.delete) {
@@ -172,7 +170,7 @@ function bulkStatement(caller: Caller, input: TaskBulkInput, filter: SQL | undef
     if (columns.delegateId) writes.push(...delegationCtes(actor.user));
   }
   return sql`
-    with ${input.ids ? sql`named as (select ${namedIds("task", input.ids, actor.workspace)} as ids), ` : sql``}
+    with ${input.ids ? sql`named as materialized (${taskRecord.keyedIds(names, actor.workspace)}), ` : sql``}
     target as materialized (${target}),
     checks as (select ${caller.live} as live, ${complete} as complete, coalesce(${labelsGuard(actor.workspace, labelNames).holds}, false) as labels),
     verdict as (select checks.*, live and complete and labels and (select count(*) from target) <= ${limit}
@@ -181,9 +179,20 @@ function bulkStatement(caller: Caller, input: TaskBulkInput, filter: SQL | undef
     select live, complete, labels, (select json_agg(target order by id) from target) as matched from verdict`;
 }
 
-/** The events this transaction wrote of tasks (one per task changed, folded by pm_emit): the answer's `changes`. */
-const writtenEvents = sql`select ${eventColumns} from ${eventsFrom}
-  where ${events.xact} = pg_current_xact_id_if_assigned()::text::bigint and ${events.resourceType} = 'task'`;
+/**
+ * The events this transaction wrote of tasks (one per task changed, folded by pm_emit): the answer's `changes`, rendered
+ * as the events render them. An update's images carry only the columns it changed (its answer stays small for 1,000
+ * tasks); a delete's none.
+ */
+const image = (own: SQL, other: SQL) =>
+  sql`case when ${events.type} = 'task.updated' then coalesce((select jsonb_object_agg(i.key, i.value) from jsonb_each(${own}) as i
+    where i.value is distinct from ${other} -> i.key), '{}') end`;
+const writtenEvents = sql`select ${events.id} as id, ${events.type} as type, ${events.resourceType} as resource_type,
+    ${events.resourceId} as resource_id, ${events.reference} as reference, ${events.position} as position,
+    ${events.createdAt} as created_at, ${image(sql`${events.oldImage}`, sql`${events.newImage}`)} as old_image,
+    ${image(sql`${events.newImage}`, sql`${events.oldImage}`)} as new_image, ${events.labelsAfter} as labels_after,
+    ${events.labelsAdded} as labels_added, ${events.labelsRemoved} as labels_removed
+  from ${events} where ${events.xact} = pg_current_xact_id_if_assigned()::text::bigint and ${events.resourceType} = 'task'`;
 const rendering = eventRendering({ task: taskRecord.fields } as unknown as EventRecords);
 
 /** Throws why the verdict did not let the write happen: 401, 422 naming `ids` or `filter`, 403 naming the tasks, 404 (a label). */
@@ -297,11 +306,21 @@ class DryRun {
   constructor(readonly answer: TaskBulkAnswer) {}
 }
 
+/** What the body's fields say together (REST and MCP alike): 422 naming the field. */
+function checkShape(body: TaskBulkInput): void {
+  if ((body.ids === undefined) === (body.filter === undefined)) throw invalid("ids", "Give exactly one of ids and filter");
+  if (body.limit !== undefined && body.filter === undefined) throw invalid("limit", "Bounds what a filter matches: give it with filter");
+  const edits = body.set !== undefined || body.addLabelIds !== undefined || body.removeLabelIds !== undefined;
+  if (body.delete && edits) throw invalid("delete", "Deletes the tasks: give it without set, addLabelIds and removeLabelIds");
+  if (!body.delete && !edits) throw invalid("set", "Give set, addLabelIds, removeLabelIds or delete");
+}
+
 /**
  * POST /tasks/bulk. Without links or a dry run: ONE statement with its events' read, one round trip. Otherwise one
  * transaction: the tasks read and locked (the verdict's refusals first), the links checked, then the same write.
  */
 export async function bulkTasks(caller: Caller, input: TaskBulkInput): Promise<TaskBulkAnswer> {
+  checkShape(input);
   // The list's filter, by the list's names (custom fields resolve first, as a list's do: one query).
   const filter = input.filter
     ? (

@@ -4,13 +4,13 @@ import { RESOURCES } from "../../core/resources";
 import type { ResourceModule } from "../../http/module";
 import { FieldsQuery } from "../../http/schemas";
 import { deleteTool, listTool, tool } from "../../http/tool";
-import { ListInput } from "../../http/tool-input";
+import { ListInput, loosely } from "../../http/tool-input";
 import { NameOf } from "../../records/names";
 import { LeaseSeconds, TaskClaim } from "../../records/task-claims";
 import { Task, TaskCreate, type TaskCreateInput, TaskSelection, TaskUpdate, type TaskUpdateInput, taskRecord } from "../../records/tasks";
 import { parseFields, projectFields } from "../../store/list";
 import { orNull } from "../../store/schemas";
-import { bulkTasks, TaskBulk, TaskBulkResult } from "./bulk";
+import { bulkTasks, TaskBulk, type TaskBulkInput, TaskBulkResult, TaskBulkSet } from "./bulk";
 import { taskBulkRoutes } from "./bulk-routes";
 import { taskClaimRoutes } from "./claim-routes";
 import { claimNext, claimTask, releaseTask } from "./claims";
@@ -75,12 +75,20 @@ export default {
       rank: 55,
       title: "Change many tasks",
       description:
-        "Changes or deletes many tasks at once, all or nothing (POST /tasks/bulk): `ids` or `filter` as in list_tasks, then `set`, " +
-        "`addLabelIds`, `removeLabelIds` or `delete`. `dryRun` shows each task's changes without writing.",
+        "Changes or deletes many tasks, all or nothing (POST /tasks/bulk): by `ids` or list_tasks' `filter`. `dryRun`: the changes, unwritten.",
       rest: "POST /tasks/bulk",
-      input: TaskBulk,
+      // Said briefly (the tool's zod check holds the rest): ids and labels by id or name, `set` as update_task's fields.
+      input: TaskBulk.extend({
+        ids: loosely(TaskBulk.shape.ids),
+        filter: ListInput.shape.filter,
+        set: loosely(TaskBulkSet)
+          .optional()
+          .describe("update_task's status, priority, assigneeId, delegateId, projectId, milestoneId, cycleId, dueDate, estimate"),
+        addLabelIds: loosely(TaskBulk.shape.addLabelIds),
+        removeLabelIds: loosely(TaskBulk.shape.removeLabelIds),
+      }),
       output: TaskBulkResult,
-      run: (ctx, args) => bulkTasks(ctx.caller, args),
+      run: (ctx, args) => bulkTasks(ctx.caller, args as TaskBulkInput),
     }),
     tool({
       name: "claim_task",

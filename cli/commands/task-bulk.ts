@@ -14,7 +14,7 @@ type Filter = NonNullable<Schemas["TaskBulk"]["filter"]>;
 const SETTABLE = ["status", "priority", "assigneeId", "projectId", "milestoneId", "dueDate", "estimate"] as const;
 
 /** `--filter` terms as the list takes them (`op:field=value`), or one JSON filter (`{"eq": {"teamId": "ENG"}}`). */
-export function bulkFilter(terms: string[], query: ListQuery): Filter {
+export function bulkFilter(terms: string[], query: () => ListQuery): Filter {
   if (terms.length === 1 && terms[0].trim().startsWith("{")) {
     try {
       return JSON.parse(terms[0]);
@@ -22,7 +22,7 @@ export function bulkFilter(terms: string[], query: ListQuery): Filter {
       throw new UsageError(`--filter is not JSON: ${terms[0]}`);
     }
   }
-  return filterSortJson(query).filter;
+  return filterSortJson(query()).filter;
 }
 
 const shown = (value: unknown) =>

@@ -226,6 +226,7 @@ const create = defineCommand({
 const editArgs = {
   ref: {
     ...refArg,
+    valueHint: "ref...",
     required: false,
     description: "Task reference (ENG-12, any case) or id; several change them all at once, all or nothing",
   },
@@ -282,7 +283,7 @@ const edit = defineCommand({
         throw new UsageError("nothing to change: give at least one field option");
       }
       await resolveMe(session, body);
-      const target = refs.length ? { ids: refs } : { filter: bulkFilter(filters, listQuery({}, rawArgs, editArgs)) };
+      const target = refs.length ? { ids: refs } : { filter: bulkFilter(filters, () => listQuery({}, rawArgs, editArgs)) };
       return bulkEdit(session, target, body, { add, remove }, { dryRun: Boolean(args["dry-run"]), json: args.json });
     }
     const session = openSession(args);

@@ -648,7 +648,12 @@ const TABLE: Entry[] = [
       const [a, b] = [await newTask(), await newTask()];
       return {
         send: () => post("/tasks/bulk", { ids: [a.reference, b.id], set: { priority: "URGENT" } }, t.owner.key),
-        outcome: () => ({ events: [{ type: "task.updated", id: a.id }, { type: "task.updated", id: b.id }] }),
+        outcome: () => ({
+          events: [
+            { type: "task.updated", id: a.id },
+            { type: "task.updated", id: b.id },
+          ],
+        }),
       };
     },
   },

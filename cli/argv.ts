@@ -81,7 +81,10 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 export function checkCommandLine(tokens: string[], defs: ArgsDef): void {
   const { positionals } = scan(tokens, defs);
   const expected = Object.values(defs).filter((def) => def.type === "positional").length;
-  if (positionals.length > expected) throw new UsageError(`unexpected argument '${positionals[expected]}' (quote text that has spaces)`);
+  // A last positional whose hint ends in `...` takes every remaining argument (`pm tasks edit ENG-1 ENG-2 …`).
+  const variadic = Object.values(defs).some((def) => def.type === "positional" && String(def.valueHint ?? "").endsWith("..."));
+  if (positionals.length > expected && !variadic)
+    throw new UsageError(`unexpected argument '${positionals[expected]}' (quote text that has spaces)`);
 }
 
 /** A `--json` value: field names (no dashes or underscores, so never a reference like ENG-1 or an id). */

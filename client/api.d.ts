@@ -2189,6 +2189,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/tasks/bulk": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Change or delete many tasks at once, all or nothing
+     * @description The tasks by `ids` (ids or references, up to 1000) or by `filter` (GET /tasks's filters as JSON; matching more than `limit`, default 1000: 422 naming `filter`); then `set` (PATCH's fields status, priority, assigneeId, delegateId, projectId, milestoneId, cycleId, dueDate, estimate), `addLabelIds`, `removeLabelIds`, or `delete: true`. One transaction: each task passes the rules of its own PATCH or DELETE, or nothing is written: a task the caller may not change is 403 with `details: {tasks: [ids]}`, a value one task cannot take is 422 keyed `tasks[<reference>].<field>`, a name that finds no task 422 naming `ids`. A task already as asked is not written. One `task.updated` (or `task.deleted`) event per task changed, all with the request's id. `dryRun: true` answers the same and writes nothing.
+     *
+     *     Requires the scope `tasks:write` (create, change and delete tasks).
+     */
+    post: operations["bulkTasks"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/tasks/claim": {
     parameters: {
       query?: never;
@@ -4555,6 +4577,70 @@ export interface components {
       timeTracking: components["schemas"]["TimeTracking"];
       title: string;
       updatedAt: string;
+    };
+    TaskBulk: {
+      /** @description Labels attached to every task (by id or name), the others kept */
+      addLabelIds?: string[];
+      /**
+       * @description Deletes the tasks (with their subtasks and comments), as DELETE does
+       * @enum {boolean}
+       */
+      delete?: true;
+      /** @description Answers as the write would, and writes nothing */
+      dryRun?: boolean;
+      /** @description GET /tasks's filters as JSON, by the same names and operators: `{"eq": {"teamId": "ENG", "status": "TODO"}}` */
+      filter?: {
+        [key: string]: {
+          [key: string]: string | number | boolean | null | (string | number | boolean | null)[];
+        };
+      };
+      /** @description The tasks, by id or reference (`ENG-12`); one that names no task you reach is 422 naming `ids` */
+      ids?: string[];
+      /** @description With `filter`: the most tasks it may match (default 1000); more is 422 naming `filter` */
+      limit?: number;
+      /** @description Labels taken off every task (by id or name) */
+      removeLabelIds?: string[];
+      set?: components["schemas"]["TaskBulkSet"];
+    };
+    TaskBulkResult: {
+      /** @description Tasks written (a task already as asked is not) */
+      changed: number;
+      /** @description Tasks the ids or the filter name */
+      matched: number;
+      /** @description The write's position, as its PM-Position header (GET /events?after=) */
+      position: string | null;
+      tasks: {
+        /** @description Each changed field as `{from, to}`, as the task's `task.updated` event says; empty for a task left as it was, or deleted */
+        changes: {
+          [key: string]: {
+            from?: unknown;
+            to?: unknown;
+          };
+        };
+        id: string;
+        reference: string;
+      }[];
+    };
+    TaskBulkSet: {
+      /** @description A user id (`user_…`) or its email; a member of the workspace */
+      assigneeId?: string | null;
+      /** @description A cycle id (`cyc_…`) or its reference (`ENG-C3`); of the task's team, not ended */
+      cycleId?: string | null;
+      /** @description A user id (`user_…`) or its email; an agent of the workspace, who works on the task for its assignee; setting it opens an agent session */
+      delegateId?: string | null;
+      /** Format: date */
+      dueDate?: string | null;
+      estimate?: number | null;
+      /** @description A milestone id (`mile_…`); of the task's project */
+      milestoneId?: string | null;
+      priority?: components["schemas"]["TaskPriority"];
+      /** @description A project id (`proj_…`) or its reference (`ENG-P3`); of the task's team */
+      projectId?: string | null;
+      /**
+       * @description A workflow state of the task's team: its key (`IN_PROGRESS`) or its name (`In Progress`), in any case; stored as the key. Left out on create: the team's first `unstarted` state
+       * @example IN_PROGRESS
+       */
+      status?: string;
     };
     TaskClaim: {
       /** @description When the claim stops holding the task, unless renewed */
@@ -25986,6 +26072,168 @@ export interface operations {
           "application/json": {
             worklog: components["schemas"]["Worklog"];
           };
+        };
+      };
+      /** @description BAD_REQUEST */
+      400: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description FORBIDDEN */
+      403: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed */
+      422: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description RATE_LIMITED: over the limit of the window; retry after `Retry-After` seconds */
+      429: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Retry-After": components["headers"]["Retry-After"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description INTERNAL: an unexpected failure; `details.requestId` names the request in the logs */
+      500: {
+        headers: {
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      503: components["responses"]["WriteUnavailable"];
+    };
+  };
+  bulkTasks: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description 1 to 255 characters, e.g. a UUID: a repeat of this request with the same key within 24 h answers what the first answered (status, body, `Location`, with `Idempotent-Replayed: true`) without doing the work again; the same key with a different request is 422, and a repeat while the first is still running is 409. Kept per user and workspace (per client address on the public routes); only successes are kept. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["TaskBulk"];
+      };
+    };
+    responses: {
+      /** @description What matched, what changed, and each task's changes */
+      200: {
+        headers: {
+          "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+          "PM-Position": components["headers"]["PM-Position"];
+          "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+          "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+          "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+          "Server-Timing": components["headers"]["Server-Timing"];
+          "x-request-id": components["headers"]["x-request-id"];
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["TaskBulkResult"];
         };
       };
       /** @description BAD_REQUEST */

@@ -641,6 +641,22 @@ const TABLE: Entry[] = [
       };
     },
   },
+  // A bulk write: one task.updated per task it changes.
+  {
+    op: "POST /tasks/bulk",
+    async prepare() {
+      const [a, b] = [await newTask(), await newTask()];
+      return {
+        send: () => post("/tasks/bulk", { ids: [a.reference, b.id], set: { priority: "URGENT" } }, t.owner.key),
+        outcome: () => ({
+          events: [
+            { type: "task.updated", id: a.id },
+            { type: "task.updated", id: b.id },
+          ],
+        }),
+      };
+    },
+  },
   // Claims: a claim and a release are events of the task.
   {
     op: "POST /tasks/claim",
@@ -1278,6 +1294,10 @@ const MCP_TABLE: Record<string, (task: any) => McpCase | Promise<McpCase>> = {
   }),
   update_task: (task) => ({
     args: { id: task.reference, priority: "URGENT" },
+    events: () => [{ type: "task.updated", id: task.id, changes: ["priority"] }],
+  }),
+  bulk_update_tasks: (task) => ({
+    args: { ids: [task.reference], set: { priority: "URGENT" } },
     events: () => [{ type: "task.updated", id: task.id, changes: ["priority"] }],
   }),
   add_comment: (task) => ({

@@ -277,6 +277,7 @@ const SCOPE_TABLE: Record<string, (scope?: Scope) => Promise<Call>> = {
   "GET /tasks/{id}/links": async () => ({ path: `/tasks/${(await newTask()).id}/links` }),
   "POST /tasks/{id}/links": async () => ({ path: `/tasks/${(await newTask()).reference}/links`, body: { url: "https://example.com/a" } }),
   "DELETE /links/{id}": async () => ({ path: await newLinkPath() }),
+  "POST /tasks/bulk": async () => ({ path: "/tasks/bulk", body: { ids: [(await newTask()).reference], set: { priority: "LOW" } } }),
   "POST /tasks/claim": async () => ({ path: "/tasks/claim", body: { filter: { eq: { id: (await newTask()).id } } } }),
   "POST /tasks/{id}/claim": async () => ({ path: `/tasks/${(await newTask()).reference}/claim`, body: { leaseSeconds: 60 } }),
   "DELETE /tasks/{id}/claim": async () => ({ path: `/tasks/${(await newTask()).id}/claim` }),

@@ -70,6 +70,7 @@ describe("tools/list shows the tools the caller's scopes allow", () => {
       "create_task",
       "update_task",
       "delete_task",
+      "bulk_update_tasks",
       "link_tasks",
       "unlink_tasks",
       "add_link",

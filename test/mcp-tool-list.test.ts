@@ -15,10 +15,11 @@ const TOOLS = serviceTools();
 import { newTenant, type Tenant } from "./helpers/fixtures";
 import { MCP_ACCEPT, MCP_URL, workerFetch } from "./mcp-client";
 
+// 31 KB since bulk writes came (bulk_update_tasks, said briefly: 31,072 bytes for 39 tools, 1,051 of them its own);
 // 30 KB since workflow states came (list_states, and a task's statusCategory and times in every task tool's answer):
 // 30,021 bytes for 38 tools; 29 KB before, with the cycles' tools: 29,559 bytes for 37 (27.5 KB with the inbox's: 28,056
 // for 35).
-const BUDGET = 30 * 1024;
+const BUDGET = 31 * 1024;
 /** The keywords that give a subschema a meaning (JSON Schema 2020-12's type, combinators, values and references). */
 const MEANING = ["type", "anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref"];
 /** Where subschemas sit: keywords holding one, a list, or a map of them. */

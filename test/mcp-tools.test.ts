@@ -85,6 +85,7 @@ describe("every tool answers what its outputSchema says", () => {
     create_task: () => ({ teamId: team.id, title: "Schema check", labelIds: ["bug"], dueDate: "2026-12-24" }),
     update_task: () => ({ id: task.reference, priority: "HIGH", labelIds: ["needs design"] }),
     delete_task: () => ({ id: doomed.task }),
+    bulk_update_tasks: () => ({ ids: [task.reference], set: { priority: "LOW" }, dryRun: true }),
     claim_task: () => ({ filter: { eq: { teamId: "MCT" } }, sort: { createdAt: "asc" } }),
     release_task: () => ({ id: task.reference }),
     link_tasks: () => ({ id: task.reference, type: "blocked_by", taskId: blocker.reference }),

@@ -11,6 +11,7 @@ import { type Column, printJson, printNextCursor, printRecord, printTable } from
 import { openSession, type Session, type SessionOptions, unwrap, unwrapEmpty } from "../session";
 import { historyColumns } from "./events";
 import { delegate } from "./sessions";
+import { bulkEdit, bulkFilter } from "./task-bulk";
 import { claim, release } from "./task-claims";
 import { link, unlink } from "./task-links";
 import { view } from "./task-view";
@@ -223,10 +224,20 @@ const create = defineCommand({
 });
 
 const editArgs = {
-  ref: refArg,
+  ref: {
+    ...refArg,
+    valueHint: "ref...",
+    required: false,
+    description: "Task reference (ENG-12, any case) or id; several change them all at once, all or nothing",
+  },
   ...fieldArgs,
   "add-label": { type: "string", valueHint: "name", description: "Repeatable; adds a label (any case)" },
   "remove-label": { type: "string", valueHint: "name", description: "Repeatable; removes a label" },
+  filter: {
+    ...listArgs.filter,
+    description: `Instead of tasks: every task it matches (at most 1000), all or nothing. ${listArgs.filter.description}; or one JSON filter`,
+  },
+  "dry-run": { type: "boolean", description: "With several tasks or --filter: print what would change, write nothing" },
   ...commonArgs,
 } as const;
 
@@ -261,10 +272,24 @@ const edit = defineCommand({
     if ((add.length || remove.length) && repeated(rawArgs, editArgs, "label").length) {
       throw new UsageError("--label sets the labels: give it, or --add-label/--remove-label, not both");
     }
+    const refs = args._.map(String);
+    const filters = repeated(rawArgs, editArgs, "filter");
+    if (refs.length && filters.length) throw new UsageError("give tasks or --filter, not both");
+    if (!refs.length && !filters.length) throw new UsageError("give a task (or several), or --filter");
+    if (refs.length > 1 || filters.length || args["dry-run"]) {
+      const session = openSession(args);
+      const body = await taskFields(args, rawArgs, editArgs);
+      if (Object.keys(body).length === 0 && !add.length && !remove.length) {
+        throw new UsageError("nothing to change: give at least one field option");
+      }
+      await resolveMe(session, body);
+      const target = refs.length ? { ids: refs } : { filter: bulkFilter(filters, () => listQuery({}, rawArgs, editArgs)) };
+      return bulkEdit(session, target, body, { add, remove }, { dryRun: Boolean(args["dry-run"]), json: args.json });
+    }
     const session = openSession(args);
     // $EDITOR starts from the current description.
     const current = args.editor
-      ? (await unwrap(session.client.GET("/tasks/{id}", { params: { path: { id: args.ref }, query: { fields: "description" } } }))).task
+      ? (await unwrap(session.client.GET("/tasks/{id}", { params: { path: { id: refs[0] }, query: { fields: "description" } } }))).task
           .description
       : undefined;
     const body = await taskFields(args, rawArgs, editArgs, current);
@@ -274,8 +299,8 @@ const edit = defineCommand({
     await resolveMe(session, body);
     const answer =
       add.length || remove.length
-        ? await editLabels(session, args.ref, body, add, remove)
-        : await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: args.ref } }, body }));
+        ? await editLabels(session, refs[0], body, add, remove)
+        : await unwrap(session.client.PATCH("/tasks/{id}", { params: { path: { id: refs[0] } }, body }));
     await show(session, args.json, answer);
   },
 });

@@ -32,7 +32,9 @@ BEGIN
     END IF;
     IF chosen.key IS NULL THEN
       RAISE EXCEPTION USING ERRCODE = 'check_violation', CONSTRAINT = 'tasks_status_state', TABLE = 'tasks', COLUMN = 'status',
-        MESSAGE = format('%s names no workflow state of the task''s team', coalesce(given, 'No status'));
+        MESSAGE = format('%s names no workflow state of the task''s team', coalesce(given, 'No status')),
+        -- The task's reference: a bulk write (src/resources/tasks/bulk.ts) names the task it refuses.
+        DETAIL = coalesce((SELECT t.prefix FROM teams t WHERE t.id = NEW.team_id) || '-' || NEW.number, '');
     END IF;
     NEW.status := chosen.key;
     NEW.status_category := chosen.category;

@@ -38,7 +38,7 @@ export function requestOf(baseUrl, apiKey, s, fixture, n = 0, headers = {}) {
     url: baseUrl + s.path(fixture, n),
     method: s.method ?? "GET",
     headers: { "svc-api-key": apiKey, "content-type": "application/json", ...pathHeaders, ...s.headers, ...headers },
-    body: s.raw ? s.raw(fixture) : s.body ? JSON.stringify(s.body(fixture)) : undefined,
+    body: s.raw ? s.raw(fixture) : s.body ? JSON.stringify(s.body(fixture, n)) : undefined,
   };
 }
 

@@ -106,6 +106,11 @@ export class Caller implements StatementCaller {
     return this.rdb.executeWrite<R>(statements);
   }
 
+  /** As executeWrite, in the same round trip: every statement's rows. */
+  executeWrites(statements: SQL[]): Promise<Record<string, unknown>[][]> {
+    return this.rdb.executeWrites(statements);
+  }
+
   /** The caller in a statement: the loaded values, or SQL that reads them from the credential (null when it is not live). */
   get actor(): Actor {
     const loaded = this.identity.principal;

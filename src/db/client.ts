@@ -357,11 +357,15 @@ export class RequestDb {
    */
   async executeWrite<R extends Record<string, unknown>>(statements: SQL[]): Promise<{ rows: R[] }> {
     const db = this.db; // made first: it opens the HTTP client
+    if (statements.length === 1 && (this.#scope || !this.#httpClient)) return (await db.execute<R>(statements[0])) as { rows: R[] };
+    return { rows: (await this.executeWrites(statements)).at(-1) as R[] };
+  }
+
+  /** As executeWrite, in the same one round trip: every statement's rows (a write, then a read of what its triggers wrote). */
+  async executeWrites(statements: SQL[]): Promise<Rows[]> {
+    const db = this.db; // made first: it opens the HTTP client
     const http = this.#httpClient;
-    if (this.#scope || !http) {
-      if (statements.length === 1) return (await db.execute<R>(statements[0])) as { rows: R[] };
-      return { rows: (await atOnce(db, statements)).at(-1) as R[] };
-    }
+    if (this.#scope || !http) return atOnce(db, statements);
     const queries = [...statements, positionSelect(this.writesIn)].map((statement) => {
       const { sql: text, params } = dialect.sqlToQuery(statement);
       return http.query(text, params);
@@ -373,7 +377,7 @@ export class RequestDb {
     }
     const results = await this.overHttp(() => http.transaction(queries, { fullResults: true }));
     this.positioned(results.at(-1) as { rows: Array<{ pm_position?: string | null }> });
-    return { rows: (results.at(-2) as { rows: R[] }).rows };
+    return results.slice(0, -1).map((result) => (result as { rows: Rows }).rows);
   }
 
   #deferred: Array<(db: Db) => Promise<unknown>> = [];

@@ -21,8 +21,19 @@ const INVALID: Record<string, readonly [field: string, message: string]> = Objec
   REGISTERED.flatMap((r) => Object.entries(r.invalid ?? {})),
 );
 
+/**
+ * A registered check that refused a write, as its 422's errors, with the refusal's detail (the task a status was refused
+ * for, by reference: a bulk write names it); null for any other error.
+ */
+export function databaseValidation(err: unknown): { errors: Record<string, string[]>; detail?: string } | null {
+  const pg = pgError(err);
+  if ((pg?.code !== "23514" && pg?.code !== "23P01") || !pg.constraint || !INVALID[pg.constraint]) return null;
+  const [field, message] = INVALID[pg.constraint];
+  return { errors: { [field]: [message] }, detail: pg.detail || undefined };
+}
+
 /** The Postgres error (one with a SQLSTATE code) behind a driver or Drizzle error, if there is one. */
-function pgError(err: unknown): { code: string; constraint?: string; message?: string } | undefined {
+function pgError(err: unknown): { code: string; constraint?: string; message?: string; detail?: string } | undefined {
   for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return { ...e, code: e.code };
   return undefined;
 }
@@ -103,11 +114,9 @@ export function errorAnswer(err: unknown, requestId: string): ErrorAnswer {
   if (err instanceof ValidationError) return { status: 422, body: { errors: err.errors } };
   if (err instanceof AppError) return { status: err.status, body: body(err.code, err.message, err.details) };
   if (err instanceof HTTPException && err.status < 500) return httpExceptionAnswer(err);
+  const refused = databaseValidation(err);
+  if (refused) return { status: 422, body: { errors: refused.errors } };
   const pg = pgError(err);
-  if ((pg?.code === "23514" || pg?.code === "23P01") && pg.constraint && INVALID[pg.constraint]) {
-    const [field, message] = INVALID[pg.constraint];
-    return { status: 422, body: { errors: { [field]: [message] } } };
-  }
   if (pg?.code === "23505") {
     const message = (pg.constraint && CONFLICT_MESSAGES[pg.constraint]) || "A resource with these values already exists";
     return { status: 409, body: body("CONFLICT", message) };

@@ -31,6 +31,8 @@ export interface StatementCaller {
    * them), reading the write's position (PM-Position) in the same round trip: the last statement's rows.
    */
   executeWrite<R extends Record<string, unknown>>(statements: SQL[]): Promise<{ rows: R[] }>;
+  /** As executeWrite, in the same round trip: every statement's rows. */
+  executeWrites(statements: SQL[]): Promise<Record<string, unknown>[][]>;
   /** After a request it served: records the credential's use. */
   touch(): void;
   /** Why a statement that found the credential not live wrote or read nothing: 401, or 403 naming the scope. */

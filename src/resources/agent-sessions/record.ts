@@ -4,7 +4,6 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { agentActivities, agentActivityType, agentSessionState, agentSessions } from "../../../drizzle/schema";
-import { newId } from "../../ids";
 import { idKind, named } from "../../records/names";
 import { defineRecord, f } from "../../store/field-map";
 
@@ -138,12 +137,13 @@ export const taskSessionJson = (taskId: SQLWrapper, delegateId: SQLWrapper): SQL
 /**
  * A delegation in a task's write (its CTE `tasks`, the written row): the delegate's open session on the task, opened
  * when it has none (the open-session key makes a concurrent delegation reuse the one that won). Then `agent_sessions`
- * names the table with the new row, so the answer's `session` (taskSessionJson) sees it in the same statement.
+ * names the table with the new row, so the answer's `session` (taskSessionJson) sees it in the same statement. An id
+ * each row (pm_typeid): a bulk write delegates many tasks at once.
  */
 export function delegationCtes(creator: SQLWrapper | string): SQL[] {
   return [
     sql`opened_sessions as (insert into public.agent_sessions (id, workspace_id, team_id, task_id, agent_id, created_by)
-      select ${newId("ses")}, tasks.workspace_id, tasks.team_id, tasks.id, tasks.delegate_id, ${creator} from tasks
+      select pm_typeid('ses'), tasks.workspace_id, tasks.team_id, tasks.id, tasks.delegate_id, ${creator} from tasks
       where tasks.delegate_id is not null
       on conflict (task_id, agent_id) where ${isOpenSql(sql`state`)} do nothing returning *)`,
     sql`agent_sessions as (select * from public.agent_sessions union all select * from opened_sessions)`,

@@ -127,3 +127,39 @@ export function labelSetCtes(owner: LabelOwner, workspace: WorkspaceScope, label
 
 /** An exported label as an import reads it. */
 export type ExportedLabel = { id: string; name: string; color: string };
+
+/**
+ * A bulk write's label edit (docs/api.md, "Bulk writes"): `add` attached to and `remove` detached from every row the CTE `written`
+ * holds, leaving their other labels as they are (CTEs of the statement that writes them).
+ */
+export function labelEditCtes(owner: LabelOwner, workspace: WorkspaceScope, add: string[], remove: string[], written: string): SQL[] {
+  const { table, owner: ownerColumn } = labelTableOf(owner);
+  const row = sql.identifier(written);
+  return [
+    ...(add.length
+      ? [
+          sql`${sql.identifier(`${owner}_labels_added`)} as (insert into ${table} select ${row}.id, added.id from ${row}
+            cross join (${workspaceLabels(workspace, add)}) as added on conflict do nothing)`,
+        ]
+      : []),
+    ...(remove.length
+      ? [
+          sql`${sql.identifier(`${owner}_labels_removed`)} as (delete from ${table} where ${ownerColumn} in (select id from ${row})
+            and ${table.labelId} in (select id from (${workspaceLabels(workspace, remove)}) as removed))`,
+        ]
+      : []),
+  ];
+}
+
+/** Whether labelEditCtes would change the labels of the record `ownerId` (a column of its row): it lacks one of `add` or has one of `remove`. */
+export function labelEditChanges(owner: LabelOwner, workspace: WorkspaceScope, ownerId: AnyPgColumn, add: string[], remove: string[]): SQL {
+  const { table, owner: ownerColumn } = labelTableOf(owner);
+  const has = (label: SQL) => sql`exists (select 1 from ${table} where ${ownerColumn} = ${ownerId} and ${table.labelId} = ${label})`;
+  const lacksOne = add.length
+    ? sql`exists (select 1 from (${workspaceLabels(workspace, add)}) as a where not ${has(sql`a.id`)})`
+    : sql`false`;
+  const hasOne = remove.length
+    ? sql`exists (select 1 from (${workspaceLabels(workspace, remove)}) as r where ${has(sql`r.id`)})`
+    : sql`false`;
+  return sql`(${lacksOne} or ${hasOne})`;
+}

@@ -3,10 +3,12 @@ import { z } from "@hono/zod-openapi";
 import type { ResourceModule } from "../../http/module";
 import { FieldsQuery } from "../../http/route-schemas";
 import { deleteTool, listTool, tool } from "../../http/tool";
-import { ListInput } from "../../http/tool-input";
+import { ListInput, loosely } from "../../http/tool-input";
 import { NameOf } from "../../records/names";
 import { parseFields, projectFields } from "../../store/list";
 import { orNull } from "../../store/schemas";
+import { bulkTasks, TaskBulk, type TaskBulkInput, TaskBulkResult, TaskBulkSet } from "./bulk";
+import { taskBulkRoutes } from "./bulk-routes";
 import { taskClaimRoutes } from "./claim-routes";
 import { claimNext, claimTask, releaseTask } from "./claims";
 import { LeaseSeconds, TaskClaim } from "./claims-record";
@@ -22,7 +24,7 @@ export default {
   name: "tasks",
   resource: register,
   eventRecords: { task: taskRecord.fields },
-  routes: [taskRoutes, taskClaimRoutes],
+  routes: [taskRoutes, taskClaimRoutes, taskBulkRoutes],
   tools: [
     tool({
       name: "get_task",
@@ -68,6 +70,26 @@ export default {
       },
     }),
     { ...deleteTool("task", "tasks", TaskRef, deleteTask, " Its subtasks and comments go with it."), rank: 50 },
+    tool({
+      name: "bulk_update_tasks",
+      rank: 55,
+      title: "Change many tasks",
+      description:
+        "Changes or deletes many tasks, all or nothing (POST /tasks/bulk): by `ids` or list_tasks' `filter`. `dryRun`: the changes, unwritten.",
+      rest: "POST /tasks/bulk",
+      // Said briefly (the tool's zod check holds the rest): ids and labels by id or name, `set` as update_task's fields.
+      input: TaskBulk.extend({
+        ids: loosely(TaskBulk.shape.ids),
+        filter: ListInput.shape.filter,
+        set: loosely(TaskBulkSet)
+          .optional()
+          .describe("update_task's status, priority, assigneeId, delegateId, projectId, milestoneId, cycleId, dueDate, estimate"),
+        addLabelIds: loosely(TaskBulk.shape.addLabelIds),
+        removeLabelIds: loosely(TaskBulk.shape.removeLabelIds),
+      }),
+      output: TaskBulkResult,
+      run: (ctx, args) => bulkTasks(ctx.caller, args as TaskBulkInput),
+    }),
     tool({
       name: "claim_task",
       rank: 290,

@@ -27,7 +27,7 @@ const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
 const written = (id: SQL): SQL<TaskDto | null> => sql`(select ${taskRecord.json()} from ${taskRecord.from} where ${tasks.id} = ${id})`;
 
 /** The fields a body stores as sent (title, status, dueDate, …: every field of the record's map that names no other record), and its time tracking. */
-function storedValues(input: Record<string, unknown>, on: "create" | "update"): Record<string, unknown> {
+export function storedValues(input: Record<string, unknown>, on: "create" | "update"): Record<string, unknown> {
   const stored = taskRecord.storedFields().flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]]));
   return { ...Object.fromEntries(stored), ...timeTrackingValues(input.timeTracking as TimeTrackingInputDto | undefined, on) };
 }

@@ -110,8 +110,7 @@ function cpuVerdict(r) {
 function withDbVerdicts(rows, http) {
   const floorDb = rows.find((r) => r.ref === "floor")?.dbMs;
   return rows.map((r) => {
-    if (!http || !r.dbOverFloor || floorDb === null || floorDb === undefined || r.dbMs === null || r.dbMs === undefined)
-      return r;
+    if (!http || !r.dbOverFloor || floorDb === null || floorDb === undefined || r.dbMs === null || r.dbMs === undefined) return r;
     const dbOver = r.dbMs - floorDb;
     return { ...r, dbOver, dbMet: dbOver <= r.dbOverFloor };
   });

@@ -135,7 +135,7 @@ try {
       }
     for (const side of ["A", "B"]) {
       const byName = {};
-      for (const run of all[side]) for (const r of run) (byName[r.name] ??= []).push(r.dbMsP50);
+      for (const run of all[side]) for (const r of run) byName[r.name] = [...(byName[r.name] ?? []), r.dbMsP50];
       console.log(
         `${side}: ${Object.entries(byName)
           .map(([n, v]) => `${n} ${median(v)} (${v.join(", ")})`)

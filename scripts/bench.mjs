@@ -40,6 +40,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import autocannon from "autocannon";
+import pg from "pg";
 import { measureColdStart } from "./bench/cold-start.mjs";
 import { measureDelegation } from "./bench/delegation.mjs";
 import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
@@ -285,7 +286,32 @@ async function seedFixture(baseUrl, databaseUrl) {
   fixture.deepCursor = await cursorAfter(baseUrl, fixture, 8_000);
   fixture.deepEvent = await eventOf(baseUrl, fixture, 8_000);
   fixture.newestEvent = await newestEvent(baseUrl, fixture);
+  fixture.cycleId = await seedCycle(baseUrl, databaseUrl, fixture);
   return fixture;
+}
+
+/** The team's current cycle with 200 of its tasks (GET /cycles's progress sums them), for the cycles row. */
+async function seedCycle(baseUrl, databaseUrl, fixture) {
+  const day = 86_400_000;
+  const res = await fetch(`${baseUrl}/cycles`, {
+    method: "POST",
+    headers: { "svc-api-key": fixture.apiKey, "content-type": "application/json" },
+    body: JSON.stringify({
+      teamId: fixture.teamId,
+      startsAt: new Date(Date.now() - day).toISOString(),
+      endsAt: new Date(Date.now() + 6 * day).toISOString(),
+    }),
+  });
+  if (res.status !== 201) throw new Error(`POST /cycles: ${res.status} ${await res.text()}`);
+  const cycle = await res.json();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("update tasks set cycle_id = $1 where team_id = $2 and number between 101 and 300", [cycle.id, fixture.teamId]);
+  } finally {
+    await client.end();
+  }
+  return cycle.id;
 }
 
 function compare(a, b) {

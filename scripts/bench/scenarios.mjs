@@ -157,6 +157,29 @@ export const SCENARIOS = [
     kind: "write",
     latencyOnly: true,
   },
+  // The newer rows (their CPU and round trips): a claim by filter (each takes the next free task), a worklog, the time
+  // summary, the inbox, a small snapshot, a team's workflow states and its cycles with their progress.
+  {
+    name: "POST /tasks/claim by filter",
+    method: "POST",
+    path: () => "/tasks/claim",
+    body: () => ({ filter: {}, leaseSeconds: 3600 }),
+    kind: "write",
+    latencyOnly: true,
+  },
+  {
+    name: "POST /tasks/{id}/worklogs",
+    method: "POST",
+    path: (f) => `/tasks/${f.taskIds[30]}/worklogs`,
+    body: () => ({ startedAt: new Date(Date.now() - 3_600_000).toISOString(), durationSeconds: 600 }),
+    kind: "create",
+    latencyOnly: true,
+  },
+  { name: "GET /worklogs/summary", path: () => "/worklogs/summary?groupBy=user", kind: "read", latencyOnly: true },
+  { name: "GET /notifications (inbox)", path: () => "/notifications", kind: "read", latencyOnly: true },
+  { name: "GET /sync/snapshot?types=team", path: () => "/sync/snapshot?types=team", kind: "read", latencyOnly: true },
+  { name: "GET /teams/{id}/states", path: (f) => `/teams/${f.teamId}/states`, kind: "read", latencyOnly: true },
+  { name: "GET /cycles with progress", path: (f) => `/cycles?teamId=${f.teamId}`, kind: "read", latencyOnly: true },
   // Task relations: a list of the blocked tasks, a relation that needs no cycle check, and a `blocks` edge into
   // the head of the seeded chain of 1,000, whose check walks all of it (within 2× of POST /tasks). Each create
   // starts from a task of its own (the same pair again is 409): 2,000 each, so latency rows only.

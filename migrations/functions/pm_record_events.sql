@@ -1,6 +1,8 @@
 -- The event of each row a statement inserted, updated or deleted (transition tables), once per statement: an import of
 -- thousands of rows records their events in a few set-based queries, not a few queries per row.
-CREATE OR REPLACE FUNCTION pm_record_events() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Generic plans, made once per backend (plan_cache_mode): see pm_emit.
+CREATE OR REPLACE FUNCTION pm_record_events() RETURNS trigger LANGUAGE plpgsql
+  SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   kind text := TG_ARGV[0];
   -- Besides bookkeeping, a task's claim: its changes are events of their own (task.claimed|released, migration 0025).

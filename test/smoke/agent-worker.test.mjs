@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
 let dir;
@@ -32,7 +32,7 @@ beforeAll(async () => {
     logLevel: "warning",
   });
   ({ runWorker } = await import(pathToFileURL(outfile).href));
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "agent-worker");
   const created = await stack.call("POST", "/agents", { key: owner.key, body: { name: "Word counter" } });
   expect(created.status, created.text).toBe(201);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, buildCli, pmRunner } from "./lib/pm.mjs";
-import { approveOnDevicePage, root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { approveOnDevicePage, root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -30,7 +30,7 @@ const json = async (args, input) => JSON.parse((await ok([...args, "--json"], in
 beforeAll(async () => {
   buildCli();
   configHome = mkdtempSync(path.join(tmpdir(), "pm-daily-config-"));
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "daily");
   env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
   const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });

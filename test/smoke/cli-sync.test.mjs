@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -19,7 +19,7 @@ beforeAll(async () => {
   buildCli();
   configHome = mkdtempSync(path.join(tmpdir(), "pm-sync-config-"));
   dir = mkdtempSync(path.join(tmpdir(), "pm-sync-dir-"));
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "sync");
   env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
 }, STARTUP_MS + 30_000);

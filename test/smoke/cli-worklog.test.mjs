@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -22,7 +22,7 @@ async function ok(args) {
 beforeAll(async () => {
   buildCli();
   configHome = mkdtempSync(path.join(tmpdir(), "pm-worklog-config-"));
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "worklog");
   env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
   const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });

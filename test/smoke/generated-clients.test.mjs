@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateHeyApiClient } from "../../scripts/lib/hey-api-client.mjs";
-import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -28,7 +28,7 @@ async function load(file) {
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "pm-generated-clients-"));
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "clients");
   const create = async (pathname, body) => {
     const res = await stack.call("POST", pathname, { key: owner.key, body });

@@ -2,7 +2,7 @@
 // the real `npm start`, as docs/clients.md shows it: an agent with its own key lists its tools and calls them.
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
 // The first run may download the Inspector into npx's cache.
@@ -32,7 +32,7 @@ function inspector(args, { key = agentKey } = {}) {
 }
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "mcp");
   const created = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
   expect(created.status, created.text).toBe(201);

@@ -4,7 +4,7 @@
 // OAuth error it is, because the token endpoints answer in OAuth's wire format (RFC 6749 §5.2, RFC 8628 §3.5).
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hidden, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
+import { hidden, STARTUP_MS, sharedStack, signUp, sixDigits } from "./lib/stack.mjs";
 
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -14,7 +14,7 @@ let owner;
 let config;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "oidc");
   const { base } = stack;
   config = new oidc.Configuration(

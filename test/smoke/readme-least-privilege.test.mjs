@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { root, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 /** The `$ npx pm …` lines of docs/clients.md, in order, as argument lists (single or double quotes kept together), with what they redirect. */
 function documentedSession() {
@@ -29,7 +29,7 @@ const pm = (args, env, input) => runPm(args, { PM_BASE_URL: stack.base, ...env }
 beforeAll(async () => {
   buildCli();
   configHome = mkdtempSync(path.join(tmpdir(), "pm-readme-config-"));
-  stack = await startStack();
+  stack = await sharedStack();
   owner = await signUp(stack, "readme");
   const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engines", prefix: "ENG" } });
   expect(team.status, team.text).toBe(201);

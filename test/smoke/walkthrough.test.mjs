@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { root, STARTUP_MS, startStack } from "./lib/stack.mjs";
+import { root, STARTUP_MS, sharedStack } from "./lib/stack.mjs";
 
 /** The fenced `sh` blocks of a document, in order. */
 const shBlocks = (file) => [...readFileSync(path.join(root, file), "utf8").matchAll(/\n```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
@@ -20,7 +20,7 @@ const REFUSED = new Map([
 let stack;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await sharedStack();
 }, STARTUP_MS + 30_000);
 
 afterAll(async () => {

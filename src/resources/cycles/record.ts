@@ -16,12 +16,11 @@ export const categoryOf = (alias: string): SQL<Category> => sql`${sql.raw(alias)
 
 /**
  * The category an event's image `image` records. Images written before workflow states carry no `statusCategory`: their
- * status is one of the six fixed keys, each the category of the default state of that key.
+ * status is one of the six fixed keys, each the category of the default state of that key (pm_default_states, their one list).
  */
 export const imageCategoryOf = (image: string): SQL<Category> =>
-  sql`coalesce(${sql.raw(image)}->>'statusCategory', case ${sql.raw(image)}->>'status' when 'BACKLOG' then 'backlog'
-    when 'TODO' then 'unstarted' when 'IN_PROGRESS' then 'started' when 'IN_REVIEW' then 'started' when 'DONE' then 'completed'
-    when 'CANCELED' then 'canceled' end)`;
+  sql`coalesce(${sql.raw(image)}->>'statusCategory',
+    (select d.category::text from pm_default_states() as d where d.key = ${sql.raw(image)}->>'status'))`;
 
 /** At most 26 weeks long (docs/api.md, "Cycles"). */
 export const MAX_CYCLE_MS = 26 * 7 * 24 * 3600 * 1000;

@@ -15,6 +15,15 @@ BEGIN
     SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
         'after', a, 'labels', CASE WHEN labelled THEN '{}'::text[] END))
       INTO changes FROM (SELECT pm_image(n) AS a FROM new_rows n) r;
+  ELSIF TG_OP = 'UPDATE' AND (SELECT count(*) = count(DISTINCT x.id) FROM old_rows x) THEN
+    -- Each row updated once (the usual case, and a bulk write's thousand rows): its two versions, paired by id, each
+    -- made JSON once (materialized: inlined, the comparison and the output made each image twice).
+    WITH pairs AS MATERIALIZED (SELECT pm_image(o) AS b, pm_image(n) AS a FROM old_rows o JOIN new_rows n ON n.id = o.id),
+      changed AS (SELECT * FROM pairs WHERE (b - bookkeeping) <> (a - bookkeeping)),
+      labelled_now AS (SELECT * FROM pm_labels_of_all(kind, ARRAY(SELECT a->>'id' FROM changed)))
+    SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
+        'before', b, 'after', a, 'labels', CASE WHEN labelled THEN coalesce(l.labels, '{}') END))
+      INTO changes FROM changed LEFT JOIN labelled_now l ON l.record_id = changed.a->>'id';
   ELSIF TG_OP = 'UPDATE' THEN
     -- Foreign-key actions may update a row twice in one statement (a project deleted: its tasks lose their project and
     -- their milestone), and the transition tables then hold both versions: the change is from the version no update

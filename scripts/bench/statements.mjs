@@ -11,7 +11,7 @@
 import { writeFileSync } from "node:fs";
 import pg from "pg";
 import { startStack } from "../lib/stack.mjs";
-import { dbMsOf, queriesOf, requestOf } from "./requests.mjs";
+import { dbMsOf, nextOf, queriesOf, requestOf } from "./requests.mjs";
 import { SCENARIOS } from "./scenarios.mjs";
 import { seedWorkspace } from "./seed.mjs";
 
@@ -55,7 +55,8 @@ async function measureAll(c, base, fixture) {
   const out = [];
   for (const s of SCENARIOS.filter((x) => names.some((n) => x.name === n || (n === "floor" && x.ref === "floor")))) {
     const send = async () => {
-      const r = requestOf(base, fixture.apiKey, s, fixture);
+      // A fresh scenario's next request writes anew (a new date, a new task), as the bench's do.
+      const r = requestOf(base, fixture.apiKey, s, fixture, s.fresh ? nextOf(s) : 0);
       const res = await fetch(r.url, r);
       await res.arrayBuffer();
       return res;

@@ -13,9 +13,10 @@
 -- they match, written only where the workspace has an enabled webhook.
 -- Its statements' plans are generic, made once per backend (plan_cache_mode): a custom plan for each call cost more to
 -- plan (about 0.8 ms, three calls in a task create with labels) than the statement took to run (docs/performance.md,
--- "Database time of a write").
+-- "Database time of a write"). Nested loops on (enable_nestloop), whoever calls it: its joins are index probes, and
+-- pm_record_events, which calls it, turns them off for its own.
 CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes jsonb) RETURNS void LANGUAGE plpgsql
-  SET plan_cache_mode = force_generic_plan AS $$
+  SET plan_cache_mode = force_generic_plan SET enable_nestloop = on AS $$
 DECLARE
   ctx jsonb := nullif(current_setting('pm.ctx', true), '')::jsonb;
   event_type text := CASE

@@ -8,9 +8,9 @@
 --   members of the workspace. Followers: see task_subscriptions; a mention follows again after an unsubscribe.
 -- An email for each notification its recipient wants (notification_email), through the outbox. An agent mentioned in a
 -- comment is prompted with it: its open session on the task gets a `prompt` activity, or a new session opens.
--- Generic plans, made once per backend (plan_cache_mode): see pm_emit.
+-- Generic plans, made once per backend (plan_cache_mode), and nested loops on whoever calls it: see pm_emit.
 CREATE OR REPLACE FUNCTION pm_notify(kind text, changes jsonb) RETURNS void LANGUAGE plpgsql
-  SET plan_cache_mode = force_generic_plan AS $$
+  SET plan_cache_mode = force_generic_plan SET enable_nestloop = on AS $$
 DECLARE
   ctx jsonb := nullif(current_setting('pm.ctx', true), '')::jsonb;
   actor text := ctx->>'actor';

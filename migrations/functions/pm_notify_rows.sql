@@ -1,6 +1,7 @@
 -- The trigger: the rows a statement wrote that may notify (a task's text, assignee, delegate or status changed; a
 -- comment written or its text changed), once per statement, for pm_notify.
-CREATE OR REPLACE FUNCTION pm_notify_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Its join of the two transition tables is never a nested loop, whatever size its plan was made for: see pm_record_events.
+CREATE OR REPLACE FUNCTION pm_notify_rows() RETURNS trigger LANGUAGE plpgsql SET enable_nestloop = off AS $$
 DECLARE
   changes jsonb;
 BEGIN

@@ -1,8 +1,12 @@
 -- The event of each row a statement inserted, updated or deleted (transition tables), once per statement: an import of
 -- thousands of rows records their events in a few set-based queries, not a few queries per row.
--- Generic plans, made once per backend (plan_cache_mode): see pm_emit.
+-- Generic plans, made once per backend (plan_cache_mode): see pm_emit. A plan is made for the transition tables' size at
+-- its first use, and a backend's first use is most often one row (a PATCH): a nested loop joining one row to one, which
+-- then joined a bulk write's thousand rows to a thousand (1.5 s instead of 0.2 through a pooled connection; test
+-- test/smoke/trigger-plans.test.mjs). Without nested loops (enable_nestloop), its joins are hashed or merged, whatever
+-- the size; what it calls sets its own (pm_emit).
 CREATE OR REPLACE FUNCTION pm_record_events() RETURNS trigger LANGUAGE plpgsql
-  SET plan_cache_mode = force_generic_plan AS $$
+  SET plan_cache_mode = force_generic_plan SET enable_nestloop = off AS $$
 DECLARE
   kind text := TG_ARGV[0];
   -- Besides bookkeeping, a task's claim: its changes are events of their own (task.claimed|released, migration 0025).

@@ -47,7 +47,7 @@ import { HIT_TARGET, measureEdge } from "./bench/edge.mjs";
 import { FILE_TARGET, measureFiles, seedFiles } from "./bench/files.mjs";
 import { measureImport } from "./bench/import.mjs";
 import { startPgBouncer } from "./bench/pgbouncer.mjs";
-import { cpuOf, nextOf, probe, requestOf, sample, usePath } from "./bench/requests.mjs";
+import { cpuOf, nextOf, percentile, probe, requestOf, sample, usePath } from "./bench/requests.mjs";
 import { cursorAfter, eventOf, measureScale, newestEvent } from "./bench/scale.mjs";
 import { SCENARIOS } from "./bench/scenarios.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
@@ -185,14 +185,34 @@ function printLatencyTable(title, rows) {
   }
 }
 
-/** One scenario's latency row: at 0 ms and at RTT, interleaved per scenario so a busier minute weighs on both alike. */
+/**
+ * `count` requests at 0 ms and `count` at RTT, alternated one by one, so whatever drifts during the row weighs on both
+ * alike: a busier minute, or the tables a write scenario grows (a bulk write of 1,000 tasks leaves 1,000 dead rows a
+ * request, and the far half, measured after the near one, took 90 ms more of the database's own time).
+ */
+async function alternated(target, s, fixture, count) {
+  const runs = { near: [], far: [] };
+  for (let i = 0; i < count; i++) {
+    for (const [side, delay] of [["near", 0], ["far", RTT / 2]]) {
+      target.setDelay?.(delay);
+      runs[side].push(await sample(target.baseUrl, fixture.apiKey, s, fixture, 1));
+    }
+  }
+  target.setDelay?.(0);
+  const merged = (one) => ({
+    ...one[0],
+    p50: percentile(one.map((r) => r.p50), 0.5),
+    p99: percentile(one.map((r) => r.p50), 0.99),
+    dbMs: percentile(one.flatMap((r) => (r.dbMs == null ? [] : [r.dbMs])), 0.5),
+    errors: one.reduce((n, r) => n + r.errors, 0),
+  });
+  return { near: merged(runs.near), far: merged(runs.far) };
+}
+
+/** One scenario's latency row: at 0 ms and at RTT, alternated request by request, then its CPU time. */
 async function latencyRow(target, s, fixture) {
-  target.setDelay?.(0);
-  const near = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
+  const { near, far } = await alternated(target, s, fixture, LATENCY_REQUESTS);
   const cpu = await cpuOf(target, s, fixture, CPU_REQUESTS);
-  target.setDelay?.(RTT / 2);
-  const far = await sample(target.baseUrl, fixture.apiKey, s, fixture, LATENCY_REQUESTS);
-  target.setDelay?.(0);
   const row = {
     name: s.name,
     kind: s.kind ?? null,

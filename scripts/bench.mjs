@@ -193,19 +193,17 @@ function printLatencyTable(title, rows) {
 async function alternated(target, s, fixture, count) {
   const runs = { near: [], far: [] };
   for (let i = 0; i < count; i++) {
-    for (const [side, delay] of [["near", 0], ["far", RTT / 2]]) {
+    for (const [side, delay] of Object.entries({ near: 0, far: RTT / 2 })) {
       target.setDelay?.(delay);
       runs[side].push(await sample(target.baseUrl, fixture.apiKey, s, fixture, 1));
     }
   }
   target.setDelay?.(0);
-  const merged = (one) => ({
-    ...one[0],
-    p50: percentile(one.map((r) => r.p50), 0.5),
-    p99: percentile(one.map((r) => r.p50), 0.99),
-    dbMs: percentile(one.flatMap((r) => (r.dbMs == null ? [] : [r.dbMs])), 0.5),
-    errors: one.reduce((n, r) => n + r.errors, 0),
-  });
+  const merged = (one) => {
+    const [latencies, dbMs] = [one.map((r) => r.p50), one.flatMap((r) => (r.dbMs == null ? [] : [r.dbMs]))];
+    const errors = one.reduce((n, r) => n + r.errors, 0);
+    return { ...one[0], p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), dbMs: percentile(dbMs, 0.5), errors };
+  };
   return { near: merged(runs.near), far: merged(runs.far) };
 }
 

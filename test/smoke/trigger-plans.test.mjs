@@ -87,10 +87,10 @@ describe("trigger plans made for one row", () => {
        where project_id in ($1, $2)`,
       [small, large],
     );
-    await client.query("update tasks t set milestone_id = m.id from milestones m where m.project_id = t.project_id and t.project_id in ($1, $2)", [
-      small,
-      large,
-    ]);
+    await client.query(
+      "update tasks t set milestone_id = m.id from milestones m where m.project_id = t.project_id and t.project_id in ($1, $2)",
+      [small, large],
+    );
     const { rows } = await client.query("select count(*)::int as n from tasks where project_id = $1 and milestone_id is not null", [large]);
     expect(rows[0].n).toBeGreaterThan(100);
     expect((await run("delete from projects where id = $1", [small])).events).toBe(3); // the project, its milestone, its task

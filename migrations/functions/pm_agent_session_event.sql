@@ -7,6 +7,6 @@ BEGIN
     CASE WHEN NEW.state = 'stopped' AND OLD.state <> 'stopped' THEN 'stopped'
       WHEN NEW.state = 'pending' AND NEW.last_activity_at IS DISTINCT FROM OLD.last_activity_at THEN 'prompted'
       ELSE 'updated' END,
-    jsonb_build_array(jsonb_build_object('id', NEW.id, 'ws', NEW.workspace_id, 'before', pm_image(OLD), 'after', pm_image(NEW))));
+    ARRAY[ROW(NEW.workspace_id, NEW.id, pm_image(OLD), pm_image(NEW), NULL, NULL, NULL)::pm_change]);
   RETURN NULL;
 END $$;

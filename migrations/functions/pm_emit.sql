@@ -4,7 +4,8 @@
 --
 -- Records changes of records of one type, all at once (a statement's rows): a new event for each, or the change folded
 -- into this transaction's event of the same record (created then updated is one `created`), so an operation is one
--- event per record it changes. `changes` is a JSON array of {ws, id, before, after, labels?, added?, removed?}:
+-- event per record it changes. `changes` is an array of pm_change (ws, id, before, after, labels, added, removed; an
+-- array of rows, not JSON: a thousand images are copied, not built into one value and parsed again, migration 0034):
 -- `labels` the record's label ids now (tasks, projects), `added`/`removed` the label links this change made or undid (a
 -- link made and undone in one transaction is no change). A task relation's, link's, attachment's, worklog's, agent
 -- session's or activity's event carries its task ids (task_ids: it is in those tasks' histories; a worklog's, its task's
@@ -15,7 +16,7 @@
 -- plan (about 0.8 ms, three calls in a task create with labels) than the statement took to run (docs/performance.md,
 -- "Database time of a write"). Nested loops on (enable_nestloop), whoever calls it: its joins are index probes, and
 -- pm_record_events, which calls it, turns them off for its own.
-CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes jsonb) RETURNS void LANGUAGE plpgsql
+CREATE OR REPLACE FUNCTION pm_emit(kind text, action text, changes pm_change[]) RETURNS void LANGUAGE plpgsql
   SET plan_cache_mode = force_generic_plan SET enable_nestloop = on AS $$
 DECLARE
   ctx jsonb := nullif(current_setting('pm.ctx', true), '')::jsonb;
@@ -24,11 +25,11 @@ DECLARE
     WHEN action = 'created' THEN 'member.joined' WHEN action = 'deleted' THEN 'member.removed' ELSE 'member.updated' END;
   gone text[] := ARRAY[kind || '.deleted', 'member.removed'];
   born text[] := ARRAY[kind || '.created', 'member.joined'];
-  base bigint := pm_reserve_positions(jsonb_array_length(changes));
+  base bigint := pm_reserve_positions(cardinality(changes));
 BEGIN
   WITH c AS (
     SELECT c.*, coalesce(c.after, c.before) AS image, row_number() OVER () AS rank
-    FROM jsonb_to_recordset(changes) AS c(ws text, id text, before jsonb, after jsonb, labels text[], added text[], removed text[])
+    FROM unnest(changes) AS c
     WHERE c.ws IS NOT NULL
   ), placed AS (
     -- The team each record belongs to (webhooks filter by it): its own row's, as it was (a milestone's and a comment's
@@ -76,18 +77,18 @@ BEGIN
   -- The deliveries of the events this call wrote or folded into (pm_webhook_takes), only where the workspace has a
   -- webhook: most have none, and then neither table is read beyond one index probe. A fold changes the record, so what
   -- an earlier statement of this transaction queued for it is decided again (still unsent: nothing committed yet).
-  IF EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = ANY (ARRAY(SELECT DISTINCT c->>'ws' FROM jsonb_array_elements(changes) c))
+  IF EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = ANY (ARRAY(SELECT DISTINCT c.ws FROM unnest(changes) c))
       AND w.enabled) THEN
     DELETE FROM webhook_deliveries d USING events e, webhooks w
       WHERE d.created_at = now() AND d.event_id = e.id AND w.id = d.webhook_id
         AND e.xact = base >> 20 AND e.resource_type = kind
-        AND e.resource_id IN (SELECT c->>'id' FROM jsonb_array_elements(changes) c)
+        AND e.resource_id IN (SELECT c.id FROM unnest(changes) c)
         AND NOT pm_webhook_takes(w, e);
     INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event_id, next_attempt_at)
       SELECT pm_typeid('dlv'), w.workspace_id, w.id, e.id, now()
       FROM events e JOIN webhooks w ON w.workspace_id = e.workspace_id
       WHERE e.xact = base >> 20 AND e.resource_type = kind
-        AND e.resource_id IN (SELECT c->>'id' FROM jsonb_array_elements(changes) c)
+        AND e.resource_id IN (SELECT c.id FROM unnest(changes) c)
         AND w.enabled AND pm_webhook_takes(w, e)
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.created_at = now() AND d.webhook_id = w.id AND d.event_id = e.id);
   END IF;

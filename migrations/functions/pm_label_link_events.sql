@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION pm_label_link_events() RETURNS trigger LANGUAGE plpgs
 DECLARE
   parent text := TG_ARGV[0];
   links jsonb;
-  changes jsonb;
+  changes pm_change[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
     SELECT jsonb_agg(to_jsonb(n)) INTO links FROM new_rows n;
@@ -14,13 +14,13 @@ BEGIN
   WITH l AS (
     SELECT coalesce(l.task_id, l.project_id) AS pid, l.label_id
     FROM jsonb_to_recordset(links) AS l(task_id text, project_id text, label_id text)
-  ), g AS (SELECT pid, jsonb_agg(label_id) AS ids FROM l GROUP BY pid),
+  ), g AS (SELECT pid, array_agg(label_id) AS ids FROM l GROUP BY pid),
   images AS (
     SELECT t.id, pm_image(t) AS img FROM tasks t WHERE parent = 'task' AND t.id = ANY (ARRAY(SELECT pid FROM g))
     UNION ALL SELECT p.id, pm_image(p) FROM projects p WHERE parent = 'project' AND p.id = ANY (ARRAY(SELECT pid FROM g))
   ), labelled_now AS (SELECT * FROM pm_labels_of_all(parent, ARRAY(SELECT pid FROM g)))
-  SELECT jsonb_agg(jsonb_build_object('ws', i.img->>'workspace_id', 'id', g.pid, 'before', i.img, 'after', i.img,
-      'labels', coalesce(l.labels, '{}'), CASE TG_OP WHEN 'INSERT' THEN 'added' ELSE 'removed' END, g.ids))
+  SELECT array_agg(ROW(i.img->>'workspace_id', g.pid, i.img, i.img, coalesce(l.labels, '{}'),
+      CASE WHEN TG_OP = 'INSERT' THEN g.ids END, CASE WHEN TG_OP = 'DELETE' THEN g.ids END)::pm_change)
     INTO changes
     FROM g JOIN images i ON i.id = g.pid LEFT JOIN labelled_now l ON l.record_id = g.pid;
   IF changes IS NOT NULL THEN PERFORM pm_emit(parent, 'updated', changes); END IF;

@@ -15,8 +15,9 @@ BEGIN
   END IF;
   PERFORM pm_emit(CASE WHEN person->>'type' = 'AGENT' THEN 'agent' ELSE 'member' END,
     CASE TG_OP WHEN 'INSERT' THEN 'created' WHEN 'UPDATE' THEN 'updated' ELSE 'deleted' END,
-    jsonb_build_array(jsonb_build_object('ws', membership.workspace_id, 'id', membership.user_id,
-      'before', CASE WHEN TG_OP <> 'INSERT' THEN coalesce(person, '{}') || jsonb_build_object('id', OLD.user_id, 'role', OLD.role) END,
-      'after', CASE WHEN TG_OP <> 'DELETE' THEN coalesce(person, '{}') || jsonb_build_object('id', NEW.user_id, 'role', NEW.role) END)));
+    ARRAY[ROW(membership.workspace_id, membership.user_id,
+      CASE WHEN TG_OP <> 'INSERT' THEN coalesce(person, '{}') || jsonb_build_object('id', OLD.user_id, 'role', OLD.role) END,
+      CASE WHEN TG_OP <> 'DELETE' THEN coalesce(person, '{}') || jsonb_build_object('id', NEW.user_id, 'role', NEW.role) END,
+      NULL, NULL, NULL)::pm_change]);
   RETURN NULL;
 END $$;

@@ -12,12 +12,12 @@ DECLARE
   -- Besides bookkeeping, a task's claim: its changes are events of their own (task.claimed|released, migration 0025).
   bookkeeping constant text[] := ARRAY['updated_at', 'last_used_at', 'failing_since', 'claim_holder_id', 'claim_expires_at'];
   labelled constant boolean := kind IN ('task', 'project');
-  changes jsonb;
+  changes pm_change[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
     -- A row just inserted has no label links yet (they point at it, so they come after it).
-    SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
-        'after', a, 'labels', CASE WHEN labelled THEN '{}'::text[] END))
+    SELECT array_agg(ROW(CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END, a->>'id', NULL, a,
+        CASE WHEN labelled THEN '{}'::text[] END, NULL, NULL)::pm_change)
       INTO changes FROM (SELECT pm_image(n) AS a FROM new_rows n) r;
   ELSIF TG_OP = 'UPDATE' AND (SELECT count(*) = count(DISTINCT x.id) FROM old_rows x) THEN
     -- Each row updated once (the usual case, and a bulk write's thousand rows): its two versions, paired by id, each
@@ -25,8 +25,8 @@ BEGIN
     WITH pairs AS MATERIALIZED (SELECT pm_image(o) AS b, pm_image(n) AS a FROM old_rows o JOIN new_rows n ON n.id = o.id),
       changed AS (SELECT * FROM pairs WHERE (b - bookkeeping) <> (a - bookkeeping)),
       labelled_now AS (SELECT * FROM pm_labels_of_all(kind, ARRAY(SELECT a->>'id' FROM changed)))
-    SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
-        'before', b, 'after', a, 'labels', CASE WHEN labelled THEN coalesce(l.labels, '{}') END))
+    SELECT array_agg(ROW(CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END, a->>'id', b, a,
+        CASE WHEN labelled THEN coalesce(l.labels, '{}') END, NULL, NULL)::pm_change)
       INTO changes FROM changed LEFT JOIN labelled_now l ON l.record_id = changed.a->>'id';
   ELSIF TG_OP = 'UPDATE' THEN
     -- Foreign-key actions may update a row twice in one statement (a project deleted: its tasks lose their project and
@@ -39,12 +39,12 @@ BEGIN
       pairs AS (SELECT originals.i AS b, finals.i AS a FROM originals JOIN finals ON finals.i->>'id' = originals.i->>'id'
         WHERE (originals.i - bookkeeping) <> (finals.i - bookkeeping)),
       labelled_now AS (SELECT * FROM pm_labels_of_all(kind, ARRAY(SELECT a->>'id' FROM pairs)))
-    SELECT jsonb_agg(jsonb_build_object('id', a->>'id', 'ws', CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END,
-        'before', b, 'after', a, 'labels', CASE WHEN labelled THEN coalesce(l.labels, '{}') END))
+    SELECT array_agg(ROW(CASE WHEN kind = 'workspace' THEN a->>'id' ELSE a->>'workspace_id' END, a->>'id', b, a,
+        CASE WHEN labelled THEN coalesce(l.labels, '{}') END, NULL, NULL)::pm_change)
       INTO changes FROM pairs LEFT JOIN labelled_now l ON l.record_id = pairs.a->>'id';
   ELSE
-    SELECT jsonb_agg(jsonb_build_object('id', b->>'id', 'ws', CASE WHEN kind = 'workspace' THEN b->>'id' ELSE b->>'workspace_id' END,
-        'before', b))
+    SELECT array_agg(ROW(CASE WHEN kind = 'workspace' THEN b->>'id' ELSE b->>'workspace_id' END, b->>'id', b, NULL, NULL, NULL,
+        NULL)::pm_change)
       INTO changes FROM (SELECT pm_image(o) AS b FROM old_rows o) r;
   END IF;
   IF changes IS NOT NULL THEN

@@ -4,6 +4,6 @@
 -- team's other creates wait on.
 CREATE OR REPLACE FUNCTION pm_warm_events() RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  PERFORM pm_emit('task', 'created', '[]');
+  PERFORM pm_emit('task', 'created', '{}');
   RETURN true;
 END $$;

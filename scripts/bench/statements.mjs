@@ -122,7 +122,7 @@ try {
   await c.query("create extension if not exists pg_stat_statements");
   const fixture = await seedWorkspace(stack.databaseUrl, { tasks: 10_000, projects: 200, comments: 4_000 });
   if (process.env.PAIRED) {
-    const generic = ["pm_emit(text, text, jsonb)", "pm_record_events()", "pm_notify(text, jsonb)"];
+    const generic = ["pm_emit(text, text, pm_change[])", "pm_record_events()", "pm_notify(text, jsonb)"];
     const use = (b) =>
       Promise.all(
         generic.map((f) => c.query(`alter function ${f} ${b ? "set plan_cache_mode = force_generic_plan" : "reset plan_cache_mode"}`)),

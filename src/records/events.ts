@@ -117,23 +117,36 @@ function formatted(field: Field, value: unknown): unknown {
   return field.kind === "datetime" ? iso(new Date(value as string)) : value;
 }
 
+/** How a type's image becomes its record's fields: each field that reads the image (a column of its tables, or stored). */
+interface ImageField {
+  name: string;
+  field: Field;
+  /** The image's key the field is read from; null for a field only `stored` computes. */
+  column: string | null;
+}
+
+/** Each type's ImageFields, found once per field map (a drizzle column check per field, not per field and image). */
+function imageFields(records: EventRecords): Record<ResourceType, ImageField[]> {
+  const fieldsOf = (type: ResourceType) =>
+    Object.entries(records[type]).flatMap(([name, field]): ImageField[] => {
+      const column = field.value as PgColumn;
+      const read = !field.hidden && is(field.value, PgColumn) && EVENT_SOURCES[type].tables.includes(getTableName(column.table));
+      return read || name === "reference" || (field.stored && !field.hidden) ? [{ name, field, column: read ? column.name : null }] : [];
+    });
+  return Object.fromEntries((Object.keys(records) as ResourceType[]).map((type) => [type, fieldsOf(type)])) as Record<
+    ResourceType,
+    ImageField[]
+  >;
+}
+
 /** A stored row as the record's answer names its fields: every field that is a column of the image's tables. */
-function imageData(
-  records: EventRecords,
-  type: ResourceType,
-  image: Record<string, unknown>,
-  reference: string | null,
-  at: Date,
-): Record<string, unknown> {
+function imageData(fields: ImageField[], image: Record<string, unknown>, reference: string | null, at: Date): Record<string, unknown> {
   const data: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(records[type])) {
+  for (const { name, field, column } of fields) {
     // A rename's events keep each image's own reference (pm_team_prefix), so their `changes` name it; others the event's.
     if (name === "reference" && (image.reference ?? reference)) data.reference = image.reference ?? reference;
     if (field.stored && !field.hidden) data[name] = field.stored(image, at);
-    if (field.hidden || !is(field.value, PgColumn)) continue;
-    const column = field.value as PgColumn;
-    if (!EVENT_SOURCES[type].tables.includes(getTableName(column.table)) || !(column.name in image)) continue;
-    data[name] = formatted(field, image[column.name]);
+    if (column !== null && column in image) data[name] = formatted(field, image[column]);
   }
   return data;
 }
@@ -142,7 +155,11 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 const sorted = (ids: string[]) => [...ids].sort();
 
 /** What an update changed, field by field (custom fields by key, labels as `labelIds`); updatedAt is not a change. */
-function changesOf(before: Record<string, unknown>, after: Record<string, unknown>, row: EventRow) {
+function changesOf(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  row: Pick<EventRow, "labels_after" | "labels_added" | "labels_removed">,
+) {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     if (key === "updatedAt" || same(before[key], after[key])) continue;
@@ -166,6 +183,7 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
  * filter of events names (`changed` takes the fields the maps store).
  */
 export function eventRendering(records: EventRecords) {
+  const fieldsOf = imageFields(records);
   /**
    * A record's stored image (pm_image of its row) as an event's `data` has it: its reference (tasks, projects) and
    * label ids (the record's labels, when its type has them) beside. A sync snapshot renders its records so too, so that
@@ -179,7 +197,7 @@ export function eventRendering(records: EventRecords) {
     labels: string[] | null,
     at: Date,
   ): Record<string, unknown> {
-    const data = imageData(records, type, image, reference, at);
+    const data = imageData(fieldsOf[type], image, reference, at);
     if (labels && (type === "task" || type === "project")) data.labelIds = sorted(labels);
     return data;
   }
@@ -201,12 +219,17 @@ export function eventRendering(records: EventRecords) {
       position: Number(row.position),
       createdAt: iso(new Date(row.created_at)),
     };
-    if (row.type.endsWith(".updated") && row.old_image && row.new_image) {
-      const at = new Date(row.created_at);
-      const [before, after] = [row.old_image, row.new_image].map((image) => imageData(records, type, image, row.reference, at));
-      event.changes = changesOf(before, after, row);
-    }
+    const changes = renderChanges(row);
+    if (changes) event.changes = changes;
     return event;
+  }
+
+  /** An update's `changes` as its event has them (without the rest of the event: a bulk write's answer); else undefined. */
+  function renderChanges(row: Omit<EventRow, "request_id" | "via" | "actor">): EventDto["changes"] {
+    if (!row.type.endsWith(".updated") || !row.old_image || !row.new_image) return undefined;
+    const at = new Date(row.created_at);
+    const [before, after] = [row.old_image, row.new_image].map((image) => imageData(fieldsOf[row.resource_type], image, row.reference, at));
+    return changesOf(before, after, row);
   }
 
   /** Events by id (a webhook's bodies), in one query. */
@@ -218,7 +241,7 @@ export function eventRendering(records: EventRecords) {
     return new Map(rows.map((row) => [row.id, renderEvent(row)]));
   }
 
-  return { renderEvent, recordData, eventsByIds, filterFields: eventFilterFields(changeableFields(records)) };
+  return { renderEvent, renderChanges, recordData, eventsByIds, filterFields: eventFilterFields(changeableFields(records)) };
 }
 export type EventRendering = ReturnType<typeof eventRendering>;
 

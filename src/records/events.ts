@@ -225,7 +225,7 @@ export function eventRendering(records: EventRecords) {
   }
 
   /** An update's `changes` as its event has them (without the rest of the event: a bulk write's answer); else undefined. */
-  function renderChanges(row: Omit<EventRow, "request_id" | "via" | "actor">): EventDto["changes"] {
+  function renderChanges(row: Omit<EventRow, "id" | "position" | "request_id" | "via" | "actor">): EventDto["changes"] {
     if (!row.type.endsWith(".updated") || !row.old_image || !row.new_image) return undefined;
     const at = new Date(row.created_at);
     const [before, after] = [row.old_image, row.new_image].map((image) => imageData(fieldsOf[row.resource_type], image, row.reference, at));

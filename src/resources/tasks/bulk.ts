@@ -90,15 +90,13 @@ export type TaskBulkAnswer = z.infer<typeof TaskBulkResult>;
 /** The links `set` may name: checked against each task's team (or the workspace) before the write. */
 const LINKS = ["projectId", "milestoneId", "cycleId", "assigneeId", "delegateId"] as const;
 
-/** A matched task as the statement reads it, with whether the caller may write it and whether the write changes it. */
+/** A matched task as the statement reads it, with whether the caller may write it; its links only in the read alone. */
 interface Matched {
   id: string;
   reference: string;
-  teamId: string;
-  projectId: string | null;
-  milestoneId: string | null;
   may: boolean;
 }
+type MatchedWithLinks = Matched & { teamId: string; projectId: string | null; milestoneId: string | null };
 interface Verdict {
   live: boolean;
   complete: boolean;
@@ -154,6 +152,10 @@ function bulkStatement(caller: Caller, input: TaskBulkInput, filter: SQL | undef
         as g(i, key) join named on named.key = g.key join target on target.id = named.id) = ${names.length}`
     : sql`true`;
   const ok = sql`(select ok from verdict)`;
+  // What the answer needs of each task; the links' checks also read its team, project and milestone (the read alone).
+  const matchedFields = values
+    ? sql`json_build_object('id', id, 'reference', reference, 'may', may)`
+    : sql`json_build_object('id', id, 'reference', reference, 'may', may, 'teamId', "teamId", 'projectId', "projectId", 'milestoneId', "milestoneId")`;
   const writes: SQL[] = [];
   if (values && input.delete) {
     writes.push(sql`deleted as (delete from ${tasks} where ${tasks.id} = any(array(select id from target where ${ok})) returning id)`);
@@ -176,7 +178,7 @@ function bulkStatement(caller: Caller, input: TaskBulkInput, filter: SQL | undef
     verdict as (select checks.*, live and complete and labels and (select count(*) from target) <= ${limit}
       and coalesce((select bool_and(may) from target), true) as ok from checks)
     ${writes.length ? sql`, ${sql.join(writes, sql`, `)}` : sql``}
-    select live, complete, labels, (select json_agg(target order by id) from target) as matched from verdict`;
+    select live, complete, labels, (select json_agg(${matchedFields} order by id) from target) as matched from verdict`;
 }
 
 /**
@@ -186,9 +188,8 @@ function bulkStatement(caller: Caller, input: TaskBulkInput, filter: SQL | undef
  * (jsonb sorts them): walked side by side (ROWS FROM), each once, not one key looked up in the other per key (3× dearer).
  * The label lists as JSON: a thousand rows of three text[] each took the Worker longer to parse than the rest.
  */
-const writtenEvents = sql`select ${events.id} as id, ${events.type} as type, ${events.resourceType} as resource_type,
-    ${events.resourceId} as resource_id, ${events.reference} as reference, ${events.position} as position,
-    ${events.createdAt} as created_at, changed.old_image, changed.new_image, array_to_json(${events.labelsAfter}) as labels_after,
+const writtenEvents = sql`select ${events.type} as type, ${events.resourceType} as resource_type,
+    ${events.resourceId} as resource_id, ${events.reference} as reference, ${events.createdAt} as created_at, changed.old_image, changed.new_image, array_to_json(${events.labelsAfter}) as labels_after,
     array_to_json(${events.labelsAdded}) as labels_added, array_to_json(${events.labelsRemoved}) as labels_removed
   from ${events} left join lateral (
     select coalesce(jsonb_object_agg(p.key, p.before), '{}') as old_image, coalesce(jsonb_object_agg(p.key, p.after), '{}') as new_image
@@ -263,13 +264,13 @@ async function write(caller: Caller, input: TaskBulkInput, filter: SQL | undefin
  * `set`'s links checked as PATCH checks them (the same functions): a project, milestone or cycle against each group of
  * tasks alike in team and project (a misfit is 422 keyed by each of its tasks), an assignee or delegate once.
  */
-async function resolveLinks(tx: Executor, caller: Caller, set: TaskUpdateInput, matched: Matched[]): Promise<Values> {
+async function resolveLinks(tx: Executor, caller: Caller, set: TaskUpdateInput, matched: MatchedWithLinks[]): Promise<Values> {
   const { actor } = caller;
   const columns = storedValues(set, "update");
   const clearMilestone: string[] = [];
   const links = { projectId: set.projectId, milestoneId: set.milestoneId, cycleId: set.cycleId };
   if (Object.values(links).some((v) => v !== undefined)) {
-    const groups = new Map<string, Matched[]>();
+    const groups = new Map<string, MatchedWithLinks[]>();
     for (const t of matched) {
       const key = `${t.teamId} ${t.projectId} ${t.milestoneId !== null}`;
       groups.set(key, [...(groups.get(key) ?? []), t]);
@@ -340,7 +341,7 @@ export async function bulkTasks(caller: Caller, input: TaskBulkInput): Promise<T
     let values: Values = { columns: storedValues(set, "update"), clearMilestone: [] };
     if (linking) {
       const [[verdict]] = (await caller.executeWrites([bulkStatement(caller, input, filter, null)])) as unknown as [[Verdict]];
-      values = await resolveLinks(tx, caller, set, await refuseUnless(caller, input, verdict));
+      values = await resolveLinks(tx, caller, set, (await refuseUnless(caller, input, verdict)) as MatchedWithLinks[]);
     }
     if (!input.dryRun) return write(caller, input, filter, values);
     try {

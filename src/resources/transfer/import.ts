@@ -26,6 +26,7 @@ import { type Principal, principalActor } from "../../auth/principal";
 import { isWorkspaceAdmin, requireMayGrant, requireTeamRole, requireUnbound, requireWorkspaceRole, type TeamRole } from "../../auth/roles";
 import { AppError, forbidden, notFound, ValidationError } from "../../core/errors";
 import type { Executor, Tx } from "../../db/client";
+import { renameLockShared } from "../../db/event-context";
 import { inTeams } from "../../db/scope";
 import { subtaskTreeLock } from "../../db/tree-locks";
 import { foldName, nameMatch } from "../../records/names";
@@ -165,7 +166,9 @@ type TargetRow = {
  * statement; null when the team is not there.
  * `ids`: the import's record ids (with `update`), of which it finds those already in the team (a part's: as it says). It locks the team row (its
  * counters) and the team's subtask tree: overwritten tasks may change parents, serialised with PATCH /tasks re-parenting
- * there, so no race builds a cycle.
+ * there, so no race builds a cycle. It holds the team's rename lock shared from before the row, as a create does
+ * (renameLockShared): a rename that took its transaction id first would otherwise name the imported records after
+ * their events in the stream.
  */
 async function readTarget(db: Executor, principal: Principal, parts: Parts, team: string, ids: SQL | null): Promise<TargetRow | null> {
   const workspace = principal.workspace.id;
@@ -198,7 +201,7 @@ async function readTarget(db: Executor, principal: Principal, parts: Parts, team
         ) e)
     ) as target, ${subtaskTreeLock(sql`teams.id`)}
     from ${teams} where ${nameMatch("team", teams.id, team, workspace)} and teams.workspace_id = ${workspace}
-      and ${inTeams(principal.teamIds, teams.id)}
+      and ${inTeams(principal.teamIds, teams.id)} and ${renameLockShared(teams.id)}
     for update`);
   return rows[0]?.target ?? null;
 }

@@ -110,10 +110,13 @@ describe("PATCH /teams/{id} {prefix}", () => {
     expect((await get("/tasks/RNE-1", key)).body.task.id).toBe(firstTask.id);
   });
 
-  it("a task, project or cycle created while a rename holds the team's lock waits for it (the counter row alone did not)", async () => {
+  it("a task, project or cycle created, or an import, while a rename holds the team's lock waits for it (the team's row alone did not)", async () => {
     // The rename's lock without its row: the moment a rename has taken its lock and not yet written the team.
     const other = await newTeam(tenant, { prefix: "RNW" });
     const key = tenant.owner.key;
+    const source = await newTeam(tenant, { prefix: "RNX" });
+    expect((await post("/tasks", { teamId: source.id, title: "imported during a rename" }, key)).status).toBe(201);
+    const doc = (await get(`/teams/${source.id}/export`, key)).body;
     const waitingOnLock = (count: number) => async () => {
       const { rows } = await withDb((db) =>
         db.execute<{ n: number }>(sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`),
@@ -126,6 +129,7 @@ describe("PATCH /teams/{id} {prefix}", () => {
         () => post("/tasks", { teamId: other.id, title: "during a rename" }, key),
         () => post("/projects", { teamId: other.id, name: "During a rename" }, key),
         () => post("/cycles", { teamId: other.id, startsAt: "2030-01-01T00:00:00Z", endsAt: "2030-01-15T00:00:00Z" }, key),
+        () => post(`/teams/${other.id}/import`, { data: doc }, key),
       ]) {
         const answer = create();
         sent.push(answer);
@@ -134,7 +138,9 @@ describe("PATCH /teams/{id} {prefix}", () => {
       }
       return sent;
     });
-    for (const res of await Promise.all(creates)) expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const answers = await Promise.all(creates);
+    for (const res of answers.slice(0, 3)) expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(answers[3].status, JSON.stringify(answers[3].body)).toBe(200);
   });
 
   it("a prefix another team has now is 409, old or not", async () => {

@@ -6,12 +6,12 @@ import { cycles, teams } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { conflict, invalid } from "../../core/errors";
-import { eventsWarmed, renameLockShared } from "../../db/event-context";
 import { newId } from "../../ids";
 import { nameMatch } from "../../records/names";
 import { type Guard, guardedDelete, guardedWrite, type Target, updatedRow } from "../../store/guarded";
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
+import { teamCounterMoved } from "../teams/record";
 import { type CycleCreateInput, type CycleDto, type CycleInput, cycleRecord, MAX_CYCLE_MS } from "./record";
 
 const CREATE = { min: "MEMBER", what: "plan cycles in this team" } as const;
@@ -69,7 +69,7 @@ export function createCycle(caller: Caller, input: CycleCreateInput): Promise<Cy
   const id = newId("cyc");
   return guardedWrite(caller, teamTarget(caller, input), (allowed) => ({
     ctes: [
-      sql`counter as (update ${teams} set cycle_counter = cycle_counter + 1 where ${teams.id} = ${allowed} and ${renameLockShared(teams.id)} and ${eventsWarmed} returning id, workspace_id, cycle_counter)`,
+      teamCounterMoved("cycle_counter", allowed),
       sql`cycles as (insert into ${cycles} (id, workspace_id, team_id, number, name, description, starts_at, ends_at)
         select ${id}, counter.workspace_id, counter.id, counter.cycle_counter, coalesce(${input.name ?? null}::text, 'Cycle ' || counter.cycle_counter),
           ${input.description ?? ""}, ${input.startsAt}::timestamptz, ${input.endsAt}::timestamptz from counter returning *)`,

@@ -6,7 +6,6 @@ import { projects, teams } from "../../../drizzle/schema";
 import { labelsGuard, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
 import { invalid } from "../../core/errors";
-import { eventsWarmed, renameLockShared } from "../../db/event-context";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { nameMatch, projectMatch } from "../../records/names";
@@ -15,6 +14,7 @@ import { type Guard, guardedDelete, guardedWrite, readTarget, type Target, updat
 import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
 import { labelSetCtes } from "../labels/record";
+import { teamCounterMoved } from "../teams/record";
 import { workspaceMember } from "../users/record";
 import { type ProjectChecks, type ProjectCreateInput, type ProjectDto, type ProjectUpdateInput, projectRecord } from "./record";
 
@@ -90,7 +90,7 @@ function insertProject(caller: Caller, input: ProjectCreateInput, customFields: 
   const insert = insertColumns(projects, columns);
   return guardedWrite(caller, teamTarget(caller, input, true), (allowed) => ({
     ctes: [
-      sql`counter as (update ${teams} set project_counter = project_counter + 1 where ${teams.id} = ${allowed} and ${renameLockShared(teams.id)} and ${eventsWarmed} returning id, workspace_id, project_counter)`,
+      teamCounterMoved("project_counter", allowed),
       sql`projects as (insert into ${projects} (id, workspace_id, team_id, number, ${insert.names})
         select ${id}, counter.workspace_id, counter.id, counter.project_counter, ${insert.values} from counter returning *)`,
       ...labelSetCtes("project", caller.actor.workspace, input.labelIds ?? [], "projects"),

@@ -5,7 +5,6 @@ import { and, eq, type SQL, sql } from "drizzle-orm";
 import { tasks, teams } from "../../../drizzle/schema";
 import { labelsGuard, taskTarget, teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
-import { eventsWarmed, renameLockShared } from "../../db/event-context";
 import { newId } from "../../ids";
 import { validateCustomFields } from "../../records/custom-fields";
 import { mentioning } from "../../records/mentions";
@@ -16,6 +15,7 @@ import type { FieldSelection, ListParams } from "../../store/list";
 import { listRecords, readRecord } from "../../store/reads";
 import { delegationCtes } from "../agent-sessions/record";
 import { labelSetCtes } from "../labels/record";
+import { teamCounterMoved } from "../teams/record";
 import { workspaceMember } from "../users/record";
 import { type TimeTrackingInputDto, timeTrackingValues } from "../worklogs/record";
 import { type TaskCreateInput, type TaskDto, type TaskUpdateInput, taskRecord, workspaceAgent } from "./record";
@@ -76,7 +76,7 @@ async function insertTask(
   const target = await mentioning(caller, teamTarget(caller, input), [input.description as string | undefined]);
   return guardedWrite(caller, target, (allowed) => ({
     ctes: [
-      sql`counter as (update ${teams} set task_counter = task_counter + 1 where ${teams.id} = ${allowed} and ${renameLockShared(teams.id)} and ${eventsWarmed} returning id, workspace_id, task_counter)`,
+      teamCounterMoved("task_counter", allowed),
       sql`tasks as (insert into ${tasks} (id, workspace_id, team_id, number, creator_id, ${insert.names})
         select ${id}, counter.workspace_id, counter.id, counter.task_counter, ${caller.actor.user}, ${insert.values} from counter returning *)`,
       ...labelSetCtes("task", caller.actor.workspace, input.labelIds ?? [], "tasks"),

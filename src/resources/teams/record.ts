@@ -6,6 +6,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { teams } from "../../../drizzle/schema";
 import { notFound } from "../../core/errors";
 import type { Executor, WorkspaceScope } from "../../db/client";
+import { eventsWarmed, renameLockShared } from "../../db/event-context";
 import { NameOf, named, pathNames } from "../../records/names";
 import { defineRecord, exportedTimestamps, f } from "../../store/field-map";
 import type { FieldSelection } from "../../store/list";
@@ -15,6 +16,16 @@ import { membersJson, TeamMemberItem, teamMemberItemRecord } from "../team-membe
 export const TeamSummary = z.object({ id: z.string(), name: z.string(), prefix: z.string() }).openapi("TeamSummary");
 
 /** `{id, name, prefix}` of the joined team, built in SQL. */
+/**
+ * The CTE `counter` of a create numbered by its team (a task, project or cycle): the team's counter moved, read back with
+ * the team's id and workspace. It holds the team's rename lock shared from before the counter row (a rename that took
+ * its transaction id first would otherwise name the new record ahead of its creation in the stream, docs/sync.md), and
+ * readies the event triggers before the row lock the team's other creates wait on (eventsWarmed).
+ */
+export const teamCounterMoved = (counter: "task_counter" | "project_counter" | "cycle_counter", allowed: SQL): SQL =>
+  sql`counter as (update ${teams} set ${sql.raw(counter)} = ${sql.raw(counter)} + 1 where ${teams.id} = ${allowed}
+    and ${renameLockShared(teams.id)} and ${eventsWarmed} returning id, workspace_id, ${sql.raw(counter)})`;
+
 export const teamSummaryJson = (t: typeof teams): SQL => sql`json_build_object('id', ${t.id}, 'name', ${t.name}, 'prefix', ${t.prefix})`;
 
 export const TeamPrefix = z

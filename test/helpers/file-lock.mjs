@@ -1,40 +1,46 @@
-// The run's two worker slots (vitest.config.ts) may both hold a Workers file, each in a workerd runtime of its own, on
-// the one PostgreSQL. Files there take this lock for their run, one at a time: each has tenants of its own, but the event
-// log's visibility is the database's (an event shows once every transaction begun before it has ended), so another file's
-// long transaction (a seed of 100,000 tasks, a rename of them all) held back the events a file had just written, and a
-// file that sweeps every tenant (the scheduled handler's relays) moved other files' rows under their counts. Smoke and
-// unit files, on servers of their own or none, still run beside them. A mutex over HTTP (Node side, started by
-// test/global-setup.ts; test/helpers/file-lock-setup.ts takes it), granted first come first served:
-//   POST /acquire   answers once granted     POST /release
+// The run's two worker slots (vitest.config.ts) may both hold a Workers file, each in a workerd runtime of its own. A
+// runtime is bound to one of the run's PostgreSQL servers (test/global-setup.ts), and the files on one server take its
+// lock for their run, one at a time: each has tenants of its own, but the event log's visibility is the server's (an
+// event shows once every transaction begun before it has ended, in any database of the server), so another file's long
+// transaction (a seed of 100,000 tasks, a rename of them all) held back the events a file had just written, and a file
+// that sweeps every tenant (the scheduled handler's relays) moved other files' rows under their counts. Files on
+// different servers run side by side. A mutex per server over HTTP (Node side, started by test/global-setup.ts;
+// test/helpers/file-lock-setup.ts takes its runtime's), granted first come first served:
+//   POST /<server>/acquire   answers once granted     POST /<server>/release
 import { createServer } from "node:http";
 
 export async function startFileLock() {
-  let held = false;
-  /** @type {Array<() => void>} */
-  const waiting = [];
-  const pump = () => {
-    if (!held && waiting.length > 0) {
-      held = true;
-      waiting.shift()();
+  /** Each lock's state by its name (the first segment of the path: `/0/acquire`). */
+  const locks = new Map();
+  const lockOf = (name) => {
+    if (!locks.has(name)) locks.set(name, { held: false, /** @type {Array<() => void>} */ waiting: [] });
+    return locks.get(name);
+  };
+  const pump = (lock) => {
+    if (!lock.held && lock.waiting.length > 0) {
+      lock.held = true;
+      lock.waiting.shift()();
     }
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://lock");
+    const [, name = "", action = ""] = url.pathname.split("/");
+    const lock = lockOf(name);
     if (req.method !== "POST") {
       res.writeHead(405).end();
-    } else if (url.pathname === "/release") {
-      held = false;
+    } else if (action === "release") {
+      lock.held = false;
       res.writeHead(204).end();
-      pump();
+      pump(lock);
     } else {
       const grant = () => res.writeHead(204).end();
       // A file that stopped waiting (its runtime went away) gives up its place.
       res.on("close", () => {
-        const at = waiting.indexOf(grant);
-        if (at !== -1) waiting.splice(at, 1);
+        const at = lock.waiting.indexOf(grant);
+        if (at !== -1) lock.waiting.splice(at, 1);
       });
-      waiting.push(grant);
-      pump();
+      lock.waiting.push(grant);
+      pump(lock);
     }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));

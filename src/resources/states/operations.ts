@@ -4,7 +4,7 @@
 // of that category, so two concurrent writes cannot each take away one of the last two), and, for a delete, the tasks
 // that hold the state, moved in that same statement (one `task.updated` each, from the triggers). A task's category is
 // the trigger pm_task_state's to keep: a state's new category reaches its tasks in the statement that changes it.
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, type SQL, sql } from "drizzle-orm";
 import { tasks, teams, workflowStates } from "../../../drizzle/schema";
 import { teamRoleGuard } from "../../auth/access";
 import type { Caller } from "../../auth/caller";
@@ -35,10 +35,23 @@ const COLORS: Record<StateCategoryDto, string> = {
 const written = (id: SQL): SQL<WorkflowStateDto | null> =>
   sql`(select ${stateRecord.json()} from ${stateRecord.from} where ${workflowStates.id} = ${id})`;
 
-/** The team `teamId` (id or prefix) in the caller's workspace and teams, under `guards`. */
+/**
+ * A condition that is true once this transaction holds its team's lock of state writes: taken in the target's condition,
+ * before any row of it, so a team's state writes queue and each reads what the one before left. Two deletes of a team's
+ * last two states of a category each locked its own row, then waited for the other's (a deadlock, 409 to one of them)
+ * where the second must read the first's and be 422; two creates could both count 49 states and make 51.
+ */
+const stateWritesQueued = (teamId: SQL | AnyColumn): SQL =>
+  sql`pg_advisory_xact_lock(hashtextextended('states:' || ${teamId}, 0)) is not null`;
+
+/** The team `teamId` (id or prefix) in the caller's workspace and teams, under `guards`, its state writes queued. */
 const teamTarget = (caller: Caller, teamId: string, guards: Guard[]): Target => ({
   from: sql`${teams}`,
-  where: and(nameMatch("team", teams.id, teamId, caller.actor.workspace), eq(teams.workspaceId, caller.actor.workspace))!,
+  where: and(
+    nameMatch("team", teams.id, teamId, caller.actor.workspace),
+    eq(teams.workspaceId, caller.actor.workspace),
+    stateWritesQueued(teams.id),
+  )!,
   columns: { id: teams.id },
   guards,
   name: "Team",
@@ -47,18 +60,12 @@ const teamTarget = (caller: Caller, teamId: string, guards: Guard[]): Target => 
 });
 
 /**
- * The state `id` in the caller's workspace and teams, under the write rule and `guards`, with `columns` for refusals.
- * Its team's state writes queue on an advisory lock taken before the state's row: two deletes of a team's last two
- * states of a category each locked its own row, then waited for the other's (a deadlock, 409 to one of them) where the
- * second must read what the first left (422).
+ * The state `id` in the caller's workspace and teams, under the write rule and `guards`, with `columns` for refusals,
+ * its team's state writes queued.
  */
 const stateTarget = (caller: Caller, id: string, guards: Guard[], columns: Target["columns"] = { id: workflowStates.id }): Target => ({
   from: sql`${workflowStates}`,
-  where: and(
-    eq(workflowStates.id, id),
-    eq(workflowStates.workspaceId, caller.actor.workspace),
-    sql`pg_advisory_xact_lock(hashtextextended('states:' || ${workflowStates.teamId}, 0)) is not null`,
-  )!,
+  where: and(eq(workflowStates.id, id), eq(workflowStates.workspaceId, caller.actor.workspace), stateWritesQueued(workflowStates.teamId))!,
   columns,
   guards: [teamRoleGuard(caller.actor, workflowStates.teamId, WRITE.min, WRITE.what), ...guards],
   name: "Workflow state",

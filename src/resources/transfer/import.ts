@@ -162,19 +162,32 @@ type TargetRow = {
 };
 
 /**
- * The target team (by id or prefix, within the caller's teams) and everything the plan needs from its workspace, in one
- * statement; null when the team is not there.
- * `ids`: the import's record ids (with `update`), of which it finds those already in the team (a part's: as it says). It locks the team row (its
- * counters) and the team's subtask tree: overwritten tasks may change parents, serialised with PATCH /tasks re-parenting
- * there, so no race builds a cycle. It holds the team's rename lock shared from before the row, as a create does
- * (renameLockShared): a rename that took its transaction id first would otherwise name the imported records after
- * their events in the stream.
+ * The target team (by id or prefix, within the caller's teams), locked; null when the team is not there. It locks the
+ * team row (its counters) and the team's subtask tree: overwritten tasks may change parents, serialised with PATCH
+ * /tasks re-parenting there, so no race builds a cycle. It holds the team's rename lock shared from before the row, as
+ * a create does (renameLockShared): a rename that took its transaction id first would otherwise name the imported
+ * records after their events in the stream. A statement of its own: what the import reads of the team comes in the
+ * next one (readTarget), whose snapshot is taken once the locks are held, so it sees what a concurrent import into the
+ * same team committed meanwhile (its members, its records), not the state before the wait.
  */
-async function readTarget(db: Executor, principal: Principal, parts: Parts, team: string, ids: SQL | null): Promise<TargetRow | null> {
+async function lockTarget(db: Executor, principal: Principal, team: string): Promise<string | null> {
+  const workspace = principal.workspace.id;
+  const { rows } = await db.execute<{ id: string }>(sql`select teams.id, ${subtaskTreeLock(sql`teams.id`)}
+    from ${teams} where ${nameMatch("team", teams.id, team, workspace)} and teams.workspace_id = ${workspace}
+      and ${inTeams(principal.teamIds, teams.id)} and ${renameLockShared(teams.id)}
+    for update`);
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * What the plan needs of the locked team `teamId` and its workspace, in one statement.
+ * `ids`: the import's record ids (with `update`), of which it finds those already in the team (a part's: as it says).
+ */
+async function readTarget(db: Executor, principal: Principal, parts: Parts, teamId: string, ids: SQL | null): Promise<TargetRow> {
   const workspace = principal.workspace.id;
   const actor = principalActor(principal);
   const named = ids ?? sql`'{}'::text[]`;
-  const { rows } = await db.execute<{ target: TargetRow | null }>(sql`select json_build_object(
+  const { rows } = await db.execute<{ target: TargetRow }>(sql`select json_build_object(
       'id', teams.id,
       'role', ${callerTeamRole(principal.user.id, teams.id)},
       'members', (select coalesce(json_agg(json_build_object('id', u.id, 'email', u.email, 'type', u.type)), '[]') from ${workspaceMembers} wm
@@ -199,11 +212,9 @@ async function readTarget(db: Executor, principal: Principal, parts: Parts, team
             sql` `,
           )}
         ) e)
-    ) as target, ${subtaskTreeLock(sql`teams.id`)}
-    from ${teams} where ${nameMatch("team", teams.id, team, workspace)} and teams.workspace_id = ${workspace}
-      and ${inTeams(principal.teamIds, teams.id)} and ${renameLockShared(teams.id)}
-    for update`);
-  return rows[0]?.target ?? null;
+    ) as target
+    from ${teams} where teams.id = ${teamId}`);
+  return rows[0].target;
 }
 
 /**
@@ -358,7 +369,8 @@ export async function importIntoTeam(
   const head = await source.head();
   if (head.type === "workspace")
     throw new ValidationError({ [source.typePath]: ["A workspace export is imported with POST /workspaces/import"] });
-  const found = await readTarget(tx, principal, parts, team, update ? source.ids : null);
+  const locked = await lockTarget(tx, principal, team);
+  const found = locked === null ? null : await readTarget(tx, principal, parts, locked, update ? source.ids : null);
   requireMayImportTeam(principal, found);
   const teamId = found.id;
   const state = new PlanState(head, {

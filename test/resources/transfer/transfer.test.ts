@@ -1,7 +1,18 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, get, patch, post } from "../../helpers/api";
-import { addMember, joinTeam, type Member, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import { newId } from "../../../src/ids";
+import { api, eventually, get, patch, post } from "../../helpers/api";
+import {
+  addMember,
+  joinTeam,
+  type Member,
+  newTeam,
+  newTenant,
+  type TeamFixture,
+  type Tenant,
+  whileLocked,
+  withDb,
+} from "../../helpers/fixtures";
 
 /** Rows of the workspace's tables, to prove a refused import wrote nothing. */
 async function counts(workspaceId: string) {
@@ -255,6 +266,31 @@ describe("export and import", () => {
     // The copy of the root task lost its project (not in a task export); its subtasks point at the copy.
     expect(tasks.at(-3).projectId).toBeNull();
     expect(tasks.at(-2).parentId).toBe(tasks.at(-3).id);
+  });
+
+  it("an import that waits on the team for another write reads the team as that write left it: a member it added is no 409", async () => {
+    const target = await newTeam(t, { name: "Waited on" });
+    const doc = (await get(`/teams/${team.id}/export`, t.owner.key)).body;
+    expect(doc.data.teams[0].members.map((m: any) => m.userId)).toContain(member.userId);
+    const waitingOnRow = async () => {
+      const { rows } = await withDb((db) =>
+        db.execute<{ n: number }>(sql`select count(*)::int as n from pg_locks where locktype = 'transactionid' and not granted`),
+      );
+      return rows[0].n > 0 && "waiting";
+    };
+    // Another import's moment: it holds the team's row and has added the member, not yet committed.
+    const waited = await whileLocked(
+      sql`insert into team_members (id, workspace_id, team_id, user_id, role)
+        select ${newId("tmbr")}, workspace_id, id, ${member.userId}, 'MEMBER' from teams where id = ${target.id} for update`,
+      async () => {
+        const sent = post(`/teams/${target.id}/import`, { data: doc, update: false }, t.owner.key);
+        expect(await Promise.race([sent.then((r) => `answered ${r.status}`), eventually(waitingOnRow)])).toBe("waiting");
+        return { sent }; // not awaited here: the lock is let go first
+      },
+    );
+    const answer = await waited.sent;
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.imported.members.filter((m: any) => m.userId === member.userId)).toHaveLength(1);
   });
 
   it("refuses a bad payload with 422 and the JSON paths of the bad values, writing nothing", async () => {

@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import FileOrder from "./test/file-order";
 
 // The smoke files that need a running `npm start` and nothing of their own: they share one (test/smoke/lib/stack.mjs,
 // sharedStack()). The others restart theirs, set it up otherwise, or need none.
@@ -26,6 +27,8 @@ export default defineConfig({
     // process, and two at a time kept 1.4 cores busy. Workers files run side by side when their runtimes are bound to
     // different PostgreSQL servers (test/global-setup.ts makes one per slot; test/helpers/file-lock.mjs); docs/testing.md.
     maxWorkers: 3,
+    // Longest first, the Workers files in one block (test/file-order.ts).
+    sequence: { sequencer: FileOrder },
     // `npm run test:changed` (scripts/test-changed.mjs) reruns everything for a change the module graph cannot see: the
     // migrations and SQL functions the run's set-up applies (and vitest's own defaults).
     forceRerunTriggers: ["**/package.json/**", "**/{vitest,vite}.config.*/**", "**/migrations/**"],

@@ -532,10 +532,14 @@ describe("completion and help", () => {
     const script = (await pm(["completion", "bash"])).stdout;
     const paths = [...script.matchAll(/^ {4}"([^"]*)"\) words=/gm)].map((m) => m[1]);
     expect(paths.length).toBeGreaterThan(40);
-    for (const words of paths) {
-      const help = await pm([...words.split(" ").filter(Boolean), "--help"]);
-      expect(help.code, words).toBe(0);
-      for (const line of help.stdout.split("\n")) expect(line.length, `pm ${words} --help: ${line}`).toBeLessThanOrEqual(80);
+    // Four at a time: each is a process of its own, most of its time Node's start.
+    for (let at = 0; at < paths.length; at += 4) {
+      const batch = paths.slice(at, at + 4);
+      const helps = await Promise.all(batch.map((words) => pm([...words.split(" ").filter(Boolean), "--help"])));
+      batch.forEach((words, i) => {
+        expect(helps[i].code, words).toBe(0);
+        for (const line of helps[i].stdout.split("\n")) expect(line.length, `pm ${words} --help: ${line}`).toBeLessThanOrEqual(80);
+      });
     }
   }, 60_000);
 });

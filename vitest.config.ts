@@ -9,6 +9,7 @@ const sharedStackFiles = [
   "agent-worker",
   "cli",
   "cli-daily",
+  "cli-workspaces",
   "cli-sync",
   "cli-worklog",
   "generated-clients",

@@ -158,24 +158,22 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, reques
 }
 
 type RelationalSchema = NonNullable<ConstructorParameters<typeof NeonDatabase<typeof schema>>[2]>;
-let relational: RelationalSchema | undefined;
 const dialect = new PgDialect();
 /**
  * The schema's relational config (every table's relations), derived once per isolate instead of on every call, as
  * `drizzle({ client, schema })` would: each request builds its own databases, and deriving it was a tenth of a write's
- * JavaScript in the API Worker's CPU profile (docs/performance.md, profiles).
+ * JavaScript in the API Worker's CPU profile (docs/performance.md, profiles). Derived as the Worker loads: every request
+ * that reads the database needs it, and made in the first one it cost about 2 ms of that request (docs/performance.md,
+ * "Cold start").
  */
-function relationalSchema(): RelationalSchema {
-  if (!relational) {
-    const config = extractTablesRelationalConfig<ExtractTablesWithRelations<typeof schema>>(schema, createTableRelationsHelpers);
-    relational = { fullSchema: schema, schema: config.tables, tableNamesMap: config.tableNamesMap };
-  }
-  return relational;
-}
+const relational: RelationalSchema = (() => {
+  const config = extractTablesRelationalConfig<ExtractTablesWithRelations<typeof schema>>(schema, createTableRelationsHelpers);
+  return { fullSchema: schema, schema: config.tables, tableNamesMap: config.tableNamesMap };
+})();
 
 /** A Drizzle database over `pool` (the WebSocket path), as `drizzle({ client: pool, schema })` builds it. */
 function databaseOver(pool: Pool): Db {
-  const db = new NeonDatabase<typeof schema>(dialect, new NeonDriver(pool, dialect).createSession(relationalSchema()), relationalSchema());
+  const db = new NeonDatabase<typeof schema>(dialect, new NeonDriver(pool, dialect).createSession(relational), relational);
   return Object.assign(db, { $client: pool });
 }
 
@@ -190,11 +188,7 @@ function httpDatabase(http: HttpClient, request: RequestDb, interactive: () => D
   const client = {
     query: (...args: Parameters<HttpClient["query"]>) => request.overHttp(() => http.query(...args)),
   } as unknown as HttpClient;
-  const db = new NeonHttpDatabase<typeof schema>(
-    dialect,
-    new NeonHttpDriver(client, dialect).createSession(relationalSchema()),
-    relationalSchema(),
-  );
+  const db = new NeonHttpDatabase<typeof schema>(dialect, new NeonHttpDriver(client, dialect).createSession(relational), relational);
   return Object.assign(db, {
     $client: client,
     transaction: ((work, config) => interactive().transaction(work, config)) as Db["transaction"],

@@ -45,7 +45,10 @@ const inputOf = (c: Context<AppEnv>): ReadInput => {
     param: (valid("param") ?? {}) as Record<string, string>,
     query: valid("query") ?? {},
     url: new URL(c.req.url),
-    db: c.get("rdb").db,
+    // Opened when the read asks for it: a read of no table (the health check, the keys) builds no database.
+    get db() {
+      return c.get("rdb").db;
+    },
     env: c.env,
     keepAlive: (work) => c.executionCtx.waitUntil(work),
   };

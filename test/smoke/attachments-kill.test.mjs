@@ -16,7 +16,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/postgres.mjs";
-import { STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { newEngineeringTeam, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
 
 /** The sweep's grace in this stack: the stray object is older than this when the sweep runs. */
 const GRACE_SECONDS = 2;
@@ -74,8 +74,7 @@ beforeAll(async () => {
   env = { PG_PORT: String(await freePort()), DEV_FILES_SWEEP_GRACE_SECONDS: String(GRACE_SECONDS) };
   stack = await startStack({ env });
   owner = await signUp(stack, "kill");
-  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
-  expect(team.status, team.text).toBe(201);
+  await newEngineeringTeam(stack, owner);
   const task = await stack.call("POST", "/tasks", { key: owner.key, body: { teamId: "ENG", title: "Killed mid-way" } });
   expect(task.status, task.text).toBe(201);
 }, STARTUP_MS + 30_000);

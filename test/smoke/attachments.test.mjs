@@ -7,8 +7,8 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { approveOnDevicePage, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
+import { buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
+import { approveOnDevicePage, newEngineeringTeam, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -21,9 +21,8 @@ beforeAll(async () => {
   buildCli();
   stack = await startStack();
   owner = await signUp(stack, "files");
-  env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
-  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
-  expect(team.status, team.text).toBe(201);
+  env = scriptEnv(stack, owner);
+  await newEngineeringTeam(stack, owner);
   const task = await stack.call("POST", "/tasks", { key: owner.key, body: { teamId: "ENG", title: "Crash on save" } });
   expect(task.status, task.text).toBe(201);
 }, STARTUP_MS + 30_000);

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, buildCli, pmRunner } from "./lib/pm.mjs";
-import { STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
+import { bin, buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
+import { newEngineeringTeam, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -31,9 +31,8 @@ beforeAll(async () => {
   configHome = mkdtempSync(path.join(tmpdir(), "pm-daily-config-"));
   stack = await sharedStack();
   owner = await signUp(stack, "daily");
-  env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
-  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
-  expect(team.status, team.text).toBe(201);
+  env = scriptEnv(stack, owner);
+  await newEngineeringTeam(stack, owner);
 }, STARTUP_MS + 30_000);
 
 afterAll(async () => {

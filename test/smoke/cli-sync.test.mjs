@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { buildCli, pmRunner } from "./lib/pm.mjs";
+import { buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
 import { STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "pm-sync-dir-"));
   stack = await sharedStack();
   owner = await signUp(stack, "sync");
-  env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
+  env = scriptEnv(stack, owner);
 }, STARTUP_MS + 30_000);
 
 afterAll(async () => {

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
+import { buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
+import { newEngineeringTeam, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -24,9 +24,8 @@ beforeAll(async () => {
   configHome = mkdtempSync(path.join(tmpdir(), "pm-worklog-config-"));
   stack = await sharedStack();
   owner = await signUp(stack, "worklog");
-  env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
-  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
-  expect(team.status, team.text).toBe(201);
+  env = scriptEnv(stack, owner);
+  await newEngineeringTeam(stack, owner);
   for (const title of ["Login", "Logout"]) {
     const task = await stack.call("POST", "/tasks", {
       key: owner.key,

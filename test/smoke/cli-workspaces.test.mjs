@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { approveOnDevicePage, root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
+import { buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
+import { approveOnDevicePage, newEngineeringTeam, root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -24,9 +24,8 @@ beforeAll(async () => {
   configHome = mkdtempSync(path.join(tmpdir(), "pm-workspaces-config-"));
   stack = await sharedStack();
   owner = await signUp(stack, "workspaces");
-  env = { PM_API_KEY: owner.key, PM_BASE_URL: stack.base };
-  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
-  expect(team.status, team.text).toBe(201);
+  env = scriptEnv(stack, owner);
+  await newEngineeringTeam(stack, owner);
   const task = await stack.call("POST", "/tasks", { key: owner.key, body: { teamId: "ENG", title: "Set up" } });
   expect(task.status, task.text).toBe(201);
 }, STARTUP_MS + 30_000);

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/postgres.mjs";
 import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { approveOnDevicePage, hidden, root, STARTUP_MS, sharedStack, signUp, sixDigits } from "./lib/stack.mjs";
+import { approveOnDevicePage, hidden, newEngineeringTeam, root, STARTUP_MS, sharedStack, signUp, sixDigits } from "./lib/stack.mjs";
 
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 
@@ -53,9 +53,7 @@ beforeAll(async () => {
   configHome = mkdtempSync(path.join(tmpdir(), "pm-cli-config-"));
   stack = await sharedStack();
   owner = await signUp(stack, "cli");
-  const team = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
-  expect(team.status, team.text).toBe(201);
-  teamId = team.body.team.id;
+  teamId = (await newEngineeringTeam(stack, owner)).id;
 }, STARTUP_MS + 30_000);
 
 afterAll(async () => {

@@ -2,7 +2,7 @@
 // the real `npm start`, as docs/clients.md shows it: an agent with its own key lists its tools and calls them.
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
+import { newEngineeringTeam, root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
 // The first run may download the Inspector into npx's cache.
@@ -34,9 +34,7 @@ function inspector(args, { key = agentKey } = {}) {
 beforeAll(async () => {
   stack = await sharedStack();
   owner = await signUp(stack, "mcp");
-  const created = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
-  expect(created.status, created.text).toBe(201);
-  team = created.body.team;
+  team = await newEngineeringTeam(stack, owner);
   const agent = await stack.call("POST", "/agents", { key: owner.key, body: { name: "Triage bot" } });
   expect(agent.status, agent.text).toBe(201);
   agentKey = agent.body.agent.apiKey;

@@ -11,7 +11,7 @@ import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.j
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hidden, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
+import { hidden, newEngineeringTeam, STARTUP_MS, signUp, sixDigits, startStack } from "./lib/stack.mjs";
 
 const REDIRECT = "http://127.0.0.1:33419/callback";
 
@@ -71,9 +71,7 @@ beforeAll(async () => {
   process.env.NODE_EXTRA_CA_CERTS = documents.cert;
   stack = await startStack();
   owner = await signUp(stack, "oauth", "OAuth Works");
-  const created = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
-  expect(created.status, created.text).toBe(201);
-  team = created.body.team;
+  team = await newEngineeringTeam(stack, owner);
 }, STARTUP_MS + 30_000);
 
 afterAll(async () => {

@@ -12,6 +12,9 @@ export const bin = path.join(root, "cli", cliPkg.bin.pm);
 
 const shellQuoted = (word) => `'${String(word).replace(/'/g, "'\\''")}'`;
 
+/** The environment of `owner`'s scripts against `stack`: their key and its address. */
+export const scriptEnv = (stack, owner) => ({ PM_API_KEY: owner.key, PM_BASE_URL: stack.base });
+
 /** Builds the CLI exactly as `npm run build:cli` does. */
 export function buildCli() {
   const [command, ...args] = pkg.scripts["build:cli"].split(/\s+/);

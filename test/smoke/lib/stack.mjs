@@ -31,7 +31,8 @@ export async function startStack({ dataDir, env = {}, port: wanted } = {}) {
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0", ...env },
+    // Ports of its own: the run starts stacks side by side, sometimes at the same moment.
+    env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0", INSPECTOR_PORT: String(await freePort()), ...env },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, as a terminal's foreground job: Ctrl-C (interrupt) and a last-resort kill reach the start
     // script, which stops the stack (a process group of its own); the stack also stops when the script dies.
@@ -179,6 +180,13 @@ export async function signUp(stack, tag, workspaceName = "Smoke Works") {
   });
   if (done.status !== 201) throw new Error(`POST /signup/complete: ${done.status} ${done.text}`);
   return { email, key: done.body.data.api_token, slug: done.body.data.workspace_slug, mails: 1 };
+}
+
+/** The team ENG ("Engineering") in `owner`'s workspace, made through the API as a person makes it; its record. */
+export async function newEngineeringTeam(stack, owner) {
+  const created = await stack.call("POST", "/teams", { key: owner.key, body: { name: "Engineering", prefix: "ENG" } });
+  if (created.status !== 201) throw new Error(`POST /teams: ${created.status} ${created.text}`);
+  return created.body.team;
 }
 
 /**

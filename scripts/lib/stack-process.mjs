@@ -17,8 +17,8 @@ const ready = startStack({
   port: Number(process.env.PORT || 8787),
   dataDir: process.env.PM_DATA_DIR || ".data",
   pgPort: process.env.PG_PORT === undefined || process.env.PG_PORT === "" ? 54329 : Number(process.env.PG_PORT),
-  // wrangler's DevTools port (its default 9229, or the next free one): two stacks starting at the same moment both
-  // found 9229 free, and the second failed on it.
+  // wrangler's DevTools port (its default 9229, or the next free one; 0 any free port, taken as it listens): two stacks
+  // starting at the same moment both found 9229 free, and the second failed on it.
   inspectorPort: process.env.INSPECTOR_PORT ? Number(process.env.INSPECTOR_PORT) : undefined,
 }).then((stack) => ({ stack, outbox: emailOutbox(stack), rollover: cycleRollover(stack) }));
 

@@ -72,7 +72,8 @@ function workerConfig(data, name, toml, lines, topLevel = "") {
  * `pgPort` 0 takes any free port; the default prefers 54329. `rttMs` puts the database that far away (the proxy
  * holds each message for half of it each way, the SQL-over-HTTP stand-in each request and answer); `originRttMs` puts the API Worker that far from the front Worker (each
  * forwarded call held that long). `edgeMaxSeconds` overrides the front's EDGE_CACHE_MAX_SECONDS. `inspectorPort`: where
- * wrangler's DevTools proxy listens (the bench reads the API Worker's heap there, scripts/bench/worker-heap.mjs).
+ * wrangler's DevTools proxy listens (the bench reads the API Worker's heap there, scripts/bench/worker-heap.mjs; 0 any
+ * free port, taken when it listens).
  */
 export async function startStack({
   dataDir = ".data",
@@ -162,7 +163,7 @@ export async function startStack({
       "--test-scheduled",
       "--log-level",
       quiet ? "error" : "info",
-      ...(inspectorPort ? ["--inspector-port", String(inspectorPort)] : []),
+      ...(inspectorPort !== undefined ? ["--inspector-port", String(inspectorPort)] : []),
     ],
     { cwd: root, env: wranglerEnv(), stdio: ["ignore", quiet ? "ignore" : "inherit", quiet ? "pipe" : "inherit"] },
   );

@@ -40,7 +40,7 @@ beforeAll(async () => {
   dataDir = await migratedDataDir("outage");
   // Prepared transactions, for a lock that outlives its session (the shutdown case): this test's own server only.
   appendFileSync(path.join(dataDir, "pg", "postgresql.conf"), "\nmax_prepared_transactions = 2\n");
-  stack = await startStack({ dataDir, port: await freePort(), pgPort: 0, inspectorPort: await freePort(), quiet: true, log: () => {} });
+  stack = await startStack({ dataDir, port: await freePort(), pgPort: 0, inspectorPort: 0, quiet: true, log: () => {} });
   // Drained, or wrangler blocks once the pipe is full; the tail explains a failure.
   let output = "";
   stack.child.stderr?.on("data", (chunk) => {

@@ -31,8 +31,9 @@ export async function startStack({ dataDir, env = {}, port: wanted } = {}) {
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, args, {
     cwd: root,
-    // Ports of its own: the run starts stacks side by side, sometimes at the same moment.
-    env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0", INSPECTOR_PORT: String(await freePort()), ...env },
+    // Ports of its own (PostgreSQL's and the DevTools' any free one): the run starts stacks side by side, sometimes at
+    // the same moment.
+    env: { ...process.env, PORT: String(port), PM_DATA_DIR: dataDir, PG_PORT: "0", INSPECTOR_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
     // Its own process group, as a terminal's foreground job: Ctrl-C (interrupt) and a last-resort kill reach the start
     // script, which stops the stack (a process group of its own); the stack also stops when the script dies.

@@ -87,10 +87,11 @@ const devReceived = createRoute({
 export const systemRoutes = newRouter()
   .openapi(
     health,
-    reading(health, async ({ query, db }) => {
-      if (query.deep === "1" || query.deep === "true") {
+    // `input.db` read only for a deep check: the plain one opens no database (src/http/read-route.ts).
+    reading(health, async (input) => {
+      if (input.query.deep === "1" || input.query.deep === "true") {
         try {
-          await db.execute(sql`select 1`);
+          await input.db.execute(sql`select 1`);
         } catch {
           throw new AppError("UNAVAILABLE", "The database is unavailable");
         }

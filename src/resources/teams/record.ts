@@ -15,7 +15,6 @@ import { membersJson, TeamMemberItem, teamMemberItemRecord } from "../team-membe
 
 export const TeamSummary = z.object({ id: z.string(), name: z.string(), prefix: z.string() }).openapi("TeamSummary");
 
-/** `{id, name, prefix}` of the joined team, built in SQL. */
 /**
  * The CTE `counter` of a create numbered by its team (a task, project or cycle): the team's counter moved, read back with
  * the team's id and workspace. It holds the team's rename lock shared from before the counter row (a rename that took
@@ -26,6 +25,7 @@ export const teamCounterMoved = (counter: "task_counter" | "project_counter" | "
   sql`counter as (update ${teams} set ${sql.raw(counter)} = ${sql.raw(counter)} + 1 where ${teams.id} = ${allowed}
     and ${renameLockShared(teams.id)} and ${eventsWarmed} returning id, workspace_id, ${sql.raw(counter)})`;
 
+/** `{id, name, prefix}` of the joined team, built in SQL. */
 export const teamSummaryJson = (t: typeof teams): SQL => sql`json_build_object('id', ${t.id}, 'name', ${t.name}, 'prefix', ${t.prefix})`;
 
 export const TeamPrefix = z

@@ -50,6 +50,8 @@ beforeAll(async () => {
   const after = (await newest(quiet.owner.key)).id;
   const started = Date.now();
   longWait = timedGet(`/events?after=${after}&wait=30`, quiet.owner.key).then((res) => ({ started, res }));
+  // Its test reads the outcome; a run that leaves that test out (-t) must not see a failure as unhandled.
+  longWait.catch(() => {});
   tenant = await newTenant("Waiting");
   team = await newTeam(tenant, { prefix: "WAIT" });
   member = await addMember(tenant, "MEMBER");

@@ -12,6 +12,7 @@ const sharedStackFiles = [
   "cli-workspaces",
   "cli-sync",
   "cli-worklog",
+  "docs-page",
   "generated-clients",
   "mcp-inspector",
   "oauth-device-client",

@@ -19,8 +19,6 @@ async function start(scriptPath, url) {
     modulesRoot: path.dirname(scriptPath),
     compatibilityDate: "2026-04-20",
     compatibilityFlags: ["nodejs_compat"],
-    // The /docs UI's files, as wrangler.toml's rules bundle them.
-    modulesRules: [{ type: "Text", include: ["**/*.css", "**/*swagger-ui-bundle.js"], fallthrough: false }],
   });
   try {
     await mf.ready;

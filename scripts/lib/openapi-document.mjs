@@ -8,15 +8,6 @@ import { build } from "esbuild";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-/** The /docs UI files are Text modules under wrangler (wrangler.toml `rules`); the document does not need them. */
-const docsAssetsAsText = {
-  name: "docs-assets-as-text",
-  setup(b) {
-    b.onResolve({ filter: /^swagger-ui-dist\// }, (args) => ({ path: args.path, namespace: "docs-asset" }));
-    b.onLoad({ filter: /.*/, namespace: "docs-asset" }, () => ({ contents: "", loader: "text" }));
-  },
-};
-
 /** The served document for `env` (the public base URL and the dev switches decide `servers` and dev-only routes). */
 export async function openapiDocument(env = { PUBLIC_BASE_URL: "http://127.0.0.1:8787" }) {
   const dir = mkdtempSync(path.join(tmpdir(), "pm-openapi-"));
@@ -30,7 +21,6 @@ export async function openapiDocument(env = { PUBLIC_BASE_URL: "http://127.0.0.1
       target: "es2022",
       outfile,
       logLevel: "warning",
-      plugins: [docsAssetsAsText],
     });
     const { app } = await import(pathToFileURL(outfile).href);
     // No database is touched; the request-scoped connection only needs somewhere to hand its closing.

@@ -62,7 +62,10 @@ function workerConfig(data, name, toml, lines, topLevel = "") {
   mkdirSync(dir, { recursive: true });
   const source = readFileSync(path.join(root, toml), "utf8");
   const main = path.resolve(root, path.dirname(toml), /^main\s*=\s*"([^"]+)"/m.exec(source)[1]);
-  writeFileSync(path.join(dir, "wrangler.toml"), source.replace(/^main\s*=.*$/m, `main = ${JSON.stringify(main)}${topLevel}`));
+  const located = source
+    .replace(/^main\s*=.*$/m, `main = ${JSON.stringify(main)}${topLevel}`)
+    .replace(/^directory\s*=\s*"([^"]+)"/m, (_, d) => `directory = ${JSON.stringify(path.resolve(root, path.dirname(toml), d))}`);
+  writeFileSync(path.join(dir, "wrangler.toml"), located);
   writeFileSync(path.join(dir, ".dev.vars"), lines, { mode: 0o600 });
   return path.join(dir, "wrangler.toml");
 }

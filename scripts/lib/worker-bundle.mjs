@@ -1,6 +1,6 @@
-// The API Worker as `wrangler deploy` would upload it (`--dry-run --outdir`): its script (index.js) and its other
-// modules (the /docs UI's two files, Text modules), each size and gzipped size, the figures the cold-start row and its
-// budget read (docs/performance.md, "Cold start").
+// The API Worker as `wrangler deploy` would upload it (`--dry-run --outdir`): its script (index.js) and any other
+// module beside it, each size and gzipped size, the figures the cold-start row and its budget read (docs/performance.md,
+// "Cold start"). The /docs UI's files are the front Worker's static assets, not modules of this one.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 
 const root = path.resolve(import.meta.dirname, "../..");
-/** The budget of the gzipped script. */
+/** The budget of the gzipped upload. */
 export const GZIP_BUDGET_BYTES = 600 * 1024;
 
 /** Builds the API Worker into a new folder: its script's `{ bytes, gzipBytes, lines }`, and `total` of every module. */

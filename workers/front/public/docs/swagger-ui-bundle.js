@@ -1,0 +1,1 @@
+../../../../node_modules/swagger-ui-dist/swagger-ui-bundle.js

@@ -2,30 +2,16 @@
 // Worker holds one batch (and the chunk the reader has not taken yet), whatever the snapshot's size. How soon the first
 // line comes is the bench's to measure (`BENCH_ONLY=sync npm run bench`): a busy machine makes any bound here a flake.
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { sql } from "drizzle-orm";
 import { beforeAll, expect, it } from "vitest";
-import { RequestDb } from "../../../src/db/client";
 import worker from "../../../src/index";
-import { newTeam, newTenant, type Tenant } from "../../helpers/fixtures";
+import { insertTasksInSql, newTeam, newTenant, type Tenant } from "../../helpers/fixtures";
 
 const COUNT = 100_000;
 let tenant: Tenant;
 
 beforeAll(async () => {
   tenant = await newTenant("Sync 100k");
-  const team = await newTeam(tenant, { prefix: "BIG" });
-  // Written directly, 10,000 a statement (each with its events), on a connection that may wait that long.
-  const rdb = new RequestDb(env, { bounds: { connect: 5000, query: 240_000 } });
-  try {
-    for (let from = 1; from <= COUNT; from += 10_000)
-      await rdb.db.execute(sql`insert into tasks (id, workspace_id, team_id, number, title, description)
-        select pm_typeid('task'), ${tenant.workspaceId}, ${team.id}, g, 'task ' || g, repeat('words ', 20)
-        from generate_series(${from}::int, ${from + 9_999}::int) g`);
-    // As autovacuum would after such a load: without statistics the planner takes the new rows for a few and sorts them all.
-    await rdb.db.execute(sql`analyze tasks`);
-  } finally {
-    await rdb.close();
-  }
+  await insertTasksInSql(await newTeam(tenant, { prefix: "BIG" }), COUNT);
 }, 300_000);
 
 it("streams 100,000 tasks, every chunk one batch at most", async () => {

@@ -6,7 +6,7 @@ import { beforeAll, expect, it } from "vitest";
 import { tasks } from "../../../drizzle/schema";
 import { taskMatch } from "../../../src/records/names";
 import { get, patch } from "../../helpers/api";
-import { newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
+import { insertTasksInSql, newTeam, newTenant, type TeamFixture, type Tenant, withDb } from "../../helpers/fixtures";
 
 const COUNT = 100_000;
 let tenant: Tenant;
@@ -15,14 +15,7 @@ let team: TeamFixture;
 beforeAll(async () => {
   tenant = await newTenant("Rename 100k");
   team = await newTeam(tenant, { prefix: "HUGE" });
-  // Written directly, 10,000 a statement (each with its events), on the test's own connection.
-  await withDb(async (db) => {
-    for (let from = 1; from <= COUNT; from += 10_000)
-      await db.execute(sql`insert into tasks (id, workspace_id, team_id, number, title, description)
-        select pm_typeid('task'), ${tenant.workspaceId}, ${team.id}, g, 'task ' || g, repeat('words ', 20)
-        from generate_series(${from}::int, ${from + 9_999}::int) g`);
-    await db.execute(sql`analyze tasks`);
-  });
+  await insertTasksInSql(team, COUNT);
 }, 300_000);
 
 it("renames a team of 100,000 tasks through the API: a task.updated each, with the new reference", async () => {

@@ -26,7 +26,8 @@
 //   BENCH_ONLY=sync npm run bench      the snapshot of a 100,000-task workspace alone (scripts/bench/sync.mjs)
 //   BENCH_ONLY=cold npm run bench      the cold-start row alone: the API Worker as deploy builds it (its gzipped size) and
 //                                      a fresh workerd's first request against a warm one, next to a hello-world Worker,
-//                                      medians of 10 starts (scripts/bench/cold-start.mjs); every other run prints it too
+//                                      medians of 10 starts (scripts/bench/cold-start.mjs); every other run prints it too,
+//                                      once its stack is up
 //   BENCH_ONLY=delegation npm run bench  the delegation row alone: a delegated task's `agent_session.created` at a
 //                                      webhook, p50 and p95 (scripts/bench/delegation.mjs)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 10), BENCH_ONLY (substring filter of the scenarios, alternatives split by `|`;
@@ -367,10 +368,14 @@ function printColdStart({ bundle, hello, api, runs }) {
 async function main() {
   const args = process.argv.slice(2);
   if (args[0] === "--compare") return compare(args[1], args[2]);
-  // Needs no stack: the bundle is built and started on its own.
-  const coldStart = await measureColdStart();
-  printColdStart(coldStart);
-  if (COLD_ONLY) return;
+  // Needs no stack: the bundle is built and started on its own. Alone, or once the stack and PgBouncer are up: a run that
+  // cannot start them fails at once, not after twenty Workers' starts.
+  const coldStartMeasured = async () => {
+    const measured = await measureColdStart();
+    printColdStart(measured);
+    return measured;
+  };
+  if (COLD_ONLY) return void (await coldStartMeasured());
 
   let baseUrl = process.env.BASE_URL;
   let databaseUrl = process.env.DATABASE_URL;
@@ -399,6 +404,7 @@ async function main() {
     }
     // PgBouncer behind the production path's transactions (and --pooled's WebSocket path).
     bouncer = stack ? await startPgBouncer(databaseUrl) : undefined;
+    const coldStart = await coldStartMeasured();
     // The workspace of the main table, the edge rows and the import (the scale check alone seeds its own two).
     const fixture = SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY || SYNC_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
     const filesFixture = !ONLY || FILES_ONLY ? await seedFiles(baseUrl, databaseUrl) : undefined;

@@ -13,6 +13,8 @@ const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 for (const signal of SIGNALS) process.removeAllListeners(signal);
 
 let stopping;
+// A stop asked while the stack is still starting ends the start at once (it stops what it had started).
+const starting = new AbortController();
 const ready = startStack({
   port: Number(process.env.PORT || 8787),
   dataDir: process.env.PM_DATA_DIR || ".data",
@@ -20,10 +22,12 @@ const ready = startStack({
   // wrangler's DevTools port (its default 9229, or the next free one; 0 any free port, taken as it listens): two stacks
   // starting at the same moment both found 9229 free, and the second failed on it.
   inspectorPort: process.env.INSPECTOR_PORT ? Number(process.env.INSPECTOR_PORT) : undefined,
+  signal: starting.signal,
 }).then((stack) => ({ stack, outbox: emailOutbox(stack), rollover: cycleRollover(stack) }));
 
 async function stop(why) {
   console.log(`\n${why}: stopping…`);
+  starting.abort();
   const { stack, outbox, rollover } = (await ready.catch(() => undefined)) ?? process.exit(1); // a failed start stopped itself
   await rollover.close();
   try {

@@ -27,12 +27,14 @@ export function wranglerEnv() {
   };
 }
 
-async function waitForHttp(url, timeoutMs, child) {
+async function waitForHttp(url, timeoutMs, child, signal) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler exited with code ${child.exitCode}`);
+    if (signal?.aborted) throw new Error("stopped while starting");
     try {
-      const res = await fetch(url);
+      // Bounded: a port another process holds may accept and never answer.
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       if (res.ok) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 250));
@@ -71,12 +73,13 @@ function workerConfig(data, name, toml, lines, topLevel = "") {
 }
 
 /**
- * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, rttMs?: number, originRttMs?: number, edgeMaxSeconds?: number, inspectorPort?: number, log?: (m: string) => void, quiet?: boolean }} opts
+ * @param {{ dataDir?: string, port?: number, pgPort?: number, benchRoutes?: boolean, rttMs?: number, originRttMs?: number, edgeMaxSeconds?: number, inspectorPort?: number, log?: (m: string) => void, quiet?: boolean, signal?: AbortSignal }} opts
  * `pgPort` 0 takes any free port; the default prefers 54329. `rttMs` puts the database that far away (the proxy
  * holds each message for half of it each way, the SQL-over-HTTP stand-in each request and answer); `originRttMs` puts the API Worker that far from the front Worker (each
  * forwarded call held that long). `edgeMaxSeconds` overrides the front's EDGE_CACHE_MAX_SECONDS. `inspectorPort`: where
  * wrangler's DevTools proxy listens (the bench reads the API Worker's heap there, scripts/bench/worker-heap.mjs; 0 any
- * free port, taken when it listens).
+ * free port, taken when it listens). `signal`: aborted while the Worker is not yet answering, the start stops what it
+ * started and rejects (a Ctrl-C during the start, or a wrangler that keeps running after it could not listen).
  */
 export async function startStack({
   dataDir = ".data",
@@ -89,6 +92,7 @@ export async function startStack({
   inspectorPort,
   log = console.log,
   quiet = false,
+  signal,
 } = {}) {
   const data = path.resolve(root, dataDir);
   const db = await startPostgres({ dataDir: path.join(data, "pg"), port: pgPort });
@@ -186,7 +190,7 @@ export async function startStack({
     })());
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(`${baseUrl}/health`, 60_000, child);
+    await waitForHttp(`${baseUrl}/health`, 60_000, child, signal);
   } catch (err) {
     await stop();
     throw err;

@@ -2,7 +2,7 @@
 // with the API and the email consumer) on its own port, PostgreSQL port and data dir, and offers what a user with
 // curl has: HTTP calls, the dev mailbox, the /device page. stop() ends every process it started.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "../../../scripts/lib/postgres.mjs";
@@ -23,11 +23,38 @@ export const unique = (tag) => `${tag}-${Date.now().toString(36)}-${Math.random(
  */
 export async function startStack({ dataDir, env = {}, port: wanted } = {}) {
   dataDir ??= await migratedDataDir();
+  // A port found free here can be taken by another process before wrangler listens on it (a run starts many, each on
+  // ports of its own): that start fails at once with "Address already in use", and starts again on another port.
+  for (let attempt = 1; ; attempt++) {
+    const port = wanted ?? (await freePort());
+    try {
+      return await startOn(dataDir, env, port);
+    } catch (error) {
+      const taken = String(error?.message).includes(`Address already in use (127.0.0.1:${port})`);
+      if (wanted !== undefined || !taken || attempt === 3) {
+        rmSync(dataDir, { recursive: true, force: true });
+        throw error;
+      }
+      await postgresGone(dataDir);
+    }
+  }
+}
+
+/** Resolves once the PostgreSQL of a stopped start has let go of `dataDir` (its postmaster.pid removed at its exit). */
+async function postgresGone(dataDir) {
+  const deadline = Date.now() + 30_000;
+  while (existsSync(path.join(dataDir, "pg", "postmaster.pid"))) {
+    if (Date.now() > deadline) throw new Error(`PostgreSQL still holds ${dataDir} 30 s after its stack stopped`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** `npm start` on `port`, resolved once the API is ready; a start that fails leaves nothing running, and `dataDir` as it was. */
+async function startOn(dataDir, env, port) {
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   // Exactly what `npm start` runs, without npm in between (signals then reach the script itself).
   const [command, ...args] = pkg.scripts.start.split(/\s+/);
   if (command !== "node") throw new Error(`npm start runs ${command}, not node`);
-  const port = wanted ?? (await freePort());
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, args, {
     cwd: root,
@@ -50,6 +77,12 @@ export async function startStack({ dataDir, env = {}, port: wanted } = {}) {
 
   /** Stops the start script (it stops wrangler, the proxy and PostgreSQL); its whole process group if it lingers. */
   async function stop() {
+    await halt();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  /** Stops the start script and whatever of its group lingers; the data dir stays. */
+  async function halt() {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
@@ -59,7 +92,6 @@ export async function startStack({ dataDir, env = {}, port: wanted } = {}) {
       // Anything of its group still alive (it should not be) goes too.
       killGroup(child);
     }
-    rmSync(dataDir, { recursive: true, force: true });
   }
 
   /**
@@ -78,7 +110,7 @@ export async function startStack({ dataDir, env = {}, port: wanted } = {}) {
   try {
     await ready(child, () => output);
   } catch (error) {
-    await stop();
+    await halt();
     throw error;
   }
   return stack;
@@ -161,6 +193,8 @@ async function ready(child, output) {
     // wrangler keeps running after a failed build (it waits for a fix): fail now rather than at the deadline.
     if (/Build failed|\[ERROR\] .*(Could not resolve|No matching export)/.test(output()))
       throw new Error(`the worker did not build:\n${output()}`);
+    // Likewise when its port was taken (it may keep running, or exit).
+    if (/Address already in use/.test(output())) throw new Error(`npm start could not listen:\n${output()}`);
     if (Date.now() > deadline) throw new Error(`npm start was not ready within ${STARTUP_MS} ms:\n${output()}`);
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -58,6 +58,7 @@ export function dotenvLine(key, value) {
  * first config of `wrangler dev -c … -c …` an --env-file, a second one reads the .dev.vars beside it, and a shared one
  * would let two stacks (npm start, the smoke test, the bench) hand each other's DATABASE_URL to their workers (and one
  * in the project root would leak into the test runner's bindings). `topLevel` adds top-level keys (dev-only settings).
+ * Its paths (`main`, an `[assets]` directory) are made absolute, as the copy lives elsewhere.
  */
 function workerConfig(data, name, toml, lines, topLevel = "") {
   const dir = path.join(data, name);

@@ -33,8 +33,9 @@ async function waitForHttp(url, timeoutMs, child, signal) {
     if (child.exitCode !== null) throw new Error(`wrangler exited with code ${child.exitCode}`);
     if (signal?.aborted) throw new Error("stopped while starting");
     try {
-      // Bounded: a port another process holds may accept and never answer.
-      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      // Bounded: a port another process holds may accept and never answer; and a stop ends the wait at once.
+      const bound = AbortSignal.timeout(2_000);
+      const res = await fetch(url, { signal: signal ? AbortSignal.any([bound, signal]) : bound });
       if (res.ok) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 250));

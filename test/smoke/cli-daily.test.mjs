@@ -3,12 +3,11 @@
 // terminal never asks (exit 1), one on a terminal (util-linux `script`) does. Workspaces, the docs' CLI session,
 // completion and help are cli-workspaces.test.mjs's.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bin, buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
-import { newEngineeringTeam, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
+import { bin, endCliSession, pmRunner, startCliSession } from "./lib/pm.mjs";
+import { newEngineeringTeam, STARTUP_MS, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -27,18 +26,11 @@ async function ok(args, input) {
 const json = async (args, input) => JSON.parse((await ok([...args, "--json"], input)).stdout);
 
 beforeAll(async () => {
-  buildCli();
-  configHome = mkdtempSync(path.join(tmpdir(), "pm-daily-config-"));
-  stack = await sharedStack();
-  owner = await signUp(stack, "daily");
-  env = scriptEnv(stack, owner);
+  ({ stack, owner, env, configHome } = await startCliSession("daily"));
   await newEngineeringTeam(stack, owner);
 }, STARTUP_MS + 30_000);
 
-afterAll(async () => {
-  await stack?.stop();
-  if (configHome) rmSync(configHome, { recursive: true, force: true });
-}, 40_000);
+afterAll(() => endCliSession({ stack, configHome }), 40_000);
 
 describe("pm creates what a person creates", () => {
   it("labels, teams, projects and milestones, each said by name", async () => {

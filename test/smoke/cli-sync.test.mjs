@@ -5,8 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
-import { STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
+import { endCliSession, pmRunner, startCliSession } from "./lib/pm.mjs";
+import { STARTUP_MS } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -16,17 +16,13 @@ let dir;
 const { pm } = pmRunner(() => configHome);
 
 beforeAll(async () => {
-  buildCli();
-  configHome = mkdtempSync(path.join(tmpdir(), "pm-sync-config-"));
+  ({ stack, owner, env, configHome } = await startCliSession("sync"));
   dir = mkdtempSync(path.join(tmpdir(), "pm-sync-dir-"));
-  stack = await sharedStack();
-  owner = await signUp(stack, "sync");
-  env = scriptEnv(stack, owner);
 }, STARTUP_MS + 30_000);
 
 afterAll(async () => {
-  await stack?.stop();
-  for (const d of [configHome, dir]) if (d) rmSync(d, { recursive: true, force: true });
+  await endCliSession({ stack, configHome });
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }, 40_000);
 
 const record = (type, id) => JSON.parse(readFileSync(path.join(dir, type, `${id}.json`), "utf8"));

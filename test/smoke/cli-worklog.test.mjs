@@ -1,11 +1,8 @@
 // `pm worklog` against the real `npm start`: logging time as a person says it (`1h30m`, started now minus it), listing
 // one's own worklogs between two dates with their tasks' references, and a timesheet table by user, team, project or task.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
-import { newEngineeringTeam, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
+import { endCliSession, pmRunner, startCliSession } from "./lib/pm.mjs";
+import { newEngineeringTeam, STARTUP_MS } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -20,11 +17,7 @@ async function ok(args) {
 }
 
 beforeAll(async () => {
-  buildCli();
-  configHome = mkdtempSync(path.join(tmpdir(), "pm-worklog-config-"));
-  stack = await sharedStack();
-  owner = await signUp(stack, "worklog");
-  env = scriptEnv(stack, owner);
+  ({ stack, owner, env, configHome } = await startCliSession("worklog"));
   await newEngineeringTeam(stack, owner);
   for (const title of ["Login", "Logout"]) {
     const task = await stack.call("POST", "/tasks", {
@@ -35,10 +28,7 @@ beforeAll(async () => {
   }
 }, STARTUP_MS + 30_000);
 
-afterAll(async () => {
-  await stack?.stop();
-  if (configHome) rmSync(configHome, { recursive: true, force: true });
-}, 40_000);
+afterAll(() => endCliSession({ stack, configHome }), 40_000);
 
 describe("pm worklog", () => {
   it("add logs time as a person says it and lowers what remains; a duration it cannot read is a usage error", async () => {

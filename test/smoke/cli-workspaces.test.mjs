@@ -2,12 +2,11 @@
 // approved on the /device page), the CLI session docs/clients.md shows, run as written, and completion and help. The
 // daily verbs are cli-daily.test.mjs's; login, logout and the rest of the device flow are cli.test.mjs's.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli, pmRunner, scriptEnv } from "./lib/pm.mjs";
-import { approveOnDevicePage, newEngineeringTeam, root, STARTUP_MS, sharedStack, signUp } from "./lib/stack.mjs";
+import { endCliSession, pmRunner, startCliSession } from "./lib/pm.mjs";
+import { approveOnDevicePage, newEngineeringTeam, root, STARTUP_MS, signUp } from "./lib/stack.mjs";
 
 let stack;
 let owner;
@@ -20,20 +19,13 @@ const configPath = () => path.join(configHome, "pm", "config.json");
 const storedConfig = () => JSON.parse(readFileSync(configPath(), "utf8"));
 
 beforeAll(async () => {
-  buildCli();
-  configHome = mkdtempSync(path.join(tmpdir(), "pm-workspaces-config-"));
-  stack = await sharedStack();
-  owner = await signUp(stack, "workspaces");
-  env = scriptEnv(stack, owner);
+  ({ stack, owner, env, configHome } = await startCliSession("workspaces"));
   await newEngineeringTeam(stack, owner);
   const task = await stack.call("POST", "/tasks", { key: owner.key, body: { teamId: "ENG", title: "Set up" } });
   expect(task.status, task.text).toBe(201);
 }, STARTUP_MS + 30_000);
 
-afterAll(async () => {
-  await stack?.stop();
-  if (configHome) rmSync(configHome, { recursive: true, force: true });
-}, 40_000);
+afterAll(() => endCliSession({ stack, configHome }), 40_000);
 
 describe("pm workspaces", () => {
   /** `pm login` approved on the /device page for the workspace `slug`. */

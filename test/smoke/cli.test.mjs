@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/postgres.mjs";
-import { buildCli, pmRunner } from "./lib/pm.mjs";
-import { approveOnDevicePage, hidden, newEngineeringTeam, root, STARTUP_MS, sharedStack, signUp, sixDigits } from "./lib/stack.mjs";
+import { endCliSession, pmRunner, startCliSession } from "./lib/pm.mjs";
+import { approveOnDevicePage, hidden, newEngineeringTeam, root, STARTUP_MS, sixDigits } from "./lib/stack.mjs";
 
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 
@@ -49,17 +49,11 @@ async function deviceLogin(args, decision = "approve") {
 const refresh = (refreshToken) => stack.call("POST", "/auth/token", { body: { grant_type: "refresh_token", refresh_token: refreshToken } });
 
 beforeAll(async () => {
-  buildCli();
-  configHome = mkdtempSync(path.join(tmpdir(), "pm-cli-config-"));
-  stack = await sharedStack();
-  owner = await signUp(stack, "cli");
+  ({ stack, owner, configHome } = await startCliSession("cli"));
   teamId = (await newEngineeringTeam(stack, owner)).id;
 }, STARTUP_MS + 30_000);
 
-afterAll(async () => {
-  await stack?.stop();
-  if (configHome) rmSync(configHome, { recursive: true, force: true });
-}, 40_000);
+afterAll(() => endCliSession({ stack, configHome }), 40_000);
 
 describe("pm, as a person who logged in", () => {
   it("logs in with the device flow approved on the /device page and stores the tokens for the owner only", async () => {

@@ -1,10 +1,11 @@
 // Running `pm` in the smoke tests: built as `npm run build:cli` builds it, run as the `bin` of cli/package.json in child
 // processes with their own config directory and a hermetic environment.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
-import { root } from "./stack.mjs";
+import { root, sharedStack, signUp } from "./stack.mjs";
 
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 const cliPkg = JSON.parse(readFileSync(path.join(root, "cli/package.json"), "utf8"));
@@ -14,6 +15,22 @@ const shellQuoted = (word) => `'${String(word).replace(/'/g, "'\\''")}'`;
 
 /** The environment of `owner`'s scripts against `stack`: their key and its address. */
 export const scriptEnv = (stack, owner) => ({ PM_API_KEY: owner.key, PM_BASE_URL: stack.base });
+
+/**
+ * What a file that drives `pm` against the shared `npm start` sets up first: the CLI built, a person signed up as `tag`,
+ * their scripts' environment and a config folder of its own (`pm-<tag>-config-…`). endCliSession undoes it.
+ */
+export async function startCliSession(tag) {
+  buildCli();
+  const stack = await sharedStack();
+  const owner = await signUp(stack, tag);
+  return { stack, owner, env: scriptEnv(stack, owner), configHome: mkdtempSync(path.join(tmpdir(), `pm-${tag}-config-`)) };
+}
+
+export async function endCliSession({ stack, configHome }) {
+  await stack?.stop();
+  if (configHome) rmSync(configHome, { recursive: true, force: true });
+}
 
 /** Builds the CLI exactly as `npm run build:cli` does. */
 export function buildCli() {

@@ -334,8 +334,8 @@ export const tasks = pgTable(
     index("tasks_custom_fields_idx").using("gin", t.customFields.op("jsonb_path_ops")),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
     index("tasks_delegate_idx").on(t.delegateId),
-    // What a user's removal clears (its foreign key's action); only claimed tasks are in it.
     index("tasks_cycle_idx").on(t.cycleId),
+    // What a user's removal clears (its foreign key's action); only claimed tasks are in it.
     index("tasks_claim_holder_idx").on(t.claimHolderId).where(sql`claim_holder_id is not null`),
     searchIndex("tasks_search_idx", t.workspaceId),
   ],

@@ -1,7 +1,7 @@
 // The local stack: embedded PostgreSQL + WebSocket proxy + SQL-over-HTTP stand-in + `wrangler dev` running, in one process, the front Worker
 // on the public port, the API worker behind it (reached only over the front's Service Binding, as in production) and
 // the queue consumer (email, webhook deliveries, deleted files; local queues between them).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { devSecrets } from "./dev-keys.mjs";
@@ -25,6 +25,21 @@ export function wranglerEnv() {
     // a stack trace, per worker, after a wait of up to 3 s) and falls back to its built-in placeholder; nothing here reads cf.
     CLOUDFLARE_CF_FETCH_ENABLED: "false",
   };
+}
+
+/**
+ * The processes `pid` started, and the ones they started (`ps`, as on Linux and macOS): wrangler's launcher runs wrangler,
+ * which runs esbuild and workerd. None of them ends with its parent.
+ */
+export function descendantsOf(pid) {
+  const children = new Map();
+  for (const line of execFileSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8" }).split("\n")) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (child) children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const found = [];
+  for (let next = children.get(pid) ?? []; next.length; next = next.flatMap((p) => children.get(p) ?? [])) found.push(...next);
+  return found;
 }
 
 async function waitForHttp(url, timeoutMs, child, signal) {
@@ -182,7 +197,15 @@ export async function startStack({
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+        // A wrangler that has not ended within 5 s is killed with what it started: killed alone, its launcher had left
+        // wrangler, workerd and esbuild running, the port still taken (test/smoke/outage.test.mjs, the last test).
+        const timer = setTimeout(() => {
+          for (const pid of [...descendantsOf(child.pid), child.pid]) {
+            try {
+              process.kill(pid, "SIGKILL");
+            } catch {}
+          }
+        }, 5000);
         await exited;
         clearTimeout(timer);
       }

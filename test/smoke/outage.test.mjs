@@ -1,16 +1,17 @@
 // Database outage against the real local stack (scripts/lib/stack.mjs, what `npm start` runs: embedded PostgreSQL,
 // WebSocket proxy, SQL-over-HTTP stand-in, `wrangler dev`): PostgreSQL is stopped, hung, shut down under a request and crashed under one,
 // and every endpoint that needs it answers 503 UNAVAILABLE in the documented body within the bound; when it comes
-// back the same API process answers 200 again. Runs in Node, not workerd.
+// back the same API process answers 200 again. Last, the stack's stop with a wrangler that no longer answers: nothing of
+// it may outlive the stop. Runs in Node, not workerd.
 
-import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/postgres.mjs";
 import { startSqlOverHttp } from "../../scripts/lib/sql-over-http.mjs";
-import { startStack } from "../../scripts/lib/stack.mjs";
+import { descendantsOf, startStack } from "../../scripts/lib/stack.mjs";
 import { startWsProxy } from "../../scripts/lib/ws-proxy.mjs";
 import { migratedDataDir } from "../helpers/pg-template.mjs";
 import { apiClient, STARTUP_MS, signUp } from "./lib/stack.mjs";
@@ -269,5 +270,20 @@ describe("database outage", () => {
     expectUnavailable(await pending);
     await releaseLock();
     await expectServing();
+  }, 30_000);
+});
+
+describe("the stack's stop", () => {
+  it("ends wrangler and what it started (esbuild, workerd) when wrangler does not answer its SIGTERM: killed after 5 s", async () => {
+    const started = descendantsOf(stack.child.pid);
+    expect(started.length, "wrangler, esbuild and workerd").toBeGreaterThanOrEqual(3);
+    process.kill(stack.child.pid, "SIGSTOP"); // it can no longer answer; a SIGKILL still ends it
+    await stack.stop();
+    // Killed, each is gone once its parent (or init, for an orphan) has read its status.
+    const running = () =>
+      started.filter((pid) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z "));
+    const deadline = Date.now() + 5000;
+    while (running().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(running()).toEqual([]);
   }, 30_000);
 });

@@ -42,9 +42,23 @@ export function requestOf(baseUrl, apiKey, s, fixture, n = 0, headers = {}) {
   };
 }
 
+/** How long a request may go unanswered: a run once waited twelve minutes on one, silently (docs/performance.md, "Cold start"). */
+const ANSWER_MS = 60_000;
+
+/** `request` sent and its body read, within ANSWER_MS; past it the run fails naming the request. */
+async function answerTo(request) {
+  try {
+    const res = await fetch(request.url, { ...request, signal: AbortSignal.timeout(ANSWER_MS) });
+    await res.arrayBuffer();
+    return res;
+  } catch (err) {
+    if (err?.name === "TimeoutError") throw new Error(`${request.method} ${request.url}: no answer within ${ANSWER_MS / 1000} s`);
+    throw err;
+  }
+}
+
 export async function probe(request) {
-  const res = await fetch(request.url, request);
-  await res.arrayBuffer();
+  const res = await answerTo(request);
   return { status: res.status, queries: queriesOf(res) };
 }
 
@@ -69,8 +83,7 @@ export async function sample(url, apiKey, s, fixture, count, { clock, headers } 
   for (let i = 0; i < count; i++) {
     const request = requestOf(url, apiKey, s, fixture, s.fresh ? nextOf(s) : 0, headers);
     const started = performance.now();
-    const res = await fetch(request.url, request);
-    await res.arrayBuffer();
+    const res = await answerTo(request);
     latencies.push(performance.now() - started);
     if (res.status >= 400) errors++;
     const db = dbMsOf(res);

@@ -200,7 +200,11 @@ export async function startStack({
         // A wrangler that has not ended within 5 s is killed with what it started: killed alone, its launcher had left
         // wrangler, workerd and esbuild running, the port still taken (test/smoke/outage.test.mjs, the last test).
         const timer = setTimeout(() => {
-          for (const pid of [...descendantsOf(child.pid), child.pid]) {
+          let started = [];
+          try {
+            started = descendantsOf(child.pid);
+          } catch {} // without `ps`, the launcher at least, and the stop goes on to PostgreSQL
+          for (const pid of [...started, child.pid]) {
             try {
               process.kill(pid, "SIGKILL");
             } catch {}

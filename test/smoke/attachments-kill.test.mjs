@@ -9,13 +9,13 @@
 // in R2 and before its record; the test holds that lock. After a delete's response the request's deferred work records
 // its key's use (api_keys.last_used_at) and then relays the outbox; the test holds that key's row, so the relay waits.
 // Both waits are bounded by the API's query timeout (5 s): the kill comes well within it.
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/postgres.mjs";
+import { descendantsOf } from "../../scripts/lib/stack.mjs";
 import { newEngineeringTeam, STARTUP_MS, signUp, startStack } from "./lib/stack.mjs";
 
 /** The sweep's grace in this stack: the stray object is older than this when the sweep runs. */
@@ -58,10 +58,8 @@ const alive = (pid) => {
 /** SIGKILL to `npm start` and to the stack's own process group (PostgreSQL, the proxy, wrangler and workerd). */
 async function killStack() {
   const postgres = Number(readFileSync(path.join(stack.dataDir, "pg/postmaster.pid"), "utf8").split("\n")[0]);
-  const groups = execFileSync("ps", ["-o", "pid=", "--ppid", String(stack.pid)], { encoding: "utf8" })
-    .split("\n")
-    .map(Number)
-    .filter(Boolean);
+  // Each process group npm start or one of its processes leads (the stack runs in one of its own); a pid leading none is refused.
+  const groups = descendantsOf(stack.pid);
   for (const group of [...groups, stack.pid]) {
     try {
       process.kill(-group, "SIGKILL");

@@ -8,19 +8,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/postgres.mjs";
-import { root, STARTUP_MS } from "./lib/stack.mjs";
+import { processStat, root, STARTUP_MS } from "./lib/stack.mjs";
 
 /** The running processes of process group `group` (`pid: command line`). */
 function processesOf(group) {
   const found = [];
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    const stat = processStat(pid);
+    // A zombie has exited (its parent has not read its status yet): it holds nothing.
+    if (stat?.pgrp !== group || stat.state === "Z") continue;
     try {
-      // stat: `pid (comm) state ppid pgrp …`; comm may hold spaces, so the fields are read after its last ")".
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // A zombie has exited (its parent has not read its status yet): it holds nothing.
-      if (Number(pgrp) === group && state !== "Z")
-        found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").slice(0, 200)}`);
+      found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").slice(0, 200)}`);
     } catch {
       // gone meanwhile
     }

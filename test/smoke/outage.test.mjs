@@ -4,7 +4,7 @@
 // back the same API process answers 200 again. Last, the stack's stop with a wrangler that no longer answers: nothing of
 // it may outlive the stop. Runs in Node, not workerd.
 
-import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
@@ -14,7 +14,7 @@ import { startSqlOverHttp } from "../../scripts/lib/sql-over-http.mjs";
 import { descendantsOf, startStack } from "../../scripts/lib/stack.mjs";
 import { startWsProxy } from "../../scripts/lib/ws-proxy.mjs";
 import { migratedDataDir } from "../helpers/pg-template.mjs";
-import { apiClient, STARTUP_MS, signUp } from "./lib/stack.mjs";
+import { apiClient, processStat, STARTUP_MS, signUp } from "./lib/stack.mjs";
 
 // The bound a request waits for an absent or silent database: src/db/client.ts CONNECT_TIMEOUT_MS and
 // QUERY_TIMEOUT_MS (5 s each) plus the time to answer. It tells the timeouts from a hang (which meets the test's own
@@ -280,8 +280,7 @@ describe("the stack's stop", () => {
     process.kill(stack.child.pid, "SIGSTOP"); // it can no longer answer; a SIGKILL still ends it
     await stack.stop();
     // Killed, each is gone once its parent (or init, for an orphan) has read its status.
-    const running = () =>
-      started.filter((pid) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z "));
+    const running = () => started.filter((pid) => ![undefined, "Z"].includes(processStat(pid)?.state));
     const deadline = Date.now() + 5000;
     while (running().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(running()).toEqual([]);

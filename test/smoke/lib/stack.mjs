@@ -116,6 +116,18 @@ async function startOn(dataDir, env, port) {
   return stack;
 }
 
+/** A process's state and process group (Linux's /proc), or undefined once it is gone. */
+export function processStat(pid) {
+  try {
+    // `pid (comm) state ppid pgrp …`; comm may hold spaces, so the fields are read after its last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state, pgrp: Number(pgrp) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A new data dir with nothing in it: `npm start` makes its database (initdb and every migration) as on a first start. */
 export function newDataDir() {
   const dir = mkdtempSync(path.join(tmpdir(), "pm-smoke-"));

@@ -60,14 +60,13 @@ async function parseCredential(headers: { header(name: string): string | undefin
 
 /**
  * The one statement of what makes a credential live, as the condition of a query over `api_keys` (an API key: known by
- * its hash and not expired) or `workspace_members` (a JWT: its user still a member of its workspace, and a device's
+ * its hash and not expired, pm_key_member's rule) or `workspace_members` (a JWT: its user still a member of its workspace, and a device's
  * login not revoked, an OAuth grant not deleted). A key (or grant) whose user leaves the workspace is deleted with the
  * membership (api_keys_membership_fk), so the key alone is enough.
  */
 export function liveCredential(credential: Credential): SQL {
-  if (credential.kind === "apiKey") {
-    return sql`${apiKeys.keyHash} = ${credential.keyHash} and (${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > now())`;
-  }
+  if (credential.kind === "apiKey")
+    return sql`${apiKeys.keyHash} = ${credential.keyHash} and ${keyMember(credential.keyHash, null, "user_id")} is not null`;
   const member = and(eq(workspaceMembers.userId, credential.userId), eq(workspaceMembers.workspaceId, credential.workspaceId))!;
   if (credential.grantId) {
     const g = oauthGrants;
@@ -78,22 +77,26 @@ export function liveCredential(credential: Credential): SQL {
   return sql`${member} and exists (select 1 from ${d} where ${d.id} = ${credential.sessionId} and ${d.revokedAt} is null)`;
 }
 
-/** True when the credential grants one of `scopes` (null: the operation needs none): a constant for a token, SQL over `api_keys` for a key. */
-function grants(credential: Credential, scopes: readonly Scope[] | null): SQL {
-  if (scopes === null) return sql`true`;
-  if (credential.kind === "apiKey") return sql`(${apiKeys.scopes} is null or ${apiKeys.scopes} && ${sql.param([...scopes])}::text[])`;
-  return credential.scopes === null || scopes.some((scope) => credential.scopes?.includes(scope)) ? sql`true` : sql`false`;
-}
+/** Whether a token grants one of `scopes` (null: the operation needs none), known from the token itself. */
+const tokenGrants = (token: Extract<Credential, { kind: "jwt" }>, scopes: readonly Scope[] | null): boolean =>
+  scopes === null || token.scopes === null || scopes.some((scope) => token.scopes?.includes(scope));
+
+/**
+ * A column of the membership a live key granting one of `scopes` (null: the operation needs none) acts as, or null:
+ * the key's rule in one SQL function (migrations/functions/pm_key_member.sql), which PL/pgSQL plans once per backend,
+ * where the same join inlined was planned anew in every statement that names the caller (several times in most).
+ */
+const keyMember = (keyHash: string, scopes: readonly Scope[] | null, column: string): SQL =>
+  sql`(select (pm_key_member(${keyHash}, ${scopes === null ? null : sql.param([...scopes])}::text[])).${sql.identifier(column)})`;
 
 /**
  * A column of the credential's membership row (its workspace, user or role) as a scalar subquery: null when it is not
  * live, or does not grant `scope` (the caller then tells 401 from 403, Caller.refusal).
  */
 export function memberColumn(credential: Credential, column: AnyPgColumn, scopes: readonly Scope[] | null): SQL<string> {
-  const where = sql`${liveCredential(credential)} and ${grants(credential, scopes)}`;
-  return credential.kind === "jwt"
-    ? sql<string>`(select ${column} from ${workspaceMembers} where ${where})`
-    : sql<string>`(select ${column} from ${apiKeys} join ${workspaceMembers} on ${and(eq(workspaceMembers.userId, apiKeys.userId), eq(workspaceMembers.workspaceId, apiKeys.workspaceId))} where ${where})`;
+  if (credential.kind === "apiKey") return keyMember(credential.keyHash, scopes, column.name) as SQL<string>;
+  const granted = tokenGrants(credential, scopes) ? sql`true` : sql`false`;
+  return sql<string>`(select ${column} from ${workspaceMembers} where ${liveCredential(credential)} and ${granted})`;
 }
 
 /** The scopes a credential grants (every scope for a stored null): a value for a token, a scalar subquery for a key. */

@@ -13,6 +13,7 @@ import { conditionalTable, declaredRoutes, routePolicy, routeScopes } from "./ht
 import { readsOf } from "./http/read-route";
 import { requestDb } from "./http/request-db";
 import { publicRoute } from "./http/route-base";
+import { documentQueries } from "./http/route-schemas";
 import { newRouter } from "./http/router";
 import { settlingOutcome } from "./http/settled-write";
 import { publicBaseUrl } from "./http/urls";
@@ -236,6 +237,7 @@ export function buildApp(modules: readonly ResourceModule[] = MODULES) {
     let doc = documents.get(key);
     if (!doc) {
       if (documents.size >= 8) documents.clear();
+      documentQueries(app.openAPIRegistry);
       doc = finishDocument(app.getOpenAPI31Document(DOCUMENT), {
         serverUrl,
         tags: documentTags(mounted),

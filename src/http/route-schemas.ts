@@ -1,4 +1,4 @@
-import { z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
   DEFAULT_LIMIT,
@@ -77,8 +77,7 @@ function filterValue(field: ListField, op: FilterOp): JsonSchema {
 
 /**
  * A query parameter the route documents but does not check: the list machinery reads it from the raw query. One schema
- * per distinct documentation, shared by every list that documents a parameter alike (most filters recur across lists):
- * each is built at the Worker's start, before its first request.
+ * per distinct documentation, shared by every list that documents a parameter alike (most filters recur across lists).
  */
 const documentedSchemas = new Map<string, z.ZodType>();
 function documented(schema: JsonSchema): z.ZodType {
@@ -90,16 +89,47 @@ function documented(schema: JsonSchema): z.ZodType {
   return built;
 }
 
+/** What documentedLater was given: by the query schema a route checks, the builder of the one the document shows. */
+const laterDocumentation = new WeakMap<z.ZodType, () => z.ZodObject>();
+
+/**
+ * `query`, the schema a route checks, shown in the OpenAPI document as `documentation` builds it: `query` with the
+ * parameters the route reads from the raw query instead (in the document's order). Built when a document is first
+ * generated, not as the Worker loads: they were the largest part of what loading it allocated (docs/performance.md,
+ * "Cold start").
+ */
+export function documentedLater<T extends z.ZodObject>(query: T, documentation: () => z.ZodObject): T {
+  laterDocumentation.set(query, documentation);
+  return query;
+}
+
+/**
+ * Gives `registry`'s routes the query documentation documentedLater deferred: before a document is generated from it
+ * (app.ts). A route already given its documentation is left as it is.
+ */
+export function documentQueries(registry: OpenAPIHono["openAPIRegistry"]) {
+  for (const definition of registry.definitions) {
+    if (definition.type !== "route" || !definition.route.request?.query) continue;
+    const documentation = laterDocumentation.get(definition.route.request.query);
+    // A copy: the route's own config is what its validators and the batch check requests with.
+    if (documentation) definition.route = { ...definition.route, request: { ...definition.route.request, query: documentation() } };
+  }
+}
+
 /**
  * A list's query documented from its ListSpec, the declaration the list machinery checks requests against: one
  * plain parameter per accepted `filter[<op>][<field>]` (`in` as an exploded array) and `sort[<field>]`, which
  * OpenAPI's form style and so every generated client serialise as they are (a deepObject two levels deep is
- * outside what OpenAPI defines). At runtime they stay unknowns read from the raw query (its 400s are unchanged).
+ * outside what OpenAPI defines). At runtime they are not in the schema: the list machinery reads them from the raw
+ * query (its 400s are unchanged), so they are documented later. `extra`: the route's own parameters, after them.
  */
-export function listQueryFor(spec: ListSpec) {
-  const params = filterQueryFor(spec.fields);
-  for (const name of sortableNames(spec.fields)) params[`sort[${name}]`] = documented({ type: "string", enum: ["asc", "desc"] });
-  return ListQuery.extend({ fields: fieldsParam(spec.shape), ...params });
+export function listQueryFor<T extends z.ZodRawShape = Record<never, never>>(spec: ListSpec, extra?: T) {
+  const fields = fieldsParam(spec.shape);
+  return documentedLater(ListQuery.extend({ fields, ...extra } as { fields: typeof fields } & T), () => {
+    const params = filterQueryFor(spec.fields);
+    for (const name of sortableNames(spec.fields)) params[`sort[${name}]`] = documented({ type: "string", enum: ["asc", "desc"] });
+    return ListQuery.extend({ fields, ...params, ...extra });
+  });
 }
 
 /** The `filter[<op>][<field>]` parameters `fields` take, documented (a list's, the event stream's). */

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonResponse } from "../../http/openapi";
 import { reading } from "../../http/read-route";
 import { protectedRoute } from "../../http/route-base";
-import { filterQueryFor, IdParam, ListQuery, MAX_ID_LENGTH, Pagination } from "../../http/route-schemas";
+import { documentedLater, filterQueryFor, IdParam, ListQuery, MAX_ID_LENGTH, Pagination } from "../../http/route-schemas";
 import { newRouter } from "../../http/router";
 import { Event, type EventRendering } from "../../records/events";
 import { type HistoryOf, listEvents, recordEvents } from "./operations";
@@ -29,41 +29,46 @@ const streamRoute = ({ filterFields }: EventRendering) =>
       "names (names as everywhere: `filter[eq][teamId]=ENG`) and `changed` (a field an update changed: only `*.updated` events pass " +
       "a filter naming it). `wait=N` (1..30 s): when nothing newer is readable, the answer waits for the next event the caller may " +
       "read and the filters keep (answered within a second of its commit), or is empty when the time is up.",
-    request: {
-      query: z.object({
-        ...paging,
-        after: z.string().max(MAX_ID_LENGTH).optional().openapi({ description: "Id of the last event processed (`evt_…`)" }),
-        types: z
-          .string()
-          .max(2000)
-          .optional()
-          .openapi({ description: "Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created`", example: "task.*" }),
-        resourceId: z
-          .string()
-          .max(MAX_ID_LENGTH)
-          .optional()
-          .openapi({ description: "Only this record's events: an id, or a task, project or cycle reference" }),
-        ...filterQueryFor(filterFields),
-        // Parsed by the stream (parseWait: 422 `{errors:{wait}}`, as `limit`), so the runtime schema stays a string.
-        wait: z
-          .string()
-          .optional()
-          .openapi({
-            type: "integer",
-            minimum: 1,
-            maximum: MAX_WAIT_SECONDS,
-            description:
-              `Seconds (1..${MAX_WAIT_SECONDS}) to wait when nothing newer is readable: the answer comes within a second of the next ` +
-              "event the caller may read (and that the filters keep), or empty when the time is up",
-            example: 30,
-          }),
-      }),
-    },
+    request: { query: streamQuery(filterFields) },
     responses: {
       200: jsonResponse(EventPage, "Events, oldest first"),
       ...errorResponses(["BAD_REQUEST", "UNAUTHORIZED", "GONE"], { validation: true }),
     },
   });
+
+/** GET /events' query; its filter parameters, which the stream reads from the raw query, documented later (before `wait`). */
+function streamQuery(filterFields: EventRendering["filterFields"]) {
+  const own = {
+    ...paging,
+    after: z.string().max(MAX_ID_LENGTH).optional().openapi({ description: "Id of the last event processed (`evt_…`)" }),
+    types: z
+      .string()
+      .max(2000)
+      .optional()
+      .openapi({ description: "Comma-separated event types or `<resourceType>.*`, e.g. `task.*,comment.created`", example: "task.*" }),
+    resourceId: z
+      .string()
+      .max(MAX_ID_LENGTH)
+      .optional()
+      .openapi({ description: "Only this record's events: an id, or a task, project or cycle reference" }),
+  };
+  const wait = {
+    // Parsed by the stream (parseWait: 422 `{errors:{wait}}`, as `limit`), so the runtime schema stays a string.
+    wait: z
+      .string()
+      .optional()
+      .openapi({
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_WAIT_SECONDS,
+        description:
+          `Seconds (1..${MAX_WAIT_SECONDS}) to wait when nothing newer is readable: the answer comes within a second of the next ` +
+          "event the caller may read (and that the filters keep), or empty when the time is up",
+        example: 30,
+      }),
+  };
+  return documentedLater(z.object({ ...own, ...wait }), () => z.object({ ...own, ...filterQueryFor(filterFields), ...wait }));
+}
 
 const history = (of: HistoryOf, noun: string, example: string) =>
   createRoute({

@@ -43,7 +43,7 @@ const list = createRoute({
       "notification newer than the newest the filters kept is committed (answered within a second of it), or the time is up.",
   ),
   request: {
-    query: listQueryFor(notificationRecord.list).extend({
+    query: listQueryFor(notificationRecord.list, {
       wait: z
         .string()
         .optional()

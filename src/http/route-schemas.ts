@@ -48,8 +48,9 @@ const fieldsParam = (shape: FieldShape) =>
     .optional()
     .openapi({ maxLength: MAX_FIELDS_LENGTH, description: `${FIELDS_GRAMMAR} Names: ${Object.keys(shape).join(", ")}.` });
 
-/** The query of a single GET that takes `fields`. */
-export const fieldsQueryFor = (shape: FieldShape) => z.object({ fields: fieldsParam(shape) });
+/** The query of a single GET that takes `fields`: FieldsQuery's check, its names documented later. */
+export const fieldsQueryFor = (shape: FieldShape) =>
+  documentedLater(FieldsQuery.extend({}), () => z.object({ fields: fieldsParam(shape) }));
 
 type JsonType = "string" | "number" | "boolean" | "object" | "array" | "null";
 type JsonSchema = { type?: JsonType | JsonType[]; [keyword: string]: unknown };
@@ -120,15 +121,14 @@ export function documentQueries(registry: OpenAPIHono["openAPIRegistry"]) {
  * A list's query documented from its ListSpec, the declaration the list machinery checks requests against: one
  * plain parameter per accepted `filter[<op>][<field>]` (`in` as an exploded array) and `sort[<field>]`, which
  * OpenAPI's form style and so every generated client serialise as they are (a deepObject two levels deep is
- * outside what OpenAPI defines). At runtime they are not in the schema: the list machinery reads them from the raw
- * query (its 400s are unchanged), so they are documented later. `extra`: the route's own parameters, after them.
+ * outside what OpenAPI defines). The list machinery reads them from the raw query (its 400s), so the route checks
+ * ListQuery alone and they are documented later, with `fields`' names. `extra`: the route's own parameters, after them.
  */
 export function listQueryFor<T extends z.ZodRawShape = Record<never, never>>(spec: ListSpec, extra?: T) {
-  const fields = fieldsParam(spec.shape);
-  return documentedLater(ListQuery.extend({ fields, ...extra } as { fields: typeof fields } & T), () => {
+  return documentedLater(ListQuery.extend({ ...extra } as T), () => {
     const params = filterQueryFor(spec.fields);
     for (const name of sortableNames(spec.fields)) params[`sort[${name}]`] = documented({ type: "string", enum: ["asc", "desc"] });
-    return ListQuery.extend({ fields, ...params, ...extra });
+    return ListQuery.extend({ fields: fieldsParam(spec.shape), ...params, ...extra });
   });
 }
 

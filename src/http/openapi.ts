@@ -26,11 +26,22 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { "application/json": { schema } },
 });
 
-/** Documented error responses for a route: one entry per status, plus 422 when `validation` is set. */
+const errorResponsesMade = new Map<string, Record<number, ReturnType<typeof json>>>();
+
+/**
+ * Documented error responses for a route: one entry per status, plus 422 when `validation` is set. Made once per list
+ * and shared by the routes that spread it: an object keyed by statuses holds an array as long as the largest, and every
+ * route makes one as the Worker loads (docs/performance.md, "Cold start").
+ */
 export function errorResponses(codes: ErrorCode[], opts: { validation?: boolean } = {}) {
-  const out: Record<number, ReturnType<typeof json>> = {};
-  for (const code of codes) out[ERROR_STATUS[code]] = json(ErrorBody, code);
-  if (opts.validation) out[422] = json(ValidationErrorBody, "Validation failed");
+  const key = `${codes.join()}${opts.validation ? ",422" : ""}`;
+  let out = errorResponsesMade.get(key);
+  if (!out) {
+    out = {};
+    for (const code of codes) out[ERROR_STATUS[code]] = json(ErrorBody, code);
+    if (opts.validation) out[422] = json(ValidationErrorBody, "Validation failed");
+    errorResponsesMade.set(key, out);
+  }
   return out;
 }
 

@@ -134,7 +134,9 @@ describe("a write's event", () => {
         );
       }),
     );
-    expect(rows[0]).toEqual({ events: "0", seq: "0" });
+    // No event, and no position reserved: none at all, or none counted (pm_emit's empty call on a backend not yet warm).
+    expect(rows[0].events).toBe("0");
+    expect([null, "0"]).toContain(rows[0].seq);
   });
 
   it("a refused write records nothing; an empty update records nothing", async () => {

@@ -4,7 +4,7 @@
 // sorts, the request bodies' schemas, the columns a write stores, and the export record with the schema an import checks.
 import { z } from "@hono/zod-openapi";
 import { type AnyColumn, and, Column, eq, getTableColumns, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { type PgColumn, PgDialect, type PgTable } from "drizzle-orm/pg-core";
 import { inTeams, type Reach } from "../db/scope";
 import {
   type DynamicFields,
@@ -183,6 +183,21 @@ const jsonObject = (entries: Array<[string, SQL]>) =>
     sql`, `,
   )})`;
 
+const dialect = new PgDialect();
+
+/**
+ * `value` as its rendered text when it holds no parameter (a record's JSON made of its fields' SQL): drizzle walks every
+ * chunk of a statement each time it renders it, and for a read that answers a task this walk was about a tenth of the
+ * Worker's CPU (docs/performance.md, "What a request costs"). The text is the same every time, so it is made once.
+ */
+function rendered(value: SQL): SQL {
+  const { sql: text, params } = dialect.sqlToQuery(value);
+  return params.length === 0 ? sql.raw(text) : value;
+}
+
+/** The most JSON shapes a record keeps rendered: one per `fields` selection asked for, so a bound, not a leak. */
+const RENDERED_SHAPES = 64;
+
 export interface RecordDefinition<F extends Record<string, Field>> {
   /** The OpenAPI component of the answer (e.g. "Task"); its `fields`-narrowed form is `<name>Selection`. */
   name: string;
@@ -248,6 +263,7 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
   );
   const inputs = entries.filter(([, field]) => field.input) as Array<[string, Field & { input: FieldInput }]>;
   const exported = entries.filter(([, field]) => field.exported);
+  const shapes = new Map<string, SQL>();
   const scoped = () => {
     if (!def.workspace) throw new Error(`${def.name} has no workspace column: it is read through another record`);
     return def.workspace;
@@ -297,7 +313,17 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
       const picked = shown.filter(([name, field]) =>
         field.reached || field.onlyNamed ? selection !== null && Object.hasOwn(selection, name) : !field.lazy || selects(selection, name),
       );
-      return jsonObject(picked.map(([name, field]) => [name, jsonValue(field, reach)])) as SQL<Dto<F>>;
+      const build = () => jsonObject(picked.map(([name, field]) => [name, jsonValue(field, reach)]));
+      // A field that depends on the caller's reach differs per request; the others are the map's own constant SQL.
+      if (picked.some(([, field]) => field.reached)) return build() as SQL<Dto<F>>;
+      const key = picked.map(([name]) => name).join();
+      let json = shapes.get(key);
+      if (!json) {
+        if (shapes.size >= RENDERED_SHAPES) shapes.clear();
+        json = rendered(build());
+        shapes.set(key, json);
+      }
+      return json as SQL<Dto<F>>;
     },
     /** The record as an export carries it (its own ids and links, no embedded objects). */
     exportJson(): SQL {

@@ -60,9 +60,9 @@ async function parseCredential(headers: { header(name: string): string | undefin
 
 /**
  * The one statement of what makes a credential live, as the condition of a query over `api_keys` (an API key: known by
- * its hash and not expired, pm_key_member's rule) or `workspace_members` (a JWT: its user still a member of its workspace, and a device's
- * login not revoked, an OAuth grant not deleted). A key (or grant) whose user leaves the workspace is deleted with the
- * membership (api_keys_membership_fk), so the key alone is enough.
+ * its hash and not expired, pm_key_member's rule) or `workspace_members` (a JWT: its user still a member of its
+ * workspace, and a device's login not revoked, an OAuth grant not deleted). A key (or grant) whose user leaves the
+ * workspace is deleted with the membership (api_keys_membership_fk), so the key alone is enough.
  */
 export function liveCredential(credential: Credential): SQL {
   if (credential.kind === "apiKey")

@@ -3,7 +3,7 @@
 -- position). On a fresh backend that first use cost several milliseconds, and the triggers paid it under the lock the
 -- team's other creates wait on. Once per backend: on a warm one the empty call still cost about 0.4 ms a create, so a
 -- session setting remembers it (set only by a transaction that commits; DISCARD ALL resets it with the plans it stands
--- for).
+-- for). A migration that replaces pm_emit leaves it set: that backend's next create plans pm_emit under the lock, once.
 CREATE OR REPLACE FUNCTION pm_warm_events() RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
   IF current_setting('pm.events_warm', true) IS DISTINCT FROM 'on' THEN

@@ -9,10 +9,11 @@ import {
 } from "drizzle-orm";
 import { NeonHttpDatabase, NeonHttpDriver } from "drizzle-orm/neon-http";
 import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
-import { PgDialect, PgTransaction } from "drizzle-orm/pg-core";
+import { PgTransaction } from "drizzle-orm/pg-core";
 import { schema } from "../../drizzle/schema";
 import { errorSummary } from "../core/error-chain";
 import type { Env } from "../env";
+import { sqlDialect as dialect } from "./dialect";
 import { type EventContext, withContext } from "./event-context";
 import { positionSelect } from "./position";
 
@@ -158,7 +159,6 @@ function counted<T extends { query: QueryFn }>(target: T, stats: DbStats, reques
 }
 
 type RelationalSchema = NonNullable<ConstructorParameters<typeof NeonDatabase<typeof schema>>[2]>;
-const dialect = new PgDialect();
 /**
  * The schema's relational config (every table's relations), derived once per isolate instead of on every call, as
  * `drizzle({ client, schema })` would: each request builds its own databases, and deriving it was a tenth of a write's

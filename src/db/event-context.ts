@@ -4,7 +4,7 @@
 // its statement (contextSet), a transaction in the BEGIN it starts with (withContext). The same round trip takes the
 // request's fence (src/db/settle.ts), so that a request whose outcome is settled after a lost connection writes nothing later.
 import { type AnyColumn, type SQL, sql } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
+import { sqlDialect as dialect } from "./dialect";
 
 export type EventVia = "api_key" | "jwt" | "mcp" | "import" | "sign_up" | "oauth";
 
@@ -45,8 +45,6 @@ export const eventsWarmed: SQL = sql`(select pm_warm_events())`;
  * prefix while the rename's events, naming the new record, stood before its creation in the stream.
  */
 export const renameLockShared = (teamId: SQL | AnyColumn): SQL => sql`pg_advisory_xact_lock_shared(pm_team_key(${teamId})) is not null`;
-
-const dialect = new PgDialect();
 
 /**
  * `begin` followed by setting the context, as one simple-protocol query (so no extra round trip): the parameters are

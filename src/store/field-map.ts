@@ -4,7 +4,8 @@
 // sorts, the request bodies' schemas, the columns a write stores, and the export record with the schema an import checks.
 import { z } from "@hono/zod-openapi";
 import { type AnyColumn, and, Column, eq, getTableColumns, getTableName, is, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { type PgColumn, PgDialect, type PgTable } from "drizzle-orm/pg-core";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { sqlDialect as dialect } from "../db/dialect";
 import { inTeams, type Reach } from "../db/scope";
 import {
   type DynamicFields,
@@ -182,8 +183,6 @@ const jsonObject = (entries: Array<[string, SQL]>) =>
     entries.map(([name, value]) => sql`${sql.raw(`'${name}'`)}, ${value}`),
     sql`, `,
   )})`;
-
-const dialect = new PgDialect();
 
 /**
  * `value` as its rendered text when it holds no parameter (a record's JSON made of its fields' SQL): drizzle walks every

@@ -2,9 +2,9 @@
 // statement scoped by the caller's workspace as SQL, so it authenticates itself; finding nothing asks whether the
 // credential is live (401) before answering 404 or an empty page.
 import { and, type SQL, sql } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import { notFound } from "../core/errors";
 import type { Db } from "../db/client";
+import { sqlDialect as dialect } from "../db/dialect";
 import type { RecordType } from "./field-map";
 import { type FieldSelection, type ListParams, pageQuery } from "./list";
 import type { Actor, StatementCaller as Caller } from "./statement-caller";
@@ -77,7 +77,6 @@ interface Waiting {
 }
 // The databases (one per request) whose one-record reads are combined, each with the reads waiting, by group.
 const combining = new WeakMap<Db, Map<string, Waiting[]>>();
-const dialect = new PgDialect();
 
 /**
  * From now on, the one-record reads `db` starts in one turn of the event loop (a batch's items) are one statement per

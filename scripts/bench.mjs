@@ -387,6 +387,17 @@ async function main() {
   // install included): nothing is started outside the try.
   let stack;
   let bouncer;
+  // Ctrl-C (or a kill) stops what was started too, as the finally below does when the run ends.
+  const stopOnSignal = async (signal) => {
+    try {
+      await bouncer?.stop();
+    } finally {
+      await stack?.stop();
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    }
+  };
+  process.once("SIGINT", stopOnSignal);
+  process.once("SIGTERM", stopOnSignal);
   try {
     if (!baseUrl) {
       rmSync(path.join(root, ".data/bench"), { recursive: true, force: true });
@@ -436,9 +447,15 @@ async function main() {
         ? []
         : SCENARIOS.filter((s) => !ONLY || s.ref || ONLY.split("|").some((o) => s.name.includes(o)));
     const results = [];
+    // The waiting read's `after` is the newest event when its table starts, so it waits for what comes next instead of
+    // paging through what the tables before it wrote (docs/events.md, "Reading").
+    const newestNow = async () => {
+      if (fixture) fixture.newestEvent = await newestEvent(baseUrl, fixture, fixture.newestEvent);
+    };
     for (const p of paths) {
       stack?.proxy.redirect(dbPort, p.through);
       usePath(p.headers);
+      await newestNow();
       const target = { baseUrl, clock, setDelay, http: p.http };
       const measured = [];
       for (const s of chosen) {
@@ -468,6 +485,7 @@ async function main() {
         stack.proxy.redirect(dbPort, p.through);
         usePath(p.headers);
         const target = { baseUrl, clock, setDelay, http: p.http };
+        await newestNow();
         const latency = [];
         for (const s of chosen) {
           if (s.ref === "ceiling") continue;

@@ -53,10 +53,10 @@ export async function eventOf(baseUrl, f, n) {
   return events.find((e) => e.type === "task.created").id;
 }
 
-/** The workspace's newest event now (walks the stream's pages from `after` the deep one). */
-export async function newestEvent(baseUrl, f) {
-  let path = `/events?limit=250&after=${f.deepEvent}`;
-  let newest = f.deepEvent;
+/** The workspace's newest event now (walks the stream's pages from `after` the event `from`, by default the deep one). */
+export async function newestEvent(baseUrl, f, from = f.deepEvent) {
+  let path = `/events?limit=250&after=${from}`;
+  let newest = from;
   for (;;) {
     const { events, pagination } = await get(baseUrl, f, path);
     newest = events.at(-1)?.id ?? newest;

@@ -3,7 +3,7 @@
 // map, which the module writing its events declares (`eventRecords`), so `data` and `changes` use the names and formats
 // of the record's answer, and a new field of a record (or a new record type) shows up in its events without a line here.
 import { z } from "@hono/zod-openapi";
-import { getTableName, inArray, is, sql } from "drizzle-orm";
+import { getTableName, inArray, is, type SQL, sql } from "drizzle-orm";
 import { PgColumn } from "drizzle-orm/pg-core";
 import { events, users } from "../../drizzle/schema";
 import { iso } from "../core/dates";
@@ -109,8 +109,9 @@ export const eventColumns = sql`${events.id} as id, ${events.type} as type, ${ev
     'avatarUrl', u.avatar_url, 'humanId', u.human_id, 'type', u.type) end as actor,
   ${events.oldImage} as old_image, ${events.newImage} as new_image, ${events.labelsAfter} as labels_after,
   ${events.labelsAdded} as labels_added, ${events.labelsRemoved} as labels_removed`;
-/** What the columns are read from. */
-export const eventsFrom = sql`${events} left join ${users} as u on u.id = ${events.actorId}`;
+/** What the columns are read from: `source` (the events table, or a subquery of it named `events`) and the actors. */
+export const eventsJoined = (source: SQL) => sql`${source} left join ${users} as u on u.id = ${events.actorId}`;
+export const eventsFrom = eventsJoined(sql`${events}`);
 
 function formatted(field: Field, value: unknown): unknown {
   if (value === null || value === undefined) return null;

@@ -6,7 +6,7 @@ import { documentedLater, filterQueryFor, IdParam, ListQuery, MAX_ID_LENGTH, Pag
 import { newRouter } from "../../http/router";
 import { Event, type EventRendering } from "../../records/events";
 import { type HistoryOf, listEvents, recordEvents } from "./operations";
-import { MAX_WAIT_SECONDS } from "./stream";
+import { MAX_WAIT_SECONDS, STREAM_WALK } from "./stream";
 
 const EventPage = z.object({ events: z.array(Event), pagination: Pagination }).openapi("EventPage");
 const { fields: _, ...paging } = ListQuery.shape;
@@ -23,7 +23,9 @@ const streamRoute = ({ filterFields }: EventRendering) =>
       "Every change of a task, project, milestone, comment, label, team, team member, field, member, workspace, invite, API key, " +
       "agent or webhook is one event, committed with the change. Resume with `after=` the id of the last event processed: the " +
       "answer holds exactly the events committed after it, none skipped, none repeated, also while other transactions " +
-      "commit out of order. `pagination.nextCursor` is null when nothing more is committed now. Events are kept 30 days; " +
+      "commit out of order. `pagination.nextCursor` is null when nothing more is committed now. A page checks at most " +
+      `${STREAM_WALK.toLocaleString("en")} events against its filters: one whose filters keep few may hold fewer than \`limit\`, even none, ` +
+      "with the `nextCursor` to read on from. Events are kept 30 days; " +
       "`after` an older one is 410 GONE. Invite, API-key and webhook events only reach workspace ADMIN/OWNER (and a key's owner, its own). " +
       "`filter[<op>][<field>]` keeps the events whose record passes, in the list filter syntax (eq, neq, in) with the record's field " +
       "names (names as everywhere: `filter[eq][teamId]=ENG`) and `changed` (a field an update changed: only `*.updated` events pass " +

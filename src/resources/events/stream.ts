@@ -8,7 +8,15 @@ import { eventWatcher, type KeepAlive, MAX_WAIT_SECONDS, parseWait } from "../..
 import { typeIdTime } from "../../ids";
 import { eventFilterJson, eventFilterTerms } from "../../records/event-filter";
 import { isEventPattern } from "../../records/event-types";
-import { EVENT_RETENTION_DAYS, type EventDto, type EventRendering, type EventRow, eventColumns, eventsFrom } from "../../records/events";
+import {
+  EVENT_RETENTION_DAYS,
+  type EventDto,
+  type EventRendering,
+  type EventRow,
+  eventColumns,
+  eventsFrom,
+  eventsJoined,
+} from "../../records/events";
 import { namedId, parseCycleRef, parseProjectRef, parseTaskRef, type Workspace } from "../../records/names";
 import { qualified, type RecordType } from "../../store/field-map";
 import { decodeCursor, encodeCursor, parseLimit } from "../../store/list";
@@ -24,6 +32,13 @@ export type EventsVisible = (actor: Actor) => SQL;
 
 /** Committed for good: no transaction still running can add an event below this position. */
 const stable = sql`${events.position} < pm_stable_position()`;
+
+/**
+ * How many of its workspace's events one page of the stream checks against the filters and the caller's visibility at
+ * most (about 6 µs each): a filter that keeps few of them answers a short page, even an empty one, with a `nextCursor`
+ * past the last event checked, rather than walking the whole 30 days in one statement.
+ */
+export const STREAM_WALK = 5_000;
 
 /** `types=task.*,comment.created`: known types or `<resourceType>.*`; anything else is 422 at `types`. */
 function typesFilter(raw: string | null): SQL | undefined {
@@ -70,6 +85,9 @@ interface Head {
 }
 
 type EventPageRow = EventRow & {
+  /** A walked page's row: whether it passed the filters (else it only marks where the walk ended), and its rank. */
+  shown?: boolean;
+  walked?: string;
   live: boolean;
   anchor: string | null;
   subject: string | null;
@@ -83,6 +101,8 @@ type WatchedPage = EventPage & { workspace: string | null; latest: number | null
 /**
  * One page in ONE statement (limit + 1 events read): whether the credential is live, the head's values, and the events
  * (`where` may use `head.anchor` and `head.subject`); then the cursor of the next page, null when none follows now.
+ * With `kept`, the events `where` takes are walked in order, at most STREAM_WALK of them, and those `kept` passes are the
+ * page; a walk that ends before the page is full gives the cursor past its last event.
  */
 async function page(
   rendering: EventRendering,
@@ -90,6 +110,7 @@ async function page(
   paging: Paging,
   head: Head,
   where: (actor: Actor) => SQL,
+  kept?: (actor: Actor) => SQL | undefined,
 ): Promise<WatchedPage> {
   const position = await cursorPosition(caller, paging);
   const actor = caller.actor;
@@ -98,25 +119,36 @@ async function page(
     ? sql`${actor.workspace}::text as ws, (select max(${events.position}) from ${events}
         where ${events.workspaceId} = ${actor.workspace} and ${stable}) as latest`
     : sql`null::text as ws, null::bigint as latest`;
+  const order = sql`order by ${events.position} ${sql.raw(paging.direction)}`;
+  const taken = and(where(actor), position === undefined ? undefined : sql`${events.position} ${before} ${position}`);
+  const filtered = kept?.(actor);
+  // The walk is lazy: the page stops reading as soon as it holds limit + 1 events.
+  const source = kept
+    ? sql`${eventsJoined(sql`(select ${events}.*, coalesce(${filtered ?? sql`true`}, false) as shown, row_number() over (${order}) as walked
+        from ${events} where ${taken} ${order} limit ${STREAM_WALK}) ${events}`)}
+        where ${events}.shown or ${events}.walked = ${STREAM_WALK}`
+    : sql`${eventsFrom} where ${taken}`;
+  const marks = kept ? sql`, ${events}.shown, ${events}.walked` : sql``;
   const { rows } = await caller.db.execute<EventPageRow>(sql`
     select ${caller.live} as live, head.anchor, head.subject, head.ws, head.latest, page.* from (
       select ${head.anchor ?? sql`null::bigint`} as anchor, ${head.subject ?? sql`null::text`} as subject, ${watched}) head
     left join lateral (
-      select ${eventColumns} from ${eventsFrom}
-      where ${and(where(actor), position === undefined ? undefined : sql`${events.position} ${before} ${position}`)}
-      order by ${events.position} ${sql.raw(paging.direction)} limit ${paging.limit + 1}) page on true`);
+      select ${eventColumns}${marks} from ${source}
+      ${order} limit ${paging.limit + 1}) page on true`);
   const [first] = rows;
   if (!first.live) throw await caller.refused();
   if (head.subject && first.subject === null) throw notFound(head.noun ?? "Record");
   if (head.anchor && first.anchor === null) throw afterUnknown(paging);
   caller.touch();
-  const found = rows.filter((row) => row.id !== null).map(rendering.renderEvent);
+  const found = rows.filter((row) => row.id !== null && row.shown !== false).map(rendering.renderEvent);
   const shown = found.slice(0, paging.limit);
   const last = shown.at(-1);
-  const nextCursor =
-    found.length > paging.limit && last
-      ? await encodeCursor({ r: paging.list, s: paging.direction, v: [last.position], i: last.id }, caller.cursorKey)
-      : null;
+  // Where the walk ended, when it ended before the page was full: the next page starts past it.
+  const walkEnd = found.length > paging.limit ? undefined : rows.find((row) => Number(row.walked) === STREAM_WALK);
+  const resume = found.length > paging.limit && last ? last : walkEnd && { position: Number(walkEnd.position), id: "" };
+  const nextCursor = resume
+    ? await encodeCursor({ r: paging.list, s: paging.direction, v: [resume.position], i: resume.id }, caller.cursorKey)
+    : null;
   const latest = first.latest === null ? null : Number(first.latest);
   return { events: shown, pagination: { limit: paging.limit, nextCursor }, workspace: first.ws, latest };
 }
@@ -158,15 +190,14 @@ export async function eventStream(
       caller,
       { list: "events", direction: "asc", limit, cursor, after },
       { anchor, watch: wait !== undefined },
+      (actor) => and(eq(events.workspaceId, actor.workspace), stable, anchor ? sql`${events.position} > head.anchor` : undefined)!,
       (actor) =>
         and(
           visible(actor),
-          stable,
           types,
           filter,
           resource ? or(eq(events.resourceId, resource), referenceIs(resource, caller.actor.workspace)) : undefined,
-          anchor ? sql`${events.position} > head.anchor` : undefined,
-        )!,
+        ),
     );
   const first = await read();
   return wait === undefined ? answer(first) : waitFor(caller, first, read, Date.now() + wait * 1000, keepAlive);
@@ -187,7 +218,8 @@ async function waitFor(
   keepAlive?: KeepAlive,
 ): Promise<EventPage> {
   let last = first;
-  while (last.events.length === 0 && last.workspace !== null) {
+  // A page that a walk ended early has a cursor to follow at once: nothing to wait for.
+  while (last.events.length === 0 && last.pagination.nextCursor === null && last.workspace !== null) {
     if (!(await eventWatcher.wait(caller.db, last.workspace, last.latest, deadline, keepAlive))) break;
     last = await read();
   }

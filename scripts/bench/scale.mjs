@@ -28,8 +28,15 @@ const PAIRS = [
   { name: "list, filter statusCategory", target: 1.5, path: () => CATEGORY_LIST },
 ];
 
-async function get(baseUrl, f, path) {
-  const res = await fetch(baseUrl + path, { headers: { "svc-api-key": f.apiKey } });
+async function get(baseUrl, f, path, again = true) {
+  let res;
+  try {
+    res = await fetch(baseUrl + path, { headers: { "svc-api-key": f.apiKey } });
+  } catch (error) {
+    // A kept-alive connection the stack closed while it sat idle (between two tables): a GET is sent again, once.
+    if (again && error.cause?.code === "UND_ERR_SOCKET") return get(baseUrl, f, path, false);
+    throw error;
+  }
   const body = await res.json();
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
   return body;

@@ -190,14 +190,15 @@ export async function eventStream(
       caller,
       { list: "events", direction: "asc", limit, cursor, after },
       { anchor, watch: wait !== undefined },
-      (actor) => and(eq(events.workspaceId, actor.workspace), stable, anchor ? sql`${events.position} > head.anchor` : undefined)!,
+      // One record's events are found by its indexes (events_resource_idx, events_reference_idx), not walked to.
       (actor) =>
         and(
-          visible(actor),
-          types,
-          filter,
+          eq(events.workspaceId, actor.workspace),
+          stable,
           resource ? or(eq(events.resourceId, resource), referenceIs(resource, caller.actor.workspace)) : undefined,
-        ),
+          anchor ? sql`${events.position} > head.anchor` : undefined,
+        )!,
+      (actor) => and(visible(actor), types, filter),
     );
   const first = await read();
   return wait === undefined ? answer(first) : waitFor(caller, first, read, Date.now() + wait * 1000, keepAlive);

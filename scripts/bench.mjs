@@ -450,7 +450,7 @@ async function main() {
     // The waiting read's `after` is the newest event when its table starts, so it waits for what comes next instead of
     // paging through what the tables before it wrote (docs/events.md, "Reading").
     const newestNow = async () => {
-      if (fixture) fixture.newestEvent = await newestEvent(baseUrl, fixture, fixture.newestEvent);
+      if (fixture) fixture.newestEvent = await newestEvent(baseUrl, fixture);
     };
     for (const p of paths) {
       stack?.proxy.redirect(dbPort, p.through);
@@ -527,6 +527,10 @@ async function main() {
     const file = path.join(root, "bench/results", `${result.date.replace(/[:.]/g, "-")}.json`);
     writeFileSync(file, JSON.stringify(result, null, 2));
     console.log(`\nresults written to ${path.relative(root, file)}`);
+  } catch (error) {
+    // What the stack's wrangler last said, which a quiet stack otherwise keeps to itself.
+    if (stack?.errors()) console.error(`the stack's last errors:\n${stack.errors()}`);
+    throw error;
   } finally {
     try {
       await bouncer?.stop();

@@ -28,15 +28,8 @@ const PAIRS = [
   { name: "list, filter statusCategory", target: 1.5, path: () => CATEGORY_LIST },
 ];
 
-async function get(baseUrl, f, path, again = true) {
-  let res;
-  try {
-    res = await fetch(baseUrl + path, { headers: { "svc-api-key": f.apiKey } });
-  } catch (error) {
-    // A kept-alive connection the stack closed while it sat idle (between two tables): a GET is sent again, once.
-    if (again && error.cause?.code === "UND_ERR_SOCKET") return get(baseUrl, f, path, false);
-    throw error;
-  }
+async function get(baseUrl, f, path) {
+  const res = await fetch(baseUrl + path, { headers: { "svc-api-key": f.apiKey } });
   const body = await res.json();
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
   return body;
@@ -60,16 +53,22 @@ export async function eventOf(baseUrl, f, n) {
   return events.find((e) => e.type === "task.created").id;
 }
 
-/** The workspace's newest event now (walks the stream's pages from `after` the event `from`, by default the deep one). */
-export async function newestEvent(baseUrl, f, from = f.deepEvent) {
-  let path = `/events?limit=250&after=${from}`;
-  let newest = from;
-  for (;;) {
-    const { events, pagination } = await get(baseUrl, f, path);
-    newest = events.at(-1)?.id ?? newest;
-    if (!pagination.nextCursor) return newest;
-    path = `/events?limit=250&cursor=${encodeURIComponent(pagination.nextCursor)}`;
-  }
+/**
+ * The workspace's newest event now: the `PM-Position` of a PATCH that changes nothing (contract §19: a write that wrote
+ * no event answers the latest at its commit). Walking the stream to its end instead sent wrangler's dev proxy hundreds
+ * of half-megabyte pages after the bulk rows; its process kept growing, about a megabyte a page, and three runs lost the stack
+ * there.
+ */
+export async function newestEvent(baseUrl, f) {
+  const res = await fetch(`${baseUrl}/tasks/${f.prefix}-1`, {
+    method: "PATCH",
+    headers: { "svc-api-key": f.apiKey, "content-type": "application/json" },
+    body: "{}",
+  });
+  await res.arrayBuffer();
+  const position = res.headers.get("pm-position");
+  if (!res.ok || !position) throw new Error(`PATCH /tasks/${f.prefix}-1: ${res.status}, no PM-Position`);
+  return position;
 }
 
 /**

@@ -42,10 +42,13 @@ export function descendantsOf(pid) {
   return found;
 }
 
-async function waitForHttp(url, timeoutMs, child, signal) {
+/** How much of a quiet wrangler's standard error is kept (its last characters). */
+const STDERR_KEPT = 16_384;
+
+async function waitForHttp(url, timeoutMs, child, signal, errors = () => "") {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`wrangler exited with code ${child.exitCode}${errors() && `:\n${errors()}`}`);
     if (signal?.aborted) throw new Error("stopped while starting");
     try {
       // Bounded: a port another process holds may accept and never answer; and a stop ends the wait at once.
@@ -191,6 +194,16 @@ export async function startStack({
     ],
     { cwd: root, env: wranglerEnv(), stdio: ["ignore", quiet ? "ignore" : "inherit", quiet ? "pipe" : "inherit"] },
   );
+  // A quiet stack still reads wrangler's errors: a pipe nobody reads fills (64 KB) and then blocks wrangler, and the
+  // Workers behind it, on their next line (a bench stalled, then lost its stack, so). The last of them is kept for an
+  // error to show.
+  let errors = "";
+  child.stderr?.on("data", (chunk) => {
+    errors = (errors + chunk).slice(-STDERR_KEPT);
+  });
+  child.once("exit", (code, signal) => {
+    errors += `\nwrangler exited (${code ?? signal})`;
+  });
   let stopping;
   const stop = () =>
     (stopping ??= (async () => {
@@ -219,10 +232,10 @@ export async function startStack({
     })());
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(`${baseUrl}/health`, 60_000, child, signal);
+    await waitForHttp(`${baseUrl}/health`, 60_000, child, signal, () => errors);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { baseUrl, databaseUrl: db.url, stop, child, postgres: db, proxy, sqlOverHttp };
+  return { baseUrl, databaseUrl: db.url, stop, child, postgres: db, proxy, sqlOverHttp, errors: () => errors };
 }

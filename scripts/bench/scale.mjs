@@ -54,7 +54,7 @@ export async function eventOf(baseUrl, f, n) {
 }
 
 /**
- * The workspace's newest event now: the `PM-Position` of a PATCH that changes nothing (contract §19: a write that wrote
+ * The workspace's newest event now: the `PM-Position` of a PATCH that changes nothing (docs/api.md: a write that wrote
  * no event answers the latest at its commit). Walking the stream to its end instead sent wrangler's dev proxy hundreds
  * of half-megabyte pages after the bulk rows; its process kept growing, about a megabyte a page, and three runs lost the stack
  * there.

@@ -111,6 +111,11 @@ export class Caller implements StatementCaller {
     return this.rdb.executeWrites(statements);
   }
 
+  /** Reads from one snapshot in one round trip. */
+  readTogether(statements: SQL[]): Promise<Record<string, unknown>[][]> {
+    return this.rdb.readTogether(statements);
+  }
+
   /** The caller in a statement: the loaded values, or SQL that reads them from the credential (null when it is not live). */
   get actor(): Actor {
     const loaded = this.identity.principal;

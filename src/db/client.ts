@@ -9,7 +9,7 @@ import {
 } from "drizzle-orm";
 import { NeonHttpDatabase, NeonHttpDriver } from "drizzle-orm/neon-http";
 import { NeonDatabase, NeonDriver } from "drizzle-orm/neon-serverless";
-import { PgTransaction } from "drizzle-orm/pg-core";
+import { PgTransaction, type PgTransactionConfig } from "drizzle-orm/pg-core";
 import { schema } from "../../drizzle/schema";
 import { errorSummary } from "../core/error-chain";
 import type { Env } from "../env";
@@ -202,13 +202,13 @@ type Rows = Record<string, unknown>[];
  * lock waited for), each one's rows, where they cannot go in one HTTP request (RequestDb.executeWrite): inside an open
  * transaction they run in it; on the WebSocket path (the bench's WebSocket tables) in a transaction of their own.
  */
-async function atOnce(db: Executor, statements: SQL[]): Promise<Rows[]> {
+async function atOnce(db: Executor, statements: SQL[], config?: PgTransactionConfig): Promise<Rows[]> {
   const run = async (tx: Executor) => {
     const rows: Rows[] = [];
     for (const statement of statements) rows.push((await tx.execute<Record<string, unknown>>(statement)).rows);
     return rows;
   };
-  return is(db, PgTransaction) ? run(db) : db.transaction(run);
+  return is(db, PgTransaction) ? run(db) : db.transaction(run, config);
 }
 
 /**
@@ -372,6 +372,28 @@ export class RequestDb {
     const results = await this.overHttp(() => http.transaction(queries, { fullResults: true }));
     this.positioned(results.at(-1) as { rows: Array<{ pm_position?: string | null }> });
     return results.slice(0, -1).map((result) => (result as { rows: Rows }).rows);
+  }
+
+  /**
+   * `statements` read from one snapshot (REPEATABLE READ, read only) in one round trip over the HTTP query; inside an
+   * open transaction they run in it, and on the WebSocket path in a transaction of their own. Every statement's rows.
+   */
+  async readTogether(statements: SQL[]): Promise<Rows[]> {
+    const db = this.db; // made first: it opens the HTTP client
+    const http = this.#httpClient;
+    if (this.#scope || !http) return atOnce(db, statements, { isolationLevel: "repeatable read", accessMode: "read only" });
+    const queries = statements.map((statement) => {
+      const { sql: text, params } = dialect.sqlToQuery(statement);
+      return http.query(text, params);
+    });
+    if (statements.length > 1) {
+      this.stats.queries += statements.length - 1;
+      this.stats.transactions++;
+    }
+    const results = await this.overHttp(() =>
+      http.transaction(queries, { fullResults: true, isolationLevel: "RepeatableRead", readOnly: true }),
+    );
+    return results.map((result) => (result as { rows: Rows }).rows);
   }
 
   #deferred: Array<(db: Db) => Promise<unknown>> = [];

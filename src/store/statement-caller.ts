@@ -33,6 +33,8 @@ export interface StatementCaller {
   executeWrite<R extends Record<string, unknown>>(statements: SQL[]): Promise<{ rows: R[] }>;
   /** As executeWrite, in the same round trip: every statement's rows. */
   executeWrites(statements: SQL[]): Promise<Record<string, unknown>[][]>;
+  /** Reads from one snapshot in one round trip (RequestDb.readTogether): every statement's rows. */
+  readTogether(statements: SQL[]): Promise<Record<string, unknown>[][]>;
   /** After a request it served: records the credential's use. */
   touch(): void;
   /** Why a statement that found the credential not live wrote or read nothing: 401, or 403 naming the scope. */

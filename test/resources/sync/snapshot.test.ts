@@ -56,6 +56,15 @@ describe("GET /sync/snapshot", () => {
     expect([...theirs.records.keys()].some((k) => all.records.has(k))).toBe(false);
   });
 
+  it("reads a snapshot whose types fit in one batch each in one transaction sent at once: the credential, then one round trip", async () => {
+    const res = await api("GET", "/sync/snapshot?types=team,project,label", { key: tenant.owner.key });
+    expect(res.status).toBe(200);
+    // The credential's read, then the position and the three types' batches in one transaction.
+    expect({ queries: res.queries, transactions: res.transactions }).toEqual({ queries: 5, transactions: 1 });
+    const lines = String(res.body).trim().split("\n");
+    expect(JSON.parse(lines.at(-1)!)).toEqual({ position: expect.stringMatching(/^evt_/) });
+  });
+
   it("refuses an unknown type (422), a missing credential (401) and a key without `read` (403)", async () => {
     const unknown = await api("GET", "/sync/snapshot?types=task,nope", { key: tenant.owner.key });
     expect(unknown.status).toBe(422);

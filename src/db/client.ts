@@ -360,18 +360,9 @@ export class RequestDb {
     const db = this.db; // made first: it opens the HTTP client
     const http = this.#httpClient;
     if (this.#scope || !http) return atOnce(db, statements);
-    const queries = [...statements, positionSelect(this.writesIn)].map((statement) => {
-      const { sql: text, params } = dialect.sqlToQuery(statement);
-      return http.query(text, params);
-    });
-    // Counted as atOnce counts them: each statement a query, more than one a transaction (the position rides along).
-    if (statements.length > 1) {
-      this.stats.queries += statements.length - 1;
-      this.stats.transactions++;
-    }
-    const results = await this.overHttp(() => http.transaction(queries, { fullResults: true }));
-    this.positioned(results.at(-1) as { rows: Array<{ pm_position?: string | null }> });
-    return results.slice(0, -1).map((result) => (result as { rows: Rows }).rows);
+    const results = await this.#sentAtOnce(http, statements, [positionSelect(this.writesIn)]);
+    this.positioned({ rows: results.at(-1) as Array<{ pm_position?: string | null }> });
+    return results.slice(0, -1);
   }
 
   /**
@@ -382,7 +373,20 @@ export class RequestDb {
     const db = this.db; // made first: it opens the HTTP client
     const http = this.#httpClient;
     if (this.#scope || !http) return atOnce(db, statements, { isolationLevel: "repeatable read", accessMode: "read only" });
-    const queries = statements.map((statement) => {
+    return this.#sentAtOnce(http, statements, [], { isolationLevel: "RepeatableRead", readOnly: true });
+  }
+
+  /**
+   * `statements`, then `along` (the position a write reads), as one transaction sent at once over the HTTP query: every
+   * one's rows. Counted as atOnce counts them: each of `statements` a query, more than one a transaction.
+   */
+  async #sentAtOnce(
+    http: HttpClient,
+    statements: SQL[],
+    along: SQL[],
+    options: Omit<NonNullable<Parameters<HttpClient["transaction"]>[1]>, "fullResults"> = {},
+  ): Promise<Rows[]> {
+    const queries = [...statements, ...along].map((statement) => {
       const { sql: text, params } = dialect.sqlToQuery(statement);
       return http.query(text, params);
     });
@@ -390,9 +394,7 @@ export class RequestDb {
       this.stats.queries += statements.length - 1;
       this.stats.transactions++;
     }
-    const results = await this.overHttp(() =>
-      http.transaction(queries, { fullResults: true, isolationLevel: "RepeatableRead", readOnly: true }),
-    );
+    const results = await this.overHttp(() => http.transaction(queries, { ...options, fullResults: true }));
     return results.map((result) => (result as { rows: Rows }).rows);
   }
 

@@ -5,7 +5,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import { ValidationError } from "../../core/errors";
-import { inTeams } from "../../db/scope";
+import type { WorkspaceScope } from "../../db/client";
+import { inTeams, type TeamScope } from "../../db/scope";
 import type { ResourceType } from "../../records/event-types";
 import type { EventRendering } from "../../records/events";
 import { namesAny } from "../../records/names";
@@ -48,10 +49,11 @@ export function snapshotTypes(raw: string | undefined): SnapshotType[] {
   return asked as SnapshotType[];
 }
 
+/** What the statements read of the caller: from the credential, in the statement (caller.actor). */
 interface Reach {
-  workspace: string;
+  workspace: WorkspaceScope;
   /** The credential's teams (null: every team). */
-  bound: string[] | null;
+  bound: TeamScope;
   /** `teamIds=`: ids or prefixes (any case); undefined: every team. */
   asked: string[] | undefined;
 }
@@ -90,18 +92,21 @@ function batch(source: Source, reach: Reach, after: { at: string; id: string } |
 }
 
 /**
- * The position the stream continues from: the workspace's latest event below this snapshot's horizon (its xmin, as
- * `GET /events` reads: pm_stable_position). Every event of a transaction this snapshot does not see is after it; events
- * after it of transactions it does see (they committed before it began, with ids above its horizon) carry what the
- * snapshot already holds, so applying them again changes nothing (docs/sync.md). Null when the workspace has no event.
+ * Whether the credential is live and grants the read (`live`), and the position the stream continues from: the
+ * workspace's latest event below this snapshot's horizon (its xmin, as `GET /events` reads: pm_stable_position). Every
+ * event of a transaction this snapshot does not see is after it; events after it of transactions it does see (they
+ * committed before it began, with ids above its horizon) carry what the snapshot already holds, so applying them again
+ * changes nothing (docs/sync.md). Null when the workspace has no event.
  */
-const positionQuery = (workspace: string) => sql`select (select e.id from events e
+const headQuery = (live: SQL, workspace: WorkspaceScope) => sql`select ${live} as live, (select e.id from events e
   where e.workspace_id = ${workspace} and e.position < pm_stable_position() order by e.position desc limit 1) as position`;
+type Head = { live: boolean; position: string | null };
 
 /**
  * The snapshot as an NDJSON stream, its records rendered by `recordData` (the app's, as its events' data); `done`
- * settles when its transaction has ended. The caller's credential is checked first (401/403 before any byte); a failure
- * after the first byte aborts the stream, so a reader never takes a cut snapshot for a whole one (it has no position line).
+ * settles when its transaction has ended. The caller's credential is read in the snapshot's own statements and checked
+ * before any byte (401/403); a failure after the first byte aborts the stream, so a reader never takes a cut snapshot for
+ * a whole one (it has no position line).
  */
 export async function snapshotStream(
   { recordData }: Pick<EventRendering, "recordData">,
@@ -109,26 +114,34 @@ export async function snapshotStream(
   query: { types?: string; teamIds?: string },
 ): Promise<{ body: ReadableStream<Uint8Array>; done: Promise<void> }> {
   const types = snapshotTypes(query.types);
-  const principal = await caller.principal();
   const asked = query.teamIds
     ?.split(",")
     .map((t) => t.trim())
     .filter(Boolean);
-  const reach: Reach = { workspace: principal.workspace.id, bound: principal.teamIds, asked };
+  const { actor } = caller;
+  const reach: Reach = { workspace: actor.workspace, bound: actor.teams, asked };
+  const head = () => headQuery(caller.live, reach.workspace);
+  const checked = async ({ live, position }: Head) => {
+    if (!live) throw await caller.refused();
+    caller.touch();
+    return position;
+  };
   const lines = (type: SnapshotType, page: Row[], takenAt: Date) =>
     page.map((r) => `${JSON.stringify({ type, record: recordData(type, r.image, r.reference, r.labels, takenAt) })}\n`);
   const positionLine = (position: string | null) => `${JSON.stringify({ position })}\n`;
 
-  // One round trip when each type fits in one batch: the position and every type's first batch, from one snapshot over
-  // the HTTP query. A full batch may have more behind it: then the snapshot is read again below, batch by batch.
-  const [[head], ...firsts] = (await caller.readTogether([
-    positionQuery(reach.workspace),
+  // One round trip when each type fits in one batch: the credential, the position and every type's first batch, from one
+  // snapshot over the HTTP query. A full batch may have more behind it: then the snapshot is read again below, batch by
+  // batch.
+  const [[first], ...firsts] = (await caller.readTogether([
+    head(),
     ...types.map((type) => batch(SNAPSHOT_SOURCES[type], reach, null)),
-  ])) as [[{ position: string | null }], ...Row[][]];
+  ])) as [[Head], ...Row[][]];
+  const position = await checked(first);
   if (firsts.every((page) => page.length < SNAPSHOT_BATCH)) {
     // A claim reads as live or expired at the snapshot's time.
     const takenAt = new Date();
-    const text = [...types.flatMap((type, i) => lines(type, firsts[i], takenAt)), positionLine(head.position)].join("");
+    const text = [...types.flatMap((type, i) => lines(type, firsts[i], takenAt)), positionLine(position)].join("");
     return { body: new Blob([text]).stream(), done: Promise.resolve() };
   }
 
@@ -146,7 +159,8 @@ export async function snapshotStream(
   const done = caller.db
     .transaction(
       async (tx) => {
-        const { rows } = await tx.execute<{ position: string | null }>(positionQuery(reach.workspace));
+        const { rows } = await tx.execute<Head>(head());
+        const position = await checked(rows[0]);
         opened();
         // A claim reads as live or expired at the snapshot's time.
         const takenAt = new Date();
@@ -160,7 +174,7 @@ export async function snapshotStream(
             after = { at: last.at, id: last.id };
           }
         }
-        await write([positionLine(rows[0].position)]);
+        await write([positionLine(position)]);
         await writer.close();
       },
       { isolationLevel: "repeatable read", accessMode: "read only" },

@@ -15,7 +15,7 @@ import { errorSummary } from "../core/error-chain";
 import type { Env } from "../env";
 import { sqlDialect as dialect } from "./dialect";
 import { type EventContext, withContext } from "./event-context";
-import { positionSelect } from "./position";
+import { type PositionRow, positionSelect } from "./position";
 
 export type Db = NeonDatabase<typeof schema>;
 
@@ -222,8 +222,13 @@ export class RequestDb {
   readonly stats: DbStats = { queries: 0, transactions: 0, ms: 0 };
   /** Who this request's writes are by: the events of its changes carry it (set once the caller is known). */
   eventContext: EventContext | undefined;
-  /** Whether anything of this request wrote (a transaction began or a guarded write ran): its events may have webhooks. */
+  /** Whether anything of this request wrote (a transaction began or a guarded write ran). */
   wrote = false;
+  /**
+   * Whether its writes queued webhook deliveries: "unknown" from a write's start until its position read says
+   * (pm_queued, src/db/position.ts), "queued" once one did. A write whose position was not read stays unknown.
+   */
+  #deliveries: "none" | "unknown" | "queued" = "none";
   /**
    * Whether a statement went out on an open connection once a write had begun: until then a failure left nothing
    * written; from then on its outcome must be settled (src/db/settle.ts).
@@ -316,6 +321,7 @@ export class RequestDb {
   /** A write starts (a transaction, or a statement that writes): the event context it sets. */
   writing(): EventContext | undefined {
     this.wrote = true;
+    if (this.#deliveries === "none") this.#deliveries = "unknown";
     return this.eventContext;
   }
 
@@ -338,9 +344,16 @@ export class RequestDb {
   }
 
   /** The position row a write read (undefined: none read). */
-  positioned(result: { rows?: Array<{ pm_position?: string | null }> } | undefined): void {
-    const found = result?.rows?.[0]?.pm_position;
-    if (found) this.position = found;
+  positioned(result: { rows?: PositionRow[] } | undefined): void {
+    const row = result?.rows?.[0];
+    if (row?.pm_position) this.position = row.pm_position;
+    if (row?.pm_queued === true) this.#deliveries = "queued";
+    else if (row?.pm_queued === false && this.#deliveries === "unknown") this.#deliveries = "none";
+  }
+
+  /** Whether the request's writes may have queued webhook deliveries (the relay after its response is for them). */
+  get queuedDeliveries(): boolean {
+    return this.#deliveries !== "none";
   }
 
   /**
@@ -361,7 +374,7 @@ export class RequestDb {
     const http = this.#httpClient;
     if (this.#scope || !http) return atOnce(db, statements);
     const results = await this.#sentAtOnce(http, statements, [positionSelect(this.writesIn)]);
-    this.positioned({ rows: results.at(-1) as Array<{ pm_position?: string | null }> });
+    this.positioned({ rows: results.at(-1) as PositionRow[] });
     return results.slice(0, -1);
   }
 

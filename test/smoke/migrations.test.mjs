@@ -58,6 +58,8 @@ const ADDED_SINCE = [
   "trigger workflow_states_deleted on workflow_states",
   "function pm_emit(text,text,pm_change[])",
   "function pm_key_member(text,text[])",
+  "function pm_deliveries_queued()",
+  "trigger webhook_deliveries_queued on webhook_deliveries",
 ];
 /** Functions of then that a versioned migration since dropped (their files make them anew, in ADDED_SINCE). */
 const DROPPED_SINCE = ["function pm_emit(text,text,jsonb)"];

@@ -69,6 +69,30 @@ describe("webhook relay", () => {
     expect(reads.given).toEqual([]);
   });
 
+  it("a write in a workspace without webhooks queues none and sends no relay query after its response", async () => {
+    const quiet = await newTenant("Relay quiet");
+    // What the request sends to the database's HTTP endpoint (the driver's fetch), by whether it takes deliveries.
+    const sent: string[] = [];
+    const fetch = globalThis.fetch;
+    globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (typeof init?.body === "string") sent.push(init.body);
+      return fetch(input, init);
+    }) as typeof fetch;
+    try {
+      const none = fakeQueue();
+      expect((await call(none.binding, "POST", "/labels", quiet.owner.key, { name: "Quiet", color: "#00FF00" })).status).toBe(201);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.filter((body) => body.includes("webhook_deliveries"))).toEqual([]);
+      // Where a webhook takes the write's event, the relay runs and sends it.
+      const queue = fakeQueue();
+      expect((await call(queue.binding, "POST", "/labels", t.owner.key, { name: "Loud", color: "#00FF00" })).status).toBe(201);
+      expect(sent.filter((body) => body.includes("webhook_deliveries")).length).toBeGreaterThan(0);
+      expect(queue.given).toHaveLength(1);
+    } finally {
+      globalThis.fetch = fetch;
+    }
+  });
+
   it("a send the queue refused goes again from the Cron Trigger once the lease is over", async () => {
     const down = fakeQueue(true);
     const made = await call(down.binding, "POST", "/labels", t.owner.key, { name: "Lost", color: "#0000FF" });

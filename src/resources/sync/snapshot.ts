@@ -6,7 +6,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller";
 import { ValidationError } from "../../core/errors";
 import type { WorkspaceScope } from "../../db/client";
-import { inTeams, type TeamScope } from "../../db/scope";
+import { inTeams, type Reach } from "../../db/scope";
 import type { ResourceType } from "../../records/event-types";
 import type { EventRendering } from "../../records/events";
 import { namesAny } from "../../records/names";
@@ -49,11 +49,8 @@ export function snapshotTypes(raw: string | undefined): SnapshotType[] {
   return asked as SnapshotType[];
 }
 
-/** What the statements read of the caller: from the credential, in the statement (caller.actor). */
-interface Reach {
-  workspace: WorkspaceScope;
-  /** The credential's teams (null: every team). */
-  bound: TeamScope;
+/** The caller's reach as its statements read it from the credential (caller.actor), and the teams asked for. */
+interface Narrowed extends Reach {
   /** `teamIds=`: ids or prefixes (any case); undefined: every team. */
   asked: string[] | undefined;
 }
@@ -67,7 +64,7 @@ type Row = Record<string, unknown> & {
 };
 
 /** One batch of a type's records after `after` (keyset on the list index's (created_at, id)). */
-function batch(source: Source, reach: Reach, after: { at: string; id: string } | null): SQL {
+function batch(source: Source, reach: Narrowed, after: { at: string; id: string } | null): SQL {
   const t = sql.raw(source.table);
   const team = source.team === null ? null : sql.raw(source.team);
   const labelled = "labelled" in source ? source.labelled : undefined;
@@ -80,7 +77,7 @@ function batch(source: Source, reach: Reach, after: { at: string; id: string } |
   return sql`select t.id, t.created_at::text as at, pm_image(t) as image, ${reference} as reference, ${labels} as labels
     from ${t} t
     where t.workspace_id = ${reach.workspace}
-      ${team === null ? sql`` : sql`and ${inTeams(reach.bound, team)}`}
+      ${team === null ? sql`` : sql`and ${inTeams(reach.teams, team)}`}
       ${
         team === null || asked === undefined
           ? sql``
@@ -119,7 +116,7 @@ export async function snapshotStream(
     .map((t) => t.trim())
     .filter(Boolean);
   const { actor } = caller;
-  const reach: Reach = { workspace: actor.workspace, bound: actor.teams, asked };
+  const reach: Narrowed = { workspace: actor.workspace, teams: actor.teams, asked };
   const head = () => headQuery(caller.live, reach.workspace);
   const checked = async ({ live, position }: Head) => {
     if (!live) throw await caller.refused();

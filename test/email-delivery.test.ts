@@ -2,9 +2,9 @@
 // one (the dev mailbox here). The HTTP provider's retries, dead-lettering and redelivery are proven end to end in
 // test/smoke/email-delivery.test.mjs.
 import { env } from "cloudflare:test";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { devMailbox } from "../drizzle/schema";
+import { devMailbox, emailOutbox } from "../drizzle/schema";
 import type { EmailMessage } from "../src/core/email-messages";
 import { consumeEmails } from "../src/email/consumer";
 import { type EmailProvider, emailProvider } from "../src/email/providers";
@@ -66,5 +66,49 @@ describe("email consumer retries", () => {
     expect(provider.calls).toBe(failUntil + 1);
     const rows = await withDb((db) => db.select().from(devMailbox).where(eq(devMailbox.to, to)));
     expect(rows).toHaveLength(1);
+  });
+
+  it("takes a batch's delivered mails out of the outbox together, and keeps the one that failed for its retry", async () => {
+    const bodies: EmailMessage[] = ["a", "b", "c"].map((n) => ({
+      id: `mail_${crypto.randomUUID()}`,
+      to: uniqueEmail(`batch-${n}`),
+      template: "login_code",
+      data: { code: "123456" },
+    }));
+    const ids = bodies.map((b) => b.id);
+    const hour = new Date(Date.now() + 3_600_000);
+    await withDb((db) =>
+      db.insert(emailOutbox).values(ids.map((id) => ({ id, sealedMessage: "sealed", expiresAt: hour, relayAfter: hour }))),
+    );
+    const failing = ids[1];
+    const real = emailProvider(env as never);
+    const provider: EmailProvider = {
+      name: "one-fails",
+      deliver: (db, messageId, ...rest) =>
+        messageId === failing ? Promise.reject(new Error("provider down")) : real.deliver(db, messageId, ...rest),
+    };
+    const outcomes = bodies.map(() => ({ acked: false, retried: false }));
+    const messages = bodies.map((body, i) => ({
+      id: `q-${i}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body,
+      ack: () => {
+        outcomes[i].acked = true;
+      },
+      retry: () => {
+        outcomes[i].retried = true;
+      },
+    }));
+    const batch = { queue: "pm-email", messages, ackAll: () => {}, retryAll: () => {} };
+    await consumeEmails(batch as unknown as MessageBatch<EmailMessage>, env as never, provider);
+    expect(outcomes).toEqual([
+      { acked: true, retried: false },
+      { acked: false, retried: true },
+      { acked: true, retried: false },
+    ]);
+    const left = await withDb((db) => db.select({ id: emailOutbox.id }).from(emailOutbox).where(inArray(emailOutbox.id, ids)));
+    expect(left.map((r) => r.id)).toEqual([failing]);
+    await withDb((db) => db.delete(emailOutbox).where(eq(emailOutbox.id, failing)));
   });
 });

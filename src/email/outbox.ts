@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { emailOutbox } from "../../drizzle/schema";
 import type { EmailMessage } from "../core/email-messages";
 import type { Executor, RequestDb } from "../db/client";
@@ -40,7 +40,7 @@ export class EmailOutbox {
   }
 }
 
-/** The consumer's receipt: a delivered mail leaves the outbox (and its sealed code or token with it). */
-export async function emailDelivered(db: Executor, id: string): Promise<void> {
-  await db.delete(emailOutbox).where(eq(emailOutbox.id, id));
+/** The consumer's receipt: delivered mails leave the outbox (and their sealed codes or tokens with them). */
+export async function emailDelivered(db: Executor, ids: string[]): Promise<void> {
+  await db.delete(emailOutbox).where(inArray(emailOutbox.id, ids));
 }

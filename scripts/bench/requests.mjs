@@ -79,6 +79,7 @@ export async function sample(url, apiKey, s, fixture, count, { clock, headers } 
   const dbMs = [];
   let errors = 0;
   let first;
+  await clock?.settle();
   const cpuBefore = clock?.cpuMs();
   for (let i = 0; i < count; i++) {
     const request = requestOf(url, apiKey, s, fixture, s.fresh ? nextOf(s) : 0, headers);

@@ -1,6 +1,6 @@
 // The Workers' CPU time per request, for the bench's CPU columns. wrangler dev runs every Worker of the stack in one
 // workerd process, on one thread, so the process's CPU time (the kernel's count, in ns, /proc/<pid>/task/*/schedstat)
-// over a run of sequential requests, divided by their number, is the Workers' CPU time per request: their JavaScript,
+// over a run of sequential requests started once it is idle, divided by their number, is the Workers' CPU time per request: their JavaScript,
 // the runtime's own work for them (I/O, the service binding between them) and what runs after the answer (waitUntil:
 // closing the pool, deferred writes). It is split between the front Worker and the API Worker by sending the same
 // requests to the API Worker directly (miniflare's entry routes a request carrying `MF-Route-Override: <worker>` to that
@@ -89,5 +89,25 @@ export async function workersCpu(rootPid) {
         return sum; // a thread that ended meanwhile
       }
     }, 0);
-  return { cpuMs, apiUrl, apiHeaders };
+  return { cpuMs, settle: () => settled(cpuMs), apiUrl, apiHeaders };
+}
+
+/** How long the Workers must stay idle: the email queue delivers a batch up to 1 s after its first message (max_batch_timeout). */
+const QUIET_MS = 1200;
+/** The CPU the idle process may still use over that window (its timers, the runtime's housekeeping). */
+const QUIET_CPU_MS = 1;
+
+/**
+ * Waits until the Workers are idle (at most 5 s): what an earlier row left running (the queue consumer's mails, a
+ * relay's deliveries, waitUntil work) is then not counted in the next row's CPU time.
+ */
+async function settled(cpuMs) {
+  const readings = [cpuMs()];
+  const started = performance.now();
+  while (performance.now() - started < 5000) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    readings.push(cpuMs());
+    const window = readings.slice(-(QUIET_MS / 200 + 1));
+    if (window.length > QUIET_MS / 200 && window.at(-1) - window[0] < QUIET_CPU_MS) return;
+  }
 }

@@ -65,7 +65,6 @@ const EXCLUDED: Record<string, string> = {
     "the account page's revocation (HTML) runs DELETE /api-keys/{id}'s own operation (walked here), DELETE /oauth/grants/{id}'s or POST /auth/revoke's; test/resources/account/account.test.ts checks a key's api_key.deleted names the person as actor",
   "POST /batch": "runs GET items only (src/resources/batch/paths.ts refuses any other method); proven below to write nothing",
   "POST /_bench/files": "the bench's plain R2 put (BENCH_ROUTES only): an object, no record",
-  "POST /_bench/mail": "the bench's mails straight to the queue (BENCH_ROUTES only): no record",
   "POST /_dev/webhooks": "the development receiver keeps what it got (dev_webhook_requests), not a tracked record",
   "POST /webhooks/{id}/ping": "queues a test delivery; no tracked record changes",
   "PATCH /notifications/{id}": "marks the caller's own notification (notifications are not workspace events: docs/api.md, Inbox)",

@@ -54,7 +54,7 @@ import { SCENARIOS } from "./bench/scenarios.mjs";
 import { seedWorkspace } from "./bench/seed.mjs";
 import { measureSync } from "./bench/sync.mjs";
 import { measureTransfer } from "./bench/transfer.mjs";
-import { emailCpuPerMail, mailCounter, workersCpu } from "./bench/worker-cpu.mjs";
+import { workersCpu } from "./bench/worker-cpu.mjs";
 import { connectInspector, workerdCpuMs } from "./bench/worker-heap.mjs";
 import { freePort } from "./lib/postgres.mjs";
 import { startStack } from "./lib/stack.mjs";
@@ -150,8 +150,8 @@ const pad = (s, n) => String(s).padEnd(n);
 const num = (v, d = 0) => (v === null || v === undefined || Number.isNaN(v) ? "-" : Number(v).toFixed(d));
 const dbBudget = (r) => (r.dbMet === undefined ? "" : `+${num(r.dbOver, 1)} ≤ +${r.dbOverFloor} ${r.dbMet ? "met" : "MISSED"}`);
 const cpuCells = (r) =>
-  `${pad(num(r.dbMs, 1), 7)}${pad(dbBudget(r), 20)}${pad(num(r.cpuFront, 1), 7)}${pad(num(r.cpuApi, 1), 7)}${pad(r.cpuMail ? num(r.cpuMail, 1) : "", 7)}${pad(r.cpuBudget ? `≤ ${r.cpuBudget} ${r.cpuMet ? "met" : "MISSED"}` : "", 14)}`;
-const CPU_HEADER = `${pad("db ms", 7)}${pad("db over floor", 20)}${pad("CPU F", 7)}${pad("CPU A", 7)}${pad("CPU M", 7)}${pad("CPU budget", 14)}`;
+  `${pad(num(r.dbMs, 1), 7)}${pad(dbBudget(r), 20)}${pad(num(r.cpuFront, 1), 7)}${pad(num(r.cpuApi, 1), 7)}${pad(r.cpuBudget ? `≤ ${r.cpuBudget} ${r.cpuMet ? "met" : "MISSED"}` : "", 14)}`;
+const CPU_HEADER = `${pad("db ms", 7)}${pad("db over floor", 20)}${pad("CPU F", 7)}${pad("CPU A", 7)}${pad("CPU budget", 14)}`;
 
 function printTable(title, rows, floor, ceiling) {
   console.log(
@@ -387,7 +387,6 @@ async function main() {
   // install included): nothing is started outside the try.
   let stack;
   let bouncer;
-  let mails;
   // Ctrl-C (or a kill) stops what was started too, as the finally below does when the run ends.
   const stopOnSignal = async (signal) => {
     try {
@@ -421,13 +420,6 @@ async function main() {
     const fixture = SCALE_ONLY || TRANSFER_ONLY || FILES_ONLY || SYNC_ONLY ? undefined : await seedFixture(baseUrl, databaseUrl);
     const filesFixture = !ONLY || FILES_ONLY ? await seedFiles(baseUrl, databaseUrl) : undefined;
     const clock = stack ? await workersCpu(stack.child.pid) : undefined;
-    // The queue and the email consumer run on the API Worker's thread here (not in production): their CPU per mail,
-    // so a row that sends mail is charged it apart (CPU M) instead of in the API Worker's column.
-    if (clock && fixture) {
-      mails = mailCounter(databaseUrl);
-      clock.mails = mails;
-      console.log(`a mail past its send (the queue, the email consumer): ${num(await emailCpuPerMail(clock), 2)} CPU ms`);
-    }
     // Each path the tables run on: what production pays first (the HTTP query for one-shot statements, PgBouncer behind
     // the WebSocket's transactions), then every statement over the WebSocket, straight to PostgreSQL or (--pooled)
     // through PgBouncer.
@@ -529,7 +521,6 @@ async function main() {
       unpooled,
       pooled,
       coldStart,
-      emailCpuPerMail: clock?.emailMsPerMail ?? null,
       ...rest,
     };
     mkdirSync(path.join(root, "bench/results"), { recursive: true });
@@ -542,7 +533,6 @@ async function main() {
     throw error;
   } finally {
     try {
-      await mails?.end();
       await bouncer?.stop();
     } finally {
       await stack?.stop();

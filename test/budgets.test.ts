@@ -262,12 +262,8 @@ describe("query budgets", () => {
 
   it("hides the bench reference routes when BENCH_ROUTES is not set", async () => {
     const bare = { ...env, BENCH_ROUTES: undefined };
-    for (const [method, path] of [
-      ["GET", "/_bench/ceiling"],
-      ["GET", "/_bench/floor"],
-      ["POST", "/_bench/mail?count=1"],
-    ]) {
-      const res = await app.fetch(new Request(`http://api.test${path}`, { method }), bare, createExecutionContext());
+    for (const path of ["/_bench/ceiling", "/_bench/floor"]) {
+      const res = await app.fetch(new Request(`http://api.test${path}`), bare, createExecutionContext());
       expect(res.status).toBe(404);
       expect(((await res.json()) as any).error.code).toBe("NOT_FOUND");
     }

@@ -1,5 +1,5 @@
 // What one million requests of a realistic mix cost at list prices (docs/performance.md, "A price"), from a bench
-// result file's latency rows: the Workers' CPU per request (front + API Worker + the email consumer's share) and the database's time (`db ms`) on
+// result file's latency rows: the Workers' CPU per request (front + API Worker) and the database's time (`db ms`) on
 // each path the run measured.
 //
 //   node scripts/bench/price.mjs bench/results/<date>.json
@@ -53,7 +53,7 @@ for (const [name, rows] of paths) {
       console.log(`  (${name}: no row ${row})`);
       continue;
     }
-    cpu += w * ((r.cpuApi ?? 0) + (r.cpuFront ?? 0) + (r.cpuMail ?? 0));
+    cpu += w * ((r.cpuApi ?? 0) + (r.cpuFront ?? 0));
     db += w * (r.dbMs ?? 0);
     share += w;
   }

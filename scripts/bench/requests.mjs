@@ -80,9 +80,6 @@ export async function sample(url, apiKey, s, fixture, count, { clock, headers } 
   let errors = 0;
   let first;
   await clock?.settle();
-  // The email consumer's deliveries meanwhile are its CPU, not the API Worker's (worker-cpu.mjs, emailCpuPerMail).
-  const counting = clock?.mails && clock.emailMsPerMail !== null;
-  const mailsBefore = counting ? await clock.mails.count() : 0;
   const cpuBefore = clock?.cpuMs();
   for (let i = 0; i < count; i++) {
     const request = requestOf(url, apiKey, s, fixture, s.fresh ? nextOf(s) : 0, headers);
@@ -96,30 +93,26 @@ export async function sample(url, apiKey, s, fixture, count, { clock, headers } 
   }
   // What the last request runs after its answer (waitUntil: the pool's end) is its CPU time too.
   if (clock) await sleep(50);
-  const cpuAfter = clock?.cpuMs();
-  const cpuMailMs = counting ? ((await clock.mails.count()) - mailsBefore) * clock.emailMsPerMail : 0;
   return {
     ...first,
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     dbMs: percentile(dbMs, 0.5),
     errors,
-    cpuMs: clock ? (cpuAfter - cpuBefore - cpuMailMs) / count : null,
-    cpuMailMs: clock ? cpuMailMs / count : null,
+    cpuMs: clock ? (clock.cpuMs() - cpuBefore) / count : null,
   };
 }
 
 /**
  * The Workers' CPU time per request for scenario `s`, each Worker apart: the requests through the front Worker (both
- * Workers' time), then the same straight to the API Worker; the front's is the difference, and the email consumer's
- * share of a row that sends mail is its own (`cpuMail`, worker-cpu.mjs).
+ * Workers' time), then the same straight to the API Worker; the front's is the difference (worker-cpu.mjs).
  */
 export async function cpuOf(target, s, fixture, count) {
-  if (!target.clock) return { cpuFront: null, cpuApi: null, cpuMail: null };
+  if (!target.clock) return { cpuFront: null, cpuApi: null };
   const both = await sample(target.baseUrl, fixture.apiKey, s, fixture, count, { clock: target.clock });
   const api = await sample(target.clock.apiUrl, fixture.apiKey, s, fixture, count, {
     clock: target.clock,
     headers: target.clock.apiHeaders,
   });
-  return { cpuFront: Math.max(0, both.cpuMs - api.cpuMs), cpuApi: api.cpuMs, cpuMail: api.cpuMailMs, dbMs: api.dbMs };
+  return { cpuFront: Math.max(0, both.cpuMs - api.cpuMs), cpuApi: api.cpuMs, dbMs: api.dbMs };
 }

@@ -9,7 +9,6 @@
 // core counts as the JavaScript it was in (it reported 16 + 22 ms of JavaScript for requests whose whole process used
 // 4.3 ms of CPU); it shows where the time goes, in shares (scripts/bench/profile.mjs). Linux only.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import pg from "pg";
 
 const API_WORKER = "pm-api";
 
@@ -90,57 +89,7 @@ export async function workersCpu(rootPid) {
         return sum; // a thread that ended meanwhile
       }
     }, 0);
-  const clock = { cpuMs, settle: () => settled(cpuMs), apiUrl, apiHeaders, emailMsPerMail: null };
-  return clock;
-}
-
-/** The Workers' CPU time of `work` and of all it leaves running (the queue's batches, waitUntil), from idle to idle. */
-async function cpuOfWork(clock, work) {
-  await clock.settle();
-  const before = clock.cpuMs();
-  await work();
-  await clock.settle();
-  return clock.cpuMs() - before;
-}
-
-const MAILS_PER_REQUEST = 5;
-const MAIL_REQUESTS = 40;
-
-/**
- * The CPU per mail of what a mail costs past the API Worker's send (on workerd's one thread here; in production a
- * separate Worker and the queue's own service): the queue's broker (miniflare's, in JavaScript) and the email consumer.
- * Requests to `POST /_bench/mail` that queue MAILS_PER_REQUEST notification mails each, less the same requests queueing
- * one (so each sends one batch: the send's own cost, the API Worker's, is in both), alternated twice. Rows that send
- * mail are charged it apart (`cpuMail`), not in the API Worker's column.
- */
-export async function emailCpuPerMail(clock) {
-  const requests = (count) => async () => {
-    for (let i = 0; i < MAIL_REQUESTS; i++) {
-      const res = await fetch(`${clock.apiUrl}/_bench/mail?count=${count}`, { method: "POST", headers: clock.apiHeaders });
-      await res.arrayBuffer();
-      if (!res.ok) throw new Error(`POST /_bench/mail answered ${res.status}`);
-    }
-  };
-  let [many, one] = [0, 0];
-  for (let round = 0; round < 2; round++) {
-    many += await cpuOfWork(clock, requests(MAILS_PER_REQUEST));
-    one += await cpuOfWork(clock, requests(1));
-  }
-  clock.emailMsPerMail = Math.max(0, (many - one) / (2 * MAIL_REQUESTS * (MAILS_PER_REQUEST - 1)));
-  return clock.emailMsPerMail;
-}
-
-/** The mails the dev mailbox holds (the consumer's deliveries): counted around a CPU sample. */
-export function mailCounter(databaseUrl) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  const connected = client.connect();
-  return {
-    count: async () => {
-      await connected;
-      return Number((await client.query("select count(*) as n from dev_mailbox")).rows[0].n);
-    },
-    end: () => client.end(),
-  };
+  return { cpuMs, settle: () => settled(cpuMs), apiUrl, apiHeaders };
 }
 
 /** How long the Workers must stay idle: the email queue delivers a batch up to 1 s after its first message (max_batch_timeout). */
@@ -153,7 +102,7 @@ const SETTLE_MAX_MS = 60_000;
 
 /**
  * Waits until the Workers are idle: what an earlier row left running (the queue consumer's mails, a relay's
- * deliveries, waitUntil work) is then not counted in the next row's CPU time, nor its mails in CPU M.
+ * deliveries, waitUntil work) is then not counted in the next row's CPU time.
  */
 async function settled(cpuMs) {
   const readings = [cpuMs()];

@@ -11,15 +11,15 @@ import { type EmailProvider, emailProvider } from "../src/email/providers";
 import { uniqueEmail } from "./helpers/api";
 import { withDb } from "./helpers/fixtures";
 
-/** The configured provider behind one that fails every delivery while `failing()` says so. */
-function flaky(failing: () => boolean): EmailProvider & { calls: number } {
+/** The configured provider behind one that fails each delivery `failing(messageId)` says so of. */
+function flaky(failing: (messageId: string) => boolean): EmailProvider & { calls: number } {
   const real = emailProvider(env as never);
   const provider = {
     name: "flaky",
     calls: 0,
     async deliver(...args: Parameters<EmailProvider["deliver"]>) {
       provider.calls++;
-      if (failing()) throw new Error("provider down");
+      if (failing(args[1])) throw new Error("provider down");
       return real.deliver(...args);
     },
   };
@@ -81,12 +81,7 @@ describe("email consumer retries", () => {
       db.insert(emailOutbox).values(ids.map((id) => ({ id, sealedMessage: "sealed", expiresAt: hour, relayAfter: hour }))),
     );
     const failing = ids[1];
-    const real = emailProvider(env as never);
-    const provider: EmailProvider = {
-      name: "one-fails",
-      deliver: (db, messageId, ...rest) =>
-        messageId === failing ? Promise.reject(new Error("provider down")) : real.deliver(db, messageId, ...rest),
-    };
+    const provider = flaky((messageId) => messageId === failing);
     const outcomes = bodies.map(() => ({ acked: false, retried: false }));
     const messages = bodies.map((body, i) => ({
       id: `q-${i}`,

@@ -1,8 +1,8 @@
 // The Workers' CPU time per request, for the bench's CPU columns. wrangler dev runs every Worker of the stack in one
 // workerd process, on one thread, so the process's CPU time (the kernel's count, in ns, /proc/<pid>/task/*/schedstat)
-// over a run of sequential requests started once it is idle, divided by their number, is the Workers' CPU time per request: their JavaScript,
-// the runtime's own work for them (I/O, the service binding between them) and what runs after the answer (waitUntil:
-// closing the pool, deferred writes). It is split between the front Worker and the API Worker by sending the same
+// over a run of sequential requests started once it is idle, divided by their number, is the Workers' CPU time per
+// request: their JavaScript, the runtime's own work for them (I/O, the service binding between them) and what runs
+// after the answer (waitUntil: closing the pool, deferred writes). It is split between the front Worker and the API Worker by sending the same
 // requests to the API Worker directly (miniflare's entry routes a request carrying `MF-Route-Override: <worker>` to that
 // Worker, skipping the front): the front's share is the difference. A V8 CPU profile through the inspector does not
 // give these numbers: its samples are wall-clock intervals, so on a shared machine the time the process waits for a
@@ -97,6 +97,8 @@ const QUIET_MS = 1200;
 /** The CPU the idle process may still use over that window (its timers, the runtime's housekeeping). */
 const QUIET_CPU_MS = 1;
 
+/** How often the wait for idle reads the clock. */
+const POLL_MS = 200;
 /** The longest wait for idle: a row of 100 requests mentioning 20 people each leaves the consumer 2,000 mails. */
 const SETTLE_MAX_MS = 60_000;
 
@@ -108,10 +110,10 @@ async function settled(cpuMs) {
   const readings = [cpuMs()];
   const started = performance.now();
   while (performance.now() - started < SETTLE_MAX_MS) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     readings.push(cpuMs());
-    const window = readings.slice(-(QUIET_MS / 200 + 1));
-    if (window.length > QUIET_MS / 200 && window.at(-1) - window[0] < QUIET_CPU_MS) return;
+    const window = readings.slice(-(QUIET_MS / POLL_MS + 1));
+    if (window.length > QUIET_MS / POLL_MS && window.at(-1) - window[0] < QUIET_CPU_MS) return;
   }
   console.warn(`the Workers were still busy after ${SETTLE_MAX_MS / 1000} s: this sample counts what was left running`);
 }

@@ -13,8 +13,8 @@ export const retryDelaySeconds = (attempts: number) => Math.min(MAX_BACKOFF_SECO
 
 /**
  * Queue consumer: render and deliver each message, then take the delivered ones out of the outbox in one statement; a
- * failure is retried with backoff,
- * and after the consumer's max_retries the queue moves it to the dead-letter queue (workers/email/wrangler.toml).
+ * failure is retried with backoff, and after the consumer's max_retries the queue moves it to the dead-letter queue
+ * (workers/email/wrangler.toml).
  * `provider` is the one the configuration names unless a test passes another.
  */
 export async function consumeEmails(

@@ -23,9 +23,9 @@ import {
 // Millisecond precision: API timestamps carry milliseconds, and keyset cursors compare them exactly.
 const ts = (name: string) => timestamp(name, { precision: 3, withTimezone: true, mode: "date" });
 
-// GET /search reads a stored generated tsvector, search_vector, on tasks, projects and milestones (migration
-// 0004: title/name weighted A, description D, the 'simple' configuration). It is left out of the Drizzle tables
-// on purpose: a typed INSERT … SELECT must list every declared column, and a generated one cannot be inserted.
+// GET /search reads a stored tsvector, search_vector, on tasks, projects and milestones (title/name weighted A,
+// description D, the 'simple' configuration), written by a trigger (pm_search_vector, migration 0036). It is left out of
+// the Drizzle tables on purpose: a typed INSERT … SELECT must list every declared column, and the trigger writes it.
 // Its GIN index leads with the workspace (btree_gin, migration 0015): a search finds its own workspace's matches in the
 // index, instead of every workspace's and then dropping the others' row by row (docs/performance.md, "A million tasks").
 const searchIndex = (name: string, workspace: AnyPgColumn) => index(name).using("gin", workspace, sql`search_vector`);

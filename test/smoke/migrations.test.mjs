@@ -60,6 +60,10 @@ const ADDED_SINCE = [
   "function pm_key_member(text,text[])",
   "function pm_deliveries_queued()",
   "trigger webhook_deliveries_queued on webhook_deliveries",
+  "function pm_search_vector()",
+  "trigger milestones_search_vector on milestones",
+  "trigger projects_search_vector on projects",
+  "trigger tasks_search_vector on tasks",
 ];
 /** Functions of then that a versioned migration since dropped (their files make them anew, in ADDED_SINCE). */
 const DROPPED_SINCE = ["function pm_emit(text,text,jsonb)"];

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RANKED_MATCHES } from "../../../src/resources/search/queries";
-import { get, post } from "../../helpers/api";
+import { get, patch, post } from "../../helpers/api";
 import { newTeam, newTenant, type Tenant, withDb } from "../../helpers/fixtures";
 
 const search = (query: string, key: string) => get(`/search?${query}`, key);
@@ -126,6 +126,30 @@ describe("search", () => {
     const exact = await search(`q=mny-${count}`, many.owner.key);
     expect(exact.body.results[0]).toMatchObject({ id: `task_many${count}`, reference: `MNY-${count}`, score: 1000 });
     expect(exact.body.results.filter((r: { id: string }) => r.id === `task_many${count}`)).toHaveLength(1);
+  });
+
+  it("follows writes of a title, name or description, and keeps its words through other writes", async () => {
+    const team = await newTeam(t, { prefix: "SRW" });
+    const ids = async (q: string) => (await search(`q=${q}`, t.owner.key)).body.results.map((r: { id: string }) => r.id);
+    const task = (await post("/tasks", { title: "Quokka census", description: "count the wombats", teamId: team.id }, t.owner.key)).body
+      .task;
+    const project = (await post("/projects", { name: "Quokka park", description: "fences", teamId: team.id }, t.owner.key)).body.project;
+    const milestone = (await post("/milestones", { name: "Quokka gate", projectId: project.id }, t.owner.key)).body.milestone;
+    expect(new Set(await ids("quokka"))).toEqual(new Set([task.id, project.id, milestone.id]));
+    expect(await ids("wombats")).toEqual([task.id]);
+    // A write that names neither keeps the vector as it was.
+    expect((await patch(`/tasks/${task.id}`, { priority: "HIGH" }, t.owner.key)).status).toBe(200);
+    expect((await patch(`/projects/${project.id}`, { status: "COMPLETED" }, t.owner.key)).status).toBe(200);
+    expect(new Set(await ids("quokka"))).toEqual(new Set([task.id, project.id, milestone.id]));
+    // A new title, name or description is searched by its words, and no longer by the old ones.
+    expect((await patch(`/tasks/${task.id}`, { description: "count the numbats" }, t.owner.key)).status).toBe(200);
+    expect((await patch(`/projects/${project.id}`, { name: "Dingo park" }, t.owner.key)).status).toBe(200);
+    expect((await patch(`/milestones/${milestone.id}`, { description: "platypus crossing" }, t.owner.key)).status).toBe(200);
+    expect(await ids("wombats")).toEqual([]);
+    expect(await ids("numbats")).toEqual([task.id]);
+    expect(new Set(await ids("quokka"))).toEqual(new Set([task.id, milestone.id]));
+    expect(await ids("dingo")).toEqual([project.id]);
+    expect(await ids("platypus")).toEqual([milestone.id]);
   });
 
   it("rejects bad input with 422, a bad cursor with 400, no credential with 401", async () => {

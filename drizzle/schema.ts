@@ -29,6 +29,11 @@ const ts = (name: string) => timestamp(name, { precision: 3, withTimezone: true,
 // Its GIN index leads with the workspace (btree_gin, migration 0015): a search finds its own workspace's matches in the
 // index, instead of every workspace's and then dropping the others' row by row (docs/performance.md, "A million tasks").
 const searchIndex = (name: string, workspace: AnyPgColumn) => index(name).using("gin", workspace, sql`search_vector`);
+/** An index of the rows that have `column` (a link another row's removal clears, or a count reads), not of those without. */
+const linkIndex = (name: string, column: AnyPgColumn) =>
+  index(name)
+    .on(column)
+    .where(sql`${sql.identifier(column.name)} is not null`);
 const createdAt = () => ts("created_at").notNull().defaultNow();
 const updatedAt = () => ts("updated_at").notNull().defaultNow();
 /**
@@ -313,10 +318,13 @@ export const tasks = pgTable(
   (t) => [
     uniqueIndex("tasks_team_number_key").on(t.teamId, t.number),
     index("tasks_list_idx").on(t.workspaceId, t.createdAt, t.id),
-    index("tasks_project_idx").on(t.projectId),
-    index("tasks_milestone_idx").on(t.milestoneId),
-    index("tasks_parent_idx").on(t.parentId),
-    index("tasks_assignee_idx").on(t.assigneeId),
+    // A link's tasks (a subtask count, a foreign key's action when the project, milestone, parent, user or cycle goes):
+    // only the tasks that have the link are in its index (as the claim holder's), so a write of a task without it does
+    // not touch the index.
+    linkIndex("tasks_project_idx", t.projectId),
+    linkIndex("tasks_milestone_idx", t.milestoneId),
+    linkIndex("tasks_parent_idx", t.parentId),
+    linkIndex("tasks_assignee_idx", t.assigneeId),
     index("tasks_status_idx").on(t.workspaceId, t.status, t.createdAt, t.id),
     index("tasks_status_category_idx").on(t.workspaceId, t.statusCategory, t.createdAt, t.id),
     // A state's tasks (its delete's count and move, its new category, the foreign key's check when it goes).
@@ -333,8 +341,8 @@ export const tasks = pgTable(
     // filter[eq|neq|in][customFields.<key>] is jsonb containment (custom_fields @> {...}), which this index serves.
     index("tasks_custom_fields_idx").using("gin", t.customFields.op("jsonb_path_ops")),
     index("tasks_assignee_list_idx").on(t.workspaceId, t.assigneeId, t.createdAt, t.id),
-    index("tasks_delegate_idx").on(t.delegateId),
-    index("tasks_cycle_idx").on(t.cycleId),
+    linkIndex("tasks_delegate_idx", t.delegateId),
+    linkIndex("tasks_cycle_idx", t.cycleId),
     // What a user's removal clears (its foreign key's action); only claimed tasks are in it.
     index("tasks_claim_holder_idx").on(t.claimHolderId).where(sql`claim_holder_id is not null`),
     searchIndex("tasks_search_idx", t.workspaceId),

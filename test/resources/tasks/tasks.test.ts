@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { comments, fieldDefinitions, milestones, projects, taskLabels, tasks } from "../../../drizzle/schema";
 import { newId } from "../../../src/ids";
@@ -623,5 +623,31 @@ describe("single-statement create", () => {
     const list = await get(`/tasks?filter[eq][teamId]=${team.id}`, t.owner.key);
     expect(list.body.tasks.map((x: any) => x.title)).toEqual(["first real"]);
     expect((await get(`/tasks/${ok.body.task.id}`, t.owner.key)).body.task).toEqual(ok.body.task);
+  });
+});
+
+// What a write of a task without a link costs (docs/performance.md, "Writes and search"): a link's index holds only the
+// tasks that have it, and what reads by the link (a subtask count, a foreign key's action) still finds them through it.
+describe("link indexes", () => {
+  it("hold only the tasks that have the link, and serve the lookups by it", async () => {
+    const { rows } = await withDb((db) =>
+      db.execute<{ indexname: string; indexdef: string }>(sql`select indexname, indexdef from pg_indexes
+        where tablename = 'tasks' and indexname in ('tasks_project_idx', 'tasks_milestone_idx', 'tasks_parent_idx',
+          'tasks_assignee_idx', 'tasks_delegate_idx', 'tasks_cycle_idx', 'tasks_claim_holder_idx') order by indexname`),
+    );
+    expect(rows).toHaveLength(7);
+    for (const { indexname, indexdef } of rows) expect(indexdef, indexname).toMatch(/\((\w+)\) WHERE \(\1 IS NOT NULL\)$/);
+    // A foreign key's action is a generic plan on the link's value: it still walks the index.
+    const plan = await withDb(async (db) => {
+      await db.execute(sql`prepare link_lookup(text) as select count(*) from tasks where $1 = parent_id`);
+      try {
+        await db.execute(sql`set plan_cache_mode = force_generic_plan`);
+        return (await db.execute<{ "QUERY PLAN": string }>(sql`explain execute link_lookup('task_x')`)).rows.map((r) => r["QUERY PLAN"]);
+      } finally {
+        await db.execute(sql`deallocate link_lookup`);
+        await db.execute(sql`reset plan_cache_mode`);
+      }
+    });
+    expect(plan.join("\n")).toContain("tasks_parent_idx");
   });
 });

@@ -74,6 +74,12 @@ export interface Field {
    * column but an expression over several (a task's claim).
    */
   stored?: (image: Record<string, unknown>, at: Date) => unknown;
+  /**
+   * The value for a record its own statement just made, when `value` reads other rows that name it (its worklogs,
+   * subtasks, blockers): none can yet, and a statement's scans do not see what its other parts write, so `value` would
+   * read nothing. A constant instead: the statement plans and runs no subquery for it.
+   */
+  created?: SQL;
 }
 
 /** A built-in field as GET /fields lists it (before the record type and the fixed attributes are added). */
@@ -94,7 +100,10 @@ const BUILT_IN_TYPE: Partial<Record<Kind, BuiltInType>> = {
 };
 
 type Options = Partial<
-  Pick<Field, "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached" | "onlyNamed" | "names" | "stored">
+  Pick<
+    Field,
+    "lazy" | "hidden" | "list" | "input" | "exported" | "shape" | "builtIn" | "reached" | "onlyNamed" | "names" | "stored" | "created"
+  >
 > & {
   nullable?: boolean;
   /** Absent from some answers (a built-in field has no id): optional in the answer's schema. */
@@ -167,7 +176,8 @@ export const qualified = (value: SQLWrapper) =>
   is(value, Column) ? sql`${sql.identifier(getTableName(value.table))}.${sql.identifier(value.name)}` : value;
 
 /** A field's value as the answer's JSON carries it: timestamps as ISO 8601 UTC with milliseconds, dates as `YYYY-MM-DD`. */
-function jsonValue(field: Field, reach?: Reach): SQL {
+function jsonValue(field: Field, reach?: Reach, created = false): SQL {
+  if (created && field.created) return field.created;
   if (field.reached) {
     if (!reach) throw new Error("A field that depends on the caller's reach was selected without it");
     return field.reached(reach);
@@ -305,17 +315,17 @@ export function defineRecord<const F extends Record<string, Field>>(def: RecordD
     /**
      * The answer as one JSON value built by PostgreSQL over `from`: the fields `selection` names (null: all), lazy ones
      * only when named. Nested narrowing (`team{prefix}`) is projectFields' work on the result. `reach` (the caller's)
-     * builds the fields that depend on it.
+     * builds the fields that depend on it. `created`: the answer of a statement that made the record (Field.created).
      */
-    json(selection: FieldSelection | null = null, reach?: Reach): SQL<Dto<F>> {
+    json(selection: FieldSelection | null = null, reach?: Reach, { created = false } = {}): SQL<Dto<F>> {
       // Scalars always: a list's cursor reads its sort keys from the answer; projectFields narrows afterwards.
       const picked = shown.filter(([name, field]) =>
         field.reached || field.onlyNamed ? selection !== null && Object.hasOwn(selection, name) : !field.lazy || selects(selection, name),
       );
-      const build = () => jsonObject(picked.map(([name, field]) => [name, jsonValue(field, reach)]));
+      const build = () => jsonObject(picked.map(([name, field]) => [name, jsonValue(field, reach, created)]));
       // A field that depends on the caller's reach differs per request; the others are the map's own constant SQL.
       if (picked.some(([, field]) => field.reached)) return build() as SQL<Dto<F>>;
-      const key = picked.map(([name]) => name).join();
+      const key = `${created ? "created:" : ""}${picked.map(([name]) => name).join()}`;
       let json = shapes.get(key);
       if (!json) {
         if (shapes.size >= RENDERED_SHAPES) shapes.clear();

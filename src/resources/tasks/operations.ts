@@ -23,8 +23,12 @@ import { type References, resolveReferences } from "./references";
 
 const CREATE = { min: "MEMBER", what: "create tasks in this team" } as const;
 
-/** The Task answer of the task `id`, read in the statement that wrote it (its CTE `tasks` shadows the table). */
-const written = (id: SQL): SQL<TaskDto | null> => sql`(select ${taskRecord.json()} from ${taskRecord.from} where ${tasks.id} = ${id})`;
+/**
+ * The Task answer of the task `id`, read in the statement that wrote it (its CTE `tasks` shadows the table); `created`:
+ * the statement made it, so what only other rows would say of it is constant (Field.created).
+ */
+const written = (id: SQL, created = false): SQL<TaskDto | null> =>
+  sql`(select ${taskRecord.json(null, undefined, { created })} from ${taskRecord.from} where ${tasks.id} = ${id})`;
 
 /** The fields a body stores as sent (title, status, dueDate, …: every field of the record's map that names no other record), and its time tracking. */
 export function storedValues(input: Record<string, unknown>, on: "create" | "update"): Record<string, unknown> {
@@ -82,7 +86,7 @@ async function insertTask(
       ...labelSetCtes("task", caller.actor.workspace, input.labelIds ?? [], "tasks"),
       ...(resolved.delegateId ? delegationCtes(caller.actor.user) : []),
     ],
-    result: written(sql`${id}`),
+    result: written(sql`${id}`, true),
   }));
 }
 

@@ -169,7 +169,7 @@ export const taskRecord = defineRecord({
       input: { schema: EstimateSeconds.nullable() },
       exported: EstimateSeconds.nullable().default(null),
     }),
-    timeTracking: f.json(timeTrackingJson(tasks), TimeTracking, { shape: timeTrackingShape }),
+    timeTracking: f.json(timeTrackingJson(tasks), TimeTracking, { shape: timeTrackingShape, created: timeTrackingJson(tasks, true) }),
     teamId: f.id(tasks.teamId, { names: named("team"), exported: BodyId }),
     team: f.json(teamSummaryJson(teams), TeamSummary, { shape: { id: true, name: true, prefix: true } }),
     projectId: f.id(tasks.projectId, {
@@ -241,9 +241,13 @@ export const taskRecord = defineRecord({
     customFields: customFieldsField(tasks.customFields),
     blockedByCount: f.integer(openBlockerCount(tasks.id), {
       list: false,
+      created: sql`0`,
       doc: { description: "Tasks that block this one and are in a state neither `completed` nor `canceled` (of any team)" },
     }),
-    subtaskCounts: f.json(subtaskCountsJson(tasks.id), SubtaskCounts, { shape: { total: true, done: true } }),
+    subtaskCounts: f.json(subtaskCountsJson(tasks.id), SubtaskCounts, {
+      shape: { total: true, done: true },
+      created: sql`json_build_object('total', 0, 'done', 0)`,
+    }),
     claim: f.json(claimJson, orNull(TaskClaim), {
       shape: { holderId: true, expiresAt: true },
       stored: storedClaim,

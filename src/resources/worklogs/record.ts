@@ -131,12 +131,16 @@ export function timeTrackingValues(input: TimeTrackingInputDto | undefined, on: 
 /**
  * `timeTracking` of the task whose row is `task` (the table, or a CTE named like it), in the statement that reads it:
  * the worklogs' sums by the task index (the tables named with their schema, as a write's CTEs shadow the bare names).
+ * `created`: of a task its statement made, which no worklog or subtask names yet (Field.created).
  */
-export function timeTrackingJson(task: { id: SQLWrapper; estimateSeconds: SQLWrapper; remainingSeconds: SQLWrapper }) {
+export function timeTrackingJson(task: { id: SQLWrapper; estimateSeconds: SQLWrapper; remainingSeconds: SQLWrapper }, created = false) {
   const id = qualified(task.id);
-  return sql`json_build_object('estimateSeconds', ${qualified(task.estimateSeconds)}, 'remainingSeconds', ${qualified(task.remainingSeconds)},
-    'spentSeconds', (select coalesce(sum(w.duration_seconds), 0)::bigint from public.worklogs as w where w.task_id = ${id}),
-    'totalSpentSeconds', (with recursive tree(id) as (select ${id}
+  const spent = created ? sql`0` : sql`(select coalesce(sum(w.duration_seconds), 0)::bigint from public.worklogs as w where w.task_id = ${id})`;
+  const total = created
+    ? sql`0`
+    : sql`(with recursive tree(id) as (select ${id}
         union all select sub.id from public.tasks as sub join tree on sub.parent_id = tree.id)
-      select coalesce(sum(w.duration_seconds), 0)::bigint from tree join public.worklogs as w on w.task_id = tree.id))`;
+      select coalesce(sum(w.duration_seconds), 0)::bigint from tree join public.worklogs as w on w.task_id = tree.id)`;
+  return sql`json_build_object('estimateSeconds', ${qualified(task.estimateSeconds)}, 'remainingSeconds', ${qualified(task.remainingSeconds)},
+    'spentSeconds', ${spent}, 'totalSpentSeconds', ${total})`;
 }

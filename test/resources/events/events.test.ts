@@ -148,6 +148,30 @@ describe("a write's event", () => {
     expect((await patch(`/tasks/${task.id}`, {}, tenant.owner.key)).status).toBe(200);
     expect(await stream(tenant.owner.key, before.id)).toEqual([]);
   });
+
+  it("stores images with every column of the row but its search vector, counters and secrets (pm_image)", async () => {
+    const task = (await post("/tasks", { teamId: team.id, title: "Imaged", description: "a long description" }, tenant.owner.key)).body
+      .task;
+    expect((await patch(`/tasks/${task.id}`, { priority: "HIGH" }, tenant.owner.key)).status).toBe(200);
+    const key = (await post("/api-keys", { name: "imaged" }, tenant.owner.key)).body.apiKey;
+    const { rows } = await withDb((db) =>
+      db.execute<{ table: string; image: string[]; columns: string[] }>(sql`
+        select e.resource_type as table, array(select jsonb_object_keys(coalesce(e.new_image, e.old_image)) order by 1) as image,
+          array(select c.column_name::text from information_schema.columns c
+            where c.table_schema = 'public' and c.table_name = case e.resource_type when 'task' then 'tasks' else 'api_keys' end
+            order by 1) as columns
+        from events e where e.resource_id in (${task.id}, ${key.id}) order by e.position`),
+    );
+    const hidden = ["search_vector", "key_hash", "token_hash", "sealed_secret", "sealed_previous_secret", "task_counter"];
+    expect(rows.map((r) => r.table)).toEqual(["task", "task", "api_key"]);
+    for (const { table, image, columns } of rows) {
+      expect(image, table).toEqual(columns.filter((c) => !hidden.includes(c)));
+      expect(
+        columns.some((c) => hidden.includes(c)),
+        table,
+      ).toBe(true);
+    }
+  });
 });
 
 describe("GET /events", () => {

@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { TrieRouter } from "hono/router/trie-router";
 import type { ZodError } from "zod";
 import { badRequest, ValidationError } from "../core/errors";
 import type { AppEnv } from "./context";
@@ -12,13 +11,8 @@ const toValidationError = (result: ValidationResult): undefined => {
   return undefined;
 };
 
-/**
- * Every router validates with the same hook: a zod failure is the API's 422 `{errors}` body. It matches with Hono's
- * TrieRouter: the default (SmartRouter) first tries a RegExpRouter, which cannot serve this app's routes, and found that
- * out on each new isolate's first request by building it for every route and throwing it away (docs/performance.md,
- * "Cold start").
- */
-export const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: toValidationError, router: new TrieRouter() });
+/** Every router validates with the same hook: a zod failure is the API's 422 `{errors}` body. */
+export const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: toValidationError });
 
 /**
  * Route hook (third argument of `.openapi`): a JSON body whose required identifier `field` is absent or null is 400

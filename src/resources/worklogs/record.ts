@@ -135,7 +135,9 @@ export function timeTrackingValues(input: TimeTrackingInputDto | undefined, on: 
  */
 export function timeTrackingJson(task: { id: SQLWrapper; estimateSeconds: SQLWrapper; remainingSeconds: SQLWrapper }, created = false) {
   const id = qualified(task.id);
-  const spent = created ? sql`0` : sql`(select coalesce(sum(w.duration_seconds), 0)::bigint from public.worklogs as w where w.task_id = ${id})`;
+  const spent = created
+    ? sql`0`
+    : sql`(select coalesce(sum(w.duration_seconds), 0)::bigint from public.worklogs as w where w.task_id = ${id})`;
   const total = created
     ? sql`0`
     : sql`(with recursive tree(id) as (select ${id}

@@ -8,15 +8,14 @@ import { type SQL, sql } from "drizzle-orm";
 export const POSITION_HEADER = "PM-Position";
 
 /**
- * One row, `pm_position`: this transaction's last event (events.xact is its id, the unique index's first column), else
- * the workspace's latest committed event (events_stream_idx), else null; and `pm_queued`, whether the transaction queued
- * a webhook delivery (pm_deliveries_queued), so that a request that queued none sends no relay query after its
- * response. Run inside the writing transaction.
+ * One row, `pm_position`: this transaction's last event, else the workspace's latest committed event, else null
+ * (pm_position, planned once per backend); and `pm_queued`, whether the transaction queued a webhook delivery
+ * (pm_deliveries_queued), so that a request that queued none sends no relay query after its response. Run inside the
+ * writing transaction.
  */
-export const positionSelect = (workspace: SQL | string | undefined): SQL => sql`select coalesce(
-  (select e.id from events e where e.xact = pg_current_xact_id_if_assigned()::text::bigint order by e.position desc limit 1),
-  ${workspace === undefined ? sql`null` : sql`(select e.id from events e where e.workspace_id = ${workspace} order by e.position desc limit 1)`}
-) as pm_position, coalesce(current_setting('pm.deliveries_queued', true) = 'on', false) as pm_queued`;
+export const positionSelect = (workspace: SQL | string | undefined): SQL =>
+  sql`select pm_position((${workspace === undefined ? sql`null` : workspace})::text) as pm_position,
+    coalesce(current_setting('pm.deliveries_queued', true) = 'on', false) as pm_queued`;
 
 /** The row positionSelect reads. */
 export interface PositionRow {

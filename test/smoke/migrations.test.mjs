@@ -65,6 +65,7 @@ const ADDED_SINCE = [
   "trigger projects_search_vector on projects",
   "trigger tasks_search_vector on tasks",
   "function pm_hidden_json(anyelement,text[])",
+  "function pm_position(text)",
 ];
 /** Functions of then that a versioned migration since dropped (their files make them anew, in ADDED_SINCE). */
 const DROPPED_SINCE = ["function pm_emit(text,text,jsonb)"];

@@ -72,14 +72,15 @@ export const percentile = (values, q) => {
 /**
  * `count` sequential requests of scenario `s` at `url` (the stack's public port, or the API Worker directly with
  * `headers`): p50 and p99 in ms, the database's median time per request, errors, and, with `clock` (worker-cpu.mjs),
- * the Workers' CPU time per request.
+ * the Workers' CPU time per request, counted from idle (`settle: false`: from now, for a profiler that never lets it
+ * idle).
  */
-export async function sample(url, apiKey, s, fixture, count, { clock, headers } = {}) {
+export async function sample(url, apiKey, s, fixture, count, { clock, headers, settle = true } = {}) {
   const latencies = [];
   const dbMs = [];
   let errors = 0;
   let first;
-  await clock?.settle();
+  if (settle) await clock?.settle();
   const cpuBefore = clock?.cpuMs();
   for (let i = 0; i < count; i++) {
     const request = requestOf(url, apiKey, s, fixture, s.fresh ? nextOf(s) : 0, headers);

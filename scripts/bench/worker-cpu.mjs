@@ -2,12 +2,13 @@
 // workerd process, on one thread, so the process's CPU time (the kernel's count, in ns, /proc/<pid>/task/*/schedstat)
 // over a run of sequential requests started once it is idle, divided by their number, is the Workers' CPU time per
 // request: their JavaScript, the runtime's own work for them (I/O, the service binding between them) and what runs
-// after the answer (waitUntil: closing the pool, deferred writes). It is split between the front Worker and the API Worker by sending the same
-// requests to the API Worker directly (miniflare's entry routes a request carrying `MF-Route-Override: <worker>` to that
-// Worker, skipping the front): the front's share is the difference. A V8 CPU profile through the inspector does not
-// give these numbers: its samples are wall-clock intervals, so on a shared machine the time the process waits for a
-// core counts as the JavaScript it was in (it reported 16 + 22 ms of JavaScript for requests whose whole process used
-// 4.3 ms of CPU); it shows where the time goes, in shares (scripts/bench/profile.mjs). Linux only.
+// after the answer (waitUntil: closing the pool, deferred writes). It is split between the front Worker and the API
+// Worker by sending the same requests to the API Worker directly (miniflare's entry routes a request carrying
+// `MF-Route-Override: <worker>` to that Worker, skipping the front): the front's share is the difference. A V8 CPU
+// profile through the inspector does not give these numbers: its samples are wall-clock intervals, so on a shared
+// machine the time the process waits for a core counts as the JavaScript it was in (it reported 16 + 22 ms of
+// JavaScript for requests whose whole process used 4.3 ms of CPU); it shows where the time goes, in shares
+// (scripts/bench/profile.mjs). Linux only.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 const API_WORKER = "pm-api";
